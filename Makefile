@@ -1,0 +1,38 @@
+# tradeoff: everything installs into a local virtual environment (.venv).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+## run: install and open the app on the default scenario
+run: $(VENV)/.installed
+	$(BIN)/tradeoff
+
+## lint: ruff, mypy --strict and the import contract
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy src
+	$(BIN)/lint-imports
+
+## test: install the test extras, lint, and run the whole test suite
+test: lint
+	$(BIN)/pytest
+
+## bench: run every benchmark and write benchmarks/results/
+bench: $(VENV)/.installed-test
+	$(BIN)/python -m benchmarks.population
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

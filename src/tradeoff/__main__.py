@@ -1,0 +1,7 @@
+"""``python -m tradeoff`` runs the command line."""
+
+import sys
+
+from tradeoff.cli import main
+
+sys.exit(main())

@@ -1,0 +1,76 @@
+"""Errors that the faces (CLI, TUI) render for people instead of a traceback.
+
+Every mistake in a file a user gives us (scenario, pool, session) is reported as an
+:class:`InputError` that names the file, where in it the problem is, what is wrong and how
+to fix it. The CLI prints :meth:`InputError.message` and exits with code 2; the TUI shows
+the same text in a dialog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in a user's file.
+
+    Parameters
+    ----------
+    location
+        Where in the file: a key path (``attributes[1].range``), a line (``line 4``) or a
+        row and column (``row 17, column 'CO2'``). Empty when the file as a whole is wrong.
+    problem
+        What is wrong, in plain words.
+    fix
+        How to fix it.
+    """
+
+    location: str
+    problem: str
+    fix: str = ""
+
+    def render(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        text = f"{where}{self.problem}"
+        if self.fix:
+            text += f" Fix: {self.fix}"
+        return text
+
+
+@dataclass(frozen=True)
+class InputError(Exception):
+    """A mistake in something the user gave us, with every problem found in it.
+
+    Examples
+    --------
+    >>> err = InputError.single("pool.csv", "row 3, column 'CO2'", "is empty.", "fill it in.")
+    >>> print(err.message())
+    pool.csv: row 3, column 'CO2': is empty. Fix: fill it in.
+    """
+
+    source: str
+    problems: tuple[Problem, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def single(cls, source: str | Path, location: str, problem: str, fix: str = "") -> InputError:
+        """Build an error with exactly one problem."""
+        return cls(str(source), (Problem(location, problem, fix),))
+
+    @classmethod
+    def many(cls, source: str | Path, problems: Sequence[Problem]) -> InputError:
+        """Build an error from several problems found in one file."""
+        return cls(str(source), tuple(problems))
+
+    def message(self) -> str:
+        """The text shown to the user: one line per problem, each prefixed by the file."""
+        if len(self.problems) == 1:
+            return f"{self.source}: {self.problems[0].render()}"
+        lines = [f"{self.source}: {len(self.problems)} problems:"]
+        lines += [f"  - {p.render()}" for p in self.problems]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.message()

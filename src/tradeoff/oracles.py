@@ -1,0 +1,136 @@
+"""Simulated stakeholders that answer the engine's questions from a known true metric.
+
+Every oracle, simulated or human (the TUI implements the same :class:`Oracle` protocol),
+turns a :class:`~tradeoff.queries.Query` into a :class:`~tradeoff.elicitation.Choice`.
+The simulated ones compare ψ of both sides under a true linear metric (paper 004 §2):
+
+* exact: the side with the higher ψ; "can't tell" only on an exact tie;
+* flip noise ``flip:P``: the exact answer, reversed with probability P;
+* logistic ``logistic:T``: P(prefer left) = σ((ψ_left − ψ_right) / T);
+* an indifference band τ (combinable with either noise): "can't tell" whenever
+  |ψ_left − ψ_right| < τ.
+
+ψ differences are in the metric's natural units (weights normalised to ‖a‖₁ = 1), so T and τ
+are too. All randomness comes from a seeded generator.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from tradeoff.elicitation import Choice
+from tradeoff.metric import LinearMetric, normalise
+from tradeoff.queries import Query
+from tradeoff.scenario import Scenario
+
+
+class Oracle(Protocol):
+    """Anything that answers a query: a simulated stakeholder or a person at a screen."""
+
+    def choose(self, query: Query) -> Choice:
+        """Which option is preferred: left, right or indifferent."""
+        ...
+
+
+@dataclass(frozen=True)
+class Noise:
+    """A noise model: ``kind`` is ``"flip"`` (parameter P) or ``"logistic"`` (parameter T)."""
+
+    kind: str
+    value: float
+
+    def __post_init__(self) -> None:
+        if self.kind == "flip" and not 0 <= self.value <= 1:
+            raise ValueError(f"flip probability must lie in [0, 1], got {self.value}")
+        if self.kind == "logistic" and not self.value > 0:
+            raise ValueError(f"logistic temperature must be positive, got {self.value}")
+        if self.kind not in ("flip", "logistic"):
+            raise ValueError(f"unknown noise kind {self.kind!r}; use flip:P or logistic:T")
+
+    @classmethod
+    def parse(cls, text: str) -> Noise | None:
+        """Parse ``"exact"``, ``"flip:0.1"`` or ``"logistic:0.01"``.
+
+        >>> Noise.parse("flip:0.1")
+        Noise(kind='flip', value=0.1)
+        """
+        text = text.strip()
+        if text in ("", "exact", "none"):
+            return None
+        kind, sep, value = text.partition(":")
+        if not sep:
+            raise ValueError(f"noise must look like flip:P or logistic:T, got {text!r}")
+        try:
+            number = float(value)
+        except ValueError:
+            raise ValueError(f"noise parameter must be a number, got {value!r}") from None
+        return cls(kind.strip(), number)
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.value:g}"
+
+
+@dataclass
+class SimulatedOracle:
+    """A simulated stakeholder with true metric ``metric``.
+
+    Parameters
+    ----------
+    metric
+        The true linear metric (weights are normalised before use).
+    noise
+        ``None`` for an exact oracle, or a :class:`Noise`.
+    indifference
+        Width τ of the indifference band on |ψ_left − ψ_right|.
+    seed
+        Seed of the oracle's own random generator.
+    """
+
+    metric: LinearMetric
+    noise: Noise | None = None
+    indifference: float = 0.0
+    seed: int = 0
+    _rng: np.random.Generator = field(init=False, repr=False)
+    _weights: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.indifference < 0:
+            raise ValueError("the indifference band must be non-negative")
+        self._rng = np.random.default_rng(self.seed)
+        self._weights = normalise(self.metric.weights)
+
+    @classmethod
+    def for_scenario(
+        cls,
+        scenario: Scenario,
+        truth: Sequence[float],
+        *,
+        noise: Noise | None = None,
+        indifference: float = 0.0,
+        seed: int = 0,
+    ) -> SimulatedOracle:
+        """An oracle whose true weights are ``truth`` in the scenario's weight order."""
+        return cls(LinearMetric.for_scenario(scenario, truth), noise, indifference, seed)
+
+    def difference(self, query: Query) -> float:
+        """ψ(left) − ψ(right) under the normalised true weights."""
+        v = self.metric.vector(query.left) - self.metric.vector(query.right)
+        return float(np.dot(self._weights, v))
+
+    def choose(self, query: Query) -> Choice:
+        diff = self.difference(query)
+        if abs(diff) < self.indifference or diff == 0.0:
+            return Choice.INDIFFERENT
+        exact = Choice.LEFT if diff > 0 else Choice.RIGHT
+        if self.noise is None:
+            return exact
+        if self.noise.kind == "flip":
+            return exact.swapped() if self._rng.random() < self.noise.value else exact
+        z = diff / self.noise.value
+        p_left = 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
+        return Choice.LEFT if self._rng.random() < p_left else Choice.RIGHT

@@ -1,0 +1,204 @@
+"""Query classifiers: the hypothetical classifiers a stakeholder is asked to compare.
+
+Two families (paper 004 §4.2):
+
+* **RBO classifiers** (Proposition 2) trade one class accuracy against another: for weights
+  m·e_i + (1−m)·e_j the restricted Bayes-optimal classifier predicts i where
+  m·η_i(x) ≥ (1−m)·η_j(x), else j.
+* **Quarter-ellipse classifiers** (§4.2.2, Fig. 3) trade a class accuracy against a cost or
+  reward: θ = arctan(ζ_i·m / ((upper − lower)(1 − m))), the attribute (in the metric's signed
+  internal scale) is lower + (upper − lower)·cos θ and the class accuracy is ζ_i·sin θ.
+
+A query is a pair of :class:`ClassifierProfile` objects, each holding per-class diagonal
+confusions d_i, per-class recalls d_i/ζ_i, and every attribute in natural units.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tradeoff.population import Population
+from tradeoff.scenario import AttributeSpec, Scenario
+
+
+@dataclass(frozen=True)
+class ClassifierProfile:
+    """What a person is shown about one classifier.
+
+    Parameters
+    ----------
+    accuracies
+        d_i = P(Y = i, h = i) per class (paper 004 §2).
+    recalls
+        d_i / ζ_i per class: the share of class-i cases the classifier gets right.
+    attributes
+        Each attribute's value in its natural unit (e.g. dollars per scan).
+    """
+
+    accuracies: tuple[float, ...]
+    recalls: tuple[float, ...]
+    attributes: tuple[float, ...]
+
+    def to_dict(self) -> dict[str, list[float]]:
+        return {
+            "accuracies": list(self.accuracies),
+            "recalls": list(self.recalls),
+            "attributes": list(self.attributes),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, list[float]]) -> ClassifierProfile:
+        return cls(
+            tuple(float(x) for x in data["accuracies"]),
+            tuple(float(x) for x in data["recalls"]),
+            tuple(float(x) for x in data["attributes"]),
+        )
+
+
+@dataclass(frozen=True)
+class Query:
+    """Two classifiers to compare, and what the strategy meant by asking.
+
+    Parameters
+    ----------
+    left, right
+        The two options ("Option A" is left).
+    pair
+        Indices (in weight order) of the two statistics that differ: the reference (a class
+        accuracy) and the other one.
+    params
+        The hypothesis weight m on the reference statistic that built each side.
+    threshold
+        For a chord question: the ratio w_other / w_reference at which the two options are
+        equally good. A preference for the side with more of the other statistic means the
+        true ratio is above the threshold. ``None`` when the strategy does not use one.
+    repeat_of
+        Index of an earlier answer this question repeats (sides swapped), or ``None``.
+    """
+
+    left: ClassifierProfile
+    right: ClassifierProfile
+    pair: tuple[int, int]
+    params: tuple[float, float]
+    threshold: float | None = None
+    repeat_of: int | None = None
+    tag: str = field(default="", compare=False)
+
+    def swapped(self) -> Query:
+        """The same question with the sides exchanged."""
+        return Query(
+            self.right,
+            self.left,
+            self.pair,
+            (self.params[1], self.params[0]),
+            self.threshold,
+            self.repeat_of,
+            self.tag,
+        )
+
+
+def internal_bounds(attr: AttributeSpec) -> tuple[float, float]:
+    """(lower, upper) of an attribute in the metric's signed scale (higher is better).
+
+    Rewards keep their range; a cost with natural range [low, high] becomes [−high, −low],
+    as the paper's costs c ∈ [−B, 0].
+    """
+    low, high = attr.range
+    return (low, high) if attr.kind == "reward" else (-high, -low)
+
+
+def to_natural(attr: AttributeSpec, internal: float) -> float:
+    """Convert a signed internal attribute value back to natural units."""
+    return internal if attr.kind == "reward" else -internal
+
+
+class QuerySpace:
+    """Builds query classifiers for a scenario on a population.
+
+    Parameters
+    ----------
+    scenario
+        The validated scenario (classes, attributes and their ranges).
+    population
+        The class probabilities; its priors ζ define recalls and the ellipse's height.
+    """
+
+    def __init__(self, scenario: Scenario, population: Population) -> None:
+        if population.k != scenario.n_classes:
+            raise ValueError(
+                f"population has {population.k} classes, scenario has {scenario.n_classes}"
+            )
+        self.scenario = scenario
+        self.population = population
+        self.priors: tuple[float, ...] = tuple(float(z) for z in population.priors)
+        self.k = scenario.n_classes
+        self.names = scenario.weight_names
+        self.n_weights = len(self.names)
+        #: Attributes a query does not vary sit at the middle of their range on both sides.
+        self.reference_attributes = tuple(
+            (a.range[0] + a.range[1]) / 2 for a in scenario.attributes
+        )
+
+    def is_class(self, index: int) -> bool:
+        """Whether weight ``index`` belongs to a class accuracy (else to an attribute)."""
+        return index < self.k
+
+    def _profile(self, accuracies: list[float], attributes: list[float]) -> ClassifierProfile:
+        recalls = tuple(
+            d / z if z > 0 else 0.0 for d, z in zip(accuracies, self.priors, strict=True)
+        )
+        return ClassifierProfile(tuple(accuracies), recalls, tuple(attributes))
+
+    def rbo(self, i: int, j: int, m: float) -> ClassifierProfile:
+        """The RBO classifier for weights m·e_i + (1−m)·e_j over classes i ≠ j (Prop. 2)."""
+        d_i, d_j = self.population.rbo_accuracies(i, j, m)
+        acc = [0.0] * self.k
+        acc[i], acc[j] = d_i, d_j
+        return self._profile(acc, list(self.reference_attributes))
+
+    def ellipse(self, cls: int, attr: int, m: float) -> ClassifierProfile:
+        """The quarter-ellipse classifier for weights m on class ``cls``, 1−m on ``attr``.
+
+        Paper 004 §4.2.2 and Algorithm 1 (CONSTRUCT_COST_ACCURACY_CLASSIFIER):
+        θ = arctan(ζ·m / ((upper − lower)(1 − m))), attribute = lower + (upper − lower)·cos θ,
+        class accuracy ζ·sin θ (the classifier predicts ``cls`` and is wrong with probability
+        1 − sin θ). ``attr`` indexes the scenario's attributes (0-based).
+        """
+        if not 0.0 <= m <= 1.0:
+            raise ValueError(f"m must lie in [0, 1], got {m}")
+        spec = self.scenario.attributes[attr]
+        lower, upper = internal_bounds(spec)
+        theta = self.ellipse_angle(cls, attr, m)
+        acc = [0.0] * self.k
+        acc[cls] = self.priors[cls] * math.sin(theta)
+        attrs = list(self.reference_attributes)
+        attrs[attr] = to_natural(spec, lower + (upper - lower) * math.cos(theta))
+        return self._profile(acc, attrs)
+
+    def ellipse_angle(self, cls: int, attr: int, m: float) -> float:
+        """θ(m) of the quarter-ellipse classifier (arctan2 makes m = 1 give θ = π/2)."""
+        lower, upper = internal_bounds(self.scenario.attributes[attr])
+        return float(np.arctan2(self.priors[cls] * m, (upper - lower) * (1.0 - m)))
+
+    def frontier(self, reference: int, other: int, m: float) -> ClassifierProfile:
+        """The optimal classifier for weights m on ``reference`` (a class), 1−m on ``other``.
+
+        ``other`` is a weight index: a class (RBO classifier) or an attribute (ellipse).
+        """
+        if not self.is_class(reference):
+            raise ValueError("the reference statistic must be a class accuracy")
+        if self.is_class(other):
+            return self.rbo(reference, other, m)
+        return self.ellipse(reference, other - self.k, m)
+
+    def query(self, reference: int, other: int, m_left: float, m_right: float) -> Query:
+        """Compare the frontier classifiers built with m_left and m_right."""
+        return Query(
+            self.frontier(reference, other, m_left),
+            self.frontier(reference, other, m_right),
+            (reference, other),
+            (m_left, m_right),
+        )

@@ -1,0 +1,388 @@
+"""Scenario files: what is being elicited, in whose words, on which population.
+
+A scenario is a TOML file (see ``scenarios/`` and DESIGN.md) that declares the classes, the
+cost and reward attributes with their natural units and ranges, the population the query
+classifiers are built from, and the elicitation settings. :func:`load_scenario` reads and
+validates one; every mistake is reported as an :class:`~tradeoff.errors.InputError` naming
+the file, the key path and the fix.
+
+Weight order (DESIGN.md): the scenario's classes in declared order, then its attributes in
+declared order.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import math
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
+
+from tradeoff.errors import InputError, Problem
+
+STRATEGIES = ("paper", "bisection", "probabilistic")
+#: Default population size; why this value: see :mod:`tradeoff.population`.
+DEFAULT_SAMPLES = 1_000_000
+NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_\-]*$"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+
+class PopulationSpec(_Model):
+    """Where the class probabilities η(x) of the query classifiers come from.
+
+    ``kind = "softmax-linear"`` is the synthetic population of paper 004 §5: x ~ N(0, I_f),
+    W ~ U[−w, w]^{k×f}, η = softmax(Wx) (+ a bias that honours ``prevalence`` if given).
+    ``kind = "probabilities"`` reads predicted class probabilities from a CSV file (one
+    column per class, named like the classes), for example a real model's outputs.
+    """
+
+    kind: Literal["softmax-linear", "probabilities"] = "softmax-linear"
+    seed: int = Field(ge=0)
+    samples: int = Field(default=DEFAULT_SAMPLES, ge=1_000, le=50_000_000)
+    features: int = Field(default=10, ge=1, le=1_000)
+    weight_range: float = Field(default=1.5, gt=0)
+    prevalence: tuple[float, ...] | None = None
+    path: str | None = None
+
+    @field_validator("prevalence")
+    @classmethod
+    def _prevalence_sums_to_one(cls, v: tuple[float, ...] | None) -> tuple[float, ...] | None:
+        if v is None:
+            return v
+        if any(not (0 < p < 1) for p in v):
+            raise ValueError("every prevalence must lie strictly between 0 and 1")
+        if abs(sum(v) - 1) > 1e-6:
+            raise ValueError(f"prevalences must sum to 1, these sum to {sum(v):.6g}")
+        return v
+
+    @model_validator(mode="after")
+    def _path_iff_probabilities(self) -> PopulationSpec:
+        if self.kind == "probabilities" and not self.path:
+            raise ValueError("kind = 'probabilities' needs a 'path' to a CSV of probabilities")
+        if self.kind == "softmax-linear" and self.path:
+            raise ValueError("'path' is only used with kind = 'probabilities'")
+        return self
+
+
+class ClassSpec(_Model):
+    """One class: its name in weight vectors and how a person reads its recall.
+
+    The question screen says ``"{verb} {n} of 1,000 {label}"``, e.g. "finds 912 of 1,000
+    glaucoma cases".
+    """
+
+    name: Annotated[str, Field(pattern=NAME_PATTERN, max_length=40)]
+    label: str = Field(min_length=1)
+    verb: str = Field(default="finds", min_length=1)
+
+
+class AttributeSpec(_Model):
+    """A cost (lower is better) or reward (higher is better) in natural units.
+
+    ``range = [low, high]`` bounds the values query classifiers may take. ``format`` is a
+    Python format string with ``{value}``, e.g. ``"${value:.2f} per scan"``.
+    """
+
+    name: Annotated[str, Field(pattern=NAME_PATTERN, max_length=40)]
+    kind: Literal["cost", "reward"]
+    unit: str = ""
+    range: tuple[float, float]
+    label: str = Field(min_length=1)
+    format: str | None = None
+
+    @field_validator("range")
+    @classmethod
+    def _range_ordered(cls, v: tuple[float, float]) -> tuple[float, float]:
+        low, high = v
+        if not (math.isfinite(low) and math.isfinite(high)):
+            raise ValueError("range bounds must be finite numbers")
+        if low >= high:
+            raise ValueError(f"range low ({low:g}) must be smaller than high ({high:g})")
+        return v
+
+    @field_validator("format")
+    @classmethod
+    def _format_has_value(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        try:
+            v.format(value=1.0)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(
+                f"format must be a Python format string using {{value}}: {exc}"
+            ) from None
+        if "{value" not in v:
+            raise ValueError("format must contain {value}")
+        return v
+
+    def render(self, value: float) -> str:
+        """Show ``value`` in the attribute's natural unit.
+
+        >>> AttributeSpec(name="cost", kind="cost", range=(0, 1), label="per scan",
+        ...               format="${value:.2f} per scan").render(0.214)
+        '$0.21 per scan'
+        """
+        if self.format:
+            return self.format.format(value=value)
+        unit = f" {self.unit}" if self.unit else ""
+        return f"{value:.3g}{unit} {self.label}"
+
+
+class ElicitationSpec(_Model):
+    """Defaults for the elicitation engine; the command line may override them."""
+
+    strategy: Literal["paper", "bisection", "probabilistic"] = "paper"
+    budget: int | None = Field(default=None, ge=1, le=10_000)
+    epsilon: float = Field(default=0.001, gt=0, lt=0.5)
+    error_rate: float = Field(default=0.05, ge=0, lt=0.5)
+
+
+class PoolSpec(_Model):
+    """An optional candidate pool and which of its columns measures each class/attribute."""
+
+    path: str
+    name_column: str = "model"
+    columns: dict[str, str] = Field(default_factory=dict)
+
+
+class Scenario(_Model):
+    """A validated scenario file. Use :func:`load_scenario` to read one."""
+
+    id: Annotated[str, Field(pattern=NAME_PATTERN, max_length=80)]
+    title: str = Field(min_length=1)
+    description: str = ""
+    population: PopulationSpec
+    classes: tuple[ClassSpec, ...]
+    attributes: tuple[AttributeSpec, ...] = ()
+    elicitation: ElicitationSpec = ElicitationSpec()
+    pool: PoolSpec | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Scenario:
+        if len(self.classes) < 2:
+            raise ValueError(
+                f"a scenario needs at least 2 [[classes]], this one has {len(self.classes)}"
+            )
+        names = [c.name for c in self.classes] + [a.name for a in self.attributes]
+        seen: set[str] = set()
+        for name in names:
+            if name in seen:
+                raise ValueError(
+                    f"the name {name!r} is used twice among classes and attributes; "
+                    "every class and attribute needs its own name"
+                )
+            seen.add(name)
+        prev = self.population.prevalence
+        if prev is not None and len(prev) != len(self.classes):
+            raise ValueError(
+                f"population.prevalence has {len(prev)} values but there are "
+                f"{len(self.classes)} classes"
+            )
+        if self.pool is not None:
+            unknown = sorted(set(self.pool.columns) - seen)
+            if unknown:
+                raise ValueError(f"pool.columns names unknown classes/attributes: {unknown}")
+        return self
+
+    @property
+    def weight_names(self) -> tuple[str, ...]:
+        """Names of the metric's weights in order: classes, then attributes."""
+        return tuple(c.name for c in self.classes) + tuple(a.name for a in self.attributes)
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    def canonical_json(self) -> str:
+        """A canonical JSON text of the scenario, used for hashing and embedding."""
+        return self.model_dump_json(exclude_none=False)
+
+
+class LoadedScenario(BaseModel):
+    """A scenario together with where it came from and the exact bytes' hash."""
+
+    model_config = ConfigDict(frozen=True)
+
+    scenario: Scenario
+    path: str
+    sha256: str
+    text: str
+
+
+_FIXES = {
+    "extra_forbidden": "remove it, or check its spelling",
+    "missing": "add it",
+    "literal_error": "use one of the allowed values",
+    "string_pattern_mismatch": "use letters, digits, '-' or '_', starting with a letter",
+    "int_type": "write a whole number",
+    "int_parsing": "write a whole number",
+    "float_type": "write a number",
+    "float_parsing": "write a number",
+    "string_type": "write text in quotes",
+    "bool_type": "write true or false",
+    "tuple_type": "write a list in square brackets",
+    "list_type": "write a list in square brackets",
+    "too_short": "add the missing items",
+    "too_long": "remove the extra items",
+    "greater_than_equal": "use a larger value",
+    "greater_than": "use a larger value",
+    "less_than_equal": "use a smaller value",
+    "less_than": "use a smaller value",
+}
+
+_KNOWN_KEYS: dict[str, tuple[str, ...]] = {
+    "": tuple(Scenario.model_fields),
+    "population": tuple(PopulationSpec.model_fields),
+    "classes": tuple(ClassSpec.model_fields),
+    "attributes": tuple(AttributeSpec.model_fields),
+    "elicitation": tuple(ElicitationSpec.model_fields),
+    "pool": tuple(PoolSpec.model_fields),
+}
+
+
+def _key_path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(top level)"
+
+
+def _problem_from(err: ErrorDetails) -> Problem:
+    loc = tuple(err["loc"])
+    kind = err["type"]
+    msg = err["msg"]
+    fix = _FIXES.get(kind, "")
+    if kind == "value_error":
+        msg = msg.removeprefix("Value error, ")
+        fix = "correct the value as described"
+    if kind == "extra_forbidden" and loc:
+        section = next((str(p) for p in loc[:-1] if isinstance(p, str)), "")
+        known = _KNOWN_KEYS.get(section, ())
+        close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+        msg = f"unknown key {loc[-1]!r}"
+        fix = f"did you mean {close[0]!r}?" if close else f"allowed keys here: {', '.join(known)}"
+    if kind == "missing":
+        msg = f"required key {loc[-1]!r} is missing"
+        if loc[-1] == "seed":
+            fix = "add e.g. 'seed = 1' under [population]; the population must be reproducible"
+    if kind == "literal_error":
+        fix = msg.replace("Input should be", "use")
+    inp = err.get("input")
+    if kind not in ("missing", "extra_forbidden") and not isinstance(inp, dict | list):
+        msg = f"{msg} (got {inp!r})"
+    return Problem(_key_path(loc), msg, fix)
+
+
+def parse_scenario(data: Mapping[str, Any], source: str = "<scenario>") -> Scenario:
+    """Validate a scenario given as a mapping (already parsed TOML).
+
+    Raises
+    ------
+    InputError
+        With one :class:`~tradeoff.errors.Problem` per mistake, each naming its key path.
+    """
+    try:
+        return Scenario.model_validate(dict(data))
+    except ValidationError as exc:
+        raise InputError.many(source, [_problem_from(e) for e in exc.errors()]) from None
+
+
+_TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def load_scenario(path: str | Path) -> LoadedScenario:
+    """Read, parse and validate a scenario TOML file.
+
+    Parameters
+    ----------
+    path
+        The ``.toml`` file.
+
+    Returns
+    -------
+    LoadedScenario
+        The validated scenario, its path, the sha256 of its bytes and its text.
+
+    Raises
+    ------
+    InputError
+        If the file is missing, is not valid TOML, or does not describe a valid scenario.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InputError.single(
+            p, "", "file not found.", "check the path; shipped scenarios are in scenarios/."
+        )
+    raw = p.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError.single(
+            p, f"byte {exc.start}", "is not UTF-8 text.", "save the file as UTF-8."
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = _TOML_LINE.search(str(exc))
+        where = f"line {m.group(1)}, column {m.group(2)}" if m else ""
+        problem = _TOML_LINE.sub("", str(exc)).strip()
+        raise InputError.single(
+            p, where, f"not valid TOML: {problem}.", "fix the TOML syntax at that place."
+        ) from None
+    scenario = parse_scenario(data, str(p))
+    if scenario.population.path is not None:
+        prob_path = (p.parent / scenario.population.path).resolve()
+        if not prob_path.is_file():
+            raise InputError.single(
+                p,
+                "population.path",
+                f"file {scenario.population.path!r} not found (looked in {prob_path}).",
+                "give a path relative to the scenario file.",
+            )
+        scenario = scenario.model_copy(
+            update={"population": scenario.population.model_copy(update={"path": str(prob_path)})}
+        )
+    return LoadedScenario(
+        scenario=scenario, path=str(p), sha256=hashlib.sha256(raw).hexdigest(), text=text
+    )
+
+
+def summary(loaded: LoadedScenario) -> str:
+    """A short human-readable summary of a scenario, for ``tradeoff scenario check``."""
+    s = loaded.scenario
+    lines = [
+        f"{s.id}: {s.title}",
+        f"  file     {loaded.path} (sha256 {loaded.sha256[:12]})",
+        "  classes  " + ", ".join(f"{c.name} ({c.label})" for c in s.classes),
+    ]
+    for a in s.attributes:
+        lo, hi = a.range
+        lines.append(f"  {a.kind:<8} {a.name}: {a.render(lo)} … {a.render(hi)}")
+    pop = s.population
+    if pop.kind == "softmax-linear":
+        prev = f", prevalence {list(pop.prevalence)}" if pop.prevalence else ""
+        lines.append(
+            f"  population softmax-linear, {pop.samples:,} samples, {pop.features} features, "
+            f"seed {pop.seed}{prev}"
+        )
+    else:
+        lines.append(f"  population probabilities from {pop.path}")
+    e = s.elicitation
+    budget = f", budget {e.budget}" if e.budget else ""
+    lines.append(f"  elicitation {e.strategy}, epsilon {e.epsilon:g}{budget}")
+    lines.append(f"  weights  {', '.join(s.weight_names)}")
+    if s.pool:
+        lines.append(f"  pool     {s.pool.path}")
+    return "\n".join(lines)

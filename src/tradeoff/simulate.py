@@ -1,0 +1,152 @@
+"""Drive the engine with simulated stakeholders: the automated end of the flow.
+
+:func:`run_once` answers one engine's questions with a :class:`SimulatedOracle` until the
+strategy stops; :func:`simulate` repeats that for several seeded stakeholders (random true
+weights from a flat Dirichlet unless a truth is given) and summarises the L1 errors
+‖â − a*‖₁ and question counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tradeoff.elicitation import ElicitationResult, Engine, truth_from_dirichlet
+from tradeoff.metric import l1_error, normalise
+from tradeoff.oracles import Noise, SimulatedOracle
+from tradeoff.population import Population, build_population
+from tradeoff.scenario import Scenario
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """One simulated stakeholder's elicitation."""
+
+    truth: tuple[float, ...]
+    result: ElicitationResult
+    l1: float
+
+    @property
+    def queries(self) -> int:
+        return self.result.answers
+
+
+def run_once(
+    scenario: Scenario,
+    truth: Sequence[float],
+    *,
+    strategy: str | None = None,
+    noise: Noise | None = None,
+    indifference: float = 0.0,
+    budget: int | None = None,
+    epsilon: float | None = None,
+    error_rate: float | None = None,
+    seed: int = 0,
+    population: Population | None = None,
+) -> RunOutcome:
+    """Run one engine to completion against a simulated oracle with true weights ``truth``."""
+    engine = Engine(
+        scenario,
+        strategy=strategy,
+        budget=budget,
+        epsilon=epsilon,
+        error_rate=error_rate,
+        seed=seed,
+        population=population,
+    )
+    oracle = SimulatedOracle.for_scenario(
+        scenario, truth, noise=noise, indifference=indifference, seed=seed
+    )
+    while (query := engine.next_query()) is not None:
+        engine.answer(oracle.choose(query))
+    result = engine.result()
+    t = tuple(float(x) for x in normalise(truth))
+    return RunOutcome(t, result, l1_error(result.weights, t))
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Several simulated stakeholders' outcomes and their summary statistics."""
+
+    strategy: str
+    names: tuple[str, ...]
+    outcomes: tuple[RunOutcome, ...]
+    noise: Noise | None
+    indifference: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document of ``tradeoff simulate --json``."""
+        l1 = np.array([o.l1 for o in self.outcomes])
+        q = np.array([o.queries for o in self.outcomes])
+        data: dict[str, Any] = {
+            "strategy": self.strategy,
+            "names": list(self.names),
+            "runs": len(self.outcomes),
+            "noise": str(self.noise) if self.noise else "exact",
+            "indifference": self.indifference,
+            "queries": {"median": float(np.median(q)), "max": int(q.max())},
+            "l1_error": {
+                "median": float(np.median(l1)),
+                "p90": float(np.quantile(l1, 0.9)),
+                "max": float(l1.max()),
+            },
+        }
+        if len(self.outcomes) == 1:
+            only = self.outcomes[0]
+            data["weights"] = list(only.result.weights)
+            data["truth"] = list(only.truth)
+            data["complete"] = only.result.complete
+            if only.result.intervals is not None:
+                data["intervals"] = [list(iv) for iv in only.result.intervals]
+            if only.result.error_rate_estimate is not None:
+                data["error_rate_estimate"] = only.result.error_rate_estimate
+        return data
+
+
+def simulate(
+    scenario: Scenario,
+    *,
+    truth: Sequence[float] | None = None,
+    runs: int = 1,
+    strategy: str | None = None,
+    noise: Noise | None = None,
+    indifference: float = 0.0,
+    budget: int | None = None,
+    epsilon: float | None = None,
+    error_rate: float | None = None,
+    seed: int = 0,
+) -> Summary:
+    """Simulate ``runs`` stakeholders; each run gets its own seeds from ``seed``.
+
+    Without ``truth`` each run draws its true weights from a flat Dirichlet.
+    """
+    if runs < 1:
+        raise ValueError("runs must be at least 1")
+    n = len(scenario.weight_names)
+    if truth is not None and len(truth) != n:
+        raise ValueError(f"--truth needs {n} weights ({', '.join(scenario.weight_names)})")
+    population = build_population(scenario.population, tuple(c.name for c in scenario.classes))
+    outcomes = []
+    for child in np.random.SeedSequence(seed).spawn(runs):
+        rng = np.random.default_rng(child)
+        run_truth = truth if truth is not None else truth_from_dirichlet(n, rng)
+        run_seed = int(rng.integers(2**31))
+        outcomes.append(
+            run_once(
+                scenario,
+                run_truth,
+                strategy=strategy,
+                noise=noise,
+                indifference=indifference,
+                budget=budget,
+                epsilon=epsilon,
+                error_rate=error_rate,
+                seed=run_seed,
+                population=population,
+            )
+        )
+    name = outcomes[0].result.strategy
+    return Summary(name, scenario.weight_names, tuple(outcomes), noise, indifference)

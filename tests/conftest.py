@@ -1,0 +1,40 @@
+"""Shared fixtures: shipped scenarios, a small fast population, and a tidy working dir."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+from tradeoff.scenario import Scenario, load_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = ROOT / "scenarios"
+PAPER_SCENARIOS = (
+    "paper-k2-reward-cost",
+    "paper-k2-two-costs",
+    "paper-k3-two-costs-reward",
+    "paper-k3-cost-two-rewards",
+)
+
+settings.register_profile("default", deadline=None, print_blob=True)
+settings.load_profile("default")
+
+
+def scenario(name: str) -> Scenario:
+    """A shipped scenario by id."""
+    return load_scenario(SCENARIOS / f"{name}.toml").scenario
+
+
+def small(name: str, samples: int = 20_000) -> Scenario:
+    """A shipped scenario with a smaller population, for tests that need many engines."""
+    sc = scenario(name)
+    return sc.model_copy(
+        update={"population": sc.population.model_copy(update={"samples": samples})}
+    )
+
+
+@pytest.fixture(autouse=True)
+def _run_from_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)

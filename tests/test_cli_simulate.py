@@ -1,0 +1,89 @@
+"""`tradeoff simulate` and the default command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tradeoff.cli import main
+
+from .conftest import SCENARIOS
+
+K2 = str(SCENARIOS / "paper-k2-two-costs.toml")
+
+
+def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    return json.loads(out)  # exactly one JSON document
+
+
+def test_many_runs_with_random_truths(capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(["simulate", K2, "--runs", "5", "--seed", "3", "--json"], capsys)
+    assert data["runs"] == 5
+    assert set(data) >= {"strategy", "names", "runs", "queries", "l1_error"}
+    assert "weights" not in data
+    assert data["queries"] == {"median": 120, "max": 120}
+    l1 = data["l1_error"]
+    assert isinstance(l1, dict)
+    assert l1["median"] <= l1["p90"] <= l1["max"]
+
+
+def test_same_seed_same_output(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["simulate", K2, "--runs", "3", "--seed", "8", "--noise", "flip:0.1", "--json"]
+    assert run_json(argv, capsys) == run_json(argv, capsys)
+
+
+def test_noise_budget_and_indifference(capsys: pytest.CaptureFixture[str]) -> None:
+    data = run_json(
+        [
+            "simulate",
+            K2,
+            "--truth",
+            "1,1,1,1",
+            "--noise",
+            "logistic:0.01",
+            "--indifference",
+            "0.001",
+            "--budget",
+            "17",
+            "--json",
+        ],
+        capsys,
+    )
+    assert data["queries"] == {"median": 17, "max": 17}
+    assert data["truth"] == [0.25, 0.25, 0.25, 0.25]
+
+
+def test_human_output(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", K2, "--truth", "0.32,0.17,0.28,0.23"]) == 0
+    out = capsys.readouterr().out
+    assert "class1" in out and "L1 error" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        (["--truth", "1,2"], "--truth needs 4 weights"),
+        (["--truth", "a,b,c,d"], "comma-separated numbers"),
+        (["--truth=-1,1,1,1"], "non-negative"),
+        (["--noise", "flip:2"], "--noise"),
+        (["--noise", "loud"], "--noise"),
+        (["--runs", "0"], "--runs"),
+        (["--epsilon", "0"], "--epsilon"),
+        (["--strategy", "guess"], "unknown strategy"),
+    ],
+)
+def test_bad_arguments_exit_2(
+    extra: list[str], fragment: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["simulate", K2, *extra]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and "Traceback" not in err
+
+
+def test_default_command_runs_a_simulated_session(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert "Glaucoma" in out and "glaucoma" in out

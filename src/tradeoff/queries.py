@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import brentq
 
 from tradeoff.population import Population
 from tradeoff.scenario import AttributeSpec, Scenario
@@ -124,9 +125,13 @@ class QuerySpace:
         The validated scenario (classes, attributes and their ranges).
     population
         The class probabilities; its priors ζ define recalls and the ellipse's height.
+    context
+        Show realistic classifiers on cost/reward questions (see :meth:`ellipse`).
     """
 
-    def __init__(self, scenario: Scenario, population: Population) -> None:
+    def __init__(
+        self, scenario: Scenario, population: Population, *, context: bool = False
+    ) -> None:
         if population.k != scenario.n_classes:
             raise ValueError(
                 f"population has {population.k} classes, scenario has {scenario.n_classes}"
@@ -140,6 +145,12 @@ class QuerySpace:
         #: Attributes a query does not vary sit at the middle of their range on both sides.
         self.reference_attributes = tuple(
             (a.range[0] + a.range[1]) / 2 for a in scenario.attributes
+        )
+        #: Whether cost/reward questions show realistic classifiers (see :meth:`ellipse`).
+        self.context = context
+        #: Swing of each statistic: d_i spans [0, ζ_i], an attribute its range.
+        self.spans: tuple[float, ...] = self.priors + tuple(
+            a.range[1] - a.range[0] for a in scenario.attributes
         )
 
     def is_class(self, index: int) -> bool:
@@ -159,29 +170,49 @@ class QuerySpace:
         acc[i], acc[j] = d_i, d_j
         return self._profile(acc, list(self.reference_attributes))
 
+    def _ellipse_height(self, cls: int) -> tuple[float, float]:
+        """(d at θ = 0, d gained from θ = 0 to π/2) of class ``cls`` on the ellipse."""
+        zeta = self.priors[cls]
+        if not self.context:
+            return 0.0, zeta
+        lo, hi = self.scenario.classes[cls].recall_range
+        return zeta * lo, zeta * (hi - lo)
+
     def ellipse(self, cls: int, attr: int, m: float) -> ClassifierProfile:
         """The quarter-ellipse classifier for weights m on class ``cls``, 1−m on ``attr``.
 
         Paper 004 §4.2.2 and Algorithm 1 (CONSTRUCT_COST_ACCURACY_CLASSIFIER):
         θ = arctan(ζ·m / ((upper − lower)(1 − m))), attribute = lower + (upper − lower)·cos θ,
         class accuracy ζ·sin θ (the classifier predicts ``cls`` and is wrong with probability
-        1 − sin θ). ``attr`` indexes the scenario's attributes (0-based).
+        1 − sin θ), every other class's accuracy 0. ``attr`` indexes the scenario's
+        attributes (0-based).
+
+        With ``context=True`` (the strategies people answer) the ellipse spans the class's
+        ``recall_range`` [r₀, r₁] instead of [0, 1]: d = ζ(r₀ + (r₁ − r₀) sin θ) with
+        θ = arctan(ζ(r₁ − r₀)·m / ((upper − lower)(1 − m))), and every other class shows the
+        middle of its recall range on both options. A linear metric compares the two options
+        only through their differences in d_cls and the attribute, so answers are the same.
         """
         if not 0.0 <= m <= 1.0:
             raise ValueError(f"m must lie in [0, 1], got {m}")
         spec = self.scenario.attributes[attr]
-        lower, upper = internal_bounds(spec)
-        theta = self.ellipse_angle(cls, attr, m)
+        d, internal = self.stats(cls, self.k + attr, m)
         acc = [0.0] * self.k
-        acc[cls] = self.priors[cls] * math.sin(theta)
+        if self.context:
+            acc = [
+                z * sum(c.recall_range) / 2
+                for z, c in zip(self.priors, self.scenario.classes, strict=True)
+            ]
+        acc[cls] = d
         attrs = list(self.reference_attributes)
-        attrs[attr] = to_natural(spec, lower + (upper - lower) * math.cos(theta))
+        attrs[attr] = to_natural(spec, internal)
         return self._profile(acc, attrs)
 
     def ellipse_angle(self, cls: int, attr: int, m: float) -> float:
         """θ(m) of the quarter-ellipse classifier (arctan2 makes m = 1 give θ = π/2)."""
         lower, upper = internal_bounds(self.scenario.attributes[attr])
-        return float(np.arctan2(self.priors[cls] * m, (upper - lower) * (1.0 - m)))
+        height = self._ellipse_height(cls)[1]
+        return float(np.arctan2(height * m, (upper - lower) * (1.0 - m)))
 
     def frontier(self, reference: int, other: int, m: float) -> ClassifierProfile:
         """The optimal classifier for weights m on ``reference`` (a class), 1−m on ``other``.
@@ -193,6 +224,88 @@ class QuerySpace:
         if self.is_class(other):
             return self.rbo(reference, other, m)
         return self.ellipse(reference, other - self.k, m)
+
+    def stats(self, reference: int, other: int, m: float) -> tuple[float, float]:
+        """(d_reference, other statistic in the signed internal scale) of frontier(m)."""
+        if self.is_class(other):
+            return self.population.rbo_accuracies(reference, other, m)
+        attr = other - self.k
+        lower, upper = internal_bounds(self.scenario.attributes[attr])
+        theta = self.ellipse_angle(reference, attr, m)
+        base, height = self._ellipse_height(reference)
+        return base + height * math.sin(theta), lower + (upper - lower) * math.cos(theta)
+
+    def chord_ratio(self, reference: int, other: int, m1: float, m2: float) -> float:
+        """The weight ratio w_other / w_reference at which frontier(m1) ~ frontier(m2).
+
+        For m1 < m2 the classifier built with m2 has more reference accuracy and less of the
+        other statistic. Under a linear metric it is preferred exactly when
+        w_other / w_reference < Δd_reference / |Δother|, the chord's slope (paper 004 §4.1:
+        a comparison that changes two statistics depends only on their weight ratio).
+        Returns ``inf`` when the other statistic does not change and 0 when the reference
+        accuracy does not.
+        """
+        lo, hi = (m1, m2) if m1 <= m2 else (m2, m1)
+        r1, o1 = self.stats(reference, other, lo)
+        r2, o2 = self.stats(reference, other, hi)
+        gain, loss = r2 - r1, o1 - o2
+        if loss <= 0:
+            return math.inf
+        return max(gain, 0.0) / loss
+
+    def chord_pair(
+        self, reference: int, other: int, m_target: float, spread: float = 1.0
+    ) -> tuple[float, float, float]:
+        """Two frontier points whose chord's threshold sits at ``m_target``.
+
+        The threshold of a chord, in the scale of Algorithm 1's m = w_ref / (w_ref + w_other),
+        is 1 / (1 + slope). The lower point is placed ``spread`` below ``m_target`` in
+        logit(m) (a factor e^spread in the weight ratio, so the options differ visibly); the
+        upper point is then solved (Brent's method) so that the chord's threshold equals
+        ``m_target``. If the frontier ends before that, the spread is halved.
+
+        Returns
+        -------
+        tuple of float
+            (m_low, m_high, exact threshold in m) — the exact threshold is what the answer
+            implies, and is recorded even where the frontier is a step function.
+        """
+        eps = 1e-12
+        t = min(max(m_target, 1e-9), 1 - 1e-9)
+        lt = math.log(t / (1 - t))
+
+        def threshold(m1: float, m2: float) -> float:
+            s = self.chord_ratio(reference, other, m1, m2)
+            return 0.0 if math.isinf(s) else 1.0 / (1.0 + s)
+
+        def sig(x: float) -> float:
+            return 1.0 / (1.0 + math.exp(-x)) if x > -700 else 0.0
+
+        width = spread
+        for _ in range(60):
+            m1 = sig(lt - width)
+            top = threshold(m1, 1.0)
+            if top >= t:
+                break
+            width /= 2
+        else:  # pragma: no cover - the frontier always reaches m = 1
+            m1 = t
+        if threshold(m1, 1.0) < t:
+            return m1, 1.0, threshold(m1, 1.0)
+
+        def g(x: float) -> float:
+            return threshold(m1, sig(x)) - t
+
+        hi_x = 40.0
+        lo_x = lt
+        if g(lo_x) >= 0:
+            m2 = sig(lo_x)
+        else:
+            m2 = sig(float(brentq(g, lo_x, hi_x, xtol=eps, rtol=4 * np.finfo(float).eps)))
+            # Brent stops on either side of a step: keep the side at or above the target.
+            if threshold(m1, m2) < t:
+                m2 = min(1.0, m2 + eps)
+        return m1, m2, threshold(m1, m2)
 
     def query(self, reference: int, other: int, m_left: float, m_right: float) -> Query:
         """Compare the frontier classifiers built with m_left and m_right."""

@@ -77,12 +77,23 @@ class ClassSpec(_Model):
     """One class: its name in weight vectors and how a person reads its recall.
 
     The question screen says ``"{verb} {n} of 1,000 {label}"``, e.g. "finds 912 of 1,000
-    glaucoma cases".
+    glaucoma cases". ``recall_range`` bounds the recall shown on questions that trade this
+    class against a cost or reward (the ``bisection`` and ``probabilistic`` strategies), so a
+    clinician is never asked about a screening tool that finds no cases at all.
     """
 
     name: Annotated[str, Field(pattern=NAME_PATTERN, max_length=40)]
     label: str = Field(min_length=1)
     verb: str = Field(default="finds", min_length=1)
+    recall_range: tuple[float, float] = (0.0, 1.0)
+
+    @field_validator("recall_range")
+    @classmethod
+    def _recall_range_ordered(cls, v: tuple[float, float]) -> tuple[float, float]:
+        low, high = v
+        if not 0 <= low < high <= 1:
+            raise ValueError(f"recall_range must satisfy 0 <= low < high <= 1, got {list(v)}")
+        return v
 
 
 class AttributeSpec(_Model):
@@ -138,12 +149,20 @@ class AttributeSpec(_Model):
 
 
 class ElicitationSpec(_Model):
-    """Defaults for the elicitation engine; the command line may override them."""
+    """Defaults for the elicitation engine; the command line may override them.
 
-    strategy: Literal["paper", "bisection", "probabilistic"] = "paper"
+    ``error_rate`` is the assumed chance that a person's answer is wrong; ``target_width``
+    stops the ``probabilistic`` strategy once every weight's 90% credible interval is
+    narrower; ``repeat_every`` makes it repeat an earlier question (sides swapped) every so
+    many questions to measure consistency (0: never).
+    """
+
+    strategy: Literal["paper", "bisection", "probabilistic"] = "probabilistic"
     budget: int | None = Field(default=None, ge=1, le=10_000)
     epsilon: float = Field(default=0.001, gt=0, lt=0.5)
     error_rate: float = Field(default=0.05, ge=0, lt=0.5)
+    target_width: float = Field(default=0.0, ge=0, lt=1)
+    repeat_every: int = Field(default=6, ge=0, le=1000)
 
 
 class PoolSpec(_Model):

@@ -18,6 +18,7 @@ from tradeoff.elicitation import ElicitationResult, Engine, truth_from_dirichlet
 from tradeoff.metric import l1_error, normalise
 from tradeoff.oracles import Noise, SimulatedOracle
 from tradeoff.population import Population, build_population
+from tradeoff.queries import QuerySpace
 from tradeoff.scenario import Scenario
 
 
@@ -44,6 +45,7 @@ def run_once(
     budget: int | None = None,
     epsilon: float | None = None,
     error_rate: float | None = None,
+    target_width: float | None = None,
     seed: int = 0,
     population: Population | None = None,
 ) -> RunOutcome:
@@ -54,6 +56,7 @@ def run_once(
         budget=budget,
         epsilon=epsilon,
         error_rate=error_rate,
+        target_width=target_width,
         seed=seed,
         population=population,
     )
@@ -121,7 +124,8 @@ def simulate(
 ) -> Summary:
     """Simulate ``runs`` stakeholders; each run gets its own seeds from ``seed``.
 
-    Without ``truth`` each run draws its true weights from a flat Dirichlet.
+    Without ``truth`` each run draws its true weights from a flat Dirichlet over swing
+    weights (see :func:`~tradeoff.elicitation.truth_from_dirichlet`).
     """
     if runs < 1:
         raise ValueError("runs must be at least 1")
@@ -129,10 +133,11 @@ def simulate(
     if truth is not None and len(truth) != n:
         raise ValueError(f"--truth needs {n} weights ({', '.join(scenario.weight_names)})")
     population = build_population(scenario.population, tuple(c.name for c in scenario.classes))
+    spans = QuerySpace(scenario, population).spans
     outcomes = []
     for child in np.random.SeedSequence(seed).spawn(runs):
         rng = np.random.default_rng(child)
-        run_truth = truth if truth is not None else truth_from_dirichlet(n, rng)
+        run_truth = truth if truth is not None else truth_from_dirichlet(spans, rng)
         run_seed = int(rng.integers(2**31))
         outcomes.append(
             run_once(

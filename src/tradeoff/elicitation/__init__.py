@@ -1,0 +1,37 @@
+"""The elicitation engine and its strategies (paper 004's Algorithm 1, and ours).
+
+* :mod:`~tradeoff.elicitation.base`: answers (:class:`Choice`), results, the strategy protocol;
+* :mod:`~tradeoff.elicitation.paper`: Algorithm 1 exactly (``paper``);
+* :mod:`~tradeoff.elicitation.bisection`: one chord question per halving (``bisection``);
+* :mod:`~tradeoff.elicitation.probabilistic`: noise-tolerant probabilistic bisection with
+  credible intervals (``probabilistic``);
+* :mod:`~tradeoff.elicitation.engine`: the :class:`Engine` every face drives.
+"""
+
+from tradeoff.elicitation.base import (
+    Choice,
+    ElicitationResult,
+    Settings,
+    Strategy,
+    weights_from_ratios,
+)
+from tradeoff.elicitation.engine import (
+    STRATEGY_FACTORIES,
+    Engine,
+    EngineFinished,
+    make_strategy,
+    truth_from_dirichlet,
+)
+
+__all__ = [
+    "STRATEGY_FACTORIES",
+    "Choice",
+    "ElicitationResult",
+    "Engine",
+    "EngineFinished",
+    "Settings",
+    "Strategy",
+    "make_strategy",
+    "truth_from_dirichlet",
+    "weights_from_ratios",
+]

@@ -1,0 +1,174 @@
+"""Shared vocabulary of the elicitation engine: answers, results, the strategy protocol."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from typing import Any, Protocol, TypeVar
+
+from tradeoff.metric import normalise
+from tradeoff.queries import Query, QuerySpace
+
+
+class Choice(StrEnum):
+    """An answer: the left option ("A"), the right option ("B"), or "can't tell"."""
+
+    LEFT = "left"
+    RIGHT = "right"
+    INDIFFERENT = "indifferent"
+
+    def swapped(self) -> Choice:
+        """The same preference expressed about the query with its sides exchanged."""
+        if self is Choice.LEFT:
+            return Choice.RIGHT
+        if self is Choice.RIGHT:
+            return Choice.LEFT
+        return self
+
+
+@dataclass(frozen=True)
+class ElicitationResult:
+    """What the engine has learned so far.
+
+    Parameters
+    ----------
+    strategy
+        Name of the strategy.
+    names
+        Weight names in order (classes, then attributes).
+    weights
+        Normalised weights (‖a‖₁ = 1), same order as ``names``.
+    answers
+        Number of answers given (after undos).
+    complete
+        Whether the strategy has stopped (precision reached or budget used).
+    intervals
+        90% credible interval (low, high) per weight, when the strategy provides one.
+    error_rate_estimate
+        Estimated probability that an answer is wrong, when the strategy provides one.
+    """
+
+    strategy: str
+    names: tuple[str, ...]
+    weights: tuple[float, ...]
+    answers: int
+    complete: bool
+    intervals: tuple[tuple[float, float], ...] | None = None
+    error_rate_estimate: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["names"] = list(self.names)
+        data["weights"] = list(self.weights)
+        if self.intervals is not None:
+            data["intervals"] = [list(iv) for iv in self.intervals]
+        return data
+
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every strategy is configured with (the scenario's, overridden by the caller).
+
+    Parameters
+    ----------
+    epsilon
+        Target width of each ratio's bisection interval (Algorithm 1's ε).
+    budget
+        Maximum number of questions, or ``None``.
+    error_rate
+        Assumed probability that an answer is wrong.
+    seed
+        Seed for anything randomised (which side each option is shown on, intervals).
+    target_width
+        Stop once every weight's 90% credible interval is narrower than this (0: never).
+    repeat_every
+        Every this many questions, repeat an earlier one with the sides swapped (0: never).
+    """
+
+    epsilon: float = 0.001
+    budget: int | None = None
+    error_rate: float = 0.05
+    seed: int = 0
+    target_width: float = 0.0
+    repeat_every: int = 0
+
+
+class Strategy(Protocol[S]):
+    """How questions are chosen. Strategies are stateless; their state is passed around."""
+
+    @property
+    def name(self) -> str:
+        """The strategy's name, as used on the command line."""
+        ...
+
+    def initial(self) -> S:
+        """The state before any answer."""
+        ...
+
+    def query(self, state: S) -> Query | None:
+        """The next question in ``state``, or ``None`` when the strategy has stopped."""
+        ...
+
+    def update(self, state: S, query: Query, choice: Choice) -> S:
+        """The state after ``choice`` was given to ``query`` (which came from ``state``)."""
+        ...
+
+    def result(self, state: S) -> ElicitationResult:
+        """The current estimate."""
+        ...
+
+    def expected_total(self, state: S) -> int:
+        """How many questions the whole elicitation is expected to take."""
+        ...
+
+
+def weights_from_ratios(ms: list[float] | tuple[float, ...]) -> tuple[float, ...]:
+    """Algorithm 1's estimate: â₁ = 1, â_i = (1 − m_i)/m_i, then normalised.
+
+    ``m_i`` is the hypothesis weight on class 1 when it is traded against statistic i, so
+    the ratio a_i/a₁ = (1 − m_i)/m_i.
+
+    >>> weights_from_ratios([0.5, 0.25])
+    (0.2, 0.2, 0.6)
+    """
+    clipped = [min(max(m, 1e-12), 1.0 - 1e-12) for m in ms]
+    raw = [1.0] + [(1.0 - m) / m for m in clipped]
+    return tuple(float(x) for x in normalise(raw))
+
+
+def scale_shift(space: QuerySpace, ratio: int) -> float:
+    """log(span_other / span_1): logit(m) − logit(m') for ratio ``ratio``.
+
+    Our strategies bisect the *swing-scaled* ratio w_other·span_other / (w₁·span₁), where a
+    class accuracy spans [0, ζ_i] and an attribute its range, instead of the raw ratio of
+    Algorithm 1. The scaled ratio does not depend on the units (minutes or hours), its
+    midpoint m' = 1/2 is the middle of the frontier (θ = 45° on the paper's ellipse), and a
+    prior uniform in m' is what a flat Dirichlet over swing weights implies.
+    """
+    return math.log(space.spans[ratio + 1] / space.spans[0])
+
+
+def scaled_to_raw(space: QuerySpace, ratio: int, m_scaled: float) -> float:
+    """Algorithm 1's m from the swing-scaled m' of ratio ``ratio``."""
+    return _shift_m(m_scaled, scale_shift(space, ratio))
+
+
+def raw_to_scaled(space: QuerySpace, ratio: int, m_raw: float) -> float:
+    """The swing-scaled m' from Algorithm 1's m of ratio ``ratio``."""
+    return _shift_m(m_raw, -scale_shift(space, ratio))
+
+
+def _shift_m(m: float, shift: float) -> float:
+    if m <= 0.0 or m >= 1.0:
+        return m
+    x = math.log(m / (1 - m)) + shift
+    return 1.0 / (1.0 + math.exp(-x)) if x > -700 else 0.0
+
+
+def weights_from_scaled(space: QuerySpace, ms_scaled: list[float]) -> tuple[float, ...]:
+    """Normalised weights from swing-scaled m' per ratio (see :func:`scale_shift`)."""
+    return weights_from_ratios([scaled_to_raw(space, i, m) for i, m in enumerate(ms_scaled)])

@@ -1,0 +1,104 @@
+"""Strategy `paper`: Algorithm 1 of paper 004, run one question at a time."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from tradeoff.elicitation.base import Choice, ElicitationResult, Settings, weights_from_ratios
+from tradeoff.queries import Query, QuerySpace
+
+
+@dataclass(frozen=True)
+class PaperState:
+    """Where Algorithm 1 is: which weight, which interval, which of the four comparisons."""
+
+    target: int = 1
+    low: float = 0.0
+    high: float = 1.0
+    pending: tuple[bool, ...] = ()
+    mids: tuple[float, ...] = ()
+    answered: int = 0
+
+
+@dataclass(frozen=True)
+class PaperStrategy:
+    """Algorithm 1 of paper 004 (§4.3), run one question at a time.
+
+    For every weight i ≥ 2 it bisects m ∈ [0, 1], the hypothesis weight on class 1 against
+    statistic i. Each halving evaluates five points a, c, d, e, b = a, (3a+b)/4, (a+b)/2,
+    (a+3b)/4, b and asks four comparisons Γ(h_a, h_c), Γ(h_c, h_d), Γ(h_d, h_e), Γ(h_e, h_b),
+    where Γ(h, h') = 1[ψ(h) > ψ(h')] ("can't tell" counts as 0). Then: if q_ac or q_cd,
+    b = d; else if q_de, (a, b) = (c, e); else a = d. It stops when b − a ≤ ε and estimates
+    â_i = (1 − mid)/mid with mid = (a + b)/2; the result is normalised.
+    """
+
+    space: QuerySpace
+    settings: Settings = field(default_factory=Settings)
+    name: str = field(default="paper", init=False)
+
+    @property
+    def epsilon(self) -> float:
+        return self.settings.epsilon
+
+    @property
+    def budget(self) -> int | None:
+        return self.settings.budget
+
+    def initial(self) -> PaperState:
+        return PaperState()
+
+    def _points(self, state: PaperState) -> tuple[float, float, float, float, float]:
+        a, b = state.low, state.high
+        return a, (3 * a + b) / 4, (a + b) / 2, (a + 3 * b) / 4, b
+
+    def query(self, state: PaperState) -> Query | None:
+        if state.target >= self.space.n_weights:
+            return None
+        if self.budget is not None and state.answered >= self.budget:
+            return None
+        pts = self._points(state)
+        step = len(state.pending)
+        return self.space.query(0, state.target, pts[step], pts[step + 1])
+
+    def update(self, state: PaperState, query: Query, choice: Choice) -> PaperState:
+        pending = (*state.pending, choice is Choice.LEFT)
+        answered = state.answered + 1
+        if len(pending) < 4:
+            return PaperState(state.target, state.low, state.high, pending, state.mids, answered)
+        a, c, d, e, b = self._points(state)
+        q_ac, q_cd, q_de, _ = pending
+        if q_ac or q_cd:
+            low, high = a, d
+        elif q_de:
+            low, high = c, e
+        else:
+            low, high = d, b
+        if high - low <= self.epsilon:
+            mids = (*state.mids, (low + high) / 2)
+            return PaperState(state.target + 1, 0.0, 1.0, (), mids, answered)
+        return PaperState(state.target, low, high, (), state.mids, answered)
+
+    def _current_mids(self, state: PaperState) -> list[float]:
+        mids = list(state.mids)
+        if state.target < self.space.n_weights:
+            mids.append((state.low + state.high) / 2)
+        mids += [0.5] * (self.space.n_weights - 1 - len(mids))
+        return mids
+
+    def result(self, state: PaperState) -> ElicitationResult:
+        return ElicitationResult(
+            strategy=self.name,
+            names=self.space.names,
+            weights=weights_from_ratios(self._current_mids(state)),
+            answers=state.answered,
+            complete=self.query(state) is None,
+        )
+
+    def halvings(self) -> int:
+        """Halvings per weight until b − a ≤ ε."""
+        return max(1, math.ceil(math.log2(1.0 / self.epsilon) - 1e-12))
+
+    def expected_total(self, state: PaperState) -> int:
+        total = 4 * self.halvings() * (self.space.n_weights - 1)
+        return total if self.budget is None else min(total, self.budget)

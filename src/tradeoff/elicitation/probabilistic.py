@@ -1,0 +1,322 @@
+"""Strategy `probabilistic`: probabilistic bisection of every weight ratio, robust to errors.
+
+Each ratio i (class 1 against weight i+1) has a posterior over the swing-scaled
+ℓ_i = log(w₁·span₁ / (w_{i+1}·span_{i+1})) (see
+:func:`~tradeoff.elicitation.base.scale_shift`), on a grid, with the prior that a flat
+Dirichlet over swing weights implies (m'_i = σ(ℓ_i) uniform on [0, 1]). Every question is
+a chord question (see :mod:`~tradeoff.elicitation.bisection`) whose exact threshold t says
+"m_i > t" or "m_i < t". As in probabilistic bisection (Horstein 1963; Waeber, Frazier & Henderson 2013)
+an answer is believed with probability 1 − p: the posterior on the answer's side is
+multiplied by 1 − p and the other side by p, and the next question on that ratio sits at
+its posterior median.
+
+* **Error rate.** p is not fixed: the engine keeps a posterior over p on a grid, with a
+  Beta prior centred on the assumed rate, and the marginal likelihood of all answers for
+  each p (answers that contradict each other, above all a question and its repeat with the
+  sides swapped, are evidence of errors). The ratio posteriors are the p-mixture.
+* **"Can't tell"** is information: the likelihood is 1 within ``INDIFFERENCE_BAND`` of the
+  threshold in ℓ (a factor e^0.35 ≈ 1.4 in the weight ratio) and ``INDIFFERENCE_OUTSIDE``
+  elsewhere.
+* **Where to ask.** The next question goes to the ratio whose 90% interval moves the
+  normalised weights most (L1 distance between the weights at its 5% and 95% quantiles).
+* **Uncertainty.** 90% credible intervals per weight come from seeded Monte Carlo draws of
+  all ratios from their posteriors.
+* **Consistency.** Every ``repeat_every`` questions an earlier question is asked again with
+  the sides swapped.
+* **Stopping.** At the budget, or once every weight's interval is narrower than
+  ``target_width``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.stats import beta as beta_dist
+
+from tradeoff.elicitation.base import Choice, ElicitationResult, Settings, scale_shift
+from tradeoff.elicitation.bisection import chord_query, prefers_reference
+from tradeoff.queries import Query, QuerySpace
+
+FloatArray = NDArray[np.float64]
+
+GRID_POINTS = 8192
+LOGIT_RANGE = 14.0
+INDIFFERENCE_BAND = 0.35
+INDIFFERENCE_OUTSIDE = 0.2
+ERROR_GRID = np.array(
+    [0.002, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.13, 0.16, 0.2, 0.25, 0.3, 0.35, 0.42]
+)
+PRIOR_STRENGTH = 4.0
+MC_DRAWS = 2000
+#: Questions a session asks when no budget is given, per ratio.
+QUESTIONS_PER_RATIO = 12
+
+
+@dataclass(frozen=True)
+class Record:
+    """One answer as the posterior sees it.
+
+    ``side`` is +1 if the answer prefers the option with more class-1 accuracy (m > t),
+    −1 if it prefers the other (m < t), 0 for "can't tell".
+    """
+
+    ratio: int
+    threshold: float
+    m_low: float
+    m_high: float
+    reference_left: bool
+    side: int
+    repeat_of: int | None = None
+
+
+@dataclass(frozen=True)
+class ProbabilisticState:
+    records: tuple[Record, ...] = ()
+
+    @property
+    def answered(self) -> int:
+        return len(self.records)
+
+
+@dataclass(frozen=True)
+class Posterior:
+    """Mixture posterior over every ratio's ℓ and over the error rate p."""
+
+    cdf: FloatArray  # (ratios, G + 1) cumulative mass at the grid's cell edges
+    error_weights: FloatArray  # posterior over ERROR_GRID
+
+    @property
+    def error_rate(self) -> float:
+        return float(np.dot(self.error_weights, ERROR_GRID))
+
+    def quantile(self, ratio: int, q: float | FloatArray) -> FloatArray:
+        """ℓ quantiles of one ratio, interpolating the CDF linearly inside cells."""
+        out: FloatArray = np.asarray(np.interp(q, self.cdf[ratio], _EDGES), dtype=np.float64)
+        return out
+
+
+_EDGES = np.linspace(-LOGIT_RANGE, LOGIT_RANGE, GRID_POINTS + 1)
+_CENTRES = (_EDGES[:-1] + _EDGES[1:]) / 2
+
+
+def _sigmoid(x: FloatArray | float) -> FloatArray:
+    return np.asarray(0.5 * (1.0 + np.tanh(0.5 * np.asarray(x, dtype=np.float64))))
+
+
+def _log_prior() -> FloatArray:
+    # m uniform on [0, 1]: mass of a cell is m(1 − m) dℓ.
+    m = _sigmoid(_CENTRES)
+    out: FloatArray = np.log(m * (1 - m))
+    return out
+
+
+_LOG_PRIOR = _log_prior()
+
+
+def _logit(m: float) -> float:
+    m = min(max(m, 1e-12), 1 - 1e-12)
+    return math.log(m / (1 - m))
+
+
+def _weights_from_logits(logits: FloatArray, shifts: FloatArray) -> FloatArray:
+    """Normalised weights from scaled ℓ_i (rows of ``logits`` are draws).
+
+    log(w_{i+1}/w₁) = −(ℓ_i + shift_i) with shift_i from :func:`scale_shift`.
+    """
+    raw = np.concatenate((np.zeros((*logits.shape[:-1], 1)), -(logits + shifts)), axis=-1)
+    raw = np.exp(raw - raw.max(axis=-1, keepdims=True))
+    out: FloatArray = raw / raw.sum(axis=-1, keepdims=True)
+    return out
+
+
+@dataclass(frozen=True)
+class ProbabilisticStrategy:
+    """Probabilistic bisection with an estimated error rate (see the module docstring)."""
+
+    space: QuerySpace
+    settings: Settings = field(default_factory=Settings)
+    name: str = field(default="probabilistic", init=False)
+    _cache: dict[ProbabilisticState, Posterior] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    @property
+    def n_ratios(self) -> int:
+        return self.space.n_weights - 1
+
+    @property
+    def shifts(self) -> FloatArray:
+        return np.array([scale_shift(self.space, i) for i in range(self.n_ratios)])
+
+    @property
+    def budget(self) -> int:
+        """The question budget (the settings', else QUESTIONS_PER_RATIO per ratio)."""
+        if self.settings.budget is not None:
+            return self.settings.budget
+        return QUESTIONS_PER_RATIO * self.n_ratios
+
+    def initial(self) -> ProbabilisticState:
+        return ProbabilisticState()
+
+    # -- posterior --------------------------------------------------------------------
+
+    def _error_log_prior(self) -> FloatArray:
+        p0 = min(max(self.settings.error_rate, 0.005), 0.4)
+        a, b = p0 * PRIOR_STRENGTH, (1 - p0) * PRIOR_STRENGTH
+        dens = beta_dist.pdf(ERROR_GRID / 0.5, a, b)  # p lives on [0, 0.5)
+        widths = np.gradient(ERROR_GRID)
+        out: FloatArray = np.log(np.maximum(dens * widths, 1e-300))
+        return out
+
+    def posterior(self, state: ProbabilisticState) -> Posterior:
+        """The posterior after ``state``'s answers (cached per state)."""
+        cached = self._cache.get(state)
+        if cached is not None:
+            return cached
+        r = self.n_ratios
+        agree = np.zeros((r, GRID_POINTS))
+        disagree = np.zeros((r, GRID_POINTS))
+        log_ind = np.zeros((r, GRID_POINTS))
+        shifts = self.shifts
+        for rec in state.records:
+            lt = _logit(rec.threshold) - shifts[rec.ratio]
+            if rec.side == 0:
+                inside = np.abs(_CENTRES - lt) < INDIFFERENCE_BAND
+                log_ind[rec.ratio] += np.where(inside, 0.0, math.log(INDIFFERENCE_OUTSIDE))
+                continue
+            above = lt < _CENTRES
+            consistent = above if rec.side > 0 else ~above
+            agree[rec.ratio] += consistent
+            disagree[rec.ratio] += ~consistent
+        log_p = np.log(ERROR_GRID)[:, None, None]
+        log_q = np.log1p(-ERROR_GRID)[:, None, None]
+        # (errors, ratios, grid) unnormalised log posterior
+        logpost = _LOG_PRIOR + log_ind + agree * log_q + disagree * log_p
+        peak = logpost.max(axis=2, keepdims=True)
+        mass = np.exp(logpost - peak)
+        log_evidence = np.log(mass.sum(axis=2)) + peak[..., 0]  # (errors, ratios)
+        log_w = self._error_log_prior() + log_evidence.sum(axis=1)
+        w = np.exp(log_w - log_w.max())
+        w /= w.sum()
+        cell = mass / mass.sum(axis=2, keepdims=True)
+        mixed = np.tensordot(w, cell, axes=(0, 0))  # (ratios, grid)
+        cdf = np.concatenate((np.zeros((r, 1)), np.cumsum(mixed, axis=1)), axis=1)
+        cdf /= cdf[:, -1:]
+        post = Posterior(cdf, w)
+        if len(self._cache) > 256:
+            self._cache.clear()
+        self._cache[state] = post
+        return post
+
+    def _medians(self, post: Posterior) -> FloatArray:
+        return np.array([float(post.quantile(i, 0.5)) for i in range(self.n_ratios)])
+
+    def draws(self, state: ProbabilisticState) -> FloatArray:
+        """Seeded Monte Carlo draws of the normalised weights from the posterior."""
+        post = self.posterior(state)
+        rng = np.random.default_rng([self.settings.seed, state.answered, 90])
+        draws = np.empty((MC_DRAWS, self.n_ratios))
+        for i in range(self.n_ratios):
+            u = (rng.permutation(MC_DRAWS) + rng.random(MC_DRAWS)) / MC_DRAWS
+            draws[:, i] = post.quantile(i, u)
+        return _weights_from_logits(draws, self.shifts)
+
+    def intervals(self, state: ProbabilisticState) -> tuple[tuple[float, float], ...]:
+        """90% credible interval of every normalised weight."""
+        lo, hi = np.quantile(self.draws(state), [0.05, 0.95], axis=0)
+        return tuple((float(a), float(b)) for a, b in zip(lo, hi, strict=True))
+
+    # -- questions --------------------------------------------------------------------
+
+    def _effects(self, post: Posterior) -> FloatArray:
+        med = self._medians(post)
+        effects = np.empty(self.n_ratios)
+        for i in range(self.n_ratios):
+            lo, hi = med.copy(), med.copy()
+            lo[i], hi[i] = post.quantile(i, np.array([0.05, 0.95]))
+            effects[i] = np.abs(
+                _weights_from_logits(hi, self.shifts) - _weights_from_logits(lo, self.shifts)
+            ).sum()
+        return effects
+
+    def _repeat_candidate(self, state: ProbabilisticState) -> int | None:
+        every = self.settings.repeat_every
+        n = state.answered
+        if every <= 0 or n < 3 or (n + 1) % every != 0:
+            return None
+        repeated = {r.repeat_of for r in state.records if r.repeat_of is not None}
+        for idx in range(n - 3, -1, -1):
+            rec = state.records[idx]
+            if rec.repeat_of is None and idx not in repeated:
+                return idx
+        return None
+
+    def _finished(self, state: ProbabilisticState) -> bool:
+        if state.answered >= self.budget:
+            return True
+        width = self.settings.target_width
+        if width > 0 and state.answered > 0:
+            return all(hi - lo < width for lo, hi in self.intervals(state))
+        return False
+
+    def query(self, state: ProbabilisticState) -> Query | None:
+        if self._finished(state):
+            return None
+        again = self._repeat_candidate(state)
+        if again is not None:
+            rec = state.records[again]
+            other = rec.ratio + 1
+            lo = self.space.frontier(0, other, rec.m_low)
+            hi = self.space.frontier(0, other, rec.m_high)
+            if rec.reference_left:  # shown left before: now show it right
+                return Query(lo, hi, (0, other), (rec.m_low, rec.m_high), rec.threshold, again)
+            return Query(hi, lo, (0, other), (rec.m_high, rec.m_low), rec.threshold, again)
+        post = self.posterior(state)
+        ratio = int(np.argmax(self._effects(post)))
+        median = float(_sigmoid(post.quantile(ratio, 0.5) + self.shifts[ratio]))
+        return chord_query(
+            self.space, ratio + 1, median, seed=self.settings.seed, index=state.answered
+        )
+
+    def update(self, state: ProbabilisticState, query: Query, choice: Choice) -> ProbabilisticState:
+        side = prefers_reference(query, choice)
+        m_low, m_high = sorted(query.params)
+        rec = Record(
+            ratio=query.pair[1] - 1,
+            threshold=query.threshold if query.threshold is not None else (m_low + m_high) / 2,
+            m_low=m_low,
+            m_high=m_high,
+            reference_left=query.params[0] > query.params[1],
+            side=0 if side is None else (1 if side else -1),
+            repeat_of=query.repeat_of,
+        )
+        return ProbabilisticState((*state.records, rec))
+
+    def consistency(self, state: ProbabilisticState) -> tuple[int, int]:
+        """(repeated questions answered the same way both times, repeated questions)."""
+        same = total = 0
+        for rec in state.records:
+            if rec.repeat_of is None:
+                continue
+            total += 1
+            same += rec.side == state.records[rec.repeat_of].side
+        return same, total
+
+    def result(self, state: ProbabilisticState) -> ElicitationResult:
+        post = self.posterior(state)
+        weights = tuple(float(x) for x in _weights_from_logits(self._medians(post), self.shifts))
+        return ElicitationResult(
+            strategy=self.name,
+            names=self.space.names,
+            weights=weights,
+            answers=state.answered,
+            complete=self.query(state) is None,
+            intervals=self.intervals(state),
+            error_rate_estimate=post.error_rate,
+        )
+
+    def expected_total(self, state: ProbabilisticState) -> int:
+        return self.budget

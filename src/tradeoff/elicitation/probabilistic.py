@@ -5,8 +5,8 @@ Each ratio i (class 1 against weight i+1) has a posterior over the swing-scaled
 :func:`~tradeoff.elicitation.base.scale_shift`), on a grid, with the prior that a flat
 Dirichlet over swing weights implies (m'_i = σ(ℓ_i) uniform on [0, 1]). Every question is
 a chord question (see :mod:`~tradeoff.elicitation.bisection`) whose exact threshold t says
-"m_i > t" or "m_i < t". As in probabilistic bisection (Horstein 1963; Waeber, Frazier & Henderson 2013)
-an answer is believed with probability 1 − p: the posterior on the answer's side is
+"m_i > t" or "m_i < t". As in probabilistic bisection (Horstein 1963; Waeber, Frazier &
+Henderson 2013) an answer is believed with probability 1 − p: the posterior on the answer's side is
 multiplied by 1 − p and the other side by p, and the next question on that ratio sits at
 its posterior median.
 

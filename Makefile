@@ -33,6 +33,8 @@ test: lint
 ## bench: run every benchmark and write benchmarks/results/
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.population
+	$(BIN)/python -m benchmarks.elicitation
+	$(BIN)/python -m benchmarks.copa
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

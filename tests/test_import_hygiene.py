@@ -14,6 +14,10 @@ CORE = (
     "tradeoff.elicitation",
     "tradeoff.oracles",
     "tradeoff.simulate",
+    "tradeoff.pool",
+    "tradeoff.copa",
+    "tradeoff.ranking",
+    "tradeoff.bench",
 )
 
 

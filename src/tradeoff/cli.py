@@ -151,6 +151,201 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------
+# tradeoff rank
+# --------------------------------------------------------------------------------------
+
+
+def _parse_p(text: str) -> float:
+    if text.strip().lower() in ("inf", "infinity", "∞"):
+        return float("inf")
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"--p must be a number ≥ 1 or 'inf', got {text!r}") from None
+    if not value >= 1:
+        raise UsageError(f"--p must be at least 1 (or inf), got {text!r}")
+    return value
+
+
+def _parse_weights(items: Sequence[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for item in items:
+        col, sep, value = item.rpartition("=")
+        if not sep or not col:
+            raise UsageError(f"--weight looks like COL=W, got {item!r}")
+        try:
+            out[col] = float(value)
+        except ValueError:
+            raise UsageError(f"--weight {item!r}: W must be a number") from None
+    return out
+
+
+def _format_rank(data: dict[str, Any]) -> str:
+    cols = list(data["selected"]["u"])
+    width = max(12, *(len(r["name"]) for r in data["ranking"]))
+    width = min(width, 60)
+    head = (
+        f"{'#':>3}  {'model':<{width}}  {'score':>7}  "
+        + "  ".join(f"{c[:12]:>12}" for c in cols)
+        + "  pareto"
+    )
+    lines = [
+        f"{data['selectable']} selectable of {data['n']} models; method {data['method']}, "
+        f"p = {data['p']}, ω = [{', '.join(f'{w:.3g}' for w in data['weights'])}]; "
+        f"{data['pareto_count']} Pareto-optimal",
+        head,
+    ]
+    for i, r in enumerate(data["ranking"], 1):
+        tops = "  ".join(f"{'top-' + str(max(1, round(100 * r['u'][c]))) + '%':>12}" for c in cols)
+        lines.append(
+            f"{i:>3}  {r['name'][:width]:<{width}}  {r['score']:7.4f}  {tops}  "
+            f"{'yes' if r['pareto'] else ''}"
+        )
+    lines.append("")
+    lines.append("Selected: " + data["explanation"])
+    if "linear" in data:
+        lin = data["linear"]
+        lines.append(
+            f"Linear metric picks {lin['selected']}; Kendall τ with COPA "
+            f"{data['agreement']['kendall_tau']:.3f}; same top pick: "
+            f"{'yes' if data['agreement']['top_match'] else 'no'}"
+        )
+    if "sweep" in data:
+        lines.append("")
+        lines.append("alpha sweep (α → model, where the pick changes):")
+        last = None
+        for row in data["sweep"]:
+            if row["name"] != last:
+                lines.append(f"  α = {row['alpha']:.3f}: {row['name']}")
+                last = row["name"]
+    for w in data.get("warnings", []):
+        lines.append(f"warning: {w}")
+    return "\n".join(lines)
+
+
+def cmd_rank(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from tradeoff.pool import Objective, load_pool
+    from tradeoff.ranking import (
+        agreement,
+        linear_values,
+        metric_coefficients,
+        metric_objectives,
+        metric_to_omega,
+        rank_pool,
+        weights_from_options,
+    )
+
+    p = _parse_p(args.p)
+    if args.top < 1:
+        raise UsageError("--top must be at least 1")
+    scenario = None
+    if args.scenario:
+        from tradeoff.scenario import load_scenario
+
+        scenario = load_scenario(args.scenario).scenario
+        if not args.metric:
+            raise UsageError("--scenario needs --metric W1,W2,... (the elicited weights)")
+        objectives = list(metric_objectives(scenario))
+    else:
+        if args.metric:
+            raise UsageError("--metric needs --scenario (to map weights onto the pool)")
+        if not args.objective:
+            raise UsageError("give at least one --objective COL:min|max (or --scenario)")
+        try:
+            objectives = [Objective.parse(o) for o in args.objective]
+        except ValueError as exc:
+            raise UsageError(f"--objective: {exc}") from None
+    name_column = args.name_column or (
+        scenario.pool.name_column if scenario and scenario.pool else None
+    )
+    pool = load_pool(
+        args.pool,
+        objectives,
+        name_column=name_column,
+        where=args.where,
+        drop_missing=args.drop_missing,
+    )
+    coefficients = None
+    if scenario is not None:
+        metric = _floats(args.metric, "--metric")
+        if len(metric) != len(scenario.weight_names):
+            raise UsageError(
+                f"--metric needs {len(scenario.weight_names)} weights "
+                f"({', '.join(scenario.weight_names)})"
+            )
+        from tradeoff.population import build_population
+
+        priors = build_population(
+            scenario.population, tuple(c.name for c in scenario.classes)
+        ).priors
+        coefficients = metric_coefficients(scenario, metric, priors.tolist())
+        weights = metric_to_omega(coefficients, pool.values)
+    else:
+        weights = weights_from_options(
+            pool, _parse_weights(args.weight or []), args.alpha_objective or [], args.alpha
+        )
+    alphas = None
+    if args.sweep is not None:
+        if args.sweep < 2:
+            raise UsageError("--sweep needs N ≥ 2 values of α")
+        if not args.alpha_objective:
+            raise UsageError("--sweep needs --alpha-objective COL (the objective α weighs)")
+        alphas = np.linspace(0.0, 1.0, args.sweep).tolist()
+    outcome = rank_pool(
+        pool,
+        weights=weights,
+        p=p,
+        method=args.method,
+        constraints=args.constraint or [],
+        top=args.top,
+        sweep_group=args.alpha_objective or [],
+        sweep_alphas=alphas,
+    )
+    data = outcome.to_dict()
+    if coefficients is not None and scenario is not None:
+        from tradeoff import copa
+
+        psi = linear_values(pool, coefficients)
+        selectable = pool.mask(args.constraint or []) if args.constraint else None
+        rows = np.arange(pool.n) if selectable is None else np.flatnonzero(selectable)
+        order = rows[np.lexsort((rows, -psi[rows]))]
+        phi = copa.rank_cdf(pool.minimisation())
+        agree = agreement(copa.scores(phi, weights, p), psi, selectable)
+        agree["top_match"] = pool.names[int(order[0])] == outcome.selected.name
+        data["linear"] = {
+            "selected": pool.names[int(order[0])],
+            "ranking": [
+                {"name": pool.names[int(i)], "psi": float(psi[i])} for i in order[: args.top]
+            ],
+        }
+        data["agreement"] = agree
+        data["metric"] = dict(
+            zip(scenario.weight_names, _floats(args.metric, "--metric"), strict=True)
+        )
+    if args.json:
+        _emit(data)
+    else:
+        print(_format_rank(data))
+    return 0
+
+
+# --------------------------------------------------------------------------------------
+# tradeoff bench
+# --------------------------------------------------------------------------------------
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from tradeoff.bench import main_elicitation
+
+    if args.runs < 1:
+        raise UsageError("--runs must be at least 1")
+    main_elicitation(args.out, runs=args.runs, seed=args.seed)
+    return 0
+
+
+# --------------------------------------------------------------------------------------
 # tradeoff (no arguments)
 # --------------------------------------------------------------------------------------
 
@@ -208,6 +403,47 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--runs", type=int, default=1, help="number of simulated stakeholders")
     sim.add_argument("--json", action="store_true", help="print one JSON document")
     sim.set_defaults(func=cmd_simulate)
+
+    rk = sub.add_parser("rank", help="rank a candidate pool with COPA or a baseline")
+    rk.add_argument("pool", help="CSV or Parquet file, one row per model")
+    rk.add_argument(
+        "--objective",
+        action="append",
+        metavar="COL:min|max",
+        help="an objective column and its direction (repeat for each)",
+    )
+    rk.add_argument("--name-column", help="column with model names")
+    rk.add_argument("--where", help="pandas query selecting the population")
+    rk.add_argument("--drop-missing", action="store_true", help="leave out rows with NaN/inf")
+    rk.add_argument("--weight", action="append", metavar="COL=W", help="weight of an objective")
+    rk.add_argument(
+        "--alpha-objective",
+        action="append",
+        metavar="COL",
+        help="objective(s) that share weight α; the others share 1 − α",
+    )
+    rk.add_argument("--alpha", type=float, help="the weight α (default 0.5)")
+    rk.add_argument("--p", default="inf", help="the p of the p-norm: a number ≥ 1 or inf")
+    rk.add_argument(
+        "--constraint",
+        action="append",
+        metavar="EXPR",
+        help="pandas condition on raw values a selectable model must meet",
+    )
+    rk.add_argument("--method", choices=["copa", "naive", "delta", "norm"], default="copa")
+    rk.add_argument("--top", type=int, default=10, help="how many ranked models to show")
+    rk.add_argument("--sweep", type=int, metavar="N", help="sweep N values of α in [0, 1]")
+    rk.add_argument("--scenario", help="scenario whose [pool] columns the metric maps onto")
+    rk.add_argument("--metric", help="elicited weights W1,W2,... in the scenario's order")
+    rk.add_argument("--json", action="store_true", help="print one JSON document")
+    rk.set_defaults(func=cmd_rank)
+
+    bench = sub.add_parser("bench", help="run a benchmark and write its table and figure")
+    bench.add_argument("name", choices=["elicitation"], help="which benchmark")
+    bench.add_argument("--runs", type=int, default=100, help="stakeholders per cell")
+    bench.add_argument("--seed", type=int, default=0)
+    bench.add_argument("--out", default="benchmarks/results", help="output directory")
+    bench.set_defaults(func=cmd_bench)
     return parser
 
 

@@ -1,0 +1,256 @@
+"""COPA (paper 000): make objectives comparable through their rank-based CDF, then aggregate.
+
+Conventions (DESIGN.md): every objective is turned into one to minimise (maximised columns
+are negated first); the rank-based CDF is û_i = #{j : y_j < y_i} / N (eq. 10; ties share the
+minimum rank, footnote 2); the criterion is ‖ω ⊙ û‖_p = (Σ_k (ω_k û_k)^p)^{1/p} with the
+weights inside the power (eq. 12), p ∈ [1, ∞], and the best model minimises it (eq. 11).
+Constraints remove models from the *selectable* set but never from the population that
+defines û (footnote 4).
+
+Ties are broken explicitly, so that results never depend on how candidates were filtered:
+lower score first, then lower Σ_k û_k, then earlier row. For any criterion that is monotone
+in û a best model is never strictly dominated, and among identical û vectors the earliest
+row wins the tie-break, so sweeps only need the (first copies of the) non-dominated models.
+
+The baselines of §2 use the same criterion on other normalisations of y (minimised):
+``naive`` y − y^ideal (the global criterion of eq. 3), ``delta`` (y − y^ideal)/|y^ideal|
+(eq. 6) and ``norm`` (y − y^ideal)/(y^nadir − y^ideal) (eq. 7).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+import moocore
+import numpy as np
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+Method = Literal["copa", "naive", "delta", "norm"]
+METHODS: tuple[Method, ...] = ("copa", "naive", "delta", "norm")
+
+
+def rank_cdf(y: FloatArray) -> FloatArray:
+    """Rank-based CDF û of every column (eq. 10): the share of models strictly better.
+
+    Parameters
+    ----------
+    y
+        Objective values to minimise, shape (N, K), no NaN.
+
+    Examples
+    --------
+    >>> rank_cdf(np.array([[3.0], [1.0], [3.0], [2.0]])).ravel().tolist()
+    [0.5, 0.0, 0.5, 0.25]
+    """
+    y = np.asarray(y, dtype=np.float64)
+    if y.ndim != 2:
+        raise ValueError("y must be a 2-D array (models × objectives)")
+    n, k = y.shape
+    u = np.empty((n, k), dtype=np.float64)
+    positions = np.arange(n)
+    for c in range(k):
+        col = y[:, c]
+        order = np.argsort(col, kind="stable")
+        ordered = col[order]
+        first = np.empty(n, dtype=np.int64)
+        first[0] = 0
+        if n > 1:
+            starts = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+            first = np.where(starts, positions, 0)
+            np.maximum.accumulate(first, out=first)
+        u[order, c] = first / n
+    return u
+
+
+def normalise(y: FloatArray, method: Method = "copa") -> tuple[FloatArray, tuple[str, ...]]:
+    """φ(y) of a method, all columns to minimise and ≥ 0; returns (φ, warnings)."""
+    y = np.asarray(y, dtype=np.float64)
+    if method == "copa":
+        return rank_cdf(y), ()
+    ideal = y.min(axis=0)
+    diff = y - ideal
+    if method == "naive":
+        return diff, ()
+    warnings: list[str] = []
+    if method == "delta":
+        denom = np.abs(ideal)
+        zero = denom == 0
+        if zero.any():
+            warnings.append(
+                f"delta: the ideal value of objective(s) {np.flatnonzero(zero).tolist()} is 0, "
+                "so eq. 6 is undefined there; their raw difference y − y^ideal is used."
+            )
+        return diff / np.where(zero, 1.0, denom), tuple(warnings)
+    if method == "norm":
+        span = y.max(axis=0) - ideal
+        return diff / np.where(span == 0, 1.0, span), ()
+    raise ValueError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+
+
+def scores(phi: FloatArray, weights: Sequence[float] | FloatArray, p: float) -> FloatArray:
+    """‖ω ⊙ φ‖_p for every model (eq. 12); ``weights`` of shape (K,) or (M, K).
+
+    With a matrix of weights the result has shape (M, N).
+    """
+    if not p >= 1:
+        raise ValueError(f"p must be at least 1 (or inf), got {p}")
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim == 1:
+        prod = phi * w
+        if math.isinf(p):
+            out: FloatArray = prod.max(axis=1)
+            return out
+        return np.asarray(np.power(np.power(prod, p).sum(axis=1), 1.0 / p), dtype=np.float64)
+    return np.stack([scores(phi, row, p) for row in w])
+
+
+def _tie_order(phi: FloatArray, rows: IntArray) -> IntArray:
+    """``rows`` sorted by (Σ φ, row)."""
+    total = phi[rows].sum(axis=1)
+    return rows[np.lexsort((rows, total))]
+
+
+def rank(
+    phi: FloatArray,
+    weights: Sequence[float] | FloatArray,
+    p: float,
+    selectable: BoolArray | None = None,
+) -> IntArray:
+    """Selectable models, best first, with the explicit tie-break (score, Σφ, row)."""
+    s = scores(phi, weights, p)
+    rows = np.arange(phi.shape[0]) if selectable is None else np.flatnonzero(selectable)
+    total = phi[rows].sum(axis=1)
+    return rows[np.lexsort((rows, total, s[rows]))]
+
+
+def select(
+    phi: FloatArray,
+    weights: Sequence[float] | FloatArray,
+    p: float,
+    selectable: BoolArray | None = None,
+) -> int:
+    """The best selectable model (eq. 11 with the tie-break of :func:`rank`)."""
+    order = rank(phi, weights, p, selectable)
+    if order.size == 0:
+        raise ValueError("no selectable model")
+    return int(order[0])
+
+
+def alpha_weights(k: int, group: Sequence[int], alphas: Sequence[float] | FloatArray) -> FloatArray:
+    """ω(α): the objectives in ``group`` share α equally, the others share 1 − α.
+
+    With one objective in the group this is the paper's ω = [α, (1−α)/6, …] (§5.2).
+
+    >>> alpha_weights(3, [0], [0.5]).tolist()
+    [[0.5, 0.25, 0.25]]
+    """
+    g = sorted(set(group))
+    if not g or len(g) >= k or min(g) < 0 or max(g) >= k:
+        raise ValueError("the alpha group must name some, but not all, objectives")
+    a = np.asarray(alphas, dtype=np.float64).reshape(-1, 1)
+    in_group = np.zeros(k, dtype=bool)
+    in_group[g] = True
+    out: FloatArray = np.where(in_group, a / len(g), (1 - a) / (k - len(g)))
+    return out
+
+
+def candidates(phi: FloatArray, selectable: BoolArray | None = None) -> IntArray:
+    """Selectable models not strictly dominated in φ (first copy of duplicates only).
+
+    Any criterion monotone in φ, with the tie-break (score, Σφ, row), picks one of these.
+    """
+    rows = np.arange(phi.shape[0]) if selectable is None else np.flatnonzero(selectable)
+    if rows.size == 0:
+        return rows
+    nd = moocore.is_nondominated(phi[rows], keep_weakly=False)
+    out: IntArray = rows[np.asarray(nd, dtype=bool)]
+    return out
+
+
+def _sweep_candidates(
+    phi: FloatArray, group: Sequence[int], p: float, selectable: BoolArray | None
+) -> IntArray:
+    """Candidates of an α sweep: non-dominated in (group part, other part, Σφ).
+
+    Under ω(α) the criterion depends on φ only through A = max (or Σ φ^p) over the group and
+    B = the same over the others, so a model dominated in (A, B, Σφ) never wins the
+    tie-break; 3-D non-dominance is O(N log N).
+    """
+    rows = np.arange(phi.shape[0]) if selectable is None else np.flatnonzero(selectable)
+    if rows.size == 0:
+        return rows
+    sub = phi[rows]
+    mask = np.zeros(phi.shape[1], dtype=bool)
+    mask[list(group)] = True
+    if math.isinf(p):
+        a, b = sub[:, mask].max(axis=1), sub[:, ~mask].max(axis=1)
+    else:
+        powered = np.power(sub, p)
+        a, b = powered[:, mask].sum(axis=1), powered[:, ~mask].sum(axis=1)
+    feats = np.column_stack((a, b, sub.sum(axis=1)))
+    nd = moocore.is_nondominated(feats, keep_weakly=True)
+    out: IntArray = rows[np.asarray(nd, dtype=bool)]
+    return out
+
+
+def pick_many(phi: FloatArray, weights: FloatArray, p: float, rows: IntArray) -> IntArray:
+    """The best of ``rows`` for every weight vector (rows of ``weights``), vectorised."""
+    ordered = _tie_order(phi, rows)
+    sub = phi[ordered]
+    out = np.empty(weights.shape[0], dtype=np.int64)
+    step = max(1, 4_000_000 // max(1, sub.size))
+    for start in range(0, weights.shape[0], step):
+        w = weights[start : start + step]
+        prod = sub[None, :, :] * w[:, None, :]
+        if math.isinf(p):
+            s = prod.max(axis=2)
+        else:
+            s = np.power(np.power(prod, p).sum(axis=2), 1.0 / p)
+        out[start : start + step] = ordered[np.argmin(s, axis=1)]
+    return out
+
+
+def sweep(
+    phi: FloatArray,
+    group: Sequence[int],
+    alphas: Sequence[float] | FloatArray,
+    p: float,
+    selectable: BoolArray | None = None,
+) -> IntArray:
+    """The model selected for every α of an α sweep (same picks as :func:`select`).
+
+    Examples
+    --------
+    >>> phi = rank_cdf(np.array([[0.0, 3.0], [1.0, 1.0], [3.0, 0.0]]))
+    >>> sweep(phi, [0], [0.0, 0.5, 1.0], np.inf).tolist()
+    [2, 1, 0]
+    """
+    w = alpha_weights(phi.shape[1], group, alphas)
+    return pick_many(phi, w, p, _sweep_candidates(phi, group, p, selectable))
+
+
+def sweep_weights(
+    phi: FloatArray, weights: FloatArray, p: float, selectable: BoolArray | None = None
+) -> IntArray:
+    """The model selected for each of many arbitrary weight vectors."""
+    return pick_many(phi, np.atleast_2d(weights), p, candidates(phi, selectable))
+
+
+def pareto_mask(y: FloatArray) -> BoolArray:
+    """Models not strictly dominated by any other (duplicates all kept), y minimised."""
+    return np.asarray(moocore.is_nondominated(y, keep_weakly=True), dtype=bool)
+
+
+def dominated_by_any(y: FloatArray, rows: Sequence[int]) -> BoolArray:
+    """For each of ``rows``, whether some model strictly dominates it (O(N·K) each)."""
+    out = np.empty(len(rows), dtype=bool)
+    for i, r in enumerate(rows):
+        le = (y <= y[r]).all(axis=1)
+        lt = (y < y[r]).any(axis=1)
+        out[i] = bool((le & lt).any())
+    return out

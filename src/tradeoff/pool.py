@@ -1,0 +1,298 @@
+"""Candidate pools: one row per model, named objective columns with a direction.
+
+:func:`load_pool` reads a CSV or Parquet file with pandas, optionally restricts the
+population with a pandas query (``--where``), and validates every objective column: the
+file must exist, the columns must exist and be numeric, NaN and ±inf are refused (or their
+rows dropped on request), model names must be unique, and at least two models must remain.
+A constant objective only warns, since it carries no information. Every mistake is an
+:class:`~tradeoff.errors.InputError` naming the file, the rows and the column.
+
+Rows are reported as in the file: "row 17" is the 17th data row (line 18 of a CSV).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from tradeoff.errors import InputError, Problem
+
+FloatArray = NDArray[np.float64]
+Direction = Literal["min", "max"]
+
+
+@dataclass(frozen=True)
+class Objective:
+    """A pool column and whether lower (``min``) or higher (``max``) is better."""
+
+    column: str
+    direction: Direction
+
+    @classmethod
+    def parse(cls, text: str) -> Objective:
+        """Parse ``"COL:min"`` or ``"COL:max"`` (the column name may itself contain ':').
+
+        >>> Objective.parse("CO₂ cost (kg):min")
+        Objective(column='CO₂ cost (kg)', direction='min')
+        """
+        column, sep, direction = text.rpartition(":")
+        if not sep or not column or direction not in ("min", "max"):
+            raise ValueError(f"an objective looks like COL:min or COL:max, got {text!r}")
+        return cls(column, "min" if direction == "min" else "max")
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A validated pool: model names, raw objective values and the full table.
+
+    Parameters
+    ----------
+    source
+        The file it came from.
+    names
+        One name per model (row order as in the file, after ``where``/drops).
+    objectives
+        The objective columns, in the order given.
+    values
+        Raw values, shape (models, objectives), float64, all finite.
+    frame
+        The remaining table (every column), for constraints and reports.
+    rows
+        The file's data-row number (1-based) of each model.
+    warnings
+        Things worth knowing that are not errors (e.g. a constant objective).
+    """
+
+    source: str
+    names: tuple[str, ...]
+    objectives: tuple[Objective, ...]
+    values: FloatArray
+    frame: pd.DataFrame = field(repr=False)
+    rows: NDArray[np.int64] = field(repr=False)
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def n(self) -> int:
+        return len(self.names)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(o.column for o in self.objectives)
+
+    @property
+    def maximise(self) -> NDArray[np.bool_]:
+        return np.array([o.direction == "max" for o in self.objectives])
+
+    def minimisation(self) -> FloatArray:
+        """Values turned into objectives to minimise (maximised columns negated)."""
+        out: FloatArray = np.where(self.maximise, -self.values, self.values)
+        return out
+
+    def mask(self, expressions: Sequence[str]) -> NDArray[np.bool_]:
+        """Rows satisfying every pandas query expression (e.g. ``"EO <= 0.02"``)."""
+        keep = np.ones(self.n, dtype=bool)
+        for expr in expressions:
+            try:
+                hit = self.frame.eval(expr, engine="python")
+            except Exception as exc:
+                raise InputError.single(
+                    self.source,
+                    f"constraint {expr!r}",
+                    f"cannot be evaluated: {exc}.",
+                    "write a pandas expression on column names, with `backticks` around "
+                    'names that contain spaces, e.g. "`CO₂ cost (kg)` <= 1".',
+                ) from None
+            arr = np.asarray(hit)
+            if arr.dtype != bool or arr.shape != (self.n,):
+                raise InputError.single(
+                    self.source,
+                    f"constraint {expr!r}",
+                    "is not a true/false condition on each model.",
+                    'use a comparison such as "EO <= 0.02".',
+                )
+            keep &= arr
+        return keep
+
+
+def _rows(index: Sequence[int], limit: int = 8) -> str:
+    shown = ", ".join(str(i) for i in list(index)[:limit])
+    return shown + (f", … ({len(index)} rows)" if len(index) > limit else "")
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read a CSV or Parquet file, or raise an InputError that says why not."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError.single(p, "", "file not found.", "check the path.")
+    try:
+        if p.suffix.lower() in (".parquet", ".pq"):
+            return pd.read_parquet(p)
+        return pd.read_csv(p)
+    except Exception as exc:
+        raise InputError.single(
+            p,
+            "",
+            f"cannot be read as {'Parquet' if p.suffix == '.parquet' else 'CSV'}: {exc}.",
+            "give a CSV file with a header row, or a Parquet file.",
+        ) from None
+
+
+def _check_columns(source: str, frame: pd.DataFrame, wanted: Sequence[str], what: str) -> None:
+    problems = []
+    for col in wanted:
+        if col not in frame.columns:
+            names = [str(c) for c in frame.columns]
+            close = difflib.get_close_matches(col, names, n=1, cutoff=0.5)
+            close += [n for n in names if n and (n in col or col in n)][:1]
+            if close:
+                fix = f"did you mean {close[0]!r}?"
+            else:
+                shown = ", ".join(repr(n) for n in names[:12])
+                fix = f"the columns are {shown}{', …' if len(names) > 12 else ''}."
+            problems.append(Problem(f"column {col!r}", f"{what} not found in the file.", fix))
+    if problems:
+        raise InputError.many(source, problems)
+
+
+def load_pool(
+    path: str | Path,
+    objectives: Sequence[Objective],
+    *,
+    name_column: str | None = None,
+    where: str | None = None,
+    drop_missing: bool = False,
+    frame: pd.DataFrame | None = None,
+) -> Pool:
+    """Load and validate a candidate pool.
+
+    Parameters
+    ----------
+    path
+        CSV or Parquet file (or only a label, when ``frame`` is given).
+    objectives
+        The objective columns and their directions.
+    name_column
+        Column with model names; default: the first of ``model``, ``name``, ``fullname``,
+        else the row number.
+    where
+        A pandas query selecting the population (e.g. ``"`Available on the hub` == True"``).
+    drop_missing
+        Drop rows with NaN or ±inf in an objective instead of refusing them.
+    frame
+        An already loaded table (``path`` is then only used in messages).
+
+    Raises
+    ------
+    InputError
+        For every problem listed in the module docstring.
+    """
+    source = str(path)
+    if not objectives:
+        raise InputError.single(source, "", "no objective given.", "add --objective COL:min|max.")
+    table = read_table(path) if frame is None else frame
+    table = table.reset_index(drop=True)
+    table.index = pd.RangeIndex(1, len(table) + 1)
+    cols = [o.column for o in objectives]
+    if len(set(cols)) != len(cols):
+        raise InputError.single(
+            source, "objectives", "the same column is given twice.", "list each column once."
+        )
+    _check_columns(source, table, cols, "objective column")
+    if name_column is None:
+        name_column = next((c for c in ("model", "name", "fullname") if c in table.columns), None)
+    elif name_column not in table.columns:
+        _check_columns(source, table, [name_column], "name column")
+    if where:
+        try:
+            kept = table.query(where, engine="python")
+        except Exception as exc:
+            raise InputError.single(
+                source,
+                f"--where {where!r}",
+                f"cannot be evaluated: {exc}.",
+                "write a pandas query on column names, with `backticks` around names with "
+                'spaces, e.g. "`Available on the hub` == True".',
+            ) from None
+        table = kept
+    problems: list[Problem] = []
+    numeric = {}
+    for col in cols:
+        values = pd.to_numeric(table[col], errors="coerce")
+        bad = values.isna() & table[col].notna()
+        if bad.any():
+            rows = list(table.index[bad])
+            problems.append(
+                Problem(
+                    f"column {col!r}, rows {_rows(rows)}",
+                    f"{len(rows)} values are not numbers (e.g. {table[col][bad].iloc[0]!r}).",
+                    "make every value in an objective column a number.",
+                )
+            )
+        numeric[col] = values.astype(np.float64)
+    if problems:
+        raise InputError.many(source, problems)
+    arr = np.column_stack([numeric[c].to_numpy() for c in cols]) if cols else np.empty((0, 0))
+    missing = ~np.isfinite(arr)
+    if missing.any():
+        if drop_missing:
+            keep = ~missing.any(axis=1)
+            table, arr = table.iloc[np.flatnonzero(keep)], arr[keep]
+        else:
+            for j, col in enumerate(cols):
+                rows = list(table.index[missing[:, j]])
+                if rows:
+                    problems.append(
+                        Problem(
+                            f"column {col!r}, rows {_rows(rows)}",
+                            f"{len(rows)} values are missing, NaN or infinite.",
+                            "fill them in, or pass --drop-missing to leave those models out.",
+                        )
+                    )
+            raise InputError.many(source, problems)
+    if name_column is not None:
+        names = tuple(str(x) for x in table[name_column])
+    else:
+        names = tuple(f"row {i}" for i in table.index)
+    seen: dict[str, int] = {}
+    for row, name in zip(table.index, names, strict=True):
+        if name in seen:
+            problems.append(
+                Problem(
+                    f"rows {seen[name]} and {row}, column {name_column!r}",
+                    f"the model name {name!r} appears twice.",
+                    "give every model its own name, or choose another --name-column.",
+                )
+            )
+        else:
+            seen[name] = int(row)
+    if problems:
+        raise InputError.many(source, problems[:10])
+    if len(names) < 2:
+        raise InputError.single(
+            source,
+            "",
+            f"only {len(names)} model(s) in the population; at least 2 are needed.",
+            "check --where and --drop-missing, or add models.",
+        )
+    warnings = tuple(
+        f"objective {c!r} is constant ({arr[0, j]:g}) across the population: it carries no "
+        "information and does not affect the choice."
+        for j, c in enumerate(cols)
+        if np.all(arr[:, j] == arr[0, j])
+    )
+    return Pool(
+        source=source,
+        names=names,
+        objectives=tuple(objectives),
+        values=np.ascontiguousarray(arr, dtype=np.float64),
+        frame=table,
+        rows=np.asarray(table.index, dtype=np.int64),
+        warnings=warnings,
+    )

@@ -1,0 +1,346 @@
+"""Rank a candidate pool: COPA or a baseline, constraints, Pareto flags, explanations, and the
+mapping from an elicited linear metric onto the pool's columns and COPA's ω.
+
+The numeric work is in :mod:`tradeoff.copa`; this module ties it to a
+:class:`~tradeoff.pool.Pool` and produces what the CLI, the app and reports show.
+
+From elicited weights to ω (:func:`metric_to_omega`)
+----------------------------------------------------
+The elicited metric is ψ = Σ_i a_i·d_i + Σ_j s_j·a_j·x_j in the scenario's natural units,
+with d_i = ζ_i·recall_i (DESIGN.md: recall ↔ d_i via the class priors ζ) and s_j = −1 for a
+cost, +1 for a reward. On a pool whose columns measure recall per class and each attribute,
+ψ is linear in the columns with coefficients c_k = a_i·ζ_i (recall column) or s_j·a_j.
+
+COPA compares models through û_k ∈ [0, 1], the share of the population better on column k,
+and eq. 12 reads ω_k/ω_l as a trade-off ratio: going from the best to the worst model of
+the population on objective k is worth ω_k/ω_l times the same move on l. Under ψ, going
+from the best to the worst value of column k costs |c_k|·(max_k − min_k). Hence
+
+    ω_k ∝ |c_k| · (max_k − min_k) over the population, normalised to Σ ω = 1
+
+(the "swing weights" of multi-attribute utility theory). This is the right scaling because
+it is the only one that is invariant to units: expressing a column in other units (seconds
+instead of minutes, ×c) divides its coefficient by c and multiplies its range by c, and
+shifting it changes neither, so ω does not change (tested). Weights proportional to raw
+|c_k| alone would change with the units; weights from ranges of the *scenario* rather than
+the pool would ignore where the real candidates lie.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.stats import kendalltau
+
+from tradeoff import copa
+from tradeoff.errors import InputError
+from tradeoff.pool import Objective, Pool
+from tradeoff.scenario import Scenario
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    """One model as reported: its name, score, û and raw values, Pareto flag."""
+
+    index: int
+    name: str
+    score: float
+    u: dict[str, float]
+    values: dict[str, float]
+    pareto: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "score": self.score,
+            "u": self.u,
+            "values": self.values,
+            "pareto": self.pareto,
+        }
+
+
+@dataclass(frozen=True)
+class RankOutcome:
+    """Everything ``tradeoff rank`` reports."""
+
+    n: int
+    selectable: int
+    method: str
+    p: float
+    weights: tuple[float, ...]
+    selected: ModelRow
+    ranking: tuple[ModelRow, ...]
+    pareto_count: int
+    explanation: str
+    sweep: tuple[tuple[float, str], ...] | None = None
+    warnings: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "n": self.n,
+            "selectable": self.selectable,
+            "method": self.method,
+            "p": "inf" if math.isinf(self.p) else self.p,
+            "weights": list(self.weights),
+            "selected": self.selected.to_dict(),
+            "ranking": [r.to_dict() for r in self.ranking],
+            "pareto_count": self.pareto_count,
+            "explanation": self.explanation,
+            "warnings": list(self.warnings),
+        }
+        if self.sweep is not None:
+            data["sweep"] = [{"alpha": a, "name": n} for a, n in self.sweep]
+        data.update(self.extra)
+        return data
+
+
+def top_percent(u: float) -> int:
+    """û as the "top-x%" people read: x = 100·û rounded, at least 1."""
+    return max(1, round(100 * u))
+
+
+def explain(pool: Pool, u: FloatArray, index: int) -> str:
+    """Explain a model in the population's terms, one clause per objective.
+
+    E.g. "top-9% on MMLU-PRO (33.7; best 73.0, median 25.1); top-8% on CO₂ cost (kg)
+    (0.47; best 0.08, median 1.9)".
+    """
+    parts = []
+    for k, obj in enumerate(pool.objectives):
+        col = pool.values[:, k]
+        best = col.max() if obj.direction == "max" else col.min()
+        parts.append(
+            f"top-{top_percent(u[index, k])}% on {obj.column} "
+            f"({pool.values[index, k]:.4g}; best {best:.4g}, median {np.median(col):.4g})"
+        )
+    return f"{pool.names[index]}: " + "; ".join(parts)
+
+
+def _row(pool: Pool, u: FloatArray, s: FloatArray, i: int, pareto: bool) -> ModelRow:
+    cols = pool.columns
+    return ModelRow(
+        index=int(i),
+        name=pool.names[i],
+        score=float(s[i]),
+        u={c: float(u[i, k]) for k, c in enumerate(cols)},
+        values={c: float(pool.values[i, k]) for k, c in enumerate(cols)},
+        pareto=pareto,
+    )
+
+
+def weights_from_options(
+    pool: Pool,
+    weights: dict[str, float] | None = None,
+    alpha_objectives: Sequence[str] = (),
+    alpha: float | None = None,
+) -> tuple[float, ...]:
+    """ω from ``--weight COL=W`` (unlisted objectives 0) or from α (default: all equal)."""
+    cols = pool.columns
+    k = len(cols)
+    if weights and alpha_objectives:
+        raise InputError.single(
+            pool.source,
+            "options",
+            "--weight and --alpha-objective cannot be combined.",
+            "use one way to set the weights.",
+        )
+    if weights:
+        unknown = [c for c in weights if c not in cols]
+        if unknown:
+            raise InputError.single(
+                pool.source,
+                f"--weight {unknown[0]!r}",
+                "is not one of the objectives.",
+                f"use one of: {', '.join(cols)}.",
+            )
+        w = np.array([weights.get(c, 0.0) for c in cols])
+        if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
+            raise InputError.single(
+                pool.source,
+                "--weight",
+                "weights must be non-negative and not all zero.",
+                "give each objective a weight ≥ 0.",
+            )
+        return tuple(float(x) for x in w / w.sum())
+    if alpha_objectives:
+        group = _group(pool, alpha_objectives)
+        a = 0.5 if alpha is None else alpha
+        if not 0 <= a <= 1:
+            raise InputError.single(
+                pool.source, "--alpha", f"must lie in [0, 1], got {a}.", "use 0 ≤ α ≤ 1."
+            )
+        return tuple(float(x) for x in copa.alpha_weights(k, group, [a])[0])
+    return tuple([1.0 / k] * k)
+
+
+def _group(pool: Pool, names: Sequence[str]) -> list[int]:
+    cols = pool.columns
+    out = []
+    for name in names:
+        if name not in cols:
+            raise InputError.single(
+                pool.source,
+                f"--alpha-objective {name!r}",
+                "is not one of the objectives.",
+                f"use one of: {', '.join(cols)}.",
+            )
+        out.append(cols.index(name))
+    if len(set(out)) == len(cols):
+        raise InputError.single(
+            pool.source,
+            "--alpha-objective",
+            "names every objective; α needs others to trade.",
+            "leave at least one objective out of the α group.",
+        )
+    return out
+
+
+def rank_pool(
+    pool: Pool,
+    *,
+    weights: Sequence[float],
+    p: float = math.inf,
+    method: copa.Method = "copa",
+    constraints: Sequence[str] = (),
+    top: int = 10,
+    sweep_group: Sequence[str] = (),
+    sweep_alphas: Sequence[float] | None = None,
+) -> RankOutcome:
+    """Rank ``pool`` with weights ω and criterion p; optionally sweep α over a group.
+
+    Constraints restrict the selectable models, never the population defining û.
+    """
+    y = pool.minimisation()
+    phi, warnings = copa.normalise(y, method)
+    u = phi if method == "copa" else copa.rank_cdf(y)
+    selectable = pool.mask(constraints) if constraints else np.ones(pool.n, dtype=bool)
+    if not selectable.any():
+        raise InputError.single(
+            pool.source,
+            "constraints",
+            "no model satisfies every constraint.",
+            "relax the constraints.",
+        )
+    order = copa.rank(phi, weights, p, selectable)
+    s = copa.scores(phi, weights, p)
+    shown = order[: max(1, top)]
+    pareto = copa.pareto_mask(y)
+    rows = tuple(_row(pool, u, s, int(i), bool(pareto[i])) for i in shown)
+    sweep = None
+    if sweep_alphas is not None:
+        group = _group(pool, sweep_group)
+        picks = copa.sweep(phi, group, sweep_alphas, p, selectable)
+        sweep = tuple(
+            (float(a), pool.names[int(i)]) for a, i in zip(sweep_alphas, picks, strict=True)
+        )
+    return RankOutcome(
+        n=pool.n,
+        selectable=int(selectable.sum()),
+        method=method,
+        p=p,
+        weights=tuple(float(w) for w in weights),
+        selected=rows[0],
+        ranking=rows,
+        pareto_count=int(pareto.sum()),
+        explanation=explain(pool, u, int(order[0])),
+        sweep=sweep,
+        warnings=pool.warnings + warnings,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# From an elicited linear metric to the pool's columns and ω
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MetricOnPool:
+    """A linear metric expressed on a pool's columns.
+
+    ``objectives`` are the pool columns (recall columns maximised, costs minimised, rewards
+    maximised), ``coefficients`` the change in ψ per unit of each column (signed), and
+    ``omega`` the COPA weights of :func:`metric_to_omega`.
+    """
+
+    objectives: tuple[Objective, ...]
+    coefficients: tuple[float, ...]
+    omega: tuple[float, ...]
+
+
+def metric_objectives(scenario: Scenario) -> tuple[Objective, ...]:
+    """The pool columns a scenario's ``[pool] columns`` names, with their directions."""
+    if scenario.pool is None:
+        raise InputError.single(
+            scenario.id,
+            "pool",
+            "the scenario has no [pool] section.",
+            "add [pool] with path, name_column and columns (class or attribute = column).",
+        )
+    cols = scenario.pool.columns
+    missing = [n for n in scenario.weight_names if n not in cols]
+    if missing:
+        raise InputError.single(
+            scenario.id,
+            "pool.columns",
+            f"no pool column given for {missing}.",
+            "map every class and attribute to the pool column that measures it.",
+        )
+    objs = [Objective(cols[c.name], "max") for c in scenario.classes]
+    objs += [
+        Objective(cols[a.name], "min" if a.kind == "cost" else "max") for a in scenario.attributes
+    ]
+    return tuple(objs)
+
+
+def metric_coefficients(
+    scenario: Scenario, weights: Sequence[float], priors: Sequence[float]
+) -> tuple[float, ...]:
+    """dψ per unit of each pool column: a_i·ζ_i for recall, ∓a_j for a cost/reward."""
+    k = scenario.n_classes
+    coef = [float(weights[i]) * float(priors[i]) for i in range(k)]
+    for j, a in enumerate(scenario.attributes):
+        sign = -1.0 if a.kind == "cost" else 1.0
+        coef.append(sign * float(weights[k + j]))
+    return tuple(coef)
+
+
+def metric_to_omega(coefficients: Sequence[float], values: FloatArray) -> tuple[float, ...]:
+    """COPA's ω from a linear metric's per-unit coefficients and the population's values.
+
+    ω_k ∝ |c_k|·(max_k − min_k), normalised (see the module docstring for why).
+
+    Examples
+    --------
+    >>> metric_to_omega([1.0, -2.0], np.array([[0.0, 10.0], [1.0, 11.0]]))
+    (0.3333333333333333, 0.6666666666666666)
+    """
+    span = values.max(axis=0) - values.min(axis=0)
+    swing = np.abs(np.asarray(coefficients, dtype=np.float64)) * span
+    total = swing.sum()
+    if not total > 0:
+        k = len(coefficients)
+        return tuple([1.0 / k] * k)
+    return tuple(float(x) for x in swing / total)
+
+
+def linear_values(pool: Pool, coefficients: Sequence[float]) -> FloatArray:
+    """ψ of every model (up to a constant): Σ_k c_k·value_k."""
+    out: FloatArray = pool.values @ np.asarray(coefficients, dtype=np.float64)
+    return out
+
+
+def agreement(
+    copa_scores: FloatArray, psi: FloatArray, selectable: NDArray[np.bool_] | None = None
+) -> dict[str, float | bool]:
+    """Kendall τ between the COPA order (low score best) and the ψ order (high best)."""
+    rows = np.arange(len(psi)) if selectable is None else np.flatnonzero(selectable)
+    tau = kendalltau(-copa_scores[rows], psi[rows]).statistic
+    return {"kendall_tau": float(tau) if np.isfinite(tau) else 0.0}

@@ -35,6 +35,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.population
 	$(BIN)/python -m benchmarks.elicitation
 	$(BIN)/python -m benchmarks.copa
+	$(BIN)/python -m benchmarks.evaluation
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

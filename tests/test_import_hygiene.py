@@ -18,6 +18,7 @@ CORE = (
     "tradeoff.copa",
     "tradeoff.ranking",
     "tradeoff.bench",
+    "tradeoff.evaluation",
 )
 
 

@@ -12,7 +12,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tradeoff import __version__
 from tradeoff.errors import InputError
@@ -332,6 +332,252 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------
+# tradeoff compare / gap
+# --------------------------------------------------------------------------------------
+
+
+def _point(text: str | None, what: str, d: int) -> list[float] | None:
+    if text is None:
+        return None
+    values = _floats(text, what)
+    if len(values) != d:
+        raise UsageError(f"{what} needs {d} values, one per objective; got {len(values)}")
+    return values
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from tradeoff import evaluation as ev
+    from tradeoff.errors import InputError
+    from tradeoff.pool import Objective, load_pool
+
+    if not args.objective:
+        raise UsageError("give at least two --objective COL:min|max")
+    try:
+        objectives = [Objective.parse(o) for o in args.objective]
+    except ValueError as exc:
+        raise UsageError(f"--objective: {exc}") from None
+    if args.permutations < 1:
+        raise UsageError("--permutations must be at least 1")
+    if not args.sigma > 0:
+        raise UsageError("--sigma must be positive")
+    pool = load_pool(args.pool, objectives, name_column=args.system, unique_names=False)
+    if args.seed_col and args.seed_col not in pool.frame.columns:
+        raise InputError.single(
+            args.pool,
+            f"column {args.seed_col!r}",
+            "not found.",
+            "name the column that holds the seed of each run.",
+        )
+    y = ev.to_minimisation(pool.values, pool.maximise)
+    systems: dict[str, list[int]] = {}
+    for i, name in enumerate(pool.names):
+        systems.setdefault(name, []).append(i)
+    if args.baseline is not None and args.baseline not in systems:
+        raise InputError.single(
+            args.pool,
+            f"--baseline {args.baseline!r}",
+            f"system {args.baseline!r} has no rows in column {args.system!r}.",
+            f"use one of: {', '.join(systems)}.",
+        )
+    if len(systems) < 2:
+        raise InputError.single(
+            args.pool,
+            f"column {args.system!r}",
+            "holds only one system; nothing to compare.",
+            "give a table with rows of at least two systems.",
+        )
+    ref_raw = _point(args.ref, "--ref", len(objectives))
+    ref = None if ref_raw is None else ev.to_minimisation(np.asarray([ref_raw]), pool.maximise)[0]
+    if ref is not None:
+        ev.check_reference(args.pool, y, ref)
+    rows, used_ref = ev.indicators(
+        {n: y[idx] for n, idx in systems.items()}, ref=ref, sigma=args.sigma
+    )
+    data: dict[str, Any] = {
+        "systems": [
+            {
+                "name": r.name,
+                "hv": r.hv,
+                "onvg": r.onvg,
+                "onvgr": r.onvgr,
+                "ud": r.ud,
+                "os": r.os,
+                "area": r.area,
+                "ud_complement": r.ud_complement,
+                "hv_normalised": r.hv_normalised,
+                "onvg_normalised": r.onvg_normalised,
+                "solutions": r.solutions,
+                "excluded_from_hv": r.excluded,
+            }
+            for r in rows
+        ],
+        "reference": (ev.to_minimisation(np.asarray([used_ref]), pool.maximise)[0]).tolist(),
+        "sigma": args.sigma,
+    }
+    warnings = [
+        f"{r.excluded} solution(s) of {r.name} do not dominate the reference point and add "
+        "nothing to its hypervolume"
+        for r in rows
+        if r.excluded
+    ]
+    if args.seed_col:
+        baseline = args.baseline or next(iter(systems))
+        tests = []
+        for name, idx in systems.items():
+            if name == baseline:
+                continue
+
+            def runs(ix: list[int]) -> list[Any]:
+                seeds = pool.frame[args.seed_col].iloc[ix].to_numpy()
+                return [y[np.asarray(ix)[seeds == s]] for s in dict.fromkeys(seeds)]
+
+            result = ev.permutation_test(
+                runs(systems[baseline]),
+                runs(idx),
+                ref=used_ref,
+                permutations=args.permutations,
+                seed=args.seed,
+                baseline=baseline,
+                candidate=name,
+            )
+            tests.append(result.to_dict())
+        data["permutation"] = tests[0] if len(tests) == 1 else tests
+    data["warnings"] = warnings
+    if args.radar:
+        ev.radar_png(rows, args.radar, title=Path(args.pool).name)
+        data["radar"] = args.radar
+    if args.json:
+        _emit(data)
+    else:
+        print(ev.measurement_table(rows))
+        print()
+        print(ev.radar_text(rows))
+        if "permutation" in data:
+            for t in tests:
+                print(
+                    f"\npermutation test: {t['candidate']} vs {t['baseline']}: "
+                    f"ΔHV = {t['delta']:.6g}, p = {t['p_value']:.4g} "
+                    f"(B = {t['permutations']})"
+                )
+        for w in warnings:
+            print(f"warning: {w}")
+        if args.radar:
+            print(f"radar chart written to {args.radar}")
+    return 0
+
+
+def cmd_gap(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from tradeoff import evaluation as ev
+    from tradeoff.errors import InputError
+    from tradeoff.pool import Objective, load_pool, read_table
+
+    val_cols = [c.strip() for c in args.validation.split(",") if c.strip()]
+    test_cols = [c.strip() for c in args.test.split(",") if c.strip()]
+    if len(val_cols) != len(test_cols):
+        raise UsageError(
+            f"--validation names {len(val_cols)} columns but --test names {len(test_cols)}; "
+            "give the same objectives in the same order"
+        )
+    if len(val_cols) < 2:
+        raise UsageError("--validation needs at least two columns")
+    direction: Literal["min", "max"] = "max" if args.direction == "max" else "min"
+    val_pool = load_pool(
+        args.pool,
+        [Objective(c, direction) for c in val_cols],
+        name_column=args.id_column,
+        unique_names=False,
+    )
+    test_source = args.test_file or args.pool
+    test_pool = load_pool(
+        test_source,
+        [Objective(c, direction) for c in test_cols],
+        name_column=args.id_column,
+        unique_names=False,
+    )
+    if test_pool.n != val_pool.n:
+        raise InputError.single(
+            test_source,
+            "",
+            f"has {test_pool.n} rows but the validation table has "
+            f"{val_pool.n}; each configuration needs a validation and a test row.",
+            "give both tables the same configurations in the same order.",
+        )
+    maximise = val_pool.maximise
+    val = ev.to_minimisation(val_pool.values, maximise)
+    tst = ev.to_minimisation(test_pool.values, maximise)
+    d = len(val_cols)
+    drop = _point(args.drop_point, "--drop-point", d)
+    drop_min = None if drop is None else ev.to_minimisation(np.asarray([drop]), maximise)[0]
+    ref_raw = _point(args.ref, "--ref", d)
+    ref = (
+        ev.reference_point(np.vstack((val, tst)))
+        if ref_raw is None
+        else ev.to_minimisation(np.asarray([ref_raw]), maximise)[0]
+    )
+    ev.check_reference(args.pool, np.vstack((val, tst)), ref)
+    ids = [str(x) for x in val_pool.names]
+    if args.id_column is None and "config_id" in val_pool.frame.columns:
+        ids = [str(x) for x in val_pool.frame["config_id"]]
+    groups: dict[str, list[int]] = {"all": list(range(val_pool.n))}
+    if args.group:
+        frame = read_table(args.pool) if args.group not in val_pool.frame.columns else None
+        if frame is not None:
+            raise InputError.single(
+                args.pool,
+                f"column {args.group!r}",
+                "not found.",
+                "name the column that says which method ran each row.",
+            )
+        groups = {}
+        for i, g in enumerate(val_pool.frame[args.group]):
+            groups.setdefault(str(g), []).append(i)
+    results = {}
+    for g, idx in groups.items():
+        ix = np.asarray(idx)
+        results[g] = ev.generalisation(
+            val[ix], tst[ix], [ids[i] for i in idx], ref=ref, drop_point=drop_min
+        )
+    if len(results) == 1:
+        data = next(iter(results.values())).to_dict()
+    else:
+        names = list(results)
+        data = {
+            "methods": {g: r.to_dict() for g, r in results.items()},
+            "comparisons": [
+                {"a": a, "b": b, **ev.compare_generalisation(results[a], results[b])}
+                for i, a in enumerate(names)
+                for b in names[i + 1 :]
+            ],
+        }
+    if args.json:
+        _emit(data)
+    else:
+        for g, r in results.items():
+            head = f"[{g}] " if len(results) > 1 else ""
+            print(
+                f"{head}validation HV {r.validation_hv:.4f}, optimistic HV {r.optimistic_hv:.4f}, "
+                f"pessimistic HV {r.pessimistic_hv:.4f}, gap {r.gap:.4f}"
+            )
+            print(f"{head}validation Pareto set: {', '.join(r.validation_pareto)}")
+            print(f"{head}optimistic: {', '.join(r.optimistic)}")
+            print(f"{head}pessimistic: {', '.join(r.pessimistic)}")
+            if r.dropped:
+                print(f"{head}dropped ({len(r.dropped)}): {', '.join(r.dropped)}")
+        for c in data.get("comparisons", []):
+            print(
+                f"{c['a']} vs {c['b']}: smaller gap: {c['smaller_gap']}; "
+                f"{c['a']} pessimistic HV above {c['b']} optimistic: "
+                f"{c['a_pessimistic_above_b_optimistic']}; pessimistic front dominates "
+                f"optimistic: {c['a_pessimistic_dominates_b_optimistic']}"
+            )
+    return 0
+
+
+# --------------------------------------------------------------------------------------
 # tradeoff bench
 # --------------------------------------------------------------------------------------
 
@@ -437,6 +683,45 @@ def build_parser() -> argparse.ArgumentParser:
     rk.add_argument("--metric", help="elicited weights W1,W2,... in the scenario's order")
     rk.add_argument("--json", action="store_true", help="print one JSON document")
     rk.set_defaults(func=cmd_rank)
+
+    cmp_ = sub.add_parser("compare", help="compare systems: indicators, radar, permutation test")
+    cmp_.add_argument("pool", help="CSV or Parquet file, one row per solution")
+    cmp_.add_argument("--system", required=True, help="column naming each row's system")
+    cmp_.add_argument(
+        "--objective",
+        action="append",
+        metavar="COL:min|max",
+        help="an objective column and its direction (repeat)",
+    )
+    cmp_.add_argument("--seed-col", help="column with the seed of each run (permutation test)")
+    cmp_.add_argument("--ref", help="reference point V1,V2,... in the objectives' units")
+    cmp_.add_argument(
+        "--sigma",
+        type=float,
+        default=0.1,
+        help="niche radius of UD, in units of the joint front's range",
+    )
+    cmp_.add_argument("--permutations", type=int, default=5000, help="B (default 5000)")
+    cmp_.add_argument("--baseline", help="the baseline system (default: the first)")
+    cmp_.add_argument("--seed", type=int, default=0, help="seed of the permutations")
+    cmp_.add_argument("--radar", metavar="FILE.png", help="write the radar chart")
+    cmp_.add_argument("--json", action="store_true", help="print one JSON document")
+    cmp_.set_defaults(func=cmd_compare)
+
+    gap = sub.add_parser("gap", help="validation-to-test generalisation of a Pareto front")
+    gap.add_argument("pool", help="CSV or Parquet file, one row per configuration")
+    gap.add_argument("--validation", required=True, help="validation columns COL,COL")
+    gap.add_argument("--test", required=True, help="test columns COL,COL")
+    gap.add_argument("--test-file", help="read the test columns from this file instead")
+    gap.add_argument("--direction", choices=["min", "max"], default="min")
+    gap.add_argument("--ref", help="reference point V1,V2,...")
+    gap.add_argument(
+        "--drop-point", help="drop configurations whose validation or test point equals this point"
+    )
+    gap.add_argument("--id-column", help="column naming each configuration")
+    gap.add_argument("--group", help="column naming the method of each row; compares methods")
+    gap.add_argument("--json", action="store_true", help="print one JSON document")
+    gap.set_defaults(func=cmd_gap)
 
     bench = sub.add_parser("bench", help="run a benchmark and write its table and figure")
     bench.add_argument("name", choices=["elicitation"], help="which benchmark")

@@ -169,6 +169,7 @@ def load_pool(
     where: str | None = None,
     drop_missing: bool = False,
     frame: pd.DataFrame | None = None,
+    unique_names: bool = True,
 ) -> Pool:
     """Load and validate a candidate pool.
 
@@ -187,6 +188,9 @@ def load_pool(
         Drop rows with NaN or ±inf in an objective instead of refusing them.
     frame
         An already loaded table (``path`` is then only used in messages).
+    unique_names
+        Refuse repeated model names (off for tables with several rows per model, such as
+        one row per system and seed).
 
     Raises
     ------
@@ -261,7 +265,7 @@ def load_pool(
     else:
         names = tuple(f"row {i}" for i in table.index)
     seen: dict[str, int] = {}
-    for row, name in zip(table.index, names, strict=True):
+    for row, name in zip(table.index, names if unique_names else (), strict=False):
         if name in seen:
             problems.append(
                 Problem(

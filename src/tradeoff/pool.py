@@ -261,21 +261,27 @@ def load_pool(
                     )
             raise InputError.many(source, problems)
     if name_column is not None:
-        names = tuple(str(x) for x in table[name_column])
+        name_series = table[name_column].astype(str)
     else:
-        names = tuple(f"row {i}" for i in table.index)
-    seen: dict[str, int] = {}
-    for row, name in zip(table.index, names if unique_names else (), strict=False):
-        if name in seen:
-            problems.append(
-                Problem(
-                    f"rows {seen[name]} and {row}, column {name_column!r}",
-                    f"the model name {name!r} appears twice.",
-                    "give every model its own name, or choose another --name-column.",
-                )
-            )
-        else:
-            seen[name] = int(row)
+        name_series = pd.Series([f"row {i}" for i in table.index], index=table.index)
+    names = tuple(name_series.tolist())
+    if unique_names:
+        repeated = name_series.duplicated(keep=False)
+        if repeated.any():
+            first: dict[str, int] = {}
+            for row, name in zip(
+                name_series.index[repeated].tolist(), name_series[repeated].tolist(), strict=True
+            ):
+                if name in first:
+                    problems.append(
+                        Problem(
+                            f"rows {first[name]} and {row}, column {name_column!r}",
+                            f"the model name {name!r} appears twice.",
+                            "give every model its own name, or choose another --name-column.",
+                        )
+                    )
+                else:
+                    first[name] = int(row)
     if problems:
         raise InputError.many(source, problems[:10])
     if len(names) < 2:

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.stats import kendalltau
 
 from tradeoff import copa
 from tradeoff.errors import InputError
@@ -219,6 +219,28 @@ def rank_pool(
     Constraints restrict the selectable models, never the population defining û.
     """
     y = pool.minimisation()
+    # The Pareto flags (a K-D non-dominance pass, the slowest step on big pools) run on the
+    # other core while the ranking is computed; moocore releases the GIL.
+    with ThreadPoolExecutor(1) as pool_exec:
+        pareto_future = pool_exec.submit(copa.pareto_mask, y)
+        outcome = _rank_pool(
+            pool, y, weights, p, method, constraints, top, sweep_group, sweep_alphas, pareto_future
+        )
+    return outcome
+
+
+def _rank_pool(
+    pool: Pool,
+    y: FloatArray,
+    weights: Sequence[float],
+    p: float,
+    method: copa.Method,
+    constraints: Sequence[str],
+    top: int,
+    sweep_group: Sequence[str],
+    sweep_alphas: Sequence[float] | None,
+    pareto_future: Future[NDArray[np.bool_]],
+) -> RankOutcome:
     phi, warnings = copa.normalise(y, method)
     u = phi if method == "copa" else copa.rank_cdf(y)
     selectable = pool.mask(constraints) if constraints else np.ones(pool.n, dtype=bool)
@@ -232,8 +254,6 @@ def rank_pool(
     order = copa.rank(phi, weights, p, selectable)
     s = copa.scores(phi, weights, p)
     shown = order[: max(1, top)]
-    pareto = copa.pareto_mask(y)
-    rows = tuple(_row(pool, u, s, int(i), bool(pareto[i])) for i in shown)
     sweep = None
     if sweep_alphas is not None:
         group = _group(pool, sweep_group)
@@ -241,6 +261,8 @@ def rank_pool(
         sweep = tuple(
             (float(a), pool.names[int(i)]) for a, i in zip(sweep_alphas, picks, strict=True)
         )
+    pareto = pareto_future.result()
+    rows = tuple(_row(pool, u, s, int(i), bool(pareto[i])) for i in shown)
     return RankOutcome(
         n=pool.n,
         selectable=int(selectable.sum()),
@@ -341,6 +363,8 @@ def agreement(
     copa_scores: FloatArray, psi: FloatArray, selectable: NDArray[np.bool_] | None = None
 ) -> dict[str, float | bool]:
     """Kendall τ between the COPA order (low score best) and the ψ order (high best)."""
+    from scipy.stats import kendalltau
+
     rows = np.arange(len(psi)) if selectable is None else np.flatnonzero(selectable)
     tau = kendalltau(-copa_scores[rows], psi[rows]).statistic
     return {"kendall_tau": float(tau) if np.isfinite(tau) else 0.0}

@@ -193,7 +193,7 @@ def test_indifferent_answers_never_crash_or_stall(strategy: str) -> None:
 
 def test_indifference_band_oracle_with_probabilistic() -> None:
     sc = small("paper-k2-two-costs")
-    out = run_once(sc, K2B[1], strategy="probabilistic", budget=40, indifference=0.01, seed=2)
+    out = run_once(sc, K2B[1], strategy="probabilistic", budget=40, indifference=0.002, seed=2)
     assert out.queries == 40
     assert out.l1 < 0.2
 

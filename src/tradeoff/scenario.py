@@ -77,7 +77,8 @@ class ClassSpec(_Model):
     """One class: its name in weight vectors and how a person reads its recall.
 
     The question screen says ``"{verb} {n} of 1,000 {label}"``, e.g. "finds 912 of 1,000
-    glaucoma cases". ``recall_range`` bounds the recall shown on questions that trade this
+    glaucoma cases"; trade-offs say "{outcome} {label}" ("detected glaucoma cases").
+    ``recall_range`` bounds the recall shown on questions that trade this
     class against a cost or reward (the ``bisection`` and ``probabilistic`` strategies), so a
     clinician is never asked about a screening tool that finds no cases at all.
     """
@@ -85,6 +86,7 @@ class ClassSpec(_Model):
     name: Annotated[str, Field(pattern=NAME_PATTERN, max_length=40)]
     label: str = Field(min_length=1)
     verb: str = Field(default="finds", min_length=1)
+    outcome: str = Field(default="correctly classified", min_length=1)
     recall_range: tuple[float, float] = (0.0, 1.0)
 
     @field_validator("recall_range")

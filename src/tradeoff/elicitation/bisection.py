@@ -48,10 +48,12 @@ def show_reference_left(seed: int, index: int) -> bool:
     return bool(np.random.default_rng([seed, index]).random() < 0.5)
 
 
-#: Spreads (in logit m) tried in turn until the two options differ visibly.
-SPREADS = (1.0, 2.0, 3.0)
-#: Visibly different: recall differs by this much, or an attribute by this share of its range.
-VISIBLE = 0.03
+#: Spreads (in logit m) tried in turn, narrowest first, until the two options differ
+#: visibly: both options stay close to the frontier point the question is about.
+SPREADS = (0.25, 0.5, 1.0, 2.0, 3.0)
+#: Visibly different: recall differs by this much (40 per 1,000), or an attribute by this
+#: share of its range.
+VISIBLE = 0.04
 
 
 def visible_difference(space: QuerySpace, a: ClassifierProfile, b: ClassifierProfile) -> float:

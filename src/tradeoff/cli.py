@@ -592,21 +592,107 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------
-# tradeoff (no arguments)
+# the app: tradeoff, tradeoff elicit, tradeoff serve, tradeoff session show
 # --------------------------------------------------------------------------------------
 
 
-def cmd_default(args: argparse.Namespace) -> int:
-    """Until the app exists: one simulated session on the default scenario, printed."""
+def _run_app(
+    scenario: str | None,
+    *,
+    participant: str | None = None,
+    sessions_dir: str = "sessions",
+    resume: str | None = None,
+    budget: int | None = None,
+    strategy: str | None = None,
+) -> int:
+    from tradeoff.elicitation import STRATEGY_FACTORIES
     from tradeoff.scenario import load_scenario
-    from tradeoff.simulate import simulate
+    from tradeoff.session import check_participant, read_session
 
-    path = default_scenario()
-    scenario = load_scenario(path).scenario
-    print(f"{scenario.title}  ({path})")
-    print("A simulated stakeholder (random true weights, exact answers) answers the questions:")
-    data = simulate(scenario, seed=0).to_dict()
-    print(_format_summary(data))
+    path = Path(scenario) if scenario else default_scenario()
+    if resume is not None:
+        read_session(resume)  # a bad file is reported before the screen opens
+    else:
+        load_scenario(path)
+    if participant is not None:
+        check_participant(participant)
+    if strategy is not None and strategy not in STRATEGY_FACTORIES:
+        raise UsageError(f"unknown strategy {strategy!r}; known: {', '.join(STRATEGY_FACTORIES)}")
+    if budget is not None and budget < 1:
+        raise UsageError("--budget must be at least 1")
+    from tradeoff.tui import make_app
+
+    app = make_app(
+        path,
+        scenarios_dir=scenarios_dir() if scenario is None else None,
+        sessions_dir=sessions_dir,
+        participant=participant,
+        resume=resume,
+        budget=budget,
+        strategy=strategy,
+    )
+    app.run()
+    return app.return_code or 0
+
+
+def cmd_default(args: argparse.Namespace) -> int:
+    """``tradeoff`` with no arguments: the start screen on the default scenario."""
+    return _run_app(None)
+
+
+def cmd_elicit(args: argparse.Namespace) -> int:
+    return _run_app(
+        args.scenario,
+        participant=args.participant,
+        sessions_dir=args.sessions_dir,
+        resume=args.resume,
+        budget=args.budget,
+        strategy=args.strategy,
+    )
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import shlex
+
+    from textual_serve.server import Server
+
+    from tradeoff.scenario import load_scenario
+
+    path = Path(args.scenario) if args.scenario else default_scenario()
+    load_scenario(path)
+    command = (
+        f"{shlex.quote(sys.executable)} -m tradeoff elicit {shlex.quote(str(path))} "
+        f"--sessions-dir {shlex.quote(args.sessions_dir)}"
+    )
+    print(f"Serving tradeoff on http://{args.host}:{args.port} (Ctrl+C to stop)")
+    Server(command, host=args.host, port=args.port, title="tradeoff").serve()
+    return 0
+
+
+def cmd_session_show(args: argparse.Namespace) -> int:
+    from tradeoff.session import summarise
+
+    data = summarise(args.file)
+    if args.json:
+        _emit(data)
+        return 0
+    print(f"{data['path']}")
+    print(
+        f"participant {data['participant']}, scenario {data['scenario_id']}, "
+        f"strategy {data['strategy']}, started {data['started']}"
+    )
+    print(
+        f"answers {data['answers']} (recorded {data['answers_recorded']}, undos "
+        f"{data['undos']}), complete: {'yes' if data['complete'] else 'no'}"
+    )
+    for i, name in enumerate(data["names"]):
+        line = f"  {name:<16} {data['weights'][i]:.4f}"
+        if "intervals" in data:
+            lo, hi = data["intervals"][i]
+            line += f"   90% [{lo:.4f}, {hi:.4f}]"
+        print(line)
+    for w in data["warnings"]:
+        print(f"warning: {w}")
     return 0
 
 
@@ -623,6 +709,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tradeoff {__version__}")
     parser.set_defaults(func=cmd_default)
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    el = sub.add_parser("elicit", help="answer questions in the app (a session is recorded)")
+    el.add_argument("scenario", nargs="?", help="scenario TOML file (default: the shipped one)")
+    el.add_argument("--participant", help="participant id")
+    el.add_argument("--sessions-dir", default="sessions", help="where sessions are recorded")
+    el.add_argument("--resume", metavar="FILE", help="continue this session file")
+    el.add_argument("--budget", type=int, help="number of questions")
+    el.add_argument("--strategy", help="paper, bisection or probabilistic")
+    el.set_defaults(func=cmd_elicit)
+
+    sv = sub.add_parser("serve", help="serve the app to a web browser")
+    sv.add_argument("scenario", nargs="?", help="scenario TOML file")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--sessions-dir", default="sessions")
+    sv.set_defaults(func=cmd_serve)
+
+    ss = sub.add_parser("session", help="work with recorded sessions")
+    ss_sub = ss.add_subparsers(title="session commands", metavar="ACTION", required=True)
+    show = ss_sub.add_parser("show", help="participant, answers and the replayed result")
+    show.add_argument("file", help="session .jsonl file")
+    show.add_argument("--json", action="store_true", help="print one JSON document")
+    show.set_defaults(func=cmd_session_show)
 
     sc = sub.add_parser("scenario", help="work with scenario files")
     sc_sub = sc.add_subparsers(title="scenario commands", metavar="ACTION", required=True)

@@ -10,6 +10,7 @@ answers reaches the same state.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -167,6 +168,20 @@ class Engine:
     def result(self) -> ElicitationResult:
         """What has been learned so far (normalised weights, and uncertainty if known)."""
         return self._strategy.result(self.state)
+
+    def extend(self, extra: int) -> int:
+        """Allow ``extra`` more questions than the current plan (e.g. after a review).
+
+        Strategy states do not depend on the budget, so the state is kept as it is; only
+        the stopping point moves. Returns the new budget.
+        """
+        if extra < 1:
+            raise ValueError("extra must be at least 1")
+        budget = max(self.expected_total(), self.answered) + extra
+        self.settings = replace(self.settings, budget=budget)
+        self._strategy = make_strategy(self.strategy_name, self.space, self.settings)
+        self._pending_valid = False
+        return budget
 
     def expected_total(self) -> int:
         """Expected number of questions for the whole elicitation."""

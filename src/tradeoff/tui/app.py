@@ -1,0 +1,645 @@
+"""The Textual app a stakeholder answers in (also served to browsers by ``tradeoff serve``).
+
+The app only shows the engine's questions and passes the answers on: every answer goes
+through :class:`~tradeoff.session.Recorder`, which writes it to disk before the next
+question appears. Slow work (building the population, replaying a session, ranking a pool)
+runs in thread workers; widgets are only touched on the UI thread.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen, Screen
+from textual.widgets import (
+    Button,
+    DataTable,
+    Footer,
+    Input,
+    Label,
+    LoadingIndicator,
+    ProgressBar,
+    Select,
+    Static,
+)
+
+from tradeoff.elicitation import Choice
+from tradeoff.errors import InputError
+from tradeoff.presentation import card_lines, tradeoff_sentences
+from tradeoff.queries import Query
+from tradeoff.scenario import LoadedScenario, load_scenario
+from tradeoff.session import Recorder, check_participant, read_session, unfinished_sessions
+
+NO_WRONG_ANSWERS = "There are no wrong answers: we want to learn what matters to you."
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the app was started (from the command line or tests)."""
+
+    scenario: Path
+    scenarios_dir: Path
+    sessions_dir: Path
+    participant: str | None = None
+    resume: Path | None = None
+    budget: int | None = None
+    strategy: str | None = None
+    seed: int = 0
+
+
+# --------------------------------------------------------------------------------------
+# Widgets
+# --------------------------------------------------------------------------------------
+
+
+class OptionCard(Static):
+    """One option of a question; clicking it chooses it."""
+
+    class Chosen(Message):
+        def __init__(self, choice: Choice) -> None:
+            self.choice = choice
+            super().__init__()
+
+    def __init__(self, side: Choice, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.side = side
+
+    def on_click(self) -> None:
+        self.post_message(self.Chosen(self.side))
+
+
+def render_card(title: str, lines: list[Any]) -> Text:
+    """A card's text: differing lines bold, green where better, red where worse."""
+    text = Text()
+    text.append(f"{title}\n", style="bold")
+    for line in lines:
+        if line.differs:
+            style = "bold green" if line.better else "bold red"
+            text.append("▸ ", style=style)
+            text.append(line.text, style="bold")
+            text.append(f"  ({line.delta})\n", style=style)
+        else:
+            text.append(f"  {line.text}\n")
+    return text
+
+
+def bar(value: float, low: float | None, high: float | None, width: int = 24) -> Text:
+    """A weight as a bar, its 90% interval drawn around it."""
+    text = Text()
+    cells = [" "] * width
+    lo = 0 if low is None else max(0, min(width - 1, int(low * width)))
+    hi = -1 if high is None else max(0, min(width - 1, int(high * width)))
+    for i in range(width):
+        if i < round(value * width):
+            cells[i] = "█"
+        elif lo <= i <= hi:
+            cells[i] = "░"
+    text.append("".join(cells), style="bold")
+    return text
+
+
+# --------------------------------------------------------------------------------------
+# Screens
+# --------------------------------------------------------------------------------------
+
+
+class HelpScreen(ModalScreen[None]):
+    """The keys, and what the questions mean."""
+
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close", id="close-help")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            yield Label("How to answer", id="title")
+            yield Static(
+                "Each question shows two screening tools, Option A and Option B. Lines in "
+                "bold differ between them (green: better than the other option, red: worse). "
+                "Pick the one you would rather have.\n\n"
+                "  a or ←      choose Option A\n"
+                "  b or →      choose Option B\n"
+                "  = or space  can't tell, they seem equally good\n"
+                "  u           undo the last answer\n"
+                "  q           save and quit (every answer is already saved)\n"
+                "  ?           this help\n\n"
+                "You can also click an option. " + NO_WRONG_ANSWERS
+            )
+            yield Button("Close", id="close", variant="primary")
+
+    @on(Button.Pressed, "#close")
+    def _close(self) -> None:
+        self.dismiss()
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question."""
+
+    def __init__(self, message: str, yes: str, no: str) -> None:
+        super().__init__()
+        self.message, self.yes, self.no = message, yes, no
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box"):
+            yield Static(self.message)
+            with Horizontal(id="confirm-buttons"):
+                yield Button(self.yes, id="yes", variant="primary")
+                yield Button(self.no, id="no")
+
+    @on(Button.Pressed)
+    def _answer(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
+class StartScreen(Screen[None]):
+    """Pick a scenario, say who you are, start or resume."""
+
+    BINDINGS = [Binding("escape", "app.quit", "Quit", id="quit-start")]
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__()
+        self.settings = settings
+        self.loaded: LoadedScenario | None = None
+
+    def scenario_files(self) -> list[Path]:
+        files = sorted(self.settings.scenarios_dir.glob("*.toml"))
+        if self.settings.scenario not in files:
+            files.insert(0, self.settings.scenario)
+        return files
+
+    def compose(self) -> ComposeResult:
+        yield Label("tradeoff: what matters to you in a classifier", id="title")
+        with VerticalScroll(id="start-body"):
+            options = [(p.stem, str(p)) for p in self.scenario_files()]
+            yield Label("Scenario")
+            yield Select(
+                options, value=str(self.settings.scenario), allow_blank=False, id="scenario"
+            )
+            yield Static("", id="description")
+            yield Static("", id="expect", classes="muted")
+            yield Static(NO_WRONG_ANSWERS)
+            yield Label("Your participant id (letters, digits, '-', '_')")
+            yield Input(
+                value=self.settings.participant or "", placeholder="e.g. dr-lee", id="participant"
+            )
+            yield Static("", id="start-error", classes="error")
+            with Horizontal(id="start-buttons"):
+                yield Button("Start", id="start", variant="primary")
+                yield Button("Resume unfinished session", id="resume", disabled=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._load(self.settings.scenario)
+        self.query_one("#participant", Input).focus()
+
+    def _load(self, path: Path) -> None:
+        error = self.query_one("#start-error", Static)
+        try:
+            self.loaded = load_scenario(path)
+        except InputError as exc:
+            self.loaded = None
+            error.update(exc.message())
+            return
+        error.update("")
+        s = self.loaded.scenario
+        self.query_one("#description", Static).update(
+            Text.assemble((s.title + "\n", "bold"), s.description.strip())
+        )
+        from tradeoff.elicitation.probabilistic import QUESTIONS_PER_RATIO
+
+        n = len(s.weight_names)
+        expected = s.elicitation.budget or QUESTIONS_PER_RATIO * (n - 1)
+        if s.elicitation.strategy == "paper" and s.elicitation.budget is None:
+            expected = 40 * (n - 1)
+        self.query_one("#expect", Static).update(
+            f"About {expected} questions, a few minutes. Every answer is saved at once; "
+            "you can stop and come back."
+        )
+        self._check_resume()
+
+    def _check_resume(self) -> None:
+        button = self.query_one("#resume", Button)
+        participant = self.query_one("#participant", Input).value.strip()
+        button.disabled = True
+        if not participant or self.loaded is None:
+            return
+        try:
+            check_participant(participant)
+        except InputError:
+            return
+        found = unfinished_sessions(
+            self.settings.sessions_dir, participant, self.loaded.scenario.id
+        )
+        button.disabled = not found
+
+    @on(Select.Changed, "#scenario")
+    def _scenario_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self._load(Path(event.value))
+
+    @on(Input.Changed, "#participant")
+    def _participant_changed(self) -> None:
+        self._check_resume()
+
+    def _participant(self) -> str | None:
+        value = self.query_one("#participant", Input).value.strip()
+        try:
+            return check_participant(value)
+        except InputError as exc:
+            self.query_one("#start-error", Static).update(exc.message())
+            return None
+
+    @on(Input.Submitted, "#participant")
+    @on(Button.Pressed, "#start")
+    def _start(self) -> None:
+        participant = self._participant()
+        if participant is None or self.loaded is None:
+            return
+        app = self.app
+        assert isinstance(app, TradeoffApp)
+        app.begin(self.loaded, participant)
+
+    @on(Button.Pressed, "#resume")
+    def _resume(self) -> None:
+        participant = self._participant()
+        if participant is None or self.loaded is None:
+            return
+        found = unfinished_sessions(
+            self.settings.sessions_dir, participant, self.loaded.scenario.id
+        )
+        if found:
+            app = self.app
+            assert isinstance(app, TradeoffApp)
+            app.resume(found[-1], self.loaded)
+
+
+class LoadingScreen(Screen[None]):
+    def compose(self) -> ComposeResult:
+        yield Label("Preparing the questions…", id="title")
+        yield LoadingIndicator()
+
+
+class QuestionScreen(Screen[None]):
+    """Two options side by side; answer with keys or clicks."""
+
+    BINDINGS = [
+        Binding("a,left", "answer('left')", "Option A", id="answer-a"),
+        Binding("b,right", "answer('right')", "Option B", id="answer-b"),
+        Binding("equals_sign,space", "answer('indifferent')", "Can't tell", id="answer-same"),
+        Binding("u", "undo", "Undo", id="undo"),
+        Binding("question_mark", "help", "Help", id="help"),
+        Binding("q", "quit_session", "Save & quit", id="save-quit"),
+    ]
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+        self.shown_at = time.perf_counter()
+
+    def compose(self) -> ComposeResult:
+        s = self.recorder.engine.scenario
+        yield Label(s.title, id="title")
+        with Horizontal(id="progress-row"):
+            yield ProgressBar(total=1, show_eta=False, show_percentage=False, id="progress")
+            yield Label("", id="progress-label")
+        yield Static("Which one would you rather have?", id="prompt")
+        with Horizontal(id="cards"):
+            yield OptionCard(Choice.LEFT, id="card-a")
+            yield OptionCard(Choice.RIGHT, id="card-b")
+        yield Static(
+            "Press a / ← for Option A, b / → for Option B, = or space if you can't tell.",
+            id="answer-hint",
+        )
+        yield Button("Can't tell", id="cant-tell")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show_question()
+
+    def show_question(self) -> None:
+        engine = self.recorder.engine
+        query = engine.next_query()
+        if query is None:
+            self.app.push_screen(ReviewScreen(self.recorder))
+            return
+        self._show_query(query)
+        self.shown_at = time.perf_counter()
+
+    def _show_query(self, query: Query) -> None:
+        engine = self.recorder.engine
+        s = engine.scenario
+        self.query_one("#card-a", OptionCard).update(
+            render_card("Option A", card_lines(s, query.left, query.right))
+        )
+        self.query_one("#card-b", OptionCard).update(
+            render_card("Option B", card_lines(s, query.right, query.left))
+        )
+        total = max(engine.expected_total(), engine.answered + 1)
+        bar_ = self.query_one("#progress", ProgressBar)
+        bar_.update(total=total, progress=engine.answered)
+        left = engine.expected_remaining()
+        self.query_one("#progress-label", Label).update(
+            f"question {engine.answered + 1} · about {left} to go"
+        )
+
+    def action_answer(self, choice: str) -> None:
+        if self.recorder.engine.next_query() is None:
+            return
+        elapsed = (time.perf_counter() - self.shown_at) * 1000
+        self.recorder.answer(Choice(choice), response_ms=elapsed)
+        self.show_question()
+
+    @on(OptionCard.Chosen)
+    def _clicked(self, event: OptionCard.Chosen) -> None:
+        self.action_answer(event.choice.value)
+
+    @on(Button.Pressed, "#cant-tell")
+    def _cant_tell(self) -> None:
+        self.action_answer(Choice.INDIFFERENT.value)
+
+    def action_undo(self) -> None:
+        if self.recorder.undo() is None:
+            self.notify("Nothing to undo yet.")
+            return
+        self.show_question()
+        self.notify("Your last answer was taken back; here is that question again.")
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def action_quit_session(self) -> None:
+        self.recorder.note("paused")
+        self.app.exit(message=f"Saved. Resume with: tradeoff elicit --resume {self.recorder.path}")
+
+
+class ReviewScreen(Screen[None]):
+    """What was learned, with uncertainty; answer more or confirm."""
+
+    BINDINGS = [
+        Binding("m", "more", "More questions", id="more"),
+        Binding("c,enter", "confirm", "Confirm", id="confirm"),
+        Binding("u", "undo", "Undo last answer", id="review-undo"),
+        Binding("q", "app.quit", "Quit", id="review-quit"),
+    ]
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+
+    def compose(self) -> ComposeResult:
+        engine = self.recorder.engine
+        s = engine.scenario
+        result = engine.result()
+        yield Label("What we learned", id="title")
+        with VerticalScroll(id="review-body"):
+            yield Static(
+                f"From your {result.answers} answers, this is how much each aspect weighs for "
+                "you (bar: best estimate; shaded: 90% credible range).",
+                classes="muted",
+            )
+            labels = [c.label for c in s.classes] + [a.label for a in s.attributes]
+            names = [f"{c.outcome} {c.label}" for c in s.classes] + [
+                f"{a.name} ({a.label})" for a in s.attributes
+            ]
+            del labels
+            intervals = result.intervals or [(None, None)] * len(result.weights)
+            for name, w, (lo, hi) in zip(names, result.weights, intervals, strict=True):
+                line = Text(f"{name[:28]:<28} ")
+                line.append_text(bar(w, lo, hi))
+                rng = f"  {w:.2f}" + (f" [{lo:.2f}–{hi:.2f}]" if lo is not None else "")
+                line.append(rng)
+                yield Static(line, classes="weight-row")
+            yield Static("")
+            for sentence in tradeoff_sentences(s, result.weights, engine.space.priors):
+                yield Static(f"• {sentence}")
+            yield Static("")
+            yield Static(self._consistency(), id="consistency")
+            with Horizontal(id="review-buttons"):
+                yield Button("Answer 10 more questions", id="more-button")
+                yield Button("Confirm", id="confirm-button", variant="primary")
+        yield Footer()
+
+    def _consistency(self) -> str:
+        strategy = self.recorder.engine._strategy
+        from tradeoff.elicitation.probabilistic import ProbabilisticStrategy
+
+        result = self.recorder.engine.result()
+        if isinstance(strategy, ProbabilisticStrategy):
+            same, total = strategy.consistency(self.recorder.engine.state)
+            rate = result.error_rate_estimate or 0.0
+            if total == 0:
+                return "No question was repeated, so consistency was not checked."
+            return (
+                f"Consistency check: you answered {same} of {total} repeated questions the same "
+                f"way both times (estimated chance of a slip: {rate:.0%})."
+            )
+        return "This strategy does not check consistency."
+
+    @on(Button.Pressed, "#more-button")
+    def action_more(self) -> None:
+        self.recorder.extend(10)
+        self.app.pop_screen()
+        screen = self.app.screen
+        if isinstance(screen, QuestionScreen):
+            screen.show_question()
+
+    def action_undo(self) -> None:
+        if self.recorder.undo() is None:
+            return
+        self.app.pop_screen()
+        screen = self.app.screen
+        if isinstance(screen, QuestionScreen):
+            screen.show_question()
+
+    @on(Button.Pressed, "#confirm-button")
+    def action_confirm(self) -> None:
+        self.recorder.finish()
+        s = self.recorder.engine.scenario
+        if s.pool is not None:
+            self.app.push_screen(ResultScreen(self.recorder))
+        else:
+            self.app.exit(message=f"Thank you. Your answers are saved in {self.recorder.path}")
+
+
+class ResultScreen(Screen[None]):
+    """The candidate models ranked with the elicited weights."""
+
+    BINDINGS = [Binding("q,enter", "app.quit", "Done", id="done")]
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+
+    def compose(self) -> ComposeResult:
+        yield Label("The models that fit what you value", id="title")
+        with VerticalScroll(id="result-body"):
+            yield Static("Ranking the candidate models…", id="result-status")
+            yield DataTable(id="result-table", cursor_type="row")
+            yield Static("", id="result-explain")
+            with Horizontal(id="result-buttons"):
+                yield Button("Done", id="done-button", variant="primary")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.rank()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def rank(self) -> None:
+        from tradeoff.selection import rank_for_session
+
+        try:
+            outcome = rank_for_session(
+                self.recorder.engine.scenario,
+                self.recorder.engine.result().weights,
+                base=Path(self.recorder.header.scenario_path).parent,
+            )
+        except InputError as exc:
+            self.app.call_from_thread(self._failed, exc.message())
+            return
+        self.app.call_from_thread(self._show, outcome)
+
+    def _failed(self, message: str) -> None:
+        self.query_one("#result-status", Static).update(Text(message, style="bold red"))
+
+    def _show(self, outcome: Any) -> None:
+        table = self.query_one("#result-table", DataTable)
+        cols = list(outcome.selected.u)
+        table.add_columns("#", "model", *[f"top-% {c}"[:18] for c in cols], "Pareto")
+        for i, row in enumerate(outcome.ranking, 1):
+            tops = [f"{max(1, round(100 * row.u[c]))}%" for c in cols]
+            table.add_row(str(i), row.name, *tops, "yes" if row.pareto else "")
+        self.query_one("#result-status", Static).update(
+            f"{outcome.selectable} candidate models, ranked with your weights (COPA, p = ∞)."
+        )
+        self.query_one("#result-explain", Static).update(outcome.explanation)
+
+    @on(Button.Pressed, "#done-button")
+    def _done(self) -> None:
+        self.app.exit(message=f"Thank you. Your answers are saved in {self.recorder.path}")
+
+
+# --------------------------------------------------------------------------------------
+# The app
+# --------------------------------------------------------------------------------------
+
+
+class TradeoffApp(App[None]):
+    """The stakeholder's app."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "tradeoff"
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", id="quit", show=False)]
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__()
+        self.settings = settings
+        self.recorder: Recorder | None = None
+
+    def on_mount(self) -> None:
+        if self.settings.resume is not None:
+            self.resume(self.settings.resume, None)
+        else:
+            self.push_screen(StartScreen(self.settings))
+
+    # Starting and resuming build engines (population, replay): done in a worker.
+
+    def begin(self, loaded: LoadedScenario, participant: str) -> None:
+        self.push_screen(LoadingScreen())
+        self._open(
+            lambda: Recorder.start(
+                loaded,
+                participant,
+                self.settings.sessions_dir,
+                strategy=self.settings.strategy,
+                budget=self.settings.budget,
+                seed=self.settings.seed,
+            )
+        )
+
+    def resume(self, path: Path, current: LoadedScenario | None) -> None:
+        try:
+            log = read_session(path)
+        except InputError as exc:
+            self.exit(message=exc.message(), return_code=2)
+            return
+        scenario_path = Path(log.header.scenario_path)
+        if current is None and scenario_path.is_file():
+            try:
+                current = load_scenario(scenario_path)
+            except InputError:
+                current = None
+        if current is not None and current.sha256 != log.header.scenario_sha256:
+
+            def decided(use: bool | None) -> None:
+                if use:
+                    self.push_screen(LoadingScreen())
+                    self._open(lambda: Recorder.resume(path, use_embedded=True))
+                elif self.settings.resume is not None:
+                    self.exit(message="Not resumed: the scenario file has changed.", return_code=2)
+
+            self.push_screen(
+                ConfirmScreen(
+                    f"The scenario file {current.path} has changed since this session "
+                    "started. Continue with the scenario as it was when you started?",
+                    "Continue with the recorded scenario",
+                    "Cancel",
+                ),
+                decided,
+            )
+            return
+        self.push_screen(LoadingScreen())
+        self._open(lambda: Recorder.resume(path, current=current))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="open")
+    def _open(self, make: Any) -> None:
+        try:
+            recorder = make()
+        except InputError as exc:
+            message = exc.message()
+            self.call_from_thread(lambda: self.exit(message=message, return_code=2))
+            return
+        self.call_from_thread(self._opened, recorder)
+
+    def _opened(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+        for warning in recorder.warnings:
+            self.notify(warning, severity="warning", timeout=10)
+        self.switch_screen(QuestionScreen(recorder))
+
+    def on_unmount(self) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
+
+
+def make_app(
+    scenario: str | Path,
+    *,
+    scenarios_dir: str | Path | None = None,
+    sessions_dir: str | Path = "sessions",
+    participant: str | None = None,
+    resume: str | Path | None = None,
+    budget: int | None = None,
+    strategy: str | None = None,
+    seed: int = 0,
+) -> TradeoffApp:
+    """Build the app the same way for the command line, the browser and tests."""
+    scenario = Path(scenario)
+    return TradeoffApp(
+        Settings(
+            scenario=scenario,
+            scenarios_dir=Path(scenarios_dir) if scenarios_dir else scenario.parent,
+            sessions_dir=Path(sessions_dir),
+            participant=participant,
+            resume=None if resume is None else Path(resume),
+            budget=budget,
+            strategy=strategy,
+            seed=seed,
+        )
+    )

@@ -1,0 +1,184 @@
+"""Session files: durable, locked, 0600, replayable; truncated lines reported, never lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from tradeoff.cli import main
+from tradeoff.elicitation import Choice
+from tradeoff.errors import InputError
+from tradeoff.oracles import SimulatedOracle
+from tradeoff.scenario import load_scenario
+from tradeoff.session import (
+    Recorder,
+    SessionLocked,
+    check_participant,
+    read_session,
+    replay,
+    unfinished_sessions,
+)
+
+from .conftest import SCENARIOS
+
+TRUTH = [0.5, 0.2, 0.2, 0.1]
+
+
+def small_scenario(tmp_path: Path) -> Path:
+    text = (SCENARIOS / "glaucoma-screening.toml").read_text()
+    text = text.replace("seed = 11", "seed = 11\nsamples = 20000")
+    path = tmp_path / "glaucoma.toml"
+    path.write_text(text)
+    return path
+
+
+def record(tmp_path: Path, answers: int = 8) -> Recorder:
+    loaded = load_scenario(small_scenario(tmp_path))
+    rec = Recorder.start(loaded, "dr-lee", tmp_path / "sessions", budget=20)
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, TRUTH)
+    for _ in range(answers):
+        q = rec.engine.next_query()
+        assert q is not None
+        rec.answer(oracle.choose(q), response_ms=1234.5)
+    return rec
+
+
+def test_file_layout_header_and_mode(tmp_path: Path) -> None:
+    rec = record(tmp_path, 3)
+    rec.close()
+    assert rec.path.parent == tmp_path / "sessions" / "dr-lee"
+    assert rec.path.name.startswith("glaucoma-screening-") and rec.path.suffix == ".jsonl"
+    assert stat.S_IMODE(os.stat(rec.path).st_mode) == 0o600
+    lines = rec.path.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["type"] == "header" and header["format"] == 1
+    assert header["participant"] == "dr-lee" and header["scenario_id"] == "glaucoma-screening"
+    assert len(header["scenario_sha256"]) == 64 and "[population]" in header["scenario_text"]
+    assert {"strategy", "seed", "started", "tradeoff", "scenario"} <= set(header)
+    answer = json.loads(lines[1])
+    assert answer["type"] == "answer" and answer["choice"] in ("left", "right", "indifferent")
+    assert {"left", "right"} <= set(answer["query"]) and answer["response_ms"] == 1234.5
+
+
+def test_every_answer_is_on_disk_before_the_next_question(tmp_path: Path) -> None:
+    rec = record(tmp_path, 0)
+    for n in range(1, 6):
+        rec.answer(Choice.LEFT)
+        # A second reader sees it at once (written and fsynced, not buffered).
+        assert sum(e["type"] == "answer" for e in read_session(rec.path).events) == n
+    rec.close()
+
+
+def test_replay_reproduces_the_result_exactly(tmp_path: Path) -> None:
+    rec = record(tmp_path, 12)
+    rec.undo()
+    rec.answer(Choice.INDIFFERENT)
+    rec.note("a note")
+    result = rec.finish()
+    rec.close()
+    log = read_session(rec.path)
+    assert log.finished
+    again = replay(log).result()
+    assert again.weights == result.weights and again.intervals == result.intervals
+
+
+def test_truncated_last_line_is_reported_and_skipped(tmp_path: Path) -> None:
+    rec = record(tmp_path, 5)
+    rec.close()
+    with open(rec.path, "ab") as f:
+        f.write(b'{"type": "answer", "index": 6, "que')  # the power went out here
+    log = read_session(rec.path)
+    assert log.truncated_tail
+    assert any("line 7 is truncated" in w for w in log.warnings)
+    assert sum(e["type"] == "answer" for e in log.events) == 5
+    resumed = Recorder.resume(rec.path)
+    assert resumed.engine.answered == 5
+    resumed.answer(Choice.RIGHT)
+    resumed.close()
+    again = read_session(rec.path)
+    assert sum(e["type"] == "answer" for e in again.events) == 6
+    assert any("could not be read" in w for w in again.warnings)  # reported, not hidden
+
+
+def test_two_processes_cannot_write_one_session(tmp_path: Path) -> None:
+    rec = record(tmp_path, 2)
+    with pytest.raises(SessionLocked, match="another tradeoff"):
+        Recorder.resume(rec.path)
+    rec.close()
+    Recorder.resume(rec.path).close()
+
+
+def test_changed_scenario_is_refused_unless_the_embedded_copy_is_used(tmp_path: Path) -> None:
+    rec = record(tmp_path, 3)
+    rec.close()
+    path = small_scenario(tmp_path)
+    path.write_text(path.read_text().replace("budget = 30", "budget = 31"))
+    with pytest.raises(InputError, match="different version"):
+        Recorder.resume(rec.path, current=load_scenario(path))
+    resumed = Recorder.resume(rec.path, current=load_scenario(path), use_embedded=True)
+    assert resumed.engine.answered == 3
+    resumed.close()
+
+
+@pytest.mark.parametrize("bad", ["a/b", "..", "x..y", "", " lee", "lee\x00", "tab\tid", "-x"])
+def test_unsafe_participant_ids_are_rejected(bad: str) -> None:
+    with pytest.raises(InputError, match="not allowed"):
+        check_participant(bad)
+
+
+def test_unfinished_sessions_are_found(tmp_path: Path) -> None:
+    rec = record(tmp_path, 2)
+    rec.close()
+    found = unfinished_sessions(tmp_path / "sessions", "dr-lee", "glaucoma-screening")
+    assert found == [rec.path]
+    again = Recorder.resume(rec.path)
+    again.finish()
+    again.close()
+    assert unfinished_sessions(tmp_path / "sessions", "dr-lee", "glaucoma-screening") == []
+
+
+def test_tampered_answer_is_detected(tmp_path: Path) -> None:
+    rec = record(tmp_path, 3)
+    rec.close()
+    lines = rec.path.read_text().splitlines()
+    event = json.loads(lines[2])
+    event["query"]["params"] = [0.123, 0.456]
+    lines[2] = json.dumps(event)
+    rec.path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match="does not match"):
+        replay(read_session(rec.path))
+
+
+def test_session_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rec = record(tmp_path, 10)
+    rec.undo()
+    rec.close()
+    assert main(["session", "show", str(rec.path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["participant"] == "dr-lee" and data["scenario_id"] == "glaucoma-screening"
+    assert data["answers"] == 9 and data["undos"] == 1 and data["complete"] is False
+    assert len(data["weights"]) == 4 and len(data["intervals"]) == 4
+    assert main(["session", "show", str(rec.path)]) == 0
+    assert "dr-lee" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (b"", "empty"),
+        (b"not json\n", "not a session header"),
+        (b'{"type": "answer"}\n', "not a session header"),
+    ],
+)
+def test_bad_session_files(
+    tmp_path: Path, content: bytes, fragment: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(content)
+    assert main(["session", "show", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and "Traceback" not in err

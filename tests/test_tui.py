@@ -1,0 +1,239 @@
+"""The stakeholder's app, driven by Pilot: every key path, clicks, resume, snapshots."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from tradeoff.session import read_session, replay
+from tradeoff.tui import make_app
+from tradeoff.tui.app import HelpScreen, QuestionScreen, ReviewScreen, StartScreen
+
+from .conftest import SCENARIOS
+
+SIZE = (100, 32)
+
+
+def scenario_file(tmp_path: Path, budget: int = 12) -> Path:
+    text = (SCENARIOS / "glaucoma-screening.toml").read_text()
+    text = text.replace("seed = 11", "seed = 11\nsamples = 20000")
+    text = text.replace("budget = 30", f"budget = {budget}")
+    path = tmp_path / "glaucoma-screening.toml"
+    path.write_text(text)
+    return path
+
+
+def app_for(tmp_path: Path, **kwargs: Any) -> Any:
+    kwargs.setdefault("participant", "dr-lee")
+    return make_app(
+        scenario_file(tmp_path, kwargs.pop("budget", 12)),
+        sessions_dir=tmp_path / "sessions",
+        **kwargs,
+    )
+
+
+async def wait_for(pilot: Pilot[Any], cls: type, timeout: float = 20.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if isinstance(pilot.app.screen, cls):
+            await pilot.pause()
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"{cls.__name__} did not appear; screen is {pilot.app.screen}")
+
+
+async def start(pilot: Pilot[Any]) -> QuestionScreen:
+    await wait_for(pilot, StartScreen)
+    await pilot.click("#start")
+    await wait_for(pilot, QuestionScreen)
+    screen = pilot.app.screen
+    assert isinstance(screen, QuestionScreen)
+    return screen
+
+
+def session_file(tmp_path: Path) -> Path:
+    files = list((tmp_path / "sessions" / "dr-lee").glob("*.jsonl"))
+    assert len(files) == 1
+    return files[0]
+
+
+async def test_full_session_by_keys_reaches_review_and_replays(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot)
+        keys = ["a", "b", "left", "right"] * 3
+        for key in keys:
+            await pilot.press(key)
+        await wait_for(pilot, ReviewScreen)
+        weights = screen.recorder.engine.result().weights
+        await pilot.press("c")
+        await pilot.pause()
+    log = read_session(session_file(tmp_path))
+    assert log.finished
+    assert [e["choice"] for e in log.events if e["type"] == "answer"] == [
+        "left",
+        "right",
+        "left",
+        "right",
+    ] * 3
+    assert replay(log).result().weights == weights
+
+
+async def test_undo_shows_the_same_question_again(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot)
+        first = screen.recorder.engine.next_query()
+        await pilot.press("a")
+        assert screen.recorder.engine.answered == 1
+        await pilot.press("u")
+        await pilot.pause()
+        assert screen.recorder.engine.answered == 0
+        assert screen.recorder.engine.next_query() == first
+    kinds = [e["type"] for e in read_session(session_file(tmp_path)).events]
+    assert kinds == ["answer", "undo"]
+
+
+@pytest.mark.parametrize("key", ["equals_sign", "space"])
+async def test_cant_tell(tmp_path: Path, key: str) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        await pilot.press(key)
+        await pilot.pause()
+    answers = [e for e in read_session(session_file(tmp_path)).events if e["type"] == "answer"]
+    assert answers[0]["choice"] == "indifferent"
+
+
+async def test_help_opens_and_closes(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, HelpScreen)
+        await pilot.press("escape")
+        await wait_for(pilot, QuestionScreen)
+
+
+async def test_mouse_clicks_on_the_cards_answer(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        await pilot.click("#card-b")
+        await pilot.click("#card-a")
+        await pilot.click("#cant-tell")
+        await pilot.pause()
+    choices = [
+        e["choice"] for e in read_session(session_file(tmp_path)).events if e["type"] == "answer"
+    ]
+    assert choices == ["right", "left", "indifferent"]
+
+
+async def test_quit_and_resume_continue_at_the_same_question(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot)
+        for key in "abab":
+            await pilot.press(key)
+        pending = screen.recorder.engine.next_query()
+        await pilot.press("q")
+        await pilot.pause()
+    path = session_file(tmp_path)
+    again = app_for(tmp_path, resume=path)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        screen = pilot.app.screen
+        assert isinstance(screen, QuestionScreen)
+        assert screen.recorder.engine.answered == 4
+        assert screen.recorder.engine.next_query() == pending
+        await pilot.press("a")
+    assert sum(e["type"] == "answer" for e in read_session(path).events) == 5
+
+
+async def test_start_screen_offers_resume(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        await pilot.press("a")
+        await pilot.press("q")
+    again = app_for(tmp_path)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, StartScreen)
+        assert not pilot.app.screen.query_one("#resume").disabled
+        await pilot.click("#resume")
+        await wait_for(pilot, QuestionScreen)
+        screen = pilot.app.screen
+        assert isinstance(screen, QuestionScreen) and screen.recorder.engine.answered == 1
+
+
+async def test_bad_participant_id_is_explained(tmp_path: Path) -> None:
+    app = app_for(tmp_path, participant=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, StartScreen)
+        pilot.app.screen.query_one("#participant", Input).value = "../evil"
+        await pilot.click("#start")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, StartScreen)
+        error = str(pilot.app.screen.query_one("#start-error").render())
+        assert "not allowed" in error
+    assert not (tmp_path / "sessions").exists()
+
+
+async def test_review_answer_more_questions(tmp_path: Path) -> None:
+    app = app_for(tmp_path, budget=4)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot)
+        for key in "abab":
+            await pilot.press(key)
+        await wait_for(pilot, ReviewScreen)
+        await pilot.press("m")
+        await wait_for(pilot, QuestionScreen)
+        await pilot.press("a")
+        assert screen.recorder.engine.answered == 5
+    log = read_session(session_file(tmp_path))
+    assert replay(log).answered == 5
+
+
+# -- snapshots (pytest-textual-snapshot), 100×32 -------------------------------------------
+
+
+def no_blink(pilot: Pilot[Any]) -> None:
+    for widget in pilot.app.screen.query(Input):
+        widget.cursor_blink = False
+
+
+def snapshot_app(tmp_path: Path) -> Any:
+    return app_for(tmp_path, scenarios_dir=tmp_path)
+
+
+def test_snapshot_start(tmp_path: Path, snap_compare: Callable[..., bool]) -> None:
+    async def before(pilot: Pilot[Any]) -> None:
+        await wait_for(pilot, StartScreen)
+        no_blink(pilot)
+
+    assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=before)
+
+
+def test_snapshot_question(tmp_path: Path, snap_compare: Callable[..., bool]) -> None:
+    async def before(pilot: Pilot[Any]) -> None:
+        await start(pilot)
+        await pilot.press("a")
+        await pilot.pause(0.2)
+
+    assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=before)
+
+
+def test_snapshot_review(tmp_path: Path, snap_compare: Callable[..., bool]) -> None:
+    async def before(pilot: Pilot[Any]) -> None:
+        await start(pilot)
+        for key in "abbaabbaabab":
+            await pilot.press(key)
+        await wait_for(pilot, ReviewScreen)
+        await pilot.pause(0.2)
+
+    run: Callable[[Pilot[Any]], Awaitable[None]] = before
+    assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=run)

@@ -11,12 +11,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
@@ -115,7 +115,9 @@ def bar(value: float, low: float | None, high: float | None, width: int = 24) ->
 class HelpScreen(ModalScreen[None]):
     """The keys, and what the questions mean."""
 
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close", id="close-help")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark", "dismiss", "Close", id="close-help")
+    ]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
@@ -161,7 +163,7 @@ class ConfirmScreen(ModalScreen[bool]):
 class StartScreen(Screen[None]):
     """Pick a scenario, say who you are, start or resume."""
 
-    BINDINGS = [Binding("escape", "app.quit", "Quit", id="quit-start")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.quit", "Quit", id="quit-start")]
 
     def __init__(self, settings: Settings) -> None:
         super().__init__()
@@ -289,7 +291,7 @@ class LoadingScreen(Screen[None]):
 class QuestionScreen(Screen[None]):
     """Two options side by side; answer with keys or clicks."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a,left", "answer('left')", "Option A", id="answer-a"),
         Binding("b,right", "answer('right')", "Option B", id="answer-b"),
         Binding("equals_sign,space", "answer('indifferent')", "Can't tell", id="answer-same"),
@@ -382,7 +384,7 @@ class QuestionScreen(Screen[None]):
 class ReviewScreen(Screen[None]):
     """What was learned, with uncertainty; answer more or confirm."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("m", "more", "More questions", id="more"),
         Binding("c,enter", "confirm", "Confirm", id="confirm"),
         Binding("u", "undo", "Undo last answer", id="review-undo"),
@@ -471,7 +473,7 @@ class ReviewScreen(Screen[None]):
 class ResultScreen(Screen[None]):
     """The candidate models ranked with the elicited weights."""
 
-    BINDINGS = [Binding("q,enter", "app.quit", "Done", id="done")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q,enter", "app.quit", "Done", id="done")]
 
     def __init__(self, recorder: Recorder) -> None:
         super().__init__()
@@ -535,7 +537,9 @@ class TradeoffApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "tradeoff"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", id="quit", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", id="quit", show=False)
+    ]
 
     def __init__(self, settings: Settings) -> None:
         super().__init__()

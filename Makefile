@@ -22,7 +22,7 @@ run: $(VENV)/.installed
 
 ## lint: ruff, mypy --strict and the import contract
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scenarios
 	$(BIN)/mypy src
 	$(BIN)/lint-imports
 
@@ -36,6 +36,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.elicitation
 	$(BIN)/python -m benchmarks.copa
 	$(BIN)/python -m benchmarks.evaluation
+	$(BIN)/python -m benchmarks.tui_latency
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

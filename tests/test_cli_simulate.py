@@ -83,7 +83,13 @@ def test_bad_arguments_exit_2(
     assert fragment in err and "Traceback" not in err
 
 
-def test_default_command_runs_a_simulated_session(capsys: pytest.CaptureFixture[str]) -> None:
+def test_default_command_opens_the_app_on_the_default_scenario(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tradeoff.tui.app import TradeoffApp
+
+    opened = []
+    monkeypatch.setattr(TradeoffApp, "run", lambda self, **kw: opened.append(self.settings))
     assert main([]) == 0
-    out = capsys.readouterr().out
-    assert "Glaucoma" in out and "glaucoma" in out
+    assert opened[0].scenario.name == "breast-cancer-triage.toml"
+    assert opened[0].resume is None

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from tradeoff import __version__
 from tradeoff.errors import InputError
 
-DEFAULT_SCENARIO = "glaucoma-screening.toml"
+DEFAULT_SCENARIO = "breast-cancer-triage.toml"
 
 
 class UsageError(Exception):
@@ -578,6 +578,90 @@ def cmd_gap(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------
+# tradeoff select
+# --------------------------------------------------------------------------------------
+
+
+def _selection(args: argparse.Namespace) -> tuple[Any, Any]:
+    from tradeoff.errors import InputError
+    from tradeoff.pool import load_pool
+    from tradeoff.ranking import metric_objectives
+    from tradeoff.scenario import load_scenario
+    from tradeoff.selection import load_stakeholders, select_for_stakeholders
+
+    p = _parse_p(args.p)
+    scenario, stakeholders = load_stakeholders(args.session or [])
+    if args.scenario:
+        given = load_scenario(args.scenario)
+        if given.scenario.id != scenario.id:
+            raise InputError.single(
+                args.scenario,
+                "id",
+                f"is {given.scenario.id!r} but the sessions were recorded on {scenario.id!r}.",
+                "give the scenario the sessions were recorded on.",
+            )
+        scenario = given.scenario
+    pool_spec = scenario.pool
+    pool = load_pool(
+        args.pool,
+        metric_objectives(scenario),
+        name_column=args.name_column or (pool_spec.name_column if pool_spec else None),
+    )
+    return select_for_stakeholders(scenario, stakeholders, pool, p=p, top=args.top), scenario
+
+
+def cmd_select(args: argparse.Namespace) -> int:
+    selection, _ = _selection(args)
+    if args.tui:
+        from tradeoff.tui.select import run_selection_app
+
+        run_selection_app(selection)
+        return 0
+    data = selection.to_dict()
+    if args.json:
+        _emit(data)
+        return 0
+    for s in data["stakeholders"]:
+        weights = ", ".join(f"{k} {v:.3f}" for k, v in s["weights"].items())
+        print(
+            f"{s['participant']}: picks {s['selected']} (linear metric: "
+            f"{s['linear_selected']}); weights {weights}"
+        )
+        print(f"  {s['explanation']}")
+    names = [s["participant"] for s in data["stakeholders"]]
+    if len(names) > 1:
+        print("\nregret (row: whose metric; column: whose pick)")
+        print(" " * 14 + "".join(f"{n[:10]:>11}" for n in names))
+        for n, row in zip(names, data["regret"], strict=True):
+            print(f"{n[:12]:<14}" + "".join(f"{r:>11.3f}" for r in row))
+    c = data["consensus"]
+    print(f"\nconsensus: {c['name']} (largest regret {c['max_regret']:.3f}; rule: {c['rule']})")
+    print(f"pick with the averaged ω: {c['average_omega_pick']}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    import shlex
+
+    from tradeoff.report import write_report
+
+    selection, scenario = _selection(args)
+    command = "tradeoff " + " ".join(shlex.quote(a) for a in args.argv)
+    html_path, md_path = write_report(selection, scenario, args.out, command=command)
+    if args.json:
+        _emit(
+            {
+                "html": str(html_path),
+                "markdown": str(md_path),
+                "consensus": selection.consensus_name,
+            }
+        )
+    else:
+        print(f"report written: {html_path} and {md_path}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------
 # tradeoff bench
 # --------------------------------------------------------------------------------------
 
@@ -793,6 +877,28 @@ def build_parser() -> argparse.ArgumentParser:
     rk.add_argument("--json", action="store_true", help="print one JSON document")
     rk.set_defaults(func=cmd_rank)
 
+    sel = sub.add_parser("select", help="from sessions and a pool to a decision")
+    sel.add_argument("pool", help="CSV or Parquet file of candidate models")
+    sel.add_argument("--session", action="append", metavar="FILE", help="a session (repeat)")
+    sel.add_argument("--scenario", help="scenario file (default: the one in the sessions)")
+    sel.add_argument("--name-column", help="column with model names")
+    sel.add_argument("--p", default="inf", help="the p of COPA's p-norm: a number ≥ 1 or inf")
+    sel.add_argument("--top", type=int, default=10, help="ranked models to report")
+    sel.add_argument("--tui", action="store_true", help="open the selection screen")
+    sel.add_argument("--json", action="store_true", help="print one JSON document")
+    sel.set_defaults(func=cmd_select)
+
+    rep = sub.add_parser("report", help="write an HTML and Markdown decision report")
+    rep.add_argument("pool", help="CSV or Parquet file of candidate models")
+    rep.add_argument("--session", action="append", metavar="FILE", help="a session (repeat)")
+    rep.add_argument("--out", required=True, help="output directory")
+    rep.add_argument("--scenario", help="scenario file (default: the one in the sessions)")
+    rep.add_argument("--name-column", help="column with model names")
+    rep.add_argument("--p", default="inf", help="the p of COPA's p-norm")
+    rep.add_argument("--top", type=int, default=10, help="ranked models to report")
+    rep.add_argument("--json", action="store_true", help="print one JSON document")
+    rep.set_defaults(func=cmd_report)
+
     cmp_ = sub.add_parser("compare", help="compare systems: indicators, radar, permutation test")
     cmp_.add_argument("pool", help="CSV or Parquet file, one row per solution")
     cmp_.add_argument("--system", required=True, help="column naming each row's system")
@@ -844,10 +950,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tradeoff`` console script; returns the exit code."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error already printed
         return int(exc.code or 0)
+    args.argv = argv
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)

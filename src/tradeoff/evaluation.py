@@ -5,7 +5,8 @@
   distribution UD(S, σ) = 1/(1 + D_nc) with D_nc the standard deviation of the niche counts
   nc(x_i, σ) = |{x ∈ X_n : ‖x − x_i‖ < σ}| − 1 (eqs. 2–4) and its complement 1 − UD, and
   overall Pareto spread OS(S, P) = Π_i (max_S s_i − min_S s_i)/(max_P p_i − min_P p_i)
-  against the joint Pareto set P of all systems compared (eq. 5). A system with a single
+  against the joint Pareto set P of all systems compared (eq. 5), each ratio capped
+  at 1. A system with a single
   non-dominated solution has UD and OS "not defined" (use cases UC-1/UC-2).
 * Radar chart (§III-C): the indicators on equally spaced axes, the polygon's area by the
   surveyor's formula (eq. 10), normalised by its theoretical range [0, area of the unit
@@ -129,7 +130,10 @@ def overall_spread(front: FloatArray, joint: FloatArray) -> float | None:
     if np.any(span_p <= 0):
         return None
     span_s = front.max(axis=0) - front.min(axis=0)
-    return float(np.prod(np.abs(span_s / span_p)))
+    # A system's own non-dominated points may reach beyond the joint front's range (they can
+    # be dominated by another system's points there); each ratio is capped at 1 so that OS
+    # stays in [0, 1], 1 meaning the system spans the joint front on every objective.
+    return float(np.prod(np.minimum(np.abs(span_s / span_p), 1.0)))
 
 
 def radar_area(values: Sequence[float]) -> float:

@@ -156,7 +156,10 @@ class ElicitationSpec(_Model):
     ``error_rate`` is the assumed chance that a person's answer is wrong; ``target_width``
     stops the ``probabilistic`` strategy once every weight's 90% credible interval is
     narrower; ``repeat_every`` makes it repeat an earlier question (sides swapped) every so
-    many questions to measure consistency (0: never).
+    many questions to measure consistency (0: never). ``precision`` says in which scale the
+    ``bisection`` and ``probabilistic`` strategies spend questions where the weights are
+    least certain: ``swing`` (weight × range, what decides between real models; the
+    default) or ``natural`` (weight per natural unit, the scale of paper 004's Table 1).
     """
 
     strategy: Literal["paper", "bisection", "probabilistic"] = "probabilistic"
@@ -165,6 +168,7 @@ class ElicitationSpec(_Model):
     error_rate: float = Field(default=0.05, ge=0, lt=0.5)
     target_width: float = Field(default=0.0, ge=0, lt=1)
     repeat_every: int = Field(default=6, ge=0, le=1000)
+    precision: Literal["swing", "natural"] = "swing"
 
 
 class PoolSpec(_Model):

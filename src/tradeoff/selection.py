@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from tradeoff.errors import InputError
 from tradeoff.pool import Pool, load_pool
@@ -22,6 +27,8 @@ from tradeoff.ranking import (
     rank_pool,
 )
 from tradeoff.scenario import Scenario
+
+FloatArray = NDArray[np.float64]
 
 
 def scenario_pool(scenario: Scenario, base: str | Path = ".") -> Pool:
@@ -55,3 +62,170 @@ def rank_for_session(
     coefficients = metric_coefficients(scenario, weights, priors.tolist())
     omega = metric_to_omega(coefficients, pool.values)
     return rank_pool(pool, weights=omega, p=p, top=top)
+
+
+# --------------------------------------------------------------------------------------
+# Several stakeholders: picks, regret, consensus
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stakeholder:
+    """One replayed session."""
+
+    participant: str
+    path: str
+    scenario_id: str
+    scenario_sha256: str
+    names: tuple[str, ...]
+    weights: tuple[float, ...]
+    intervals: tuple[tuple[float, float], ...] | None
+    answers: int
+
+
+def load_stakeholders(paths: Sequence[str | Path]) -> tuple[Scenario, list[Stakeholder]]:
+    """Replay sessions; all must come from one scenario and hold at least one answer."""
+    from tradeoff.session import read_session, replay
+
+    if not paths:
+        raise InputError.single("--session", "", "no session given.", "pass --session FILE.")
+    out: list[Stakeholder] = []
+    scenario: Scenario | None = None
+    for path in paths:
+        log = read_session(path)
+        engine = replay(log)
+        if engine.answered == 0:
+            raise InputError.single(
+                path,
+                "",
+                "the session holds no answer, so there are no weights to use.",
+                "leave it out, or let the participant answer first.",
+            )
+        h = log.header
+        if scenario is not None and out and h.scenario_sha256 != out[0].scenario_sha256:
+            raise InputError.single(
+                path,
+                "header",
+                f"was recorded on scenario {h.scenario.id!r} "
+                f"(sha256 {h.scenario_sha256[:12]}…) but {out[0].path} on "
+                f"{out[0].scenario_id!r} (sha256 {out[0].scenario_sha256[:12]}…).",
+                "select with sessions of one scenario (one version of it) at a time.",
+            )
+        scenario = scenario or h.scenario
+        result = engine.result()
+        out.append(
+            Stakeholder(
+                h.participant,
+                str(path),
+                h.scenario.id,
+                h.scenario_sha256,
+                result.names,
+                result.weights,
+                result.intervals,
+                engine.answered,
+            )
+        )
+    assert scenario is not None
+    return scenario, out
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Everything ``tradeoff select`` reports."""
+
+    stakeholders: list[Stakeholder]
+    picks: list[RankOutcome]
+    linear_picks: list[str]
+    regret: list[list[float]]
+    consensus_name: str
+    consensus_rule: str
+    consensus_max_regret: float
+    average_pick: RankOutcome
+    pool: Pool = field(repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stakeholders": [
+                {
+                    "participant": s.participant,
+                    "session": s.path,
+                    "weights": dict(zip(s.names, s.weights, strict=True)),
+                    "intervals": None if s.intervals is None else [list(iv) for iv in s.intervals],
+                    "answers": s.answers,
+                    "selected": pick.selected.name,
+                    "linear_selected": lin,
+                    "omega": list(pick.weights),
+                    "explanation": pick.explanation,
+                }
+                for s, pick, lin in zip(
+                    self.stakeholders, self.picks, self.linear_picks, strict=True
+                )
+            ],
+            "regret": self.regret,
+            "regret_rows": "stakeholder whose metric is used",
+            "regret_columns": "stakeholder whose pick is used",
+            "consensus": {
+                "rule": self.consensus_rule,
+                "name": self.consensus_name,
+                "max_regret": self.consensus_max_regret,
+                "average_omega_pick": self.average_pick.selected.name,
+            },
+            "ranking": [r.to_dict() for r in self.average_pick.ranking],
+        }
+
+
+def _relative_regret(psi: FloatArray, index: int) -> float:
+    spread = float(psi.max() - psi.min())
+    return float((psi.max() - psi[index]) / spread) if spread > 0 else 0.0
+
+
+def select_for_stakeholders(
+    scenario: Scenario,
+    stakeholders: Sequence[Stakeholder],
+    pool: Pool,
+    *,
+    p: float = math.inf,
+    top: int = 10,
+) -> Selection:
+    """Each stakeholder's COPA pick, the regret matrix and a consensus pick.
+
+    regret[i][j] is what stakeholder j's pick costs stakeholder i in i's own linear metric:
+    (ψ_i(best for i) − ψ_i(pick of j)) / (max ψ_i − min ψ_i) over the pool. The consensus
+    minimises the largest regret over all stakeholders among all models of the pool
+    (ties: the smaller sum of regrets, then row order); the pick from the averaged ω is
+    reported beside it.
+    """
+    from tradeoff.ranking import linear_values
+
+    priors = build_population(scenario.population, tuple(c.name for c in scenario.classes)).priors
+    picks, linear_picks, psis, omegas = [], [], [], []
+    for s in stakeholders:
+        coefficients = metric_coefficients(scenario, s.weights, priors.tolist())
+        omega = metric_to_omega(coefficients, pool.values)
+        omegas.append(omega)
+        picks.append(rank_pool(pool, weights=omega, p=p, top=top))
+        psi = linear_values(pool, coefficients)
+        psis.append(psi)
+        linear_picks.append(pool.names[int(np.argmax(psi))])
+    index = {name: i for i, name in enumerate(pool.names)}
+    regret = [
+        [_relative_regret(psis[i], index[picks[j].selected.name]) for j in range(len(stakeholders))]
+        for i in range(len(stakeholders))
+    ]
+    per_model = np.array([[_relative_regret(psi, m) for m in range(pool.n)] for psi in psis])
+    worst, total = per_model.max(axis=0), per_model.sum(axis=0)
+    best = int(np.lexsort((np.arange(pool.n), total, worst))[0])
+    average = np.mean(np.array(omegas), axis=0)
+    average_pick = rank_pool(pool, weights=tuple(float(x) for x in average), p=p, top=top)
+    return Selection(
+        stakeholders=list(stakeholders),
+        picks=picks,
+        linear_picks=linear_picks,
+        regret=regret,
+        consensus_name=pool.names[best],
+        consensus_rule="minimise the largest relative regret over the stakeholders, each in "
+        "their own linear metric (ties: smaller total regret, then row order)",
+        consensus_max_regret=float(worst[best]),
+        average_pick=average_pick,
+        pool=pool,
+    )

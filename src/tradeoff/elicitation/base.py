@@ -87,6 +87,9 @@ class Settings:
         Stop once every weight's 90% credible interval is narrower than this (0: never).
     repeat_every
         Every this many questions, repeat an earlier one with the sides swapped (0: never).
+    precision
+        ``swing`` or ``natural``: the scale in which uncertainty about the weights is
+        measured when choosing the next question and when stopping.
     """
 
     epsilon: float = 0.001
@@ -95,6 +98,7 @@ class Settings:
     seed: int = 0
     target_width: float = 0.0
     repeat_every: int = 0
+    precision: str = "swing"
 
 
 class Strategy(Protocol[S]):

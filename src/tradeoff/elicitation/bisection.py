@@ -26,6 +26,7 @@ from tradeoff.elicitation.base import (
     Settings,
     raw_to_scaled,
     scaled_to_raw,
+    weights_from_ratios,
     weights_from_scaled,
 )
 from tradeoff.queries import ClassifierProfile, Query, QuerySpace
@@ -109,15 +110,25 @@ class BisectionStrategy:
         return BisectionState(((0.0, 1.0),) * (self.space.n_weights - 1))
 
     def effects(self, state: BisectionState) -> list[float]:
-        """For each ratio, how far its interval's two ends move the normalised weights (L1)."""
+        """For each ratio, how far its interval's two ends move the normalised weights (L1),
+        in swing or natural-unit weights as ``settings.precision`` says."""
         mids = [(lo + hi) / 2 for lo, hi in state.intervals]
         out = []
         for i, (lo, hi) in enumerate(state.intervals):
             at_lo, at_hi = list(mids), list(mids)
             at_lo[i], at_hi[i] = lo, hi
-            a = weights_from_scaled(self.space, at_lo)
-            b = weights_from_scaled(self.space, at_hi)
-            out.append(sum(abs(x - y) for x, y in zip(a, b, strict=True)))
+            natural = sum(
+                abs(x - y)
+                for x, y in zip(
+                    weights_from_scaled(self.space, at_lo),
+                    weights_from_scaled(self.space, at_hi),
+                    strict=True,
+                )
+            )
+            a = weights_from_ratios(at_lo)
+            b = weights_from_ratios(at_hi)
+            swing = sum(abs(x - y) for x, y in zip(a, b, strict=True))
+            out.append(swing if self.settings.precision == "swing" else natural)
         return out
 
     def _next_ratio(self, state: BisectionState) -> int | None:

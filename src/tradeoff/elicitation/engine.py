@@ -109,6 +109,7 @@ class Engine:
             seed=seed,
             target_width=target_width if target_width is not None else spec.target_width,
             repeat_every=spec.repeat_every,
+            precision=spec.precision,
         )
         self._strategy = make_strategy(self.strategy_name, self.space, self.settings)
         self._states: list[Any] = [self._strategy.initial()]

@@ -18,7 +18,8 @@ its posterior median.
   threshold in ℓ (a factor e^0.35 ≈ 1.4 in the weight ratio) and ``INDIFFERENCE_OUTSIDE``
   elsewhere.
 * **Where to ask.** The next question goes to the ratio whose 90% interval moves the
-  normalised weights most (L1 distance between the weights at its 5% and 95% quantiles).
+  normalised weights most (L1 distance between the weights at its 5% and 95% quantiles,
+  in swing or natural-unit weights as ``[elicitation] precision`` says).
 * **Uncertainty.** 90% credible intervals per weight come from seeded Monte Carlo draws of
   all ratios from their posteriors.
 * **Consistency.** Every ``repeat_every`` questions an earlier question is asked again with
@@ -232,13 +233,22 @@ class ProbabilisticStrategy:
     # -- questions --------------------------------------------------------------------
 
     def _effects(self, post: Posterior) -> FloatArray:
+        """How far each ratio's 90% interval moves the normalised weights (L1).
+
+        In the scale ``settings.precision`` names: swing weights (weight × range) decide
+        between real models (an attribute whose natural weight is tiny because its unit is
+        small, per KB, can still decide which model wins); natural-unit weights are the
+        scale of paper 004's Table 1.
+        """
         med = self._medians(post)
         effects = np.empty(self.n_ratios)
+        flat = np.zeros(self.n_ratios)
         for i in range(self.n_ratios):
             lo, hi = med.copy(), med.copy()
             lo[i], hi[i] = post.quantile(i, np.array([0.05, 0.95]))
+            shifts = flat if self.settings.precision == "swing" else self.shifts
             effects[i] = np.abs(
-                _weights_from_logits(hi, self.shifts) - _weights_from_logits(lo, self.shifts)
+                _weights_from_logits(hi, shifts) - _weights_from_logits(lo, shifts)
             ).sum()
         return effects
 

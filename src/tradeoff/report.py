@@ -1,0 +1,368 @@
+"""A shareable report of a decision: self-contained HTML and Markdown with PNG figures.
+
+:func:`write_report` takes a :class:`~tradeoff.selection.Selection` (sessions replayed, pool
+ranked) and writes ``report.html`` (figures embedded, no external files), ``report.md`` and
+the figures as PNG files beside them. Contents: the scenario; each stakeholder's weights with
+90% intervals and trade-offs in words; the ranking with explanations; every stakeholder's
+pick, the regret matrix and the consensus; figures (the Pareto front coloured by the α that
+selects each model, as in paper 000 Figs. 1 and 4; the weights with intervals; the radar
+chart when the pool has a ``system`` column); and the exact command and versions.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import math
+import platform
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tradeoff import __version__, copa
+from tradeoff.population import build_population
+from tradeoff.presentation import tradeoff_sentences
+from tradeoff.scenario import Scenario
+from tradeoff.selection import Selection
+
+VERSIONS = ("numpy", "pandas", "scipy", "moocore", "matplotlib", "textual")
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def alpha_front_figure(selection: Selection, path: Path, alphas: int = 1000) -> str:
+    """Paper 000 Fig. 1/4 style: two objectives, each model selected by some α coloured by
+    the average α that selects it (α on the first objective, the rest share 1 − α)."""
+    plt = _plt()
+    pool = selection.pool
+    y = pool.minimisation()
+    phi = copa.rank_cdf(y)
+    grid = np.linspace(0, 1, alphas)
+    picks = copa.sweep(phi, [0], grid, math.inf)
+    xi, yi = (2, 0) if pool.values.shape[1] > 2 else (1, 0)
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    ax.scatter(pool.values[:, xi], pool.values[:, yi], c="lightgrey", s=18, label="candidates")
+    chosen = sorted(set(picks.tolist()))
+    mean_alpha = [float(grid[picks == m].mean()) for m in chosen]
+    sc = ax.scatter(
+        pool.values[chosen, xi],
+        pool.values[chosen, yi],
+        c=mean_alpha,
+        cmap="viridis",
+        vmin=0,
+        vmax=1,
+        s=46,
+        edgecolors="black",
+        label="selected for some α",
+    )
+    consensus = pool.names.index(selection.consensus_name)
+    ax.scatter(
+        [pool.values[consensus, xi]],
+        [pool.values[consensus, yi]],
+        marker="*",
+        s=220,
+        c="crimson",
+        label=f"consensus: {selection.consensus_name}",
+    )
+    fig.colorbar(sc, ax=ax, label=f"α (weight on {pool.columns[0]})")
+    ax.set_xlabel(pool.columns[xi])
+    ax.set_ylabel(pool.columns[yi])
+    if pool.objectives[xi].direction == "min" and pool.values[:, xi].max() > 20 * max(
+        pool.values[:, xi].min(), 1e-12
+    ):
+        ax.set_xscale("log")
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title("Models selected by COPA (p = ∞) as α moves")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return "Candidate models; coloured where COPA (p = ∞) selects them for some α."
+
+
+def weights_figure(selection: Selection, path: Path) -> str:
+    """Each stakeholder's normalised weights with their 90% credible intervals."""
+    plt = _plt()
+    names = list(selection.stakeholders[0].names)
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    n = len(selection.stakeholders)
+    width = 0.8 / n
+    x = np.arange(len(names))
+    for k, s in enumerate(selection.stakeholders):
+        w = np.array(s.weights)
+        pos = x + (k - (n - 1) / 2) * width
+        if s.intervals is not None:
+            iv = np.array(s.intervals)
+            err = np.vstack((np.maximum(w - iv[:, 0], 0), np.maximum(iv[:, 1] - w, 0)))
+            ax.bar(pos, w, width, yerr=err, capsize=3, label=s.participant)
+        else:
+            ax.bar(pos, w, width, label=s.participant)
+    ax.set_xticks(x, names)
+    ax.set_ylabel("normalised weight")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=8)
+    ax.set_title("Elicited weights (bars) and 90% credible intervals")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return "Elicited weights per stakeholder with 90% credible intervals."
+
+
+def radar_figure(selection: Selection, path: Path) -> str | None:
+    """The radar chart of paper 003 when the pool has a ``system`` column."""
+    from tradeoff import evaluation as ev
+
+    frame = selection.pool.frame
+    if "system" not in frame.columns:
+        return None
+    y = ev.to_minimisation(selection.pool.values, selection.pool.maximise)
+    systems = {str(s): y[np.asarray(frame["system"] == s)] for s in frame["system"].unique()}
+    rows, _ = ev.indicators(systems)
+    ev.radar_png(rows, str(path), title="Systems in the pool")
+    return "Radar chart of the systems in the pool (paper 003)."
+
+
+def _md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def _sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def write_report(
+    selection: Selection, scenario: Scenario, out_dir: str | Path, *, command: str
+) -> tuple[Path, Path]:
+    """Write report.html, report.md and the PNG figures into ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    figures: list[tuple[str, str]] = []
+    for name, make in (
+        ("pareto-alpha.png", alpha_front_figure),
+        ("weights.png", weights_figure),
+        ("radar.png", radar_figure),
+    ):
+        caption = make(selection, out / name)
+        if caption:
+            figures.append((name, caption))
+    priors = build_population(scenario.population, tuple(c.name for c in scenario.classes)).priors
+    pool = selection.pool
+    md: list[str] = [f"# Decision report: {scenario.title}", ""]
+    md += [
+        f"Generated {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} by tradeoff {__version__}.",
+        "",
+        "## Scenario",
+        "",
+        scenario.description.strip(),
+        "",
+    ]
+    md += [
+        _md_table(
+            ("statistic", "kind", "shown as"),
+            [(c.name, "class", f"{c.verb} N of 1,000 {c.label}") for c in scenario.classes]
+            + [(a.name, a.kind, a.render(sum(a.range) / 2)) for a in scenario.attributes],
+        ),
+        "",
+    ]
+    md += ["## Stakeholders", ""]
+    for s, pick, lin in zip(
+        selection.stakeholders, selection.picks, selection.linear_picks, strict=True
+    ):
+        md += [f"### {s.participant}", "", f"{s.answers} answers ({Path(s.path).name}).", ""]
+        rows = []
+        for i, name in enumerate(s.names):
+            iv = "" if s.intervals is None else f"{s.intervals[i][0]:.3f} – {s.intervals[i][1]:.3f}"
+            rows.append((name, f"{s.weights[i]:.3f}", iv))
+        md += [_md_table(("weight", "estimate", "90% interval"), rows), ""]
+        md += [f"- {t}" for t in tradeoff_sentences(scenario, s.weights, priors.tolist())]
+        md += [
+            "",
+            f"COPA pick: **{pick.selected.name}** (linear metric's pick: {lin}).",
+            "",
+            f"> {pick.explanation}",
+            "",
+        ]
+    names = [s.participant for s in selection.stakeholders]
+    md += [
+        "## Regret and consensus",
+        "",
+        "Regret of using one stakeholder's pick (column) in another's own linear metric "
+        "(row), relative to the spread of that metric over the pool:",
+        "",
+    ]
+    md += [
+        _md_table(
+            ("", *names),
+            [
+                (n, *[f"{r:.3f}" for r in row])
+                for n, row in zip(names, selection.regret, strict=True)
+            ],
+        ),
+        "",
+    ]
+    md += [
+        f"**Consensus: {selection.consensus_name}** — rule: {selection.consensus_rule}; its "
+        f"largest regret is {selection.consensus_max_regret:.3f}. The pick with the averaged "
+        f"ω is {selection.average_pick.selected.name}.",
+        "",
+    ]
+    md += ["## Ranking (averaged ω, COPA p = ∞)", ""]
+    cols = pool.columns
+    md += [
+        _md_table(
+            ("#", "model", *cols, "Pareto"),
+            [
+                (
+                    i,
+                    r.name,
+                    *[f"{r.values[c]:.4g} (top-{max(1, round(100 * r.u[c]))}%)" for c in cols],
+                    "yes" if r.pareto else "",
+                )
+                for i, r in enumerate(selection.average_pick.ranking, 1)
+            ],
+        ),
+        "",
+    ]
+    md += [f"> {selection.average_pick.explanation}", "", "## Figures", ""]
+    md += [f"![{cap}]({name})\n\n*{cap}*\n" for name, cap in figures]
+    versions = [f"tradeoff {__version__}", f"Python {platform.python_version()}"]
+    for pkg in VERSIONS:
+        try:
+            versions.append(f"{pkg} {metadata.version(pkg)}")
+        except metadata.PackageNotFoundError:
+            continue
+    md += [
+        "## Reproduce",
+        "",
+        "```sh",
+        command,
+        "```",
+        "",
+        "Versions: " + ", ".join(versions) + ".",
+        "",
+        _md_table(
+            ("input", "sha256"),
+            [(pool.source, _sha256(pool.source))]
+            + [(s.path, _sha256(s.path)) for s in selection.stakeholders],
+        ),
+        "",
+    ]
+    md_text = "\n".join(md)
+    md_path = out / "report.md"
+    md_path.write_text(md_text)
+    html_path = out / "report.html"
+    html_path.write_text(_html(md_text, out, figures, scenario.title))
+    return html_path, md_path
+
+
+def _html(md_text: str, out: Path, figures: list[tuple[str, str]], title: str) -> str:
+    """A minimal Markdown → HTML rendering (headings, tables, lists, quotes, code, images),
+    with figures embedded as data URIs so the file stands alone."""
+    body: list[str] = []
+    lines = md_text.splitlines()
+    i = 0
+    in_list = False
+    while i < len(lines):
+        line = lines[i]
+        esc = html.escape(line)
+        if line.startswith("```"):
+            j = i + 1
+            code = []
+            while j < len(lines) and not lines[j].startswith("```"):
+                code.append(html.escape(lines[j]))
+                j += 1
+            body.append("<pre><code>" + "\n".join(code) + "</code></pre>")
+            i = j + 1
+            continue
+        if line.startswith("|") and i + 1 < len(lines) and lines[i + 1].startswith("|---"):
+            head = [html.escape(c.strip()) for c in line.strip("|").split("|")]
+            rows = []
+            j = i + 2
+            while j < len(lines) and lines[j].startswith("|"):
+                rows.append([html.escape(c.strip()) for c in lines[j].strip("|").split("|")])
+                j += 1
+            body.append(
+                "<table><thead><tr>"
+                + "".join(f"<th>{h}</th>" for h in head)
+                + "</tr></thead><tbody>"
+                + "".join(
+                    "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in rows
+                )
+                + "</tbody></table>"
+            )
+            i = j
+            continue
+        if line.startswith("- "):
+            if not in_list:
+                body.append("<ul>")
+                in_list = True
+            body.append(f"<li>{_inline(esc[2:])}</li>")
+            i += 1
+            continue
+        if in_list:
+            body.append("</ul>")
+            in_list = False
+        if line.startswith("!["):
+            name = line[line.index("](") + 2 : line.rindex(")")]
+            cap = next((c for n, c in figures if n == name), name)
+            data = base64.b64encode((out / name).read_bytes()).decode()
+            body.append(
+                f'<figure><img alt="{html.escape(cap)}" '
+                f'src="data:image/png;base64,{data}"></figure>'
+            )
+        elif line.startswith("### "):
+            body.append(f"<h3>{esc[4:]}</h3>")
+        elif line.startswith("## "):
+            body.append(f"<h2>{esc[3:]}</h2>")
+        elif line.startswith("# "):
+            body.append(f"<h1>{esc[2:]}</h1>")
+        elif line.startswith("> "):
+            body.append(f"<blockquote>{_inline(esc[5:])}</blockquote>")
+        elif line.strip():
+            para = [esc]
+            while (
+                i + 1 < len(lines)
+                and lines[i + 1].strip()
+                and not lines[i + 1].startswith(("#", "|", "- ", "> ", "![", "```"))
+            ):
+                i += 1
+                para.append(html.escape(lines[i]))
+            body.append(f"<p>{_inline(' '.join(para))}</p>")
+        i += 1
+    if in_list:
+        body.append("</ul>")
+    style = (
+        "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;"
+        "line-height:1.45;color:#1d232a}table{border-collapse:collapse;margin:.5rem 0;"
+        "font-size:.9rem}td,th{border:1px solid #ccd;padding:.2rem .5rem;text-align:left}"
+        "th{background:#eef1f5}blockquote{border-left:4px solid #8ab;margin:.5rem 0;"
+        "padding:.2rem .8rem;color:#345}img{max-width:100%}pre{background:#f4f6f8;"
+        "padding:.6rem;overflow:auto}figure{margin:1rem 0}"
+    )
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{style}</style></head><body>"
+        + "\n".join(body)
+        + "</body></html>\n"
+    )
+
+
+def _inline(text: str) -> str:
+    """**bold** and *italic* in already escaped text."""
+    import re
+
+    text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
+    return re.sub(r"(?<![*\w])\*(?!\s)(.+?)(?<!\s)\*(?![*\w])", r"<em>\1</em>", text)

@@ -1,0 +1,125 @@
+"""`tradeoff serve` in a real browser: headless Chromium loads the page, a participant starts,
+the question screen appears and an answer given in the browser reaches the session file."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tradeoff.session import read_session
+
+from .conftest import ROOT, SCENARIOS
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+OUTPUT = ROOT / "test-output"
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - the test extra installs it
+    sync_playwright = None  # type: ignore[assignment]
+
+pytestmark = [
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="Chromium is not installed (.ci/run installs the "
+        "Debian package; `apt-get install chromium` to run this test)",
+    ),
+    pytest.mark.skipif(sync_playwright is None, reason="playwright is not installed"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until(check, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.2)
+    raise AssertionError("timed out")
+
+
+def test_serve_in_headless_chromium(tmp_path: Path) -> None:
+    scenario = tmp_path / "glaucoma-screening.toml"
+    scenario.write_text(
+        (SCENARIOS / "glaucoma-screening.toml")
+        .read_text()
+        .replace("seed = 11", "seed = 11\nsamples = 20000")
+    )
+    sessions = tmp_path / "sessions"
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tradeoff",
+            "serve",
+            str(scenario),
+            "--port",
+            str(port),
+            "--sessions-dir",
+            str(sessions),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        cwd=tmp_path,
+    )
+    OUTPUT.mkdir(exist_ok=True)
+    try:
+
+        def listening() -> bool:
+            with socket.socket() as s:
+                return s.connect_ex(("127.0.0.1", port)) == 0
+
+        wait_until(listening, 30)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=CHROMIUM,
+                args=[
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--no-first-run",
+                ],
+            )
+            page = browser.new_page(viewport={"width": 1200, "height": 800})
+            page.goto(f"http://127.0.0.1:{port}")
+            page.wait_for_timeout(4000)
+            page.mouse.click(200, 368)  # the participant id field
+            page.keyboard.type("web-test")
+            page.keyboard.press("Enter")
+            folder = sessions / "web-test"
+            wait_until(lambda: any(folder.glob("*.jsonl")), 60)
+            page.wait_for_timeout(3000)
+            shot = OUTPUT / "browser-question-screen.png"
+            page.screenshot(path=str(shot))
+            print(f"screenshot: {shot}")
+            page.keyboard.press("a")
+            path = next(folder.glob("*.jsonl"))
+            wait_until(lambda: any(e["type"] == "answer" for e in read_session(path).events), 30)
+            browser.close()
+        answers = [e for e in read_session(path).events if e["type"] == "answer"]
+        assert answers[0]["choice"] == "left"
+        assert shot.stat().st_size > 10_000
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_serve_binds_to_loopback_by_default() -> None:
+    from tradeoff.cli import build_parser
+
+    args = build_parser().parse_args(["serve"])
+    assert args.host == "127.0.0.1"

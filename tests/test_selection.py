@@ -1,0 +1,248 @@
+"""From sessions to a decision: `tradeoff select`, the regret matrix and consensus, the
+report, the selection screen; and the end-to-end check on the shipped real pool."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tradeoff.cli import main
+from tradeoff.oracles import Noise, SimulatedOracle
+from tradeoff.population import build_population
+from tradeoff.scenario import LoadedScenario, load_scenario
+from tradeoff.selection import (
+    load_stakeholders,
+    rank_for_session,
+    scenario_pool,
+    select_for_stakeholders,
+)
+from tradeoff.session import Recorder
+
+from .conftest import ROOT, SCENARIOS
+
+POOL = SCENARIOS / "pools" / "breast-cancer.csv"
+SWINGS = ([0.6, 0.2, 0.1, 0.1], [0.2, 0.6, 0.1, 0.1], [0.25, 0.25, 0.3, 0.2])
+
+
+@pytest.fixture(scope="module")
+def loaded() -> LoadedScenario:
+    return load_scenario(SCENARIOS / "breast-cancer-triage.toml")
+
+
+def natural(loaded: LoadedScenario, swing: list[float]) -> list[float]:
+    """True weights whose swing over the shipped pool is ``swing`` (so ω = swing)."""
+    sc = loaded.scenario
+    pool = scenario_pool(sc, SCENARIOS)
+    zeta = build_population(sc.population, ("malignant", "benign")).priors
+    a = np.array(swing) / (pool.values.max(axis=0) - pool.values.min(axis=0))
+    a[:2] /= zeta
+    return (a / a.sum()).tolist()
+
+
+def record(
+    loaded: LoadedScenario, folder: Path, who: str, truth: list[float], seed: int, budget: int = 30
+) -> Path:
+    rec = Recorder.start(loaded, who, folder, budget=budget, seed=seed)
+    oracle = SimulatedOracle.for_scenario(
+        loaded.scenario, truth, noise=Noise("flip", 0.05), seed=seed
+    )
+    while (q := rec.engine.next_query()) is not None:
+        rec.answer(oracle.choose(q))
+    rec.finish()
+    rec.close()
+    return rec.path
+
+
+def test_shipped_pool_is_real_and_has_provenance() -> None:
+    frame = pd.read_csv(POOL)
+    assert 20 <= len(frame) <= 40
+    assert {"recall_malignant", "recall_benign", "latency_ms", "size_kb"} <= set(frame.columns)
+    assert frame["family"].nunique() >= 8
+    prov = json.loads(POOL.with_suffix(".provenance.json").read_text())
+    assert prov["test_cases"] > 100 and "scikit-learn" in prov["machine"]
+
+
+def test_three_stakeholders_end_to_end(
+    loaded: LoadedScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Sessions written through the engine, then `tradeoff select` on the real pool; and over
+    50 seeded repetitions each stakeholder's pick against the pick under its true weights."""
+    sc = loaded.scenario
+    pool = scenario_pool(sc, SCENARIOS)
+    truths = [natural(loaded, s) for s in SWINGS]
+    paths = [record(loaded, tmp_path, f"s{i}", t, seed=i) for i, t in enumerate(truths)]
+    argv = ["select", str(POOL), *[a for p in paths for a in ("--session", str(p))], "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [s["participant"] for s in data["stakeholders"]] == ["s0", "s1", "s2"]
+    assert all(s["selected"] in pool.names for s in data["stakeholders"])
+    regret = np.array(data["regret"])
+    assert regret.shape == (3, 3) and (regret >= 0).all() and (regret <= 1).all()
+    assert data["consensus"]["name"] in pool.names and data["consensus"]["rule"]
+    assert len(data["ranking"]) == 10
+
+    true_copa = [rank_for_session(sc, t, pool=pool).selected.name for t in truths]
+    hits = np.zeros(3)
+    linear_hits = np.zeros(3)
+    for rep in range(50):
+        folder = tmp_path / f"rep{rep}"
+        ps = [record(loaded, folder, f"s{i}", t, seed=1000 * rep + i) for i, t in enumerate(truths)]
+        _, stakeholders = load_stakeholders(ps)
+        sel = select_for_stakeholders(sc, stakeholders, pool)
+        for i, t in enumerate(truths):
+            hits[i] += sel.picks[i].selected.name == true_copa[i]
+            true_linear = pool.names[int(np.argmax(pool.values @ _coef(loaded, t)))]
+            linear_hits[i] += sel.linear_picks[i] == true_linear
+    rates, linear_rates = hits / 50, linear_hits / 50
+    print(f"COPA pick match rates {rates}, linear-metric pick match rates {linear_rates}")
+    # Measured: COPA (p = ∞) 0.80 / 0.98 / 0.96, linear metric 0.98 / 0.98 / 0.96; the first
+    # stakeholder's COPA pick sits among near-ties (see the closing note).
+    assert (linear_rates >= 0.9).all()
+    assert (rates >= 0.75).all() and rates.mean() >= 0.85
+
+
+def _coef(loaded: LoadedScenario, weights: list[float]) -> np.ndarray:
+    from tradeoff.ranking import metric_coefficients
+
+    sc = loaded.scenario
+    zeta = build_population(sc.population, ("malignant", "benign")).priors
+    return np.array(metric_coefficients(sc, weights, zeta.tolist()))
+
+
+def test_select_bad_inputs(
+    loaded: LoadedScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = record(loaded, tmp_path, "a", natural(loaded, SWINGS[0]), seed=1, budget=5)
+    other = load_scenario(SCENARIOS / "glaucoma-screening.toml")
+    rec = Recorder.start(other, "b", tmp_path, budget=3)
+    rec.answer("left")
+    rec.close()
+    assert main(["select", str(POOL), "--session", str(good), "--session", str(rec.path)]) == 2
+    assert "select with sessions of one scenario" in capsys.readouterr().err
+
+    empty = Recorder.start(loaded, "c", tmp_path, budget=3)
+    empty.close()
+    assert main(["select", str(POOL), "--session", str(empty.path)]) == 2
+    assert "holds no answer" in capsys.readouterr().err
+
+    broken = tmp_path / "pool.csv"
+    pd.read_csv(POOL).drop(columns=["latency_ms"]).to_csv(broken, index=False)
+    assert main(["select", str(broken), "--session", str(good)]) == 2
+    err = capsys.readouterr().err
+    assert "latency_ms" in err and "not found" in err and "Traceback" not in err
+
+
+def test_report_html_markdown_and_figures(
+    loaded: LoadedScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = [
+        record(loaded, tmp_path / "s", f"p{i}", natural(loaded, s), seed=i, budget=12)
+        for i, s in enumerate(SWINGS[:2])
+    ]
+    pool = tmp_path / "pool.csv"
+    frame = pd.read_csv(POOL)
+    frame["system"] = np.where(frame["family"].str.contains("tree|forest|boost"), "trees", "others")
+    frame.to_csv(pool, index=False)
+    out = tmp_path / "report"
+    argv = [
+        "report",
+        str(pool),
+        *[a for p in paths for a in ("--session", str(p))],
+        "--out",
+        str(out),
+    ]
+    assert main(argv) == 0
+    html = (out / "report.html").read_text()
+    md = (out / "report.md").read_text()
+    assert html.count("data:image/png;base64,") == 3  # α front, weights, radar
+    for png in ("pareto-alpha.png", "weights.png", "radar.png"):
+        assert (out / png).stat().st_size > 5000
+        assert f"]({png})" in md
+    for text in ("Consensus", "Regret", "Reproduce", "p0", "p1", "You would give up"):
+        assert text in md
+    assert "tradeoff report" in md and "sha256" in md
+    _open_in_chromium(out / "report.html")
+
+
+def _open_in_chromium(path: Path) -> None:
+    chromium = shutil.which("chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        chromium = None
+    if chromium is None:
+        pytest.skip("Chromium/playwright not installed: the report was checked as text only")
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=chromium,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        page = browser.new_page(viewport={"width": 1100, "height": 1400})
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(path.as_uri())
+        images = page.eval_on_selector_all(
+            "img", "els => els.map(e => e.complete && e.naturalWidth > 0)"
+        )
+        out = ROOT / "test-output"
+        out.mkdir(exist_ok=True)
+        page.screenshot(path=str(out / "report.png"), full_page=True)
+        print(f"screenshot: {out / 'report.png'}")
+        browser.close()
+    assert errors == []
+    assert images == [True, True, True]
+
+
+async def test_selection_screen(loaded: LoadedScenario, tmp_path: Path) -> None:
+    from textual.widgets import DataTable
+
+    from tradeoff.tui.select import SelectionApp, SelectionScreen
+
+    paths = [
+        record(loaded, tmp_path, f"s{i}", natural(loaded, s), seed=i, budget=8)
+        for i, s in enumerate(SWINGS[:2])
+    ]
+    sc, stakeholders = load_stakeholders(paths)
+    selection = select_for_stakeholders(sc, stakeholders, scenario_pool(sc, SCENARIOS))
+    app = SelectionApp(selection)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        screen = app.screen
+        assert isinstance(screen, SelectionScreen)
+        table = screen.query_one("#select-table", DataTable)
+        assert table.row_count == 34
+        status = lambda: str(screen.query_one("#select-status").render())  # noqa: E731
+        assert "p = ∞" in status() and "averaged" in status()
+        await pilot.press("p")
+        assert "p = 1" in status()
+        await pilot.press("o")
+        assert "α = 0.50 on recall_benign" in status()
+        for _ in range(10):
+            await pilot.press("plus")
+        assert "α = 1.00" in status()
+        picks_high = status().split("pick: ")[1]
+        for _ in range(20):
+            await pilot.press("minus")
+        assert "α = 0.00" in status()
+        assert status().split("pick: ")[1] != picks_high  # the pick moves with α
+        await pilot.press("w")
+        assert "averaged" in status()
+        await pilot.press("x")
+        picks = str(screen.query_one("#select-picks").render())
+        assert "s0:" in picks and "consensus" in picks
+        await pilot.press("q")
+    assert not math.isnan(selection.consensus_max_regret)

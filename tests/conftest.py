@@ -38,3 +38,26 @@ def small(name: str, samples: int = 20_000) -> Scenario:
 @pytest.fixture(autouse=True)
 def _run_from_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
+
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def small_scenario_file(
+    tmp_path: Path, name: str = "glaucoma-screening", samples: int = 20_000, **replace: str
+) -> Path:
+    """A copy of a shipped scenario with a smaller population (and optional text edits)."""
+    text = (SCENARIOS / f"{name}.toml").read_text()
+    text = text.replace("seed = 11", f"seed = 11\nsamples = {samples}")
+    for old, new in replace.items():
+        text = text.replace(old, new)
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text)
+    return path

@@ -14,7 +14,7 @@ import pytest
 
 from tradeoff.session import read_session
 
-from .conftest import ROOT, SCENARIOS
+from .conftest import ROOT, small_scenario_file
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 OUTPUT = ROOT / "test-output"
@@ -50,12 +50,7 @@ def wait_until(check, timeout: float = 60.0) -> None:  # type: ignore[no-untyped
 
 
 def test_serve_in_headless_chromium(tmp_path: Path) -> None:
-    scenario = tmp_path / "glaucoma-screening.toml"
-    scenario.write_text(
-        (SCENARIOS / "glaucoma-screening.toml")
-        .read_text()
-        .replace("seed = 11", "seed = 11\nsamples = 20000")
-    )
+    scenario = small_scenario_file(tmp_path)
     sessions = tmp_path / "sessions"
     port = free_port()
     server = subprocess.Popen(

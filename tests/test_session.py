@@ -23,17 +23,13 @@ from tradeoff.session import (
     unfinished_sessions,
 )
 
-from .conftest import SCENARIOS
+from .conftest import small_scenario_file
 
 TRUTH = [0.5, 0.2, 0.2, 0.1]
 
 
 def small_scenario(tmp_path: Path) -> Path:
-    text = (SCENARIOS / "glaucoma-screening.toml").read_text()
-    text = text.replace("seed = 11", "seed = 11\nsamples = 20000")
-    path = tmp_path / "glaucoma.toml"
-    path.write_text(text)
-    return path
+    return small_scenario_file(tmp_path)
 
 
 def record(tmp_path: Path, answers: int = 8) -> Recorder:

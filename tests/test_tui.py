@@ -14,18 +14,13 @@ from tradeoff.session import read_session, replay
 from tradeoff.tui import make_app
 from tradeoff.tui.app import HelpScreen, QuestionScreen, ReviewScreen, StartScreen
 
-from .conftest import SCENARIOS
+from .conftest import small_scenario_file
 
 SIZE = (100, 32)
 
 
 def scenario_file(tmp_path: Path, budget: int = 12) -> Path:
-    text = (SCENARIOS / "glaucoma-screening.toml").read_text()
-    text = text.replace("seed = 11", "seed = 11\nsamples = 20000")
-    text = text.replace("budget = 30", f"budget = {budget}")
-    path = tmp_path / "glaucoma-screening.toml"
-    path.write_text(text)
-    return path
+    return small_scenario_file(tmp_path, **{"budget = 30": f"budget = {budget}"})
 
 
 def app_for(tmp_path: Path, **kwargs: Any) -> Any:

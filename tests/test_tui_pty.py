@@ -20,7 +20,7 @@ import pytest
 
 from tradeoff.session import read_session
 
-from .conftest import SCENARIOS
+from .conftest import small_scenario_file
 
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]")
 
@@ -70,7 +70,7 @@ class Terminal:
     def send(self, keys: str) -> None:
         os.write(self.master, keys.encode())
 
-    def wait_text(self, needle: str, timeout: float = 60) -> None:
+    def wait_text(self, needle: str, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if needle in self.text():
@@ -90,7 +90,7 @@ def answers(path: Path) -> list[str]:
     return [e["choice"] for e in read_session(path).events if e["type"] == "answer"]
 
 
-def wait_answers(folder: Path, n: int, timeout: float = 30) -> Path:
+def wait_answers(folder: Path, n: int, timeout: float = 90) -> Path:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         files = list(folder.glob("*.jsonl"))
@@ -102,12 +102,7 @@ def wait_answers(folder: Path, n: int, timeout: float = 30) -> Path:
 
 @pytest.mark.skipif(sys.platform != "linux", reason="uses Linux pseudo-terminals")
 def test_sigkill_loses_no_answer_and_resume_continues(tmp_path: Path) -> None:
-    scenario = tmp_path / "glaucoma-screening.toml"
-    scenario.write_text(
-        (SCENARIOS / "glaucoma-screening.toml")
-        .read_text()
-        .replace("seed = 11", "seed = 11\nsamples = 20000")
-    )
+    scenario = small_scenario_file(tmp_path)
     sessions = tmp_path / "sessions"
     base = [sys.executable, "-m", "tradeoff", "elicit"]
     term = Terminal(

@@ -232,3 +232,40 @@ def test_snapshot_review(tmp_path: Path, snap_compare: Callable[..., bool]) -> N
 
     run: Callable[[Pilot[Any]], Awaitable[None]] = before
     assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=run)
+
+
+async def test_result_screen_ranks_the_pool_and_opens_the_selection(tmp_path: Path) -> None:
+    from textual.widgets import DataTable
+
+    from tradeoff.tui.app import ResultScreen
+    from tradeoff.tui.select import SelectionScreen
+
+    from .conftest import SCENARIOS
+
+    scenario = tmp_path / "breast-cancer-triage.toml"
+    text = (SCENARIOS / "breast-cancer-triage.toml").read_text()
+    scenario.write_text(
+        text.replace("seed = 569", "seed = 569\nsamples = 20000")
+        .replace("budget = 30", "budget = 6")
+        .replace(
+            'path = "pools/breast-cancer.csv"',
+            f'path = "{SCENARIOS / "pools" / "breast-cancer.csv"}"',
+        )
+    )
+    app = make_app(scenario, sessions_dir=tmp_path / "sessions", participant="dr-lee")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start(pilot)
+        for key in "ababab":
+            await pilot.press(key)
+        await wait_for(pilot, ReviewScreen)
+        await pilot.press("c")
+        await wait_for(pilot, ResultScreen)
+        for _ in range(100):
+            if pilot.app.screen.query_one("#result-table", DataTable).row_count:
+                break
+            await pilot.pause(0.05)
+        assert pilot.app.screen.query_one("#result-table", DataTable).row_count == 10
+        await pilot.press("e")
+        await wait_for(pilot, SelectionScreen)
+        await pilot.press("q")
+        await wait_for(pilot, ResultScreen)

@@ -473,7 +473,10 @@ class ReviewScreen(Screen[None]):
 class ResultScreen(Screen[None]):
     """The candidate models ranked with the elicited weights."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q,enter", "app.quit", "Done", id="done")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "explore", "Explore the selection", id="explore"),
+        Binding("q", "app.quit", "Done", id="done"),
+    ]
 
     def __init__(self, recorder: Recorder) -> None:
         super().__init__()
@@ -486,6 +489,7 @@ class ResultScreen(Screen[None]):
             yield DataTable(id="result-table", cursor_type="row")
             yield Static("", id="result-explain")
             with Horizontal(id="result-buttons"):
+                yield Button("Explore the selection", id="explore-button")
                 yield Button("Done", id="done-button", variant="primary")
         yield Footer()
 
@@ -521,6 +525,21 @@ class ResultScreen(Screen[None]):
             f"{outcome.selectable} candidate models, ranked with your weights (COPA, p = ∞)."
         )
         self.query_one("#result-explain", Static).update(outcome.explanation)
+
+    @on(Button.Pressed, "#explore-button")
+    def action_explore(self) -> None:
+        """Open the practitioner's selection screen on this session."""
+        from tradeoff.selection import load_stakeholders, scenario_pool, select_for_stakeholders
+        from tradeoff.tui.select import SelectionScreen
+
+        try:
+            scenario, stakeholders = load_stakeholders([self.recorder.path])
+            pool = scenario_pool(scenario, Path(self.recorder.header.scenario_path).parent)
+            selection = select_for_stakeholders(scenario, stakeholders, pool)
+        except InputError as exc:
+            self.notify(exc.message(), severity="error")
+            return
+        self.app.push_screen(SelectionScreen(selection))
 
     @on(Button.Pressed, "#done-button")
     def _done(self) -> None:

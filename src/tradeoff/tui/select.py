@@ -173,10 +173,10 @@ class SelectionScreen(Screen[None]):
         return outcome.selected.index
 
     def action_close(self) -> None:
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-        else:
+        if isinstance(self.app, SelectionApp):
             self.app.exit()
+        else:
+            self.app.pop_screen()
 
     @on(DataTable.RowHighlighted)
     def _row(self, event: DataTable.RowHighlighted) -> None:

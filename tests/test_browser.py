@@ -14,7 +14,7 @@ import pytest
 
 from tradeoff.session import read_session
 
-from .conftest import ROOT, small_scenario_file
+from .conftest import CHROMIUM_ARGS, ROOT, small_scenario_file
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 OUTPUT = ROOT / "test-output"
@@ -78,17 +78,7 @@ def test_serve_in_headless_chromium(tmp_path: Path) -> None:
 
         wait_until(listening, 30)
         with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=CHROMIUM,
-                args=[
-                    "--no-sandbox",
-                    "--disable-gpu",
-                    "--disable-background-networking",
-                    "--disable-component-update",
-                    "--disable-sync",
-                    "--no-first-run",
-                ],
-            )
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1200, "height": 800})
             page.goto(f"http://127.0.0.1:{port}")
             page.wait_for_timeout(4000)

@@ -24,7 +24,7 @@ from tradeoff.selection import (
 )
 from tradeoff.session import Recorder
 
-from .conftest import ROOT, SCENARIOS
+from .conftest import CHROMIUM_ARGS, ROOT, SCENARIOS
 
 POOL = SCENARIOS / "pools" / "breast-cancer.csv"
 SWINGS = ([0.6, 0.2, 0.1, 0.1], [0.2, 0.6, 0.1, 0.1], [0.25, 0.25, 0.3, 0.2])
@@ -180,17 +180,7 @@ def _open_in_chromium(path: Path) -> None:
         pytest.skip("Chromium/playwright not installed: the report was checked as text only")
     errors: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=chromium,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1100, "height": 1400})
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)

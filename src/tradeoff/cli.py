@@ -736,20 +736,12 @@ def cmd_elicit(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import shlex
-
-    from textual_serve.server import Server
-
     from tradeoff.scenario import load_scenario
+    from tradeoff.tui.serve import serve
 
     path = Path(args.scenario) if args.scenario else default_scenario()
     load_scenario(path)
-    command = (
-        f"{shlex.quote(sys.executable)} -m tradeoff elicit {shlex.quote(str(path))} "
-        f"--sessions-dir {shlex.quote(args.sessions_dir)}"
-    )
-    print(f"Serving tradeoff on http://{args.host}:{args.port} (Ctrl+C to stop)")
-    Server(command, host=args.host, port=args.port, title="tradeoff").serve()
+    serve(path, host=args.host, port=args.port, sessions_dir=args.sessions_dir)
     return 0
 
 

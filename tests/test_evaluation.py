@@ -323,3 +323,36 @@ def test_gap_bad_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "same objectives" in capsys.readouterr().err
     assert main([*base, "--ref", "0,0"]) == 2
     assert "no solution dominates" in capsys.readouterr().err
+
+
+def test_gap_compares_methods(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    frame = pd.read_csv(GAP_DATA)
+    worse = frame.copy()
+    for col in ("test_precision_error", "test_recall_error"):
+        worse[col] = np.minimum(1.0, worse[col] + 0.05)
+    frame["method"], worse["method"] = "A", "B"
+    path = tmp_path / "two.csv"
+    pd.concat([frame, worse]).to_csv(path, index=False)
+    argv = [
+        "gap",
+        str(path),
+        "--validation",
+        "validation_precision_error,validation_recall_error",
+        "--test",
+        "test_precision_error,test_recall_error",
+        "--ref",
+        "1,1",
+        "--drop-point",
+        "1,1",
+        "--group",
+        "method",
+        "--json",
+    ]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data["methods"]) == {"A", "B"}
+    assert round(data["methods"]["A"]["gap"], 4) == 0.0009
+    comparison = data["comparisons"][0]
+    assert comparison["a"] == "A" and comparison["b"] == "B"
+    assert data["methods"]["A"]["optimistic_hv"] > data["methods"]["B"]["optimistic_hv"]
+    assert comparison["smaller_gap"] in ("a", "b", "equal")

@@ -473,7 +473,7 @@ def cmd_gap(args: argparse.Namespace) -> int:
 
     from tradeoff import evaluation as ev
     from tradeoff.errors import InputError
-    from tradeoff.pool import Objective, load_pool, read_table
+    from tradeoff.pool import Objective, load_pool
 
     val_cols = [c.strip() for c in args.validation.split(",") if c.strip()]
     test_cols = [c.strip() for c in args.test.split(",") if c.strip()]
@@ -524,8 +524,7 @@ def cmd_gap(args: argparse.Namespace) -> int:
         ids = [str(x) for x in val_pool.frame["config_id"]]
     groups: dict[str, list[int]] = {"all": list(range(val_pool.n))}
     if args.group:
-        frame = read_table(args.pool) if args.group not in val_pool.frame.columns else None
-        if frame is not None:
+        if args.group not in val_pool.frame.columns:
             raise InputError.single(
                 args.pool,
                 f"column {args.group!r}",

@@ -52,7 +52,7 @@ def _attr_delta(scenario: Scenario, j: int, mine: float, other: float) -> tuple[
         if spec.kind == "cost"
         else ("more" if diff > 0 else "less")
     )
-    return better, f"{amount} {word}".replace(" per ", " per ", 1)
+    return better, f"{amount} {word}"
 
 
 def card_lines(scenario: Scenario, mine: ClassifierProfile, other: ClassifierProfile) -> list[Line]:

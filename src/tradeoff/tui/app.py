@@ -406,11 +406,9 @@ class ReviewScreen(Screen[None]):
                 "you (bar: best estimate; shaded: 90% credible range).",
                 classes="muted",
             )
-            labels = [c.label for c in s.classes] + [a.label for a in s.attributes]
             names = [f"{c.outcome} {c.label}" for c in s.classes] + [
                 f"{a.name} ({a.label})" for a in s.attributes
             ]
-            del labels
             intervals = result.intervals or [(None, None)] * len(result.weights)
             for name, w, (lo, hi) in zip(names, result.weights, intervals, strict=True):
                 line = Text(f"{name[:28]:<28} ")

@@ -12,7 +12,6 @@ import math
 from typing import Any, ClassVar
 
 import numpy as np
-from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -177,10 +176,6 @@ class SelectionScreen(Screen[None]):
             self.app.exit()
         else:
             self.app.pop_screen()
-
-    @on(DataTable.RowHighlighted)
-    def _row(self, event: DataTable.RowHighlighted) -> None:
-        del event
 
 
 class SelectionApp(App[None]):

@@ -138,8 +138,8 @@ def softmax_linear(
     weight_range
         W is drawn from U[−weight_range, weight_range] (1.5 in the paper).
     prevalence
-        If given, class priors to honour: a logit bias b is fitted (fixed-point iteration
-        b ← b + log(π / ζ(b))) until every ζ_i matches π_i to 1e-10.
+        If given, class priors to honour: a logit bias b is fitted by Newton's method on
+        ζ(b) = π (Jacobian diag(ζ) − E[ηηᵀ]) until every ζ_i matches π_i to 1e-10.
 
     Examples
     --------
@@ -158,12 +158,16 @@ def softmax_linear(
         return Population(_softmax(logits))
     target = np.asarray(prevalence, dtype=np.float64)
     bias = np.zeros(k)
-    for _ in range(500):
+    for _ in range(100):
         eta = _softmax(logits + bias)
         zeta = eta.mean(axis=0)
         if np.max(np.abs(zeta - target)) < 1e-10:
             return Population(eta)
-        bias += np.log(target / zeta)
+        # Newton step on ζ(b) = π with Jacobian J = diag(ζ) − E[η ηᵀ] (singular along the
+        # shift b + c·1, so solved in the least-squares sense).
+        jac = np.diag(zeta) - (eta.T @ eta) / eta.shape[0]
+        step = np.linalg.lstsq(jac, target - zeta, rcond=1e-9)[0]
+        bias += np.clip(step, -5.0, 5.0)
         bias -= bias.mean()
     raise RuntimeError("prevalence fit did not converge")  # pragma: no cover
 

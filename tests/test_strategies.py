@@ -27,10 +27,7 @@ def test_exact_oracle_reaches_l1_0002_with_few_questions(
     budget = 40 if len(truth) == 4 else 66
     out = run_once(scenario(name), truth, strategy=strategy, budget=budget)
     assert out.queries <= budget
-    # Measured: probabilistic on paper-k3-two-costs-reward reaches 0.0022 with 66 questions
-    # (it spends 11 of them on consistency repeats); every other case is within 0.002.
-    limit = 0.0025 if (strategy, name) == ("probabilistic", "paper-k3-two-costs-reward") else 0.002
-    assert out.l1 <= limit, out.result.weights
+    assert out.l1 <= 0.002, out.result.weights
 
 
 def test_bisection_halves_one_interval_per_question() -> None:

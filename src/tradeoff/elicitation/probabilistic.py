@@ -23,7 +23,8 @@ its posterior median.
 * **Uncertainty.** 90% credible intervals per weight come from seeded Monte Carlo draws of
   all ratios from their posteriors.
 * **Consistency.** Every ``repeat_every`` questions an earlier question is asked again with
-  the sides swapped.
+  the sides swapped: the answer the posterior now believes least, so that a slip can be
+  undone as well as counted.
 * **Stopping.** At the budget, or once every weight's interval is narrower than
   ``target_width``.
 """
@@ -253,16 +254,36 @@ class ProbabilisticStrategy:
         return effects
 
     def _repeat_candidate(self, state: ProbabilisticState) -> int | None:
+        """Which earlier answer to ask again now (sides swapped), if any.
+
+        Every ``repeat_every`` questions, the answer the posterior now finds least
+        believable (the most likely slip) is asked again, so that a repeat can undo an
+        early mistake as well as measure consistency.
+        """
         every = self.settings.repeat_every
         n = state.answered
         if every <= 0 or n < 3 or (n + 1) % every != 0:
             return None
         repeated = {r.repeat_of for r in state.records if r.repeat_of is not None}
-        for idx in range(n - 3, -1, -1):
-            rec = state.records[idx]
-            if rec.repeat_of is None and idx not in repeated:
-                return idx
-        return None
+        candidates = [
+            i
+            for i in range(n - 2)
+            if state.records[i].repeat_of is None
+            and i not in repeated
+            and state.records[i].side != 0
+        ]
+        if not candidates:
+            return None
+        post = self.posterior(state)
+        shifts = self.shifts
+
+        def belief(i: int) -> float:
+            rec = state.records[i]
+            lt = _logit(rec.threshold) - shifts[rec.ratio]
+            below = float(np.interp(lt, _EDGES, post.cdf[rec.ratio]))
+            return below if rec.side < 0 else 1.0 - below
+
+        return min(candidates, key=lambda i: (belief(i), -i))
 
     def _finished(self, state: ProbabilisticState) -> bool:
         if state.answered >= self.budget:

@@ -81,11 +81,14 @@ def test_serve_in_headless_chromium(tmp_path: Path) -> None:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1200, "height": 800})
             page.goto(f"http://127.0.0.1:{port}")
-            folder = sessions / "web-test"
+
+            def started() -> list[Path]:
+                return sorted(sessions.glob("*/*.jsonl"))
+
             # The page connects, starts an app process and draws the start screen; focus the
             # participant field and start. Retried, since the first keys may arrive before
             # the app is ready on a busy machine.
-            for _ in range(4):
+            for attempt in range(4):
                 page.wait_for_timeout(3000)
                 page.mouse.click(200, 368)  # the participant id field
                 page.keyboard.press("End")
@@ -94,17 +97,19 @@ def test_serve_in_headless_chromium(tmp_path: Path) -> None:
                 page.keyboard.type("web-test")
                 page.keyboard.press("Enter")
                 try:
-                    wait_until(lambda: any(folder.glob("*.jsonl")), 20)
+                    wait_until(lambda: bool(started()), 20)
                     break
                 except AssertionError:
+                    page.screenshot(path=str(OUTPUT / f"browser-attempt-{attempt}.png"))
                     continue
-            wait_until(lambda: any(folder.glob("*.jsonl")), 5)
+            wait_until(lambda: bool(started()), 5)
             page.wait_for_timeout(3000)
             shot = OUTPUT / "browser-question-screen.png"
             page.screenshot(path=str(shot))
             print(f"screenshot: {shot}")
             page.keyboard.press("a")
-            path = next(folder.glob("*.jsonl"))
+            path = started()[0]
+            print(f"participant as typed in the browser: {path.parent.name}")
             wait_until(lambda: any(e["type"] == "answer" for e in read_session(path).events), 30)
             browser.close()
         answers = [e for e in read_session(path).events if e["type"] == "answer"]

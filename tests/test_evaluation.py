@@ -227,10 +227,8 @@ def compare_csv(tmp_path: Path) -> str:
     return str(path)
 
 
-def test_compare_cli_json_and_radar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = compare_csv(tmp_path)
-    png = tmp_path / "radar.png"
-    argv = [
+def compare_args(path: str) -> list[str]:
+    return [
         "compare",
         path,
         "--system",
@@ -239,6 +237,14 @@ def test_compare_cli_json_and_radar(tmp_path: Path, capsys: pytest.CaptureFixtur
         "acc:max",
         "--objective",
         "cost:min",
+    ]
+
+
+def test_compare_cli_json_and_radar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = compare_csv(tmp_path)
+    png = tmp_path / "radar.png"
+    argv = [
+        *compare_args(path),
         "--seed-col",
         "seed",
         "--permutations",
@@ -278,17 +284,7 @@ def test_compare_bad_inputs(tmp_path: Path, case: str, capsys: pytest.CaptureFix
         frame.loc[3, "acc"] = np.nan
         frame.to_csv(path, index=False)
         extra = []
-    argv = [
-        "compare",
-        path,
-        "--system",
-        "system",
-        "--objective",
-        "acc:max",
-        "--objective",
-        "cost:min",
-        *extra,
-    ]
+    argv = [*compare_args(path), *extra]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert fragment in err and "Traceback" not in err

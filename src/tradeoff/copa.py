@@ -122,7 +122,11 @@ def rank(
     selectable: BoolArray | None = None,
 ) -> IntArray:
     """Selectable models, best first, with the explicit tie-break (score, Σφ, row)."""
-    s = scores(phi, weights, p)
+    return rank_by(phi, scores(phi, weights, p), selectable)
+
+
+def rank_by(phi: FloatArray, s: FloatArray, selectable: BoolArray | None = None) -> IntArray:
+    """Selectable models ordered by precomputed scores ``s``, then Σφ, then row."""
     rows = np.arange(phi.shape[0]) if selectable is None else np.flatnonzero(selectable)
     total = phi[rows].sum(axis=1)
     return rows[np.lexsort((rows, total, s[rows]))]

@@ -251,8 +251,8 @@ def _rank_pool(
             "no model satisfies every constraint.",
             "relax the constraints.",
         )
-    order = copa.rank(phi, weights, p, selectable)
     s = copa.scores(phi, weights, p)
+    order = copa.rank_by(phi, s, selectable)
     shown = order[: max(1, top)]
     sweep = None
     if sweep_alphas is not None:

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.stats import rankdata
@@ -61,7 +61,12 @@ def test_finite_p_selects_a_pareto_optimal_model(y: np.ndarray, p: float, seed: 
     assert not copa.dominated_by_any(y, [pick])[0]
 
 
+_ZERO_WEIGHT_TIE = np.array([[1, 0, 2], [0, 2, 0], [0, 1, 1]], dtype=float)
+
+
 @given(y=matrices, p=ps)
+# At α = 1 rows 1 and 2 tie in score and in Σφ; row 2 is better only where the weight is 0.
+@example(y=_ZERO_WEIGHT_TIE, p=2.0)
 def test_sweep_equals_selecting_each_alpha_on_all_models(y: np.ndarray, p: float) -> None:
     phi = copa.rank_cdf(y)
     alphas = np.linspace(0, 1, 41)

@@ -179,11 +179,14 @@ def candidates(phi: FloatArray, selectable: BoolArray | None = None) -> IntArray
 def _sweep_candidates(
     phi: FloatArray, group: Sequence[int], p: float, selectable: BoolArray | None
 ) -> IntArray:
-    """Candidates of an α sweep: non-dominated in (group part, other part, Σφ).
+    """Candidates of an α sweep: non-dominated in (group part, other part, tie position).
 
     Under ω(α) the criterion depends on φ only through A = max (or Σ φ^p) over the group and
-    B = the same over the others, so a model dominated in (A, B, Σφ) never wins the
-    tie-break; 3-D non-dominance is O(N log N).
+    B = the same over the others. The third coordinate is the model's position in the
+    tie-break order (Σφ, then row), unique per model: a model beaten or equalled in A and B
+    by one that also comes first in the tie-break never wins, whatever α (at α = 0 or 1 one
+    of A, B has weight 0, so being better there alone does not beat a tie). 3-D
+    non-dominance is O(N log N).
     """
     rows = np.arange(phi.shape[0]) if selectable is None else np.flatnonzero(selectable)
     if rows.size == 0:
@@ -196,7 +199,9 @@ def _sweep_candidates(
     else:
         powered = np.power(sub, p)
         a, b = powered[:, mask].sum(axis=1), powered[:, ~mask].sum(axis=1)
-    feats = np.column_stack((a, b, sub.sum(axis=1)))
+    position = np.empty(rows.size)
+    position[np.lexsort((rows, sub.sum(axis=1)))] = np.arange(rows.size)
+    feats = np.column_stack((a, b, position))
     nd = moocore.is_nondominated(feats, keep_weakly=True)
     out: IntArray = rows[np.asarray(nd, dtype=bool)]
     return out

@@ -17,14 +17,20 @@ its posterior median.
 * **"Can't tell"** is information: the likelihood is 1 within ``INDIFFERENCE_BAND`` of the
   threshold in ℓ (a factor e^0.35 ≈ 1.4 in the weight ratio) and ``INDIFFERENCE_OUTSIDE``
   elsewhere.
-* **Where to ask.** The next question goes to the ratio whose 90% interval moves the
-  normalised weights most (L1 distance between the weights at its 5% and 95% quantiles,
-  in swing or natural-unit weights as ``[elicitation] precision`` says).
+* **Where to ask.** Candidate questions are every ratio at the posterior quantiles
+  ``QUESTION_QUANTILES`` (the median first, as in probabilistic bisection). For each the
+  engine computes the expected L1 error of the estimated weights after the answer (a
+  one-step look-ahead over seeded Monte Carlo draws of all ratios, with the answer's
+  likelihood under the estimated error rate), in swing or natural-unit weights as
+  ``[elicitation] precision`` says, and asks the one that lowers it most. The median
+  splits the likely values best, but after an early wrong answer the truth sits in a tail
+  the median cannot test; a tail quantile then lowers the expected error more, and the
+  wrong answer gets corrected.
 * **Uncertainty.** 90% credible intervals per weight come from seeded Monte Carlo draws of
   all ratios from their posteriors.
 * **Consistency.** Every ``repeat_every`` questions an earlier question is asked again with
-  the sides swapped: the answer the posterior now believes least, so that a slip can be
-  undone as well as counted.
+  the sides swapped: the one whose answer would lower the expected error most (by the same
+  look-ahead), so that a slip can be undone as well as counted.
 * **Stopping.** At the budget, or once every weight's interval is narrower than
   ``target_width``.
 """
@@ -53,6 +59,8 @@ ERROR_GRID = np.array(
 )
 PRIOR_STRENGTH = 4.0
 MC_DRAWS = 2000
+#: Posterior quantiles at which a ratio may be asked about (the median first: it wins ties).
+QUESTION_QUANTILES = (0.5, 0.25, 0.75, 0.1, 0.9, 0.03, 0.97)
 #: Questions a session asks when no budget is given, per ratio.
 QUESTIONS_PER_RATIO = 12
 
@@ -102,6 +110,7 @@ class Posterior:
 
 _EDGES = np.linspace(-LOGIT_RANGE, LOGIT_RANGE, GRID_POINTS + 1)
 _CENTRES = (_EDGES[:-1] + _EDGES[1:]) / 2
+_CELL = float(_EDGES[1] - _EDGES[0])
 
 
 def _sigmoid(x: FloatArray | float) -> FloatArray:
@@ -182,6 +191,8 @@ class ProbabilisticStrategy:
         agree = np.zeros((r, GRID_POINTS))
         disagree = np.zeros((r, GRID_POINTS))
         log_ind = np.zeros((r, GRID_POINTS))
+        # The cell a threshold falls in is split: (ratio, cell, share of it on the answer's side).
+        split: list[tuple[int, int, float]] = []
         shifts = self.shifts
         for rec in state.records:
             lt = _logit(rec.threshold) - shifts[rec.ratio]
@@ -189,14 +200,19 @@ class ProbabilisticStrategy:
                 inside = np.abs(_CENTRES - lt) < INDIFFERENCE_BAND
                 log_ind[rec.ratio] += np.where(inside, 0.0, math.log(INDIFFERENCE_OUTSIDE))
                 continue
-            above = lt < _CENTRES
-            consistent = above if rec.side > 0 else ~above
-            agree[rec.ratio] += consistent
-            disagree[rec.ratio] += ~consistent
+            above = np.clip((_EDGES[1:] - lt) / _CELL, 0.0, 1.0)
+            consistent = above if rec.side > 0 else 1.0 - above
+            whole = (consistent == 0.0) | (consistent == 1.0)
+            agree[rec.ratio] += np.where(whole, consistent, 0.0)
+            disagree[rec.ratio] += np.where(whole, 1.0 - consistent, 0.0)
+            split.extend((rec.ratio, int(c), float(consistent[c])) for c in np.flatnonzero(~whole))
         log_p = np.log(ERROR_GRID)[:, None, None]
         log_q = np.log1p(-ERROR_GRID)[:, None, None]
         # (errors, ratios, grid) unnormalised log posterior
         logpost = _LOG_PRIOR + log_ind + agree * log_q + disagree * log_p
+        for ratio, cell, share in split:
+            # Exact likelihood of a cell the threshold cuts: ℓ uniform within the cell.
+            logpost[:, ratio, cell] += np.log(share * (1 - ERROR_GRID) + (1 - share) * ERROR_GRID)
         peak = logpost.max(axis=2, keepdims=True)
         mass = np.exp(logpost - peak)
         log_evidence = np.log(mass.sum(axis=2)) + peak[..., 0]  # (errors, ratios)
@@ -218,13 +234,7 @@ class ProbabilisticStrategy:
 
     def draws(self, state: ProbabilisticState) -> FloatArray:
         """Seeded Monte Carlo draws of the normalised weights from the posterior."""
-        post = self.posterior(state)
-        rng = np.random.default_rng([self.settings.seed, state.answered, 90])
-        draws = np.empty((MC_DRAWS, self.n_ratios))
-        for i in range(self.n_ratios):
-            u = (rng.permutation(MC_DRAWS) + rng.random(MC_DRAWS)) / MC_DRAWS
-            draws[:, i] = post.quantile(i, u)
-        return _weights_from_logits(draws, self.shifts)
+        return _weights_from_logits(self._logit_draws(state, self.posterior(state))[0], self.shifts)
 
     def intervals(self, state: ProbabilisticState) -> tuple[tuple[float, float], ...]:
         """90% credible interval of every normalised weight."""
@@ -233,32 +243,87 @@ class ProbabilisticStrategy:
 
     # -- questions --------------------------------------------------------------------
 
-    def _effects(self, post: Posterior) -> FloatArray:
-        """How far each ratio's 90% interval moves the normalised weights (L1).
-
-        In the scale ``settings.precision`` names: swing weights (weight × range) decide
-        between real models (an attribute whose natural weight is tiny because its unit is
-        small, per KB, can still decide which model wins); natural-unit weights are the
-        scale of paper 004's Table 1.
-        """
-        med = self._medians(post)
-        effects = np.empty(self.n_ratios)
-        flat = np.zeros(self.n_ratios)
+    def _logit_draws(
+        self, state: ProbabilisticState, post: Posterior
+    ) -> tuple[FloatArray, NDArray[np.intp]]:
+        """Seeded stratified draws of every ratio's scaled ℓ, shape (MC_DRAWS, ratios), and
+        the order that sorts each column (draws are quantiles of a permuted stratified grid,
+        so the inverse permutation sorts them)."""
+        rng = np.random.default_rng([self.settings.seed, state.answered, 90])
+        draws = np.empty((MC_DRAWS, self.n_ratios))
+        orders = np.empty((MC_DRAWS, self.n_ratios), dtype=np.intp)
         for i in range(self.n_ratios):
-            lo, hi = med.copy(), med.copy()
-            lo[i], hi[i] = post.quantile(i, np.array([0.05, 0.95]))
-            shifts = flat if self.settings.precision == "swing" else self.shifts
-            effects[i] = np.abs(
-                _weights_from_logits(hi, shifts) - _weights_from_logits(lo, shifts)
-            ).sum()
-        return effects
+            perm = rng.permutation(MC_DRAWS)
+            draws[:, i] = post.quantile(i, (perm + rng.random(MC_DRAWS)) / MC_DRAWS)
+            orders[perm, i] = np.arange(MC_DRAWS)
+        return draws, orders
+
+    def _expected_loss(
+        self,
+        state: ProbabilisticState,
+        post: Posterior,
+        candidates: list[tuple[int, float]],
+    ) -> FloatArray:
+        """Expected L1 error of the estimate after asking each candidate (ratio, ℓ threshold).
+
+        One-step look-ahead on the posterior's draws. Each draw predicts the three answers:
+        "can't tell" with probability κ·L₀ (L₀ the "can't tell" likelihood of
+        :meth:`posterior`; κ the share of "can't tell" answers among earlier questions on
+        that ratio within the band of this threshold, shrunk toward the share among all
+        answers), else the
+        side it lies on with probability 1 − p and the other with p (p the posterior mean
+        error rate). Each answer reweights the draws, the estimate's ℓ_i becomes the
+        reweighted median, and the loss is the reweighted mean L1 distance between the
+        draws' weights and the estimate's, summed over the answers, in the scale
+        ``settings.precision`` names: swing weights (weight × range) decide between real
+        models (an attribute whose natural weight is tiny because its unit is small, per KB,
+        can still decide which model wins); natural-unit weights are the scale of paper
+        004's Table 1. A question someone keeps answering "can't tell" thus stops looking
+        useful, and the next goes elsewhere.
+        """
+        draws, orders = self._logit_draws(state, post)
+        shifts = np.zeros(self.n_ratios) if self.settings.precision == "swing" else self.shifts
+        weights = _weights_from_logits(draws, shifts)
+        medians = self._medians(post)
+        p = post.error_rate
+        unsure = sum(r.side == 0 for r in state.records)
+        overall = (unsure + 0.5) / (state.answered + 10.0)
+        asked = [
+            (r.ratio, _logit(r.threshold) - self.shifts[r.ratio], r.side == 0)
+            for r in state.records
+        ]
+        out = np.empty(len(candidates))
+        for c, (i, lt) in enumerate(candidates):
+            near = [
+                zero for ratio, t, zero in asked if ratio == i and abs(t - lt) < INDIFFERENCE_BAND
+            ]
+            kappa = (sum(near) + 2.0 * overall) / (len(near) + 2.0)
+            order = orders[:, i]
+            sorted_draws = draws[order, i]
+            above = sorted_draws > lt
+            inside = np.abs(sorted_draws - lt) < INDIFFERENCE_BAND
+            tell = 1.0 - kappa * np.where(inside, 1.0, INDIFFERENCE_OUTSIDE)
+            loss = 0.0
+            for answer in (1, -1, 0):
+                if answer == 0:
+                    likelihood = 1.0 - tell
+                else:
+                    likelihood = tell * np.where(above == (answer > 0), 1.0 - p, p)
+                cum = np.cumsum(likelihood)
+                estimate = medians.copy()
+                estimate[i] = draws[order[np.searchsorted(cum, cum[-1] / 2)], i]
+                distance = np.abs(weights[order] - _weights_from_logits(estimate, shifts))
+                loss += float(likelihood @ distance.sum(axis=1))
+            out[c] = loss / MC_DRAWS
+        return out
 
     def _repeat_candidate(self, state: ProbabilisticState) -> int | None:
         """Which earlier answer to ask again now (sides swapped), if any.
 
-        Every ``repeat_every`` questions, the answer the posterior now finds least
-        believable (the most likely slip) is asked again, so that a repeat can undo an
-        early mistake as well as measure consistency.
+        Every ``repeat_every`` questions, the earlier question (not one of the last two, not
+        one already repeated, not a "can't tell") whose answer is expected to lower the
+        error most (:meth:`_expected_loss`): usually the most likely slip, so that a repeat
+        can undo an early mistake as well as measure consistency.
         """
         every = self.settings.repeat_every
         n = state.answered
@@ -274,16 +339,16 @@ class ProbabilisticStrategy:
         ]
         if not candidates:
             return None
-        post = self.posterior(state)
         shifts = self.shifts
-
-        def belief(i: int) -> float:
-            rec = state.records[i]
-            lt = _logit(rec.threshold) - shifts[rec.ratio]
-            below = float(np.interp(lt, _EDGES, post.cdf[rec.ratio]))
-            return below if rec.side < 0 else 1.0 - below
-
-        return min(candidates, key=lambda i: (belief(i), -i))
+        asked = [
+            (
+                state.records[i].ratio,
+                _logit(state.records[i].threshold) - shifts[state.records[i].ratio],
+            )
+            for i in candidates
+        ]
+        loss = self._expected_loss(state, self.posterior(state), asked)
+        return candidates[int(np.argmin(loss))]
 
     def _finished(self, state: ProbabilisticState) -> bool:
         if state.answered >= self.budget:
@@ -306,10 +371,15 @@ class ProbabilisticStrategy:
                 return Query(lo, hi, (0, other), (rec.m_low, rec.m_high), rec.threshold, again)
             return Query(hi, lo, (0, other), (rec.m_high, rec.m_low), rec.threshold, again)
         post = self.posterior(state)
-        ratio = int(np.argmax(self._effects(post)))
-        median = float(_sigmoid(post.quantile(ratio, 0.5) + self.shifts[ratio]))
+        candidates = [
+            (i, float(post.quantile(i, q)))
+            for i in range(self.n_ratios)
+            for q in QUESTION_QUANTILES
+        ]
+        ratio, lt = candidates[int(np.argmin(self._expected_loss(state, post, candidates)))]
+        target = float(_sigmoid(lt + self.shifts[ratio]))
         return chord_query(
-            self.space, ratio + 1, median, seed=self.settings.seed, index=state.answered
+            self.space, ratio + 1, target, seed=self.settings.seed, index=state.answered
         )
 
     def update(self, state: ProbabilisticState, query: Query, choice: Choice) -> ProbabilisticState:

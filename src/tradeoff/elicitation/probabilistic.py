@@ -286,35 +286,42 @@ class ProbabilisticStrategy:
         weights = _weights_from_logits(draws, shifts)
         medians = self._medians(post)
         p = post.error_rate
-        unsure = sum(r.side == 0 for r in state.records)
-        overall = (unsure + 0.5) / (state.answered + 10.0)
-        asked = [
-            (r.ratio, _logit(r.threshold) - self.shifts[r.ratio], r.side == 0)
-            for r in state.records
-        ]
+        records = state.records
+        overall = (sum(r.side == 0 for r in records) + 0.5) / (state.answered + 10.0)
+        asked_ratio = np.array([r.ratio for r in records], dtype=np.intp)
+        asked_at = np.array([_logit(r.threshold) - self.shifts[r.ratio] for r in records])
+        asked_unsure = np.array([r.side == 0 for r in records], dtype=np.float64)
+        ratios = np.array([c[0] for c in candidates], dtype=np.intp)
+        thresholds = np.array([c[1] for c in candidates], dtype=np.float64)
         out = np.empty(len(candidates))
-        for c, (i, lt) in enumerate(candidates):
-            near = [
-                zero for ratio, t, zero in asked if ratio == i and abs(t - lt) < INDIFFERENCE_BAND
-            ]
-            kappa = (sum(near) + 2.0 * overall) / (len(near) + 2.0)
+        for i in np.unique(ratios):
+            sel = np.flatnonzero(ratios == i)
+            lts = thresholds[sel, None]  # (T, 1)
+            mine = asked_ratio == i
+            near = np.abs(asked_at[mine][None, :] - lts) < INDIFFERENCE_BAND
+            kappa = (near @ asked_unsure[mine] + 2.0 * overall) / (near.sum(axis=1) + 2.0)
             order = orders[:, i]
-            sorted_draws = draws[order, i]
-            above = sorted_draws > lt
-            inside = np.abs(sorted_draws - lt) < INDIFFERENCE_BAND
-            tell = 1.0 - kappa * np.where(inside, 1.0, INDIFFERENCE_OUTSIDE)
-            loss = 0.0
-            for answer in (1, -1, 0):
-                if answer == 0:
-                    likelihood = 1.0 - tell
-                else:
-                    likelihood = tell * np.where(above == (answer > 0), 1.0 - p, p)
-                cum = np.cumsum(likelihood)
-                estimate = medians.copy()
-                estimate[i] = draws[order[np.searchsorted(cum, cum[-1] / 2)], i]
-                distance = np.abs(weights[order] - _weights_from_logits(estimate, shifts))
-                loss += float(likelihood @ distance.sum(axis=1))
-            out[c] = loss / MC_DRAWS
+            values = draws[order, i][None, :]  # (1, N), ascending
+            above = values > lts
+            inside = np.abs(values - lts) < INDIFFERENCE_BAND
+            tell = 1.0 - kappa[:, None] * np.where(inside, 1.0, INDIFFERENCE_OUTSIDE)
+            likelihood = np.stack(  # (T, answer, N): prefers the reference, the other, can't tell
+                (
+                    tell * np.where(above, 1.0 - p, p),
+                    tell * np.where(above, p, 1.0 - p),
+                    1.0 - tell,
+                ),
+                axis=1,
+            )
+            cum = np.cumsum(likelihood, axis=2)
+            median_at = (cum < cum[..., -1:] / 2).sum(axis=2)  # (T, answer)
+            estimate = np.broadcast_to(medians, (*median_at.shape, self.n_ratios)).copy()
+            estimate[..., i] = values[0, median_at]
+            distance = np.abs(
+                weights[order][None, None, :, :]
+                - _weights_from_logits(estimate, shifts)[:, :, None, :]
+            ).sum(axis=3)
+            out[sel] = (likelihood * distance).sum(axis=(1, 2)) / MC_DRAWS
         return out
 
     def _repeat_candidate(self, state: ProbabilisticState) -> int | None:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tradeoff.population import Population, softmax_linear
+from tradeoff.population import Population, build_population, softmax_linear
 from tradeoff.queries import QuerySpace, internal_bounds
 
 from .conftest import small
@@ -112,3 +112,14 @@ def test_profiles_report_recall_as_share_of_class() -> None:
     for d, r, z in zip(prof.accuracies, prof.recalls, space.priors, strict=True):
         assert r == pytest.approx(d / z)
         assert 0 <= r <= 1
+
+
+def test_warm_builds_every_pair_with_class_one_and_changes_nothing() -> None:
+    sc = small("paper-k3-two-costs-reward")
+    pop = build_population(sc.population, tuple(c.name for c in sc.classes))
+    cold = QuerySpace(sc, pop).rbo(0, 2, 0.3)
+    warm_pop = build_population(sc.population, tuple(c.name for c in sc.classes))
+    space = QuerySpace(sc, warm_pop)
+    space.warm()
+    assert set(warm_pop._pairs) == {(0, 1), (0, 2)}
+    assert space.rbo(0, 2, 0.3) == cold

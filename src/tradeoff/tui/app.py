@@ -622,6 +622,7 @@ class TradeoffApp(App[None]):
     def _open(self, make: Any) -> None:
         try:
             recorder = make()
+            recorder.engine.space.warm()
         except InputError as exc:
             message = exc.message()
             self.call_from_thread(lambda: self.exit(message=message, return_code=2))

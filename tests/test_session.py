@@ -137,6 +137,62 @@ def test_unfinished_sessions_are_found(tmp_path: Path) -> None:
     assert unfinished_sessions(tmp_path / "sessions", "dr-lee", "glaucoma-screening") == []
 
 
+def test_session_of_another_version_replays_as_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Questions chosen another way (here: always at the posterior median, with repeats of
+    the least believed answer) replay as recorded, to the same result, with a warning; the
+    session then continues with this version's questions, appended to the same file."""
+    import tradeoff.elicitation.probabilistic as prob
+
+    with monkeypatch.context() as patch:
+        patch.setattr(prob, "QUESTION_QUANTILES", (0.5,))
+        patch.setattr(prob.ProbabilisticStrategy, "_repeat_candidate", _oldest_repeat)
+        rec = record(tmp_path, 14)
+        recorded = rec.engine.result()
+        asked = [q for q, _ in rec.engine.history]
+        rec.close()
+    log = read_session(rec.path)
+    engine = replay(log)
+    assert [q for q, _ in engine.history] == asked
+    assert engine.result() == recorded
+    assert any("differ from those this version" in w for w in log.warnings)
+    assert any(
+        q != engine_q for q, engine_q in zip(asked, _fresh_questions(tmp_path, 14), strict=True)
+    )
+    again = Recorder.resume(rec.path)
+    assert any("result is unchanged" in w for w in again.warnings)
+    again.answer(Choice.LEFT)
+    again.close()
+    assert sum(e["type"] == "answer" for e in read_session(rec.path).events) == 15
+
+
+def _oldest_repeat(self: object, state: object) -> int | None:
+    answered: int = state.answered  # type: ignore[attr-defined]
+    return 0 if answered == 5 else None
+
+
+def _fresh_questions(tmp_path: Path, n: int) -> list[object]:
+    (tmp_path / "fresh").mkdir()
+    rec = record(tmp_path / "fresh", n)
+    rec.close()
+    return [q for q, _ in rec.engine.history]
+
+
+def test_paper_session_of_another_version_is_refused(tmp_path: Path) -> None:
+    loaded = load_scenario(small_scenario(tmp_path))
+    rec = Recorder.start(loaded, "dr-lee", tmp_path / "sessions", strategy="paper", budget=20)
+    for _ in range(3):
+        rec.answer(Choice.LEFT)
+    rec.close()
+    lines = rec.path.read_text().splitlines()
+    first, second = json.loads(lines[1]), json.loads(lines[2])
+    lines[1], lines[2] = json.dumps(second), json.dumps(first)  # asked in another order
+    rec.path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match="learns only from its own questions"):
+        replay(read_session(rec.path))
+
+
 def test_tampered_answer_is_detected(tmp_path: Path) -> None:
     rec = record(tmp_path, 3)
     rec.close()
@@ -145,7 +201,7 @@ def test_tampered_answer_is_detected(tmp_path: Path) -> None:
     event["query"]["params"] = [0.123, 0.456]
     lines[2] = json.dumps(event)
     rec.path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(InputError, match="does not match"):
+    with pytest.raises(InputError, match="not one this scenario builds"):
         replay(read_session(rec.path))
 
 

@@ -73,9 +73,10 @@ class Query:
     params
         The hypothesis weight m on the reference statistic that built each side.
     threshold
-        For a chord question: the ratio w_other / w_reference at which the two options are
-        equally good. A preference for the side with more of the other statistic means the
-        true ratio is above the threshold. ``None`` when the strategy does not use one.
+        For a chord question: the hypothesis weight m = w_reference / (w_reference +
+        w_other) at which the two options are equally good. A preference for the side with
+        more of the reference accuracy means the true m is above the threshold. ``None``
+        when the strategy does not use one.
     repeat_of
         Index of an earlier answer this question repeats (sides swapped), or ``None``.
     """
@@ -315,6 +316,26 @@ class QuerySpace:
             if threshold(m1, m2) < t:
                 m2 = min(1.0, m2 + eps)
         return m1, m2, threshold(m1, m2)
+
+    def can_ask(self, query: Query) -> bool:
+        """Whether ``query`` is a question this space builds: both options are the frontier
+        classifiers of its ``params`` and its threshold is their chord's.
+
+        Used to accept questions recorded in a session file without asking them again.
+        """
+        ref, other = query.pair
+        if not (self.is_class(ref) and 0 <= other < self.n_weights and other != ref):
+            return False
+        if not all(0.0 <= m <= 1.0 for m in query.params):
+            return False
+        left, right = (self.frontier(ref, other, m) for m in query.params)
+        if (left, right) != (query.left, query.right):
+            return False
+        if query.threshold is None:
+            return True
+        slope = self.chord_ratio(ref, other, *query.params)
+        expected = 0.0 if math.isinf(slope) else 1.0 / (1.0 + slope)
+        return math.isclose(expected, query.threshold, rel_tol=1e-9, abs_tol=1e-12)
 
     def query(self, reference: int, other: int, m_left: float, m_right: float) -> Query:
         """Compare the frontier classifiers built with m_left and m_right."""

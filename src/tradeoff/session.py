@@ -232,28 +232,48 @@ def read_session(path: str | Path) -> SessionLog:
 
 
 def replay(log: SessionLog, *, population: Any = None) -> Engine:
-    """A fresh engine with every recorded answer and undo applied, checked against the log."""
+    """A fresh engine with every recorded answer and undo applied, checked against the log.
+
+    A recorded question that differs from the one this version asks at that point (the
+    session was recorded by another version) is applied as recorded when the strategy learns
+    from any question and the question is one the scenario builds; the result is then the
+    same as when it was recorded, and a warning is added to ``log.warnings``.
+    """
     h = log.header
     engine = Engine(
         h.scenario, strategy=h.strategy, budget=h.budget, seed=h.seed, population=population
     )
+    differs = 0
     for n, event in enumerate(log.events, start=2):
         kind = event["type"]
         if kind == "answer":
             expected = engine.next_query()
             recorded = query_from_dict(event["query"])
-            if expected is None or expected != recorded:
+            if expected is not None and expected == recorded:
+                engine.answer(Choice(event["choice"]))
+                continue
+            try:
+                engine.answer_recorded(recorded, Choice(event["choice"]))
+            except ValueError as exc:
                 raise InputError.single(
                     log.path,
                     f"event {n - 1} (answer {event.get('index')})",
-                    "does not match the question this version of tradeoff asks at that point.",
+                    "does not match the question this version of tradeoff asks at that point, "
+                    f"and cannot be replayed as recorded ({exc}).",
                     f"replay it with the tradeoff version named in the header ({h.version}).",
-                )
-            engine.answer(Choice(event["choice"]))
+                ) from None
+            differs += 1
         elif kind == "undo":
             engine.undo()
         elif kind == "extend":
             engine.extend(int(event["extra"]))
+    if differs:
+        log.warnings.append(
+            f"{log.path}: {differs} recorded question(s) differ from those this version of "
+            f"tradeoff would ask (recorded with {h.version or 'another version'}); the answers "
+            "were applied to the questions as recorded, so the result is unchanged. New "
+            "questions are chosen by this version."
+        )
     return engine
 
 

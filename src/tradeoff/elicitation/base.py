@@ -121,6 +121,12 @@ class Strategy(Protocol[S]):
         """The state after ``choice`` was given to ``query`` (which came from ``state``)."""
         ...
 
+    @property
+    def learns_from_any_question(self) -> bool:
+        """Whether :meth:`update` learns from any question this space can ask, not only the
+        one :meth:`query` chose (then answers recorded by another version can be replayed)."""
+        ...
+
     def result(self, state: S) -> ElicitationResult:
         """The current estimate."""
         ...

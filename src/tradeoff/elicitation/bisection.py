@@ -105,6 +105,8 @@ class BisectionStrategy:
     space: QuerySpace
     settings: Settings = field(default_factory=Settings)
     name: str = field(default="bisection", init=False)
+    #: An answer narrows the asked ratio's interval at the question's recorded threshold.
+    learns_from_any_question: bool = field(default=True, init=False)
 
     def initial(self) -> BisectionState:
         return BisectionState(((0.0, 1.0),) * (self.space.n_weights - 1))

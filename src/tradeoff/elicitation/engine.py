@@ -154,6 +154,30 @@ class Engine:
         self._pending_valid = False
         return query
 
+    def answer_recorded(self, query: Query, choice: Choice | str) -> None:
+        """Apply an answer given earlier to ``query``, a question this engine may not ask now.
+
+        Sessions recorded by another version of tradeoff asked questions chosen another
+        way; strategies that learn from any question (``learns_from_any_question``) replay
+        them as recorded and reach the same state, hence the same result.
+
+        Raises
+        ------
+        ValueError
+            If the strategy learns only from its own questions, the question is not one
+            this scenario builds, or it repeats an answer that does not exist.
+        """
+        if not self._strategy.learns_from_any_question:
+            raise ValueError(f"strategy {self.strategy_name!r} learns only from its own questions")
+        if not self.space.can_ask(query):
+            raise ValueError("the question is not one this scenario builds")
+        if query.repeat_of is not None and not 0 <= query.repeat_of < self.answered:
+            raise ValueError(f"the question repeats answer {query.repeat_of}, which does not exist")
+        choice = Choice(choice)
+        self._states.append(self._strategy.update(self.state, query, choice))
+        self._history.append((query, choice))
+        self._pending_valid = False
+
     def undo(self) -> Query | None:
         """Take back the last answer and restore the exact earlier state.
 

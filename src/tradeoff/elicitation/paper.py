@@ -36,6 +36,8 @@ class PaperStrategy:
     space: QuerySpace
     settings: Settings = field(default_factory=Settings)
     name: str = field(default="paper", init=False)
+    #: Algorithm 1 learns from four questions in a fixed order, so only its own.
+    learns_from_any_question: bool = field(default=False, init=False)
 
     @property
     def epsilon(self) -> float:

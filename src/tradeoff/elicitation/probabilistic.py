@@ -150,6 +150,8 @@ class ProbabilisticStrategy:
     space: QuerySpace
     settings: Settings = field(default_factory=Settings)
     name: str = field(default="probabilistic", init=False)
+    #: An answer is a likelihood on the asked ratio at the question's recorded threshold.
+    learns_from_any_question: bool = field(default=True, init=False)
     _cache: dict[ProbabilisticState, Posterior] = field(
         default_factory=dict, compare=False, repr=False
     )

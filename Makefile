@@ -22,7 +22,7 @@ run: $(VENV)/.installed
 
 ## lint: ruff, mypy --strict and the import contract
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check src tests benchmarks scenarios
+	$(BIN)/ruff check src tests benchmarks scenarios sessions
 	$(BIN)/mypy src
 	$(BIN)/lint-imports
 

@@ -236,3 +236,24 @@ async def test_selection_screen(loaded: LoadedScenario, tmp_path: Path) -> None:
         assert "s0:" in picks and "consensus" in picks
         await pilot.press("q")
     assert not math.isnan(selection.consensus_max_regret)
+
+
+def test_shipped_example_sessions_replay_and_select(capsys: pytest.CaptureFixture[str]) -> None:
+    """The example sessions in sessions/examples replay to their recorded results and feed
+    `tradeoff select`; the regret matrix names each stakeholder in full."""
+    from tradeoff.session import read_session, replay
+
+    files = sorted((ROOT / "sessions" / "examples").glob("*/*.jsonl"))
+    assert len(files) == 2
+    for f in files:
+        log = read_session(f)
+        recorded = next(e for e in log.events if e["type"] == "result")
+        assert list(replay(log).result().weights) == pytest.approx(recorded["weights"], abs=0)
+        assert log.warnings == []
+    args = ["select", str(POOL), "--scenario", str(SCENARIOS / "breast-cancer-triage.toml")]
+    for f in files:
+        args += ["--session", str(f)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "example-lab-manager  example-oncologist" in out
+    assert "consensus:" in out

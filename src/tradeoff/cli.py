@@ -630,9 +630,12 @@ def cmd_select(args: argparse.Namespace) -> int:
     names = [s["participant"] for s in data["stakeholders"]]
     if len(names) > 1:
         print("\nregret (row: whose metric; column: whose pick)")
-        print(" " * 14 + "".join(f"{n[:10]:>11}" for n in names))
+        first = max(len(n) for n in names) + 2
+        cells = [max(len(n), 5) + 2 for n in names]
+        print(" " * first + "".join(f"{n:>{w}}" for n, w in zip(names, cells, strict=True)))
         for n, row in zip(names, data["regret"], strict=True):
-            print(f"{n[:12]:<14}" + "".join(f"{r:>11.3f}" for r in row))
+            values = "".join(f"{r:>{w}.3f}" for r, w in zip(row, cells, strict=True))
+            print(f"{n:<{first}}" + values)
     c = data["consensus"]
     print(f"\nconsensus: {c['name']} (largest regret {c['max_regret']:.3f}; rule: {c['rule']})")
     print(f"pick with the averaged ω: {c['average_omega_pick']}")

@@ -92,14 +92,19 @@ def alpha_front_figure(selection: Selection, path: Path, alphas: int = 1000) -> 
 
 
 def weights_figure(selection: Selection, path: Path) -> str:
-    """Each stakeholder's normalised weights with their 90% credible intervals."""
+    """Each stakeholder's weights: per unit with 90% credible intervals, and over the pool.
+
+    Per-unit weights of statistics with small units (per ms, per KB) look like zero even
+    when they decide between models, so the second panel shows the same weights times each
+    column's range over the pool (COPA's ω, :func:`tradeoff.ranking.metric_to_omega`).
+    """
     plt = _plt()
     names = list(selection.stakeholders[0].names)
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    fig, (ax, ax_pool) = plt.subplots(1, 2, figsize=(9.6, 3.6), sharey=True)
     n = len(selection.stakeholders)
     width = 0.8 / n
     x = np.arange(len(names))
-    for k, s in enumerate(selection.stakeholders):
+    for k, (s, pick) in enumerate(zip(selection.stakeholders, selection.picks, strict=True)):
         w = np.array(s.weights)
         pos = x + (k - (n - 1) / 2) * width
         if s.intervals is not None:
@@ -108,15 +113,22 @@ def weights_figure(selection: Selection, path: Path) -> str:
             ax.bar(pos, w, width, yerr=err, capsize=3, label=s.participant)
         else:
             ax.bar(pos, w, width, label=s.participant)
-    ax.set_xticks(x, names)
+        ax_pool.bar(pos, np.array(pick.weights), width, label=s.participant)
+    for a in (ax, ax_pool):
+        a.set_xticks(x, names)
+        a.set_ylim(0, 1)
     ax.set_ylabel("normalised weight")
-    ax.set_ylim(0, 1)
-    ax.legend(fontsize=8)
-    ax.set_title("Elicited weights (bars) and 90% credible intervals")
+    ax.set_title("Per unit, with 90% credible intervals", fontsize=10)
+    ax_pool.set_title("Over the pool's range (COPA weights ω)", fontsize=10)
+    ax_pool.legend(fontsize=8)
+    fig.suptitle("Elicited weights")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-    return "Elicited weights per stakeholder with 90% credible intervals."
+    return (
+        "Elicited weights per stakeholder: per unit with 90% credible intervals (left), and "
+        "times each column's range over the pool, the weights COPA ranks with (right)."
+    )
 
 
 def radar_figure(selection: Selection, path: Path) -> str | None:
@@ -185,8 +197,9 @@ def write_report(
         rows = []
         for i, name in enumerate(s.names):
             iv = "" if s.intervals is None else f"{s.intervals[i][0]:.3f} – {s.intervals[i][1]:.3f}"
-            rows.append((name, f"{s.weights[i]:.3f}", iv))
-        md += [_md_table(("weight", "estimate", "90% interval"), rows), ""]
+            rows.append((name, f"{s.weights[i]:.3f}", iv, f"{pick.weights[i]:.3f}"))
+        headers = ("weight", "estimate (per unit)", "90% interval", "over the pool (ω)")
+        md += [_md_table(headers, rows), ""]
         md += [f"- {t}" for t in tradeoff_sentences(scenario, s.weights, priors.tolist())]
         md += [
             "",

@@ -1,0 +1,55 @@
+"""Write the example sessions in this folder: two simulated stakeholders on the default scenario.
+
+Run from the repository root: ``python sessions/examples/make_examples.py``. Each stakeholder
+answers 30 questions of ``scenarios/breast-cancer-triage.toml`` through the same engine and
+recorder the app uses, with true swing weights (malignant, benign, latency, memory) below and
+one answer in twenty reversed at random.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from tradeoff.oracles import Noise, SimulatedOracle
+from tradeoff.population import build_population
+from tradeoff.scenario import load_scenario
+from tradeoff.selection import scenario_pool
+from tradeoff.session import Recorder
+
+HERE = Path("sessions/examples")
+SCENARIOS = Path("scenarios")
+STAKEHOLDERS = {
+    "example-oncologist": (0.6, 0.2, 0.1, 0.1),
+    "example-lab-manager": (0.25, 0.25, 0.3, 0.2),
+}
+
+
+def natural_weights(swing: tuple[float, ...]) -> list[float]:
+    """Weights per unit whose swing over the scenario's pool is ``swing``."""
+    loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
+    sc = loaded.scenario
+    pool = scenario_pool(sc, SCENARIOS)
+    priors = build_population(sc.population, tuple(c.name for c in sc.classes)).priors
+    a = np.array(swing) / (pool.values.max(axis=0) - pool.values.min(axis=0))
+    a[: sc.n_classes] /= priors
+    return list(a / a.sum())
+
+
+def main() -> None:
+    loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
+    for seed, (who, swing) in enumerate(STAKEHOLDERS.items(), start=1):
+        rec = Recorder.start(loaded, who, HERE, budget=30, seed=seed)
+        oracle = SimulatedOracle.for_scenario(
+            loaded.scenario, natural_weights(swing), noise=Noise("flip", 0.05), seed=seed
+        )
+        while (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q))
+        result = rec.finish()
+        rec.close()
+        print(rec.path, [round(w, 3) for w in result.weights])
+
+
+if __name__ == "__main__":
+    main()

@@ -15,6 +15,7 @@ import pytest
 from tradeoff.cli import main
 from tradeoff.oracles import Noise, SimulatedOracle
 from tradeoff.population import build_population
+from tradeoff.ranking import metric_coefficients, metric_to_omega, omega_to_weights
 from tradeoff.scenario import LoadedScenario, load_scenario
 from tradeoff.selection import (
     load_stakeholders,
@@ -38,11 +39,12 @@ def loaded() -> LoadedScenario:
 def natural(loaded: LoadedScenario, swing: list[float]) -> list[float]:
     """True weights whose swing over the shipped pool is ``swing`` (so ω = swing)."""
     sc = loaded.scenario
-    pool = scenario_pool(sc, SCENARIOS)
     zeta = build_population(sc.population, ("malignant", "benign")).priors
-    a = np.array(swing) / (pool.values.max(axis=0) - pool.values.min(axis=0))
-    a[:2] /= zeta
-    return (a / a.sum()).tolist()
+    values = scenario_pool(sc, SCENARIOS).values
+    a = list(omega_to_weights(sc, swing, zeta.tolist(), values))
+    omega = metric_to_omega(metric_coefficients(sc, a, zeta.tolist()), values)
+    assert omega == pytest.approx(swing)
+    return a
 
 
 def record(

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from tradeoff.oracles import Noise, SimulatedOracle
 from tradeoff.population import build_population
+from tradeoff.ranking import omega_to_weights
 from tradeoff.scenario import load_scenario
 from tradeoff.selection import scenario_pool
 from tradeoff.session import Recorder
@@ -26,18 +25,21 @@ STAKEHOLDERS = {
 }
 
 
-def natural_weights(swing: tuple[float, ...]) -> list[float]:
+def natural_weights(swing: tuple[float, ...]) -> tuple[float, ...]:
     """Weights per unit whose swing over the scenario's pool is ``swing``."""
-    loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
-    sc = loaded.scenario
-    pool = scenario_pool(sc, SCENARIOS)
+    sc = load_scenario(SCENARIOS / "breast-cancer-triage.toml").scenario
     priors = build_population(sc.population, tuple(c.name for c in sc.classes)).priors
-    a = np.array(swing) / (pool.values.max(axis=0) - pool.values.min(axis=0))
-    a[: sc.n_classes] /= priors
-    return list(a / a.sum())
+    return omega_to_weights(sc, swing, priors.tolist(), scenario_pool(sc, SCENARIOS).values)
 
 
-def main() -> None:
+def main() -> int:
+    existing = sorted(HERE.glob("*/*.jsonl"))
+    if existing:
+        print(
+            f"{HERE} already holds {len(existing)} example sessions; "
+            "delete them first to write new ones."
+        )
+        return 1
     loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
     for seed, (who, swing) in enumerate(STAKEHOLDERS.items(), start=1):
         rec = Recorder.start(loaded, who, HERE, budget=30, seed=seed)
@@ -49,7 +51,8 @@ def main() -> None:
         result = rec.finish()
         rec.close()
         print(rec.path, [round(w, 3) for w in result.weights])
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -353,6 +353,33 @@ def metric_to_omega(coefficients: Sequence[float], values: FloatArray) -> tuple[
     return tuple(float(x) for x in swing / total)
 
 
+def omega_to_weights(
+    scenario: Scenario, omega: Sequence[float], priors: Sequence[float], values: FloatArray
+) -> tuple[float, ...]:
+    """The metric weights (per unit, normalised) whose ω over ``values`` is ``omega``.
+
+    The inverse of :func:`metric_to_omega` after :func:`metric_coefficients`: a weight per
+    unit is ω_k over the column's range, and a class's is further divided by its prior
+    (its pool column is a recall, ψ's statistic is d_i = ζ_i·recall_i). Columns must
+    vary over ``values``.
+
+    Examples
+    --------
+    >>> from tradeoff.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/paper-k2-two-costs.toml").scenario
+    >>> values = np.array([[0.5, 0.5, 0.0, 0.0], [1.0, 1.0, 1.0, 2.0]])
+    >>> a = omega_to_weights(sc, [0.4, 0.3, 0.2, 0.1], [0.5, 0.5], values)
+    >>> [round(x, 3) for x in metric_to_omega(metric_coefficients(sc, a, [0.5, 0.5]), values)]
+    [0.4, 0.3, 0.2, 0.1]
+    """
+    span = values.max(axis=0) - values.min(axis=0)
+    if not (span > 0).all():
+        raise ValueError("every column must vary over the values to invert ω")
+    a = np.asarray(omega, dtype=np.float64) / span
+    a[: scenario.n_classes] /= np.asarray(priors, dtype=np.float64)
+    return tuple(float(x) for x in a / a.sum())
+
+
 def linear_values(pool: Pool, coefficients: Sequence[float]) -> FloatArray:
     """ψ of every model (up to a constant): Σ_k c_k·value_k."""
     out: FloatArray = pool.values @ np.asarray(coefficients, dtype=np.float64)

@@ -423,7 +423,7 @@ class ProbabilisticStrategy:
             names=self.space.names,
             weights=weights,
             answers=state.answered,
-            complete=self.query(state) is None,
+            complete=self._finished(state),
             intervals=self.intervals(state),
             error_rate_estimate=post.error_rate,
         )

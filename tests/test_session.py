@@ -214,8 +214,10 @@ def test_session_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert data["participant"] == "dr-lee" and data["scenario_id"] == "glaucoma-screening"
     assert data["answers"] == 9 and data["undos"] == 1 and data["complete"] is False
     assert len(data["weights"]) == 4 and len(data["intervals"]) == 4
+    assert len(data["swing_weights"]) == 4 and len(data["swing_intervals"]) == 4
     assert main(["session", "show", str(rec.path)]) == 0
-    assert "dr-lee" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "dr-lee" in out and "over its whole range (swing)" in out
 
 
 @pytest.mark.parametrize(

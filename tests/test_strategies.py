@@ -233,3 +233,28 @@ def test_simulate_json_reports_intervals(capsys: pytest.CaptureFixture[str]) -> 
         lo <= w <= hi for (lo, hi), w in zip(data["intervals"], data["weights"], strict=True)
     )
     assert 0 < data["error_rate_estimate"] < 0.5
+
+
+@pytest.mark.parametrize("strategy", ["paper", "bisection", "probabilistic"])
+def test_swing_weights_recover_the_swing_truth(strategy: str) -> None:
+    """Swing weights (weight × the statistic's range, normalised) of the estimate are close to
+    the swing weights the truth was drawn with, and the probabilistic intervals hold them."""
+    from tradeoff.elicitation import truth_from_dirichlet
+    from tradeoff.elicitation.base import swing_weights
+    from tradeoff.population import build_population
+    from tradeoff.queries import QuerySpace
+
+    sc = scenario("glaucoma-screening")
+    spans = QuerySpace(sc, build_population(sc.population, ("glaucoma", "healthy"))).spans
+    rng = np.random.default_rng(3)
+    swing_truth = rng.dirichlet(np.ones(4))
+    truth = truth_from_dirichlet(spans, np.random.default_rng(3))
+    assert swing_weights(truth, spans) == pytest.approx(swing_truth)
+    r = run_once(sc, truth, strategy=strategy, budget=300 if strategy == "paper" else 40).result
+    assert r.swing_weights is not None
+    assert r.swing_weights == pytest.approx(swing_weights(r.weights, spans))
+    assert np.abs(np.array(r.swing_weights) - swing_truth).sum() < 0.01
+    if strategy == "probabilistic":
+        assert r.swing_intervals is not None
+        for (lo, hi), w in zip(r.swing_intervals, r.swing_weights, strict=True):
+            assert lo <= w <= hi

@@ -763,11 +763,19 @@ def cmd_session_show(args: argparse.Namespace) -> int:
         f"answers {data['answers']} (recorded {data['answers_recorded']}, undos "
         f"{data['undos']}), complete: {'yes' if data['complete'] else 'no'}"
     )
+    print(f"  {'':<16} {'per unit':<28} over its whole range (swing)")
     for i, name in enumerate(data["names"]):
         line = f"  {name:<16} {data['weights'][i]:.4f}"
         if "intervals" in data:
             lo, hi = data["intervals"][i]
-            line += f"   90% [{lo:.4f}, {hi:.4f}]"
+            line += f" 90% [{lo:.4f}, {hi:.4f}]"
+        else:
+            line += " " * 22
+        if "swing_weights" in data:
+            line += f"  {data['swing_weights'][i]:.4f}"
+        if "swing_intervals" in data:
+            lo, hi = data["swing_intervals"][i]
+            line += f" 90% [{lo:.4f}, {hi:.4f}]"
         print(line)
     for w in data["warnings"]:
         print(f"warning: {w}")

@@ -493,4 +493,8 @@ def summarise(path: str | Path) -> dict[str, Any]:
         data["intervals"] = [list(iv) for iv in result.intervals]
     if result.error_rate_estimate is not None:
         data["error_rate_estimate"] = result.error_rate_estimate
+    if result.swing_weights is not None:
+        data["swing_weights"] = list(result.swing_weights)
+    if result.swing_intervals is not None:
+        data["swing_intervals"] = [list(iv) for iv in result.swing_intervals]
     return data

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar
+
+import numpy as np
 
 from tradeoff.metric import normalise
 from tradeoff.queries import Query, QuerySpace
@@ -47,6 +50,13 @@ class ElicitationResult:
         90% credible interval (low, high) per weight, when the strategy provides one.
     error_rate_estimate
         Estimated probability that an answer is wrong, when the strategy provides one.
+    swing_weights
+        The weights times each statistic's range in the scenario (a class accuracy d_i spans
+        [0, ζ_i], an attribute its range), normalised: how much each aspect matters over its
+        whole range, whatever its unit. Per-unit weights of small units (per ms, per KB)
+        look like zero even when they matter; these do not.
+    swing_intervals
+        90% credible interval of each swing weight, when the strategy provides intervals.
     """
 
     strategy: str
@@ -56,6 +66,8 @@ class ElicitationResult:
     complete: bool
     intervals: tuple[tuple[float, float], ...] | None = None
     error_rate_estimate: float | None = None
+    swing_weights: tuple[float, ...] | None = None
+    swing_intervals: tuple[tuple[float, float], ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -63,7 +75,24 @@ class ElicitationResult:
         data["weights"] = list(self.weights)
         if self.intervals is not None:
             data["intervals"] = [list(iv) for iv in self.intervals]
+        if self.swing_weights is not None:
+            data["swing_weights"] = list(self.swing_weights)
+        if self.swing_intervals is not None:
+            data["swing_intervals"] = [list(iv) for iv in self.swing_intervals]
         return data
+
+
+def swing_weights(weights: Sequence[float], spans: Sequence[float]) -> tuple[float, ...]:
+    """Weights times spans, normalised (see :class:`ElicitationResult`).
+
+    >>> swing_weights([0.5, 0.5], [1.0, 3.0])
+    (0.25, 0.75)
+    """
+    raw = np.asarray(weights, dtype=np.float64) * np.asarray(spans, dtype=np.float64)
+    total = float(raw.sum())
+    if not total > 0:
+        return tuple(1.0 / len(raw) for _ in raw)
+    return tuple(float(x) for x in raw / total)
 
 
 S = TypeVar("S")

@@ -26,6 +26,7 @@ from tradeoff.elicitation.base import (
     Settings,
     raw_to_scaled,
     scaled_to_raw,
+    swing_weights,
     weights_from_ratios,
     weights_from_scaled,
 )
@@ -172,12 +173,14 @@ class BisectionStrategy:
 
     def result(self, state: BisectionState) -> ElicitationResult:
         mids = [(lo + hi) / 2 for lo, hi in state.intervals]
+        weights = weights_from_scaled(self.space, mids)
         return ElicitationResult(
             strategy=self.name,
             names=self.space.names,
-            weights=weights_from_scaled(self.space, mids),
+            weights=weights,
             answers=state.answered,
             complete=self.query(state) is None,
+            swing_weights=swing_weights(weights, self.space.spans),
         )
 
     def expected_total(self, state: BisectionState) -> int:

@@ -5,7 +5,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from tradeoff.elicitation.base import Choice, ElicitationResult, Settings, weights_from_ratios
+from tradeoff.elicitation.base import (
+    Choice,
+    ElicitationResult,
+    Settings,
+    swing_weights,
+    weights_from_ratios,
+)
 from tradeoff.queries import Query, QuerySpace
 
 
@@ -89,12 +95,14 @@ class PaperStrategy:
         return mids
 
     def result(self, state: PaperState) -> ElicitationResult:
+        weights = weights_from_ratios(self._current_mids(state))
         return ElicitationResult(
             strategy=self.name,
             names=self.space.names,
-            weights=weights_from_ratios(self._current_mids(state)),
+            weights=weights,
             answers=state.answered,
             complete=self.query(state) is None,
+            swing_weights=swing_weights(weights, self.space.spans),
         )
 
     def halvings(self) -> int:

@@ -44,7 +44,13 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import beta as beta_dist
 
-from tradeoff.elicitation.base import Choice, ElicitationResult, Settings, scale_shift
+from tradeoff.elicitation.base import (
+    Choice,
+    ElicitationResult,
+    Settings,
+    scale_shift,
+    swing_weights,
+)
 from tradeoff.elicitation.bisection import chord_query, prefers_reference
 from tradeoff.queries import Query, QuerySpace
 
@@ -141,6 +147,12 @@ def _weights_from_logits(logits: FloatArray, shifts: FloatArray) -> FloatArray:
     raw = np.exp(raw - raw.max(axis=-1, keepdims=True))
     out: FloatArray = raw / raw.sum(axis=-1, keepdims=True)
     return out
+
+
+def _intervals(draws: FloatArray) -> tuple[tuple[float, float], ...]:
+    """The 5% and 95% quantiles of every column."""
+    lo, hi = np.quantile(draws, [0.05, 0.95], axis=0)
+    return tuple((float(a), float(b)) for a, b in zip(lo, hi, strict=True))
 
 
 @dataclass(frozen=True)
@@ -240,8 +252,7 @@ class ProbabilisticStrategy:
 
     def intervals(self, state: ProbabilisticState) -> tuple[tuple[float, float], ...]:
         """90% credible interval of every normalised weight."""
-        lo, hi = np.quantile(self.draws(state), [0.05, 0.95], axis=0)
-        return tuple((float(a), float(b)) for a, b in zip(lo, hi, strict=True))
+        return _intervals(self.draws(state))
 
     # -- questions --------------------------------------------------------------------
 
@@ -417,15 +428,21 @@ class ProbabilisticStrategy:
 
     def result(self, state: ProbabilisticState) -> ElicitationResult:
         post = self.posterior(state)
-        weights = tuple(float(x) for x in _weights_from_logits(self._medians(post), self.shifts))
+        medians = self._medians(post)
+        weights = tuple(float(x) for x in _weights_from_logits(medians, self.shifts))
+        draws = self.draws(state)
+        swing = draws * np.asarray(self.space.spans)
+        swing /= swing.sum(axis=1, keepdims=True)
         return ElicitationResult(
             strategy=self.name,
             names=self.space.names,
             weights=weights,
             answers=state.answered,
             complete=self._finished(state),
-            intervals=self.intervals(state),
+            intervals=_intervals(draws),
             error_rate_estimate=post.error_rate,
+            swing_weights=swing_weights(weights, self.space.spans),
+            swing_intervals=_intervals(swing),
         )
 
     def expected_total(self, state: ProbabilisticState) -> int:

@@ -403,14 +403,17 @@ class ReviewScreen(Screen[None]):
         with VerticalScroll(id="review-body"):
             yield Static(
                 f"From your {result.answers} answers, this is how much each aspect weighs for "
-                "you (bar: best estimate; shaded: 90% credible range).",
+                "you over its whole range (finding none to all of a class's cases; each cost "
+                "or reward from one end of its range to the other). Bar: best estimate; "
+                "shaded: 90% credible range.",
                 classes="muted",
             )
             names = [f"{c.outcome} {c.label}" for c in s.classes] + [
                 f"{a.name} ({a.label})" for a in s.attributes
             ]
-            intervals = result.intervals or [(None, None)] * len(result.weights)
-            for name, w, (lo, hi) in zip(names, result.weights, intervals, strict=True):
+            shown = result.swing_weights or result.weights
+            intervals = result.swing_intervals or [(None, None)] * len(shown)
+            for name, w, (lo, hi) in zip(names, shown, intervals, strict=True):
                 line = Text(f"{name[:28]:<28} ")
                 line.append_text(bar(w, lo, hi))
                 rng = f"  {w:.2f}" + (f" [{lo:.2f}–{hi:.2f}]" if lo is not None else "")

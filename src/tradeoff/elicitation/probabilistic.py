@@ -283,9 +283,9 @@ class ProbabilisticStrategy:
         "can't tell" with probability κ·L₀ (L₀ the "can't tell" likelihood of
         :meth:`posterior`; κ the share of "can't tell" answers among earlier questions on
         that ratio within the band of this threshold, shrunk toward the share among all
-        answers), else the
-        side it lies on with probability 1 − p and the other with p (p the posterior mean
-        error rate). Each answer reweights the draws, the estimate's ℓ_i becomes the
+        answers), else the side it lies on with probability 1 − p and the other with p (p
+        the posterior mean error rate). Each answer reweights the draws, the estimate's ℓ_i
+        becomes the
         reweighted median, and the loss is the reweighted mean L1 distance between the
         draws' weights and the estimate's, summed over the answers, in the scale
         ``settings.precision`` names: swing weights (weight × range) decide between real

@@ -285,9 +285,8 @@ class ProbabilisticStrategy:
         that ratio within the band of this threshold, shrunk toward the share among all
         answers), else the side it lies on with probability 1 − p and the other with p (p
         the posterior mean error rate). Each answer reweights the draws, the estimate's ℓ_i
-        becomes the
-        reweighted median, and the loss is the reweighted mean L1 distance between the
-        draws' weights and the estimate's, summed over the answers, in the scale
+        becomes the reweighted median, and the loss is the reweighted mean L1 distance
+        between the draws' weights and the estimate's, summed over the answers, in the scale
         ``settings.precision`` names: swing weights (weight × range) decide between real
         models (an attribute whose natural weight is tiny because its unit is small, per KB,
         can still decide which model wins); natural-unit weights are the scale of paper

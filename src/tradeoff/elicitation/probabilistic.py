@@ -103,6 +103,10 @@ class Posterior:
 
     cdf: FloatArray  # (ratios, G + 1) cumulative mass at the grid's cell edges
     error_weights: FloatArray  # posterior over ERROR_GRID
+    #: Seeded stratified draws of every ratio's scaled ℓ, (MC_DRAWS, ratios), made once per
+    #: state for the intervals and the look-ahead alike, and the order that sorts each column.
+    draws: FloatArray = field(repr=False, compare=False)
+    orders: NDArray[np.intp] = field(repr=False, compare=False)
 
     @property
     def error_rate(self) -> float:
@@ -147,6 +151,22 @@ def _weights_from_logits(logits: FloatArray, shifts: FloatArray) -> FloatArray:
     raw = np.exp(raw - raw.max(axis=-1, keepdims=True))
     out: FloatArray = raw / raw.sum(axis=-1, keepdims=True)
     return out
+
+
+def _stratified_draws(
+    cdf: FloatArray, rng: np.random.Generator
+) -> tuple[FloatArray, NDArray[np.intp]]:
+    """Stratified draws of every ratio's ℓ from its CDF, and the order sorting each column
+    (draws are quantiles of a permuted stratified grid, so the inverse permutation sorts
+    them)."""
+    ratios = cdf.shape[0]
+    draws = np.empty((MC_DRAWS, ratios))
+    orders = np.empty((MC_DRAWS, ratios), dtype=np.intp)
+    for i in range(ratios):
+        perm = rng.permutation(MC_DRAWS)
+        draws[:, i] = np.interp((perm + rng.random(MC_DRAWS)) / MC_DRAWS, cdf[i], _EDGES)
+        orders[perm, i] = np.arange(MC_DRAWS)
+    return draws, orders
 
 
 def _intervals(draws: FloatArray) -> tuple[tuple[float, float], ...]:
@@ -237,7 +257,10 @@ class ProbabilisticStrategy:
         mixed = np.tensordot(w, cell, axes=(0, 0))  # (ratios, grid)
         cdf = np.concatenate((np.zeros((r, 1)), np.cumsum(mixed, axis=1)), axis=1)
         cdf /= cdf[:, -1:]
-        post = Posterior(cdf, w)
+        draws, orders = _stratified_draws(
+            cdf, np.random.default_rng([self.settings.seed, state.answered, 90])
+        )
+        post = Posterior(cdf, w, draws, orders)
         if len(self._cache) > 256:
             self._cache.clear()
         self._cache[state] = post
@@ -248,28 +271,13 @@ class ProbabilisticStrategy:
 
     def draws(self, state: ProbabilisticState) -> FloatArray:
         """Seeded Monte Carlo draws of the normalised weights from the posterior."""
-        return _weights_from_logits(self._logit_draws(state, self.posterior(state))[0], self.shifts)
+        return _weights_from_logits(self.posterior(state).draws, self.shifts)
 
     def intervals(self, state: ProbabilisticState) -> tuple[tuple[float, float], ...]:
         """90% credible interval of every normalised weight."""
         return _intervals(self.draws(state))
 
     # -- questions --------------------------------------------------------------------
-
-    def _logit_draws(
-        self, state: ProbabilisticState, post: Posterior
-    ) -> tuple[FloatArray, NDArray[np.intp]]:
-        """Seeded stratified draws of every ratio's scaled ℓ, shape (MC_DRAWS, ratios), and
-        the order that sorts each column (draws are quantiles of a permuted stratified grid,
-        so the inverse permutation sorts them)."""
-        rng = np.random.default_rng([self.settings.seed, state.answered, 90])
-        draws = np.empty((MC_DRAWS, self.n_ratios))
-        orders = np.empty((MC_DRAWS, self.n_ratios), dtype=np.intp)
-        for i in range(self.n_ratios):
-            perm = rng.permutation(MC_DRAWS)
-            draws[:, i] = post.quantile(i, (perm + rng.random(MC_DRAWS)) / MC_DRAWS)
-            orders[perm, i] = np.arange(MC_DRAWS)
-        return draws, orders
 
     def _expected_loss(
         self,
@@ -293,7 +301,7 @@ class ProbabilisticStrategy:
         004's Table 1. A question someone keeps answering "can't tell" thus stops looking
         useful, and the next goes elsewhere.
         """
-        draws, orders = self._logit_draws(state, post)
+        draws, orders = post.draws, post.orders
         shifts = np.zeros(self.n_ratios) if self.settings.precision == "swing" else self.shifts
         weights = _weights_from_logits(draws, shifts)
         medians = self._medians(post)

@@ -249,8 +249,8 @@ def test_shipped_example_sessions_replay_and_select(capsys: pytest.CaptureFixtur
     assert len(files) == 2
     for f in files:
         log = read_session(f)
-        recorded = next(e for e in log.events if e["type"] == "result")
-        assert list(replay(log).result().weights) == pytest.approx(recorded["weights"], abs=0)
+        recorded = next(e for e in log.events if e.type == "result")
+        assert list(replay(log).result().weights) == pytest.approx(recorded.weights, abs=0)
         assert log.warnings == []
     args = ["select", str(POOL), "--scenario", str(SCENARIOS / "breast-cancer-triage.toml")]
     for f in files:

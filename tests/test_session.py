@@ -51,7 +51,8 @@ def test_file_layout_header_and_mode(tmp_path: Path) -> None:
     assert stat.S_IMODE(os.stat(rec.path).st_mode) == 0o600
     lines = rec.path.read_text().splitlines()
     header = json.loads(lines[0])
-    assert header["type"] == "header" and header["format"] == 1
+    assert header["type"] == "header" and header["format"] == 2
+    assert all(len(json.loads(line)["chain"]) == 64 for line in lines)
     assert header["participant"] == "dr-lee" and header["scenario_id"] == "glaucoma-screening"
     assert len(header["scenario_sha256"]) == 64 and "[population]" in header["scenario_text"]
     assert {"strategy", "seed", "started", "tradeoff", "scenario"} <= set(header)
@@ -65,7 +66,7 @@ def test_every_answer_is_on_disk_before_the_next_question(tmp_path: Path) -> Non
     for n in range(1, 6):
         rec.answer(Choice.LEFT)
         # A second reader sees it at once (written and fsynced, not buffered).
-        assert sum(e["type"] == "answer" for e in read_session(rec.path).events) == n
+        assert sum(e.type == "answer" for e in read_session(rec.path).events) == n
     rec.close()
 
 
@@ -90,14 +91,14 @@ def test_truncated_last_line_is_reported_and_skipped(tmp_path: Path) -> None:
     log = read_session(rec.path)
     assert log.truncated_tail
     assert any("line 7 is truncated" in w for w in log.warnings)
-    assert sum(e["type"] == "answer" for e in log.events) == 5
+    assert sum(e.type == "answer" for e in log.events) == 5
     resumed = Recorder.resume(rec.path)
     assert resumed.engine.answered == 5
     resumed.answer(Choice.RIGHT)
     resumed.close()
     again = read_session(rec.path)
-    assert sum(e["type"] == "answer" for e in again.events) == 6
-    assert any("could not be read" in w for w in again.warnings)  # reported, not hidden
+    assert sum(e.type == "answer" for e in again.events) == 6
+    assert any("not a complete record" in w for w in again.warnings)  # reported, not hidden
 
 
 def test_two_processes_cannot_write_one_session(tmp_path: Path) -> None:
@@ -164,7 +165,7 @@ def test_session_of_another_version_replays_as_recorded(
     assert any("result is unchanged" in w for w in again.warnings)
     again.answer(Choice.LEFT)
     again.close()
-    assert sum(e["type"] == "answer" for e in read_session(rec.path).events) == 15
+    assert sum(e.type == "answer" for e in read_session(rec.path).events) == 15
 
 
 def _oldest_repeat(self: object, state: object) -> int | None:
@@ -179,13 +180,25 @@ def _fresh_questions(tmp_path: Path, n: int) -> list[object]:
     return [q for q, _ in rec.engine.history]
 
 
+def as_format_1(path: Path) -> list[str]:
+    """The file's lines as an older version wrote them: format 1, no chain of hashes."""
+    out = []
+    for line in path.read_text().splitlines():
+        data = json.loads(line)
+        data.pop("chain")
+        if data["type"] == "header":
+            data["format"] = 1
+        out.append(json.dumps(data))
+    return out
+
+
 def test_paper_session_of_another_version_is_refused(tmp_path: Path) -> None:
     loaded = load_scenario(small_scenario(tmp_path))
     rec = Recorder.start(loaded, "dr-lee", tmp_path / "sessions", strategy="paper", budget=20)
     for _ in range(3):
         rec.answer(Choice.LEFT)
     rec.close()
-    lines = rec.path.read_text().splitlines()
+    lines = as_format_1(rec.path)
     first, second = json.loads(lines[1]), json.loads(lines[2])
     lines[1], lines[2] = json.dumps(second), json.dumps(first)  # asked in another order
     rec.path.write_text("\n".join(lines) + "\n")
@@ -193,16 +206,65 @@ def test_paper_session_of_another_version_is_refused(tmp_path: Path) -> None:
         replay(read_session(rec.path))
 
 
-def test_tampered_answer_is_detected(tmp_path: Path) -> None:
+def test_tampered_answer_of_an_unchained_file_is_detected(tmp_path: Path) -> None:
     rec = record(tmp_path, 3)
     rec.close()
-    lines = rec.path.read_text().splitlines()
+    lines = as_format_1(rec.path)
     event = json.loads(lines[2])
     event["query"]["params"] = [0.123, 0.456]
     lines[2] = json.dumps(event)
     rec.path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(InputError, match="not one this scenario builds"):
+    with pytest.raises(InputError, match="not one this scenario builds") as info:
         replay(read_session(rec.path))
+    assert "line 3 (answer 2), field 'query'" in info.value.message()
+    assert "changed afterwards" in info.value.message()
+
+
+def test_unchained_file_replays(tmp_path: Path) -> None:
+    rec = record(tmp_path, 5)
+    rec.close()
+    expected = rec.engine.result()
+    rec.path.write_text("\n".join(as_format_1(rec.path)) + "\n")
+    assert replay(read_session(rec.path)).result() == expected
+    again = Recorder.resume(rec.path)  # appends unchained lines to an unchained file
+    again.answer(Choice.LEFT)
+    again.close()
+    assert "chain" not in rec.path.read_text().splitlines()[-1]
+    assert replay(read_session(rec.path)).answered == 6
+
+
+def _edit(path: Path, change: object) -> str:
+    lines = path.read_text().splitlines()
+    change(lines)  # type: ignore[operator]
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as info:
+        read_session(path)
+    return info.value.message()
+
+
+def test_edited_deleted_and_moved_lines_are_evident(tmp_path: Path) -> None:
+    rec = record(tmp_path, 6)
+    rec.close()
+    original = rec.path.read_text()
+
+    def edit(lines: list[str]) -> None:
+        event = json.loads(lines[3])
+        event["choice"] = "left" if event["choice"] != "left" else "right"
+        lines[3] = json.dumps(event, ensure_ascii=False)
+
+    assert "line 4: does not match its chain hash: this line was edited" in _edit(rec.path, edit)
+    rec.path.write_text(original)
+    assert "line 3: does not match its chain hash" in _edit(rec.path, lambda lines: lines.pop(2))
+    rec.path.write_text(original)
+
+    def swap(lines: list[str]) -> None:
+        lines[2], lines[3] = lines[3], lines[2]
+
+    assert "line 3" in _edit(rec.path, swap)
+    rec.path.write_text(original)
+    assert "line 1" in _edit(
+        rec.path, lambda lines: lines.__setitem__(0, lines[0].replace('"seed": 0', '"seed": 1'))
+    )
 
 
 def test_session_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

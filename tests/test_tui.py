@@ -69,7 +69,7 @@ async def test_full_session_by_keys_reaches_review_and_replays(tmp_path: Path) -
         await pilot.pause()
     log = read_session(session_file(tmp_path))
     assert log.finished
-    assert [e["choice"] for e in log.events if e["type"] == "answer"] == [
+    assert [e.choice for e in log.events if e.type == "answer"] == [
         "left",
         "right",
         "left",
@@ -89,7 +89,7 @@ async def test_undo_shows_the_same_question_again(tmp_path: Path) -> None:
         await pilot.pause()
         assert screen.recorder.engine.answered == 0
         assert screen.recorder.engine.next_query() == first
-    kinds = [e["type"] for e in read_session(session_file(tmp_path)).events]
+    kinds = [e.type for e in read_session(session_file(tmp_path)).events]
     assert kinds == ["answer", "undo"]
 
 
@@ -100,7 +100,7 @@ async def test_cant_tell(tmp_path: Path, key: str) -> None:
         await start(pilot)
         await pilot.press(key)
         await pilot.pause()
-    answers = [e for e in read_session(session_file(tmp_path)).events if e["type"] == "answer"]
+    answers = [e for e in read_session(session_file(tmp_path)).events if e.type == "answer"]
     assert answers[0]["choice"] == "indifferent"
 
 
@@ -122,9 +122,7 @@ async def test_mouse_clicks_on_the_cards_answer(tmp_path: Path) -> None:
         await pilot.click("#card-a")
         await pilot.click("#cant-tell")
         await pilot.pause()
-    choices = [
-        e["choice"] for e in read_session(session_file(tmp_path)).events if e["type"] == "answer"
-    ]
+    choices = [e.choice for e in read_session(session_file(tmp_path)).events if e.type == "answer"]
     assert choices == ["right", "left", "indifferent"]
 
 
@@ -146,7 +144,7 @@ async def test_quit_and_resume_continue_at_the_same_question(tmp_path: Path) -> 
         assert screen.recorder.engine.answered == 4
         assert screen.recorder.engine.next_query() == pending
         await pilot.press("a")
-    assert sum(e["type"] == "answer" for e in read_session(path).events) == 5
+    assert sum(e.type == "answer" for e in read_session(path).events) == 5
 
 
 async def test_start_screen_offers_resume(tmp_path: Path) -> None:

@@ -87,7 +87,7 @@ class Terminal:
 
 
 def answers(path: Path) -> list[str]:
-    return [e["choice"] for e in read_session(path).events if e["type"] == "answer"]
+    return [e.choice for e in read_session(path).events if e.type == "answer"]
 
 
 def wait_answers(folder: Path, n: int, timeout: float = 90) -> Path:

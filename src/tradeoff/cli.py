@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -16,8 +18,15 @@ from typing import Any, Literal
 
 from tradeoff import __version__
 from tradeoff.errors import InputError
+from tradeoff.text import clean_text
+
+FLAG_NAMES = {"where condition": "--where", "constraint": "--constraint"}
+"""Core parameter names and the command-line flags that set them (used in messages)."""
 
 DEFAULT_SCENARIO = "breast-cancer-triage.toml"
+
+
+MAX_SWEEP = 100_001
 
 
 class UsageError(Exception):
@@ -38,14 +47,61 @@ def default_scenario() -> Path:
 
 def _floats(text: str, what: str) -> list[float]:
     try:
-        return [float(x) for x in text.split(",") if x.strip()]
+        values = [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
         raise UsageError(f"{what} must be comma-separated numbers, got {text!r}") from None
+    if not all(math.isfinite(v) for v in values):
+        raise UsageError(f"{what} must be finite numbers (no nan or inf), got {text!r}")
+    return values
+
+
+def _finite(value: float | None, what: str, low: float | None = None) -> None:
+    """Refuse nan/inf, and values below ``low``, of a numeric option."""
+    if value is None:
+        return
+    if not math.isfinite(value) or (low is not None and value < low):
+        bound = "" if low is None else f" ≥ {low:g}"
+        raise UsageError(f"{what} must be a finite number{bound}, got {value}")
+
+
+def _seed(value: int) -> int:
+    if not 0 <= value < 2**63:
+        raise UsageError(f"--seed must be a whole number from 0 to 2**63 − 1, got {value}")
+    return value
+
+
+def _json_safe(data: Any) -> Any:
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _json_safe(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [_json_safe(v) for v in data]
+    return data
 
 
 def _emit(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, allow_nan=False)
-    sys.stdout.write("\n")
+    """Print exactly one JSON document (built completely before anything is written)."""
+    try:
+        text = json.dumps(data, indent=2, allow_nan=False)
+    except ValueError:  # nan or inf somewhere: JSON has no such numbers, they become null
+        text = json.dumps(_json_safe(data), indent=2, allow_nan=False)
+    sys.stdout.write(text + "\n")
+
+
+def say(text: object = "") -> None:
+    """Print text for a terminal: every control character from files made harmless."""
+    print("\n".join(clean_text(line) for line in str(text).split("\n")))
+
+
+def _writable_file(path: str, what: str) -> Path:
+    """A file path whose folder exists and which is not a folder itself."""
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"{what} {path!r} is a folder; give a file name")
+    if not p.parent.is_dir():
+        raise UsageError(f"{what} {path!r}: the folder {str(p.parent)!r} does not exist")
+    return p
 
 
 # --------------------------------------------------------------------------------------
@@ -71,8 +127,8 @@ def cmd_scenario_check(args: argparse.Namespace) -> int:
             }
         )
     else:
-        print(summary(loaded))
-        print("OK")
+        say(summary(loaded))
+        say("OK")
     return 0
 
 
@@ -123,12 +179,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         noise = Noise.parse(args.noise) if args.noise else None
     except ValueError as exc:
         raise UsageError(f"--noise: {exc}") from None
-    if args.indifference < 0:
-        raise UsageError("--indifference must be non-negative")
-    if args.runs < 1:
-        raise UsageError("--runs must be at least 1")
-    if args.budget is not None and args.budget < 1:
-        raise UsageError("--budget must be at least 1")
+    _finite(args.indifference, "--indifference", 0.0)
+    _seed(args.seed)
+    if not 1 <= args.runs <= 1_000_000:
+        raise UsageError("--runs must be from 1 to 1000000")
+    if args.budget is not None and not 1 <= args.budget <= 10_000:
+        raise UsageError("--budget must be from 1 to 10000")
     if args.epsilon is not None and not 0 < args.epsilon < 0.5:
         raise UsageError("--epsilon must lie in (0, 0.5)")
     summary = simulate(
@@ -146,7 +202,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.json:
         _emit(data)
     else:
-        print(_format_summary(data))
+        say(_format_summary(data))
     return 0
 
 
@@ -177,6 +233,8 @@ def _parse_weights(items: Sequence[str]) -> dict[str, float]:
             out[col] = float(value)
         except ValueError:
             raise UsageError(f"--weight {item!r}: W must be a number") from None
+        if not (math.isfinite(out[col]) and out[col] >= 0):
+            raise UsageError(f"--weight {item!r}: W must be a finite number ≥ 0")
     return out
 
 
@@ -240,6 +298,13 @@ def cmd_rank(args: argparse.Namespace) -> int:
     p = _parse_p(args.p)
     if args.top < 1:
         raise UsageError("--top must be at least 1")
+    if args.alpha is not None:
+        if not args.alpha_objective:
+            raise UsageError("--alpha needs --alpha-objective COL (the objective(s) α weighs)")
+        if not (math.isfinite(args.alpha) and 0 <= args.alpha <= 1):
+            raise UsageError(f"--alpha must lie in [0, 1], got {args.alpha}")
+    if args.sweep is not None and not 2 <= args.sweep <= MAX_SWEEP:
+        raise UsageError(f"--sweep needs N from 2 to {MAX_SWEEP} values of α")
     scenario = None
     if args.scenario:
         from tradeoff.scenario import load_scenario
@@ -327,7 +392,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if args.json:
         _emit(data)
     else:
-        print(_format_rank(data))
+        say(_format_rank(data))
     return 0
 
 
@@ -349,7 +414,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     import numpy as np
 
     from tradeoff import evaluation as ev
-    from tradeoff.errors import InputError
     from tradeoff.pool import Objective, load_pool
 
     if not args.objective:
@@ -358,10 +422,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
         objectives = [Objective.parse(o) for o in args.objective]
     except ValueError as exc:
         raise UsageError(f"--objective: {exc}") from None
-    if args.permutations < 1:
-        raise UsageError("--permutations must be at least 1")
-    if not args.sigma > 0:
-        raise UsageError("--sigma must be positive")
+    if not 1 <= args.permutations <= 10_000_000:
+        raise UsageError("--permutations must be from 1 to 10000000")
+    if not (args.sigma > 0 and math.isfinite(args.sigma)):
+        raise UsageError("--sigma must be a positive finite number")
+    _seed(args.seed)
+    if args.radar:
+        _writable_file(args.radar, "--radar")
     pool = load_pool(args.pool, objectives, name_column=args.system, unique_names=False)
     if args.seed_col and args.seed_col not in pool.frame.columns:
         raise InputError.single(
@@ -451,20 +518,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.json:
         _emit(data)
     else:
-        print(ev.measurement_table(rows))
-        print()
-        print(ev.radar_text(rows))
+        say(ev.measurement_table(rows))
+        say()
+        say(ev.radar_text(rows))
         if "permutation" in data:
             for t in tests:
-                print(
+                say(
                     f"\npermutation test: {t['candidate']} vs {t['baseline']}: "
                     f"ΔHV = {t['delta']:.6g}, p = {t['p_value']:.4g} "
                     f"(B = {t['permutations']})"
                 )
         for w in warnings:
-            print(f"warning: {w}")
+            say(f"warning: {w}")
         if args.radar:
-            print(f"radar chart written to {args.radar}")
+            say(f"radar chart written to {args.radar}")
     return 0
 
 
@@ -472,7 +539,6 @@ def cmd_gap(args: argparse.Namespace) -> int:
     import numpy as np
 
     from tradeoff import evaluation as ev
-    from tradeoff.errors import InputError
     from tradeoff.pool import Objective, load_pool
 
     val_cols = [c.strip() for c in args.validation.split(",") if c.strip()]
@@ -557,17 +623,17 @@ def cmd_gap(args: argparse.Namespace) -> int:
     else:
         for g, r in results.items():
             head = f"[{g}] " if len(results) > 1 else ""
-            print(
+            say(
                 f"{head}validation HV {r.validation_hv:.4f}, optimistic HV {r.optimistic_hv:.4f}, "
                 f"pessimistic HV {r.pessimistic_hv:.4f}, gap {r.gap:.4f}"
             )
-            print(f"{head}validation Pareto set: {', '.join(r.validation_pareto)}")
-            print(f"{head}optimistic: {', '.join(r.optimistic)}")
-            print(f"{head}pessimistic: {', '.join(r.pessimistic)}")
+            say(f"{head}validation Pareto set: {', '.join(r.validation_pareto)}")
+            say(f"{head}optimistic: {', '.join(r.optimistic)}")
+            say(f"{head}pessimistic: {', '.join(r.pessimistic)}")
             if r.dropped:
-                print(f"{head}dropped ({len(r.dropped)}): {', '.join(r.dropped)}")
+                say(f"{head}dropped ({len(r.dropped)}): {', '.join(r.dropped)}")
         for c in data.get("comparisons", []):
-            print(
+            say(
                 f"{c['a']} vs {c['b']}: smaller gap: {c['smaller_gap']}; "
                 f"{c['a']} pessimistic HV above {c['b']} optimistic: "
                 f"{c['a_pessimistic_above_b_optimistic']}; pessimistic front dominates "
@@ -582,13 +648,18 @@ def cmd_gap(args: argparse.Namespace) -> int:
 
 
 def _selection(args: argparse.Namespace) -> tuple[Any, Any]:
-    from tradeoff.errors import InputError
     from tradeoff.pool import load_pool
     from tradeoff.ranking import metric_objectives
     from tradeoff.scenario import load_scenario
     from tradeoff.selection import load_stakeholders, select_for_stakeholders
 
     p = _parse_p(args.p)
+    if args.top < 1:
+        raise UsageError("--top must be at least 1")
+    if getattr(args, "out", None) is not None:
+        out = Path(args.out)
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {args.out!r} is a file; give a folder for the report")
     scenario, stakeholders = load_stakeholders(args.session or [])
     if args.scenario:
         given = load_scenario(args.scenario)
@@ -622,23 +693,23 @@ def cmd_select(args: argparse.Namespace) -> int:
         return 0
     for s in data["stakeholders"]:
         weights = ", ".join(f"{k} {v:.3f}" for k, v in s["weights"].items())
-        print(
+        say(
             f"{s['participant']}: picks {s['selected']} (linear metric: "
             f"{s['linear_selected']}); weights {weights}"
         )
-        print(f"  {s['explanation']}")
+        say(f"  {s['explanation']}")
     names = [s["participant"] for s in data["stakeholders"]]
     if len(names) > 1:
-        print("\nregret (row: whose metric; column: whose pick)")
+        say("\nregret (row: whose metric; column: whose pick)")
         first = max(len(n) for n in names) + 2
         cells = [max(len(n), 5) + 2 for n in names]
-        print(" " * first + "".join(f"{n:>{w}}" for n, w in zip(names, cells, strict=True)))
+        say(" " * first + "".join(f"{n:>{w}}" for n, w in zip(names, cells, strict=True)))
         for n, row in zip(names, data["regret"], strict=True):
             values = "".join(f"{r:>{w}.3f}" for r, w in zip(row, cells, strict=True))
-            print(f"{n:<{first}}" + values)
+            say(f"{n:<{first}}" + values)
     c = data["consensus"]
-    print(f"\nconsensus: {c['name']} (largest regret {c['max_regret']:.3f}; rule: {c['rule']})")
-    print(f"pick with the averaged ω: {c['average_omega_pick']}")
+    say(f"\nconsensus: {c['name']} (largest regret {c['max_regret']:.3f}; rule: {c['rule']})")
+    say(f"pick with the averaged ω: {c['average_omega_pick']}")
     return 0
 
 
@@ -659,7 +730,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             }
         )
     else:
-        print(f"report written: {html_path} and {md_path}")
+        say(f"report written: {html_path} and {md_path}")
     return 0
 
 
@@ -673,6 +744,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if args.runs < 1:
         raise UsageError("--runs must be at least 1")
+    _seed(args.seed)
     main_elicitation(args.out, runs=args.runs, seed=args.seed)
     return 0
 
@@ -693,13 +765,20 @@ def _run_app(
 ) -> int:
     from tradeoff.elicitation import STRATEGY_FACTORIES
     from tradeoff.scenario import load_scenario
-    from tradeoff.session import check_participant, read_session
+    from tradeoff.session import check_participant, check_sessions_dir, read_session
 
+    if not os.environ.get("TEXTUAL_DRIVER") and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(
+            "the app needs a terminal (standard input and output are not one here); run it in "
+            "a terminal, serve it to a browser with 'tradeoff serve', or use 'tradeoff "
+            "simulate' for answers without a person"
+        )
     path = Path(scenario) if scenario else default_scenario()
     if resume is not None:
         read_session(resume)  # a bad file is reported before the screen opens
     else:
         load_scenario(path)
+        check_sessions_dir(sessions_dir)
     if participant is not None:
         check_participant(participant)
     if strategy is not None and strategy not in STRATEGY_FACTORIES:
@@ -739,12 +818,36 @@ def cmd_elicit(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from tradeoff.scenario import load_scenario
+    from tradeoff.session import check_sessions_dir
     from tradeoff.tui.serve import serve
 
     path = Path(args.scenario) if args.scenario else default_scenario()
     load_scenario(path)
+    check_sessions_dir(args.sessions_dir)
+    _check_bind(args.host, args.port)
     serve(path, host=args.host, port=args.port, sessions_dir=args.sessions_dir)
     return 0
+
+
+def _check_bind(host: str, port: int) -> None:
+    """Refuse a port out of range, a host that does not resolve, or an address in use."""
+    import socket
+
+    if not 1 <= port <= 65535:
+        raise UsageError(f"--port must be from 1 to 65535, got {port}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise UsageError(f"--host {host!r} is not an address of this machine ({exc})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port, or "
+                "stop what is using it"
+            ) from None
 
 
 def cmd_session_show(args: argparse.Namespace) -> int:
@@ -754,16 +857,16 @@ def cmd_session_show(args: argparse.Namespace) -> int:
     if args.json:
         _emit(data)
         return 0
-    print(f"{data['path']}")
-    print(
+    say(f"{data['path']}")
+    say(
         f"participant {data['participant']}, scenario {data['scenario_id']}, "
         f"strategy {data['strategy']}, started {data['started']}"
     )
-    print(
+    say(
         f"answers {data['answers']} (recorded {data['answers_recorded']}, undos "
         f"{data['undos']}), complete: {'yes' if data['complete'] else 'no'}"
     )
-    print(f"  {'':<16} {'per unit':<28} over its whole range (swing)")
+    say(f"  {'':<16} {'per unit':<28} over its whole range (swing)")
     for i, name in enumerate(data["names"]):
         line = f"  {name:<16} {data['weights'][i]:.4f}"
         if "intervals" in data:
@@ -776,9 +879,9 @@ def cmd_session_show(args: argparse.Namespace) -> int:
         if "swing_intervals" in data:
             lo, hi = data["swing_intervals"][i]
             line += f" 90% [{lo:.4f}, {hi:.4f}]"
-        print(line)
+        say(line)
     for w in data["warnings"]:
-        print(f"warning: {w}")
+        say(f"warning: {w}")
     return 0
 
 
@@ -946,8 +1049,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_stdout() -> None:
+    """After a broken pipe: send what is still buffered nowhere, so exit stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _error(text: str) -> None:
+    sys.stderr.write("\n".join(clean_text(line) for line in text.split("\n")) + "\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tradeoff`` console script; returns the exit code."""
+    from tradeoff.session import SessionWriteError, ignore_file_size_signal
+
+    ignore_file_size_signal()
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -957,13 +1076,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.argv = argv
     func: Callable[[argparse.Namespace], int] = args.func
     try:
-        return func(args)
+        code = func(args)
+        sys.stdout.flush()
+        return code
     except InputError as exc:
-        print(exc.message(), file=sys.stderr)
+        _error(exc.renamed(FLAG_NAMES).message())
         return 2
     except UsageError as exc:
-        print(f"tradeoff: {exc}", file=sys.stderr)
+        _error(f"tradeoff: {exc}")
         return 2
+    except SessionWriteError as exc:
+        _error(f"tradeoff: {exc} Free some space or fix the folder, then resume the session.")
+        return 1
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
     except KeyboardInterrupt:
         return 130
 

@@ -8,7 +8,10 @@ Constraints remove models from the *selectable* set but never from the populatio
 defines û (footnote 4).
 
 Ties are broken explicitly, so that results never depend on how candidates were filtered:
-lower score first, then lower Σ_k û_k, then earlier row. For any criterion that is monotone
+lower score first, then lower Σ_k û_k, then earlier row. Scores closer than
+:data:`TIE_TOLERANCE` (relative) count as equal, so that two ways of computing the same score
+(one weight vector at a time, or many at once) that differ only by rounding always pick the
+same model. For any criterion that is monotone
 in û a best model is never strictly dominated, and among identical û vectors the earliest
 row wins the tie-break, so sweeps only need the (first copies of the) non-dominated models.
 
@@ -92,6 +95,37 @@ def normalise(y: FloatArray, method: Method = "copa") -> tuple[FloatArray, tuple
     raise ValueError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
 
 
+TIE_TOLERANCE = 1e-9
+"""Scores within this relative distance of each other are a tie (rounding, not preference)."""
+
+
+def _tolerance(best: FloatArray | float) -> FloatArray:
+    return np.asarray(TIE_TOLERANCE * np.maximum(1.0, np.abs(best)), dtype=np.float64)
+
+
+def snap(s: FloatArray) -> FloatArray:
+    """Scores with near-ties merged: each score replaced by the lowest score of its tie group.
+
+    Sorted scores form a group while each stays within the tolerance of the group's first,
+    so sorting by the snapped score, then Σφ, then row, puts first exactly the model that
+    :func:`pick_many` picks.
+
+    >>> snap(np.array([0.18333333333333335, 0.18333333333333332, 0.5])).tolist()
+    [0.18333333333333332, 0.18333333333333332, 0.5]
+    """
+    s = np.asarray(s, dtype=np.float64)
+    out = s.copy()
+    if s.size == 0:
+        return out
+    order = np.argsort(s, kind="stable")
+    start = s[order[0]]
+    for i in order:
+        if s[i] - start > _tolerance(start):
+            start = s[i]
+        out[i] = start
+    return out
+
+
 def scores(phi: FloatArray, weights: Sequence[float] | FloatArray, p: float) -> FloatArray:
     """‖ω ⊙ φ‖_p for every model (eq. 12); ``weights`` of shape (K,) or (M, K).
 
@@ -129,7 +163,7 @@ def rank_by(phi: FloatArray, s: FloatArray, selectable: BoolArray | None = None)
     """Selectable models ordered by precomputed scores ``s``, then Σφ, then row."""
     rows = np.arange(phi.shape[0]) if selectable is None else np.flatnonzero(selectable)
     total = phi[rows].sum(axis=1)
-    return rows[np.lexsort((rows, total, s[rows]))]
+    return rows[np.lexsort((rows, total, snap(s[rows])))]
 
 
 def select(
@@ -220,7 +254,9 @@ def pick_many(phi: FloatArray, weights: FloatArray, p: float, rows: IntArray) ->
             s = prod.max(axis=2)
         else:
             s = np.power(np.power(prod, p).sum(axis=2), 1.0 / p)
-        out[start : start + step] = ordered[np.argmin(s, axis=1)]
+        best = s.min(axis=1, keepdims=True)
+        # The first model in tie order among those within the tolerance of the best.
+        out[start : start + step] = ordered[np.argmax(s - best <= _tolerance(best), axis=1)]
     return out
 
 

@@ -64,6 +64,20 @@ class InputError(Exception):
         """Build an error from several problems found in one file."""
         return cls(str(source), tuple(problems))
 
+    def renamed(self, names: dict[str, str]) -> InputError:
+        """The same error with locations that start with a parameter's name given another
+        name (the command line puts its flags there: ``where condition`` → ``--where``)."""
+
+        def rename(location: str) -> str:
+            for old, new in names.items():
+                if location.startswith(old):
+                    return new + location[len(old) :]
+            return location
+
+        return type(self)(
+            self.source, tuple(Problem(rename(p.location), p.problem, p.fix) for p in self.problems)
+        )
+
     def message(self) -> str:
         """The text shown to the user: one line per problem, each prefixed by the file."""
         if len(self.problems) == 1:

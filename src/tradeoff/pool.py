@@ -1,8 +1,8 @@
 """Candidate pools: one row per model, named objective columns with a direction.
 
 :func:`load_pool` reads a CSV or Parquet file with pandas, optionally restricts the
-population with a pandas query (``--where``), and validates every objective column: the
-file must exist, the columns must exist and be numeric, NaN and ±inf are refused (or their
+population with a condition (``where``, see :mod:`tradeoff.expr`), and validates every
+objective column: the file must exist, the columns must exist and be numeric, NaN and ±inf are refused (or their
 rows dropped on request), model names must be unique, and at least two models must remain.
 A constant objective only warns, since it carries no information. Every mistake is an
 :class:`~tradeoff.errors.InputError` naming the file, the rows and the column.
@@ -23,6 +23,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from tradeoff.errors import InputError, Problem
+from tradeoff.expr import CONDITION_HELP, ExpressionError, parse_condition
+from tradeoff.text import clean_text
 
 FloatArray = NDArray[np.float64]
 Direction = Literal["min", "max"]
@@ -96,29 +98,30 @@ class Pool:
         return out
 
     def mask(self, expressions: Sequence[str]) -> NDArray[np.bool_]:
-        """Rows satisfying every pandas query expression (e.g. ``"EO <= 0.02"``)."""
+        """Rows satisfying every condition (e.g. ``"EO <= 0.02"``; see :mod:`tradeoff.expr`)."""
         keep = np.ones(self.n, dtype=bool)
         for expr in expressions:
-            try:
-                hit = self.frame.eval(expr, engine="python")
-            except Exception as exc:
-                raise InputError.single(
-                    self.source,
-                    f"constraint {expr!r}",
-                    f"cannot be evaluated: {exc}.",
-                    "write a pandas expression on column names, with `backticks` around "
-                    'names that contain spaces, e.g. "`CO₂ cost (kg)` <= 1".',
-                ) from None
-            arr = np.asarray(hit)
-            if arr.dtype != bool or arr.shape != (self.n,):
-                raise InputError.single(
-                    self.source,
-                    f"constraint {expr!r}",
-                    "is not a true/false condition on each model.",
-                    'use a comparison such as "EO <= 0.02".',
-                )
-            keep &= arr
+            keep &= condition_mask(self.source, self.frame, expr, "constraint")
         return keep
+
+
+def condition_mask(source: str, frame: pd.DataFrame, text: str, what: str) -> NDArray[np.bool_]:
+    """Rows of ``frame`` meeting the condition ``text``, or an InputError naming ``what``.
+
+    The condition is parsed against the allow-list of :mod:`tradeoff.expr` before anything
+    is evaluated, so nothing but the table's columns can be reached.
+    """
+    try:
+        return parse_condition(text, frame.columns).evaluate(frame)
+    except ExpressionError as exc:
+        raise InputError.single(
+            source, f"{what} {clean_text(text)!r}", f"refused: {exc.problem}.", _fix(exc)
+        ) from None
+
+
+def _fix(exc: ExpressionError) -> str:
+    at = f"look at character {exc.position + 1}; " if exc.position is not None else ""
+    return at + CONDITION_HELP
 
 
 def _rows(index: Sequence[int], limit: int = 8) -> str:
@@ -183,7 +186,8 @@ def load_pool(
         Column with model names; default: the first of ``model``, ``name``, ``fullname``,
         else the row number.
     where
-        A pandas query selecting the population (e.g. ``"`Available on the hub` == True"``).
+        A condition selecting the population (e.g. ``"`Available on the hub` == True"``),
+        parsed against the allow-list of :mod:`tradeoff.expr`.
     drop_missing
         Drop rows with NaN or ±inf in an objective instead of refusing them.
     frame
@@ -214,17 +218,7 @@ def load_pool(
     elif name_column not in table.columns:
         _check_columns(source, table, [name_column], "name column")
     if where:
-        try:
-            kept = table.query(where, engine="python")
-        except Exception as exc:
-            raise InputError.single(
-                source,
-                f"--where {where!r}",
-                f"cannot be evaluated: {exc}.",
-                "write a pandas query on column names, with `backticks` around names with "
-                'spaces, e.g. "`Available on the hub` == True".',
-            ) from None
-        table = kept
+        table = table[condition_mask(source, table, where, "where condition")]
     problems: list[Problem] = []
     numeric = {}
     for col in cols:
@@ -289,7 +283,7 @@ def load_pool(
             source,
             "",
             f"only {len(names)} model(s) in the population; at least 2 are needed.",
-            "check --where and --drop-missing, or add models.",
+            "check the where condition and drop_missing, or add models.",
         )
     warnings = tuple(
         f"objective {c!r} is constant ({arr[0, j]:g}) across the population: it carries no "

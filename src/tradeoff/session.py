@@ -21,24 +21,40 @@ state exactly; every recorded question is checked against the one the engine ask
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import fcntl
+import hashlib
 import json
 import os
 import re
+import signal
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from tradeoff import __version__
 from tradeoff.elicitation import Choice, ElicitationResult, Engine
 from tradeoff.errors import InputError, Problem
 from tradeoff.queries import ClassifierProfile, Query
 from tradeoff.scenario import LoadedScenario, Scenario, parse_scenario
+from tradeoff.text import clean_text
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""Format written: every line carries a ``chain`` hash. Format 1 (no chain) still replays."""
+READABLE_FORMATS = (1, 2)
 _PARTICIPANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_CHAIN_SUFFIX = re.compile(r', "chain": "([0-9a-f]{64})"\}$')
+_CHAIN_SEED = b"tradeoff session\n"
+_RESTORE = (
+    "restore the file as tradeoff wrote it (from a backup or the copy you were sent), "
+    "or start a new session; an edited session is not replayed."
+)
 
 
 def check_participant(participant: str) -> str:
@@ -73,15 +89,139 @@ def query_to_dict(query: Query) -> dict[str, Any]:
     }
 
 
-def query_from_dict(data: dict[str, Any]) -> Query:
-    return Query(
-        ClassifierProfile.from_dict(data["left"]),
-        ClassifierProfile.from_dict(data["right"]),
-        (int(data["pair"][0]), int(data["pair"][1])),
-        (float(data["params"][0]), float(data["params"][1])),
-        None if data.get("threshold") is None else float(data["threshold"]),
-        None if data.get("repeat_of") is None else int(data["repeat_of"]),
-    )
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class ProfileRecord(_Record):
+    """One option of a recorded question."""
+
+    accuracies: tuple[FiniteFloat, ...]
+    recalls: tuple[FiniteFloat, ...]
+    attributes: tuple[FiniteFloat, ...]
+
+
+class QueryRecord(_Record):
+    """A recorded question: both options and what the strategy meant by asking it."""
+
+    left: ProfileRecord
+    right: ProfileRecord
+    pair: tuple[Annotated[int, Field(strict=True, ge=0)], Annotated[int, Field(strict=True, ge=0)]]
+    params: tuple[FiniteFloat, FiniteFloat]
+    threshold: FiniteFloat | None = None
+    repeat_of: Annotated[int, Field(strict=True, ge=0)] | None = None
+
+    def to_query(self) -> Query:
+        return Query(
+            ClassifierProfile(self.left.accuracies, self.left.recalls, self.left.attributes),
+            ClassifierProfile(self.right.accuracies, self.right.recalls, self.right.attributes),
+            self.pair,
+            self.params,
+            self.threshold,
+            self.repeat_of,
+        )
+
+
+class AnswerRecord(_Record):
+    """``answer``: the question as shown and the person's choice."""
+
+    type: Literal["answer"]
+    index: Annotated[int, Field(strict=True, ge=1)] | None = None
+    query: QueryRecord
+    choice: Choice
+    response_ms: Annotated[float, Field(allow_inf_nan=False, ge=0)] | None = None
+    at: str = ""
+
+
+class UndoRecord(_Record):
+    """``undo``: the last answer taken back."""
+
+    type: Literal["undo"]
+    at: str = ""
+
+
+class NoteRecord(_Record):
+    """``note``: free text (e.g. ``paused``)."""
+
+    type: Literal["note"]
+    text: str = ""
+    at: str = ""
+
+
+class ExtendRecord(_Record):
+    """``extend``: more questions asked for after a review."""
+
+    type: Literal["extend"]
+    extra: Annotated[int, Field(strict=True, ge=1, le=10_000)]
+    at: str = ""
+
+
+class ResultRecord(_Record):
+    """``result``: the final weights; closes a finished session (always the last line)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    type: Literal["result"]
+    weights: tuple[FiniteFloat, ...] = ()
+    at: str = ""
+
+
+Event = Annotated[
+    AnswerRecord | UndoRecord | NoteRecord | ExtendRecord | ResultRecord,
+    Field(discriminator="type"),
+]
+_EVENT = TypeAdapter(Event)
+_FIXES = {
+    "choice": "an answer's choice is left, right or indifferent.",
+    "query": "an answer carries the question as tradeoff wrote it.",
+    "type": "a line's type is header, answer, undo, note, extend or result.",
+    "extra": "extend needs a whole number of extra questions (1–10000).",
+}
+
+
+class HeaderRecord(_Record):
+    """The first line of a session file, as written (validated field by field)."""
+
+    type: Literal["header"]
+    format: Annotated[int, Field(strict=True)]
+    tradeoff: str = ""
+    participant: str
+    scenario_id: str = ""
+    scenario_path: str = ""
+    scenario_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    scenario_text: str
+    strategy: Literal["paper", "bisection", "probabilistic"]
+    seed: Annotated[int, Field(strict=True, ge=0)]
+    budget: Annotated[int, Field(strict=True, ge=1)] | None = None
+    started: str = ""
+
+
+_HEADER_FIXES = {
+    "format": f"this version reads formats {', '.join(map(str, READABLE_FORMATS))}.",
+    "strategy": "the strategy is paper, bisection or probabilistic.",
+    "seed": "the seed is a whole number ≥ 0.",
+    "budget": "the budget is a whole number ≥ 1, or null.",
+    "scenario_sha256": "the scenario hash is 64 hexadecimal digits.",
+}
+
+
+def _problems(error: ValidationError, line: int, fixes: dict[str, str]) -> list[Problem]:
+    out = []
+    for item in error.errors()[:6]:
+        loc = [str(x) for x in item["loc"] if not str(x).endswith("Record")]
+        loc = [x for x in loc if x not in ("answer", "undo", "note", "extend", "result")] or loc
+        field_ = ".".join(loc)
+        given = item.get("input")
+        shown = "" if isinstance(given, dict | list) else f" (found {clean_text(repr(given))[:60]})"
+        if item["type"] == "missing":
+            what = "is missing."
+        else:
+            what = f"{item['msg'].rstrip('.')}{shown}."
+        fix = fixes.get(loc[0] if loc else "", "") or "this line was not written by tradeoff. "
+        out.append(Problem(f"line {line}, field {field_!r}", what, fix + " " + _RESTORE))
+    return out
 
 
 @dataclass(frozen=True)
@@ -118,74 +258,134 @@ class Header:
         }
 
 
+@dataclass(frozen=True)
+class Line:
+    """An event of a session file with the file's line number it came from."""
+
+    number: int
+    event: AnswerRecord | UndoRecord | NoteRecord | ExtendRecord | ResultRecord
+
+    @property
+    def type(self) -> str:
+        return self.event.type
+
+
 @dataclass
 class SessionLog:
-    """A session file as read: header, events, and what could not be read."""
+    """A session file as read: header, validated events (with line numbers), warnings."""
 
     path: Path
     header: Header
-    events: list[dict[str, Any]]
+    lines: list[Line]
     warnings: list[str] = field(default_factory=list)
     truncated_tail: bool = False
+    chain: str | None = None
+
+    @property
+    def events(self) -> list[AnswerRecord | UndoRecord | NoteRecord | ExtendRecord | ResultRecord]:
+        return [line.event for line in self.lines]
 
     @property
     def finished(self) -> bool:
-        return any(e["type"] == "result" for e in self.events)
+        return bool(self.lines) and self.lines[-1].type == "result"
+
+
+def chain_hash(previous: str | None, content: str) -> str:
+    """The chain value of a line: sha256 of the previous line's chain and this line's JSON."""
+    seed = _CHAIN_SEED if previous is None else previous.encode()
+    return hashlib.sha256(seed + content.encode()).hexdigest()
+
+
+def chained_line(previous: str | None, event: dict[str, Any]) -> tuple[str, bytes]:
+    """(chain, the bytes of the line): the event's JSON with its chain added as the last key."""
+    content = json.dumps(event, ensure_ascii=False, allow_nan=False)
+    chain = chain_hash(previous, content)
+    return chain, (content[:-1] + f', "chain": "{chain}"}}\n').encode()
+
+
+def _split_chain(text: str) -> tuple[str, str | None]:
+    match = _CHAIN_SUFFIX.search(text)
+    if match is None:
+        return text, None
+    return text[: match.start()] + "}", match.group(1)
+
+
+def _load_json(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 def _header_from(path: Path, data: dict[str, Any]) -> Header:
-    problems = []
-    for key in ("participant", "scenario_text", "scenario_sha256", "strategy", "seed"):
-        if key not in data:
-            problems.append(
-                Problem(
-                    f"line 1, key {key!r}",
-                    "is missing from the header.",
-                    "this is not a complete session file.",
-                )
-            )
-    if data.get("format") != FORMAT_VERSION:
-        problems.append(
-            Problem(
-                "line 1, key 'format'",
-                f"unsupported session format {data.get('format')!r}.",
-                f"this version reads format {FORMAT_VERSION}.",
-            )
+    try:
+        rec = HeaderRecord.model_validate(data)
+    except ValidationError as exc:
+        raise InputError.many(path, _problems(exc, 1, _HEADER_FIXES)) from None
+    if rec.format not in READABLE_FORMATS:
+        raise InputError.single(
+            path,
+            "line 1, field 'format'",
+            f"unsupported session format {rec.format}.",
+            _HEADER_FIXES["format"],
         )
-    if problems:
-        raise InputError.many(path, problems)
-    import tomllib
-
-    scenario = parse_scenario(tomllib.loads(data["scenario_text"]), f"{path} (embedded scenario)")
+    if hashlib.sha256(rec.scenario_text.encode()).hexdigest() != rec.scenario_sha256:
+        raise InputError.single(
+            path,
+            "line 1, field 'scenario_text'",
+            "does not match the scenario hash recorded beside it: the embedded scenario "
+            "was edited.",
+            _RESTORE,
+        )
+    try:
+        parsed = tomllib.loads(rec.scenario_text)
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise InputError.single(
+            path,
+            "line 1, field 'scenario_text'",
+            f"the embedded scenario is not valid TOML ({reason}).",
+            _RESTORE,
+        ) from None
+    scenario = parse_scenario(parsed, f"{path} (embedded scenario)")
     return Header(
-        participant=str(data["participant"]),
+        participant=rec.participant,
         scenario=scenario,
-        scenario_text=str(data["scenario_text"]),
-        scenario_sha256=str(data["scenario_sha256"]),
-        scenario_path=str(data.get("scenario_path", "")),
-        strategy=str(data["strategy"]),
-        seed=int(data["seed"]),
-        budget=None if data.get("budget") is None else int(data["budget"]),
-        started=str(data.get("started", "")),
-        version=str(data.get("tradeoff", "")),
+        scenario_text=rec.scenario_text,
+        scenario_sha256=rec.scenario_sha256,
+        scenario_path=rec.scenario_path,
+        strategy=rec.strategy,
+        seed=rec.seed,
+        budget=rec.budget,
+        started=rec.started,
+        version=rec.tradeoff,
+        format=rec.format,
     )
 
 
-_EVENTS = {"answer", "undo", "note", "extend", "result"}
-
-
 def read_session(path: str | Path) -> SessionLog:
-    """Read and check a session file.
+    """Read and check a session file: every line validated, the chain of hashes verified.
+
+    A line cut short by a crash (the last one, without its newline) is skipped with a
+    warning; every earlier line must be a valid record, in the order written.
 
     Raises
     ------
     InputError
-        If the file is missing, empty, or has no valid header.
+        If the file is missing, unreadable or empty, its header is not valid, a line is not
+        a valid record (naming the line and field), a ``result`` line is not the last, or
+        (format 2) a line does not match the chain of hashes: it was edited, or lines were
+        deleted, added or moved.
     """
     p = Path(path)
     if not p.is_file():
         raise InputError.single(p, "", "session file not found.", "check the path.")
-    raw = p.read_bytes()
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise InputError.single(
+            p, "", f"cannot be read ({exc.strerror}).", "check the file's permissions."
+        ) from None
     if not raw.strip():
         raise InputError.single(
             p, "", "the session file is empty.", "start a new session; this one recorded nothing."
@@ -195,8 +395,9 @@ def read_session(path: str | Path) -> SessionLog:
     if ends_cleanly:
         lines = lines[:-1]
     try:
-        first = json.loads(lines[0])
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        first_text = lines[0].decode()
+        first = _load_json(first_text)
+    except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
         raise InputError.single(
             p,
             "line 1",
@@ -208,27 +409,73 @@ def read_session(path: str | Path) -> SessionLog:
             p, "line 1", "is not a session header.", "give a .jsonl file written by tradeoff."
         )
     header = _header_from(p, first)
-    events: list[dict[str, Any]] = []
+    chained = header.format >= 2
+    chain: str | None = None
+    chains: list[str] = []
+    if chained:
+        content, chain = _split_chain(first_text)
+        if chain is None or chain_hash(None, content) != chain:
+            raise InputError.single(
+                p, "line 1", "does not match its chain hash: the header was edited.", _RESTORE
+            )
+        chains.append(chain)
+    out: list[Line] = []
     warnings: list[str] = []
     truncated = False
     for number, line in enumerate(lines[1:], start=2):
         last = number == len(lines)
         try:
-            event = json.loads(line)
-            if not isinstance(event, dict) or event.get("type") not in _EVENTS:
-                raise ValueError("unknown event")
+            text = line.decode()
+            data = _load_json(text)
+            if not isinstance(data, dict):
+                raise ValueError("not an object")
         except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
             if last and not ends_cleanly:
                 truncated = True
                 warnings.append(
                     f"{p}: line {number} is truncated (the program was stopped while "
-                    "writing it) and was skipped; every earlier answer is intact."
+                    "writing it) and was skipped; every earlier line is intact."
                 )
             else:
-                warnings.append(f"{p}: line {number} could not be read and was skipped.")
+                warnings.append(
+                    f"{p}: line {number} is not a complete record (a write that failed) and "
+                    "was skipped."
+                )
             continue
-        events.append(event)
-    return SessionLog(p, header, events, warnings, truncated)
+        if chained:
+            content, stored = _split_chain(text)
+            if stored is None:
+                raise InputError.single(
+                    p,
+                    f"line {number}, field 'chain'",
+                    "is missing: this line was not written by tradeoff, or was edited.",
+                    _RESTORE,
+                )
+            if chain_hash(chain, content) != stored:
+                moved = any(chain_hash(c, content) == stored for c in chains[:-1])
+                what = (
+                    "follows a different line than the one written before it: lines before "
+                    "it were deleted or moved."
+                    if moved
+                    else "does not match its chain hash: this line was edited, or a line "
+                    "was added, deleted or moved before it."
+                )
+                raise InputError.single(p, f"line {number}", what, _RESTORE)
+            chain = stored
+            chains.append(stored)
+        try:
+            event = _EVENT.validate_python(data)
+        except ValidationError as exc:
+            raise InputError.many(p, _problems(exc, number, _FIXES)) from None
+        if out and out[-1].type == "result":
+            raise InputError.single(
+                p,
+                f"line {out[-1].number}",
+                "a result line closes a session, but more lines follow it.",
+                _RESTORE,
+            )
+        out.append(Line(number, event))
+    return SessionLog(p, header, out, warnings, truncated, chain)
 
 
 def replay(log: SessionLog, *, population: Any = None) -> Engine:
@@ -244,29 +491,36 @@ def replay(log: SessionLog, *, population: Any = None) -> Engine:
         h.scenario, strategy=h.strategy, budget=h.budget, seed=h.seed, population=population
     )
     differs = 0
-    for n, event in enumerate(log.events, start=2):
-        kind = event["type"]
-        if kind == "answer":
+    for line in log.lines:
+        event = line.event
+        if isinstance(event, AnswerRecord):
             expected = engine.next_query()
-            recorded = query_from_dict(event["query"])
+            recorded = event.query.to_query()
             if expected is not None and expected == recorded:
-                engine.answer(Choice(event["choice"]))
+                engine.answer(event.choice)
                 continue
             try:
-                engine.answer_recorded(recorded, Choice(event["choice"]))
+                engine.answer_recorded(recorded, event.choice)
             except ValueError as exc:
+                if h.version == __version__:
+                    fix = (
+                        "this version wrote the session, so the line was changed afterwards: "
+                        + _RESTORE
+                    )
+                else:
+                    fix = f"replay it with the tradeoff version named in the header ({h.version})."
                 raise InputError.single(
                     log.path,
-                    f"event {n - 1} (answer {event.get('index')})",
+                    f"line {line.number} (answer {event.index}), field 'query'",
                     "does not match the question this version of tradeoff asks at that point, "
                     f"and cannot be replayed as recorded ({exc}).",
-                    f"replay it with the tradeoff version named in the header ({h.version}).",
+                    fix,
                 ) from None
             differs += 1
-        elif kind == "undo":
+        elif isinstance(event, UndoRecord):
             engine.undo()
-        elif kind == "extend":
-            engine.extend(int(event["extra"]))
+        elif isinstance(event, ExtendRecord):
+            engine.extend(event.extra)
     if differs:
         log.warnings.append(
             f"{log.path}: {differs} recorded question(s) differ from those this version of "
@@ -301,18 +555,66 @@ class SessionLocked(InputError):
     """Another process is writing this session file."""
 
 
+class SessionWriteError(Exception):
+    """A line could not be written completely to the session file (disk full, file too large,
+    I/O error). Nothing was recorded: the file is as it was before, and the engine has not
+    moved on, so the same answer can be given again once the cause is fixed."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: could not be saved ({reason}).")
+
+
+def ignore_file_size_signal() -> None:
+    """Past a file-size limit (``ulimit -f``), make ``write`` fail with EFBIG, which the
+    recorder reports while keeping the answer, instead of the process being killed by
+    SIGXFSZ. Only possible from the main thread; elsewhere it does nothing."""
+    if hasattr(signal, "SIGXFSZ"):
+        with contextlib.suppress(ValueError):
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+def check_sessions_dir(sessions_dir: str | Path) -> Path:
+    """The sessions folder, created if needed and proven writable, or an InputError.
+
+    Called before the first question, so a folder that cannot hold sessions is refused
+    with a message instead of failing (or hanging) when the first answer is saved.
+    """
+    folder = Path(sessions_dir)
+    fix = "give --sessions-dir a folder you can write to (it is created if missing)."
+    if folder.exists() and not folder.is_dir():
+        raise InputError.single(folder, "", "is a file, not a folder for sessions.", fix)
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        probe = folder / f".tradeoff-write-test-{os.getpid()}"
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(fd)
+        probe.unlink()
+    except OSError as exc:
+        raise InputError.single(
+            folder, "", f"cannot hold sessions ({exc.strerror or exc}).", fix
+        ) from None
+    return folder
+
+
 class Recorder:
     """Drives an engine and records every event, durably, in a session file.
 
     Use :meth:`start` for a new session and :meth:`resume` to continue one.
     """
 
-    def __init__(self, engine: Engine, path: Path, fd: int, header: Header) -> None:
+    def __init__(
+        self, engine: Engine, path: Path, fd: int, header: Header, chain: str | None = None
+    ) -> None:
         self.engine = engine
         self.path = path
         self._fd = fd
         self.header = header
         self.warnings: list[str] = []
+        self._chain = chain
+        self._chained = header.format >= 2
+        self._dangling = False
 
     # -- creating and opening ---------------------------------------------------------
 
@@ -342,8 +644,13 @@ class Recorder:
     ) -> Recorder:
         """Create a new session file and write its header."""
         check_participant(participant)
-        folder = Path(sessions_dir) / participant
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder = check_sessions_dir(sessions_dir) / participant
+        try:
+            folder.mkdir(exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise InputError.single(
+                folder, "", f"cannot hold sessions ({exc.strerror})", "choose another folder."
+            ) from None
         engine = Engine(loaded.scenario, strategy=strategy, budget=budget, seed=seed)
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         path = folder / f"{loaded.scenario.id}-{stamp}.jsonl"
@@ -361,7 +668,14 @@ class Recorder:
             started=now(),
         )
         rec = cls(engine, path, fd, header)
-        rec._write(header.to_dict())
+        try:
+            rec._write(header.to_dict())
+        except SessionWriteError as exc:
+            rec.close()
+            path.unlink(missing_ok=True)
+            raise InputError.single(
+                path.parent, "", f"cannot hold sessions ({exc.reason}).", "free some space."
+            ) from None
         return rec
 
     @classmethod
@@ -396,22 +710,61 @@ class Recorder:
                 "this session is already finished.",
                 "start a new session to answer more questions.",
             )
-        fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+        try:
+            fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+        except OSError as exc:
+            raise InputError.single(
+                p, "", f"cannot be opened for writing ({exc.strerror}).", "check its permissions."
+            ) from None
         cls._lock(fd, p)
-        engine = replay(log)
-        rec = cls(engine, p, fd, log.header)
+        try:
+            engine = replay(log)
+        except BaseException:
+            os.close(fd)
+            raise
+        rec = cls(engine, p, fd, log.header, log.chain)
         rec.warnings = list(log.warnings)
-        if log.truncated_tail:
-            os.write(fd, b"\n")
-            os.fsync(fd)
+        rec._dangling = log.truncated_tail
         return rec
 
     # -- recording ----------------------------------------------------------------------
 
     def _write(self, event: dict[str, Any]) -> None:
-        line = (json.dumps(event, ensure_ascii=False, allow_nan=False) + "\n").encode()
-        os.write(self._fd, line)
-        os.fsync(self._fd)
+        """Write one whole line and fsync it, or raise :class:`SessionWriteError`.
+
+        Short writes are continued until the line is complete. If the line cannot be
+        completed, the bytes of this line that did reach the file are cut off again (nothing
+        written before is touched), so the file stays a sequence of whole records; if even
+        that fails, the next line starts on a fresh line and the reader skips the fragment.
+        """
+        chain: str | None = None
+        if self._chained:
+            chain, data = chained_line(self._chain, event)
+        else:
+            data = (json.dumps(event, ensure_ascii=False, allow_nan=False) + "\n").encode()
+        if self._dangling:
+            data = b"\n" + data
+        try:
+            size = os.fstat(self._fd).st_size
+        except OSError as exc:
+            raise SessionWriteError(self.path, exc.strerror or str(exc)) from None
+        view = memoryview(data)
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                if written <= 0:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                view = view[written:]
+            os.fsync(self._fd)
+        except OSError as exc:
+            try:
+                os.ftruncate(self._fd, size)
+                self._dangling = self._dangling and size > 0 and data.startswith(b"\n")
+            except OSError:
+                self._dangling = True
+            raise SessionWriteError(self.path, exc.strerror or str(exc)) from None
+        self._chain = chain
+        self._dangling = False
 
     def answer(self, choice: Choice | str, response_ms: float | None = None) -> Query:
         """Give the answer to the current question; it is on disk when this returns."""
@@ -472,8 +825,8 @@ def summarise(path: str | Path) -> dict[str, Any]:
     log = read_session(path)
     engine = replay(log)
     result = engine.result()
-    answers = sum(e["type"] == "answer" for e in log.events)
-    undos = sum(e["type"] == "undo" for e in log.events)
+    answers = sum(e.type == "answer" for e in log.events)
+    undos = sum(e.type == "undo" for e in log.events)
     data: dict[str, Any] = {
         "path": str(log.path),
         "participant": log.header.participant,

@@ -8,10 +8,12 @@ runs in thread workers; widgets are only touched on the UI thread.
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import on, work
@@ -37,7 +39,16 @@ from tradeoff.errors import InputError
 from tradeoff.presentation import card_lines, tradeoff_sentences
 from tradeoff.queries import Query
 from tradeoff.scenario import LoadedScenario, load_scenario
-from tradeoff.session import Recorder, check_participant, read_session, unfinished_sessions
+from tradeoff.session import (
+    Recorder,
+    SessionWriteError,
+    check_participant,
+    ignore_file_size_signal,
+    read_session,
+    unfinished_sessions,
+)
+
+T = TypeVar("T")
 
 NO_WRONG_ANSWERS = "There are no wrong answers: we want to learn what matters to you."
 
@@ -158,6 +169,69 @@ class ConfirmScreen(ModalScreen[bool]):
     @on(Button.Pressed)
     def _answer(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
+
+
+class SaveFailedScreen(ModalScreen[bool]):
+    """A line could not be saved: what, why, and that the answer is kept; retry or quit."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r,enter", "retry", "Try again", id="retry-save"),
+        Binding("q,escape", "give_up", "Quit", id="quit-unsaved"),
+    ]
+
+    def __init__(self, what: str, error: SessionWriteError) -> None:
+        super().__init__()
+        self.what, self.error = what, error
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box"):
+            yield Label("Not saved", id="title")
+            yield Static(
+                f"{self.what} could not be saved: {self.error.reason}.\n\n"
+                "It is kept here, and every earlier answer is safe in "
+                f"{self.error.path}. Free some disk space (or ask whoever runs this "
+                "computer), then press Try again (r). Quit (q) leaves without it."
+            )
+            with Horizontal(id="confirm-buttons"):
+                yield Button("Try again", id="retry", variant="primary")
+                yield Button("Quit", id="give-up")
+
+    def on_mount(self) -> None:
+        self.query_one("#retry", Button).focus()
+
+    @on(Button.Pressed, "#retry")
+    def action_retry(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#give-up")
+    def action_give_up(self) -> None:
+        self.dismiss(False)
+
+
+def save(
+    screen: Screen[Any], action: Callable[[], T], what: str, then: Callable[[T], None]
+) -> None:
+    """Run a recorder call that writes to disk; if the write fails, keep what was being
+    saved, say why, and let the person try again or quit (nothing on disk is lost)."""
+    try:
+        value = action()
+    except SessionWriteError as exc:
+        error = exc
+
+        def decided(retry: bool | None) -> None:
+            if retry:
+                save(screen, action, what, then)
+            else:
+                screen.app.exit(
+                    message=f"{what} was not saved ({error.reason}); every earlier answer is "
+                    f"saved in {error.path}. Free some space, then resume with:\n"
+                    f"tradeoff elicit --resume {error.path}",
+                    return_code=1,
+                )
+
+        screen.app.push_screen(SaveFailedScreen(what, error), decided)
+        return
+    then(value)
 
 
 class StartScreen(Screen[None]):
@@ -355,8 +429,13 @@ class QuestionScreen(Screen[None]):
         if self.recorder.engine.next_query() is None:
             return
         elapsed = (time.perf_counter() - self.shown_at) * 1000
-        self.recorder.answer(Choice(choice), response_ms=elapsed)
-        self.show_question()
+        label = {"left": "Option A", "right": "Option B"}.get(choice, "can't tell")
+        save(
+            self,
+            lambda: self.recorder.answer(Choice(choice), response_ms=elapsed),
+            f"Your answer to question {self.recorder.engine.answered + 1} ({label})",
+            lambda _: self.show_question(),
+        )
 
     @on(OptionCard.Chosen)
     def _clicked(self, event: OptionCard.Chosen) -> None:
@@ -367,17 +446,22 @@ class QuestionScreen(Screen[None]):
         self.action_answer(Choice.INDIFFERENT.value)
 
     def action_undo(self) -> None:
-        if self.recorder.undo() is None:
+        if self.recorder.engine.answered == 0:
             self.notify("Nothing to undo yet.")
             return
-        self.show_question()
-        self.notify("Your last answer was taken back; here is that question again.")
+
+        def undone(_: object) -> None:
+            self.show_question()
+            self.notify("Your last answer was taken back; here is that question again.")
+
+        save(self, self.recorder.undo, "Taking back your last answer", undone)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
 
     def action_quit_session(self) -> None:
-        self.recorder.note("paused")
+        with contextlib.suppress(SessionWriteError):  # a note only: the answers are on disk
+            self.recorder.note("paused")
         self.app.exit(message=f"Saved. Resume with: tradeoff elicit --resume {self.recorder.path}")
 
 
@@ -447,15 +531,14 @@ class ReviewScreen(Screen[None]):
 
     @on(Button.Pressed, "#more-button")
     def action_more(self) -> None:
-        self.recorder.extend(10)
-        self.app.pop_screen()
-        screen = self.app.screen
-        if isinstance(screen, QuestionScreen):
-            screen.show_question()
+        save(self, lambda: self.recorder.extend(10), "Asking for 10 more questions", self._back)
 
     def action_undo(self) -> None:
-        if self.recorder.undo() is None:
+        if self.recorder.engine.answered == 0:
             return
+        save(self, self.recorder.undo, "Taking back your last answer", self._back)
+
+    def _back(self, _: object) -> None:
         self.app.pop_screen()
         screen = self.app.screen
         if isinstance(screen, QuestionScreen):
@@ -463,7 +546,9 @@ class ReviewScreen(Screen[None]):
 
     @on(Button.Pressed, "#confirm-button")
     def action_confirm(self) -> None:
-        self.recorder.finish()
+        save(self, self.recorder.finish, "Your confirmation", self._finished)
+
+    def _finished(self, _: object) -> None:
         s = self.recorder.engine.scenario
         if s.pool is not None:
             self.app.push_screen(ResultScreen(self.recorder))
@@ -565,6 +650,7 @@ class TradeoffApp(App[None]):
         super().__init__()
         self.settings = settings
         self.recorder: Recorder | None = None
+        ignore_file_size_signal()
 
     def on_mount(self) -> None:
         if self.settings.resume is not None:
@@ -628,6 +714,10 @@ class TradeoffApp(App[None]):
             recorder.engine.space.warm()
         except InputError as exc:
             message = exc.message()
+            self.call_from_thread(lambda: self.exit(message=message, return_code=2))
+            return
+        except (OSError, SessionWriteError) as exc:
+            message = f"The session could not be opened: {exc}"
             self.call_from_thread(lambda: self.exit(message=message, return_code=2))
             return
         self.call_from_thread(self._opened, recorder)

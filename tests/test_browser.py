@@ -113,7 +113,7 @@ def test_serve_in_headless_chromium(tmp_path: Path) -> None:
             wait_until(lambda: any(e.type == "answer" for e in read_session(path).events), 30)
             browser.close()
         answers = [e for e in read_session(path).events if e.type == "answer"]
-        assert answers[0]["choice"] == "left"
+        assert answers[0].choice == "left"
         assert shot.stat().st_size > 10_000
     finally:
         server.terminate()

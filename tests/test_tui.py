@@ -101,7 +101,7 @@ async def test_cant_tell(tmp_path: Path, key: str) -> None:
         await pilot.press(key)
         await pilot.pause()
     answers = [e for e in read_session(session_file(tmp_path)).events if e.type == "answer"]
-    assert answers[0]["choice"] == "indifferent"
+    assert answers[0].choice == "indifferent"
 
 
 async def test_help_opens_and_closes(tmp_path: Path) -> None:

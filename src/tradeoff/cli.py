@@ -110,9 +110,15 @@ def _writable_file(path: str, what: str) -> Path:
 
 
 def cmd_scenario_check(args: argparse.Namespace) -> int:
+    from tradeoff.population import build_population
     from tradeoff.scenario import load_scenario, summary
 
     loaded = load_scenario(args.file)
+    if loaded.scenario.population.kind == "probabilities":
+        # Read and check the probabilities now: what simulate and elicit would fail on later.
+        build_population(
+            loaded.scenario.population, tuple(c.name for c in loaded.scenario.classes)
+        )
     if args.json:
         s = loaded.scenario
         _emit(
@@ -754,6 +760,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------
 
 
+def has_terminal() -> bool:
+    """Whether the app can draw: a terminal on stdin and stdout, or a browser driver."""
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return True
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def _run_app(
     scenario: str | None,
     *,
@@ -783,8 +796,14 @@ def _run_app(
         check_participant(participant)
     if strategy is not None and strategy not in STRATEGY_FACTORIES:
         raise UsageError(f"unknown strategy {strategy!r}; known: {', '.join(STRATEGY_FACTORIES)}")
-    if budget is not None and budget < 1:
-        raise UsageError("--budget must be at least 1")
+    if budget is not None and not 1 <= budget <= 10_000:
+        raise UsageError("--budget must be from 1 to 10000")
+    if not has_terminal():
+        raise UsageError(
+            "the app needs a terminal (standard input and output are not one here); run it in "
+            "a terminal, serve it to a browser with 'tradeoff serve', or use 'tradeoff "
+            "simulate' for answers without a person"
+        )
     from tradeoff.tui import make_app
 
     app = make_app(

@@ -2,8 +2,9 @@
 
 :func:`load_pool` reads a CSV or Parquet file with pandas, optionally restricts the
 population with a condition (``where``, see :mod:`tradeoff.expr`), and validates every
-objective column: the file must exist, the columns must exist and be numeric, NaN and ±inf are refused (or their
-rows dropped on request), model names must be unique, and at least two models must remain.
+objective column: the file must exist, the columns must exist and be numeric, NaN and ±inf
+are refused (or their rows dropped on request), model names must be unique, and at least
+two models must remain.
 A constant objective only warns, since it carries no information. Every mistake is an
 :class:`~tradeoff.errors.InputError` naming the file, the rows and the column.
 

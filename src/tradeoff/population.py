@@ -192,7 +192,13 @@ def from_probabilities(path: str | Path, class_names: tuple[str, ...]) -> Popula
         raise InputError.single(
             p, "header", f"missing class columns {missing}.", "add one column per class."
         )
-    eta = frame[list(class_names)].to_numpy(dtype=np.float64, na_value=np.nan)
+    if len(frame) < 2:
+        raise InputError.single(
+            p, "", f"holds {len(frame)} rows of probabilities.", "give one row per sample."
+        )
+    eta = np.column_stack(
+        [pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=np.float64) for c in class_names]
+    )
     bad = ~np.isfinite(eta).all(axis=1) | (eta < 0).any(axis=1)
     bad |= np.abs(eta.sum(axis=1) - 1) > 1e-6
     if bad.any():

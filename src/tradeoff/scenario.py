@@ -16,6 +16,7 @@ import difflib
 import hashlib
 import math
 import re
+import string
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -49,7 +50,7 @@ class PopulationSpec(_Model):
     seed: int = Field(ge=0)
     samples: int = Field(default=DEFAULT_SAMPLES, ge=1_000, le=50_000_000)
     features: int = Field(default=10, ge=1, le=1_000)
-    weight_range: float = Field(default=1.5, gt=0)
+    weight_range: float = Field(default=1.5, gt=0, le=100, allow_inf_nan=False)
     prevalence: tuple[float, ...] | None = None
     path: str | None = None
 
@@ -98,6 +99,12 @@ class ClassSpec(_Model):
         return v
 
 
+MAX_MAGNITUDE = 1e12
+"""Largest |value| an attribute's range may reach (beyond, weights lose precision)."""
+MIN_SPAN = 1e-9
+"""Narrowest attribute range (in its unit) that questions can resolve."""
+
+
 class AttributeSpec(_Model):
     """A cost (lower is better) or reward (higher is better) in natural units.
 
@@ -120,6 +127,17 @@ class AttributeSpec(_Model):
             raise ValueError("range bounds must be finite numbers")
         if low >= high:
             raise ValueError(f"range low ({low:g}) must be smaller than high ({high:g})")
+        if max(abs(low), abs(high)) > MAX_MAGNITUDE:
+            raise ValueError(
+                f"range bounds must lie within ±{MAX_MAGNITUDE:g}; express the attribute in a "
+                "larger unit"
+            )
+        span = high - low
+        if span < MIN_SPAN or span < 1e-6 * max(abs(low), abs(high)):
+            raise ValueError(
+                f"range [{low:g}, {high:g}] is too narrow to ask about (width {span:g}); give "
+                "a wider range or a smaller unit"
+            )
         return v
 
     @field_validator("format")
@@ -127,15 +145,45 @@ class AttributeSpec(_Model):
     def _format_has_value(cls, v: str | None) -> str | None:
         if v is None:
             return v
+        fields = 0
         try:
-            v.format(value=1.0)
-        except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(
-                f"format must be a Python format string using {{value}}: {exc}"
-            ) from None
-        if "{value" not in v:
+            parsed = list(string.Formatter().parse(v))
+        except ValueError as exc:
+            raise ValueError(f"format is not a Python format string: {exc}") from None
+        for _, name, spec, conversion in parsed:
+            if name is None:
+                continue
+            fields += 1
+            if name != "value" or conversion is not None:
+                raise ValueError(
+                    f"format may only use {{value}} with a format spec, e.g. "
+                    f"'{{value:.2f}}', not {{{name}{'!' + conversion if conversion else ''}}}"
+                )
+            if "{" in (spec or "") or any(int(n) > 40 for n in re.findall(r"\d+", spec or "")):
+                raise ValueError(
+                    f"format spec {spec!r} is not allowed: no nested fields, widths and "
+                    "precisions up to 40"
+                )
+        if fields == 0:
             raise ValueError("format must contain {value}")
+        try:
+            sample = v.format(value=1234.5678)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"format cannot show a number: {exc}") from None
+        if len(sample) > 80:
+            raise ValueError("format shows values longer than 80 characters")
         return v
+
+    @model_validator(mode="after")
+    def _range_visible(self) -> AttributeSpec:
+        low, high = self.range
+        shown = [self.render(x) for x in (low, low + (high - low) / 2, high)]
+        if len(set(shown)) < 3:
+            raise ValueError(
+                f"the range [{low:g}, {high:g}] shows as {shown[0]!r} … {shown[2]!r}: a person "
+                "could not see the values differ; widen the range or show more digits in format"
+            )
+        return self
 
     def render(self, value: float) -> str:
         """Show ``value`` in the attribute's natural unit.
@@ -350,7 +398,12 @@ def load_scenario(path: str | Path) -> LoadedScenario:
         raise InputError.single(
             p, "", "file not found.", "check the path; shipped scenarios are in scenarios/."
         )
-    raw = p.read_bytes()
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise InputError.single(
+            p, "", f"cannot be read ({exc.strerror}).", "check the file's permissions."
+        ) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -365,6 +418,10 @@ def load_scenario(path: str | Path) -> LoadedScenario:
         problem = _TOML_LINE.sub("", str(exc)).strip()
         raise InputError.single(
             p, where, f"not valid TOML: {problem}.", "fix the TOML syntax at that place."
+        ) from None
+    except RecursionError:
+        raise InputError.single(
+            p, "", "is nested too deeply to be a scenario.", "give a scenario TOML file."
         ) from None
     scenario = parse_scenario(data, str(p))
     if scenario.population.path is not None:

@@ -20,7 +20,11 @@ from tradeoff import __version__
 from tradeoff.errors import InputError
 from tradeoff.text import clean_text
 
-FLAG_NAMES = {"where condition": "--where", "constraint": "--constraint"}
+FLAG_NAMES = {
+    "where condition": "--where",
+    "constraint ": "--constraint ",
+    "drop_missing": "--drop-missing",
+}
 """Core parameter names and the command-line flags that set them (used in messages)."""
 
 DEFAULT_SCENARIO = "breast-cancer-triage.toml"
@@ -116,9 +120,7 @@ def cmd_scenario_check(args: argparse.Namespace) -> int:
     loaded = load_scenario(args.file)
     if loaded.scenario.population.kind == "probabilities":
         # Read and check the probabilities now: what simulate and elicit would fail on later.
-        build_population(
-            loaded.scenario.population, tuple(c.name for c in loaded.scenario.classes)
-        )
+        build_population(loaded.scenario.population, tuple(c.name for c in loaded.scenario.classes))
     if args.json:
         s = loaded.scenario
         _emit(
@@ -780,12 +782,6 @@ def _run_app(
     from tradeoff.scenario import load_scenario
     from tradeoff.session import check_participant, check_sessions_dir, read_session
 
-    if not os.environ.get("TEXTUAL_DRIVER") and not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UsageError(
-            "the app needs a terminal (standard input and output are not one here); run it in "
-            "a terminal, serve it to a browser with 'tradeoff serve', or use 'tradeoff "
-            "simulate' for answers without a person"
-        )
     path = Path(scenario) if scenario else default_scenario()
     if resume is not None:
         read_session(resume)  # a bad file is reported before the screen opens

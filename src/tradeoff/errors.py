@@ -65,17 +65,17 @@ class InputError(Exception):
         return cls(str(source), tuple(problems))
 
     def renamed(self, names: dict[str, str]) -> InputError:
-        """The same error with locations that start with a parameter's name given another
-        name (the command line puts its flags there: ``where condition`` → ``--where``)."""
+        """The same error with parameter names replaced in locations and fixes (the command
+        line puts its flags there: ``where condition`` → ``--where``)."""
 
-        def rename(location: str) -> str:
+        def rename(text: str) -> str:
             for old, new in names.items():
-                if location.startswith(old):
-                    return new + location[len(old) :]
-            return location
+                text = text.replace(old, new)
+            return text
 
         return type(self)(
-            self.source, tuple(Problem(rename(p.location), p.problem, p.fix) for p in self.problems)
+            self.source,
+            tuple(Problem(rename(p.location), p.problem, rename(p.fix)) for p in self.problems),
         )
 
     def message(self) -> str:

@@ -212,15 +212,15 @@ def _problems(error: ValidationError, line: int, fixes: dict[str, str]) -> list[
     for item in error.errors()[:6]:
         loc = [str(x) for x in item["loc"] if not str(x).endswith("Record")]
         loc = [x for x in loc if x not in ("answer", "undo", "note", "extend", "result")] or loc
-        field_ = ".".join(loc)
+        field_ = ".".join(loc) or ("type" if item["type"].startswith("union_tag") else "")
         given = item.get("input")
         shown = "" if isinstance(given, dict | list) else f" (found {clean_text(repr(given))[:60]})"
         if item["type"] == "missing":
             what = "is missing."
         else:
             what = f"{item['msg'].rstrip('.')}{shown}."
-        fix = fixes.get(loc[0] if loc else "", "") or "this line was not written by tradeoff. "
-        out.append(Problem(f"line {line}, field {field_!r}", what, fix + " " + _RESTORE))
+        fix = fixes.get(field_.split(".")[0], "this line was not written by tradeoff.")
+        out.append(Problem(f"line {line}, field {field_!r}", what, f"{fix} {_RESTORE}"))
     return out
 
 

@@ -157,6 +157,8 @@ SCENARIO_EDITS: dict[str, tuple[str, str, str]] = {
     "prevalence sum": ("prevalence = [0.1, 0.9]", "prevalence = [0.2, 0.9]", "prevalence"),
     "duplicate class": ('name = "healthy"', 'name = "glaucoma"', "name"),
     "not TOML": ("[population]", "[population", "line"),
+    "label with escapes": ('"glaucoma cases"', '"glaucoma\\u001b[2J cases"', "label"),
+    "title with OSC": ("title = \"Glaucoma", "title = \"\\u001b]0;owned\\u0007Glaucoma", "title"),
 }
 
 for _name, (_old, _new, _where) in SCENARIO_EDITS.items():
@@ -318,6 +320,8 @@ SESSION_EDITS: dict[str, tuple[bool, Callable[[list[dict[str, object]]], None], 
     "scenario not TOML": (False, header(scenario_text="[[[", scenario_sha256="0" * 64), "line 1"),
     "scenario text edited": (False, header(scenario_text="id = 'x'"), "scenario_text"),
     "format unknown": (False, header(format=99), "field 'format'"),
+    "participant with escapes": (False, header(participant="x\x1b]0;t\x07"), "participant"),
+    "participant with dots": (False, header(participant="a..b"), "participant"),
     "participant missing": (False, header(participant=KeyError), "field 'participant'"),
     "choice maybe": (False, answer(2, choice="maybe"), "line 2, field 'choice'"),
     "answer without query": (False, answer(3, query=KeyError), "line 3, field 'query'"),
@@ -484,3 +488,53 @@ def test_hostile_input(
         assert out == ""
     assert not (tmp_path / "CANARY").exists()
     assert files_outside_sessions(tmp_path) == before
+
+
+# --------------------------------------------------------------------------------------
+# Output that reaches a terminal, pipes, and a missing terminal
+# --------------------------------------------------------------------------------------
+
+
+def test_names_from_files_reach_the_terminal_without_escapes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    crafted = "model,acc,lat\nm\x1b]0;owned\x07one,0.9,1\nm\x1b[2Jtwo,0.8,2\nm3,0.7,0.5\n"
+    path = pool_file(tmp_path, crafted)
+    assert main(["rank", path, *RANK]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "m?]0;owned?one" in out and "control characters" in out
+    assert main(["rank", path, *RANK, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {r["name"] for r in data["ranking"]} >= {"m?[2Jtwo"}
+
+
+def test_broken_pipe_ends_quietly(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    rows = "".join(f"m{i},{i / 1000},{i % 7}\n" for i in range(3000))
+    path = pool_file(tmp_path, "model,acc,lat\n" + rows)
+    command = [sys.executable, "-m", "tradeoff", "rank", path, *RANK, "--top", "3000"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.readline()
+        proc.stdout.close()  # like `| head -1`
+        err = proc.stderr.read().decode()
+        code = proc.wait(timeout=120)
+    assert err == "" and code == 0
+
+
+def test_app_without_a_terminal_says_so_at_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-m", "tradeoff", "elicit", "--sessions-dir", str(tmp_path / "s")],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2
+    assert "needs a terminal" in run.stderr and "Traceback" not in run.stderr

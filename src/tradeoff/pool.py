@@ -259,7 +259,12 @@ def load_pool(
         name_series = table[name_column].astype(str)
     else:
         name_series = pd.Series([f"row {i}" for i in table.index], index=table.index)
-    names = tuple(name_series.tolist())
+    names = tuple(clean_text(n) for n in name_series.tolist())
+    if names != tuple(name_series.tolist()):
+        name_series = pd.Series(names, index=name_series.index)
+        cleaned_names = True
+    else:
+        cleaned_names = False
     if unique_names:
         repeated = name_series.duplicated(keep=False)
         if repeated.any():
@@ -286,7 +291,11 @@ def load_pool(
             f"only {len(names)} model(s) in the population; at least 2 are needed.",
             "check the where condition and drop_missing, or add models.",
         )
-    warnings = tuple(
+    warnings = (
+        ("some model names hold control characters; they are shown with '?' instead.",)
+        if cleaned_names
+        else ()
+    ) + tuple(
         f"objective {c!r} is constant ({arr[0, j]:g}) across the population: it carries no "
         "information and does not affect the choice."
         for j, c in enumerate(cols)

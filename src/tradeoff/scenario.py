@@ -33,8 +33,21 @@ DEFAULT_SAMPLES = 1_000_000
 NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_\-]*$"
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_control_characters(cls, v: Any) -> Any:
+        if isinstance(v, str) and _CONTROL.search(v):
+            raise ValueError(
+                "contains control characters (such as ESC), which would reach the terminal; "
+                "remove them"
+            )
+        return v
 
 
 class PopulationSpec(_Model):

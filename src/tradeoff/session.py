@@ -36,7 +36,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 
 from tradeoff import __version__
 from tradeoff.elicitation import Choice, ElicitationResult, Engine
@@ -187,7 +194,7 @@ class HeaderRecord(_Record):
     type: Literal["header"]
     format: Annotated[int, Field(strict=True)]
     tradeoff: str = ""
-    participant: str
+    participant: Annotated[str, Field(pattern=_PARTICIPANT.pattern)]
     scenario_id: str = ""
     scenario_path: str = ""
     scenario_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
@@ -197,6 +204,13 @@ class HeaderRecord(_Record):
     budget: Annotated[int, Field(strict=True, ge=1)] | None = None
     started: str = ""
 
+    @field_validator("participant")
+    @classmethod
+    def _no_parent(cls, v: str) -> str:
+        if ".." in v:
+            raise ValueError("a participant id may not contain '..'")
+        return v
+
 
 _HEADER_FIXES = {
     "format": f"this version reads formats {', '.join(map(str, READABLE_FORMATS))}.",
@@ -204,6 +218,7 @@ _HEADER_FIXES = {
     "seed": "the seed is a whole number ≥ 0.",
     "budget": "the budget is a whole number ≥ 1, or null.",
     "scenario_sha256": "the scenario hash is 64 hexadecimal digits.",
+    "participant": "a participant id is 1–64 letters, digits, '.', '-' or '_'.",
 }
 
 

@@ -158,7 +158,7 @@ SCENARIO_EDITS: dict[str, tuple[str, str, str]] = {
     "duplicate class": ('name = "healthy"', 'name = "glaucoma"', "name"),
     "not TOML": ("[population]", "[population", "line"),
     "label with escapes": ('"glaucoma cases"', '"glaucoma\\u001b[2J cases"', "label"),
-    "title with OSC": ("title = \"Glaucoma", "title = \"\\u001b]0;owned\\u0007Glaucoma", "title"),
+    "title with OSC": ('title = "Glaucoma', 'title = "\\u001b]0;owned\\u0007Glaucoma', "title"),
 }
 
 for _name, (_old, _new, _where) in SCENARIO_EDITS.items():

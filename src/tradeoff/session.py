@@ -1,19 +1,30 @@
 """Session files: every answer written to disk before the next question, replayable exactly.
 
-A session is a JSON Lines file, ``sessions/<participant>/<scenario-id>-<UTC timestamp>.jsonl``
-(DESIGN.md). The first line is a header with the format version, the tradeoff version, the
-full scenario (its TOML text, parsed form and sha256), participant, strategy, seed, budget
-and start time. Then one line per event: ``answer`` (both profiles, the choice
+A session is a JSON Lines file, ``sessions/<participant>/<scenario-id>-<UTC timestamp>.jsonl``.
+The first line is a header with the format version, the tradeoff version, the full
+scenario (its TOML text, parsed form and sha256), participant, strategy, seed, budget and
+start time. Then one line per event: ``answer`` (both profiles, the choice
 left/right/indifferent, the response time), ``undo``, ``note``, ``extend`` (more questions
-asked for after a review); a ``result`` line closes a finished session.
+asked for after a review); a ``result`` line closes a finished session and is always last.
+
+Every line is parsed into a typed record (:class:`HeaderRecord`, :class:`AnswerRecord`,
+:class:`UndoRecord`, :class:`NoteRecord`, :class:`ExtendRecord`, :class:`ResultRecord`) and a
+bad field is an :class:`~tradeoff.errors.InputError` naming the file, the line and the field.
+In format 2 every line ends with ``"chain"``: sha256 of the previous line's chain and this
+line's JSON without the chain (the header chains from a fixed seed), so an edited, deleted,
+added or moved line is evident. The chain makes edits evident, not impossible: someone who
+recomputes every hash can still rewrite a file. Format 1 files (no chain) still replay.
 
 Safety:
 
-* every event is written, flushed and fsynced before :meth:`Recorder.answer` returns;
-* files are created with mode 0600 (directories 0700) and never truncated or rewritten;
+* every line is written whole (short writes are continued) and fsynced before
+  :meth:`Recorder.answer` returns; if that fails (disk full, file-size limit), the bytes of
+  that line are cut off again, :class:`SessionWriteError` is raised and the engine does not
+  move on, so the same answer can be saved again later;
+* files are created with mode 0600 (directories 0700); nothing written is ever rewritten;
 * one process at a time may write a session file (an exclusive ``flock``);
-* a truncated or unreadable line is reported and skipped, never silently dropped; before
-  appending after a truncated last line, a newline closes it so nothing is glued to it.
+* a line cut short by a crash is reported and skipped, never silently dropped; the next
+  line written starts on a line of its own.
 
 Replaying the events through a fresh :class:`~tradeoff.elicitation.Engine` reproduces the
 state exactly; every recorded question is checked against the one the engine asks.

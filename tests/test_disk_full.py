@@ -82,7 +82,7 @@ SCRIPT = textwrap.dedent(
             await pilot.pause()
             await pilot.press("q")  # quit without the unsaved answer
             await pilot.pause()
-            report["exit_message"] = " ".join(str(r) for r in app._exit_renderables)
+            report["exit_message"] = " ".join(app.farewell)
         report["return_code"] = app.return_code
         report["final_on_disk"] = on_disk(path)
         print(json.dumps(report))

@@ -11,7 +11,9 @@ import argparse
 import json
 import math
 import os
+import shutil
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -812,6 +814,10 @@ def _run_app(
         strategy=strategy,
     )
     app.run()
+    if app.farewell is not None:
+        text, line = app.farewell
+        print(textwrap.fill(text, width=min(100, shutil.get_terminal_size().columns)))
+        print(line)  # whole, never wrapped: a file name or command to copy
     return app.return_code or 0
 
 

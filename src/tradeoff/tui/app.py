@@ -208,6 +208,13 @@ class SaveFailedScreen(ModalScreen[bool]):
         self.dismiss(False)
 
 
+def leave(app: App[Any], text: str, line: str, *, return_code: int = 0) -> None:
+    """Quit with a farewell: ``text``, then ``line`` (a file or a command) printed whole on a
+    line of its own by the command line, so it can be copied at any terminal width."""
+    app.farewell = (text, line)  # type: ignore[attr-defined]
+    app.exit(return_code=return_code)
+
+
 def save(
     screen: Screen[Any], action: Callable[[], T], what: str, then: Callable[[T], None]
 ) -> None:
@@ -222,9 +229,10 @@ def save(
             if retry:
                 save(screen, action, what, then)
             else:
-                screen.app.exit(
-                    message=f"{what} was not saved ({error.reason}); every earlier answer is "
-                    f"saved in {error.path}. Free some space, then resume with:\n"
+                leave(
+                    screen.app,
+                    f"{what} was not saved ({error.reason}); every earlier answer is saved. "
+                    "Free some space, then resume with:",
                     f"tradeoff elicit --resume {error.path}",
                     return_code=1,
                 )
@@ -462,7 +470,7 @@ class QuestionScreen(Screen[None]):
     def action_quit_session(self) -> None:
         with contextlib.suppress(SessionWriteError):  # a note only: the answers are on disk
             self.recorder.note("paused")
-        self.app.exit(message=f"Saved. Resume with: tradeoff elicit --resume {self.recorder.path}")
+        leave(self.app, "Saved. Resume with:", f"tradeoff elicit --resume {self.recorder.path}")
 
 
 class ReviewScreen(Screen[None]):
@@ -553,7 +561,7 @@ class ReviewScreen(Screen[None]):
         if s.pool is not None:
             self.app.push_screen(ResultScreen(self.recorder))
         else:
-            self.app.exit(message=f"Thank you. Your answers are saved in {self.recorder.path}")
+            leave(self.app, "Thank you. Your answers are saved in:", str(self.recorder.path))
 
 
 class ResultScreen(Screen[None]):
@@ -629,7 +637,7 @@ class ResultScreen(Screen[None]):
 
     @on(Button.Pressed, "#done-button")
     def _done(self) -> None:
-        self.app.exit(message=f"Thank you. Your answers are saved in {self.recorder.path}")
+        leave(self.app, "Thank you. Your answers are saved in:", str(self.recorder.path))
 
 
 # --------------------------------------------------------------------------------------
@@ -650,6 +658,7 @@ class TradeoffApp(App[None]):
         super().__init__()
         self.settings = settings
         self.recorder: Recorder | None = None
+        self.farewell: tuple[str, str] | None = None
         ignore_file_size_signal()
 
     def on_mount(self) -> None:

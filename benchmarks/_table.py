@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tradeoff.render import markdown_table
+
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -23,9 +25,7 @@ def median_seconds(fn: Callable[[], object], repeats: int = 5) -> float:
 
 
 def markdown(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
+    return markdown_table(headers, rows)
 
 
 def write(name: str, title: str, body: str) -> Path:

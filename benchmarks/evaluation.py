@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python -m benchmarks.evaluation`` (writes benchmarks/results/evaluation.md).
 
 * Hypervolume: moocore against WFG (hvwfg) per number of objectives, on fronts of n points
-  on the unit sphere's positive orthant; median of 5 runs each. Sets MOOCORE_MAX_DIM.
+  on the unit sphere's positive orthant; median of 5 runs each. Sets WFG_MIN_POINTS_6D.
 * Permutation test: B = 5000, 2 systems × 10 seeds × 3 objectives (one point per seed run).
 * Power at α = 0.05 with a true 5% HV gap (seed noise: per-seed HV s.d. ≈ 2.1%, the median
   paper 002 reports), 5 and 10 seeds; and the rejection rate under H₀.

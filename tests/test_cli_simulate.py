@@ -90,7 +90,7 @@ def test_default_command_opens_the_app_on_the_default_scenario(
 
     opened = []
     monkeypatch.setattr(TradeoffApp, "run", lambda self, **kw: opened.append(self.settings))
-    monkeypatch.setattr("tradeoff.cli.has_terminal", lambda: True)
+    monkeypatch.setattr("tradeoff.cli.app.has_terminal", lambda: True)
     assert main([]) == 0
     assert opened[0].scenario.name == "breast-cancer-triage.toml"
     assert opened[0].resume is None

@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from tradeoff import evaluation as ev
+from tradeoff import render
+from tradeoff.evaluation.permutation import _grid_hypervolumes
 from tradeoff.bench import null_p_values, permutation_power
 from tradeoff.cli import main
 
@@ -101,7 +103,7 @@ def test_indicators_by_hand() -> None:
     assert ra.ud == pytest.approx(1.0) and ra.ud_complement == pytest.approx(0.0)
     assert ra.os == pytest.approx(1.0)  # spans the joint front entirely
     assert rb.ud is None and rb.os is None  # a single solution: not defined
-    table = ev.measurement_table(rows)
+    table = render.measurement_table(rows)
     assert "n/d" in table
 
 
@@ -174,7 +176,7 @@ def test_permutation_grid_equals_one_hypervolume_per_permutation() -> None:
     unit = np.repeat(np.arange(12), 2)
     members = rng.random((40, 12)) < 0.5
     ref = ev.reference_point(pts)
-    fast = ev._grid_hypervolumes(pts, unit, 12, members, ref)
+    fast = _grid_hypervolumes(pts, unit, 12, members, ref)
     assert fast is not None
     slow = [ev.hypervolume(pts[m[unit]], ref) for m in members]
     np.testing.assert_allclose(fast, slow, atol=1e-12)

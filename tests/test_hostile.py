@@ -468,7 +468,7 @@ def test_hostile_input(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     build, fragment = CASES[name]
-    monkeypatch.setattr("tradeoff.cli.has_terminal", lambda: "without a terminal" not in name)
+    monkeypatch.setattr("tradeoff.cli.app.has_terminal", lambda: "without a terminal" not in name)
     argv = build(tmp_path)
     with socket.socket() as busy:
         if "busy port" in name:

@@ -25,13 +25,14 @@ from numpy.typing import NDArray
 from tradeoff.elicitation import ElicitationResult, Engine, truth_from_dirichlet
 from tradeoff.metric import LinearMetric, l1_error, normalise
 from tradeoff.oracles import Noise, SimulatedOracle
-from tradeoff.population import build_population
+from tradeoff.population import scenario_population
 from tradeoff.queries import QuerySpace
-from tradeoff.scenario import Scenario, load_scenario
+from tradeoff.render import markdown_table
+from tradeoff.scenario import STRATEGY_NAMES, Scenario, load_scenario
 
 FloatArray = NDArray[np.float64]
 
-STRATEGIES = ("paper", "bisection", "probabilistic")
+STRATEGIES = STRATEGY_NAMES
 SCENARIOS = (
     "paper-k2-reward-cost",
     "paper-k2-two-costs",
@@ -126,7 +127,7 @@ def _checkpoints(
 def _task(args: tuple[str, str, str, int, int, str]) -> list[Cell]:
     strategy, name, noise_text, runs, seed, root = args
     scenario = load_scenario(Path(root) / f"{name}.toml").scenario
-    pop = build_population(scenario.population, tuple(c.name for c in scenario.classes))
+    pop = scenario_population(scenario)
     space = QuerySpace(scenario, pop)
     pool = candidate_pool(space, seed=seed)
     noise = Noise.parse(noise_text)
@@ -171,18 +172,19 @@ def run_elicitation(
 
 def elicitation_table(rows: list[dict[str, Any]]) -> str:
     """The Markdown table of :func:`run_elicitation`'s rows."""
-    head = (
-        "| strategy | scenario | noise | budget | runs | L1 median | L1 p90 | questions | "
-        "regret median | regret p90 |\n|---|---|---|---|---|---|---|---|---|---|"
-    )
-    lines = [head]
-    for r in rows:
-        lines.append(
-            f"| {r['strategy']} | {r['scenario']} | {r['noise']} | {r['budget']} | {r['runs']} | "
-            f"{r['l1_median']:.4f} | {r['l1_p90']:.4f} | {r['questions_median']:g} | "
-            f"{r['regret_median']:.4f} | {r['regret_p90']:.4f} |"
-        )
-    return "\n".join(lines)
+    headers = ["strategy", "scenario", "noise", "budget", "runs", "L1 median", "L1 p90"]
+    headers += ["questions", "regret median", "regret p90"]
+    keys = ("strategy", "scenario", "noise", "budget", "runs")
+    cells = [
+        [
+            *(r[k] for k in keys),
+            *(f"{r[k]:.4f}" for k in ("l1_median", "l1_p90")),
+            f"{r['questions_median']:g}",
+            *(f"{r[k]:.4f}" for k in ("regret_median", "regret_p90")),
+        ]
+        for r in rows
+    ]
+    return markdown_table(headers, cells)
 
 
 def elicitation_figure(rows: list[dict[str, Any]], path: str | Path) -> None:

@@ -64,18 +64,21 @@ class InputError(Exception):
         """Build an error from several problems found in one file."""
         return cls(str(source), tuple(problems))
 
-    def renamed(self, names: dict[str, str]) -> InputError:
-        """The same error with parameter names replaced in locations and fixes (the command
-        line puts its flags there: ``where condition`` → ``--where``)."""
+    def renamed(self, locations: dict[str, str], fixes: dict[str, str]) -> InputError:
+        """The same error with parameter names replaced by the face's own: in locations
+        (``where condition`` → ``--where``) and, by the second map, in fixes."""
 
-        def rename(text: str) -> str:
+        def rename(text: str, names: dict[str, str]) -> str:
             for old, new in names.items():
                 text = text.replace(old, new)
             return text
 
         return type(self)(
             self.source,
-            tuple(Problem(rename(p.location), p.problem, rename(p.fix)) for p in self.problems),
+            tuple(
+                Problem(rename(p.location, locations), p.problem, rename(p.fix, fixes))
+                for p in self.problems
+            ),
         )
 
     def message(self) -> str:

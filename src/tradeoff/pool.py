@@ -204,7 +204,12 @@ def load_pool(
     """
     source = str(path)
     if not objectives:
-        raise InputError.single(source, "", "no objective given.", "add --objective COL:min|max.")
+        raise InputError.single(
+            source,
+            "",
+            "no objective given.",
+            "name at least one objective column and its direction.",
+        )
     table = read_table(path) if frame is None else frame
     table = table.reset_index(drop=True)
     table.index = pd.RangeIndex(1, len(table) + 1)
@@ -251,7 +256,7 @@ def load_pool(
                         Problem(
                             f"column {col!r}, rows {_rows(rows)}",
                             f"{len(rows)} values are missing, NaN or infinite.",
-                            "fill them in, or pass --drop-missing to leave those models out.",
+                            "fill them in, or use drop_missing to leave those models out.",
                         )
                     )
             raise InputError.many(source, problems)
@@ -277,7 +282,7 @@ def load_pool(
                         Problem(
                             f"rows {first[name]} and {row}, column {name_column!r}",
                             f"the model name {name!r} appears twice.",
-                            "give every model its own name, or choose another --name-column.",
+                            "give every model its own name, or choose another name column.",
                         )
                     )
                 else:

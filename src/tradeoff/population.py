@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.errors import InputError
-from tradeoff.scenario import PopulationSpec
+from tradeoff.scenario import PopulationSpec, Scenario
 
 FloatArray = NDArray[np.float64]
 
@@ -226,3 +226,14 @@ def build_population(spec: PopulationSpec, class_names: tuple[str, ...]) -> Popu
         weight_range=spec.weight_range,
         prevalence=spec.prevalence,
     )
+
+
+def scenario_population(scenario: Scenario) -> Population:
+    """The population of a scenario's ``[population]`` (built once per process, cached)."""
+    return build_population(scenario.population, tuple(c.name for c in scenario.classes))
+
+
+def scenario_priors(scenario: Scenario) -> tuple[float, ...]:
+    """The class priors ζ of a scenario's population (prefer an ElicitationResult's
+    ``priors`` where there is one: it needs no population)."""
+    return tuple(float(z) for z in scenario_population(scenario).priors)

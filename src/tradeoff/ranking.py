@@ -7,9 +7,10 @@ The numeric work is in :mod:`tradeoff.copa`; this module ties it to a
 From elicited weights to ω (:func:`metric_to_omega`)
 ----------------------------------------------------
 The elicited metric is ψ = Σ_i a_i·d_i + Σ_j s_j·a_j·x_j in the scenario's natural units,
-with d_i = ζ_i·recall_i (DESIGN.md: recall ↔ d_i via the class priors ζ) and s_j = −1 for a
-cost, +1 for a reward. On a pool whose columns measure recall per class and each attribute,
-ψ is linear in the columns with coefficients c_k = a_i·ζ_i (recall column) or s_j·a_j.
+with d_i = ζ_i·recall_i (recall ↔ d_i via the class priors ζ; docs/architecture.md) and
+s_j = −1 for a cost, +1 for a reward. On a pool whose columns measure recall per class and
+each attribute, ψ is linear in the columns with coefficients c_k = a_i·ζ_i (recall column) or
+s_j·a_j.
 
 COPA compares models through û_k ∈ [0, 1], the share of the population better on column k,
 and eq. 12 reads ω_k/ω_l as a trade-off ratio: going from the best to the worst model of
@@ -31,7 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -81,7 +82,9 @@ class RankOutcome:
     explanation: str
     sweep: tuple[tuple[float, str], ...] | None = None
     warnings: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
+    linear: LinearRanking | None = None
+    scores: FloatArray | None = field(default=None, repr=False, compare=False)
+    selectable_mask: NDArray[np.bool_] | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -98,8 +101,30 @@ class RankOutcome:
         }
         if self.sweep is not None:
             data["sweep"] = [{"alpha": a, "name": n} for a, n in self.sweep]
-        data.update(self.extra)
+        if self.linear is not None:
+            data.update(self.linear.to_dict())
         return data
+
+
+@dataclass(frozen=True)
+class LinearRanking:
+    """The pool ranked by an elicited linear metric ψ, beside COPA's ranking of it."""
+
+    metric: dict[str, float]
+    selected: str
+    ranking: tuple[tuple[str, float], ...]
+    kendall_tau: float
+    top_match: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "linear": {
+                "selected": self.selected,
+                "ranking": [{"name": n, "psi": v} for n, v in self.ranking],
+            },
+            "agreement": {"kendall_tau": self.kendall_tau, "top_match": self.top_match},
+            "metric": dict(self.metric),
+        }
 
 
 def top_percent(u: float) -> int:
@@ -142,14 +167,14 @@ def weights_from_options(
     alpha_objectives: Sequence[str] = (),
     alpha: float | None = None,
 ) -> tuple[float, ...]:
-    """ω from ``--weight COL=W`` (unlisted objectives 0) or from α (default: all equal)."""
+    """ω from named weights (unlisted objectives 0) or from α over a group (default: all equal)."""
     cols = pool.columns
     k = len(cols)
     if weights and alpha_objectives:
         raise InputError.single(
             pool.source,
             "options",
-            "--weight and --alpha-objective cannot be combined.",
+            "weights and an alpha objective cannot be combined.",
             "use one way to set the weights.",
         )
     if weights:
@@ -157,7 +182,7 @@ def weights_from_options(
         if unknown:
             raise InputError.single(
                 pool.source,
-                f"--weight {unknown[0]!r}",
+                f"weight {unknown[0]!r}",
                 "is not one of the objectives.",
                 f"use one of: {', '.join(cols)}.",
             )
@@ -165,7 +190,7 @@ def weights_from_options(
         if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
             raise InputError.single(
                 pool.source,
-                "--weight",
+                "weights",
                 "weights must be non-negative and not all zero.",
                 "give each objective a weight ≥ 0.",
             )
@@ -175,7 +200,7 @@ def weights_from_options(
         a = 0.5 if alpha is None else alpha
         if not 0 <= a <= 1:
             raise InputError.single(
-                pool.source, "--alpha", f"must lie in [0, 1], got {a}.", "use 0 ≤ α ≤ 1."
+                pool.source, "alpha", f"must lie in [0, 1], got {a}.", "use 0 ≤ α ≤ 1."
             )
         return tuple(float(x) for x in copa.alpha_weights(k, group, [a])[0])
     return tuple([1.0 / k] * k)
@@ -188,7 +213,7 @@ def _group(pool: Pool, names: Sequence[str]) -> list[int]:
         if name not in cols:
             raise InputError.single(
                 pool.source,
-                f"--alpha-objective {name!r}",
+                f"alpha objective {name!r}",
                 "is not one of the objectives.",
                 f"use one of: {', '.join(cols)}.",
             )
@@ -196,7 +221,7 @@ def _group(pool: Pool, names: Sequence[str]) -> list[int]:
     if len(set(out)) == len(cols):
         raise InputError.single(
             pool.source,
-            "--alpha-objective",
+            "alpha objective",
             "names every objective; α needs others to trade.",
             "leave at least one objective out of the α group.",
         )
@@ -275,26 +300,67 @@ def _rank_pool(
         explanation=explain(pool, u, int(order[0])),
         sweep=sweep,
         warnings=pool.warnings + warnings,
+        scores=s,
+        selectable_mask=selectable,
     )
+
+
+def rank_with_metric(
+    pool: Pool,
+    scenario: Scenario,
+    metric: Sequence[float],
+    priors: Sequence[float],
+    *,
+    p: float = math.inf,
+    method: copa.Method = "copa",
+    constraints: Sequence[str] = (),
+    top: int = 10,
+    sweep_group: Sequence[str] = (),
+    sweep_alphas: Sequence[float] | None = None,
+) -> RankOutcome:
+    """Rank ``pool`` with COPA weights mapped from an elicited metric, and by the metric.
+
+    ω comes from :func:`metric_to_omega`; the outcome also carries the metric's own ranking
+    ψ of the selectable models and its agreement with COPA's (Kendall τ, same top pick),
+    computed from the same scores and selectable set as the COPA ranking.
+    """
+    if len(metric) != len(scenario.weight_names):
+        raise InputError.single(
+            scenario.id,
+            "metric weights",
+            f"needs {len(scenario.weight_names)} weights ({', '.join(scenario.weight_names)}), "
+            f"got {len(metric)}.",
+            "give one weight per class and attribute, in the scenario's order.",
+        )
+    coefficients = metric_coefficients(scenario, metric, priors)
+    outcome = rank_pool(
+        pool,
+        weights=metric_to_omega(coefficients, pool.values),
+        p=p,
+        method=method,
+        constraints=constraints,
+        top=top,
+        sweep_group=sweep_group,
+        sweep_alphas=sweep_alphas,
+    )
+    assert outcome.scores is not None and outcome.selectable_mask is not None
+    psi = linear_values(pool, coefficients)
+    rows = np.flatnonzero(outcome.selectable_mask)
+    order = rows[np.lexsort((rows, -psi[rows]))]
+    tau = agreement(outcome.scores, psi, outcome.selectable_mask)["kendall_tau"]
+    linear = LinearRanking(
+        metric=dict(zip(scenario.weight_names, (float(w) for w in metric), strict=True)),
+        selected=pool.names[int(order[0])],
+        ranking=tuple((pool.names[int(i)], float(psi[i])) for i in order[:top]),
+        kendall_tau=float(tau),
+        top_match=pool.names[int(order[0])] == outcome.selected.name,
+    )
+    return replace(outcome, linear=linear)
 
 
 # --------------------------------------------------------------------------------------
 # From an elicited linear metric to the pool's columns and ω
 # --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MetricOnPool:
-    """A linear metric expressed on a pool's columns.
-
-    ``objectives`` are the pool columns (recall columns maximised, costs minimised, rewards
-    maximised), ``coefficients`` the change in ψ per unit of each column (signed), and
-    ``omega`` the COPA weights of :func:`metric_to_omega`.
-    """
-
-    objectives: tuple[Objective, ...]
-    coefficients: tuple[float, ...]
-    omega: tuple[float, ...]
 
 
 def metric_objectives(scenario: Scenario) -> tuple[Objective, ...]:

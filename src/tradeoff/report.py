@@ -16,7 +16,6 @@ import hashlib
 import html
 import math
 import platform
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -25,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from tradeoff import __version__, copa
-from tradeoff.population import build_population
 from tradeoff.presentation import tradeoff_sentences
+from tradeoff.render import markdown_table
 from tradeoff.scenario import Scenario
 from tradeoff.selection import Selection
 
@@ -134,6 +133,7 @@ def weights_figure(selection: Selection, path: Path) -> str:
 def radar_figure(selection: Selection, path: Path) -> str | None:
     """The radar chart of paper 003 when the pool has a ``system`` column."""
     from tradeoff import evaluation as ev
+    from tradeoff.render import radar_png
 
     frame = selection.pool.frame
     if "system" not in frame.columns:
@@ -141,14 +141,8 @@ def radar_figure(selection: Selection, path: Path) -> str | None:
     y = ev.to_minimisation(selection.pool.values, selection.pool.maximise)
     systems = {str(s): y[np.asarray(frame["system"] == s)] for s in frame["system"].unique()}
     rows, _ = ev.indicators(systems)
-    ev.radar_png(rows, str(path), title="Systems in the pool")
+    radar_png(rows, str(path), title="Systems in the pool")
     return "Radar chart of the systems in the pool (paper 003)."
-
-
-def _md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out)
 
 
 def _sha256(path: str | Path) -> str:
@@ -170,7 +164,6 @@ def write_report(
         caption = make(selection, out / name)
         if caption:
             figures.append((name, caption))
-    priors = build_population(scenario.population, tuple(c.name for c in scenario.classes)).priors
     pool = selection.pool
     md: list[str] = [f"# Decision report: {scenario.title}", ""]
     md += [
@@ -182,7 +175,7 @@ def write_report(
         "",
     ]
     md += [
-        _md_table(
+        markdown_table(
             ("statistic", "kind", "shown as"),
             [(c.name, "class", f"{c.verb} N of 1,000 {c.label}") for c in scenario.classes]
             + [(a.name, a.kind, a.render(sum(a.range) / 2)) for a in scenario.attributes],
@@ -199,8 +192,8 @@ def write_report(
             iv = "" if s.intervals is None else f"{s.intervals[i][0]:.3f} – {s.intervals[i][1]:.3f}"
             rows.append((name, f"{s.weights[i]:.3f}", iv, f"{pick.weights[i]:.3f}"))
         headers = ("weight", "estimate (per unit)", "90% interval", "over the pool (ω)")
-        md += [_md_table(headers, rows), ""]
-        md += [f"- {t}" for t in tradeoff_sentences(scenario, s.weights, priors.tolist())]
+        md += [markdown_table(headers, rows), ""]
+        md += [f"- {t}" for t in tradeoff_sentences(scenario, s.weights, s.priors)]
         md += [
             "",
             f"COPA pick: **{pick.selected.name}** (linear metric's pick: {lin}).",
@@ -217,7 +210,7 @@ def write_report(
         "",
     ]
     md += [
-        _md_table(
+        markdown_table(
             ("", *names),
             [
                 (n, *[f"{r:.3f}" for r in row])
@@ -235,7 +228,7 @@ def write_report(
     md += ["## Ranking (averaged ω, COPA p = ∞)", ""]
     cols = pool.columns
     md += [
-        _md_table(
+        markdown_table(
             ("#", "model", *cols, "Pareto"),
             [
                 (
@@ -266,7 +259,7 @@ def write_report(
         "",
         "Versions: " + ", ".join(versions) + ".",
         "",
-        _md_table(
+        markdown_table(
             ("input", "sha256"),
             [(pool.source, _sha256(pool.source))]
             + [(s.path, _sha256(s.path)) for s in selection.stakeholders],

@@ -20,14 +20,16 @@ import string
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
 from tradeoff.errors import InputError, Problem
 
-STRATEGIES = ("paper", "bisection", "probabilistic")
+StrategyName = Literal["paper", "bisection", "probabilistic"]
+"""The elicitation strategies: the one list of their names (engine, files and faces use it)."""
+STRATEGY_NAMES: tuple[StrategyName, ...] = get_args(StrategyName)
 #: Default population size; why this value: see :mod:`tradeoff.population`.
 DEFAULT_SAMPLES = 1_000_000
 NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_\-]*$"
@@ -223,7 +225,7 @@ class ElicitationSpec(_Model):
     default) or ``natural`` (weight per natural unit, the scale of paper 004's Table 1).
     """
 
-    strategy: Literal["paper", "bisection", "probabilistic"] = "probabilistic"
+    strategy: StrategyName = "probabilistic"
     budget: int | None = Field(default=None, ge=1, le=10_000)
     epsilon: float = Field(default=0.001, gt=0, lt=0.5)
     error_rate: float = Field(default=0.05, ge=0, lt=0.5)

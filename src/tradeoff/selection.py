@@ -11,14 +11,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.errors import InputError
 from tradeoff.pool import Pool, load_pool
-from tradeoff.population import build_population
+from tradeoff.population import scenario_priors
 from tradeoff.ranking import (
     RankOutcome,
     metric_coefficients,
@@ -27,6 +27,10 @@ from tradeoff.ranking import (
     rank_pool,
 )
 from tradeoff.scenario import Scenario
+
+if TYPE_CHECKING:
+    from tradeoff.elicitation import Engine
+    from tradeoff.session import Header
 
 FloatArray = NDArray[np.float64]
 
@@ -53,13 +57,19 @@ def rank_for_session(
     *,
     base: str | Path = ".",
     pool: Pool | None = None,
+    priors: Sequence[float] | None = None,
     p: float = math.inf,
     top: int = 10,
 ) -> RankOutcome:
-    """Rank the scenario's pool with COPA weights ω derived from the elicited ``weights``."""
+    """Rank the scenario's pool with COPA weights ω derived from the elicited ``weights``.
+
+    ``priors`` are the class priors the weights were elicited with (an ElicitationResult
+    carries them); without them the scenario's population is built to find them.
+    """
     pool = pool if pool is not None else scenario_pool(scenario, base)
-    priors = build_population(scenario.population, tuple(c.name for c in scenario.classes)).priors
-    coefficients = metric_coefficients(scenario, weights, priors.tolist())
+    if priors is None:
+        priors = scenario_priors(scenario)
+    coefficients = metric_coefficients(scenario, weights, priors)
     omega = metric_to_omega(coefficients, pool.values)
     return rank_pool(pool, weights=omega, p=p, top=top)
 
@@ -81,6 +91,24 @@ class Stakeholder:
     weights: tuple[float, ...]
     intervals: tuple[tuple[float, float], ...] | None
     answers: int
+    priors: tuple[float, ...]
+
+
+def stakeholder_of(header: Header, engine: Engine, path: str | Path) -> Stakeholder:
+    """The stakeholder of a session as its engine now stands (no file is read)."""
+    result = engine.result()
+    assert result.priors is not None
+    return Stakeholder(
+        header.participant,
+        str(path),
+        header.scenario.id,
+        header.scenario_sha256,
+        result.names,
+        result.weights,
+        result.intervals,
+        engine.answered,
+        result.priors,
+    )
 
 
 def load_stakeholders(paths: Sequence[str | Path]) -> tuple[Scenario, list[Stakeholder]]:
@@ -88,7 +116,9 @@ def load_stakeholders(paths: Sequence[str | Path]) -> tuple[Scenario, list[Stake
     from tradeoff.session import read_session, replay
 
     if not paths:
-        raise InputError.single("--session", "", "no session given.", "pass --session FILE.")
+        raise InputError.single(
+            "sessions", "", "no session given.", "give at least one session file."
+        )
     out: list[Stakeholder] = []
     scenario: Scenario | None = None
     for path in paths:
@@ -112,19 +142,7 @@ def load_stakeholders(paths: Sequence[str | Path]) -> tuple[Scenario, list[Stake
                 "select with sessions of one scenario (one version of it) at a time.",
             )
         scenario = scenario or h.scenario
-        result = engine.result()
-        out.append(
-            Stakeholder(
-                h.participant,
-                str(path),
-                h.scenario.id,
-                h.scenario_sha256,
-                result.names,
-                result.weights,
-                result.intervals,
-                engine.answered,
-            )
-        )
+        out.append(stakeholder_of(h, engine, path))
     assert scenario is not None
     return scenario, out
 
@@ -197,10 +215,9 @@ def select_for_stakeholders(
     """
     from tradeoff.ranking import linear_values
 
-    priors = build_population(scenario.population, tuple(c.name for c in scenario.classes)).priors
     picks, linear_picks, psis, omegas = [], [], [], []
     for s in stakeholders:
-        coefficients = metric_coefficients(scenario, s.weights, priors.tolist())
+        coefficients = metric_coefficients(scenario, s.weights, s.priors)
         omega = metric_to_omega(coefficients, pool.values)
         omegas.append(omega)
         picks.append(rank_pool(pool, weights=omega, p=p, top=top))

@@ -60,7 +60,7 @@ from tradeoff import __version__
 from tradeoff.elicitation import Choice, ElicitationResult, Engine
 from tradeoff.errors import InputError, Problem
 from tradeoff.queries import ClassifierProfile, Query
-from tradeoff.scenario import LoadedScenario, Scenario, parse_scenario
+from tradeoff.scenario import LoadedScenario, Scenario, StrategyName, parse_scenario
 from tradeoff.text import clean_text
 
 FORMAT_VERSION = 2
@@ -210,7 +210,7 @@ class HeaderRecord(_Record):
     scenario_path: str = ""
     scenario_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
     scenario_text: str
-    strategy: Literal["paper", "bisection", "probabilistic"]
+    strategy: StrategyName
     seed: Annotated[int, Field(strict=True, ge=0)]
     budget: Annotated[int, Field(strict=True, ge=1)] | None = None
     started: str = ""
@@ -608,7 +608,7 @@ def check_sessions_dir(sessions_dir: str | Path) -> Path:
     with a message instead of failing (or hanging) when the first answer is saved.
     """
     folder = Path(sessions_dir)
-    fix = "give --sessions-dir a folder you can write to (it is created if missing)."
+    fix = "give a sessions folder you can write to (it is created if missing)."
     if folder.exists() and not folder.is_dir():
         raise InputError.single(folder, "", "is a file, not a folder for sessions.", fix)
     try:
@@ -726,8 +726,8 @@ class Recorder:
                 f"was recorded with a different version of {current.path} "
                 f"(sha256 {log.header.scenario_sha256[:12]}…, the file now has "
                 f"{current.sha256[:12]}…).",
-                "continue with the scenario embedded in the session (--use-embedded, or the "
-                "app's 'continue with the recorded scenario'), or start a new session.",
+                "continue with the scenario embedded in the session (the app offers "
+                "'continue with the recorded scenario'), or start a new session.",
             )
         if log.finished:
             raise InputError.single(

@@ -17,7 +17,7 @@ import numpy as np
 from tradeoff.elicitation import ElicitationResult, Engine, truth_from_dirichlet
 from tradeoff.metric import l1_error, normalise
 from tradeoff.oracles import Noise, SimulatedOracle
-from tradeoff.population import Population, build_population
+from tradeoff.population import Population, scenario_population
 from tradeoff.queries import QuerySpace
 from tradeoff.scenario import Scenario
 
@@ -131,8 +131,8 @@ def simulate(
         raise ValueError("runs must be at least 1")
     n = len(scenario.weight_names)
     if truth is not None and len(truth) != n:
-        raise ValueError(f"--truth needs {n} weights ({', '.join(scenario.weight_names)})")
-    population = build_population(scenario.population, tuple(c.name for c in scenario.classes))
+        raise ValueError(f"truth needs {n} weights ({', '.join(scenario.weight_names)})")
+    population = scenario_population(scenario)
     spans = QuerySpace(scenario, population).spans
     outcomes = []
     for child in np.random.SeedSequence(seed).spawn(runs):

@@ -57,6 +57,9 @@ class ElicitationResult:
         look like zero even when they matter; these do not.
     swing_intervals
         90% credible interval of each swing weight, when the strategy provides intervals.
+    priors
+        The class priors ζ of the scenario's population, which map class weights onto
+        recalls (d_i = ζ_i·recall_i), so the next stage needs no population of its own.
     """
 
     strategy: str
@@ -68,6 +71,7 @@ class ElicitationResult:
     error_rate_estimate: float | None = None
     swing_weights: tuple[float, ...] | None = None
     swing_intervals: tuple[tuple[float, float], ...] | None = None
+    priors: tuple[float, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -79,6 +83,8 @@ class ElicitationResult:
             data["swing_weights"] = list(self.swing_weights)
         if self.swing_intervals is not None:
             data["swing_intervals"] = [list(iv) for iv in self.swing_intervals]
+        if self.priors is not None:
+            data["priors"] = list(self.priors)
         return data
 
 

@@ -181,6 +181,7 @@ class BisectionStrategy:
             answers=state.answered,
             complete=self.query(state) is None,
             swing_weights=swing_weights(weights, self.space.spans),
+            priors=tuple(float(z) for z in self.space.priors),
         )
 
     def expected_total(self, state: BisectionState) -> int:

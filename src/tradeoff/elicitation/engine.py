@@ -19,9 +19,9 @@ from tradeoff.elicitation.base import Choice, ElicitationResult, Settings, Strat
 from tradeoff.elicitation.bisection import BisectionStrategy
 from tradeoff.elicitation.paper import PaperStrategy
 from tradeoff.elicitation.probabilistic import ProbabilisticStrategy
-from tradeoff.population import Population, build_population
+from tradeoff.population import Population, scenario_population
 from tradeoff.queries import Query, QuerySpace
-from tradeoff.scenario import Scenario
+from tradeoff.scenario import STRATEGY_NAMES, Scenario
 
 
 class EngineFinished(RuntimeError):
@@ -30,12 +30,16 @@ class EngineFinished(RuntimeError):
 
 StrategyFactory = Callable[[QuerySpace, Settings], Strategy[Any]]
 
-#: Strategies by name, as used in scenario files and on the command line.
+#: Strategies by name (:data:`tradeoff.scenario.STRATEGY_NAMES`, in the same order).
 STRATEGY_FACTORIES: dict[str, StrategyFactory] = {
     "paper": PaperStrategy,
     "bisection": BisectionStrategy,
     "probabilistic": ProbabilisticStrategy,
 }
+
+
+if tuple(STRATEGY_FACTORIES) != STRATEGY_NAMES:  # pragma: no cover - a programming error
+    raise RuntimeError("STRATEGY_FACTORIES must build exactly the strategies of STRATEGY_NAMES")
 
 
 def make_strategy(name: str, space: QuerySpace, settings: Settings) -> Strategy[Any]:
@@ -95,9 +99,7 @@ class Engine:
         population: Population | None = None,
     ) -> None:
         spec = scenario.elicitation
-        pop = population or build_population(
-            scenario.population, tuple(c.name for c in scenario.classes)
-        )
+        pop = population or scenario_population(scenario)
         self.scenario = scenario
         self.strategy_name = strategy or spec.strategy
         # Algorithm 1 keeps the paper's query classifiers; ours show realistic ones.

@@ -103,6 +103,7 @@ class PaperStrategy:
             answers=state.answered,
             complete=self.query(state) is None,
             swing_weights=swing_weights(weights, self.space.spans),
+            priors=tuple(float(z) for z in self.space.priors),
         )
 
     def halvings(self) -> int:

@@ -449,6 +449,7 @@ class ProbabilisticStrategy:
             intervals=_intervals(draws),
             error_rate_estimate=post.error_rate,
             swing_weights=swing_weights(weights, self.space.spans),
+            priors=tuple(float(z) for z in self.space.priors),
             swing_intervals=_intervals(swing),
         )
 

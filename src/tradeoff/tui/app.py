@@ -594,10 +594,12 @@ class ResultScreen(Screen[None]):
     def rank(self) -> None:
         from tradeoff.selection import rank_for_session
 
+        result = self.recorder.engine.result()
         try:
             outcome = rank_for_session(
                 self.recorder.engine.scenario,
-                self.recorder.engine.result().weights,
+                result.weights,
+                priors=result.priors,
                 base=Path(self.recorder.header.scenario_path).parent,
             )
         except InputError as exc:
@@ -623,13 +625,15 @@ class ResultScreen(Screen[None]):
     @on(Button.Pressed, "#explore-button")
     def action_explore(self) -> None:
         """Open the practitioner's selection screen on this session."""
-        from tradeoff.selection import load_stakeholders, scenario_pool, select_for_stakeholders
+        from tradeoff.selection import scenario_pool, select_for_stakeholders, stakeholder_of
         from tradeoff.tui.select import SelectionScreen
 
+        rec = self.recorder
         try:
-            scenario, stakeholders = load_stakeholders([self.recorder.path])
-            pool = scenario_pool(scenario, Path(self.recorder.header.scenario_path).parent)
-            selection = select_for_stakeholders(scenario, stakeholders, pool)
+            scenario = rec.engine.scenario
+            pool = scenario_pool(scenario, Path(rec.header.scenario_path).parent)
+            person = stakeholder_of(rec.header, rec.engine, rec.path)
+            selection = select_for_stakeholders(scenario, [person], pool)
         except InputError as exc:
             self.notify(exc.message(), severity="error")
             return

@@ -1,0 +1,70 @@
+"""The ``tradeoff`` command line: it parses options, calls the core, and prints.
+
+Modules: :mod:`~tradeoff.cli.parser` (every command and option),
+:mod:`~tradeoff.cli.common` (shared option parsing and safe output), and one module per
+group of commands: :mod:`~tradeoff.cli.scenarios` (scenario check, simulate, bench),
+:mod:`~tradeoff.cli.rank`, :mod:`~tradeoff.cli.judge` (compare, gap),
+:mod:`~tradeoff.cli.decide` (select, report) and :mod:`~tradeoff.cli.app` (the app, serve,
+session show). Domain work lives in the core; these modules only wire and render.
+
+Exit codes (docs/architecture.md): 0 ok, 2 a mistake in what the user gave (a message on
+stderr naming the file, line or row, field or option, and the fix; no traceback), 1 an
+internal error or an answer that could not be saved. With ``--json``, stdout holds exactly
+one JSON document, or nothing when the command fails.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from tradeoff.cli.common import FIX_NAMES, FLAG_NAMES, UsageError, error
+from tradeoff.cli.parser import build_parser
+from tradeoff.errors import InputError
+
+__all__ = ["build_parser", "main"]
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: send what is still buffered nowhere, so exit stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``tradeoff`` console script; returns the exit code."""
+    import argparse
+
+    from tradeoff.session import SessionWriteError, ignore_file_size_signal
+
+    ignore_file_size_signal()
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error already printed
+        return int(exc.code or 0)
+    args.argv = argv
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        code = func(args)
+        sys.stdout.flush()
+        return code
+    except InputError as exc:
+        error(exc.renamed(FLAG_NAMES, FIX_NAMES).message())
+        return 2
+    except UsageError as exc:
+        error(f"tradeoff: {exc}")
+        return 2
+    except SessionWriteError as exc:
+        error(f"tradeoff: {exc} Free some space or fix the folder, then resume the session.")
+        return 1
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
+    except KeyboardInterrupt:
+        return 130

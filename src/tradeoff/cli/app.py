@@ -1,0 +1,166 @@
+"""The app and its sessions: ``tradeoff`` (no command), ``tradeoff elicit``, ``tradeoff serve``
+and ``tradeoff session show``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+from tradeoff.cli.common import (
+    UsageError,
+    default_scenario,
+    emit,
+    say,
+    scenarios_dir,
+)
+from tradeoff.scenario import STRATEGY_NAMES
+
+
+def has_terminal() -> bool:
+    """Whether the app can draw: a terminal on stdin and stdout, or a browser driver."""
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return True
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _run_app(
+    scenario: str | None,
+    *,
+    participant: str | None = None,
+    sessions_dir: str = "sessions",
+    resume: str | None = None,
+    budget: int | None = None,
+    strategy: str | None = None,
+) -> int:
+    from tradeoff.scenario import load_scenario
+    from tradeoff.session import check_participant, check_sessions_dir, read_session
+
+    path = Path(scenario) if scenario else default_scenario()
+    if resume is not None:
+        read_session(resume)  # a bad file is reported before the screen opens
+    else:
+        load_scenario(path)
+        check_sessions_dir(sessions_dir)
+    if participant is not None:
+        check_participant(participant)
+    if strategy is not None and strategy not in STRATEGY_NAMES:
+        raise UsageError(f"unknown strategy {strategy!r}; known: {', '.join(STRATEGY_NAMES)}")
+    if budget is not None and not 1 <= budget <= 10_000:
+        raise UsageError("--budget must be from 1 to 10000")
+    if not has_terminal():
+        raise UsageError(
+            "the app needs a terminal (standard input and output are not one here); run it in "
+            "a terminal, serve it to a browser with 'tradeoff serve', or use 'tradeoff "
+            "simulate' for answers without a person"
+        )
+    from tradeoff.tui import make_app
+
+    app = make_app(
+        path,
+        scenarios_dir=scenarios_dir() if scenario is None else None,
+        sessions_dir=sessions_dir,
+        participant=participant,
+        resume=resume,
+        budget=budget,
+        strategy=strategy,
+    )
+    app.run()
+    if app.farewell is not None:
+        text, line = app.farewell
+        say(textwrap.fill(text, width=min(100, shutil.get_terminal_size().columns)))
+        say(line)  # whole, never wrapped: a file name or command to copy
+    return app.return_code or 0
+
+
+def cmd_default(args: argparse.Namespace) -> int:
+    """``tradeoff`` with no arguments: the start screen on the default scenario."""
+    return _run_app(None)
+
+
+def cmd_elicit(args: argparse.Namespace) -> int:
+    return _run_app(
+        args.scenario,
+        participant=args.participant,
+        sessions_dir=args.sessions_dir,
+        resume=args.resume,
+        budget=args.budget,
+        strategy=args.strategy,
+    )
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from tradeoff.scenario import load_scenario
+    from tradeoff.session import check_sessions_dir
+    from tradeoff.tui.serve import serve
+
+    path = Path(args.scenario) if args.scenario else default_scenario()
+    load_scenario(path)
+    check_sessions_dir(args.sessions_dir)
+    _check_bind(args.host, args.port)
+    serve(path, host=args.host, port=args.port, sessions_dir=args.sessions_dir)
+    return 0
+
+
+def _check_bind(host: str, port: int) -> None:
+    """Refuse a port out of range, a host that does not resolve, or an address in use."""
+    import socket
+
+    if not 1 <= port <= 65535:
+        raise UsageError(f"--port must be from 1 to 65535, got {port}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise UsageError(f"--host {host!r} is not an address of this machine ({exc})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port, or "
+                "stop what is using it"
+            ) from None
+
+
+def cmd_session_show(args: argparse.Namespace) -> int:
+    from tradeoff.session import summarise
+
+    data = summarise(args.file)
+    if args.json:
+        emit(data)
+        return 0
+    say(f"{data['path']}")
+    say(
+        f"participant {data['participant']}, scenario {data['scenario_id']}, "
+        f"strategy {data['strategy']}, started {data['started']}"
+    )
+    say(
+        f"answers {data['answers']} (recorded {data['answers_recorded']}, undos "
+        f"{data['undos']}), complete: {'yes' if data['complete'] else 'no'}"
+    )
+    say(f"  {'':<16} {'per unit':<28} over its whole range (swing)")
+    for i, name in enumerate(data["names"]):
+        line = f"  {name:<16} {data['weights'][i]:.4f}"
+        if "intervals" in data:
+            lo, hi = data["intervals"][i]
+            line += f" 90% [{lo:.4f}, {hi:.4f}]"
+        else:
+            line += " " * 22
+        if "swing_weights" in data:
+            line += f"  {data['swing_weights'][i]:.4f}"
+        if "swing_intervals" in data:
+            lo, hi = data["swing_intervals"][i]
+            line += f" 90% [{lo:.4f}, {hi:.4f}]"
+        say(line)
+    for w in data["warnings"]:
+        say(f"warning: {w}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------
+# parser and entry point
+# --------------------------------------------------------------------------------------

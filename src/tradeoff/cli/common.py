@@ -1,0 +1,162 @@
+"""What every command shares: the usage error, option parsers, and safe output.
+
+Output rules (docs/architecture.md): text for a terminal goes through :func:`say`, which
+replaces control characters read from files; ``--json`` output goes through :func:`emit`,
+which builds the whole document before writing, so stdout holds one document or nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tradeoff.text import clean_text
+
+DEFAULT_SCENARIO = "breast-cancer-triage.toml"
+
+FLAG_NAMES = {
+    "where condition": "--where",
+    "constraint ": "--constraint ",
+    "reference point": "--ref",
+    "baseline ": "--baseline ",
+    "metric weights": "--metric",
+    "weights and an alpha objective": "--weight and --alpha-objective",
+    "alpha objective": "--alpha-objective",
+    "alpha": "--alpha",
+    "weight ": "--weight ",
+    "weights": "--weight",
+    "sessions": "--session",
+}
+"""Core parameter names (in an error's location) and the flags that set them."""
+
+FIX_NAMES = {"the where condition": "--where", "drop_missing": "--drop-missing"}
+"""Core parameter names in an error's fix, and the flags that set them."""
+
+
+class UsageError(Exception):
+    """A bad command-line value; reported like an input error (exit code 2)."""
+
+
+def scenarios_dir() -> Path:
+    """The shipped scenarios: ``./scenarios`` if present, else those installed with tradeoff."""
+    here = Path.cwd() / "scenarios"
+    if here.is_dir():
+        return here
+    from tradeoff.data import shipped_scenarios
+
+    return shipped_scenarios()
+
+
+def default_scenario() -> Path:
+    return scenarios_dir() / DEFAULT_SCENARIO
+
+
+def floats(text: str, what: str) -> list[float]:
+    """Comma-separated finite numbers, or a UsageError naming the option."""
+    try:
+        values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"{what} must be comma-separated numbers, got {text!r}") from None
+    if not all(math.isfinite(v) for v in values):
+        raise UsageError(f"{what} must be finite numbers (no nan or inf), got {text!r}")
+    return values
+
+
+def point(text: str | None, what: str, d: int) -> list[float] | None:
+    """An optional point of ``d`` coordinates."""
+    if text is None:
+        return None
+    values = floats(text, what)
+    if len(values) != d:
+        raise UsageError(f"{what} needs {d} values, one per objective; got {len(values)}")
+    return values
+
+
+def finite(value: float | None, what: str, low: float | None = None) -> None:
+    """Refuse nan/inf, and values below ``low``, of a numeric option."""
+    if value is None:
+        return
+    if not math.isfinite(value) or (low is not None and value < low):
+        bound = "" if low is None else f" ≥ {low:g}"
+        raise UsageError(f"{what} must be a finite number{bound}, got {value}")
+
+
+def in_range(value: int | None, what: str, low: int, high: int) -> None:
+    """Refuse a whole-number option outside [low, high]."""
+    if value is not None and not low <= value <= high:
+        raise UsageError(f"{what} must be from {low} to {high}, got {value}")
+
+
+def seed(value: int) -> int:
+    if not 0 <= value < 2**63:
+        raise UsageError(f"--seed must be a whole number from 0 to 2**63 − 1, got {value}")
+    return value
+
+
+def parse_p(text: str) -> float:
+    """The p of a p-norm: a number ≥ 1 or inf."""
+    if text.strip().lower() in ("inf", "infinity", "∞"):
+        return float("inf")
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"--p must be a number ≥ 1 or 'inf', got {text!r}") from None
+    if not value >= 1:
+        raise UsageError(f"--p must be at least 1 (or inf), got {text!r}")
+    return value
+
+
+def writable_file(path: str, what: str) -> Path:
+    """A file path whose folder exists and which is not a folder itself."""
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"{what} {path!r} is a folder; give a file name")
+    if not p.parent.is_dir():
+        raise UsageError(f"{what} {path!r}: the folder {str(p.parent)!r} does not exist")
+    return p
+
+
+def _json_safe(data: Any) -> Any:
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _json_safe(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [_json_safe(v) for v in data]
+    return data
+
+
+def emit(data: Any) -> None:
+    """Print exactly one JSON document (built completely before anything is written)."""
+    try:
+        text = json.dumps(data, indent=2, allow_nan=False)
+    except ValueError:  # nan or inf somewhere: JSON has no such numbers, they become null
+        text = json.dumps(_json_safe(data), indent=2, allow_nan=False)
+    sys.stdout.write(text + "\n")
+
+
+def say(text: object = "") -> None:
+    """Print text for a terminal: every control character from files made harmless."""
+    print("\n".join(clean_text(line) for line in str(text).split("\n")))
+
+
+def error(text: str) -> None:
+    """Write a message to stderr, control characters made harmless."""
+    sys.stderr.write("\n".join(clean_text(line) for line in text.split("\n")) + "\n")
+
+
+def objectives(items: Sequence[str] | None, at_least: int = 1) -> list[Any]:
+    """``--objective COL:min|max`` options parsed."""
+    from tradeoff.pool import Objective
+
+    if not items or len(items) < at_least:
+        what = "one --objective" if at_least == 1 else f"{at_least} --objective options"
+        raise UsageError(f"give at least {what} COL:min|max")
+    try:
+        return [Objective.parse(o) for o in items]
+    except ValueError as exc:
+        raise UsageError(f"--objective: {exc}") from None

@@ -1,0 +1,185 @@
+"""The argument parser of ``tradeoff``: every command, its options, and its function.
+
+Choices come from the single registries (strategy names from
+:data:`tradeoff.scenario.STRATEGY_NAMES`, ranking methods from :data:`tradeoff.copa.METHODS`).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from tradeoff import __version__
+from tradeoff.cli.app import cmd_default, cmd_elicit, cmd_serve, cmd_session_show
+from tradeoff.cli.decide import cmd_report, cmd_select
+from tradeoff.cli.judge import cmd_compare, cmd_gap
+from tradeoff.cli.rank import cmd_rank
+from tradeoff.cli.scenarios import cmd_bench, cmd_scenario_check, cmd_simulate
+from tradeoff.copa import METHODS
+from tradeoff.scenario import STRATEGY_NAMES
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tradeoff",
+        description="Find out what a person values in a classifier, then pick the model.",
+    )
+    parser.add_argument("--version", action="version", version=f"tradeoff {__version__}")
+    parser.set_defaults(func=cmd_default)
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    el = sub.add_parser("elicit", help="answer questions in the app (a session is recorded)")
+    el.add_argument("scenario", nargs="?", help="scenario TOML file (default: the shipped one)")
+    el.add_argument("--participant", help="participant id")
+    el.add_argument("--sessions-dir", default="sessions", help="where sessions are recorded")
+    el.add_argument("--resume", metavar="FILE", help="continue this session file")
+    el.add_argument("--budget", type=int, help="number of questions")
+    el.add_argument("--strategy", choices=STRATEGY_NAMES, help="elicitation strategy")
+    el.set_defaults(func=cmd_elicit)
+
+    sv = sub.add_parser("serve", help="serve the app to a web browser")
+    sv.add_argument("scenario", nargs="?", help="scenario TOML file")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--sessions-dir", default="sessions")
+    sv.set_defaults(func=cmd_serve)
+
+    ss = sub.add_parser("session", help="work with recorded sessions")
+    ss_sub = ss.add_subparsers(title="session commands", metavar="ACTION", required=True)
+    show = ss_sub.add_parser("show", help="participant, answers and the replayed result")
+    show.add_argument("file", help="session .jsonl file")
+    show.add_argument("--json", action="store_true", help="print one JSON document")
+    show.set_defaults(func=cmd_session_show)
+
+    sc = sub.add_parser("scenario", help="work with scenario files")
+    sc_sub = sc.add_subparsers(title="scenario commands", metavar="ACTION", required=True)
+    check = sc_sub.add_parser("check", help="validate a scenario file and print a summary")
+    check.add_argument("file", help="scenario TOML file")
+    check.add_argument("--json", action="store_true", help="print one JSON document")
+    check.set_defaults(func=cmd_scenario_check)
+
+    sim = sub.add_parser("simulate", help="run the elicitation against simulated stakeholders")
+    sim.add_argument("scenario", help="scenario TOML file")
+    sim.add_argument("--truth", help="true weights W1,W2,... (default: flat Dirichlet per run)")
+    sim.add_argument(
+        "--strategy", choices=STRATEGY_NAMES, help="elicitation strategy (default: the scenario's)"
+    )
+    sim.add_argument("--noise", help="answer noise: exact, flip:P or logistic:T")
+    sim.add_argument(
+        "--indifference",
+        type=float,
+        default=0.0,
+        metavar="TAU",
+        help="answer 'can't tell' when |ψ_A − ψ_B| < TAU",
+    )
+    sim.add_argument("--budget", type=int, help="maximum number of questions")
+    sim.add_argument("--epsilon", type=float, help="target precision of each ratio")
+    sim.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
+    sim.add_argument("--runs", type=int, default=1, help="number of simulated stakeholders")
+    sim.add_argument("--json", action="store_true", help="print one JSON document")
+    sim.set_defaults(func=cmd_simulate)
+
+    rk = sub.add_parser("rank", help="rank a candidate pool with COPA or a baseline")
+    rk.add_argument("pool", help="CSV or Parquet file, one row per model")
+    rk.add_argument(
+        "--objective",
+        action="append",
+        metavar="COL:min|max",
+        help="an objective column and its direction (repeat for each)",
+    )
+    rk.add_argument("--name-column", help="column with model names")
+    rk.add_argument("--where", help="condition selecting the population (see README)")
+    rk.add_argument("--drop-missing", action="store_true", help="leave out rows with NaN/inf")
+    rk.add_argument("--weight", action="append", metavar="COL=W", help="weight of an objective")
+    rk.add_argument(
+        "--alpha-objective",
+        action="append",
+        metavar="COL",
+        help="objective(s) that share weight α; the others share 1 − α",
+    )
+    rk.add_argument("--alpha", type=float, help="the weight α (default 0.5)")
+    rk.add_argument("--p", default="inf", help="the p of the p-norm: a number ≥ 1 or inf")
+    rk.add_argument(
+        "--constraint",
+        action="append",
+        metavar="EXPR",
+        help="condition on raw values a selectable model must meet",
+    )
+    rk.add_argument("--method", choices=METHODS, default="copa")
+    rk.add_argument("--top", type=int, default=10, help="how many ranked models to show")
+    rk.add_argument("--sweep", type=int, metavar="N", help="sweep N values of α in [0, 1]")
+    rk.add_argument("--scenario", help="scenario whose [pool] columns the metric maps onto")
+    rk.add_argument("--metric", help="elicited weights W1,W2,... in the scenario's order")
+    rk.add_argument("--json", action="store_true", help="print one JSON document")
+    rk.set_defaults(func=cmd_rank)
+
+    def selection_arguments(cmd: argparse.ArgumentParser) -> None:
+        cmd.add_argument("pool", help="CSV or Parquet file of candidate models")
+        cmd.add_argument(
+            "--session",
+            action="extend",
+            nargs="+",
+            metavar="FILE",
+            help="session files (several after one flag, or the flag repeated)",
+        )
+        cmd.add_argument("--scenario", help="scenario file (default: the one in the sessions)")
+        cmd.add_argument("--name-column", help="column with model names")
+        cmd.add_argument("--p", default="inf", help="the p of COPA's p-norm: a number ≥ 1 or inf")
+        cmd.add_argument("--top", type=int, default=10, help="ranked models to report")
+        cmd.add_argument("--json", action="store_true", help="print one JSON document")
+
+    sel = sub.add_parser("select", help="from sessions and a pool to a decision")
+    selection_arguments(sel)
+    sel.add_argument("--tui", action="store_true", help="open the selection screen")
+    sel.set_defaults(func=cmd_select)
+
+    rep = sub.add_parser("report", help="write an HTML and Markdown decision report")
+    selection_arguments(rep)
+    rep.add_argument("--out", required=True, help="output directory")
+    rep.set_defaults(func=cmd_report)
+
+    cmp_ = sub.add_parser("compare", help="compare systems: indicators, radar, permutation test")
+    cmp_.add_argument("pool", help="CSV or Parquet file, one row per solution")
+    cmp_.add_argument("--system", required=True, help="column naming each row's system")
+    cmp_.add_argument(
+        "--objective",
+        action="append",
+        metavar="COL:min|max",
+        help="an objective column and its direction (repeat)",
+    )
+    cmp_.add_argument("--seed-col", help="column with the seed of each run (permutation test)")
+    cmp_.add_argument("--ref", help="reference point V1,V2,... in the objectives' units")
+    cmp_.add_argument(
+        "--sigma",
+        type=float,
+        default=0.1,
+        help="niche radius of UD, in units of the joint front's range",
+    )
+    cmp_.add_argument("--permutations", type=int, default=5000, help="B (default 5000)")
+    cmp_.add_argument("--baseline", help="the baseline system (default: the first)")
+    cmp_.add_argument("--seed", type=int, default=0, help="seed of the permutations")
+    cmp_.add_argument("--radar", metavar="FILE.png", help="write the radar chart")
+    cmp_.add_argument("--json", action="store_true", help="print one JSON document")
+    cmp_.set_defaults(func=cmd_compare)
+
+    gap = sub.add_parser("gap", help="validation-to-test generalisation of a Pareto front")
+    gap.add_argument("pool", help="CSV or Parquet file, one row per configuration")
+    gap.add_argument("--validation", required=True, help="validation columns COL,COL")
+    gap.add_argument("--test", required=True, help="test columns COL,COL")
+    gap.add_argument("--test-file", help="read the test columns from this file instead")
+    gap.add_argument("--direction", choices=["min", "max"], default="min")
+    gap.add_argument("--ref", help="reference point V1,V2,...")
+    gap.add_argument(
+        "--drop-point", help="drop configurations whose validation or test point equals this point"
+    )
+    gap.add_argument("--id-column", help="column naming each configuration")
+    gap.add_argument("--group", help="column naming the method of each row; compares methods")
+    gap.add_argument("--json", action="store_true", help="print one JSON document")
+    gap.set_defaults(func=cmd_gap)
+
+    bench = sub.add_parser("bench", help="run a benchmark and write its table and figure")
+    bench.add_argument("name", choices=["elicitation"], help="which benchmark")
+    bench.add_argument("--runs", type=int, default=100, help="stakeholders per cell")
+    bench.add_argument("--seed", type=int, default=0)
+    bench.add_argument("--out", default="benchmarks/results", help="output directory")
+    bench.set_defaults(func=cmd_bench)
+    return parser

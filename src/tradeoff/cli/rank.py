@@ -1,0 +1,151 @@
+"""``tradeoff rank``: a pool ranked by COPA or a baseline, or by an elicited metric."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from tradeoff.cli.common import (
+    UsageError,
+    emit,
+    floats,
+    objectives,
+    parse_p,
+    say,
+)
+
+if TYPE_CHECKING:
+    from tradeoff.ranking import RankOutcome
+
+MAX_SWEEP = 100_001
+
+
+def parse_weights(items: Sequence[str]) -> dict[str, float]:
+    """``--weight COL=W`` options: finite weights ≥ 0 by column."""
+    out: dict[str, float] = {}
+    for item in items:
+        col, sep, value = item.rpartition("=")
+        if not sep or not col:
+            raise UsageError(f"--weight looks like COL=W, got {item!r}")
+        try:
+            out[col] = float(value)
+        except ValueError:
+            raise UsageError(f"--weight {item!r}: W must be a number") from None
+        if not (math.isfinite(out[col]) and out[col] >= 0):
+            raise UsageError(f"--weight {item!r}: W must be a finite number ≥ 0")
+    return out
+
+
+def format_rank(outcome: RankOutcome) -> str:
+    """The text ``tradeoff rank`` prints (practitioner's view: û as top-%, ω, p, Pareto)."""
+    from tradeoff.ranking import top_percent
+
+    cols = list(outcome.selected.u)
+    width = min(60, max(12, *(len(r.name) for r in outcome.ranking)))
+    p = "inf" if math.isinf(outcome.p) else f"{outcome.p:g}"
+    lines = [
+        f"{outcome.selectable} selectable of {outcome.n} models; method {outcome.method}, "
+        f"p = {p}, ω = [{', '.join(f'{w:.3g}' for w in outcome.weights)}]; "
+        f"{outcome.pareto_count} Pareto-optimal",
+        f"{'#':>3}  {'model':<{width}}  {'score':>7}  "
+        + "  ".join(f"{c[:12]:>12}" for c in cols)
+        + "  pareto",
+    ]
+    for i, r in enumerate(outcome.ranking, 1):
+        tops = "  ".join(f"{'top-' + str(top_percent(r.u[c])) + '%':>12}" for c in cols)
+        lines.append(
+            f"{i:>3}  {r.name[:width]:<{width}}  {r.score:7.4f}  {tops}  "
+            f"{'yes' if r.pareto else ''}"
+        )
+    lines += ["", "Selected: " + outcome.explanation]
+    if outcome.linear is not None:
+        lin = outcome.linear
+        lines.append(
+            f"Linear metric picks {lin.selected}; Kendall τ with COPA {lin.kendall_tau:.3f}; "
+            f"same top pick: {'yes' if lin.top_match else 'no'}"
+        )
+    if outcome.sweep is not None:
+        lines += ["", "alpha sweep (α → model, where the pick changes):"]
+        last = None
+        for alpha, name in outcome.sweep:
+            if name != last:
+                lines.append(f"  α = {alpha:.3f}: {name}")
+                last = name
+    lines += [f"warning: {w}" for w in outcome.warnings]
+    return "\n".join(lines)
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.top < 1:
+        raise UsageError("--top must be at least 1")
+    if args.alpha is not None:
+        if not args.alpha_objective:
+            raise UsageError("--alpha needs --alpha-objective COL (the objective(s) α weighs)")
+        if not (math.isfinite(args.alpha) and 0 <= args.alpha <= 1):
+            raise UsageError(f"--alpha must lie in [0, 1], got {args.alpha}")
+    if args.sweep is not None:
+        if not 2 <= args.sweep <= MAX_SWEEP:
+            raise UsageError(f"--sweep needs N from 2 to {MAX_SWEEP} values of α")
+        if not args.alpha_objective:
+            raise UsageError("--sweep needs --alpha-objective COL (the objective α weighs)")
+    if args.scenario and not args.metric:
+        raise UsageError("--scenario needs --metric W1,W2,... (the elicited weights)")
+    if args.metric and not args.scenario:
+        raise UsageError("--metric needs --scenario (to map weights onto the pool)")
+
+
+def cmd_rank(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from tradeoff.pool import load_pool
+    from tradeoff.ranking import (
+        metric_objectives,
+        rank_pool,
+        rank_with_metric,
+        weights_from_options,
+    )
+
+    p = parse_p(args.p)
+    _check(args)
+    alphas = None if args.sweep is None else np.linspace(0.0, 1.0, args.sweep).tolist()
+    common = {
+        "p": p,
+        "method": args.method,
+        "constraints": args.constraint or [],
+        "top": args.top,
+        "sweep_group": args.alpha_objective or [],
+        "sweep_alphas": alphas,
+    }
+    if args.scenario:
+        from tradeoff.population import scenario_priors
+        from tradeoff.scenario import load_scenario
+
+        scenario = load_scenario(args.scenario).scenario
+        metric = floats(args.metric, "--metric")
+        pool = load_pool(
+            args.pool,
+            metric_objectives(scenario),
+            name_column=args.name_column or (scenario.pool.name_column if scenario.pool else None),
+            where=args.where,
+            drop_missing=args.drop_missing,
+        )
+        outcome = rank_with_metric(pool, scenario, metric, scenario_priors(scenario), **common)
+    else:
+        pool = load_pool(
+            args.pool,
+            objectives(args.objective),
+            name_column=args.name_column,
+            where=args.where,
+            drop_missing=args.drop_missing,
+        )
+        weights = weights_from_options(
+            pool, parse_weights(args.weight or []), args.alpha_objective or [], args.alpha
+        )
+        outcome = rank_pool(pool, weights=weights, **common)
+    if args.json:
+        emit(outcome.to_dict())
+    else:
+        say(format_rank(outcome))
+    return 0

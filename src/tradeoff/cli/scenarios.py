@@ -1,0 +1,126 @@
+"""``tradeoff scenario check``, ``tradeoff simulate`` and ``tradeoff bench``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tradeoff.cli.common import UsageError, emit, finite, floats, in_range, say, seed
+from tradeoff.scenario import STRATEGY_NAMES
+
+if TYPE_CHECKING:
+    from tradeoff.simulate import Summary
+
+
+def cmd_scenario_check(args: argparse.Namespace) -> int:
+    from tradeoff.population import build_population
+    from tradeoff.scenario import load_scenario, summary
+
+    loaded = load_scenario(args.file)
+    s = loaded.scenario
+    if s.population.kind == "probabilities":
+        # Read and check the probabilities now: what simulate and elicit would fail on later.
+        build_population(s.population, tuple(c.name for c in s.classes))
+    if args.json:
+        emit(
+            {
+                "ok": True,
+                "id": s.id,
+                "path": loaded.path,
+                "sha256": loaded.sha256,
+                "names": list(s.weight_names),
+                "classes": [c.name for c in s.classes],
+                "attributes": [{"name": a.name, "kind": a.kind} for a in s.attributes],
+            }
+        )
+    else:
+        say(summary(loaded))
+        say("OK")
+    return 0
+
+
+def check_strategy(name: str | None) -> None:
+    """Refuse a strategy name that is not in the registry."""
+    if name is not None and name not in STRATEGY_NAMES:
+        known = ", ".join(STRATEGY_NAMES)
+        raise UsageError(f"unknown strategy {name!r}; known strategies: {known}")
+
+
+def format_summary(summary: Summary) -> str:
+    """The text ``tradeoff simulate`` prints."""
+    l1 = np.array([o.l1 for o in summary.outcomes])
+    q = np.array([o.queries for o in summary.outcomes])
+    lines = [
+        f"strategy {summary.strategy}, noise {summary.noise or 'exact'}, "
+        f"{len(summary.outcomes)} run(s)",
+        f"questions: median {np.median(q):g}, max {q.max()}",
+        f"L1 error:  median {np.median(l1):.5f}, p90 {np.quantile(l1, 0.9):.5f}, "
+        f"max {l1.max():.5f}",
+    ]
+    if len(summary.outcomes) == 1:
+        only = summary.outcomes[0]
+        width = max(len(n) for n in summary.names)
+        lines.append(f"{'weight':<{width}}  estimate     truth")
+        for i, name in enumerate(summary.names):
+            row = f"{name:<{width}}  {only.result.weights[i]:8.4f}  {only.truth[i]:8.4f}"
+            if only.result.intervals is not None:
+                lo, hi = only.result.intervals[i]
+                row += f"   90% [{lo:.4f}, {hi:.4f}]"
+            lines.append(row)
+    return "\n".join(lines)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from tradeoff.oracles import Noise
+    from tradeoff.scenario import load_scenario
+    from tradeoff.simulate import simulate
+
+    scenario = load_scenario(args.scenario).scenario
+    check_strategy(args.strategy)
+    truth = floats(args.truth, "--truth") if args.truth else None
+    if truth is not None:
+        n = len(scenario.weight_names)
+        if len(truth) != n:
+            raise UsageError(
+                f"--truth needs {n} weights, one per {', '.join(scenario.weight_names)}; "
+                f"got {len(truth)}"
+            )
+        if any(w < 0 for w in truth) or sum(truth) <= 0:
+            raise UsageError("--truth weights must be non-negative and not all zero")
+    try:
+        noise = Noise.parse(args.noise) if args.noise else None
+    except ValueError as exc:
+        raise UsageError(f"--noise: {exc}") from None
+    finite(args.indifference, "--indifference", 0.0)
+    seed(args.seed)
+    in_range(args.runs, "--runs", 1, 1_000_000)
+    in_range(args.budget, "--budget", 1, 10_000)
+    if args.epsilon is not None and not 0 < args.epsilon < 0.5:
+        raise UsageError("--epsilon must lie in (0, 0.5)")
+    summary = simulate(
+        scenario,
+        truth=truth,
+        runs=args.runs,
+        strategy=args.strategy,
+        noise=noise,
+        indifference=args.indifference,
+        budget=args.budget,
+        epsilon=args.epsilon,
+        seed=args.seed,
+    )
+    if args.json:
+        emit(summary.to_dict())
+    else:
+        say(format_summary(summary))
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from tradeoff.bench import main_elicitation
+
+    in_range(args.runs, "--runs", 1, 100_000)
+    seed(args.seed)
+    main_elicitation(args.out, runs=args.runs, seed=args.seed)
+    return 0

@@ -1,0 +1,66 @@
+"""Judging whole systems and fronts (the "judge" stage; see docs/architecture.md).
+
+* :mod:`~tradeoff.evaluation.fronts`: minimisation form, reference points, hypervolume.
+* :mod:`~tradeoff.evaluation.indicators`: paper 003's indicators and radar area.
+* :mod:`~tradeoff.evaluation.permutation`: paper 002's permutation test.
+* :mod:`~tradeoff.evaluation.generalisation`: paper 001's optimistic/pessimistic fronts.
+* :mod:`~tradeoff.evaluation.systems`: the analyses over a pool that the faces call.
+
+Tables and figures of these results are drawn by :mod:`tradeoff.render`.
+"""
+
+from tradeoff.evaluation.fronts import (
+    REFERENCE_MARGIN,
+    check_reference,
+    dominates_reference,
+    hypervolume,
+    nondominated,
+    reference_point,
+    to_minimisation,
+    use_wfg,
+)
+from tradeoff.evaluation.generalisation import (
+    GapResult,
+    compare_generalisation,
+    generalisation,
+    set_dominates,
+)
+from tradeoff.evaluation.indicators import (
+    RADAR_AXES,
+    SystemIndicators,
+    indicators,
+    overall_spread,
+    radar_area,
+    radar_area_normalised,
+    uniform_distribution,
+)
+from tradeoff.evaluation.permutation import PermutationResult, permutation_test
+from tradeoff.evaluation.systems import GapReport, SystemComparison, compare_systems, gaps
+
+__all__ = [
+    "RADAR_AXES",
+    "REFERENCE_MARGIN",
+    "GapReport",
+    "GapResult",
+    "PermutationResult",
+    "SystemComparison",
+    "SystemIndicators",
+    "check_reference",
+    "compare_generalisation",
+    "compare_systems",
+    "dominates_reference",
+    "gaps",
+    "generalisation",
+    "hypervolume",
+    "indicators",
+    "nondominated",
+    "overall_spread",
+    "permutation_test",
+    "radar_area",
+    "radar_area_normalised",
+    "reference_point",
+    "set_dominates",
+    "to_minimisation",
+    "uniform_distribution",
+    "use_wfg",
+]

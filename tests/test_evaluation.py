@@ -18,9 +18,9 @@ from hypothesis.extra.numpy import arrays
 
 from tradeoff import evaluation as ev
 from tradeoff import render
-from tradeoff.evaluation.permutation import _grid_hypervolumes
 from tradeoff.bench import null_p_values, permutation_power
 from tradeoff.cli import main
+from tradeoff.evaluation.permutation import _grid_hypervolumes
 
 from .conftest import ROOT
 

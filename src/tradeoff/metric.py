@@ -3,7 +3,7 @@
 ψ(d, r, c) = ⟨aᵈ, d⟩ + ⟨aʳ, r⟩ + ⟨aᶜ, c⟩, where d_i = P(Y = i, h = i) are the diagonal
 confusion entries, rewards r enter as they are and costs enter negated (the paper's
 c ∈ [−B, 0]), so that with positive weights a higher ψ is always better. Weights are
-ordered classes first, then attributes, as declared (DESIGN.md), and are compared after
+ordered classes first, then attributes, as declared (docs/architecture.md), and are compared after
 normalising to ‖a‖₁ = 1.
 """
 

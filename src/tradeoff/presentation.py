@@ -2,7 +2,7 @@
 
 The app, the reports and ``tradeoff session show`` all phrase things through this module, so
 a clinician reads "finds 912 of 1,000 glaucoma cases" and "$0.21 per scan" everywhere.
-Recall is shown as a natural frequency per 1,000 (DESIGN.md: people see d_i / ζ_i).
+Recall is shown as a natural frequency per 1,000 (docs/architecture.md: people see d_i / ζ_i).
 """
 
 from __future__ import annotations

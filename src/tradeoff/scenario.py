@@ -1,13 +1,13 @@
 """Scenario files: what is being elicited, in whose words, on which population.
 
-A scenario is a TOML file (see ``scenarios/`` and DESIGN.md) that declares the classes, the
-cost and reward attributes with their natural units and ranges, the population the query
-classifiers are built from, and the elicitation settings. :func:`load_scenario` reads and
+A scenario is a TOML file (see ``scenarios/`` and docs/architecture.md) that declares the
+classes, the cost and reward attributes with their natural units and ranges, the population
+the query classifiers are built from, and the elicitation settings. :func:`load_scenario` reads and
 validates one; every mistake is reported as an :class:`~tradeoff.errors.InputError` naming
 the file, the key path and the fix.
 
-Weight order (DESIGN.md): the scenario's classes in declared order, then its attributes in
-declared order.
+Weight order (docs/architecture.md): the scenario's classes in declared order, then its
+attributes in declared order.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 Conventions (docs/architecture.md): every objective is turned into one to minimise
 (maximised columns are negated first); the rank-based CDF is û_i = #{j : y_j < y_i} / N
-(eq. 10; ties share the minimum rank, footnote 2); the criterion is ‖ω ⊙ û‖_p = (Σ_k (ω_k û_k)^p)^{1/p} with the
-weights inside the power (eq. 12), p ∈ [1, ∞], and the best model minimises it (eq. 11).
+(eq. 10; ties share the minimum rank, footnote 2); the criterion is
+‖ω ⊙ û‖_p = (Σ_k (ω_k û_k)^p)^{1/p} with the weights inside the power (eq. 12), p ∈ [1, ∞],
+and the best model minimises it (eq. 11).
 Constraints remove models from the *selectable* set but never from the population that
 defines û (footnote 4).
 

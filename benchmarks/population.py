@@ -26,7 +26,7 @@ def main() -> None:
     for n in SIZES:
         build = median_seconds(lambda n=n: softmax_linear(k=3, samples=n, seed=seed), 3)
         pop = softmax_linear(k=3, samples=n, seed=seed)
-        out = run_once(sc, TRUTH, strategy="paper", population=pop)
+        out = run_once(sc, TRUTH, spec=sc.elicitation.override(strategy="paper"), population=pop)
         err = float(np.max(np.abs(np.array(out.result.weights) - TRUTH)))
         same = [round(w, 2) for w in out.result.weights] == list(TRUTH)
         rows.append((f"{n:,}", f"{build:.3f}", f"{err:.5f}", "yes" if same else "no"))

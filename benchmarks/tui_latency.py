@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks._table import markdown, write
+from tradeoff.scenario import SpecOverrides
 from tradeoff.tui import make_app
 from tradeoff.tui.app import QuestionScreen, StartScreen
 
@@ -45,7 +46,7 @@ async def measure(n: int = 100) -> tuple[list[float], list[float], list[float]]:
                 ROOT / "scenarios" / "glaucoma-screening.toml",
                 sessions_dir=tmp,
                 participant="bench",
-                budget=n + 5,
+                overrides=SpecOverrides(budget=n + 5),
             )
             pilot_times: list[float] = []
             noop: list[float] = []

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tradeoff.scenario import Scenario, load_scenario
+from tradeoff.scenario import ElicitationSpec, Scenario, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
@@ -64,3 +64,8 @@ def small_scenario_file(
     path = tmp_path / f"{name}.toml"
     path.write_text(text)
     return path
+
+
+def spec(sc: Scenario, **changes: object) -> ElicitationSpec:
+    """The scenario's elicitation settings with ``changes`` (the one settings model)."""
+    return sc.elicitation.override(**changes)

@@ -21,7 +21,7 @@ from tradeoff.population import build_population
 from tradeoff.queries import QuerySpace
 from tradeoff.simulate import run_once
 
-from .conftest import small
+from .conftest import small, spec
 
 
 @pytest.mark.parametrize("strategy", ["paper", "bisection", "probabilistic"])
@@ -31,7 +31,9 @@ def test_checkpoint_equals_a_run_with_that_budget(strategy: str) -> None:
     noise = Noise("flip", 0.1)
     checkpoints = _checkpoints(sc, strategy, truth, noise, seed=4)
     for budget in (BUDGETS[0], BUDGETS[2]):
-        direct = run_once(sc, truth, strategy=strategy, budget=budget, noise=noise, seed=4)
+        direct = run_once(
+            sc, truth, spec=spec(sc, strategy=strategy, budget=budget), noise=noise, seed=4
+        )
         assert checkpoints[budget].weights == direct.result.weights
 
 

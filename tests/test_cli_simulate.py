@@ -72,7 +72,7 @@ def test_human_output(capsys: pytest.CaptureFixture[str]) -> None:
         (["--noise", "loud"], "--noise"),
         (["--runs", "0"], "--runs"),
         (["--epsilon", "0"], "--epsilon"),
-        (["--strategy", "guess"], "unknown strategy"),
+        (["--strategy", "guess"], "invalid choice"),
     ],
 )
 def test_bad_arguments_exit_2(

@@ -21,6 +21,7 @@ SCRIPT = textwrap.dedent(
     import asyncio, json, resource, sys
     from pathlib import Path
 
+    from tradeoff.scenario import SpecOverrides
     from tradeoff.session import read_session
     from tradeoff.tui import make_app
     from tradeoff.tui.app import QuestionScreen, SaveFailedScreen, StartScreen
@@ -35,7 +36,12 @@ SCRIPT = textwrap.dedent(
 
     async def main():
         report = {}
-        app = make_app(scenario, sessions_dir=sessions, participant="dr-lee", budget=20)
+        app = make_app(
+            scenario,
+            sessions_dir=sessions,
+            participant="dr-lee",
+            overrides=SpecOverrides(budget=20),
+        )
         async with app.run_test(size=(100, 40)) as pilot:
             for _ in range(400):
                 await pilot.pause(0.05)

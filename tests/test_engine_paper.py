@@ -11,7 +11,7 @@ from tradeoff.elicitation import Choice, Engine, EngineFinished
 from tradeoff.oracles import SimulatedOracle
 from tradeoff.population import build_population
 
-from .conftest import PAPER_SCENARIOS, scenario, small
+from .conftest import PAPER_SCENARIOS, scenario, small, spec
 
 EPS = 0.001
 
@@ -33,7 +33,7 @@ def truths(n: int) -> st.SearchStrategy[list[float]]:
 def test_paper_recovers_random_truths_within_4_epsilon(name: str, data: st.DataObject) -> None:
     sc = scenario(name)
     truth = data.draw(truths(len(sc.weight_names)))
-    engine = Engine(sc, strategy="paper", epsilon=EPS)
+    engine = Engine(sc, spec(sc, strategy="paper", epsilon=EPS))
     oracle = SimulatedOracle.for_scenario(sc, truth)
     while (q := engine.next_query()) is not None:
         engine.answer(oracle.choose(q))
@@ -46,15 +46,15 @@ def test_paper_recovers_random_truths_within_4_epsilon(name: str, data: st.DataO
 
 def test_paper_asks_four_questions_per_halving() -> None:
     sc = small("paper-k2-two-costs")
-    engine = Engine(sc, strategy="paper", epsilon=0.001)
+    engine = Engine(sc, spec(sc, strategy="paper", epsilon=0.001))
     assert engine.expected_total() == 120
-    engine2 = Engine(sc, strategy="paper", epsilon=0.25)  # 2 halvings: 1 → 0.5 → 0.25
+    engine2 = Engine(sc, spec(sc, strategy="paper", epsilon=0.25))  # 2 halvings: 1 → 0.5 → 0.25
     assert engine2.expected_total() == 3 * 4 * 2
 
 
 def test_query_points_follow_algorithm_1() -> None:
     sc = small("paper-k2-two-costs")
-    engine = Engine(sc, strategy="paper")
+    engine = Engine(sc, spec(sc, strategy="paper"))
     params = []
     for _ in range(4):
         q = engine.next_query()
@@ -79,14 +79,18 @@ def test_query_points_follow_algorithm_1() -> None:
     ],
 )
 def test_interval_update_rules(answers: str, interval: tuple[float, float]) -> None:
-    engine = Engine(small("paper-k2-two-costs"), strategy="paper")
+    engine = Engine(
+        small("paper-k2-two-costs"), spec(small("paper-k2-two-costs"), strategy="paper")
+    )
     for a in answers:
         engine.answer({"L": Choice.LEFT, "R": Choice.RIGHT, "I": Choice.INDIFFERENT}[a])
     assert (engine.state.low, engine.state.high) == interval
 
 
 def test_budget_stops_early_and_reports_incomplete() -> None:
-    engine = Engine(small("paper-k2-two-costs"), strategy="paper", budget=10)
+    engine = Engine(
+        small("paper-k2-two-costs"), spec(small("paper-k2-two-costs"), strategy="paper", budget=10)
+    )
     n = 0
     while engine.next_query() is not None:
         engine.answer(Choice.LEFT)
@@ -106,7 +110,7 @@ choices = st.lists(st.sampled_from(list(Choice)), min_size=1, max_size=60)
 @given(answers=choices, undo_at=st.integers(0, 59))
 def test_undo_restores_the_exact_earlier_state(answers: list[Choice], undo_at: int) -> None:
     sc = small("paper-k3-cost-two-rewards")
-    engine = Engine(sc, strategy="paper")
+    engine = Engine(sc, spec(sc, strategy="paper"))
     cut = min(undo_at, len(answers) - 1)
     for c in answers[:cut]:
         engine.answer(c)
@@ -123,7 +127,9 @@ def test_undo_restores_the_exact_earlier_state(answers: list[Choice], undo_at: i
 
 
 def test_undo_shows_the_same_question_again() -> None:
-    engine = Engine(small("paper-k2-reward-cost"), strategy="paper")
+    engine = Engine(
+        small("paper-k2-reward-cost"), spec(small("paper-k2-reward-cost"), strategy="paper")
+    )
     assert engine.undo() is None
     first = engine.next_query()
     engine.answer(Choice.LEFT)
@@ -134,7 +140,7 @@ def test_undo_shows_the_same_question_again() -> None:
 @given(answers=choices)
 def test_replaying_the_same_answers_gives_the_same_state(answers: list[Choice]) -> None:
     sc = small("paper-k3-two-costs-reward")
-    a, b = Engine(sc, strategy="paper"), Engine(sc, strategy="paper")
+    a, b = Engine(sc, spec(sc, strategy="paper")), Engine(sc, spec(sc, strategy="paper"))
     for c in answers:
         qa, qb = a.next_query(), b.next_query()
         assert qa == qb
@@ -144,8 +150,8 @@ def test_replaying_the_same_answers_gives_the_same_state(answers: list[Choice]) 
 
 
 def test_unknown_strategy_is_rejected() -> None:
-    with pytest.raises(ValueError, match="unknown strategy"):
-        Engine(small("paper-k2-two-costs"), strategy="guess")
+    with pytest.raises(ValueError, match="strategy"):
+        spec(small("paper-k2-two-costs"), strategy="guess")
 
 
 def test_population_is_built_once_per_scenario() -> None:

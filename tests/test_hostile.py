@@ -21,7 +21,7 @@ from tradeoff.elicitation import Choice
 from tradeoff.scenario import load_scenario
 from tradeoff.session import Recorder
 
-from .conftest import SCENARIOS, small_scenario_file
+from .conftest import SCENARIOS, small_scenario_file, spec
 
 POOL = "model,acc,lat,family\nm1,0.9,1.0,svm\nm2,0.8,2.0,tree\nm3,0.7,0.5,svm\n"
 RANK = ["--objective", "acc:max", "--objective", "lat:min"]
@@ -252,7 +252,7 @@ def _pool_missing(tmp: Path) -> list[str]:
 
 def session_lines(tmp: Path, chained: bool = True, answers: int = 3) -> tuple[Path, list[str]]:
     loaded = load_scenario(small_scenario_file(tmp))
-    rec = Recorder.start(loaded, "dr-lee", tmp / "sessions", budget=20)
+    rec = Recorder.start(loaded, "dr-lee", tmp / "sessions", spec=spec(loaded.scenario, budget=20))
     for choice in [Choice.LEFT, Choice.RIGHT, Choice.INDIFFERENT][:answers]:
         rec.answer(choice)
     rec.close()

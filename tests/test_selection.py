@@ -25,7 +25,7 @@ from tradeoff.selection import (
 )
 from tradeoff.session import Recorder
 
-from .conftest import CHROMIUM_ARGS, ROOT, SCENARIOS
+from .conftest import CHROMIUM_ARGS, ROOT, SCENARIOS, spec
 
 POOL = SCENARIOS / "pools" / "breast-cancer.csv"
 SWINGS = ([0.6, 0.2, 0.1, 0.1], [0.2, 0.6, 0.1, 0.1], [0.25, 0.25, 0.3, 0.2])
@@ -50,7 +50,7 @@ def natural(loaded: LoadedScenario, swing: list[float]) -> list[float]:
 def record(
     loaded: LoadedScenario, folder: Path, who: str, truth: list[float], seed: int, budget: int = 30
 ) -> Path:
-    rec = Recorder.start(loaded, who, folder, budget=budget, seed=seed)
+    rec = Recorder.start(loaded, who, folder, spec=spec(loaded.scenario, budget=budget), seed=seed)
     oracle = SimulatedOracle.for_scenario(
         loaded.scenario, truth, noise=Noise("flip", 0.05), seed=seed
     )
@@ -122,13 +122,13 @@ def test_select_bad_inputs(
 ) -> None:
     good = record(loaded, tmp_path, "a", natural(loaded, SWINGS[0]), seed=1, budget=5)
     other = load_scenario(SCENARIOS / "glaucoma-screening.toml")
-    rec = Recorder.start(other, "b", tmp_path, budget=3)
+    rec = Recorder.start(other, "b", tmp_path, spec=spec(other.scenario, budget=3))
     rec.answer("left")
     rec.close()
     assert main(["select", str(POOL), "--session", str(good), "--session", str(rec.path)]) == 2
     assert "select with sessions of one scenario" in capsys.readouterr().err
 
-    empty = Recorder.start(loaded, "c", tmp_path, budget=3)
+    empty = Recorder.start(loaded, "c", tmp_path, spec=spec(loaded.scenario, budget=3))
     empty.close()
     assert main(["select", str(POOL), "--session", str(empty.path)]) == 2
     assert "holds no answer" in capsys.readouterr().err

@@ -23,7 +23,7 @@ from tradeoff.session import (
     unfinished_sessions,
 )
 
-from .conftest import small_scenario_file
+from .conftest import small_scenario_file, spec
 
 TRUTH = [0.5, 0.2, 0.2, 0.1]
 
@@ -34,7 +34,9 @@ def small_scenario(tmp_path: Path) -> Path:
 
 def record(tmp_path: Path, answers: int = 8) -> Recorder:
     loaded = load_scenario(small_scenario(tmp_path))
-    rec = Recorder.start(loaded, "dr-lee", tmp_path / "sessions", budget=20)
+    rec = Recorder.start(
+        loaded, "dr-lee", tmp_path / "sessions", spec=spec(loaded.scenario, budget=20)
+    )
     oracle = SimulatedOracle.for_scenario(loaded.scenario, TRUTH)
     for _ in range(answers):
         q = rec.engine.next_query()
@@ -194,7 +196,12 @@ def as_format_1(path: Path) -> list[str]:
 
 def test_paper_session_of_another_version_is_refused(tmp_path: Path) -> None:
     loaded = load_scenario(small_scenario(tmp_path))
-    rec = Recorder.start(loaded, "dr-lee", tmp_path / "sessions", strategy="paper", budget=20)
+    rec = Recorder.start(
+        loaded,
+        "dr-lee",
+        tmp_path / "sessions",
+        spec=spec(loaded.scenario, strategy="paper", budget=20),
+    )
     for _ in range(3):
         rec.answer(Choice.LEFT)
     rec.close()

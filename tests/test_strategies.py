@@ -11,7 +11,7 @@ from tradeoff.elicitation import Choice, Engine
 from tradeoff.oracles import Noise, SimulatedOracle
 from tradeoff.simulate import run_once, simulate
 
-from .conftest import scenario, small
+from .conftest import scenario, small, spec
 
 K2 = ("paper-k2-reward-cost", (0.10, 0.05, 0.05, 0.80))
 K2B = ("paper-k2-two-costs", (0.32, 0.17, 0.28, 0.23))
@@ -25,7 +25,9 @@ def test_exact_oracle_reaches_l1_0002_with_few_questions(
     strategy: str, name: str, truth: tuple[float, ...]
 ) -> None:
     budget = 40 if len(truth) == 4 else 66
-    out = run_once(scenario(name), truth, strategy=strategy, budget=budget)
+    out = run_once(
+        scenario(name), truth, spec=spec(scenario(name), strategy=strategy, budget=budget)
+    )
     assert out.queries <= budget
     assert out.l1 <= 0.002, out.result.weights
 
@@ -36,7 +38,10 @@ def test_flip_noise_p90_l1_at_40_questions(name: str) -> None:
     ``tradeoff simulate scenarios/NAME.toml --runs 100 --strategy probabilistic --budget 40
     --noise flip:0.1`` draws the same truths and answers)."""
     s = simulate(
-        scenario(name), runs=100, strategy="probabilistic", budget=40, noise=Noise("flip", 0.1)
+        scenario(name),
+        spec=spec(scenario(name), strategy="probabilistic", budget=40),
+        runs=100,
+        noise=Noise("flip", 0.1),
     )
     l1 = np.array([o.l1 for o in s.outcomes])
     assert all(o.queries == 40 for o in s.outcomes)
@@ -45,7 +50,7 @@ def test_flip_noise_p90_l1_at_40_questions(name: str) -> None:
 
 def test_bisection_halves_one_interval_per_question() -> None:
     sc = scenario("paper-k2-two-costs")
-    engine = Engine(sc, strategy="bisection")
+    engine = Engine(sc, spec(sc, strategy="bisection"))
     oracle = SimulatedOracle.for_scenario(sc, K2B[1])
     while (q := engine.next_query()) is not None:
         before = engine.state.intervals
@@ -60,7 +65,7 @@ def test_bisection_halves_one_interval_per_question() -> None:
 
 def test_chord_threshold_is_recorded_and_exact() -> None:
     sc = scenario("paper-k2-reward-cost")
-    engine = Engine(sc, strategy="bisection")
+    engine = Engine(sc, spec(sc, strategy="bisection"))
     for _ in range(12):
         q = engine.next_query()
         assert q is not None and q.threshold is not None
@@ -78,7 +83,7 @@ def test_bisection_options_differ_visibly() -> None:
     late in the elicitation (for a truth whose trade-offs lie inside the frontier: near its
     ends, where the best classifier finds almost no cases, no pair can differ that much)."""
     sc = scenario("glaucoma-screening")
-    engine = Engine(sc, strategy="bisection")
+    engine = Engine(sc, spec(sc, strategy="bisection"))
     # Weight × range balanced: 1/0.1 per unit of d, 1/0.9, 1/$0.55, 1/19 min.
     oracle = SimulatedOracle.for_scenario(sc, [10, 1.1, 1.8, 0.053])
     while (q := engine.next_query()) is not None:
@@ -93,7 +98,11 @@ def test_bisection_options_differ_visibly() -> None:
 
 
 def test_probabilistic_reports_intervals_and_error_rate() -> None:
-    out = run_once(scenario("paper-k2-two-costs"), K2B[1], strategy="probabilistic", budget=30)
+    out = run_once(
+        scenario("paper-k2-two-costs"),
+        K2B[1],
+        spec=spec(scenario("paper-k2-two-costs"), strategy="probabilistic", budget=30),
+    )
     r = out.result
     assert r.intervals is not None and r.error_rate_estimate is not None
     assert len(r.intervals) == 4
@@ -104,9 +113,13 @@ def test_probabilistic_reports_intervals_and_error_rate() -> None:
 
 def test_error_rate_estimate_tracks_the_noise() -> None:
     sc = small("paper-k2-two-costs")
-    low = simulate(sc, runs=30, strategy="probabilistic", budget=40, seed=1)
+    low = simulate(sc, spec=spec(sc, strategy="probabilistic", budget=40), runs=30, seed=1)
     high = simulate(
-        sc, runs=30, strategy="probabilistic", budget=40, noise=Noise("flip", 0.25), seed=1
+        sc,
+        spec=spec(sc, strategy="probabilistic", budget=40),
+        runs=30,
+        noise=Noise("flip", 0.25),
+        seed=1,
     )
     est_low = np.mean([o.result.error_rate_estimate for o in low.outcomes])
     est_high = np.mean([o.result.error_rate_estimate for o in high.outcomes])
@@ -115,7 +128,7 @@ def test_error_rate_estimate_tracks_the_noise() -> None:
 
 def test_probabilistic_repeats_earlier_questions_with_sides_swapped() -> None:
     sc = small("paper-k2-two-costs")
-    engine = Engine(sc, strategy="probabilistic", budget=30)
+    engine = Engine(sc, spec(sc, strategy="probabilistic", budget=30))
     oracle = SimulatedOracle.for_scenario(sc, [0.3, 0.2, 0.3, 0.2])
     repeats = 0
     while (q := engine.next_query()) is not None:
@@ -129,7 +142,9 @@ def test_probabilistic_repeats_earlier_questions_with_sides_swapped() -> None:
 
 def test_probabilistic_stops_at_target_width() -> None:
     sc = small("paper-k2-two-costs")
-    out = run_once(sc, K2B[1], strategy="probabilistic", budget=200, target_width=0.05)
+    out = run_once(
+        sc, K2B[1], spec=spec(sc, strategy="probabilistic", budget=200, target_width=0.05)
+    )
     assert out.queries < 200
     assert out.result.intervals is not None
     assert all(hi - lo < 0.05 for lo, hi in out.result.intervals)
@@ -139,7 +154,11 @@ def test_interval_coverage_is_calibrated() -> None:
     """90% intervals cover the truth in 80–97% of 200 runs (flip noise at the assumed rate)."""
     sc = scenario("paper-k2-two-costs")
     s = simulate(
-        sc, runs=200, strategy="probabilistic", budget=30, noise=Noise("flip", 0.05), seed=5
+        sc,
+        spec=spec(sc, strategy="probabilistic", budget=30),
+        runs=200,
+        noise=Noise("flip", 0.05),
+        seed=5,
     )
     hits = []
     for o in s.outcomes:
@@ -157,7 +176,7 @@ choices = st.lists(st.sampled_from(list(Choice)), min_size=1, max_size=45)
 @given(answers=choices, cut=st.integers(0, 44))
 def test_undo_restores_state_exactly(strategy: str, answers: list[Choice], cut: int) -> None:
     sc = small("paper-k2-reward-cost")
-    engine = Engine(sc, strategy=strategy, budget=45)
+    engine = Engine(sc, spec(sc, strategy=strategy, budget=45))
     cut = min(cut, len(answers) - 1)
     for c in answers[:cut]:
         engine.answer(c)
@@ -175,8 +194,8 @@ def test_undo_restores_state_exactly(strategy: str, answers: list[Choice], cut: 
 @given(answers=choices)
 def test_replay_gives_identical_results(strategy: str, answers: list[Choice]) -> None:
     sc = small("paper-k3-cost-two-rewards")
-    a = Engine(sc, strategy=strategy, budget=45, seed=3)
-    b = Engine(sc, strategy=strategy, budget=45, seed=3)
+    a = Engine(sc, spec(sc, strategy=strategy, budget=45), seed=3)
+    b = Engine(sc, spec(sc, strategy=strategy, budget=45), seed=3)
     for c in answers:
         qa, qb = a.next_query(), b.next_query()
         assert qa == qb
@@ -190,7 +209,7 @@ def test_replay_gives_identical_results(strategy: str, answers: list[Choice]) ->
 @pytest.mark.parametrize("strategy", ["paper", "bisection", "probabilistic"])
 def test_indifferent_answers_never_crash_or_stall(strategy: str) -> None:
     sc = small("paper-k2-reward-cost")
-    engine = Engine(sc, strategy=strategy, budget=None if strategy != "paper" else 300)
+    engine = Engine(sc, spec(sc, strategy=strategy, budget=None if strategy != "paper" else 300))
     n = 0
     while engine.next_query() is not None:
         engine.answer(Choice.INDIFFERENT)
@@ -203,7 +222,9 @@ def test_indifferent_answers_never_crash_or_stall(strategy: str) -> None:
 
 def test_indifference_band_oracle_with_probabilistic() -> None:
     sc = small("paper-k2-two-costs")
-    out = run_once(sc, K2B[1], strategy="probabilistic", budget=40, indifference=0.002, seed=2)
+    out = run_once(
+        sc, K2B[1], spec=spec(sc, strategy="probabilistic", budget=40), indifference=0.002, seed=2
+    )
     assert out.queries == 40
     assert out.l1 < 0.2
 
@@ -250,7 +271,9 @@ def test_swing_weights_recover_the_swing_truth(strategy: str) -> None:
     swing_truth = rng.dirichlet(np.ones(4))
     truth = truth_from_dirichlet(spans, np.random.default_rng(3))
     assert swing_weights(truth, spans) == pytest.approx(swing_truth)
-    r = run_once(sc, truth, strategy=strategy, budget=300 if strategy == "paper" else 40).result
+    r = run_once(
+        sc, truth, spec=spec(sc, strategy=strategy, budget=300 if strategy == "paper" else 40)
+    ).result
     assert r.swing_weights is not None
     assert r.swing_weights == pytest.approx(swing_weights(r.weights, spans))
     assert np.abs(np.array(r.swing_weights) - swing_truth).sum() < 0.01

@@ -111,7 +111,8 @@ class Cell:
 def _checkpoints(
     scenario: Scenario, strategy: str, truth: tuple[float, ...], noise: Noise | None, seed: int
 ) -> dict[int, ElicitationResult]:
-    engine = Engine(scenario, strategy=strategy, budget=max(BUDGETS), seed=seed)
+    spec = scenario.elicitation.override(strategy=strategy, budget=max(BUDGETS))
+    engine = Engine(scenario, spec, seed=seed)
     oracle = SimulatedOracle.for_scenario(scenario, truth, noise=noise, seed=seed)
     out: dict[int, ElicitationResult] = {}
     while (q := engine.next_query()) is not None:

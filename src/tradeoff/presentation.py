@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tradeoff.queries import ClassifierProfile, Query
+from tradeoff.queries import ClassifierProfile
 from tradeoff.scenario import Scenario
 
 PER = 1000
@@ -67,13 +67,6 @@ def card_lines(scenario: Scenario, mine: ClassifierProfile, other: ClassifierPro
         better, delta = _attr_delta(scenario, j, v, o) if differs else (False, "")
         lines.append(Line(attribute_line(scenario, j, v), differs, better, delta))
     return lines
-
-
-def describe_query(scenario: Scenario, query: Query) -> str:
-    """Both options as plain text (for logs, the command line and accessibility)."""
-    a = "; ".join(line.text for line in card_lines(scenario, query.left, query.right))
-    b = "; ".join(line.text for line in card_lines(scenario, query.right, query.left))
-    return f"Option A: {a}\nOption B: {b}"
 
 
 def tradeoff_sentences(

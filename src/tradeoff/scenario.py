@@ -233,6 +233,32 @@ class ElicitationSpec(_Model):
     repeat_every: int = Field(default=6, ge=0, le=1000)
     precision: Literal["swing", "natural"] = "swing"
 
+    def override(self, **changes: Any) -> ElicitationSpec:
+        """A validated copy with ``changes`` applied; changes that are ``None`` are ignored
+        (so optional command-line values pass straight through).
+
+        >>> ElicitationSpec().override(strategy="paper", budget=None).strategy
+        'paper'
+
+        Raises
+        ------
+        pydantic.ValidationError
+            If a change is not a valid value for its field.
+        """
+        given = {k: v for k, v in changes.items() if v is not None}
+        return self if not given else type(self).model_validate(self.model_dump() | given)
+
+
+class SpecOverrides(_Model):
+    """Elicitation settings given for a run (on the command line), to apply to whichever
+    scenario is chosen: ``spec = overrides.apply(scenario.elicitation)``."""
+
+    strategy: StrategyName | None = None
+    budget: int | None = Field(default=None, ge=1, le=10_000)
+
+    def apply(self, spec: ElicitationSpec) -> ElicitationSpec:
+        return spec.override(**self.model_dump())
+
 
 class PoolSpec(_Model):
     """An optional candidate pool and which of its columns measures each class/attribute."""
@@ -289,10 +315,6 @@ class Scenario(_Model):
     @property
     def n_classes(self) -> int:
         return len(self.classes)
-
-    def canonical_json(self) -> str:
-        """A canonical JSON text of the scenario, used for hashing and embedding."""
-        return self.model_dump_json(exclude_none=False)
 
 
 class LoadedScenario(BaseModel):

@@ -60,7 +60,13 @@ from tradeoff import __version__
 from tradeoff.elicitation import Choice, ElicitationResult, Engine
 from tradeoff.errors import InputError, Problem
 from tradeoff.queries import ClassifierProfile, Query
-from tradeoff.scenario import LoadedScenario, Scenario, StrategyName, parse_scenario
+from tradeoff.scenario import (
+    ElicitationSpec,
+    LoadedScenario,
+    Scenario,
+    StrategyName,
+    parse_scenario,
+)
 from tradeoff.text import clean_text
 
 FORMAT_VERSION = 2
@@ -265,6 +271,11 @@ class Header:
     started: str
     version: str = __version__
     format: int = FORMAT_VERSION
+
+    @property
+    def spec(self) -> ElicitationSpec:
+        """The elicitation settings the session ran with."""
+        return self.scenario.elicitation.override(strategy=self.strategy, budget=self.budget)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -513,9 +524,7 @@ def replay(log: SessionLog, *, population: Any = None) -> Engine:
     same as when it was recorded, and a warning is added to ``log.warnings``.
     """
     h = log.header
-    engine = Engine(
-        h.scenario, strategy=h.strategy, budget=h.budget, seed=h.seed, population=population
-    )
+    engine = Engine(h.scenario, h.spec, seed=h.seed, population=population)
     differs = 0
     for line in log.lines:
         event = line.event
@@ -664,11 +673,14 @@ class Recorder:
         participant: str,
         sessions_dir: str | Path = "sessions",
         *,
-        strategy: str | None = None,
-        budget: int | None = None,
+        spec: ElicitationSpec | None = None,
         seed: int = 0,
     ) -> Recorder:
-        """Create a new session file and write its header."""
+        """Create a new session file and write its header.
+
+        ``spec`` defaults to the scenario's ``[elicitation]``; the header records the
+        strategy and budget it sets, which is what a replay needs besides the scenario.
+        """
         check_participant(participant)
         folder = check_sessions_dir(sessions_dir) / participant
         try:
@@ -677,7 +689,7 @@ class Recorder:
             raise InputError.single(
                 folder, "", f"cannot hold sessions ({exc.strerror})", "choose another folder."
             ) from None
-        engine = Engine(loaded.scenario, strategy=strategy, budget=budget, seed=seed)
+        engine = Engine(loaded.scenario, spec, seed=seed)
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         path = folder / f"{loaded.scenario.id}-{stamp}.jsonl"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
@@ -690,7 +702,7 @@ class Recorder:
             scenario_path=loaded.path,
             strategy=engine.strategy_name,
             seed=seed,
-            budget=engine.settings.budget,
+            budget=engine.spec.budget,
             started=now(),
         )
         rec = cls(engine, path, fd, header)
@@ -706,15 +718,21 @@ class Recorder:
 
     @classmethod
     def resume(
-        cls, path: str | Path, *, current: LoadedScenario | None = None, use_embedded: bool = False
+        cls,
+        path: str | Path,
+        *,
+        current: LoadedScenario | None = None,
+        use_embedded: bool = False,
+        log: SessionLog | None = None,
     ) -> Recorder:
         """Continue a session: replay its events and reopen the file for appending.
 
         If ``current`` (the scenario file as it is now) differs from the embedded copy, the
-        session is refused unless ``use_embedded`` is set.
+        session is refused unless ``use_embedded`` is set. ``log`` is the file as already
+        read (it is read here otherwise); the file is locked before anything is appended.
         """
         p = Path(path)
-        log = read_session(p)
+        log = log if log is not None else read_session(p)
         if (
             current is not None
             and current.sha256 != log.header.scenario_sha256

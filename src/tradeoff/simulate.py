@@ -19,7 +19,7 @@ from tradeoff.metric import l1_error, normalise
 from tradeoff.oracles import Noise, SimulatedOracle
 from tradeoff.population import Population, scenario_population
 from tradeoff.queries import QuerySpace
-from tradeoff.scenario import Scenario
+from tradeoff.scenario import ElicitationSpec, Scenario
 
 
 @dataclass(frozen=True)
@@ -39,27 +39,17 @@ def run_once(
     scenario: Scenario,
     truth: Sequence[float],
     *,
-    strategy: str | None = None,
+    spec: ElicitationSpec | None = None,
     noise: Noise | None = None,
     indifference: float = 0.0,
-    budget: int | None = None,
-    epsilon: float | None = None,
-    error_rate: float | None = None,
-    target_width: float | None = None,
     seed: int = 0,
     population: Population | None = None,
 ) -> RunOutcome:
-    """Run one engine to completion against a simulated oracle with true weights ``truth``."""
-    engine = Engine(
-        scenario,
-        strategy=strategy,
-        budget=budget,
-        epsilon=epsilon,
-        error_rate=error_rate,
-        target_width=target_width,
-        seed=seed,
-        population=population,
-    )
+    """Run one engine to completion against a simulated oracle with true weights ``truth``.
+
+    ``spec`` defaults to the scenario's ``[elicitation]``.
+    """
+    engine = Engine(scenario, spec, seed=seed, population=population)
     oracle = SimulatedOracle.for_scenario(
         scenario, truth, noise=noise, indifference=indifference, seed=seed
     )
@@ -114,12 +104,9 @@ def simulate(
     *,
     truth: Sequence[float] | None = None,
     runs: int = 1,
-    strategy: str | None = None,
+    spec: ElicitationSpec | None = None,
     noise: Noise | None = None,
     indifference: float = 0.0,
-    budget: int | None = None,
-    epsilon: float | None = None,
-    error_rate: float | None = None,
     seed: int = 0,
 ) -> Summary:
     """Simulate ``runs`` stakeholders; each run gets its own seeds from ``seed``.
@@ -143,12 +130,9 @@ def simulate(
             run_once(
                 scenario,
                 run_truth,
-                strategy=strategy,
+                spec=spec,
                 noise=noise,
                 indifference=indifference,
-                budget=budget,
-                epsilon=epsilon,
-                error_rate=error_rate,
                 seed=run_seed,
                 population=population,
             )

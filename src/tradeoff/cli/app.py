@@ -14,10 +14,11 @@ from tradeoff.cli.common import (
     UsageError,
     default_scenario,
     emit,
+    in_range,
     say,
     scenarios_dir,
 )
-from tradeoff.scenario import STRATEGY_NAMES
+from tradeoff.scenario import STRATEGY_NAMES, SpecOverrides
 
 
 def has_terminal() -> bool:
@@ -33,24 +34,20 @@ def _run_app(
     participant: str | None = None,
     sessions_dir: str = "sessions",
     resume: str | None = None,
-    budget: int | None = None,
-    strategy: str | None = None,
+    overrides: SpecOverrides | None = None,
 ) -> int:
     from tradeoff.scenario import load_scenario
     from tradeoff.session import check_participant, check_sessions_dir, read_session
 
     path = Path(scenario) if scenario else default_scenario()
+    log = None
     if resume is not None:
-        read_session(resume)  # a bad file is reported before the screen opens
+        log = read_session(resume)  # a bad file is reported before the screen opens
     else:
         load_scenario(path)
         check_sessions_dir(sessions_dir)
     if participant is not None:
         check_participant(participant)
-    if strategy is not None and strategy not in STRATEGY_NAMES:
-        raise UsageError(f"unknown strategy {strategy!r}; known: {', '.join(STRATEGY_NAMES)}")
-    if budget is not None and not 1 <= budget <= 10_000:
-        raise UsageError("--budget must be from 1 to 10000")
     if not has_terminal():
         raise UsageError(
             "the app needs a terminal (standard input and output are not one here); run it in "
@@ -65,8 +62,8 @@ def _run_app(
         sessions_dir=sessions_dir,
         participant=participant,
         resume=resume,
-        budget=budget,
-        strategy=strategy,
+        resume_log=log,
+        overrides=overrides,
     )
     app.run()
     if app.farewell is not None:
@@ -81,14 +78,21 @@ def cmd_default(args: argparse.Namespace) -> int:
     return _run_app(None)
 
 
+def overrides(strategy: str | None, budget: int | None) -> SpecOverrides:
+    """The elicitation settings given on the command line (checked)."""
+    in_range(budget, "--budget", 1, 10_000)
+    if strategy is not None and strategy not in STRATEGY_NAMES:
+        raise UsageError(f"unknown strategy {strategy!r}; known: {', '.join(STRATEGY_NAMES)}")
+    return SpecOverrides.model_validate({"strategy": strategy, "budget": budget})
+
+
 def cmd_elicit(args: argparse.Namespace) -> int:
     return _run_app(
         args.scenario,
         participant=args.participant,
         sessions_dir=args.sessions_dir,
         resume=args.resume,
-        budget=args.budget,
-        strategy=args.strategy,
+        overrides=overrides(args.strategy, args.budget),
     )
 
 

@@ -99,15 +99,16 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     in_range(args.budget, "--budget", 1, 10_000)
     if args.epsilon is not None and not 0 < args.epsilon < 0.5:
         raise UsageError("--epsilon must lie in (0, 0.5)")
+    spec = scenario.elicitation.override(
+        strategy=args.strategy, budget=args.budget, epsilon=args.epsilon
+    )
     summary = simulate(
         scenario,
+        spec=spec,
         truth=truth,
         runs=args.runs,
-        strategy=args.strategy,
         noise=noise,
         indifference=args.indifference,
-        budget=args.budget,
-        epsilon=args.epsilon,
         seed=args.seed,
     )
     if args.json:

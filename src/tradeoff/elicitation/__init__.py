@@ -11,7 +11,6 @@
 from tradeoff.elicitation.base import (
     Choice,
     ElicitationResult,
-    Settings,
     Strategy,
     weights_from_ratios,
 )
@@ -19,6 +18,7 @@ from tradeoff.elicitation.engine import (
     STRATEGY_FACTORIES,
     Engine,
     EngineFinished,
+    expected_questions,
     make_strategy,
     truth_from_dirichlet,
 )
@@ -29,8 +29,8 @@ __all__ = [
     "ElicitationResult",
     "Engine",
     "EngineFinished",
-    "Settings",
     "Strategy",
+    "expected_questions",
     "make_strategy",
     "truth_from_dirichlet",
     "weights_from_ratios",

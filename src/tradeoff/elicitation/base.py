@@ -104,38 +104,6 @@ def swing_weights(weights: Sequence[float], spans: Sequence[float]) -> tuple[flo
 S = TypeVar("S")
 
 
-@dataclass(frozen=True)
-class Settings:
-    """What every strategy is configured with (the scenario's, overridden by the caller).
-
-    Parameters
-    ----------
-    epsilon
-        Target width of each ratio's bisection interval (Algorithm 1's ε).
-    budget
-        Maximum number of questions, or ``None``.
-    error_rate
-        Assumed probability that an answer is wrong.
-    seed
-        Seed for anything randomised (which side each option is shown on, intervals).
-    target_width
-        Stop once every weight's 90% credible interval is narrower than this (0: never).
-    repeat_every
-        Every this many questions, repeat an earlier one with the sides swapped (0: never).
-    precision
-        ``swing`` or ``natural``: the scale in which uncertainty about the weights is
-        measured when choosing the next question and when stopping.
-    """
-
-    epsilon: float = 0.001
-    budget: int | None = None
-    error_rate: float = 0.05
-    seed: int = 0
-    target_width: float = 0.0
-    repeat_every: int = 0
-    precision: str = "swing"
-
-
 class Strategy(Protocol[S]):
     """How questions are chosen. Strategies are stateless; their state is passed around."""
 
@@ -168,6 +136,11 @@ class Strategy(Protocol[S]):
 
     def expected_total(self, state: S) -> int:
         """How many questions the whole elicitation is expected to take."""
+        ...
+
+    def consistency(self, state: S) -> tuple[int, int] | None:
+        """(repeated questions answered the same way both times, repeated questions), or
+        ``None`` for a strategy that does not repeat questions."""
         ...
 
 

@@ -23,7 +23,6 @@ import numpy as np
 from tradeoff.elicitation.base import (
     Choice,
     ElicitationResult,
-    Settings,
     raw_to_scaled,
     scaled_to_raw,
     swing_weights,
@@ -31,6 +30,7 @@ from tradeoff.elicitation.base import (
     weights_from_scaled,
 )
 from tradeoff.queries import ClassifierProfile, Query, QuerySpace
+from tradeoff.scenario import ElicitationSpec
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,8 @@ class BisectionStrategy:
     """
 
     space: QuerySpace
-    settings: Settings = field(default_factory=Settings)
+    spec: ElicitationSpec = field(default_factory=ElicitationSpec)
+    seed: int = 0
     name: str = field(default="bisection", init=False)
     #: An answer narrows the asked ratio's interval at the question's recorded threshold.
     learns_from_any_question: bool = field(default=True, init=False)
@@ -114,7 +115,7 @@ class BisectionStrategy:
 
     def effects(self, state: BisectionState) -> list[float]:
         """For each ratio, how far its interval's two ends move the normalised weights (L1),
-        in swing or natural-unit weights as ``settings.precision`` says."""
+        in swing or natural-unit weights as ``spec.precision`` says."""
         mids = [(lo + hi) / 2 for lo, hi in state.intervals]
         out = []
         for i, (lo, hi) in enumerate(state.intervals):
@@ -131,16 +132,16 @@ class BisectionStrategy:
             a = weights_from_ratios(at_lo)
             b = weights_from_ratios(at_hi)
             swing = sum(abs(x - y) for x, y in zip(a, b, strict=True))
-            out.append(swing if self.settings.precision == "swing" else natural)
+            out.append(swing if self.spec.precision == "swing" else natural)
         return out
 
     def _next_ratio(self, state: BisectionState) -> int | None:
         effects = self.effects(state)
         best = int(np.argmax(effects))
-        return None if effects[best] <= self.settings.epsilon else best
+        return None if effects[best] <= self.spec.epsilon else best
 
     def query(self, state: BisectionState) -> Query | None:
-        budget = self.settings.budget
+        budget = self.spec.budget
         if budget is not None and state.answered >= budget:
             return None
         ratio = self._next_ratio(state)
@@ -148,9 +149,7 @@ class BisectionStrategy:
             return None
         lo, hi = state.intervals[ratio]
         target = scaled_to_raw(self.space, ratio, (lo + hi) / 2)
-        return chord_query(
-            self.space, ratio + 1, target, seed=self.settings.seed, index=state.answered
-        )
+        return chord_query(self.space, ratio + 1, target, seed=self.seed, index=state.answered)
 
     def update(self, state: BisectionState, query: Query, choice: Choice) -> BisectionState:
         ratio = query.pair[1] - 1
@@ -184,9 +183,13 @@ class BisectionStrategy:
             priors=tuple(float(z) for z in self.space.priors),
         )
 
+    def consistency(self, state: BisectionState) -> None:
+        """This strategy repeats no question."""
+        return None
+
     def expected_total(self, state: BisectionState) -> int:
-        eps = self.settings.epsilon
+        eps = self.spec.epsilon
         left = sum(max(0, math.ceil(math.log2(e / eps) - 1e-12)) for e in self.effects(state))
         total = state.answered + left
-        budget = self.settings.budget
+        budget = self.spec.budget
         return total if budget is None else min(total, budget)

@@ -10,25 +10,24 @@ answers reaches the same state.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from tradeoff.elicitation.base import Choice, ElicitationResult, Settings, Strategy
+from tradeoff.elicitation.base import Choice, ElicitationResult, Strategy
 from tradeoff.elicitation.bisection import BisectionStrategy
-from tradeoff.elicitation.paper import PaperStrategy
-from tradeoff.elicitation.probabilistic import ProbabilisticStrategy
+from tradeoff.elicitation.paper import PaperStrategy, planned_questions
+from tradeoff.elicitation.probabilistic import QUESTIONS_PER_RATIO, ProbabilisticStrategy
 from tradeoff.population import Population, scenario_population
 from tradeoff.queries import Query, QuerySpace
-from tradeoff.scenario import STRATEGY_NAMES, Scenario
+from tradeoff.scenario import STRATEGY_NAMES, ElicitationSpec, Scenario
 
 
 class EngineFinished(RuntimeError):
     """Raised when an answer is given but the strategy asks no more questions."""
 
 
-StrategyFactory = Callable[[QuerySpace, Settings], Strategy[Any]]
+StrategyFactory = Callable[[QuerySpace, ElicitationSpec, int], Strategy[Any]]
 
 #: Strategies by name (:data:`tradeoff.scenario.STRATEGY_NAMES`, in the same order).
 STRATEGY_FACTORIES: dict[str, StrategyFactory] = {
@@ -42,13 +41,9 @@ if tuple(STRATEGY_FACTORIES) != STRATEGY_NAMES:  # pragma: no cover - a programm
     raise RuntimeError("STRATEGY_FACTORIES must build exactly the strategies of STRATEGY_NAMES")
 
 
-def make_strategy(name: str, space: QuerySpace, settings: Settings) -> Strategy[Any]:
-    """Build a strategy by name."""
-    factory = STRATEGY_FACTORIES.get(name)
-    if factory is None:
-        known = ", ".join(sorted(STRATEGY_FACTORIES))
-        raise ValueError(f"unknown strategy {name!r}; known strategies: {known}")
-    return factory(space, settings)
+def make_strategy(space: QuerySpace, spec: ElicitationSpec, seed: int = 0) -> Strategy[Any]:
+    """Build the strategy ``spec.strategy`` names."""
+    return STRATEGY_FACTORIES[spec.strategy](space, spec, seed)
 
 
 class Engine:
@@ -58,16 +53,9 @@ class Engine:
     ----------
     scenario
         The validated scenario.
-    strategy
-        Strategy name; defaults to the scenario's ``[elicitation] strategy``.
-    budget
-        Maximum number of questions; defaults to the scenario's.
-    epsilon
-        Target precision of each weight ratio's bisection; defaults to the scenario's.
-    error_rate
-        Assumed probability of a wrong answer (used by noise-aware strategies).
-    target_width
-        Stop once every weight's 90% credible interval is narrower (``probabilistic``).
+    spec
+        The elicitation settings (strategy, budget, ε, …); default: the scenario's
+        ``[elicitation]``. Overrides are made with :meth:`ElicitationSpec.override`.
     seed
         Seed for strategies that randomise anything.
     population
@@ -78,7 +66,7 @@ class Engine:
     >>> from tradeoff.scenario import load_scenario
     >>> from tradeoff.oracles import SimulatedOracle
     >>> sc = load_scenario("scenarios/paper-k2-reward-cost.toml").scenario
-    >>> engine = Engine(sc, strategy="paper")
+    >>> engine = Engine(sc, sc.elicitation.override(strategy="paper"))
     >>> oracle = SimulatedOracle.for_scenario(sc, [0.10, 0.05, 0.05, 0.80])
     >>> while (q := engine.next_query()) is not None:
     ...     _ = engine.answer(oracle.choose(q))
@@ -89,31 +77,19 @@ class Engine:
     def __init__(
         self,
         scenario: Scenario,
+        spec: ElicitationSpec | None = None,
         *,
-        strategy: str | None = None,
-        budget: int | None = None,
-        epsilon: float | None = None,
-        error_rate: float | None = None,
-        target_width: float | None = None,
         seed: int = 0,
         population: Population | None = None,
     ) -> None:
-        spec = scenario.elicitation
         pop = population or scenario_population(scenario)
         self.scenario = scenario
-        self.strategy_name = strategy or spec.strategy
+        self.spec = spec if spec is not None else scenario.elicitation
+        self.seed = seed
+        self.strategy_name = self.spec.strategy
         # Algorithm 1 keeps the paper's query classifiers; ours show realistic ones.
         self.space = QuerySpace(scenario, pop, context=self.strategy_name != "paper")
-        self.settings = Settings(
-            epsilon=epsilon if epsilon is not None else spec.epsilon,
-            budget=budget if budget is not None else spec.budget,
-            error_rate=error_rate if error_rate is not None else spec.error_rate,
-            seed=seed,
-            target_width=target_width if target_width is not None else spec.target_width,
-            repeat_every=spec.repeat_every,
-            precision=spec.precision,
-        )
-        self._strategy = make_strategy(self.strategy_name, self.space, self.settings)
+        self._strategy = make_strategy(self.space, self.spec, seed)
         self._states: list[Any] = [self._strategy.initial()]
         self._history: list[tuple[Query, Choice]] = []
         self._pending: Query | None = None
@@ -205,8 +181,8 @@ class Engine:
         if extra < 1:
             raise ValueError("extra must be at least 1")
         budget = max(self.expected_total(), self.answered) + extra
-        self.settings = replace(self.settings, budget=budget)
-        self._strategy = make_strategy(self.strategy_name, self.space, self.settings)
+        self.spec = self.spec.model_copy(update={"budget": budget})
+        self._strategy = make_strategy(self.space, self.spec, self.seed)
         self._pending_valid = False
         return budget
 
@@ -214,11 +190,28 @@ class Engine:
         """Expected number of questions for the whole elicitation."""
         return self._strategy.expected_total(self.state)
 
+    def consistency(self) -> tuple[int, int] | None:
+        """(repeated questions answered the same way both times, repeated questions), or
+        ``None`` when the strategy does not repeat questions."""
+        return self._strategy.consistency(self.state)
+
     def expected_remaining(self) -> int:
         """Expected number of questions still to come (0 when finished)."""
         if self.done:
             return 0
         return max(1, self.expected_total() - self.answered)
+
+
+def expected_questions(scenario: Scenario, spec: ElicitationSpec | None = None) -> int:
+    """How many questions an elicitation is planned to take, before any engine is built
+    (what a start screen announces): the budget if set, else the strategy's own plan."""
+    spec = spec if spec is not None else scenario.elicitation
+    n = len(scenario.weight_names)
+    if spec.strategy == "paper":
+        return planned_questions(n, spec)
+    if spec.budget is not None:
+        return spec.budget
+    return QUESTIONS_PER_RATIO * (n - 1)
 
 
 def truth_from_dirichlet(spans: tuple[float, ...], rng: np.random.Generator) -> tuple[float, ...]:

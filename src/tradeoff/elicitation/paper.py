@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from tradeoff.elicitation.base import (
     Choice,
     ElicitationResult,
-    Settings,
     swing_weights,
     weights_from_ratios,
 )
 from tradeoff.queries import Query, QuerySpace
+from tradeoff.scenario import ElicitationSpec
 
 
 @dataclass(frozen=True)
@@ -40,18 +40,19 @@ class PaperStrategy:
     """
 
     space: QuerySpace
-    settings: Settings = field(default_factory=Settings)
+    spec: ElicitationSpec = field(default_factory=ElicitationSpec)
+    seed: int = 0
     name: str = field(default="paper", init=False)
     #: Algorithm 1 learns from four questions in a fixed order, so only its own.
     learns_from_any_question: bool = field(default=False, init=False)
 
     @property
     def epsilon(self) -> float:
-        return self.settings.epsilon
+        return self.spec.epsilon
 
     @property
     def budget(self) -> int | None:
-        return self.settings.budget
+        return self.spec.budget
 
     def initial(self) -> PaperState:
         return PaperState()
@@ -108,8 +109,22 @@ class PaperStrategy:
 
     def halvings(self) -> int:
         """Halvings per weight until b − a ≤ ε."""
-        return max(1, math.ceil(math.log2(1.0 / self.epsilon) - 1e-12))
+        return halvings(self.epsilon)
 
     def expected_total(self, state: PaperState) -> int:
-        total = 4 * self.halvings() * (self.space.n_weights - 1)
-        return total if self.budget is None else min(total, self.budget)
+        return planned_questions(self.space.n_weights, self.spec)
+
+    def consistency(self, state: PaperState) -> None:
+        """Algorithm 1 repeats no question."""
+        return None
+
+
+def halvings(epsilon: float) -> int:
+    """Algorithm 1's halvings per weight until b − a ≤ ε."""
+    return max(1, math.ceil(math.log2(1.0 / epsilon) - 1e-12))
+
+
+def planned_questions(n_weights: int, spec: ElicitationSpec) -> int:
+    """Algorithm 1's question count: 4 per halving per weight ratio (at most the budget)."""
+    total = 4 * halvings(spec.epsilon) * (n_weights - 1)
+    return total if spec.budget is None else min(total, spec.budget)

@@ -47,12 +47,12 @@ from scipy.stats import beta as beta_dist
 from tradeoff.elicitation.base import (
     Choice,
     ElicitationResult,
-    Settings,
     scale_shift,
     swing_weights,
 )
 from tradeoff.elicitation.bisection import chord_query, prefers_reference
 from tradeoff.queries import Query, QuerySpace
+from tradeoff.scenario import ElicitationSpec
 
 FloatArray = NDArray[np.float64]
 
@@ -180,7 +180,8 @@ class ProbabilisticStrategy:
     """Probabilistic bisection with an estimated error rate (see the module docstring)."""
 
     space: QuerySpace
-    settings: Settings = field(default_factory=Settings)
+    spec: ElicitationSpec = field(default_factory=ElicitationSpec)
+    seed: int = 0
     name: str = field(default="probabilistic", init=False)
     #: An answer is a likelihood on the asked ratio at the question's recorded threshold.
     learns_from_any_question: bool = field(default=True, init=False)
@@ -198,9 +199,9 @@ class ProbabilisticStrategy:
 
     @property
     def budget(self) -> int:
-        """The question budget (the settings', else QUESTIONS_PER_RATIO per ratio)."""
-        if self.settings.budget is not None:
-            return self.settings.budget
+        """The question budget (the spec's, else QUESTIONS_PER_RATIO per ratio)."""
+        if self.spec.budget is not None:
+            return self.spec.budget
         return QUESTIONS_PER_RATIO * self.n_ratios
 
     def initial(self) -> ProbabilisticState:
@@ -209,7 +210,7 @@ class ProbabilisticStrategy:
     # -- posterior --------------------------------------------------------------------
 
     def _error_log_prior(self) -> FloatArray:
-        p0 = min(max(self.settings.error_rate, 0.005), 0.4)
+        p0 = min(max(self.spec.error_rate, 0.005), 0.4)
         a, b = p0 * PRIOR_STRENGTH, (1 - p0) * PRIOR_STRENGTH
         dens = beta_dist.pdf(ERROR_GRID / 0.5, a, b)  # p lives on [0, 0.5)
         widths = np.gradient(ERROR_GRID)
@@ -258,7 +259,7 @@ class ProbabilisticStrategy:
         cdf = np.concatenate((np.zeros((r, 1)), np.cumsum(mixed, axis=1)), axis=1)
         cdf /= cdf[:, -1:]
         draws, orders = _stratified_draws(
-            cdf, np.random.default_rng([self.settings.seed, state.answered, 90])
+            cdf, np.random.default_rng([self.seed, state.answered, 90])
         )
         post = Posterior(cdf, w, draws, orders)
         if len(self._cache) > 256:
@@ -295,14 +296,14 @@ class ProbabilisticStrategy:
         the posterior mean error rate). Each answer reweights the draws, the estimate's ℓ_i
         becomes the reweighted median, and the loss is the reweighted mean L1 distance
         between the draws' weights and the estimate's, summed over the answers, in the scale
-        ``settings.precision`` names: swing weights (weight × range) decide between real
+        ``spec.precision`` names: swing weights (weight × range) decide between real
         models (an attribute whose natural weight is tiny because its unit is small, per KB,
         can still decide which model wins); natural-unit weights are the scale of paper
         004's Table 1. A question someone keeps answering "can't tell" thus stops looking
         useful, and the next goes elsewhere.
         """
         draws, orders = post.draws, post.orders
-        shifts = np.zeros(self.n_ratios) if self.settings.precision == "swing" else self.shifts
+        shifts = np.zeros(self.n_ratios) if self.spec.precision == "swing" else self.shifts
         weights = _weights_from_logits(draws, shifts)
         medians = self._medians(post)
         p = post.error_rate
@@ -352,7 +353,7 @@ class ProbabilisticStrategy:
         error most (:meth:`_expected_loss`): usually the most likely slip, so that a repeat
         can undo an early mistake as well as measure consistency.
         """
-        every = self.settings.repeat_every
+        every = self.spec.repeat_every
         n = state.answered
         if every <= 0 or n < 3 or (n + 1) % every != 0:
             return None
@@ -380,7 +381,7 @@ class ProbabilisticStrategy:
     def _finished(self, state: ProbabilisticState) -> bool:
         if state.answered >= self.budget:
             return True
-        width = self.settings.target_width
+        width = self.spec.target_width
         if width > 0 and state.answered > 0:
             return all(hi - lo < width for lo, hi in self.intervals(state))
         return False
@@ -405,9 +406,7 @@ class ProbabilisticStrategy:
         ]
         ratio, lt = candidates[int(np.argmin(self._expected_loss(state, post, candidates)))]
         target = float(_sigmoid(lt + self.shifts[ratio]))
-        return chord_query(
-            self.space, ratio + 1, target, seed=self.settings.seed, index=state.answered
-        )
+        return chord_query(self.space, ratio + 1, target, seed=self.seed, index=state.answered)
 
     def update(self, state: ProbabilisticState, query: Query, choice: Choice) -> ProbabilisticState:
         side = prefers_reference(query, choice)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -34,13 +34,14 @@ from textual.widgets import (
     Static,
 )
 
-from tradeoff.elicitation import Choice
+from tradeoff.elicitation import Choice, expected_questions
 from tradeoff.errors import InputError
 from tradeoff.presentation import card_lines, tradeoff_sentences
 from tradeoff.queries import Query
-from tradeoff.scenario import LoadedScenario, load_scenario
+from tradeoff.scenario import LoadedScenario, SpecOverrides, load_scenario
 from tradeoff.session import (
     Recorder,
+    SessionLog,
     SessionWriteError,
     check_participant,
     ignore_file_size_signal,
@@ -62,8 +63,8 @@ class Settings:
     sessions_dir: Path
     participant: str | None = None
     resume: Path | None = None
-    budget: int | None = None
-    strategy: str | None = None
+    overrides: SpecOverrides = field(default_factory=SpecOverrides)
+    resume_log: SessionLog | None = None
     seed: int = 0
 
 
@@ -296,12 +297,7 @@ class StartScreen(Screen[None]):
         self.query_one("#description", Static).update(
             Text.assemble((s.title + "\n", "bold"), s.description.strip())
         )
-        from tradeoff.elicitation.probabilistic import QUESTIONS_PER_RATIO
-
-        n = len(s.weight_names)
-        expected = s.elicitation.budget or QUESTIONS_PER_RATIO * (n - 1)
-        if s.elicitation.strategy == "paper" and s.elicitation.budget is None:
-            expected = 40 * (n - 1)
+        expected = expected_questions(s, self.settings.overrides.apply(s.elicitation))
         self.query_one("#expect", Static).update(
             f"About {expected} questions, a few minutes. Every answer is saved at once; "
             "you can stop and come back."
@@ -522,20 +518,18 @@ class ReviewScreen(Screen[None]):
         yield Footer()
 
     def _consistency(self) -> str:
-        strategy = self.recorder.engine._strategy
-        from tradeoff.elicitation.probabilistic import ProbabilisticStrategy
-
-        result = self.recorder.engine.result()
-        if isinstance(strategy, ProbabilisticStrategy):
-            same, total = strategy.consistency(self.recorder.engine.state)
-            rate = result.error_rate_estimate or 0.0
-            if total == 0:
-                return "No question was repeated, so consistency was not checked."
-            return (
-                f"Consistency check: you answered {same} of {total} repeated questions the same "
-                f"way both times (estimated chance of a slip: {rate:.0%})."
-            )
-        return "This strategy does not check consistency."
+        engine = self.recorder.engine
+        checked = engine.consistency()
+        if checked is None:
+            return "This strategy does not check consistency."
+        same, total = checked
+        if total == 0:
+            return "No question was repeated, so consistency was not checked."
+        rate = engine.result().error_rate_estimate or 0.0
+        return (
+            f"Consistency check: you answered {same} of {total} repeated questions the same "
+            f"way both times (estimated chance of a slip: {rate:.0%})."
+        )
 
     @on(Button.Pressed, "#more-button")
     def action_more(self) -> None:
@@ -667,7 +661,7 @@ class TradeoffApp(App[None]):
 
     def on_mount(self) -> None:
         if self.settings.resume is not None:
-            self.resume(self.settings.resume, None)
+            self.resume(self.settings.resume, None, log=self.settings.resume_log)
         else:
             self.push_screen(StartScreen(self.settings))
 
@@ -680,15 +674,17 @@ class TradeoffApp(App[None]):
                 loaded,
                 participant,
                 self.settings.sessions_dir,
-                strategy=self.settings.strategy,
-                budget=self.settings.budget,
+                spec=self.settings.overrides.apply(loaded.scenario.elicitation),
                 seed=self.settings.seed,
             )
         )
 
-    def resume(self, path: Path, current: LoadedScenario | None) -> None:
+    def resume(
+        self, path: Path, current: LoadedScenario | None, *, log: SessionLog | None = None
+    ) -> None:
+        """Continue a session (``log``: the file as already read, so it is read once)."""
         try:
-            log = read_session(path)
+            log = log if log is not None else read_session(path)
         except InputError as exc:
             self.exit(message=exc.message(), return_code=2)
             return
@@ -703,7 +699,7 @@ class TradeoffApp(App[None]):
             def decided(use: bool | None) -> None:
                 if use:
                     self.push_screen(LoadingScreen())
-                    self._open(lambda: Recorder.resume(path, use_embedded=True))
+                    self._open(lambda: Recorder.resume(path, use_embedded=True, log=log))
                 elif self.settings.resume is not None:
                     self.exit(message="Not resumed: the scenario file has changed.", return_code=2)
 
@@ -718,7 +714,7 @@ class TradeoffApp(App[None]):
             )
             return
         self.push_screen(LoadingScreen())
-        self._open(lambda: Recorder.resume(path, current=current))
+        self._open(lambda: Recorder.resume(path, current=current, log=log))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="open")
     def _open(self, make: Any) -> None:
@@ -753,11 +749,14 @@ def make_app(
     sessions_dir: str | Path = "sessions",
     participant: str | None = None,
     resume: str | Path | None = None,
-    budget: int | None = None,
-    strategy: str | None = None,
+    resume_log: SessionLog | None = None,
+    overrides: SpecOverrides | None = None,
     seed: int = 0,
 ) -> TradeoffApp:
-    """Build the app the same way for the command line, the browser and tests."""
+    """Build the app the same way for the command line, the browser and tests.
+
+    ``overrides`` (strategy, budget) apply to whichever scenario is chosen.
+    """
     scenario = Path(scenario)
     return TradeoffApp(
         Settings(
@@ -766,8 +765,8 @@ def make_app(
             sessions_dir=Path(sessions_dir),
             participant=participant,
             resume=None if resume is None else Path(resume),
-            budget=budget,
-            strategy=strategy,
+            resume_log=resume_log,
+            overrides=overrides or SpecOverrides(),
             seed=seed,
         )
     )

@@ -275,100 +275,32 @@ def write_report(
 
 
 def _html(md_text: str, out: Path, figures: list[tuple[str, str]], title: str) -> str:
-    """A minimal Markdown → HTML rendering (headings, tables, lists, quotes, code, images),
-    with figures embedded as data URIs so the file stands alone."""
-    body: list[str] = []
-    lines = md_text.splitlines()
-    i = 0
-    in_list = False
-    while i < len(lines):
-        line = lines[i]
-        esc = html.escape(line)
-        if line.startswith("```"):
-            j = i + 1
-            code = []
-            while j < len(lines) and not lines[j].startswith("```"):
-                code.append(html.escape(lines[j]))
-                j += 1
-            body.append("<pre><code>" + "\n".join(code) + "</code></pre>")
-            i = j + 1
-            continue
-        if line.startswith("|") and i + 1 < len(lines) and lines[i + 1].startswith("|---"):
-            head = [html.escape(c.strip()) for c in line.strip("|").split("|")]
-            rows = []
-            j = i + 2
-            while j < len(lines) and lines[j].startswith("|"):
-                rows.append([html.escape(c.strip()) for c in lines[j].strip("|").split("|")])
-                j += 1
-            body.append(
-                "<table><thead><tr>"
-                + "".join(f"<th>{h}</th>" for h in head)
-                + "</tr></thead><tbody>"
-                + "".join(
-                    "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in rows
-                )
-                + "</tbody></table>"
-            )
-            i = j
-            continue
-        if line.startswith("- "):
-            if not in_list:
-                body.append("<ul>")
-                in_list = True
-            body.append(f"<li>{_inline(esc[2:])}</li>")
-            i += 1
-            continue
-        if in_list:
-            body.append("</ul>")
-            in_list = False
-        if line.startswith("!["):
-            name = line[line.index("](") + 2 : line.rindex(")")]
-            cap = next((c for n, c in figures if n == name), name)
-            data = base64.b64encode((out / name).read_bytes()).decode()
-            body.append(
-                f'<figure><img alt="{html.escape(cap)}" '
-                f'src="data:image/png;base64,{data}"></figure>'
-            )
-        elif line.startswith("### "):
-            body.append(f"<h3>{esc[4:]}</h3>")
-        elif line.startswith("## "):
-            body.append(f"<h2>{esc[3:]}</h2>")
-        elif line.startswith("# "):
-            body.append(f"<h1>{esc[2:]}</h1>")
-        elif line.startswith("> "):
-            body.append(f"<blockquote>{_inline(esc[5:])}</blockquote>")
-        elif line.strip():
-            para = [esc]
-            while (
-                i + 1 < len(lines)
-                and lines[i + 1].strip()
-                and not lines[i + 1].startswith(("#", "|", "- ", "> ", "![", "```"))
-            ):
-                i += 1
-                para.append(html.escape(lines[i]))
-            body.append(f"<p>{_inline(' '.join(para))}</p>")
-        i += 1
-    if in_list:
-        body.append("</ul>")
+    """The Markdown report as one self-contained HTML page (markdown-it-py, CommonMark with
+    tables). Raw HTML in the text is escaped, never passed through (names come from files);
+    the figures are embedded as data URIs so the file stands alone."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    tokens = md.parse(md_text)
+    embedded = {name for name, _ in figures}
+    for token in tokens:
+        for child in token.children or []:
+            src = child.attrGet("src") if child.type == "image" else None
+            if isinstance(src, str) and src in embedded:
+                data = base64.b64encode((out / src).read_bytes()).decode()
+                child.attrSet("src", f"data:image/png;base64,{data}")
+    body = str(md.renderer.render(tokens, md.options, {}))
     style = (
         "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;"
         "line-height:1.45;color:#1d232a}table{border-collapse:collapse;margin:.5rem 0;"
         "font-size:.9rem}td,th{border:1px solid #ccd;padding:.2rem .5rem;text-align:left}"
         "th{background:#eef1f5}blockquote{border-left:4px solid #8ab;margin:.5rem 0;"
         "padding:.2rem .8rem;color:#345}img{max-width:100%}pre{background:#f4f6f8;"
-        "padding:.6rem;overflow:auto}figure{margin:1rem 0}"
+        "padding:.6rem;overflow:auto}"
     )
     return (
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>{style}</style></head><body>"
-        + "\n".join(body)
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{style}</style></head><body>\n"
+        + body
         + "</body></html>\n"
     )
-
-
-def _inline(text: str) -> str:
-    """**bold** and *italic* in already escaped text."""
-    import re
-
-    text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
-    return re.sub(r"(?<![*\w])\*(?!\s)(.+?)(?<!\s)\*(?![*\w])", r"<em>\1</em>", text)

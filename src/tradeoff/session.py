@@ -864,34 +864,53 @@ class Recorder:
         self.close()
 
 
-def summarise(path: str | Path) -> dict[str, Any]:
-    """What ``tradeoff session show --json`` prints: who, what, and the replayed result."""
+@dataclass(frozen=True)
+class SessionSummary:
+    """What ``tradeoff session show`` reports: who, what, and the replayed result."""
+
+    log: SessionLog
+    result: ElicitationResult
+    answers: int
+
+    @property
+    def recorded(self) -> int:
+        """Answer lines in the file (undone ones included)."""
+        return sum(e.type == "answer" for e in self.log.events)
+
+    @property
+    def undos(self) -> int:
+        return sum(e.type == "undo" for e in self.log.events)
+
+    def to_dict(self) -> dict[str, Any]:
+        h, r = self.log.header, self.result
+        data: dict[str, Any] = {
+            "path": str(self.log.path),
+            "participant": h.participant,
+            "scenario_id": h.scenario.id,
+            "scenario_sha256": h.scenario_sha256,
+            "strategy": h.strategy,
+            "started": h.started,
+            "answers": self.answers,
+            "answers_recorded": self.recorded,
+            "undos": self.undos,
+            "complete": self.log.finished,
+            "names": list(r.names),
+            "weights": list(r.weights),
+            "warnings": list(self.log.warnings),
+        }
+        if r.intervals is not None:
+            data["intervals"] = [list(iv) for iv in r.intervals]
+        if r.error_rate_estimate is not None:
+            data["error_rate_estimate"] = r.error_rate_estimate
+        if r.swing_weights is not None:
+            data["swing_weights"] = list(r.swing_weights)
+        if r.swing_intervals is not None:
+            data["swing_intervals"] = [list(iv) for iv in r.swing_intervals]
+        return data
+
+
+def summarise(path: str | Path) -> SessionSummary:
+    """Read and replay a session file (once) and summarise it."""
     log = read_session(path)
     engine = replay(log)
-    result = engine.result()
-    answers = sum(e.type == "answer" for e in log.events)
-    undos = sum(e.type == "undo" for e in log.events)
-    data: dict[str, Any] = {
-        "path": str(log.path),
-        "participant": log.header.participant,
-        "scenario_id": log.header.scenario.id,
-        "scenario_sha256": log.header.scenario_sha256,
-        "strategy": log.header.strategy,
-        "started": log.header.started,
-        "answers": engine.answered,
-        "answers_recorded": answers,
-        "undos": undos,
-        "complete": log.finished,
-        "names": list(result.names),
-        "weights": list(result.weights),
-        "warnings": log.warnings,
-    }
-    if result.intervals is not None:
-        data["intervals"] = [list(iv) for iv in result.intervals]
-    if result.error_rate_estimate is not None:
-        data["error_rate_estimate"] = result.error_rate_estimate
-    if result.swing_weights is not None:
-        data["swing_weights"] = list(result.swing_weights)
-    if result.swing_intervals is not None:
-        data["swing_intervals"] = [list(iv) for iv in result.swing_intervals]
-    return data
+    return SessionSummary(log, engine.result(), engine.answered)

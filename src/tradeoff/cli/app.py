@@ -9,6 +9,7 @@ import shutil
 import sys
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tradeoff.cli.common import (
     UsageError,
@@ -19,6 +20,9 @@ from tradeoff.cli.common import (
     scenarios_dir,
 )
 from tradeoff.scenario import STRATEGY_NAMES, SpecOverrides
+
+if TYPE_CHECKING:
+    from tradeoff.session import SessionSummary
 
 
 def has_terminal() -> bool:
@@ -130,41 +134,40 @@ def _check_bind(host: str, port: int) -> None:
             ) from None
 
 
-def cmd_session_show(args: argparse.Namespace) -> int:
-    from tradeoff.session import summarise
-
-    data = summarise(args.file)
-    if args.json:
-        emit(data)
-        return 0
-    say(f"{data['path']}")
-    say(
-        f"participant {data['participant']}, scenario {data['scenario_id']}, "
-        f"strategy {data['strategy']}, started {data['started']}"
-    )
-    say(
-        f"answers {data['answers']} (recorded {data['answers_recorded']}, undos "
-        f"{data['undos']}), complete: {'yes' if data['complete'] else 'no'}"
-    )
-    say(f"  {'':<16} {'per unit':<28} over its whole range (swing)")
-    for i, name in enumerate(data["names"]):
-        line = f"  {name:<16} {data['weights'][i]:.4f}"
-        if "intervals" in data:
-            lo, hi = data["intervals"][i]
+def format_session(summary: SessionSummary) -> str:
+    """The text ``tradeoff session show`` prints."""
+    h, r = summary.log.header, summary.result
+    lines = [
+        str(summary.log.path),
+        f"participant {h.participant}, scenario {h.scenario.id}, strategy {h.strategy}, "
+        f"started {h.started}",
+        f"answers {summary.answers} (recorded {summary.recorded}, undos {summary.undos}), "
+        f"complete: {'yes' if summary.log.finished else 'no'}",
+        f"  {'':<16} {'per unit':<28} over its whole range (swing)",
+    ]
+    for i, name in enumerate(r.names):
+        line = f"  {name:<16} {r.weights[i]:.4f}"
+        if r.intervals is not None:
+            lo, hi = r.intervals[i]
             line += f" 90% [{lo:.4f}, {hi:.4f}]"
         else:
             line += " " * 22
-        if "swing_weights" in data:
-            line += f"  {data['swing_weights'][i]:.4f}"
-        if "swing_intervals" in data:
-            lo, hi = data["swing_intervals"][i]
+        if r.swing_weights is not None:
+            line += f"  {r.swing_weights[i]:.4f}"
+        if r.swing_intervals is not None:
+            lo, hi = r.swing_intervals[i]
             line += f" 90% [{lo:.4f}, {hi:.4f}]"
-        say(line)
-    for w in data["warnings"]:
-        say(f"warning: {w}")
+        lines.append(line)
+    lines += [f"warning: {w}" for w in summary.log.warnings]
+    return "\n".join(lines)
+
+
+def cmd_session_show(args: argparse.Namespace) -> int:
+    from tradeoff.session import summarise
+
+    summary = summarise(args.file)
+    if args.json:
+        emit(summary.to_dict())
+    else:
+        say(format_session(summary))
     return 0
-
-
-# --------------------------------------------------------------------------------------
-# parser and entry point
-# --------------------------------------------------------------------------------------

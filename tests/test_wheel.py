@@ -14,9 +14,9 @@ from .conftest import ROOT
 
 def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
+    build = ["wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist), str(ROOT)]
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
-        + ["-w", str(dist), str(ROOT)],
+        [sys.executable, "-m", "pip", *build],
         check=True,
         capture_output=True,
         timeout=300,

@@ -91,3 +91,17 @@ class InputError(Exception):
 
     def __str__(self) -> str:
         return self.message()
+
+
+def read_user_file(path: str | Path, missing_fix: str = "check the path.") -> bytes:
+    """The bytes of a file a user gave, or an InputError: not found (with ``missing_fix``),
+    a folder, or unreadable."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError.single(p, "", "file not found.", missing_fix)
+    try:
+        return p.read_bytes()
+    except OSError as exc:
+        raise InputError.single(
+            p, "", f"cannot be read ({exc.strerror}).", "check the file's permissions."
+        ) from None

@@ -33,7 +33,7 @@ import math
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 from numpy.typing import NDArray
@@ -228,21 +228,33 @@ def _group(pool: Pool, names: Sequence[str]) -> list[int]:
     return out
 
 
+class RankOptions(TypedDict, total=False):
+    """How to rank: criterion ``p`` (default ∞), ``method`` (default ``copa``),
+    ``constraints`` on raw values (conditions of :mod:`tradeoff.expr`), ``top`` models to
+    report (default 10), and an optional α sweep: ``sweep_alphas`` over the objectives
+    ``sweep_group``."""
+
+    p: float
+    method: copa.Method
+    constraints: Sequence[str]
+    top: int
+    sweep_group: Sequence[str]
+    sweep_alphas: Sequence[float] | None
+
+
 def rank_pool(
-    pool: Pool,
-    *,
-    weights: Sequence[float],
-    p: float = math.inf,
-    method: copa.Method = "copa",
-    constraints: Sequence[str] = (),
-    top: int = 10,
-    sweep_group: Sequence[str] = (),
-    sweep_alphas: Sequence[float] | None = None,
+    pool: Pool, *, weights: Sequence[float], **options: Unpack[RankOptions]
 ) -> RankOutcome:
     """Rank ``pool`` with weights ω and criterion p; optionally sweep α over a group.
 
     Constraints restrict the selectable models, never the population defining û.
     """
+    p = options.get("p", math.inf)
+    method = options.get("method", "copa")
+    constraints = options.get("constraints", ())
+    top = options.get("top", 10)
+    sweep_group = options.get("sweep_group", ())
+    sweep_alphas = options.get("sweep_alphas")
     y = pool.minimisation()
     # The Pareto flags (a K-D non-dominance pass, the slowest step on big pools) run on the
     # other core while the ranking is computed; moocore releases the GIL.
@@ -310,13 +322,7 @@ def rank_with_metric(
     scenario: Scenario,
     metric: Sequence[float],
     priors: Sequence[float],
-    *,
-    p: float = math.inf,
-    method: copa.Method = "copa",
-    constraints: Sequence[str] = (),
-    top: int = 10,
-    sweep_group: Sequence[str] = (),
-    sweep_alphas: Sequence[float] | None = None,
+    **options: Unpack[RankOptions],
 ) -> RankOutcome:
     """Rank ``pool`` with COPA weights mapped from an elicited metric, and by the metric.
 
@@ -333,16 +339,7 @@ def rank_with_metric(
             "give one weight per class and attribute, in the scenario's order.",
         )
     coefficients = metric_coefficients(scenario, metric, priors)
-    outcome = rank_pool(
-        pool,
-        weights=metric_to_omega(coefficients, pool.values),
-        p=p,
-        method=method,
-        constraints=constraints,
-        top=top,
-        sweep_group=sweep_group,
-        sweep_alphas=sweep_alphas,
-    )
+    outcome = rank_pool(pool, weights=metric_to_omega(coefficients, pool.values), **options)
     assert outcome.scores is not None and outcome.selectable_mask is not None
     psi = linear_values(pool, coefficients)
     rows = np.flatnonzero(outcome.selectable_mask)
@@ -351,7 +348,7 @@ def rank_with_metric(
     linear = LinearRanking(
         metric=dict(zip(scenario.weight_names, (float(w) for w in metric), strict=True)),
         selected=pool.names[int(order[0])],
-        ranking=tuple((pool.names[int(i)], float(psi[i])) for i in order[:top]),
+        ranking=tuple((pool.names[int(i)], float(psi[i])) for i in order[: options.get("top", 10)]),
         kendall_tau=float(tau),
         top_match=pool.names[int(order[0])] == outcome.selected.name,
     )

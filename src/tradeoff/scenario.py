@@ -25,7 +25,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
-from tradeoff.errors import InputError, Problem
+from tradeoff.errors import InputError, Problem, read_user_file
 
 StrategyName = Literal["paper", "bisection", "probabilistic"]
 """The elicitation strategies: the one list of their names (engine, files and faces use it)."""
@@ -431,16 +431,7 @@ def load_scenario(path: str | Path) -> LoadedScenario:
         If the file is missing, is not valid TOML, or does not describe a valid scenario.
     """
     p = Path(path)
-    if not p.is_file():
-        raise InputError.single(
-            p, "", "file not found.", "check the path; shipped scenarios are in scenarios/."
-        )
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InputError.single(
-            p, "", f"cannot be read ({exc.strerror}).", "check the file's permissions."
-        ) from None
+    raw = read_user_file(p, "check the path; shipped scenarios are in scenarios/.")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -58,7 +58,7 @@ from pydantic import (
 
 from tradeoff import __version__
 from tradeoff.elicitation import Choice, ElicitationResult, Engine
-from tradeoff.errors import InputError, Problem
+from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.queries import ClassifierProfile, Query
 from tradeoff.scenario import (
     ElicitationSpec,
@@ -415,14 +415,7 @@ def read_session(path: str | Path) -> SessionLog:
         deleted, added or moved.
     """
     p = Path(path)
-    if not p.is_file():
-        raise InputError.single(p, "", "session file not found.", "check the path.")
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InputError.single(
-            p, "", f"cannot be read ({exc.strerror}).", "check the file's permissions."
-        ) from None
+    raw = read_user_file(p, "check the path of the session file.")
     if not raw.strip():
         raise InputError.single(
             p, "", "the session file is empty.", "start a new session; this one recorded nothing."

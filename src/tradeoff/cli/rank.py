@@ -101,6 +101,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
     from tradeoff.pool import load_pool
     from tradeoff.ranking import (
+        RankOptions,
         metric_objectives,
         rank_pool,
         rank_with_metric,
@@ -110,14 +111,14 @@ def cmd_rank(args: argparse.Namespace) -> int:
     p = parse_p(args.p)
     _check(args)
     alphas = None if args.sweep is None else np.linspace(0.0, 1.0, args.sweep).tolist()
-    common = {
-        "p": p,
-        "method": args.method,
-        "constraints": args.constraint or [],
-        "top": args.top,
-        "sweep_group": args.alpha_objective or [],
-        "sweep_alphas": alphas,
-    }
+    common = RankOptions(
+        p=p,
+        method=args.method,
+        constraints=args.constraint or [],
+        top=args.top,
+        sweep_group=args.alpha_objective or [],
+        sweep_alphas=alphas,
+    )
     if args.scenario:
         from tradeoff.population import scenario_priors
         from tradeoff.scenario import load_scenario

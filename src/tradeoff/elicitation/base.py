@@ -101,6 +101,21 @@ def swing_weights(weights: Sequence[float], spans: Sequence[float]) -> tuple[flo
     return tuple(float(x) for x in raw / total)
 
 
+def point_result(
+    name: str, space: QuerySpace, weights: tuple[float, ...], answered: int, complete: bool
+) -> ElicitationResult:
+    """The result of a strategy that keeps a point estimate only (no intervals)."""
+    return ElicitationResult(
+        strategy=name,
+        names=space.names,
+        weights=weights,
+        answers=answered,
+        complete=complete,
+        swing_weights=swing_weights(weights, space.spans),
+        priors=tuple(float(z) for z in space.priors),
+    )
+
+
 S = TypeVar("S")
 
 

@@ -23,9 +23,9 @@ import numpy as np
 from tradeoff.elicitation.base import (
     Choice,
     ElicitationResult,
+    point_result,
     raw_to_scaled,
     scaled_to_raw,
-    swing_weights,
     weights_from_ratios,
     weights_from_scaled,
 )
@@ -173,14 +173,8 @@ class BisectionStrategy:
     def result(self, state: BisectionState) -> ElicitationResult:
         mids = [(lo + hi) / 2 for lo, hi in state.intervals]
         weights = weights_from_scaled(self.space, mids)
-        return ElicitationResult(
-            strategy=self.name,
-            names=self.space.names,
-            weights=weights,
-            answers=state.answered,
-            complete=self.query(state) is None,
-            swing_weights=swing_weights(weights, self.space.spans),
-            priors=tuple(float(z) for z in self.space.priors),
+        return point_result(
+            self.name, self.space, weights, state.answered, self.query(state) is None
         )
 
     def consistency(self, state: BisectionState) -> None:

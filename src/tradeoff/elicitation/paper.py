@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from tradeoff.elicitation.base import (
     Choice,
     ElicitationResult,
-    swing_weights,
+    point_result,
     weights_from_ratios,
 )
 from tradeoff.queries import Query, QuerySpace
@@ -97,14 +97,8 @@ class PaperStrategy:
 
     def result(self, state: PaperState) -> ElicitationResult:
         weights = weights_from_ratios(self._current_mids(state))
-        return ElicitationResult(
-            strategy=self.name,
-            names=self.space.names,
-            weights=weights,
-            answers=state.answered,
-            complete=self.query(state) is None,
-            swing_weights=swing_weights(weights, self.space.spans),
-            priors=tuple(float(z) for z in self.space.priors),
+        return point_result(
+            self.name, self.space, weights, state.answered, self.query(state) is None
         )
 
     def halvings(self) -> int:

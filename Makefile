@@ -37,6 +37,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.copa
 	$(BIN)/python -m benchmarks.evaluation
 	$(BIN)/python -m benchmarks.tui_latency
+	$(BIN)/python -m benchmarks.selection
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

@@ -4,6 +4,7 @@ are package data, so the default scenario checks and simulates outside the check
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import sysconfig
@@ -13,6 +14,7 @@ from .conftest import ROOT
 
 
 def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # nothing but the wheel
     dist = tmp_path / "dist"
     build = ["wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist), str(ROOT)]
     subprocess.run(
@@ -46,6 +48,7 @@ def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
         run = subprocess.run(
             [str(python), "-m", "tradeoff", *args],
             cwd=where,
+            env=env,
             capture_output=True,
             text=True,
             timeout=300,
@@ -56,6 +59,7 @@ def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
     origin = subprocess.run(
         [str(python), "-c", "import tradeoff; print(tradeoff.__file__)"],
         cwd=where,
+        env=env,
         capture_output=True,
         text=True,
         check=True,
@@ -64,6 +68,7 @@ def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
     default = subprocess.run(
         [str(python), "-c", "from tradeoff.cli.common import default_scenario as d; print(d())"],
         cwd=where,
+        env=env,
         capture_output=True,
         text=True,
         check=True,
@@ -75,7 +80,5 @@ def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
     assert installed.is_file() and shipped_scenarios().name == "shipped"
     check = json.loads(tradeoff("scenario", "check", str(installed), "--json"))
     assert check["id"] == "breast-cancer-triage"
-    out = json.loads(
-        tradeoff("simulate", str(installed), "--runs", "1", "--budget", "8", "--json")
-    )
+    out = json.loads(tradeoff("simulate", str(installed), "--runs", "1", "--budget", "8", "--json"))
     assert out["queries"]["max"] == 8 and len(out["weights"]) == 4

@@ -26,9 +26,9 @@ lint: $(VENV)/.installed-test
 	$(BIN)/mypy src
 	$(BIN)/lint-imports
 
-## test: install the test extras, lint, and run the whole test suite
+## test: install the test extras, lint, and run the whole test suite (on two workers)
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2
 
 ## bench: run every benchmark and write benchmarks/results/
 bench: $(VENV)/.installed-test

@@ -22,10 +22,11 @@ def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
         check=True,
         capture_output=True,
         timeout=300,
+        env=env,
     )
     (wheel,) = dist.glob("tradeoff-*.whl")
     env_dir = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True, timeout=300, env=env)
     python = env_dir / "bin" / "python"
     # The fresh environment borrows the dependencies (not tradeoff) from this one.
     site = subprocess.run(
@@ -33,6 +34,7 @@ def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
         check=True,
         capture_output=True,
         text=True,
+        env=env,
     ).stdout.strip()
     (Path(site) / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     subprocess.run(
@@ -40,6 +42,7 @@ def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
         check=True,
         capture_output=True,
         timeout=300,
+        env=env,
     )
     where = tmp_path / "elsewhere"
     where.mkdir()

@@ -55,6 +55,35 @@ def _attr_delta(scenario: Scenario, j: int, mine: float, other: float) -> tuple[
     return better, f"{amount} {word}"
 
 
+def difference_words(
+    scenario: Scenario, mine: Sequence[float], other: Sequence[float]
+) -> list[str]:
+    """How one model differs from another, in the scenario's words, one phrase per aspect
+    that differs as shown ("flags 12 more malignant lumps per 1,000", "0.1 ms to score one
+    case more"). ``mine`` and ``other`` hold the recalls of the classes, then the attributes
+    in their units.
+
+    >>> from tradeoff.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/glaucoma-screening.toml").scenario
+    >>> difference_words(sc, [0.912, 0.84, 0.21, 5], [0.9, 0.84, 0.20, 5])
+    ['finds 12 more glaucoma cases per 1,000', '$0.01 per scan more']
+    """
+    k = scenario.n_classes
+    words = []
+    for i, c in enumerate(scenario.classes):
+        d = per_thousand(mine[i]) - per_thousand(other[i])
+        if d:
+            more = "more" if d > 0 else "fewer"
+            words.append(f"{c.verb} {abs(d):,} {more} {c.label} per {PER:,}")
+    for j in range(len(scenario.attributes)):
+        a, b = mine[k + j], other[k + j]
+        spec = scenario.attributes[j]
+        # Only differences the display can show (not one that rounds to nothing).
+        if spec.render(abs(a - b)) != spec.render(0.0):
+            words.append(_attr_delta(scenario, j, a, b)[1])
+    return words
+
+
 def card_lines(scenario: Scenario, mine: ClassifierProfile, other: ClassifierProfile) -> list[Line]:
     """The lines of one option's card, each marked where it differs from the other option."""
     lines = []

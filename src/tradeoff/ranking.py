@@ -41,6 +41,7 @@ from numpy.typing import NDArray
 from tradeoff import copa
 from tradeoff.errors import InputError
 from tradeoff.pool import Objective, Pool
+from tradeoff.presentation import difference_words
 from tradeoff.scenario import Scenario
 
 FloatArray = NDArray[np.float64]
@@ -83,6 +84,7 @@ class RankOutcome:
     sweep: tuple[tuple[float, str], ...] | None = None
     warnings: tuple[str, ...] = ()
     linear: LinearRanking | None = None
+    recommended: Recommendation | None = None
     scores: FloatArray | None = field(default=None, repr=False, compare=False)
     selectable_mask: NDArray[np.bool_] | None = field(default=None, repr=False, compare=False)
 
@@ -103,6 +105,9 @@ class RankOutcome:
             data["sweep"] = [{"alpha": a, "name": n} for a, n in self.sweep]
         if self.linear is not None:
             data.update(self.linear.to_dict())
+            data["agreement"]["top1"] = self.linear.top_match
+        if self.recommended is not None:
+            data["recommended"] = self.recommended.to_dict()
         return data
 
 
@@ -352,7 +357,8 @@ def rank_with_metric(
         kendall_tau=float(tau),
         top_match=pool.names[int(order[0])] == outcome.selected.name,
     )
-    return replace(outcome, linear=linear)
+    advice = recommend(scenario, pool, metric, priors, selectable=outcome.selectable_mask)
+    return replace(outcome, linear=linear, recommended=advice)
 
 
 # --------------------------------------------------------------------------------------
@@ -458,3 +464,121 @@ def agreement(
     rows = np.arange(len(psi)) if selectable is None else np.flatnonzero(selectable)
     tau = kendalltau(-copa_scores[rows], psi[rows]).statistic
     return {"kendall_tau": float(tau) if np.isfinite(tau) else 0.0}
+
+
+# --------------------------------------------------------------------------------------
+# The recommendation: the model a person's own metric makes best (a Bayes decision)
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The model that maximises the posterior expected value of a person's own metric.
+
+    ``expected`` holds E[ψ] of every model of the pool (pool order; ψ in the metric's own
+    normalisation, up to a constant), ``p_best`` the posterior probability that each is the
+    best selectable model (``None`` with a point estimate only). ``trade`` says, in the
+    person's words, how the recommended model differs from the runner-up ("against the
+    runner-up mlp-8: flags 12 more malignant lumps per 1,000; 22 KB of memory less").
+    """
+
+    name: str
+    index: int
+    expected: tuple[float, ...]
+    p_best: tuple[float, ...] | None
+    runner_up: str | None
+    trade: str
+
+    @property
+    def expected_value(self) -> float:
+        return self.expected[self.index]
+
+    @property
+    def probability(self) -> float | None:
+        """P(best) of the recommended model."""
+        return None if self.p_best is None else self.p_best[self.index]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "expected_value": self.expected_value,
+            "p_best": self.probability,
+            "runner_up": self.runner_up,
+            "trade": self.trade,
+        }
+
+
+def metric_values(
+    scenario: Scenario, pool: Pool, weights: FloatArray, priors: Sequence[float]
+) -> FloatArray:
+    """ψ of every model for every weight vector: shape (weight vectors, models).
+
+    ``weights`` holds normalised metric weights in the scenario's order, one row per vector
+    (e.g. posterior draws); ψ = Σ_i a_i·ζ_i·recall_i ∓ Σ_j a_j·x_j over the pool's columns.
+    """
+    w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
+    k = scenario.n_classes
+    signs = np.array([-1.0 if a.kind == "cost" else 1.0 for a in scenario.attributes])
+    coef = np.hstack((w[:, :k] * np.asarray(priors, dtype=np.float64), w[:, k:] * signs))
+    out: FloatArray = coef @ pool.values.T
+    return out
+
+
+def recommend(
+    scenario: Scenario,
+    pool: Pool,
+    weights: Sequence[float],
+    priors: Sequence[float],
+    *,
+    draws: FloatArray | None = None,
+    selectable: NDArray[np.bool_] | None = None,
+) -> Recommendation:
+    """The Bayes decision for one person: the selectable model with the highest posterior
+    expected value of their own linear metric, with every model's P(best).
+
+    With posterior ``draws`` of the weights, E[ψ] is the mean over the draws and P(best) the
+    share of draws in which a model is the best selectable one (ties: the earlier row);
+    without, the point estimate ``weights`` decides and P(best) is ``None``.
+
+    Examples
+    --------
+    >>> from tradeoff.pool import load_pool
+    >>> from tradeoff.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> pool = load_pool("scenarios/pools/breast-cancer.csv", metric_objectives(sc))
+    >>> rec = recommend(sc, pool, [0.5, 0.5, 0.0, 0.0], [0.37, 0.63])
+    >>> rec.name == pool.names[int(np.argmax(metric_values(sc, pool, [0.5, 0.5, 0, 0],
+    ...                                                     [0.37, 0.63])[0]))]
+    True
+    """
+    rows = np.arange(pool.n) if selectable is None else np.flatnonzero(selectable)
+    if rows.size == 0:
+        raise InputError.single(pool.source, "constraints", "no model is selectable.", "")
+    if draws is not None:
+        psi = metric_values(scenario, pool, draws, priors)
+        expected = psi.mean(axis=0)
+        best = rows[np.argmax(psi[:, rows], axis=1)]
+        p_best: tuple[float, ...] | None = tuple(
+            float(x) for x in np.bincount(best, minlength=pool.n) / psi.shape[0]
+        )
+    else:
+        expected = metric_values(scenario, pool, np.asarray(weights), priors)[0]
+        p_best = None
+    order = rows[np.lexsort((rows, -expected[rows]))]
+    index = int(order[0])
+    runner = int(order[1]) if order.size > 1 else None
+    trade = ""
+    if runner is not None:
+        words = difference_words(scenario, pool.values[index], pool.values[runner])
+        if words:
+            trade = f"against the runner-up {pool.names[runner]}: {'; '.join(words)}"
+        else:
+            trade = f"the runner-up {pool.names[runner]} looks the same"
+    return Recommendation(
+        name=pool.names[index],
+        index=index,
+        expected=tuple(float(x) for x in expected),
+        p_best=p_best,
+        runner_up=None if runner is None else pool.names[runner],
+        trade=trade,
+    )

@@ -183,10 +183,23 @@ def write_report(
         "",
     ]
     md += ["## Stakeholders", ""]
-    for s, pick, lin in zip(
-        selection.stakeholders, selection.picks, selection.linear_picks, strict=True
+    for s, rec, pick, lin in zip(
+        selection.stakeholders,
+        selection.recommendations,
+        selection.picks,
+        selection.linear_picks,
+        strict=True,
     ):
         md += [f"### {s.participant}", "", f"{s.answers} answers ({Path(s.path).name}).", ""]
+        sure = (
+            ""
+            if rec.probability is None
+            else f" (probability it is the best: {rec.probability:.0%})"
+        )
+        md += [f"**Recommended: {rec.name}**{sure}, the model these answers make best."]
+        if rec.trade:
+            md += [f"{rec.trade[0].upper()}{rec.trade[1:]}."]
+        md += [""]
         rows = []
         for i, name in enumerate(s.names):
             iv = "" if s.intervals is None else f"{s.intervals[i][0]:.3f} – {s.intervals[i][1]:.3f}"
@@ -196,7 +209,8 @@ def write_report(
         md += [f"- {t}" for t in tradeoff_sentences(scenario, s.weights, s.priors)]
         md += [
             "",
-            f"COPA pick: **{pick.selected.name}** (linear metric's pick: {lin}).",
+            f"For the practitioner: COPA's pick with ω from these weights is "
+            f"{pick.selected.name} (the point estimate's own pick: {lin}).",
             "",
             f"> {pick.explanation}",
             "",
@@ -205,8 +219,8 @@ def write_report(
     md += [
         "## Regret and consensus",
         "",
-        "Regret of using one stakeholder's pick (column) in another's own linear metric "
-        "(row), relative to the spread of that metric over the pool:",
+        "Regret of using one stakeholder's recommendation (column) in another's own expected "
+        "linear metric (row), relative to the spread of that metric over the pool:",
         "",
     ]
     md += [
@@ -221,8 +235,8 @@ def write_report(
     ]
     md += [
         f"**Consensus: {selection.consensus_name}** — rule: {selection.consensus_rule}; its "
-        f"largest regret is {selection.consensus_max_regret:.3f}. The pick with the averaged "
-        f"ω is {selection.average_pick.selected.name}.",
+        f"largest regret is {selection.consensus_max_regret:.3f}. COPA with the averaged ω "
+        f"picks {selection.average_pick.selected.name}.",
         "",
     ]
     md += ["## Ranking (averaged ω, COPA p = ∞)", ""]

@@ -21,10 +21,12 @@ from tradeoff.pool import Pool, load_pool
 from tradeoff.population import scenario_priors
 from tradeoff.ranking import (
     RankOutcome,
+    Recommendation,
     metric_coefficients,
     metric_objectives,
     metric_to_omega,
     rank_pool,
+    recommend,
 )
 from tradeoff.scenario import Scenario
 
@@ -92,6 +94,8 @@ class Stakeholder:
     intervals: tuple[tuple[float, float], ...] | None
     answers: int
     priors: tuple[float, ...]
+    swing_weights: tuple[float, ...] | None = None
+    draws: FloatArray | None = field(default=None, repr=False, compare=False)
 
 
 def stakeholder_of(header: Header, engine: Engine, path: str | Path) -> Stakeholder:
@@ -108,6 +112,8 @@ def stakeholder_of(header: Header, engine: Engine, path: str | Path) -> Stakehol
         result.intervals,
         engine.answered,
         result.priors,
+        result.swing_weights,
+        engine.weight_draws(),
     )
 
 
@@ -152,6 +158,7 @@ class Selection:
     """Everything ``tradeoff select`` reports."""
 
     stakeholders: list[Stakeholder]
+    recommendations: list[Recommendation]
     picks: list[RankOutcome]
     linear_picks: list[str]
     regret: list[list[float]]
@@ -170,13 +177,22 @@ class Selection:
                     "weights": dict(zip(s.names, s.weights, strict=True)),
                     "intervals": None if s.intervals is None else [list(iv) for iv in s.intervals],
                     "answers": s.answers,
+                    "recommended": rec.name,
+                    "p_best": rec.probability,
+                    "expected_value": rec.expected_value,
+                    "runner_up": rec.runner_up,
+                    "trade": rec.trade,
                     "selected": pick.selected.name,
                     "linear_selected": lin,
                     "omega": list(pick.weights),
                     "explanation": pick.explanation,
                 }
-                for s, pick, lin in zip(
-                    self.stakeholders, self.picks, self.linear_picks, strict=True
+                for s, rec, pick, lin in zip(
+                    self.stakeholders,
+                    self.recommendations,
+                    self.picks,
+                    self.linear_picks,
+                    strict=True,
                 )
             ],
             "regret": self.regret,
@@ -205,28 +221,31 @@ def select_for_stakeholders(
     p: float = math.inf,
     top: int = 10,
 ) -> Selection:
-    """Each stakeholder's COPA pick, the regret matrix and a consensus pick.
+    """Each stakeholder's recommendation and COPA pick, the regret matrix and a consensus.
 
-    regret[i][j] is what stakeholder j's pick costs stakeholder i in i's own linear metric:
-    (ψ_i(best for i) − ψ_i(pick of j)) / (max ψ_i − min ψ_i) over the pool. The consensus
-    minimises the largest regret over all stakeholders among all models of the pool
-    (ties: the smaller sum of regrets, then row order); the pick from the averaged ω is
-    reported beside it.
+    A stakeholder's recommendation is the Bayes decision of :func:`recommend` (their own
+    metric, expected over their posterior). regret[i][j] is what stakeholder j's
+    recommendation costs stakeholder i in i's own expected metric:
+    (E ψ_i(best for i) − E ψ_i(recommendation of j)) / (max E ψ_i − min E ψ_i) over the pool,
+    so the diagonal is 0. The consensus minimises the largest regret over all stakeholders
+    among all models of the pool (ties: the smaller sum of regrets, then row order). COPA's
+    picks (ω from swing weights) and the pick from the averaged ω are the practitioner's
+    view, reported beside them.
     """
     from tradeoff.ranking import linear_values
 
-    picks, linear_picks, psis, omegas = [], [], [], []
+    picks, linear_picks, psis, omegas, recs = [], [], [], [], []
     for s in stakeholders:
         coefficients = metric_coefficients(scenario, s.weights, s.priors)
         omega = metric_to_omega(coefficients, pool.values)
         omegas.append(omega)
         picks.append(rank_pool(pool, weights=omega, p=p, top=top))
-        psi = linear_values(pool, coefficients)
-        psis.append(psi)
-        linear_picks.append(pool.names[int(np.argmax(psi))])
-    index = {name: i for i, name in enumerate(pool.names)}
+        linear_picks.append(pool.names[int(np.argmax(linear_values(pool, coefficients)))])
+        rec = recommend(scenario, pool, s.weights, s.priors, draws=s.draws)
+        recs.append(rec)
+        psis.append(np.asarray(rec.expected))
     regret = [
-        [_relative_regret(psis[i], index[picks[j].selected.name]) for j in range(len(stakeholders))]
+        [_relative_regret(psis[i], recs[j].index) for j in range(len(stakeholders))]
         for i in range(len(stakeholders))
     ]
     per_model = np.array([[_relative_regret(psi, m) for m in range(pool.n)] for psi in psis])
@@ -236,12 +255,13 @@ def select_for_stakeholders(
     average_pick = rank_pool(pool, weights=tuple(float(x) for x in average), p=p, top=top)
     return Selection(
         stakeholders=list(stakeholders),
+        recommendations=recs,
         picks=picks,
         linear_picks=linear_picks,
         regret=regret,
         consensus_name=pool.names[best],
         consensus_rule="minimise the largest relative regret over the stakeholders, each in "
-        "their own linear metric (ties: smaller total regret, then row order)",
+        "their own expected linear metric (ties: smaller total regret, then row order)",
         consensus_max_regret=float(worst[best]),
         average_pick=average_pick,
         pool=pool,

@@ -50,18 +50,29 @@ def selection(args: argparse.Namespace) -> tuple[Selection, Scenario]:
 def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
     lines = []
-    for s, pick, lin in zip(chosen.stakeholders, chosen.picks, chosen.linear_picks, strict=True):
-        weights = ", ".join(f"{n} {w:.3f}" for n, w in zip(s.names, s.weights, strict=True))
-        lines += [
-            f"{s.participant}: picks {pick.selected.name} (linear metric: {lin}); "
-            f"weights {weights}",
-            f"  {pick.explanation}",
-        ]
+    people = zip(chosen.stakeholders, chosen.recommendations, chosen.picks, strict=True)
+    for s, rec, pick in people:
+        sure = (
+            ""
+            if rec.probability is None
+            else f" (probability it is the best: {rec.probability:.0%})"
+        )
+        lines += [f"{s.participant}: recommended {rec.name}{sure}"]
+        if rec.trade:
+            lines.append(f"  {rec.trade[0].upper()}{rec.trade[1:]}.")
+        swing = s.swing_weights or s.weights
+        shown = ", ".join(f"{n} {w:.2f}" for n, w in zip(s.names, swing, strict=True))
+        lines.append(f"  weights over each aspect's whole range: {shown}")
+        if pick.selected.name != rec.name:
+            lines.append(
+                f"  COPA (practitioner's ranking, ω from these weights) picks "
+                f"{pick.selected.name}: {pick.explanation}"
+            )
     names = [s.participant for s in chosen.stakeholders]
     if len(names) > 1:
         first = max(len(n) for n in names) + 2
         cells = [max(len(n), 5) + 2 for n in names]
-        lines += ["", "regret (row: whose metric; column: whose pick)"]
+        lines += ["", "regret (row: whose metric; column: whose recommendation)"]
         lines.append(" " * first + "".join(f"{n:>{w}}" for n, w in zip(names, cells, strict=True)))
         for n, row in zip(names, chosen.regret, strict=True):
             values = "".join(f"{r:>{w}.3f}" for r, w in zip(row, cells, strict=True))
@@ -70,7 +81,7 @@ def format_selection(chosen: Selection) -> str:
         "",
         f"consensus: {chosen.consensus_name} (largest regret "
         f"{chosen.consensus_max_regret:.3f}; rule: {chosen.consensus_rule})",
-        f"pick with the averaged ω: {chosen.average_pick.selected.name}",
+        f"COPA with the averaged ω picks: {chosen.average_pick.selected.name}",
     ]
     return "\n".join(lines)
 

@@ -45,7 +45,14 @@ def format_rank(outcome: RankOutcome) -> str:
     cols = list(outcome.selected.u)
     width = min(60, max(12, *(len(r.name) for r in outcome.ranking)))
     p = "inf" if math.isinf(outcome.p) else f"{outcome.p:g}"
-    lines = [
+    lines = []
+    if outcome.recommended is not None:
+        rec = outcome.recommended
+        lines.append(f"Recommended by the metric: {rec.name} (the selectable model of highest ψ)")
+        if rec.trade:
+            lines.append(f"  {rec.trade[0].upper()}{rec.trade[1:]}.")
+        lines += ["", "COPA's ranking of the pool, ω from the metric's swing weights:"]
+    lines += [
         f"{outcome.selectable} selectable of {outcome.n} models; method {outcome.method}, "
         f"p = {p}, ω = [{', '.join(f'{w:.3g}' for w in outcome.weights)}]; "
         f"{outcome.pareto_count} Pareto-optimal",

@@ -9,6 +9,7 @@ from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tradeoff.metric import normalise
 from tradeoff.queries import Query, QuerySpace
@@ -151,6 +152,11 @@ class Strategy(Protocol[S]):
 
     def expected_total(self, state: S) -> int:
         """How many questions the whole elicitation is expected to take."""
+        ...
+
+    def weight_draws(self, state: S) -> NDArray[np.float64] | None:
+        """Draws of the normalised weights from the posterior (one row per draw), or
+        ``None`` for a strategy that keeps a point estimate only."""
         ...
 
     def consistency(self, state: S) -> tuple[int, int] | None:

@@ -177,6 +177,10 @@ class BisectionStrategy:
             self.name, self.space, weights, state.answered, self.query(state) is None
         )
 
+    def weight_draws(self, state: BisectionState) -> None:
+        """A point estimate only: no posterior to draw from."""
+        return None
+
     def consistency(self, state: BisectionState) -> None:
         """This strategy repeats no question."""
         return None

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tradeoff.elicitation.base import Choice, ElicitationResult, Strategy
 from tradeoff.elicitation.bisection import BisectionStrategy
@@ -189,6 +190,11 @@ class Engine:
     def expected_total(self) -> int:
         """Expected number of questions for the whole elicitation."""
         return self._strategy.expected_total(self.state)
+
+    def weight_draws(self) -> NDArray[np.float64] | None:
+        """Posterior draws of the normalised weights (rows), or ``None`` for strategies
+        that keep a point estimate only (``paper``, ``bisection``)."""
+        return self._strategy.weight_draws(self.state)
 
     def consistency(self) -> tuple[int, int] | None:
         """(repeated questions answered the same way both times, repeated questions), or

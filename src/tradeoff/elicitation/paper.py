@@ -108,6 +108,10 @@ class PaperStrategy:
     def expected_total(self, state: PaperState) -> int:
         return planned_questions(self.space.n_weights, self.spec)
 
+    def weight_draws(self, state: PaperState) -> None:
+        """A point estimate only: no posterior to draw from."""
+        return None
+
     def consistency(self, state: PaperState) -> None:
         """Algorithm 1 repeats no question."""
         return None

@@ -274,6 +274,10 @@ class ProbabilisticStrategy:
         """Seeded Monte Carlo draws of the normalised weights from the posterior."""
         return _weights_from_logits(self.posterior(state).draws, self.shifts)
 
+    def weight_draws(self, state: ProbabilisticState) -> FloatArray:
+        """The posterior's seeded draws of the normalised weights (same as :meth:`draws`)."""
+        return self.draws(state)
+
     def intervals(self, state: ProbabilisticState) -> tuple[tuple[float, float], ...]:
         """90% credible interval of every normalised weight."""
         return _intervals(self.draws(state))

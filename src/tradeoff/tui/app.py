@@ -573,6 +573,7 @@ class ResultScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Label("The models that fit what you value", id="title")
         with VerticalScroll(id="result-body"):
+            yield Static("", id="result-recommend")
             yield Static("Ranking the candidate models…", id="result-status")
             yield DataTable(id="result-table", cursor_type="row")
             yield Static("", id="result-explain")
@@ -586,25 +587,42 @@ class ResultScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def rank(self) -> None:
-        from tradeoff.selection import rank_for_session
+        from tradeoff.ranking import recommend
+        from tradeoff.selection import rank_for_session, scenario_pool
 
-        result = self.recorder.engine.result()
+        engine = self.recorder.engine
+        result = engine.result()
+        assert result.priors is not None
         try:
+            pool = scenario_pool(engine.scenario, Path(self.recorder.header.scenario_path).parent)
+            advice = recommend(
+                engine.scenario, pool, result.weights, result.priors, draws=engine.weight_draws()
+            )
             outcome = rank_for_session(
-                self.recorder.engine.scenario,
-                result.weights,
-                priors=result.priors,
-                base=Path(self.recorder.header.scenario_path).parent,
+                engine.scenario, result.weights, priors=result.priors, pool=pool
             )
         except InputError as exc:
             self.app.call_from_thread(self._failed, exc.message())
             return
-        self.app.call_from_thread(self._show, outcome)
+        self.app.call_from_thread(self._show, outcome, advice)
 
     def _failed(self, message: str) -> None:
         self.query_one("#result-status", Static).update(Text(message, style="bold red"))
 
-    def _show(self, outcome: Any) -> None:
+    def _show(self, outcome: Any, advice: Any) -> None:
+        sure = (
+            ""
+            if advice.probability is None
+            else f" (probability it is the best for you: {advice.probability:.0%})"
+        )
+        trade = f"\n{advice.trade[0].upper()}{advice.trade[1:]}." if advice.trade else ""
+        self.query_one("#result-recommend", Static).update(
+            Text.assemble(
+                ("Recommended for you: ", "bold"),
+                (advice.name, "bold"),
+                f"{sure}: of the candidate models, the one your own answers make best.{trade}",
+            )
+        )
         table = self.query_one("#result-table", DataTable)
         cols = list(outcome.selected.u)
         table.add_columns("#", "model", *[f"top-% {c}"[:18] for c in cols], "Pareto")
@@ -612,7 +630,8 @@ class ResultScreen(Screen[None]):
             tops = [f"{max(1, round(100 * row.u[c]))}%" for c in cols]
             table.add_row(str(i), row.name, *tops, "yes" if row.pareto else "")
         self.query_one("#result-status", Static).update(
-            f"{outcome.selectable} candidate models, ranked with your weights (COPA, p = ∞)."
+            f"\nFor the team choosing a model: the {outcome.selectable} candidates ranked with "
+            "your weights (COPA, p = ∞; top-% = share of candidates that do better)."
         )
         self.query_one("#result-explain", Static).update(outcome.explanation)
 

@@ -94,3 +94,15 @@ def test_default_command_opens_the_app_on_the_default_scenario(
     assert main([]) == 0
     assert opened[0].scenario.name == "breast-cancer-triage.toml"
     assert opened[0].resume is None
+
+
+def test_decision_block_for_a_scenario_with_a_pool(capsys: pytest.CaptureFixture[str]) -> None:
+    """With a pool, each run's recommendation is compared with the truth's best model."""
+    bc = str(SCENARIOS / "breast-cancer-triage.toml")
+    data = run_json(["simulate", bc, "--runs", "3", "--budget", "8", "--json"], capsys)
+    decision = data["decision"]
+    assert isinstance(decision, dict)
+    assert 0 <= decision["right_pick_rate"] <= 1
+    assert 0 <= decision["regret"]["median"] <= decision["regret"]["max"] <= 1
+    assert decision["questions"]["max"] == 8
+    assert "decision" not in run_json(["simulate", K2, "--json"], capsys)  # no pool

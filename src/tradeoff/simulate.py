@@ -17,8 +17,10 @@ import numpy as np
 from tradeoff.elicitation import ElicitationResult, Engine, truth_from_dirichlet
 from tradeoff.metric import l1_error, normalise
 from tradeoff.oracles import Noise, SimulatedOracle
+from tradeoff.pool import Pool
 from tradeoff.population import Population, scenario_population
 from tradeoff.queries import QuerySpace
+from tradeoff.ranking import metric_values, recommend
 from tradeoff.scenario import ElicitationSpec, Scenario
 
 
@@ -29,10 +31,39 @@ class RunOutcome:
     truth: tuple[float, ...]
     result: ElicitationResult
     l1: float
+    decision: Decision | None = None
 
     @property
     def queries(self) -> int:
         return self.result.answers
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A run's recommendation from a pool against the best model under the true weights.
+
+    ``regret`` is the true metric's loss of the recommended model relative to its spread
+    over the pool (0: the right pick)."""
+
+    recommended: str
+    truth_best: str
+    regret: float
+
+    @property
+    def right(self) -> bool:
+        return self.recommended == self.truth_best
+
+
+def decide(scenario: Scenario, pool: Pool, engine: Engine, truth: Sequence[float]) -> Decision:
+    """What the engine now recommends from ``pool`` and what the truth would pick."""
+    result = engine.result()
+    assert result.priors is not None
+    rec = recommend(scenario, pool, result.weights, result.priors, draws=engine.weight_draws())
+    psi = metric_values(scenario, pool, np.asarray([truth]), result.priors)[0]
+    best = int(np.argmax(psi))
+    spread = float(psi.max() - psi.min())
+    regret = float((psi[best] - psi[rec.index]) / spread) if spread > 0 else 0.0
+    return Decision(rec.name, pool.names[best], regret)
 
 
 def run_once(
@@ -44,10 +75,12 @@ def run_once(
     indifference: float = 0.0,
     seed: int = 0,
     population: Population | None = None,
+    pool: Pool | None = None,
 ) -> RunOutcome:
     """Run one engine to completion against a simulated oracle with true weights ``truth``.
 
-    ``spec`` defaults to the scenario's ``[elicitation]``.
+    ``spec`` defaults to the scenario's ``[elicitation]``. With a candidate ``pool`` the
+    outcome also holds the final recommendation against the truth's best model.
     """
     engine = Engine(scenario, spec, seed=seed, population=population)
     oracle = SimulatedOracle.for_scenario(
@@ -57,7 +90,8 @@ def run_once(
         engine.answer(oracle.choose(query))
     result = engine.result()
     t = tuple(float(x) for x in normalise(truth))
-    return RunOutcome(t, result, l1_error(result.weights, t))
+    decision = None if pool is None else decide(scenario, pool, engine, t)
+    return RunOutcome(t, result, l1_error(result.weights, t), decision)
 
 
 @dataclass(frozen=True)
@@ -87,6 +121,22 @@ class Summary:
                 "max": float(l1.max()),
             },
         }
+        decisions = [o.decision for o in self.outcomes if o.decision is not None]
+        if decisions:
+            regret = np.array([d.regret for d in decisions])
+            data["decision"] = {
+                "right_pick_rate": float(np.mean([d.right for d in decisions])),
+                "regret": {
+                    "median": float(np.median(regret)),
+                    "p90": float(np.quantile(regret, 0.9)),
+                    "max": float(regret.max()),
+                },
+                "questions": {
+                    "median": float(np.median(q)),
+                    "p90": float(np.quantile(q, 0.9)),
+                    "max": int(q.max()),
+                },
+            }
         if len(self.outcomes) == 1:
             only = self.outcomes[0]
             data["weights"] = list(only.result.weights)
@@ -108,11 +158,14 @@ def simulate(
     noise: Noise | None = None,
     indifference: float = 0.0,
     seed: int = 0,
+    pool: Pool | None = None,
 ) -> Summary:
     """Simulate ``runs`` stakeholders; each run gets its own seeds from ``seed``.
 
     Without ``truth`` each run draws its true weights from a flat Dirichlet over swing
-    weights (see :func:`~tradeoff.elicitation.truth_from_dirichlet`).
+    weights (see :func:`~tradeoff.elicitation.truth_from_dirichlet`). With a candidate
+    ``pool``, every run's final recommendation is compared with the truth's best model
+    (``decision`` in :meth:`Summary.to_dict`).
     """
     if runs < 1:
         raise ValueError("runs must be at least 1")
@@ -135,6 +188,7 @@ def simulate(
                 indifference=indifference,
                 seed=run_seed,
                 population=population,
+                pool=pool,
             )
         )
     name = outcomes[0].result.strategy

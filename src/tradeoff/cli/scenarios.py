@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -59,6 +60,13 @@ def format_summary(summary: Summary) -> str:
         f"L1 error:  median {np.median(l1):.5f}, p90 {np.quantile(l1, 0.9):.5f}, "
         f"max {l1.max():.5f}",
     ]
+    decisions = [o.decision for o in summary.outcomes if o.decision is not None]
+    if decisions:
+        right = np.mean([d.right for d in decisions])
+        lines.append(
+            f"recommendation = the truth's best model in {right:.0%} of runs; regret median "
+            f"{np.median([d.regret for d in decisions]):.4f}"
+        )
     if len(summary.outcomes) == 1:
         only = summary.outcomes[0]
         width = max(len(n) for n in summary.names)
@@ -77,7 +85,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from tradeoff.scenario import load_scenario
     from tradeoff.simulate import simulate
 
-    scenario = load_scenario(args.scenario).scenario
+    loaded = load_scenario(args.scenario)
+    scenario = loaded.scenario
     check_strategy(args.strategy)
     truth = floats(args.truth, "--truth") if args.truth else None
     if truth is not None:
@@ -102,8 +111,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     spec = scenario.elicitation.override(
         strategy=args.strategy, budget=args.budget, epsilon=args.epsilon
     )
+    pool = None
+    if scenario.pool is not None:
+        from tradeoff.selection import scenario_pool
+
+        pool = scenario_pool(scenario, Path(loaded.path).parent)
     summary = simulate(
         scenario,
+        pool=pool,
         spec=spec,
         truth=truth,
         runs=args.runs,

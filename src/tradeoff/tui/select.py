@@ -77,10 +77,11 @@ class SelectionScreen(Screen[None]):
 
     def _picks_text(self) -> str:
         s = self.selection
-        lines = [
-            f"{st.participant}: {pick.selected.name}"
-            for st, pick in zip(s.stakeholders, s.picks, strict=True)
-        ]
+        lines = []
+        for st, rec, pick in zip(s.stakeholders, s.recommendations, s.picks, strict=True):
+            sure = "" if rec.probability is None else f" (P(best) {rec.probability:.0%})"
+            copa_pick = "" if pick.selected.name == rec.name else f"; COPA: {pick.selected.name}"
+            lines.append(f"{st.participant}: recommended {rec.name}{sure}{copa_pick}")
         lines.append(f"consensus (smallest largest regret): {s.consensus_name}")
         return "  ·  ".join(lines)
 

@@ -105,25 +105,17 @@ def _tolerance(best: FloatArray | float) -> FloatArray:
 
 
 def snap(s: FloatArray) -> FloatArray:
-    """Scores with near-ties merged: each score replaced by the lowest score of its tie group.
-
-    Sorted scores form a group while each stays within the tolerance of the group's first,
-    so sorting by the snapped score, then Σφ, then row, puts first exactly the model that
-    :func:`pick_many` picks.
+    """Scores with the near-tie at the top merged: every score within the tolerance of the
+    lowest is replaced by the lowest, so sorting by the snapped score, then Σφ, then row,
+    puts first exactly the model that :func:`pick_many` picks (O(N)).
 
     >>> snap(np.array([0.18333333333333335, 0.18333333333333332, 0.5])).tolist()
     [0.18333333333333332, 0.18333333333333332, 0.5]
     """
-    s = np.asarray(s, dtype=np.float64)
-    out = s.copy()
-    if s.size == 0:
-        return out
-    order = np.argsort(s, kind="stable")
-    start = s[order[0]]
-    for i in order:
-        if s[i] - start > _tolerance(start):
-            start = s[i]
-        out[i] = start
+    out = np.array(s, dtype=np.float64, copy=True)
+    if out.size:
+        best = out.min()
+        out[out - best <= _tolerance(best)] = best
     return out
 
 

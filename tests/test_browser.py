@@ -125,3 +125,53 @@ def test_serve_binds_to_loopback_by_default() -> None:
 
     args = build_parser().parse_args(["serve"])
     assert args.host == "127.0.0.1"
+
+
+def test_websocket_from_another_origin_is_refused(tmp_path: Path) -> None:
+    """A page of another site cannot drive the app: its websocket is refused (403), while
+    the served page's own origin is accepted."""
+    import asyncio
+
+    import aiohttp
+
+    scenario = small_scenario_file(tmp_path)
+    port = free_port()
+    options = ["--port", str(port), "--sessions-dir", str(tmp_path / "sessions")]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tradeoff", "serve", str(scenario), *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        cwd=tmp_path,
+    )
+
+    async def status(origin: str) -> int:
+        async with aiohttp.ClientSession() as client:
+            try:
+                async with client.ws_connect(
+                    f"http://127.0.0.1:{port}/ws", headers={"Origin": origin}
+                ) as ws:
+                    await ws.close()
+                    return 101
+            except aiohttp.WSServerHandshakeError as exc:
+                return exc.status
+
+    try:
+        wait_until(lambda: _listening(port), 30)
+        assert asyncio.run(status("http://evil.example")) == 403
+        assert asyncio.run(status(f"http://localhost:{port}.evil.example")) == 403
+        assert asyncio.run(status(f"http://127.0.0.1:{port}")) == 101
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_serve_refuses_a_malformed_allowed_origin(capsys: pytest.CaptureFixture[str]) -> None:
+    from tradeoff.cli import main
+
+    assert main(["serve", "--port", str(free_port()), "--allow-origin", "evil"]) == 2
+    assert "--allow-origin" in capsys.readouterr().err

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -109,7 +110,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     load_scenario(path)
     check_sessions_dir(args.sessions_dir)
     _check_bind(args.host, args.port)
-    serve(path, host=args.host, port=args.port, sessions_dir=args.sessions_dir)
+    for origin in args.allow_origin or []:
+        if not re.fullmatch(r"https?://[^/\s]+/?", origin):
+            raise UsageError(
+                f"--allow-origin {origin!r} is not an origin; give scheme and host, e.g. "
+                "https://study.example.org"
+            )
+    serve(
+        path,
+        host=args.host,
+        port=args.port,
+        sessions_dir=args.sessions_dir,
+        allow_origins=args.allow_origin or [],
+    )
     return 0
 
 

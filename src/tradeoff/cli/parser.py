@@ -41,6 +41,12 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
     sv.add_argument("--port", type=int, default=8000)
     sv.add_argument("--sessions-dir", default="sessions")
+    sv.add_argument(
+        "--allow-origin",
+        action="append",
+        metavar="URL",
+        help="another origin whose page may drive the app (a reverse proxy's public URL)",
+    )
     sv.set_defaults(func=cmd_serve)
 
     ss = sub.add_parser("session", help="work with recorded sessions")

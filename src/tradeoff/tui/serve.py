@@ -1,19 +1,80 @@
-"""Serve the app to web browsers with textual-serve (each visitor gets their own process)."""
+"""Serve the app to web browsers with textual-serve (each visitor gets their own process).
+
+The websocket that drives a participant's app accepts connections only from the page this
+server itself serves: a browser sends the page's ``Origin`` with every websocket request,
+so a page of another site open in the same browser cannot drive the app (cross-site
+websocket hijacking), even on loopback. Behind a reverse proxy, name the public origin
+with ``allow_origins``.
+"""
 
 from __future__ import annotations
 
+import ipaddress
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+from aiohttp import web
 from textual_serve.server import Server
 
 
-def serve(scenario: Path, *, host: str, port: int, sessions_dir: str) -> None:
+def served_origins(host: str, port: int) -> set[str]:
+    """The origins of the pages this server serves (loopback under its usual names).
+
+    >>> sorted(served_origins("127.0.0.1", 8000))
+    ['http://127.0.0.1:8000', 'http://[::1]:8000', 'http://localhost:8000']
+    """
+    names = {host}
+    if is_loopback(host):
+        names |= {"localhost", "127.0.0.1", "[::1]"}
+    return {f"http://{name}:{port}" for name in names}
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class GuardedServer(Server):
+    """textual-serve's server with the websocket's ``Origin`` checked against an allow-list."""
+
+    def __init__(self, command: str, *, host: str, port: int, origins: set[str]) -> None:
+        super().__init__(command, host=host, port=port, title="tradeoff")
+        self.origins = origins
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        origin = request.headers.get("Origin", "")
+        if origin.rstrip("/") not in self.origins:
+            raise web.HTTPForbidden(text="tradeoff: this page may not drive the app.\n")
+        return await super().handle_websocket(request)
+
+
+def serve(
+    scenario: Path,
+    *,
+    host: str,
+    port: int,
+    sessions_dir: str,
+    allow_origins: Sequence[str] = (),
+) -> None:
     """Run the web server until interrupted; every connection runs ``tradeoff elicit``."""
     command = (
         f"{shlex.quote(sys.executable)} -m tradeoff elicit {shlex.quote(str(scenario))} "
         f"--sessions-dir {shlex.quote(sessions_dir)}"
     )
+    origins = served_origins(host, port) | {o.rstrip("/") for o in allow_origins}
     print(f"Serving tradeoff on http://{host}:{port} (Ctrl+C to stop)")
-    Server(command, host=host, port=port, title="tradeoff").serve()
+    if not is_loopback(host):
+        print(
+            f"warning: {host} is reachable from other machines and the traffic is not "
+            "encrypted; put a TLS reverse proxy in front (see README) and do not serve "
+            "participants' answers over plain HTTP.",
+            file=sys.stderr,
+        )
+    GuardedServer(command, host=host, port=port, origins=origins).serve()

@@ -134,6 +134,8 @@ def test_mind_the_gap_table1(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 0
     data = json.loads(capsys.readouterr().out)
     assert round(data["validation_hv"], 4) == 0.5804
+    # The paper prints 0.5989 for the optimistic HV, but its own gap (0.0009) and pessimistic
+    # HV (0.5970) give 0.5979: the printed value is a typo, this one is right.
     assert round(data["optimistic_hv"], 4) == 0.5979
     assert round(data["pessimistic_hv"], 4) == 0.5970
     assert round(data["gap"], 4) == 0.0009
@@ -186,12 +188,40 @@ def test_permutation_p_value_formula_and_seed() -> None:
     rng = np.random.default_rng(0)
     base = [rng.random((1, 3)) for _ in range(6)]
     new = [rng.random((1, 3)) * 0.6 for _ in range(6)]
-    a = ev.permutation_test(base, new, permutations=999, seed=1)
-    b = ev.permutation_test(base, new, permutations=999, seed=1)
-    assert a == b
+    # 6 + 6 runs split in C(12, 6) = 924 ways: B = 500 samples them at random.
+    a = ev.permutation_test(base, new, permutations=500, seed=1)
+    b = ev.permutation_test(base, new, permutations=500, seed=1)
+    assert a == b and not a.exact
     count = int(np.sum(np.abs(a.null_deltas) >= abs(a.delta) - 1e-12))
-    assert a.p_value == (1 + count) / 1000
+    assert a.p_value == (1 + count) / 501
     assert a.delta > 0
+    assert any("at least 1000" in w for w in a.warnings)  # B below paper 002's protocol
+
+
+def test_few_splits_are_enumerated_exactly() -> None:
+    """3 + 3 runs split in C(6, 3) = 20 ways, fewer than B: every split is computed, and
+    p is the share of splits with |Δ| at least the observed one (by brute force here)."""
+    rng = np.random.default_rng(3)
+    base = [rng.random((2, 2)) for _ in range(3)]
+    new = [rng.random((2, 2)) * 0.7 for _ in range(3)]
+    result = ev.permutation_test(base, new, permutations=1000, seed=0)
+    assert result.exact and result.permutations == 20
+    runs = base + new
+    ref = ev.reference_point(np.vstack(runs))
+
+    def hv(idx: tuple[int, ...]) -> float:
+        return ev.hypervolume(np.vstack([runs[i] for i in idx]), ref)
+
+    observed = hv((3, 4, 5)) - hv((0, 1, 2))
+    deltas = [
+        hv(c) - hv(tuple(i for i in range(6) if i not in c))
+        for c in itertools.combinations(range(6), 3)
+    ]
+    assert result.delta == pytest.approx(observed)
+    assert result.p_value == pytest.approx(
+        np.mean(np.abs(deltas) >= abs(observed) - 1e-12)
+    )
+    assert any("at least 5" in w for w in result.warnings)  # K = 3 below the protocol
 
 
 def test_p_values_are_uniform_under_h0() -> None:
@@ -263,7 +293,8 @@ def test_compare_cli_json_and_radar(tmp_path: Path, capsys: pytest.CaptureFixtur
         assert set(s) >= {"name", "hv", "onvg", "onvgr", "ud", "os", "area"}
     perm = data["permutation"]
     assert perm["baseline"] == "base" and perm["candidate"] == "new"
-    assert 0 < perm["p_value"] <= 1 and perm["permutations"] == 500
+    # 5 + 5 seed runs split in C(10, 5) = 252 ways, fewer than B = 500: enumerated exactly.
+    assert 0 < perm["p_value"] <= 1 and perm["permutations"] == 252 and perm["exact"]
     assert png.stat().st_size > 5000
     assert main(argv[:-1]) == 0
     out = capsys.readouterr().out

@@ -29,9 +29,10 @@ def format_comparison(comparison: SystemComparison, radar: str | None) -> str:
 
     lines = [measurement_table(comparison.rows), "", radar_text(comparison.rows)]
     for t in comparison.tests:
+        how = f"all {t.permutations} splits" if t.exact else f"B = {t.permutations}"
         lines.append(
             f"\npermutation test: {t.candidate} vs {t.baseline}: ΔHV = {t.delta:.6g}, "
-            f"p = {t.p_value:.4g} (B = {t.permutations})"
+            f"p = {t.p_value:.4g} ({how})"
         )
     lines += [f"warning: {w}" for w in comparison.warnings]
     if radar:

@@ -1,11 +1,16 @@
 """Paper 002's permutation test of a claimed Pareto improvement across seeds.
 
-Δ = HV(new) − HV(baseline) with seed runs as exchangeable units, B label permutations,
-two-sided p = (1 + #{|Δ_b| ≥ |Δ|})/(B + 1). Points are minimised.
+Δ = HV(new) − HV(baseline) with seed runs as exchangeable units, B random label
+permutations, two-sided p = (1 + #{|Δ_b| ≥ |Δ|})/(B + 1). When there are no more ways to
+split the runs than B, every split is enumerated instead (the exact test:
+p = #{|Δ_s| ≥ |Δ|}/#splits, the observed split included). Below the paper's protocol
+(K ≥ 5 seed runs per system, B ≥ 1,000 for a sampled test) the result carries a warning.
+Points are minimised.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,6 +37,8 @@ class PermutationResult:
     permutations: int
     reference: tuple[float, ...]
     null_deltas: FloatArray = field(repr=False, compare=False)
+    exact: bool = False
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -40,8 +47,16 @@ class PermutationResult:
             "delta": self.delta,
             "p_value": self.p_value,
             "permutations": self.permutations,
+            "exact": self.exact,
             "reference": list(self.reference),
+            "warnings": list(self.warnings),
         }
+
+
+MIN_RUNS = 5
+"""Paper 002's protocol: at least this many seed runs per system."""
+MIN_PERMUTATIONS = 1000
+"""Paper 002's protocol: at least this many random permutations (a sampled test)."""
 
 
 _GRID_MAX_CELLS = 400_000
@@ -114,7 +129,8 @@ def permutation_test(
     ref
         Reference point; default: the rule of the module docstring on all runs, frozen.
     permutations
-        B, the number of random relabellings of the seed runs.
+        B, the number of random relabellings of the seed runs; when the runs can be split
+        in no more than B ways, all splits are enumerated (exact test).
     seed
         Seed of the permutations.
     """
@@ -128,11 +144,19 @@ def permutation_test(
     observed = np.zeros((2, n_units), dtype=bool)
     observed[0, len(base) :] = True
     observed[1, : len(base)] = True
-    rng = np.random.default_rng(seed)
-    keys = rng.random((permutations, n_units))
-    idx = np.argsort(keys, axis=1)[:, :k_new]
-    members = np.zeros((permutations, n_units), dtype=bool)
-    np.put_along_axis(members, idx, True, axis=1)
+    splits = math.comb(n_units, k_new)
+    exact = splits <= permutations
+    if exact:
+        combos = np.array(list(itertools.combinations(range(n_units), k_new)), dtype=np.intp)
+        members = np.zeros((splits, n_units), dtype=bool)
+        members[np.arange(splits)[:, None], combos] = True
+        permutations = splits
+    else:
+        rng = np.random.default_rng(seed)
+        keys = rng.random((permutations, n_units))
+        idx = np.argsort(keys, axis=1)[:, :k_new]
+        members = np.zeros((permutations, n_units), dtype=bool)
+        np.put_along_axis(members, idx, True, axis=1)
     both = np.vstack((observed, members, ~members))
     hv = _grid_hypervolumes(allpts, unit_of, n_units, both, r)
     if hv is None:
@@ -140,7 +164,27 @@ def permutation_test(
     delta = float(hv[0] - hv[1])
     null = hv[2 : 2 + permutations] - hv[2 + permutations :]
     tol = 1e-12 * max(1.0, abs(delta))
-    p = (1 + int(np.sum(np.abs(null) >= abs(delta) - tol))) / (permutations + 1)
+    extreme = int(np.sum(np.abs(null) >= abs(delta) - tol))
+    p = extreme / permutations if exact else (1 + extreme) / (permutations + 1)
+    warnings = []
+    if min(len(base), len(new)) < MIN_RUNS:
+        warnings.append(
+            f"{candidate} vs {baseline}: {min(len(base), len(new))} seed run(s) on one side; "
+            f"paper 002's protocol asks for at least {MIN_RUNS} per system."
+        )
+    if not exact and permutations < MIN_PERMUTATIONS:
+        warnings.append(
+            f"{candidate} vs {baseline}: B = {permutations} random permutations; paper 002's "
+            f"protocol asks for at least {MIN_PERMUTATIONS}."
+        )
     return PermutationResult(
-        baseline, candidate, delta, p, permutations, tuple(float(x) for x in r), null
+        baseline,
+        candidate,
+        delta,
+        p,
+        permutations,
+        tuple(float(x) for x in r),
+        null,
+        exact,
+        tuple(warnings),
     )

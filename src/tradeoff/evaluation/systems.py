@@ -136,7 +136,7 @@ def compare_systems(
         reference=tuple(float(x) for x in back),
         sigma=sigma,
         tests=tuple(tests),
-        warnings=warnings,
+        warnings=warnings + tuple(w for t in tests for w in t.warnings),
     )
 
 

@@ -38,6 +38,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.evaluation
 	$(BIN)/python -m benchmarks.tui_latency
 	$(BIN)/python -m benchmarks.selection
+	$(BIN)/python -m benchmarks.trace
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

@@ -106,3 +106,16 @@ def test_decision_block_for_a_scenario_with_a_pool(capsys: pytest.CaptureFixture
     assert 0 <= decision["regret"]["median"] <= decision["regret"]["max"] <= 1
     assert decision["questions"]["max"] == 8
     assert "decision" not in run_json(["simulate", K2, "--json"], capsys)  # no pool
+
+
+def test_trace_reports_the_error_after_every_question(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["simulate", K2, "--strategy", "bisection", "--runs", "2", "--trace", "--json"]
+    data = run_json(argv, capsys)
+    trace = data["trace"]
+    assert isinstance(trace, dict)
+    assert trace["questions"][0] == 1 and len(trace["l1_median"]) == data["queries"]["max"]
+    # After the last question the trace is the final error; the first is far larger.
+    assert trace["l1_median"][-1] == pytest.approx(data["l1_error"]["median"])
+    assert trace["l1_median"][0] > 10 * trace["l1_median"][-1]

@@ -218,9 +218,7 @@ def test_few_splits_are_enumerated_exactly() -> None:
         for c in itertools.combinations(range(6), 3)
     ]
     assert result.delta == pytest.approx(observed)
-    assert result.p_value == pytest.approx(
-        np.mean(np.abs(deltas) >= abs(observed) - 1e-12)
-    )
+    assert result.p_value == pytest.approx(np.mean(np.abs(deltas) >= abs(observed) - 1e-12))
     assert any("at least 5" in w for w in result.warnings)  # K = 3 below the protocol
 
 

@@ -32,6 +32,7 @@ class RunOutcome:
     result: ElicitationResult
     l1: float
     decision: Decision | None = None
+    trace: tuple[float, ...] | None = None
 
     @property
     def queries(self) -> int:
@@ -76,22 +77,29 @@ def run_once(
     seed: int = 0,
     population: Population | None = None,
     pool: Pool | None = None,
+    trace: bool = False,
 ) -> RunOutcome:
     """Run one engine to completion against a simulated oracle with true weights ``truth``.
 
     ``spec`` defaults to the scenario's ``[elicitation]``. With a candidate ``pool`` the
-    outcome also holds the final recommendation against the truth's best model.
+    outcome also holds the final recommendation against the truth's best model. With
+    ``trace``, it holds the L1 error of the estimate after every answer (paper 004 Fig. 4).
     """
     engine = Engine(scenario, spec, seed=seed, population=population)
     oracle = SimulatedOracle.for_scenario(
         scenario, truth, noise=noise, indifference=indifference, seed=seed
     )
+    t = tuple(float(x) for x in normalise(truth))
+    errors: list[float] = []
     while (query := engine.next_query()) is not None:
         engine.answer(oracle.choose(query))
+        if trace:
+            errors.append(l1_error(engine.result().weights, t))
     result = engine.result()
-    t = tuple(float(x) for x in normalise(truth))
     decision = None if pool is None else decide(scenario, pool, engine, t)
-    return RunOutcome(t, result, l1_error(result.weights, t), decision)
+    return RunOutcome(
+        t, result, l1_error(result.weights, t), decision, tuple(errors) if trace else None
+    )
 
 
 @dataclass(frozen=True)
@@ -103,6 +111,19 @@ class Summary:
     outcomes: tuple[RunOutcome, ...]
     noise: Noise | None
     indifference: float
+
+    def trace_quantiles(self) -> tuple[list[float], list[float]] | None:
+        """Median and p90 over the runs of the L1 error after each question (a run that
+        stopped earlier keeps its last error), or ``None`` without traces."""
+        traces = [o.trace for o in self.outcomes if o.trace]
+        if not traces:
+            return None
+        longest = max(len(t) for t in traces)
+        grid = np.array([list(t) + [t[-1]] * (longest - len(t)) for t in traces])
+        return (
+            [float(x) for x in np.median(grid, axis=0)],
+            [float(x) for x in np.quantile(grid, 0.9, axis=0)],
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of ``tradeoff simulate --json``."""
@@ -121,6 +142,13 @@ class Summary:
                 "max": float(l1.max()),
             },
         }
+        traced = self.trace_quantiles()
+        if traced is not None:
+            data["trace"] = {
+                "questions": list(range(1, len(traced[0]) + 1)),
+                "l1_median": traced[0],
+                "l1_p90": traced[1],
+            }
         decisions = [o.decision for o in self.outcomes if o.decision is not None]
         if decisions:
             regret = np.array([d.regret for d in decisions])
@@ -159,6 +187,7 @@ def simulate(
     indifference: float = 0.0,
     seed: int = 0,
     pool: Pool | None = None,
+    trace: bool = False,
 ) -> Summary:
     """Simulate ``runs`` stakeholders; each run gets its own seeds from ``seed``.
 
@@ -189,6 +218,7 @@ def simulate(
                 seed=run_seed,
                 population=population,
                 pool=pool,
+                trace=trace,
             )
         )
     name = outcomes[0].result.strategy

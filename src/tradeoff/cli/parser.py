@@ -81,6 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--epsilon", type=float, help="target precision of each ratio")
     sim.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
     sim.add_argument("--runs", type=int, default=1, help="number of simulated stakeholders")
+    sim.add_argument(
+        "--trace",
+        action="store_true",
+        help="report the L1 error after every question (paper 004 Fig. 4)",
+    )
     sim.add_argument("--json", action="store_true", help="print one JSON document")
     sim.set_defaults(func=cmd_simulate)
 

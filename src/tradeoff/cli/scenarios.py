@@ -67,6 +67,13 @@ def format_summary(summary: Summary) -> str:
             f"recommendation = the truth's best model in {right:.0%} of runs; regret median "
             f"{np.median([d.regret for d in decisions]):.4f}"
         )
+    traced = summary.trace_quantiles()
+    if traced is not None:
+        lines.append("L1 error after each question (median over runs, p90):")
+        lines += [
+            f"  {q:>4}  {m:.5f}  {p:.5f}"
+            for q, (m, p) in enumerate(zip(*traced, strict=True), start=1)
+        ]
     if len(summary.outcomes) == 1:
         only = summary.outcomes[0]
         width = max(len(n) for n in summary.names)
@@ -125,6 +132,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         noise=noise,
         indifference=args.indifference,
         seed=args.seed,
+        trace=args.trace,
     )
     if args.json:
         emit(summary.to_dict())

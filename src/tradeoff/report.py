@@ -183,13 +183,7 @@ def write_report(
         "",
     ]
     md += ["## Stakeholders", ""]
-    for s, rec, pick, lin in zip(
-        selection.stakeholders,
-        selection.recommendations,
-        selection.picks,
-        selection.linear_picks,
-        strict=True,
-    ):
+    for s, rec, pick, lin in selection.rows():
         md += [f"### {s.participant}", "", f"{s.answers} answers ({Path(s.path).name}).", ""]
         sure = (
             ""

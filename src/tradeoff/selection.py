@@ -168,6 +168,18 @@ class Selection:
     average_pick: RankOutcome
     pool: Pool = field(repr=False)
 
+    def rows(self) -> list[tuple[Stakeholder, Recommendation, RankOutcome, str]]:
+        """Per stakeholder: who, the recommendation, COPA's pick, the point estimate's pick."""
+        return list(
+            zip(
+                self.stakeholders,
+                self.recommendations,
+                self.picks,
+                self.linear_picks,
+                strict=True,
+            )
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "stakeholders": [
@@ -187,13 +199,7 @@ class Selection:
                     "omega": list(pick.weights),
                     "explanation": pick.explanation,
                 }
-                for s, rec, pick, lin in zip(
-                    self.stakeholders,
-                    self.recommendations,
-                    self.picks,
-                    self.linear_picks,
-                    strict=True,
-                )
+                for s, rec, pick, lin in self.rows()
             ],
             "regret": self.regret,
             "regret_rows": "stakeholder whose metric is used",

@@ -50,8 +50,7 @@ def selection(args: argparse.Namespace) -> tuple[Selection, Scenario]:
 def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
     lines = []
-    people = zip(chosen.stakeholders, chosen.recommendations, chosen.picks, strict=True)
-    for s, rec, pick in people:
+    for s, rec, pick, _ in chosen.rows():
         sure = (
             ""
             if rec.probability is None

@@ -538,3 +538,23 @@ def test_app_without_a_terminal_says_so_at_once(tmp_path: Path) -> None:
     )
     assert run.returncode == 2
     assert "needs a terminal" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_conditions_never_reach_pandas_query_or_eval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Valid conditions work with pandas' query and eval made unusable: they are parsed by
+    the allow-list and evaluated by tradeoff, never handed to pandas' expression engine."""
+    import pandas as pd
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("pandas query/eval reached")
+
+    monkeypatch.setattr(pd.DataFrame, "query", refuse)
+    monkeypatch.setattr(pd.DataFrame, "eval", refuse)
+    monkeypatch.setattr(pd, "eval", refuse)
+    argv = ["rank", pool_file(tmp_path), *RANK, "--where", "family in ['svm', 'tree']"]
+    argv += ["--constraint", "acc >= 0.75 and `lat` <= 2", "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["n"] == 3 and data["selectable"] == 2

@@ -50,14 +50,6 @@ class ClassifierProfile:
             "attributes": list(self.attributes),
         }
 
-    @classmethod
-    def from_dict(cls, data: dict[str, list[float]]) -> ClassifierProfile:
-        return cls(
-            tuple(float(x) for x in data["accuracies"]),
-            tuple(float(x) for x in data["recalls"]),
-            tuple(float(x) for x in data["attributes"]),
-        )
-
 
 @dataclass(frozen=True)
 class Query:

@@ -346,18 +346,18 @@ def rank_with_metric(
     coefficients = metric_coefficients(scenario, metric, priors)
     outcome = rank_pool(pool, weights=metric_to_omega(coefficients, pool.values), **options)
     assert outcome.scores is not None and outcome.selectable_mask is not None
-    psi = linear_values(pool, coefficients)
+    advice = recommend(scenario, pool, metric, priors, selectable=outcome.selectable_mask)
+    psi = np.asarray(advice.expected)  # the metric itself: a point estimate has no spread
     rows = np.flatnonzero(outcome.selectable_mask)
     order = rows[np.lexsort((rows, -psi[rows]))]
     tau = agreement(outcome.scores, psi, outcome.selectable_mask)["kendall_tau"]
     linear = LinearRanking(
         metric=dict(zip(scenario.weight_names, (float(w) for w in metric), strict=True)),
-        selected=pool.names[int(order[0])],
+        selected=advice.name,
         ranking=tuple((pool.names[int(i)], float(psi[i])) for i in order[: options.get("top", 10)]),
         kendall_tau=float(tau),
-        top_match=pool.names[int(order[0])] == outcome.selected.name,
+        top_match=advice.name == outcome.selected.name,
     )
-    advice = recommend(scenario, pool, metric, priors, selectable=outcome.selectable_mask)
     return replace(outcome, linear=linear, recommended=advice)
 
 
@@ -395,12 +395,18 @@ def metric_coefficients(
     scenario: Scenario, weights: Sequence[float], priors: Sequence[float]
 ) -> tuple[float, ...]:
     """dψ per unit of each pool column: a_i·ζ_i for recall, ∓a_j for a cost/reward."""
+    return tuple(float(c) for c in coefficient_matrix(scenario, np.asarray(weights), priors)[0])
+
+
+def coefficient_matrix(
+    scenario: Scenario, weights: FloatArray, priors: Sequence[float]
+) -> FloatArray:
+    """:func:`metric_coefficients` for many weight vectors at once (one row each)."""
+    w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
     k = scenario.n_classes
-    coef = [float(weights[i]) * float(priors[i]) for i in range(k)]
-    for j, a in enumerate(scenario.attributes):
-        sign = -1.0 if a.kind == "cost" else 1.0
-        coef.append(sign * float(weights[k + j]))
-    return tuple(coef)
+    signs = np.array([-1.0 if a.kind == "cost" else 1.0 for a in scenario.attributes])
+    out: FloatArray = np.hstack((w[:, :k] * np.asarray(priors, dtype=np.float64), w[:, k:] * signs))
+    return out
 
 
 def metric_to_omega(coefficients: Sequence[float], values: FloatArray) -> tuple[float, ...]:
@@ -516,11 +522,7 @@ def metric_values(
     ``weights`` holds normalised metric weights in the scenario's order, one row per vector
     (e.g. posterior draws); ψ = Σ_i a_i·ζ_i·recall_i ∓ Σ_j a_j·x_j over the pool's columns.
     """
-    w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
-    k = scenario.n_classes
-    signs = np.array([-1.0 if a.kind == "cost" else 1.0 for a in scenario.attributes])
-    coef = np.hstack((w[:, :k] * np.asarray(priors, dtype=np.float64), w[:, k:] * signs))
-    out: FloatArray = coef @ pool.values.T
+    out: FloatArray = coefficient_matrix(scenario, weights, priors) @ pool.values.T
     return out
 
 

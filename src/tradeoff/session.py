@@ -81,13 +81,18 @@ _RESTORE = (
 )
 
 
+def valid_participant(participant: str) -> bool:
+    """Whether ``participant`` is safe as a folder name (the one rule for ids)."""
+    return bool(_PARTICIPANT.match(participant)) and ".." not in participant
+
+
 def check_participant(participant: str) -> str:
     """A participant id that is safe as a file name, or an InputError saying why not.
 
     >>> check_participant("dr-lee")
     'dr-lee'
     """
-    if not _PARTICIPANT.match(participant) or ".." in participant:
+    if not valid_participant(participant):
         raise InputError.single(
             "participant id",
             repr(participant),
@@ -211,7 +216,7 @@ class HeaderRecord(_Record):
     type: Literal["header"]
     format: Annotated[int, Field(strict=True)]
     tradeoff: str = ""
-    participant: Annotated[str, Field(pattern=_PARTICIPANT.pattern)]
+    participant: str
     scenario_id: str = ""
     scenario_path: str = ""
     scenario_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
@@ -223,9 +228,9 @@ class HeaderRecord(_Record):
 
     @field_validator("participant")
     @classmethod
-    def _no_parent(cls, v: str) -> str:
-        if ".." in v:
-            raise ValueError("a participant id may not contain '..'")
+    def _safe_id(cls, v: str) -> str:
+        if not valid_participant(v):
+            raise ValueError("is not a participant id tradeoff writes")
         return v
 
 
@@ -795,8 +800,7 @@ class Recorder:
             os.fsync(self._fd)
         except OSError as exc:
             try:
-                os.ftruncate(self._fd, size)
-                self._dangling = self._dangling and size > 0 and data.startswith(b"\n")
+                os.ftruncate(self._fd, size)  # the file is as it was: _dangling unchanged
             except OSError:
                 self._dangling = True
             raise SessionWriteError(self.path, exc.strerror or str(exc)) from None

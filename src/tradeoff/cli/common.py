@@ -12,9 +12,12 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tradeoff.text import clean_text
+
+if TYPE_CHECKING:
+    from tradeoff.pool import Objective
 
 DEFAULT_SCENARIO = "breast-cancer-triage.toml"
 
@@ -149,13 +152,13 @@ def error(text: str) -> None:
     sys.stderr.write("\n".join(clean_text(line) for line in text.split("\n")) + "\n")
 
 
-def objectives(items: Sequence[str] | None, at_least: int = 1) -> list[Any]:
+def objectives(items: Sequence[str] | None, at_least: int = 1) -> list[Objective]:
     """``--objective COL:min|max`` options parsed."""
-    from tradeoff.pool import Objective
-
     if not items or len(items) < at_least:
         what = "one --objective" if at_least == 1 else f"{at_least} --objective options"
         raise UsageError(f"give at least {what} COL:min|max")
+    from tradeoff.pool import Objective
+
     try:
         return [Objective.parse(o) for o in items]
     except ValueError as exc:

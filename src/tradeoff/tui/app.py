@@ -569,6 +569,7 @@ class ResultScreen(Screen[None]):
     def __init__(self, recorder: Recorder) -> None:
         super().__init__()
         self.recorder = recorder
+        self.pool: Any = None  # loaded once by rank(), reused by explore
 
     def compose(self) -> ComposeResult:
         yield Label("The models that fit what you value", id="title")
@@ -595,6 +596,7 @@ class ResultScreen(Screen[None]):
         assert result.priors is not None
         try:
             pool = scenario_pool(engine.scenario, Path(self.recorder.header.scenario_path).parent)
+            self.pool = pool
             advice = recommend(
                 engine.scenario, pool, result.weights, result.priors, draws=engine.weight_draws()
             )
@@ -644,7 +646,7 @@ class ResultScreen(Screen[None]):
         rec = self.recorder
         try:
             scenario = rec.engine.scenario
-            pool = scenario_pool(scenario, Path(rec.header.scenario_path).parent)
+            pool = self.pool or scenario_pool(scenario, Path(rec.header.scenario_path).parent)
             person = stakeholder_of(rec.header, rec.engine, rec.path)
             selection = select_for_stakeholders(scenario, [person], pool)
         except InputError as exc:

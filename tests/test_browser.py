@@ -90,7 +90,7 @@ def test_serve_in_headless_chromium(tmp_path: Path) -> None:
             # the app is ready on a busy machine.
             for attempt in range(4):
                 page.wait_for_timeout(3000)
-                page.mouse.click(200, 368)  # the participant id field
+                page.mouse.click(200, 8)  # the title: gives the page focus; the id field has it
                 page.keyboard.press("End")
                 for _ in range(12):
                     page.keyboard.press("Backspace")

@@ -119,3 +119,35 @@ def test_trace_reports_the_error_after_every_question(
     # After the last question the trace is the final error; the first is far larger.
     assert trace["l1_median"][-1] == pytest.approx(data["l1_error"]["median"])
     assert trace["l1_median"][0] > 10 * trace["l1_median"][-1]
+
+
+DEFAULT = str(SCENARIOS / "breast-cancer-triage.toml")
+
+
+@pytest.mark.parametrize("noise", ["display", "indifference:0.002"])
+def test_people_who_read_the_screen_or_cannot_tell(
+    noise: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["simulate", DEFAULT, "--runs", "3", "--budget", "12", "--noise", noise, "--json"]
+    data = run_json(argv, capsys)
+    assert data["noise"] == noise
+    repeats = data["pair_repeats_max"]
+    assert isinstance(repeats, int) and 1 <= repeats <= 2
+    coverage = data["interval_coverage"]
+    assert isinstance(coverage, float) and 0.0 <= coverage <= 1.0
+
+
+def test_display_person_answers_like_the_exact_one_on_rounded_questions(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Questions are about the options as shown, so reading the screen is exact."""
+    base = ["simulate", DEFAULT, "--runs", "2", "--budget", "10", "--json", "--noise"]
+    exact = run_json([*base, "exact"], capsys)
+    display = run_json([*base, "display"], capsys)
+    assert exact["l1_error"] == display["l1_error"]
+
+
+def test_unknown_noise_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", DEFAULT, "--noise", "screen"]) == 2
+    err = capsys.readouterr().err
+    assert "display" in err and "indifference:TAU" in err

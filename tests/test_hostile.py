@@ -346,7 +346,7 @@ def _unchained_params(tmp: Path) -> list[str]:
     def change(records: list[dict[str, object]]) -> None:
         query = records[2]["query"]
         assert isinstance(query, dict)
-        query["params"] = [0.123, 0.456]
+        query["left"]["accuracies"][0] += 0.01
 
     return edited(False, change)(tmp)
 

@@ -113,3 +113,43 @@ def test_noise_parse_rejects(text: str) -> None:
 def test_oracle_rejects_negative_band() -> None:
     with pytest.raises(ValueError, match="non-negative"):
         SimulatedOracle.for_scenario(SC, np.ones(6).tolist(), indifference=-1)
+
+
+def test_display_person_answers_from_the_rounded_numbers() -> None:
+    """999.66 against 998.90 per 1,000 reads "1,000 against 999": the display person
+    answers from that; equal as shown is "can't tell"."""
+    from tradeoff.queries import ClassifierProfile
+
+    from .conftest import scenario
+
+    sc = scenario("breast-cancer-triage")
+    zeta = (0.4, 0.6)
+
+    def option(malignant: float, benign: float, latency: float) -> ClassifierProfile:
+        recalls = (malignant, benign)
+        return ClassifierProfile(
+            tuple(z * r for z, r in zip(zeta, recalls, strict=True)), recalls, (latency, 100.0)
+        )
+
+    truth = (0.5, 0.45, 0.04, 0.01)
+    display = SimulatedOracle.for_scenario(sc, truth, noise=Noise.parse("display"))
+    exact = SimulatedOracle.for_scenario(sc, truth)
+    # Shown equal (both 1.0 ms, 900 and 950 per 1,000): can't tell; exactly, A is better.
+    same = Query(option(0.9001, 0.95, 1.04), option(0.9, 0.95, 0.96), (0, 1), (1.0, 0.0), 0.5)
+    assert exact.choose(same) is Choice.RIGHT
+    assert display.choose(same) is Choice.INDIFFERENT
+    # Shown 1,000 against 999 malignant, 2.0 against 1.0 ms: the display person weighs those.
+    shown = Query(option(0.99966, 0.95, 1.96), option(0.9989, 0.95, 1.04), (0, 2), (1.0, 0.0), 0.5)
+    diff = display.shown_difference(shown)
+    w = np.asarray(truth) / np.sum(truth)
+    assert diff == pytest.approx(w[0] * 0.4 * 0.001 - w[2] * 1.0)
+
+
+def test_indifference_noise_kind_is_the_band() -> None:
+    sc = small("paper-k2-two-costs")
+    noise = Noise.parse("indifference:0.5")
+    assert noise == Noise("indifference", 0.5) and str(noise) == "indifference:0.5"
+    oracle = SimulatedOracle.for_scenario(sc, (0.25, 0.25, 0.25, 0.25), noise=noise)
+    space = QuerySpace(sc, softmax_linear(k=2, samples=2000, seed=1))
+    q = space.query(0, 2, 0.3, 0.7)
+    assert oracle.choose(q) is Choice.INDIFFERENT

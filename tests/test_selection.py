@@ -262,3 +262,44 @@ def test_shipped_example_sessions_replay_and_select(capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert "example-lab-manager  example-oncologist" in out
     assert "consensus:" in out
+
+
+def test_a_person_who_always_picks_a_is_flagged_everywhere(
+    loaded: LoadedScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`session show`, `select` (text and JSON) and the report flag a person who pressed the
+    same key every time; `--exclude-inconsistent` leaves them out of the consensus."""
+    from tradeoff.elicitation import Choice
+
+    good = record(loaded, tmp_path, "careful", natural(loaded, SWINGS[0]), seed=1, budget=12)
+    rec = Recorder.start(loaded, "hasty", tmp_path, spec=spec(loaded.scenario, budget=12), seed=2)
+    while rec.engine.next_query() is not None:
+        rec.answer(Choice.LEFT)
+    rec.finish()
+    rec.close()
+    hasty = rec.path
+
+    assert main(["session", "show", str(hasty)]) == 0
+    out = capsys.readouterr().out
+    assert "Option A was chosen 12 of 12 times" in out and "Warning" in out
+    assert main(["session", "show", str(good)]) == 0
+    assert "Warning" not in capsys.readouterr().out
+
+    base = ["select", str(POOL), "--session", str(good), str(hasty)]
+    assert main([*base, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    flags = {s["participant"]: s["consistency"]["flagged"] for s in data["stakeholders"]}
+    assert flags == {"careful": False, "hasty": True}
+    assert main(base) == 0
+    assert "Option A was chosen 12 of 12 times" in capsys.readouterr().out
+    assert main([*base, "--exclude-inconsistent", "--json"]) == 0
+    rule = json.loads(capsys.readouterr().out)["consensus"]["rule"]
+    assert "1 flagged as inconsistent left out" in rule
+
+    out_dir = tmp_path / "report"
+    assert (
+        main(["report", str(POOL), "--session", str(good), str(hasty), "--out", str(out_dir)]) == 0
+    )
+    capsys.readouterr()
+    md = (out_dir / "report.md").read_text()
+    assert "Option A was chosen 12 of 12 times" in md

@@ -218,7 +218,7 @@ def test_tampered_answer_of_an_unchained_file_is_detected(tmp_path: Path) -> Non
     rec.close()
     lines = as_format_1(rec.path)
     event = json.loads(lines[2])
-    event["query"]["params"] = [0.123, 0.456]
+    event["query"]["left"]["accuracies"][0] += 0.01  # the threshold no longer fits the options
     lines[2] = json.dumps(event)
     rec.path.write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError, match="not one this scenario builds") as info:

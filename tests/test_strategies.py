@@ -185,7 +185,10 @@ def test_undo_restores_state_exactly(strategy: str, answers: list[Choice], cut: 
     engine = Engine(sc, spec(sc, strategy=strategy, budget=45))
     cut = min(cut, len(answers) - 1)
     for c in answers[:cut]:
+        if engine.next_query() is None:  # "can't tell" settles a ratio: it may end early
+            break
         engine.answer(c)
+    cut = engine.answered
     before = (engine.state, engine.next_query(), engine.result())
     for c in answers[cut:]:
         if engine.next_query() is None:
@@ -278,8 +281,14 @@ def test_swing_weights_recover_the_swing_truth(strategy: str) -> None:
     swing_truth = rng.dirichlet(np.ones(4))
     truth = truth_from_dirichlet(spans, np.random.default_rng(3))
     assert swing_weights(truth, spans) == pytest.approx(swing_truth)
+    # Exact values: the math of swing weights, not the display's resolution (one minute of
+    # waiting, one cent) that limits a person's answers.
     r = run_once(
-        sc, truth, spec=spec(sc, strategy=strategy, budget=300 if strategy == "paper" else 40)
+        sc,
+        truth,
+        spec=spec(
+            sc, strategy=strategy, budget=300 if strategy == "paper" else 40, rounding="exact"
+        ),
     ).result
     assert r.swing_weights is not None
     assert r.swing_weights == pytest.approx(swing_weights(r.weights, spans))
@@ -288,3 +297,82 @@ def test_swing_weights_recover_the_swing_truth(strategy: str) -> None:
         assert r.swing_intervals is not None
         for (lo, hi), w in zip(r.swing_intervals, r.swing_weights, strict=True):
             assert lo <= w <= hi
+
+
+@pytest.mark.parametrize("strategy", ["bisection", "probabilistic"])
+def test_all_cant_tell_never_shows_a_pair_more_than_twice(strategy: str) -> None:
+    """A person who answers "can't tell" every time on the default scenario: no pair of
+    options (as shown, either side) appears more than twice, and a pair answered "can't
+    tell" is never asked again."""
+    from collections import Counter
+
+    from tradeoff.presentation import shown_pair, unanswerable
+
+    sc = scenario("breast-cancer-triage")
+    engine = Engine(sc, spec(sc, strategy=strategy, budget=30), seed=5)
+    seen: Counter[object] = Counter()
+    while (q := engine.next_query()) is not None:
+        assert unanswerable(sc, q) is None
+        seen[shown_pair(sc, q)] += 1
+        engine.answer(Choice.INDIFFERENT)
+    assert engine.answered >= len(sc.weight_names) - 1  # every ratio asked at least once
+    assert max(seen.values()) == 1
+    assert engine.result().complete
+
+
+@pytest.mark.parametrize("noise", ["exact", "flip:0.2"])
+def test_no_pair_is_shown_more_than_twice(noise: str) -> None:
+    from tradeoff.oracles import Noise
+
+    sc = scenario("breast-cancer-triage")
+    for seed in range(3):
+        out = run_once(
+            sc, (0.3, 0.3, 0.3, 0.1), spec=spec(sc, budget=40), noise=Noise.parse(noise), seed=seed
+        )
+        assert out.pair_repeats <= 2
+
+
+def test_questions_stay_inside_the_recall_ranges_and_read_as_trade_offs() -> None:
+    from tradeoff.presentation import per_thousand, unanswerable
+
+    sc = scenario("breast-cancer-triage")
+    for truth in [(0.05, 0.9, 0.03, 0.02), (0.9, 0.05, 0.03, 0.02), (0.25, 0.25, 0.25, 0.25)]:
+        engine = Engine(sc, spec(sc, budget=30), seed=1)
+        from tradeoff.oracles import SimulatedOracle
+
+        oracle = SimulatedOracle.for_scenario(sc, truth)
+        while (q := engine.next_query()) is not None:
+            assert unanswerable(sc, q) is None
+            for i in q.pair:
+                if i < sc.n_classes:
+                    low, high = sc.classes[i].recall_range
+                    for option in (q.left, q.right):
+                        assert low * 1000 <= per_thousand(option.recalls[i]) <= high * 1000
+            engine.answer(oracle.choose(q))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    w=st.lists(st.floats(0.01, 1.0), min_size=4, max_size=4),
+    other=st.integers(1, 3),
+    target=st.floats(0.001, 0.999),
+)
+def test_shown_trade_question_is_answered_by_its_recorded_threshold(
+    w: list[float], other: int, target: float
+) -> None:
+    """A question as shown (rounded) records the threshold of what is shown: a person with
+    a linear metric prefers the option with more class-1 accuracy exactly when
+    m = w₁ / (w₁ + w_other) exceeds it (paper 004 §4.1)."""
+    from tradeoff.elicitation.bisection import chord_query, prefers_reference
+
+    sc = scenario("breast-cancer-triage")
+    engine = Engine(sc)
+    q = chord_query(engine.space, other, target, seed=1, index=0)
+    oracle = SimulatedOracle.for_scenario(sc, w)
+    weights = np.asarray(w) / np.sum(w)
+    m = weights[0] / (weights[0] + weights[other])
+    choice = oracle.choose(q)
+    assert q.threshold is not None
+    if choice is not Choice.INDIFFERENT and abs(m - q.threshold) > 1e-9:
+        assert prefers_reference(q, choice) == (m > q.threshold)
+    assert engine.space.can_ask(q)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -203,33 +202,117 @@ def snapshot_app(tmp_path: Path) -> Any:
     return app_for(tmp_path, scenarios_dir=tmp_path)
 
 
-def test_snapshot_start(tmp_path: Path, snap_compare: Callable[..., bool]) -> None:
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((140, 45), id="140x45")]
+
+
+def pool_scenario_file(tmp_path: Path, budget: int = 6) -> Path:
+    """The default scenario with its real pool (a smaller population, for speed)."""
+    from .conftest import SCENARIOS
+
+    scenario = tmp_path / "breast-cancer-triage.toml"
+    text = (SCENARIOS / "breast-cancer-triage.toml").read_text()
+    scenario.write_text(
+        text.replace("seed = 569", "seed = 569\nsamples = 20000")
+        .replace("budget = 30", f"budget = {budget}")
+        .replace(
+            'path = "pools/breast-cancer.csv"',
+            f'path = "{SCENARIOS / "pools" / "breast-cancer.csv"}"',
+        )
+    )
+    return scenario
+
+
+def pool_app(tmp_path: Path, **kwargs: Any) -> Any:
+    kwargs.setdefault("participant", "dr-lee")
+    return make_app(
+        pool_scenario_file(tmp_path, kwargs.pop("budget", 6)),
+        sessions_dir=tmp_path / "sessions",
+        scenarios_dir=tmp_path,
+        **kwargs,
+    )
+
+
+async def to_result(pilot: Pilot[Any]) -> None:
+    from textual.widgets import DataTable
+
+    from tradeoff.tui.app import ResultScreen
+
+    await start(pilot)
+    for key in "abbaab":
+        await pilot.press(key)
+    await wait_for(pilot, ReviewScreen)
+    await pilot.press("c")
+    await wait_for(pilot, ResultScreen)
+    for _ in range(200):
+        if pilot.app.screen.query_one("#result-table", DataTable).row_count:
+            break
+        await pilot.pause(0.05)
+    await pilot.pause(0.2)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_start(tmp_path: Path, size: tuple[int, int], snap_compare: Any) -> None:
     async def before(pilot: Pilot[Any]) -> None:
         await wait_for(pilot, StartScreen)
         no_blink(pilot)
 
-    assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=before)
+    assert snap_compare(pool_app(tmp_path), terminal_size=size, run_before=before)
 
 
-def test_snapshot_question(tmp_path: Path, snap_compare: Callable[..., bool]) -> None:
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_question(tmp_path: Path, size: tuple[int, int], snap_compare: Any) -> None:
     async def before(pilot: Pilot[Any]) -> None:
         await start(pilot)
         await pilot.press("a")
         await pilot.pause(0.2)
 
-    assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=before)
+    assert snap_compare(pool_app(tmp_path), terminal_size=size, run_before=before)
 
 
-def test_snapshot_review(tmp_path: Path, snap_compare: Callable[..., bool]) -> None:
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_help(tmp_path: Path, size: tuple[int, int], snap_compare: Any) -> None:
     async def before(pilot: Pilot[Any]) -> None:
         await start(pilot)
-        for key in "abbaabbaabab":
+        await pilot.press("question_mark")
+        await wait_for(pilot, HelpScreen)
+        await pilot.pause(0.2)
+
+    assert snap_compare(pool_app(tmp_path), terminal_size=size, run_before=before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_review(tmp_path: Path, size: tuple[int, int], snap_compare: Any) -> None:
+    async def before(pilot: Pilot[Any]) -> None:
+        await start(pilot)
+        for key in "abbaab":
             await pilot.press(key)
         await wait_for(pilot, ReviewScreen)
         await pilot.pause(0.2)
 
-    run: Callable[[Pilot[Any]], Awaitable[None]] = before
-    assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=run)
+    assert snap_compare(pool_app(tmp_path), terminal_size=size, run_before=before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_result(tmp_path: Path, size: tuple[int, int], snap_compare: Any) -> None:
+    """The result screen leads with the recommendation and its chance of being best."""
+
+    async def before(pilot: Pilot[Any]) -> None:
+        await to_result(pilot)
+
+    assert snap_compare(pool_app(tmp_path), terminal_size=size, run_before=before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_selection(tmp_path: Path, size: tuple[int, int], snap_compare: Any) -> None:
+    from tradeoff.tui.select import SelectionScreen
+
+    async def before(pilot: Pilot[Any]) -> None:
+        await to_result(pilot)
+        await pilot.press("e")
+        await wait_for(pilot, SelectionScreen)
+        await pilot.pause(0.3)
+
+    assert snap_compare(pool_app(tmp_path), terminal_size=size, run_before=before)
 
 
 async def test_result_screen_ranks_the_pool_and_opens_the_selection(tmp_path: Path) -> None:
@@ -262,8 +345,130 @@ async def test_result_screen_ranks_the_pool_and_opens_the_selection(tmp_path: Pa
             if pilot.app.screen.query_one("#result-table", DataTable).row_count:
                 break
             await pilot.pause(0.05)
-        assert pilot.app.screen.query_one("#result-table", DataTable).row_count == 10
+        assert (
+            pilot.app.screen.query_one("#result-table", DataTable).row_count == 34
+        )  # every candidate, best for the person first
         await pilot.press("e")
         await wait_for(pilot, SelectionScreen)
         await pilot.press("q")
         await wait_for(pilot, ResultScreen)
+
+
+# -- start, review, result: what a person reads -----------------------------------------
+
+
+async def test_starting_with_an_unfinished_id_offers_to_continue_it(tmp_path: Path) -> None:
+    """Typing an id that has an unfinished session and pressing Enter asks whether to
+    continue it; "Continue" is the focused default, and Enter continues."""
+    from textual.widgets import Button
+
+    from tradeoff.tui.app import ConfirmScreen
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        await pilot.press("a", "b")
+        await pilot.press("q")
+    again = app_for(tmp_path)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, StartScreen)
+        pilot.app.screen.query_one("#participant", Input).focus()
+        await pilot.press("enter")
+        await wait_for(pilot, ConfirmScreen)
+        focused = pilot.app.focused
+        assert isinstance(focused, Button) and focused.id == "yes"
+        assert "Continue" in str(focused.label)
+        await pilot.press("enter")
+        await wait_for(pilot, QuestionScreen)
+        screen = pilot.app.screen
+        assert isinstance(screen, QuestionScreen) and screen.recorder.engine.answered == 2
+    assert len(list((tmp_path / "sessions" / "dr-lee").glob("*.jsonl"))) == 1
+
+
+async def test_starting_again_from_scratch_keeps_the_unfinished_session(tmp_path: Path) -> None:
+    from tradeoff.tui.app import ConfirmScreen
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        await pilot.press("a")
+        await pilot.press("q")
+    again = app_for(tmp_path)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, StartScreen)
+        await pilot.click("#start")
+        await wait_for(pilot, ConfirmScreen)
+        await pilot.click("#no")
+        await wait_for(pilot, QuestionScreen)
+        screen = pilot.app.screen
+        assert isinstance(screen, QuestionScreen) and screen.recorder.engine.answered == 0
+    assert len(list((tmp_path / "sessions" / "dr-lee").glob("*.jsonl"))) == 2
+
+
+async def test_start_text_flows_as_paragraphs(tmp_path: Path) -> None:
+    app = pool_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, StartScreen)
+        text = str(pilot.app.screen.query_one("#description").render())
+        # The file wraps its description at 90 columns; the screen reflows it.
+        assert "(refer for biopsy at\nonce)" not in text
+        expect = str(pilot.app.screen.query_one("#expect").render())
+        assert "About 6 questions" in expect
+
+
+async def test_review_has_help_a_default_button_and_quit_prints_the_file(tmp_path: Path) -> None:
+    from textual.widgets import Button
+
+    from tradeoff.tui.app import ReviewHelpScreen
+
+    app = app_for(tmp_path, budget=4)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        for key in "abab":
+            await pilot.press(key)
+        await wait_for(pilot, ReviewScreen)
+        focused = pilot.app.focused
+        assert isinstance(focused, Button) and focused.id == "confirm-button"
+        await pilot.press("question_mark")
+        await wait_for(pilot, ReviewHelpScreen)
+        await pilot.press("escape")
+        await wait_for(pilot, ReviewScreen)
+        await pilot.press("q")
+        await pilot.pause()
+    path = session_file(tmp_path)
+    text, line = app.farewell
+    assert "Resume with" in text and str(path) in line
+
+
+async def test_review_flags_a_person_who_always_picks_the_same_side(tmp_path: Path) -> None:
+    app = app_for(tmp_path, budget=10)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        for _ in range(10):
+            await pilot.press("a")
+        await wait_for(pilot, ReviewScreen)
+        text = str(pilot.app.screen.query_one("#consistency").render())
+        assert "Option A was chosen 10 of 10 times" in text
+        assert "may not reflect a preference" in text
+
+
+async def test_result_screen_speaks_the_persons_language(tmp_path: Path) -> None:
+    """Labels and counts per 1,000; no column names, ω, p, COPA or top-%."""
+    from textual.widgets import DataTable
+
+    app = pool_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_result(pilot)
+        screen = pilot.app.screen
+        words = " ".join(
+            str(screen.query_one(f"#{w}").render()) for w in ("result-recommend", "result-status")
+        )
+        table = screen.query_one("#result-table", DataTable)
+        headers = " ".join(str(c.label) for c in table.columns.values())
+        cells = [str(c) for c in table.get_row_at(0)]
+    assert words.startswith("Recommended for you: ")
+    assert "chance that it really is the best for you" in words
+    for jargon in ("COPA", "ω", "p =", "top-", "recall_", "size_kb", "latency_ms", "Pareto"):
+        assert jargon not in words + headers, jargon
+    assert "malignant" in headers and "flagged" in headers
+    assert cells[1].isdigit() and 800 <= int(cells[1]) <= 1000  # flagged per 1,000

@@ -42,7 +42,8 @@ def main() -> int:
         return 1
     loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
     for seed, (who, swing) in enumerate(STAKEHOLDERS.items(), start=1):
-        rec = Recorder.start(loaded, who, HERE, budget=30, seed=seed)
+        spec = loaded.scenario.elicitation.override(budget=30)
+        rec = Recorder.start(loaded, who, HERE, spec=spec, seed=seed)
         oracle = SimulatedOracle.for_scenario(
             loaded.scenario, natural_weights(swing), noise=Noise("flip", 0.05), seed=seed
         )

@@ -40,7 +40,15 @@ SCENARIOS = (
     "paper-k3-cost-two-rewards",
     "glaucoma-screening",
 )
-NOISES = ("exact", "flip:0.05", "flip:0.1", "flip:0.2", "logistic:0.01")
+NOISES = (
+    "exact",
+    "flip:0.05",
+    "flip:0.1",
+    "flip:0.2",
+    "logistic:0.01",
+    "display",
+    "indifference:0.002",
+)
 BUDGETS = (10, 20, 30, 40, 60)
 POOL_SIZE = 200
 

@@ -7,8 +7,11 @@ The simulated ones compare ψ of both sides under a true linear metric (paper 00
 * exact: the side with the higher ψ; "can't tell" only on an exact tie;
 * flip noise ``flip:P``: the exact answer, reversed with probability P;
 * logistic ``logistic:T``: P(prefer left) = σ((ψ_left − ψ_right) / T);
-* an indifference band τ (combinable with either noise): "can't tell" whenever
-  |ψ_left − ψ_right| < τ.
+* an indifference band τ (``indifference:TAU``, or combined with either noise): "can't
+  tell" whenever |ψ_left − ψ_right| < τ;
+* a person who reads the screen ``display``: ψ of the options *as shown* (recalls per
+  1,000, attributes rounded as their format shows them,
+  :func:`~tradeoff.presentation.shown_profile`), "can't tell" when those are equal.
 
 ψ differences are in the metric's natural units (weights normalised to ‖a‖₁ = 1), so T and τ
 are too. All randomness comes from a seeded generator.
@@ -25,6 +28,7 @@ import numpy as np
 
 from tradeoff.elicitation import Choice
 from tradeoff.metric import LinearMetric, normalise
+from tradeoff.presentation import shown_profile
 from tradeoff.queries import Query
 from tradeoff.scenario import Scenario
 
@@ -37,34 +41,46 @@ class Oracle(Protocol):
         ...
 
 
+NOISE_KINDS = ("flip", "logistic", "indifference", "display")
+NOISE_HELP = "exact, flip:P, logistic:T, indifference:TAU or display"
+
+
 @dataclass(frozen=True)
 class Noise:
-    """A noise model: ``kind`` is ``"flip"`` (parameter P) or ``"logistic"`` (parameter T)."""
+    """How a simulated person departs from the exact answer: ``kind`` is ``"flip"``
+    (parameter P), ``"logistic"`` (T), ``"indifference"`` (τ) or ``"display"`` (none)."""
 
     kind: str
-    value: float
+    value: float = 0.0
 
     def __post_init__(self) -> None:
         if self.kind == "flip" and not 0 <= self.value <= 1:
             raise ValueError(f"flip probability must lie in [0, 1], got {self.value}")
         if self.kind == "logistic" and not self.value > 0:
             raise ValueError(f"logistic temperature must be positive, got {self.value}")
-        if self.kind not in ("flip", "logistic"):
-            raise ValueError(f"unknown noise kind {self.kind!r}; use flip:P or logistic:T")
+        if self.kind == "indifference" and not self.value >= 0:
+            raise ValueError(f"the indifference band must be non-negative, got {self.value}")
+        if self.kind not in NOISE_KINDS:
+            raise ValueError(f"unknown noise kind {self.kind!r}; use {NOISE_HELP}")
 
     @classmethod
     def parse(cls, text: str) -> Noise | None:
-        """Parse ``"exact"``, ``"flip:0.1"`` or ``"logistic:0.01"``.
+        """Parse ``"exact"``, ``"flip:0.1"``, ``"logistic:0.01"``, ``"indifference:0.002"``
+        or ``"display"``.
 
         >>> Noise.parse("flip:0.1")
         Noise(kind='flip', value=0.1)
+        >>> Noise.parse("display")
+        Noise(kind='display', value=0.0)
         """
         text = text.strip()
         if text in ("", "exact", "none"):
             return None
+        if text == "display":
+            return cls("display")
         kind, sep, value = text.partition(":")
         if not sep:
-            raise ValueError(f"noise must look like flip:P or logistic:T, got {text!r}")
+            raise ValueError(f"noise must be one of {NOISE_HELP}, got {text!r}")
         try:
             number = float(value)
         except ValueError:
@@ -72,7 +88,7 @@ class Noise:
         return cls(kind.strip(), number)
 
     def __str__(self) -> str:
-        return f"{self.kind}:{self.value:g}"
+        return "display" if self.kind == "display" else f"{self.kind}:{self.value:g}"
 
 
 @dataclass
@@ -89,18 +105,23 @@ class SimulatedOracle:
         Width τ of the indifference band on |ψ_left − ψ_right|.
     seed
         Seed of the oracle's own random generator.
+    scenario
+        The scenario, which the ``display`` person needs to read the options as shown.
     """
 
     metric: LinearMetric
     noise: Noise | None = None
     indifference: float = 0.0
     seed: int = 0
+    scenario: Scenario | None = None
     _rng: np.random.Generator = field(init=False, repr=False)
     _weights: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.indifference < 0:
             raise ValueError("the indifference band must be non-negative")
+        if self.noise is not None and self.noise.kind == "display" and self.scenario is None:
+            raise ValueError("the display person needs the scenario (SimulatedOracle.for_scenario)")
         self._rng = np.random.default_rng(self.seed)
         self._weights = normalise(self.metric.weights)
 
@@ -115,19 +136,31 @@ class SimulatedOracle:
         seed: int = 0,
     ) -> SimulatedOracle:
         """An oracle whose true weights are ``truth`` in the scenario's weight order."""
-        return cls(LinearMetric.for_scenario(scenario, truth), noise, indifference, seed)
+        return cls(LinearMetric.for_scenario(scenario, truth), noise, indifference, seed, scenario)
 
     def difference(self, query: Query) -> float:
         """ψ(left) − ψ(right) under the normalised true weights."""
         v = self.metric.vector(query.left) - self.metric.vector(query.right)
         return float(np.dot(self._weights, v))
 
+    def shown_difference(self, query: Query) -> float:
+        """ψ(left) − ψ(right) of the options as the screen shows them."""
+        assert self.scenario is not None
+        left = shown_profile(self.scenario, query.left)
+        right = shown_profile(self.scenario, query.right)
+        v = self.metric.vector(left) - self.metric.vector(right)
+        return float(np.dot(self._weights, v))
+
     def choose(self, query: Query) -> Choice:
-        diff = self.difference(query)
-        if abs(diff) < self.indifference or diff == 0.0:
+        kind = None if self.noise is None else self.noise.kind
+        band = self.indifference + (
+            self.noise.value if self.noise and kind == "indifference" else 0.0
+        )
+        diff = self.shown_difference(query) if kind == "display" else self.difference(query)
+        if abs(diff) < band or abs(diff) < 1e-15:
             return Choice.INDIFFERENT
         exact = Choice.LEFT if diff > 0 else Choice.RIGHT
-        if self.noise is None:
+        if self.noise is None or kind in ("display", "indifference"):
             return exact
         if self.noise.kind == "flip":
             return exact.swapped() if self._rng.random() < self.noise.value else exact

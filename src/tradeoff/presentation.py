@@ -7,11 +7,12 @@ Recall is shown as a natural frequency per 1,000 (docs/architecture.md: people s
 
 from __future__ import annotations
 
+import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tradeoff.queries import ClassifierProfile
-from tradeoff.scenario import Scenario
+from tradeoff.queries import ClassifierProfile, Query
+from tradeoff.scenario import AttributeSpec, Scenario
 
 PER = 1000
 
@@ -42,31 +43,52 @@ class Line:
     delta: str
 
 
+def _number(spec: AttributeSpec, value: float) -> str:
+    """The number part of ``spec.render(value)``."""
+    if spec.format:
+        for _, name, fmt, _ in string.Formatter().parse(spec.format):
+            if name == "value":
+                return format(value, fmt or "")
+    return f"{value:.3g}"
+
+
+def amount(spec: AttributeSpec, value: float) -> str:
+    """An amount of an attribute with its unit and nothing else: "0.1 ms", "$0.05", "31 KB"
+    (the format's own prefix, such as "$", is kept; its trailing words are not).
+
+    >>> from tradeoff.scenario import AttributeSpec
+    >>> amount(AttributeSpec(name="cost", kind="cost", unit="$", range=(0, 1),
+    ...                      label="per scan", format="${value:.2f} per scan"), 0.05)
+    '$0.05'
+    """
+    prefix = ""
+    if spec.format:
+        prefix = spec.format.split("{", 1)[0]
+    number = _number(spec, value)
+    unit = f" {spec.unit}" if spec.unit and spec.unit not in prefix else ""
+    return f"{prefix}{number}{unit}"
+
+
 def _attr_delta(scenario: Scenario, j: int, mine: float, other: float) -> tuple[bool, str]:
     spec = scenario.attributes[j]
     diff = mine - other
     better = diff < 0 if spec.kind == "cost" else diff > 0
-    amount = spec.render(abs(diff))
-    word = (
-        ("less" if diff < 0 else "more")
-        if spec.kind == "cost"
-        else ("more" if diff > 0 else "less")
-    )
-    return better, f"{amount} {word}"
+    word = "more" if diff > 0 else "less"
+    return better, f"{amount(spec, abs(diff))} {word} {spec.name}"
 
 
 def difference_words(
     scenario: Scenario, mine: Sequence[float], other: Sequence[float]
 ) -> list[str]:
     """How one model differs from another, in the scenario's words, one phrase per aspect
-    that differs as shown ("flags 12 more malignant lumps per 1,000", "0.1 ms to score one
-    case more"). ``mine`` and ``other`` hold the recalls of the classes, then the attributes
+    that differs as shown ("flags 12 more malignant lumps per 1,000", "0.1 ms more
+    latency"). ``mine`` and ``other`` hold the recalls of the classes, then the attributes
     in their units.
 
     >>> from tradeoff.scenario import load_scenario
     >>> sc = load_scenario("scenarios/glaucoma-screening.toml").scenario
     >>> difference_words(sc, [0.912, 0.84, 0.21, 5], [0.9, 0.84, 0.20, 5])
-    ['finds 12 more glaucoma cases per 1,000', '$0.01 per scan more']
+    ['finds 12 more glaucoma cases per 1,000', '$0.01 more cost']
     """
     k = scenario.n_classes
     words = []
@@ -84,6 +106,116 @@ def difference_words(
     return words
 
 
+def shown_number(spec: AttributeSpec, value: float) -> float:
+    """The number a person reads for an attribute: ``value`` rounded as its format shows it.
+
+    >>> from tradeoff.scenario import AttributeSpec
+    >>> spec = AttributeSpec(name="t", kind="cost", range=(0, 15), label="per case",
+    ...                      format="{value:.1f} ms per case")
+    >>> shown_number(spec, 9.14159)
+    9.1
+    """
+    text = _number(spec, value)
+    cleaned = text.replace(",", "").replace("_", "").strip()
+    try:
+        if cleaned.endswith("%"):
+            return float(cleaned[:-1]) / 100
+        return float(cleaned)
+    except ValueError:  # a format that shows no plain number: the value itself
+        return value
+
+
+def shown_profile(scenario: Scenario, profile: ClassifierProfile) -> ClassifierProfile:
+    """The classifier as a person reads it: recalls per 1,000 and attributes as formatted.
+
+    The display-reading simulated stakeholder answers from this profile, and the engine
+    compares two options through it to tell whether a person could see them differ.
+    """
+    recalls = tuple(per_thousand(r) / PER for r in profile.recalls)
+    accuracies = tuple(
+        d * shown / r if r > 0 else 0.0
+        for d, r, shown in zip(profile.accuracies, profile.recalls, recalls, strict=True)
+    )
+    attributes = tuple(
+        shown_number(spec, v)
+        for spec, v in zip(scenario.attributes, profile.attributes, strict=True)
+    )
+    return ClassifierProfile(accuracies, recalls, attributes)
+
+
+def shown_pair(scenario: Scenario, query: Query) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The two options of a question as their card lines read, in a fixed order: the same
+    value for the same two options whichever side each is shown on (a question "asked
+    again" is one with the same key)."""
+    left = tuple(line.text for line in card_lines(scenario, query.left, query.right))
+    right = tuple(line.text for line in card_lines(scenario, query.right, query.left))
+    first, second = sorted((left, right))
+    return first, second
+
+
+def unanswerable(scenario: Scenario, query: Query) -> str | None:
+    """Why a person could not answer ``query`` from what the screen shows, or ``None``.
+
+    A question is askable when each option is visibly better on something (the screen
+    shows a real trade-off, not two equal cards and not one card better on every line)
+    and every recall the question trades lies in its class's ``recall_range``.
+    """
+    lines = card_lines(scenario, query.left, query.right)
+    differing = [line for line in lines if line.differs]
+    if not differing:
+        return "both options read the same"
+    if all(line.better for line in differing) or not any(line.better for line in differing):
+        return "one option reads better on every line"
+    for i in query.pair:
+        if i < scenario.n_classes:
+            low, high = scenario.classes[i].recall_range
+            for option in (query.left, query.right):
+                if not low - 5e-4 <= option.recalls[i] <= high + 5e-4:
+                    return f"a recall of {scenario.classes[i].label} outside its recall_range"
+    return None
+
+
+def aspect_header(scenario: Scenario, j: int) -> str:
+    """A two-line column header for aspect ``j`` (classes, then attributes) in the
+    scenario's words, short enough for an 80-column table: "malignant\nflagged",
+    "latency\nms"."""
+    k = scenario.n_classes
+    if j < k:
+        c = scenario.classes[j]
+        return f"{c.name}\n{c.outcome}"
+    a = scenario.attributes[j - k]
+    return f"{a.name}\n{a.unit}" if a.unit else a.name
+
+
+def aspect_cell(scenario: Scenario, j: int, value: float) -> str:
+    """A table cell for aspect ``j``: a recall as a count per 1,000 ("941"), an attribute
+    as its format shows the number ("0.2")."""
+    k = scenario.n_classes
+    if j < k:
+        return f"{per_thousand(value):,}"
+    return f"{shown_number(scenario.attributes[j - k], value):g}"
+
+
+def table_legend(scenario: Scenario) -> str:
+    """What the numbers of :func:`aspect_cell` mean, in one sentence.
+
+    >>> from tradeoff.scenario import load_scenario
+    >>> legend = table_legend(load_scenario("scenarios/breast-cancer-triage.toml").scenario)
+    >>> legend.split("; ")[1]
+    'latency in ms, memory in KB.'
+    """
+    kinds = ", ".join(f"{c.label} {c.outcome}" for c in scenario.classes)
+    text = f"Counts are per 1,000 {_common_noun(scenario)} of each kind ({kinds})"
+    units = [f"{a.name} in {a.unit}" for a in scenario.attributes if a.unit]
+    return text + ("; " + ", ".join(units) if units else "") + "."
+
+
+def _common_noun(scenario: Scenario) -> str:
+    """The last word the class labels share ("lumps"), else "cases"."""
+    last = {c.label.split()[-1] for c in scenario.classes}
+    return last.pop() if len(last) == 1 else "cases"
+
+
 def card_lines(scenario: Scenario, mine: ClassifierProfile, other: ClassifierProfile) -> list[Line]:
     """The lines of one option's card, each marked where it differs from the other option."""
     lines = []
@@ -94,6 +226,7 @@ def card_lines(scenario: Scenario, mine: ClassifierProfile, other: ClassifierPro
     for j, (v, o) in enumerate(zip(mine.attributes, other.attributes, strict=True)):
         differs = attribute_line(scenario, j, v) != attribute_line(scenario, j, o)
         better, delta = _attr_delta(scenario, j, v, o) if differs else (False, "")
+        delta = delta.removesuffix(f" {scenario.attributes[j].name}")
         lines.append(Line(attribute_line(scenario, j, v), differs, better, delta))
     return lines
 
@@ -137,27 +270,28 @@ def tradeoff_sentences(
         weight = weights[k + j]
         change = "save" if spec.kind == "cost" else "gain"
         if weight <= 0:
-            out.append(f"{spec.label.capitalize()} does not matter to you.")
+            out.append(f"{spec.name.capitalize()} does not matter to you.")
             continue
         # The natural units worth n class-1 cases; n grows until the amount is visible.
         n = 10
-        amount = n * value_per_case0 / weight
-        while amount < 0.02 * (high - low) and n < PER:
+        worth = n * value_per_case0 / weight
+        while worth < 0.02 * (high - low) and n < PER:
             n *= 10
-            amount = n * value_per_case0 / weight
-        if amount > high - low:
+            worth = n * value_per_case0 / weight
+        if worth > high - low:
             out.append(
                 f"Even the whole range of {spec.render(low)} to {spec.render(high)} is worth "
                 f"less to you than {n:,} {c0.outcome} {c0.label} per 1,000."
             )
-        elif amount < 0.02 * (high - low):
+        elif worth < 0.02 * (high - low):
             out.append(
-                f"{spec.label.capitalize()} matters more to you than {c0.outcome} {c0.label}: "
-                f"{spec.render(0.02 * (high - low))} is worth more than all of them."
+                f"{spec.name.capitalize()} matters more to you than {c0.outcome} {c0.label}: "
+                f"{amount(spec, 0.02 * (high - low))} of {spec.name} is worth more than all of "
+                "them."
             )
         else:
             out.append(
                 f"You would give up {n:,} {c0.outcome} {c0.label} per 1,000 to {change} "
-                f"{spec.render(amount)}."
+                f"{amount(spec, worth)} of {spec.name}."
             )
     return out

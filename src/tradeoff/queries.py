@@ -165,10 +165,25 @@ class QuerySpace:
         )
         return ClassifierProfile(tuple(accuracies), recalls, tuple(attributes))
 
+    def _context_accuracies(self) -> list[float]:
+        """Accuracies of the classes a question does not trade: 0, or with ``context`` the
+        middle of each class's ``recall_range``."""
+        if not self.context:
+            return [0.0] * self.k
+        return [
+            z * sum(c.recall_range) / 2
+            for z, c in zip(self.priors, self.scenario.classes, strict=True)
+        ]
+
     def rbo(self, i: int, j: int, m: float) -> ClassifierProfile:
-        """The RBO classifier for weights m·e_i + (1−m)·e_j over classes i ≠ j (Prop. 2)."""
+        """The RBO classifier for weights m·e_i + (1−m)·e_j over classes i ≠ j (Prop. 2).
+
+        Every other class's accuracy is 0 as in the paper, or, with ``context=True``, the
+        middle of its ``recall_range`` on both options (a linear metric compares the two
+        options only through d_i and d_j, so answers are the same).
+        """
         d_i, d_j = self.population.rbo_accuracies(i, j, m)
-        acc = [0.0] * self.k
+        acc = self._context_accuracies()
         acc[i], acc[j] = d_i, d_j
         return self._profile(acc, list(self.reference_attributes))
 
@@ -199,12 +214,7 @@ class QuerySpace:
             raise ValueError(f"m must lie in [0, 1], got {m}")
         spec = self.scenario.attributes[attr]
         d, internal = self.stats(cls, self.k + attr, m)
-        acc = [0.0] * self.k
-        if self.context:
-            acc = [
-                z * sum(c.recall_range) / 2
-                for z, c in zip(self.priors, self.scenario.classes, strict=True)
-            ]
+        acc = self._context_accuracies()
         acc[cls] = d
         attrs = list(self.reference_attributes)
         attrs[attr] = to_natural(spec, internal)
@@ -309,9 +319,77 @@ class QuerySpace:
                 m2 = min(1.0, m2 + eps)
         return m1, m2, threshold(m1, m2)
 
+    def _statistic(self, profile: ClassifierProfile, index: int) -> float:
+        """Statistic ``index`` of a profile in the metric's signed scale (d_i, or an
+        attribute with costs negated)."""
+        if self.is_class(index):
+            return profile.accuracies[index]
+        attr = self.scenario.attributes[index - self.k]
+        value = profile.attributes[index - self.k]
+        return value if attr.kind == "reward" else -value
+
+    def trade(self, reference: int, other: int, m_target: float, share: float = 0.6) -> Query:
+        """Two options that differ only in ``reference`` (a class) and ``other``, whose
+        exchange rate is the threshold ``m_target`` (m = w_ref / (w_ref + w_other)).
+
+        A question does not need frontier classifiers to tell on which side of a threshold
+        a linear metric lies (paper 004 §4.1: a comparison that changes two statistics
+        depends only on their weight ratio). Where the frontier's chords at ``m_target``
+        are too flat or too steep to show on a screen, or leave a class's
+        ``recall_range``, this pair trades ``share`` of the smaller of the two ranges
+        (the reference's recall range, the other's recall range or attribute range)
+        around their middles, so both differences are as large as the ranges allow. The
+        option with more reference accuracy is on the left.
+        """
+        t = min(max(m_target, 1e-12), 1 - 1e-12)
+        slope = (1 - t) / t  # Δd_reference per unit of the other statistic, at indifference
+        low0, high0 = self.scenario.classes[reference].recall_range
+        zeta = self.priors[reference]
+        span_d = zeta * (high0 - low0)
+        if self.is_class(other):
+            lo_o, hi_o = self.scenario.classes[other].recall_range
+            z_o = self.priors[other]
+            lower, upper = z_o * lo_o, z_o * hi_o
+        else:
+            lower, upper = internal_bounds(self.scenario.attributes[other - self.k])
+        dx = share * min(upper - lower, span_d / slope)
+        dd = slope * dx
+        mid_d = zeta * (low0 + high0) / 2
+        mid_x = (lower + upper) / 2
+
+        def option(d: float, x: float) -> ClassifierProfile:
+            acc = self._context_accuracies()
+            attrs = list(self.reference_attributes)
+            acc[reference] = d
+            if self.is_class(other):
+                acc[other] = x
+            else:
+                attrs[other - self.k] = to_natural(self.scenario.attributes[other - self.k], x)
+            return self._profile(acc, attrs)
+
+        better = option(mid_d + dd / 2, mid_x - dx / 2)
+        worse = option(mid_d - dd / 2, mid_x + dx / 2)
+        exact = self.threshold_of(reference, other, better, worse)
+        return Query(better, worse, (reference, other), (1.0, 0.0), threshold=exact)
+
+    def threshold_of(
+        self, reference: int, other: int, a: ClassifierProfile, b: ClassifierProfile
+    ) -> float:
+        """The m at which ``a`` and ``b`` are equally good when they differ only in the
+        reference accuracy and the other statistic: 1 / (1 + Δd_ref / Δother)."""
+        gain = self._statistic(a, reference) - self._statistic(b, reference)
+        loss = self._statistic(b, other) - self._statistic(a, other)
+        if gain < 0:
+            gain, loss = -gain, -loss
+        if loss <= 0:
+            return 0.0
+        return 1.0 / (1.0 + max(gain, 0.0) / loss)
+
     def can_ask(self, query: Query) -> bool:
         """Whether ``query`` is a question this space builds: both options are the frontier
-        classifiers of its ``params`` and its threshold is their chord's.
+        classifiers of its ``params`` and its threshold is their chord's, or (a chord
+        question, :meth:`trade`) the options differ only in the two statistics the question
+        is about and the threshold is their exchange rate.
 
         Used to accept questions recorded in a session file without asking them again.
         """
@@ -321,13 +399,15 @@ class QuerySpace:
         if not all(0.0 <= m <= 1.0 for m in query.params):
             return False
         left, right = (self.frontier(ref, other, m) for m in query.params)
-        if (left, right) != (query.left, query.right):
-            return False
         if query.threshold is None:
-            return True
-        slope = self.chord_ratio(ref, other, *query.params)
-        expected = 0.0 if math.isinf(slope) else 1.0 / (1.0 + slope)
-        return math.isclose(expected, query.threshold, rel_tol=1e-9, abs_tol=1e-12)
+            return (left, right) == (query.left, query.right)
+        for i in range(self.n_weights):
+            if i not in (ref, other) and not math.isclose(
+                self._statistic(query.left, i), self._statistic(query.right, i), abs_tol=1e-12
+            ):
+                return False
+        expected = self.threshold_of(ref, other, query.left, query.right)
+        return math.isclose(expected, query.threshold, rel_tol=1e-6, abs_tol=1e-9)
 
     def query(self, reference: int, other: int, m_left: float, m_right: float) -> Query:
         """Compare the frontier classifiers built with m_left and m_right."""

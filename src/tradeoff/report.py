@@ -194,12 +194,30 @@ def write_report(
         if rec.trade:
             md += [f"{rec.trade[0].upper()}{rec.trade[1:]}."]
         md += [""]
+        if s.consistency is not None and s.consistency.flagged:
+            md += [f"**{s.consistency.sentence()}**", ""]
+        swing = s.swing_weights or s.weights
+        spans = np.array(list(s.priors) + [a.range[1] - a.range[0] for a in scenario.attributes])
+        intervals = None
+        if s.draws is not None:
+            draws = s.draws * spans
+            draws /= draws.sum(axis=1, keepdims=True)
+            intervals = np.quantile(draws, [0.05, 0.95], axis=0).T
+        aspects = [f"{c.outcome} {c.label}" for c in scenario.classes] + [
+            a.name for a in scenario.attributes
+        ]
         rows = []
-        for i, name in enumerate(s.names):
-            iv = "" if s.intervals is None else f"{s.intervals[i][0]:.3f} – {s.intervals[i][1]:.3f}"
-            rows.append((name, f"{s.weights[i]:.3f}", iv, f"{pick.weights[i]:.3f}"))
-        headers = ("weight", "estimate (per unit)", "90% interval", "over the pool (ω)")
+        for i, aspect in enumerate(aspects):
+            iv = "" if intervals is None else f"{intervals[i][0]:.0%} – {intervals[i][1]:.0%}"
+            rows.append((aspect, f"{swing[i]:.0%}", iv, f"{pick.weights[i]:.2f}"))
+        headers = ("aspect", "weight over its whole range", "90% interval", "COPA ω")
         md += [markdown_table(headers, rows), ""]
+        md += [
+            "The weights say how much each aspect matters over its whole range in the "
+            "scenario (as on the review screen). COPA ω, for the practitioner, is the same "
+            "preference over the pool's own ranges.",
+            "",
+        ]
         md += [f"- {t}" for t in tradeoff_sentences(scenario, s.weights, s.priors)]
         md += [
             "",

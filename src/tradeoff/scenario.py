@@ -223,6 +223,11 @@ class ElicitationSpec(_Model):
     ``bisection`` and ``probabilistic`` strategies spend questions where the weights are
     least certain: ``swing`` (weight × range, what decides between real models; the
     default) or ``natural`` (weight per natural unit, the scale of paper 004's Table 1).
+    ``rounding = "shown"`` (the default) makes the ``bisection`` and ``probabilistic``
+    strategies ask about the options exactly as the screen shows them (recalls per 1,000,
+    attributes as formatted), skip questions a person could not answer from the screen,
+    and never show one pair of options more than twice; ``exact`` asks about unrounded
+    frontier classifiers, as paper 004 does (its scenarios, answered by simulated people).
     """
 
     strategy: StrategyName = "probabilistic"
@@ -232,6 +237,7 @@ class ElicitationSpec(_Model):
     target_width: float = Field(default=0.0, ge=0, lt=1)
     repeat_every: int = Field(default=6, ge=0, le=1000)
     precision: Literal["swing", "natural"] = "swing"
+    rounding: Literal["shown", "exact"] = "shown"
 
     def override(self, **changes: Any) -> ElicitationSpec:
         """A validated copy with ``changes`` applied; changes that are ``None`` are ignored

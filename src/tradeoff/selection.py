@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from tradeoff.elicitation import Consistency, consistency_of
 from tradeoff.errors import InputError
 from tradeoff.pool import Pool, load_pool
 from tradeoff.population import scenario_priors
@@ -96,6 +97,8 @@ class Stakeholder:
     priors: tuple[float, ...]
     swing_weights: tuple[float, ...] | None = None
     draws: FloatArray | None = field(default=None, repr=False, compare=False)
+    #: Whether the answers can be trusted as a preference (a pattern, a failed check).
+    consistency: Consistency | None = None
 
 
 def stakeholder_of(header: Header, engine: Engine, path: str | Path) -> Stakeholder:
@@ -114,6 +117,7 @@ def stakeholder_of(header: Header, engine: Engine, path: str | Path) -> Stakehol
         result.priors,
         result.swing_weights,
         engine.weight_draws(),
+        consistency_of(engine),
     )
 
 
@@ -189,6 +193,7 @@ class Selection:
                     "weights": dict(zip(s.names, s.weights, strict=True)),
                     "intervals": None if s.intervals is None else [list(iv) for iv in s.intervals],
                     "answers": s.answers,
+                    "consistency": None if s.consistency is None else s.consistency.to_dict(),
                     "recommended": rec.name,
                     "p_best": rec.probability,
                     "expected_value": rec.expected_value,
@@ -226,8 +231,12 @@ def select_for_stakeholders(
     *,
     p: float = math.inf,
     top: int = 10,
+    exclude_inconsistent: bool = False,
 ) -> Selection:
     """Each stakeholder's recommendation and COPA pick, the regret matrix and a consensus.
+
+    With ``exclude_inconsistent`` the consensus leaves out the stakeholders whose answers
+    are flagged (:class:`~tradeoff.elicitation.Consistency`), unless every one is.
 
     A stakeholder's recommendation is the Bayes decision of :func:`recommend` (their own
     metric, expected over their posterior). regret[i][j] is what stakeholder j's
@@ -254,7 +263,12 @@ def select_for_stakeholders(
         [_relative_regret(psis[i], recs[j].index) for j in range(len(stakeholders))]
         for i in range(len(stakeholders))
     ]
-    per_model = np.array([[_relative_regret(psi, m) for m in range(pool.n)] for psi in psis])
+    counted = [
+        i
+        for i, st in enumerate(stakeholders)
+        if not (exclude_inconsistent and st.consistency is not None and st.consistency.flagged)
+    ] or list(range(len(stakeholders)))
+    per_model = np.array([[_relative_regret(psis[i], m) for m in range(pool.n)] for i in counted])
     worst, total = per_model.max(axis=0), per_model.sum(axis=0)
     best = int(np.lexsort((np.arange(pool.n), total, worst))[0])
     average = np.mean(np.array(omegas), axis=0)
@@ -267,7 +281,12 @@ def select_for_stakeholders(
         regret=regret,
         consensus_name=pool.names[best],
         consensus_rule="minimise the largest relative regret over the stakeholders, each in "
-        "their own expected linear metric (ties: smaller total regret, then row order)",
+        "their own expected linear metric (ties: smaller total regret, then row order)"
+        + (
+            f"; {len(stakeholders) - len(counted)} flagged as inconsistent left out"
+            if len(counted) < len(stakeholders)
+            else ""
+        ),
         consensus_max_regret=float(worst[best]),
         average_pick=average_pick,
         pool=pool,

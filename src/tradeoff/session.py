@@ -57,7 +57,7 @@ from pydantic import (
 )
 
 from tradeoff import __version__
-from tradeoff.elicitation import Choice, ElicitationResult, Engine
+from tradeoff.elicitation import Choice, Consistency, ElicitationResult, Engine, consistency_of
 from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.queries import ClassifierProfile, Query
 from tradeoff.scenario import (
@@ -868,6 +868,7 @@ class SessionSummary:
     log: SessionLog
     result: ElicitationResult
     answers: int
+    consistency: Consistency | None = None
 
     @property
     def recorded(self) -> int:
@@ -894,6 +895,7 @@ class SessionSummary:
             "names": list(r.names),
             "weights": list(r.weights),
             "warnings": list(self.log.warnings),
+            "consistency": None if self.consistency is None else self.consistency.to_dict(),
         }
         if r.intervals is not None:
             data["intervals"] = [list(iv) for iv in r.intervals]
@@ -910,4 +912,4 @@ def summarise(path: str | Path) -> SessionSummary:
     """Read and replay a session file (once) and summarise it."""
     log = read_session(path)
     engine = replay(log)
-    return SessionSummary(log, engine.result(), engine.answered)
+    return SessionSummary(log, engine.result(), engine.answered, consistency_of(engine))

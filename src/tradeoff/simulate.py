@@ -8,6 +8,7 @@ weights from a flat Dirichlet unless a truth is given) and summarises the L1 err
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from tradeoff.metric import l1_error, normalise
 from tradeoff.oracles import Noise, SimulatedOracle
 from tradeoff.pool import Pool
 from tradeoff.population import Population, scenario_population
+from tradeoff.presentation import shown_pair
 from tradeoff.queries import QuerySpace
 from tradeoff.ranking import metric_values, recommend
 from tradeoff.scenario import ElicitationSpec, Scenario
@@ -33,10 +35,22 @@ class RunOutcome:
     l1: float
     decision: Decision | None = None
     trace: tuple[float, ...] | None = None
+    #: The most times one pair of options was shown (:func:`~tradeoff.presentation.shown_pair`).
+    pair_repeats: int = 1
 
     @property
     def queries(self) -> int:
         return self.result.answers
+
+    @property
+    def covered(self) -> list[bool] | None:
+        """For every weight, whether the truth lies in its 90% interval (``None`` without
+        intervals)."""
+        if self.result.intervals is None:
+            return None
+        return [
+            lo <= t <= hi for t, (lo, hi) in zip(self.truth, self.result.intervals, strict=True)
+        ]
 
 
 @dataclass(frozen=True)
@@ -91,14 +105,21 @@ def run_once(
     )
     t = tuple(float(x) for x in normalise(truth))
     errors: list[float] = []
+    shown: Counter[tuple[tuple[str, ...], tuple[str, ...]]] = Counter()
     while (query := engine.next_query()) is not None:
+        shown[shown_pair(scenario, query)] += 1
         engine.answer(oracle.choose(query))
         if trace:
             errors.append(l1_error(engine.result().weights, t))
     result = engine.result()
     decision = None if pool is None else decide(scenario, pool, engine, t)
     return RunOutcome(
-        t, result, l1_error(result.weights, t), decision, tuple(errors) if trace else None
+        t,
+        result,
+        l1_error(result.weights, t),
+        decision,
+        tuple(errors) if trace else None,
+        max(shown.values(), default=0),
     )
 
 
@@ -136,12 +157,16 @@ class Summary:
             "noise": str(self.noise) if self.noise else "exact",
             "indifference": self.indifference,
             "queries": {"median": float(np.median(q)), "max": int(q.max())},
+            "pair_repeats_max": max(o.pair_repeats for o in self.outcomes),
             "l1_error": {
                 "median": float(np.median(l1)),
                 "p90": float(np.quantile(l1, 0.9)),
                 "max": float(l1.max()),
             },
         }
+        covered = [c for o in self.outcomes if (c := o.covered) is not None]
+        if covered:
+            data["interval_coverage"] = float(np.mean([x for c in covered for x in c]))
         traced = self.trace_quantiles()
         if traced is not None:
             data["trace"] = {

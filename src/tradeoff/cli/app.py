@@ -171,6 +171,8 @@ def format_session(summary: SessionSummary) -> str:
             lo, hi = r.swing_intervals[i]
             line += f" 90% [{lo:.4f}, {hi:.4f}]"
         lines.append(line)
+    if summary.consistency is not None:
+        lines.append(summary.consistency.sentence())
     lines += [f"warning: {w}" for w in summary.log.warnings]
     return "\n".join(lines)
 

@@ -44,7 +44,15 @@ def selection(args: argparse.Namespace) -> tuple[Selection, Scenario]:
         metric_objectives(scenario),
         name_column=args.name_column or (pool_spec.name_column if pool_spec else None),
     )
-    return select_for_stakeholders(scenario, stakeholders, pool, p=p, top=args.top), scenario
+    chosen = select_for_stakeholders(
+        scenario,
+        stakeholders,
+        pool,
+        p=p,
+        top=args.top,
+        exclude_inconsistent=args.exclude_inconsistent,
+    )
+    return chosen, scenario
 
 
 def format_selection(chosen: Selection) -> str:
@@ -59,6 +67,8 @@ def format_selection(chosen: Selection) -> str:
         lines += [f"{s.participant}: recommended {rec.name}{sure}"]
         if rec.trade:
             lines.append(f"  {rec.trade[0].upper()}{rec.trade[1:]}.")
+        if s.consistency is not None and s.consistency.flagged:
+            lines.append(f"  {s.consistency.sentence()}")
         swing = s.swing_weights or s.weights
         shown = ", ".join(f"{n} {w:.2f}" for n, w in zip(s.names, swing, strict=True))
         lines.append(f"  weights over each aspect's whole range: {shown}")
@@ -86,11 +96,11 @@ def format_selection(chosen: Selection) -> str:
 
 
 def cmd_select(args: argparse.Namespace) -> int:
-    chosen, _ = selection(args)
+    chosen, scenario = selection(args)
     if args.tui:
         from tradeoff.tui.select import run_selection_app
 
-        run_selection_app(chosen)
+        run_selection_app(chosen, scenario)
         return 0
     if args.json:
         emit(chosen.to_dict())

@@ -69,7 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--strategy", choices=STRATEGY_NAMES, help="elicitation strategy (default: the scenario's)"
     )
-    sim.add_argument("--noise", help="answer noise: exact, flip:P or logistic:T")
+    sim.add_argument(
+        "--noise",
+        help="how the simulated person answers: exact, flip:P (one answer in 1/P reversed), "
+        "logistic:T, indifference:TAU (can't tell within TAU) or display (reads the rounded "
+        "numbers on the screen)",
+    )
     sim.add_argument(
         "--indifference",
         type=float,
@@ -137,6 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--p", default="inf", help="the p of COPA's p-norm: a number ≥ 1 or inf")
         cmd.add_argument("--top", type=int, default=10, help="ranked models to report")
         cmd.add_argument("--json", action="store_true", help="print one JSON document")
+        cmd.add_argument(
+            "--exclude-inconsistent",
+            action="store_true",
+            help="leave people whose answers are flagged as inconsistent out of the consensus",
+        )
 
     sel = sub.add_parser("select", help="from sessions and a pool to a decision")
     selection_arguments(sel)

@@ -16,8 +16,11 @@ from tradeoff.elicitation.base import (
 )
 from tradeoff.elicitation.engine import (
     STRATEGY_FACTORIES,
+    Consistency,
     Engine,
     EngineFinished,
+    answer_pattern,
+    consistency_of,
     expected_questions,
     make_strategy,
     truth_from_dirichlet,
@@ -26,10 +29,13 @@ from tradeoff.elicitation.engine import (
 __all__ = [
     "STRATEGY_FACTORIES",
     "Choice",
+    "Consistency",
     "ElicitationResult",
     "Engine",
     "EngineFinished",
     "Strategy",
+    "answer_pattern",
+    "consistency_of",
     "expected_questions",
     "make_strategy",
     "truth_from_dirichlet",

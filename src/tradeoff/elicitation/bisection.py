@@ -29,6 +29,7 @@ from tradeoff.elicitation.base import (
     weights_from_ratios,
     weights_from_scaled,
 )
+from tradeoff.presentation import shown_pair, shown_profile, unanswerable
 from tradeoff.queries import ClassifierProfile, Query, QuerySpace
 from tradeoff.scenario import ElicitationSpec
 
@@ -39,6 +40,10 @@ class BisectionState:
 
     intervals: tuple[tuple[float, float], ...]
     answered: int = 0
+    #: The pairs of options shown so far (:func:`question_key`), and the ratios whose
+    #: answer was "can't tell" (settled: the ratio is within the band of that threshold).
+    shown: tuple[ShownKey, ...] = ()
+    unsure: frozenset[int] = frozenset()
 
 
 def show_reference_left(seed: int, index: int) -> bool:
@@ -53,6 +58,9 @@ def show_reference_left(seed: int, index: int) -> bool:
 #: Spreads (in logit m) tried in turn, narrowest first, until the two options differ
 #: visibly: both options stay close to the frontier point the question is about.
 SPREADS = (0.25, 0.5, 1.0, 2.0, 3.0)
+#: Shares of the ranges a trade question spans, tried in turn until it can be read: the
+#: middle 60% of both ranges, else all of them (an extreme trade-off).
+TRADE_SHARES = (0.6, 1.0)
 #: Visibly different: recall differs by this much (40 per 1,000), or an attribute by this
 #: share of its range.
 VISIBLE = 0.04
@@ -66,29 +74,76 @@ def visible_difference(space: QuerySpace, a: ClassifierProfile, b: ClassifierPro
     return max(diffs)
 
 
-def chord_query(space: QuerySpace, other: int, m_target: float, *, seed: int, index: int) -> Query:
+def chord_query(
+    space: QuerySpace, other: int, m_target: float, *, seed: int, index: int, shown: bool = True
+) -> Query:
     """A chord question on class 1 against weight ``other`` with threshold at ``m_target``.
 
-    The two options are placed ever further apart (``SPREADS``) until they differ visibly
-    (``VISIBLE``); near the ends of the frontier no spread may achieve that, and the widest
-    pair is used.
+    With ``shown`` (``[elicitation] rounding = "shown"``, for people) the question is
+    :meth:`~tradeoff.queries.QuerySpace.trade`: two options that differ only in the two
+    statistics, by as much of both ranges as the threshold allows, inside every
+    ``recall_range``, then rounded as the screen shows them (:func:`as_shown`) with the
+    threshold of the rounded options. Large differences keep the rounding's effect on the
+    threshold small, and the recorded threshold is exactly the one of what was shown. A
+    question a person still could not answer from the screen
+    (:func:`~tradeoff.presentation.unanswerable`) is returned as it is; the strategies skip
+    it.
+
+    Without ``shown`` (paper 004's setting, answered from exact values) both options are
+    frontier classifiers, placed ever further apart (``SPREADS``) until they differ
+    visibly (``VISIBLE``); near the ends of the frontier the widest pair is used.
     """
-    for spread in SPREADS:
-        m_lo, m_hi, exact = space.chord_pair(0, other, m_target, spread)
-        lo, hi = space.frontier(0, other, m_lo), space.frontier(0, other, m_hi)
-        if visible_difference(space, lo, hi) >= VISIBLE:
-            break
+    if shown:
+        for share in TRADE_SHARES:
+            query = as_shown(space, space.trade(0, other, m_target, share))
+            if unanswerable(space.scenario, query) is None:
+                break
+    else:
+        for spread in SPREADS:
+            m_lo, m_hi, exact = space.chord_pair(0, other, m_target, spread)
+            lo, hi = space.frontier(0, other, m_lo), space.frontier(0, other, m_hi)
+            query = Query(hi, lo, (0, other), (m_hi, m_lo), threshold=exact)
+            if visible_difference(space, lo, hi) >= VISIBLE:
+                break
     if show_reference_left(seed, index):
-        return Query(hi, lo, (0, other), (m_hi, m_lo), threshold=exact)
-    return Query(lo, hi, (0, other), (m_lo, m_hi), threshold=exact)
+        return query
+    return query.swapped()
+
+
+def as_shown(space: QuerySpace, query: Query) -> Query:
+    """The question with both options rounded as the screen shows them
+    (:func:`~tradeoff.presentation.shown_profile`) and the threshold of the rounded options:
+    what a person reads is exactly what the answer is taken to be about."""
+    left = shown_profile(space.scenario, query.left)
+    right = shown_profile(space.scenario, query.right)
+    ref, other = query.pair
+    threshold = space.threshold_of(ref, other, left, right)
+    return Query(left, right, query.pair, query.params, threshold, query.repeat_of, query.tag)
+
+
+ShownKey = tuple[tuple[str, ...], tuple[str, ...]]
+
+
+def question_key(space: QuerySpace, query: Query, shown: bool) -> ShownKey:
+    """What makes two questions "the same pair": the options as shown
+    (:func:`~tradeoff.presentation.shown_pair`), or with ``shown=False`` their exact values."""
+    if shown:
+        return shown_pair(space.scenario, query)
+    a, b = sorted((repr(query.left), repr(query.right)))
+    return (a,), (b,)
 
 
 def prefers_reference(query: Query, choice: Choice) -> bool | None:
     """Whether the answer prefers the side with more class-1 accuracy (None: can't tell)."""
     if choice is Choice.INDIFFERENT:
         return None
-    left_is_reference = query.params[0] > query.params[1]
-    return left_is_reference == (choice is Choice.LEFT)
+    return reference_left(query) == (choice is Choice.LEFT)
+
+
+def reference_left(query: Query) -> bool:
+    """Whether the left option has more accuracy on the question's reference class."""
+    ref = query.pair[0]
+    return query.left.accuracies[ref] > query.right.accuracies[ref]
 
 
 @dataclass(frozen=True)
@@ -135,21 +190,32 @@ class BisectionStrategy:
             out.append(swing if self.spec.precision == "swing" else natural)
         return out
 
-    def _next_ratio(self, state: BisectionState) -> int | None:
-        effects = self.effects(state)
-        best = int(np.argmax(effects))
-        return None if effects[best] <= self.spec.epsilon else best
-
     def query(self, state: BisectionState) -> Query | None:
+        """The chord question at the middle of the interval of the ratio with the largest
+        effect. A ratio answered "can't tell" is settled, and a ratio whose next question
+        shows a pair of options already shown cannot be narrowed on this screen: both are
+        skipped (no pair is shown twice)."""
         budget = self.spec.budget
         if budget is not None and state.answered >= budget:
             return None
-        ratio = self._next_ratio(state)
-        if ratio is None:
-            return None
-        lo, hi = state.intervals[ratio]
-        target = scaled_to_raw(self.space, ratio, (lo + hi) / 2)
-        return chord_query(self.space, ratio + 1, target, seed=self.seed, index=state.answered)
+        effects = self.effects(state)
+        shown = self.spec.rounding == "shown"
+        for ratio in sorted(range(len(effects)), key=lambda i: -effects[i]):
+            if effects[ratio] <= self.spec.epsilon:
+                return None
+            if ratio in state.unsure:
+                continue
+            lo, hi = state.intervals[ratio]
+            target = scaled_to_raw(self.space, ratio, (lo + hi) / 2)
+            query = chord_query(
+                self.space, ratio + 1, target, seed=self.seed, index=state.answered, shown=shown
+            )
+            if shown and unanswerable(self.space.scenario, query) is not None:
+                continue
+            if question_key(self.space, query, shown) in state.shown:
+                continue
+            return query
+        return None
 
     def update(self, state: BisectionState, query: Query, choice: Choice) -> BisectionState:
         ratio = query.pair[1] - 1
@@ -168,7 +234,13 @@ class BisectionStrategy:
             new = (lo, t)
         intervals = list(state.intervals)
         intervals[ratio] = new
-        return BisectionState(tuple(intervals), state.answered + 1)
+        shown = self.spec.rounding == "shown"
+        return BisectionState(
+            tuple(intervals),
+            state.answered + 1,
+            (*state.shown, question_key(self.space, query, shown)),
+            state.unsure | {ratio} if side is None else state.unsure,
+        )
 
     def result(self, state: BisectionState) -> ElicitationResult:
         mids = [(lo + hi) / 2 for lo, hi in state.intervals]

@@ -9,7 +9,9 @@ answers reaches the same state.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -230,3 +232,114 @@ def truth_from_dirichlet(spans: tuple[float, ...], rng: np.random.Generator) -> 
     swing = rng.dirichlet(np.ones(len(spans)))
     natural = swing / np.asarray(spans)
     return tuple(float(x) for x in natural / natural.sum())
+
+
+#: Answers needed before a pattern (same side, alternating, all "can't tell") is flagged.
+PATTERN_MIN_ANSWERS = 8
+#: Share of answers that makes a pattern.
+PATTERN_SHARE = 0.9
+#: An estimated slip rate at or above this fails the consistency check.
+SLIP_RATE_LIMIT = 0.2
+
+
+@dataclass(frozen=True)
+class Consistency:
+    """Whether a person's answers can be trusted as a preference.
+
+    ``repeats`` is (answered the same way both times, repeated questions) when the strategy
+    repeats questions; ``slip_rate`` the estimated chance of a slip when it estimates one;
+    ``pattern`` a sentence when the answers follow a pattern that does not depend on the
+    options (the sides are shuffled per question, so a real preference does not pick the
+    same side every time). ``flagged`` when a pattern was found or the check failed.
+    """
+
+    answers: int
+    repeats: tuple[int, int] | None
+    slip_rate: float | None
+    pattern: str | None
+
+    @property
+    def failed_check(self) -> bool:
+        if self.slip_rate is not None and self.slip_rate >= SLIP_RATE_LIMIT:
+            return True
+        if self.repeats is not None:
+            same, total = self.repeats
+            return total >= 2 and same < total / 2
+        return False
+
+    @property
+    def flagged(self) -> bool:
+        return self.pattern is not None or self.failed_check
+
+    def sentence(self) -> str:
+        """One or two sentences for the review screen, ``session show``, ``select`` and
+        the report."""
+        parts = []
+        if self.repeats is None:
+            parts.append("This strategy does not repeat questions to check consistency.")
+        elif self.repeats[1] == 0:
+            parts.append("No question was repeated, so consistency was not checked.")
+        else:
+            same, total = self.repeats
+            parts.append(
+                f"Consistency check: {same} of {total} repeated questions were answered the "
+                "same way both times"
+                + (
+                    f" (estimated chance of a slip: {self.slip_rate:.0%})."
+                    if self.slip_rate is not None
+                    else "."
+                )
+            )
+        if self.pattern is not None:
+            parts.append(f"Warning: {self.pattern}; these weights may not reflect a preference.")
+        elif self.failed_check:
+            parts.append("Warning: the answers contradict each other too often to trust.")
+        return " ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "flagged": self.flagged,
+            "repeats": None if self.repeats is None else list(self.repeats),
+            "slip_rate": self.slip_rate,
+            "pattern": self.pattern,
+        }
+
+
+def answer_pattern(choices: Sequence[Choice]) -> str | None:
+    """A sentence when answers follow a pattern that ignores the options, else ``None``:
+    the same side (A or B) nearly every time, strict alternation, or "can't tell" nearly
+    every time.
+
+    >>> answer_pattern([Choice.LEFT] * 10)
+    'Option A was chosen 10 of 10 times'
+    >>> answer_pattern([Choice.LEFT, Choice.RIGHT] * 5)
+    'the answers alternated between A and B 9 of 9 times'
+    """
+    n = len(choices)
+    if n < PATTERN_MIN_ANSWERS:
+        return None
+    unsure = sum(c is Choice.INDIFFERENT for c in choices)
+    if unsure >= PATTERN_SHARE * n:
+        return f'"can\'t tell" was answered {unsure} of {n} times'
+    sided = [c for c in choices if c is not Choice.INDIFFERENT]
+    if len(sided) < PATTERN_MIN_ANSWERS:
+        return None
+    left = sum(c is Choice.LEFT for c in sided)
+    for count, side in ((left, "A"), (len(sided) - left, "B")):
+        if count >= PATTERN_SHARE * len(sided):
+            return f"Option {side} was chosen {count} of {len(sided)} times"
+    switches = sum(a is not b for a, b in itertools.pairwise(sided))
+    if switches >= PATTERN_SHARE * (len(sided) - 1):
+        return f"the answers alternated between A and B {switches} of {len(sided) - 1} times"
+    return None
+
+
+def consistency_of(engine: Engine) -> Consistency:
+    """The :class:`Consistency` of an engine's answers so far."""
+    choices = [c for _, c in engine.history]
+    return Consistency(
+        engine.answered,
+        engine.consistency(),
+        engine.result().error_rate_estimate,
+        answer_pattern(choices),
+    )

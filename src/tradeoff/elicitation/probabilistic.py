@@ -50,8 +50,15 @@ from tradeoff.elicitation.base import (
     scale_shift,
     swing_weights,
 )
-from tradeoff.elicitation.bisection import chord_query, prefers_reference
-from tradeoff.queries import Query, QuerySpace
+from tradeoff.elicitation.bisection import (
+    ShownKey,
+    chord_query,
+    prefers_reference,
+    question_key,
+    reference_left,
+)
+from tradeoff.presentation import unanswerable
+from tradeoff.queries import ClassifierProfile, Query, QuerySpace
 from tradeoff.scenario import ElicitationSpec
 
 FloatArray = NDArray[np.float64]
@@ -69,6 +76,8 @@ MC_DRAWS = 2000
 QUESTION_QUANTILES = (0.5, 0.25, 0.75, 0.1, 0.9, 0.03, 0.97)
 #: Questions a session asks when no budget is given, per ratio.
 QUESTIONS_PER_RATIO = 12
+#: The most times one pair of options is shown in a session (a repeat counts).
+MAX_SHOWS = 2
 
 
 @dataclass(frozen=True)
@@ -81,11 +90,14 @@ class Record:
 
     ratio: int
     threshold: float
-    m_low: float
-    m_high: float
+    #: The option with more class-1 accuracy, and the other one.
+    reference: ClassifierProfile
+    alternative: ClassifierProfile
     reference_left: bool
     side: int
     repeat_of: int | None = None
+    #: The two options as the screen showed them (:func:`~tradeoff.presentation.shown_pair`).
+    shown: ShownKey = ((), ())
 
 
 @dataclass(frozen=True)
@@ -175,6 +187,14 @@ def _intervals(draws: FloatArray) -> tuple[tuple[float, float], ...]:
     return tuple((float(a), float(b)) for a, b in zip(lo, hi, strict=True))
 
 
+def _shows(state: ProbabilisticState) -> dict[ShownKey, int]:
+    """How many times each pair of options has been shown."""
+    out: dict[ShownKey, int] = {}
+    for rec in state.records:
+        out[rec.shown] = out.get(rec.shown, 0) + 1
+    return out
+
+
 @dataclass(frozen=True)
 class ProbabilisticStrategy:
     """Probabilistic bisection with an estimated error rate (see the module docstring)."""
@@ -188,6 +208,14 @@ class ProbabilisticStrategy:
     _cache: dict[ProbabilisticState, Posterior] = field(
         default_factory=dict, compare=False, repr=False
     )
+    _questions: dict[ProbabilisticState, Query | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    @property
+    def shows_rounded(self) -> bool:
+        """Whether questions are about the options as shown (``[elicitation] rounding``)."""
+        return self.spec.rounding == "shown"
 
     @property
     def n_ratios(self) -> int:
@@ -362,12 +390,14 @@ class ProbabilisticStrategy:
         if every <= 0 or n < 3 or (n + 1) % every != 0:
             return None
         repeated = {r.repeat_of for r in state.records if r.repeat_of is not None}
+        shows = _shows(state)
         candidates = [
             i
             for i in range(n - 2)
             if state.records[i].repeat_of is None
             and i not in repeated
             and state.records[i].side != 0
+            and shows.get(state.records[i].shown, 0) < MAX_SHOWS
         ]
         if not candidates:
             return None
@@ -391,38 +421,63 @@ class ProbabilisticStrategy:
         return False
 
     def query(self, state: ProbabilisticState) -> Query | None:
-        if self._finished(state):
-            return None
+        """The next question (cached per state), or ``None`` at the budget, at the target
+        width, or when no question is left that a person could tell apart."""
+        if state not in self._questions:
+            if len(self._questions) > 256:
+                self._questions.clear()
+            self._questions[state] = None if self._finished(state) else self._choose(state)
+        return self._questions[state]
+
+    def _choose(self, state: ProbabilisticState) -> Query | None:
         again = self._repeat_candidate(state)
         if again is not None:
             rec = state.records[again]
-            other = rec.ratio + 1
-            lo = self.space.frontier(0, other, rec.m_low)
-            hi = self.space.frontier(0, other, rec.m_high)
+            pair = (0, rec.ratio + 1)
             if rec.reference_left:  # shown left before: now show it right
-                return Query(lo, hi, (0, other), (rec.m_low, rec.m_high), rec.threshold, again)
-            return Query(hi, lo, (0, other), (rec.m_high, rec.m_low), rec.threshold, again)
+                return Query(rec.alternative, rec.reference, pair, (0.0, 1.0), rec.threshold, again)
+            return Query(rec.reference, rec.alternative, pair, (1.0, 0.0), rec.threshold, again)
         post = self.posterior(state)
         candidates = [
             (i, float(post.quantile(i, q)))
             for i in range(self.n_ratios)
             for q in QUESTION_QUANTILES
         ]
-        ratio, lt = candidates[int(np.argmin(self._expected_loss(state, post, candidates)))]
-        target = float(_sigmoid(lt + self.shifts[ratio]))
-        return chord_query(self.space, ratio + 1, target, seed=self.seed, index=state.answered)
+        loss = self._expected_loss(state, post, candidates)
+        shows = _shows(state)
+        unsure = {r.shown for r in state.records if r.side == 0}
+        for best in np.argsort(loss, kind="stable"):
+            ratio, lt = candidates[int(best)]
+            target = float(_sigmoid(lt + self.shifts[ratio]))
+            query = chord_query(
+                self.space,
+                ratio + 1,
+                target,
+                seed=self.seed,
+                index=state.answered,
+                shown=self.shows_rounded,
+            )
+            if self.shows_rounded and unanswerable(self.space.scenario, query) is not None:
+                continue
+            key = question_key(self.space, query, self.shows_rounded)
+            if key in unsure or shows.get(key, 0) >= MAX_SHOWS:
+                continue
+            return query
+        return None  # nothing left that a person could tell apart
 
     def update(self, state: ProbabilisticState, query: Query, choice: Choice) -> ProbabilisticState:
         side = prefers_reference(query, choice)
-        m_low, m_high = sorted(query.params)
+        left = reference_left(query)
+        ref, alt = (query.left, query.right) if left else (query.right, query.left)
         rec = Record(
             ratio=query.pair[1] - 1,
-            threshold=query.threshold if query.threshold is not None else (m_low + m_high) / 2,
-            m_low=m_low,
-            m_high=m_high,
-            reference_left=query.params[0] > query.params[1],
+            threshold=query.threshold if query.threshold is not None else sum(query.params) / 2,
+            reference=ref,
+            alternative=alt,
+            reference_left=left,
             side=0 if side is None else (1 if side else -1),
             repeat_of=query.repeat_of,
+            shown=question_key(self.space, query, self.shows_rounded),
         )
         return ProbabilisticState((*state.records, rec))
 
@@ -448,7 +503,7 @@ class ProbabilisticStrategy:
             names=self.space.names,
             weights=weights,
             answers=state.answered,
-            complete=self._finished(state),
+            complete=self.query(state) is None,
             intervals=_intervals(draws),
             error_rate_estimate=post.error_rate,
             swing_weights=swing_weights(weights, self.space.spans),

@@ -34,9 +34,15 @@ from textual.widgets import (
     Static,
 )
 
-from tradeoff.elicitation import Choice, expected_questions
+from tradeoff.elicitation import Choice, consistency_of, expected_questions
 from tradeoff.errors import InputError
-from tradeoff.presentation import card_lines, tradeoff_sentences
+from tradeoff.presentation import (
+    aspect_cell,
+    aspect_header,
+    card_lines,
+    table_legend,
+    tradeoff_sentences,
+)
 from tradeoff.queries import Query
 from tradeoff.scenario import LoadedScenario, SpecOverrides, load_scenario
 from tradeoff.session import (
@@ -97,8 +103,8 @@ def render_card(title: str, lines: list[Any]) -> Text:
         if line.differs:
             style = "bold green" if line.better else "bold red"
             text.append("▸ ", style=style)
-            text.append(line.text, style="bold")
-            text.append(f"  ({line.delta})\n", style=style)
+            text.append(f"{line.text}\n", style="bold")
+            text.append(f"    {line.delta}\n", style=style)
         else:
             text.append(f"  {line.text}\n")
     return text
@@ -135,7 +141,7 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(id="help-box"):
             yield Label("How to answer", id="title")
             yield Static(
-                "Each question shows two screening tools, Option A and Option B. Lines in "
+                "Each question shows two classifiers, Option A and Option B. Lines in "
                 "bold differ between them (green: better than the other option, red: worse). "
                 "Pick the one you would rather have.\n\n"
                 "  a or ←      choose Option A\n"
@@ -153,6 +159,25 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss()
 
 
+class ReviewHelpScreen(HelpScreen):
+    """What the review screen shows and what each choice does."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            yield Label("What this screen shows", id="title")
+            yield Static(
+                "Each bar is how much one aspect matters to you over its whole range, from "
+                "your answers: the solid part is the best estimate, the shaded part the range "
+                "it lies in with 90% probability. The sentences say the same as trades.\n\n"
+                "  c or Enter  confirm: your answers are final\n"
+                "  m           answer 10 more questions (narrower ranges)\n"
+                "  u           take back your last answer\n"
+                "  q           save and quit; you can resume later\n"
+                "  ?           this help"
+            )
+            yield Button("Close", id="close", variant="primary")
+
+
 class ConfirmScreen(ModalScreen[bool]):
     """A yes/no question."""
 
@@ -166,6 +191,9 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal(id="confirm-buttons"):
                 yield Button(self.yes, id="yes", variant="primary")
                 yield Button(self.no, id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#yes", Button).focus()
 
     @on(Button.Pressed)
     def _answer(self, event: Button.Pressed) -> None:
@@ -207,6 +235,13 @@ class SaveFailedScreen(ModalScreen[bool]):
     @on(Button.Pressed, "#give-up")
     def action_give_up(self) -> None:
         self.dismiss(False)
+
+
+def reflow(text: str) -> str:
+    """Paragraphs of a scenario's description as flowing text: single line breaks (the
+    file's own wrapping) become spaces, blank lines stay paragraph breaks."""
+    paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n")]
+    return "\n\n".join(p for p in paragraphs if p)
 
 
 def leave(app: App[Any], text: str, line: str, *, return_code: int = 0) -> None:
@@ -295,7 +330,7 @@ class StartScreen(Screen[None]):
         error.update("")
         s = self.loaded.scenario
         self.query_one("#description", Static).update(
-            Text.assemble((s.title + "\n", "bold"), s.description.strip())
+            Text.assemble((s.title + "\n", "bold"), reflow(s.description))
         )
         expected = expected_questions(s, self.settings.overrides.apply(s.elicitation))
         self.query_one("#expect", Static).update(
@@ -340,11 +375,32 @@ class StartScreen(Screen[None]):
     @on(Button.Pressed, "#start")
     def _start(self) -> None:
         participant = self._participant()
-        if participant is None or self.loaded is None:
+        loaded = self.loaded
+        if participant is None or loaded is None:
             return
         app = self.app
         assert isinstance(app, TradeoffApp)
-        app.begin(self.loaded, participant)
+        found = unfinished_sessions(self.settings.sessions_dir, participant, loaded.scenario.id)
+        if not found:
+            app.begin(loaded, participant)
+            return
+
+        def decided(resume: bool | None) -> None:
+            if resume:
+                app.resume(found[-1], loaded)
+            elif resume is False:
+                app.begin(loaded, participant)
+
+        app.push_screen(
+            ConfirmScreen(
+                f"{participant} has an unfinished session on this scenario "
+                f"({found[-1].name}). Continue it where you left off, or start again from "
+                "the first question? (The unfinished session stays on disk either way.)",
+                "Continue where I left off",
+                "Start a new session",
+            ),
+            decided,
+        )
 
     @on(Button.Pressed, "#resume")
     def _resume(self) -> None:
@@ -473,10 +529,11 @@ class ReviewScreen(Screen[None]):
     """What was learned, with uncertainty; answer more or confirm."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("m", "more", "More questions", id="more"),
-        Binding("c,enter", "confirm", "Confirm", id="confirm"),
+        Binding("c", "confirm", "Confirm", id="confirm"),
+        Binding("m", "more", "10 more questions", id="more"),
         Binding("u", "undo", "Undo last answer", id="review-undo"),
-        Binding("q", "app.quit", "Quit", id="review-quit"),
+        Binding("question_mark", "help", "Help", id="review-help"),
+        Binding("q", "quit_session", "Save & quit", id="review-quit"),
     ]
 
     def __init__(self, recorder: Recorder) -> None:
@@ -493,18 +550,17 @@ class ReviewScreen(Screen[None]):
                 f"From your {result.answers} answers, this is how much each aspect weighs for "
                 "you over its whole range (finding none to all of a class's cases; each cost "
                 "or reward from one end of its range to the other). Bar: best estimate; "
-                "shaded: 90% credible range.",
+                "shaded and in brackets: the range it lies in with 90% probability.",
                 classes="muted",
             )
-            names = [f"{c.outcome} {c.label}" for c in s.classes] + [
-                f"{a.name} ({a.label})" for a in s.attributes
-            ]
+            names = [f"{c.outcome} {c.label}" for c in s.classes] + [a.name for a in s.attributes]
             shown = result.swing_weights or result.weights
             intervals = result.swing_intervals or [(None, None)] * len(shown)
             for name, w, (lo, hi) in zip(names, shown, intervals, strict=True):
                 line = Text(f"{name[:28]:<28} ")
                 line.append_text(bar(w, lo, hi))
-                rng = f"  {w:.2f}" + (f" [{lo:.2f}–{hi:.2f}]" if lo is not None else "")
+                # Whole percentages: the intervals do not know more than that.
+                rng = f"  {w:4.0%}" + (f" ({lo:.0%}–{hi:.0%})" if lo is not None else "")
                 line.append(rng)
                 yield Static(line, classes="weight-row")
             yield Static("")
@@ -513,23 +569,24 @@ class ReviewScreen(Screen[None]):
             yield Static("")
             yield Static(self._consistency(), id="consistency")
             with Horizontal(id="review-buttons"):
-                yield Button("Answer 10 more questions", id="more-button")
                 yield Button("Confirm", id="confirm-button", variant="primary")
+                yield Button("Answer 10 more questions", id="more-button")
         yield Footer()
 
-    def _consistency(self) -> str:
-        engine = self.recorder.engine
-        checked = engine.consistency()
-        if checked is None:
-            return "This strategy does not check consistency."
-        same, total = checked
-        if total == 0:
-            return "No question was repeated, so consistency was not checked."
-        rate = engine.result().error_rate_estimate or 0.0
-        return (
-            f"Consistency check: you answered {same} of {total} repeated questions the same "
-            f"way both times (estimated chance of a slip: {rate:.0%})."
-        )
+    def _consistency(self) -> Text:
+        check = consistency_of(self.recorder.engine)
+        return Text(check.sentence(), style="bold red" if check.flagged else "")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-button", Button).focus()
+
+    def action_help(self) -> None:
+        self.app.push_screen(ReviewHelpScreen())
+
+    def action_quit_session(self) -> None:
+        with contextlib.suppress(SessionWriteError):  # a note only: the answers are on disk
+            self.recorder.note("paused at the review")
+        leave(self.app, "Saved. Resume with:", f"tradeoff elicit --resume {self.recorder.path}")
 
     @on(Button.Pressed, "#more-button")
     def action_more(self) -> None:
@@ -559,11 +616,12 @@ class ReviewScreen(Screen[None]):
 
 
 class ResultScreen(Screen[None]):
-    """The candidate models ranked with the elicited weights."""
+    """The candidate models, best for this person first, in their own words and units."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("e", "explore", "Explore the selection", id="explore"),
-        Binding("q", "app.quit", "Done", id="done"),
+        Binding("e", "explore", "Ranking details", id="explore"),
+        Binding("question_mark", "help", "Help", id="result-help"),
+        Binding("q", "done", "Done", id="done"),
     ]
 
     def __init__(self, recorder: Recorder) -> None:
@@ -574,22 +632,22 @@ class ResultScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Label("The models that fit what you value", id="title")
         with VerticalScroll(id="result-body"):
-            yield Static("", id="result-recommend")
-            yield Static("Ranking the candidate models…", id="result-status")
-            yield DataTable(id="result-table", cursor_type="row")
-            yield Static("", id="result-explain")
+            yield Static("Comparing the candidate models with your answers…", id="result-recommend")
+            yield Static("", id="result-status", classes="muted")
+            yield DataTable(id="result-table", cursor_type="row", header_height=2)
             with Horizontal(id="result-buttons"):
-                yield Button("Explore the selection", id="explore-button")
                 yield Button("Done", id="done-button", variant="primary")
+                yield Button("Ranking details (for the team)", id="explore-button")
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#done-button", Button).focus()
         self.rank()
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def rank(self) -> None:
         from tradeoff.ranking import recommend
-        from tradeoff.selection import rank_for_session, scenario_pool
+        from tradeoff.selection import scenario_pool
 
         engine = self.recorder.engine
         result = engine.result()
@@ -600,42 +658,56 @@ class ResultScreen(Screen[None]):
             advice = recommend(
                 engine.scenario, pool, result.weights, result.priors, draws=engine.weight_draws()
             )
-            outcome = rank_for_session(
-                engine.scenario, result.weights, priors=result.priors, pool=pool
-            )
         except InputError as exc:
             self.app.call_from_thread(self._failed, exc.message())
             return
-        self.app.call_from_thread(self._show, outcome, advice)
+        self.app.call_from_thread(self._show, pool, advice)
 
     def _failed(self, message: str) -> None:
-        self.query_one("#result-status", Static).update(Text(message, style="bold red"))
+        self.query_one("#result-recommend", Static).update(Text(message, style="bold red"))
 
-    def _show(self, outcome: Any, advice: Any) -> None:
+    def _show(self, pool: Any, advice: Any) -> None:
+        s = self.recorder.engine.scenario
         sure = (
             ""
             if advice.probability is None
-            else f" (probability it is the best for you: {advice.probability:.0%})"
+            else f" The chance that it really is the best for you: {advice.probability:.0%}."
         )
         trade = f"\n{advice.trade[0].upper()}{advice.trade[1:]}." if advice.trade else ""
         self.query_one("#result-recommend", Static).update(
             Text.assemble(
                 ("Recommended for you: ", "bold"),
                 (advice.name, "bold"),
-                f"{sure}: of the candidate models, the one your own answers make best.{trade}",
+                f". Of the {pool.n} candidate models, it is the one your answers make best."
+                f"{sure}{trade}",
             )
         )
         table = self.query_one("#result-table", DataTable)
-        cols = list(outcome.selected.u)
-        table.add_columns("#", "model", *[f"top-% {c}"[:18] for c in cols], "Pareto")
-        for i, row in enumerate(outcome.ranking, 1):
-            tops = [f"{max(1, round(100 * row.u[c]))}%" for c in cols]
-            table.add_row(str(i), row.name, *tops, "yes" if row.pareto else "")
+        chance = advice.p_best is not None
+        headers = ["model", *[aspect_header(s, j) for j in range(len(s.weight_names))]]
+        table.add_columns(*headers, *(["chance\nbest"] if chance else []))
+        order = sorted(range(pool.n), key=lambda i: -advice.expected[i])
+        for i in order:
+            cells = [
+                aspect_cell(s, j, float(pool.values[i, j])) for j in range(pool.values.shape[1])
+            ]
+            best = [f"{advice.p_best[i]:.0%}"] if chance else []
+            name = Text(pool.names[i], style="bold") if i == advice.index else pool.names[i]
+            table.add_row(name, *cells, *best)
         self.query_one("#result-status", Static).update(
-            f"\nFor the team choosing a model: the {outcome.selectable} candidates ranked with "
-            "your weights (COPA, p = ∞; top-% = share of candidates that do better)."
+            f"\nAll {pool.n} candidates, best for you first. {table_legend(s)}"
+            + (
+                " Chance best: how likely each is the best for you, given your answers."
+                if chance
+                else ""
+            )
         )
-        self.query_one("#result-explain", Static).update(outcome.explanation)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def action_done(self) -> None:
+        self._done()
 
     @on(Button.Pressed, "#explore-button")
     def action_explore(self) -> None:
@@ -652,7 +724,7 @@ class ResultScreen(Screen[None]):
         except InputError as exc:
             self.notify(exc.message(), severity="error")
             return
-        self.app.push_screen(SelectionScreen(selection))
+        self.app.push_screen(SelectionScreen(selection, scenario))
 
     @on(Button.Pressed, "#done-button")
     def _done(self) -> None:

@@ -21,10 +21,17 @@ from textual_plotext import PlotextPlot
 
 from tradeoff import copa
 from tradeoff.pool import Pool
+from tradeoff.presentation import aspect_cell, aspect_header, difference_words
 from tradeoff.ranking import rank_pool
+from tradeoff.scenario import Scenario
 from tradeoff.selection import Selection
 
 P_VALUES = (1.0, 2.0, math.inf)
+#: One line for the practitioner's terms.
+LEGEND = (
+    "COPA turns each aspect into the share of models doing better (top-%), weights them by "
+    "ω and combines them with a p-norm; the recommendation is each person's own metric."
+)
 
 
 class SelectionScreen(Screen[None]):
@@ -46,11 +53,13 @@ class SelectionScreen(Screen[None]):
     SelectionScreen #select-plot { width: 2fr; min-width: 30; }
     SelectionScreen #select-status { height: auto; padding: 0 1; }
     SelectionScreen #select-picks { height: auto; max-height: 6; padding: 0 1; }
+    SelectionScreen #select-legend { height: auto; padding: 0 1; }
     """
 
-    def __init__(self, selection: Selection) -> None:
+    def __init__(self, selection: Selection, scenario: Scenario | None = None) -> None:
         super().__init__()
         self.selection = selection
+        self.scenario = scenario
         self.pool: Pool = selection.pool
         self.p_index = 2
         self.objective = 0
@@ -62,10 +71,13 @@ class SelectionScreen(Screen[None]):
         yield Label("Selection: the candidate pool ranked with the elicited weights", id="title")
         yield Static("", id="select-status")
         with Horizontal(id="select-top"):
-            yield DataTable(id="select-table", cursor_type="row", zebra_stripes=True)
+            yield DataTable(
+                id="select-table", cursor_type="row", zebra_stripes=True, header_height=2
+            )
             with Vertical(id="select-plot"):
                 yield PlotextPlot(id="scatter")
         yield Static(self._picks_text(), id="select-picks")
+        yield Static(LEGEND, id="select-legend", classes="muted")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -79,11 +91,33 @@ class SelectionScreen(Screen[None]):
         s = self.selection
         lines = []
         for st, rec, pick in zip(s.stakeholders, s.recommendations, s.picks, strict=True):
-            sure = "" if rec.probability is None else f" (P(best) {rec.probability:.0%})"
-            copa_pick = "" if pick.selected.name == rec.name else f"; COPA: {pick.selected.name}"
-            lines.append(f"{st.participant}: recommended {rec.name}{sure}{copa_pick}")
+            sure = "" if rec.probability is None else f" ({rec.probability:.0%} chance best)"
+            line = f"{st.participant}: recommended {rec.name}{sure}"
+            if pick.selected.name != rec.name:
+                line += f"; COPA picks {pick.selected.name}"
+                if self.scenario is not None:
+                    words = difference_words(
+                        self.scenario,
+                        self.pool.values[pick.selected.index].tolist(),
+                        self.pool.values[rec.index].tolist(),
+                    )
+                    if words:
+                        line += f", which {'; '.join(words)}"
+            if st.consistency is not None and st.consistency.flagged:
+                line += " (answers flagged as inconsistent)"
+            lines.append(line)
         lines.append(f"consensus (smallest largest regret): {s.consensus_name}")
-        return "  ·  ".join(lines)
+        return "\n".join(lines)
+
+    def _header(self, j: int) -> str:
+        if self.scenario is not None:
+            return aspect_header(self.scenario, j)
+        return self.pool.columns[j][:14]
+
+    def _cell(self, j: int, value: float) -> str:
+        if self.scenario is not None:
+            return aspect_cell(self.scenario, j, value)
+        return f"{value:.4g}"
 
     def current_weights(self) -> tuple[float, ...]:
         if self.alpha is None:
@@ -97,26 +131,23 @@ class SelectionScreen(Screen[None]):
         cols = self.pool.columns
         table = self.query_one("#select-table", DataTable)
         table.clear(columns=True)
-        table.add_columns(
-            "#", "model", *[c[:14] for c in cols], *[f"top-% {c[:8]}" for c in cols], "Pareto"
-        )
+        table.add_columns("#", "model", *[self._header(j) for j in range(len(cols))], "Pareto")
         for i, row in enumerate(outcome.ranking, 1):
             table.add_row(
                 str(i),
                 row.name,
-                *[f"{row.values[c]:.4g}" for c in cols],
-                *[f"{max(1, round(100 * row.u[c]))}%" for c in cols],
+                *[self._cell(j, row.values[c]) for j, c in enumerate(cols)],
                 "yes" if row.pareto else "",
             )
         ptxt = "∞" if math.isinf(self.p) else f"{self.p:g}"
         how = (
-            f"α = {self.alpha:.2f} on {cols[self.objective]}"
+            f"α = {self.alpha:.2f} on {self._header(self.objective).replace(chr(10), ' ')}"
             if self.alpha is not None
             else "ω from the stakeholders (averaged)"
         )
         self.query_one("#select-status", Static).update(
-            f"p = {ptxt}; {how}; ω = [{', '.join(f'{w:.2f}' for w in weights)}]  →  pick: "
-            f"{outcome.selected.name}"
+            f"COPA, p = {ptxt}; {how}; ω = [{', '.join(f'{w:.2f}' for w in weights)}]  →  "
+            f"pick: {outcome.selected.name}. {outcome.explanation}"
         )
         self._plot(outcome.selected.index)
 
@@ -137,8 +168,8 @@ class SelectionScreen(Screen[None]):
             label="Pareto front (these two)",
         )
         plt.scatter([float(x[pick])], [float(y[pick])], marker="X", label="pick")
-        plt.xlabel(self.pool.columns[i][:20])
-        plt.ylabel(self.pool.columns[j][:20])
+        plt.xlabel(self._header(i).replace("\n", " ")[:24])
+        plt.ylabel(self._header(j).replace("\n", " ")[:24])
         plot.refresh()
 
     def action_next_p(self) -> None:
@@ -185,13 +216,16 @@ class SelectionApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "tradeoff select"
 
-    def __init__(self, selection: Selection) -> None:
+    def __init__(self, selection: Selection, scenario: Scenario | None = None) -> None:
         super().__init__()
         self.selection = selection
+        self.scenario = scenario
 
     def on_mount(self) -> None:
-        self.push_screen(SelectionScreen(self.selection))
+        self.push_screen(SelectionScreen(self.selection, self.scenario))
 
 
-def run_selection_app(selection: Selection, **kwargs: Any) -> None:
-    SelectionApp(selection).run(**kwargs)
+def run_selection_app(
+    selection: Selection, scenario: Scenario | None = None, **kwargs: Any
+) -> None:
+    SelectionApp(selection, scenario).run(**kwargs)

@@ -39,6 +39,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.tui_latency
 	$(BIN)/python -m benchmarks.selection
 	$(BIN)/python -m benchmarks.trace
+	$(BIN)/python -m benchmarks.people
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

@@ -272,22 +272,29 @@ def tradeoff_sentences(
         if weight <= 0:
             out.append(f"{spec.name.capitalize()} does not matter to you.")
             continue
-        # The natural units worth n class-1 cases; n grows until the amount is visible.
-        n = 10
+        # The natural units worth n class-1 cases; n grows until the amount is visible,
+        # but never beyond the class's recall range (a person cannot trade more cases).
+        lo0, hi0 = c0.recall_range
+        most = max(1, round((hi0 - lo0) * PER))
+        steps = [x for x in (10, 20, 50, 100, 200, 500, 1000) if x < most] + [most]
+        n = steps[0]
         worth = n * value_per_case0 / weight
-        while worth < 0.02 * (high - low) and n < PER:
-            n *= 10
+        for n in steps:
             worth = n * value_per_case0 / weight
+            if worth >= 0.02 * (high - low):
+                break
         if worth > high - low:
             out.append(
-                f"Even the whole range of {spec.render(low)} to {spec.render(high)} is worth "
-                f"less to you than {n:,} {c0.outcome} {c0.label} per 1,000."
+                f"Even the whole range of {spec.name}, {amount(spec, low)} to "
+                f"{amount(spec, high)}, is worth less to you than {n:,} more {c0.outcome} "
+                f"{c0.label} per 1,000."
             )
         elif worth < 0.02 * (high - low):
             out.append(
                 f"{spec.name.capitalize()} matters more to you than {c0.outcome} {c0.label}: "
-                f"{amount(spec, 0.02 * (high - low))} of {spec.name} is worth more than all of "
-                "them."
+                f"all {n:,} more {c0.outcome} {c0.label} per 1,000 that the range allows "
+                f"({per_thousand(lo0):,} to {per_thousand(hi0):,}) are worth only "
+                f"{amount(spec, worth)} of {spec.name} to you."
             )
         else:
             out.append(

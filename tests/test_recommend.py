@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -82,3 +83,23 @@ def test_selectable_models_only() -> None:
     mask = np.array([False, True, True])
     rec = recommend(SC, pool_of(v), [0.5, 0.5, 0, 0], PRIORS, selectable=mask)  # type: ignore[arg-type]
     assert rec.name == "m1"
+
+
+@pytest.mark.parametrize(("noise", "at_least"), [("exact", 0.95), ("flip:0.1", 0.85)])
+def test_simulated_stakeholders_get_their_own_best_model(noise: str, at_least: float) -> None:
+    """End to end on the shipped pool: simulated stakeholders answer the questions that aim
+    at the pick (``stop = "decision"``), and the recommendation is the best model under
+    their true weights at least this often (the benchmark's 1,000-stakeholder figures:
+    benchmarks/results/decision.md)."""
+    from tradeoff.oracles import Noise
+    from tradeoff.selection import scenario_pool
+    from tradeoff.simulate import simulate
+
+    from .conftest import SCENARIOS, scenario
+
+    sc = scenario("breast-cancer-triage")
+    pool = scenario_pool(sc, SCENARIOS)
+    summary = simulate(sc, runs=30, pool=pool, noise=Noise.parse(noise), seed=11)
+    decision = summary.to_dict()["decision"]
+    assert decision["right_pick_rate"] >= at_least, decision
+    assert decision["questions"]["median"] <= 20

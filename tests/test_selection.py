@@ -19,7 +19,6 @@ from tradeoff.ranking import metric_coefficients, metric_to_omega, omega_to_weig
 from tradeoff.scenario import LoadedScenario, load_scenario
 from tradeoff.selection import (
     load_stakeholders,
-    rank_for_session,
     scenario_pool,
     select_for_stakeholders,
 )
@@ -91,7 +90,11 @@ def test_three_stakeholders_end_to_end(
     assert data["consensus"]["name"] in pool.names and data["consensus"]["rule"]
     assert len(data["ranking"]) == 10
 
-    true_copa = [rank_for_session(sc, t, pool=pool).selected.name for t in truths]
+    # Over 10 seeded repetitions: each stakeholder's recommendation (their own metric, the
+    # questions aimed at the pick) against the best model under their true weights; and the
+    # point estimate's pick. COPA's pick from the elicited weights is the practitioner's
+    # view and not the recommendation (benchmarks/selection.py measures how often it agrees).
+    true_best = [pool.names[int(np.argmax(pool.values @ _coef(loaded, t)))] for t in truths]
     hits = np.zeros(3)
     linear_hits = np.zeros(3)
     for rep in range(REPS):
@@ -99,17 +102,13 @@ def test_three_stakeholders_end_to_end(
         ps = [record(loaded, folder, f"s{i}", t, seed=1000 * rep + i) for i, t in enumerate(truths)]
         _, stakeholders = load_stakeholders(ps)
         sel = select_for_stakeholders(sc, stakeholders, pool)
-        for i, t in enumerate(truths):
-            hits[i] += sel.picks[i].selected.name == true_copa[i]
-            true_linear = pool.names[int(np.argmax(pool.values @ _coef(loaded, t)))]
-            linear_hits[i] += sel.linear_picks[i] == true_linear
+        for i in range(3):
+            hits[i] += sel.recommendations[i].name == true_best[i]
+            linear_hits[i] += sel.linear_picks[i] == true_best[i]
     rates, linear_rates = hits / REPS, linear_hits / REPS
-    print(f"COPA pick match rates {rates}, linear-metric pick match rates {linear_rates}")
-    # Measured over these 10 repetitions: COPA (p = ∞) 0.7 / 1.0 / 1.0, linear metric
-    # 1.0 / 1.0 / 1.0 (over 50: 0.88 / 0.98 / 0.98 and 1.00 / 0.92 / 1.00); the first
-    # stakeholder's COPA pick sits among near-ties of the pool.
-    assert (linear_rates >= 0.9).all()
-    assert (rates >= 0.6).all() and rates.mean() >= 0.85
+    print(f"recommendation right {rates}, point-estimate pick right {linear_rates}")
+    assert (rates >= 0.9).all()
+    assert (linear_rates >= 0.8).all()
 
 
 def _coef(loaded: LoadedScenario, weights: list[float]) -> np.ndarray:

@@ -413,7 +413,7 @@ async def test_start_text_flows_as_paragraphs(tmp_path: Path) -> None:
         # The file wraps its description at 90 columns; the screen reflows it.
         assert "(refer for biopsy at\nonce)" not in text
         expect = str(pilot.app.screen.query_one("#expect").render())
-        assert "About 6 questions" in expect
+        assert "At most 6 questions" in expect
 
 
 async def test_review_has_help_a_default_button_and_quit_prints_the_file(tmp_path: Path) -> None:

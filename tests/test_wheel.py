@@ -54,6 +54,17 @@ def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
     check = json.loads(run(python, "-m", "tradeoff", "scenario", "check", installed, "--json"))
     assert check["id"] == "breast-cancer-triage"
     out = json.loads(
-        run(python, "-m", "tradeoff", "simulate", installed, "--budget", "8", "--json")
+        run(
+            python,
+            "-m",
+            "tradeoff",
+            "simulate",
+            installed,
+            "--budget",
+            "8",
+            "--stop",
+            "weights",
+            "--json",
+        )
     )
     assert out["queries"]["max"] == 8 and len(out["weights"]) == 4

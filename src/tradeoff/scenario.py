@@ -228,6 +228,12 @@ class ElicitationSpec(_Model):
     attributes as formatted), skip questions a person could not answer from the screen,
     and never show one pair of options more than twice; ``exact`` asks about unrounded
     frontier classifiers, as paper 004 does (its scenarios, answered by simulated people).
+    ``stop`` says what the ``probabilistic`` strategy aims at when the scenario has a
+    ``[pool]``: ``decision`` (the default then) chooses each question to settle which
+    candidate is best for the person and stops once one model is the best with probability
+    ``decision_confidence`` or the expected regret of the pick (relative to the metric's
+    spread over the pool) is below ``regret_tolerance``; ``weights`` aims at the weights
+    alone. The budget stays a hard cap.
     """
 
     strategy: StrategyName = "probabilistic"
@@ -238,6 +244,9 @@ class ElicitationSpec(_Model):
     repeat_every: int = Field(default=6, ge=0, le=1000)
     precision: Literal["swing", "natural"] = "swing"
     rounding: Literal["shown", "exact"] = "shown"
+    stop: Literal["decision", "weights"] | None = None
+    decision_confidence: float = Field(default=0.95, gt=0.5, le=1.0)
+    regret_tolerance: float = Field(default=0.0, ge=0.0, lt=1.0)
 
     def override(self, **changes: Any) -> ElicitationSpec:
         """A validated copy with ``changes`` applied; changes that are ``None`` are ignored

@@ -47,6 +47,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import numpy as np
+from numpy.typing import NDArray
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -225,6 +227,8 @@ class HeaderRecord(_Record):
     seed: Annotated[int, Field(strict=True, ge=0)]
     budget: Annotated[int, Field(strict=True, ge=1)] | None = None
     started: str = ""
+    #: The candidate models' statistics the questions aimed at (see Header.candidates).
+    candidates: Annotated[list[list[FiniteFloat]], Field(max_length=100_000)] | None = None
 
     @field_validator("participant")
     @classmethod
@@ -276,6 +280,16 @@ class Header:
     started: str
     version: str = __version__
     format: int = FORMAT_VERSION
+    #: The scenario pool's models in the metric's terms when the questions aimed at the
+    #: pick (:func:`tradeoff.ranking.decision_candidates`); recorded so that a replay asks
+    #: the same questions even if the pool file changes later.
+    candidates: tuple[tuple[float, ...], ...] | None = None
+
+    def candidate_array(self) -> NDArray[np.float64] | None:
+        """:attr:`candidates` as the array the engine takes."""
+        if self.candidates is None:
+            return None
+        return np.asarray(self.candidates, dtype=np.float64)
 
     @property
     def spec(self) -> ElicitationSpec:
@@ -297,6 +311,11 @@ class Header:
             "seed": self.seed,
             "budget": self.budget,
             "started": self.started,
+            **(
+                {}
+                if self.candidates is None
+                else {"candidates": [list(c) for c in self.candidates]}
+            ),
         }
 
 
@@ -402,6 +421,9 @@ def _header_from(path: Path, data: dict[str, Any]) -> Header:
         started=rec.started,
         version=rec.tradeoff,
         format=rec.format,
+        candidates=None
+        if rec.candidates is None
+        else tuple(tuple(float(x) for x in row) for row in rec.candidates),
     )
 
 
@@ -522,7 +544,13 @@ def replay(log: SessionLog, *, population: Any = None) -> Engine:
     same as when it was recorded, and a warning is added to ``log.warnings``.
     """
     h = log.header
-    engine = Engine(h.scenario, h.spec, seed=h.seed, population=population)
+    engine = Engine(
+        h.scenario,
+        h.spec,
+        seed=h.seed,
+        population=population,
+        candidates=h.candidate_array(),
+    )
     differs = 0
     for line in log.lines:
         event = line.event
@@ -687,7 +715,19 @@ class Recorder:
             raise InputError.single(
                 folder, "", f"cannot hold sessions ({exc.strerror})", "choose another folder."
             ) from None
-        engine = Engine(loaded.scenario, spec, seed=seed)
+        from tradeoff.population import scenario_population
+        from tradeoff.ranking import decision_candidates
+
+        population = scenario_population(loaded.scenario)
+        spec_ = spec if spec is not None else loaded.scenario.elicitation
+        candidates = decision_candidates(
+            loaded.scenario.model_copy(update={"elicitation": spec_}),
+            Path(loaded.path).parent,
+            population.priors.tolist(),
+        )
+        engine = Engine(
+            loaded.scenario, spec, seed=seed, population=population, candidates=candidates
+        )
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         path = folder / f"{loaded.scenario.id}-{stamp}.jsonl"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
@@ -702,6 +742,9 @@ class Recorder:
             seed=seed,
             budget=engine.spec.budget,
             started=now(),
+            candidates=None
+            if candidates is None
+            else tuple(tuple(float(x) for x in row) for row in candidates),
         )
         rec = cls(engine, path, fd, header)
         try:

@@ -22,7 +22,7 @@ from tradeoff.pool import Pool
 from tradeoff.population import Population, scenario_population
 from tradeoff.presentation import shown_pair
 from tradeoff.queries import QuerySpace
-from tradeoff.ranking import metric_values, recommend
+from tradeoff.ranking import metric_values, metric_vectors, recommend
 from tradeoff.scenario import ElicitationSpec, Scenario
 
 
@@ -96,10 +96,15 @@ def run_once(
     """Run one engine to completion against a simulated oracle with true weights ``truth``.
 
     ``spec`` defaults to the scenario's ``[elicitation]``. With a candidate ``pool`` the
-    outcome also holds the final recommendation against the truth's best model. With
+    engine aims at the pick (unless ``spec.stop`` is ``weights``) and the outcome also holds
+    the final recommendation against the truth's best model. With
     ``trace``, it holds the L1 error of the estimate after every answer (paper 004 Fig. 4).
     """
-    engine = Engine(scenario, spec, seed=seed, population=population)
+    population = population or scenario_population(scenario)
+    candidates = (
+        None if pool is None else metric_vectors(scenario, pool, population.priors.tolist())
+    )
+    engine = Engine(scenario, spec, seed=seed, population=population, candidates=candidates)
     oracle = SimulatedOracle.for_scenario(
         scenario, truth, noise=noise, indifference=indifference, seed=seed
     )

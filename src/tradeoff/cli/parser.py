@@ -83,6 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="answer 'can't tell' when |ψ_A − ψ_B| < TAU",
     )
     sim.add_argument("--budget", type=int, help="maximum number of questions")
+    sim.add_argument(
+        "--stop",
+        choices=["decision", "weights"],
+        help="with a [pool]: aim the questions at the pick and stop once it is settled "
+        "(decision, the default) or aim at the weights alone",
+    )
     sim.add_argument("--epsilon", type=float, help="target precision of each ratio")
     sim.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
     sim.add_argument("--runs", type=int, default=1, help="number of simulated stakeholders")

@@ -116,7 +116,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.epsilon is not None and not 0 < args.epsilon < 0.5:
         raise UsageError("--epsilon must lie in (0, 0.5)")
     spec = scenario.elicitation.override(
-        strategy=args.strategy, budget=args.budget, epsilon=args.epsilon
+        strategy=args.strategy, budget=args.budget, epsilon=args.epsilon, stop=args.stop
     )
     pool = None
     if scenario.pool is not None:

@@ -44,8 +44,15 @@ if tuple(STRATEGY_FACTORIES) != STRATEGY_NAMES:  # pragma: no cover - a programm
     raise RuntimeError("STRATEGY_FACTORIES must build exactly the strategies of STRATEGY_NAMES")
 
 
-def make_strategy(space: QuerySpace, spec: ElicitationSpec, seed: int = 0) -> Strategy[Any]:
-    """Build the strategy ``spec.strategy`` names."""
+def make_strategy(
+    space: QuerySpace,
+    spec: ElicitationSpec,
+    seed: int = 0,
+    candidates: NDArray[np.float64] | None = None,
+) -> Strategy[Any]:
+    """Build the strategy ``spec.strategy`` names (``candidates``: see :class:`Engine`)."""
+    if spec.strategy == "probabilistic":
+        return ProbabilisticStrategy(space, spec, seed, candidates=candidates)
     return STRATEGY_FACTORIES[spec.strategy](space, spec, seed)
 
 
@@ -63,6 +70,10 @@ class Engine:
         Seed for strategies that randomise anything.
     population
         A prebuilt population (otherwise built, and cached, from the scenario).
+    candidates
+        The candidate models' statistics in the metric's terms (one row each,
+        :func:`tradeoff.ranking.metric_vectors`): the ``probabilistic`` strategy then aims
+        its questions at the pick and stops once it is settled (``[elicitation] stop``).
 
     Examples
     --------
@@ -84,15 +95,17 @@ class Engine:
         *,
         seed: int = 0,
         population: Population | None = None,
+        candidates: NDArray[np.float64] | None = None,
     ) -> None:
         pop = population or scenario_population(scenario)
+        self.candidates = candidates
         self.scenario = scenario
         self.spec = spec if spec is not None else scenario.elicitation
         self.seed = seed
         self.strategy_name = self.spec.strategy
         # Algorithm 1 keeps the paper's query classifiers; ours show realistic ones.
         self.space = QuerySpace(scenario, pop, context=self.strategy_name != "paper")
-        self._strategy = make_strategy(self.space, self.spec, seed)
+        self._strategy = make_strategy(self.space, self.spec, seed, candidates)
         self._states: list[Any] = [self._strategy.initial()]
         self._history: list[tuple[Query, Choice]] = []
         self._pending: Query | None = None
@@ -179,13 +192,17 @@ class Engine:
         """Allow ``extra`` more questions than the current plan (e.g. after a review).
 
         Strategy states do not depend on the budget, so the state is kept as it is; only
-        the stopping point moves. Returns the new budget.
+        the stopping point moves, and a strategy that stopped because the pick was settled
+        (``stop = "decision"``) now aims at the weights up to the new budget. Returns the new
+        budget.
         """
         if extra < 1:
             raise ValueError("extra must be at least 1")
         budget = max(self.expected_total(), self.answered) + extra
-        self.spec = self.spec.model_copy(update={"budget": budget})
-        self._strategy = make_strategy(self.space, self.spec, self.seed)
+        # Asked for more: the pick may already be settled, so the extra questions go on
+        # to the budget and aim at the weights.
+        self.spec = self.spec.model_copy(update={"budget": budget, "stop": "weights"})
+        self._strategy = make_strategy(self.space, self.spec, self.seed, self.candidates)
         self._pending_valid = False
         return budget
 
@@ -197,6 +214,28 @@ class Engine:
         """Posterior draws of the normalised weights (rows), or ``None`` for strategies
         that keep a point estimate only (``paper``, ``bisection``)."""
         return self._strategy.weight_draws(self.state)
+
+    def stop_reason(self) -> str | None:
+        """Why the questions stopped ("budget", "decided", "precise", "exhausted"), or
+        ``None`` while they go on (strategies other than ``probabilistic`` say "budget"
+        or "precise" when they stop)."""
+        reason = getattr(self._strategy, "stop_reason", None)
+        if reason is not None:
+            value: str | None = reason(self.state)
+            return value
+        if not self.done:
+            return None
+        budget = self.spec.budget
+        return "budget" if budget is not None and self.answered >= budget else "precise"
+
+    def decision(self) -> tuple[float, float] | None:
+        """(P(best) of the pick, its expected relative regret) when the engine aims at a
+        decision, else ``None``."""
+        decision = getattr(self._strategy, "decision", None)
+        if decision is None:
+            return None
+        value: tuple[float, float] | None = decision(self.state)
+        return value
 
     def consistency(self) -> tuple[int, int] | None:
         """(repeated questions answered the same way both times, repeated questions), or

@@ -78,6 +78,9 @@ QUESTION_QUANTILES = (0.5, 0.25, 0.75, 0.1, 0.9, 0.03, 0.97)
 QUESTIONS_PER_RATIO = 12
 #: The most times one pair of options is shown in a session (a repeat counts).
 MAX_SHOWS = 2
+#: Weight of the weights' expected error beside the expected regret when questions aim at
+#: the decision (it only breaks ties between questions that settle the pick equally).
+DECISION_TIE_BREAK = 1e-3
 
 
 @dataclass(frozen=True)
@@ -187,6 +190,21 @@ def _intervals(draws: FloatArray) -> tuple[tuple[float, float], ...]:
     return tuple((float(a), float(b)) for a, b in zip(lo, hi, strict=True))
 
 
+def _non_dominated(rows: FloatArray) -> FloatArray:
+    """The rows no other row weakly dominates (higher is better in every column; of equal
+    rows the first): only they can be best for a positive linear metric."""
+    rows = np.asarray(rows, dtype=np.float64)
+    keep = []
+    for i, r in enumerate(rows):
+        ge = np.all(rows >= r, axis=1)
+        gt = np.any(rows > r, axis=1)
+        dominated = np.any(ge & gt) or np.any(np.all(rows[:i] == r, axis=1))
+        if not dominated:
+            keep.append(i)
+    out: FloatArray = rows[keep]
+    return out
+
+
 def _shows(state: ProbabilisticState) -> dict[ShownKey, int]:
     """How many times each pair of options has been shown."""
     out: dict[ShownKey, int] = {}
@@ -211,6 +229,19 @@ class ProbabilisticStrategy:
     _questions: dict[ProbabilisticState, Query | None] = field(
         default_factory=dict, compare=False, repr=False
     )
+    #: The candidate models' statistics in the metric's terms (one row each, see
+    #: :func:`tradeoff.ranking.metric_vectors`), when questions aim at the decision.
+    candidates: FloatArray | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.candidates is not None:
+            object.__setattr__(self, "candidates", _non_dominated(self.candidates))
+
+    @property
+    def aims_at_decision(self) -> bool:
+        """Whether questions and stopping aim at the pick (a pool was given and ``stop`` is
+        not ``weights``)."""
+        return self.candidates is not None and self.spec.stop != "weights"
 
     @property
     def shows_rounded(self) -> bool:
@@ -337,6 +368,13 @@ class ProbabilisticStrategy:
         draws, orders = post.draws, post.orders
         shifts = np.zeros(self.n_ratios) if self.spec.precision == "swing" else self.shifts
         weights = _weights_from_logits(draws, shifts)
+        decide = self.aims_at_decision
+        if decide:
+            assert self.candidates is not None
+            psi = _weights_from_logits(draws, self.shifts) @ self.candidates.T  # (N, M)
+            top = psi.max(axis=1)
+            spread = float(np.mean(top - psi.min(axis=1))) or 1.0
+            regret_out = np.empty(len(candidates))
         medians = self._medians(post)
         p = post.error_rate
         records = state.records
@@ -375,6 +413,16 @@ class ProbabilisticStrategy:
                 - _weights_from_logits(estimate, shifts)[:, :, None, :]
             ).sum(axis=3)
             out[sel] = (likelihood * distance).sum(axis=(1, 2)) / MC_DRAWS
+            if decide:
+                # Expected regret of the Bayes pick after each answer (a decision-theoretic
+                # look-ahead): Σ_a [Σ_n L_a(n)·max_m ψ_n(m) − max_m Σ_n L_a(n)·ψ_n(m)].
+                expected = likelihood @ psi[order]  # (T, answer, M)
+                best = likelihood @ top[order]  # (T, answer)
+                regret = (best - expected.max(axis=2)).sum(axis=1)
+                regret_out[sel] = regret / MC_DRAWS / spread
+        if decide:
+            # The decision first; the weights' error breaks ties (once the pick is settled).
+            return regret_out + DECISION_TIE_BREAK * out
         return out
 
     def _repeat_candidate(self, state: ProbabilisticState) -> int | None:
@@ -412,13 +460,47 @@ class ProbabilisticStrategy:
         loss = self._expected_loss(state, self.posterior(state), asked)
         return candidates[int(np.argmin(loss))]
 
+    def decision(self, state: ProbabilisticState) -> tuple[float, float] | None:
+        """(P(best) of the Bayes pick, its expected regret relative to the metric's mean
+        spread over the candidates) under the posterior, or ``None`` without candidates."""
+        if self.candidates is None:
+            return None
+        values = self.draws(state) @ self.candidates.T
+        pick = int(np.argmax(values.mean(axis=0)))
+        p_best = float(np.mean(np.argmax(values, axis=1) == pick))
+        top = values.max(axis=1)
+        spread = float(np.mean(top - values.min(axis=1))) or 1.0
+        return p_best, float(np.mean(top - values[:, pick])) / spread
+
+    def stop_reason(self, state: ProbabilisticState) -> str | None:
+        """Why the questions stop now (``None`` while they go on): "budget", "decided",
+        "precise" (every interval narrower than ``target_width``) or "exhausted" (nothing
+        left that a person could tell apart)."""
+        reason = self._stop_before_choosing(state)
+        if reason is None and self.query(state) is None:
+            return "exhausted"
+        return reason
+
     def _finished(self, state: ProbabilisticState) -> bool:
+        return self._stop_before_choosing(state) is not None
+
+    def _stop_before_choosing(self, state: ProbabilisticState) -> str | None:
         if state.answered >= self.budget:
-            return True
+            return "budget"
+        if self.aims_at_decision and state.answered >= self.n_ratios:
+            settled = self.decision(state)
+            assert settled is not None
+            p_best, regret = settled
+            if p_best >= self.spec.decision_confidence or regret <= self.spec.regret_tolerance:
+                return "decided"
         width = self.spec.target_width
-        if width > 0 and state.answered > 0:
-            return all(hi - lo < width for lo, hi in self.intervals(state))
-        return False
+        if (
+            width > 0
+            and state.answered > 0
+            and all(hi - lo < width for lo, hi in self.intervals(state))
+        ):
+            return "precise"
+        return None
 
     def query(self, state: ProbabilisticState) -> Query | None:
         """The next question (cached per state), or ``None`` at the budget, at the target

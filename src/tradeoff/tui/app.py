@@ -332,10 +332,17 @@ class StartScreen(Screen[None]):
         self.query_one("#description", Static).update(
             Text.assemble((s.title + "\n", "bold"), reflow(s.description))
         )
-        expected = expected_questions(s, self.settings.overrides.apply(s.elicitation))
+        spec = self.settings.overrides.apply(s.elicitation)
+        expected = expected_questions(s, spec)
+        decides = s.pool is not None and spec.strategy == "probabilistic" and spec.stop != "weights"
+        count = (
+            f"At most {expected} questions (fewer once your answers settle which candidate "
+            "model suits you)"
+            if decides
+            else f"About {expected} questions"
+        )
         self.query_one("#expect", Static).update(
-            f"About {expected} questions, a few minutes. Every answer is saved at once; "
-            "you can stop and come back."
+            f"{count}, a few minutes. Every answer is saved at once; you can stop and come back."
         )
         self._check_resume()
 
@@ -546,6 +553,7 @@ class ReviewScreen(Screen[None]):
         result = engine.result()
         yield Label("What we learned", id="title")
         with VerticalScroll(id="review-body"):
+            yield Static(self._why_stopped(), id="why-stopped")
             yield Static(
                 f"From your {result.answers} answers, this is how much each aspect weighs for "
                 "you over its whole range (finding none to all of a class's cases; each cost "
@@ -572,6 +580,26 @@ class ReviewScreen(Screen[None]):
                 yield Button("Confirm", id="confirm-button", variant="primary")
                 yield Button("Answer 10 more questions", id="more-button")
         yield Footer()
+
+    def _why_stopped(self) -> str:
+        engine = self.recorder.engine
+        reason = engine.stop_reason()
+        if reason == "decided":
+            settled = engine.decision()
+            sure = "" if settled is None else f" (the pick is {settled[0]:.0%} sure)"
+            return (
+                "The questions stopped early: your answers already settle which of the "
+                f"candidate models is best for you{sure}. More questions would sharpen the "
+                "weights below without changing that."
+            )
+        if reason == "exhausted":
+            return (
+                "The questions stopped early: the next ones would show options that read "
+                "the same on this screen."
+            )
+        if reason == "precise":
+            return "The questions stopped: your weights are known as precisely as planned."
+        return f"You answered all {engine.answered} planned questions."
 
     def _consistency(self) -> Text:
         check = consistency_of(self.recorder.engine)

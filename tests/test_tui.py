@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -250,69 +251,57 @@ async def to_result(pilot: Pilot[Any]) -> None:
     await pilot.pause(0.2)
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_snapshot_start(tmp_path: Path, size: tuple[int, int], snap_compare: Any) -> None:
-    async def before(pilot: Pilot[Any]) -> None:
-        await wait_for(pilot, StartScreen)
-        no_blink(pilot)
-
-    assert snap_compare(pool_app(tmp_path), terminal_size=size, run_before=before)
+async def _show_start(pilot: Pilot[Any]) -> None:
+    await wait_for(pilot, StartScreen)
+    no_blink(pilot)
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_snapshot_question(tmp_path: Path, size: tuple[int, int], snap_compare: Any) -> None:
-    async def before(pilot: Pilot[Any]) -> None:
-        await start(pilot)
-        await pilot.press("a")
-        await pilot.pause(0.2)
-
-    assert snap_compare(pool_app(tmp_path), terminal_size=size, run_before=before)
+async def _show_question(pilot: Pilot[Any]) -> None:
+    await start(pilot)
+    await pilot.press("a")
+    await pilot.pause(0.2)
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_snapshot_help(tmp_path: Path, size: tuple[int, int], snap_compare: Any) -> None:
-    async def before(pilot: Pilot[Any]) -> None:
-        await start(pilot)
-        await pilot.press("question_mark")
-        await wait_for(pilot, HelpScreen)
-        await pilot.pause(0.2)
-
-    assert snap_compare(pool_app(tmp_path), terminal_size=size, run_before=before)
+async def _show_help(pilot: Pilot[Any]) -> None:
+    await start(pilot)
+    await pilot.press("question_mark")
+    await wait_for(pilot, HelpScreen)
+    await pilot.pause(0.2)
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_snapshot_review(tmp_path: Path, size: tuple[int, int], snap_compare: Any) -> None:
-    async def before(pilot: Pilot[Any]) -> None:
-        await start(pilot)
-        for key in "abbaab":
-            await pilot.press(key)
-        await wait_for(pilot, ReviewScreen)
-        await pilot.pause(0.2)
-
-    assert snap_compare(pool_app(tmp_path), terminal_size=size, run_before=before)
+async def _show_review(pilot: Pilot[Any]) -> None:
+    await start(pilot)
+    for key in "abbaab":
+        await pilot.press(key)
+    await wait_for(pilot, ReviewScreen)
+    await pilot.pause(0.2)
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_snapshot_result(tmp_path: Path, size: tuple[int, int], snap_compare: Any) -> None:
-    """The result screen leads with the recommendation and its chance of being best."""
-
-    async def before(pilot: Pilot[Any]) -> None:
-        await to_result(pilot)
-
-    assert snap_compare(pool_app(tmp_path), terminal_size=size, run_before=before)
-
-
-@pytest.mark.parametrize("size", SIZES)
-def test_snapshot_selection(tmp_path: Path, size: tuple[int, int], snap_compare: Any) -> None:
+async def _show_selection(pilot: Pilot[Any]) -> None:
     from tradeoff.tui.select import SelectionScreen
 
-    async def before(pilot: Pilot[Any]) -> None:
-        await to_result(pilot)
-        await pilot.press("e")
-        await wait_for(pilot, SelectionScreen)
-        await pilot.pause(0.3)
+    await to_result(pilot)
+    await pilot.press("e")
+    await wait_for(pilot, SelectionScreen)
+    await pilot.pause(0.3)
 
-    assert snap_compare(pool_app(tmp_path), terminal_size=size, run_before=before)
+
+#: Every screen a person or a practitioner sees; the result screen leads with the
+#: recommendation and its chance of being best, the selection screen names COPA's pick.
+SCREENS: dict[str, Callable[[Pilot[Any]], Awaitable[None]]] = {
+    "start": _show_start,
+    "question": _show_question,
+    "help": _show_help,
+    "review": _show_review,
+    "result": to_result,
+    "selection": _show_selection,
+}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_snapshot(tmp_path: Path, screen: str, size: tuple[int, int], snap_compare: Any) -> None:
+    assert snap_compare(pool_app(tmp_path), terminal_size=size, run_before=SCREENS[screen])
 
 
 async def test_result_screen_ranks_the_pool_and_opens_the_selection(tmp_path: Path) -> None:

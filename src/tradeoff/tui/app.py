@@ -251,6 +251,14 @@ def leave(app: App[Any], text: str, line: str, *, return_code: int = 0) -> None:
     app.exit(return_code=return_code)
 
 
+def pause(app: App[Any], recorder: Recorder, note: str) -> None:
+    """Save and quit: note the pause (the answers are already on disk) and print the
+    command that resumes."""
+    with contextlib.suppress(SessionWriteError):  # a note only: the answers are on disk
+        recorder.note(note)
+    leave(app, "Saved. Resume with:", f"tradeoff elicit --resume {recorder.path}")
+
+
 def save(
     screen: Screen[Any], action: Callable[[], T], what: str, then: Callable[[T], None]
 ) -> None:
@@ -527,9 +535,7 @@ class QuestionScreen(Screen[None]):
         self.app.push_screen(HelpScreen())
 
     def action_quit_session(self) -> None:
-        with contextlib.suppress(SessionWriteError):  # a note only: the answers are on disk
-            self.recorder.note("paused")
-        leave(self.app, "Saved. Resume with:", f"tradeoff elicit --resume {self.recorder.path}")
+        pause(self.app, self.recorder, "paused")
 
 
 class ReviewScreen(Screen[None]):
@@ -612,9 +618,7 @@ class ReviewScreen(Screen[None]):
         self.app.push_screen(ReviewHelpScreen())
 
     def action_quit_session(self) -> None:
-        with contextlib.suppress(SessionWriteError):  # a note only: the answers are on disk
-            self.recorder.note("paused at the review")
-        leave(self.app, "Saved. Resume with:", f"tradeoff elicit --resume {self.recorder.path}")
+        pause(self.app, self.recorder, "paused at the review")
 
     @on(Button.Pressed, "#more-button")
     def action_more(self) -> None:

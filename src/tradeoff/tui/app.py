@@ -496,8 +496,9 @@ class QuestionScreen(Screen[None]):
         bar_ = self.query_one("#progress", ProgressBar)
         bar_.update(total=total, progress=engine.answered)
         left = engine.expected_remaining()
+        deciding = engine.candidates is not None and engine.spec.stop != "weights"
         self.query_one("#progress-label", Label).update(
-            f"question {engine.answered + 1} · about {left} to go"
+            f"question {engine.answered + 1} · {'at most' if deciding else 'about'} {left} to go"
         )
 
     def action_answer(self, choice: str) -> None:

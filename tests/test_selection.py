@@ -224,7 +224,7 @@ async def test_selection_screen(loaded: LoadedScenario, tmp_path: Path) -> None:
         await pilot.press("p")
         assert "p = 1" in status()
         await pilot.press("o")
-        assert "α = 0.50 on recall_benign" in status()
+        assert "α = 0.50 on benign cleared" in status()
         for _ in range(10):
             await pilot.press("plus")
         assert "α = 1.00" in status()

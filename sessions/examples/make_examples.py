@@ -42,7 +42,7 @@ def main() -> int:
         return 1
     loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
     for seed, (who, swing) in enumerate(STAKEHOLDERS.items(), start=1):
-        spec = loaded.scenario.elicitation.override(budget=30)
+        spec = loaded.scenario.elicitation.override(budget=30, stop="weights")
         rec = Recorder.start(loaded, who, HERE, spec=spec, seed=seed)
         oracle = SimulatedOracle.for_scenario(
             loaded.scenario, natural_weights(swing), noise=Noise("flip", 0.05), seed=seed

@@ -27,7 +27,7 @@ from tradeoff import __version__, copa
 from tradeoff.presentation import tradeoff_sentences
 from tradeoff.render import markdown_table
 from tradeoff.scenario import Scenario
-from tradeoff.selection import Selection
+from tradeoff.selection import Selection, copa_differs
 
 VERSIONS = ("numpy", "pandas", "scipy", "moocore", "matplotlib", "textual")
 
@@ -221,8 +221,12 @@ def write_report(
         md += [f"- {t}" for t in tradeoff_sentences(scenario, s.weights, s.priors)]
         md += [
             "",
-            f"For the practitioner: COPA's pick with ω from these weights is "
-            f"{pick.selected.name} (the point estimate's own pick: {lin}).",
+            (
+                copa_differs(selection, rec, pick)
+                if pick.selected.name != rec.name
+                else f"COPA's ranking (for the practitioner) picks the same model, {rec.name}."
+            )
+            + f" (The point estimate's own pick: {lin}.)",
             "",
             f"> {pick.explanation}",
             "",

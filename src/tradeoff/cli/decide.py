@@ -57,6 +57,8 @@ def selection(args: argparse.Namespace) -> tuple[Selection, Scenario]:
 
 def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
+    from tradeoff.selection import copa_differs
+
     lines = []
     for s, rec, pick, _ in chosen.rows():
         sure = (
@@ -73,10 +75,8 @@ def format_selection(chosen: Selection) -> str:
         shown = ", ".join(f"{n} {w:.2f}" for n, w in zip(s.names, swing, strict=True))
         lines.append(f"  weights over each aspect's whole range: {shown}")
         if pick.selected.name != rec.name:
-            lines.append(
-                f"  COPA (practitioner's ranking, ω from these weights) picks "
-                f"{pick.selected.name}: {pick.explanation}"
-            )
+            lines.append(f"  {copa_differs(chosen, rec, pick)}")
+            lines.append(f"    ({pick.explanation})")
     names = [s.participant for s in chosen.stakeholders]
     if len(names) > 1:
         first = max(len(n) for n in names) + 2

@@ -21,10 +21,10 @@ from textual_plotext import PlotextPlot
 
 from tradeoff import copa
 from tradeoff.pool import Pool
-from tradeoff.presentation import aspect_cell, aspect_header, difference_words
+from tradeoff.presentation import aspect_cell, aspect_header
 from tradeoff.ranking import rank_pool
 from tradeoff.scenario import Scenario
-from tradeoff.selection import Selection
+from tradeoff.selection import Selection, copa_differs
 
 P_VALUES = (1.0, 2.0, math.inf)
 #: One line for the practitioner's terms.
@@ -59,7 +59,7 @@ class SelectionScreen(Screen[None]):
     def __init__(self, selection: Selection, scenario: Scenario | None = None) -> None:
         super().__init__()
         self.selection = selection
-        self.scenario = scenario
+        self.scenario = scenario or selection.scenario
         self.pool: Pool = selection.pool
         self.p_index = 2
         self.objective = 0
@@ -94,15 +94,7 @@ class SelectionScreen(Screen[None]):
             sure = "" if rec.probability is None else f" ({rec.probability:.0%} chance best)"
             line = f"{st.participant}: recommended {rec.name}{sure}"
             if pick.selected.name != rec.name:
-                line += f"; COPA picks {pick.selected.name}"
-                if self.scenario is not None:
-                    words = difference_words(
-                        self.scenario,
-                        self.pool.values[pick.selected.index].tolist(),
-                        self.pool.values[rec.index].tolist(),
-                    )
-                    if words:
-                        line += f", which {'; '.join(words)}"
+                line += f". {copa_differs(s, rec, pick)}"
             if st.consistency is not None and st.consistency.flagged:
                 line += " (answers flagged as inconsistent)"
             lines.append(line)

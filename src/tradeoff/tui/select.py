@@ -30,7 +30,9 @@ P_VALUES = (1.0, 2.0, math.inf)
 #: One line for the practitioner's terms.
 LEGEND = (
     "COPA turns each aspect into the share of models doing better (top-%), weights them by "
-    "ω and combines them with a p-norm; the recommendation is each person's own metric."
+    "ω and combines them with a p-norm; the recommendation is each person's own metric. "
+    "Plot: dots are models, the line joins the Pareto front of the two plotted aspects, "
+    "X is COPA's pick; x changes the axes."
 )
 
 

@@ -71,6 +71,7 @@ class SelectionScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Label("Selection: the candidate pool ranked with the elicited weights", id="title")
+        yield Static(self._picks_text(), id="select-picks")
         yield Static("", id="select-status")
         with Horizontal(id="select-top"):
             yield DataTable(
@@ -78,7 +79,6 @@ class SelectionScreen(Screen[None]):
             )
             with Vertical(id="select-plot"):
                 yield PlotextPlot(id="scatter")
-        yield Static(self._picks_text(), id="select-picks")
         yield Static(LEGEND, id="select-legend", classes="muted")
         yield Footer()
 

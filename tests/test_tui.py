@@ -50,6 +50,15 @@ async def start(pilot: Pilot[Any]) -> QuestionScreen:
     return screen
 
 
+async def pause_after(tmp_path: Path, keys: str) -> None:
+    """Start a session as dr-lee, answer ``keys``, and save and quit."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        await pilot.press(*keys)
+        await pilot.press("q")
+
+
 def session_file(tmp_path: Path) -> Path:
     files = list((tmp_path / "sessions" / "dr-lee").glob("*.jsonl"))
     assert len(files) == 1
@@ -148,11 +157,7 @@ async def test_quit_and_resume_continue_at_the_same_question(tmp_path: Path) -> 
 
 
 async def test_start_screen_offers_resume(tmp_path: Path) -> None:
-    app = app_for(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await start(pilot)
-        await pilot.press("a")
-        await pilot.press("q")
+    await pause_after(tmp_path, "a")
     again = app_for(tmp_path)
     async with again.run_test(size=SIZE) as pilot:
         await wait_for(pilot, StartScreen)
@@ -353,11 +358,7 @@ async def test_starting_with_an_unfinished_id_offers_to_continue_it(tmp_path: Pa
 
     from tradeoff.tui.app import ConfirmScreen
 
-    app = app_for(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await start(pilot)
-        await pilot.press("a", "b")
-        await pilot.press("q")
+    await pause_after(tmp_path, "ab")
     again = app_for(tmp_path)
     async with again.run_test(size=SIZE) as pilot:
         await wait_for(pilot, StartScreen)
@@ -377,11 +378,7 @@ async def test_starting_with_an_unfinished_id_offers_to_continue_it(tmp_path: Pa
 async def test_starting_again_from_scratch_keeps_the_unfinished_session(tmp_path: Path) -> None:
     from tradeoff.tui.app import ConfirmScreen
 
-    app = app_for(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await start(pilot)
-        await pilot.press("a")
-        await pilot.press("q")
+    await pause_after(tmp_path, "a")
     again = app_for(tmp_path)
     async with again.run_test(size=SIZE) as pilot:
         await wait_for(pilot, StartScreen)

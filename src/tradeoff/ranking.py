@@ -33,7 +33,6 @@ import math
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 import numpy as np
@@ -540,26 +539,6 @@ def metric_vectors(scenario: Scenario, pool: Pool, priors: Sequence[float]) -> F
     scale = np.asarray(list(priors)[:k] + signs, dtype=np.float64)
     out: FloatArray = pool.values * scale
     return out
-
-
-def decision_candidates(
-    scenario: Scenario, base: str | Path, priors: Sequence[float]
-) -> FloatArray | None:
-    """:func:`metric_vectors` of the scenario's ``[pool]`` (path relative to ``base``), or
-    ``None`` when the scenario has no pool, its ``stop`` is ``weights``, or the pool cannot
-    be read (the engine then aims at the weights)."""
-    from tradeoff.pool import load_pool
-
-    if scenario.pool is None or scenario.elicitation.stop == "weights":
-        return None
-    path = Path(scenario.pool.path)
-    if not path.is_absolute():
-        path = Path(base) / path
-    try:
-        pool = load_pool(path, metric_objectives(scenario), name_column=scenario.pool.name_column)
-    except InputError:
-        return None
-    return metric_vectors(scenario, pool, priors)
 
 
 def recommend(

@@ -197,12 +197,7 @@ def write_report(
         if s.consistency is not None and s.consistency.flagged:
             md += [f"**{s.consistency.sentence()}**", ""]
         swing = s.swing_weights or s.weights
-        spans = np.array(list(s.priors) + [a.range[1] - a.range[0] for a in scenario.attributes])
-        intervals = None
-        if s.draws is not None:
-            draws = s.draws * spans
-            draws /= draws.sum(axis=1, keepdims=True)
-            intervals = np.quantile(draws, [0.05, 0.95], axis=0).T
+        intervals = s.swing_intervals
         aspects = [f"{c.outcome} {c.label}" for c in scenario.classes] + [
             a.name for a in scenario.attributes
         ]

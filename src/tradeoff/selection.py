@@ -27,6 +27,7 @@ from tradeoff.ranking import (
     metric_coefficients,
     metric_objectives,
     metric_to_omega,
+    metric_vectors,
     rank_pool,
     recommend,
 )
@@ -53,6 +54,22 @@ def scenario_pool(scenario: Scenario, base: str | Path = ".") -> Pool:
     if not path.is_absolute():
         path = Path(base) / path
     return load_pool(path, metric_objectives(scenario), name_column=scenario.pool.name_column)
+
+
+def decision_candidates(
+    scenario: Scenario, base: str | Path, priors: Sequence[float], stop: str | None
+) -> FloatArray | None:
+    """The scenario pool's models as the rows the engine aims its questions at
+    (:func:`~tradeoff.ranking.metric_vectors`), or ``None`` when there is no pool,
+    ``stop`` is ``weights``, or the pool cannot be read (the engine then aims at the
+    weights)."""
+    if scenario.pool is None or stop == "weights":
+        return None
+    try:
+        pool = scenario_pool(scenario, base)
+    except InputError:
+        return None
+    return metric_vectors(scenario, pool, priors)
 
 
 def rank_for_session(
@@ -100,6 +117,7 @@ class Stakeholder:
     draws: FloatArray | None = field(default=None, repr=False, compare=False)
     #: Whether the answers can be trusted as a preference (a pattern, a failed check).
     consistency: Consistency | None = None
+    swing_intervals: tuple[tuple[float, float], ...] | None = None
 
 
 def stakeholder_of(header: Header, engine: Engine, path: str | Path) -> Stakeholder:
@@ -119,6 +137,7 @@ def stakeholder_of(header: Header, engine: Engine, path: str | Path) -> Stakehol
         result.swing_weights,
         engine.weight_draws(),
         consistency_of(engine),
+        result.swing_intervals,
     )
 
 

@@ -281,7 +281,7 @@ class Header:
     version: str = __version__
     format: int = FORMAT_VERSION
     #: The scenario pool's models in the metric's terms when the questions aimed at the
-    #: pick (:func:`tradeoff.ranking.decision_candidates`); recorded so that a replay asks
+    #: pick (:func:`tradeoff.selection.decision_candidates`); recorded so that a replay asks
     #: the same questions even if the pool file changes later.
     candidates: tuple[tuple[float, ...], ...] | None = None
 
@@ -716,14 +716,12 @@ class Recorder:
                 folder, "", f"cannot hold sessions ({exc.strerror})", "choose another folder."
             ) from None
         from tradeoff.population import scenario_population
-        from tradeoff.ranking import decision_candidates
+        from tradeoff.selection import decision_candidates
 
         population = scenario_population(loaded.scenario)
-        spec_ = spec if spec is not None else loaded.scenario.elicitation
+        stop = (spec or loaded.scenario.elicitation).stop
         candidates = decision_candidates(
-            loaded.scenario.model_copy(update={"elicitation": spec_}),
-            Path(loaded.path).parent,
-            population.priors.tolist(),
+            loaded.scenario, Path(loaded.path).parent, population.priors.tolist(), stop
         )
         engine = Engine(
             loaded.scenario, spec, seed=seed, population=population, candidates=candidates

@@ -137,21 +137,24 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark", "dismiss", "Close", id="close-help")
     ]
 
+    HEADING = "How to answer"
+    BODY = (
+        "Each question shows two classifiers, Option A and Option B. Lines in "
+        "bold differ between them (green: better than the other option, red: worse). "
+        "Pick the one you would rather have.\n\n"
+        "  a or ←      choose Option A\n"
+        "  b or →      choose Option B\n"
+        "  = or space  can't tell, they seem equally good\n"
+        "  u           undo the last answer\n"
+        "  q           save and quit (every answer is already saved)\n"
+        "  ?           this help\n\n"
+        "You can also click an option. " + NO_WRONG_ANSWERS
+    )
+
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
-            yield Label("How to answer", id="title")
-            yield Static(
-                "Each question shows two classifiers, Option A and Option B. Lines in "
-                "bold differ between them (green: better than the other option, red: worse). "
-                "Pick the one you would rather have.\n\n"
-                "  a or ←      choose Option A\n"
-                "  b or →      choose Option B\n"
-                "  = or space  can't tell, they seem equally good\n"
-                "  u           undo the last answer\n"
-                "  q           save and quit (every answer is already saved)\n"
-                "  ?           this help\n\n"
-                "You can also click an option. " + NO_WRONG_ANSWERS
-            )
+            yield Label(self.HEADING, id="title")
+            yield Static(self.BODY)
             yield Button("Close", id="close", variant="primary")
 
     @on(Button.Pressed, "#close")
@@ -162,20 +165,17 @@ class HelpScreen(ModalScreen[None]):
 class ReviewHelpScreen(HelpScreen):
     """What the review screen shows and what each choice does."""
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="help-box"):
-            yield Label("What this screen shows", id="title")
-            yield Static(
-                "Each bar is how much one aspect matters to you over its whole range, from "
-                "your answers: the solid part is the best estimate, the shaded part the range "
-                "it lies in with 90% probability. The sentences say the same as trades.\n\n"
-                "  c or Enter  confirm: your answers are final\n"
-                "  m           answer 10 more questions (narrower ranges)\n"
-                "  u           take back your last answer\n"
-                "  q           save and quit; you can resume later\n"
-                "  ?           this help"
-            )
-            yield Button("Close", id="close", variant="primary")
+    HEADING = "What this screen shows"
+    BODY = (
+        "Each bar is how much one aspect matters to you over its whole range, from "
+        "your answers: the solid part is the best estimate, the shaded part the range "
+        "it lies in with 90% probability. The sentences say the same as trades.\n\n"
+        "  c or Enter  confirm: your answers are final\n"
+        "  m           answer 10 more questions (narrower ranges)\n"
+        "  u           take back your last answer\n"
+        "  q           save and quit; you can resume later\n"
+        "  ?           this help"
+    )
 
 
 class ConfirmScreen(ModalScreen[bool]):

@@ -146,7 +146,7 @@ class HelpScreen(ModalScreen[None]):
         "  b or →      choose Option B\n"
         "  = or space  can't tell, they seem equally good\n"
         "  u           undo the last answer\n"
-        "  q           save and quit (every answer is already saved)\n"
+        "  q           save and quit (answers are already saved)\n"
         "  ?           this help\n\n"
         "You can also click an option. " + NO_WRONG_ANSWERS
     )

@@ -100,11 +100,62 @@ def test_indicators_by_hand() -> None:
     assert ra.hv == pytest.approx(brute_hv(a, ref))
     # Scaled by the joint front's range (1, 1): distances 0.707 and 1.414; σ = 0.6 → no
     # neighbours, all niche counts 0, D_nc = 0, UD = 1.
-    assert ra.ud == pytest.approx(1.0) and ra.ud_complement == pytest.approx(0.0)
+    assert ra.ud == pytest.approx(1.0) and ra.d_nc == pytest.approx(0.0)
     assert ra.os == pytest.approx(1.0)  # spans the joint front entirely
     assert rb.ud is None and rb.os is None  # a single solution: not defined
     table = render.measurement_table(rows)
     assert "n/d" in table
+
+
+def test_a_uniform_front_scores_higher_on_the_radar_than_a_clustered_one() -> None:
+    """Paper 003's intent: higher = more uniform on every radar axis. Five evenly spaced
+    points against a cluster of three plus one far point (by hand: the joint front is the
+    five points, range 1 × 1; neighbours 0.354 apart, so with σ = 0.4 the niche counts are
+    [1, 2, 2, 2, 1] → D_nc = 0.548, UD = 0.646, and [2, 2, 2, 0] → D_nc = 1.0, UD = 0.5).
+    With the radar axis 1 − UD the clustered front would score higher on uniformity."""
+    t = np.linspace(0.0, 1.0, 5)
+    uniform = np.column_stack((t, 1.0 - t))
+    clustered = np.array([[0.0, 1.0], [0.05, 0.95], [0.1, 0.9], [1.0, 0.0]]) + 0.2
+    rows, _ = ev.indicators({"uniform": uniform, "clustered": clustered}, sigma=0.4)
+    u, c = rows
+    assert u.d_nc == pytest.approx(np.std([1, 2, 2, 2, 1], ddof=1))
+    assert c.d_nc == pytest.approx(1.0)
+    assert u.ud == pytest.approx(1 / (1 + np.std([1, 2, 2, 2, 1], ddof=1)))
+    assert c.ud == pytest.approx(0.5)
+    assert u.ud > c.ud and u.radar_values()[3] > c.radar_values()[3]
+    assert u.hv > c.hv and u.area > c.area
+
+
+def test_hv_scale_raw_is_the_papers_and_the_default_for_unit_objectives(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pts = {"a": np.array([[0.2, 0.6], [0.6, 0.2]]), "b": np.array([[0.5, 0.5]])}
+    ref = np.array([1.0, 1.0])
+    raw, _ = ev.indicators(pts, ref=ref, hv_scale="raw")
+    box, _ = ev.indicators(pts, ref=ref, hv_scale="box")
+    # by hand: HV(a) = 0.8·0.4 + 0.4·0.8 − 0.4·0.4 = 0.48; the box is 0.8 × 0.8
+    assert raw[0].hv_normalised == pytest.approx(0.48) == raw[0].hv
+    assert box[0].hv_normalised == pytest.approx(0.48 / 0.64)
+    frame = pd.DataFrame({"system": ["a", "a", "b"], "f1": [0.2, 0.6, 0.5], "f2": [0.6, 0.2, 0.5]})
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    argv = ["compare", str(tmp_path / "s.csv"), "--system", "system", "--objective", "f1:min"]
+    argv += ["--objective", "f2:min", "--ref", "1,1", "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["hv_scale"] == "raw"
+    assert data["systems"][0]["hv_normalised"] == pytest.approx(0.48)
+    assert main([*argv[:-1], "--hv-scale", "box", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["systems"][0]["hv_normalised"] == pytest.approx(0.75)
+    # objectives outside [0, 1]: box by default; raw on request, with a warning
+    frame["f1"] *= 10
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    argv[argv.index("1,1")] = "10,1"
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["hv_scale"] == "box"
+    assert main([*argv[:-1], "--hv-scale", "raw", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert any("outside [0, 1]" in w for w in data["warnings"])
 
 
 def test_niche_counts() -> None:

@@ -37,11 +37,11 @@ def measurement_table(rows: Sequence[SystemIndicators]) -> str:
     def f(x: float | None) -> str:
         return "n/d" if x is None else f"{x:.4g}"
 
-    headers = ["system", "solutions", "HV", "HV (norm.)", "ONVG", "ONVG/max", "ONVGR", "UD"]
-    headers += ["1 − UD", "OS", "area"]
+    headers = ["system", "solutions", "HV", "HV (radar)", "ONVG", "ONVG/max", "ONVGR", "D_nc"]
+    headers += ["UD", "OS", "area"]
     cells = []
     for r in rows:
-        rest = (r.onvg_normalised, r.onvgr, r.ud, r.ud_complement, r.os, r.area)
+        rest = (r.onvg_normalised, r.onvgr, r.d_nc, r.ud, r.os, r.area)
         cells.append([r.name, r.solutions, f(r.hv), f(r.hv_normalised), r.onvg, *map(f, rest)])
     return markdown_table(headers, cells)
 

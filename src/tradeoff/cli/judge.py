@@ -27,7 +27,12 @@ def format_comparison(comparison: SystemComparison, radar: str | None) -> str:
     """The text ``tradeoff compare`` prints: the table, the radar, the tests, warnings."""
     from tradeoff.render import measurement_table, radar_text
 
-    lines = [measurement_table(comparison.rows), "", radar_text(comparison.rows)]
+    how_hv = (
+        "HV (radar) is HV itself, paper 003's convention for objectives in [0, 1]"
+        if comparison.hv_scale == "raw"
+        else "HV (radar) is HV divided by the box from the joint ideal point to the reference"
+    )
+    lines = [measurement_table(comparison.rows), how_hv + ".", "", radar_text(comparison.rows)]
     for t in comparison.tests:
         how = f"all {t.permutations} splits" if t.exact else f"B = {t.permutations}"
         lines.append(
@@ -57,6 +62,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         pool,
         ref=point(args.ref, "--ref", len(objs)),
         sigma=args.sigma,
+        hv_scale=args.hv_scale,
         seed_column=args.seed_col,
         baseline=args.baseline,
         permutations=args.permutations,

@@ -181,6 +181,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.1,
         help="niche radius of UD, in units of the joint front's range",
     )
+    cmp_.add_argument(
+        "--hv-scale",
+        choices=["raw", "box"],
+        help="HV on the radar: raw (paper 003's convention; the default when every objective "
+        "and the reference lie in [0, 1]) or divided by the ideal-to-reference box",
+    )
     cmp_.add_argument("--permutations", type=int, default=5000, help="B (default 5000)")
     cmp_.add_argument("--baseline", help="the baseline system (default: the first)")
     cmp_.add_argument("--seed", type=int, default=0, help="seed of the permutations")

@@ -3,14 +3,27 @@
 * Indicators of a system's solution set S (paper 003, §III-B): hypervolume HV, ONVG = |X_n|
   and ONVGR = |X_n|/|S| (eqs. 8–9, X_n the non-dominated solutions of S), uniform
   distribution UD(S, σ) = 1/(1 + D_nc) with D_nc the standard deviation of the niche counts
-  nc(x_i, σ) = |{x ∈ X_n : ‖x − x_i‖ < σ}| − 1 (eqs. 2–4) and its complement 1 − UD, and
-  overall Pareto spread OS(S, P) = Π_i (max_S s_i − min_S s_i)/(max_P p_i − min_P p_i)
-  against the joint Pareto set P of all systems compared (eq. 5), each ratio capped
-  at 1. A system with a single non-dominated solution has UD and OS "not defined" (use
-  cases UC-1/UC-2).
+  nc(x_i, σ) = |{x ∈ X_n : ‖x − x_i‖ < σ}| − 1 (eqs. 2–4), and overall Pareto spread
+  OS(S, P) = Π_i (max_S s_i − min_S s_i)/(max_P p_i − min_P p_i) against the joint Pareto
+  set P of all systems compared (eq. 5), each ratio capped at 1. A system with a single
+  non-dominated solution has UD and OS "not defined" (use cases UC-1/UC-2).
 * Radar chart (§III-C): the indicators on equally spaced axes, the polygon's area by the
   surveyor's formula (eq. 10), normalised by its theoretical range [0, area of the unit
   polygon] (≈ 2.378 for five axes), which reproduces the paper's Table 9b (0.83 and 0.04).
+
+**Uniformity on the radar: UD itself, not 1 − UD.** The paper is inconsistent here: eq. 2
+defines UD = 1/(1 + D_nc), which *rises* as the niche counts even out (D_nc = 0 gives 1), yet
+its text says a lower UD is more uniform and puts 1 − UD on the radar "so that a higher value
+means more uniformity". Its intent (higher = more uniform on every axis) is unambiguous, and
+with eq. 2 as written that is UD, so the radar's uniformity axis is UD. With 1 − UD a
+clustered front would out-score an evenly spread one (tested on such a pair). The table
+shows D_nc beside UD so either reading can be checked.
+
+**Hypervolume scale** (``hv_scale``): ``raw`` is the paper's convention, HV itself, meaningful
+on the radar when every objective lies in [0, 1]; ``box`` divides HV by the box between the
+joint ideal point and the reference point, which keeps the axis in [0, 1] for objectives in
+any units but inflates it whenever no system reaches 0 on an objective, so its areas are not
+comparable with the paper's.
 
 Points are minimised (see :mod:`tradeoff.evaluation.fronts`).
 """
@@ -32,17 +45,23 @@ from tradeoff.evaluation.fronts import (
 )
 
 
-def uniform_distribution(front: FloatArray, sigma: float) -> float | None:
-    """UD(S, σ) = 1 / (1 + D_nc(S, σ)) (paper 003 eqs. 2–4); ``None`` below 2 points.
-
-    ``front`` holds the non-dominated solutions X_n (already scaled); D_nc is the sample
-    standard deviation (ddof = 1) of the niche counts.
-    """
+def niche_deviation(front: FloatArray, sigma: float) -> float | None:
+    """D_nc(S, σ): the sample standard deviation (ddof = 1) of the niche counts (paper 003
+    eqs. 3–4); ``None`` below 2 points. ``front`` holds X_n, already scaled."""
     if front.shape[0] < 2:
         return None
     dist = np.linalg.norm(front[:, None, :] - front[None, :, :], axis=2)
     nc = (dist < sigma).sum(axis=1) - 1
-    return float(1.0 / (1.0 + np.std(nc, ddof=1)))
+    return float(np.std(nc, ddof=1))
+
+
+def uniform_distribution(front: FloatArray, sigma: float) -> float | None:
+    """UD(S, σ) = 1 / (1 + D_nc(S, σ)) (paper 003 eq. 2); ``None`` below 2 points.
+
+    It rises with uniformity: 1 when every niche count is the same.
+    """
+    d = niche_deviation(front, sigma)
+    return None if d is None else 1.0 / (1.0 + d)
 
 
 def overall_spread(front: FloatArray, joint: FloatArray) -> float | None:
@@ -93,19 +112,20 @@ class SystemIndicators:
     onvg: int
     onvg_normalised: float
     onvgr: float
+    d_nc: float | None
     ud: float | None
-    ud_complement: float | None
     os: float | None
     area: float
     excluded: int = 0
 
     def radar_values(self) -> tuple[float, float, float, float, float]:
-        """The five radar axes in [0, 1]: HV, ONVG/max ONVG, ONVGR, 1 − UD, OS (undefined → 0)."""
+        """The five radar axes in [0, 1]: HV (scaled as ``hv_scale`` says, capped at 1),
+        ONVG/max ONVG, ONVGR, UD, OS (undefined → 0)."""
         return (
-            self.hv_normalised,
+            min(self.hv_normalised, 1.0),
             self.onvg_normalised,
             self.onvgr,
-            self.ud_complement or 0.0,
+            self.ud or 0.0,
             self.os or 0.0,
         )
 
@@ -118,27 +138,30 @@ class SystemIndicators:
             "onvg": self.onvg,
             "onvg_normalised": self.onvg_normalised,
             "onvgr": self.onvgr,
+            "d_nc": self.d_nc,
             "ud": self.ud,
-            "ud_complement": self.ud_complement,
             "os": self.os,
             "area": self.area,
             "excluded_from_hv": self.excluded,
         }
 
 
-RADAR_AXES = ("HV", "ONVG/max", "ONVGR", "1 − UD", "OS")
+RADAR_AXES = ("HV", "ONVG/max", "ONVGR", "UD", "OS")
+HV_SCALES = ("raw", "box")
 
 
 def indicators(
     systems: Mapping[str, FloatArray],
     ref: FloatArray | None = None,
     sigma: float = 0.1,
+    hv_scale: str = "box",
 ) -> tuple[list[SystemIndicators], FloatArray]:
     """The measurement table of paper 003 for several systems' solution sets (minimised).
 
     UD's distances are measured after scaling every objective by the joint Pareto set's
-    range, so σ is unit-free (default 0.1). HV is normalised for the radar by the volume of
-    the box between the joint ideal point and the reference point.
+    range, so σ is unit-free (default 0.1). HV goes on the radar raw (``hv_scale="raw"``,
+    the paper's convention for objectives in [0, 1]) or divided by the volume of the box
+    between the joint ideal point and the reference point (``"box"``).
 
     Returns the rows and the reference point used.
     """
@@ -151,7 +174,9 @@ def indicators(
     lo = joint.min(axis=0)
     span = joint.max(axis=0) - lo
     scale = np.where(span > 0, span, 1.0)
-    box = float(np.prod(np.maximum(r - allpts.min(axis=0), 0)))
+    if hv_scale not in HV_SCALES:
+        raise ValueError(f"hv_scale must be one of {HV_SCALES}, got {hv_scale!r}")
+    box = 1.0 if hv_scale == "raw" else float(np.prod(np.maximum(r - allpts.min(axis=0), 0)))
     rows = []
     fronts = {n: systems[n][nondominated(systems[n])] for n in names}
     max_onvg = max(f.shape[0] for f in fronts.values())
@@ -159,7 +184,7 @@ def indicators(
         pts = systems[n]
         front = fronts[n]
         hv = hypervolume(front, r)
-        ud = uniform_distribution((front - lo) / scale, sigma)
+        d_nc = niche_deviation((front - lo) / scale, sigma)
         os_ = overall_spread(front, joint)
         partial = SystemIndicators(
             name=n,
@@ -169,8 +194,8 @@ def indicators(
             onvg=int(front.shape[0]),
             onvg_normalised=front.shape[0] / max_onvg,
             onvgr=front.shape[0] / pts.shape[0],
-            ud=ud,
-            ud_complement=None if ud is None else 1.0 - ud,
+            d_nc=d_nc,
+            ud=None if d_nc is None else 1.0 / (1.0 + d_nc),
             os=os_,
             area=0.0,
             excluded=int((~dominates_reference(pts, r)).sum()),

@@ -31,12 +31,14 @@ class SystemComparison:
     sigma: float
     tests: tuple[PermutationResult, ...] = ()
     warnings: tuple[str, ...] = ()
+    hv_scale: str = "box"
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "systems": [r.to_dict() for r in self.rows],
             "reference": list(self.reference),
             "sigma": self.sigma,
+            "hv_scale": self.hv_scale,
         }
         if self.tests:
             tests = [t.to_dict() for t in self.tests]
@@ -50,6 +52,7 @@ def compare_systems(
     *,
     ref: Sequence[float] | None = None,
     sigma: float = 0.1,
+    hv_scale: str | None = None,
     seed_column: str | None = None,
     baseline: str | None = None,
     permutations: int = 5000,
@@ -60,7 +63,10 @@ def compare_systems(
     (default: the first system), each seed's rows forming one run.
 
     ``ref`` is in the pool's own units and directions (default: the rule of
-    :func:`~tradeoff.evaluation.fronts.reference_point`).
+    :func:`~tradeoff.evaluation.fronts.reference_point`). ``hv_scale`` (see
+    :mod:`~tradeoff.evaluation.indicators`) defaults to ``raw``, paper 003's convention, when
+    every objective value and the reference point lie in [0, 1], else to ``box``; ``raw``
+    outside [0, 1] is allowed with a warning (its radar axis is capped at 1).
 
     Raises
     ------
@@ -100,8 +106,21 @@ def compare_systems(
     )
     if r is not None:
         check_reference(pool.source, y, r)
-    rows, used = indicators({n: y[idx] for n, idx in systems.items()}, ref=r, sigma=sigma)
-    warnings = tuple(
+    groups = {n: y[idx] for n, idx in systems.items()}
+    _, used = indicators(groups, ref=r, sigma=sigma)
+    back = to_minimisation(np.asarray([used]), pool.maximise)[0]
+    inside = np.vstack((pool.values, back[None, :]))
+    unit = bool(((inside >= 0) & (inside <= 1)).all())
+    scale = hv_scale or ("raw" if unit else "box")
+    notes: tuple[str, ...] = ()
+    if scale == "raw" and not unit:
+        notes = (
+            "--hv-scale raw: some objective values or the reference point lie outside [0, 1], "
+            "so raw HV is not on the radar's [0, 1] scale (its axis is capped at 1); "
+            "--hv-scale box divides HV by the ideal-to-reference box instead.",
+        )
+    rows, _ = indicators(groups, ref=used, sigma=sigma, hv_scale=scale)
+    warnings = notes + tuple(
         f"{row.excluded} solution(s) of {row.name} do not dominate the reference point and add "
         "nothing to its hypervolume"
         for row in rows
@@ -130,11 +149,11 @@ def compare_systems(
                     candidate=name,
                 )
             )
-    back = to_minimisation(np.asarray([used]), pool.maximise)[0]
     return SystemComparison(
         rows=tuple(rows),
         reference=tuple(float(x) for x in back),
         sigma=sigma,
+        hv_scale=scale,
         tests=tuple(tests),
         warnings=warnings + tuple(w for t in tests for w in t.warnings),
     )

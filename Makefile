@@ -40,6 +40,8 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.selection
 	$(BIN)/python -m benchmarks.trace
 	$(BIN)/python -m benchmarks.people
+	$(BIN)/python -m benchmarks.decision
+	$(BIN)/python -m benchmarks.omega
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

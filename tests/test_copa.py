@@ -110,9 +110,14 @@ def test_scores_use_weights_inside_the_power() -> None:
 def test_baselines() -> None:
     y = np.array([[1.0, 10.0], [2.0, 20.0], [4.0, 30.0]])
     naive, _ = copa.normalise(y, "naive")
+    ideal, _ = copa.normalise(y, "ideal")
     delta, _ = copa.normalise(y, "delta")
     norm, _ = copa.normalise(y, "norm")
-    np.testing.assert_allclose(naive, [[0, 0], [1, 10], [3, 20]])
+    np.testing.assert_allclose(naive, y)
+    # a maximised score in percent (negated in y) becomes its shortfall from 100
+    raw, _ = copa.normalise(np.array([[-52.0, 33.0], [-6.0, 0.04]]), "naive", [True, False])
+    np.testing.assert_allclose(raw, [[48.0, 33.0], [94.0, 0.04]])
+    np.testing.assert_allclose(ideal, [[0, 0], [1, 10], [3, 20]])
     np.testing.assert_allclose(delta, [[0, 0], [1, 1], [3, 2]])
     np.testing.assert_allclose(norm, [[0, 0], [1 / 3, 0.5], [1, 1]])
     _, warnings = copa.normalise(np.array([[0.0], [1.0]]), "delta")

@@ -69,6 +69,29 @@ def test_wfg_path_for_six_objectives_matches_moocore(points: np.ndarray) -> None
     )
 
 
+def _paper_002_listing(points: np.ndarray, ref: np.ndarray) -> float:
+    """Paper 002 §3.2's ``hypervolume_2d``, transcribed as printed."""
+    pts = points[np.argsort(points[:, 0])]
+    hv, prev_y = 0.0, ref[1]
+    for x, y in pts:
+        if x >= ref[0] or y >= ref[1]:
+            continue
+        hv += (ref[0] - x) * (prev_y - y)
+        prev_y = y
+    return float(hv)
+
+
+def test_the_paper_002_listing_mishandles_dominated_points() -> None:
+    """By hand: (0.2, 0.4) covers 0.8 × 0.6 = 0.48 below ref (1, 1), (0.6, 0.2) adds
+    0.4 × 0.2 = 0.08, and (0.4, 0.6) is dominated: HV = 0.56. The listing subtracts the
+    dominated point's negative strip and gets 0.52; on non-dominated input it agrees."""
+    pts, ref = np.array([[0.2, 0.4], [0.4, 0.6], [0.6, 0.2]]), np.array([1.0, 1.0])
+    assert ev.hypervolume(pts, ref) == pytest.approx(0.56)
+    assert _paper_002_listing(pts, ref) == pytest.approx(0.52)
+    front = pts[ev.nondominated(pts)]
+    assert _paper_002_listing(front, ref) == pytest.approx(ev.hypervolume(pts, ref))
+
+
 def test_points_not_dominating_the_reference_add_nothing() -> None:
     ref = np.array([1.0, 1.0])
     assert ev.hypervolume(np.array([[0.5, 0.5], [2.0, 0.0]]), ref) == pytest.approx(0.25)

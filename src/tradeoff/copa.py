@@ -17,8 +17,10 @@ in û a best model is never strictly dominated, and among identical û vectors t
 row wins the tie-break, so sweeps only need the (first copies of the) non-dominated models.
 
 The baselines of §2 use the same criterion on other normalisations of y (minimised):
-``naive`` y − y^ideal (the global criterion of eq. 3), ``delta`` (y − y^ideal)/|y^ideal|
-(eq. 6) and ``norm`` (y − y^ideal)/(y^nadir − y^ideal) (eq. 7).
+``naive`` the original objectives as they are (a maximised one as its shortfall from the top
+of its scale, see :func:`scale_top`): eq. 4 on raw values, which reproduces Fig. 1's Naive
+row; ``ideal`` y − y^ideal (the global criterion of eq. 3); ``delta``
+(y − y^ideal)/|y^ideal| (eq. 6) and ``norm`` (y − y^ideal)/(y^nadir − y^ideal) (eq. 7).
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from numpy.typing import NDArray
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
-Method = Literal["copa", "naive", "delta", "norm"]
-METHODS: tuple[Method, ...] = ("copa", "naive", "delta", "norm")
+Method = Literal["copa", "naive", "ideal", "delta", "norm"]
+METHODS: tuple[Method, ...] = ("copa", "naive", "ideal", "delta", "norm")
 
 
 def rank_cdf(y: FloatArray) -> FloatArray:
@@ -71,14 +73,56 @@ def rank_cdf(y: FloatArray) -> FloatArray:
     return u
 
 
-def normalise(y: FloatArray, method: Method = "copa") -> tuple[FloatArray, tuple[str, ...]]:
-    """φ(y) of a method, all columns to minimise and ≥ 0; returns (φ, warnings)."""
+def scale_top(best: float) -> float:
+    """The top of a maximised objective's scale, from its best value: 1 for scores in
+    [0, 1], 100 for percentages, else the next power of ten (the shortfall from it is what
+    a "raw" minimisation of a score means, e.g. 100 − average score in paper 000 Fig. 1).
+
+    >>> scale_top(0.93), scale_top(52.0), scale_top(340.0)
+    (1.0, 100.0, 1000.0)
+    """
+    if best <= 1.0:
+        return 1.0
+    if best <= 100.0:
+        return 100.0
+    return float(10.0 ** math.ceil(math.log10(best)))
+
+
+def normalise(
+    y: FloatArray,
+    method: Method = "copa",
+    maximise: Sequence[bool] | BoolArray | None = None,
+    reference: FloatArray | None = None,
+) -> tuple[FloatArray, tuple[str, ...]]:
+    """φ(y) of a method, all columns to minimise; returns (φ, warnings).
+
+    ``maximise`` says which columns of ``y`` were maximised objectives (negated); only
+    ``naive`` needs it, to turn such a column x back into its shortfall top − x.
+    ``reference`` (a row of ``y``, a reference model's values) replaces y^ideal in
+    ``ideal``, ``delta`` and ``norm``, as multi-task learning measures every model against
+    a reference (Δ_k = (y_k − y_k^ref)/|y_k^ref|); models better than the reference then
+    get negative values.
+    """
     y = np.asarray(y, dtype=np.float64)
     if method == "copa":
         return rank_cdf(y), ()
-    ideal = y.min(axis=0)
-    diff = y - ideal
+    ideal = y.min(axis=0) if reference is None else np.asarray(reference, dtype=np.float64)
     if method == "naive":
+        out = y.copy()
+        flags = np.zeros(y.shape[1], dtype=bool) if maximise is None else np.asarray(maximise)
+        for k in np.flatnonzero(flags):
+            out[:, k] = scale_top(float(-ideal[k])) + y[:, k]
+        negative = np.flatnonzero(out.min(axis=0) < 0)
+        if negative.size:
+            out[:, negative] -= out[:, negative].min(axis=0)
+            return out, (
+                f"naive: objective(s) {negative.tolist()} take negative values, where a p-norm "
+                "of raw values is undefined; their difference from the best, y − y^ideal, is "
+                "used.",
+            )
+        return out, ()
+    diff = y - ideal
+    if method == "ideal":
         return diff, ()
     warnings: list[str] = []
     if method == "delta":
@@ -86,12 +130,13 @@ def normalise(y: FloatArray, method: Method = "copa") -> tuple[FloatArray, tuple
         zero = denom == 0
         if zero.any():
             warnings.append(
-                f"delta: the ideal value of objective(s) {np.flatnonzero(zero).tolist()} is 0, "
-                "so eq. 6 is undefined there; their raw difference y − y^ideal is used."
+                f"delta: the {'ideal' if reference is None else 'reference'} value of "
+                f"objective(s) {np.flatnonzero(zero).tolist()} is 0, so eq. 6 is undefined "
+                "there; their raw difference is used."
             )
         return diff / np.where(zero, 1.0, denom), tuple(warnings)
     if method == "norm":
-        span = y.max(axis=0) - ideal
+        span = y.max(axis=0) - y.min(axis=0)
         return diff / np.where(span == 0, 1.0, span), ()
     raise ValueError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
 

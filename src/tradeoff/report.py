@@ -94,8 +94,9 @@ def weights_figure(selection: Selection, path: Path) -> str:
     """Each stakeholder's weights: per unit with 90% credible intervals, and over the pool.
 
     Per-unit weights of statistics with small units (per ms, per KB) look like zero even
-    when they decide between models, so the second panel shows the same weights times each
-    column's range over the pool (COPA's ω, :func:`tradeoff.ranking.metric_to_omega`).
+    when they decide between models, so the second panel shows COPA's ω for the same person
+    (:func:`tradeoff.ranking.omega_for_metric`: the mapping whose COPA ranking of the pool
+    agrees best with the person's metric).
     """
     plt = _plt()
     names = list(selection.stakeholders[0].names)
@@ -118,7 +119,7 @@ def weights_figure(selection: Selection, path: Path) -> str:
         a.set_ylim(0, 1)
     ax.set_ylabel("normalised weight")
     ax.set_title("Per unit, with 90% credible intervals", fontsize=10)
-    ax_pool.set_title("Over the pool's range (COPA weights ω)", fontsize=10)
+    ax_pool.set_title("COPA weights ω over the pool", fontsize=10)
     ax_pool.legend(fontsize=8)
     fig.suptitle("Elicited weights")
     fig.tight_layout()
@@ -209,8 +210,9 @@ def write_report(
         md += [markdown_table(headers, rows), ""]
         md += [
             "The weights say how much each aspect matters over its whole range in the "
-            "scenario (as on the review screen). COPA ω, for the practitioner, is the same "
-            "preference over the pool's own ranges.",
+            "scenario (as on the review screen). COPA ω, for the practitioner, is chosen "
+            "so that COPA's ranking of the pool agrees best with this person's metric "
+            "(its pick is theirs; see `tradeoff.ranking.omega_for_metric`).",
             "",
         ]
         md += [f"- {t}" for t in tradeoff_sentences(scenario, s.weights, s.priors)]

@@ -1,7 +1,7 @@
 """From elicited weights to a ranked pool: the path from a session to a decision.
 
 :func:`rank_for_session` maps a linear metric over a scenario's classes and attributes onto
-the columns of the scenario's candidate pool (:func:`tradeoff.ranking.metric_to_omega`) and
+the columns of the scenario's candidate pool (:func:`tradeoff.ranking.omega_for_metric`) and
 ranks the pool with COPA.
 """
 
@@ -26,8 +26,8 @@ from tradeoff.ranking import (
     Recommendation,
     metric_coefficients,
     metric_objectives,
-    metric_to_omega,
     metric_vectors,
+    omega_for_metric,
     rank_pool,
     recommend,
 )
@@ -91,7 +91,7 @@ def rank_for_session(
     if priors is None:
         priors = scenario_priors(scenario)
     coefficients = metric_coefficients(scenario, weights, priors)
-    omega = metric_to_omega(coefficients, pool.values)
+    omega, _ = omega_for_metric(pool, coefficients, p)
     return rank_pool(pool, weights=omega, p=p, top=top)
 
 
@@ -282,20 +282,20 @@ def select_for_stakeholders(
     (E ψ_i(best for i) − E ψ_i(recommendation of j)) / (max E ψ_i − min E ψ_i) over the pool,
     so the diagonal is 0. The consensus minimises the largest regret over all stakeholders
     among all models of the pool (ties: the smaller sum of regrets, then row order). COPA's
-    picks (ω from swing weights) and the pick from the averaged ω are the practitioner's
-    view, reported beside them.
+    picks (ω chosen by :func:`~tradeoff.ranking.omega_for_metric`) and the pick from the
+    averaged ω are the practitioner's view, reported beside them.
     """
     from tradeoff.ranking import linear_values
 
     picks, linear_picks, psis, omegas, recs = [], [], [], [], []
     for s in stakeholders:
         coefficients = metric_coefficients(scenario, s.weights, s.priors)
-        omega = metric_to_omega(coefficients, pool.values)
+        rec = recommend(scenario, pool, s.weights, s.priors, draws=s.draws)
+        recs.append(rec)
+        omega, _ = omega_for_metric(pool, coefficients, p, psi=np.asarray(rec.expected))
         omegas.append(omega)
         picks.append(rank_pool(pool, weights=omega, p=p, top=top))
         linear_picks.append(pool.names[int(np.argmax(linear_values(pool, coefficients)))])
-        rec = recommend(scenario, pool, s.weights, s.priors, draws=s.draws)
-        recs.append(rec)
         psis.append(np.asarray(rec.expected))
     regret = [
         [_relative_regret(psis[i], recs[j].index) for j in range(len(stakeholders))]

@@ -127,6 +127,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="condition on raw values a selectable model must meet",
     )
     rk.add_argument("--method", choices=METHODS, default="copa")
+    rk.add_argument(
+        "--reference",
+        metavar="NAME",
+        help="measure models against this model instead of the ideal point "
+        "(--method ideal|delta|norm, --p 1 or inf)",
+    )
     rk.add_argument("--top", type=int, default=10, help="how many ranked models to show")
     rk.add_argument("--sweep", type=int, metavar="N", help="sweep N values of α in [0, 1]")
     rk.add_argument("--scenario", help="scenario whose [pool] columns the metric maps onto")

@@ -51,7 +51,8 @@ def format_rank(outcome: RankOutcome) -> str:
         lines.append(f"Recommended by the metric: {rec.name} (the selectable model of highest ψ)")
         if rec.trade:
             lines.append(f"  {rec.trade[0].upper()}{rec.trade[1:]}.")
-        lines += ["", "COPA's ranking of the pool, ω from the metric's swing weights:"]
+        mapping = outcome.linear.omega_mapping if outcome.linear is not None else "swing"
+        lines += ["", f"COPA's ranking of the pool, ω chosen to agree with the metric ({mapping}):"]
     lines += [
         f"{outcome.selectable} selectable of {outcome.n} models; method {outcome.method}, "
         f"p = {p}, ω = [{', '.join(f'{w:.3g}' for w in outcome.weights)}]; "
@@ -74,12 +75,23 @@ def format_rank(outcome: RankOutcome) -> str:
             f"same top pick: {'yes' if lin.top_match else 'no'}"
         )
     if outcome.sweep is not None:
-        lines += ["", "alpha sweep (α → model, where the pick changes):"]
-        last = None
-        for alpha, name in outcome.sweep:
-            if name != last:
-                lines.append(f"  α = {alpha:.3f}: {name}")
-                last = name
+        width = max(5, *(len(s.name) for s in outcome.sweep_picks))
+        lines += [
+            "",
+            f"alpha sweep ({len(outcome.sweep)} values of α; each model it picks, as in "
+            "paper 000 Table 2):",
+            f"  {'model':<{width}}  {'α from':>7}  {'α to':>7}  {'û (α objectives)':>17}  "
+            f"{'û (the others)':>15}",
+        ]
+        for s in outcome.sweep_picks:
+            lines.append(
+                f"  {s.name:<{width}}  {s.alpha_min:7.3f}  {s.alpha_max:7.3f}  "
+                f"{s.u_group:17.2f}  {s.u_rest:15.2f}"
+            )
+        lines.append(
+            "  û: the share of models better (for several objectives, of their equally "
+            f"weighted p-norm of û, p = {p})."
+        )
     lines += [f"warning: {w}" for w in outcome.warnings]
     return "\n".join(lines)
 
@@ -121,6 +133,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     common = RankOptions(
         p=p,
         method=args.method,
+        reference=args.reference,
         constraints=args.constraint or [],
         top=args.top,
         sweep_group=args.alpha_objective or [],

@@ -42,6 +42,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.people
 	$(BIN)/python -m benchmarks.decision
 	$(BIN)/python -m benchmarks.omega
+	$(BIN)/python -m benchmarks.synthetic
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

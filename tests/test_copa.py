@@ -141,7 +141,7 @@ def test_synthetic_front_copa_spreads_and_baselines_concentrate() -> None:
     alphas = np.linspace(0, 1, 201)
     span = y[:, 0].max() - y[:, 0].min()
     ks, median = {}, {}
-    for method in ("copa", "delta", "norm"):
+    for method in ("copa", "naive", "delta", "norm"):
         phi, _ = copa.normalise(y, method)
         picks = copa.sweep(phi, [0], alphas, math.inf)
         ks[method] = kstest(u[picks, 0], "uniform").statistic
@@ -151,6 +151,9 @@ def test_synthetic_front_copa_spreads_and_baselines_concentrate() -> None:
             assert (q95 - q05) / span >= 0.8
     assert ks["copa"] <= 0.1  # measured 0.07
     assert ks["delta"] >= 0.3 and ks["norm"] >= 0.15  # measured 0.45 and 0.18
+    assert ks["naive"] >= 0.6 and median["naive"] > 0.9  # measured 0.82, 1.00: toward y₂
+    # Fig. 3: at p = 1 the sweep only reaches the extremes and the middle (u₁ ≈ 1 − u₂).
+    assert len(set(copa.sweep(u, [0], alphas, 1.0).tolist())) <= 5
     assert abs(median["copa"] - 0.5) < 0.05
     assert median["delta"] < 0.25 and median["norm"] < 0.45
     phi, _ = copa.normalise(y, "copa")

@@ -130,8 +130,8 @@ def probabilities(tmp: Path, content: str | bytes) -> str:
     ).write_bytes(content)
     text = GLAUCOMA.replace(
         'kind = "softmax-linear"\nfeatures = 10\nseed = 11',
-        'kind = "probabilities"\npath = "eta.csv"\nseed = 11',
-    )
+        'kind = "probabilities"\npath = "eta.csv"',
+    ).replace("prevalence = [0.1, 0.9]\n", "")
     return scenario_with(tmp, text)
 
 

@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tradeoff.population import Population, build_population, softmax_linear
+from tradeoff.cli import main
+from tradeoff.elicitation import Engine
+from tradeoff.metric import l1_error
+from tradeoff.oracles import SimulatedOracle
+from tradeoff.population import (
+    Population,
+    build_population,
+    scenario_population,
+    softmax_linear,
+)
 from tradeoff.queries import QuerySpace, internal_bounds
+from tradeoff.scenario import load_scenario
 
-from .conftest import small
+from .conftest import ROOT, small
 
 
 def test_same_seed_same_population() -> None:
@@ -123,3 +134,57 @@ def test_warm_builds_every_pair_with_class_one_and_changes_nothing() -> None:
     space.warm()
     assert set(warm_pop._pairs) == {(0, 1), (0, 2)}
     assert space.rbo(0, 2, 0.3) == cold
+
+
+REAL = ROOT / "scenarios" / "breast-cancer-triage-real.toml"
+
+
+def test_a_real_probability_population_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
+    """The shipped population of a real model's out-of-fold probabilities (no seed): the
+    scenario checks, its priors are the file's class means (212 of 569 cases malignant, so
+    ζ ≈ 0.37), the elicitation recovers a person's weights from it, and ``simulate`` runs."""
+    import pandas as pd
+
+    sc = load_scenario(REAL).scenario
+    assert sc.population.kind == "probabilities" and sc.population.seed is None
+    pop = scenario_population(sc)
+    eta = pd.read_csv(ROOT / "scenarios" / "populations" / "breast-cancer-lr.csv")
+    assert pop.n == 569 and pop.k == 2
+    assert pop.priors == pytest.approx(eta[["malignant", "benign"]].mean().to_numpy())
+    assert abs(pop.priors[0] - 212 / 569) < 0.02
+    engine = Engine(sc, sc.elicitation.override(stop="weights", budget=30), seed=1)
+    # swing weights 0.4, 0.3, 0.2, 0.1 (what each aspect's whole range is worth)
+    spans = np.asarray(engine.space.spans)
+    truth = tuple(float(x) for x in np.array([0.4, 0.3, 0.2, 0.1]) / spans)
+    oracle = SimulatedOracle.for_scenario(sc, truth)
+    while (q := engine.next_query()) is not None:
+        engine.answer(oracle.choose(q))
+    result = engine.result()
+    assert result.priors == pytest.approx(tuple(pop.priors))
+    assert l1_error(result.swing_weights, (0.4, 0.3, 0.2, 0.1)) < 0.03
+    assert main(["scenario", "check", str(REAL)]) == 0
+    assert "population probabilities from" in capsys.readouterr().out
+    assert main(["simulate", str(REAL), "--runs", "2", "--json"]) == 0
+    assert '"l1_error"' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("population", "words"),
+    [
+        ('kind = "probabilities"\npath = "eta.csv"\nseed = 3', "seed only apply"),
+        ('kind = "probabilities"\npath = "eta.csv"\nsamples = 5000', "samples only apply"),
+        ('kind = "softmax-linear"', "add e.g. 'seed = 1'"),
+    ],
+)
+def test_population_keys_that_do_not_apply_are_refused(
+    tmp_path: Path, population: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = REAL.read_text().replace(
+        'kind = "probabilities"\npath = "populations/breast-cancer-lr.csv"', population
+    )
+    assert text != REAL.read_text()
+    (tmp_path / "eta.csv").write_text("malignant,benign\n0.3,0.7\n0.6,0.4\n")
+    (tmp_path / "s.toml").write_text(text.replace('path = "pools/', 'path = "/nonexistent/'))
+    assert main(["scenario", "check", str(tmp_path / "s.toml")]) != 0
+    err = capsys.readouterr().err
+    assert words in err and "population" in err

@@ -222,7 +222,7 @@ def build_population(spec: PopulationSpec, class_names: tuple[str, ...]) -> Popu
         k=len(class_names),
         samples=spec.samples,
         features=spec.features,
-        seed=spec.seed,
+        seed=0 if spec.seed is None else spec.seed,
         weight_range=spec.weight_range,
         prevalence=spec.prevalence,
     )

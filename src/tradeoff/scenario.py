@@ -22,8 +22,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-from pydantic_core import ErrorDetails
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from tradeoff.errors import InputError, Problem, read_user_file
 
@@ -58,11 +66,12 @@ class PopulationSpec(_Model):
     ``kind = "softmax-linear"`` is the synthetic population of paper 004 §5: x ~ N(0, I_f),
     W ~ U[−w, w]^{k×f}, η = softmax(Wx) (+ a bias that honours ``prevalence`` if given).
     ``kind = "probabilities"`` reads predicted class probabilities from a CSV file (one
-    column per class, named like the classes), for example a real model's outputs.
+    column per class, named like the classes), for example a real model's outputs; it
+    takes no seed or other synthetic setting (the file is the population).
     """
 
     kind: Literal["softmax-linear", "probabilities"] = "softmax-linear"
-    seed: int = Field(ge=0)
+    seed: int | None = Field(default=None, ge=0, validate_default=True)
     samples: int = Field(default=DEFAULT_SAMPLES, ge=1_000, le=50_000_000)
     features: int = Field(default=10, ge=1, le=1_000)
     weight_range: float = Field(default=1.5, gt=0, le=100, allow_inf_nan=False)
@@ -82,11 +91,31 @@ class PopulationSpec(_Model):
 
     @model_validator(mode="after")
     def _path_iff_probabilities(self) -> PopulationSpec:
-        if self.kind == "probabilities" and not self.path:
-            raise ValueError("kind = 'probabilities' needs a 'path' to a CSV of probabilities")
-        if self.kind == "softmax-linear" and self.path:
+        if self.kind == "probabilities":
+            if not self.path:
+                raise ValueError("kind = 'probabilities' needs a 'path' to a CSV of probabilities")
+            synthetic = sorted(
+                {"seed", "samples", "features", "weight_range", "prevalence"}
+                & self.model_fields_set
+            )
+            if synthetic:
+                raise ValueError(
+                    f"{', '.join(synthetic)} only apply to kind = 'softmax-linear'; a "
+                    "population read from probabilities takes none of them (remove them)"
+                )
+            return self
+        if self.path:
             raise ValueError("'path' is only used with kind = 'probabilities'")
         return self
+
+    @field_validator("seed", mode="after")
+    @classmethod
+    def _seed_for_synthetic(cls, v: int | None, info: ValidationInfo) -> int | None:
+        if v is None and info.data.get("kind", "softmax-linear") == "softmax-linear":
+            raise PydanticCustomError(
+                "missing", "required key 'seed' is missing (kind = 'softmax-linear')"
+            )
+        return v
 
 
 class ClassSpec(_Model):

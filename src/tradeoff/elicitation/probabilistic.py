@@ -3,7 +3,13 @@
 Each ratio i (class 1 against weight i+1) has a posterior over the swing-scaled
 ℓ_i = log(w₁·span₁ / (w_{i+1}·span_{i+1})) (see
 :func:`~tradeoff.elicitation.base.scale_shift`), on a grid, with the prior that a flat
-Dirichlet over swing weights implies (m'_i = σ(ℓ_i) uniform on [0, 1]). Every question is
+Dirichlet over swing weights implies (m'_i = σ(ℓ_i) uniform on [0, 1]), or, with
+``precision = "natural"``, over natural-unit weights (m_i = σ(ℓ_i + shift_i) uniform, the
+scale in which paper 004 draws and scores weights). With the swing prior, a natural-unit
+truth that puts much weight on a statistic of wide range (a cost over [0, 18]) starts far
+in the prior's tail, and a small weight on class 1, the reference of every ratio, left
+such a ratio unsettled after 40 exact answers (L1 0.0023 where 0.002 was the goal;
+benchmarks/results/first_weight.md). Every question is
 a chord question (see :mod:`~tradeoff.elicitation.bisection`) whose exact threshold t says
 "m_i > t" or "m_i < t". As in probabilistic bisection (Horstein 1963; Waeber, Frazier &
 Henderson 2013) an answer is believed with probability 1 − p: the posterior on the answer's side is
@@ -276,6 +282,16 @@ class ProbabilisticStrategy:
         out: FloatArray = np.log(np.maximum(dens * widths, 1e-300))
         return out
 
+    def _log_prior(self) -> FloatArray:
+        """Log prior mass of every grid cell, per ratio: flat over swing weights (m' = σ(ℓ)
+        uniform), or, with ``precision = "natural"``, flat over natural-unit weights
+        (m = σ(ℓ + shift) uniform: the scale in which paper 004 draws and scores weights)."""
+        if self.spec.precision != "natural":
+            return np.broadcast_to(_LOG_PRIOR, (self.n_ratios, GRID_POINTS))
+        m = _sigmoid(_CENTRES[None, :] + self.shifts[:, None])
+        out: FloatArray = np.log(np.maximum(m * (1 - m), 1e-300))
+        return out
+
     def posterior(self, state: ProbabilisticState) -> Posterior:
         """The posterior after ``state``'s answers (cached per state)."""
         cached = self._cache.get(state)
@@ -303,7 +319,7 @@ class ProbabilisticStrategy:
         log_p = np.log(ERROR_GRID)[:, None, None]
         log_q = np.log1p(-ERROR_GRID)[:, None, None]
         # (errors, ratios, grid) unnormalised log posterior
-        logpost = _LOG_PRIOR + log_ind + agree * log_q + disagree * log_p
+        logpost = self._log_prior() + log_ind + agree * log_q + disagree * log_p
         for ratio, cell, share in split:
             # Exact likelihood of a cell the threshold cuts: ℓ uniform within the cell.
             logpost[:, ratio, cell] += np.log(share * (1 - ERROR_GRID) + (1 - share) * ERROR_GRID)

@@ -75,23 +75,21 @@ def format_rank(outcome: RankOutcome) -> str:
             f"same top pick: {'yes' if lin.top_match else 'no'}"
         )
     if outcome.sweep is not None:
-        width = max(5, *(len(s.name) for s in outcome.sweep_picks))
         lines += [
             "",
             f"alpha sweep ({len(outcome.sweep)} values of α; each model it picks, as in "
             "paper 000 Table 2):",
-            f"  {'model':<{width}}  {'α from':>7}  {'α to':>7}  {'û (α objectives)':>17}  "
-            f"{'û (the others)':>15}",
+            f"  {'α from–to':<11}  {'û α':>5}  {'û rest':>6}  model",
         ]
         for s in outcome.sweep_picks:
             lines.append(
-                f"  {s.name:<{width}}  {s.alpha_min:7.3f}  {s.alpha_max:7.3f}  "
-                f"{s.u_group:17.2f}  {s.u_rest:15.2f}"
+                f"  {s.alpha_min:.3f}–{s.alpha_max:.3f}  {s.u_group:5.2f}  {s.u_rest:6.2f}  "
+                f"{s.name}"
             )
-        lines.append(
-            "  û: the share of models better (for several objectives, of their equally "
-            f"weighted p-norm of û, p = {p})."
-        )
+        lines += [
+            "  û α: the share of models better on the objective(s) α weighs;",
+            f"  û rest: the same for the others (their equally weighted p-norm, p = {p}).",
+        ]
     lines += [f"warning: {w}" for w in outcome.warnings]
     return "\n".join(lines)
 

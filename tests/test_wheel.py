@@ -68,3 +68,7 @@ def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
         )
     )
     assert out["queries"]["max"] == 8 and len(out["weights"]) == 4
+    # a population read from the probabilities shipped beside the scenarios
+    real = installed.with_name("breast-cancer-triage-real.toml")
+    check = json.loads(run(python, "-m", "tradeoff", "scenario", "check", real, "--json"))
+    assert check["id"] == "breast-cancer-triage-real"

@@ -43,6 +43,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.decision
 	$(BIN)/python -m benchmarks.omega
 	$(BIN)/python -m benchmarks.synthetic
+	$(BIN)/python -m benchmarks.first_weight
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

@@ -120,6 +120,73 @@ def test_serve_in_headless_chromium(tmp_path: Path) -> None:
         server.wait(timeout=10)
 
 
+def test_a_study_code_in_headless_chromium_opens_only_its_own_session(tmp_path: Path) -> None:
+    """``tradeoff serve --study``: in the browser, another participant's id typed where the
+    code goes opens nothing; the participant's own code opens their session, and the
+    answer given in the browser reaches their file and no one else's."""
+    from tradeoff.study import create_study
+
+    study, codes = create_study(small_scenario_file(tmp_path), ["p01", "p02"], tmp_path / "s")
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tradeoff",
+            "serve",
+            "--study",
+            str(study.path),
+            "--port",
+            f"{port}",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        cwd=tmp_path,
+    )
+    OUTPUT.mkdir(exist_ok=True)
+
+    def sessions(who: str = "*") -> list[Path]:
+        return sorted(study.sessions_dir.glob(f"{who}/*.jsonl"))
+
+    try:
+        wait_until(lambda: _listening(port), 30)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1200, "height": 800})
+            page.goto(f"http://127.0.0.1:{port}")
+
+            def enter(text: str) -> None:
+                page.mouse.click(200, 8)  # the title: gives the page focus; the code field has it
+                page.keyboard.press("End")
+                for _ in range(24):
+                    page.keyboard.press("Backspace")
+                page.keyboard.type(text)
+                page.keyboard.press("Enter")
+
+            attempts = study.path / "attempts.log"
+            for _ in range(4):  # the first keys may arrive before the app is ready
+                page.wait_for_timeout(3000)
+                enter("p02")
+                try:
+                    wait_until(attempts.is_file, 15)
+                    break
+                except AssertionError:
+                    continue
+            assert attempts.is_file() and not sessions()
+            enter(codes["p01"])
+            wait_until(lambda: bool(sessions("p01")), 30)
+            page.wait_for_timeout(3000)
+            page.screenshot(path=str(OUTPUT / "browser-study-question-screen.png"))
+            page.keyboard.press("a")
+            path = sessions("p01")[0]
+            wait_until(lambda: any(e.type == "answer" for e in read_session(path).events), 30)
+            browser.close()
+        assert sessions() == [path] and read_session(path).header.participant == "p01"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def test_serve_binds_to_loopback_by_default() -> None:
     from tradeoff.cli import build_parser
 

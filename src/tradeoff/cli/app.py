@@ -24,6 +24,7 @@ from tradeoff.scenario import STRATEGY_NAMES, SpecOverrides
 
 if TYPE_CHECKING:
     from tradeoff.session import SessionSummary
+    from tradeoff.study import Study
 
 
 def has_terminal() -> bool:
@@ -40,6 +41,7 @@ def _run_app(
     sessions_dir: str = "sessions",
     resume: str | None = None,
     overrides: SpecOverrides | None = None,
+    study: Study | None = None,
 ) -> int:
     from tradeoff.scenario import load_scenario
     from tradeoff.session import check_participant, check_sessions_dir, read_session
@@ -69,12 +71,14 @@ def _run_app(
         resume=resume,
         resume_log=log,
         overrides=overrides,
+        study=study,
     )
     app.run()
     if app.farewell is not None:
         text, line = app.farewell
         say(textwrap.fill(text, width=min(100, shutil.get_terminal_size().columns)))
-        say(line)  # whole, never wrapped: a file name or command to copy
+        if line:
+            say(line)  # whole, never wrapped: a file name or command to copy
     return app.return_code or 0
 
 
@@ -92,6 +96,21 @@ def overrides(strategy: str | None, budget: int | None) -> SpecOverrides:
 
 
 def cmd_elicit(args: argparse.Namespace) -> int:
+    if args.study is not None:
+        if args.scenario or args.participant or args.resume:
+            raise UsageError(
+                "--study takes the scenario from the study and the participant from the "
+                "access code; give neither a scenario, --participant nor --resume"
+            )
+        from tradeoff.study import load_study
+
+        study = load_study(args.study)
+        return _run_app(
+            str(study.scenario_path),
+            sessions_dir=str(study.sessions_dir),
+            overrides=overrides(args.strategy, args.budget),
+            study=study,
+        )
     return _run_app(
         args.scenario,
         participant=args.participant,
@@ -104,11 +123,28 @@ def cmd_elicit(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from tradeoff.scenario import load_scenario
     from tradeoff.session import check_sessions_dir
-    from tradeoff.tui.serve import serve
+    from tradeoff.tui.serve import is_loopback, serve
 
-    path = Path(args.scenario) if args.scenario else default_scenario()
+    study = None
+    if args.study is not None:
+        from tradeoff.study import load_study
+
+        if args.scenario:
+            raise UsageError("--study takes the scenario from the study; give no scenario")
+        study = load_study(args.study)
+        path = study.scenario_path
+    else:
+        path = Path(args.scenario) if args.scenario else default_scenario()
+        if not is_loopback(args.host):
+            raise UsageError(
+                f"--host {args.host} would let other machines reach the app, where anyone "
+                "could type any participant id; serve a study instead (tradeoff study "
+                "create, then tradeoff serve --study DIR), whose access codes each open one "
+                "participant's session only"
+            )
     load_scenario(path)
-    check_sessions_dir(args.sessions_dir)
+    sessions_dir = str(study.sessions_dir) if study is not None else args.sessions_dir
+    check_sessions_dir(sessions_dir)
     _check_bind(args.host, args.port)
     for origin in args.allow_origin or []:
         if not re.fullmatch(r"https?://[^/\s]+/?", origin):
@@ -120,8 +156,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         path,
         host=args.host,
         port=args.port,
-        sessions_dir=args.sessions_dir,
+        sessions_dir=sessions_dir,
         allow_origins=args.allow_origin or [],
+        study=None if study is None else study.path,
     )
     return 0
 

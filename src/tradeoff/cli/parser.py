@@ -14,6 +14,7 @@ from tradeoff.cli.decide import cmd_report, cmd_select
 from tradeoff.cli.judge import cmd_compare, cmd_gap
 from tradeoff.cli.rank import cmd_rank
 from tradeoff.cli.scenarios import cmd_bench, cmd_scenario_check, cmd_simulate
+from tradeoff.cli.study import cmd_study_create, cmd_study_report, cmd_study_status
 from tradeoff.copa import METHODS
 from tradeoff.scenario import STRATEGY_NAMES
 
@@ -34,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     el.add_argument("--resume", metavar="FILE", help="continue this session file")
     el.add_argument("--budget", type=int, help="number of questions")
     el.add_argument("--strategy", choices=STRATEGY_NAMES, help="elicitation strategy")
+    el.add_argument(
+        "--study", metavar="DIR", help="a study folder: ask for an access code (as served)"
+    )
     el.set_defaults(func=cmd_elicit)
 
     sv = sub.add_parser("serve", help="serve the app to a web browser")
@@ -41,6 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
     sv.add_argument("--port", type=int, default=8000)
     sv.add_argument("--sessions-dir", default="sessions")
+    sv.add_argument(
+        "--study",
+        metavar="DIR",
+        help="serve a study (tradeoff study create): each participant enters their access code",
+    )
     sv.add_argument(
         "--allow-origin",
         action="append",
@@ -55,6 +64,37 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("file", help="session .jsonl file")
     show.add_argument("--json", action="store_true", help="print one JSON document")
     show.set_defaults(func=cmd_session_show)
+
+    st = sub.add_parser("study", help="run a study: many participants, each with an access code")
+    st_sub = st.add_subparsers(title="study commands", metavar="ACTION", required=True)
+    mk = st_sub.add_parser("create", help="make a study folder and the participants' codes")
+    mk.add_argument("scenario", help="scenario TOML file (copied into the study)")
+    mk.add_argument(
+        "--participants",
+        required=True,
+        metavar="FILE|N",
+        help="a file of participant ids, one per line, or a number N (ids p01 … pN)",
+    )
+    mk.add_argument("--out", required=True, help="the new study folder")
+    mk.add_argument("--codes", metavar="FILE.csv", help="write the codes here, not on screen")
+    mk.add_argument("--json", action="store_true", help="print one JSON document")
+    mk.set_defaults(func=cmd_study_create)
+    status = st_sub.add_parser("status", help="who has answered, who is done")
+    status.add_argument("study", help="study folder")
+    status.add_argument("--json", action="store_true", help="print one JSON document")
+    status.add_argument("--watch", action="store_true", help="a live view that refreshes")
+    status.add_argument(
+        "--interval", type=float, default=2.0, help="seconds between refreshes (--watch)"
+    )
+    status.set_defaults(func=cmd_study_status)
+    srep = st_sub.add_parser("report", help="the decision report over the complete sessions")
+    srep.add_argument("study", help="study folder")
+    srep.add_argument("--out", required=True, help="output directory")
+    srep.add_argument("--p", default="inf", help="the p of COPA's p-norm: a number ≥ 1 or inf")
+    srep.add_argument("--top", type=int, default=10, help="ranked models to report")
+    srep.add_argument("--exclude-inconsistent", action="store_true")
+    srep.add_argument("--json", action="store_true", help="print one JSON document")
+    srep.set_defaults(func=cmd_study_report)
 
     sc = sub.add_parser("scenario", help="work with scenario files")
     sc_sub = sc.add_subparsers(title="scenario commands", metavar="ACTION", required=True)

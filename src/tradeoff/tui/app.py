@@ -54,6 +54,7 @@ from tradeoff.session import (
     read_session,
     unfinished_sessions,
 )
+from tradeoff.study import Study, failure_delay, recent_failures, record_failure
 
 T = TypeVar("T")
 
@@ -72,6 +73,9 @@ class Settings:
     overrides: SpecOverrides = field(default_factory=SpecOverrides)
     resume_log: SessionLog | None = None
     seed: int = 0
+    #: A study: the start screen asks for an access code, which opens that participant's
+    #: own session and nothing else (:mod:`tradeoff.study`).
+    study: Study | None = None
 
 
 # --------------------------------------------------------------------------------------
@@ -253,10 +257,60 @@ def leave(app: App[Any], text: str, line: str, *, return_code: int = 0) -> None:
 
 def pause(app: App[Any], recorder: Recorder, note: str) -> None:
     """Save and quit: note the pause (the answers are already on disk) and print the
-    command that resumes."""
+    command that resumes (in a study: how to come back with the access code)."""
     with contextlib.suppress(SessionWriteError):  # a note only: the answers are on disk
         recorder.note(note)
+    if isinstance(app, TradeoffApp) and app.settings.study is not None:
+        leave(app, "Saved. To go on later, open this page again and enter your access code.", "")
+        return
     leave(app, "Saved. Resume with:", f"tradeoff elicit --resume {recorder.path}")
+
+
+def open_for(app: TradeoffApp, loaded: LoadedScenario, participant: str) -> None:
+    """Start ``participant``'s session on ``loaded``, offering to continue an unfinished one
+    (the default) or to start again."""
+    found = unfinished_sessions(app.settings.sessions_dir, participant, loaded.scenario.id)
+    if not found:
+        app.begin(loaded, participant)
+        return
+
+    def decided(resume: bool | None) -> None:
+        if resume:
+            app.resume(found[-1], loaded)
+        elif resume is False:
+            app.begin(loaded, participant)
+
+    who = "You have" if app.settings.study is not None else f"{participant} has"
+    app.push_screen(
+        ConfirmScreen(
+            f"{who} an unfinished session on this scenario. Continue it where you left "
+            "off, or start again from the first question? (The unfinished session stays "
+            "on disk either way.)",
+            "Continue where I left off",
+            "Start a new session",
+        ),
+        decided,
+    )
+
+
+def describe(screen: Screen[Any], loaded: LoadedScenario, overrides: SpecOverrides) -> None:
+    """Fill a start screen's ``#description`` and ``#expect`` for a scenario."""
+    s = loaded.scenario
+    screen.query_one("#description", Static).update(
+        Text.assemble((s.title + "\n", "bold"), reflow(s.description))
+    )
+    spec = overrides.apply(s.elicitation)
+    expected = expected_questions(s, spec)
+    decides = s.pool is not None and spec.strategy == "probabilistic" and spec.stop != "weights"
+    count = (
+        f"At most {expected} questions (fewer once your answers settle which candidate "
+        "model suits you)"
+        if decides
+        else f"About {expected} questions"
+    )
+    screen.query_one("#expect", Static).update(
+        f"{count}, a few minutes. Every answer is saved at once; you can stop and come back."
+    )
 
 
 def save(
@@ -336,22 +390,7 @@ class StartScreen(Screen[None]):
             error.update(exc.message())
             return
         error.update("")
-        s = self.loaded.scenario
-        self.query_one("#description", Static).update(
-            Text.assemble((s.title + "\n", "bold"), reflow(s.description))
-        )
-        spec = self.settings.overrides.apply(s.elicitation)
-        expected = expected_questions(s, spec)
-        decides = s.pool is not None and spec.strategy == "probabilistic" and spec.stop != "weights"
-        count = (
-            f"At most {expected} questions (fewer once your answers settle which candidate "
-            "model suits you)"
-            if decides
-            else f"About {expected} questions"
-        )
-        self.query_one("#expect", Static).update(
-            f"{count}, a few minutes. Every answer is saved at once; you can stop and come back."
-        )
+        describe(self, self.loaded, self.settings.overrides)
         self._check_resume()
 
     def _check_resume(self) -> None:
@@ -395,27 +434,7 @@ class StartScreen(Screen[None]):
             return
         app = self.app
         assert isinstance(app, TradeoffApp)
-        found = unfinished_sessions(self.settings.sessions_dir, participant, loaded.scenario.id)
-        if not found:
-            app.begin(loaded, participant)
-            return
-
-        def decided(resume: bool | None) -> None:
-            if resume:
-                app.resume(found[-1], loaded)
-            elif resume is False:
-                app.begin(loaded, participant)
-
-        app.push_screen(
-            ConfirmScreen(
-                f"{participant} has an unfinished session on this scenario "
-                f"({found[-1].name}). Continue it where you left off, or start again from "
-                "the first question? (The unfinished session stays on disk either way.)",
-                "Continue where I left off",
-                "Start a new session",
-            ),
-            decided,
-        )
+        open_for(app, loaded, participant)
 
     @on(Button.Pressed, "#resume")
     def _resume(self) -> None:
@@ -429,6 +448,75 @@ class StartScreen(Screen[None]):
             app = self.app
             assert isinstance(app, TradeoffApp)
             app.resume(found[-1], self.loaded)
+
+
+class StudyStartScreen(Screen[None]):
+    """A study's start: the scenario, and the access code that opens the participant's own
+    session (new or resumed) and nothing else. Wrong codes get a plain message and a
+    growing delay, counted across every connection (:func:`tradeoff.study.failure_delay`)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.quit", "Quit", id="quit-start")]
+
+    def __init__(self, settings: Settings, study: Study) -> None:
+        super().__init__()
+        self.settings = settings
+        self.study = study
+        self.loaded: LoadedScenario | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Label("tradeoff: what matters to you in a classifier", id="title")
+        with VerticalScroll(id="start-body"):
+            yield Static("", id="description")
+            yield Static("", id="expect", classes="muted")
+            yield Static(NO_WRONG_ANSWERS)
+            yield Label("Your access code (from the study's coordinator)")
+            yield Input(placeholder="e.g. K7QM-2XVD-9HJK-AB01", password=True, id="code")
+            yield Static("", id="start-error", classes="error")
+            with Horizontal(id="start-buttons"):
+                yield Button("Start", id="start", variant="primary")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        try:
+            self.loaded = load_scenario(self.study.scenario_path)
+        except InputError as exc:
+            self.query_one("#start-error", Static).update(exc.message())
+            return
+        describe(self, self.loaded, self.settings.overrides)
+        self.query_one("#code", Input).focus()
+
+    @on(Input.Submitted, "#code")
+    @on(Button.Pressed, "#start")
+    def _start(self) -> None:
+        button = self.query_one("#start", Button)
+        code = self.query_one("#code", Input).value
+        if button.disabled or self.loaded is None or not code.strip():
+            return
+        button.disabled = True
+        self.query_one("#start-error", Static).update("Checking the code…")
+        self._check(code)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="code")
+    def _check(self, code: str) -> None:
+        time.sleep(failure_delay(recent_failures(self.study)))
+        participant = self.study.participant_for(code)
+        if participant is None:
+            record_failure(self.study)
+        self.app.call_from_thread(self._checked, participant)
+
+    def _checked(self, participant: str | None) -> None:
+        self.query_one("#start", Button).disabled = False
+        if participant is None or self.loaded is None:
+            self.query_one("#start-error", Static).update(
+                "That code does not open a session. Check it and try again (capitals, "
+                "spaces and dashes do not matter)."
+            )
+            self.query_one("#code", Input).value = ""
+            return
+        self.query_one("#start-error", Static).update("")
+        app = self.app
+        assert isinstance(app, TradeoffApp)
+        open_for(app, self.loaded, participant)
 
 
 class LoadingScreen(Screen[None]):
@@ -788,6 +876,8 @@ class TradeoffApp(App[None]):
     def on_mount(self) -> None:
         if self.settings.resume is not None:
             self.resume(self.settings.resume, None, log=self.settings.resume_log)
+        elif self.settings.study is not None:
+            self.push_screen(StudyStartScreen(self.settings, self.settings.study))
         else:
             self.push_screen(StartScreen(self.settings))
 
@@ -878,11 +968,16 @@ def make_app(
     resume_log: SessionLog | None = None,
     overrides: SpecOverrides | None = None,
     seed: int = 0,
+    study: Study | None = None,
 ) -> TradeoffApp:
     """Build the app the same way for the command line, the browser and tests.
 
-    ``overrides`` (strategy, budget) apply to whichever scenario is chosen.
+    ``overrides`` (strategy, budget) apply to whichever scenario is chosen. With a
+    ``study``, its scenario and sessions folder are used and the start screen asks for an
+    access code.
     """
+    if study is not None:
+        scenario, sessions_dir = study.scenario_path, study.sessions_dir
     scenario = Path(scenario)
     return TradeoffApp(
         Settings(
@@ -894,5 +989,6 @@ def make_app(
             resume_log=resume_log,
             overrides=overrides or SpecOverrides(),
             seed=seed,
+            study=study,
         )
     )

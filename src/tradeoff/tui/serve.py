@@ -62,12 +62,18 @@ def serve(
     port: int,
     sessions_dir: str,
     allow_origins: Sequence[str] = (),
+    study: Path | None = None,
 ) -> None:
-    """Run the web server until interrupted; every connection runs ``tradeoff elicit``."""
-    command = (
-        f"{shlex.quote(sys.executable)} -m tradeoff elicit {shlex.quote(str(scenario))} "
-        f"--sessions-dir {shlex.quote(sessions_dir)}"
-    )
+    """Run the web server until interrupted; every connection runs ``tradeoff elicit``
+    (with ``study``: ``tradeoff elicit --study DIR``, which asks for an access code)."""
+    if study is not None:
+        python = shlex.quote(sys.executable)
+        command = f"{python} -m tradeoff elicit --study {shlex.quote(str(study))}"
+    else:
+        command = (
+            f"{shlex.quote(sys.executable)} -m tradeoff elicit {shlex.quote(str(scenario))} "
+            f"--sessions-dir {shlex.quote(sessions_dir)}"
+        )
     origins = served_origins(host, port) | {o.rstrip("/") for o in allow_origins}
     print(f"Serving tradeoff on http://{host}:{port} (Ctrl+C to stop)")
     if not is_loopback(host):

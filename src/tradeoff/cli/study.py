@@ -1,0 +1,139 @@
+"""Studies: ``tradeoff study create``, ``tradeoff study status`` and ``tradeoff study report``.
+
+The work is in :mod:`tradeoff.study`; these commands parse options and print.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+
+from tradeoff.cli.common import UsageError, emit, say
+
+
+def _participants(value: str) -> list[str]:
+    from tradeoff.study import read_participants
+
+    if value.isdigit():
+        n = int(value)
+        if not 1 <= n <= 10_000:
+            raise UsageError("--participants N needs N from 1 to 10000")
+        width = max(2, len(str(n)))
+        return [f"p{i:0{width}d}" for i in range(1, n + 1)]
+    path = Path(value)
+    if not path.is_file():
+        raise UsageError(
+            f"--participants {value!r} is neither a number nor a file of participant ids"
+        )
+    return read_participants(path.read_text(encoding="utf-8", errors="replace"), str(path))
+
+
+def cmd_study_create(args: argparse.Namespace) -> int:
+    from tradeoff.study import CODE_BITS, create_study
+
+    ids = _participants(args.participants)
+    codes_file = None
+    if args.codes:
+        codes_file = Path(args.codes)
+        if codes_file.exists():
+            raise UsageError(f"--codes {args.codes!r} exists; codes are never overwritten")
+        if not codes_file.parent.is_dir():
+            raise UsageError(f"--codes {args.codes!r}: its folder does not exist")
+    study, codes = create_study(args.scenario, ids, args.out)
+    if codes_file is not None:
+        with codes_file.open("x", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["participant", "access_code"])
+            writer.writerows(codes.items())
+    if args.json:
+        data: dict[str, object] = {
+            "study": str(study.path),
+            "scenario_sha256": study.scenario_sha256,
+            "participants": list(codes),
+        }
+        if codes_file is None:
+            data["codes"] = codes
+        else:
+            data["codes_file"] = str(codes_file)
+        emit(data)
+        return 0
+    lines = [
+        f"study made in {study.path} for {len(codes)} participants "
+        f"(scenario sha256 {study.scenario_sha256[:12]})."
+    ]
+    if codes_file is not None:
+        lines.append(f"access codes written to {codes_file}; hand each participant their own.")
+    else:
+        lines += ["", "Access codes (shown once, stored only as salted hashes):", ""]
+        width = max(len(p) for p in codes)
+        lines += [f"  {p:<{width}}  {c}" for p, c in codes.items()]
+    lines += [
+        "",
+        f"Each code is {CODE_BITS} bits. Start the study with: tradeoff serve --study {study.path}",
+    ]
+    say("\n".join(lines))
+    return 0
+
+
+def format_status(data: dict[str, object]) -> str:
+    rows = data["rows"]
+    assert isinstance(rows, list)
+    width = max([11] + [len(str(r["participant"])) for r in rows])
+    lines = [
+        f"{data['study']}: {data['participants']} participants, {data['started']} started, "
+        f"{data['complete']} complete, {data['flagged']} flagged as inconsistent",
+        f"  {'participant':<{width}}  {'answers':>7}  {'complete':<8}  {'last activity':<25}  note",
+    ]
+    for r in rows:
+        note = "inconsistent answers" if r["consistency_flagged"] else r["note"]
+        line = (
+            f"  {r['participant']:<{width}}  {r['answers']:>7}  "
+            f"{'yes' if r['complete'] else 'no':<8}  {r['last_activity'] or '—':<25}  {note}"
+        )
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def cmd_study_status(args: argparse.Namespace) -> int:
+    from tradeoff.study import load_study, study_status
+
+    study = load_study(args.study)
+    if args.watch:
+        from tradeoff.tui.study import watch
+
+        watch(study, interval=args.interval)
+        return 0
+    data = study_status(study).to_dict()
+    if args.json:
+        emit(data)
+    else:
+        say(format_status(data))
+    return 0
+
+
+def cmd_study_report(args: argparse.Namespace) -> int:
+    from tradeoff.cli.decide import cmd_report
+    from tradeoff.scenario import load_scenario
+    from tradeoff.study import load_study, study_status
+
+    study = load_study(args.study)
+    sessions = study_status(study).complete_sessions()
+    if not sessions:
+        raise UsageError(f"no participant of {study.path} has a complete session yet")
+    scenario = load_scenario(study.scenario_path).scenario
+    if scenario.pool is None:
+        raise UsageError("the study's scenario has no [pool]; there is nothing to choose from")
+    report_args = argparse.Namespace(
+        pool=str(study.path / scenario.pool.path),
+        session=[str(p) for p in sessions],
+        scenario=str(study.scenario_path),
+        name_column=None,
+        p=args.p,
+        top=args.top,
+        json=args.json,
+        exclude_inconsistent=args.exclude_inconsistent,
+        out=args.out,
+        argv=["study", "report", str(study.path), "--out", args.out],
+    )
+    return cmd_report(report_args)

@@ -507,11 +507,13 @@ class StudyStartScreen(Screen[None]):
     def _checked(self, participant: str | None) -> None:
         self.query_one("#start", Button).disabled = False
         if participant is None or self.loaded is None:
-            self.query_one("#start-error", Static).update(
+            error = self.query_one("#start-error", Static)
+            error.update(
                 "That code does not open a session. Check it and try again (capitals, "
                 "spaces and dashes do not matter)."
             )
             self.query_one("#code", Input).value = ""
+            self.call_after_refresh(error.scroll_visible)
             return
         self.query_one("#start-error", Static).update("")
         app = self.app

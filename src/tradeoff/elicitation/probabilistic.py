@@ -3,13 +3,13 @@
 Each ratio i (class 1 against weight i+1) has a posterior over the swing-scaled
 ℓ_i = log(w₁·span₁ / (w_{i+1}·span_{i+1})) (see
 :func:`~tradeoff.elicitation.base.scale_shift`), on a grid, with the prior that a flat
-Dirichlet over swing weights implies (m'_i = σ(ℓ_i) uniform on [0, 1]), or, with
-``precision = "natural"``, over natural-unit weights (m_i = σ(ℓ_i + shift_i) uniform, the
-scale in which paper 004 draws and scores weights). With the swing prior, a natural-unit
-truth that puts much weight on a statistic of wide range (a cost over [0, 18]) starts far
-in the prior's tail, and a small weight on class 1, the reference of every ratio, left
-such a ratio unsettled after 40 exact answers (L1 0.0023 where 0.002 was the goal;
-benchmarks/results/first_weight.md). Every question is
+Dirichlet over swing weights implies (m'_i = σ(ℓ_i) uniform on [0, 1]); with
+``precision = "natural"`` a fifth of it is the prior a flat Dirichlet over natural-unit
+weights implies (m_i = σ(ℓ_i + shift_i) uniform, the scale in which paper 004 draws and
+scores weights; ``NATURAL_PRIOR_SHARE``). With the swing prior alone, a natural-unit truth
+that puts much weight on a statistic of wide range (a cost over [0, 18]) starts far in the
+prior's tail, and a small weight on class 1, the reference of every ratio, left such a
+ratio unsettled after 40 exact answers (L1 0.0023 where 0.002 was the goal). Every question is
 a chord question (see :mod:`~tradeoff.elicitation.bisection`) whose exact threshold t says
 "m_i > t" or "m_i < t". As in probabilistic bisection (Horstein 1963; Waeber, Frazier &
 Henderson 2013) an answer is believed with probability 1 − p: the posterior on the answer's side is
@@ -84,6 +84,13 @@ QUESTION_QUANTILES = (0.5, 0.25, 0.75, 0.1, 0.9, 0.03, 0.97)
 QUESTIONS_PER_RATIO = 12
 #: The most times one pair of options is shown in a session (a repeat counts).
 MAX_SHOWS = 2
+#: With ``precision = "natural"``, the share of the prior that is flat over natural-unit
+#: weights (the rest is flat over swing weights). Measured on exact answers at 40 questions:
+#: 0 leaves a truth drawn over natural weights at L1 0.0023 (a ratio unsettled), 1 (natural
+#: only) triples the median error of truths drawn over swing weights on paper-k3-two-costs-
+#: reward (0.0037 → 0.0108); 0.2 gives at most 0.0016 on the first (benchmarks/results/
+#: first_weight.md) and 0.0032 on the second (benchmarks/results/trace.md).
+NATURAL_PRIOR_SHARE = 0.2
 #: Weight of the weights' expected error beside the expected regret when questions aim at
 #: the decision (it only breaks ties between questions that settle the pick equally).
 DECISION_TIE_BREAK = 1e-3
@@ -284,12 +291,16 @@ class ProbabilisticStrategy:
 
     def _log_prior(self) -> FloatArray:
         """Log prior mass of every grid cell, per ratio: flat over swing weights (m' = σ(ℓ)
-        uniform), or, with ``precision = "natural"``, flat over natural-unit weights
-        (m = σ(ℓ + shift) uniform: the scale in which paper 004 draws and scores weights)."""
+        uniform), or, with ``precision = "natural"``, the mixture NATURAL_PRIOR_SHARE × flat
+        over natural-unit weights (m = σ(ℓ + shift) uniform: the scale in which paper 004
+        draws and scores weights) + the rest × flat over swing weights."""
         if self.spec.precision != "natural":
             return np.broadcast_to(_LOG_PRIOR, (self.n_ratios, GRID_POINTS))
         m = _sigmoid(_CENTRES[None, :] + self.shifts[:, None])
-        out: FloatArray = np.log(np.maximum(m * (1 - m), 1e-300))
+        natural = m * (1 - m)
+        swing = np.exp(_LOG_PRIOR)[None, :]
+        share = NATURAL_PRIOR_SHARE
+        out: FloatArray = np.log(np.maximum(share * natural + (1 - share) * swing, 1e-300))
         return out
 
     def posterior(self, state: ProbabilisticState) -> Posterior:

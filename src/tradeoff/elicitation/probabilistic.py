@@ -88,8 +88,9 @@ MAX_SHOWS = 2
 #: weights (the rest is flat over swing weights). Measured on exact answers at 40 questions:
 #: 0 leaves a truth drawn over natural weights at L1 0.0023 (a ratio unsettled), 1 (natural
 #: only) triples the median error of truths drawn over swing weights on paper-k3-two-costs-
-#: reward (0.0037 → 0.0108); 0.2 gives at most 0.0016 on the first (benchmarks/results/
-#: first_weight.md) and 0.0032 on the second (benchmarks/results/trace.md).
+#: reward (0.0037 → 0.0108); 0.2 gives at most 0.0015 on the first (benchmarks/results/
+#: first_weight.md) and 0.0032 on the second, 0.0046 (was 0.0033) on paper-k3-cost-two-
+#: rewards (benchmarks/results/trace.md).
 NATURAL_PRIOR_SHARE = 0.2
 #: Weight of the weights' expected error beside the expected regret when questions aim at
 #: the decision (it only breaks ties between questions that settle the pick equally).

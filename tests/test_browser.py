@@ -49,26 +49,21 @@ def wait_until(check, timeout: float = 60.0) -> None:  # type: ignore[no-untyped
     raise AssertionError("timed out")
 
 
+def serve(cwd: Path, *args: str) -> subprocess.Popen[bytes]:
+    """``tradeoff serve ARGS`` in the background, its output kept for a failing test."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "tradeoff", "serve", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        cwd=cwd,
+    )
+
+
 def test_serve_in_headless_chromium(tmp_path: Path) -> None:
     scenario = small_scenario_file(tmp_path)
     sessions = tmp_path / "sessions"
     port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tradeoff",
-            "serve",
-            str(scenario),
-            "--port",
-            str(port),
-            "--sessions-dir",
-            str(sessions),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        cwd=tmp_path,
-    )
+    server = serve(tmp_path, str(scenario), "--port", str(port), "--sessions-dir", str(sessions))
     OUTPUT.mkdir(exist_ok=True)
     try:
 
@@ -128,21 +123,7 @@ def test_a_study_code_in_headless_chromium_opens_only_its_own_session(tmp_path: 
 
     study, codes = create_study(small_scenario_file(tmp_path), ["p01", "p02"], tmp_path / "s")
     port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tradeoff",
-            "serve",
-            "--study",
-            str(study.path),
-            "--port",
-            f"{port}",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        cwd=tmp_path,
-    )
+    server = serve(tmp_path, "--study", str(study.path), "--port", str(port))
     OUTPUT.mkdir(exist_ok=True)
 
     def sessions(who: str = "*") -> list[Path]:
@@ -204,12 +185,7 @@ def test_websocket_from_another_origin_is_refused(tmp_path: Path) -> None:
     scenario = small_scenario_file(tmp_path)
     port = free_port()
     options = ["--port", str(port), "--sessions-dir", str(tmp_path / "sessions")]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tradeoff", "serve", str(scenario), *options],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        cwd=tmp_path,
-    )
+    server = serve(tmp_path, str(scenario), *options)
 
     async def status(origin: str) -> int:
         async with aiohttp.ClientSession() as client:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -96,6 +97,15 @@ class Pool:
     def minimisation(self) -> FloatArray:
         """Values turned into objectives to minimise (maximised columns negated)."""
         out: FloatArray = np.where(self.maximise, -self.values, self.values)
+        return out
+
+    @cached_property
+    def rank_cdf(self) -> FloatArray:
+        """COPA's û of every model and objective (computed once per pool; read-only)."""
+        from tradeoff.copa import rank_cdf
+
+        out = rank_cdf(self.minimisation())
+        out.setflags(write=False)
         return out
 
     def mask(self, expressions: Sequence[str]) -> NDArray[np.bool_]:

@@ -396,8 +396,10 @@ def _rank_pool(
     pareto_future: Future[NDArray[np.bool_]],
     reference: FloatArray | None = None,
 ) -> RankOutcome:
-    phi, warnings = copa.normalise(y, method, pool.maximise, reference)
-    u = phi if method == "copa" else copa.rank_cdf(y)
+    u = pool.rank_cdf
+    phi, warnings = (
+        (u, ()) if method == "copa" else copa.normalise(y, method, pool.maximise, reference)
+    )
     selectable = pool.mask(constraints) if constraints else np.ones(pool.n, dtype=bool)
     if not selectable.any():
         raise InputError.single(
@@ -644,12 +646,12 @@ def omega_for_metric(
     """
     c = np.asarray(coefficients, dtype=np.float64)
     selectable = np.ones(pool.n, dtype=bool) if selectable is None else selectable
-    u = copa.rank_cdf(pool.minimisation())
+    u = pool.rank_cdf
     psi = pool.values @ c if psi is None else np.asarray(psi, dtype=np.float64)
-    rows = np.flatnonzero(selectable)
-    top = float(psi[rows].max())
-    best: tuple[bool, float, int, FloatArray, str] | None = None
-    for i, mapping in enumerate(mappings):
+    top = float(psi[selectable].max())
+    chosen: tuple[float, ...] = tuple([1.0 / len(c)] * len(c))
+    name, best = "swing", (False, -math.inf)
+    for mapping in mappings:
         omega = _omega_of(mapping, u, psi, c, pool.values, selectable)
         if not omega.sum() > 0:
             continue
@@ -657,14 +659,10 @@ def omega_for_metric(
         s = copa.scores(u, omega, p)
         pick = int(copa.rank_by(u, s, selectable)[0])
         first = bool(psi[pick] >= top - 1e-12 * max(1.0, abs(top)))
-        tau = float(agreement(s, psi, selectable)["kendall_tau"])
-        key = (first, tau, -i, omega, mapping)
-        if best is None or (first, tau, -i) > best[:3]:
-            best = key
-    if best is None:
-        k = len(c)
-        return tuple([1.0 / k] * k), "swing"
-    return tuple(float(x) for x in best[3]), best[4]
+        score = (first, float(agreement(s, psi, selectable)["kendall_tau"]))
+        if score > best:  # strictly better: on a tie the earlier mapping stays
+            chosen, name, best = tuple(float(x) for x in omega), mapping, score
+    return chosen, name
 
 
 def omega_to_weights(

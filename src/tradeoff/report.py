@@ -46,8 +46,7 @@ def alpha_front_figure(selection: Selection, path: Path, alphas: int = 1000) -> 
     the average α that selects it (α on the first objective, the rest share 1 − α)."""
     plt = _plt()
     pool = selection.pool
-    y = pool.minimisation()
-    phi = copa.rank_cdf(y)
+    phi = pool.rank_cdf
     grid = np.linspace(0, 1, alphas)
     picks = copa.sweep(phi, [0], grid, math.inf)
     xi, yi = (2, 0) if pool.values.shape[1] > 2 else (1, 0)

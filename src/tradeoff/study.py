@@ -320,7 +320,7 @@ class StudyStatus:
         """The newest complete session of every participant who has one."""
         out = []
         for pid in self.study.participants:
-            done = [p for p in iter_sessions(self.study.sessions_dir, pid) if _complete(p)]
+            done = [p for p in iter_sessions(self.study.sessions_dir, pid) if _facts(p).complete]
             if done:
                 out.append(max(done, key=lambda p: p.stat().st_mtime))
         return out
@@ -337,18 +337,41 @@ class StudyStatus:
         }
 
 
-def _complete(path: Path) -> bool:
-    from tradeoff.session import read_session
+@dataclass(frozen=True)
+class _Facts:
+    complete: bool
+    answers: int
+    flagged: bool
+    problem: str = ""
 
-    try:
-        return read_session(path).finished
-    except InputError:
-        return False
+
+#: What each session file says, by (path, modification time, size): a live view refreshing
+#: every few seconds replays a file once per change, not once per refresh.
+_FACTS: dict[tuple[str, int, int], _Facts] = {}
+
+
+def _facts(path: Path) -> _Facts:
+    st = path.stat()
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    cached = _FACTS.get(key)
+    if cached is None:
+        try:
+            summary = summarise(path)
+        except InputError as exc:
+            cached = _Facts(False, 0, False, f"unreadable: {exc.problems[0].problem}")
+        else:
+            flagged = summary.consistency is not None and summary.consistency.flagged
+            cached = _Facts(summary.log.finished, summary.answers, flagged)
+        if len(_FACTS) > 4096:
+            _FACTS.clear()
+        _FACTS[key] = cached
+    return cached
 
 
 def study_status(study: Study) -> StudyStatus:
-    """Per participant: sessions, answers of the newest, complete or not, last activity,
-    the consistency flag; a session that cannot be read is named, never hidden."""
+    """Per participant: sessions, answers of the newest, complete or not (any session),
+    last activity, the consistency flag; a session that cannot be read is named, never
+    hidden."""
     rows = []
     for pid in study.participants:
         files = list(iter_sessions(study.sessions_dir, pid))
@@ -357,16 +380,11 @@ def study_status(study: Study) -> StudyStatus:
             continue
         newest = max(files, key=lambda p: p.stat().st_mtime)
         when = datetime.fromtimestamp(newest.stat().st_mtime, UTC).isoformat(timespec="seconds")
-        try:
-            summary = summarise(newest)
-        except InputError as exc:
-            rows.append(
-                ParticipantStatus(
-                    pid, len(files), 0, False, when, False, f"unreadable: {exc.problems[0].problem}"
-                )
+        facts = _facts(newest)
+        complete = any(_facts(p).complete for p in files)
+        rows.append(
+            ParticipantStatus(
+                pid, len(files), facts.answers, complete, when, facts.flagged, facts.problem
             )
-            continue
-        flagged = summary.consistency is not None and summary.consistency.flagged
-        complete = summary.log.finished or any(_complete(p) for p in files)
-        rows.append(ParticipantStatus(pid, len(files), summary.answers, complete, when, flagged))
+        )
     return StudyStatus(study, tuple(rows))

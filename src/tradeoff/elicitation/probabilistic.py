@@ -243,6 +243,8 @@ class ProbabilisticStrategy:
     _questions: dict[ProbabilisticState, Query | None] = field(
         default_factory=dict, compare=False, repr=False
     )
+    #: Log prior mass of every grid cell per ratio (:meth:`_log_prior`, built once).
+    _prior: FloatArray = field(init=False, compare=False, repr=False)
     #: The candidate models' statistics in the metric's terms (one row each, see
     #: :func:`tradeoff.ranking.metric_vectors`), when questions aim at the decision.
     candidates: FloatArray | None = field(default=None, compare=False, repr=False)
@@ -250,6 +252,7 @@ class ProbabilisticStrategy:
     def __post_init__(self) -> None:
         if self.candidates is not None:
             object.__setattr__(self, "candidates", _non_dominated(self.candidates))
+        object.__setattr__(self, "_prior", self._log_prior())
 
     @property
     def aims_at_decision(self) -> bool:
@@ -331,7 +334,7 @@ class ProbabilisticStrategy:
         log_p = np.log(ERROR_GRID)[:, None, None]
         log_q = np.log1p(-ERROR_GRID)[:, None, None]
         # (errors, ratios, grid) unnormalised log posterior
-        logpost = self._log_prior() + log_ind + agree * log_q + disagree * log_p
+        logpost = self._prior + log_ind + agree * log_q + disagree * log_p
         for ratio, cell, share in split:
             # Exact likelihood of a cell the threshold cuts: ℓ uniform within the cell.
             logpost[:, ratio, cell] += np.log(share * (1 - ERROR_GRID) + (1 - share) * ERROR_GRID)

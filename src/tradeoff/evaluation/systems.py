@@ -107,7 +107,7 @@ def compare_systems(
     if r is not None:
         check_reference(pool.source, y, r)
     groups = {n: y[idx] for n, idx in systems.items()}
-    _, used = indicators(groups, ref=r, sigma=sigma)
+    used = reference_point(y) if r is None else r
     back = to_minimisation(np.asarray([used]), pool.maximise)[0]
     inside = np.vstack((pool.values, back[None, :]))
     unit = bool(((inside >= 0) & (inside <= 1)).all())
@@ -119,7 +119,7 @@ def compare_systems(
             "so raw HV is not on the radar's [0, 1] scale (its axis is capped at 1); "
             "--hv-scale box divides HV by the ideal-to-reference box instead.",
         )
-    rows, _ = indicators(groups, ref=used, sigma=sigma, hv_scale=scale)
+    rows, _ = indicators(groups, ref=used, sigma=sigma, hv_scale=scale)  # the same reference
     warnings = notes + tuple(
         f"{row.excluded} solution(s) of {row.name} do not dominate the reference point and add "
         "nothing to its hypervolume"

@@ -27,7 +27,7 @@ from tradeoff.tui import make_app
 from tradeoff.tui.app import QuestionScreen, StudyStartScreen
 
 from .conftest import ROOT, small_scenario_file
-from .test_tui import wait_for
+from .test_tui import click_start, wait_for
 
 SIZE = (100, 32)
 
@@ -68,7 +68,7 @@ def test_wrong_codes_wait_longer_each_time() -> None:
 async def _enter(pilot: Any, code: str) -> None:
     field = pilot.app.screen.query_one("#code", Input)
     field.value = code
-    await pilot.click("#start")
+    await click_start(pilot)
     for _ in range(200):
         await pilot.pause(0.05)
         if (

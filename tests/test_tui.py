@@ -41,9 +41,17 @@ async def wait_for(pilot: Pilot[Any], cls: type, timeout: float = 20.0) -> None:
     raise AssertionError(f"{cls.__name__} did not appear; screen is {pilot.app.screen}")
 
 
+async def click_start(pilot: Pilot[Any]) -> None:
+    """Click the start screen's Start button, scrolled into view first (at 80×24 it sits
+    below the description, and a click outside the visible region lands elsewhere)."""
+    pilot.app.screen.query_one("#start").scroll_visible(animate=False)
+    await pilot.pause()
+    await pilot.click("#start")
+
+
 async def start(pilot: Pilot[Any]) -> QuestionScreen:
     await wait_for(pilot, StartScreen)
-    await pilot.click("#start")
+    await click_start(pilot)
     await wait_for(pilot, QuestionScreen)
     screen = pilot.app.screen
     assert isinstance(screen, QuestionScreen)
@@ -173,7 +181,7 @@ async def test_bad_participant_id_is_explained(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, StartScreen)
         pilot.app.screen.query_one("#participant", Input).value = "../evil"
-        await pilot.click("#start")
+        await click_start(pilot)
         await pilot.pause()
         assert isinstance(pilot.app.screen, StartScreen)
         error = str(pilot.app.screen.query_one("#start-error").render())
@@ -382,7 +390,7 @@ async def test_starting_again_from_scratch_keeps_the_unfinished_session(tmp_path
     again = app_for(tmp_path)
     async with again.run_test(size=SIZE) as pilot:
         await wait_for(pilot, StartScreen)
-        await pilot.click("#start")
+        await click_start(pilot)
         await wait_for(pilot, ConfirmScreen)
         await pilot.click("#no")
         await wait_for(pilot, QuestionScreen)

@@ -19,7 +19,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import brentq
 
 from tradeoff.population import Population
 from tradeoff.scenario import AttributeSpec, Scenario
@@ -313,6 +312,8 @@ class QuerySpace:
         if g(lo_x) >= 0:
             m2 = sig(lo_x)
         else:
+            from scipy.optimize import brentq  # only here: scipy.optimize is slow to import
+
             m2 = sig(float(brentq(g, lo_x, hi_x, xtol=eps, rtol=4 * np.finfo(float).eps)))
             # Brent stops on either side of a step: keep the side at or above the target.
             if threshold(m1, m2) < t:

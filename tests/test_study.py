@@ -138,6 +138,8 @@ def test_status_and_report_after_simulated_answers(
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "codes written to" in out
+    assert "tables are prepared in" in out  # every participant's app maps them
+    assert len(list((tmp_path / "s" / "cache").glob("population-*/pair-0-1-rho.npy"))) == 1
     lines = codes.read_text().splitlines()
     assert lines[0] == "participant,access_code" and len(lines) == 4
     assert lines[1].split(",")[1] not in out  # the codes went to the file, not the screen

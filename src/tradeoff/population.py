@@ -55,9 +55,25 @@ class Population:
     _pairs: dict[tuple[int, int], tuple[FloatArray, FloatArray, FloatArray]] = field(
         default_factory=dict, repr=False
     )
+    _priors: FloatArray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.eta.setflags(write=False)
+
+    @classmethod
+    def prepared(
+        cls,
+        eta: FloatArray,
+        *,
+        priors: FloatArray,
+        pairs: dict[tuple[int, int], tuple[FloatArray, FloatArray, FloatArray]],
+    ) -> Population:
+        """A population whose priors and sorted pair tables were computed before (for
+        example memory-mapped from :mod:`tradeoff.cache`): reading them touches none of
+        ``eta``."""
+        priors = np.array(priors, dtype=np.float64)
+        priors.setflags(write=False)
+        return cls(eta, dict(pairs), priors)
 
     @property
     def n(self) -> int:
@@ -70,11 +86,14 @@ class Population:
     @property
     def priors(self) -> FloatArray:
         """ζ_i = P(Y = i) = E[η_i(X)]."""
+        if self._priors is not None:
+            return self._priors
         priors: FloatArray = self.eta.mean(axis=0)
         return priors
 
-    def _pair(self, i: int, j: int) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """Sorted ratios ρ = η_j/η_i and prefix sums of η_i, η_j in that order (cached)."""
+    def pair_tables(self, i: int, j: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Sorted ratios ρ = η_j/η_i and prefix sums of η_i, η_j in that order (cached):
+        the RBO classifier for any m is one binary search in them."""
         key = (i, j)
         if key not in self._pairs:
             ei, ej = self.eta[:, i], self.eta[:, j]
@@ -107,7 +126,7 @@ class Population:
         """
         if not 0.0 <= m <= 1.0:
             raise ValueError(f"m must lie in [0, 1], got {m}")
-        rho, cs_i, cs_j = self._pair(i, j)
+        rho, cs_i, cs_j = self.pair_tables(i, j)
         t = np.inf if m == 1.0 else m / (1.0 - m)
         cut = int(np.searchsorted(rho, t, side="right"))
         n = self.n

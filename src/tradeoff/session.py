@@ -701,11 +701,14 @@ class Recorder:
         *,
         spec: ElicitationSpec | None = None,
         seed: int = 0,
+        cache_dir: str | Path | None = None,
     ) -> Recorder:
         """Create a new session file and write its header.
 
         ``spec`` defaults to the scenario's ``[elicitation]``; the header records the
         strategy and budget it sets, which is what a replay needs besides the scenario.
+        With ``cache_dir``, the population, its sorted tables and the pool's models are
+        memory-mapped from there (:mod:`tradeoff.cache`; built there first if missing).
         """
         check_participant(participant)
         folder = check_sessions_dir(sessions_dir) / participant
@@ -715,13 +718,12 @@ class Recorder:
             raise InputError.single(
                 folder, "", f"cannot hold sessions ({exc.strerror})", "choose another folder."
             ) from None
-        from tradeoff.population import scenario_population
-        from tradeoff.selection import decision_candidates
+        from tradeoff.cache import cached_candidates, cached_population
 
-        population = scenario_population(loaded.scenario)
+        population = cached_population(loaded.scenario, cache_dir)
         stop = (spec or loaded.scenario.elicitation).stop
-        candidates = decision_candidates(
-            loaded.scenario, Path(loaded.path).parent, population.priors.tolist(), stop
+        candidates = cached_candidates(
+            loaded.scenario, Path(loaded.path).parent, population.priors.tolist(), stop, cache_dir
         )
         engine = Engine(
             loaded.scenario, spec, seed=seed, population=population, candidates=candidates
@@ -763,12 +765,14 @@ class Recorder:
         current: LoadedScenario | None = None,
         use_embedded: bool = False,
         log: SessionLog | None = None,
+        cache_dir: str | Path | None = None,
     ) -> Recorder:
         """Continue a session: replay its events and reopen the file for appending.
 
         If ``current`` (the scenario file as it is now) differs from the embedded copy, the
         session is refused unless ``use_embedded`` is set. ``log`` is the file as already
         read (it is read here otherwise); the file is locked before anything is appended.
+        ``cache_dir`` is as for :meth:`start`.
         """
         p = Path(path)
         log = log if log is not None else read_session(p)
@@ -801,7 +805,12 @@ class Recorder:
             ) from None
         cls._lock(fd, p)
         try:
-            engine = replay(log)
+            population = None
+            if cache_dir is not None:
+                from tradeoff.cache import cached_population
+
+                population = cached_population(log.header.scenario, cache_dir)
+            engine = replay(log, population=population)
         except BaseException:
             os.close(fd)
             raise

@@ -93,6 +93,12 @@ class Study:
     def sessions_dir(self) -> Path:
         return self.path / "sessions"
 
+    @property
+    def cache_dir(self) -> Path:
+        """Where the population, its sorted tables and the pool's models are kept for every
+        participant's process to memory-map (:mod:`tradeoff.cache`)."""
+        return self.path / "cache"
+
     def participant_for(self, code: str) -> str | None:
         """The participant whose code this is, or ``None`` (every entry is compared, in
         constant time, so the answer's timing says nothing about which ids exist)."""
@@ -168,8 +174,8 @@ def create_study(
         raise InputError.single("participants", "", "need distinct ids.", "give each id once.")
     for pid in participants:
         check_participant(pid)
-    dest.mkdir(parents=True, exist_ok=True)
-    for rel in _referenced(src):
+    referenced = _referenced(src)
+    for rel in referenced:
         if Path(rel).is_absolute() or ".." in Path(rel).parts:
             raise InputError.single(
                 src,
@@ -177,6 +183,16 @@ def create_study(
                 f"{rel!r} is outside the scenario's folder.",
                 "give paths relative to the scenario file, below its folder.",
             )
+        if not (src.parent / rel).is_file():
+            raise InputError.single(
+                src,
+                "path",
+                f"names {rel!r}, which is not a file in {src.parent}.",
+                "put the file there or correct the path; a study copies every file its "
+                "scenario names.",
+            )
+    dest.mkdir(parents=True, exist_ok=True)
+    for rel in referenced:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src.parent / rel, target)
@@ -204,7 +220,30 @@ def create_study(
     tmp = dest / (STUDY_FILE + ".tmp")
     tmp.write_text(json.dumps(document, indent=2) + "\n")
     tmp.replace(dest / STUDY_FILE)
+    prepare_cache(study)
     return study, codes
+
+
+def prepare_cache(study: Study) -> int:
+    """Build what every participant's process would otherwise rebuild (the population,
+    its sorted tables, the pool's models) in the study's ``cache/`` folder, so each process
+    memory-maps them (:mod:`tradeoff.cache`). Returns the folder's size in bytes.
+
+    A participant's process builds a missing entry itself, so a deleted cache only costs
+    time.
+    """
+    from tradeoff.cache import cached_candidates, cached_population
+
+    scenario = load_scenario(study.scenario_path).scenario
+    population = cached_population(scenario, study.cache_dir)
+    cached_candidates(
+        scenario,
+        study.path,
+        population.priors.tolist(),
+        scenario.elicitation.stop,
+        study.cache_dir,
+    )
+    return sum(f.stat().st_size for f in study.cache_dir.rglob("*") if f.is_file())
 
 
 def load_study(folder: str | Path) -> Study:

@@ -58,9 +58,11 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             data["codes_file"] = str(codes_file)
         emit(data)
         return 0
+    cache_mb = sum(f.stat().st_size for f in study.cache_dir.rglob("*") if f.is_file()) / 1e6
     lines = [
         f"study made in {study.path} for {len(codes)} participants "
-        f"(scenario sha256 {study.scenario_sha256[:12]})."
+        f"(scenario sha256 {study.scenario_sha256[:12]}).",
+        f"The questions' tables are prepared in {study.cache_dir} ({cache_mb:.0f} MB).",
     ]
     if codes_file is not None:
         lines.append(f"access codes written to {codes_file}; hand each participant their own.")

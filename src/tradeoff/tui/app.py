@@ -76,6 +76,8 @@ class Settings:
     #: A study: the start screen asks for an access code, which opens that participant's
     #: own session and nothing else (:mod:`tradeoff.study`).
     study: Study | None = None
+    #: Where populations and pool tables are memory-mapped from (:mod:`tradeoff.cache`).
+    cache_dir: Path | None = None
 
 
 # --------------------------------------------------------------------------------------
@@ -894,6 +896,7 @@ class TradeoffApp(App[None]):
                 self.settings.sessions_dir,
                 spec=self.settings.overrides.apply(loaded.scenario.elicitation),
                 seed=self.settings.seed,
+                cache_dir=self.settings.cache_dir,
             )
         )
 
@@ -917,7 +920,11 @@ class TradeoffApp(App[None]):
             def decided(use: bool | None) -> None:
                 if use:
                     self.push_screen(LoadingScreen())
-                    self._open(lambda: Recorder.resume(path, use_embedded=True, log=log))
+                    self._open(
+                        lambda: Recorder.resume(
+                            path, use_embedded=True, log=log, cache_dir=self.settings.cache_dir
+                        )
+                    )
                 elif self.settings.resume is not None:
                     self.exit(message="Not resumed: the scenario file has changed.", return_code=2)
 
@@ -932,7 +939,11 @@ class TradeoffApp(App[None]):
             )
             return
         self.push_screen(LoadingScreen())
-        self._open(lambda: Recorder.resume(path, current=current, log=log))
+        self._open(
+            lambda: Recorder.resume(
+                path, current=current, log=log, cache_dir=self.settings.cache_dir
+            )
+        )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="open")
     def _open(self, make: Any) -> None:
@@ -992,5 +1003,6 @@ def make_app(
             overrides=overrides or SpecOverrides(),
             seed=seed,
             study=study,
+            cache_dir=None if study is None else study.cache_dir,
         )
     )

@@ -10,13 +10,20 @@ with ``allow_origins``.
 from __future__ import annotations
 
 import ipaddress
+import os
 import shlex
+import shutil
+import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from aiohttp import web
 from textual_serve.server import Server
+
+from tradeoff.tui.forkserver import WEB_ENVIRONMENT
 
 
 def served_origins(host: str, port: int) -> set[str]:
@@ -65,10 +72,18 @@ def serve(
     study: Path | None = None,
 ) -> None:
     """Run the web server until interrupted; every connection runs ``tradeoff elicit``
-    (with ``study``: ``tradeoff elicit --study DIR``, which asks for an access code)."""
+    (with ``study``: the study's app, which asks for an access code, forked from a prepared
+    process by :mod:`tradeoff.tui.forkserver`; the prepared process and its socket's
+    folder are removed when the server stops)."""
+    runtime: Path | None = None
+    forks: subprocess.Popen[bytes] | None = None
     if study is not None:
+        runtime, forks = _start_forkserver(study)
         python = shlex.quote(sys.executable)
-        command = f"{python} -m tradeoff elicit --study {shlex.quote(str(study))}"
+        command = (
+            f"{python} -m tradeoff.spawn {shlex.quote(str(runtime / SOCKET))} "
+            f"{shlex.quote(str(study))}"
+        )
     else:
         command = (
             f"{shlex.quote(sys.executable)} -m tradeoff elicit {shlex.quote(str(scenario))} "
@@ -83,4 +98,38 @@ def serve(
             "participants' answers over plain HTTP.",
             file=sys.stderr,
         )
-    GuardedServer(command, host=host, port=port, origins=origins).serve()
+    try:
+        GuardedServer(command, host=host, port=port, origins=origins).serve()
+    finally:
+        if forks is not None:
+            forks.terminate()
+            forks.wait(timeout=10)
+        if runtime is not None:
+            shutil.rmtree(runtime, ignore_errors=True)
+
+
+SOCKET = "participants.sock"
+
+
+def _start_forkserver(study: Path) -> tuple[Path, subprocess.Popen[bytes] | None]:
+    """Start the study's prepared process (:mod:`tradeoff.tui.forkserver`) and wait until it
+    listens; ``None`` if it did not start in 60 s (each participant's process then starts
+    the ordinary way, as :mod:`tradeoff.spawn` falls back to)."""
+    runtime = Path(tempfile.mkdtemp(prefix="tradeoff-serve-"))  # mode 0700
+    env = dict(os.environ) | WEB_ENVIRONMENT
+    forks = subprocess.Popen(
+        [sys.executable, "-m", "tradeoff.tui.forkserver", str(study), str(runtime / SOCKET)],
+        env=env,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and forks.poll() is None:
+        if (runtime / SOCKET).exists():
+            return runtime, forks
+        time.sleep(0.05)
+    forks.kill()
+    forks.wait()
+    print(
+        "warning: participants' apps will start slowly (the prepared process failed).",
+        file=sys.stderr,
+    )
+    return runtime, None

@@ -165,3 +165,12 @@ print(sorted({{m.split(".")[0] for m in sys.modules}} & {{"scipy", "pandas", "ma
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_a_missing_probability_file_is_reported_as_without_the_cache(tmp_path: Path) -> None:
+    sc = load_scenario(ROOT / "scenarios" / "breast-cancer-triage-real.toml").scenario
+    gone = sc.model_copy(
+        update={"population": sc.population.model_copy(update={"path": str(tmp_path / "x.csv")})}
+    )
+    with pytest.raises(InputError, match=r"x\.csv"):
+        cached_population(gone, tmp_path / "cache")

@@ -159,7 +159,11 @@ def cached_population(scenario: Scenario, folder: str | Path | None) -> Populati
     names = tuple(c.name for c in scenario.classes)
     if folder is None:
         return build_population(scenario.population, names)
-    entry = Path(folder) / f"population-{population_key(scenario)}"
+    try:
+        key = population_key(scenario)
+    except OSError:  # an unreadable probability file: reported as building it reports it
+        return build_population(scenario.population, names)
+    entry = Path(folder) / f"population-{key}"
     for _ in range(2):
         if entry.is_dir():
             try:

@@ -111,6 +111,7 @@ def serve_forks(study: str, path: Path) -> None:
         connection, _ = listener.accept()
         fds: list[int] = []
         try:
+            connection.settimeout(5)  # a client that sends nothing does not hold the others up
             message, fds, _, _ = socket.recv_fds(connection, 1024, 3)
             request = json.loads(message.decode() or "{}")
             if len(fds) != 3 or not isinstance(request, dict):

@@ -149,3 +149,49 @@ def test_a_terminal_size_from_the_socket_is_a_bounded_number(given: str, expecte
     from tradeoff.tui.forkserver import _size
 
     assert _size(given, 80) == expected
+
+
+def test_a_participant_who_closes_the_page_leaves_no_app_running(tmp_path: Path) -> None:
+    """A browser tab closed mid-question (no "q", the websocket just drops) ends the forked
+    app: the memory of participants who walked away is given back, and the answer already
+    given is in the file."""
+    study, codes = create_study(small_scenario_file(tmp_path), ["p01"], tmp_path / "s")
+    port = free_port()
+    server = serve(tmp_path, "--study", str(study.path), "--port", str(port))
+    try:
+        wait_until(lambda: _listening(port), 60)
+        (prepared,) = [
+            pid for pid in _children(server.pid) if "tradeoff.tui.forkserver" in _cmdline(pid)
+        ]
+
+        async def walk_away() -> list[int]:
+            text = ""
+            url = f"ws://127.0.0.1:{port}/ws?width=100&height=32"
+            async with (
+                aiohttp.ClientSession() as http,
+                http.ws_connect(url, headers={"Origin": f"http://127.0.0.1:{port}"}) as ws,
+            ):
+
+                async def until(mark: str) -> None:
+                    nonlocal text
+                    while mark not in text:
+                        msg = await asyncio.wait_for(ws.receive(), 60)
+                        assert msg.type == aiohttp.WSMsgType.BINARY, text[-500:]
+                        text += ESCAPES.sub("", msg.data.decode("utf-8", "replace"))
+
+                await until("access code")
+                await ws.send_str(json.dumps(["stdin", codes["p01"] + "\r"]))
+                await until("question 1 ·")
+                await ws.send_str(json.dumps(["stdin", "a"]))
+                await until("question 2 ·")
+                apps = _children(prepared)
+            return apps  # the websocket is closed here, with no "q"
+
+        apps = asyncio.run(walk_away())
+        assert apps, "no app was forked"
+        wait_until(lambda: not any(Path(f"/proc/{pid}").exists() for pid in apps), 30)
+        (path,) = study.sessions_dir.glob("p01/*.jsonl")
+        assert sum(e.type == "answer" for e in read_session(path).events) == 1
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=20)

@@ -33,6 +33,7 @@ import numpy as np
 
 from benchmarks._table import markdown, write
 from tradeoff.elicitation import Engine, truth_from_dirichlet
+from tradeoff.elicitation.base import swing_weights
 from tradeoff.metric import l1_error, normalise
 from tradeoff.oracles import Noise, SimulatedOracle
 from tradeoff.population import scenario_population
@@ -59,6 +60,7 @@ def _cell(args: tuple[str, str, int, int]) -> dict[str, Any]:
     noise = Noise.parse(person)
     spec = sc.elicitation.override(strategy="probabilistic", budget=max(CHECKPOINTS))
     l1: dict[int, list[float]] = {c: [] for c in CHECKPOINTS}
+    l1_swing: dict[int, list[float]] = {c: [] for c in CHECKPOINTS}
     covered: dict[int, list[bool]] = {c: [] for c in CHECKPOINTS}
     questions, repeats = [], []
     for child in np.random.SeedSequence(seed).spawn(runs):
@@ -78,10 +80,14 @@ def _cell(args: tuple[str, str, int, int]) -> dict[str, Any]:
         for c in CHECKPOINTS:
             r = results.get(c, final)  # stopped earlier: nothing left to ask
             l1[c].append(l1_error(r.weights, truth))
+            l1_swing[c].append(
+                l1_error(swing_weights(r.weights, spans), swing_weights(truth, spans))
+            )
             covered[c].extend(_covered(r.intervals, truth))
         questions.append(engine.answered)
         repeats.append(max(shown.values(), default=0))
     a, b = np.array(l1[30]), np.array(l1[40])
+    sa, sb = np.array(l1_swing[30]), np.array(l1_swing[40])
     return {
         "scenario": name,
         "person": person,
@@ -93,6 +99,9 @@ def _cell(args: tuple[str, str, int, int]) -> dict[str, Any]:
         "mean": (float(np.mean(a)), float(np.mean(b))),
         "asked_more": float(np.mean(np.array(questions) > min(CHECKPOINTS))),
         "not_worse": float(np.mean(b <= a)),
+        "worst": float(np.max(b - a)),
+        "swing_mean": (float(np.mean(sa)), float(np.mean(sb))),
+        "swing_not_worse": float(np.mean(sb <= sa)),
         "not_worse_tol": float(np.mean(b <= a + 0.001)),
         "coverage": {c: float(np.mean(covered[c])) for c in CHECKPOINTS},
     }
@@ -136,6 +145,9 @@ def main(runs: int, seed: int = 0, workers: int = 2) -> None:
             "L1 mean @30 → @40",
             "L1 @40 ≤ L1 @30",
             "L1 @40 ≤ L1 @30 + 0.001",
+            "largest increase",
+            "swing L1 mean @30 → @40",
+            "swing L1 @40 ≤ @30",
         ],
         [
             [
@@ -145,6 +157,9 @@ def main(runs: int, seed: int = 0, workers: int = 2) -> None:
                 f"{c['mean'][0]:.4f} → {c['mean'][1]:.4f}",
                 f"{c['not_worse']:.0%}",
                 f"{c['not_worse_tol']:.0%}",
+                f"{max(c['worst'], 0.0):.5f}",
+                f"{c['swing_mean'][0]:.4f} → {c['swing_mean'][1]:.4f}",
+                f"{c['swing_not_worse']:.0%}",
             ]
             for c in cells
         ],

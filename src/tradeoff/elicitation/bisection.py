@@ -61,6 +61,18 @@ SPREADS = (0.25, 0.5, 1.0, 2.0, 3.0)
 #: Shares of the ranges a trade question spans, tried in turn until it can be read: the
 #: middle 60% of both ranges, else all of them (an extreme trade-off).
 TRADE_SHARES = (0.6, 1.0)
+#: With a ``tolerance``, the shares of the ranges searched, nearest the usual 60% first,
+#: for a shown pair whose threshold lies closer to the target: rounding to what the screen
+#: shows (counts per 1,000, an attribute's format) moves a pair's threshold, and trades of
+#: different sizes round to different exchange rates, so a fine threshold is reached with
+#: numbers a person reads. Large trades first: a difference a person reads as too small to
+#: matter covers fewer exchange rates when the differences are large.
+FINE_SHARES = tuple(
+    sorted(
+        (round(0.4 + 0.01 * i, 2) for i in range(51)),
+        key=lambda s: (round(abs(s - 0.6), 2), -s),
+    )
+)
 #: Visibly different: recall differs by this much (40 per 1,000), or an attribute by this
 #: share of its range.
 VISIBLE = 0.04
@@ -75,7 +87,14 @@ def visible_difference(space: QuerySpace, a: ClassifierProfile, b: ClassifierPro
 
 
 def chord_query(
-    space: QuerySpace, other: int, m_target: float, *, seed: int, index: int, shown: bool = True
+    space: QuerySpace,
+    other: int,
+    m_target: float,
+    *,
+    seed: int,
+    index: int,
+    shown: bool = True,
+    tolerance: float | None = None,
 ) -> Query:
     """A chord question on class 1 against weight ``other`` with threshold at ``m_target``.
 
@@ -84,8 +103,10 @@ def chord_query(
     statistics, by as much of both ranges as the threshold allows, inside every
     ``recall_range``, then rounded as the screen shows them (:func:`as_shown`) with the
     threshold of the rounded options. Large differences keep the rounding's effect on the
-    threshold small, and the recorded threshold is exactly the one of what was shown. A
-    question a person still could not answer from the screen
+    threshold small, and the recorded threshold is exactly the one of what was shown. With
+    a ``tolerance`` (in logit m), a shown pair whose threshold misses the target by more is
+    replaced by the answerable one, among trades of ``FINE_SHARES`` of the ranges, whose
+    threshold lies closest to it. A question a person still could not answer from the screen
     (:func:`~tradeoff.presentation.unanswerable`) is returned as it is; the strategies skip
     it.
 
@@ -98,6 +119,8 @@ def chord_query(
             query = as_shown(space, space.trade(0, other, m_target, share))
             if unanswerable(space.scenario, query) is None:
                 break
+        if tolerance is not None:
+            query = _closer_trade(space, other, m_target, query, tolerance)
     else:
         for spread in SPREADS:
             m_lo, m_hi, exact = space.chord_pair(0, other, m_target, spread)
@@ -108,6 +131,35 @@ def chord_query(
     if show_reference_left(seed, index):
         return query
     return query.swapped()
+
+
+def _logit_distance(a: float, b: float) -> float:
+    a, b = (min(max(x, 1e-12), 1 - 1e-12) for x in (a, b))
+    return abs(math.log(a / (1 - a)) - math.log(b / (1 - b)))
+
+
+def _closer_trade(
+    space: QuerySpace, other: int, m_target: float, query: Query, tolerance: float
+) -> Query:
+    """``query``, or the answerable shown trade of ``FINE_SHARES`` whose threshold lies
+    closest to ``m_target`` when ``query``'s misses it by more than ``tolerance``."""
+
+    def miss(q: Query) -> float:
+        assert q.threshold is not None
+        return _logit_distance(q.threshold, m_target)
+
+    best = query if unanswerable(space.scenario, query) is None else None
+    if best is not None and miss(best) <= tolerance:
+        return best
+    for share in FINE_SHARES:
+        candidate = as_shown(space, space.trade(0, other, m_target, share))
+        if unanswerable(space.scenario, candidate) is not None:
+            continue
+        if best is None or miss(candidate) < miss(best):
+            best = candidate
+            if miss(best) <= tolerance:
+                break
+    return query if best is None else best
 
 
 def as_shown(space: QuerySpace, query: Query) -> Query:

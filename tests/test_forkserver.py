@@ -6,6 +6,7 @@ and a connection still gets an app when the prepared process is gone."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -13,13 +14,14 @@ import select
 import signal
 import subprocess
 import sys
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import aiohttp
 import pytest
 
 from tradeoff.session import read_session
-from tradeoff.study import create_study
+from tradeoff.study import Study, create_study
 from tradeoff.tui.forkserver import WEB_ENVIRONMENT
 
 from .conftest import ROOT, small_scenario_file
@@ -50,36 +52,61 @@ def _cmdline(pid: int) -> str:
         return fh.read().replace(b"\0", b" ").decode()
 
 
-async def _participant(port: int, code: str) -> str:
-    """Connect as a browser does, type ``code``, answer A once; returns the screen text."""
-    text = ""
+class _Browser:
+    """A websocket client speaking textual-serve's protocol, as a browser page does."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.text = ""
+
+    async def until(self, mark: str) -> None:
+        """Read the screen's updates until ``mark`` appears in them."""
+        while mark not in self.text:
+            msg = await asyncio.wait_for(self.ws.receive(), 60)
+            if msg.type == aiohttp.WSMsgType.BINARY:
+                self.text += ESCAPES.sub("", msg.data.decode("utf-8", "replace"))
+            elif msg.type != aiohttp.WSMsgType.TEXT:
+                raise AssertionError(f"connection ended before {mark!r}: {self.text[-500:]}")
+
+    async def type(self, keys: str) -> None:
+        await self.ws.send_str(json.dumps(["stdin", keys]))
+
+
+@contextlib.asynccontextmanager
+async def _browser(port: int) -> AsyncIterator[_Browser]:
     url = f"ws://127.0.0.1:{port}/ws?width=100&height=32"
     async with (
         aiohttp.ClientSession() as http,
         http.ws_connect(url, headers={"Origin": f"http://127.0.0.1:{port}"}) as ws,
     ):
+        yield _Browser(ws)
 
-        async def until(mark: str) -> None:
-            nonlocal text
-            while mark not in text:
-                msg = await asyncio.wait_for(ws.receive(), 60)
-                if msg.type == aiohttp.WSMsgType.BINARY:
-                    text += ESCAPES.sub("", msg.data.decode("utf-8", "replace"))
-                elif msg.type != aiohttp.WSMsgType.TEXT:
-                    raise AssertionError(f"connection ended before {mark!r}: {text[-500:]}")
 
-        await until("access code")
-        await ws.send_str(json.dumps(["stdin", code + "\r"]))
-        await until("question 1 ·")
-        await ws.send_str(json.dumps(["stdin", "a"]))
-        await until("question 2 ·")
-        await ws.send_str(json.dumps(["stdin", "q"]))
+async def _answer_once(page: _Browser, code: str) -> None:
+    """Type the access code and answer the first question with A."""
+    await page.until("access code")
+    await page.type(code + "\r")
+    await page.until("question 1 ·")
+    await page.type("a")
+    await page.until("question 2 ·")
+
+
+async def _participant(port: int, code: str) -> str:
+    """Connect as a browser does, type ``code``, answer A once, quit; returns the screen."""
+    async with _browser(port) as page:
+        await _answer_once(page, code)
+        await page.type("q")
         await asyncio.sleep(1)
-    return text
+    return page.text
 
 
-def test_participants_apps_are_forked_from_the_prepared_process(tmp_path: Path) -> None:
-    study, codes = create_study(small_scenario_file(tmp_path), ["p01", "p02"], tmp_path / "s")
+@contextlib.contextmanager
+def _serving(
+    tmp_path: Path, participants: list[str]
+) -> Iterator[tuple[Study, dict[str, str], int, int]]:
+    """A study served with ``tradeoff serve --study``: (study, codes, port, the prepared
+    process's pid); the server is stopped on leaving."""
+    study, codes = create_study(small_scenario_file(tmp_path), participants, tmp_path / "s")
     port = free_port()
     server = serve(tmp_path, "--study", str(study.path), "--port", str(port))
     try:
@@ -87,6 +114,14 @@ def test_participants_apps_are_forked_from_the_prepared_process(tmp_path: Path) 
         (prepared,) = [
             pid for pid in _children(server.pid) if "tradeoff.tui.forkserver" in _cmdline(pid)
         ]
+        yield study, codes, port, prepared
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=20)
+
+
+def test_participants_apps_are_forked_from_the_prepared_process(tmp_path: Path) -> None:
+    with _serving(tmp_path, ["p01", "p02"]) as (study, codes, port, prepared):
         runtime = Path(_cmdline(prepared).split()[-1]).parent
         assert runtime.stat().st_mode & 0o077 == 0  # the socket's folder is this user's only
         seen: list[int] = []
@@ -112,9 +147,6 @@ def test_participants_apps_are_forked_from_the_prepared_process(tmp_path: Path) 
             log = read_session(path)
             assert log.header.participant == who
             assert sum(e.type == "answer" for e in log.events) == 1
-    finally:
-        server.send_signal(signal.SIGINT)
-        server.wait(timeout=20)
     wait_until(lambda: not Path(f"/proc/{prepared}").exists(), 20)
     assert not runtime.exists()
 
@@ -155,35 +187,11 @@ def test_a_participant_who_closes_the_page_leaves_no_app_running(tmp_path: Path)
     """A browser tab closed mid-question (no "q", the websocket just drops) ends the forked
     app: the memory of participants who walked away is given back, and the answer already
     given is in the file."""
-    study, codes = create_study(small_scenario_file(tmp_path), ["p01"], tmp_path / "s")
-    port = free_port()
-    server = serve(tmp_path, "--study", str(study.path), "--port", str(port))
-    try:
-        wait_until(lambda: _listening(port), 60)
-        (prepared,) = [
-            pid for pid in _children(server.pid) if "tradeoff.tui.forkserver" in _cmdline(pid)
-        ]
+    with _serving(tmp_path, ["p01"]) as (study, codes, port, prepared):
 
         async def walk_away() -> list[int]:
-            text = ""
-            url = f"ws://127.0.0.1:{port}/ws?width=100&height=32"
-            async with (
-                aiohttp.ClientSession() as http,
-                http.ws_connect(url, headers={"Origin": f"http://127.0.0.1:{port}"}) as ws,
-            ):
-
-                async def until(mark: str) -> None:
-                    nonlocal text
-                    while mark not in text:
-                        msg = await asyncio.wait_for(ws.receive(), 60)
-                        assert msg.type == aiohttp.WSMsgType.BINARY, text[-500:]
-                        text += ESCAPES.sub("", msg.data.decode("utf-8", "replace"))
-
-                await until("access code")
-                await ws.send_str(json.dumps(["stdin", codes["p01"] + "\r"]))
-                await until("question 1 ·")
-                await ws.send_str(json.dumps(["stdin", "a"]))
-                await until("question 2 ·")
+            async with _browser(port) as page:
+                await _answer_once(page, codes["p01"])
                 apps = _children(prepared)
             return apps  # the websocket is closed here, with no "q"
 
@@ -192,6 +200,3 @@ def test_a_participant_who_closes_the_page_leaves_no_app_running(tmp_path: Path)
         wait_until(lambda: not any(Path(f"/proc/{pid}").exists() for pid in apps), 30)
         (path,) = study.sessions_dir.glob("p01/*.jsonl")
         assert sum(e.type == "answer" for e in read_session(path).events) == 1
-    finally:
-        server.send_signal(signal.SIGINT)
-        server.wait(timeout=20)

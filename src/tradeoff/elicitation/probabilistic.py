@@ -22,7 +22,7 @@ its posterior median.
   sides swapped, are evidence of errors). The ratio posteriors are the p-mixture.
 * **"Can't tell"** is information: the likelihood is 1 within ``INDIFFERENCE_BAND`` of the
   threshold in ℓ (a factor e^0.35 ≈ 1.4 in the weight ratio) and ``INDIFFERENCE_OUTSIDE``
-  elsewhere.
+  elsewhere. No later question on that ratio lies within ``UNSURE_GAP`` of it.
 * **Where to ask.** Candidate questions are every ratio at the posterior quantiles
   ``QUESTION_QUANTILES`` (the median first, as in probabilistic bisection). For each the
   engine computes the expected L1 error of the estimated weights after the answer (a
@@ -77,6 +77,9 @@ GRID_POINTS = 8192
 LOGIT_RANGE = 14.0
 INDIFFERENCE_BAND = 0.35
 INDIFFERENCE_OUTSIDE = 0.2
+#: No question is asked within this distance (in ℓ, half the band) of an exchange rate a
+#: person answered "can't tell": to them it is the same question in other numbers.
+UNSURE_GAP = INDIFFERENCE_BAND / 2
 ERROR_GRID = np.array(
     [0.002, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.13, 0.16, 0.2, 0.25, 0.3, 0.35, 0.42]
 )
@@ -596,6 +599,10 @@ class ProbabilisticStrategy:
         loss = self._expected_loss(state, post, candidates)
         shows = _shows(state)
         unsure = {r.shown for r in state.records if r.side == 0}
+        shifts = self.shifts
+        unsure_at = [
+            (r.ratio, _logit(r.threshold) - shifts[r.ratio]) for r in state.records if r.side == 0
+        ]
         for best in np.argsort(loss, kind="stable"):
             ratio, lt = candidates[int(best)]
             target = float(_sigmoid(lt + self.shifts[ratio]))
@@ -613,6 +620,10 @@ class ProbabilisticStrategy:
             key = question_key(self.space, query, self.shows_rounded)
             if key in unsure or shows.get(key, 0) >= MAX_SHOWS:
                 continue
+            assert query.threshold is not None
+            asked = _logit(query.threshold) - shifts[ratio]
+            if any(i == ratio and abs(asked - u) < UNSURE_GAP for i, u in unsure_at):
+                continue  # the same question in other numbers, to a person who couldn't tell
             return query
         return None  # nothing left that a person could tell apart
 

@@ -693,8 +693,9 @@ class ReviewScreen(Screen[None]):
             )
         if reason == "exhausted":
             return (
-                "The questions stopped early: the next ones would show options that read "
-                "the same on this screen."
+                "The questions stopped early: each one left would show options that read "
+                "the same on this screen, or ask again about a trade you could not tell "
+                "apart."
             )
         if reason == "precise":
             return "The questions stopped: your weights are known as precisely as planned."

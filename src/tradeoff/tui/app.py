@@ -636,8 +636,8 @@ class ReviewScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "confirm", "Confirm", id="confirm"),
-        Binding("m", "more", "10 more questions", id="more"),
-        Binding("u", "undo", "Undo last answer", id="review-undo"),
+        Binding("m", "more", "10 more", id="more"),
+        Binding("u", "undo", "Undo", id="review-undo"),
         Binding("question_mark", "help", "Help", id="review-help"),
         Binding("q", "quit_session", "Save & quit", id="review-quit"),
     ]

@@ -108,7 +108,7 @@ NATURAL_PRIOR_SHARE = 0.2
 #: the ratio's interquartile range in ℓ (:meth:`ProbabilisticStrategy._tolerance`). Without
 #: it (benchmarks/results/people.md, before and after): exact answers reached a median L1
 #: error of 0.0054 (breast-cancer-triage) and 0.0073 (glaucoma-screening) after 40
-#: questions, the same as after 30; with it, 0.0004 for both.
+#: questions, the same as after 30; with it, 0.0003 and 0.0004.
 AIM = 0.1
 #: Weight of the weights' expected error beside the expected regret when questions aim at
 #: the decision (it only breaks ties between questions that settle the pick equally).

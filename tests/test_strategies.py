@@ -421,13 +421,13 @@ def test_a_question_aimed_finely_shows_a_threshold_near_its_target(name: str) ->
     most), and never further than the usual trade's."""
     import math
 
-    from tradeoff.elicitation.base import scale_shift
+    from tradeoff.elicitation.base import logit, scale_shift
     from tradeoff.elicitation.bisection import chord_query
     from tradeoff.presentation import unanswerable
 
     def miss(threshold: float | None, target: float) -> float:
         assert threshold is not None
-        return abs(math.log(threshold / (1 - threshold)) - math.log(target / (1 - target)))
+        return abs(logit(threshold) - logit(target))
 
     sc = scenario(name)
     space = Engine(sc).space
@@ -435,7 +435,7 @@ def test_a_question_aimed_finely_shows_a_threshold_near_its_target(name: str) ->
     for other in range(1, space.n_weights):
         shift = scale_shift(space, other - 1)
         for u in np.linspace(0.2, 0.8, 31):  # the middle of the swing-scaled range
-            target = 1 / (1 + math.exp(-(math.log(u / (1 - u)) + shift)))
+            target = 1 / (1 + math.exp(-(logit(u) + shift)))
             usual = chord_query(space, other, target, seed=1, index=0)
             fine = chord_query(space, other, target, seed=1, index=0, tolerance=0.01)
             assert unanswerable(sc, fine) is None
@@ -477,9 +477,7 @@ def test_cant_tell_is_not_asked_again_in_other_numbers() -> None:
     person. Measured on the default scenario, a person answering "can't tell" every time:
     23 questions, then the questions stop (before: 26, most a few per 1,000 from one
     already answered)."""
-    import math
-
-    from tradeoff.elicitation.base import scale_shift
+    from tradeoff.elicitation.base import logit, scale_shift
     from tradeoff.elicitation.probabilistic import UNSURE_GAP
 
     sc = scenario("breast-cancer-triage")
@@ -488,7 +486,7 @@ def test_cant_tell_is_not_asked_again_in_other_numbers() -> None:
     while (q := engine.next_query()) is not None:
         assert q.threshold is not None
         ratio = q.pair[1] - 1
-        at = math.log(q.threshold / (1 - q.threshold)) - scale_shift(engine.space, ratio)
+        at = logit(q.threshold) - scale_shift(engine.space, ratio)
         assert all(abs(at - u) >= UNSURE_GAP for i, u in asked if i == ratio), (at, asked)
         asked.append((ratio, at))
         engine.answer(Choice.INDIFFERENT)

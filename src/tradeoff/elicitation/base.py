@@ -132,7 +132,7 @@ class Strategy(Protocol[S]):
         """The state before any answer."""
         ...
 
-    def query(self, state: S) -> Query | None:
+    def next_question(self, state: S) -> Query | None:
         """The next question in ``state``, or ``None`` when the strategy has stopped."""
         ...
 
@@ -143,7 +143,8 @@ class Strategy(Protocol[S]):
     @property
     def learns_from_any_question(self) -> bool:
         """Whether :meth:`update` learns from any question this space can ask, not only the
-        one :meth:`query` chose (then answers recorded by another version can be replayed)."""
+        one :meth:`next_question` chose (then answers recorded by another version can be
+        replayed)."""
         ...
 
     def result(self, state: S) -> ElicitationResult:
@@ -189,6 +190,16 @@ def scale_shift(space: QuerySpace, ratio: int) -> float:
     prior uniform in m' is what a flat Dirichlet over swing weights implies.
     """
     return math.log(space.spans[ratio + 1] / space.spans[0])
+
+
+def logit(m: float) -> float:
+    """log(m / (1 − m)), with m kept 1e-12 inside (0, 1).
+
+    >>> round(logit(0.5), 12), round(logit(0.75), 6)
+    (0.0, 1.098612)
+    """
+    m = min(max(m, 1e-12), 1 - 1e-12)
+    return math.log(m / (1 - m))
 
 
 def scaled_to_raw(space: QuerySpace, ratio: int, m_scaled: float) -> float:

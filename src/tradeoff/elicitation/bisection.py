@@ -23,6 +23,7 @@ import numpy as np
 from tradeoff.elicitation.base import (
     Choice,
     ElicitationResult,
+    logit,
     point_result,
     raw_to_scaled,
     scaled_to_raw,
@@ -133,11 +134,6 @@ def chord_query(
     return query.swapped()
 
 
-def _logit_distance(a: float, b: float) -> float:
-    a, b = (min(max(x, 1e-12), 1 - 1e-12) for x in (a, b))
-    return abs(math.log(a / (1 - a)) - math.log(b / (1 - b)))
-
-
 def _closer_trade(
     space: QuerySpace, other: int, m_target: float, query: Query, tolerance: float
 ) -> Query:
@@ -146,7 +142,7 @@ def _closer_trade(
 
     def miss(q: Query) -> float:
         assert q.threshold is not None
-        return _logit_distance(q.threshold, m_target)
+        return abs(logit(q.threshold) - logit(m_target))
 
     best = query if unanswerable(space.scenario, query) is None else None
     if best is not None and miss(best) <= tolerance:
@@ -242,7 +238,7 @@ class BisectionStrategy:
             out.append(swing if self.spec.precision == "swing" else natural)
         return out
 
-    def query(self, state: BisectionState) -> Query | None:
+    def next_question(self, state: BisectionState) -> Query | None:
         """The chord question at the middle of the interval of the ratio with the largest
         effect. A ratio answered "can't tell" is settled, and a ratio whose next question
         shows a pair of options already shown cannot be narrowed on this screen: both are
@@ -298,7 +294,7 @@ class BisectionStrategy:
         mids = [(lo + hi) / 2 for lo, hi in state.intervals]
         weights = weights_from_scaled(self.space, mids)
         return point_result(
-            self.name, self.space, weights, state.answered, self.query(state) is None
+            self.name, self.space, weights, state.answered, self.next_question(state) is None
         )
 
     def weight_draws(self, state: BisectionState) -> None:

@@ -133,7 +133,7 @@ class Engine:
     def next_query(self) -> Query | None:
         """The question to show now (the same one until it is answered), or ``None``."""
         if not self._pending_valid:
-            self._pending = self._strategy.query(self.state)
+            self._pending = self._strategy.next_question(self.state)
             self._pending_valid = True
         return self._pending
 

@@ -61,7 +61,7 @@ class PaperStrategy:
         a, b = state.low, state.high
         return a, (3 * a + b) / 4, (a + b) / 2, (a + 3 * b) / 4, b
 
-    def query(self, state: PaperState) -> Query | None:
+    def next_question(self, state: PaperState) -> Query | None:
         if state.target >= self.space.n_weights:
             return None
         if self.budget is not None and state.answered >= self.budget:
@@ -98,7 +98,7 @@ class PaperStrategy:
     def result(self, state: PaperState) -> ElicitationResult:
         weights = weights_from_ratios(self._current_mids(state))
         return point_result(
-            self.name, self.space, weights, state.answered, self.query(state) is None
+            self.name, self.space, weights, state.answered, self.next_question(state) is None
         )
 
     def halvings(self) -> int:

@@ -57,6 +57,7 @@ from numpy.typing import NDArray
 from tradeoff.elicitation.base import (
     Choice,
     ElicitationResult,
+    logit,
     scale_shift,
     swing_weights,
 )
@@ -198,11 +199,6 @@ def _log_prior() -> FloatArray:
 
 
 _LOG_PRIOR = _log_prior()
-
-
-def _logit(m: float) -> float:
-    m = min(max(m, 1e-12), 1 - 1e-12)
-    return math.log(m / (1 - m))
 
 
 def _weights_from_logits(logits: FloatArray, shifts: FloatArray) -> FloatArray:
@@ -353,7 +349,7 @@ class ProbabilisticStrategy:
         split: list[tuple[int, int, float]] = []
         shifts = self.shifts
         for rec in state.records:
-            lt = _logit(rec.threshold) - shifts[rec.ratio]
+            lt = logit(rec.threshold) - shifts[rec.ratio]
             if rec.side == 0:
                 inside = np.abs(_CENTRES - lt) < INDIFFERENCE_BAND
                 log_ind[rec.ratio] += np.where(inside, 0.0, math.log(INDIFFERENCE_OUTSIDE))
@@ -444,7 +440,7 @@ class ProbabilisticStrategy:
         records = state.records
         overall = (sum(r.side == 0 for r in records) + 0.5) / (state.answered + 10.0)
         asked_ratio = np.array([r.ratio for r in records], dtype=np.intp)
-        asked_at = np.array([_logit(r.threshold) - self.shifts[r.ratio] for r in records])
+        asked_at = np.array([logit(r.threshold) - self.shifts[r.ratio] for r in records])
         asked_unsure = np.array([r.side == 0 for r in records], dtype=np.float64)
         ratios = np.array([c[0] for c in candidates], dtype=np.intp)
         thresholds = np.array([c[1] for c in candidates], dtype=np.float64)
@@ -517,7 +513,7 @@ class ProbabilisticStrategy:
         asked = [
             (
                 state.records[i].ratio,
-                _logit(state.records[i].threshold) - shifts[state.records[i].ratio],
+                logit(state.records[i].threshold) - shifts[state.records[i].ratio],
             )
             for i in candidates
         ]
@@ -541,7 +537,7 @@ class ProbabilisticStrategy:
         "precise" (every interval narrower than ``target_width``) or "exhausted" (nothing
         left that a person could tell apart)."""
         reason = self._stop_before_choosing(state)
-        if reason is None and self.query(state) is None:
+        if reason is None and self.next_question(state) is None:
             return "exhausted"
         return reason
 
@@ -566,7 +562,7 @@ class ProbabilisticStrategy:
             return "precise"
         return None
 
-    def query(self, state: ProbabilisticState) -> Query | None:
+    def next_question(self, state: ProbabilisticState) -> Query | None:
         """The next question (cached per state), or ``None`` at the budget, at the target
         width, or when no question is left that a person could tell apart."""
         if state not in self._questions:
@@ -606,11 +602,11 @@ class ProbabilisticStrategy:
         unsure = {r.shown for r in state.records if r.side == 0}
         shifts = self.shifts
         unsure_at = [
-            (r.ratio, _logit(r.threshold) - shifts[r.ratio]) for r in state.records if r.side == 0
+            (r.ratio, logit(r.threshold) - shifts[r.ratio]) for r in state.records if r.side == 0
         ]
         for best in np.argsort(loss, kind="stable"):
             ratio, lt = candidates[int(best)]
-            target = float(_sigmoid(lt + self.shifts[ratio]))
+            target = float(_sigmoid(lt + shifts[ratio]))
             query = chord_query(
                 self.space,
                 ratio + 1,
@@ -626,7 +622,7 @@ class ProbabilisticStrategy:
             if key in unsure or shows.get(key, 0) >= MAX_SHOWS:
                 continue
             assert query.threshold is not None
-            asked = _logit(query.threshold) - shifts[ratio]
+            asked = logit(query.threshold) - shifts[ratio]
             if any(i == ratio and abs(asked - u) < UNSURE_GAP for i, u in unsure_at):
                 continue  # the same question in other numbers, to a person who couldn't tell
             return query
@@ -670,7 +666,7 @@ class ProbabilisticStrategy:
             names=self.space.names,
             weights=weights,
             answers=state.answered,
-            complete=self.query(state) is None,
+            complete=self.next_question(state) is None,
             intervals=_intervals(draws),
             error_rate_estimate=post.error_rate,
             swing_weights=swing_weights(weights, self.space.spans),

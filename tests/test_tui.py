@@ -466,3 +466,24 @@ async def test_result_screen_speaks_the_persons_language(tmp_path: Path) -> None
         assert jargon not in words + headers, jargon
     assert "malignant" in headers and "flagged" in headers
     assert cells[1].isdigit() and 800 <= int(cells[1]) <= 1000  # flagged per 1,000
+
+
+async def test_review_offers_no_more_questions_when_none_is_left(tmp_path: Path) -> None:
+    """A person who can't tell any trade apart reaches the review before the budget: it
+    says why, and neither the button nor the "m" key asks for 10 more (before, each press
+    wrote an extension and showed the same review again)."""
+    app = app_for(tmp_path, budget=40)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot)
+        while not isinstance(pilot.app.screen, ReviewScreen):
+            await pilot.press("equals_sign")
+            await pilot.pause()
+        assert screen.recorder.engine.answered < 40
+        review = pilot.app.screen
+        assert "could not tell" in str(review.query_one("#why-stopped").render())
+        assert not review.query("#more-button")
+        await pilot.press("m")
+        await pilot.pause()
+        assert pilot.app.screen is review
+    log = read_session(session_file(tmp_path))
+    assert not any(e.type == "extend" for e in log.events)

@@ -645,6 +645,10 @@ class ReviewScreen(Screen[None]):
     def __init__(self, recorder: Recorder) -> None:
         super().__init__()
         self.recorder = recorder
+        #: Whether more questions would bring any: not when none is left that the screen
+        #: could show ("exhausted") or the weights are as precise as planned. The screen is
+        #: left (popped) on undo or "10 more", so this holds while it is shown.
+        self.can_ask_more = recorder.engine.stop_reason() not in ("exhausted", "precise")
 
     def compose(self) -> ComposeResult:
         engine = self.recorder.engine
@@ -677,8 +681,13 @@ class ReviewScreen(Screen[None]):
             yield Static(self._consistency(), id="consistency")
             with Horizontal(id="review-buttons"):
                 yield Button("Confirm", id="confirm-button", variant="primary")
-                yield Button("Answer 10 more questions", id="more-button")
+                if self.can_ask_more:
+                    yield Button("Answer 10 more questions", id="more-button")
         yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide "10 more" from the footer (and ignore its key) when no question is left."""
+        return self.can_ask_more if action == "more" else True
 
     def _why_stopped(self) -> str:
         engine = self.recorder.engine

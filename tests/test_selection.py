@@ -252,7 +252,11 @@ def test_shipped_example_sessions_replay_and_select(capsys: pytest.CaptureFixtur
     for f in files:
         log = read_session(f)
         recorded = next(e for e in log.events if e.type == "result")
-        assert list(replay(log).result().weights) == pytest.approx(recorded.weights, abs=0)
+        # Recorded by another build of numpy: the same to the last few bits (a session
+        # recorded and replayed by one build is compared bit for bit in test_strategies).
+        assert list(replay(log).result().weights) == pytest.approx(
+            recorded.weights, rel=1e-12, abs=1e-15
+        )
         assert log.warnings == []
     args = ["select", str(POOL), "--scenario", str(SCENARIOS / "breast-cancer-triage.toml")]
     for f in files:

@@ -16,6 +16,7 @@ confusions d_i, per-class recalls d_i/ζ_i, and every attribute in natural units
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -106,6 +107,50 @@ def internal_bounds(attr: AttributeSpec) -> tuple[float, float]:
 def to_natural(attr: AttributeSpec, internal: float) -> float:
     """Convert a signed internal attribute value back to natural units."""
     return internal if attr.kind == "reward" else -internal
+
+
+def same_question(a: Query, b: Query, *, rel: float = 1e-9) -> bool:
+    """Whether two queries are the same question, up to rounding in the last digits.
+
+    A question recomputed by another build of numpy can differ from the recorded one in the
+    last bits of a float (0.5677969999986837 against …838); that is the same question.
+    Everything but the floats must match exactly.
+
+    >>> p = ClassifierProfile((0.3, 0.6), (0.9, 0.95), (7.5,))
+    >>> q = ClassifierProfile((0.3 + 1e-16, 0.6), (0.9, 0.95), (7.5,))
+    >>> same_question(Query(p, p, (0, 1), (1.0, 0.0)), Query(q, p, (0, 1), (1.0, 0.0)))
+    True
+    >>> same_question(Query(p, p, (0, 1), (1.0, 0.0)), Query(p, p, (0, 2), (1.0, 0.0)))
+    False
+    """
+
+    def close(x: Sequence[float], y: Sequence[float]) -> bool:
+        return len(x) == len(y) and all(
+            math.isclose(u, v, rel_tol=rel, abs_tol=rel) for u, v in zip(x, y, strict=True)
+        )
+
+    def same_profile(p: ClassifierProfile, q: ClassifierProfile) -> bool:
+        return (
+            close(p.accuracies, q.accuracies)
+            and close(p.recalls, q.recalls)
+            and close(p.attributes, q.attributes)
+        )
+
+    if (a.threshold is None) != (b.threshold is None):
+        return False
+    thresholds = (
+        a.threshold is None
+        or b.threshold is None
+        or math.isclose(a.threshold, b.threshold, rel_tol=rel, abs_tol=rel)
+    )
+    return (
+        a.pair == b.pair
+        and a.repeat_of == b.repeat_of
+        and close(a.params, b.params)
+        and thresholds
+        and same_profile(a.left, b.left)
+        and same_profile(a.right, b.right)
+    )
 
 
 class QuerySpace:

@@ -61,7 +61,7 @@ from pydantic import (
 from tradeoff import __version__
 from tradeoff.elicitation import Choice, Consistency, ElicitationResult, Engine, consistency_of
 from tradeoff.errors import InputError, Problem, read_user_file
-from tradeoff.queries import ClassifierProfile, Query
+from tradeoff.queries import ClassifierProfile, Query, same_question
 from tradeoff.scenario import (
     ElicitationSpec,
     LoadedScenario,
@@ -557,7 +557,7 @@ def replay(log: SessionLog, *, population: Any = None) -> Engine:
         if isinstance(event, AnswerRecord):
             expected = engine.next_query()
             recorded = event.query.to_query()
-            if expected is not None and expected == recorded:
+            if expected is not None and same_question(expected, recorded):
                 engine.answer(event.choice)
                 continue
             try:

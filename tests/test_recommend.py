@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from tradeoff.pool import load_pool
-from tradeoff.ranking import metric_objectives, metric_values, recommend
+from tradeoff.ranking import metric_objectives, metric_vectors, recommend
 from tradeoff.scenario import load_scenario
 
 from .conftest import SCENARIOS
@@ -71,11 +71,12 @@ def test_point_estimate_has_no_probability_and_the_runner_up_in_words() -> None:
     assert rec.to_dict()["p_best"] is None
 
 
-def test_metric_values_match_the_definition() -> None:
+def test_metric_vectors_match_the_definition() -> None:
     v = np.random.default_rng(1).random((5, 4))
     w = np.random.default_rng(2).dirichlet(np.ones(4), size=3)
-    got = metric_values(SC, pool_of(v), w, PRIORS)  # type: ignore[arg-type]
+    got = w @ metric_vectors(SC, pool_of(v), PRIORS).T  # type: ignore[arg-type]
     assert np.allclose(got, [[brute_psi(row, a) for row in v] for a in w])
+    assert np.array_equal(metric_vectors(SC, v, PRIORS), metric_vectors(SC, pool_of(v), PRIORS))  # type: ignore[arg-type]
 
 
 def test_selectable_models_only() -> None:

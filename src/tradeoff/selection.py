@@ -90,8 +90,9 @@ def rank_for_session(
     pool = pool if pool is not None else scenario_pool(scenario, base)
     if priors is None:
         priors = scenario_priors(scenario)
+    psi = metric_vectors(scenario, pool, priors) @ np.asarray(weights, dtype=np.float64)
     coefficients = metric_coefficients(scenario, weights, priors)
-    omega, _ = omega_for_metric(pool, coefficients, p)
+    omega, _ = omega_for_metric(pool, coefficients, p, psi=psi)
     return rank_pool(pool, weights=omega, p=p, top=top)
 
 
@@ -285,17 +286,19 @@ def select_for_stakeholders(
     picks (ω chosen by :func:`~tradeoff.ranking.omega_for_metric`) and the pick from the
     averaged ω are the practitioner's view, reported beside them.
     """
-    from tradeoff.ranking import linear_values
-
     picks, linear_picks, psis, omegas, recs = [], [], [], [], []
+    vectors: dict[tuple[float, ...], FloatArray] = {}  # ψ's rows, once per set of priors
     for s in stakeholders:
-        coefficients = metric_coefficients(scenario, s.weights, s.priors)
-        rec = recommend(scenario, pool, s.weights, s.priors, draws=s.draws)
+        if s.priors not in vectors:
+            vectors[s.priors] = metric_vectors(scenario, pool, s.priors)
+        rows = vectors[s.priors]
+        rec = recommend(scenario, pool, s.weights, s.priors, draws=s.draws, vectors=rows)
         recs.append(rec)
+        coefficients = metric_coefficients(scenario, s.weights, s.priors)
         omega, _ = omega_for_metric(pool, coefficients, p, psi=np.asarray(rec.expected))
         omegas.append(omega)
         picks.append(rank_pool(pool, weights=omega, p=p, top=top))
-        linear_picks.append(pool.names[int(np.argmax(linear_values(pool, coefficients)))])
+        linear_picks.append(pool.names[int(np.argmax(rows @ np.asarray(s.weights)))])
         psis.append(np.asarray(rec.expected))
     regret = [
         [_relative_regret(psis[i], recs[j].index) for j in range(len(stakeholders))]

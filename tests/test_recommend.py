@@ -92,8 +92,8 @@ def test_simulated_stakeholders_get_their_own_best_model(noise: str, at_least: f
     at the pick (``stop = "decision"``), and the recommendation is the best model under
     their true weights at least this often (the benchmark's 1,000-stakeholder figures:
     benchmarks/results/decision.md)."""
+    from tradeoff.candidates import scenario_pool
     from tradeoff.oracles import Noise
-    from tradeoff.selection import scenario_pool
     from tradeoff.simulate import simulate
 
     from .conftest import SCENARIOS, scenario

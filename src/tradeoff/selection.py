@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from tradeoff.candidates import scenario_pool as scenario_pool  # the app imports it from here
 from tradeoff.elicitation import Consistency, consistency_of
 from tradeoff.errors import InputError
-from tradeoff.pool import Pool, load_pool
+from tradeoff.pool import Pool
 from tradeoff.population import scenario_priors
 from tradeoff.presentation import difference_words
 from tradeoff.ranking import (
     RankOutcome,
     Recommendation,
     metric_coefficients,
-    metric_objectives,
     metric_vectors,
     omega_for_metric,
     rank_pool,
@@ -38,38 +38,6 @@ if TYPE_CHECKING:
     from tradeoff.session import Header
 
 FloatArray = NDArray[np.float64]
-
-
-def scenario_pool(scenario: Scenario, base: str | Path = ".") -> Pool:
-    """Load the candidate pool a scenario's ``[pool]`` section names (path relative to
-    ``base``, the scenario file's folder)."""
-    if scenario.pool is None:
-        raise InputError.single(
-            scenario.id,
-            "pool",
-            "the scenario has no [pool] section.",
-            "add [pool] with path, name_column and columns, or pass a pool file.",
-        )
-    path = Path(scenario.pool.path)
-    if not path.is_absolute():
-        path = Path(base) / path
-    return load_pool(path, metric_objectives(scenario), name_column=scenario.pool.name_column)
-
-
-def decision_candidates(
-    scenario: Scenario, base: str | Path, priors: Sequence[float], stop: str | None
-) -> FloatArray | None:
-    """The scenario pool's models as the rows the engine aims its questions at
-    (:func:`~tradeoff.ranking.metric_vectors`), or ``None`` when there is no pool,
-    ``stop`` is ``weights``, or the pool cannot be read (the engine then aims at the
-    weights)."""
-    if scenario.pool is None or stop == "weights":
-        return None
-    try:
-        pool = scenario_pool(scenario, base)
-    except InputError:
-        return None
-    return metric_vectors(scenario, pool, priors)
 
 
 def rank_for_session(

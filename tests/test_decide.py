@@ -81,7 +81,7 @@ def test_decide_returns_typed_results_and_the_pool_the_scenario_names(
 
 
 def test_the_scenario_given_decides_where_its_pool_is(
-    recorded: tuple[Path, list[Path]], tmp_path: Path
+    recorded: tuple[Path, list[Path]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """With ``scenario``, the ``[pool]`` path is relative to that file's folder."""
     _, sessions = recorded
@@ -95,6 +95,11 @@ def test_the_scenario_given_decides_where_its_pool_is(
     assert problem.location == "pool.path"
     assert str(moved / "pools" / "breast-cancer.csv") in problem.problem
     assert "give the pool file" in problem.fix
+    argv = ["select", "--session", *map(str, sessions), "--scenario", str(moved / "scenario.toml")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "pool.path: names the pool 'pools/breast-cancer.csv'" in err
+    assert "or --scenario FILE (its [pool] path is read relative to it)" in err
     shutil.copytree(SCENARIOS / "pools", moved / "pools")
     decision = decide(sessions, scenario=moved / "scenario.toml")
     assert Path(decision.pool_path) == moved / "pools" / "breast-cancer.csv"

@@ -161,8 +161,8 @@ def _scenario_pool(
             source,
             "pool.path",
             f"names the pool {scenario.pool.path!r}, which is not there (looked for {path}).",
-            "give the pool file of the candidate models, or correct [pool] path "
-            "(relative to the scenario file).",
+            "give the pool file of the candidate models, or the scenario file (its [pool] "
+            "path is read relative to it), or correct [pool] path.",
         )
     if name_column is None:
         return scenario_pool(scenario, base), str(path)

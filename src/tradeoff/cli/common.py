@@ -47,6 +47,7 @@ FIX_NAMES = {
     "criterion p = ": "--p ",
     "method ideal, delta or norm": "--method ideal, delta or norm",
     "the alpha objective(s)": "--alpha-objective",
+    "or the scenario file (its [pool]": "or --scenario FILE (its [pool]",
 }
 """Core parameter names in an error's fix, and the flags that set them."""
 

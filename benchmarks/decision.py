@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from benchmarks._table import RESULTS, markdown, write
+from tradeoff.candidates import scenario_pool
 from tradeoff.oracles import Noise
 from tradeoff.scenario import load_scenario
-from tradeoff.selection import scenario_pool
 from tradeoff.simulate import simulate
 
 NOISES = ("exact", "flip:0.1", "logistic:0.01")

@@ -36,11 +36,11 @@ from scipy.stats import kendalltau
 
 from benchmarks._table import markdown, write
 from tradeoff import copa
+from tradeoff.candidates import scenario_pool
 from tradeoff.copa import rank_cdf
 from tradeoff.pool import Objective, Pool
 from tradeoff.ranking import OMEGA_MAPPINGS, metric_objectives, omega_for_metric
 from tradeoff.scenario import load_scenario
-from tradeoff.selection import scenario_pool
 
 FloatArray = NDArray[np.float64]
 

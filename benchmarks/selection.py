@@ -20,12 +20,14 @@ from tests.conftest import SCENARIOS
 from tests.test_selection import SWINGS
 
 from benchmarks._table import markdown, write
+from tradeoff.candidates import scenario_pool
+from tradeoff.decide import rank_for_session, stakeholder_of
 from tradeoff.elicitation import Engine
 from tradeoff.oracles import Noise, SimulatedOracle
 from tradeoff.population import scenario_priors
 from tradeoff.ranking import metric_coefficients, metric_to_omega, omega_to_weights
 from tradeoff.scenario import load_scenario
-from tradeoff.selection import rank_for_session, scenario_pool, select_for_stakeholders
+from tradeoff.selection import select_for_stakeholders
 from tradeoff.session import Header
 
 
@@ -41,7 +43,6 @@ def main(reps: int) -> None:
     true_copa = [rank_for_session(sc, t, pool=pool).selected.name for t in truths]
     coef = [np.array(metric_coefficients(sc, t, priors)) for t in truths]
     true_linear = [pool.names[int(np.argmax(pool.values @ c))] for c in coef]
-    from tradeoff.selection import stakeholder_of
 
     hits, linear_hits = np.zeros(3), np.zeros(3)
     start = time.perf_counter()

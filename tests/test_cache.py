@@ -15,12 +15,12 @@ import pytest
 from scipy.stats import beta as scipy_beta
 
 from tradeoff.cache import cached_candidates, cached_population, population_key
+from tradeoff.candidates import decision_candidates
 from tradeoff.elicitation.probabilistic import ERROR_GRID, beta_pdf
 from tradeoff.errors import InputError
 from tradeoff.oracles import SimulatedOracle
 from tradeoff.population import build_population
 from tradeoff.scenario import load_scenario
-from tradeoff.selection import decision_candidates
 from tradeoff.session import Recorder, read_session, replay
 
 from .conftest import ROOT, small, small_scenario_file

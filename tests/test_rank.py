@@ -15,7 +15,7 @@ from scipy.stats import kendalltau
 from tradeoff import copa
 from tradeoff.cli import main
 from tradeoff.pool import Objective, Pool, load_pool
-from tradeoff.ranking import OMEGA_MAPPINGS, linear_values, metric_to_omega, omega_for_metric
+from tradeoff.ranking import OMEGA_MAPPINGS, metric_to_omega, omega_for_metric
 
 from .conftest import ROOT
 
@@ -360,7 +360,7 @@ def test_rank_with_elicited_metric_reports_both_rankings(
     )
     zeta = (0.2, 0.8)
     coef = [0.6 * zeta[0], 0.3 * zeta[1], -0.1]
-    psi = linear_values(pool, coef)
+    psi = pool.values @ np.array(coef)
     assert data["linear"]["selected"] == pool.names[int(np.argmax(psi))]  # type: ignore[index]
     assert agree["kendall_tau"] > 0.3
     assert agree["omega_mapping"] in OMEGA_MAPPINGS

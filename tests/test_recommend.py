@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from tradeoff.pool import load_pool
-from tradeoff.ranking import metric_objectives, metric_values, recommend
+from tradeoff.ranking import metric_objectives, metric_vectors, recommend
 from tradeoff.scenario import load_scenario
 
 from .conftest import SCENARIOS
@@ -71,11 +71,12 @@ def test_point_estimate_has_no_probability_and_the_runner_up_in_words() -> None:
     assert rec.to_dict()["p_best"] is None
 
 
-def test_metric_values_match_the_definition() -> None:
+def test_metric_vectors_match_the_definition() -> None:
     v = np.random.default_rng(1).random((5, 4))
     w = np.random.default_rng(2).dirichlet(np.ones(4), size=3)
-    got = metric_values(SC, pool_of(v), w, PRIORS)  # type: ignore[arg-type]
+    got = w @ metric_vectors(SC, pool_of(v), PRIORS).T  # type: ignore[arg-type]
     assert np.allclose(got, [[brute_psi(row, a) for row in v] for a in w])
+    assert np.array_equal(metric_vectors(SC, v, PRIORS), metric_vectors(SC, pool_of(v), PRIORS))  # type: ignore[arg-type]
 
 
 def test_selectable_models_only() -> None:
@@ -91,8 +92,8 @@ def test_simulated_stakeholders_get_their_own_best_model(noise: str, at_least: f
     at the pick (``stop = "decision"``), and the recommendation is the best model under
     their true weights at least this often (the benchmark's 1,000-stakeholder figures:
     benchmarks/results/decision.md)."""
+    from tradeoff.candidates import scenario_pool
     from tradeoff.oracles import Noise
-    from tradeoff.selection import scenario_pool
     from tradeoff.simulate import simulate
 
     from .conftest import SCENARIOS, scenario
@@ -103,3 +104,37 @@ def test_simulated_stakeholders_get_their_own_best_model(noise: str, at_least: f
     decision = summary.to_dict()["decision"]
     assert decision["right_pick_rate"] >= at_least, decision
     assert decision["questions"]["median"] <= 20
+
+
+def test_one_psi_helper_gives_the_three_old_computations_on_the_shipped_pool() -> None:
+    """ψ = metric_vectors(...) @ weights against the three ways it was computed before
+    (written out here as they were): per-unit coefficients times the pool's values for
+    many weight vectors (``metric_values``), the rows scaled by ζ and the attributes' signs
+    (the old ``metric_vectors``, bit for bit: sessions record these rows), and the pool's
+    values times one vector's coefficients (``linear_values``, and ``omega_for_metric``'s
+    ψ); and the recommendation's E[ψ] from them."""
+    from tradeoff.candidates import scenario_pool
+    from tradeoff.population import scenario_priors
+    from tradeoff.ranking import metric_coefficients
+
+    pool = scenario_pool(SC, SCENARIOS)
+    priors = scenario_priors(SC)
+    draws = np.random.default_rng(5).dirichlet(np.ones(4), size=200)
+    k = SC.n_classes
+    signs = np.array([-1.0 if a.kind == "cost" else 1.0 for a in SC.attributes])
+    values = pool.values
+
+    old_coefficients = np.hstack((draws[:, :k] * np.asarray(priors), draws[:, k:] * signs))
+    old_metric_values = old_coefficients @ values.T
+    old_metric_vectors = values * np.asarray(list(priors)[:k] + list(signs))
+    old_linear = np.array([values @ np.array(metric_coefficients(SC, w, priors)) for w in draws])
+
+    vectors = metric_vectors(SC, pool, priors)
+    psi = draws @ vectors.T
+    assert np.array_equal(vectors, old_metric_vectors)
+    np.testing.assert_allclose(psi, old_metric_values, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(psi, old_linear, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(old_coefficients[0], metric_coefficients(SC, draws[0], priors))
+    rec = recommend(SC, pool, draws.mean(axis=0), priors, draws=draws)
+    np.testing.assert_allclose(rec.expected, old_metric_values.mean(axis=0), rtol=0, atol=1e-12)
+    assert rec.index == int(np.argmax(old_metric_values.mean(axis=0)))

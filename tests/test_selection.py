@@ -12,16 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tradeoff.candidates import scenario_pool
 from tradeoff.cli import main
+from tradeoff.decide import load_stakeholders
 from tradeoff.oracles import Noise, SimulatedOracle
 from tradeoff.population import build_population
 from tradeoff.ranking import metric_coefficients, metric_to_omega, omega_to_weights
 from tradeoff.scenario import LoadedScenario, load_scenario
-from tradeoff.selection import (
-    load_stakeholders,
-    scenario_pool,
-    select_for_stakeholders,
-)
+from tradeoff.selection import select_for_stakeholders
 from tradeoff.session import Recorder
 
 from .conftest import CHROMIUM_ARGS, ROOT, SCENARIOS, spec

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tradeoff.candidates import scenario_pool
 from tradeoff.oracles import Noise, SimulatedOracle
 from tradeoff.population import build_population
 from tradeoff.ranking import omega_to_weights
 from tradeoff.scenario import load_scenario
-from tradeoff.selection import scenario_pool
 from tradeoff.session import Recorder
 
 HERE = Path("sessions/examples")

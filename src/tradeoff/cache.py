@@ -205,7 +205,7 @@ def cached_candidates(
     stop: str | None,
     folder: str | Path | None,
 ) -> FloatArray | None:
-    """:func:`tradeoff.selection.decision_candidates`, read from ``folder`` when an entry
+    """:func:`tradeoff.candidates.decision_candidates`, read from ``folder`` when an entry
     for the same scenario, pool file, priors and stop rule is there (and written there
     when it is not)."""
     if scenario.pool is None or stop == "weights":
@@ -224,7 +224,7 @@ def cached_candidates(
             except (OSError, ValueError):
                 pass
             _set_aside(path)
-    from tradeoff.selection import decision_candidates
+    from tradeoff.candidates import decision_candidates  # pandas only when it is needed
 
     candidates = decision_candidates(scenario, base, priors, stop)
     if path is not None and none_marker is not None:

@@ -65,18 +65,36 @@ class InputError(Exception):
         return cls(str(source), tuple(problems))
 
     def renamed(self, locations: dict[str, str], fixes: dict[str, str]) -> InputError:
-        """The same error with parameter names replaced by the face's own: in locations
-        (``where condition`` → ``--where``) and, by the second map, in fixes."""
+        """The same error with parameter names replaced by the face's own.
 
-        def rename(text: str, names: dict[str, str]) -> str:
-            for old, new in names.items():
+        A location is renamed by the first name of ``locations`` it starts with, where the
+        name is the whole location or followed by a space (``where condition 'x > 1'`` →
+        ``--where 'x > 1'``; ``p`` → ``--p``, but not ``population.path``); in fixes every
+        occurrence of a name of ``fixes`` is replaced.
+
+        >>> err = InputError.single("pool.csv", "top", "must be at least 1.", "use the top 5")
+        >>> print(err.renamed({"top": "--top"}, {"the top": "--top"}).message())
+        pool.csv: --top: must be at least 1. Fix: use --top 5
+        >>> print(InputError.single("s.toml", "stop", "bad.").renamed({"top": "--top"}, {}))
+        s.toml: stop: bad.
+        """
+
+        def rename_location(text: str) -> str:
+            for old, new in locations.items():
+                name = old.rstrip()
+                if text == name or text.startswith(name + " "):
+                    return new.rstrip() + text[len(name) :]
+            return text
+
+        def rename_fix(text: str) -> str:
+            for old, new in fixes.items():
                 text = text.replace(old, new)
             return text
 
         return type(self)(
             self.source,
             tuple(
-                Problem(rename(p.location, locations), p.problem, rename(p.fix, fixes))
+                Problem(rename_location(p.location), p.problem, rename_fix(p.fix))
                 for p in self.problems
             ),
         )

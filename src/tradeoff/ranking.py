@@ -241,34 +241,66 @@ def weights_from_options(
     alpha_objectives: Sequence[str] = (),
     alpha: float | None = None,
 ) -> tuple[float, ...]:
-    """ω from named weights (unlisted objectives 0) or from α over a group (default: all equal)."""
+    """ω from named weights (unlisted objectives 0) or from α over a group (default: all equal).
+
+    Every value is checked here, once: each weight names an objective and is finite and
+    ≥ 0, not all are zero; α lies in [0, 1] and comes with the objectives it weighs. The
+    errors name these parameters (``weight 'acc'``, ``alpha``, ``alpha objective``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tradeoff.pool import Objective, Pool
+    >>> objectives = (Objective("acc", "max"), Objective("ms", "min"))
+    >>> pool = Pool("p.csv", ("a", "b"), objectives, np.eye(2), pd.DataFrame(), np.arange(2))
+    >>> weights_from_options(pool, {"acc": 3.0, "ms": 1.0})
+    (0.75, 0.25)
+    >>> weights_from_options(pool, alpha=0.3)
+    Traceback (most recent call last):
+    ...
+    tradeoff.errors.InputError: p.csv: alpha: needs the objective(s) α weighs. Fix: ...
+    """
     cols = pool.columns
     k = len(cols)
     if weights and alpha_objectives:
         raise InputError.single(
             pool.source,
-            "options",
-            "weights and an alpha objective cannot be combined.",
+            "weights and an alpha objective",
+            "cannot be combined.",
             "use one way to set the weights.",
         )
     if weights:
-        unknown = [c for c in weights if c not in cols]
-        if unknown:
-            raise InputError.single(
-                pool.source,
-                f"weight {unknown[0]!r}",
-                "is not one of the objectives.",
-                f"use one of: {', '.join(cols)}.",
-            )
+        for c, value in weights.items():
+            if c not in cols:
+                raise InputError.single(
+                    pool.source,
+                    f"weight {c!r}",
+                    "is not one of the objectives.",
+                    f"use one of: {', '.join(cols)}.",
+                )
+            if not (math.isfinite(value) and value >= 0):
+                raise InputError.single(
+                    pool.source,
+                    f"weight {c!r}",
+                    f"must be a finite number ≥ 0, got {value}.",
+                    "give each objective a weight ≥ 0.",
+                )
         w = np.array([weights.get(c, 0.0) for c in cols])
-        if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
+        if w.sum() <= 0:
             raise InputError.single(
                 pool.source,
                 "weights",
-                "weights must be non-negative and not all zero.",
-                "give each objective a weight ≥ 0.",
+                "are all zero.",
+                "give at least one objective a weight above 0.",
             )
         return tuple(float(x) for x in w / w.sum())
+    if alpha is not None and not alpha_objectives:
+        raise InputError.single(
+            pool.source,
+            "alpha",
+            "needs the objective(s) α weighs.",
+            "name the objective(s) α weighs (the alpha objective(s)).",
+        )
     if alpha_objectives:
         group = _group(pool, alpha_objectives)
         a = 0.5 if alpha is None else alpha
@@ -318,6 +350,93 @@ class RankOptions(TypedDict, total=False):
     reference: str | None
 
 
+@dataclass(frozen=True)
+class _Settings:
+    """:class:`RankOptions` checked once, with their defaults filled in."""
+
+    p: float
+    method: copa.Method
+    constraints: tuple[str, ...]
+    top: int
+    sweep_group: tuple[str, ...]
+    sweep_alphas: tuple[float, ...] | None
+    reference: int | None
+
+
+def check_p(p: float, source: str) -> float:
+    """The criterion p of a p-norm, checked: a number ≥ 1, or ∞ (an InputError naming ``p``).
+
+    >>> check_p(math.inf, "options")
+    inf
+    >>> check_p(0.5, "options")
+    Traceback (most recent call last):
+    ...
+    tradeoff.errors.InputError: options: p: must be at least 1 (or inf), got 0.5. Fix: ...
+    """
+    if not p >= 1:  # also refuses nan
+        raise InputError.single(
+            source,
+            "p",
+            f"must be at least 1 (or inf), got {p:g}.",
+            "use criterion p = 1 for a weighted sum or criterion p = inf for the worst objective.",
+        )
+    return float(p)
+
+
+def check_top(top: int, source: str) -> int:
+    """How many ranked models to report, checked: at least 1 (an InputError naming ``top``)."""
+    if top < 1:
+        raise InputError.single(
+            source, "top", f"must be at least 1, got {top}.", "report at least one model."
+        )
+    return int(top)
+
+
+def _settings(pool: Pool, options: RankOptions) -> _Settings:
+    """Every ranking option checked, once, where it enters the core; errors name the
+    option (``p``, ``top``, ``sweep_group``, …), which each face maps to its own words."""
+    p = check_p(options.get("p", math.inf), pool.source)
+    top = check_top(options.get("top", 10), pool.source)
+    method = options.get("method", "copa")
+    alphas = options.get("sweep_alphas")
+    group = tuple(options.get("sweep_group", ()))
+    if alphas is not None:
+        if not group:
+            raise InputError.single(
+                pool.source,
+                "sweep_group",
+                "is empty, but an α sweep needs the objective(s) α weighs.",
+                "name the objective(s) α weighs (the alpha objective(s)).",
+            )
+        bad = [a for a in alphas if not 0 <= a <= 1]
+        if bad:
+            raise InputError.single(
+                pool.source, "sweep_alphas", f"must lie in [0, 1], got {bad[0]}.", "use 0 ≤ α ≤ 1."
+            )
+    return _Settings(
+        p=p,
+        method=method,
+        constraints=tuple(options.get("constraints", ())),
+        top=top,
+        sweep_group=group,
+        sweep_alphas=None if alphas is None else tuple(float(a) for a in alphas),
+        reference=_reference_row(pool, options.get("reference"), method, p),
+    )
+
+
+def _selectable(pool: Pool, constraints: Sequence[str]) -> NDArray[np.bool_]:
+    """The models meeting every constraint (each condition parsed once, here)."""
+    selectable = pool.mask(constraints) if constraints else np.ones(pool.n, dtype=bool)
+    if not selectable.any():
+        raise InputError.single(
+            pool.source,
+            "constraints",
+            "no model satisfies every constraint.",
+            "relax the constraints.",
+        )
+    return selectable
+
+
 def rank_pool(
     pool: Pool, *, weights: Sequence[float], **options: Unpack[RankOptions]
 ) -> RankOutcome:
@@ -325,31 +444,19 @@ def rank_pool(
 
     Constraints restrict the selectable models, never the population defining û.
     """
-    p = options.get("p", math.inf)
-    method = options.get("method", "copa")
-    constraints = options.get("constraints", ())
-    top = options.get("top", 10)
-    sweep_group = options.get("sweep_group", ())
-    sweep_alphas = options.get("sweep_alphas")
+    settings = _settings(pool, options)
+    return _rank(pool, weights, settings, _selectable(pool, settings.constraints))
+
+
+def _rank(
+    pool: Pool, weights: Sequence[float], settings: _Settings, selectable: NDArray[np.bool_]
+) -> RankOutcome:
     y = pool.minimisation()
-    reference = _reference_row(pool, options.get("reference"), method, p)
     # The Pareto flags (a K-D non-dominance pass, the slowest step on big pools) run on the
     # other core while the ranking is computed; moocore releases the GIL.
     with ThreadPoolExecutor(1) as pool_exec:
         pareto_future = pool_exec.submit(copa.pareto_mask, y)
-        outcome = _rank_pool(
-            pool,
-            y,
-            weights,
-            p,
-            method,
-            constraints,
-            top,
-            sweep_group,
-            sweep_alphas,
-            pareto_future,
-            None if reference is None else y[reference],
-        )
+        outcome = _rank_pool(pool, y, weights, settings, selectable, pareto_future)
     return outcome
 
 
@@ -360,23 +467,23 @@ def _reference_row(pool: Pool, name: str | None, method: str, p: float) -> int |
     if method not in ("ideal", "delta", "norm"):
         raise InputError.single(
             pool.source,
-            "--reference",
+            "reference",
             f"method {method!r} does not measure models against a reference.",
-            "use --method ideal, delta or norm with --reference.",
+            "use method ideal, delta or norm with a reference model.",
         )
     if not (p == 1 or math.isinf(p)):
         raise InputError.single(
             pool.source,
-            "--reference",
+            "reference",
             f"models better than the reference get negative values, and a p-norm with "
             f"p = {p:g} of those does not rank them.",
-            "use --p 1 (a weighted sum, the multi-task average Δ) or --p inf.",
+            "use criterion p = 1 (a weighted sum, the multi-task average Δ) or criterion p = inf.",
         )
     if name not in pool.names:
         close = [n for n in pool.names if name.lower() in n.lower()][:5]
         raise InputError.single(
             pool.source,
-            "--reference",
+            "reference",
             f"no model is named {name!r}.",
             f"give a name from the name column{'; close: ' + ', '.join(close) if close else ''}.",
         )
@@ -387,37 +494,27 @@ def _rank_pool(
     pool: Pool,
     y: FloatArray,
     weights: Sequence[float],
-    p: float,
-    method: copa.Method,
-    constraints: Sequence[str],
-    top: int,
-    sweep_group: Sequence[str],
-    sweep_alphas: Sequence[float] | None,
+    settings: _Settings,
+    selectable: NDArray[np.bool_],
     pareto_future: Future[NDArray[np.bool_]],
-    reference: FloatArray | None = None,
 ) -> RankOutcome:
+    p, method = settings.p, settings.method
     u = pool.rank_cdf
+    reference = None if settings.reference is None else y[settings.reference]
     phi, warnings = (
         (u, ()) if method == "copa" else copa.normalise(y, method, pool.maximise, reference)
     )
-    selectable = pool.mask(constraints) if constraints else np.ones(pool.n, dtype=bool)
-    if not selectable.any():
-        raise InputError.single(
-            pool.source,
-            "constraints",
-            "no model satisfies every constraint.",
-            "relax the constraints.",
-        )
     s = copa.scores(phi, weights, p)
     order = copa.rank_by(phi, s, selectable)
-    shown = order[: max(1, top)]
+    shown = order[: settings.top]
     sweep = None
     table: tuple[SweepPick, ...] = ()
-    if sweep_alphas is not None:
-        group = _group(pool, sweep_group)
-        picks = copa.sweep(phi, group, sweep_alphas, p, selectable)
+    if settings.sweep_alphas is not None:
+        group = _group(pool, settings.sweep_group)
+        picks = copa.sweep(phi, group, settings.sweep_alphas, p, selectable)
         sweep = tuple(
-            (float(a), pool.names[int(i)]) for a, i in zip(sweep_alphas, picks, strict=True)
+            (float(a), pool.names[int(i)])
+            for a, i in zip(settings.sweep_alphas, picks, strict=True)
         )
         table = sweep_picks(pool, u, group, sweep, p)
     pareto = pareto_future.result()
@@ -440,6 +537,28 @@ def _rank_pool(
     )
 
 
+def check_metric(scenario: Scenario, metric: Sequence[float]) -> tuple[float, ...]:
+    """Elicited metric weights, checked: one per class and attribute in the scenario's
+    order, finite, ≥ 0 and not all zero (an InputError naming ``metric weights``)."""
+    names = scenario.weight_names
+    if len(metric) != len(names):
+        raise InputError.single(
+            scenario.id,
+            "metric weights",
+            f"needs {len(names)} weights ({', '.join(names)}), got {len(metric)}.",
+            "give one weight per class and attribute, in the scenario's order.",
+        )
+    w = np.asarray(metric, dtype=np.float64)
+    if not (np.isfinite(w).all() and (w >= 0).all() and w.sum() > 0):
+        raise InputError.single(
+            scenario.id,
+            "metric weights",
+            "must be finite, non-negative and not all zero.",
+            "give each class and attribute a weight ≥ 0.",
+        )
+    return tuple(float(x) for x in w)
+
+
 def rank_with_metric(
     pool: Pool,
     scenario: Scenario,
@@ -451,35 +570,26 @@ def rank_with_metric(
 
     ω comes from :func:`omega_for_metric`; the outcome also carries the metric's own ranking
     ψ of the selectable models and its agreement with COPA's (Kendall τ, same top pick),
-    computed from the same scores and selectable set as the COPA ranking.
+    computed from the same scores and selectable set as the COPA ranking. The options are
+    checked, the constraints parsed and ψ computed once each.
     """
-    if len(metric) != len(scenario.weight_names):
-        raise InputError.single(
-            scenario.id,
-            "metric weights",
-            f"needs {len(scenario.weight_names)} weights ({', '.join(scenario.weight_names)}), "
-            f"got {len(metric)}.",
-            "give one weight per class and attribute, in the scenario's order.",
-        )
+    metric = check_metric(scenario, metric)
+    settings = _settings(pool, options)
+    selectable = _selectable(pool, settings.constraints)
+    vectors = metric_vectors(scenario, pool, priors)
+    psi = vectors @ np.asarray(metric)  # the metric itself: a point estimate has no spread
     coefficients = metric_coefficients(scenario, metric, priors)
-    constraints = options.get("constraints", ())
-    omega, mapping = omega_for_metric(
-        pool,
-        coefficients,
-        options.get("p", math.inf),
-        pool.mask(constraints) if constraints else None,
-    )
-    outcome = rank_pool(pool, weights=omega, **options)
-    assert outcome.scores is not None and outcome.selectable_mask is not None
-    advice = recommend(scenario, pool, metric, priors, selectable=outcome.selectable_mask)
-    psi = np.asarray(advice.expected)  # the metric itself: a point estimate has no spread
-    rows = np.flatnonzero(outcome.selectable_mask)
+    omega, mapping = omega_for_metric(pool, coefficients, settings.p, selectable, psi=psi)
+    outcome = _rank(pool, omega, settings, selectable)
+    assert outcome.scores is not None
+    advice = recommend(scenario, pool, metric, priors, selectable=selectable, vectors=vectors)
+    rows = np.flatnonzero(selectable)
     order = rows[np.lexsort((rows, -psi[rows]))]
-    tau = agreement(outcome.scores, psi, outcome.selectable_mask)["kendall_tau"]
+    tau = agreement(outcome.scores, psi, selectable)["kendall_tau"]
     linear = LinearRanking(
-        metric=dict(zip(scenario.weight_names, (float(w) for w in metric), strict=True)),
+        metric=dict(zip(scenario.weight_names, metric, strict=True)),
         selected=advice.name,
-        ranking=tuple((pool.names[int(i)], float(psi[i])) for i in order[: options.get("top", 10)]),
+        ranking=tuple((pool.names[int(i)], float(psi[i])) for i in order[: settings.top]),
         kendall_tau=float(tau),
         top_match=advice.name == outcome.selected.name,
         omega_mapping=mapping,
@@ -517,22 +627,51 @@ def metric_objectives(scenario: Scenario) -> tuple[Objective, ...]:
     return tuple(objs)
 
 
+def _metric_scale(scenario: Scenario, priors: Sequence[float]) -> FloatArray:
+    """dψ per unit of each pool column for a unit weight: ζ_i for a class's recall column,
+    −1 for a cost and +1 for a reward (the one place the metric's units are defined)."""
+    k = scenario.n_classes
+    signs = [-1.0 if a.kind == "cost" else 1.0 for a in scenario.attributes]
+    return np.asarray(list(priors)[:k] + signs, dtype=np.float64)
+
+
+def metric_vectors(
+    scenario: Scenario, candidates: Pool | FloatArray, priors: Sequence[float]
+) -> FloatArray:
+    """ψ's statistics of every candidate, one row per model: d_i = ζ_i·recall_i for the
+    classes, then each attribute with the sign that makes higher better, so that
+    ψ = vectors @ weights for normalised metric weights (one weight vector, or one column
+    per vector: ``vectors @ draws.T``).
+
+    ``candidates`` is a pool (its columns in the scenario's ``[pool] columns`` order) or
+    its values, one row per model. This is the one computation of ψ: the recommendation,
+    the regret matrix, COPA's agreement with the metric and the engine's aim at the
+    decision all start from these rows (the engine takes them as plain numbers; it never
+    sees a pool). Compute them once per pool and priors and pass them on.
+
+    Examples
+    --------
+    >>> from tradeoff.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> rows = metric_vectors(sc, np.array([[0.9, 0.8, 5.0, 300.0]]), [0.4, 0.6])
+    >>> [round(float(x), 6) for x in rows[0]]
+    [0.36, 0.48, -5.0, -300.0]
+    >>> round(float((rows @ np.array([0.5, 0.5, 0.0, 0.0]))[0]), 6)  # ψ = ½·0.36 + ½·0.48
+    0.42
+    """
+    values = candidates.values if isinstance(candidates, Pool) else np.asarray(candidates)
+    out: FloatArray = values * _metric_scale(scenario, priors)
+    return out
+
+
 def metric_coefficients(
     scenario: Scenario, weights: Sequence[float], priors: Sequence[float]
 ) -> tuple[float, ...]:
-    """dψ per unit of each pool column: a_i·ζ_i for recall, ∓a_j for a cost/reward."""
-    return tuple(float(c) for c in coefficient_matrix(scenario, np.asarray(weights), priors)[0])
-
-
-def coefficient_matrix(
-    scenario: Scenario, weights: FloatArray, priors: Sequence[float]
-) -> FloatArray:
-    """:func:`metric_coefficients` for many weight vectors at once (one row each)."""
-    w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
-    k = scenario.n_classes
-    signs = np.array([-1.0 if a.kind == "cost" else 1.0 for a in scenario.attributes])
-    out: FloatArray = np.hstack((w[:, :k] * np.asarray(priors, dtype=np.float64), w[:, k:] * signs))
-    return out
+    """dψ per unit of each pool column: a_i·ζ_i for recall, ∓a_j for a cost/reward (the
+    weights in the pool's units, which COPA's ω is mapped from: :func:`metric_to_omega`).
+    ``values @ coefficients`` equals ``metric_vectors(...) @ weights``."""
+    c = np.asarray(weights, dtype=np.float64) * _metric_scale(scenario, priors)
+    return tuple(float(x) for x in c)
 
 
 def metric_to_omega(coefficients: Sequence[float], values: FloatArray) -> tuple[float, ...]:
@@ -692,12 +831,6 @@ def omega_to_weights(
     return tuple(float(x) for x in a / a.sum())
 
 
-def linear_values(pool: Pool, coefficients: Sequence[float]) -> FloatArray:
-    """ψ of every model (up to a constant): Σ_k c_k·value_k."""
-    out: FloatArray = pool.values @ np.asarray(coefficients, dtype=np.float64)
-    return out
-
-
 def agreement(
     copa_scores: FloatArray, psi: FloatArray, selectable: NDArray[np.bool_] | None = None
 ) -> dict[str, float | bool]:
@@ -751,33 +884,6 @@ class Recommendation:
         }
 
 
-def metric_values(
-    scenario: Scenario, pool: Pool, weights: FloatArray, priors: Sequence[float]
-) -> FloatArray:
-    """ψ of every model for every weight vector: shape (weight vectors, models).
-
-    ``weights`` holds normalised metric weights in the scenario's order, one row per vector
-    (e.g. posterior draws); ψ = Σ_i a_i·ζ_i·recall_i ∓ Σ_j a_j·x_j over the pool's columns.
-    """
-    out: FloatArray = coefficient_matrix(scenario, weights, priors) @ pool.values.T
-    return out
-
-
-def metric_vectors(scenario: Scenario, pool: Pool, priors: Sequence[float]) -> FloatArray:
-    """Every model's statistics in the metric's own terms, one row per model: d_i = ζ_i·recall_i
-    for the classes, then each attribute with the sign that makes higher better, so that
-    ψ = vectors @ weights for normalised metric weights (:func:`metric_values`, transposed).
-
-    The elicitation engine takes these rows as plain numbers (it never sees a pool) to aim
-    its questions at the decision.
-    """
-    k = scenario.n_classes
-    signs = [-1.0 if a.kind == "cost" else 1.0 for a in scenario.attributes]
-    scale = np.asarray(list(priors)[:k] + signs, dtype=np.float64)
-    out: FloatArray = pool.values * scale
-    return out
-
-
 def recommend(
     scenario: Scenario,
     pool: Pool,
@@ -786,13 +892,16 @@ def recommend(
     *,
     draws: FloatArray | None = None,
     selectable: NDArray[np.bool_] | None = None,
+    vectors: FloatArray | None = None,
 ) -> Recommendation:
     """The Bayes decision for one person: the selectable model with the highest posterior
     expected value of their own linear metric, with every model's P(best).
 
     With posterior ``draws`` of the weights, E[ψ] is the mean over the draws and P(best) the
     share of draws in which a model is the best selectable one (ties: the earlier row);
-    without, the point estimate ``weights`` decides and P(best) is ``None``.
+    without, the point estimate ``weights`` decides and P(best) is ``None``. ``vectors``
+    are the pool's :func:`metric_vectors` under ``priors`` when the caller has them
+    already (they are computed here otherwise).
 
     Examples
     --------
@@ -801,22 +910,24 @@ def recommend(
     >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
     >>> pool = load_pool("scenarios/pools/breast-cancer.csv", metric_objectives(sc))
     >>> rec = recommend(sc, pool, [0.5, 0.5, 0.0, 0.0], [0.37, 0.63])
-    >>> rec.name == pool.names[int(np.argmax(metric_values(sc, pool, [0.5, 0.5, 0, 0],
-    ...                                                     [0.37, 0.63])[0]))]
+    >>> psi = metric_vectors(sc, pool, [0.37, 0.63]) @ np.array([0.5, 0.5, 0.0, 0.0])
+    >>> rec.name == pool.names[int(np.argmax(psi))]
     True
     """
     rows = np.arange(pool.n) if selectable is None else np.flatnonzero(selectable)
     if rows.size == 0:
         raise InputError.single(pool.source, "constraints", "no model is selectable.", "")
+    if vectors is None:
+        vectors = metric_vectors(scenario, pool, priors)
     if draws is not None:
-        psi = metric_values(scenario, pool, draws, priors)
+        psi = np.asarray(draws, dtype=np.float64) @ vectors.T  # (draws, models)
         expected = psi.mean(axis=0)
         best = rows[np.argmax(psi[:, rows], axis=1)]
         p_best: tuple[float, ...] | None = tuple(
             float(x) for x in np.bincount(best, minlength=pool.n) / psi.shape[0]
         )
     else:
-        expected = metric_values(scenario, pool, np.asarray(weights), priors)[0]
+        expected = vectors @ np.asarray(weights, dtype=np.float64)
         p_best = None
     order = rows[np.lexsort((rows, -expected[rows]))]
     index = int(order[0])

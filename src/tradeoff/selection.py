@@ -1,8 +1,8 @@
-"""From elicited weights to a ranked pool: the path from a session to a decision.
+"""Several stakeholders' sessions turned into picks, a regret matrix and a consensus.
 
-:func:`rank_for_session` maps a linear metric over a scenario's classes and attributes onto
-the columns of the scenario's candidate pool (:func:`tradeoff.ranking.omega_for_metric`) and
-ranks the pool with COPA.
+:func:`select_for_stakeholders` takes replayed stakeholders (:class:`Stakeholder`) and a
+pool; reading and replaying the session files, and finding the pool, is the decide step's
+(:mod:`tradeoff.decide`). This module never imports :mod:`tradeoff.session`.
 """
 
 from __future__ import annotations
@@ -11,21 +11,19 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.elicitation import Consistency, consistency_of
-from tradeoff.errors import InputError
-from tradeoff.pool import Pool, load_pool
-from tradeoff.population import scenario_priors
+from tradeoff.candidates import scenario_pool as scenario_pool  # the app imports it from here
+from tradeoff.elicitation import Consistency, Engine, consistency_of
+from tradeoff.pool import Pool
 from tradeoff.presentation import difference_words
 from tradeoff.ranking import (
     RankOutcome,
     Recommendation,
     metric_coefficients,
-    metric_objectives,
     metric_vectors,
     omega_for_metric,
     rank_pool,
@@ -33,71 +31,7 @@ from tradeoff.ranking import (
 )
 from tradeoff.scenario import Scenario
 
-if TYPE_CHECKING:
-    from tradeoff.elicitation import Engine
-    from tradeoff.session import Header
-
 FloatArray = NDArray[np.float64]
-
-
-def scenario_pool(scenario: Scenario, base: str | Path = ".") -> Pool:
-    """Load the candidate pool a scenario's ``[pool]`` section names (path relative to
-    ``base``, the scenario file's folder)."""
-    if scenario.pool is None:
-        raise InputError.single(
-            scenario.id,
-            "pool",
-            "the scenario has no [pool] section.",
-            "add [pool] with path, name_column and columns, or pass a pool file.",
-        )
-    path = Path(scenario.pool.path)
-    if not path.is_absolute():
-        path = Path(base) / path
-    return load_pool(path, metric_objectives(scenario), name_column=scenario.pool.name_column)
-
-
-def decision_candidates(
-    scenario: Scenario, base: str | Path, priors: Sequence[float], stop: str | None
-) -> FloatArray | None:
-    """The scenario pool's models as the rows the engine aims its questions at
-    (:func:`~tradeoff.ranking.metric_vectors`), or ``None`` when there is no pool,
-    ``stop`` is ``weights``, or the pool cannot be read (the engine then aims at the
-    weights)."""
-    if scenario.pool is None or stop == "weights":
-        return None
-    try:
-        pool = scenario_pool(scenario, base)
-    except InputError:
-        return None
-    return metric_vectors(scenario, pool, priors)
-
-
-def rank_for_session(
-    scenario: Scenario,
-    weights: Sequence[float],
-    *,
-    base: str | Path = ".",
-    pool: Pool | None = None,
-    priors: Sequence[float] | None = None,
-    p: float = math.inf,
-    top: int = 10,
-) -> RankOutcome:
-    """Rank the scenario's pool with COPA weights ω derived from the elicited ``weights``.
-
-    ``priors`` are the class priors the weights were elicited with (an ElicitationResult
-    carries them); without them the scenario's population is built to find them.
-    """
-    pool = pool if pool is not None else scenario_pool(scenario, base)
-    if priors is None:
-        priors = scenario_priors(scenario)
-    coefficients = metric_coefficients(scenario, weights, priors)
-    omega, _ = omega_for_metric(pool, coefficients, p)
-    return rank_pool(pool, weights=omega, p=p, top=top)
-
-
-# --------------------------------------------------------------------------------------
-# Several stakeholders: picks, regret, consensus
-# --------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -120,8 +54,23 @@ class Stakeholder:
     swing_intervals: tuple[tuple[float, float], ...] | None = None
 
 
-def stakeholder_of(header: Header, engine: Engine, path: str | Path) -> Stakeholder:
-    """The stakeholder of a session as its engine now stands (no file is read)."""
+class SessionHeader(Protocol):
+    """What a stakeholder needs of a session's header (:class:`tradeoff.session.Header`)."""
+
+    @property
+    def participant(self) -> str: ...
+    @property
+    def scenario(self) -> Scenario: ...
+    @property
+    def scenario_sha256(self) -> str: ...
+
+
+def stakeholder_of(header: SessionHeader, engine: Engine, path: str | Path) -> Stakeholder:
+    """The stakeholder of a session as its engine now stands (no file is read).
+
+    :func:`tradeoff.decide.decide_session` is the use case built on it (the app's result
+    screen should call that); :func:`tradeoff.decide.load_stakeholders` replays files.
+    """
     result = engine.result()
     assert result.priors is not None
     return Stakeholder(
@@ -139,42 +88,6 @@ def stakeholder_of(header: Header, engine: Engine, path: str | Path) -> Stakehol
         consistency_of(engine),
         result.swing_intervals,
     )
-
-
-def load_stakeholders(paths: Sequence[str | Path]) -> tuple[Scenario, list[Stakeholder]]:
-    """Replay sessions; all must come from one scenario and hold at least one answer."""
-    from tradeoff.session import read_session, replay
-
-    if not paths:
-        raise InputError.single(
-            "sessions", "", "no session given.", "give at least one session file."
-        )
-    out: list[Stakeholder] = []
-    scenario: Scenario | None = None
-    for path in paths:
-        log = read_session(path)
-        engine = replay(log)
-        if engine.answered == 0:
-            raise InputError.single(
-                path,
-                "",
-                "the session holds no answer, so there are no weights to use.",
-                "leave it out, or let the participant answer first.",
-            )
-        h = log.header
-        if scenario is not None and out and h.scenario_sha256 != out[0].scenario_sha256:
-            raise InputError.single(
-                path,
-                "header",
-                f"was recorded on scenario {h.scenario.id!r} "
-                f"(sha256 {h.scenario_sha256[:12]}…) but {out[0].path} on "
-                f"{out[0].scenario_id!r} (sha256 {out[0].scenario_sha256[:12]}…).",
-                "select with sessions of one scenario (one version of it) at a time.",
-            )
-        scenario = scenario or h.scenario
-        out.append(stakeholder_of(h, engine, path))
-    assert scenario is not None
-    return scenario, out
 
 
 @dataclass(frozen=True)
@@ -285,17 +198,19 @@ def select_for_stakeholders(
     picks (ω chosen by :func:`~tradeoff.ranking.omega_for_metric`) and the pick from the
     averaged ω are the practitioner's view, reported beside them.
     """
-    from tradeoff.ranking import linear_values
-
     picks, linear_picks, psis, omegas, recs = [], [], [], [], []
+    vectors: dict[tuple[float, ...], FloatArray] = {}  # ψ's rows, once per set of priors
     for s in stakeholders:
-        coefficients = metric_coefficients(scenario, s.weights, s.priors)
-        rec = recommend(scenario, pool, s.weights, s.priors, draws=s.draws)
+        if s.priors not in vectors:
+            vectors[s.priors] = metric_vectors(scenario, pool, s.priors)
+        rows = vectors[s.priors]
+        rec = recommend(scenario, pool, s.weights, s.priors, draws=s.draws, vectors=rows)
         recs.append(rec)
+        coefficients = metric_coefficients(scenario, s.weights, s.priors)
         omega, _ = omega_for_metric(pool, coefficients, p, psi=np.asarray(rec.expected))
         omegas.append(omega)
         picks.append(rank_pool(pool, weights=omega, p=p, top=top))
-        linear_picks.append(pool.names[int(np.argmax(linear_values(pool, coefficients)))])
+        linear_picks.append(pool.names[int(np.argmax(rows @ np.asarray(s.weights)))])
         psis.append(np.asarray(rec.expected))
     regret = [
         [_relative_regret(psis[i], recs[j].index) for j in range(len(stakeholders))]

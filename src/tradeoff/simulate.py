@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tradeoff.elicitation import ElicitationResult, Engine, truth_from_dirichlet
 from tradeoff.metric import l1_error, normalise
@@ -22,7 +23,7 @@ from tradeoff.pool import Pool
 from tradeoff.population import Population, scenario_population
 from tradeoff.presentation import shown_pair
 from tradeoff.queries import QuerySpace
-from tradeoff.ranking import metric_values, metric_vectors, recommend
+from tradeoff.ranking import metric_vectors, recommend
 from tradeoff.scenario import ElicitationSpec, Scenario
 
 
@@ -69,12 +70,23 @@ class Decision:
         return self.recommended == self.truth_best
 
 
-def decide(scenario: Scenario, pool: Pool, engine: Engine, truth: Sequence[float]) -> Decision:
-    """What the engine now recommends from ``pool`` and what the truth would pick."""
+def decide(
+    scenario: Scenario,
+    pool: Pool,
+    engine: Engine,
+    truth: Sequence[float],
+    vectors: NDArray[np.float64] | None = None,
+) -> Decision:
+    """What the engine now recommends from ``pool`` and what the truth would pick
+    (``vectors``: the pool's :func:`~tradeoff.ranking.metric_vectors` under the result's
+    priors, when the caller has them)."""
     result = engine.result()
     assert result.priors is not None
-    rec = recommend(scenario, pool, result.weights, result.priors, draws=engine.weight_draws())
-    psi = metric_values(scenario, pool, np.asarray([truth]), result.priors)[0]
+    if vectors is None:
+        vectors = metric_vectors(scenario, pool, result.priors)
+    draws = engine.weight_draws()
+    rec = recommend(scenario, pool, result.weights, result.priors, draws=draws, vectors=vectors)
+    psi = vectors @ np.asarray(truth, dtype=np.float64)
     best = int(np.argmax(psi))
     spread = float(psi.max() - psi.min())
     regret = float((psi[best] - psi[rec.index]) / spread) if spread > 0 else 0.0
@@ -117,7 +129,7 @@ def run_once(
         if trace:
             errors.append(l1_error(engine.result().weights, t))
     result = engine.result()
-    decision = None if pool is None else decide(scenario, pool, engine, t)
+    decision = None if pool is None else decide(scenario, pool, engine, t, candidates)
     return RunOutcome(
         t,
         result,

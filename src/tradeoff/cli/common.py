@@ -23,20 +23,32 @@ DEFAULT_SCENARIO = "breast-cancer-triage.toml"
 
 FLAG_NAMES = {
     "where condition": "--where",
-    "constraint ": "--constraint ",
+    "constraint": "--constraint",
     "reference point": "--ref",
-    "baseline ": "--baseline ",
+    "reference": "--reference",
+    "baseline": "--baseline",
     "metric weights": "--metric",
     "weights and an alpha objective": "--weight and --alpha-objective",
     "alpha objective": "--alpha-objective",
     "alpha": "--alpha",
-    "weight ": "--weight ",
+    "weight": "--weight",
     "weights": "--weight",
+    "sweep_group": "--alpha-objective",
+    "sweep_alphas": "--sweep",
     "sessions": "--session",
+    "p": "--p",
+    "top": "--top",
 }
-"""Core parameter names (in an error's location) and the flags that set them."""
+"""Core parameter names (an error's location, or the start of it) and the flags that set them."""
 
-FIX_NAMES = {"the where condition": "--where", "drop_missing": "--drop-missing"}
+FIX_NAMES = {
+    "the where condition": "--where",
+    "drop_missing": "--drop-missing",
+    "criterion p = ": "--p ",
+    "method ideal, delta or norm": "--method ideal, delta or norm",
+    "the alpha objective(s)": "--alpha-objective",
+    "or the scenario file (its [pool]": "or --scenario FILE (its [pool]",
+}
 """Core parameter names in an error's fix, and the flags that set them."""
 
 
@@ -101,16 +113,14 @@ def seed(value: int) -> int:
 
 
 def parse_p(text: str) -> float:
-    """The p of a p-norm: a number ≥ 1 or inf."""
+    """The p of a p-norm as a number (``inf`` or ``∞`` for infinity); whether it is a valid
+    p is checked by the core (:func:`tradeoff.ranking.check_p`)."""
     if text.strip().lower() in ("inf", "infinity", "∞"):
         return float("inf")
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise UsageError(f"--p must be a number ≥ 1 or 'inf', got {text!r}") from None
-    if not value >= 1:
-        raise UsageError(f"--p must be at least 1 (or inf), got {text!r}")
-    return value
 
 
 def writable_file(path: str, what: str) -> Path:

@@ -1,58 +1,50 @@
-"""``tradeoff select`` and ``tradeoff report``: from recorded sessions and a pool to a decision."""
+"""``tradeoff select`` and ``tradeoff report``: from recorded sessions (and a pool, or the
+one the scenario names) to a decision. The work is :func:`tradeoff.decide.decide`."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tradeoff.cli.common import UsageError, emit, parse_p, say
 
 if TYPE_CHECKING:
-    from tradeoff.scenario import Scenario
+    from tradeoff.decide import Decision
     from tradeoff.selection import Selection
 
+#: Suffixes of pool files: a session argument with one of these was meant as the pool.
+POOL_SUFFIXES = (".csv", ".parquet", ".pq")
 
-def selection(args: argparse.Namespace) -> tuple[Selection, Scenario]:
-    """Replay the sessions, load the pool and select: what both commands share."""
-    from tradeoff.errors import InputError
-    from tradeoff.pool import load_pool
-    from tradeoff.ranking import metric_objectives
-    from tradeoff.scenario import load_scenario
-    from tradeoff.selection import load_stakeholders, select_for_stakeholders
 
-    p = parse_p(args.p)
-    if args.top < 1:
-        raise UsageError("--top must be at least 1")
-    out = getattr(args, "out", None)
+def check_out(out: str | None) -> None:
+    """A report folder: refused before any work when it is a file."""
     if out is not None and Path(out).exists() and not Path(out).is_dir():
         raise UsageError(f"--out {out!r} is a file; give a folder for the report")
-    scenario, stakeholders = load_stakeholders(args.session or [])
-    if args.scenario:
-        given = load_scenario(args.scenario)
-        if given.scenario.id != scenario.id:
-            raise InputError.single(
-                args.scenario,
-                "id",
-                f"is {given.scenario.id!r} but the sessions were recorded on {scenario.id!r}.",
-                "give the scenario the sessions were recorded on.",
+
+
+def decision(args: argparse.Namespace) -> Decision:
+    """The decide step for ``select`` and ``report``: the options as the core takes them."""
+    from tradeoff.decide import decide
+
+    sessions: list[str] = args.session or []
+    if args.pool is None:
+        meant = next((s for s in sessions if Path(s).suffix.lower() in POOL_SUFFIXES), None)
+        if meant is not None:
+            raise UsageError(
+                f"--session {meant!r} looks like a pool file; give the pool first: "
+                f"tradeoff {(getattr(args, 'argv', None) or ['select'])[0]} POOL --session FILE ..."
             )
-        scenario = given.scenario
-    pool_spec = scenario.pool
-    pool = load_pool(
+    return decide(
+        sessions,
         args.pool,
-        metric_objectives(scenario),
-        name_column=args.name_column or (pool_spec.name_column if pool_spec else None),
-    )
-    chosen = select_for_stakeholders(
-        scenario,
-        stakeholders,
-        pool,
-        p=p,
+        scenario=args.scenario,
+        name_column=args.name_column,
+        p=parse_p(args.p),
         top=args.top,
         exclude_inconsistent=args.exclude_inconsistent,
     )
-    return chosen, scenario
 
 
 def format_selection(chosen: Selection) -> str:
@@ -96,29 +88,35 @@ def format_selection(chosen: Selection) -> str:
 
 
 def cmd_select(args: argparse.Namespace) -> int:
-    chosen, scenario = selection(args)
+    chosen = decision(args)
     if args.tui:
         from tradeoff.tui.select import run_selection_app
 
-        run_selection_app(chosen, scenario)
+        run_selection_app(chosen.selection, chosen.scenario)
         return 0
     if args.json:
         emit(chosen.to_dict())
     else:
-        say(format_selection(chosen))
+        say(format_selection(chosen.selection))
+    return 0
+
+
+def write_report(chosen: Decision, out: str, argv: Sequence[str], *, json: bool) -> int:
+    """Write the decision report into ``out`` and say where (the one report writer of
+    ``tradeoff report`` and ``tradeoff study report``)."""
+    import shlex
+
+    from tradeoff.report import write_report as write
+
+    command = "tradeoff " + " ".join(shlex.quote(a) for a in argv)
+    html_path, md_path = write(chosen.selection, chosen.scenario, out, command=command)
+    if json:
+        emit({"html": str(html_path), "markdown": str(md_path), "consensus": chosen.consensus})
+    else:
+        say(f"report written: {html_path} and {md_path}")
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    import shlex
-
-    from tradeoff.report import write_report
-
-    chosen, scenario = selection(args)
-    command = "tradeoff " + " ".join(shlex.quote(a) for a in args.argv)
-    html_path, md_path = write_report(chosen, scenario, args.out, command=command)
-    if args.json:
-        emit({"html": str(html_path), "markdown": str(md_path), "consensus": chosen.consensus_name})
-    else:
-        say(f"report written: {html_path} and {md_path}")
-    return 0
+    check_out(args.out)
+    return write_report(decision(args), args.out, args.argv, json=args.json)

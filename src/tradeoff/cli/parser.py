@@ -181,7 +181,12 @@ def build_parser() -> argparse.ArgumentParser:
     rk.set_defaults(func=cmd_rank)
 
     def selection_arguments(cmd: argparse.ArgumentParser) -> None:
-        cmd.add_argument("pool", help="CSV or Parquet file of candidate models")
+        cmd.add_argument(
+            "pool",
+            nargs="?",
+            help="CSV or Parquet file of candidate models (default: the pool the scenario's "
+            "[pool] names, relative to the scenario file)",
+        )
         cmd.add_argument(
             "--session",
             action="extend",

@@ -23,7 +23,8 @@ MAX_SWEEP = 100_001
 
 
 def parse_weights(items: Sequence[str]) -> dict[str, float]:
-    """``--weight COL=W`` options: finite weights ≥ 0 by column."""
+    """``--weight COL=W`` options as numbers by column (their values are checked by
+    :func:`tradeoff.ranking.weights_from_options`)."""
     out: dict[str, float] = {}
     for item in items:
         col, sep, value = item.rpartition("=")
@@ -33,8 +34,6 @@ def parse_weights(items: Sequence[str]) -> dict[str, float]:
             out[col] = float(value)
         except ValueError:
             raise UsageError(f"--weight {item!r}: W must be a number") from None
-        if not (math.isfinite(out[col]) and out[col] >= 0):
-            raise UsageError(f"--weight {item!r}: W must be a finite number ≥ 0")
     return out
 
 
@@ -95,18 +94,11 @@ def format_rank(outcome: RankOutcome) -> str:
 
 
 def _check(args: argparse.Namespace) -> None:
-    if args.top < 1:
-        raise UsageError("--top must be at least 1")
-    if args.alpha is not None:
-        if not args.alpha_objective:
-            raise UsageError("--alpha needs --alpha-objective COL (the objective(s) α weighs)")
-        if not (math.isfinite(args.alpha) and 0 <= args.alpha <= 1):
-            raise UsageError(f"--alpha must lie in [0, 1], got {args.alpha}")
-    if args.sweep is not None:
-        if not 2 <= args.sweep <= MAX_SWEEP:
-            raise UsageError(f"--sweep needs N from 2 to {MAX_SWEEP} values of α")
-        if not args.alpha_objective:
-            raise UsageError("--sweep needs --alpha-objective COL (the objective α weighs)")
+    """What only the command line can check: which options go together, and the size of
+    an α sweep before it is made. Values are checked by the core (:mod:`tradeoff.ranking`),
+    whose errors name its parameters; ``main`` maps them to these flags."""
+    if args.sweep is not None and not 2 <= args.sweep <= MAX_SWEEP:
+        raise UsageError(f"--sweep needs N from 2 to {MAX_SWEEP} values of α")
     if args.scenario and not args.metric:
         raise UsageError("--scenario needs --metric W1,W2,... (the elicited weights)")
     if args.metric and not args.scenario:

@@ -120,7 +120,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     )
     pool = None
     if scenario.pool is not None:
-        from tradeoff.selection import scenario_pool
+        from tradeoff.candidates import scenario_pool
 
         pool = scenario_pool(scenario, Path(loaded.path).parent)
     summary = simulate(

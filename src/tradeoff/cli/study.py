@@ -9,7 +9,7 @@ import argparse
 import csv
 from pathlib import Path
 
-from tradeoff.cli.common import UsageError, emit, say
+from tradeoff.cli.common import UsageError, emit, parse_p, say
 
 
 def _participants(value: str) -> list[str]:
@@ -115,27 +115,24 @@ def cmd_study_status(args: argparse.Namespace) -> int:
 
 
 def cmd_study_report(args: argparse.Namespace) -> int:
-    from tradeoff.cli.decide import cmd_report
+    from tradeoff.cli.decide import check_out, write_report
+    from tradeoff.decide import decide
     from tradeoff.scenario import load_scenario
     from tradeoff.study import load_study, study_status
 
+    check_out(args.out)
     study = load_study(args.study)
     sessions = study_status(study).complete_sessions()
     if not sessions:
         raise UsageError(f"no participant of {study.path} has a complete session yet")
-    scenario = load_scenario(study.scenario_path).scenario
-    if scenario.pool is None:
+    if load_scenario(study.scenario_path).scenario.pool is None:  # a study's copy is fixed
         raise UsageError("the study's scenario has no [pool]; there is nothing to choose from")
-    report_args = argparse.Namespace(
-        pool=str(study.path / scenario.pool.path),
-        session=[str(p) for p in sessions],
-        scenario=str(study.scenario_path),
-        name_column=None,
-        p=args.p,
+    chosen = decide(
+        sessions,
+        scenario=study.scenario_path,
+        p=parse_p(args.p),
         top=args.top,
-        json=args.json,
         exclude_inconsistent=args.exclude_inconsistent,
-        out=args.out,
-        argv=["study", "report", str(study.path), "--out", args.out],
     )
-    return cmd_report(report_args)
+    argv = ["study", "report", str(study.path), "--out", args.out]
+    return write_report(chosen, args.out, argv, json=args.json)

@@ -127,9 +127,12 @@ def test_profiles_report_recall_as_share_of_class() -> None:
 
 def test_warm_builds_every_pair_with_class_one_and_changes_nothing() -> None:
     sc = small("paper-k3-two-costs-reward")
-    pop = build_population(sc.population, tuple(c.name for c in sc.classes))
+    # fresh populations, not the process-wide cached one other tests have sorted pairs of
+    build = build_population.__wrapped__
+    pop = build(sc.population, tuple(c.name for c in sc.classes))
     cold = QuerySpace(sc, pop).rbo(0, 2, 0.3)
-    warm_pop = build_population(sc.population, tuple(c.name for c in sc.classes))
+    warm_pop = build(sc.population, tuple(c.name for c in sc.classes))
+    assert warm_pop is not pop and not warm_pop._pairs
     space = QuerySpace(sc, warm_pop)
     space.warm()
     assert set(warm_pop._pairs) == {(0, 1), (0, 2)}

@@ -725,7 +725,7 @@ def _omega_of(
         )
         target = np.r_[(psi.max() - psi) / spread, np.zeros(k)]
         lower = np.r_[np.zeros(k), -np.inf]
-        fit = lsq_linear(design, target, bounds=(lower, np.inf), tol=1e-12)
+        fit = lsq_linear(design, target, bounds=(lower, np.inf), method="bvls", tol=1e-12)
         omega = np.zeros(len(coefficients))
         omega[used] = fit.x[:-1]
         return omega

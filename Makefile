@@ -26,7 +26,9 @@ lint: $(VENV)/.installed-test
 	$(BIN)/mypy src
 	$(BIN)/lint-imports
 
-## test: install the test extras, lint, and run the whole test suite (on two workers)
+## test: install the test extras, lint, and run the test suite on two workers; the tests
+## marked slow run in CI (CI=true) or with TRADEOFF_SLOW=1, and are skipped with that reason
+## otherwise
 test: lint
 	$(BIN)/pytest -n 2
 

@@ -69,3 +69,18 @@ def small_scenario_file(
 def spec(sc: Scenario, **changes: object) -> ElicitationSpec:
     """The scenario's elicitation settings with ``changes`` (the one settings model)."""
     return sc.elicitation.override(**changes)
+
+
+#: Slow tests (statistical checks over many simulated people, the wheel built and installed
+#: in a fresh environment) run in CI, or anywhere with TRADEOFF_SLOW=1; `make test` on a
+#: developer's machine skips them with this reason.
+RUN_SLOW = bool(os.environ.get("CI") or os.environ.get("TRADEOFF_SLOW"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if RUN_SLOW:
+        return
+    skip = pytest.mark.skip(reason="slow: runs in CI, or with TRADEOFF_SLOW=1 make test")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -86,6 +86,7 @@ def test_selectable_models_only() -> None:
     assert rec.name == "m1"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("noise", "at_least"), [("exact", 0.95), ("flip:0.1", 0.85)])
 def test_simulated_stakeholders_get_their_own_best_model(noise: str, at_least: float) -> None:
     """End to end on the shipped pool: simulated stakeholders answer the questions that aim

@@ -68,6 +68,7 @@ def test_shipped_pool_is_real_and_has_provenance() -> None:
     assert prov["test_cases"] > 100 and "scikit-learn" in prov["machine"]
 
 
+@pytest.mark.slow
 def test_three_stakeholders_end_to_end(
     loaded: LoadedScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -54,6 +54,7 @@ def test_a_small_first_weight_does_not_degrade_the_others(
     assert out.l1 <= 0.002, out.result.weights
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["paper-k2-reward-cost", "paper-k2-two-costs"])
 def test_flip_noise_p90_l1_at_40_questions(name: str) -> None:
     """Flip noise 0.10, 40 questions, the first 40 of the benchmark's random truths: p90 L1
@@ -134,6 +135,7 @@ def test_probabilistic_reports_intervals_and_error_rate() -> None:
     assert 0 < r.error_rate_estimate < 0.5
 
 
+@pytest.mark.slow
 def test_error_rate_estimate_tracks_the_noise() -> None:
     sc = small("paper-k2-two-costs")
     # 12 runs each: mean estimates measured 0.012 (exact) and 0.16 (one answer in four wrong).
@@ -174,6 +176,7 @@ def test_probabilistic_stops_at_target_width() -> None:
     assert all(hi - lo < 0.05 for lo, hi in out.result.intervals)
 
 
+@pytest.mark.slow
 def test_interval_coverage_is_calibrated() -> None:
     """90% intervals cover the truth in 80–97% of 50 runs (flip noise at the assumed rate;
     measured 0.92, and 0.93 over 60 runs)."""

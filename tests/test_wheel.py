@@ -10,9 +10,12 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import pytest
+
 from .conftest import ROOT
 
 
+@pytest.mark.slow
 def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # nothing but the wheel
     where = tmp_path / "elsewhere"

@@ -169,3 +169,36 @@ def test_alpha_weights_group() -> None:
     np.testing.assert_allclose(w, [0.3, 0.2, 0.3, 0.2])
     with pytest.raises(ValueError, match="some, but not all"):
         copa.alpha_weights(2, [0, 1], [0.5])
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 80),
+    limit=st.integers(1, 90),
+    coarse=st.booleans(),
+)
+def test_rank_by_with_a_limit_is_the_head_of_the_full_order(
+    seed: int, n: int, limit: int, coarse: bool
+) -> None:
+    """Sorting only the rows that can reach the first ``limit`` places gives the same head
+    as sorting everything (ties in score, Σφ and near-ties at the top included)."""
+    rng = np.random.default_rng(seed)
+    phi = rng.random((n, 3))
+    if coarse:
+        phi = np.round(phi, 1)
+    s = copa.scores(phi, np.array([0.5, 0.3, 0.2]), np.inf)
+    selectable = rng.random(n) < 0.8
+    if not selectable.any():
+        selectable[0] = True
+    full = copa.rank_by(phi, s, selectable)
+    assert copa.rank_by(phi, s, selectable, limit=limit).tolist() == full[:limit].tolist()
+
+
+@given(st.lists(st.text(), max_size=30))
+def test_clean_texts_equals_clean_text_of_each(texts: list[str]) -> None:
+    """The one-pass cleaning of many names gives what cleaning each name gives."""
+    from tradeoff.text import clean_text, clean_texts
+
+    out, changed = clean_texts(texts)
+    assert list(out) == [clean_text(t) for t in texts]
+    assert changed == (list(out) != texts)

@@ -61,7 +61,8 @@ def rank_cdf(y: FloatArray) -> FloatArray:
     positions = np.arange(n)
     for c in range(k):
         col = y[:, c]
-        order = np.argsort(col, kind="stable")
+        # any sort will do: tied values get their run's first position, whatever their order
+        order = np.argsort(col)
         ordered = col[order]
         first = np.empty(n, dtype=np.int64)
         first[0] = 0
@@ -197,11 +198,39 @@ def rank(
     return rank_by(phi, scores(phi, weights, p), selectable)
 
 
-def rank_by(phi: FloatArray, s: FloatArray, selectable: BoolArray | None = None) -> IntArray:
-    """Selectable models ordered by precomputed scores ``s``, then Σφ, then row."""
+def rank_by(
+    phi: FloatArray,
+    s: FloatArray,
+    selectable: BoolArray | None = None,
+    *,
+    limit: int | None = None,
+) -> IntArray:
+    """Selectable models ordered by precomputed scores ``s``, then Σφ, then row.
+
+    With ``limit``, only the first ``limit`` of that order (the same rows as the full
+    order's head): the rows whose snapped score reaches the limit-th smallest are sorted,
+    not the whole pool.
+
+    Examples
+    --------
+    >>> phi = np.array([[0.5, 0.0], [0.0, 0.5], [0.25, 0.25], [0.75, 0.75]])
+    >>> s = np.array([0.5, 0.5, 0.25, 0.75])
+    >>> rank_by(phi, s).tolist()
+    [2, 0, 1, 3]
+    >>> rank_by(phi, s, limit=2).tolist()
+    [2, 0]
+    >>> rank_by(phi, s, np.array([True, True, False, True]), limit=1).tolist()
+    [0]
+    """
     rows = np.arange(phi.shape[0]) if selectable is None else np.flatnonzero(selectable)
+    snapped = snap(s[rows])
+    if limit is not None and 0 < limit < rows.size:
+        cut = np.partition(snapped, limit - 1)[limit - 1]
+        keep = snapped <= cut
+        rows, snapped = rows[keep], snapped[keep]
     total = phi[rows].sum(axis=1)
-    return rows[np.lexsort((rows, total, snap(s[rows])))]
+    order = rows[np.lexsort((rows, total, snapped))]
+    return order if limit is None else order[:limit]
 
 
 def select(

@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from tradeoff.errors import InputError, Problem
 from tradeoff.expr import CONDITION_HELP, ExpressionError, parse_condition
-from tradeoff.text import clean_text
+from tradeoff.text import clean_text, clean_texts
 
 FloatArray = NDArray[np.float64]
 Direction = Literal["min", "max"]
@@ -95,8 +95,14 @@ class Pool:
         return np.array([o.direction == "max" for o in self.objectives])
 
     def minimisation(self) -> FloatArray:
-        """Values turned into objectives to minimise (maximised columns negated)."""
+        """Values turned into objectives to minimise (maximised columns negated; computed
+        once per pool, read-only)."""
+        return self._minimised
+
+    @cached_property
+    def _minimised(self) -> FloatArray:
         out: FloatArray = np.where(self.maximise, -self.values, self.values)
+        out.setflags(write=False)
         return out
 
     @cached_property
@@ -274,12 +280,9 @@ def load_pool(
         name_series = table[name_column].astype(str)
     else:
         name_series = pd.Series([f"row {i}" for i in table.index], index=table.index)
-    names = tuple(clean_text(n) for n in name_series.tolist())
-    if names != tuple(name_series.tolist()):
+    names, cleaned_names = clean_texts(name_series.tolist())
+    if cleaned_names:
         name_series = pd.Series(names, index=name_series.index)
-        cleaned_names = True
-    else:
-        cleaned_names = False
     if unique_names:
         repeated = name_series.duplicated(keep=False)
         if repeated.any():

@@ -148,29 +148,40 @@ class SweepPick:
         }
 
 
-def _summary_cdf(u: FloatArray, columns: Sequence[int], p: float) -> FloatArray:
-    """The rank CDF over the population of the equally weighted p-norm of û over ``columns``."""
+def _summary_cdf(u: FloatArray, columns: Sequence[int], p: float, rows: NDArray[np.intp]) -> FloatArray:
+    """For the models ``rows``: the rank CDF, over the whole population, of the equally
+    weighted p-norm of û over ``columns`` (the share of models with a strictly smaller
+    summary). Counted for those rows only, not ranked for every model."""
     sub = u[:, list(columns)]
     if sub.shape[1] == 1:
-        return np.asarray(sub[:, 0], dtype=np.float64)
+        return np.asarray(sub[rows, 0], dtype=np.float64)
     s = copa.scores(sub, np.full(sub.shape[1], 1.0 / sub.shape[1]), p)
-    return np.asarray(copa.rank_cdf(s[:, None])[:, 0], dtype=np.float64)
+    return np.array([np.count_nonzero(s < s[r]) / len(s) for r in rows], dtype=np.float64)
 
 
 def sweep_picks(
-    pool: Pool, u: FloatArray, group: Sequence[int], sweep: Sequence[tuple[float, str]], p: float
+    pool: Pool,
+    u: FloatArray,
+    group: Sequence[int],
+    alphas: Sequence[float],
+    picks: Sequence[int] | NDArray[np.intp],
+    p: float,
 ) -> tuple[SweepPick, ...]:
-    """Table 2 of paper 000 for a sweep: each picked model's α range and CDF summaries."""
+    """Table 2 of paper 000 for a sweep: each picked model's α range and CDF summaries.
+
+    ``picks`` holds the row picked at each of ``alphas``; models appear in the order they
+    are first picked.
+    """
     rest = [k for k in range(u.shape[1]) if k not in set(group)]
-    ug = _summary_cdf(u, group, p)
-    ur = _summary_cdf(u, rest, p) if rest else np.zeros(len(u))
-    index = {name: i for i, name in enumerate(pool.names)}
-    alphas: dict[str, list[float]] = {}
-    for a, name in sweep:
-        alphas.setdefault(name, []).append(a)
+    ranges: dict[int, list[float]] = {}
+    for a, row in zip(alphas, picks, strict=True):
+        ranges.setdefault(int(row), []).append(float(a))
+    rows = np.fromiter(ranges, dtype=np.intp, count=len(ranges))
+    ug = _summary_cdf(u, group, p, rows)
+    ur = _summary_cdf(u, rest, p, rows) if rest else np.zeros(len(rows))
     return tuple(
-        SweepPick(name, min(a), max(a), float(ug[index[name]]), float(ur[index[name]]))
-        for name, a in alphas.items()
+        SweepPick(pool.names[row], min(a), max(a), float(ug[j]), float(ur[j]))
+        for j, (row, a) in enumerate(ranges.items())
     )
 
 
@@ -505,8 +516,8 @@ def _rank_pool(
         (u, ()) if method == "copa" else copa.normalise(y, method, pool.maximise, reference)
     )
     s = copa.scores(phi, weights, p)
-    order = copa.rank_by(phi, s, selectable)
-    shown = order[: settings.top]
+    order = copa.rank_by(phi, s, selectable, limit=settings.top)
+    shown = order
     sweep = None
     table: tuple[SweepPick, ...] = ()
     if settings.sweep_alphas is not None:
@@ -516,7 +527,7 @@ def _rank_pool(
             (float(a), pool.names[int(i)])
             for a, i in zip(settings.sweep_alphas, picks, strict=True)
         )
-        table = sweep_picks(pool, u, group, sweep, p)
+        table = sweep_picks(pool, u, group, settings.sweep_alphas, picks, p)
     pareto = pareto_future.result()
     rows = tuple(_row(pool, u, s, int(i), bool(pareto[i])) for i in shown)
     return RankOutcome(
@@ -796,7 +807,7 @@ def omega_for_metric(
             continue
         omega = omega / omega.sum()
         s = copa.scores(u, omega, p)
-        pick = int(copa.rank_by(u, s, selectable)[0])
+        pick = int(copa.rank_by(u, s, selectable, limit=1)[0])
         first = bool(psi[pick] >= top - 1e-12 * max(1.0, abs(top)))
         score = (first, float(agreement(s, psi, selectable)["kendall_tau"]))
         if score > best:  # strictly better: on a tie the earlier mapping stays

@@ -12,14 +12,43 @@ every C0 and C1 control character, DEL and the bidirectional overrides with ``?`
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: C0 and C1 controls, DEL, the bidirectional embeddings, overrides and isolates, and the
+#: invisible format characters that can hide or reorder what a name says: zero-width
+#: space/joiners and direction marks (U+200B–U+200F), the Arabic letter mark (U+061C), the
+#: Mongolian vowel separator (U+180E), line and paragraph separators (U+2028, U+2029), word
+#: joiner and invisible operators (U+2060–U+2064), the byte-order mark (U+FEFF), tag
+#: characters (U+E0000–U+E007F).
+_CONTROL = re.compile(
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+#: What :func:`clean_text` changes: the characters above and tabs.
+_NEEDS_CLEANING = re.compile(_CONTROL.pattern[:-1] + "\t]")
 
 
 def clean_text(text: object) -> str:
     """``str(text)`` with each control character replaced by ``?`` (tabs become spaces)."""
     return _CONTROL.sub("?", str(text).replace("\t", " "))
+
+
+def clean_texts(texts: Sequence[str]) -> tuple[tuple[str, ...], bool]:
+    """:func:`clean_text` of every string, and whether any changed.
+
+    One pass over all of them when none needs cleaning (a pool's million model names), so
+    the common case costs one join and one search instead of a call per name.
+
+    >>> clean_texts(["a", "b"])
+    (('a', 'b'), False)
+    >>> clean_texts(["a", "b\\tc", "d\\u200be"])
+    (('a', 'b c', 'd?e'), True)
+    """
+    if _NEEDS_CLEANING.search("".join(texts)) is None:
+        return tuple(texts), False
+    out = tuple(clean_text(t) if _NEEDS_CLEANING.search(t) else t for t in texts)
+    return out, True
 
 
 def clean_data(data: Any) -> Any:

@@ -148,7 +148,9 @@ class SweepPick:
         }
 
 
-def _summary_cdf(u: FloatArray, columns: Sequence[int], p: float, rows: NDArray[np.intp]) -> FloatArray:
+def _summary_cdf(
+    u: FloatArray, columns: Sequence[int], p: float, rows: NDArray[np.intp]
+) -> FloatArray:
     """For the models ``rows``: the rank CDF, over the whole population, of the equally
     weighted p-norm of û over ``columns`` (the share of models with a strictly smaller
     summary). Counted for those rows only, not ranked for every model."""

@@ -75,3 +75,16 @@ def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:
     real = installed.with_name("breast-cancer-triage-real.toml")
     check = json.loads(run(python, "-m", "tradeoff", "scenario", "check", real, "--json"))
     assert check["id"] == "breast-cancer-triage-real"
+    # shipped scenarios by id, from a folder that has no scenarios/ of its own
+    listed = json.loads(run(python, "-m", "tradeoff", "scenario", "list", "--json"))
+    ids = {s["id"]: s for s in listed["scenarios"]}
+    assert ids["breast-cancer-triage"]["pool"] is True
+    assert ids["glaucoma-screening"]["path"].startswith(str(env_dir))
+    assert "glaucoma-screening" in run(python, "-m", "tradeoff", "scenario", "list")
+    out = json.loads(
+        run(python, "-m", "tradeoff", "simulate", "glaucoma-screening", "--runs", "2", "--json")
+    )
+    assert out["runs"] == 2
+    for name in ("glaucoma-screening", "glaucoma-screening.toml"):
+        text = run(python, "-m", "tradeoff", "simulate", name, "--runs", "2")
+        assert "2 run(s)" in text

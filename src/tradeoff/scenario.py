@@ -33,6 +33,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails, PydanticCustomError
 
+from tradeoff.data import missing_scenario_fix, resolve_scenario
 from tradeoff.errors import InputError, Problem, read_user_file
 
 StrategyName = Literal["paper", "bisection", "probabilistic"]
@@ -462,7 +463,7 @@ def load_scenario(path: str | Path) -> LoadedScenario:
     Parameters
     ----------
     path
-        The ``.toml`` file.
+        The ``.toml`` file, or a shipped scenario's id (:func:`tradeoff.data.resolve_scenario`).
 
     Returns
     -------
@@ -474,8 +475,8 @@ def load_scenario(path: str | Path) -> LoadedScenario:
     InputError
         If the file is missing, is not valid TOML, or does not describe a valid scenario.
     """
-    p = Path(path)
-    raw = read_user_file(p, "check the path; shipped scenarios are in scenarios/.")
+    p = resolve_scenario(path)
+    raw = read_user_file(p, missing_scenario_fix(p))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -13,10 +13,12 @@ from tradeoff.cli.app import cmd_default, cmd_elicit, cmd_serve, cmd_session_sho
 from tradeoff.cli.decide import cmd_report, cmd_select
 from tradeoff.cli.judge import cmd_compare, cmd_gap
 from tradeoff.cli.rank import cmd_rank
-from tradeoff.cli.scenarios import cmd_bench, cmd_scenario_check, cmd_simulate
+from tradeoff.cli.scenarios import cmd_bench, cmd_scenario_check, cmd_scenario_list, cmd_simulate
 from tradeoff.cli.study import cmd_study_create, cmd_study_report, cmd_study_status
 from tradeoff.copa import METHODS
 from tradeoff.scenario import STRATEGY_NAMES
+
+SCENARIO_HELP = "scenario TOML file, or a shipped scenario's id (tradeoff scenario list)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     el = sub.add_parser("elicit", help="answer questions in the app (a session is recorded)")
-    el.add_argument("scenario", nargs="?", help="scenario TOML file (default: the shipped one)")
+    el.add_argument("scenario", nargs="?", help=SCENARIO_HELP + " (default: the shipped one)")
     el.add_argument("--participant", help="participant id")
     el.add_argument("--sessions-dir", default="sessions", help="where sessions are recorded")
     el.add_argument("--resume", metavar="FILE", help="continue this session file")
@@ -41,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     el.set_defaults(func=cmd_elicit)
 
     sv = sub.add_parser("serve", help="serve the app to a web browser")
-    sv.add_argument("scenario", nargs="?", help="scenario TOML file")
+    sv.add_argument("scenario", nargs="?", help=SCENARIO_HELP)
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
     sv.add_argument("--port", type=int, default=8000)
     sv.add_argument("--sessions-dir", default="sessions")
@@ -68,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     st = sub.add_parser("study", help="run a study: many participants, each with an access code")
     st_sub = st.add_subparsers(title="study commands", metavar="ACTION", required=True)
     mk = st_sub.add_parser("create", help="make a study folder and the participants' codes")
-    mk.add_argument("scenario", help="scenario TOML file (copied into the study)")
+    mk.add_argument("scenario", help=SCENARIO_HELP + " (copied into the study)")
     mk.add_argument(
         "--participants",
         required=True,
@@ -99,12 +101,17 @@ def build_parser() -> argparse.ArgumentParser:
     sc = sub.add_parser("scenario", help="work with scenario files")
     sc_sub = sc.add_subparsers(title="scenario commands", metavar="ACTION", required=True)
     check = sc_sub.add_parser("check", help="validate a scenario file and print a summary")
-    check.add_argument("file", help="scenario TOML file")
+    check.add_argument("file", help=SCENARIO_HELP)
     check.add_argument("--json", action="store_true", help="print one JSON document")
     check.set_defaults(func=cmd_scenario_check)
+    listing = sc_sub.add_parser(
+        "list", help="the shipped scenarios: id, title, whether a pool comes with it, path"
+    )
+    listing.add_argument("--json", action="store_true", help="print one JSON document")
+    listing.set_defaults(func=cmd_scenario_list)
 
     sim = sub.add_parser("simulate", help="run the elicitation against simulated stakeholders")
-    sim.add_argument("scenario", help="scenario TOML file")
+    sim.add_argument("scenario", help=SCENARIO_HELP)
     sim.add_argument("--truth", help="true weights W1,W2,... (default: flat Dirichlet per run)")
     sim.add_argument(
         "--strategy", choices=STRATEGY_NAMES, help="elicitation strategy (default: the scenario's)"

@@ -42,6 +42,34 @@ def cmd_scenario_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_scenario_list(args: argparse.Namespace) -> int:
+    """The shipped scenarios, each usable by its id wherever a scenario file is asked for."""
+    from tradeoff.data import shipped_ids, shipped_scenarios
+    from tradeoff.scenario import load_scenario
+
+    rows = []
+    for sid in shipped_ids():
+        loaded = load_scenario(shipped_scenarios() / f"{sid}.toml")
+        rows.append(
+            {
+                "id": sid,
+                "title": loaded.scenario.title,
+                "pool": loaded.scenario.pool is not None,
+                "path": loaded.path,
+            }
+        )
+    if args.json:
+        emit({"scenarios": rows})
+        return 0
+    width = max(len(r["id"]) for r in rows)
+    say(f"{'id':<{width}}  pool  title")
+    for r in rows:
+        say(f"{r['id']:<{width}}  {'yes' if r['pool'] else 'no ':<4}  {r['title']}")
+    say()
+    say(f"Files in {shipped_scenarios()}; give the id wherever a scenario file is asked for.")
+    return 0
+
+
 def check_strategy(name: str | None) -> None:
     """Refuse a strategy name that is not in the registry."""
     if name is not None and name not in STRATEGY_NAMES:

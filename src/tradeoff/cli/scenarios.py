@@ -47,7 +47,7 @@ def cmd_scenario_list(args: argparse.Namespace) -> int:
     from tradeoff.data import shipped_ids, shipped_scenarios
     from tradeoff.scenario import load_scenario
 
-    rows = []
+    rows: list[dict[str, str | bool]] = []
     for sid in shipped_ids():
         loaded = load_scenario(shipped_scenarios() / f"{sid}.toml")
         rows.append(
@@ -61,7 +61,7 @@ def cmd_scenario_list(args: argparse.Namespace) -> int:
     if args.json:
         emit({"scenarios": rows})
         return 0
-    width = max(len(r["id"]) for r in rows)
+    width = max(len(str(r["id"])) for r in rows)
     say(f"{'id':<{width}}  pool  title")
     for r in rows:
         say(f"{r['id']:<{width}}  {'yes' if r['pool'] else 'no ':<4}  {r['title']}")

@@ -19,7 +19,6 @@ are too. All randomness comes from a seeded generator.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -28,9 +27,28 @@ import numpy as np
 
 from tradeoff.elicitation import Choice
 from tradeoff.metric import LinearMetric, normalise
+from tradeoff.noise import (  # the registry, re-exported where simulated people live
+    NOISE_HELP,
+    NOISE_KINDS,
+    NOISE_MODELS,
+    Noise,
+    NoiseModel,
+    noise_help,
+)
 from tradeoff.presentation import shown_profile
 from tradeoff.queries import Query
 from tradeoff.scenario import Scenario
+
+__all__ = [
+    "NOISE_HELP",
+    "NOISE_KINDS",
+    "NOISE_MODELS",
+    "Noise",
+    "NoiseModel",
+    "Oracle",
+    "SimulatedOracle",
+    "noise_help",
+]
 
 
 class Oracle(Protocol):
@@ -39,56 +57,6 @@ class Oracle(Protocol):
     def choose(self, query: Query) -> Choice:
         """Which option is preferred: left, right or indifferent."""
         ...
-
-
-NOISE_KINDS = ("flip", "logistic", "indifference", "display")
-NOISE_HELP = "exact, flip:P, logistic:T, indifference:TAU or display"
-
-
-@dataclass(frozen=True)
-class Noise:
-    """How a simulated person departs from the exact answer: ``kind`` is ``"flip"``
-    (parameter P), ``"logistic"`` (T), ``"indifference"`` (τ) or ``"display"`` (none)."""
-
-    kind: str
-    value: float = 0.0
-
-    def __post_init__(self) -> None:
-        if self.kind == "flip" and not 0 <= self.value <= 1:
-            raise ValueError(f"flip probability must lie in [0, 1], got {self.value}")
-        if self.kind == "logistic" and not self.value > 0:
-            raise ValueError(f"logistic temperature must be positive, got {self.value}")
-        if self.kind == "indifference" and not self.value >= 0:
-            raise ValueError(f"the indifference band must be non-negative, got {self.value}")
-        if self.kind not in NOISE_KINDS:
-            raise ValueError(f"unknown noise kind {self.kind!r}; use {NOISE_HELP}")
-
-    @classmethod
-    def parse(cls, text: str) -> Noise | None:
-        """Parse ``"exact"``, ``"flip:0.1"``, ``"logistic:0.01"``, ``"indifference:0.002"``
-        or ``"display"``.
-
-        >>> Noise.parse("flip:0.1")
-        Noise(kind='flip', value=0.1)
-        >>> Noise.parse("display")
-        Noise(kind='display', value=0.0)
-        """
-        text = text.strip()
-        if text in ("", "exact", "none"):
-            return None
-        if text == "display":
-            return cls("display")
-        kind, sep, value = text.partition(":")
-        if not sep:
-            raise ValueError(f"noise must be one of {NOISE_HELP}, got {text!r}")
-        try:
-            number = float(value)
-        except ValueError:
-            raise ValueError(f"noise parameter must be a number, got {value!r}") from None
-        return cls(kind.strip(), number)
-
-    def __str__(self) -> str:
-        return "display" if self.kind == "display" else f"{self.kind}:{self.value:g}"
 
 
 @dataclass
@@ -120,7 +88,7 @@ class SimulatedOracle:
     def __post_init__(self) -> None:
         if self.indifference < 0:
             raise ValueError("the indifference band must be non-negative")
-        if self.noise is not None and self.noise.kind == "display" and self.scenario is None:
+        if self.noise is not None and self.noise.model.reads_screen and self.scenario is None:
             raise ValueError("the display person needs the scenario (SimulatedOracle.for_scenario)")
         self._rng = np.random.default_rng(self.seed)
         self._weights = normalise(self.metric.weights)
@@ -152,18 +120,15 @@ class SimulatedOracle:
         return float(np.dot(self._weights, v))
 
     def choose(self, query: Query) -> Choice:
-        kind = None if self.noise is None else self.noise.kind
-        band = self.indifference + (
-            self.noise.value if self.noise and kind == "indifference" else 0.0
-        )
-        diff = self.shown_difference(query) if kind == "display" else self.difference(query)
+        model = None if self.noise is None else self.noise.model
+        value = 0.0 if self.noise is None else self.noise.value
+        band = self.indifference + (model.band(value) if model else 0.0)
+        reads_screen = model is not None and model.reads_screen
+        diff = self.shown_difference(query) if reads_screen else self.difference(query)
         if abs(diff) < band or abs(diff) < 1e-15:
             return Choice.INDIFFERENT
         exact = Choice.LEFT if diff > 0 else Choice.RIGHT
-        if self.noise is None or kind in ("display", "indifference"):
+        if model is None:
             return exact
-        if self.noise.kind == "flip":
-            return exact.swapped() if self._rng.random() < self.noise.value else exact
-        z = diff / self.noise.value
-        p_left = 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
-        return Choice.LEFT if self._rng.random() < p_left else Choice.RIGHT
+        left = model.decide(exact is Choice.LEFT, diff, value, self._rng)
+        return Choice.LEFT if left else Choice.RIGHT

@@ -16,6 +16,7 @@ from tradeoff.cli.rank import cmd_rank
 from tradeoff.cli.scenarios import cmd_bench, cmd_scenario_check, cmd_scenario_list, cmd_simulate
 from tradeoff.cli.study import cmd_study_create, cmd_study_report, cmd_study_status
 from tradeoff.copa import METHODS
+from tradeoff.noise import noise_help
 from tradeoff.scenario import STRATEGY_NAMES
 
 SCENARIO_HELP = "scenario TOML file, or a shipped scenario's id (tradeoff scenario list)"
@@ -118,9 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sim.add_argument(
         "--noise",
-        help="how the simulated person answers: exact, flip:P (one answer in 1/P reversed), "
-        "logistic:T, indifference:TAU (can't tell within TAU) or display (reads the rounded "
-        "numbers on the screen)",
+        help=noise_help(),
     )
     sim.add_argument(
         "--indifference",

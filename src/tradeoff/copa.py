@@ -103,6 +103,14 @@ def normalise(
     ``ideal``, ``delta`` and ``norm``, as multi-task learning measures every model against
     a reference (Δ_k = (y_k − y_k^ref)/|y_k^ref|); models better than the reference then
     get negative values.
+
+    Examples
+    --------
+    >>> y = np.array([[1.0, 4.0], [2.0, 2.0], [4.0, 1.0], [3.0, 3.0]])
+    >>> normalise(y)[0].tolist()  # COPA: the share of models strictly better, per column
+    [[0.0, 0.75], [0.25, 0.25], [0.75, 0.0], [0.5, 0.5]]
+    >>> normalise(y, "ideal")[0].tolist()  # the distance from the best value
+    [[0.0, 3.0], [1.0, 1.0], [3.0, 0.0], [2.0, 2.0]]
     """
     y = np.asarray(y, dtype=np.float64)
     if method == "copa":
@@ -169,6 +177,14 @@ def scores(phi: FloatArray, weights: Sequence[float] | FloatArray, p: float) -> 
     """‖ω ⊙ φ‖_p for every model (eq. 12); ``weights`` of shape (K,) or (M, K).
 
     With a matrix of weights the result has shape (M, N).
+
+    Examples
+    --------
+    >>> phi = np.array([[0.0, 0.75], [0.25, 0.25], [0.75, 0.0], [0.5, 0.5]])
+    >>> scores(phi, [0.5, 0.5], np.inf).tolist()  # max_k ω_k·φ_k
+    [0.375, 0.125, 0.375, 0.25]
+    >>> scores(phi, [0.5, 0.5], 1).tolist()  # Σ_k ω_k·φ_k
+    [0.375, 0.25, 0.375, 0.5]
     """
     if not p >= 1:
         raise ValueError(f"p must be at least 1 (or inf), got {p}")
@@ -194,7 +210,16 @@ def rank(
     p: float,
     selectable: BoolArray | None = None,
 ) -> IntArray:
-    """Selectable models, best first, with the explicit tie-break (score, Σφ, row)."""
+    """Selectable models, best first, with the explicit tie-break (score, Σφ, row).
+
+    Examples
+    --------
+    >>> phi = np.array([[0.0, 0.75], [0.25, 0.25], [0.75, 0.0], [0.5, 0.5]])
+    >>> rank(phi, [0.5, 0.5], np.inf).tolist()  # rows 0 and 2 tie on score and Σφ: row order
+    [1, 3, 0, 2]
+    >>> rank(phi, [0.9, 0.1], np.inf).tolist()
+    [0, 1, 3, 2]
+    """
     return rank_by(phi, scores(phi, weights, p), selectable)
 
 
@@ -239,7 +264,16 @@ def select(
     p: float,
     selectable: BoolArray | None = None,
 ) -> int:
-    """The best selectable model (eq. 11 with the tie-break of :func:`rank`)."""
+    """The best selectable model (eq. 11 with the tie-break of :func:`rank`).
+
+    Examples
+    --------
+    >>> phi = np.array([[0.0, 0.75], [0.25, 0.25], [0.75, 0.0], [0.5, 0.5]])
+    >>> select(phi, [0.5, 0.5], np.inf), select(phi, [0.9, 0.1], np.inf)
+    (1, 0)
+    >>> select(phi, [0.5, 0.5], np.inf, np.array([True, False, True, True]))
+    3
+    """
     order = rank(phi, weights, p, selectable)
     if order.size == 0:
         raise ValueError("no selectable model")
@@ -268,6 +302,14 @@ def candidates(phi: FloatArray, selectable: BoolArray | None = None) -> IntArray
     """Selectable models not strictly dominated in φ (first copy of duplicates only).
 
     Any criterion monotone in φ, with the tie-break (score, Σφ, row), picks one of these.
+
+    Examples
+    --------
+    >>> phi = np.array([[0.0, 0.75], [0.25, 0.25], [0.75, 0.0], [0.5, 0.5]])
+    >>> candidates(phi).tolist()  # row 3 is dominated by row 1
+    [0, 1, 2]
+    >>> candidates(phi, np.array([True, True, False, True])).tolist()
+    [0, 1]
     """
     rows = np.arange(phi.shape[0]) if selectable is None else np.flatnonzero(selectable)
     if rows.size == 0:
@@ -309,7 +351,15 @@ def _sweep_candidates(
 
 
 def pick_many(phi: FloatArray, weights: FloatArray, p: float, rows: IntArray) -> IntArray:
-    """The best of ``rows`` for every weight vector (rows of ``weights``), vectorised."""
+    """The best of ``rows`` for every weight vector (rows of ``weights``), vectorised.
+
+    Examples
+    --------
+    >>> phi = np.array([[0.0, 0.75], [0.25, 0.25], [0.75, 0.0], [0.5, 0.5]])
+    >>> w = np.array([[0.9, 0.1], [0.5, 0.5], [0.1, 0.9]])
+    >>> pick_many(phi, w, np.inf, np.array([0, 1, 2])).tolist()
+    [0, 1, 2]
+    """
     ordered = _tie_order(phi, rows)
     sub = phi[ordered]
     out = np.empty(weights.shape[0], dtype=np.int64)
@@ -349,17 +399,37 @@ def sweep(
 def sweep_weights(
     phi: FloatArray, weights: FloatArray, p: float, selectable: BoolArray | None = None
 ) -> IntArray:
-    """The model selected for each of many arbitrary weight vectors."""
+    """The model selected for each of many arbitrary weight vectors.
+
+    Examples
+    --------
+    >>> phi = np.array([[0.0, 0.75], [0.25, 0.25], [0.75, 0.0], [0.5, 0.5]])
+    >>> sweep_weights(phi, np.array([[0.9, 0.1], [0.5, 0.5], [0.1, 0.9]]), np.inf).tolist()
+    [0, 1, 2]
+    """
     return pick_many(phi, np.atleast_2d(weights), p, candidates(phi, selectable))
 
 
 def pareto_mask(y: FloatArray) -> BoolArray:
-    """Models not strictly dominated by any other (duplicates all kept), y minimised."""
+    """Models not strictly dominated by any other (duplicates all kept), y minimised.
+
+    Examples
+    --------
+    >>> pareto_mask(np.array([[1.0, 4.0], [2.0, 2.0], [4.0, 1.0], [3.0, 3.0]])).tolist()
+    [True, True, True, False]
+    """
     return np.asarray(moocore.is_nondominated(y, keep_weakly=True), dtype=bool)
 
 
 def dominated_by_any(y: FloatArray, rows: Sequence[int]) -> BoolArray:
-    """For each of ``rows``, whether some model strictly dominates it (O(N·K) each)."""
+    """For each of ``rows``, whether some model strictly dominates it (O(N·K) each).
+
+    Examples
+    --------
+    >>> y = np.array([[1.0, 4.0], [2.0, 2.0], [4.0, 1.0], [3.0, 3.0]])
+    >>> dominated_by_any(y, [1, 3]).tolist()  # (2, 2) beats (3, 3)
+    [False, True]
+    """
     out = np.empty(len(rows), dtype=bool)
     for i, r in enumerate(rows):
         le = (y <= y[r]).all(axis=1)

@@ -30,7 +30,13 @@ WFG_MIN_POINTS_6D = 150
 
 
 def use_wfg(points: int, objectives: int) -> bool:
-    """Whether the WFG backend is the faster one for this size (measured)."""
+    """Whether the WFG backend is the faster one for this size (measured).
+
+    Examples
+    --------
+    >>> use_wfg(10, 3), use_wfg(2000, 6)
+    (False, True)
+    """
     return objectives > 6 or (objectives == 6 and points >= WFG_MIN_POINTS_6D)
 
 
@@ -38,14 +44,26 @@ REFERENCE_MARGIN = 0.1
 
 
 def to_minimisation(points: FloatArray, maximise: Sequence[bool] | BoolArray) -> FloatArray:
-    """Negate the maximised columns so that every objective is minimised."""
+    """Negate the maximised columns so that every objective is minimised.
+
+    Examples
+    --------
+    >>> to_minimisation(np.array([[0.9, 2.0]]), [True, False]).tolist()
+    [[-0.9, 2.0]]
+    """
     sign = np.where(np.asarray(maximise, dtype=bool), -1.0, 1.0)
     out: FloatArray = np.asarray(points, dtype=np.float64) * sign
     return out
 
 
 def reference_point(points: FloatArray, margin: float = REFERENCE_MARGIN) -> FloatArray:
-    """The default reference point of minimised ``points`` (see the module docstring)."""
+    """The default reference point of minimised ``points`` (see the module docstring).
+
+    Examples
+    --------
+    >>> reference_point(np.array([[1.0, 4.0], [2.0, 2.0], [4.0, 1.0]])).tolist()
+    [4.4, 4.4]
+    """
     worst = points.max(axis=0)
     span = points.max(axis=0) - points.min(axis=0)
     step = np.where(worst != 0, np.abs(worst), np.where(span > 0, span, 1.0))
@@ -54,7 +72,14 @@ def reference_point(points: FloatArray, margin: float = REFERENCE_MARGIN) -> Flo
 
 
 def dominates_reference(points: FloatArray, ref: FloatArray) -> BoolArray:
-    """Which points strictly dominate the reference point (all coordinates smaller)."""
+    """Which points strictly dominate the reference point (all coordinates smaller).
+
+    Examples
+    --------
+    >>> points = np.array([[1.0, 4.0], [2.0, 2.0], [4.0, 1.0], [3.0, 3.0]])
+    >>> dominates_reference(points, np.array([3.5, 3.5])).tolist()
+    [False, True, False, True]
+    """
     return np.asarray((points < ref).all(axis=1), dtype=bool)
 
 
@@ -85,12 +110,28 @@ def hypervolume(points: FloatArray, ref: Sequence[float] | FloatArray) -> float:
 
 
 def nondominated(points: FloatArray) -> BoolArray:
-    """Mask of the non-dominated points (exact duplicates: the first only)."""
+    """Mask of the non-dominated points (exact duplicates: the first only).
+
+    Examples
+    --------
+    >>> nondominated(np.array([[1.0, 2.0], [1.0, 2.0], [2.0, 1.0], [2.0, 2.0]])).tolist()
+    [True, False, True, False]
+    """
     return np.asarray(moocore.is_nondominated(points, keep_weakly=False), dtype=bool)
 
 
 def check_reference(source: str, points: FloatArray, ref: FloatArray) -> None:
-    """Refuse a reference point that no solution dominates (every HV would be 0)."""
+    """Refuse a reference point that no solution dominates (every HV would be 0).
+
+    Examples
+    --------
+    >>> points = np.array([[0.2, 0.8], [0.8, 0.2]])
+    >>> check_reference("runs.csv", points, np.array([1.0, 1.0]))  # fine: nothing said
+    >>> check_reference("runs.csv", points, np.array([0.1, 0.1]))
+    Traceback (most recent call last):
+    ...
+    tradeoff.errors.InputError: runs.csv: reference point: no solution dominates ...
+    """
     if not dominates_reference(points, ref).any():
         raise InputError.single(
             source,

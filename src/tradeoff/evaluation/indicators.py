@@ -47,7 +47,14 @@ from tradeoff.evaluation.fronts import (
 
 def niche_deviation(front: FloatArray, sigma: float) -> float | None:
     """D_nc(S, σ): the sample standard deviation (ddof = 1) of the niche counts (paper 003
-    eqs. 3–4); ``None`` below 2 points. ``front`` holds X_n, already scaled."""
+    eqs. 3–4); ``None`` below 2 points. ``front`` holds X_n, already scaled.
+
+    Examples
+    --------
+    >>> front = np.array([[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]])
+    >>> round(niche_deviation(front, 0.8), 4)  # niche counts 1, 2, 1: sd √(1/3)
+    0.5774
+    """
     if front.shape[0] < 2:
         return None
     dist = np.linalg.norm(front[:, None, :] - front[None, :, :], axis=2)
@@ -59,13 +66,28 @@ def uniform_distribution(front: FloatArray, sigma: float) -> float | None:
     """UD(S, σ) = 1 / (1 + D_nc(S, σ)) (paper 003 eq. 2); ``None`` below 2 points.
 
     It rises with uniformity: 1 when every niche count is the same.
+
+    Examples
+    --------
+    >>> front = np.array([[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]])
+    >>> round(uniform_distribution(front, 0.8), 4)  # 1 / (1 + √(1/3))
+    0.634
+    >>> uniform_distribution(front[:1], 0.8) is None
+    True
     """
     d = niche_deviation(front, sigma)
     return None if d is None else 1.0 / (1.0 + d)
 
 
 def overall_spread(front: FloatArray, joint: FloatArray) -> float | None:
-    """OS(S, P) (paper 003 eq. 5); ``None`` below 2 points or for a degenerate joint front."""
+    """OS(S, P) (paper 003 eq. 5); ``None`` below 2 points or for a degenerate joint front.
+
+    Examples
+    --------
+    >>> joint = np.array([[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]])
+    >>> overall_spread(joint[:2], joint)  # half of each objective's joint range: ½·½
+    0.25
+    """
     if front.shape[0] < 2:
         return None
     span_p = joint.max(axis=0) - joint.min(axis=0)
@@ -97,7 +119,15 @@ def radar_area(values: Sequence[float]) -> float:
 
 
 def radar_area_normalised(values: Sequence[float]) -> float:
-    """Radar area min–max normalised over its theoretical range [0, unit polygon]."""
+    """Radar area min–max normalised over its theoretical range [0, unit polygon].
+
+    Examples
+    --------
+    >>> radar_area_normalised([1, 1, 1]), radar_area_normalised([0, 0, 0])
+    (1.0, 0.0)
+    >>> radar_area_normalised([1, 0.5, 1, 0.5])
+    0.5
+    """
     return radar_area(values) / radar_area([1.0] * len(values))
 
 
@@ -164,6 +194,14 @@ def indicators(
     between the joint ideal point and the reference point (``"box"``).
 
     Returns the rows and the reference point used.
+
+    Examples
+    --------
+    >>> a = np.array([[0.2, 0.8], [0.5, 0.5], [0.8, 0.2]])
+    >>> rows, ref = indicators({"A": a, "B": np.array([[0.3, 0.9], [0.9, 0.3]])},
+    ...                        ref=np.array([1.0, 1.0]), hv_scale="raw")
+    >>> [(r.name, round(r.hv, 4), r.onvg) for r in rows]  # 0.3·0.2 + 0.3·0.5 + 0.2·0.8
+    [('A', 0.37, 3), ('B', 0.13, 2)]
     """
     names = list(systems)
     if not names:

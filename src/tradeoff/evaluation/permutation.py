@@ -133,6 +133,16 @@ def permutation_test(
         in no more than B ways, all splits are enumerated (exact test).
     seed
         Seed of the permutations.
+
+    Examples
+    --------
+    >>> base = [np.array([[0.3, 0.7], [0.7, 0.3]]) + d for d in (0, 0.01, 0.02, 0.03, 0.04)]
+    >>> new = [np.array([[0.2, 0.6], [0.6, 0.2]]) + d for d in (0, 0.01, 0.02, 0.03, 0.04)]
+    >>> r = permutation_test(base, new, ref=np.array([1.0, 1.0]), permutations=1000)
+    >>> round(r.delta, 4), r.permutations, r.exact  # 252 = C(10, 5) splits, all enumerated
+    (0.15, 252, True)
+    >>> round(r.p_value, 4)  # 2/252: the observed split and its mirror
+    0.0079
     """
     runs = list(base) + list(new)
     if not base or not new:

@@ -73,6 +73,18 @@ def compare_systems(
     InputError
         For an unknown seed column or baseline, a single system, or a reference point that
         no solution dominates.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tradeoff.pool import Objective, Pool
+    >>> v = np.array([[0.2, 0.8], [0.5, 0.5], [0.8, 0.2], [0.3, 0.9], [0.9, 0.3]])
+    >>> objectives = (Objective("err", "min"), Objective("cost", "min"))
+    >>> pool = Pool("runs.csv", ("A", "A", "A", "B", "B"), objectives, v, pd.DataFrame(),
+    ...             np.arange(1, 6))
+    >>> out = compare_systems(pool, ref=[1.0, 1.0], hv_scale="raw")
+    >>> [(r.name, r.solutions, round(r.hv, 4)) for r in out.rows]
+    [('A', 3, 0.37), ('B', 2, 0.13)]
     """
     if seed_column and seed_column not in pool.frame.columns:
         raise InputError.single(
@@ -202,6 +214,19 @@ def gaps(
     ------
     InputError
         If the tables differ in length or no point dominates the reference point.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tradeoff.pool import Objective, Pool
+    >>> v = np.array([[0.2, 0.8], [0.5, 0.5], [0.8, 0.2]])
+    >>> objectives = (Objective("err", "min"), Objective("cost", "min"))
+    >>> val = Pool("val.csv", ("m",) * 3, objectives, v, pd.DataFrame(), np.arange(1, 4))
+    >>> test = Pool("test.csv", ("m",) * 3, objectives, v + 0.05, pd.DataFrame(), np.arange(1, 4))
+    >>> report = gaps(val, test, ids=["r0", "r1", "r2"], ref=[1.0, 1.0])
+    >>> g = report.results["all"]
+    >>> round(g.validation_hv, 4), round(g.optimistic_hv, 4)  # every point 0.05 worse on test
+    (0.37, 0.2925)
     """
     if test.n != validation.n:
         raise InputError.single(

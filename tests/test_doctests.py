@@ -1,0 +1,32 @@
+"""Every public function of the ranking and judging maths carries a runnable example
+(moocore's habit); the suite runs them as doctests (``--doctest-modules`` on ``src``)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+MODULES = (
+    "tradeoff.copa",
+    "tradeoff.evaluation.fronts",
+    "tradeoff.evaluation.indicators",
+    "tradeoff.evaluation.permutation",
+    "tradeoff.evaluation.generalisation",
+    "tradeoff.evaluation.systems",
+)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_every_public_function_has_an_example(name: str) -> None:
+    module = importlib.import_module(name)
+    missing = [
+        f
+        for f, obj in vars(module).items()
+        if not f.startswith("_")
+        and inspect.isfunction(obj)
+        and obj.__module__ == name
+        and ">>>" not in (obj.__doc__ or "")
+    ]
+    assert missing == [], f"{name}: no example in {missing}"

@@ -32,13 +32,14 @@ import json, os, sys, time
 t0 = time.perf_counter()
 import tradeoff.tui.app  # noqa: F401  (the app a participant's process runs)
 from tradeoff.scenario import load_scenario
+from tradeoff.opening import start_session
 from tradeoff.session import Recorder
 from tradeoff.study import load_study
 t1 = time.perf_counter()
 study = load_study(sys.argv[1])
 loaded = load_scenario(study.scenario_path)
 cache = study.cache_dir if sys.argv[2] == "cache" else None
-rec = Recorder.start(loaded, sys.argv[3], study.sessions_dir, cache_dir=cache)
+rec = start_session(loaded, sys.argv[3], study.sessions_dir, cache_dir=cache)
 rec.engine.space.warm()
 assert rec.engine.next_query() is not None
 t2 = time.perf_counter()

@@ -18,10 +18,11 @@ from tradeoff.cache import cached_candidates, cached_population, population_key
 from tradeoff.candidates import decision_candidates
 from tradeoff.elicitation.probabilistic import ERROR_GRID, beta_pdf
 from tradeoff.errors import InputError
+from tradeoff.opening import start_session
 from tradeoff.oracles import SimulatedOracle
 from tradeoff.population import build_population
 from tradeoff.scenario import load_scenario
-from tradeoff.session import Recorder, read_session, replay
+from tradeoff.session import read_session, replay
 
 from .conftest import ROOT, small, small_scenario_file
 
@@ -111,7 +112,7 @@ def test_a_session_recorded_with_the_cache_replays_the_same_without_it(tmp_path:
     sc = loaded.scenario
     truth = (0.45, 0.3, 0.15, 0.1)
     oracle = SimulatedOracle.for_scenario(sc, truth)
-    rec = Recorder.start(
+    rec = start_session(
         loaded,
         "p01",
         tmp_path / "sessions",
@@ -152,11 +153,12 @@ def test_a_participants_process_needs_neither_scipy_nor_pandas(tmp_path: Path) -
 import sys
 from tradeoff.tui.app import QuestionScreen
 from tradeoff.scenario import load_scenario
+from tradeoff.opening import start_session
 from tradeoff.session import Recorder
 from tradeoff.study import load_study
 study = load_study({str(study.path)!r})
 loaded = load_scenario(study.scenario_path)
-rec = Recorder.start(loaded, "p01", study.sessions_dir, cache_dir=study.cache_dir)
+rec = start_session(loaded, "p01", study.sessions_dir, cache_dir=study.cache_dir)
 rec.engine.space.warm()
 assert rec.engine.next_query() is not None
 print(sorted({{m.split(".")[0] for m in sys.modules}} & {{"scipy", "pandas", "matplotlib"}}))

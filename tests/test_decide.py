@@ -14,11 +14,11 @@ import pytest
 from tradeoff.cli import main
 from tradeoff.decide import Decision, decide, decide_session
 from tradeoff.errors import InputError
+from tradeoff.opening import start_session
 from tradeoff.oracles import SimulatedOracle
 from tradeoff.ranking import Recommendation
 from tradeoff.scenario import LoadedScenario, load_scenario
 from tradeoff.selection import Selection, Stakeholder
-from tradeoff.session import Recorder
 
 from .conftest import ROOT, SCENARIOS, small_scenario_file, spec
 
@@ -28,7 +28,7 @@ TRUTHS = ((0.6, 0.2, 0.1, 0.1), (0.2, 0.6, 0.1, 0.1))
 
 
 def record(loaded: LoadedScenario, folder: Path, who: str, truth: tuple[float, ...]) -> Path:
-    rec = Recorder.start(loaded, who, folder, spec=spec(loaded.scenario, budget=6), seed=len(who))
+    rec = start_session(loaded, who, folder, spec=spec(loaded.scenario, budget=6), seed=len(who))
     oracle = SimulatedOracle.for_scenario(loaded.scenario, truth)
     with rec:
         while (q := rec.engine.next_query()) is not None:
@@ -130,7 +130,7 @@ def test_decide_session_is_decide_on_the_live_engine(tmp_path: Path) -> None:
     path = small_scenario_file(tmp_path, BREAST, **SMALL)
     shutil.copytree(SCENARIOS / "pools", tmp_path / "pools")
     loaded = load_scenario(path)
-    rec = Recorder.start(loaded, "live", tmp_path / "s", spec=spec(loaded.scenario, budget=5))
+    rec = start_session(loaded, "live", tmp_path / "s", spec=spec(loaded.scenario, budget=5))
     oracle = SimulatedOracle.for_scenario(loaded.scenario, TRUTHS[0])
     with rec:
         for _ in range(4):

@@ -18,8 +18,8 @@ import pytest
 
 from tradeoff.cli import main
 from tradeoff.elicitation import Choice
+from tradeoff.opening import start_session
 from tradeoff.scenario import load_scenario
-from tradeoff.session import Recorder
 
 from .conftest import SCENARIOS, small_scenario_file, spec
 
@@ -252,7 +252,7 @@ def _pool_missing(tmp: Path) -> list[str]:
 
 def session_lines(tmp: Path, chained: bool = True, answers: int = 3) -> tuple[Path, list[str]]:
     loaded = load_scenario(small_scenario_file(tmp))
-    rec = Recorder.start(loaded, "dr-lee", tmp / "sessions", spec=spec(loaded.scenario, budget=20))
+    rec = start_session(loaded, "dr-lee", tmp / "sessions", spec=spec(loaded.scenario, budget=20))
     for choice in [Choice.LEFT, Choice.RIGHT, Choice.INDIFFERENT][:answers]:
         rec.answer(choice)
     rec.close()

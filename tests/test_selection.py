@@ -15,12 +15,12 @@ import pytest
 from tradeoff.candidates import scenario_pool
 from tradeoff.cli import main
 from tradeoff.decide import load_stakeholders
+from tradeoff.opening import start_session
 from tradeoff.oracles import Noise, SimulatedOracle
 from tradeoff.population import build_population
 from tradeoff.ranking import metric_coefficients, metric_to_omega, omega_to_weights
 from tradeoff.scenario import LoadedScenario, load_scenario
 from tradeoff.selection import select_for_stakeholders
-from tradeoff.session import Recorder
 
 from .conftest import CHROMIUM_ARGS, ROOT, SCENARIOS, spec
 
@@ -48,7 +48,7 @@ def natural(loaded: LoadedScenario, swing: list[float]) -> list[float]:
 def record(
     loaded: LoadedScenario, folder: Path, who: str, truth: list[float], seed: int, budget: int = 30
 ) -> Path:
-    rec = Recorder.start(loaded, who, folder, spec=spec(loaded.scenario, budget=budget), seed=seed)
+    rec = start_session(loaded, who, folder, spec=spec(loaded.scenario, budget=budget), seed=seed)
     oracle = SimulatedOracle.for_scenario(
         loaded.scenario, truth, noise=Noise("flip", 0.05), seed=seed
     )
@@ -123,13 +123,13 @@ def test_select_bad_inputs(
 ) -> None:
     good = record(loaded, tmp_path, "a", natural(loaded, SWINGS[0]), seed=1, budget=5)
     other = load_scenario(SCENARIOS / "glaucoma-screening.toml")
-    rec = Recorder.start(other, "b", tmp_path, spec=spec(other.scenario, budget=3))
+    rec = start_session(other, "b", tmp_path, spec=spec(other.scenario, budget=3))
     rec.answer("left")
     rec.close()
     assert main(["select", str(POOL), "--session", str(good), "--session", str(rec.path)]) == 2
     assert "select with sessions of one scenario" in capsys.readouterr().err
 
-    empty = Recorder.start(loaded, "c", tmp_path, spec=spec(loaded.scenario, budget=3))
+    empty = start_session(loaded, "c", tmp_path, spec=spec(loaded.scenario, budget=3))
     empty.close()
     assert main(["select", str(POOL), "--session", str(empty.path)]) == 2
     assert "holds no answer" in capsys.readouterr().err
@@ -274,7 +274,7 @@ def test_a_person_who_always_picks_a_is_flagged_everywhere(
     from tradeoff.elicitation import Choice
 
     good = record(loaded, tmp_path, "careful", natural(loaded, SWINGS[0]), seed=1, budget=12)
-    rec = Recorder.start(loaded, "hasty", tmp_path, spec=spec(loaded.scenario, budget=12), seed=2)
+    rec = start_session(loaded, "hasty", tmp_path, spec=spec(loaded.scenario, budget=12), seed=2)
     while rec.engine.next_query() is not None:
         rec.answer(Choice.LEFT)
     rec.finish()

@@ -12,6 +12,7 @@ import pytest
 from tradeoff.cli import main
 from tradeoff.elicitation import Choice
 from tradeoff.errors import InputError
+from tradeoff.opening import start_session
 from tradeoff.oracles import SimulatedOracle
 from tradeoff.scenario import load_scenario
 from tradeoff.session import (
@@ -34,7 +35,7 @@ def small_scenario(tmp_path: Path) -> Path:
 
 def record(tmp_path: Path, answers: int = 8) -> Recorder:
     loaded = load_scenario(small_scenario(tmp_path))
-    rec = Recorder.start(
+    rec = start_session(
         loaded, "dr-lee", tmp_path / "sessions", spec=spec(loaded.scenario, budget=20)
     )
     oracle = SimulatedOracle.for_scenario(loaded.scenario, TRUTH)
@@ -53,11 +54,12 @@ def test_file_layout_header_and_mode(tmp_path: Path) -> None:
     assert stat.S_IMODE(os.stat(rec.path).st_mode) == 0o600
     lines = rec.path.read_text().splitlines()
     header = json.loads(lines[0])
-    assert header["type"] == "header" and header["format"] == 2
+    assert header["type"] == "header" and header["format"] == 3
     assert all(len(json.loads(line)["chain"]) == 64 for line in lines)
     assert header["participant"] == "dr-lee" and header["scenario_id"] == "glaucoma-screening"
     assert len(header["scenario_sha256"]) == 64 and "[population]" in header["scenario_text"]
-    assert {"strategy", "seed", "started", "tradeoff", "scenario"} <= set(header)
+    assert {"strategy", "seed", "started", "tradeoff", "scenario_text"} <= set(header)
+    assert "scenario" not in header  # the scenario is stored once, as its text
     answer = json.loads(lines[1])
     assert answer["type"] == "answer" and answer["choice"] in ("left", "right", "indifferent")
     assert {"left", "right"} <= set(answer["query"]) and answer["response_ms"] == 1234.5
@@ -196,7 +198,7 @@ def as_format_1(path: Path) -> list[str]:
 
 def test_paper_session_of_another_version_is_refused(tmp_path: Path) -> None:
     loaded = load_scenario(small_scenario(tmp_path))
-    rec = Recorder.start(
+    rec = start_session(
         loaded,
         "dr-lee",
         tmp_path / "sessions",

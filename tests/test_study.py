@@ -11,9 +11,9 @@ import pytest
 from textual.widgets import Input, Static
 
 from tradeoff.cli import main
+from tradeoff.opening import start_session
 from tradeoff.oracles import SimulatedOracle
 from tradeoff.scenario import load_scenario
-from tradeoff.session import Recorder
 from tradeoff.study import (
     CODE_BITS,
     CODE_LENGTH,
@@ -116,7 +116,7 @@ def _answer_all(study_dir: Path, participant: str, truth: tuple[float, ...]) -> 
     study = load_study(study_dir)
     loaded = load_scenario(study.scenario_path)
     sc = loaded.scenario
-    rec = Recorder.start(
+    rec = start_session(
         loaded, participant, study.sessions_dir, spec=sc.elicitation.override(budget=6)
     )
     oracle = SimulatedOracle.for_scenario(sc, truth)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from tradeoff.candidates import scenario_pool
+from tradeoff.opening import start_session
 from tradeoff.oracles import Noise, SimulatedOracle
 from tradeoff.population import build_population
 from tradeoff.ranking import omega_to_weights
 from tradeoff.scenario import load_scenario
-from tradeoff.session import Recorder
 
 HERE = Path("sessions/examples")
 SCENARIOS = Path("scenarios")
@@ -43,7 +43,7 @@ def main() -> int:
     loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
     for seed, (who, swing) in enumerate(STAKEHOLDERS.items(), start=1):
         spec = loaded.scenario.elicitation.override(budget=30, stop="weights")
-        rec = Recorder.start(loaded, who, HERE, spec=spec, seed=seed)
+        rec = start_session(loaded, who, HERE, spec=spec, seed=seed)
         oracle = SimulatedOracle.for_scenario(
             loaded.scenario, natural_weights(swing), noise=Noise("flip", 0.05), seed=seed
         )

@@ -1,19 +1,21 @@
 """Session files: every answer written to disk before the next question, replayable exactly.
 
-A session is a JSON Lines file, ``sessions/<participant>/<scenario-id>-<UTC timestamp>.jsonl``.
-The first line is a header with the format version, the tradeoff version, the full
-scenario (its TOML text, parsed form and sha256), participant, strategy, seed, budget and
-start time. Then one line per event: ``answer`` (both profiles, the choice
-left/right/indifferent, the response time), ``undo``, ``note``, ``extend`` (more questions
-asked for after a review); a ``result`` line closes a finished session and is always last.
-
-Every line is parsed into a typed record (:class:`HeaderRecord`, :class:`AnswerRecord`,
-:class:`UndoRecord`, :class:`NoteRecord`, :class:`ExtendRecord`, :class:`ResultRecord`) and a
-bad field is an :class:`~tradeoff.errors.InputError` naming the file, the line and the field.
-In format 2 every line ends with ``"chain"``: sha256 of the previous line's chain and this
-line's JSON without the chain (the header chains from a fixed seed), so an edited, deleted,
-added or moved line is evident. The chain makes edits evident, not impossible: someone who
-recomputes every hash can still rewrite a file. Format 1 files (no chain) still replay.
+A session is a JSON Lines file, ``sessions/<participant>/<scenario-id>-<UTC timestamp>.jsonl``
+(format 3, docs/architecture.md "Files"). Each line type is one pydantic model, used both to
+write the line (:func:`record_bytes`: the model's fields in order) and to read it:
+:class:`ConsentRecord` (a study participant's consent; when present, line 1), the
+:class:`HeaderRecord` (format, tradeoff version, the scenario stored once as its TOML text and
+sha256, participant, strategy, seed, budget, start time, the candidates' metric rows; read
+into :class:`Header`, which adds the parsed scenario), then :class:`AnswerRecord` (both
+profiles, the choice left/right/indifferent, the response time), :class:`UndoRecord`,
+:class:`NoteRecord`, :class:`ExtendRecord` (more questions asked for after a review); a
+:class:`ResultRecord` closes a finished session and is always last. A bad field is an
+:class:`~tradeoff.errors.InputError` naming the file, the line and the field. Every line ends
+with ``"chain"``: sha256 of the previous line's chain and this line's JSON without the chain
+(the first line chains from a fixed seed), so an edited, deleted, added or moved line is
+evident. The chain makes edits evident, not impossible: someone who recomputes every hash
+can still rewrite a file. Format 2 files (the same chain, the scenario also stored parsed)
+and format 1 files (no chain) still replay.
 
 Safety:
 
@@ -27,7 +29,9 @@ Safety:
   line written starts on a line of its own.
 
 Replaying the events through a fresh :class:`~tradeoff.elicitation.Engine` reproduces the
-state exactly; every recorded question is checked against the one the engine asks.
+state exactly; every recorded question is checked against the one the engine asks. The
+recorder is given what it needs (the population, the candidates' metric rows); it looks up
+nothing that chooses (:mod:`tradeoff.opening` prepares a session for the faces).
 """
 
 from __future__ import annotations
@@ -53,14 +57,17 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     TypeAdapter,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from tradeoff import __version__
 from tradeoff.elicitation import Choice, Consistency, ElicitationResult, Engine, consistency_of
 from tradeoff.errors import InputError, Problem, read_user_file
+from tradeoff.population import Population
 from tradeoff.queries import ClassifierProfile, Query, same_question
 from tradeoff.scenario import (
     ElicitationSpec,
@@ -71,10 +78,12 @@ from tradeoff.scenario import (
 )
 from tradeoff.text import clean_text
 
-FORMAT_VERSION = 2
-"""Format written: every line carries a ``chain`` hash. Format 1 (no chain) still replays."""
-READABLE_FORMATS = (1, 2)
-_PARTICIPANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+FORMAT_VERSION = 3
+"""Format written: one typed record per line, each carrying a ``chain`` hash, the scenario
+stored once (its text). Format 2 (the same chain, the scenario also stored parsed) and
+format 1 (no chain) still replay."""
+READABLE_FORMATS = (1, 2, 3)
+_PARTICIPANT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _CHAIN_SUFFIX = re.compile(r', "chain": "([0-9a-f]{64})"\}$')
 _CHAIN_SEED = b"tradeoff session\n"
 _RESTORE = (
@@ -85,7 +94,7 @@ _RESTORE = (
 
 def valid_participant(participant: str) -> bool:
     """Whether ``participant`` is safe as a folder name (the one rule for ids)."""
-    return bool(_PARTICIPANT.match(participant)) and ".." not in participant
+    return bool(_PARTICIPANT.fullmatch(participant)) and ".." not in participant
 
 
 def check_participant(participant: str) -> str:
@@ -145,6 +154,11 @@ class QueryRecord(_Record):
     threshold: FiniteFloat | None = None
     repeat_of: Annotated[int, Field(strict=True, ge=0)] | None = None
 
+    @classmethod
+    def of(cls, query: Query) -> QueryRecord:
+        """The record of a question as asked."""
+        return cls.model_validate(query_to_dict(query))
+
     def to_query(self) -> Query:
         return Query(
             ClassifierProfile(self.left.accuracies, self.left.recalls, self.left.attributes),
@@ -191,11 +205,37 @@ class ExtendRecord(_Record):
 
 
 class ResultRecord(_Record):
-    """``result``: the final weights; closes a finished session (always the last line)."""
+    """``result``: what was learned (:class:`~tradeoff.elicitation.ElicitationResult`'s
+    fields); closes a finished session (always the last line)."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
     type: Literal["result"]
     weights: tuple[FiniteFloat, ...] = ()
+    at: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _without_chain(cls, data: Any) -> Any:
+        # the chain is the line's, not the result's: it is checked apart, never kept
+        if isinstance(data, dict) and "chain" in data:
+            return {k: v for k, v in data.items() if k != "chain"}
+        return data
+
+    @classmethod
+    def of(cls, result: ElicitationResult) -> ResultRecord:
+        """The record of a result, written now."""
+        return cls.model_validate({"type": "result", **result.to_dict(), "at": now()})
+
+
+class ConsentRecord(_Record):
+    """``consent``: the participant agreed to a study's information and consent text (its
+    version and the sha256 of the text shown, in the language shown). When present it is
+    the first line of the file: the chain of hashes starts at it and the header follows."""
+
+    type: Literal["consent"]
+    version: Annotated[str, Field(min_length=1, max_length=64)]
+    text_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    language: Annotated[str, Field(min_length=1, max_length=35)] = "en"
     at: str = ""
 
 
@@ -207,15 +247,22 @@ _EVENT = TypeAdapter(Event)
 _FIXES = {
     "choice": "an answer's choice is left, right or indifferent.",
     "query": "an answer carries the question as tradeoff wrote it.",
-    "type": "a line's type is header, answer, undo, note, extend or result.",
+    "type": "a line's type is consent, header, answer, undo, note, extend or result.",
+    "version": "a consent record names the consent text's version.",
+    "text_sha256": "a consent record carries the sha256 of the text shown (64 hex digits).",
     "extra": "extend needs a whole number of extra questions (1–10000).",
 }
 
 
 class HeaderRecord(_Record):
-    """The first line of a session file, as written (validated field by field)."""
+    """The header line of a session file: written from this model and read into it.
 
-    type: Literal["header"]
+    The scenario is stored once, as its TOML text with the text's sha256 (format 2 also
+    stored a parsed copy, which is ignored when read). :class:`Header` adds the parsed
+    scenario.
+    """
+
+    type: Literal["header"] = "header"
     format: Annotated[int, Field(strict=True)]
     tradeoff: str = ""
     participant: str
@@ -227,8 +274,12 @@ class HeaderRecord(_Record):
     seed: Annotated[int, Field(strict=True, ge=0)]
     budget: Annotated[int, Field(strict=True, ge=1)] | None = None
     started: str = ""
-    #: The candidate models' statistics the questions aimed at (see Header.candidates).
-    candidates: Annotated[list[list[FiniteFloat]], Field(max_length=100_000)] | None = None
+    #: The scenario pool's models in the metric's terms when the questions aimed at the
+    #: pick (:func:`tradeoff.candidates.decision_candidates`); recorded so that a replay
+    #: asks the same questions even if the pool file changes later.
+    candidates: (
+        Annotated[tuple[tuple[FiniteFloat, ...], ...], Field(max_length=100_000)] | None
+    ) = None
 
     @field_validator("participant")
     @classmethod
@@ -236,6 +287,50 @@ class HeaderRecord(_Record):
         if not valid_participant(v):
             raise ValueError("is not a participant id tradeoff writes")
         return v
+
+
+class Header(HeaderRecord):
+    """The header as used: the record, with the scenario parsed from its text."""
+
+    _scenario: Scenario | None = PrivateAttr(default=None)
+
+    @classmethod
+    def of(cls, record: HeaderRecord, scenario: Scenario) -> Header:
+        """The header of ``record`` whose embedded text parses to ``scenario``."""
+        header = cls.model_validate(record.model_dump())
+        header._scenario = scenario
+        return header
+
+    @property
+    def scenario(self) -> Scenario:
+        """The embedded scenario, parsed."""
+        assert self._scenario is not None, "a Header is made by Header.of"
+        return self._scenario
+
+    @property
+    def version(self) -> str:
+        """The tradeoff version that wrote the session."""
+        return self.tradeoff
+
+    def candidate_array(self) -> NDArray[np.float64] | None:
+        """:attr:`candidates` as the array the engine takes."""
+        if self.candidates is None:
+            return None
+        return np.asarray(self.candidates, dtype=np.float64)
+
+    @property
+    def spec(self) -> ElicitationSpec:
+        """The elicitation settings the session ran with."""
+        return self.scenario.elicitation.override(strategy=self.strategy, budget=self.budget)
+
+
+def record_bytes(record: BaseModel) -> str:
+    """A record's JSON as written (before its chain is added): the model's fields in order.
+
+    >>> record_bytes(UndoRecord(type="undo", at="2026-01-01T00:00:00.000+00:00"))
+    '{"type": "undo", "at": "2026-01-01T00:00:00.000+00:00"}'
+    """
+    return json.dumps(record.model_dump(mode="json"), ensure_ascii=False, allow_nan=False)
 
 
 _HEADER_FIXES = {
@@ -266,60 +361,6 @@ def _problems(error: ValidationError, line: int, fixes: dict[str, str]) -> list[
 
 
 @dataclass(frozen=True)
-class Header:
-    """The first line of a session file."""
-
-    participant: str
-    scenario: Scenario
-    scenario_text: str
-    scenario_sha256: str
-    scenario_path: str
-    strategy: str
-    seed: int
-    budget: int | None
-    started: str
-    version: str = __version__
-    format: int = FORMAT_VERSION
-    #: The scenario pool's models in the metric's terms when the questions aimed at the
-    #: pick (:func:`tradeoff.selection.decision_candidates`); recorded so that a replay asks
-    #: the same questions even if the pool file changes later.
-    candidates: tuple[tuple[float, ...], ...] | None = None
-
-    def candidate_array(self) -> NDArray[np.float64] | None:
-        """:attr:`candidates` as the array the engine takes."""
-        if self.candidates is None:
-            return None
-        return np.asarray(self.candidates, dtype=np.float64)
-
-    @property
-    def spec(self) -> ElicitationSpec:
-        """The elicitation settings the session ran with."""
-        return self.scenario.elicitation.override(strategy=self.strategy, budget=self.budget)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "type": "header",
-            "format": self.format,
-            "tradeoff": self.version,
-            "participant": self.participant,
-            "scenario_id": self.scenario.id,
-            "scenario_path": self.scenario_path,
-            "scenario_sha256": self.scenario_sha256,
-            "scenario_text": self.scenario_text,
-            "scenario": self.scenario.model_dump(mode="json"),
-            "strategy": self.strategy,
-            "seed": self.seed,
-            "budget": self.budget,
-            "started": self.started,
-            **(
-                {}
-                if self.candidates is None
-                else {"candidates": [list(c) for c in self.candidates]}
-            ),
-        }
-
-
-@dataclass(frozen=True)
 class Line:
     """An event of a session file with the file's line number it came from."""
 
@@ -341,6 +382,8 @@ class SessionLog:
     warnings: list[str] = field(default_factory=list)
     truncated_tail: bool = False
     chain: str | None = None
+    #: The participant's consent when a study recorded it (the file's first line).
+    consent: ConsentRecord | None = None
 
     @property
     def events(self) -> list[AnswerRecord | UndoRecord | NoteRecord | ExtendRecord | ResultRecord]:
@@ -357,9 +400,10 @@ def chain_hash(previous: str | None, content: str) -> str:
     return hashlib.sha256(seed + content.encode()).hexdigest()
 
 
-def chained_line(previous: str | None, event: dict[str, Any]) -> tuple[str, bytes]:
-    """(chain, the bytes of the line): the event's JSON with its chain added as the last key."""
-    content = json.dumps(event, ensure_ascii=False, allow_nan=False)
+def chained_line(previous: str | None, record: BaseModel) -> tuple[str, bytes]:
+    """(chain, the bytes of the line): the record's JSON (:func:`record_bytes`) with its
+    chain added as the last key."""
+    content = record_bytes(record)
     chain = chain_hash(previous, content)
     return chain, (content[:-1] + f', "chain": "{chain}"}}\n').encode()
 
@@ -378,22 +422,22 @@ def _load_json(raw: str) -> Any:
         raise ValueError("nested too deeply") from None
 
 
-def _header_from(path: Path, data: dict[str, Any]) -> Header:
+def _header_from(path: Path, data: dict[str, Any], line: int = 1) -> Header:
     try:
         rec = HeaderRecord.model_validate(data)
     except ValidationError as exc:
-        raise InputError.many(path, _problems(exc, 1, _HEADER_FIXES)) from None
+        raise InputError.many(path, _problems(exc, line, _HEADER_FIXES)) from None
     if rec.format not in READABLE_FORMATS:
         raise InputError.single(
             path,
-            "line 1, field 'format'",
+            f"line {line}, field 'format'",
             f"unsupported session format {rec.format}.",
             _HEADER_FIXES["format"],
         )
     if hashlib.sha256(rec.scenario_text.encode()).hexdigest() != rec.scenario_sha256:
         raise InputError.single(
             path,
-            "line 1, field 'scenario_text'",
+            f"line {line}, field 'scenario_text'",
             "does not match the scenario hash recorded beside it: the embedded scenario "
             "was edited.",
             _RESTORE,
@@ -404,27 +448,12 @@ def _header_from(path: Path, data: dict[str, Any]) -> Header:
         reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise InputError.single(
             path,
-            "line 1, field 'scenario_text'",
+            f"line {line}, field 'scenario_text'",
             f"the embedded scenario is not valid TOML ({reason}).",
             _RESTORE,
         ) from None
     scenario = parse_scenario(parsed, f"{path} (embedded scenario)")
-    return Header(
-        participant=rec.participant,
-        scenario=scenario,
-        scenario_text=rec.scenario_text,
-        scenario_sha256=rec.scenario_sha256,
-        scenario_path=rec.scenario_path,
-        strategy=rec.strategy,
-        seed=rec.seed,
-        budget=rec.budget,
-        started=rec.started,
-        version=rec.tradeoff,
-        format=rec.format,
-        candidates=None
-        if rec.candidates is None
-        else tuple(tuple(float(x) for x in row) for row in rec.candidates),
-    )
+    return Header.of(rec, scenario)
 
 
 def read_session(path: str | Path) -> SessionLog:
@@ -451,35 +480,64 @@ def read_session(path: str | Path) -> SessionLog:
     ends_cleanly = raw.endswith(b"\n")
     if ends_cleanly:
         lines = lines[:-1]
-    try:
-        first_text = lines[0].decode()
-        first = _load_json(first_text)
-    except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
-        raise InputError.single(
-            p,
-            "line 1",
-            "is not a session header (not JSON).",
-            "give a .jsonl file written by tradeoff.",
-        ) from None
-    if not isinstance(first, dict) or first.get("type") != "header":
-        raise InputError.single(
-            p, "line 1", "is not a session header.", "give a .jsonl file written by tradeoff."
-        )
-    header = _header_from(p, first)
-    chained = header.format >= 2
+    def head_line(index: int, what: str) -> tuple[str, Any]:
+        try:
+            text = lines[index].decode()
+            return text, _load_json(text)
+        except (IndexError, json.JSONDecodeError, UnicodeDecodeError, ValueError):
+            raise InputError.single(
+                p,
+                f"line {index + 1}",
+                f"is not {what} (not JSON, or missing).",
+                "give a .jsonl file written by tradeoff.",
+            ) from None
+
     chain: str | None = None
     chains: list[str] = []
-    if chained:
+    consent: ConsentRecord | None = None
+    first_text, first = head_line(0, "a session header")
+    at = 0  # the header's index: 1 when a consent record opens the file
+    if isinstance(first, dict) and first.get("type") == "consent":
+        try:
+            consent = ConsentRecord.model_validate(first)
+        except ValidationError as exc:
+            raise InputError.many(p, _problems(exc, 1, _FIXES)) from None
         content, chain = _split_chain(first_text)
         if chain is None or chain_hash(None, content) != chain:
             raise InputError.single(
-                p, "line 1", "does not match its chain hash: the header was edited.", _RESTORE
+                p, "line 1", "does not match its chain hash: the consent was edited.", _RESTORE
             )
         chains.append(chain)
+        at = 1
+        first_text, first = head_line(1, "the session header that follows the consent")
+    if not isinstance(first, dict) or first.get("type") != "header":
+        raise InputError.single(
+            p,
+            f"line {at + 1}",
+            "is not a session header.",
+            "give a .jsonl file written by tradeoff.",
+        )
+    header = _header_from(p, first, at + 1)
+    chained = header.format >= 2
+    if consent is not None and header.format < 3:
+        raise InputError.single(
+            p, "line 1", "a consent record opens only format 3 sessions.", _RESTORE
+        )
+    if chained:
+        content, stored = _split_chain(first_text)
+        if stored is None or chain_hash(chain, content) != stored:
+            raise InputError.single(
+                p,
+                f"line {at + 1}",
+                "does not match its chain hash: the header was edited.",
+                _RESTORE,
+            )
+        chain = stored
+        chains.append(stored)
     out: list[Line] = []
     warnings: list[str] = []
     truncated = False
-    for number, line in enumerate(lines[1:], start=2):
+    for number, line in enumerate(lines[at + 1 :], start=at + 2):
         last = number == len(lines)
         try:
             text = line.decode()
@@ -532,10 +590,10 @@ def read_session(path: str | Path) -> SessionLog:
                 _RESTORE,
             )
         out.append(Line(number, event))
-    return SessionLog(p, header, out, warnings, truncated, chain)
+    return SessionLog(p, header, out, warnings, truncated, chain, consent)
 
 
-def replay(log: SessionLog, *, population: Any = None) -> Engine:
+def replay(log: SessionLog, *, population: Population | None = None) -> Engine:
     """A fresh engine with every recorded answer and undo applied, checked against the log.
 
     A recorded question that differs from the one this version asks at that point (the
@@ -699,16 +757,21 @@ class Recorder:
         participant: str,
         sessions_dir: str | Path = "sessions",
         *,
+        candidates: NDArray[np.float64] | None,
+        population: Population | None = None,
         spec: ElicitationSpec | None = None,
         seed: int = 0,
-        cache_dir: str | Path | None = None,
+        consent: ConsentRecord | None = None,
     ) -> Recorder:
-        """Create a new session file and write its header.
+        """Create a new session file and write its first lines.
 
-        ``spec`` defaults to the scenario's ``[elicitation]``; the header records the
-        strategy and budget it sets, which is what a replay needs besides the scenario.
-        With ``cache_dir``, the population, its sorted tables and the pool's models are
-        memory-mapped from there (:mod:`tradeoff.cache`; built there first if missing).
+        ``candidates`` are the pool's models as metric rows that the questions aim at, or
+        ``None`` (the caller prepares them: :func:`tradeoff.opening.start_session` reads
+        them from the study cache or the scenario's pool); ``population`` the scenario's
+        population when the caller has it (memory-mapped from a cache, say). ``spec``
+        defaults to the scenario's ``[elicitation]``; the header records the strategy and
+        budget it sets, which is what a replay needs besides the scenario. ``consent``, when
+        given, is written first: the chain of the file starts at it.
         """
         check_participant(participant)
         folder = check_sessions_dir(sessions_dir) / participant
@@ -718,13 +781,6 @@ class Recorder:
             raise InputError.single(
                 folder, "", f"cannot hold sessions ({exc.strerror})", "choose another folder."
             ) from None
-        from tradeoff.cache import cached_candidates, cached_population
-
-        population = cached_population(loaded.scenario, cache_dir)
-        stop = (spec or loaded.scenario.elicitation).stop
-        candidates = cached_candidates(
-            loaded.scenario, Path(loaded.path).parent, population.priors.tolist(), stop, cache_dir
-        )
         engine = Engine(
             loaded.scenario, spec, seed=seed, population=population, candidates=candidates
         )
@@ -732,23 +788,25 @@ class Recorder:
         path = folder / f"{loaded.scenario.id}-{stamp}.jsonl"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
         cls._lock(fd, path)
-        header = Header(
+        record = HeaderRecord(
+            format=FORMAT_VERSION,
+            tradeoff=__version__,
             participant=participant,
-            scenario=loaded.scenario,
-            scenario_text=loaded.text,
-            scenario_sha256=loaded.sha256,
+            scenario_id=loaded.scenario.id,
             scenario_path=loaded.path,
+            scenario_sha256=loaded.sha256,
+            scenario_text=loaded.text,
             strategy=engine.strategy_name,
             seed=seed,
             budget=engine.spec.budget,
             started=now(),
-            candidates=None
-            if candidates is None
-            else tuple(tuple(float(x) for x in row) for row in candidates),
+            candidates=None if candidates is None else tuple(map(tuple, candidates.tolist())),
         )
-        rec = cls(engine, path, fd, header)
+        rec = cls(engine, path, fd, Header.of(record, loaded.scenario))
         try:
-            rec._write(header.to_dict())
+            if consent is not None:
+                rec._write(consent)
+            rec._write(record)
         except SessionWriteError as exc:
             rec.close()
             path.unlink(missing_ok=True)
@@ -765,14 +823,14 @@ class Recorder:
         current: LoadedScenario | None = None,
         use_embedded: bool = False,
         log: SessionLog | None = None,
-        cache_dir: str | Path | None = None,
+        population: Population | None = None,
     ) -> Recorder:
         """Continue a session: replay its events and reopen the file for appending.
 
         If ``current`` (the scenario file as it is now) differs from the embedded copy, the
         session is refused unless ``use_embedded`` is set. ``log`` is the file as already
         read (it is read here otherwise); the file is locked before anything is appended.
-        ``cache_dir`` is as for :meth:`start`.
+        ``population`` is as for :meth:`start`.
         """
         p = Path(path)
         log = log if log is not None else read_session(p)
@@ -805,11 +863,6 @@ class Recorder:
             ) from None
         cls._lock(fd, p)
         try:
-            population = None
-            if cache_dir is not None:
-                from tradeoff.cache import cached_population
-
-                population = cached_population(log.header.scenario, cache_dir)
             engine = replay(log, population=population)
         except BaseException:
             os.close(fd)
@@ -821,7 +874,7 @@ class Recorder:
 
     # -- recording ----------------------------------------------------------------------
 
-    def _write(self, event: dict[str, Any]) -> None:
+    def _write(self, record: BaseModel) -> None:
         """Write one whole line and fsync it, or raise :class:`SessionWriteError`.
 
         Short writes are continued until the line is complete. If the line cannot be
@@ -831,9 +884,9 @@ class Recorder:
         """
         chain: str | None = None
         if self._chained:
-            chain, data = chained_line(self._chain, event)
-        else:
-            data = (json.dumps(event, ensure_ascii=False, allow_nan=False) + "\n").encode()
+            chain, data = chained_line(self._chain, record)
+        else:  # a format 1 session resumed: its lines carry no chain
+            data = (record_bytes(record) + "\n").encode()
         if self._dangling:
             data = b"\n" + data
         try:
@@ -863,15 +916,16 @@ class Recorder:
         query = self.engine.next_query()
         if query is None:
             raise RuntimeError("no question to answer")
-        event = {
-            "type": "answer",
-            "index": self.engine.answered + 1,
-            "query": query_to_dict(query),
-            "choice": choice.value,
-            "response_ms": None if response_ms is None else round(response_ms, 1),
-            "at": now(),
-        }
-        self._write(event)
+        self._write(
+            AnswerRecord(
+                type="answer",
+                index=self.engine.answered + 1,
+                query=QueryRecord.of(query),
+                choice=choice,
+                response_ms=None if response_ms is None else round(response_ms, 1),
+                at=now(),
+            )
+        )
         self.engine.answer(choice)
         return query
 
@@ -879,21 +933,21 @@ class Recorder:
         """Take back the last answer (recorded as an ``undo`` event)."""
         if self.engine.answered == 0:
             return None
-        self._write({"type": "undo", "at": now()})
+        self._write(UndoRecord(type="undo", at=now()))
         return self.engine.undo()
 
     def extend(self, extra: int) -> int:
         """Ask ``extra`` more questions than planned (recorded, so replay does the same)."""
-        self._write({"type": "extend", "extra": int(extra), "at": now()})
+        self._write(ExtendRecord(type="extend", extra=int(extra), at=now()))
         return self.engine.extend(extra)
 
     def note(self, text: str) -> None:
-        self._write({"type": "note", "text": text, "at": now()})
+        self._write(NoteRecord(type="note", text=text, at=now()))
 
     def finish(self) -> ElicitationResult:
         """Write the final ``result`` line."""
         result = self.engine.result()
-        self._write({"type": "result", **result.to_dict(), "at": now()})
+        self._write(ResultRecord.of(result))
         return result
 
     def close(self) -> None:

@@ -36,6 +36,7 @@ from textual.widgets import (
 
 from tradeoff.elicitation import Choice, consistency_of, expected_questions
 from tradeoff.errors import InputError
+from tradeoff.opening import resume_session, start_session
 from tradeoff.presentation import (
     aspect_cell,
     aspect_header,
@@ -900,7 +901,7 @@ class TradeoffApp(App[None]):
     def begin(self, loaded: LoadedScenario, participant: str) -> None:
         self.push_screen(LoadingScreen())
         self._open(
-            lambda: Recorder.start(
+            lambda: start_session(
                 loaded,
                 participant,
                 self.settings.sessions_dir,
@@ -931,7 +932,7 @@ class TradeoffApp(App[None]):
                 if use:
                     self.push_screen(LoadingScreen())
                     self._open(
-                        lambda: Recorder.resume(
+                        lambda: resume_session(
                             path, use_embedded=True, log=log, cache_dir=self.settings.cache_dir
                         )
                     )
@@ -950,7 +951,7 @@ class TradeoffApp(App[None]):
             return
         self.push_screen(LoadingScreen())
         self._open(
-            lambda: Recorder.resume(
+            lambda: resume_session(
                 path, current=current, log=log, cache_dir=self.settings.cache_dir
             )
         )

@@ -25,7 +25,8 @@ import numpy as np
 from benchmarks._table import markdown, write
 from tradeoff.scenario import SpecOverrides
 from tradeoff.tui import make_app
-from tradeoff.tui.app import QuestionScreen, StartScreen
+from tradeoff.tui.screens.question import QuestionScreen
+from tradeoff.tui.screens.start import StartScreen
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -151,7 +151,7 @@ def test_a_participants_process_needs_neither_scipy_nor_pandas(tmp_path: Path) -
     assert any(study.cache_dir.glob("candidates-*.npy"))
     code = f"""
 import sys
-from tradeoff.tui.app import QuestionScreen
+from tradeoff.tui.screens.question import QuestionScreen
 from tradeoff.scenario import load_scenario
 from tradeoff.opening import start_session
 from tradeoff.session import Recorder

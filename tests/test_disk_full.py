@@ -24,7 +24,9 @@ SCRIPT = textwrap.dedent(
     from tradeoff.scenario import SpecOverrides
     from tradeoff.session import read_session
     from tradeoff.tui import make_app
-    from tradeoff.tui.app import QuestionScreen, SaveFailedScreen, StartScreen
+    from tradeoff.tui.screens.question import QuestionScreen
+    from tradeoff.tui.dialogs import SaveFailedScreen
+    from tradeoff.tui.screens.start import StartScreen
 
     scenario, sessions = sys.argv[1], sys.argv[2]
     soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)

@@ -171,7 +171,7 @@ def test_an_edited_consent_or_a_header_moved_before_it_is_reported(tmp_path: Pat
     lines = rec.path.read_bytes().splitlines(keepends=True)
     edited = tmp_path / "edited.jsonl"
     edited.write_bytes(lines[0].replace(b'"version": "1"', b'"version": "2"') + b"".join(lines[1:]))
-    with pytest.raises(InputError, match="line 1.*consent was edited"):
+    with pytest.raises(InputError, match=r"line 1.*consent was edited"):
         read_session(edited)
     swapped = tmp_path / "swapped.jsonl"
     swapped.write_bytes(lines[1] + lines[0] + b"".join(lines[2:]))
@@ -179,5 +179,5 @@ def test_an_edited_consent_or_a_header_moved_before_it_is_reported(tmp_path: Pat
         read_session(swapped)
     dropped = tmp_path / "dropped.jsonl"
     dropped.write_bytes(b"".join(lines[1:]))  # the consent removed: the header no longer chains
-    with pytest.raises(InputError, match="line 1.*header was edited"):
+    with pytest.raises(InputError, match=r"line 1.*header was edited"):
         read_session(dropped)

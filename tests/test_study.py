@@ -24,7 +24,8 @@ from tradeoff.study import (
     study_status,
 )
 from tradeoff.tui import make_app
-from tradeoff.tui.app import QuestionScreen, StudyStartScreen
+from tradeoff.tui.screens.question import QuestionScreen
+from tradeoff.tui.screens.start import StudyStartScreen
 
 from .conftest import ROOT, small_scenario_file
 from .test_tui import click_start, wait_for
@@ -86,7 +87,7 @@ async def test_a_code_opens_its_own_session_and_nothing_else(
     and each wrong code is counted for the delay); p01's code opens p01's session, and
     the answers land in p01's folder only."""
     slept: list[float] = []
-    monkeypatch.setattr("tradeoff.tui.app.time.sleep", slept.append)
+    monkeypatch.setattr("tradeoff.tui.screens.start.time.sleep", slept.append)
     scenario = small_scenario_file(tmp_path, **{"budget = 30": "budget = 6"})
     study, codes = create_study(scenario, ["p01", "p02"], tmp_path / "study")
     app = make_app(scenario, study=study)

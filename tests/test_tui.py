@@ -12,7 +12,10 @@ from textual.widgets import Input
 
 from tradeoff.session import read_session, replay
 from tradeoff.tui import make_app
-from tradeoff.tui.app import HelpScreen, QuestionScreen, ReviewScreen, StartScreen
+from tradeoff.tui.dialogs import HelpScreen
+from tradeoff.tui.screens.question import QuestionScreen
+from tradeoff.tui.screens.review import ReviewScreen
+from tradeoff.tui.screens.start import StartScreen
 
 from .conftest import small_scenario_file
 
@@ -249,7 +252,7 @@ def pool_app(tmp_path: Path, **kwargs: Any) -> Any:
 async def to_result(pilot: Pilot[Any]) -> None:
     from textual.widgets import DataTable
 
-    from tradeoff.tui.app import ResultScreen
+    from tradeoff.tui.screens.result import ResultScreen
 
     await start(pilot)
     for key in "abbaab":
@@ -320,7 +323,7 @@ def test_snapshot(tmp_path: Path, screen: str, size: tuple[int, int], snap_compa
 async def test_result_screen_ranks_the_pool_and_opens_the_selection(tmp_path: Path) -> None:
     from textual.widgets import DataTable
 
-    from tradeoff.tui.app import ResultScreen
+    from tradeoff.tui.screens.result import ResultScreen
     from tradeoff.tui.select import SelectionScreen
 
     from .conftest import SCENARIOS
@@ -364,7 +367,7 @@ async def test_starting_with_an_unfinished_id_offers_to_continue_it(tmp_path: Pa
     continue it; "Continue" is the focused default, and Enter continues."""
     from textual.widgets import Button
 
-    from tradeoff.tui.app import ConfirmScreen
+    from tradeoff.tui.dialogs import ConfirmScreen
 
     await pause_after(tmp_path, "ab")
     again = app_for(tmp_path)
@@ -384,7 +387,7 @@ async def test_starting_with_an_unfinished_id_offers_to_continue_it(tmp_path: Pa
 
 
 async def test_starting_again_from_scratch_keeps_the_unfinished_session(tmp_path: Path) -> None:
-    from tradeoff.tui.app import ConfirmScreen
+    from tradeoff.tui.dialogs import ConfirmScreen
 
     await pause_after(tmp_path, "a")
     again = app_for(tmp_path)
@@ -413,7 +416,7 @@ async def test_start_text_flows_as_paragraphs(tmp_path: Path) -> None:
 async def test_review_has_help_a_default_button_and_quit_prints_the_file(tmp_path: Path) -> None:
     from textual.widgets import Button
 
-    from tradeoff.tui.app import ReviewHelpScreen
+    from tradeoff.tui.dialogs import ReviewHelpScreen
 
     app = app_for(tmp_path, budget=4)
     async with app.run_test(size=SIZE) as pilot:

@@ -9,7 +9,7 @@ screen only shows it.
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from textual.app import App, ComposeResult
@@ -219,7 +219,6 @@ class SelectionApp(App[None]):
         self.push_screen(SelectionScreen(self.selection, self.scenario))
 
 
-def run_selection_app(
-    selection: Selection, scenario: Scenario | None = None, **kwargs: Any
-) -> None:
-    SelectionApp(selection, scenario).run(**kwargs)
+def run_selection_app(selection: Selection, scenario: Scenario | None = None) -> None:
+    """Open the practitioner's selection screen on its own (``tradeoff select --tui``)."""
+    SelectionApp(selection, scenario).run()

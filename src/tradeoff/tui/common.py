@@ -1,0 +1,104 @@
+"""What the app and its screens share: the settings, the words every start screen says,
+and the messages a screen posts when the app should decide what comes next.
+
+Screens never import other screens or the app: they post one of these messages, which
+bubble up to :class:`~tradeoff.tui.app.TradeoffApp`, and the app opens the next screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from textual.message import Message
+
+from tradeoff.scenario import LoadedScenario, SpecOverrides
+from tradeoff.session import Recorder, SessionLog
+from tradeoff.study import Study
+
+NO_WRONG_ANSWERS = "There are no wrong answers: we want to learn what matters to you."
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the app was started (from the command line or tests)."""
+
+    scenario: Path
+    scenarios_dir: Path
+    sessions_dir: Path
+    participant: str | None = None
+    resume: Path | None = None
+    overrides: SpecOverrides = field(default_factory=SpecOverrides)
+    resume_log: SessionLog | None = None
+    seed: int = 0
+    #: A study: the start screen asks for an access code, which opens that participant's
+    #: own session and nothing else (:mod:`tradeoff.study`).
+    study: Study | None = None
+    #: Where populations and pool tables are memory-mapped from (:mod:`tradeoff.cache`).
+    cache_dir: Path | None = None
+
+
+class OpenFor(Message):
+    """Open ``participant``'s session on ``loaded``: continue an unfinished one (offered)
+    or start one."""
+
+    def __init__(self, loaded: LoadedScenario, participant: str) -> None:
+        super().__init__()
+        self.loaded, self.participant = loaded, participant
+
+
+class ResumeFile(Message):
+    """Continue the session in ``path`` (``current``: the scenario file as it is now)."""
+
+    def __init__(self, path: Path, current: LoadedScenario | None) -> None:
+        super().__init__()
+        self.path, self.current = path, current
+
+
+class QuestionsDone(Message):
+    """No question is left: show what was learned."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+
+
+class BackToQuestions(Message):
+    """Leave the review for the questions (after an undo or "10 more")."""
+
+
+class Confirmed(Message):
+    """The person confirmed their answers: show the result, or say thank you."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+
+
+class Farewell(Message):
+    """Quit with a farewell: ``text``, then ``line`` (a file or a command) printed whole on
+    a line of its own by the command line, so it can be copied at any terminal width."""
+
+    def __init__(self, text: str, line: str, return_code: int = 0) -> None:
+        super().__init__()
+        self.text, self.line, self.return_code = text, line, return_code
+
+
+class PauseSession(Message):
+    """Save and quit: note the pause (the answers are already on disk) and say how to come
+    back."""
+
+    def __init__(self, recorder: Recorder, note: str) -> None:
+        super().__init__()
+        self.recorder, self.note = recorder, note
+
+
+def reflow(text: str) -> str:
+    """Paragraphs of a scenario's description as flowing text: single line breaks (the
+    file's own wrapping) become spaces, blank lines stay paragraph breaks.
+
+    >>> reflow("one\\ntwo\\n\\nthree")
+    'one two\\n\\nthree'
+    """
+    paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n")]
+    return "\n\n".join(p for p in paragraphs if p)

@@ -1,0 +1,1 @@
+"""The stakeholder app's screens, one module each; none imports another (the app wires them)."""

@@ -1,0 +1,157 @@
+"""The question screen: two options side by side, answered with keys or clicks."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Label, ProgressBar, Static
+
+from tradeoff.elicitation import Choice
+from tradeoff.presentation import Line, card_lines
+from tradeoff.queries import Query
+from tradeoff.session import Recorder
+from tradeoff.tui.common import PauseSession, QuestionsDone
+from tradeoff.tui.dialogs import HelpScreen, save
+
+
+class OptionCard(Static):
+    """One option of a question; clicking it chooses it."""
+
+    class Chosen(Message):
+        def __init__(self, choice: Choice) -> None:
+            self.choice = choice
+            super().__init__()
+
+    def __init__(self, side: Choice, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.side = side
+
+    def on_click(self) -> None:
+        self.post_message(self.Chosen(self.side))
+
+
+def render_card(title: str, lines: Sequence[Line]) -> Text:
+    """A card's text: differing lines bold, green where better, red where worse."""
+    text = Text()
+    text.append(f"{title}\n", style="bold")
+    for line in lines:
+        if line.differs:
+            style = "bold green" if line.better else "bold red"
+            text.append("▸ ", style=style)
+            text.append(f"{line.text}\n", style="bold")
+            text.append(f"    {line.delta}\n", style=style)
+        else:
+            text.append(f"  {line.text}\n")
+    return text
+
+
+class QuestionScreen(Screen[None]):
+    """Two options side by side; answer with keys or clicks."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a,left", "answer('left')", "Option A", id="answer-a"),
+        Binding("b,right", "answer('right')", "Option B", id="answer-b"),
+        Binding("equals_sign,space", "answer('indifferent')", "Can't tell", id="answer-same"),
+        Binding("u", "undo", "Undo", id="undo"),
+        Binding("question_mark", "help", "Help", id="help"),
+        Binding("q", "quit_session", "Save & quit", id="save-quit"),
+    ]
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+        self.shown_at = time.perf_counter()
+
+    def compose(self) -> ComposeResult:
+        s = self.recorder.engine.scenario
+        yield Label(s.title, id="title")
+        with Horizontal(id="progress-row"):
+            yield ProgressBar(total=1, show_eta=False, show_percentage=False, id="progress")
+            yield Label("", id="progress-label")
+        yield Static("Which one would you rather have?", id="prompt")
+        with Horizontal(id="cards"):
+            yield OptionCard(Choice.LEFT, id="card-a")
+            yield OptionCard(Choice.RIGHT, id="card-b")
+        yield Static(
+            "Press a / ← for Option A, b / → for Option B, = or space if you can't tell.",
+            id="answer-hint",
+        )
+        yield Button("Can't tell", id="cant-tell")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show_question()
+
+    def show_question(self) -> None:
+        """Show the engine's next question, or say that none is left."""
+        engine = self.recorder.engine
+        query = engine.next_query()
+        if query is None:
+            self.post_message(QuestionsDone(self.recorder))
+            return
+        self._show_query(query)
+        self.shown_at = time.perf_counter()
+
+    def _show_query(self, query: Query) -> None:
+        engine = self.recorder.engine
+        s = engine.scenario
+        self.query_one("#card-a", OptionCard).update(
+            render_card("Option A", card_lines(s, query.left, query.right))
+        )
+        self.query_one("#card-b", OptionCard).update(
+            render_card("Option B", card_lines(s, query.right, query.left))
+        )
+        total = max(engine.expected_total(), engine.answered + 1)
+        bar_ = self.query_one("#progress", ProgressBar)
+        bar_.update(total=total, progress=engine.answered)
+        left = engine.expected_remaining()
+        deciding = engine.candidates is not None and engine.spec.stop != "weights"
+        self.query_one("#progress-label", Label).update(
+            f"question {engine.answered + 1} · {'at most' if deciding else 'about'} {left} to go"
+        )
+
+    def action_answer(self, choice: str) -> None:
+        if self.recorder.engine.next_query() is None:
+            return
+        elapsed = (time.perf_counter() - self.shown_at) * 1000
+        label = {"left": "Option A", "right": "Option B"}.get(choice, "can't tell")
+        save(
+            self,
+            lambda: self.recorder.answer(Choice(choice), response_ms=elapsed),
+            f"Your answer to question {self.recorder.engine.answered + 1} ({label})",
+            lambda _: self.show_question(),
+        )
+
+    @on(OptionCard.Chosen)
+    def _clicked(self, event: OptionCard.Chosen) -> None:
+        self.action_answer(event.choice.value)
+
+    @on(Button.Pressed, "#cant-tell")
+    def _cant_tell(self) -> None:
+        self.action_answer(Choice.INDIFFERENT.value)
+
+    def action_undo(self) -> None:
+        if self.recorder.engine.answered == 0:
+            self.notify("Nothing to undo yet.")
+            return
+
+        def undone(_: object) -> None:
+            self.show_question()
+            self.notify("Your last answer was taken back; here is that question again.")
+
+        save(self, self.recorder.undo, "Taking back your last answer", undone)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def action_quit_session(self) -> None:
+        self.post_message(PauseSession(self.recorder, "paused"))

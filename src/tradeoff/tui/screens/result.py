@@ -1,0 +1,136 @@
+"""The result screen: the candidate models, best for this person first, in their own words
+and units, from the decide step (:func:`tradeoff.decide.decide_session`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Footer, Label, Static
+
+from tradeoff.errors import InputError
+from tradeoff.presentation import aspect_cell, aspect_header, table_legend
+from tradeoff.session import Recorder
+from tradeoff.tui.common import Farewell
+from tradeoff.tui.dialogs import HelpScreen
+
+if TYPE_CHECKING:
+    from tradeoff.decide import Decision
+
+
+class ResultScreen(Screen[None]):
+    """The candidate models, best for this person first, in their own words and units."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "explore", "Ranking details", id="explore"),
+        Binding("question_mark", "help", "Help", id="result-help"),
+        Binding("q", "done", "Done", id="done"),
+    ]
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+        #: The decide step's answer for this session, once rank() has it.
+        self.decision: Decision | None = None
+        #: Why it could not be had, if it could not.
+        self.failure: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Label("The models that fit what you value", id="title")
+        with VerticalScroll(id="result-body"):
+            yield Static("Comparing the candidate models with your answers…", id="result-recommend")
+            yield Static("", id="result-status", classes="muted")
+            yield DataTable(id="result-table", cursor_type="row", header_height=2)
+            with Horizontal(id="result-buttons"):
+                yield Button("Done", id="done-button", variant="primary")
+                yield Button("Ranking details (for the team)", id="explore-button")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#done-button", Button).focus()
+        self.rank()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def rank(self) -> None:
+        from tradeoff.decide import decide_session  # pandas only once a result is shown
+
+        rec = self.recorder
+        try:
+            decision = decide_session(rec.header, rec.engine, rec.path)
+        except InputError as exc:
+            message = exc.message()
+            self.app.call_from_thread(self._failed, message)
+            return
+        self.app.call_from_thread(self._show, decision)
+
+    def _failed(self, message: str) -> None:
+        self.failure = message
+        self.query_one("#result-recommend", Static).update(Text(message, style="bold red"))
+
+    def _show(self, decision: Decision) -> None:
+        self.decision = decision
+        s, pool, advice = self.recorder.engine.scenario, decision.pool, decision.recommendations[0]
+        sure = (
+            ""
+            if advice.probability is None
+            else f" The chance that it really is the best for you: {advice.probability:.0%}."
+        )
+        trade = f"\n{advice.trade[0].upper()}{advice.trade[1:]}." if advice.trade else ""
+        self.query_one("#result-recommend", Static).update(
+            Text.assemble(
+                ("Recommended for you: ", "bold"),
+                (advice.name, "bold"),
+                f". Of the {pool.n} candidate models, it is the one your answers make best."
+                f"{sure}{trade}",
+            )
+        )
+        table = self.query_one("#result-table", DataTable)
+        chance = advice.p_best is not None
+        headers = ["model", *[aspect_header(s, j) for j in range(len(s.weight_names))]]
+        table.add_columns(*headers, *(["chance\nbest"] if chance else []))
+        order = sorted(range(pool.n), key=lambda i: -advice.expected[i])
+        for i in order:
+            cells = [
+                aspect_cell(s, j, float(pool.values[i, j])) for j in range(pool.values.shape[1])
+            ]
+            best = [f"{advice.p_best[i]:.0%}"] if advice.p_best is not None else []
+            name = Text(pool.names[i], style="bold") if i == advice.index else pool.names[i]
+            table.add_row(name, *cells, *best)
+        self.query_one("#result-status", Static).update(
+            f"\nAll {pool.n} candidates, best for you first. {table_legend(s)}"
+            + (
+                " Chance best: how likely each is the best for you, given your answers."
+                if chance
+                else ""
+            )
+        )
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def action_done(self) -> None:
+        self._done()
+
+    @on(Button.Pressed, "#explore-button")
+    def action_explore(self) -> None:
+        """Open the practitioner's selection screen on this session."""
+        from tradeoff.tui.select import SelectionScreen
+
+        if self.decision is None:
+            if self.failure is not None:
+                self.notify(self.failure, severity="error")
+            else:
+                self.notify("The candidate models are still being compared.", severity="warning")
+            return
+        self.app.push_screen(SelectionScreen(self.decision.selection, self.decision.scenario))
+
+    @on(Button.Pressed, "#done-button")
+    def _done(self) -> None:
+        self.post_message(
+            Farewell("Thank you. Your answers are saved in:", str(self.recorder.path))
+        )

@@ -1,0 +1,150 @@
+"""The review screen: what was learned, with its uncertainty; answer more or confirm."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Label, Static
+
+from tradeoff.elicitation import consistency_of
+from tradeoff.presentation import tradeoff_sentences
+from tradeoff.session import Recorder
+from tradeoff.tui.common import BackToQuestions, Confirmed, PauseSession
+from tradeoff.tui.dialogs import ReviewHelpScreen, save
+
+
+def bar(value: float, low: float | None, high: float | None, width: int = 24) -> Text:
+    """A weight as a bar, its 90% interval drawn around it.
+
+    >>> bar(0.5, 0.25, 0.75, width=8).plain
+    '████░░░ '
+    """
+    text = Text()
+    cells = [" "] * width
+    lo = 0 if low is None else max(0, min(width - 1, int(low * width)))
+    hi = -1 if high is None else max(0, min(width - 1, int(high * width)))
+    for i in range(width):
+        if i < round(value * width):
+            cells[i] = "█"
+        elif lo <= i <= hi:
+            cells[i] = "░"
+    text.append("".join(cells), style="bold")
+    return text
+
+
+class ReviewScreen(Screen[None]):
+    """What was learned, with uncertainty; answer more or confirm."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "confirm", "Confirm", id="confirm"),
+        Binding("m", "more", "10 more", id="more"),
+        Binding("u", "undo", "Undo", id="review-undo"),
+        Binding("question_mark", "help", "Help", id="review-help"),
+        Binding("q", "quit_session", "Save & quit", id="review-quit"),
+    ]
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+        #: Whether more questions would bring any: not when none is left that the screen
+        #: could show ("exhausted") or the weights are as precise as planned. The screen is
+        #: left (popped) on undo or "10 more", so this holds while it is shown.
+        self.can_ask_more = recorder.engine.stop_reason() not in ("exhausted", "precise")
+
+    def compose(self) -> ComposeResult:
+        engine = self.recorder.engine
+        s = engine.scenario
+        result = engine.result()
+        yield Label("What we learned", id="title")
+        with VerticalScroll(id="review-body"):
+            yield Static(self._why_stopped(), id="why-stopped")
+            yield Static(
+                f"From your {result.answers} answers, this is how much each aspect weighs for "
+                "you over its whole range (finding none to all of a class's cases; each cost "
+                "or reward from one end of its range to the other). Bar: best estimate; "
+                "shaded and in brackets: the range it lies in with 90% probability.",
+                classes="muted",
+            )
+            names = [f"{c.outcome} {c.label}" for c in s.classes] + [a.name for a in s.attributes]
+            shown = result.swing_weights or result.weights
+            intervals = result.swing_intervals or [(None, None)] * len(shown)
+            for name, w, (lo, hi) in zip(names, shown, intervals, strict=True):
+                line = Text(f"{name[:28]:<28} ")
+                line.append_text(bar(w, lo, hi))
+                # Whole percentages: the intervals do not know more than that.
+                rng = f"  {w:4.0%}" + (f" ({lo:.0%}–{hi:.0%})" if lo is not None else "")
+                line.append(rng)
+                yield Static(line, classes="weight-row")
+            yield Static("")
+            for sentence in tradeoff_sentences(s, result.weights, engine.space.priors):
+                yield Static(f"• {sentence}")
+            yield Static("")
+            yield Static(self._consistency(), id="consistency")
+            with Horizontal(id="review-buttons"):
+                yield Button("Confirm", id="confirm-button", variant="primary")
+                if self.can_ask_more:
+                    yield Button("Answer 10 more questions", id="more-button")
+        yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide "10 more" from the footer (and ignore its key) when no question is left."""
+        return self.can_ask_more if action == "more" else True
+
+    def _why_stopped(self) -> str:
+        engine = self.recorder.engine
+        reason = engine.stop_reason()
+        if reason == "decided":
+            settled = engine.decision()
+            sure = "" if settled is None else f" (the pick is {settled[0]:.0%} sure)"
+            return (
+                "The questions stopped early: your answers already settle which of the "
+                f"candidate models is best for you{sure}. More questions would sharpen the "
+                "weights below without changing that."
+            )
+        if reason == "exhausted":
+            return (
+                "The questions stopped early: each one left would show options that read "
+                "the same on this screen, or ask again about a trade you could not tell "
+                "apart."
+            )
+        if reason == "precise":
+            return "The questions stopped: your weights are known as precisely as planned."
+        return f"You answered all {engine.answered} planned questions."
+
+    def _consistency(self) -> Text:
+        check = consistency_of(self.recorder.engine)
+        return Text(check.sentence(), style="bold red" if check.flagged else "")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-button", Button).focus()
+
+    def action_help(self) -> None:
+        self.app.push_screen(ReviewHelpScreen())
+
+    def action_quit_session(self) -> None:
+        self.post_message(PauseSession(self.recorder, "paused at the review"))
+
+    @on(Button.Pressed, "#more-button")
+    def action_more(self) -> None:
+        save(self, lambda: self.recorder.extend(10), "Asking for 10 more questions", self._back)
+
+    def action_undo(self) -> None:
+        if self.recorder.engine.answered == 0:
+            return
+        save(self, self.recorder.undo, "Taking back your last answer", self._back)
+
+    def _back(self, _: object) -> None:
+        self.post_message(BackToQuestions())
+
+    @on(Button.Pressed, "#confirm-button")
+    def action_confirm(self) -> None:
+        save(self, self.recorder.finish, "Your confirmation", self._finished)
+
+    def _finished(self, _: object) -> None:
+        self.post_message(Confirmed(self.recorder))

@@ -1,0 +1,223 @@
+"""The start screens: pick a scenario and say who you are, or (in a study) enter an access
+code; and the screen shown while a session is prepared."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Select, Static
+
+from tradeoff.elicitation import expected_questions
+from tradeoff.errors import InputError
+from tradeoff.scenario import LoadedScenario, SpecOverrides, load_scenario
+from tradeoff.session import check_participant, unfinished_sessions
+from tradeoff.study import Study, failure_delay, recent_failures, record_failure
+from tradeoff.tui.common import NO_WRONG_ANSWERS, OpenFor, ResumeFile, Settings, reflow
+
+
+def describe(screen: Screen[None], loaded: LoadedScenario, overrides: SpecOverrides) -> None:
+    """Fill a start screen's ``#description`` and ``#expect`` for a scenario."""
+    s = loaded.scenario
+    screen.query_one("#description", Static).update(
+        Text.assemble((s.title + "\n", "bold"), reflow(s.description))
+    )
+    spec = overrides.apply(s.elicitation)
+    expected = expected_questions(s, spec)
+    decides = s.pool is not None and spec.strategy == "probabilistic" and spec.stop != "weights"
+    count = (
+        f"At most {expected} questions (fewer once your answers settle which candidate "
+        "model suits you)"
+        if decides
+        else f"About {expected} questions"
+    )
+    screen.query_one("#expect", Static).update(
+        f"{count}, a few minutes. Every answer is saved at once; you can stop and come back."
+    )
+
+
+class StartScreen(Screen[None]):
+    """Pick a scenario, say who you are, start or resume."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.quit", "Quit", id="quit-start")]
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__()
+        self.settings = settings
+        self.loaded: LoadedScenario | None = None
+
+    def scenario_files(self) -> list[Path]:
+        files = sorted(self.settings.scenarios_dir.glob("*.toml"))
+        if self.settings.scenario not in files:
+            files.insert(0, self.settings.scenario)
+        return files
+
+    def compose(self) -> ComposeResult:
+        yield Label("tradeoff: what matters to you in a classifier", id="title")
+        with VerticalScroll(id="start-body"):
+            options = [(p.stem, str(p)) for p in self.scenario_files()]
+            yield Label("Scenario")
+            yield Select(
+                options, value=str(self.settings.scenario), allow_blank=False, id="scenario"
+            )
+            yield Static("", id="description")
+            yield Static("", id="expect", classes="muted")
+            yield Static(NO_WRONG_ANSWERS)
+            yield Label("Your participant id (letters, digits, '-', '_')")
+            yield Input(
+                value=self.settings.participant or "", placeholder="e.g. dr-lee", id="participant"
+            )
+            yield Static("", id="start-error", classes="error")
+            with Horizontal(id="start-buttons"):
+                yield Button("Start", id="start", variant="primary")
+                yield Button("Resume unfinished session", id="resume", disabled=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._load(self.settings.scenario)
+        self.query_one("#participant", Input).focus()
+
+    def _load(self, path: Path) -> None:
+        error = self.query_one("#start-error", Static)
+        try:
+            self.loaded = load_scenario(path)
+        except InputError as exc:
+            self.loaded = None
+            error.update(exc.message())
+            return
+        error.update("")
+        describe(self, self.loaded, self.settings.overrides)
+        self._check_resume()
+
+    def _unfinished(self, participant: str) -> list[Path]:
+        assert self.loaded is not None
+        return unfinished_sessions(self.settings.sessions_dir, participant, self.loaded.scenario.id)
+
+    def _check_resume(self) -> None:
+        button = self.query_one("#resume", Button)
+        participant = self.query_one("#participant", Input).value.strip()
+        button.disabled = True
+        if not participant or self.loaded is None:
+            return
+        try:
+            check_participant(participant)
+        except InputError:
+            return
+        button.disabled = not self._unfinished(participant)
+
+    @on(Select.Changed, "#scenario")
+    def _scenario_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self._load(Path(event.value))
+
+    @on(Input.Changed, "#participant")
+    def _participant_changed(self) -> None:
+        self._check_resume()
+
+    def _participant(self) -> str | None:
+        value = self.query_one("#participant", Input).value.strip()
+        try:
+            return check_participant(value)
+        except InputError as exc:
+            self.query_one("#start-error", Static).update(exc.message())
+            return None
+
+    @on(Input.Submitted, "#participant")
+    @on(Button.Pressed, "#start")
+    def _start(self) -> None:
+        participant = self._participant()
+        if participant is not None and self.loaded is not None:
+            self.post_message(OpenFor(self.loaded, participant))
+
+    @on(Button.Pressed, "#resume")
+    def _resume(self) -> None:
+        participant = self._participant()
+        if participant is None or self.loaded is None:
+            return
+        found = self._unfinished(participant)
+        if found:
+            self.post_message(ResumeFile(found[-1], self.loaded))
+
+
+class StudyStartScreen(Screen[None]):
+    """A study's start: the scenario, and the access code that opens the participant's own
+    session (new or resumed) and nothing else. Wrong codes get a plain message and a
+    growing delay, counted across every connection (:func:`tradeoff.study.failure_delay`)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.quit", "Quit", id="quit-start")]
+
+    def __init__(self, settings: Settings, study: Study) -> None:
+        super().__init__()
+        self.settings = settings
+        self.study = study
+        self.loaded: LoadedScenario | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Label("tradeoff: what matters to you in a classifier", id="title")
+        with VerticalScroll(id="start-body"):
+            yield Static("", id="description")
+            yield Static("", id="expect", classes="muted")
+            yield Static(NO_WRONG_ANSWERS)
+            yield Label("Your access code (from the study's coordinator)")
+            yield Input(placeholder="e.g. K7QM-2XVD-9HJK-AB01", password=True, id="code")
+            yield Static("", id="start-error", classes="error")
+            with Horizontal(id="start-buttons"):
+                yield Button("Start", id="start", variant="primary")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        try:
+            self.loaded = load_scenario(self.study.scenario_path)
+        except InputError as exc:
+            self.query_one("#start-error", Static).update(exc.message())
+            return
+        describe(self, self.loaded, self.settings.overrides)
+        self.query_one("#code", Input).focus()
+
+    @on(Input.Submitted, "#code")
+    @on(Button.Pressed, "#start")
+    def _start(self) -> None:
+        button = self.query_one("#start", Button)
+        code = self.query_one("#code", Input).value
+        if button.disabled or self.loaded is None or not code.strip():
+            return
+        button.disabled = True
+        self.query_one("#start-error", Static).update("Checking the code…")
+        self._check(code)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="code")
+    def _check(self, code: str) -> None:
+        time.sleep(failure_delay(recent_failures(self.study)))
+        participant = self.study.participant_for(code)
+        if participant is None:
+            record_failure(self.study)
+        self.app.call_from_thread(self._checked, participant)
+
+    def _checked(self, participant: str | None) -> None:
+        self.query_one("#start", Button).disabled = False
+        if participant is None or self.loaded is None:
+            error = self.query_one("#start-error", Static)
+            error.update(
+                "That code does not open a session. Check it and try again (capitals, "
+                "spaces and dashes do not matter)."
+            )
+            self.query_one("#code", Input).value = ""
+            self.call_after_refresh(error.scroll_visible)
+            return
+        self.query_one("#start-error", Static).update("")
+        self.post_message(OpenFor(self.loaded, participant))
+
+
+class LoadingScreen(Screen[None]):
+    """Shown while a session is prepared (population, replay)."""
+
+    def compose(self) -> ComposeResult:
+        yield Label("Preparing the questions…", id="title")
+        yield LoadingIndicator()

@@ -189,16 +189,17 @@ class Engine:
         return self._strategy.result(self.state)
 
     def extend(self, extra: int) -> int:
-        """Allow ``extra`` more questions than the current plan (e.g. after a review).
+        """Ask at most ``extra`` more questions (e.g. "10 more" after a review).
 
         Strategy states do not depend on the budget, so the state is kept as it is; only
-        the stopping point moves, and a strategy that stopped because the pick was settled
-        (``stop = "decision"``) now aims at the weights up to the new budget. Returns the new
-        budget.
+        the stopping point moves, to ``extra`` answers from now (not ``extra`` past the plan:
+        after a pick settled at 9 of 30 questions, "10 more" asks 10, not 31), and a strategy
+        that stopped because the pick was settled (``stop = "decision"``) now aims at the
+        weights for those questions. Returns the new budget.
         """
         if extra < 1:
             raise ValueError("extra must be at least 1")
-        budget = max(self.expected_total(), self.answered) + extra
+        budget = self.answered + extra
         # Asked for more: the pick may already be settled, so the extra questions go on
         # to the budget and aim at the weights.
         self.spec = self.spec.model_copy(update={"budget": budget, "stop": "weights"})

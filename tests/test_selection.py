@@ -167,8 +167,11 @@ def test_report_html_markdown_and_figures(
     for png in ("pareto-alpha.png", "weights.png", "radar.png"):
         assert (out / png).stat().st_size > 5000
         assert f"]({png})" in md
-    for text in ("Consensus", "Regret", "Reproduce", "p0", "p1", "You would give up"):
+    for text in ("Consensus", "Regret", "Reproduce", "p0", "p1"):
         assert text in md
+    # each trade-off said as a fact only when the answers settled it, else as its range
+    assert "You would give up" in md or "(90% range)" in md
+    assert md.count("Not settled by your answers") == md.count("(90% range)")
     assert "tradeoff report" in md and "sha256" in md
     _open_in_chromium(out / "report.html")
 

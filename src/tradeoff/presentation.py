@@ -11,6 +11,9 @@ import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import NDArray
+
 from tradeoff.queries import ClassifierProfile, Query
 from tradeoff.scenario import AttributeSpec, Scenario
 
@@ -229,6 +232,87 @@ def card_lines(scenario: Scenario, mine: ClassifierProfile, other: ClassifierPro
         delta = delta.removesuffix(f" {scenario.attributes[j].name}")
         lines.append(Line(attribute_line(scenario, j, v), differs, better, delta))
     return lines
+
+
+#: A trade-off is said as a fact only when the answers settle it: its 90% range (over the
+#: posterior's draws) spans at most this factor from low to high, in the person's units
+#: ("between 5 and 9 ms" is settled, "between 0.5 and 9 ms" is not). Otherwise the range
+#: itself is said, with the words that the answers have not settled it.
+SETTLED_FACTOR = 2.0
+
+
+def _rounded(x: float) -> str:
+    """A count per 1,000 to two significant figures: 0.24, 3.1, 95.
+
+    >>> _rounded(0.2412), _rounded(3.14), _rounded(95.4)
+    ('0.24', '3.1', '95')
+    """
+    return f"{x:.0f}" if x >= 10 else f"{x:.1f}" if x >= 1 else f"{x:.2f}"
+
+
+def settled_tradeoff_sentences(
+    scenario: Scenario,
+    weights: Sequence[float],
+    priors: Sequence[float],
+    draws: NDArray[np.float64] | None,
+) -> list[str]:
+    """:func:`tradeoff_sentences`, saying only what the answers settled.
+
+    For each trade-off (the first class against every other class and attribute), the
+    exchange rate is computed for every posterior draw of the weights; when its 90% range
+    spans more than :data:`SETTLED_FACTOR`, the sentence gives the range and says the
+    answers have not settled it, instead of a single number (a pick can be settled long
+    before every trade-off is). Without draws (a point
+    estimate), the sentences are :func:`tradeoff_sentences`'s.
+
+    >>> from tradeoff.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> w = np.array([0.5, 0.3, 0.1, 0.1]) / np.array([0.37, 0.63, 1.0, 1.0])
+    >>> sure = np.tile(w, (100, 1))
+    >>> settled_tradeoff_sentences(sc, w, [0.37, 0.63], sure) == tradeoff_sentences(
+    ...     sc, w, [0.37, 0.63])
+    True
+    >>> vague = sure * np.linspace(0.2, 5.0, 100)[:, None] ** np.array([0, 0, 1, 0])
+    >>> settled_tradeoff_sentences(sc, w, [0.37, 0.63], vague)[1].startswith(
+    ...     "Not settled by your answers")
+    True
+    """
+    point = tradeoff_sentences(scenario, weights, priors)
+    if draws is None or len(draws) < 2 or len(point) != len(weights) - 1:
+        return point
+    w = np.asarray(draws, dtype=np.float64)
+    k = scenario.n_classes
+    c0 = scenario.classes[0]
+    lo0, hi0 = c0.recall_range
+    most = max(1, round((hi0 - lo0) * PER))
+    out = []
+    for other, sentence in zip(range(1, len(weights)), point, strict=True):
+        if weights[other] <= 0 or weights[0] <= 0:
+            out.append(sentence)
+            continue
+        ratio = w[:, 0] / np.maximum(w[:, other], 1e-300)  # class-1 weight per unit of other
+        low, high = np.quantile(ratio, [0.05, 0.95])
+        if low > 0 and high / low <= SETTLED_FACTOR:
+            out.append(sentence)
+            continue
+        if other < k:
+            ci = scenario.classes[other]
+            per_ci = 10 * priors[0] / priors[other]  # cases of class i worth 10 of class 1
+            out.append(
+                f"Not settled by your answers: 10 more {c0.outcome} {c0.label} per 1,000 "
+                f"are worth between {_rounded(per_ci * low)} and {_rounded(per_ci * high)} "
+                f"more {ci.outcome} {ci.label} per 1,000 to you (90% range)."
+            )
+            continue
+        spec = scenario.attributes[other - k]
+        n = min(10, most)
+        unit = n * priors[0] / PER
+        out.append(
+            f"Not settled by your answers: {n:,} more {c0.outcome} {c0.label} per 1,000 are "
+            f"worth between {amount(spec, unit * low)} and {amount(spec, unit * high)} of "
+            f"{spec.name} to you (90% range)."
+        )
+    return out
 
 
 def tradeoff_sentences(

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from tradeoff import __version__, copa
-from tradeoff.presentation import tradeoff_sentences
+from tradeoff.presentation import settled_tradeoff_sentences
 from tradeoff.render import markdown_table
 from tradeoff.scenario import Scenario
 from tradeoff.selection import Selection, copa_differs
@@ -214,7 +214,8 @@ def write_report(
             "(its pick is theirs; see `tradeoff.ranking.omega_for_metric`).",
             "",
         ]
-        md += [f"- {t}" for t in tradeoff_sentences(scenario, s.weights, s.priors)]
+        sentences = settled_tradeoff_sentences(scenario, s.weights, s.priors, s.draws)
+        md += [f"- {t}" for t in sentences]
         md += [
             "",
             (

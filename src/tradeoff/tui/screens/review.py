@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, Static
 
 from tradeoff.elicitation import consistency_of
-from tradeoff.presentation import tradeoff_sentences
+from tradeoff.presentation import settled_tradeoff_sentences
 from tradeoff.session import Recorder
 from tradeoff.tui.common import BackToQuestions, Confirmed, PauseSession
 from tradeoff.tui.dialogs import ReviewHelpScreen, save
@@ -82,7 +82,8 @@ class ReviewScreen(Screen[None]):
                 line.append(rng)
                 yield Static(line, classes="weight-row")
             yield Static("")
-            for sentence in tradeoff_sentences(s, result.weights, engine.space.priors):
+            priors, draws = engine.space.priors, engine.weight_draws()
+            for sentence in settled_tradeoff_sentences(s, result.weights, priors, draws):
                 yield Static(f"• {sentence}")
             yield Static("")
             yield Static(self._consistency(), id="consistency")

@@ -408,3 +408,19 @@ def test_copa_with_the_chosen_omega_picks_a_best_model_of_the_metric(
     scaled = values * 60.0 + 5.0
     again, _ = omega_for_metric(_pool(scaled, directions), coef / 60.0)
     assert again == pytest.approx(omega, abs=1e-6)
+
+
+def test_a_point_metric_says_why_it_has_no_probability(capsys: pytest.CaptureFixture[str]) -> None:
+    """`rank --metric` has no posterior: P(best) is null, and the document says why."""
+    argv = [
+        "rank",
+        str(ROOT / "scenarios" / "pools" / "breast-cancer.csv"),
+        "--scenario",
+        str(ROOT / "scenarios" / "breast-cancer-triage.toml"),
+        "--metric",
+        "0.4,0.3,0.2,0.1",
+        "--json",
+    ]
+    assert main(argv) == 0
+    rec = json.loads(capsys.readouterr().out)["recommended"]
+    assert rec["p_best"] is None and "point metric" in rec["p_best_why_none"]

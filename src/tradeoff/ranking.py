@@ -888,13 +888,19 @@ class Recommendation:
         return None if self.p_best is None else self.p_best[self.index]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "name": self.name,
             "expected_value": self.expected_value,
             "p_best": self.probability,
             "runner_up": self.runner_up,
             "trade": self.trade,
         }
+        if self.p_best is None:
+            data["p_best_why_none"] = (
+                "the weights are a point metric (no posterior draws), so no probability of "
+                "being best can be given; the pick is the best model under those weights"
+            )
+        return data
 
 
 def recommend(

@@ -13,9 +13,24 @@ import numpy as np
 
 from tradeoff.evaluation.indicators import RADAR_AXES, SystemIndicators
 
+#: Characters that would make text in a table cell Markdown or HTML: escaped, so a model
+#: name such as ``![x](http://host/x.png)`` stays text and loads nothing.
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`[]<>!|"})
+
+
+def markdown_text(value: object) -> str:
+    """Text from a file as Markdown that reads as the same text: no link, image, HTML or
+    code span is made of it (emphasis marks are left as they are: they load nothing, and
+    names like ``recall_benign`` stay readable where tables are printed to a terminal).
+
+    >>> markdown_text("![beacon](http://evil.example/b.png) <b>x</b> | y")
+    '\\\\!\\\\[beacon\\\\](http://evil.example/b.png) \\\\<b\\\\>x\\\\</b\\\\> \\\\| y'
+    """
+    return str(value).translate(_MARKDOWN_SPECIAL).replace("\n", " ")
+
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A Markdown table (pipes in cells escaped).
+    """A Markdown table; every cell is text (:func:`markdown_text`), pipes included.
 
     >>> print(markdown_table(["a", "b"], [[1, "x|y"]]))
     | a | b |
@@ -24,7 +39,7 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> 
     """
 
     def cell(value: object) -> str:
-        return str(value).replace("|", "\\|").replace("\n", " ")
+        return markdown_text(value)
 
     out = ["| " + " | ".join(cell(h) for h in headers) + " |", "|" + "---|" * len(headers)]
     out += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]

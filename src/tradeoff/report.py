@@ -301,10 +301,20 @@ def write_report(
     return html_path, md_path
 
 
+#: The report's Content-Security-Policy: it loads nothing from anywhere (its figures are
+#: data URIs, its style inline), so opening it tells no one that it was opened.
+CSP = (
+    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; "
+    "form-action 'none'"
+)
+
+
 def _html(md_text: str, out: Path, figures: list[tuple[str, str]], title: str) -> str:
     """The Markdown report as one self-contained HTML page (markdown-it-py, CommonMark with
     tables). Raw HTML in the text is escaped, never passed through (names come from files);
-    the figures are embedded as data URIs so the file stands alone."""
+    an image that is not one of the report's figures is shown as its text and a link as its
+    words, and :data:`CSP` forbids loading anything; the figures are embedded as data URIs
+    so the file stands alone."""
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
@@ -316,6 +326,13 @@ def _html(md_text: str, out: Path, figures: list[tuple[str, str]], title: str) -
             if isinstance(src, str) and src in embedded:
                 data = base64.b64encode((out / src).read_bytes()).decode()
                 child.attrSet("src", f"data:image/png;base64,{data}")
+            elif child.type == "image":  # not one of ours: its text, loading nothing
+                child.type, child.tag, child.nesting = "text", "", 0
+                child.content = f"![{child.content}]({src})"
+                child.attrs, child.children = {}, None
+            elif child.type in ("link_open", "link_close"):  # no link leaves the report
+                child.type, child.tag, child.nesting, child.attrs = "text", "", 0, {}
+                child.content = ""
     body = str(md.renderer.render(tokens, md.options, {}))
     style = (
         "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;"
@@ -327,6 +344,7 @@ def _html(md_text: str, out: Path, figures: list[tuple[str, str]], title: str) -
     )
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         f"<title>{html.escape(title)}</title><style>{style}</style></head><body>\n"
         + body
         + "</body></html>\n"

@@ -35,6 +35,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 
 from tradeoff.data import missing_scenario_fix, resolve_scenario
 from tradeoff.errors import InputError, Problem, read_user_file
+from tradeoff.limits import check_toml
 
 StrategyName = Literal["paper", "bisection", "probabilistic"]
 """The elicitation strategies: the one list of their names (engine, files and faces use it)."""
@@ -483,6 +484,7 @@ def load_scenario(path: str | Path) -> LoadedScenario:
         raise InputError.single(
             p, f"byte {exc.start}", "is not UTF-8 text.", "save the file as UTF-8."
         ) from None
+    check_toml(text, p)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -67,6 +67,7 @@ from pydantic import (
 from tradeoff import __version__
 from tradeoff.elicitation import Choice, Consistency, ElicitationResult, Engine, consistency_of
 from tradeoff.errors import InputError, Problem, read_user_file
+from tradeoff.limits import check_toml
 from tradeoff.population import Population
 from tradeoff.queries import ClassifierProfile, Query, same_question
 from tradeoff.scenario import (
@@ -442,6 +443,7 @@ def _header_from(path: Path, data: dict[str, Any], line: int = 1) -> Header:
             "was edited.",
             _RESTORE,
         )
+    check_toml(rec.scenario_text, f"{path}, line {line}, field 'scenario_text'")
     try:
         parsed = tomllib.loads(rec.scenario_text)
     except (tomllib.TOMLDecodeError, RecursionError) as exc:

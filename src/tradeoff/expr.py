@@ -10,7 +10,10 @@ and every node is checked against an allow-list before anything is evaluated:
 * numbers, quoted strings (dates are compared as the column holds them), ``True``/``False``;
 * comparisons ``== != < <= > >=`` (chains too), ``in`` / ``not in`` a literal list;
 * ``and``, ``or``, ``not`` (also ``&``, ``|``, ``~``);
-* arithmetic ``+ - * / // % **`` on numbers and columns, and unary ``-``/``+``.
+* arithmetic ``+ - * / // % **`` on numbers and columns, and unary ``-``/``+``; a
+  condition in arithmetic counts as 1 when true and 0 when false, so
+  ``(acc > 0.85) + (lat < 1.5) < 2`` means "not both" (the one rule; a logical or is
+  ``or``); a division by zero gives inf or NaN, and a comparison with NaN is false.
 
 Anything else (attribute access, calls, subscripts, ``@`` local variables, dunder names,
 lambdas, comprehensions, f-strings, walrus) is refused with a message that says what was
@@ -318,6 +321,20 @@ def parse_condition(text: str, columns: Iterable[object]) -> Condition:
     return Condition(text, tree, names)
 
 
+def _number(value: Any) -> Any:
+    """A condition used in arithmetic counts as 0 or 1 (true is 1): ``(a > 1) + (b < 2)``
+    is 0, 1 or 2 per row, never a logical or; numbers pass through.
+
+    >>> _number(True), _number(2.5)
+    (1.0, 2.5)
+    """
+    if isinstance(value, bool | np.bool_):
+        return float(value)
+    if isinstance(value, pd.Series) and value.dtype == np.bool_:
+        return value.astype(np.float64)
+    return value
+
+
 class _Evaluator:
     """Evaluates a checked tree over a DataFrame's columns (no other name is reachable)."""
 
@@ -328,8 +345,8 @@ class _Evaluator:
     def visit(self, node: ast.AST) -> Any:
         if isinstance(node, ast.Constant):
             value = node.value
-            if isinstance(value, int) and not isinstance(value, bool):
-                return float(value)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return np.float64(value)  # IEEE arithmetic: 1/0 is inf, 0/0 is NaN
             return value
         if isinstance(node, ast.Name):
             return self.frame[self.names.get(node.id, node.id)]
@@ -342,8 +359,10 @@ class _Evaluator:
         if isinstance(node, ast.UnaryOp):
             operand = self.visit(node.operand)
             if isinstance(node.op, (ast.Not, ast.Invert)):
-                return ~self._truth(operand)
+                truth = self._truth(operand)
+                return (not truth) if isinstance(truth, bool) else ~truth
             self._numeric(operand, node)
+            operand = _number(operand)
             return -operand if isinstance(node.op, ast.USub) else +operand
         if isinstance(node, ast.BinOp):
             left, right = self.visit(node.left), self.visit(node.right)
@@ -353,7 +372,7 @@ class _Evaluator:
                 return self._truth(left) | self._truth(right)
             self._numeric(left, node)
             self._numeric(right, node)
-            return _ARITH[type(node.op)](left, right)
+            return _ARITH[type(node.op)](_number(left), _number(right))
         if isinstance(node, ast.Compare):
             left = self.visit(node.left)
             result: Any = True

@@ -5,6 +5,10 @@ the app."""
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
+
+import pytest
 
 from .conftest import ROOT
 
@@ -28,3 +32,23 @@ def test_the_tui_says_what_it_holds() -> None:
         if re.search(r"\bAny\b", line)
     ]
     assert found == []
+
+
+def test_the_printed_resume_command_runs_from_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After `make run` the program is .venv/bin/tradeoff, not on the PATH: the command
+    printed names it so that it runs as printed (it said `tradeoff …`: command not found)."""
+    from tradeoff.tui.common import resume_command
+
+    program = tmp_path / ".venv" / "bin" / "tradeoff"
+    program.parent.mkdir(parents=True)
+    program.write_text("#!/bin/sh\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(sys, "argv", [str(program), "elicit"])
+    assert resume_command(Path("sessions/p 1.jsonl")) == (
+        ".venv/bin/tradeoff elicit --resume 'sessions/p 1.jsonl'"
+    )
+    monkeypatch.setattr(sys, "argv", ["pytest"])
+    assert resume_command(Path("s.jsonl")).endswith("-m tradeoff elicit --resume s.jsonl")

@@ -41,6 +41,7 @@ from tradeoff.tui.common import (
     QuestionsDone,
     ResumeFile,
     Settings,
+    resume_command,
 )
 from tradeoff.tui.dialogs import ConfirmScreen
 from tradeoff.tui.screens.question import QuestionScreen
@@ -217,7 +218,7 @@ class TradeoffApp(App[None]):
                 "Saved. To go on later, open this page again and enter your access code.", ""
             )
             return
-        self.leave("Saved. Resume with:", f"tradeoff elicit --resume {message.recorder.path}")
+        self.leave("Saved. Resume with:", resume_command(message.recorder.path))
 
     @on(Farewell)
     def _farewell(self, message: Farewell) -> None:

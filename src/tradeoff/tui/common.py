@@ -7,6 +7,10 @@ bubble up to :class:`~tradeoff.tui.app.TradeoffApp`, and the app opens the next 
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,6 +95,27 @@ class PauseSession(Message):
     def __init__(self, recorder: Recorder, note: str) -> None:
         super().__init__()
         self.recorder, self.note = recorder, note
+
+
+def resume_command(path: Path) -> str:
+    """The command that resumes the session in ``path``, as it runs from here: ``tradeoff``
+    when that is on the PATH, else the program that is running (``.venv/bin/tradeoff``
+    after ``make run``), else ``python -m tradeoff``.
+
+    >>> command = resume_command(Path("sessions/p01/s.jsonl"))
+    >>> command.endswith(" elicit --resume sessions/p01/s.jsonl")
+    True
+    """
+    program = shutil.which("tradeoff")
+    if program is not None and Path(program).resolve() == Path(sys.argv[0]).resolve():
+        command = "tradeoff"
+    elif Path(sys.argv[0]).name == "tradeoff" and Path(sys.argv[0]).is_file():
+        command = shlex.quote(os.path.relpath(sys.argv[0]))
+    elif program is not None:
+        command = "tradeoff"
+    else:
+        command = f"{shlex.quote(sys.executable)} -m tradeoff"
+    return f"{command} elicit --resume {shlex.quote(str(path))}"
 
 
 def reflow(text: str) -> str:

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Label, Static
 
 from tradeoff.session import SessionWriteError
-from tradeoff.tui.common import NO_WRONG_ANSWERS, Farewell
+from tradeoff.tui.common import NO_WRONG_ANSWERS, Farewell, resume_command
 
 T = TypeVar("T")
 
@@ -144,7 +144,7 @@ def save(
                     Farewell(
                         f"{what} was not saved ({error.reason}); every earlier answer is "
                         "saved. Free some space, then resume with:",
-                        f"tradeoff elicit --resume {error.path}",
+                        resume_command(error.path),
                         return_code=1,
                     )
                 )

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -181,3 +182,15 @@ def test_an_edited_consent_or_a_header_moved_before_it_is_reported(tmp_path: Pat
     dropped.write_bytes(b"".join(lines[1:]))  # the consent removed: the header no longer chains
     with pytest.raises(InputError, match=r"line 1.*header was edited"):
         read_session(dropped)
+
+
+def test_session_show_says_small_per_unit_weights_in_significant_digits(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Memory per KB weighs ~1e-5: `session show` printed 0.0000 [0.0000, 0.0000]."""
+    from tradeoff.cli import main
+
+    (path,) = (SCENARIOS.parent / "sessions" / "examples" / "example-lab-manager").glob("*.jsonl")
+    assert main(["session", "show", str(path)]) == 0
+    memory = next(line for line in capsys.readouterr().out.splitlines() if "memory" in line)
+    assert "0.0000" not in memory and "e-05" in memory and "%" in memory

@@ -193,20 +193,22 @@ def format_session(summary: SessionSummary) -> str:
         f"started {h.started}",
         f"answers {summary.answers} (recorded {summary.recorded}, undos {summary.undos}), "
         f"complete: {'yes' if summary.log.finished else 'no'}",
-        f"  {'':<16} {'per unit':<28} over its whole range (swing)",
+        f"  {'':<16} {'per unit (3 significant digits)':<36} over its whole range (swing)",
     ]
     for i, name in enumerate(r.names):
-        line = f"  {name:<16} {r.weights[i]:.4f}"
+        # per-unit weights of small units (per ms, per KB) are tiny: significant digits,
+        # not decimals (0.0000 said nothing); swing weights as the review shows them
+        line = f"  {name:<16} {r.weights[i]:<9.3g}"
         if r.intervals is not None:
             lo, hi = r.intervals[i]
-            line += f" 90% [{lo:.4f}, {hi:.4f}]"
+            line += f" 90% [{lo:.3g}, {hi:.3g}]".ljust(27)
         else:
-            line += " " * 22
+            line += " " * 27
         if r.swing_weights is not None:
-            line += f"  {r.swing_weights[i]:.4f}"
+            line += f"  {r.swing_weights[i]:5.1%}"
         if r.swing_intervals is not None:
             lo, hi = r.swing_intervals[i]
-            line += f" 90% [{lo:.4f}, {hi:.4f}]"
+            line += f" 90% [{lo:.1%}, {hi:.1%}]"
         lines.append(line)
     if summary.consistency is not None:
         lines.append(summary.consistency.sentence())

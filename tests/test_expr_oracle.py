@@ -138,3 +138,10 @@ def test_the_reported_cases() -> None:
     assert mask("(acc > 0.85) + (lat < 1.5) < 2") == [False, True, True]
     assert mask("not (1 > 2)") == [True, True, True]
     assert mask("-(acc > 1) == 0") == [True, True, True]
+
+
+def test_conditions_divided_by_false_conditions_are_nan_not_an_error() -> None:
+    """Found by the 3,000-expression run: (0 < 0) / (0 < 0) is 0/0 = NaN, and acc < NaN is
+    false on every row."""
+    mask = parse_condition("acc < ((0.0 < 0.0) / (0.0 < 0.0))", FRAME.columns).evaluate(FRAME)
+    assert not mask.any()

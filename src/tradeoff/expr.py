@@ -325,11 +325,11 @@ def _number(value: Any) -> Any:
     """A condition used in arithmetic counts as 0 or 1 (true is 1): ``(a > 1) + (b < 2)``
     is 0, 1 or 2 per row, never a logical or; numbers pass through.
 
-    >>> _number(True), _number(2.5)
+    >>> float(_number(True)), _number(2.5)
     (1.0, 2.5)
     """
     if isinstance(value, bool | np.bool_):
-        return float(value)
+        return np.float64(value)  # IEEE arithmetic, as every number here
     if isinstance(value, pd.Series) and value.dtype == np.bool_:
         return value.astype(np.float64)
     return value

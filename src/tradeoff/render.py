@@ -15,13 +15,14 @@ from tradeoff.evaluation.indicators import RADAR_AXES, SystemIndicators
 
 #: Characters that would make text in a table cell Markdown or HTML: escaped, so a model
 #: name such as ``![x](http://host/x.png)`` stays text and loads nothing.
-_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`[]<>!|"})
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\[]<>!|"})
 
 
 def markdown_text(value: object) -> str:
-    """Text from a file as Markdown that reads as the same text: no link, image, HTML or
-    code span is made of it (emphasis marks are left as they are: they load nothing, and
-    names like ``recall_benign`` stay readable where tables are printed to a terminal).
+    """Text from a file as Markdown that reads as the same text: no link, image or HTML is
+    made of it (emphasis and code marks are left as they are: they load nothing, tables of
+    commands keep their code spans, and names like ``recall_benign`` stay readable where
+    tables are printed to a terminal).
 
     >>> markdown_text("![beacon](http://evil.example/b.png) <b>x</b> | y")
     '\\\\!\\\\[beacon\\\\](http://evil.example/b.png) \\\\<b\\\\>x\\\\</b\\\\> \\\\| y'

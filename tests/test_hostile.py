@@ -304,6 +304,16 @@ def answer(line: int, **values: object) -> Callable[[list[dict[str, object]]], N
     return change
 
 
+#: A result line as tradeoff writes it (ElicitationResult's fields).
+RESULT = {
+    "type": "result",
+    "strategy": "bisection",
+    "names": ["a", "b", "c", "d"],
+    "weights": [0.25] * 4,
+    "answers": 2,
+    "complete": False,
+}
+
 SESSION_EDITS: dict[str, tuple[bool, Callable[[list[dict[str, object]]], None], str]] = {
     "chained: answer edited": (True, answer(3, choice="left"), "line 3"),
     "chained: header seed edited": (True, header(seed=5), "line 1"),
@@ -328,10 +338,16 @@ SESSION_EDITS: dict[str, tuple[bool, Callable[[list[dict[str, object]]], None], 
     "pair not integers": (False, answer(2, query={"pair": ["a", 1]}), "line 2, field 'query"),
     "extend negative": (False, lambda r: r.insert(2, {"type": "extend", "extra": -5}), "extra"),
     "unknown event": (False, lambda r: r.insert(2, {"type": "bogus"}), "line 3, field 'type'"),
-    "result in the middle": (
+    "result in the middle": (False, lambda r: r.insert(2, dict(RESULT)), "line 3: a result line"),
+    "result weights text": (
         False,
-        lambda r: r.insert(2, {"type": "result", "weights": [0.25] * 4}),
-        "line 3",
+        lambda r: r.append({**RESULT, "weights": "heavy"}),
+        "line 5, field 'weights'",
+    ),
+    "result without names": (
+        False,
+        lambda r: r.append({k: v for k, v in RESULT.items() if k != "names"}),
+        "line 5, field 'names'",
     ),
     "index negative": (False, answer(2, index=-3), "line 2, field 'index'"),
     "response time text": (False, answer(2, response_ms="slow"), "field 'response_ms'"),

@@ -61,7 +61,6 @@ from pydantic import (
     TypeAdapter,
     ValidationError,
     field_validator,
-    model_validator,
 )
 
 from tradeoff import __version__
@@ -206,21 +205,26 @@ class ExtendRecord(_Record):
 
 
 class ResultRecord(_Record):
-    """``result``: what was learned (:class:`~tradeoff.elicitation.ElicitationResult`'s
-    fields); closes a finished session (always the last line)."""
+    """``result``: what was learned, :class:`~tradeoff.elicitation.ElicitationResult`'s fields
+    in its order, then the time; closes a finished session (always the last line).
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    Every version of tradeoff wrote these fields in this order (the last four were added
+    over time, so they may be missing), so a result line of format 1, 2 or 3 is written
+    again byte for byte from the record read.
+    """
+
     type: Literal["result"]
-    weights: tuple[FiniteFloat, ...] = ()
+    strategy: str
+    names: tuple[str, ...]
+    weights: tuple[FiniteFloat, ...]
+    answers: Annotated[int, Field(strict=True, ge=0)]
+    complete: Annotated[bool, Field(strict=True)]
+    intervals: tuple[tuple[FiniteFloat, FiniteFloat], ...] | None = None
+    error_rate_estimate: FiniteFloat | None = None
+    swing_weights: tuple[FiniteFloat, ...] | None = None
+    swing_intervals: tuple[tuple[FiniteFloat, FiniteFloat], ...] | None = None
+    priors: tuple[FiniteFloat, ...] | None = None
     at: str = ""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _without_chain(cls, data: Any) -> Any:
-        # the chain is the line's, not the result's: it is checked apart, never kept
-        if isinstance(data, dict) and "chain" in data:
-            return {k: v for k, v in data.items() if k != "chain"}
-        return data
 
     @classmethod
     def of(cls, result: ElicitationResult) -> ResultRecord:
@@ -252,6 +256,7 @@ _FIXES = {
     "version": "a consent record names the consent text's version.",
     "text_sha256": "a consent record carries the sha256 of the text shown (64 hex digits).",
     "extra": "extend needs a whole number of extra questions (1–10000).",
+    "weights": "a result carries what the engine learned, as tradeoff wrote it.",
 }
 
 
@@ -297,8 +302,9 @@ class Header(HeaderRecord):
 
     @classmethod
     def of(cls, record: HeaderRecord, scenario: Scenario) -> Header:
-        """The header of ``record`` whose embedded text parses to ``scenario``."""
-        header = cls.model_validate(record.model_dump())
+        """The header of ``record`` whose embedded text parses to ``scenario`` (the record's
+        validated values taken as they are, not validated again)."""
+        header = cls.model_construct(record.model_fields_set, **dict(record))
         header._scenario = scenario
         return header
 

@@ -151,3 +151,54 @@ def test_unknown_noise_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", DEFAULT, "--noise", "screen"]) == 2
     err = capsys.readouterr().err
     assert "display" in err and "indifference:TAU" in err
+
+
+def test_truths_file_one_person_per_row(
+    tmp_path: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--truths``: a person per row (header by name, any order), each in ``people`` with the
+    truth, the pick, P(best) at the stop, questions and their kinds; a row equals ``--truth``."""
+    from pathlib import Path
+
+    f = Path(str(tmp_path)) / "truths.csv"
+    f.write_text("benign,malignant,memory,latency\n0.3,0.6,0.05,0.05\n1,1,0,0\n")
+    argv = ["simulate", "breast-cancer-triage", "--strategy", "joint", "--budget", "8"]
+    data = run_json([*argv, "--truths", str(f), "--json"], capsys)
+    assert data["runs"] == 2
+    people = data["people"]
+    assert isinstance(people, list) and len(people) == 2
+    first = people[0]
+    assert first["truth"] == pytest.approx([0.6, 0.3, 0.05, 0.05])
+    assert first["recommended"] and isinstance(first["p_best"], float)
+    assert 0 < first["p_best"] <= 1
+    assert first["questions"] == len(first["kinds"]) <= 8
+    assert set(first["kinds"]) <= {"trade", "candidates"}
+    decision = data["decision"]
+    assert isinstance(decision, dict)
+    assert decision["right_pick_rate"] == sum(p["right"] for p in people) / 2
+    # The first row is the same person as --truth with the same seed.
+    one = run_json([*argv, "--truth", "0.6,0.3,0.05,0.05", "--json"], capsys)
+    assert one["people"][0] == first
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("a,b\n1,2\n", "row 1 (header)"),
+        ("1,2,3,x\n1,2,3\n", "row 2: has 3 values"),
+        ("1,2,3,x\n", "row 1: has a value that is not a number"),
+        ("1,-1,0,0\n", "row 1: has a negative"),
+        ("malignant,benign,latency,memory\n", "no people"),
+        ("", "has no rows"),
+    ],
+)
+def test_truths_file_mistakes_are_located(
+    tmp_path: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str], text: str, says: str
+) -> None:
+    from pathlib import Path
+
+    f = Path(str(tmp_path)) / "truths.csv"
+    f.write_text(text)
+    assert main(["simulate", "breast-cancer-triage", "--truths", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert str(f) in err and says in err and "Fix:" in err

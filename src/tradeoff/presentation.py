@@ -234,6 +234,38 @@ def card_lines(scenario: Scenario, mine: ClassifierProfile, other: ClassifierPro
     return lines
 
 
+#: What a question asks, above its two options.
+QUESTION_PROMPT = "Which one would you rather have?"
+#: The same for two of the candidate models (their measured numbers, not a hypothetical trade).
+CANDIDATES_PROMPT = (
+    "These are two of the candidate models, with the numbers they were measured at. "
+    "Which one would you rather have?"
+)
+
+
+def question_prompt(query: Query) -> str:
+    """The words above a question's options: real candidates are said to be real.
+
+    >>> p = ClassifierProfile((0.3, 0.5), (0.8, 0.9), ())
+    >>> question_prompt(Query(p, p, (0, 1), (1.0, 0.0)))
+    'Which one would you rather have?'
+    >>> question_prompt(Query(p, p, (0, 0), (0.0, 0.0), kind="candidates", candidates=(1, 2)))[:34]
+    'These are two of the candidate mod'
+    """
+    return CANDIDATES_PROMPT if query.kind == "candidates" else QUESTION_PROMPT
+
+
+def option_title(query: Query, side: int) -> str:
+    """A card's title: "Option A" / "Option B", with "candidate model" for real candidates.
+
+    >>> p = ClassifierProfile((0.3, 0.5), (0.8, 0.9), ())
+    >>> option_title(Query(p, p, (0, 0), (0.0, 0.0), kind="candidates", candidates=(1, 2)), 1)
+    'Option B: a candidate model'
+    """
+    name = f"Option {'AB'[side]}"
+    return f"{name}: a candidate model" if query.kind == "candidates" else name
+
+
 #: A trade-off is said as a fact only when the answers settle it: its 90% range (over the
 #: posterior's draws) spans at most this factor from low to high, in the person's units
 #: ("between 5 and 9 ms" is settled, "between 0.5 and 9 ms" is not). Otherwise the range

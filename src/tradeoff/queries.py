@@ -71,6 +71,24 @@ class Query:
         when the strategy does not use one.
     repeat_of
         Index of an earlier answer this question repeats (sides swapped), or ``None``.
+    kind
+        ``"trade"`` (the default): two hypothetical options that differ in the two
+        statistics of ``pair``; ``"candidates"``: two of the candidate models, as the screen
+        shows them (a face may label them "two of the candidate models"); then ``pair`` is
+        (0, 0), ``params`` (0, 0) and ``threshold`` ``None``, as no exchange rate is tested.
+    candidates
+        For ``kind = "candidates"``: the indices of the left and the right option in the
+        candidate list the engine was given, else ``None``.
+
+    ``kind`` and ``candidates`` label a question without changing it: two questions with
+    the same options are equal whatever their labels (a recorded question, read back
+    without them, is the question that was asked).
+
+    >>> p = ClassifierProfile((0.3, 0.5), (0.8, 0.9), ())
+    >>> q = ClassifierProfile((0.32, 0.48), (0.86, 0.86), ())
+    >>> pick = Query(p, q, (0, 0), (0.0, 0.0), kind="candidates", candidates=(4, 7))
+    >>> pick.swapped().candidates, pick == Query(p, q, (0, 0), (0.0, 0.0))
+    ((7, 4), True)
     """
 
     left: ClassifierProfile
@@ -80,6 +98,8 @@ class Query:
     threshold: float | None = None
     repeat_of: int | None = None
     tag: str = field(default="", compare=False)
+    kind: str = field(default="trade", compare=False)
+    candidates: tuple[int, int] | None = field(default=None, compare=False)
 
     def swapped(self) -> Query:
         """The same question with the sides exchanged."""
@@ -91,6 +111,8 @@ class Query:
             self.threshold,
             self.repeat_of,
             self.tag,
+            self.kind,
+            None if self.candidates is None else (self.candidates[1], self.candidates[0]),
         )
 
 

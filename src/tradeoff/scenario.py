@@ -37,7 +37,7 @@ from tradeoff.data import missing_scenario_fix, resolve_scenario
 from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.limits import check_toml
 
-StrategyName = Literal["paper", "bisection", "probabilistic"]
+StrategyName = Literal["paper", "bisection", "probabilistic", "joint"]
 """The elicitation strategies: the one list of their names (engine, files and faces use it)."""
 STRATEGY_NAMES: tuple[StrategyName, ...] = get_args(StrategyName)
 #: Default population size; why this value: see :mod:`tradeoff.population`.

@@ -58,9 +58,11 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    SerializerFunctionWrapHandler,
     TypeAdapter,
     ValidationError,
     field_validator,
+    model_serializer,
 )
 
 from tradeoff import __version__
@@ -68,8 +70,10 @@ from tradeoff.elicitation import Choice, Consistency, ElicitationResult, Engine,
 from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.limits import check_toml
 from tradeoff.population import Population
+from tradeoff.presentation import settled_tradeoff_sentences
 from tradeoff.queries import ClassifierProfile, Query, same_question
 from tradeoff.scenario import (
+    STRATEGY_NAMES,
     ElicitationSpec,
     LoadedScenario,
     Scenario,
@@ -126,6 +130,14 @@ def query_to_dict(query: Query) -> dict[str, Any]:
         "params": list(query.params),
         "threshold": query.threshold,
         "repeat_of": query.repeat_of,
+        **(
+            {
+                "kind": query.kind,
+                "candidates": None if query.candidates is None else list(query.candidates),
+            }
+            if query.kind != "trade"
+            else {}
+        ),
     }
 
 
@@ -153,6 +165,20 @@ class QueryRecord(_Record):
     params: tuple[FiniteFloat, FiniteFloat]
     threshold: FiniteFloat | None = None
     repeat_of: Annotated[int, Field(strict=True, ge=0)] | None = None
+    kind: Literal["trade", "candidates"] = "trade"
+    candidates: (
+        tuple[Annotated[int, Field(strict=True, ge=0)], Annotated[int, Field(strict=True, ge=0)]]
+        | None
+    ) = None
+
+    @model_serializer(mode="wrap")
+    def _written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A trade is written without ``kind`` and ``candidates`` (as before they existed)."""
+        out: dict[str, Any] = handler(self)
+        if self.kind == "trade" and self.candidates is None:
+            out.pop("kind", None)
+            out.pop("candidates", None)
+        return out
 
     @classmethod
     def of(cls, query: Query) -> QueryRecord:
@@ -167,6 +193,8 @@ class QueryRecord(_Record):
             self.params,
             self.threshold,
             self.repeat_of,
+            kind=self.kind,
+            candidates=self.candidates,
         )
 
 
@@ -342,7 +370,7 @@ def record_bytes(record: BaseModel) -> str:
 
 _HEADER_FIXES = {
     "format": f"this version reads formats {', '.join(map(str, READABLE_FORMATS))}.",
-    "strategy": "the strategy is paper, bisection or probabilistic.",
+    "strategy": f"the strategy is one of {', '.join(STRATEGY_NAMES)}.",
     "seed": "the seed is a whole number ≥ 0.",
     "budget": "the budget is a whole number ≥ 1, or null.",
     "scenario_sha256": "the scenario hash is 64 hexadecimal digits.",
@@ -981,6 +1009,9 @@ class SessionSummary:
     result: ElicitationResult
     answers: int
     consistency: Consistency | None = None
+    #: The trade-offs the answers settled, and the ranges of those they did not
+    #: (:func:`~tradeoff.presentation.settled_tradeoff_sentences`).
+    tradeoffs: tuple[str, ...] = ()
 
     @property
     def recorded(self) -> int:
@@ -1008,6 +1039,7 @@ class SessionSummary:
             "weights": list(r.weights),
             "warnings": list(self.log.warnings),
             "consistency": None if self.consistency is None else self.consistency.to_dict(),
+            "tradeoffs": list(self.tradeoffs),
         }
         if r.intervals is not None:
             data["intervals"] = [list(iv) for iv in r.intervals]
@@ -1024,4 +1056,10 @@ def summarise(path: str | Path) -> SessionSummary:
     """Read and replay a session file (once) and summarise it."""
     log = read_session(path)
     engine = replay(log)
-    return SessionSummary(log, engine.result(), engine.answered, consistency_of(engine))
+    result = engine.result()
+    sentences = settled_tradeoff_sentences(
+        log.header.scenario, result.weights, engine.space.priors, engine.weight_draws()
+    )
+    return SessionSummary(
+        log, result, engine.answered, consistency_of(engine), tuple(sentences)
+    )

@@ -8,15 +8,20 @@ weights from a flat Dirichlet unless a truth is given) and summarises the L1 err
 
 from __future__ import annotations
 
+import csv
+import io
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.elicitation import ElicitationResult, Engine, truth_from_dirichlet
+from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.metric import l1_error, normalise
 from tradeoff.oracles import Noise, SimulatedOracle
 from tradeoff.pool import Pool
@@ -25,6 +30,7 @@ from tradeoff.presentation import shown_pair
 from tradeoff.queries import QuerySpace
 from tradeoff.ranking import metric_vectors, recommend
 from tradeoff.scenario import ElicitationSpec, Scenario
+from tradeoff.text import clean_text
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,10 @@ class RunOutcome:
     trace: tuple[float, ...] | None = None
     #: The most times one pair of options was shown (:func:`~tradeoff.presentation.shown_pair`).
     pair_repeats: int = 1
+    #: P(best) of the pick the engine stated at the stop (``None`` without candidates).
+    p_best: float | None = None
+    #: The kind of every question asked ("trade" or "candidates"), in order.
+    kinds: tuple[str, ...] = ()
 
     @property
     def queries(self) -> int:
@@ -130,6 +140,7 @@ def run_once(
             errors.append(l1_error(engine.result().weights, t))
     result = engine.result()
     decision = None if pool is None else decide(scenario, pool, engine, t, candidates)
+    stated = engine.decision()
     return RunOutcome(
         t,
         result,
@@ -137,6 +148,8 @@ def run_once(
         decision,
         tuple(errors) if trace else None,
         max(shown.values(), default=0),
+        None if stated is None else stated[0],
+        tuple(q.kind for q, _ in engine.history),
     )
 
 
@@ -207,6 +220,7 @@ class Summary:
                     "max": int(q.max()),
                 },
             }
+        data["people"] = [_person(o) for o in self.outcomes]
         if len(self.outcomes) == 1:
             only = self.outcomes[0]
             data["weights"] = list(only.result.weights)
@@ -219,10 +233,107 @@ class Summary:
         return data
 
 
+def _person(outcome: RunOutcome) -> dict[str, Any]:
+    """One simulated person in ``simulate --json``'s ``people`` list."""
+    d = outcome.decision
+    return {
+        "truth": list(outcome.truth),
+        "recommended": None if d is None else d.recommended,
+        "truth_best": None if d is None else d.truth_best,
+        "right": None if d is None else d.right,
+        "regret": None if d is None else d.regret,
+        "p_best": outcome.p_best,
+        "questions": outcome.queries,
+        "kinds": list(outcome.kinds),
+    }
+
+
+def read_truths(path: str | Path, scenario: Scenario) -> list[tuple[float, ...]]:
+    """True weights from a CSV file: one simulated person per row, one column per weight in
+    the scenario's order (``weight_names``), the convention of ``simulate --truth``.
+
+    A first row of names is read as a header and must name the scenario's weights (in any
+    order; the columns are then taken by name). Weights are non-negative, not all zero.
+
+    >>> import tempfile, os
+    >>> from tradeoff.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> f = os.path.join(tempfile.mkdtemp(), "t.csv")
+    >>> _ = open(f, "w").write(",".join(sc.weight_names) + "\n" + "1,1,0,0\n")
+    >>> read_truths(f, sc)
+    [(1.0, 1.0, 0.0, 0.0)]
+    """
+    names = list(scenario.weight_names)
+    fix_cols = f"give {len(names)} weights per row, in this order: {', '.join(names)}."
+    text = read_user_file(path).decode("utf-8-sig", errors="replace")
+    if len(text) > 50_000_000:
+        raise InputError.single(path, "", "is larger than 50 MB.", "split it into smaller files.")
+    rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
+    if not rows:
+        raise InputError.single(path, "", "has no rows.", fix_cols)
+    order = list(range(len(names)))
+    first = 1
+    header = [c.strip() for c in rows[0]]
+    if not any(_numbers([c]) for c in header):  # no number at all: a header
+        unknown = [c for c in header if c not in names]
+        missing = [n for n in names if n not in header]
+        if unknown or missing or len(header) != len(names):
+            raise InputError.single(
+                path,
+                "row 1 (header)",
+                f"names {', '.join(repr(clean_text(c)) for c in header)}"
+                + (f"; unknown: {', '.join(repr(clean_text(c)) for c in unknown)}"
+                   if unknown else "")
+                + (f"; missing: {', '.join(missing)}" if missing else "")
+                + ".",
+                f"name each weight once: {', '.join(names)} (or leave the header out and "
+                "give the weights in that order).",
+            )
+        order = [header.index(n) for n in names]
+    else:
+        first = 0
+    if len(rows) - first > 1_000_000:
+        raise InputError.single(path, "", "has over 1,000,000 people.", "split the file.")
+    out: list[tuple[float, ...]] = []
+    problems: list[Problem] = []
+    for number, row in enumerate(rows[first:], start=first + 1):
+        if len(row) != len(names):
+            problems.append(Problem(f"row {number}", f"has {len(row)} values.", fix_cols))
+        else:
+            values = _numbers([row[i].strip() for i in order])
+            if values is None:
+                problems.append(Problem(f"row {number}", "has a value that is not a number.",
+                                        fix_cols))
+            elif any(not math.isfinite(v) or v < 0 for v in values) or sum(values) <= 0:
+                problems.append(Problem(
+                    f"row {number}",
+                    "has a negative or non-finite weight, or all weights are zero.",
+                    "weights are finite, non-negative and not all zero.",
+                ))
+            else:
+                out.append(values)
+        if len(problems) >= 6:
+            break
+    if problems:
+        raise InputError.many(path, problems)
+    if not out:
+        raise InputError.single(path, "", "has a header but no people.", fix_cols)
+    return out
+
+
+def _numbers(cells: Sequence[str]) -> tuple[float, ...] | None:
+    """The cells as floats, or ``None`` when one is not a number."""
+    try:
+        return tuple(float(c) for c in cells)
+    except ValueError:
+        return None
+
+
 def simulate(
     scenario: Scenario,
     *,
     truth: Sequence[float] | None = None,
+    truths: Sequence[Sequence[float]] | None = None,
     runs: int = 1,
     spec: ElicitationSpec | None = None,
     noise: Noise | None = None,
@@ -234,21 +345,32 @@ def simulate(
     """Simulate ``runs`` stakeholders; each run gets its own seeds from ``seed``.
 
     Without ``truth`` each run draws its true weights from a flat Dirichlet over swing
-    weights (see :func:`~tradeoff.elicitation.truth_from_dirichlet`). With a candidate
+    weights (see :func:`~tradeoff.elicitation.truth_from_dirichlet`); with ``truths``, one
+    run per row of weights (``runs`` is then their number). With a candidate
     ``pool``, every run's final recommendation is compared with the truth's best model
     (``decision`` in :meth:`Summary.to_dict`).
     """
+    if truth is not None and truths is not None:
+        raise ValueError("give truth or truths, not both")
+    if truths is not None:
+        runs = len(truths)
     if runs < 1:
         raise ValueError("runs must be at least 1")
     n = len(scenario.weight_names)
-    if truth is not None and len(truth) != n:
-        raise ValueError(f"truth needs {n} weights ({', '.join(scenario.weight_names)})")
+    for t in [truth] if truths is None else truths:
+        if t is not None and len(t) != n:
+            raise ValueError(f"truth needs {n} weights ({', '.join(scenario.weight_names)})")
     population = scenario_population(scenario)
     spans = QuerySpace(scenario, population).spans
     outcomes = []
-    for child in np.random.SeedSequence(seed).spawn(runs):
+    for i, child in enumerate(np.random.SeedSequence(seed).spawn(runs)):
         rng = np.random.default_rng(child)
-        run_truth = truth if truth is not None else truth_from_dirichlet(spans, rng)
+        if truths is not None:
+            run_truth: Sequence[float] = truths[i]
+        elif truth is not None:
+            run_truth = truth
+        else:
+            run_truth = truth_from_dirichlet(spans, rng)
         run_seed = int(rng.integers(2**31))
         outcomes.append(
             run_once(

@@ -210,6 +210,7 @@ def format_session(summary: SessionSummary) -> str:
             lo, hi = r.swing_intervals[i]
             line += f" 90% [{lo:.1%}, {hi:.1%}]"
         lines.append(line)
+    lines += [f"  • {sentence}" for sentence in summary.tradeoffs]
     if summary.consistency is not None:
         lines.append(summary.consistency.sentence())
     lines += [f"warning: {w}" for w in summary.log.warnings]

@@ -115,6 +115,12 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("scenario", help=SCENARIO_HELP)
     sim.add_argument("--truth", help="true weights W1,W2,... (default: flat Dirichlet per run)")
     sim.add_argument(
+        "--truths",
+        metavar="FILE.csv",
+        help="one simulated person per row: weights in the scenario's order, as --truth "
+        "(a header row naming the weights is allowed); --runs is then the number of rows",
+    )
+    sim.add_argument(
         "--strategy", choices=STRATEGY_NAMES, help="elicitation strategy (default: the scenario's)"
     )
     sim.add_argument(

@@ -124,6 +124,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     scenario = loaded.scenario
     check_strategy(args.strategy)
     truth = floats(args.truth, "--truth") if args.truth else None
+    truths = None
+    if args.truths is not None:
+        from tradeoff.simulate import read_truths
+
+        if truth is not None:
+            raise UsageError("give --truth or --truths, not both")
+        truths = read_truths(args.truths, scenario)
     if truth is not None:
         n = len(scenario.weight_names)
         if len(truth) != n:
@@ -156,6 +163,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         pool=pool,
         spec=spec,
         truth=truth,
+        truths=truths,
         runs=args.runs,
         noise=noise,
         indifference=args.indifference,

@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from tradeoff.elicitation.base import Choice, ElicitationResult, Strategy
 from tradeoff.elicitation.bisection import BisectionStrategy
+from tradeoff.elicitation.joint import JointStrategy
 from tradeoff.elicitation.paper import PaperStrategy, planned_questions
 from tradeoff.elicitation.probabilistic import QUESTIONS_PER_RATIO, ProbabilisticStrategy
 from tradeoff.population import Population, scenario_population
@@ -37,6 +38,7 @@ STRATEGY_FACTORIES: dict[str, StrategyFactory] = {
     "paper": PaperStrategy,
     "bisection": BisectionStrategy,
     "probabilistic": ProbabilisticStrategy,
+    "joint": JointStrategy,
 }
 
 
@@ -53,6 +55,8 @@ def make_strategy(
     """Build the strategy ``spec.strategy`` names (``candidates``: see :class:`Engine`)."""
     if spec.strategy == "probabilistic":
         return ProbabilisticStrategy(space, spec, seed, candidates=candidates)
+    if spec.strategy == "joint":
+        return JointStrategy(space, spec, seed, candidates=candidates)
     return STRATEGY_FACTORIES[spec.strategy](space, spec, seed)
 
 
@@ -163,7 +167,8 @@ class Engine:
         """
         if not self._strategy.learns_from_any_question:
             raise ValueError(f"strategy {self.strategy_name!r} learns only from its own questions")
-        if not self.space.can_ask(query):
+        is_pair = getattr(self._strategy, "is_candidate_pair", None)
+        if not self.space.can_ask(query) and not (is_pair is not None and is_pair(query)):
             raise ValueError("the question is not one this scenario builds")
         if query.repeat_of is not None and not 0 <= query.repeat_of < self.answered:
             raise ValueError(f"the question repeats answer {query.repeat_of}, which does not exist")

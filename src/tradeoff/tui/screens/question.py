@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, ProgressBar, Static
 
 from tradeoff.elicitation import Choice
-from tradeoff.presentation import Line, card_lines
+from tradeoff.presentation import QUESTION_PROMPT, Line, card_lines, option_title, question_prompt
 from tradeoff.queries import Query
 from tradeoff.session import Recorder
 from tradeoff.tui.common import PauseSession, QuestionsDone
@@ -77,7 +77,7 @@ class QuestionScreen(Screen[None]):
         with Horizontal(id="progress-row"):
             yield ProgressBar(total=1, show_eta=False, show_percentage=False, id="progress")
             yield Label("", id="progress-label")
-        yield Static("Which one would you rather have?", id="prompt")
+        yield Static(QUESTION_PROMPT, id="prompt")
         with Horizontal(id="cards"):
             yield OptionCard(Choice.LEFT, id="card-a")
             yield OptionCard(Choice.RIGHT, id="card-b")
@@ -104,11 +104,12 @@ class QuestionScreen(Screen[None]):
     def _show_query(self, query: Query) -> None:
         engine = self.recorder.engine
         s = engine.scenario
+        self.query_one("#prompt", Static).update(question_prompt(query))
         self.query_one("#card-a", OptionCard).update(
-            render_card("Option A", card_lines(s, query.left, query.right))
+            render_card(option_title(query, 0), card_lines(s, query.left, query.right))
         )
         self.query_one("#card-b", OptionCard).update(
-            render_card("Option B", card_lines(s, query.right, query.left))
+            render_card(option_title(query, 1), card_lines(s, query.right, query.left))
         )
         total = max(engine.expected_total(), engine.answered + 1)
         bar_ = self.query_one("#progress", ProgressBar)

@@ -308,6 +308,14 @@ def settled_tradeoff_sentences(
     >>> settled_tradeoff_sentences(sc, w, [0.37, 0.63], vague)[1].startswith(
     ...     "Not settled by your answers")
     True
+
+    A range that would run past 1,000 cases per 1,000 is said the other way round:
+
+    >>> wide = sure * np.geomspace(0.01, 3.0, 100)[:, None] ** np.array([0, 1, 0, 0])
+    >>> print(settled_tradeoff_sentences(sc, w, [0.37, 0.63], wide)[0])
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Not settled by your answers: 10 more cleared benign lumps per 1,000 are worth between
+    0.08 and 14 more flagged malignant lumps per 1,000 to you (90% range).
     """
     point = tradeoff_sentences(scenario, weights, priors)
     if draws is None or len(draws) < 2 or len(point) != len(weights) - 1:
@@ -330,19 +338,31 @@ def settled_tradeoff_sentences(
         if other < k:
             ci = scenario.classes[other]
             per_ci = 10 * priors[0] / priors[other]  # cases of class i worth 10 of class 1
+            r_low, r_high = per_ci * low, per_ci * high
+            if r_high > 100 and r_low > 0 and 100 / r_low < r_high:
+                # Said the other way round, so no count runs past 1,000 per 1,000.
+                first, second, r_low, r_high = ci, c0, 100 / r_high, 100 / r_low
+            else:
+                first, second = c0, ci
             out.append(
-                f"Not settled by your answers: 10 more {c0.outcome} {c0.label} per 1,000 "
-                f"are worth between {_rounded(per_ci * low)} and {_rounded(per_ci * high)} "
-                f"more {ci.outcome} {ci.label} per 1,000 to you (90% range)."
+                f"Not settled by your answers: 10 more {first.outcome} {first.label} per "
+                f"1,000 are worth between {_rounded(r_low)} and {_rounded(r_high)} more "
+                f"{second.outcome} {second.label} per 1,000 to you (90% range)."
             )
             continue
         spec = scenario.attributes[other - k]
         n = min(10, most)
         unit = n * priors[0] / PER
+        a_lo, a_hi = spec.range
+        top = (
+            f"more than its whole range ({amount(spec, a_lo)} to {amount(spec, a_hi)})"
+            if unit * high > a_hi - a_lo
+            else amount(spec, unit * high)
+        )
         out.append(
             f"Not settled by your answers: {n:,} more {c0.outcome} {c0.label} per 1,000 are "
-            f"worth between {amount(spec, unit * low)} and {amount(spec, unit * high)} of "
-            f"{spec.name} to you (90% range)."
+            f"worth between {amount(spec, unit * low)} and {top} of {spec.name} to you "
+            "(90% range)."
         )
     return out
 

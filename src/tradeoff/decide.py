@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from tradeoff.candidates import scenario_pool, scenario_pool_path
+from tradeoff.data import shipped_ids, shipped_scenarios
 from tradeoff.elicitation import Engine
 from tradeoff.errors import InputError
 from tradeoff.pool import Pool, load_pool
@@ -140,10 +141,12 @@ def load_stakeholders(paths: Sequence[str | Path]) -> tuple[Scenario, list[Stake
 
 
 def _scenario_pool(
-    scenario: Scenario, scenario_file: str, name_column: str | None
+    scenario: Scenario, scenario_file: str, name_column: str | None, *, recorded: bool = False
 ) -> tuple[Pool, str]:
     """The pool the scenario's ``[pool]`` names, relative to ``scenario_file``'s folder, or
-    an InputError that says how to give one."""
+    an InputError that says how to give one. With ``recorded`` (the scenario file is the
+    one a session recorded, not one given now), a shipped scenario's own pool is used when
+    the recorded folder no longer has it (a session read on another machine or folder)."""
     source = scenario_file or scenario.id
     if scenario.pool is None:
         raise InputError.single(
@@ -156,6 +159,11 @@ def _scenario_pool(
         )
     base = Path(scenario_file).parent if scenario_file else Path(".")
     path = scenario_pool_path(scenario, base)
+    if recorded and not path.is_file() and scenario.id in shipped_ids():
+        # A shipped scenario recorded from another folder: its pool ships beside it.
+        shipped = scenario_pool_path(scenario, shipped_scenarios())
+        if shipped.is_file():
+            base, path = shipped_scenarios(), shipped
     if not path.is_file():
         raise InputError.single(
             source,
@@ -174,11 +182,13 @@ def _pool(
     scenario_file: str,
     pool: str | Path | Pool | None,
     name_column: str | None,
+    *,
+    recorded: bool = False,
 ) -> tuple[Pool, str]:
     if isinstance(pool, Pool):
         return pool, pool.source
     if pool is None:
-        return _scenario_pool(scenario, scenario_file, name_column)
+        return _scenario_pool(scenario, scenario_file, name_column, recorded=recorded)
     spec = scenario.pool
     column = name_column or (spec.name_column if spec else None)
     return load_pool(pool, metric_objectives(scenario), name_column=column), str(pool)
@@ -235,7 +245,9 @@ def decide(
                 "give the scenario the sessions were recorded on.",
             )
         chosen, scenario_file = given.scenario, given.path
-    candidates, pool_path = _pool(chosen, scenario_file, pool, name_column)
+    candidates, pool_path = _pool(
+        chosen, scenario_file, pool, name_column, recorded=scenario is None
+    )
     return _decision(
         chosen, candidates, pool_path, replayed.stakeholders, p, top, exclude_inconsistent
     )
@@ -259,7 +271,9 @@ def decide_session(
     """
     p, top = check_p(p, OPTIONS), check_top(top, OPTIONS)
     person = stakeholder_of(header, engine, path)
-    candidates, pool_path = _pool(header.scenario, header.scenario_path, pool, None)
+    candidates, pool_path = _pool(
+        header.scenario, header.scenario_path, pool, None, recorded=True
+    )
     return _decision(header.scenario, candidates, pool_path, [person], p, top, False)
 
 

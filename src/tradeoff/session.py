@@ -66,6 +66,7 @@ from pydantic import (
 )
 
 from tradeoff import __version__
+from tradeoff.data import shipped_ids, shipped_scenarios
 from tradeoff.elicitation import Choice, Consistency, ElicitationResult, Engine, consistency_of
 from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.limits import check_toml
@@ -489,7 +490,35 @@ def _header_from(path: Path, data: dict[str, Any], line: int = 1) -> Header:
             _RESTORE,
         ) from None
     scenario = parse_scenario(parsed, f"{path} (embedded scenario)")
-    return Header.of(rec, scenario)
+    return Header.of(rec, _with_population_file(scenario, rec.scenario_path, path, line))
+
+
+def _with_population_file(
+    scenario: Scenario, scenario_path: str, path: str | Path, line: int
+) -> Scenario:
+    """The embedded scenario with its probabilities file (``[population] path``, relative to
+    the scenario file, as :func:`~tradeoff.scenario.load_scenario` reads it) found beside the
+    scenario file it was recorded from, whatever the folder the session is read from."""
+    relative = scenario.population.path
+    if relative is None or Path(relative).is_absolute():
+        return scenario
+    bases = [Path(scenario_path).parent if scenario_path else Path(path).parent]
+    if scenario.id in shipped_ids():  # a shipped scenario, recorded from another folder
+        bases.append(shipped_scenarios())
+    found = next(
+        (f for f in ((b / relative).resolve() for b in bases) if f.is_file()),
+        (bases[0] / relative).resolve(),
+    )
+    if not found.is_file():
+        raise InputError.single(
+            path,
+            f"line {line}, field 'scenario_text' (population.path)",
+            f"the embedded scenario's probabilities file {relative!r} is not found beside "
+            f"the scenario it was recorded from (looked in {found}).",
+            f"put {relative!r} back beside {scenario_path or 'the scenario file'}.",
+        )
+    population = scenario.population.model_copy(update={"path": str(found)})
+    return scenario.model_copy(update={"population": population})
 
 
 def read_session(path: str | Path) -> SessionLog:
@@ -829,7 +858,7 @@ class Recorder:
             tradeoff=__version__,
             participant=participant,
             scenario_id=loaded.scenario.id,
-            scenario_path=loaded.path,
+            scenario_path=str(Path(loaded.path).resolve()),
             scenario_sha256=loaded.sha256,
             scenario_text=loaded.text,
             strategy=engine.strategy_name,

@@ -26,7 +26,7 @@ import secrets
 import shutil
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,12 @@ CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 16
 CODE_BITS = 80
 STUDY_FILE = "study.json"
+#: The version of ``study.json`` written (2: the hash of every copied file); 1 is read too.
+STUDY_VERSION = 2
+#: Versions of ``study.json`` this tradeoff reads.
+STUDY_VERSIONS = (1, 2)
+#: study.json is read only up to this size (10,000 participants take about 1.2 MB).
+STUDY_FILE_LIMIT = 16_000_000
 ATTEMPTS_FILE = "attempts.log"
 #: scrypt cost (about 30 ms a check on a laptop core).
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
@@ -84,6 +90,9 @@ class Study:
     salt: bytes
     participants: dict[str, str]  # id → code hash
     created: str
+    #: SHA-256 of every file copied with the scenario (pool, population), by path in the
+    #: study (version 2; empty for a version 1 study, which recorded the scenario's only).
+    files: dict[str, str] = field(default_factory=dict)
 
     @property
     def scenario_path(self) -> Path:
@@ -152,18 +161,97 @@ def read_participants(text: str, source: str) -> list[str]:
     return ids
 
 
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _check_copyable(src: Path, rel: str) -> None:
+    """A file a scenario names may be copied into a study: below the scenario's folder,
+    a regular file, and no symbolic link on the way (a copy never follows a link out of
+    the study, such as a pool linked to ``/etc/passwd``)."""
+    if Path(rel).is_absolute() or ".." in Path(rel).parts:
+        raise InputError.single(
+            src,
+            "path",
+            f"{rel!r} is outside the scenario's folder.",
+            "give paths relative to the scenario file, below its folder.",
+        )
+    here = src.parent
+    for part in Path(rel).parts:
+        here = here / part
+        if here.is_symlink():
+            raise InputError.single(
+                src,
+                "path",
+                f"{rel!r} goes through the symbolic link {str(here)!r}; a study copies only "
+                "real files.",
+                "copy the file itself there instead of a link.",
+            )
+    if not (src.parent / rel).is_file():
+        raise InputError.single(
+            src,
+            "path",
+            f"names {rel!r}, which is not a file in {src.parent}.",
+            "put the file there or correct the path; a study copies every file its "
+            "scenario names.",
+        )
+
+
+def _write_codes(codes_file: Path, codes: dict[str, str]) -> None:
+    """The access codes as CSV, readable by the owner only (0600), in a file that must not
+    exist yet (not even as a dangling link): created with ``O_EXCL`` and synced."""
+    import csv
+    import io
+    import os
+
+    if not codes_file.parent.is_dir():
+        raise InputError.single(
+            codes_file, "", "its folder does not exist.", "give a file in an existing folder."
+        )
+    try:
+        fd = os.open(codes_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        raise InputError.single(
+            codes_file,
+            "",
+            "exists already (a file or a link); codes are never written over anything.",
+            "give a new file name.",
+        ) from None
+    except OSError as exc:
+        raise InputError.single(
+            codes_file, "", f"cannot be created ({exc.strerror}).", "give a file you can write."
+        ) from None
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["participant", "access_code"])
+    writer.writerows(codes.items())
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+        fh.write(buffer.getvalue())
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def create_study(
-    scenario_path: str | Path, participants: Sequence[str], out: str | Path
+    scenario_path: str | Path,
+    participants: Sequence[str],
+    out: str | Path,
+    *,
+    codes_file: str | Path | None = None,
 ) -> tuple[Study, dict[str, str]]:
     """Make a study folder; returns the study and every participant's access code.
 
-    The codes are returned once and stored only as salted hashes. ``out`` must not exist
-    yet, or be an empty folder: nothing already there is overwritten.
+    The codes are returned once and stored only as salted hashes; with ``codes_file`` they
+    are first written there (mode 0600, a new file), before anything else is made, so a
+    study is never left without its codes. ``out`` must not exist yet, or be an empty
+    folder: nothing already there is overwritten. ``study.json`` records the SHA-256 of
+    every file copied into the study, and every command that reads the study checks them.
+    When anything fails, nothing of the study is left behind (nor the codes file).
     """
-    src = Path(scenario_path)
-    load_scenario(src)  # validated before anything is written
+    loaded = load_scenario(scenario_path)  # validated before anything is written
+    src = Path(loaded.path)
     dest = Path(out)
-    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+    existed = dest.exists()
+    if existed and (not dest.is_dir() or any(dest.iterdir())):
         raise InputError.single(
             dest,
             "",
@@ -176,42 +264,74 @@ def create_study(
         check_participant(pid)
     referenced = _referenced(src)
     for rel in referenced:
-        if Path(rel).is_absolute() or ".." in Path(rel).parts:
+        _check_copyable(src, rel)
+    codes = {pid: new_code() for pid in participants}
+    codes_path = None if codes_file is None else Path(codes_file)
+    if codes_path is not None:
+        _write_codes(codes_path, codes)
+    try:
+        study = _make_study(src, referenced, participants, dest, codes)
+    except BaseException as exc:
+        _remove_made(dest, existed)
+        if codes_path is not None:
+            codes_path.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
             raise InputError.single(
-                src,
-                "path",
-                f"{rel!r} is outside the scenario's folder.",
-                "give paths relative to the scenario file, below its folder.",
-            )
-        if not (src.parent / rel).is_file():
-            raise InputError.single(
-                src,
-                "path",
-                f"names {rel!r}, which is not a file in {src.parent}.",
-                "put the file there or correct the path; a study copies every file its "
-                "scenario names.",
-            )
+                dest,
+                "",
+                f"the study could not be made ({exc.strerror or exc}); nothing was left "
+                "behind.",
+                "give a folder you can write to, with room for the study.",
+            ) from None
+        raise
+    return study, codes
+
+
+def _remove_made(dest: Path, existed: bool) -> None:
+    """Remove what a failed ``create_study`` made in ``dest`` (it was new, or empty)."""
+    if not dest.is_dir():
+        return
+    if existed:
+        for child in dest.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(dest, ignore_errors=True)
+
+
+def _make_study(
+    src: Path,
+    referenced: Sequence[str],
+    participants: Sequence[str],
+    dest: Path,
+    codes: dict[str, str],
+) -> Study:
     dest.mkdir(parents=True, exist_ok=True)
+    files: dict[str, str] = {}
     for rel in referenced:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src.parent / rel, target)
-    shutil.copyfile(src, dest / "scenario.toml")
+        shutil.copyfile(src.parent / rel, target, follow_symlinks=False)
+        files[Path(rel).as_posix()] = _sha256(target)
+    shutil.copyfile(src, dest / "scenario.toml", follow_symlinks=False)
     (dest / "sessions").mkdir()
     salt = secrets.token_bytes(16)
-    codes = {pid: new_code() for pid in participants}
     study = Study(
         path=dest,
         scenario="scenario.toml",
-        scenario_sha256=hashlib.sha256((dest / "scenario.toml").read_bytes()).hexdigest(),
+        scenario_sha256=_sha256(dest / "scenario.toml"),
         salt=salt,
-        participants={pid: hash_code(code, salt) for pid, code in codes.items()},
+        participants={pid: hash_code(codes[pid], salt) for pid in participants},
         created=datetime.now(UTC).isoformat(timespec="seconds"),
+        files=files,
     )
     document = {
-        "version": 1,
+        "version": STUDY_VERSION,
         "scenario": study.scenario,
         "scenario_sha256": study.scenario_sha256,
+        "files": files,
         "created": study.created,
         "salt": salt.hex(),
         "code_hash": "scrypt n=16384 r=8 p=1 over the code without dashes, in capitals",
@@ -221,7 +341,7 @@ def create_study(
     tmp.write_text(json.dumps(document, indent=2) + "\n")
     tmp.replace(dest / STUDY_FILE)
     prepare_cache(study)
-    return study, codes
+    return study
 
 
 def prepare_cache(study: Study) -> int:
@@ -247,41 +367,76 @@ def prepare_cache(study: Study) -> int:
 
 
 def load_study(folder: str | Path) -> Study:
-    """Read a study folder, checking ``study.json`` and that the scenario is unchanged."""
+    """Read a study folder: ``study.json`` checked (its version, every participant id once
+    and well formed) and every copied file unchanged since the study was made."""
     root = Path(folder)
     path = root / STUDY_FILE
     if not path.is_file():
         raise InputError.single(
             root, "", f"has no {STUDY_FILE}.", "give a folder made by `tradeoff study create`."
         )
+    restore = "restore it as `tradeoff study create` wrote it."
+    if path.stat().st_size > STUDY_FILE_LIMIT:
+        raise InputError.single(
+            path, "", f"is larger than {STUDY_FILE_LIMIT // 1_000_000} MB.", restore
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+        version = data.get("version")
         salt = bytes.fromhex(data["salt"])
-        participants = {str(p["id"]): str(p["code_hash"]) for p in data["participants"]}
+        entries = [(str(p["id"]), str(p["code_hash"])) for p in data["participants"]]
         scenario = str(data["scenario"])
         sha = str(data["scenario_sha256"])
         created = str(data.get("created", ""))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        files = {str(k): str(v) for k, v in dict(data.get("files", {})).items()}
+    except RecursionError:
+        raise InputError.single(
+            path, "", "is nested too deeply to be a study file.", restore
+        ) from None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise InputError.single(
+            path, "", f"is not a study file ({exc.__class__.__name__}: {exc}).", restore
+        ) from None
+    if version not in STUDY_VERSIONS or isinstance(version, bool):
         raise InputError.single(
             path,
-            "",
-            f"is not a study file ({exc.__class__.__name__}: {exc}).",
-            "restore it as `tradeoff study create` wrote it.",
-        ) from None
-    for pid in participants:
+            "version",
+            f"is {version!r}; this tradeoff reads study versions "
+            f"{', '.join(map(str, STUDY_VERSIONS))}.",
+            "open the study with the tradeoff version that made it.",
+        )
+    participants: dict[str, str] = {}
+    for number, (pid, code_hash) in enumerate(entries, start=1):
         check_participant(pid)
+        if pid in participants:
+            raise InputError.single(
+                path,
+                f"participants[{number}]",
+                f"{pid!r} appears twice (the first one's code would never open).",
+                restore,
+            )
+        participants[pid] = code_hash
     scenario_file = root / scenario
     if not scenario_file.is_file() or Path(scenario).name != scenario:
         raise InputError.single(path, "scenario", f"{scenario!r} is missing.", "restore it.")
-    actual = hashlib.sha256(scenario_file.read_bytes()).hexdigest()
-    if actual != sha:
-        raise InputError.single(
-            scenario_file,
-            "",
-            "has changed since the study was made (its SHA-256 differs).",
-            "restore the study's copy; make a new study for a new scenario.",
-        )
-    return Study(root, scenario, sha, salt, participants, created)
+    checks = {scenario: sha, **files}
+    for rel, expected in checks.items():
+        copy = root / rel
+        if Path(rel).is_absolute() or ".." in Path(rel).parts or copy.is_symlink():
+            raise InputError.single(path, f"files[{rel!r}]", "is not a file in the study.", restore)
+        if not copy.is_file():
+            raise InputError.single(
+                copy, "", "is missing from the study.", "restore the study's copy."
+            )
+        if _sha256(copy) != expected:
+            raise InputError.single(
+                copy,
+                "",
+                "has changed since the study was made (its SHA-256 differs from the one in "
+                f"{STUDY_FILE}).",
+                "restore the study's copy; make a new study for new files.",
+            )
+    return Study(root, scenario, sha, salt, participants, created, files)
 
 
 # -- wrong codes ------------------------------------------------------------------------
@@ -359,7 +514,12 @@ class StudyStatus:
         """The newest complete session of every participant who has one."""
         out = []
         for pid in self.study.participants:
-            done = [p for p in iter_sessions(self.study.sessions_dir, pid) if _facts(p).complete]
+            sha = self.study.scenario_sha256
+            done = [
+                p
+                for p in iter_sessions(self.study.sessions_dir, pid)
+                if _facts(p, pid, sha).complete
+            ]
             if done:
                 out.append(max(done, key=lambda p: p.stat().st_mtime))
         return out
@@ -382,25 +542,55 @@ class _Facts:
     answers: int
     flagged: bool
     problem: str = ""
+    #: The reader's warnings, each naming the file and the line.
+    warnings: tuple[str, ...] = ()
 
 
-#: What each session file says, by (path, modification time, size): a live view refreshing
-#: every few seconds replays a file once per change, not once per refresh.
-_FACTS: dict[tuple[str, int, int], _Facts] = {}
+#: What each session file says, by (path, modification time, size, the folder's participant,
+#: the study's scenario hash): a live view refreshing every few seconds replays a file once
+#: per change, not once per refresh.
+_FACTS: dict[tuple[str, int, int, str, str], _Facts] = {}
 
 
-def _facts(path: Path) -> _Facts:
+def _facts(path: Path, participant: str, scenario_sha256: str) -> _Facts:
+    """What a session file in ``participant``'s folder of a study says. A session whose
+    header names another participant (a file copied from another folder) or another
+    scenario is never counted, and says why; one without its closing ``result`` record is
+    unfinished, with its answers counted (a file cut at a line boundary loses that record
+    and so shows as unfinished: every record is chained to the one before, and only the
+    closing one says the session was finished)."""
     st = path.stat()
-    key = (str(path), st.st_mtime_ns, st.st_size)
+    key = (str(path), st.st_mtime_ns, st.st_size, participant, scenario_sha256)
     cached = _FACTS.get(key)
     if cached is None:
         try:
             summary = summarise(path)
         except InputError as exc:
-            cached = _Facts(False, 0, False, f"unreadable: {exc.problems[0].problem}")
+            cached = _Facts(False, 0, False, f"unreadable: {exc.message()}")
         else:
-            flagged = summary.consistency is not None and summary.consistency.flagged
-            cached = _Facts(summary.log.finished, summary.answers, flagged)
+            header = summary.log.header
+            warnings = tuple(summary.log.warnings)
+            if header.participant != participant:
+                cached = _Facts(
+                    False,
+                    0,
+                    False,
+                    f"{path.name} was recorded by participant {header.participant!r}, not "
+                    f"{participant!r} (a file copied from another folder?): not counted",
+                    warnings,
+                )
+            elif header.scenario_sha256 != scenario_sha256:
+                cached = _Facts(
+                    False,
+                    0,
+                    False,
+                    f"{path.name} was recorded on another scenario (sha256 "
+                    f"{header.scenario_sha256[:12]}…): not counted",
+                    warnings,
+                )
+            else:
+                flagged = summary.consistency is not None and summary.consistency.flagged
+                cached = _Facts(summary.log.finished, summary.answers, flagged, "", warnings)
         if len(_FACTS) > 4096:
             _FACTS.clear()
         _FACTS[key] = cached
@@ -409,9 +599,11 @@ def _facts(path: Path) -> _Facts:
 
 def study_status(study: Study) -> StudyStatus:
     """Per participant: sessions, answers of the newest, complete or not (any session),
-    last activity, the consistency flag; a session that cannot be read is named, never
-    hidden."""
+    last activity, the consistency flag; every file is read, and a session that cannot be
+    read, belongs to another participant or scenario, or carries warnings is named with
+    them (file and line), never hidden."""
     rows = []
+    sha = study.scenario_sha256
     for pid in study.participants:
         files = list(iter_sessions(study.sessions_dir, pid))
         if not files:
@@ -419,11 +611,19 @@ def study_status(study: Study) -> StudyStatus:
             continue
         newest = max(files, key=lambda p: p.stat().st_mtime)
         when = datetime.fromtimestamp(newest.stat().st_mtime, UTC).isoformat(timespec="seconds")
-        facts = _facts(newest)
-        complete = any(_facts(p).complete for p in files)
+        facts = {p: _facts(p, pid, sha) for p in files}
+        complete = any(f.complete for f in facts.values())
+        notes = [f.problem for f in facts.values() if f.problem]
+        notes += [w for f in facts.values() for w in f.warnings]
         rows.append(
             ParticipantStatus(
-                pid, len(files), facts.answers, complete, when, facts.flagged, facts.problem
+                pid,
+                len(files),
+                facts[newest].answers,
+                complete,
+                when,
+                facts[newest].flagged,
+                "; ".join(notes),
             )
         )
     return StudyStatus(study, tuple(rows))

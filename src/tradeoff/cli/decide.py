@@ -4,6 +4,7 @@ one the scenario names) to a decision. The work is :func:`tradeoff.decide.decide
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,9 +20,21 @@ POOL_SUFFIXES = (".csv", ".parquet", ".pq")
 
 
 def check_out(out: str | None) -> None:
-    """A report folder: refused before any work when it is a file."""
-    if out is not None and Path(out).exists() and not Path(out).is_dir():
+    """A report folder: refused before any work when it is a file or lies below one
+    (``/dev/null``, ``/dev/null/x``), or exists and cannot be written to; nothing is made
+    here (a folder that cannot be made is reported when the report is written)."""
+    if out is None:
+        return
+    p = Path(out)
+    if p.exists() and not p.is_dir():
         raise UsageError(f"--out {out!r} is a file; give a folder for the report")
+    for parent in p.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageError(f"--out {out!r} lies below the file {str(parent)!r}")
+            break
+    if p.is_dir() and not os.access(p, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {out!r}: the folder cannot be written to; give another folder")
 
 
 def decision(args: argparse.Namespace) -> Decision:
@@ -109,7 +122,14 @@ def write_report(chosen: Decision, out: str, argv: Sequence[str], *, json: bool)
     from tradeoff.report import write_report as write
 
     command = "tradeoff " + " ".join(shlex.quote(a) for a in argv)
-    html_path, md_path = write(chosen.selection, chosen.scenario, out, command=command)
+    check_out(out)
+    try:
+        html_path, md_path = write(chosen.selection, chosen.scenario, out, command=command)
+    except OSError as exc:
+        raise UsageError(
+            f"--out {out!r}: the report could not be written ({exc.strerror or exc}); give "
+            "a folder you can write to, with room for a few megabytes"
+        ) from None
     if json:
         emit({"html": str(html_path), "markdown": str(md_path), "consensus": chosen.consensus})
     else:

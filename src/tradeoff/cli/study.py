@@ -6,7 +6,6 @@ The work is in :mod:`tradeoff.study`; these commands parse options and print.
 from __future__ import annotations
 
 import argparse
-import csv
 from pathlib import Path
 
 from tradeoff.cli.common import UsageError, emit, parse_p, say
@@ -15,8 +14,8 @@ from tradeoff.cli.common import UsageError, emit, parse_p, say
 def _participants(value: str) -> list[str]:
     from tradeoff.study import read_participants
 
-    if value.isdigit():
-        n = int(value)
+    if value.isascii() and value.isdigit():
+        n = int(value) if len(value) <= 6 else 0
         if not 1 <= n <= 10_000:
             raise UsageError("--participants N needs N from 1 to 10000")
         width = max(2, len(str(n)))
@@ -33,19 +32,8 @@ def cmd_study_create(args: argparse.Namespace) -> int:
     from tradeoff.study import CODE_BITS, create_study
 
     ids = _participants(args.participants)
-    codes_file = None
-    if args.codes:
-        codes_file = Path(args.codes)
-        if codes_file.exists():
-            raise UsageError(f"--codes {args.codes!r} exists; codes are never overwritten")
-        if not codes_file.parent.is_dir():
-            raise UsageError(f"--codes {args.codes!r}: its folder does not exist")
-    study, codes = create_study(args.scenario, ids, args.out)
-    if codes_file is not None:
-        with codes_file.open("x", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(["participant", "access_code"])
-            writer.writerows(codes.items())
+    codes_file = Path(args.codes) if args.codes else None
+    study, codes = create_study(args.scenario, ids, args.out, codes_file=codes_file)
     if args.json:
         data: dict[str, object] = {
             "study": str(study.path),

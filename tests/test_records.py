@@ -75,7 +75,7 @@ consents = st.builds(
 results = st.builds(
     ResultRecord,
     type=st.just("result"),
-    strategy=st.sampled_from(["paper", "bisection", "probabilistic"]),
+    strategy=st.sampled_from(["paper", "bisection", "probabilistic", "joint"]),
     names=st.lists(st.text(max_size=10), max_size=5).map(tuple),
     weights=st.lists(finite, max_size=5).map(tuple),
     answers=st.integers(0, 500),
@@ -106,11 +106,13 @@ headers = st.builds(
     scenario_path=st.text(max_size=20),
     scenario_sha256=st.just(SHA),
     scenario_text=st.just(TEXT),
-    strategy=st.sampled_from(["paper", "bisection", "probabilistic"]),
+    strategy=st.sampled_from(["paper", "bisection", "probabilistic", "joint"]),
     seed=st.integers(0, 2**31),
     budget=st.none() | st.integers(1, 100),
     started=stamp,
-    candidates=st.none() | st.lists(st.tuples(finite, finite, finite), max_size=4).map(tuple),
+    # one number per weight of the scenario (glaucoma, healthy, cost, wait)
+    candidates=st.none()
+    | st.lists(st.tuples(finite, finite, finite, finite), max_size=4).map(tuple),
 )
 
 

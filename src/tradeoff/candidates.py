@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.errors import InputError
+from tradeoff.limits import MAX_DECISION_CANDIDATES
 from tradeoff.pool import Pool, load_pool
 from tradeoff.ranking import metric_objectives, metric_vectors
 from tradeoff.scenario import Scenario
@@ -64,4 +65,11 @@ def decision_candidates(
         pool = scenario_pool(scenario, base)
     except InputError:
         return None
-    return metric_vectors(scenario, pool, priors)
+    rows = metric_vectors(scenario, pool, priors)
+    if len(rows) > MAX_DECISION_CANDIDATES:
+        from tradeoff.copa import pareto_mask
+
+        rows = rows[pareto_mask(-rows)]  # ψ is maximised
+        if len(rows) > MAX_DECISION_CANDIDATES:
+            return None
+    return rows

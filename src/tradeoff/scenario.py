@@ -314,6 +314,15 @@ class PoolSpec(_Model):
     columns: dict[str, str] = Field(default_factory=dict)
 
 
+#: At most this many classes and attributes: every question pairs two of them, and the
+#: population's tables grow with the classes (a scenario of 10⁵ classes asked for 745 GiB).
+MAX_CLASSES = 20
+MAX_ATTRIBUTES = 20
+#: A softmax-linear population holds samples × (features + classes) numbers: at most this
+#: many (about 480 MB of float64; the default 1,000,000 × (10 + k) is a fifth of it).
+MAX_POPULATION_WORK = 60_000_000
+
+
 class Scenario(_Model):
     """A validated scenario file. Use :func:`load_scenario` to read one."""
 
@@ -321,8 +330,8 @@ class Scenario(_Model):
     title: str = Field(min_length=1)
     description: str = ""
     population: PopulationSpec
-    classes: tuple[ClassSpec, ...]
-    attributes: tuple[AttributeSpec, ...] = ()
+    classes: Annotated[tuple[ClassSpec, ...], Field(max_length=MAX_CLASSES)]
+    attributes: Annotated[tuple[AttributeSpec, ...], Field(max_length=MAX_ATTRIBUTES)] = ()
     elicitation: ElicitationSpec = ElicitationSpec()
     pool: PoolSpec | None = None
 
@@ -347,6 +356,15 @@ class Scenario(_Model):
                 f"population.prevalence has {len(prev)} values but there are "
                 f"{len(self.classes)} classes"
             )
+        pop = self.population
+        if pop.kind != "probabilities":
+            work = pop.samples * (pop.features + len(self.classes))
+            if work > MAX_POPULATION_WORK:
+                raise ValueError(
+                    f"population.samples × (features + classes) is {work:,}, more than "
+                    f"{MAX_POPULATION_WORK:,} numbers to build and keep in memory; use fewer "
+                    "samples or features (1,000,000 samples of 10 features are plenty)"
+                )
         if self.pool is not None:
             unknown = sorted(set(self.pool.columns) - seen)
             if unknown:

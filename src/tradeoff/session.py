@@ -69,7 +69,7 @@ from tradeoff import __version__
 from tradeoff.data import shipped_ids, shipped_scenarios
 from tradeoff.elicitation import Choice, Consistency, ElicitationResult, Engine, consistency_of
 from tradeoff.errors import InputError, Problem, read_user_file
-from tradeoff.limits import check_toml
+from tradeoff.limits import MAX_DECISION_CANDIDATES, check_toml
 from tradeoff.population import Population
 from tradeoff.presentation import settled_tradeoff_sentences
 from tradeoff.queries import ClassifierProfile, Query, same_question
@@ -307,13 +307,17 @@ class HeaderRecord(_Record):
     scenario_text: str
     strategy: StrategyName
     seed: Annotated[int, Field(strict=True, ge=0)]
-    budget: Annotated[int, Field(strict=True, ge=1)] | None = None
+    budget: Annotated[int, Field(strict=True, ge=1, le=10_000)] | None = None
     started: str = ""
     #: The scenario pool's models in the metric's terms when the questions aimed at the
     #: pick (:func:`tradeoff.candidates.decision_candidates`); recorded so that a replay
     #: asks the same questions even if the pool file changes later.
     candidates: (
-        Annotated[tuple[tuple[FiniteFloat, ...], ...], Field(max_length=100_000)] | None
+        Annotated[
+            tuple[Annotated[tuple[FiniteFloat, ...], Field(max_length=64)], ...],
+            Field(max_length=MAX_DECISION_CANDIDATES),
+        ]
+        | None
     ) = None
 
     @field_validator("participant")
@@ -373,7 +377,9 @@ _HEADER_FIXES = {
     "format": f"this version reads formats {', '.join(map(str, READABLE_FORMATS))}.",
     "strategy": f"the strategy is one of {', '.join(STRATEGY_NAMES)}.",
     "seed": "the seed is a whole number ≥ 0.",
-    "budget": "the budget is a whole number ≥ 1, or null.",
+    "budget": "the budget is a whole number from 1 to 10,000, or null.",
+    "candidates": f"the candidates are at most {MAX_DECISION_CANDIDATES:,} rows of at most 64 "
+    "numbers each, one per weight of the scenario.",
     "scenario_sha256": "the scenario hash is 64 hexadecimal digits.",
     "participant": "a participant id is 1–64 letters, digits, '.', '-' or '_'.",
 }
@@ -490,6 +496,15 @@ def _header_from(path: Path, data: dict[str, Any], line: int = 1) -> Header:
             _RESTORE,
         ) from None
     scenario = parse_scenario(parsed, f"{path} (embedded scenario)")
+    width = len(scenario.weight_names)
+    if rec.candidates is not None and any(len(row) != width for row in rec.candidates):
+        raise InputError.single(
+            path,
+            f"line {line}, field 'candidates'",
+            f"holds a row that does not have {width} numbers (one per weight: "
+            f"{', '.join(scenario.weight_names)}).",
+            _RESTORE,
+        )
     return Header.of(rec, _with_population_file(scenario, rec.scenario_path, path, line))
 
 

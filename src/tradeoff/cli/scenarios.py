@@ -24,6 +24,24 @@ def cmd_scenario_check(args: argparse.Namespace) -> int:
     if s.population.kind == "probabilities":
         # Read and check the probabilities now: what simulate and elicit would fail on later.
         build_population(s.population, tuple(c.name for c in s.classes))
+    pool_models = None
+    if s.pool is not None:
+        # The pool too: missing, a folder or a FIFO, or columns that do not fit.
+        from tradeoff.candidates import scenario_pool, scenario_pool_path
+        from tradeoff.errors import InputError
+
+        folder = Path(loaded.path).parent
+        pool_path = scenario_pool_path(s, folder)
+        if not pool_path.is_file():
+            what = "is not a regular file" if pool_path.exists() else "is not there"
+            raise InputError.single(
+                loaded.path,
+                "pool.path",
+                f"names the pool {s.pool.path!r}, which {what} (looked for {pool_path}).",
+                "put the pool file (CSV or Parquet) there, or correct [pool] path (relative "
+                "to the scenario file).",
+            )
+        pool_models = len(scenario_pool(s, folder).names)
     if args.json:
         emit(
             {
@@ -34,10 +52,13 @@ def cmd_scenario_check(args: argparse.Namespace) -> int:
                 "names": list(s.weight_names),
                 "classes": [c.name for c in s.classes],
                 "attributes": [{"name": a.name, "kind": a.kind} for a in s.attributes],
+                "pool_models": pool_models,
             }
         )
     else:
         say(summary(loaded))
+        if pool_models is not None:
+            say(f"  pool read: {pool_models} models")
         say("OK")
     return 0
 

@@ -103,10 +103,12 @@ async def test_a_code_opens_its_own_session_and_nothing_else(
         assert slept == [0.0, 1.0, 2.0]  # the delay grows with every wrong code
         await _enter(pilot, codes["p01"])
         await wait_for(pilot, QuestionScreen)
+        assert slept == [0.0, 1.0, 2.0]  # a right code is never delayed
         await pilot.press("a", "b")
         await pilot.pause()
         await pilot.press("q")
-    assert len((study.path / "attempts.log").read_text().split()) == 3
+    logged = (study.path / "attempts.log").read_text().splitlines()
+    assert len(logged) == 3 and all(line.endswith(" unknown") for line in logged)
     assert len(list((study.sessions_dir / "p01").glob("*.jsonl"))) == 1
     assert not (study.sessions_dir / "p02").exists()
     assert app.farewell is not None and "access code" in app.farewell[0]

@@ -175,3 +175,24 @@ def test_status_names_every_files_warnings_with_their_lines(tmp_path: Path) -> N
     row = study_status(load_study(tmp_path / "s")).rows[0]
     assert row.sessions == 2
     assert first.name in row.note and "line" in row.note
+
+
+def test_wrong_codes_are_delayed_per_source_and_a_crowd_adds_a_little(tmp_path: Path) -> None:
+    from tradeoff.study import GLOBAL_CEILING, record_failure, wrong_code_delay
+
+    study, _ = create_study(pooled_scenario(tmp_path), ["p01"], tmp_path / "s")
+    now = 1_000_000.0
+    for i in range(5):
+        record_failure(study, now + i, source="192.0.2.66")
+    # the attacker's next wrong code waits 2^4 s; another address, guessing once, waits 0
+    assert wrong_code_delay(study, "192.0.2.66", now + 10) == 16.0
+    assert wrong_code_delay(study, "192.0.2.7", now + 10) == 0.0
+    # a crowd of wrong codes from many addresses slows every wrong code a little, never
+    # more than the ceiling
+    for i in range(1000):
+        record_failure(study, now + 20, source=f"198.51.100.{i % 250}")
+    assert wrong_code_delay(study, "192.0.2.7", now + 30) == GLOBAL_CEILING
+    # outside the window nothing counts; what a line says of its source is cleaned
+    assert wrong_code_delay(study, "192.0.2.66", now + 10_000) == 0.0
+    record_failure(study, now, source="evil\nsource")
+    assert (study.path / "attempts.log").read_text().splitlines()[-1].endswith(" unknown")

@@ -24,6 +24,7 @@ def main(argv: list[str]) -> int:
             size = {
                 "columns": os.environ.get("COLUMNS", "80"),
                 "rows": os.environ.get("ROWS", "24"),
+                "client": os.environ.get("TRADEOFF_CLIENT", ""),
             }
             socket.send_fds(client, [json.dumps(size).encode()], [0, 1, 2])
             answer = b""

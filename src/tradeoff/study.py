@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import secrets
 import shutil
 import time
@@ -442,24 +443,46 @@ def load_study(folder: str | Path) -> Study:
 # -- wrong codes ------------------------------------------------------------------------
 
 
-def recent_failures(study: Study, now: float | None = None) -> int:
-    """Wrong codes entered in the last ``ATTEMPT_WINDOW`` seconds, across all connections."""
+#: What a source (a client's address, a trusted proxy's forwarded one) may hold as logged.
+_SOURCE_RE = re.compile(r"[0-9A-Za-z:.\-]{1,64}")
+
+
+def clean_source(source: str | None) -> str:
+    """A client address as logged: letters, digits, ':', '.' and '-' only, or ``unknown``.
+
+    >>> clean_source("192.0.2.7"), clean_source("::1"), clean_source("a b\n"), clean_source(None)
+    ('192.0.2.7', '::1', 'unknown', 'unknown')
+    """
+    if source and _SOURCE_RE.fullmatch(source):
+        return source
+    return "unknown"
+
+
+def recent_failures(
+    study: Study, now: float | None = None, source: str | None = None
+) -> int:
+    """Wrong codes entered in the last ``ATTEMPT_WINDOW`` seconds: from ``source`` only, or
+    from anywhere when ``source`` is ``None`` (lines of older studies name no source)."""
     now = time.time() if now is None else now
     log = study.path / ATTEMPTS_FILE
     if not log.is_file():
         return 0
+    wanted = None if source is None else clean_source(source)
     count = 0
     for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        when, _, who = line.partition(" ")
         try:
-            count += now - float(line) < ATTEMPT_WINDOW
+            recent = now - float(when) < ATTEMPT_WINDOW
         except ValueError:
             continue
+        count += recent and (wanted is None or (who or "unknown") == wanted)
     return count
 
 
-def record_failure(study: Study, now: float | None = None) -> None:
+def record_failure(study: Study, now: float | None = None, source: str | None = None) -> None:
+    """Log a wrong code: its time and its source (every refused attempt is logged)."""
     with (study.path / ATTEMPTS_FILE).open("a", encoding="utf-8") as fh:
-        fh.write(f"{time.time() if now is None else now:.3f}\n")
+        fh.write(f"{time.time() if now is None else now:.3f} {clean_source(source)}\n")
 
 
 def failure_delay(failures: int) -> float:
@@ -470,6 +493,25 @@ def failure_delay(failures: int) -> float:
     [0.0, 1.0, 2.0, 4.0, 60.0]
     """
     return 0.0 if failures <= 0 else float(min(60.0, 2.0 ** (failures - 1)))
+
+
+#: Beyond the delay of its own source, a wrong code waits this long for every this many
+#: wrong codes from anywhere in the window, up to ``GLOBAL_CEILING`` seconds: many sources
+#: guessing at once are slowed too, and a participant, whose right code is never delayed,
+#: is not.
+GLOBAL_STEP = (100, 1.0)
+GLOBAL_CEILING = 10.0
+
+
+def wrong_code_delay(study: Study, source: str | None, now: float | None = None) -> float:
+    """How long the answer to a wrong code from ``source`` waits (after the code was
+    checked: a right code is accepted at once, whatever others typed). Its source's own
+    recent wrong codes give :func:`failure_delay`; all recent wrong codes add a second per
+    ``GLOBAL_STEP[0]``, at most ``GLOBAL_CEILING``."""
+    own = failure_delay(recent_failures(study, now, source))
+    every, step = GLOBAL_STEP
+    shared = min(GLOBAL_CEILING, step * (recent_failures(study, now) // every))
+    return min(60.0, own + shared)
 
 
 # -- the coordinator's view -------------------------------------------------------------

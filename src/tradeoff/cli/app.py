@@ -159,6 +159,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         sessions_dir=sessions_dir,
         allow_origins=args.allow_origin or [],
         study=None if study is None else study.path,
+        trust_proxy=args.trust_proxy,
     )
     return 0
 

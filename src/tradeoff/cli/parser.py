@@ -59,6 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="another origin whose page may drive the app (a reverse proxy's public URL)",
     )
+    sv.add_argument(
+        "--trust-proxy",
+        action="store_true",
+        help="a reverse proxy in front adds the client's address to X-Forwarded-For: take it "
+        "from there (for the per-address limits and the wrong-code delay); without a proxy "
+        "in front, anyone could send that header, so leave this off",
+    )
     sv.set_defaults(func=cmd_serve)
 
     ss = sub.add_parser("session", help="work with recorded sessions")

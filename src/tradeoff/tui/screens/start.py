@@ -3,6 +3,8 @@ code; and the screen shown while a session is prepared."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 from pathlib import Path
 from typing import ClassVar
@@ -19,7 +21,7 @@ from tradeoff.elicitation import expected_questions
 from tradeoff.errors import InputError
 from tradeoff.scenario import LoadedScenario, SpecOverrides, load_scenario
 from tradeoff.session import check_participant, unfinished_sessions
-from tradeoff.study import Study, failure_delay, recent_failures, record_failure
+from tradeoff.study import Study, record_failure, wrong_code_delay
 from tradeoff.tui.common import NO_WRONG_ANSWERS, OpenFor, ResumeFile, Settings, reflow
 
 
@@ -148,8 +150,10 @@ class StartScreen(Screen[None]):
 
 class StudyStartScreen(Screen[None]):
     """A study's start: the scenario, and the access code that opens the participant's own
-    session (new or resumed) and nothing else. Wrong codes get a plain message and a
-    growing delay, counted across every connection (:func:`tradeoff.study.failure_delay`)."""
+    session (new or resumed) and nothing else. A right code opens at once; a wrong one
+    gets a plain message after a delay that grows with the wrong codes from the same
+    source (the client's address the server passes in ``TRADEOFF_CLIENT``), and a little
+    with those from anywhere (:func:`tradeoff.study.wrong_code_delay`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.quit", "Quit", id="quit-start")]
 
@@ -194,10 +198,14 @@ class StudyStartScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="code")
     def _check(self, code: str) -> None:
-        time.sleep(failure_delay(recent_failures(self.study)))
         participant = self.study.participant_for(code)
         if participant is None:
-            record_failure(self.study)
+            source = os.environ.get("TRADEOFF_CLIENT")
+            delay = wrong_code_delay(self.study, source)
+            # an unwritable log must not leave the participant waiting forever
+            with contextlib.suppress(OSError):
+                record_failure(self.study, source=source)
+            time.sleep(delay)
         self.app.call_from_thread(self._checked, participant)
 
     def _checked(self, participant: str | None) -> None:

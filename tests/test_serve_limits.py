@@ -1,0 +1,86 @@
+"""What one visitor can ask of the server, checked on a real aiohttp server (each
+connection's app is a stand-in process that waits: the limits act before and around it)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+from aiohttp.test_utils import TestServer
+
+from tradeoff.tui.serve import TOO_MANY, GuardedServer, Limits
+
+ORIGIN = "http://127.0.0.1:8000"
+
+
+@pytest.fixture
+async def server(request: pytest.FixtureRequest) -> AsyncIterator[tuple[TestServer, str]]:
+    limits: Limits = getattr(request, "param", Limits(per_source=2, total=3))
+    guarded = GuardedServer(
+        "sleep 30", host="127.0.0.1", port=8000, origins={ORIGIN}, limits=limits
+    )
+    test_server = TestServer(await guarded._make_app())
+    await test_server.start_server()
+    try:
+        yield test_server, str(test_server.make_url("/ws"))
+    finally:
+        await test_server.close()
+
+
+async def test_a_page_of_another_origin_cannot_connect(server: tuple[TestServer, str]) -> None:
+    _, url = server
+    async with aiohttp.ClientSession() as client:
+        with pytest.raises(aiohttp.WSServerHandshakeError) as err:
+            await client.ws_connect(url, headers={"Origin": "http://evil.example"})
+        assert err.value.status == 403
+
+
+async def test_connections_are_capped_per_source_with_a_page_that_says_so(
+    server: tuple[TestServer, str],
+) -> None:
+    _, url = server
+    async with aiohttp.ClientSession() as client:
+        first = [await client.ws_connect(url, headers={"Origin": ORIGIN}) for _ in range(2)]
+        with pytest.raises(aiohttp.WSServerHandshakeError) as err:
+            await client.ws_connect(url, headers={"Origin": ORIGIN})
+        assert err.value.status == 503
+        async with client.get(url, headers={"Origin": ORIGIN, "Connection": "Upgrade",
+                                             "Upgrade": "websocket",
+                                             "Sec-WebSocket-Version": "13",
+                                             "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+                              ) as refused:
+            assert refused.status == 503 and await refused.text() == TOO_MANY
+        await first[0].close()
+        await asyncio.sleep(0.2)
+        again = await client.ws_connect(url, headers={"Origin": ORIGIN})  # a place is free
+        for ws in (first[1], again):
+            await ws.close()
+
+
+async def test_a_message_over_the_cap_closes_that_connection_only(
+    server: tuple[TestServer, str],
+) -> None:
+    _, url = server
+    async with aiohttp.ClientSession() as client:
+        calm = await client.ws_connect(url, headers={"Origin": ORIGIN})
+        loud = await client.ws_connect(url, headers={"Origin": ORIGIN})
+        await loud.send_str('["stdin", "' + "x" * 100_000 + '"]')
+        message = await asyncio.wait_for(loud.receive(), 10)
+        assert message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+        assert loud.close_code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
+        await calm.send_json(["ping", "still here"])
+        reply = await asyncio.wait_for(calm.receive_json(), 10)
+        assert reply == ["pong", "still here"]
+        await calm.close()
+
+
+@pytest.mark.parametrize("server", [Limits(idle_seconds=0.5)], indirect=True)
+async def test_an_idle_connection_is_released(server: tuple[TestServer, str]) -> None:
+    _, url = server
+    async with aiohttp.ClientSession() as client:
+        ws = await client.ws_connect(url, headers={"Origin": ORIGIN})
+        message = await asyncio.wait_for(ws.receive(), 10)
+        assert message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+        assert ws.close_code == aiohttp.WSCloseCode.GOING_AWAY

@@ -9,6 +9,7 @@ import pytest
 
 from tradeoff.bench import (
     BUDGETS,
+    STRATEGIES,
     _checkpoints,
     candidate_pool,
     elicitation_figure,
@@ -50,7 +51,7 @@ def test_regret_is_zero_for_the_truth_and_positive_otherwise() -> None:
 
 def test_tiny_benchmark_writes_table_and_figure(tmp_path: Path) -> None:
     rows = run_elicitation(runs=2, scenarios=["paper-k2-two-costs"], noises=["flip:0.1"], workers=1)
-    assert len(rows) == 3 * len(BUDGETS)
+    assert len(rows) == len(STRATEGIES) * len(BUDGETS)  # every strategy, every budget
     table = elicitation_table(rows)
     assert table.count("\n") == len(rows) + 1
     png = tmp_path / "f.png"

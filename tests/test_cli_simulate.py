@@ -104,7 +104,7 @@ def test_decision_block_for_a_scenario_with_a_pool(capsys: pytest.CaptureFixture
     assert isinstance(decision, dict)
     assert 0 <= decision["right_pick_rate"] <= 1
     assert 0 <= decision["regret"]["median"] <= decision["regret"]["max"] <= 1
-    assert decision["questions"]["max"] == 8
+    assert 1 <= decision["questions"]["max"] <= 8  # the budget is a hard cap
     assert "decision" not in run_json(["simulate", K2, "--json"], capsys)  # no pool
 
 

@@ -31,7 +31,8 @@ def test_answers_are_those_recorded_before_the_registry(case: dict[str, object])
     the string-dispatched oracle, reproduced answer for answer."""
     sc = small("breast-cancer-triage")
     seed = int(case["seed"])  # type: ignore[call-overload]
-    engine = Engine(sc, sc.elicitation.override(stop="weights", budget=25), seed=seed)
+    spec = sc.elicitation.override(strategy="probabilistic", stop="weights", budget=25)
+    engine = Engine(sc, spec, seed=seed)  # the strategy the answers were recorded with
     oracle = SimulatedOracle.for_scenario(
         sc,
         (0.4, 0.3, 0.2, 0.1),

@@ -10,7 +10,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
-from tradeoff.tui.serve import TOO_MANY, GuardedServer, Limits
+from tradeoff.tui.guard import TOO_MANY, GuardedServer, Limits
 
 ORIGIN = "http://127.0.0.1:8000"
 

@@ -359,10 +359,11 @@ def settled_tradeoff_sentences(
             if unit * high > a_hi - a_lo
             else amount(spec, unit * high)
         )
+        bottom = amount(spec, unit * low)
+        span = f"up to {top}" if bottom == amount(spec, 0.0) else f"between {bottom} and {top}"
         out.append(
             f"Not settled by your answers: {n:,} more {c0.outcome} {c0.label} per 1,000 are "
-            f"worth between {amount(spec, unit * low)} and {top} of {spec.name} to you "
-            "(90% range)."
+            f"worth {span} of {spec.name} to you (90% range)."
         )
     return out
 

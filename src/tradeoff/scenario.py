@@ -40,6 +40,9 @@ from tradeoff.limits import check_toml
 StrategyName = Literal["paper", "bisection", "probabilistic", "joint"]
 """The elicitation strategies: the one list of their names (engine, files and faces use it)."""
 STRATEGY_NAMES: tuple[StrategyName, ...] = get_args(StrategyName)
+#: The strategies that, given candidate models, aim their questions at the pick and stop
+#: once it is settled (the others ask their planned questions).
+DECIDING_STRATEGIES: tuple[StrategyName, ...] = ("probabilistic", "joint")
 #: Default population size; why this value: see :mod:`tradeoff.population`.
 DEFAULT_SAMPLES = 1_000_000
 NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_\-]*$"

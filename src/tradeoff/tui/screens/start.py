@@ -19,7 +19,12 @@ from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Sele
 
 from tradeoff.elicitation import expected_questions
 from tradeoff.errors import InputError
-from tradeoff.scenario import LoadedScenario, SpecOverrides, load_scenario
+from tradeoff.scenario import (
+    DECIDING_STRATEGIES,
+    LoadedScenario,
+    SpecOverrides,
+    load_scenario,
+)
 from tradeoff.session import check_participant, unfinished_sessions
 from tradeoff.study import Study, record_failure, wrong_code_delay
 from tradeoff.tui.common import NO_WRONG_ANSWERS, OpenFor, ResumeFile, Settings, reflow
@@ -33,7 +38,9 @@ def describe(screen: Screen[None], loaded: LoadedScenario, overrides: SpecOverri
     )
     spec = overrides.apply(s.elicitation)
     expected = expected_questions(s, spec)
-    decides = s.pool is not None and spec.strategy == "probabilistic" and spec.stop != "weights"
+    decides = (
+        s.pool is not None and spec.strategy in DECIDING_STRATEGIES and spec.stop != "weights"
+    )
     count = (
         f"At most {expected} questions (fewer once your answers settle which candidate "
         "model suits you)"

@@ -1,0 +1,210 @@
+"""The web server's guard: which pages may drive an app, and what one visitor may ask of
+the server (connections, message and terminal sizes, idle time), checked before and
+around each app process (:class:`GuardedServer`, used by :mod:`tradeoff.tui.serve`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from aiohttp import WSCloseCode, WSMsgType, web
+from textual_serve.app_service import AppService
+from textual_serve.download_manager import DownloadManager
+from textual_serve.server import Server
+
+from tradeoff.study import clean_source
+
+log = logging.getLogger("tradeoff.serve")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one visitor can ask of the server (none of it needs an access code first)."""
+
+    #: Largest websocket message (a keystroke, a paste, a resize); a larger one closes that
+    #: connection only (a 100 KB keystroke message kept an app busy for minutes).
+    message_bytes: int = 16 * 1024
+    #: Terminal size a client may ask for, columns and rows (10000×10000 took 613 MB).
+    columns: tuple[int, int] = (20, 400)
+    rows: tuple[int, int] = (8, 150)
+    #: Open connections (each an app process) from one source, and in all.
+    per_source: int = 6
+    total: int = 150
+    #: A connection with no message from its browser for this long is closed (its answers
+    #: are saved as they are given; the participant resumes with their code).
+    idle_seconds: float = 30 * 60
+
+
+#: The limits ``tradeoff serve`` applies.
+DEFAULT_LIMITS = Limits()
+
+
+def clamp(value: object, low: int, high: int, default: int) -> int:
+    """A client's number, within [low, high] (``default`` when it is not a number).
+
+    >>> clamp("10000", 20, 400, 80), clamp("x", 20, 400, 80), clamp(3, 20, 400, 80)
+    (400, 80, 20)
+    """
+    try:
+        number = int(str(value)[:12])
+    except ValueError:
+        return default
+    return min(max(number, low), high)
+
+
+class ClientAppService(AppService):
+    """textual-serve's app process, told the client's address (``TRADEOFF_CLIENT``), so a
+    study's wrong codes are delayed per source (:func:`tradeoff.study.wrong_code_delay`)."""
+
+    def __init__(
+        self,
+        command: str,
+        *,
+        write_bytes: Callable[[bytes], Awaitable[None]],
+        write_str: Callable[[str], Awaitable[None]],
+        close: Callable[[], Awaitable[None]],
+        download_manager: DownloadManager,
+        debug: bool,
+        client: str,
+    ) -> None:
+        super().__init__(
+            command,
+            write_bytes=write_bytes,
+            write_str=write_str,
+            close=close,
+            download_manager=download_manager,
+            debug=debug,
+        )
+        self.client = client
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        environment: dict[str, str] = super()._build_environment(width, height)
+        environment["TRADEOFF_CLIENT"] = self.client
+        return environment
+
+
+TOO_MANY = (
+    "tradeoff: too many sessions are open from here (or in all); close one, or try again in "
+    "a minute.\n"
+)
+
+
+class GuardedServer(Server):
+    """textual-serve's server with the websocket's ``Origin`` checked against an allow-list,
+    and every limit of :class:`Limits` applied before an app process is started.
+
+    With ``trust_proxy``, the client's address is the last one a reverse proxy added to
+    ``X-Forwarded-For`` (only then: anyone can send that header)."""
+
+    def __init__(
+        self,
+        command: str,
+        *,
+        host: str,
+        port: int,
+        origins: set[str],
+        limits: Limits = DEFAULT_LIMITS,
+        trust_proxy: bool = False,
+    ) -> None:
+        super().__init__(command, host=host, port=port, title="tradeoff")
+        self.origins = origins
+        self.limits = limits
+        self.trust_proxy = trust_proxy
+        self.open: Counter[str] = Counter()
+
+    def client_of(self, request: web.Request) -> str:
+        """The client's address (see the class docstring)."""
+        if self.trust_proxy:
+            forwarded = request.headers.get("X-Forwarded-For", "")
+            last = forwarded.split(",")[-1].strip()
+            if last:
+                return clean_source(last)
+        return clean_source(request.remote)
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        origin = request.headers.get("Origin", "")
+        if origin.rstrip("/") not in self.origins:
+            raise web.HTTPForbidden(text="tradeoff: this page may not drive the app.\n")
+        client = self.client_of(request)
+        limits = self.limits
+        if self.open[client] >= limits.per_source or sum(self.open.values()) >= limits.total:
+            log.warning("refused a connection from %s: too many open", client)
+            raise web.HTTPServiceUnavailable(text=TOO_MANY, headers={"Retry-After": "60"})
+        self.open[client] += 1
+        try:
+            return await self._drive(request, client)
+        finally:
+            self.open[client] -= 1
+            if self.open[client] <= 0:
+                del self.open[client]
+
+    async def _drive(self, request: web.Request, client: str) -> web.WebSocketResponse:
+        """textual-serve's websocket handler with the sizes clamped, the message size capped
+        and idle connections closed."""
+        limits = self.limits
+        websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=limits.message_bytes)
+        width = clamp(request.query.get("width"), *limits.columns, 80)
+        height = clamp(request.query.get("height"), *limits.rows, 24)
+        app_service: AppService | None = None
+
+        async def close() -> None:
+            await websocket.close()
+
+        try:
+            await websocket.prepare(request)
+            app_service = ClientAppService(
+                self.command,
+                write_bytes=websocket.send_bytes,
+                write_str=websocket.send_str,
+                close=close,
+                download_manager=self.download_manager,
+                debug=self.debug,
+                client=client,
+            )
+            await app_service.start(width, height)
+            try:
+                await self._messages(websocket, app_service)
+            finally:
+                await app_service.stop()
+        except asyncio.CancelledError:
+            await websocket.close()
+        except Exception as error:  # one visitor's failure never takes the server down
+            log.exception(error)
+        finally:
+            if app_service is not None:
+                await app_service.stop()
+        return websocket
+
+    async def _messages(self, websocket: web.WebSocketResponse, app: AppService) -> None:
+        limits = self.limits
+        while True:
+            try:
+                message = await websocket.receive(timeout=limits.idle_seconds)
+            except TimeoutError:
+                await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"idle")
+                return
+            if message.type != WSMsgType.TEXT:
+                if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSED, WSMsgType.ERROR):
+                    return  # over max_msg_size, aiohttp closes with 1009 and says ERROR
+                continue
+            try:
+                envelope = message.json()
+                kind, data = envelope[0], envelope[1]
+            except (ValueError, TypeError, IndexError, KeyError):
+                continue
+            if kind == "stdin" and isinstance(data, str):
+                await app.send_bytes(data.encode("utf-8"))
+            elif kind == "resize" and isinstance(data, dict):
+                await app.set_terminal_size(
+                    clamp(data.get("width"), *limits.columns, 80),
+                    clamp(data.get("height"), *limits.rows, 24),
+                )
+            elif kind == "ping":
+                await websocket.send_json(["pong", data])
+            elif kind == "blur":
+                await app.blur()
+            elif kind == "focus":
+                await app.focus()

@@ -84,3 +84,33 @@ async def test_an_idle_connection_is_released(server: tuple[TestServer, str]) ->
         message = await asyncio.wait_for(ws.receive(), 10)
         assert message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
         assert ws.close_code == aiohttp.WSCloseCode.GOING_AWAY
+
+
+async def test_the_page_loads_nothing_from_elsewhere_and_points_at_its_own_address(
+    server: tuple[TestServer, str],
+) -> None:
+    test_server, _ = server
+    page_url = str(test_server.make_url("/"))
+    host = page_url.split("//", 1)[1].rstrip("/")
+    async with aiohttp.ClientSession() as client, client.get(page_url) as response:
+        page = await response.text()
+    assert "googleapis" not in page and "https://" not in page.split("<body")[0]
+    assert 'href="static/css/xterm.css"' in page and 'src="static/js/textual.js"' in page
+    assert f'data-session-websocket-url="ws://{host}/ws"' in page
+    async with aiohttp.ClientSession() as client:  # the page's own origin may connect
+        ws = await client.ws_connect(
+            str(test_server.make_url("/ws")), headers={"Origin": f"http://{host}"}
+        )
+        await ws.close()
+
+
+async def test_a_rebound_name_is_not_this_machine(server: tuple[TestServer, str]) -> None:
+    """DNS rebinding: a page of evil.example whose name now points here sends Host and
+    Origin both evil.example; it is refused, as the name is not this machine's."""
+    _, url = server
+    async with aiohttp.ClientSession() as client:
+        with pytest.raises(aiohttp.WSServerHandshakeError) as err:
+            await client.ws_connect(
+                url, headers={"Origin": "http://evil.example:8000", "Host": "evil.example:8000"}
+            )
+        assert err.value.status == 403

@@ -146,6 +146,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     sessions_dir = str(study.sessions_dir) if study is not None else args.sessions_dir
     check_sessions_dir(sessions_dir)
     _check_bind(args.host, args.port)
+    public = args.public_url
+    if public is not None and not re.fullmatch(r"https?://[^/\s]+(/\S*)?", public):
+        raise UsageError(
+            f"--public-url {args.public_url!r} is not a web address; give scheme, host and "
+            "an optional path, e.g. https://study.example.org/triage/"
+        )
     for origin in args.allow_origin or []:
         if not re.fullmatch(r"https?://[^/\s]+/?", origin):
             raise UsageError(
@@ -160,6 +166,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         allow_origins=args.allow_origin or [],
         study=None if study is None else study.path,
         trust_proxy=args.trust_proxy,
+        public_url=args.public_url,
     )
     return 0
 

@@ -66,6 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
         "from there (for the per-address limits and the wrong-code delay); without a proxy "
         "in front, anyone could send that header, so leave this off",
     )
+    sv.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the address participants open (https://study.example.org/triage/), when it "
+        "differs from what their requests say; pages otherwise use their own address",
+    )
     sv.set_defaults(func=cmd_serve)
 
     ss = sub.add_parser("session", help="work with recorded sessions")

@@ -10,12 +10,14 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+import aiohttp_jinja2
 from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 from textual_serve.server import Server
 
 from tradeoff.study import clean_source
+from tradeoff.tui.origins import is_this_machine, local_templates, origin_of
 
 log = logging.getLogger("tradeoff.serve")
 
@@ -108,9 +110,18 @@ class GuardedServer(Server):
         origins: set[str],
         limits: Limits = DEFAULT_LIMITS,
         trust_proxy: bool = False,
+        public_url: str | None = None,
     ) -> None:
-        super().__init__(command, host=host, port=port, title="tradeoff")
-        self.origins = origins
+        super().__init__(
+            command,
+            host=host,
+            port=port,
+            title="tradeoff",
+            public_url=public_url,
+            templates_path=local_templates(),
+        )
+        self.origins = origins | ({origin_of(public_url)} if public_url else set())
+        self.given_public_url = public_url
         self.limits = limits
         self.trust_proxy = trust_proxy
         self.open: Counter[str] = Counter()
@@ -124,9 +135,48 @@ class GuardedServer(Server):
                 return clean_source(last)
         return clean_source(request.remote)
 
+    def page_url(self, request: web.Request) -> str:
+        """Where the browser sees this page: ``--public-url`` when given; else the scheme
+        and host the request came with (a trusted proxy's ``X-Forwarded-Proto`` and
+        ``X-Forwarded-Host``), and the folder of its path, so the page works behind any
+        reverse proxy and on any address of this machine."""
+        if self.given_public_url:
+            return self.given_public_url.rstrip("/") + "/"
+        scheme, host = request.scheme, request.host
+        if self.trust_proxy:
+            scheme = request.headers.get("X-Forwarded-Proto", scheme).split(",")[0].strip()
+            host = request.headers.get("X-Forwarded-Host", host).split(",")[0].strip()
+        folder = request.path.rsplit("/", 1)[0]
+        return f"{scheme}://{host}{folder}/"
+
+    def origin_allowed(self, request: web.Request) -> bool:
+        """Whether the page that opens the websocket is one this server served: an origin
+        of the allow-list, or the origin the request itself names when its host is this
+        machine (an address it can bind, its name, or loopback) or comes from a trusted
+        proxy. A page of another site never is: its browser sends that site's origin (and
+        under DNS rebinding, a host that is not this machine's)."""
+        origin = request.headers.get("Origin", "").rstrip("/")
+        if origin in self.origins:
+            return True
+        if origin != origin_of(self.page_url(request)):
+            return False
+        return self.trust_proxy or is_this_machine(request.host)
+
+    @aiohttp_jinja2.template("app_index.html")
+    async def handle_index(self, request: web.Request) -> dict[str, object]:
+        """The page: its script and styles by relative URL, the websocket at the page's own
+        address (see :meth:`page_url`)."""
+        page = self.page_url(request)
+        socket_url = ("wss:" if page.startswith("https:") else "ws:") + page.split(":", 1)[1]
+        return {
+            "font_size": clamp(request.query.get("fontsize"), 8, 40, 16),
+            "app_websocket_url": socket_url + "ws",
+            "config": {"static": {"url": "static/"}},
+            "application": {"name": self.title},
+        }
+
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        origin = request.headers.get("Origin", "")
-        if origin.rstrip("/") not in self.origins:
+        if not self.origin_allowed(request):
             raise web.HTTPForbidden(text="tradeoff: this page may not drive the app.\n")
         client = self.client_of(request)
         limits = self.limits

@@ -56,6 +56,7 @@ def serve(
     study: Path | None = None,
     trust_proxy: bool = False,
     limits: Limits = DEFAULT_LIMITS,
+    public_url: str | None = None,
 ) -> None:
     """Run the web server until interrupted; every connection runs ``tradeoff elicit``
     (with ``study``: the study's app, which asks for an access code, forked from a prepared
@@ -92,6 +93,7 @@ def serve(
             origins=origins,
             limits=limits,
             trust_proxy=trust_proxy,
+            public_url=public_url,
         )
         server.serve()
     finally:

@@ -249,7 +249,7 @@ def _person(outcome: RunOutcome) -> dict[str, Any]:
 
 
 def read_truths(path: str | Path, scenario: Scenario) -> list[tuple[float, ...]]:
-    """True weights from a CSV file: one simulated person per row, one column per weight in
+    r"""True weights from a CSV file: one simulated person per row, one column per weight in
     the scenario's order (``weight_names``), the convention of ``simulate --truth``.
 
     A first row of names is read as a header and must name the scenario's weights (in any

@@ -448,7 +448,7 @@ _SOURCE_RE = re.compile(r"[0-9A-Za-z:.\-]{1,64}")
 
 
 def clean_source(source: str | None) -> str:
-    """A client address as logged: letters, digits, ':', '.' and '-' only, or ``unknown``.
+    r"""A client address as logged: letters, digits, ':', '.' and '-' only, or ``unknown``.
 
     >>> clean_source("192.0.2.7"), clean_source("::1"), clean_source("a b\n"), clean_source(None)
     ('192.0.2.7', '::1', 'unknown', 'unknown')

@@ -27,7 +27,7 @@ def is_this_machine(host: str) -> bool:
     """Whether a ``Host`` header names this machine: loopback, its own name, or an address
     one of its interfaces holds (a socket can bind it).
 
-    >>> is_this_machine("127.0.0.1:8000"), _is_this_machine("localhost"), _is_this_machine(
+    >>> is_this_machine("127.0.0.1:8000"), is_this_machine("localhost"), is_this_machine(
     ...     "192.0.2.250:80")
     (True, True, False)
     """

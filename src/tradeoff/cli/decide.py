@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,6 +13,7 @@ from tradeoff.cli.common import UsageError, emit, parse_p, say
 
 if TYPE_CHECKING:
     from tradeoff.decide import Decision
+    from tradeoff.pool.tracking import RecordedDecision
     from tradeoff.selection import Selection
 
 #: Suffixes of pool files: a session argument with one of these was meant as the pool.
@@ -87,17 +89,95 @@ def format_selection(chosen: Selection) -> str:
     return "\n".join(lines)
 
 
+def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
+    """The row of the model decided on (one person's recommendation, or the group's
+    consensus) and the tags written on its MLflow version."""
+    import json
+
+    selection = chosen.selection
+    people = selection.stakeholders
+    if len(people) == 1:
+        index = selection.recommendations[0].index
+        p_best = selection.recommendations[0].probability
+        tags = {
+            "tradeoff.rule": "the recommendation: the model of highest expected value in the "
+            "person's own metric over their posterior",
+            "tradeoff.p_best": "none (point estimate)" if p_best is None else f"{p_best:.4f}",
+        }
+    else:
+        index = chosen.pool.names.index(selection.consensus_name)
+        tags = {
+            "tradeoff.rule": "consensus: " + selection.consensus_rule,
+            "tradeoff.p_best": json.dumps(
+                {
+                    s.participant: None if r.p_best is None else round(r.p_best[index], 4)
+                    for s, r in zip(people, selection.recommendations, strict=True)
+                }
+            ),
+            "tradeoff.max_regret": f"{selection.consensus_max_regret:.4f}",
+        }
+    tags |= {
+        "tradeoff.recommended": chosen.pool.names[index],
+        "tradeoff.scenario": chosen.scenario.id,
+        "tradeoff.participants": ", ".join(s.participant for s in people),
+        "tradeoff.sessions": ", ".join(Path(s.path).name for s in people),
+        "tradeoff.answers": ", ".join(str(s.answers) for s in people),
+    }
+    return index, tags
+
+
+def record_in_mlflow(chosen: Decision, args: argparse.Namespace) -> RecordedDecision:
+    """``select --mlflow-model``: the alias on the decided model's version, its tags, and
+    the report attached to its run."""
+    import shlex
+    import tempfile
+
+    from tradeoff.pool.tracking import record_decision
+    from tradeoff.report import write_report as write
+
+    index, tags = decision_tags(chosen)
+    row = {str(k): v for k, v in chosen.pool.frame.iloc[index].to_dict().items()}
+    with tempfile.TemporaryDirectory(prefix="tradeoff-report-") as folder:
+        command = "tradeoff " + " ".join(shlex.quote(a) for a in args.argv)
+        html_path, md_path = write(chosen.selection, chosen.scenario, folder, command=command)
+        written = record_decision(
+            args.mlflow_model,
+            row,
+            tracking_uri=args.mlflow_tracking_uri,
+            alias=args.alias,
+            tags=tags,
+            artifacts=[html_path, md_path],
+            source=chosen.pool_path,
+        )
+    return written
+
+
 def cmd_select(args: argparse.Namespace) -> int:
+    if args.alias is not None and not args.mlflow_model:
+        raise UsageError("--alias needs --mlflow-model NAME (nothing is written without it)")
+    if args.mlflow_tracking_uri is not None and not args.mlflow_model:
+        raise UsageError("--mlflow-tracking-uri needs --mlflow-model NAME")
     chosen = decision(args)
     if args.tui:
         from tradeoff.tui.select import run_selection_app
 
         run_selection_app(chosen.selection, chosen.scenario)
         return 0
+    written = None
+    if args.mlflow_model:
+        args.alias = args.alias or "champion"
+        written = record_in_mlflow(chosen, args)
     if args.json:
-        emit(chosen.to_dict())
+        emit(chosen.to_dict() | ({"mlflow": asdict(written)} if written is not None else {}))
     else:
         say(format_selection(chosen.selection))
+        if written is not None:
+            say(
+                f"\nMLflow: alias {written.alias!r} set on {written.model} version "
+                f"{written.version} ({written.tags['tradeoff.recommended']}), with "
+                f"{len(written.tags)} tags (tradeoff.*) and the report attached to its run "
+                "under tradeoff-decision/."
+            )
     return 0
 
 

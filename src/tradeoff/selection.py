@@ -29,6 +29,14 @@ from tradeoff.ranking import (
     rank_pool,
     recommend,
 )
+from tradeoff.robustness import (
+    WeightChange,
+    aspect_words,
+    consensus_acceptability,
+    consensus_changes,
+    rank_acceptability,
+    weight_changes,
+)
 from tradeoff.scenario import Scenario
 
 FloatArray = NDArray[np.float64]
@@ -105,6 +113,30 @@ class Selection:
     average_pick: RankOutcome
     pool: Pool = field(repr=False)
     scenario: Scenario | None = field(default=None, repr=False)
+    #: Per stakeholder: P(rank = 1, 2, 3) of every model over their posterior draws
+    #: (models × 3; ``None`` for a point estimate), and for each weight the smallest change
+    #: that makes another model their recommendation (:mod:`tradeoff.robustness`).
+    acceptability: list[FloatArray | None] = field(default_factory=list, repr=False)
+    changes: list[tuple[WeightChange, ...]] = field(default_factory=list, repr=False)
+    #: The same for the consensus (several stakeholders; acceptability when all have draws).
+    consensus_acceptability: FloatArray | None = field(default=None, repr=False)
+    consensus_changes: tuple[WeightChange, ...] = ()
+
+    def top_acceptability(self, table: FloatArray | None, limit: int = 5) -> list[dict[str, Any]]:
+        """The models most often first (then second, third) in ``table``, as JSON rows."""
+        if table is None:
+            return []
+        order = np.lexsort(
+            (np.arange(len(table)), *(-table[:, r] for r in reversed(range(table.shape[1]))))
+        )
+        return [
+            {
+                "name": self.pool.names[m],
+                **{f"p_rank_{r + 1}": float(table[m, r]) for r in range(table.shape[1])},
+            }
+            for m in order[:limit]
+            if table[m].any()
+        ]
 
     def rows(self) -> list[tuple[Stakeholder, Recommendation, RankOutcome, str]]:
         """Per stakeholder: who, the recommendation, COPA's pick, the point estimate's pick."""
@@ -137,8 +169,15 @@ class Selection:
                     "linear_selected": lin,
                     "omega": list(pick.weights),
                     "explanation": pick.explanation,
+                    "rank_acceptability": self.top_acceptability(table, self.pool.n),
+                    "what_would_change_the_pick": [c.to_dict(self.pool.names) for c in changes],
                 }
-                for s, rec, pick, lin in self.rows()
+                for (s, rec, pick, lin), table, changes in zip(
+                    self.rows(),
+                    self.acceptability or [None] * len(self.stakeholders),
+                    self.changes or [()] * len(self.stakeholders),
+                    strict=True,
+                )
             ],
             "regret": self.regret,
             "regret_rows": "stakeholder whose metric is used",
@@ -148,6 +187,12 @@ class Selection:
                 "name": self.consensus_name,
                 "max_regret": self.consensus_max_regret,
                 "average_omega_pick": self.average_pick.selected.name,
+                "rank_acceptability": self.top_acceptability(
+                    self.consensus_acceptability, self.pool.n
+                ),
+                "what_would_change_it": [
+                    c.to_dict(self.pool.names) for c in self.consensus_changes
+                ],
             },
             "ranking": [r.to_dict() for r in self.average_pick.ranking],
         }
@@ -224,6 +269,29 @@ def select_for_stakeholders(
     per_model = np.array([[_relative_regret(psis[i], m) for m in range(pool.n)] for i in counted])
     worst, total = per_model.max(axis=0), per_model.sum(axis=0)
     best = int(np.lexsort((np.arange(pool.n), total, worst))[0])
+    aspects = aspect_words(scenario)
+    acceptability = [
+        None if s.draws is None else rank_acceptability(s.draws, vectors[s.priors])
+        for s in stakeholders
+    ]
+    means = [
+        np.asarray(s.weights) if s.draws is None else np.asarray(s.draws).mean(axis=0)
+        for s in stakeholders
+    ]
+    changes = [
+        weight_changes(w, vectors[s.priors], aspects)
+        for s, w in zip(stakeholders, means, strict=True)
+    ]
+    group_table: FloatArray | None = None
+    group_changes: tuple[WeightChange, ...] = ()
+    if len(counted) > 1:
+        people = [stakeholders[i] for i in counted]
+        group_vectors = [vectors[s.priors] for s in people]
+        if all(s.draws is not None for s in people):
+            group_table = consensus_acceptability(
+                [np.asarray(s.draws) for s in people], group_vectors
+            )
+        group_changes = consensus_changes([means[i] for i in counted], group_vectors, aspects)
     average = np.mean(np.array(omegas), axis=0)
     average_pick = rank_pool(pool, weights=tuple(float(x) for x in average), p=p, top=top)
     return Selection(
@@ -244,4 +312,8 @@ def select_for_stakeholders(
         average_pick=average_pick,
         pool=pool,
         scenario=scenario,
+        acceptability=acceptability,
+        changes=changes,
+        consensus_acceptability=group_table,
+        consensus_changes=group_changes,
     )

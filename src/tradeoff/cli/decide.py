@@ -51,10 +51,12 @@ def decision(args: argparse.Namespace) -> Decision:
 
 def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
+    from tradeoff.robustness import CONSENSUS_LEAD, acceptability_sentence
     from tradeoff.selection import copa_differs
 
+    names = chosen.pool.names
     lines = []
-    for s, rec, pick, _ in chosen.rows():
+    for i, (s, rec, pick, _) in enumerate(chosen.rows()):
         sure = (
             ""
             if rec.probability is None
@@ -63,6 +65,12 @@ def format_selection(chosen: Selection) -> str:
         lines += [f"{s.participant}: recommended {rec.name}{sure}"]
         if rec.trade:
             lines.append(f"  {rec.trade[0].upper()}{rec.trade[1:]}.")
+        table = chosen.acceptability[i] if chosen.acceptability else None
+        if table is not None:
+            lines.append(f"  {acceptability_sentence(table, names)}")
+        if chosen.changes:
+            lines.append("  What would change the pick:")
+            lines += [f"    {c.sentence(names)}" for c in chosen.changes[i]]
         if s.consistency is not None and s.consistency.flagged:
             lines.append(f"  {s.consistency.sentence()}")
         swing = s.swing_weights or s.weights
@@ -71,13 +79,13 @@ def format_selection(chosen: Selection) -> str:
         if pick.selected.name != rec.name:
             lines.append(f"  {copa_differs(chosen, rec, pick)}")
             lines.append(f"    ({pick.explanation})")
-    names = [s.participant for s in chosen.stakeholders]
-    if len(names) > 1:
-        first = max(len(n) for n in names) + 2
-        cells = [max(len(n), 5) + 2 for n in names]
+    people = [s.participant for s in chosen.stakeholders]
+    if len(people) > 1:
+        first = max(len(n) for n in people) + 2
+        cells = [max(len(n), 5) + 2 for n in people]
         lines += ["", "regret (row: whose metric; column: whose recommendation)"]
-        lines.append(" " * first + "".join(f"{n:>{w}}" for n, w in zip(names, cells, strict=True)))
-        for n, row in zip(names, chosen.regret, strict=True):
+        lines.append(" " * first + "".join(f"{n:>{w}}" for n, w in zip(people, cells, strict=True)))
+        for n, row in zip(people, chosen.regret, strict=True):
             values = "".join(f"{r:>{w}.3f}" for r, w in zip(row, cells, strict=True))
             lines.append(f"{n:<{first}}" + values)
     lines += [
@@ -86,6 +94,13 @@ def format_selection(chosen: Selection) -> str:
         f"{chosen.consensus_max_regret:.3f}; rule: {chosen.consensus_rule})",
         f"COPA with the averaged ω picks: {chosen.average_pick.selected.name}",
     ]
+    if chosen.consensus_acceptability is not None:
+        lines.append(
+            acceptability_sentence(chosen.consensus_acceptability, names, lead=CONSENSUS_LEAD)
+        )
+    if chosen.consensus_changes:
+        lines.append("What would change the consensus (that weight of everyone):")
+        lines += [f"  {c.sentence(names)}" for c in chosen.consensus_changes]
     return "\n".join(lines)
 
 

@@ -44,6 +44,7 @@ __all__ = [
     "consensus_changes",
     "factor_words",
     "rank_acceptability",
+    "share_words",
     "weight_changes",
 ]
 
@@ -344,21 +345,26 @@ def acceptability_sentence(
     'mlp-8 62%, logreg 30%, knn 8%; mlp-8 is among the top 3 in 97%.'
     """
     first = np.lexsort((np.arange(len(table)), -table[:, 0]))
-    shown = [f"{names[m]} {_share(table[m, 0])}" for m in first[:limit] if table[m, 0] > 0]
+    shown = [f"{names[m]} {share_words(table[m, 0])}" for m in first[:limit] if table[m, 0] > 0]
     top = int(first[0])
     ranks = table.shape[1]
     return (
         f"{lead}: "
         + ", ".join(shown)
         + (
-            f"; {names[top]} is among the top {ranks} in {_share(float(table[top].sum()))}."
+            f"; {names[top]} is among the top {ranks} in {share_words(float(table[top].sum()))}."
             if ranks > 1
             else "."
         )
     )
 
 
-def _share(p: float) -> str:
+def share_words(p: float) -> str:
+    """A probability as a percent that never rounds to a false 0% or 100%.
+
+    >>> share_words(0.9996), share_words(0.001), share_words(0.25)
+    ('over 99%', 'under 1%', '25%')
+    """
     if 0 < p < 0.005:
         return "under 1%"
     if 0.995 <= p < 1:

@@ -121,6 +121,8 @@ class Selection:
     #: The same for the consensus (several stakeholders; acceptability when all have draws).
     consensus_acceptability: FloatArray | None = field(default=None, repr=False)
     consensus_changes: tuple[WeightChange, ...] = ()
+    #: The participants left out of the consensus (their answers flagged as inconsistent).
+    excluded: tuple[str, ...] = ()
 
     def top_acceptability(self, table: FloatArray | None, limit: int = 5) -> list[dict[str, Any]]:
         """The models most often first (then second, third) in ``table``, as JSON rows."""
@@ -190,6 +192,7 @@ class Selection:
                 "rank_acceptability": self.top_acceptability(
                     self.consensus_acceptability, self.pool.n
                 ),
+                "excluded": list(self.excluded),
                 "what_would_change_it": [
                     c.to_dict(self.pool.names) for c in self.consensus_changes
                 ],
@@ -316,6 +319,7 @@ def select_for_stakeholders(
         changes=changes,
         consensus_acceptability=group_table,
         consensus_changes=group_changes,
+        excluded=tuple(s.participant for i, s in enumerate(stakeholders) if i not in set(counted)),
     )
 
 

@@ -330,6 +330,9 @@ def test_the_decision_is_written_back_only_with_the_flag(
     assert version.tags["tradeoff.sessions"] == sessions[0].name
     assert version.tags["tradeoff.participants"] == "p0"
     assert version.tags["tradeoff.scenario"] == BREAST
+    p_ranks = [float(x) for x in version.tags["tradeoff.p_rank_1_2_3"].split(", ")]
+    assert p_ranks[0] == pytest.approx(p_best, abs=1e-4) and sum(p_ranks) <= 1 + 1e-9
+    assert version.tags["tradeoff.what_would_change"].startswith(("If ", "No change"))
     listed = {a.path for a in client.list_artifacts(version.run_id, "tradeoff-decision")}
     assert listed == {"tradeoff-decision/report.html", "tradeoff-decision/report.md"}
     local = client.download_artifacts(version.run_id, "tradeoff-decision/report.md", tmp_path)

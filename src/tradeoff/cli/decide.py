@@ -108,6 +108,7 @@ def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
     """The row of the model decided on (one person's recommendation, or the group's
     consensus) and the tags written on its MLflow version."""
     import json
+    import math
 
     selection = chosen.selection
     people = selection.stakeholders
@@ -131,6 +132,22 @@ def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
             ),
             "tradeoff.max_regret": f"{selection.consensus_max_regret:.4f}",
         }
+    table = (
+        selection.acceptability[0]
+        if len(people) == 1 and selection.acceptability
+        else selection.consensus_acceptability
+    )
+    if table is not None:
+        tags["tradeoff.p_rank_1_2_3"] = ", ".join(f"{p:.4f}" for p in table[index])
+    changes = (
+        selection.changes[0]
+        if len(people) == 1 and selection.changes
+        else selection.consensus_changes
+    )
+    near = [c for c in changes if c.nearest() is not None]
+    if near:
+        nearest = min(near, key=lambda c: abs(math.log(c.nearest()[0])))  # type: ignore[index]
+        tags["tradeoff.what_would_change"] = nearest.sentence(chosen.pool.names)
     tags |= {
         "tradeoff.recommended": chosen.pool.names[index],
         "tradeoff.scenario": chosen.scenario.id,

@@ -2,33 +2,26 @@
 
 Trains ~30 classifiers of different families and sizes on scikit-learn's Wisconsin
 diagnostic breast cancer data (569 cases, shipped with scikit-learn, no download) and
-records, for each model, measured per-class recall on held-out data, measured prediction
-latency for one case and the size of the fitted model.
+measures them with :func:`tradeoff.pool.measure`: per-class recall on held-out data,
+prediction latency for one case and the size of the fitted model.
 
-Run (needs the `pool` extra: ``pip install -e '.[pool]'``):
+Run (needs the `sklearn` extra: ``pip install -e '.[sklearn]'``):
 
     python scenarios/build_breast_cancer_pool.py [--out scenarios/pools/breast-cancer.csv]
 
 The split (60% train, 40% test, stratified) and every model are seeded, so recalls are
 reproducible; latency and size are measurements of this machine and library versions,
-recorded in the CSV's sidecar ``.provenance.json``.
+recorded in the CSV's sidecar ``.provenance.json``. Each model is wrapped in
+scikit-learn's ``FixedThresholdClassifier``: malignant when P(malignant) ≥ its threshold.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import pickle
-import platform
-import statistics
-import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
-import sklearn
 from sklearn.datasets import load_breast_cancer
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 from sklearn.ensemble import (
@@ -38,7 +31,7 @@ from sklearn.ensemble import (
     RandomForestClassifier,
 )
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import train_test_split
+from sklearn.model_selection import FixedThresholdClassifier
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
@@ -46,6 +39,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier
+
+from tradeoff.pool import Dataset, measure
 
 SEED = 20261121
 
@@ -124,68 +119,40 @@ def models() -> dict[str, tuple[str, Any, float]]:
     return out
 
 
-def latency_ms(model: Any, x: np.ndarray, repeats: int = 60) -> float:
-    """Median wall time to predict one case (ms)."""
-    row = x[:1]
-    model.predict_proba(row)  # warm up
-    times = []
-    for i in range(repeats):
-        row = x[i % len(x) : i % len(x) + 1]
-        start = time.perf_counter()
-        model.predict_proba(row)
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--out", default=str(Path(__file__).parent / "pools" / "breast-cancer.csv"))
     args = parser.parse_args()
     data = load_breast_cancer()
     # Class 0 is malignant in scikit-learn's encoding.
     malignant = (data.target == 0).astype(int)
-    x_train, x_test, y_train, y_test = train_test_split(
-        data.data, malignant, test_size=0.4, stratify=malignant, random_state=SEED
+    dataset = Dataset(
+        np.asarray(data.data, dtype=np.float64),
+        malignant,
+        {1: "malignant", 0: "benign"},
+        "scikit-learn load_breast_cancer (Wisconsin diagnostic breast cancer, UCI)",
+        "sklearn:breast_cancer",
     )
-    rows = []
-    for name, (family, model, threshold) in models().items():
-        model.fit(x_train, y_train)
-        p = model.predict_proba(x_test)[:, 1]
-        pred = (p >= threshold).astype(int)
-        recall_m = float(((pred == 1) & (y_test == 1)).sum() / (y_test == 1).sum())
-        recall_b = float(((pred == 0) & (y_test == 0)).sum() / (y_test == 0).sum())
-        rows.append(
-            {
-                "model": name,
-                "family": family,
-                "threshold": threshold,
-                "recall_malignant": round(recall_m, 4),
-                "recall_benign": round(recall_b, 4),
-                "accuracy": round(float((pred == y_test).mean()), 4),
-                "latency_ms": round(latency_ms(model, x_test), 4),
-                "size_kb": round(len(pickle.dumps(model)) / 1024, 2),
-            }
-        )
-        print(f"{name:<24} recall M {recall_m:.3f} B {recall_b:.3f}")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame(rows).to_csv(out, index=False)
-    provenance = {
-        "dataset": "scikit-learn load_breast_cancer (Wisconsin diagnostic breast cancer, UCI)",
-        "cases": len(malignant),
-        "malignant_share": round(float(malignant.mean()), 4),
-        "split": "60% train / 40% test, stratified",
-        "seed": SEED,
-        "test_cases": len(y_test),
-        "measured": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, Python "
-        f"{platform.python_version()}, scikit-learn {sklearn.__version__}",
-        "command": "python scenarios/build_breast_cancer_pool.py",
-        "latency": "median of 60 single-case predict_proba calls, ms",
-        "size": "pickled fitted model, KB",
+    chosen = models()
+    # Every model decides malignant when P(malignant) ≥ its threshold (also at 0.5, where a
+    # forest's tied vote and an SVM's own decision function would say otherwise).
+    estimators = {
+        name: FixedThresholdClassifier(est, threshold=threshold, response_method="predict_proba")
+        for name, (_, est, threshold) in chosen.items()
     }
-    out.with_suffix(".provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
-    print(f"wrote {out} ({len(rows)} models)")
+    measured = measure(
+        estimators,
+        dataset,
+        test_size=0.4,
+        seed=SEED,
+        progress=lambda name, r: print(f"{name:<24} recall M {r[0]:.3f} B {r[1]:.3f}"),
+    )
+    frame = measured.frame
+    frame["family"] = [chosen[name][0] for name in frame["model"]]
+    frame.insert(2, "threshold", [chosen[name][2] for name in frame["model"]])
+    measured.provenance["command"] = "python scenarios/build_breast_cancer_pool.py"
+    out, _ = measured.write(args.out)
+    print(f"wrote {out} ({len(frame)} models)")
 
 
 if __name__ == "__main__":

@@ -222,6 +222,10 @@ async def test_selection_screen(loaded: LoadedScenario, tmp_path: Path) -> None:
         table = screen.query_one("#select-table", DataTable)
         assert table.row_count == 34
         status = lambda: str(screen.query_one("#select-status").render())  # noqa: E731
+        picks = str(screen.query_one("#select-picks").render())
+        # The first view is in words; COPA's ω and p are one level down (d).
+        assert "For s0:" in picks and "For the group:" in picks and "p = ∞" not in status()
+        await pilot.press("d")
         assert "p = ∞" in status() and "averaged" in status()
         await pilot.press("p")
         assert "p = 1" in status()

@@ -302,15 +302,51 @@ async def _show_selection(pilot: Pilot[Any]) -> None:
     await pilot.pause(0.3)
 
 
+async def _show_result_help(pilot: Pilot[Any]) -> None:
+    from tradeoff.tui.dialogs import ResultHelpScreen
+
+    await to_result(pilot)
+    await pilot.press("question_mark")
+    await wait_for(pilot, ResultHelpScreen)
+    await pilot.pause(0.2)
+
+
+async def _show_result_scrolled(pilot: Pilot[Any]) -> None:
+    await to_result(pilot)
+    for _ in range(40):  # to the last candidate
+        await pilot.press("down")
+    await pilot.pause(0.3)
+
+
+async def _show_selection_details(pilot: Pilot[Any]) -> None:
+    await _show_selection(pilot)
+    await pilot.press("d")
+    await pilot.pause(0.3)
+
+
+async def _show_selection_help(pilot: Pilot[Any]) -> None:
+    from tradeoff.tui.dialogs import SelectionHelpScreen
+
+    await _show_selection(pilot)
+    await pilot.press("question_mark")
+    await wait_for(pilot, SelectionHelpScreen)
+    await pilot.pause(0.2)
+
+
 #: Every screen a person or a practitioner sees; the result screen leads with the
-#: recommendation and its chance of being best, the selection screen names COPA's pick.
+#: recommendation and its chance of being best and scrolls to every candidate; ranking
+#: details says who each model is for in words, COPA one level down; each has its own help.
 SCREENS: dict[str, Callable[[Pilot[Any]], Awaitable[None]]] = {
     "start": _show_start,
     "question": _show_question,
     "help": _show_help,
     "review": _show_review,
     "result": to_result,
+    "result-scrolled": _show_result_scrolled,
+    "result-help": _show_result_help,
     "selection": _show_selection,
+    "selection-details": _show_selection_details,
+    "selection-help": _show_selection_help,
 }
 
 

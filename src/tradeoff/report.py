@@ -25,9 +25,15 @@ import numpy as np
 
 from tradeoff import __version__, copa
 from tradeoff.presentation import settled_tradeoff_sentences
-from tradeoff.render import markdown_table
+from tradeoff.render import markdown_table, markdown_text
+from tradeoff.robustness import (
+    CONSENSUS_LEAD,
+    acceptability_sentence,
+    aspect_words,
+    share_words,
+)
 from tradeoff.scenario import Scenario
-from tradeoff.selection import Selection, copa_differs
+from tradeoff.selection import Selection, copa_differs, omega_note
 
 VERSIONS = ("numpy", "pandas", "scipy", "moocore", "matplotlib", "textual")
 
@@ -90,43 +96,50 @@ def alpha_front_figure(selection: Selection, path: Path, alphas: int = 1000) -> 
 
 
 def weights_figure(selection: Selection, path: Path) -> str:
-    """Each stakeholder's weights: per unit with 90% credible intervals, and over the pool.
-
-    Per-unit weights of statistics with small units (per ms, per KB) look like zero even
-    when they decide between models, so the second panel shows COPA's ω for the same person
-    (:func:`tradeoff.ranking.omega_for_metric`: the mapping whose COPA ranking of the pool
-    agrees best with the person's metric).
-    """
+    """Each stakeholder's weights as the tables give them: how much each aspect matters
+    over its whole range (swing weights, in percent) with 90% credible intervals, and COPA's
+    ω for the same person beside them. Every bar carries its value, so a weight of 1% is
+    read, not lost."""
     plt = _plt()
-    names = list(selection.stakeholders[0].names)
-    fig, (ax, ax_pool) = plt.subplots(1, 2, figsize=(9.6, 3.6), sharey=True)
-    n = len(selection.stakeholders)
+    people = selection.stakeholders
+    scenario = selection.scenario
+    names = list(aspect_words(scenario)) if scenario is not None else list(people[0].names)
+    fig, (ax, ax_pool) = plt.subplots(1, 2, figsize=(10.4, 3.9), sharey=True)
+    n = len(people)
     width = 0.8 / n
     x = np.arange(len(names))
-    for k, (s, pick) in enumerate(zip(selection.stakeholders, selection.picks, strict=True)):
-        w = np.array(s.weights)
+    top = 0.0
+    for k, (s, pick) in enumerate(zip(people, selection.picks, strict=True)):
+        w = np.array(s.swing_weights or s.weights)
         pos = x + (k - (n - 1) / 2) * width
-        if s.intervals is not None:
-            iv = np.array(s.intervals)
+        err = None
+        if s.swing_intervals is not None:
+            iv = np.array(s.swing_intervals)
             err = np.vstack((np.maximum(w - iv[:, 0], 0), np.maximum(iv[:, 1] - w, 0)))
-            ax.bar(pos, w, width, yerr=err, capsize=3, label=s.participant)
-        else:
-            ax.bar(pos, w, width, label=s.participant)
-        ax_pool.bar(pos, np.array(pick.weights), width, label=s.participant)
+            top = max(top, float(iv[:, 1].max()))
+        bars = ax.bar(pos, w, width, yerr=err, capsize=3, label=s.participant)
+        ax.bar_label(bars, labels=[f"{v:.0%}" for v in w], fontsize=7, padding=2)
+        omega = np.array(pick.weights)
+        bars = ax_pool.bar(pos, omega, width, label=s.participant)
+        ax_pool.bar_label(bars, labels=[f"{v:.0%}" for v in omega], fontsize=7, padding=2)
+        top = max(top, float(w.max()), float(omega.max()))
+    wrapped = [name.replace(" ", "\n", 1) for name in names]
     for a in (ax, ax_pool):
-        a.set_xticks(x, names)
-        a.set_ylim(0, 1)
-    ax.set_ylabel("normalised weight")
-    ax.set_title("Per unit, with 90% credible intervals", fontsize=10)
-    ax_pool.set_title("COPA weights ω over the pool", fontsize=10)
+        a.set_xticks(x, wrapped, fontsize=8)
+        a.set_ylim(0, min(1.0, top * 1.15 + 0.05))
+        a.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+    ax.set_ylabel("weight")
+    ax.set_title("How much each aspect matters over its whole range\n(90% intervals)", fontsize=9)
+    ax_pool.set_title("COPA's ω (for the practitioner: fitted to the ranking)", fontsize=9)
     ax_pool.legend(fontsize=8)
-    fig.suptitle("Elicited weights")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return (
-        "Elicited weights per stakeholder: per unit with 90% credible intervals (left), and "
-        "times each column's range over the pool, the weights COPA ranks with (right)."
+        "Each stakeholder's weights as in the tables: how much each aspect matters over its "
+        "whole range, with 90% credible intervals (left), and COPA's ω for the same person, "
+        "the weights under which COPA's rank-based score orders the pool like their metric "
+        "(right)."
     )
 
 
@@ -169,6 +182,10 @@ def write_report(
     md += [
         f"Generated {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} by tradeoff {__version__}.",
         "",
+        "## Summary",
+        "",
+        summary(selection),
+        "",
         "## Scenario",
         "",
         scenario.description.strip(),
@@ -188,9 +205,11 @@ def write_report(
         sure = (
             ""
             if rec.probability is None
-            else f" (probability it is the best: {rec.probability:.0%})"
+            else f" (probability it is the best: {share_words(rec.probability)})"
         )
-        md += [f"**Recommended: {rec.name}**{sure}, the model these answers make best."]
+        md += [
+            f"**Recommended: {markdown_text(rec.name)}**{sure}, the model these answers make best."
+        ]
         if rec.trade:
             md += [f"{rec.trade[0].upper()}{rec.trade[1:]}."]
         md += [""]
@@ -209,11 +228,17 @@ def write_report(
         md += [markdown_table(headers, rows), ""]
         md += [
             "The weights say how much each aspect matters over its whole range in the "
-            "scenario (as on the review screen). COPA ω, for the practitioner, is chosen "
-            "so that COPA's ranking of the pool agrees best with this person's metric "
-            "(its pick is theirs; see `tradeoff.ranking.omega_for_metric`).",
+            "scenario (as on the review screen).",
             "",
         ]
+        i = selection.stakeholders.index(s)
+        table = selection.acceptability[i] if selection.acceptability else None
+        shown = [markdown_text(n) for n in pool.names]  # names from a file stay text
+        if table is not None:
+            md += [f"- {acceptability_sentence(table, shown)}"]
+        if selection.changes:
+            md += [f"- {c.sentence(shown)}" for c in selection.changes[i]]
+        md += [""]
         sentences = settled_tradeoff_sentences(scenario, s.weights, s.priors, s.draws)
         md += [f"- {t}" for t in sentences]
         md += [
@@ -252,7 +277,12 @@ def write_report(
         f"picks {selection.average_pick.selected.name}.",
         "",
     ]
-    md += ["## Ranking (averaged ω, COPA p = ∞)", ""]
+    md += [
+        "## For the practitioner: COPA's ranking (averaged ω, p = ∞)",
+        "",
+        markdown_text(omega_note(selection)),
+        "",
+    ]
     cols = pool.columns
     md += [
         markdown_table(
@@ -340,7 +370,8 @@ def _html(md_text: str, out: Path, figures: list[tuple[str, str]], title: str) -
         "font-size:.9rem}td,th{border:1px solid #ccd;padding:.2rem .5rem;text-align:left}"
         "th{background:#eef1f5}blockquote{border-left:4px solid #8ab;margin:.5rem 0;"
         "padding:.2rem .8rem;color:#345}img{max-width:100%}pre{background:#f4f6f8;"
-        "padding:.6rem;overflow:auto}"
+        "padding:.6rem;white-space:pre-wrap;overflow-wrap:anywhere}"
+        "code{overflow-wrap:anywhere}.summary{font-size:1.05rem}"
     )
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
@@ -349,3 +380,73 @@ def _html(md_text: str, out: Path, figures: list[tuple[str, str]], title: str) -
         + body
         + "</body></html>\n"
     )
+
+
+def summary(selection: Selection) -> str:
+    """The report's opening paragraph: the recommendation, how far the people agree, who
+    was left out and why, how sure the pick is and the nearest change that would alter it."""
+    people = selection.stakeholders
+    names = [markdown_text(name) for name in selection.pool.names]  # text, never a link
+    n = selection.pool.n
+    if len(people) == 1:
+        s, rec = people[0], selection.recommendations[0]
+        sure = (
+            ""
+            if rec.probability is None
+            else f", with a {share_words(rec.probability)} chance of being the best"
+        )
+        text = (
+            f"**Recommendation: {names[rec.index]}**, of {n} candidate models, for "
+            f"{markdown_text(s.participant)} "
+            f"({s.answers} answers): the model their answers make best{sure}."
+        )
+        table = selection.acceptability[0] if selection.acceptability else None
+        if table is not None:
+            text += f" {acceptability_sentence(table, names)}"
+        if s.consistency is not None and s.consistency.flagged:
+            text += f" {s.consistency.sentence()}"
+        changes = selection.changes[0] if selection.changes else ()
+    else:
+        picks = [names[r.index] for r in selection.recommendations]
+        agree = (
+            f"all {len(people)} recommend {picks[0]}"
+            if len(set(picks)) == 1
+            else "their answers recommend "
+            + ", ".join(
+                f"{names[r.index]} ({markdown_text(s.participant)})"
+                for s, r in zip(people, selection.recommendations, strict=True)
+            )
+        )
+        text = (
+            f"**Recommendation for the group: {markdown_text(selection.consensus_name)}**, of {n} "
+            f"candidate models. {len(people)} people answered; {agree}. The consensus is "
+            "the model whose largest regret over everyone is smallest: it costs no one "
+            f"more than {selection.consensus_max_regret:.0%} of the spread of their own "
+            "metric over the candidates."
+        )
+        if selection.consensus_acceptability is not None:
+            text += " " + acceptability_sentence(
+                selection.consensus_acceptability, names, lead=CONSENSUS_LEAD
+            )
+        changes = selection.consensus_changes
+    flagged = [s for s in people if s.consistency is not None and s.consistency.flagged]
+    if selection.excluded:
+        text += (
+            f" Left out of the consensus: {markdown_text(', '.join(selection.excluded))}, whose "
+            "answers "
+            "failed the consistency check."
+        )
+    elif len(people) > 1:
+        text += " Nobody was left out" + (
+            f" (answers flagged as inconsistent, but counted: "
+            f"{markdown_text(', '.join(s.participant for s in flagged))})."
+            if flagged
+            else "."
+        )
+    near = sorted(
+        (c for c in changes if c.nearest() is not None),
+        key=lambda c: abs(math.log(c.nearest()[0])),  # type: ignore[index]
+    )
+    if near:
+        text += f" What would change it: {near[0].sentence(names)}"
+    return text

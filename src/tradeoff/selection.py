@@ -29,6 +29,14 @@ from tradeoff.ranking import (
     rank_pool,
     recommend,
 )
+from tradeoff.robustness import (
+    WeightChange,
+    aspect_words,
+    consensus_acceptability,
+    consensus_changes,
+    rank_acceptability,
+    weight_changes,
+)
 from tradeoff.scenario import Scenario
 
 FloatArray = NDArray[np.float64]
@@ -105,6 +113,32 @@ class Selection:
     average_pick: RankOutcome
     pool: Pool = field(repr=False)
     scenario: Scenario | None = field(default=None, repr=False)
+    #: Per stakeholder: P(rank = 1, 2, 3) of every model over their posterior draws
+    #: (models × 3; ``None`` for a point estimate), and for each weight the smallest change
+    #: that makes another model their recommendation (:mod:`tradeoff.robustness`).
+    acceptability: list[FloatArray | None] = field(default_factory=list, repr=False)
+    changes: list[tuple[WeightChange, ...]] = field(default_factory=list, repr=False)
+    #: The same for the consensus (several stakeholders; acceptability when all have draws).
+    consensus_acceptability: FloatArray | None = field(default=None, repr=False)
+    consensus_changes: tuple[WeightChange, ...] = ()
+    #: The participants left out of the consensus (their answers flagged as inconsistent).
+    excluded: tuple[str, ...] = ()
+
+    def top_acceptability(self, table: FloatArray | None, limit: int = 5) -> list[dict[str, Any]]:
+        """The models most often first (then second, third) in ``table``, as JSON rows."""
+        if table is None:
+            return []
+        order = np.lexsort(
+            (np.arange(len(table)), *(-table[:, r] for r in reversed(range(table.shape[1]))))
+        )
+        return [
+            {
+                "name": self.pool.names[m],
+                **{f"p_rank_{r + 1}": float(table[m, r]) for r in range(table.shape[1])},
+            }
+            for m in order[:limit]
+            if table[m].any()
+        ]
 
     def rows(self) -> list[tuple[Stakeholder, Recommendation, RankOutcome, str]]:
         """Per stakeholder: who, the recommendation, COPA's pick, the point estimate's pick."""
@@ -137,8 +171,15 @@ class Selection:
                     "linear_selected": lin,
                     "omega": list(pick.weights),
                     "explanation": pick.explanation,
+                    "rank_acceptability": self.top_acceptability(table, self.pool.n),
+                    "what_would_change_the_pick": [c.to_dict(self.pool.names) for c in changes],
                 }
-                for s, rec, pick, lin in self.rows()
+                for (s, rec, pick, lin), table, changes in zip(
+                    self.rows(),
+                    self.acceptability or [None] * len(self.stakeholders),
+                    self.changes or [()] * len(self.stakeholders),
+                    strict=True,
+                )
             ],
             "regret": self.regret,
             "regret_rows": "stakeholder whose metric is used",
@@ -148,6 +189,13 @@ class Selection:
                 "name": self.consensus_name,
                 "max_regret": self.consensus_max_regret,
                 "average_omega_pick": self.average_pick.selected.name,
+                "rank_acceptability": self.top_acceptability(
+                    self.consensus_acceptability, self.pool.n
+                ),
+                "excluded": list(self.excluded),
+                "what_would_change_it": [
+                    c.to_dict(self.pool.names) for c in self.consensus_changes
+                ],
             },
             "ranking": [r.to_dict() for r in self.average_pick.ranking],
         }
@@ -224,6 +272,29 @@ def select_for_stakeholders(
     per_model = np.array([[_relative_regret(psis[i], m) for m in range(pool.n)] for i in counted])
     worst, total = per_model.max(axis=0), per_model.sum(axis=0)
     best = int(np.lexsort((np.arange(pool.n), total, worst))[0])
+    aspects = aspect_words(scenario)
+    acceptability = [
+        None if s.draws is None else rank_acceptability(s.draws, vectors[s.priors])
+        for s in stakeholders
+    ]
+    means = [
+        np.asarray(s.weights) if s.draws is None else np.asarray(s.draws).mean(axis=0)
+        for s in stakeholders
+    ]
+    changes = [
+        weight_changes(w, vectors[s.priors], aspects)
+        for s, w in zip(stakeholders, means, strict=True)
+    ]
+    group_table: FloatArray | None = None
+    group_changes: tuple[WeightChange, ...] = ()
+    if len(counted) > 1:
+        people = [stakeholders[i] for i in counted]
+        group_vectors = [vectors[s.priors] for s in people]
+        if all(s.draws is not None for s in people):
+            group_table = consensus_acceptability(
+                [np.asarray(s.draws) for s in people], group_vectors
+            )
+        group_changes = consensus_changes([means[i] for i in counted], group_vectors, aspects)
     average = np.mean(np.array(omegas), axis=0)
     average_pick = rank_pool(pool, weights=tuple(float(x) for x in average), p=p, top=top)
     return Selection(
@@ -244,4 +315,98 @@ def select_for_stakeholders(
         average_pick=average_pick,
         pool=pool,
         scenario=scenario,
+        acceptability=acceptability,
+        changes=changes,
+        consensus_acceptability=group_table,
+        consensus_changes=group_changes,
+        excluded=tuple(s.participant for i, s in enumerate(stakeholders) if i not in set(counted)),
+    )
+
+
+def _nearest_changes(
+    changes: Sequence[WeightChange], names: Sequence[str], limit: int
+) -> list[str]:
+    """The ``limit`` weight changes closest to the present weights, in words."""
+    near = [c for c in changes if c.nearest() is not None]
+    near.sort(key=lambda c: abs(math.log(c.nearest()[0])))  # type: ignore[index]
+    if not near:
+        return ["No change of one weight within a factor of 100 alters the pick."]
+    return [c.sentence(names) for c in near[:limit]]
+
+
+def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
+    """Who each model is for and why, in the people's words and units: each person's
+    recommendation with its chance of being best and the runner-up trade, how sure that is
+    (rank acceptability) and the nearest changes of a weight that would alter it; then the
+    consensus for a group. The first view of ranking details and the report's summary."""
+    from tradeoff.robustness import CONSENSUS_LEAD, acceptability_sentence, share_words
+
+    names = selection.pool.names
+    lines = []
+    for i, (s, rec, _, _) in enumerate(selection.rows()):
+        sure = (
+            ""
+            if rec.probability is None
+            else f" ({share_words(rec.probability)} chance it is the best)"
+        )
+        line = f"For {s.participant}: {rec.name}, the model their answers make best{sure}."
+        if rec.trade:
+            line += f" {rec.trade[0].upper()}{rec.trade[1:]}."
+        if s.consistency is not None and s.consistency.flagged:
+            line += f" {s.consistency.sentence()}"
+        lines.append(line)
+        table = selection.acceptability[i] if selection.acceptability else None
+        if table is not None:
+            lines.append(f"  {acceptability_sentence(table, names)}")
+        if selection.changes:
+            lines += [f"  {t}" for t in _nearest_changes(selection.changes[i], names, changes)]
+    if len(selection.stakeholders) > 1:
+        lines.append(
+            f"For the group: {selection.consensus_name}, the model whose largest regret over "
+            f"everyone is smallest ({selection.consensus_max_regret:.0%} of the spread of "
+            "someone's own metric over the pool)."
+        )
+        if selection.consensus_acceptability is not None:
+            lines.append(
+                "  "
+                + acceptability_sentence(
+                    selection.consensus_acceptability, names, lead=CONSENSUS_LEAD
+                )
+            )
+        if selection.consensus_changes:
+            lines += [
+                f"  {t.rstrip('.')} (that weight changed for everyone)."
+                for t in _nearest_changes(selection.consensus_changes, names, changes)
+            ]
+    return lines
+
+
+def omega_note(selection: Selection, gap: float = 0.15) -> str:
+    """One sentence on COPA's ω for the practitioner, naming the aspects where ω looks
+    unlike a person's own weights (over each aspect's whole range) by more than ``gap``."""
+    base = (
+        "COPA scores a model by its rank among the candidates on each aspect (top-%), not by "
+        "amounts, so ω is not what anyone values: it is the set of weights under which that "
+        "rank-based score orders the pool most like the person's own metric"
+    )
+    if selection.scenario is None:
+        return base + "."
+    from tradeoff.robustness import aspect_words
+
+    aspects = aspect_words(selection.scenario)
+    unlike = []
+    for s, pick in zip(selection.stakeholders, selection.picks, strict=True):
+        own = s.swing_weights or s.weights
+        for j, aspect in enumerate(aspects):
+            if abs(pick.weights[j] - own[j]) > gap:
+                unlike.append(
+                    f"for {s.participant}, ω gives {aspect} {pick.weights[j]:.0%} where their "
+                    f"weight is {own[j]:.0%}"
+                )
+    if not unlike:
+        return base + "."
+    return (
+        f"{base}. So {'; '.join(unlike[:3])}: ω is fitted to the person's order of the "
+        "models, not read off their weights, so an aspect whose ranks happen to track that "
+        "order gets more ω and one that barely moves the pick can get less."
     )

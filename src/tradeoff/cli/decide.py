@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,6 +14,7 @@ from tradeoff.cli.common import UsageError, emit, parse_p, say
 
 if TYPE_CHECKING:
     from tradeoff.decide import Decision
+    from tradeoff.pool.tracking import RecordedDecision
     from tradeoff.selection import Selection
 
 #: Suffixes of pool files: a session argument with one of these was meant as the pool.
@@ -62,10 +64,12 @@ def decision(args: argparse.Namespace) -> Decision:
 
 def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
+    from tradeoff.robustness import CONSENSUS_LEAD, acceptability_sentence
     from tradeoff.selection import copa_differs
 
+    names = chosen.pool.names
     lines = []
-    for s, rec, pick, _ in chosen.rows():
+    for i, (s, rec, pick, _) in enumerate(chosen.rows()):
         sure = (
             ""
             if rec.probability is None
@@ -74,6 +78,12 @@ def format_selection(chosen: Selection) -> str:
         lines += [f"{s.participant}: recommended {rec.name}{sure}"]
         if rec.trade:
             lines.append(f"  {rec.trade[0].upper()}{rec.trade[1:]}.")
+        table = chosen.acceptability[i] if chosen.acceptability else None
+        if table is not None:
+            lines.append(f"  {acceptability_sentence(table, names)}")
+        if chosen.changes:
+            lines.append("  What would change the pick:")
+            lines += [f"    {c.sentence(names)}" for c in chosen.changes[i]]
         if s.consistency is not None and s.consistency.flagged:
             lines.append(f"  {s.consistency.sentence()}")
         swing = s.swing_weights or s.weights
@@ -82,13 +92,13 @@ def format_selection(chosen: Selection) -> str:
         if pick.selected.name != rec.name:
             lines.append(f"  {copa_differs(chosen, rec, pick)}")
             lines.append(f"    ({pick.explanation})")
-    names = [s.participant for s in chosen.stakeholders]
-    if len(names) > 1:
-        first = max(len(n) for n in names) + 2
-        cells = [max(len(n), 5) + 2 for n in names]
+    people = [s.participant for s in chosen.stakeholders]
+    if len(people) > 1:
+        first = max(len(n) for n in people) + 2
+        cells = [max(len(n), 5) + 2 for n in people]
         lines += ["", "regret (row: whose metric; column: whose recommendation)"]
-        lines.append(" " * first + "".join(f"{n:>{w}}" for n, w in zip(names, cells, strict=True)))
-        for n, row in zip(names, chosen.regret, strict=True):
+        lines.append(" " * first + "".join(f"{n:>{w}}" for n, w in zip(people, cells, strict=True)))
+        for n, row in zip(people, chosen.regret, strict=True):
             values = "".join(f"{r:>{w}.3f}" for r, w in zip(row, cells, strict=True))
             lines.append(f"{n:<{first}}" + values)
     lines += [
@@ -97,20 +107,122 @@ def format_selection(chosen: Selection) -> str:
         f"{chosen.consensus_max_regret:.3f}; rule: {chosen.consensus_rule})",
         f"COPA with the averaged ω picks: {chosen.average_pick.selected.name}",
     ]
+    if chosen.consensus_acceptability is not None:
+        lines.append(
+            acceptability_sentence(chosen.consensus_acceptability, names, lead=CONSENSUS_LEAD)
+        )
+    if chosen.consensus_changes:
+        lines.append("What would change the consensus (that weight of everyone):")
+        lines += [f"  {c.sentence(names)}" for c in chosen.consensus_changes]
     return "\n".join(lines)
 
 
+def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
+    """The row of the model decided on (one person's recommendation, or the group's
+    consensus) and the tags written on its MLflow version."""
+    import json
+    import math
+
+    selection = chosen.selection
+    people = selection.stakeholders
+    if len(people) == 1:
+        index = selection.recommendations[0].index
+        p_best = selection.recommendations[0].probability
+        tags = {
+            "tradeoff.rule": "the recommendation: the model of highest expected value in the "
+            "person's own metric over their posterior",
+            "tradeoff.p_best": "none (point estimate)" if p_best is None else f"{p_best:.4f}",
+        }
+    else:
+        index = chosen.pool.names.index(selection.consensus_name)
+        tags = {
+            "tradeoff.rule": "consensus: " + selection.consensus_rule,
+            "tradeoff.p_best": json.dumps(
+                {
+                    s.participant: None if r.p_best is None else round(r.p_best[index], 4)
+                    for s, r in zip(people, selection.recommendations, strict=True)
+                }
+            ),
+            "tradeoff.max_regret": f"{selection.consensus_max_regret:.4f}",
+        }
+    table = (
+        selection.acceptability[0]
+        if len(people) == 1 and selection.acceptability
+        else selection.consensus_acceptability
+    )
+    if table is not None:
+        tags["tradeoff.p_rank_1_2_3"] = ", ".join(f"{p:.4f}" for p in table[index])
+    changes = (
+        selection.changes[0]
+        if len(people) == 1 and selection.changes
+        else selection.consensus_changes
+    )
+    near = [c for c in changes if c.nearest() is not None]
+    if near:
+        nearest = min(near, key=lambda c: abs(math.log(c.nearest()[0])))  # type: ignore[index]
+        tags["tradeoff.what_would_change"] = nearest.sentence(chosen.pool.names)
+    tags |= {
+        "tradeoff.recommended": chosen.pool.names[index],
+        "tradeoff.scenario": chosen.scenario.id,
+        "tradeoff.participants": ", ".join(s.participant for s in people),
+        "tradeoff.sessions": ", ".join(Path(s.path).name for s in people),
+        "tradeoff.answers": ", ".join(str(s.answers) for s in people),
+    }
+    return index, tags
+
+
+def record_in_mlflow(chosen: Decision, args: argparse.Namespace) -> RecordedDecision:
+    """``select --mlflow-model``: the alias on the decided model's version, its tags, and
+    the report attached to its run."""
+    import shlex
+    import tempfile
+
+    from tradeoff.pool.tracking import record_decision
+    from tradeoff.report import write_report as write
+
+    index, tags = decision_tags(chosen)
+    row = {str(k): v for k, v in chosen.pool.frame.iloc[index].to_dict().items()}
+    with tempfile.TemporaryDirectory(prefix="tradeoff-report-") as folder:
+        command = "tradeoff " + " ".join(shlex.quote(a) for a in args.argv)
+        html_path, md_path = write(chosen.selection, chosen.scenario, folder, command=command)
+        written = record_decision(
+            args.mlflow_model,
+            row,
+            tracking_uri=args.mlflow_tracking_uri,
+            alias=args.alias,
+            tags=tags,
+            artifacts=[html_path, md_path],
+            source=chosen.pool_path,
+        )
+    return written
+
+
 def cmd_select(args: argparse.Namespace) -> int:
+    if args.alias is not None and not args.mlflow_model:
+        raise UsageError("--alias needs --mlflow-model NAME (nothing is written without it)")
+    if args.mlflow_tracking_uri is not None and not args.mlflow_model:
+        raise UsageError("--mlflow-tracking-uri needs --mlflow-model NAME")
     chosen = decision(args)
     if args.tui:
         from tradeoff.tui.select import run_selection_app
 
         run_selection_app(chosen.selection, chosen.scenario)
         return 0
+    written = None
+    if args.mlflow_model:
+        args.alias = args.alias or "champion"
+        written = record_in_mlflow(chosen, args)
     if args.json:
-        emit(chosen.to_dict())
+        emit(chosen.to_dict() | ({"mlflow": asdict(written)} if written is not None else {}))
     else:
         say(format_selection(chosen.selection))
+        if written is not None:
+            say(
+                f"\nMLflow: alias {written.alias!r} set on {written.model} version "
+                f"{written.version} ({written.tags['tradeoff.recommended']}), with "
+                f"{len(written.tags)} tags (tradeoff.*) and the report attached to its run "
+                "under tradeoff-decision/."
+            )
     return 0
 
 

@@ -12,6 +12,7 @@ from tradeoff import __version__
 from tradeoff.cli.app import cmd_default, cmd_elicit, cmd_serve, cmd_session_show
 from tradeoff.cli.decide import cmd_report, cmd_select
 from tradeoff.cli.judge import cmd_compare, cmd_gap
+from tradeoff.cli.pool import add_pool_commands
 from tradeoff.cli.rank import cmd_rank
 from tradeoff.cli.scenarios import cmd_bench, cmd_scenario_check, cmd_scenario_list, cmd_simulate
 from tradeoff.cli.study import cmd_study_create, cmd_study_report, cmd_study_status
@@ -165,6 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print one JSON document")
     sim.set_defaults(func=cmd_simulate)
 
+    add_pool_commands(sub)
+
     rk = sub.add_parser("rank", help="rank a candidate pool with COPA or a baseline")
     rk.add_argument("pool", help="CSV or Parquet file, one row per model")
     rk.add_argument(
@@ -233,6 +236,17 @@ def build_parser() -> argparse.ArgumentParser:
     sel = sub.add_parser("select", help="from sessions and a pool to a decision")
     selection_arguments(sel)
     sel.add_argument("--tui", action="store_true", help="open the selection screen")
+    sel.add_argument(
+        "--mlflow-model",
+        metavar="NAME",
+        help="write the decision to this MLflow registered model: an alias on the decided "
+        "version, tags (P(best), sessions) and the report attached to its run (the pool "
+        "comes from tradeoff pool from-mlflow); nothing is written without it",
+    )
+    sel.add_argument("--alias", help="the alias to set (default: champion)")
+    sel.add_argument(
+        "--mlflow-tracking-uri", metavar="URI", help="MLflow's store (default: MLFLOW_TRACKING_URI)"
+    )
     sel.set_defaults(func=cmd_select)
 
     rep = sub.add_parser("report", help="write an HTML and Markdown decision report")

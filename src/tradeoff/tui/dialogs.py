@@ -67,6 +67,41 @@ class ReviewHelpScreen(HelpScreen):
     )
 
 
+class ResultHelpScreen(HelpScreen):
+    """What the result screen shows."""
+
+    HEADING = "What this screen shows"
+    BODY = (
+        "Every candidate model, the one your answers make best first. Counts are per "
+        "1,000 cases of each kind; the other columns are in their own units. 'Chance best' "
+        "is how likely each model is the best for you, given your answers.\n\n"
+        "  ↑ ↓ PgUp PgDn  scroll through every candidate\n"
+        "  e              ranking details (for the team)\n"
+        "  q or Done      finish (your answers are saved)\n"
+        "  ?              this help"
+    )
+
+
+class SelectionHelpScreen(HelpScreen):
+    """What ranking details shows and what each key does."""
+
+    HEADING = "Ranking details"
+    BODY = (
+        "For each person, the model their answers make best, how likely it is the best "
+        "(over the weights their answers allow), and the smallest change of one weight "
+        "that would make another model best. For a group, the consensus: the model whose "
+        "largest regret over everyone is smallest. The table lists the candidates in that "
+        "order; the plot shows two aspects, the Pareto front and the pick.\n\n"
+        "  x        plot other aspects\n"
+        "  d        COPA's ranking for the practitioner (top-%, ω, p), and back\n"
+        "  p        change COPA's p (1, 2, ∞)\n"
+        "  o + -    put weight α on one aspect and move it\n"
+        "  w        back to the ω fitted to the people\n"
+        "  q        close\n"
+        "  ?        this help"
+    )
+
+
 class ConfirmScreen(ModalScreen[bool]):
     """A yes/no question."""
 

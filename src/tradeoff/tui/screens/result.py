@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Label, Static
 
@@ -17,7 +17,7 @@ from tradeoff.errors import InputError
 from tradeoff.presentation import aspect_cell, aspect_header, table_legend
 from tradeoff.session import Recorder
 from tradeoff.tui.common import Farewell
-from tradeoff.tui.dialogs import HelpScreen
+from tradeoff.tui.dialogs import ResultHelpScreen
 
 if TYPE_CHECKING:
     from tradeoff.decide import Decision
@@ -30,6 +30,11 @@ class ResultScreen(Screen[None]):
         Binding("e", "explore", "Ranking details", id="explore"),
         Binding("question_mark", "help", "Help", id="result-help"),
         Binding("q", "done", "Done", id="done"),
+        # Every candidate, scrolled from anywhere on the screen.
+        Binding("down", "scroll_table('down')", "", show=False),
+        Binding("up", "scroll_table('up')", "", show=False),
+        Binding("pagedown", "scroll_table('page_down')", "", show=False),
+        Binding("pageup", "scroll_table('page_up')", "", show=False),
     ]
 
     def __init__(self, recorder: Recorder) -> None:
@@ -42,7 +47,7 @@ class ResultScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Label("The models that fit what you value", id="title")
-        with VerticalScroll(id="result-body"):
+        with Vertical(id="result-body"):
             yield Static("Comparing the candidate models with your answers…", id="result-recommend")
             yield Static("", id="result-status", classes="muted")
             yield DataTable(id="result-table", cursor_type="row", header_height=2)
@@ -52,8 +57,12 @@ class ResultScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#done-button", Button).focus()
+        self.query_one("#done-button", Button).focus(scroll_visible=False)
         self.rank()
+
+    def action_scroll_table(self, how: str) -> None:
+        table = self.query_one("#result-table", DataTable)
+        getattr(table, f"action_scroll_{how}" if how in ("up", "down") else f"action_{how}")()
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def rank(self) -> None:
@@ -102,7 +111,7 @@ class ResultScreen(Screen[None]):
             name = Text(pool.names[i], style="bold") if i == advice.index else pool.names[i]
             table.add_row(name, *cells, *best)
         self.query_one("#result-status", Static).update(
-            f"\nAll {pool.n} candidates, best for you first. {table_legend(s)}"
+            f"\nAll {pool.n} candidates, best for you first (↑ ↓ to scroll). {table_legend(s)}"
             + (
                 " Chance best: how likely each is the best for you, given your answers."
                 if chance
@@ -111,7 +120,7 @@ class ResultScreen(Screen[None]):
         )
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        self.app.push_screen(ResultHelpScreen())
 
     def action_done(self) -> None:
         self._done()

@@ -123,7 +123,9 @@ class ReviewScreen(Screen[None]):
         return Text(check.sentence(), style="bold red" if check.flagged else "")
 
     def on_mount(self) -> None:
-        self.query_one("#confirm-button", Button).focus()
+        # Focused without scrolling to it: the screen opens at its top (the title and why
+        # the questions stopped), the keys work from anywhere.
+        self.query_one("#confirm-button", Button).focus(scroll_visible=False)
 
     def action_help(self) -> None:
         self.app.push_screen(ReviewHelpScreen())

@@ -91,7 +91,7 @@ class StartScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._load(self.settings.scenario)
-        self.query_one("#participant", Input).focus()
+        self.query_one("#participant", Input).focus(scroll_visible=False)  # open at the top
 
     def _load(self, path: Path) -> None:
         error = self.query_one("#start-error", Static)
@@ -190,7 +190,7 @@ class StudyStartScreen(Screen[None]):
             self.query_one("#start-error", Static).update(exc.message())
             return
         describe(self, self.loaded, self.settings.overrides)
-        self.query_one("#code", Input).focus()
+        self.query_one("#code", Input).focus(scroll_visible=False)  # open at the top
 
     @on(Input.Submitted, "#code")
     @on(Button.Pressed, "#start")

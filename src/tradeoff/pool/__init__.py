@@ -328,3 +328,26 @@ def load_pool(
         rows=np.asarray(table.index, dtype=np.int64),
         warnings=warnings,
     )
+
+
+# Measuring pools (scikit-learn is imported only when something is measured).
+from tradeoff.pool.measuring import (  # noqa: E402
+    Dataset,
+    Measured,
+    load_dataset,
+    load_estimators,
+    measure,
+)
+
+__all__ = [
+    "Dataset",
+    "Measured",
+    "Objective",
+    "Pool",
+    "condition_mask",
+    "load_dataset",
+    "load_estimators",
+    "load_pool",
+    "measure",
+    "read_table",
+]

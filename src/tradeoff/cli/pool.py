@@ -1,0 +1,147 @@
+"""``tradeoff pool from-sklearn`` and ``tradeoff pool from-mlflow``: a candidate pool from
+where the models live. The work is :func:`tradeoff.pool.measure` and
+:func:`tradeoff.pool.tracking.from_mlflow`."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from tradeoff.cli.common import UsageError, emit, say, writable_file
+
+if TYPE_CHECKING:
+    from tradeoff.pool import Measured
+
+
+def _written(args: argparse.Namespace, measured: Measured, what: str) -> int:
+    table, side = measured.write(args.out)
+    frame = measured.frame
+    if args.json:
+        emit(
+            {
+                "pool": str(table),
+                "provenance": str(side),
+                "models": frame["model"].tolist(),
+                "columns": [str(c) for c in frame.columns],
+            }
+        )
+    else:
+        say(f"{what}: {len(frame)} models into {table} (provenance: {side})")
+        say(frame.to_string(index=False, max_rows=40))
+    return 0
+
+
+def cmd_pool_sklearn(args: argparse.Namespace) -> int:
+    from tradeoff.pool import load_dataset, load_estimators, measure
+
+    writable_file(args.out, "--out")
+    if args.folds is not None and args.test_size is not None:
+        raise UsageError("give --folds or --test-size, not both")
+    estimators = load_estimators(args.estimators)
+    dataset = load_dataset(args.dataset, args.target)
+    measured = measure(
+        estimators,
+        dataset,
+        folds=args.folds or 5,
+        test_size=args.test_size,
+        seed=args.seed,
+        latency_repeats=args.latency_repeats,
+    )
+    measured.provenance["command"] = "tradeoff " + " ".join(args.argv)
+    return _written(args, measured, "measured")
+
+
+def cmd_pool_mlflow(args: argparse.Namespace) -> int:
+    from tradeoff.pool.tracking import from_mlflow, parse_mapping
+
+    writable_file(args.out, "--out")
+    scenario = None
+    if args.scenario:
+        from tradeoff.scenario import load_scenario
+
+        scenario = load_scenario(args.scenario).scenario
+    elif not args.map:
+        raise UsageError("map at least one column (--map NAME=metrics.KEY), or give --scenario")
+    measured = from_mlflow(
+        parse_mapping(args.map or []),
+        tracking_uri=args.tracking_uri,
+        experiment=args.experiment,
+        registered_model=args.registered_model,
+        scenario=scenario,
+        name=args.name,
+        skip_incomplete=args.skip_incomplete,
+    )
+    measured.provenance["command"] = "tradeoff " + " ".join(args.argv)
+    return _written(args, measured, "read from MLflow")
+
+
+def add_pool_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tradeoff pool ...``: the parser entries."""
+    pl = sub.add_parser("pool", help="make a candidate pool from scikit-learn models or MLflow")
+    pl_sub = pl.add_subparsers(title="pool commands", metavar="ACTION", required=True)
+    sk = pl_sub.add_parser(
+        "from-sklearn",
+        help="measure scikit-learn estimators on a dataset: recall per class, latency, size",
+    )
+    sk.add_argument(
+        "--estimators",
+        required=True,
+        metavar="FILE.py|MODULE|FILE.pkl",
+        help="a Python file or module defining ESTIMATORS (a list, or a dict name → "
+        "estimator; FILE.py:NAME for another name), or a pickled list or dict (your own "
+        "files only: unpickling runs code)",
+    )
+    sk.add_argument(
+        "--dataset",
+        required=True,
+        metavar="FILE|NAME",
+        help="a CSV or Parquet file of cases (with --target), or one of scikit-learn's "
+        "bundled datasets: breast_cancer, iris, wine, digits",
+    )
+    sk.add_argument("--target", metavar="COL", help="the column of each case's class")
+    sk.add_argument("--folds", type=int, help="cross-validation folds for recall (default 5)")
+    sk.add_argument(
+        "--test-size",
+        type=float,
+        metavar="SHARE",
+        help="instead of cross-validation, hold out this share of the cases",
+    )
+    sk.add_argument("--seed", type=int, default=0, help="seed of the folds or split")
+    sk.add_argument("--latency-repeats", type=int, default=60, help="single-case predictions timed")
+    sk.add_argument("--out", required=True, help="the pool file to write (CSV or .parquet)")
+    sk.add_argument("--json", action="store_true", help="print one JSON document")
+    sk.set_defaults(func=cmd_pool_sklearn)
+
+    ml = pl_sub.add_parser(
+        "from-mlflow", help="the runs of an experiment, or a registered model's versions"
+    )
+    src = ml.add_mutually_exclusive_group(required=True)
+    src.add_argument("--experiment", metavar="NAME", help="one row per run")
+    src.add_argument("--registered-model", metavar="NAME", help="one row per version")
+    ml.add_argument(
+        "--tracking-uri", metavar="URI", help="MLflow's store (default: MLFLOW_TRACKING_URI)"
+    )
+    ml.add_argument(
+        "--map",
+        action="append",
+        metavar="NAME=metrics.KEY",
+        help="a pool column (or, with --scenario, a class or attribute) from a run's "
+        "metrics.KEY, params.KEY or tags.KEY (repeat)",
+    )
+    ml.add_argument(
+        "--scenario",
+        help="write the columns the scenario's [pool] names; classes and attributes not "
+        "mapped are read from metrics of their column's name",
+    )
+    ml.add_argument(
+        "--name",
+        default="run_name",
+        metavar="run_name|params.KEY|tags.KEY",
+        help="each run's model name (default: the run name)",
+    )
+    ml.add_argument(
+        "--skip-incomplete", action="store_true", help="leave out runs that lack a value"
+    )
+    ml.add_argument("--out", required=True, help="the pool file to write (CSV or .parquet)")
+    ml.add_argument("--json", action="store_true", help="print one JSON document")
+    ml.set_defaults(func=cmd_pool_mlflow)

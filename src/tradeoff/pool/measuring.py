@@ -1,0 +1,437 @@
+"""Pools measured from scikit-learn estimators: :func:`measure`.
+
+Given estimators and a dataset, every estimator is measured the same way: recall of every
+class from cross-validated predictions (each case predicted by the fold model that did not
+see it; stratified folds, shuffled with the given seed), or on a stratified hold-out split
+when ``test_size`` is given; the median time to predict one case; and the size of the fitted
+model, pickled. The result is a pool table in the format :func:`tradeoff.pool.load_pool`
+reads (one row per model, a ``model`` column, ``recall_<class>`` columns, ``accuracy``,
+``latency_ms``, ``size_kb``) and its provenance (dataset, split, seed, machine, library
+versions, each estimator's parameters), written as ``<pool>.provenance.json`` beside it.
+
+Recall is reproducible from the seed; latency and size are measurements of the machine
+and library versions named in the provenance.
+
+scikit-learn is an optional dependency (``pip install 'tradeoff[sklearn]'``); it is imported
+only when something is measured, and its absence is an :class:`~tradeoff.errors.InputError`
+that says how to install it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import pickle
+import platform
+import re
+import statistics
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from tradeoff.errors import InputError
+
+__all__ = [
+    "SHIPPED_DATASETS",
+    "Dataset",
+    "Measured",
+    "class_column",
+    "load_dataset",
+    "load_estimators",
+    "measure",
+]
+
+#: scikit-learn's bundled datasets that need no download, by the names ``--dataset`` takes.
+SHIPPED_DATASETS = ("breast_cancer", "iris", "wine", "digits")
+
+#: The attribute a module of estimators is read from when none is named.
+ESTIMATOR_ATTRIBUTES = ("ESTIMATORS", "estimators", "MODELS", "models")
+
+INSTALL = "install the extra: pip install 'tradeoff[sklearn]'"
+
+
+def _sklearn(source: str) -> Any:
+    try:
+        import sklearn
+    except ImportError:
+        raise InputError.single(
+            source, "", "measuring a pool needs scikit-learn, which is not installed.", INSTALL
+        ) from None
+    return sklearn
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Features ``x`` (cases × features), labels ``y``, the class name of each label (in the
+    order the recall columns take) and where the data came from."""
+
+    x: NDArray[np.float64]
+    y: NDArray[Any]
+    classes: dict[Any, str]
+    description: str
+    source: str = ""
+
+
+def class_column(name: str) -> str:
+    """The pool column of a class's recall: ``recall_`` and the name in lower case, each run
+    of other characters than letters and digits an underscore.
+
+    >>> class_column("Malignant lump")
+    'recall_malignant_lump'
+    """
+    return "recall_" + (re.sub(r"[^0-9a-z]+", "_", name.lower()).strip("_") or "class")
+
+
+def load_dataset(spec: str, target: str | None = None) -> Dataset:
+    """A dataset by name or file.
+
+    ``spec`` is one of scikit-learn's bundled datasets (:data:`SHIPPED_DATASETS`, also as
+    ``load_breast_cancer`` or ``sklearn:breast_cancer``), whose class names are its
+    ``target_names``; or a CSV or Parquet file with a ``target`` column holding each case's
+    class (every other column is a numeric feature).
+
+    Raises
+    ------
+    InputError
+        An unknown name, a missing file or target column, or a feature that is not a number
+        (naming the column and the first row).
+    """
+    name = spec.removeprefix("sklearn:").removeprefix("load_")
+    if name in SHIPPED_DATASETS and not Path(spec).is_file():
+        _sklearn(spec)
+        datasets = importlib.import_module("sklearn.datasets")
+        bunch = getattr(datasets, f"load_{name}")()
+        labels = np.unique(bunch.target)
+        names = [str(n) for n in bunch.target_names]
+        return Dataset(
+            np.asarray(bunch.data, dtype=np.float64),
+            np.asarray(bunch.target),
+            {label.item(): names[int(label)] for label in labels},
+            f"scikit-learn load_{name}",
+            f"sklearn:{name}",
+        )
+    path = Path(spec)
+    if not path.is_file():
+        raise InputError.single(
+            spec,
+            "",
+            "is neither a file nor one of scikit-learn's bundled datasets.",
+            f"give a CSV file with a --target column, or one of {', '.join(SHIPPED_DATASETS)}.",
+        )
+    from tradeoff.pool import read_table
+
+    frame = read_table(path)
+    if target is None:
+        raise InputError.single(
+            path, "", "no target column named.", "name the column of each case's class: --target."
+        )
+    if target not in frame.columns:
+        raise InputError.single(
+            path,
+            f"column {target!r}",
+            "the target column is not in the file.",
+            f"the columns are {', '.join(repr(str(c)) for c in frame.columns[:12])}.",
+        )
+    y = frame[target]
+    if y.isna().any():
+        row = int(np.flatnonzero(y.isna().to_numpy())[0]) + 1
+        raise InputError.single(
+            path, f"row {row}, column {target!r}", "the class is missing.", "give every case one."
+        )
+    features = frame.drop(columns=[target])
+    for column in features.columns:
+        values = pd.to_numeric(features[column], errors="coerce")
+        bad = values.isna().to_numpy()
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0]) + 1
+            raise InputError.single(
+                path,
+                f"row {row}, column {column!r}",
+                f"the feature is not a number ({features[column].iloc[row - 1]!r}).",
+                "encode it as numbers, or drop the column.",
+            )
+        features[column] = values
+    classes = sorted(y.unique().tolist(), key=str)
+    return Dataset(
+        features.to_numpy(dtype=np.float64),
+        y.to_numpy(),
+        {label: str(label) for label in classes},
+        f"{path.name}, target column {target!r}",
+        str(path),
+    )
+
+
+def _estimator_name(est: Any) -> str:
+    last = est.steps[-1][1] if hasattr(est, "steps") else est
+    inner = getattr(last, "estimator", None)  # a wrapper: name what it wraps
+    return type(inner if inner is not None and hasattr(last, "threshold") else last).__name__
+
+
+def _named(found: Any, source: str) -> dict[str, Any]:
+    if isinstance(found, Mapping):
+        out = {str(k): v for k, v in found.items()}
+    elif isinstance(found, list | tuple):
+        kinds = [_estimator_name(est) for est in found]
+        total = {k: kinds.count(k) for k in kinds}
+        seen: dict[str, int] = {}
+        out = {}
+        for kind, est in zip(kinds, found, strict=True):
+            seen[kind] = seen.get(kind, 0) + 1
+            out[kind if total[kind] == 1 else f"{kind}-{seen[kind]}"] = est
+    else:
+        raise InputError.single(
+            source,
+            "",
+            f"holds a {type(found).__name__}, not a list or dict of estimators.",
+            "give a list of estimators, or a dict of name → estimator.",
+        )
+    bad = [n for n, e in out.items() if not (hasattr(e, "fit") and hasattr(e, "predict"))]
+    if bad:
+        raise InputError.single(
+            source,
+            f"estimator {bad[0]!r}",
+            "has no fit and predict methods, so it is not a scikit-learn estimator.",
+            "give scikit-learn estimators (or objects with fit and predict).",
+        )
+    if len(out) < 2:
+        raise InputError.single(
+            source, "", f"holds {len(out)} estimator(s); a pool needs at least 2.", "add more."
+        )
+    return out
+
+
+def load_estimators(spec: str) -> dict[str, Any]:
+    """Estimators by name, from a pickle, a Python file or a module.
+
+    ``spec`` is a pickle file (``.pkl``, ``.pickle``, ``.joblib``) of a list or dict of
+    estimators, or a Python file or importable module (``models.py``, ``my.models``),
+    optionally with the attribute after a colon (``models.py:CANDIDATES``; default the
+    first of ``ESTIMATORS``, ``estimators``, ``MODELS``, ``models``), which holds a list or
+    a dict of name → estimator, or a function returning one. A list's estimators are
+    named by their class (``LogisticRegression``, ``LogisticRegression-2``, …).
+
+    A pickle runs code when it is read: give only your own files.
+    """
+    path_text, _, attribute = spec.partition(":")
+    if len(path_text) == 1 and attribute:  # a Windows drive letter, not an attribute
+        path_text, attribute = spec, ""
+    path = Path(path_text)
+    if path.suffix.lower() in (".pkl", ".pickle", ".joblib"):
+        if not path.is_file():
+            raise InputError.single(path, "", "file not found.", "check the path.")
+        _sklearn(spec)
+        try:
+            with path.open("rb") as fh:
+                found = pickle.load(fh)
+        except Exception as exc:
+            raise InputError.single(
+                path, "", f"cannot be unpickled: {exc}.", "give a pickled list or dict."
+            ) from None
+        return _named(found, str(path))
+    _sklearn(spec)
+    try:
+        if path.suffix == ".py":
+            if not path.is_file():
+                raise InputError.single(path, "", "file not found.", "check the path.")
+            module_spec = importlib.util.spec_from_file_location(f"_pool_{path.stem}", path)
+            assert module_spec is not None and module_spec.loader is not None
+            module = importlib.util.module_from_spec(module_spec)
+            module_spec.loader.exec_module(module)
+        else:
+            sys.path.insert(0, str(Path.cwd()))
+            try:
+                module = importlib.import_module(path_text)
+            finally:
+                sys.path.remove(str(Path.cwd()))
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError.single(
+            path_text,
+            "",
+            f"cannot be imported: {type(exc).__name__}: {exc}.",
+            "give a Python file or module that defines a list or dict of estimators.",
+        ) from None
+    names = (attribute,) if attribute else ESTIMATOR_ATTRIBUTES
+    found = next((getattr(module, n) for n in names if hasattr(module, n)), None)
+    if found is None:
+        raise InputError.single(
+            path_text,
+            attribute or "",
+            f"defines none of {', '.join(names)}.",
+            "define ESTIMATORS = [...] (or a dict of name → estimator), or name the attribute "
+            "after a colon: models.py:CANDIDATES.",
+        )
+    if callable(found) and not hasattr(found, "fit"):
+        found = found()
+    return _named(found, path_text)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A measured pool: the table (one row per model) and its provenance."""
+
+    frame: pd.DataFrame
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def write(self, path: str | Path) -> tuple[Path, Path]:
+        """Write the table (CSV, or Parquet for ``.parquet``) and ``<stem>.provenance.json``
+        beside it; returns both paths."""
+        out = Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if out.suffix.lower() in (".parquet", ".pq"):
+            self.frame.to_parquet(out, index=False)
+        else:
+            self.frame.to_csv(out, index=False)
+        side = out.with_suffix(".provenance.json")
+        side.write_text(json.dumps(self.provenance, indent=2, default=str) + "\n")
+        return out, side
+
+
+def _latency_ms(model: Any, x: NDArray[np.float64], repeats: int) -> float:
+    """Median wall time to predict one case (ms), after one call to warm up."""
+    model.predict(x[:1])
+    times = []
+    for i in range(repeats):
+        row = x[i % len(x) : i % len(x) + 1]
+        start = time.perf_counter()
+        model.predict(row)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def _recalls(y: NDArray[Any], pred: NDArray[Any], labels: Sequence[Any]) -> list[float]:
+    return [float(np.mean(pred[y == label] == label)) for label in labels]
+
+
+def measure(
+    estimators: Mapping[str, Any] | Sequence[Any],
+    dataset: Dataset,
+    *,
+    folds: int = 5,
+    test_size: float | None = None,
+    seed: int = 0,
+    latency_repeats: int = 60,
+    progress: Callable[[str, list[float]], None] | None = None,
+) -> Measured:
+    """Measure every estimator on ``dataset`` into a pool table with provenance.
+
+    Parameters
+    ----------
+    estimators
+        A dict of name → estimator, or a list (named by class, see
+        :func:`load_estimators`). Each is cloned before it is fitted.
+    dataset
+        The cases and their classes (:func:`load_dataset`).
+    folds
+        Folds of the stratified cross-validation (shuffled with ``seed``) whose pooled
+        predictions give each class's recall.
+    test_size
+        Instead of cross-validation, fit on a stratified split and measure recall on the
+        held-out share ``test_size`` (split seeded with ``seed``).
+    seed
+        Seeds the folds or the split (estimators keep their own ``random_state``).
+    latency_repeats
+        Single-case predictions timed per model (the median is reported).
+    progress
+        Called with each model's name and recalls as it is measured.
+
+    Returns
+    -------
+    Measured
+        Columns ``model``, ``family`` (the estimator's class), ``recall_<class>`` per class
+        in ``dataset.classes`` order (:func:`class_column`), ``accuracy``, ``latency_ms``
+        (median of ``latency_repeats`` single-case ``predict`` calls of the model fitted on
+        the training data) and ``size_kb`` (the fitted model pickled).
+    """
+    _sklearn(dataset.source or "dataset")
+    from sklearn.base import clone
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict, train_test_split
+
+    named = _named(estimators, "estimators")
+    labels = list(dataset.classes)
+    counts = {label: int(np.sum(dataset.y == label)) for label in labels}
+    columns = [class_column(dataset.classes[label]) for label in labels]
+    if len(set(columns)) != len(columns):
+        raise InputError.single(
+            dataset.source, "classes", "two classes give the same column name.", "rename one."
+        )
+    if test_size is None:
+        if folds < 2 or min(counts.values()) < folds:
+            raise InputError.single(
+                dataset.source,
+                "folds",
+                f"{folds} folds, but the smallest class has {min(counts.values())} cases.",
+                "use at least 2 folds and no more than the smallest class's cases.",
+            )
+        x_fit, y_fit, x_time = dataset.x, dataset.y, dataset.x
+        how = f"{folds}-fold stratified cross-validation, shuffled with seed {seed}"
+    else:
+        if not 0.0 < test_size < 1.0:
+            raise InputError.single(
+                dataset.source, "test_size", f"is {test_size}.", "give a share in (0, 1)."
+            )
+        x_fit, x_test, y_fit, y_test = train_test_split(
+            dataset.x, dataset.y, test_size=test_size, stratify=dataset.y, random_state=seed
+        )
+        x_time = x_test
+        how = (
+            f"{1 - test_size:.0%} train / {test_size:.0%} test, stratified, seed {seed} "
+            f"({len(y_test)} test cases)"
+        )
+    rows = []
+    for name, est in named.items():
+        try:
+            if test_size is None:
+                cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+                pred = np.asarray(cross_val_predict(clone(est), dataset.x, dataset.y, cv=cv))
+                truth = dataset.y
+            else:
+                pred = np.asarray(clone(est).fit(x_fit, y_fit).predict(x_test))
+                truth = y_test
+            fitted = clone(est).fit(x_fit, y_fit)
+        except Exception as exc:
+            raise InputError.single(
+                "estimators",
+                f"estimator {name!r}",
+                f"failed to fit or predict: {type(exc).__name__}: {exc}.",
+                "fix the estimator, or leave it out.",
+            ) from None
+        recalls = _recalls(np.asarray(truth), pred, labels)
+        rows.append(
+            {
+                "model": name,
+                "family": _estimator_name(est),
+                **{c: round(r, 4) for c, r in zip(columns, recalls, strict=True)},
+                "accuracy": round(float(np.mean(pred == truth)), 4),
+                "latency_ms": round(_latency_ms(fitted, x_time, latency_repeats), 4),
+                "size_kb": round(len(pickle.dumps(fitted)) / 1024, 2),
+            }
+        )
+        if progress is not None:
+            progress(name, recalls)
+    sklearn = _sklearn("estimators")
+    provenance = {
+        "dataset": dataset.description,
+        "cases": len(dataset.y),
+        "classes": {dataset.classes[label]: counts[label] for label in labels},
+        "recall": how,
+        "seed": seed,
+        "measured": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, Python "
+        f"{platform.python_version()}, scikit-learn {sklearn.__version__}, numpy "
+        f"{np.__version__}",
+        "latency": f"median of {latency_repeats} single-case predict calls, ms",
+        "size": "pickled fitted model, KB",
+        "estimators": {name: repr(est) for name, est in named.items()},
+    }
+    return Measured(pd.DataFrame(rows), provenance)

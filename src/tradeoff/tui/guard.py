@@ -18,6 +18,7 @@ from textual_serve.server import Server
 
 from tradeoff.study import clean_source
 from tradeoff.tui.origins import is_this_machine, local_templates, origin_of
+from tradeoff.tui.running import more_file_descriptors, run_until_stopped
 
 log = logging.getLogger("tradeoff.serve")
 
@@ -42,19 +43,6 @@ class Limits:
 
 #: The limits ``tradeoff serve`` applies.
 DEFAULT_LIMITS = Limits()
-
-
-def clamp(value: object, low: int, high: int, default: int) -> int:
-    """A client's number, within [low, high] (``default`` when it is not a number).
-
-    >>> clamp("10000", 20, 400, 80), clamp("x", 20, 400, 80), clamp(3, 20, 400, 80)
-    (400, 80, 20)
-    """
-    try:
-        number = int(str(value)[:12])
-    except ValueError:
-        return default
-    return min(max(number, low), high)
 
 
 class ClientAppService(AppService):
@@ -86,6 +74,44 @@ class ClientAppService(AppService):
         environment: dict[str, str] = super()._build_environment(width, height)
         environment["TRADEOFF_CLIENT"] = self.client
         return environment
+
+    async def finish(self, seconds: float = 5.0) -> None:
+        """Stop the app and wait for its process to end (killed after ``seconds``), so no
+        process outlives the server."""
+        await self.stop()
+        process = self._process
+        if process is None or process.returncode is not None:
+            return
+        try:
+            await asyncio.wait_for(process.wait(), seconds)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+
+
+@dataclass(eq=False)
+class OpenApp:
+    """One connection's websocket and its app, closed together when the server stops."""
+
+    websocket: web.WebSocketResponse
+    service: ClientAppService
+
+    async def stop(self) -> None:
+        """Stop the app's process and wait for it."""
+        await self.service.finish()
+
+
+def clamp(value: object, low: int, high: int, default: int) -> int:
+    """A client's number, within [low, high] (``default`` when it is not a number).
+
+    >>> clamp("10000", 20, 400, 80), clamp("x", 20, 400, 80), clamp(3, 20, 400, 80)
+    (400, 80, 20)
+    """
+    try:
+        number = int(str(value)[:12])
+    except ValueError:
+        return default
+    return min(max(number, low), high)
 
 
 TOO_MANY = (
@@ -125,6 +151,15 @@ class GuardedServer(Server):
         self.limits = limits
         self.trust_proxy = trust_proxy
         self.open: Counter[str] = Counter()
+        self.apps: set[OpenApp] = set()
+
+    def serve(self, debug: bool = False) -> None:
+        """Serve until SIGINT or SIGTERM, then close every open app and return
+        (:func:`tradeoff.tui.running.run_until_stopped`)."""
+        self.debug = debug
+        self.initialize_logging()
+        more_file_descriptors()
+        asyncio.run(run_until_stopped(self._make_app, self.host, self.port, self.apps.copy))
 
     def client_of(self, request: web.Request) -> str:
         """The client's address (see the class docstring)."""
@@ -215,9 +250,12 @@ class GuardedServer(Server):
                 client=client,
             )
             await app_service.start(width, height)
+            opened = OpenApp(websocket, app_service)
+            self.apps.add(opened)
             try:
                 await self._messages(websocket, app_service)
             finally:
+                self.apps.discard(opened)
                 await app_service.stop()
         except asyncio.CancelledError:
             await websocket.close()

@@ -7,18 +7,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import aiohttp_jinja2
 from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.app_service import AppService
-from textual_serve.download_manager import DownloadManager
 from textual_serve.server import Server
 
 from tradeoff.study import clean_source
 from tradeoff.tui.origins import is_this_machine, local_templates, origin_of
-from tradeoff.tui.running import more_file_descriptors, run_until_stopped
+from tradeoff.tui.running import (
+    ClientAppService,
+    OpenApp,
+    more_file_descriptors,
+    run_until_stopped,
+)
 
 log = logging.getLogger("tradeoff.serve")
 
@@ -43,62 +46,6 @@ class Limits:
 
 #: The limits ``tradeoff serve`` applies.
 DEFAULT_LIMITS = Limits()
-
-
-class ClientAppService(AppService):
-    """textual-serve's app process, told the client's address (``TRADEOFF_CLIENT``), so a
-    study's wrong codes are delayed per source (:func:`tradeoff.study.wrong_code_delay`)."""
-
-    def __init__(
-        self,
-        command: str,
-        *,
-        write_bytes: Callable[[bytes], Awaitable[None]],
-        write_str: Callable[[str], Awaitable[None]],
-        close: Callable[[], Awaitable[None]],
-        download_manager: DownloadManager,
-        debug: bool,
-        client: str,
-    ) -> None:
-        super().__init__(
-            command,
-            write_bytes=write_bytes,
-            write_str=write_str,
-            close=close,
-            download_manager=download_manager,
-            debug=debug,
-        )
-        self.client = client
-
-    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
-        environment: dict[str, str] = super()._build_environment(width, height)
-        environment["TRADEOFF_CLIENT"] = self.client
-        return environment
-
-    async def finish(self, seconds: float = 5.0) -> None:
-        """Stop the app and wait for its process to end (killed after ``seconds``), so no
-        process outlives the server."""
-        await self.stop()
-        process = self._process
-        if process is None or process.returncode is not None:
-            return
-        try:
-            await asyncio.wait_for(process.wait(), seconds)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
-
-
-@dataclass(eq=False)
-class OpenApp:
-    """One connection's websocket and its app, closed together when the server stops."""
-
-    websocket: web.WebSocketResponse
-    service: ClientAppService
-
-    async def stop(self) -> None:
-        """Stop the app's process and wait for it."""
-        await self.service.finish()
 
 
 def clamp(value: object, low: int, high: int, default: int) -> int:
@@ -233,7 +180,7 @@ class GuardedServer(Server):
         websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=limits.message_bytes)
         width = clamp(request.query.get("width"), *limits.columns, 80)
         height = clamp(request.query.get("height"), *limits.rows, 24)
-        app_service: AppService | None = None
+        app_service: ClientAppService | None = None
 
         async def close() -> None:
             await websocket.close()
@@ -255,15 +202,15 @@ class GuardedServer(Server):
             try:
                 await self._messages(websocket, app_service)
             finally:
+                await app_service.finish()  # one busy or delayed is ended after seconds
                 self.apps.discard(opened)
-                await app_service.stop()
         except asyncio.CancelledError:
             await websocket.close()
         except Exception as error:  # one visitor's failure never takes the server down
             log.exception(error)
         finally:
             if app_service is not None:
-                await app_service.stop()
+                await app_service.finish()
         return websocket
 
     async def _messages(self, websocket: web.WebSocketResponse, app: AppService) -> None:

@@ -10,14 +10,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import resource
 import signal
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from aiohttp import WSCloseCode, web
+from textual_serve.app_service import AppService
+from textual_serve.download_manager import DownloadManager
 
 log = logging.getLogger("tradeoff.serve")
 
@@ -72,6 +77,90 @@ def more_file_descriptors() -> tuple[int, int]:
     return resource.getrlimit(resource.RLIMIT_NOFILE)
 
 
+class ClientAppService(AppService):
+    """textual-serve's app process, told the client's address (``TRADEOFF_CLIENT``), so a
+    study's wrong codes are delayed per source (:func:`tradeoff.study.wrong_code_delay`)."""
+
+    def __init__(
+        self,
+        command: str,
+        *,
+        write_bytes: Callable[[bytes], Awaitable[None]],
+        write_str: Callable[[str], Awaitable[None]],
+        close: Callable[[], Awaitable[None]],
+        download_manager: DownloadManager,
+        debug: bool,
+        client: str,
+    ) -> None:
+        super().__init__(
+            command,
+            write_bytes=write_bytes,
+            write_str=write_str,
+            close=close,
+            download_manager=download_manager,
+            debug=debug,
+        )
+        self.client = client
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        environment: dict[str, str] = super()._build_environment(width, height)
+        environment["TRADEOFF_CLIENT"] = self.client
+        return environment
+
+    async def finish(self, seconds: float = 5.0) -> None:
+        """Stop the app and wait for its process to end; an app that has not ended after
+        ``seconds`` (busy, or waiting out a wrong code's delay) is killed, so no process
+        outlives the server (its answers are saved as they are given)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stop(), seconds)
+        process = self._process
+        if process is None or process.returncode is not None:
+            return
+        try:
+            await asyncio.wait_for(process.wait(), 1.0)
+        except TimeoutError:
+            for pid in [*descendants(process.pid), process.pid]:  # the shell's child too
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(process.wait(), 5.0)
+
+
+@dataclass(eq=False)
+class OpenApp:
+    """One connection's websocket and its app, closed together when the server stops."""
+
+    websocket: web.WebSocketResponse
+    service: ClientAppService
+
+    async def stop(self) -> None:
+        """Stop the app's process and wait for it."""
+        await self.service.finish()
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process under ``pid``, children first (read from ``/proc``; none where there
+    is no ``/proc``)."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = list(Path(f"/proc/{parent}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                kids = [int(k) for k in (task / "children").read_text().split()]
+            except (OSError, ValueError):
+                continue
+            for kid in kids:
+                if kid not in found:
+                    found.append(kid)
+                    todo.append(kid)
+    return found
+
+
 class Closable(Protocol):
     """An open app's connection: its websocket and a way to stop its process."""
 
@@ -90,7 +179,9 @@ async def run_until_stopped(
     connection in ``open_apps()`` (going away) and stop its app, and return."""
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(LoopErrors())
-    runner = web.AppRunner(await make_app(), handle_signals=False, access_log=None)
+    runner = web.AppRunner(
+        await make_app(), handle_signals=False, access_log=None, shutdown_timeout=10.0
+    )
     await runner.setup()
     site = web.TCPSite(runner, host, port, backlog=256)
     await site.start()

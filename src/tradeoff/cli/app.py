@@ -102,9 +102,17 @@ def cmd_elicit(args: argparse.Namespace) -> int:
                 "--study takes the scenario from the study and the participant from the "
                 "access code; give neither a scenario, --participant nor --resume"
             )
+        from tradeoff.errors import InputError
         from tradeoff.study import load_study
 
-        study = load_study(args.study)
+        try:
+            study = load_study(args.study)
+        except InputError:
+            if os.environ.get("TEXTUAL_DRIVER"):  # served: tell the visitor, not a blank page
+                from tradeoff.tui.notice import STUDY_CHANGED, NoticeApp
+
+                NoticeApp(STUDY_CHANGED).run()
+            raise
         return _run_app(
             str(study.scenario_path),
             sessions_dir=str(study.sessions_dir),

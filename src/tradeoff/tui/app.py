@@ -12,6 +12,7 @@ thread workers; widgets are only touched on the UI thread.
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
@@ -25,6 +26,7 @@ from tradeoff.opening import resume_session, start_session
 from tradeoff.scenario import LoadedScenario, SpecOverrides, load_scenario
 from tradeoff.session import (
     Recorder,
+    SessionLocked,
     SessionLog,
     SessionWriteError,
     ignore_file_size_signal,
@@ -44,6 +46,7 @@ from tradeoff.tui.common import (
     resume_command,
 )
 from tradeoff.tui.dialogs import ConfirmScreen
+from tradeoff.tui.notice import NOT_OPENED, OPEN_ELSEWHERE
 from tradeoff.tui.screens.question import QuestionScreen
 from tradeoff.tui.screens.result import ResultScreen
 from tradeoff.tui.screens.review import ReviewScreen
@@ -142,14 +145,33 @@ class TradeoffApp(App[None]):
             recorder = make()
             recorder.engine.space.warm()
         except InputError as exc:
-            message = exc.message()
-            self.call_from_thread(lambda: self.exit(message=message, return_code=2))
+            message, locked = exc.message(), isinstance(exc, SessionLocked)
+            self.call_from_thread(lambda: self._not_opened(message, locked))
             return
         except (OSError, SessionWriteError) as exc:
             message = f"The session could not be opened: {exc}"
-            self.call_from_thread(lambda: self.exit(message=message, return_code=2))
+            self.call_from_thread(lambda: self._not_opened(message, False))
             return
         self.call_from_thread(self._opened, recorder)
+
+    def _not_opened(self, message: str, locked: bool) -> None:
+        """A session that did not open: at a terminal the app ends with the reason; a study's
+        participant is told in words what to do and goes back to the code (the reason goes
+        to the server's log), instead of a page that ends without a word."""
+        if self.settings.study is None:
+            self.exit(message=message, return_code=2)
+            return
+        print(message, file=sys.stderr)
+        self.pop_screen()  # the loading screen: back to the code
+
+        def decided(back: bool | None) -> None:
+            if back is False:
+                self.exit(return_code=2)
+
+        self.push_screen(
+            ConfirmScreen(OPEN_ELSEWHERE if locked else NOT_OPENED, "Back to the code", "Close"),
+            decided,
+        )
 
     def _opened(self, recorder: Recorder) -> None:
         self.recorder = recorder

@@ -23,6 +23,7 @@ import os
 import signal
 import socket
 import sys
+import time
 from pathlib import Path
 
 #: The environment textual-serve gives an app; set before Textual is imported, because
@@ -74,7 +75,10 @@ def _child(
             found = load_study(study)
             app = make_app(found.scenario_path, study=found)
         except InputError as exc:
-            print(exc.message(), file=sys.stderr)
+            print(exc.message(), file=sys.stderr)  # the server's log
+            from tradeoff.tui.notice import STUDY_CHANGED, NoticeApp
+
+            NoticeApp(STUDY_CHANGED).run()  # the visitor is told, not left with a blank page
             code = 2
         else:
             app.run()
@@ -111,7 +115,12 @@ def serve_forks(study: str, path: Path) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     while True:
-        connection, _ = listener.accept()
+        try:
+            connection, _ = listener.accept()
+        except OSError as exc:  # out of file descriptors: wait, then accept again
+            print(f"tradeoff: cannot accept a participant now ({exc.strerror})", file=sys.stderr)
+            time.sleep(0.5)
+            continue
         fds: list[int] = []
         try:
             connection.settimeout(5)  # a client that sends nothing does not hold the others up

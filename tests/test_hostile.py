@@ -463,6 +463,340 @@ for _i, _id in enumerate(IDS):
 
 
 # --------------------------------------------------------------------------------------
+# More paths: invisible and format characters, overflowing literals, work implied by small
+# files, study folders, outputs nobody can write, serve's options
+# --------------------------------------------------------------------------------------
+
+MORE_CONDITIONS = {
+    "zero-width space in a name": "a\u200bcc > 0.5",
+    "zero-width joiner in a name": "ac\u200dc > 0.5",
+    "right-to-left mark": "acc \u200f> 0.5",
+    "right-to-left override": "acc > 0.5\u202e",
+    "line separator": "acc\u2028> 0.5",
+    "tag character": "acc > 0.5\U000e0041",
+    "byte order mark": "\ufeffacc > 0.5",
+    "arabic letter mark": "acc \u061c> 0.5",
+    "power overflowing": "acc ** 99999999 > 1",
+    "literal overflowing": "acc > 1e999999",
+    "dangling and": "acc >= 0.5 and",
+    "attribute real": "acc.real > 0",
+    "bitwise not of a number": "~acc",
+    "is None": "acc is None",
+    "or with text": "acc > 0.5 or 'x'",
+    "tuple comparison": "acc > (1, 2)",
+    "list comparison": "acc > [1]",
+    "None comparison": "acc > None",
+    "text against number": "model > 1",
+    "run-on comparisons": "acc > 9" * 3000,
+    "semicolon": "acc > 0.5; lat < 1",
+    "assignment": "acc = 1",
+    "yield": "(yield acc)",
+    "await": "await acc",
+    "slice": "acc[1:2] > 0",
+    "keyword argument": "abs(x=acc) > 0",
+    "dunder class of text": "'x'.__class__",
+    "chained attribute": "acc.values.tolist",
+    "number with underscores overflowing": "acc > 1_0" * 2000,
+    "hex float": "acc > 0x1p-1",
+}
+
+for _name, _expr in MORE_CONDITIONS.items():
+
+    @case(f"where: {_name}", "--where")
+    def _where_more(tmp: Path, expr: str = _expr) -> list[str]:
+        return ["rank", pool_file(tmp), *RANK, "--where", expr]
+
+
+for _name in ("zero-width space in a name", "tag character", "yield", "semicolon"):
+
+    @case(f"constraint: {_name}", "--constraint")
+    def _constraint_more(tmp: Path, expr: str = MORE_CONDITIONS[_name]) -> list[str]:
+        return ["rank", pool_file(tmp), *RANK, "--constraint", expr, "--json"]
+
+
+HEADER_WORK: dict[str, tuple[Callable[[list[dict[str, object]]], None], str]] = {
+    "budget 10**18": (header(budget=10**18), "field 'budget'"),
+    "budget 10**4 + 1": (header(budget=10_001), "field 'budget'"),
+    "budget a fraction": (header(budget=1.5), "field 'budget'"),
+    "budget true": (header(budget=True), "field 'budget'"),
+    "candidate row 10**6 wide": (header(candidates=[[0.5] * 10**6]), "candidates"),
+    "candidate row of 3 for 4 weights": (header(candidates=[[0.5] * 3]), "candidates"),
+    "candidate not a number": (header(candidates=[["x"] * 4]), "candidates"),
+    "candidates text": (header(candidates="many"), "candidates"),
+    "candidates nested": (header(candidates=[[[0.5]] * 4]), "candidates"),
+    "format 2**70": (header(format=2**70), "field 'format'"),
+    "format text": (header(format="3"), "field 'format'"),
+    "participant 10,000 characters": (header(participant="p" * 10_000), "participant"),
+    "participant with a trailing newline": (header(participant="p05\n"), "participant"),
+    "participant with a zero-width space": (header(participant="p\u200b01"), "participant"),
+    "strategy a list": (header(strategy=["paper"]), "field 'strategy'"),
+    "scenario hash short": (header(scenario_sha256="abc"), "scenario_sha256"),
+    "scenario text missing": (header(scenario_text=KeyError), "field 'scenario_text'"),
+    "header a list": (lambda r: r.__setitem__(0, [1, 2]), "line 1"),
+    "header a number": (lambda r: r.__setitem__(0, 5), "line 1"),
+    "choice null": (answer(2, choice=None), "field 'choice'"),
+    "extend 10**18": (lambda r: r.insert(2, {"type": "extend", "extra": 10**18}), "extra"),
+    "pair index 10**30": (answer(2, query={"pair": [10**30, 1]}), "line 2"),
+}
+for _name, (_change, _where) in HEADER_WORK.items():
+    CASES[f"session: {_name}"] = (edited(False, _change), _where)
+
+
+@case("session: a line in the middle cut short", "chain hash")
+def _cut_mid_line(tmp: Path) -> list[str]:
+    path, lines = session_lines(tmp)
+    lines[2] = lines[2][: len(lines[2]) // 2]
+    path.write_text("\n".join(lines) + "\n")
+    return ["session", "show", str(path), "--json"]
+
+
+@case("session: binary garbage", "line 1")
+def _session_garbage(tmp: Path) -> list[str]:
+    path = tmp / "g.jsonl"
+    path.write_bytes(bytes(range(256)) * 40)
+    return ["session", "show", str(path)]
+
+
+@case("session: empty file", "empty")
+def _session_empty(tmp: Path) -> list[str]:
+    path = tmp / "e.jsonl"
+    path.write_text("")
+    return ["session", "show", str(path)]
+
+
+BREAST = SCENARIOS / "breast-cancer-triage.toml"
+BREAST_POOL = SCENARIOS / "pools" / "breast-cancer.csv"
+
+
+def _many_classes(count: int) -> str:
+    first = GLAUCOMA.index("\n[") + 1
+    classes = ", ".join(f'{{name="c{k}",label="c",verb="finds"}}' for k in range(count))
+    head = GLAUCOMA[: GLAUCOMA.index("[[classes]]")]
+    tail = GLAUCOMA[GLAUCOMA.index("[[attributes]]") :]
+    return GLAUCOMA[:first] + f"classes = [{classes}]\n" + head[first:] + tail
+
+
+@case("scenario: 100,000 classes through simulate", "at most 1,000,000")
+def _classes_simulate(tmp: Path) -> list[str]:
+    return ["simulate", scenario_with(tmp, _many_classes(100_000), "many.toml"), "--runs", "1"]
+
+
+@case("scenario: 21 classes", "classes")
+def _classes_21(tmp: Path) -> list[str]:
+    return ["scenario", "check", scenario_with(tmp, _many_classes(21), "c21.toml")]
+
+
+@case("scenario: 21 attributes", "attributes")
+def _attributes_21(tmp: Path) -> list[str]:
+    block = GLAUCOMA[GLAUCOMA.index("[[attributes]]") :]
+    block = block[: block.index("[[attributes]]", 1)]
+    extra = "".join(block.replace('name = "cost"', f'name = "a{k}"') for k in range(21))
+    return ["scenario", "check", scenario_with(tmp, GLAUCOMA + "\n" + extra, "a21.toml")]
+
+
+@case("scenario: samples 5*10**7 and features 1000", "samples")
+def _population_work(tmp: Path) -> list[str]:
+    text = GLAUCOMA.replace("features = 10\n", "").replace(
+        "seed = 11", "seed = 11\nsamples = 50000000\nfeatures = 1000"
+    )
+    return ["scenario", "check", scenario_with(tmp, text, "big.toml")]
+
+
+@case("scenario: a 100,000-part dotted key", "bad.toml")
+def _dotted_key(tmp: Path) -> list[str]:
+    return ["scenario", "check", scenario_with(tmp, "a" + ".a" * 100_000 + " = 1\n")]
+
+
+@case("scenario: 3 MB of comments", "bad.toml")
+def _scenario_large(tmp: Path) -> list[str]:
+    return ["scenario", "check", scenario_with(tmp, GLAUCOMA + "#" * 3_000_000 + "\n")]
+
+
+def _breast_with_pool(tmp: Path, pool: str) -> str:
+    text = BREAST.read_text()
+    start = text.index("\npath = ", text.index("[pool]"))
+    end = text.index("\n", start + 1)
+    return scenario_with(tmp, text[:start] + f'\npath = "{pool}"' + text[end:], "breast.toml")
+
+
+@case("scenario check: the pool is missing", "pool")
+def _pool_missing(tmp: Path) -> list[str]:
+    return ["scenario", "check", _breast_with_pool(tmp, "nowhere.csv")]
+
+
+@case("scenario check: the pool is a FIFO", "pool")
+def _pool_fifo(tmp: Path) -> list[str]:
+    import os
+
+    os.mkfifo(tmp / "pool.csv")
+    return ["scenario", "check", _breast_with_pool(tmp, "pool.csv")]
+
+
+@case("scenario check: the pool is a folder", "pool")
+def _pool_folder(tmp: Path) -> list[str]:
+    (tmp / "pools").mkdir()
+    return ["scenario", "check", _breast_with_pool(tmp, "pools")]
+
+
+@case("rank: no model passes the constraint (--scenario --metric)", "constraint")
+def _rank_none(tmp: Path) -> list[str]:
+    return [
+        "rank", str(BREAST_POOL), "--scenario", str(BREAST), "--metric", "1,1,1,1",
+        "--constraint", "latency_ms < 0",
+    ]  # fmt: skip
+
+
+@case("rank: metric with a weight too many", "--metric")
+def _metric_long(tmp: Path) -> list[str]:
+    return ["rank", str(BREAST_POOL), "--scenario", str(BREAST), "--metric", "1,1,1,1,1"]
+
+
+@case("rank: metric all zero", "--metric")
+def _metric_zero(tmp: Path) -> list[str]:
+    return ["rank", str(BREAST_POOL), "--scenario", str(BREAST), "--metric", "0,0,0,0"]
+
+
+@case("rank: metric negative", "--metric")
+def _metric_negative(tmp: Path) -> list[str]:
+    return ["rank", str(BREAST_POOL), "--scenario", str(BREAST), "--metric", "1,-1,0,0"]
+
+
+OUTPUTS = {
+    "report into /proc": "/proc/x",
+    "report under /proc/self": "/proc/self/x/y",
+    "report onto /dev/null": "/dev/null",
+    "report under /dev/null": "/dev/null/r",
+}
+for _name, _out in OUTPUTS.items():
+
+    @case(_name, "--out")
+    def _report_out(tmp: Path, out: str = _out) -> list[str]:
+        loaded = load_scenario(BREAST)
+        rec = start_session(loaded, "p01", tmp / "sessions", spec=spec(loaded.scenario, budget=6))
+        rec.answer(Choice.LEFT)
+        rec.close()
+        return ["report", str(BREAST_POOL), "--session", str(rec.path), "--out", out]
+
+
+def _study(tmp: Path) -> Path:
+    from tradeoff.study import create_study
+
+    study, _ = create_study(small_scenario_file(tmp), ["p01", "p02"], tmp / "study")
+    return study.path
+
+
+def _study_json(tmp: Path, change: Callable[[dict[str, object]], object]) -> list[str]:
+    folder = _study(tmp)
+    data = json.loads((folder / "study.json").read_text())
+    replaced = change(data)
+    text = replaced if isinstance(replaced, str) else json.dumps(data)
+    (folder / "study.json").write_text(text)
+    return ["study", "status", str(folder)]
+
+
+STUDY_EDITS: dict[str, tuple[Callable[[dict[str, object]], object], str]] = {
+    "version 99": (lambda d: d.__setitem__("version", 99), "version"),
+    "version text": (lambda d: d.__setitem__("version", "2"), "version"),
+    "not an object": (lambda d: "[1, 2, 3]", "study.json"),
+    "nested 100,000 deep": (lambda d: "[" * 100_000 + "]" * 100_000, "study.json"),
+    "not JSON": (lambda d: "{", "study.json"),
+    "participants a number": (lambda d: d.__setitem__("participants", 5), "participants"),
+    "salt missing": (lambda d: (d.pop("salt"), None)[1], "salt"),
+    "salt not hex": (lambda d: d.__setitem__("salt", "zz"), "salt"),
+    "a participant without a code hash": (
+        lambda d: d.__setitem__("participants", [{"id": "p01"}]),
+        "participants",
+    ),
+    "scenario hash missing": (
+        lambda d: (d.pop("scenario_sha256"), None)[1],
+        "scenario_sha256",
+    ),
+}
+for _name, (_change, _where) in STUDY_EDITS.items():
+
+    @case(f"study.json: {_name}", _where)
+    def _study_edit(
+        tmp: Path, change: Callable[[dict[str, object]], object] = _change
+    ) -> list[str]:
+        return _study_json(tmp, change)
+
+
+@case("study: the pool copy is edited", "changed")
+def _study_pool_edited(tmp: Path) -> list[str]:
+    from tradeoff.study import create_study
+
+    scenario = SCENARIOS / "breast-cancer-triage.toml"
+    study, _ = create_study(scenario, ["p01"], tmp / "study")
+    for copy in (study.path / "pools").glob("*.csv"):
+        copy.write_text(copy.read_text().replace("0.9", "0.8", 1))
+    return ["study", "report", str(study.path), "--out", str(tmp / "r")]
+
+
+@case("study: the scenario copy is edited", "changed")
+def _study_scenario_edited(tmp: Path) -> list[str]:
+    folder = _study(tmp)
+    copy = folder / "scenario.toml"
+    copy.write_text(copy.read_text() + "\n# edited\n")
+    return ["study", "status", str(folder)]
+
+
+@case("study create: participants ²", "--participants")
+def _participants_superscript(tmp: Path) -> list[str]:
+    return ["study", "create", str(small_scenario_file(tmp)), "--participants", "²", "--out",
+            str(tmp / "st")]  # fmt: skip
+
+
+@case("study create: participants a 5,000-digit number", "--participants")
+def _participants_huge(tmp: Path) -> list[str]:
+    return ["study", "create", str(small_scenario_file(tmp)), "--participants", "9" * 5000,
+            "--out", str(tmp / "st")]  # fmt: skip
+
+
+@case("study create: out under /proc", "/proc/x/study")
+def _study_out_proc(tmp: Path) -> list[str]:
+    return ["study", "create", str(small_scenario_file(tmp)), "--participants", "2", "--out",
+            "/proc/x/study"]  # fmt: skip
+
+
+@case("study create: codes into a dangling symlink", "link.csv")
+def _codes_dangling(tmp: Path) -> list[str]:
+    (tmp / "link.csv").symlink_to(tmp / "nowhere" / "codes.csv")
+    return ["study", "create", str(small_scenario_file(tmp)), "--participants", "2", "--out",
+            str(tmp / "st"), "--codes", str(tmp / "link.csv")]  # fmt: skip
+
+
+@case("study status: no such study", "study")
+def _status_missing(tmp: Path) -> list[str]:
+    return ["study", "status", str(tmp / "nowhere")]
+
+
+SERVE_OPTIONS = {
+    "serve public url not a URL": (["--public-url", "study"], "--public-url"),
+    "serve public url with a query": (["--public-url", "https://x.org/?a=b"], "--public-url"),
+    "serve public url ftp": (["--public-url", "ftp://x.org/"], "--public-url"),
+    "serve public url no host": (["--public-url", "https://"], "--public-url"),
+    "serve public url with a fragment": (["--public-url", "https://x.org/#a"], "--public-url"),
+    "serve public url with a user": (["--public-url", "https://u@x.org/"], "--public-url"),
+    "serve public url port 99999": (["--public-url", "https://x.org:99999/"], "--public-url"),
+    "serve allow origin with a path": (["--allow-origin", "https://x.org/a"], "--allow-origin"),
+}
+for _name, (_extra, _where) in SERVE_OPTIONS.items():
+
+    @case(f"option: {_name}", _where)
+    def _serve_option(tmp: Path, extra: list[str] = _extra) -> list[str]:
+        return ["serve", "--sessions-dir", str(tmp / "s"), *extra]
+
+
+IDS += ["p05\n", "p\u200b01", "p01\u202e", "\ufeffp01", "p\u061c01", "p01\U000e0041"]
+IDS += ["p01\u2028", "p\u200d01", "p\u200f01", "p01\x00", "CON:", "p01\\x", "~p01", "p01;rm"]
+for _id in IDS[-14:]:
+
+    @case(f"id: {_id!r}", "participant id")
+    def _participant_more(tmp: Path, pid: str = _id) -> list[str]:
+        return ["elicit", f"--participant={pid}", "--sessions-dir", str(tmp / "s")]
+
+
+# --------------------------------------------------------------------------------------
 # The test
 # --------------------------------------------------------------------------------------
 
@@ -476,7 +810,7 @@ def files_outside_sessions(tmp: Path) -> set[Path]:
 
 
 def test_corpus_is_large_enough() -> None:
-    assert len(CASES) >= 120
+    assert len(CASES) >= 250
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

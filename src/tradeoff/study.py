@@ -381,13 +381,21 @@ def load_study(folder: str | Path) -> Study:
         raise InputError.single(
             path, "", f"is larger than {STUDY_FILE_LIMIT // 1_000_000} MB.", restore
         )
+    field = ""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise TypeError("its top level is not an object")
         version = data.get("version")
+        field = "salt"
         salt = bytes.fromhex(data["salt"])
+        field = "participants"
         entries = [(str(p["id"]), str(p["code_hash"])) for p in data["participants"]]
+        field = "scenario"
         scenario = str(data["scenario"])
+        field = "scenario_sha256"
         sha = str(data["scenario_sha256"])
+        field = "files"
         created = str(data.get("created", ""))
         files = {str(k): str(v) for k, v in dict(data.get("files", {})).items()}
     except RecursionError:
@@ -395,9 +403,13 @@ def load_study(folder: str | Path) -> Study:
             path, "", "is nested too deeply to be a study file.", restore
         ) from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise InputError.single(
-            path, "", f"is not a study file ({exc.__class__.__name__}: {exc}).", restore
-        ) from None
+        reason = "missing" if isinstance(exc, KeyError) else str(exc)[:200]
+        problem = (
+            f"is missing or not what a study file holds there ({reason})."
+            if field
+            else f"is not a study file ({reason})."
+        )
+        raise InputError.single(path, field, problem, restore) from None
     if version not in STUDY_VERSIONS or isinstance(version, bool):
         raise InputError.single(
             path,

@@ -128,6 +128,25 @@ def cmd_elicit(args: argparse.Namespace) -> int:
     )
 
 
+def _web_address(text: str) -> bool:
+    """Whether ``text`` is an http(s) address participants can open: a host (and port),
+    an optional path, nothing else.
+
+    >>> [_web_address(t) for t in ("https://x.org/triage/", "https://x.org/?a=b", "study")]
+    [True, False, False]
+    """
+    from urllib.parse import urlsplit
+
+    if not re.fullmatch(r"https?://[^/\s?#@]+(/[^\s?#]*)?", text):
+        return False
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError when the port is not a port
+    except ValueError:
+        return False
+    return bool(parts.hostname)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from tradeoff.scenario import load_scenario
     from tradeoff.session import check_sessions_dir
@@ -155,10 +174,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     check_sessions_dir(sessions_dir)
     _check_bind(args.host, args.port)
     public = args.public_url
-    if public is not None and not re.fullmatch(r"https?://[^/\s]+(/\S*)?", public):
+    if public is not None and not _web_address(public):
         raise UsageError(
             f"--public-url {args.public_url!r} is not a web address; give scheme, host and "
-            "an optional path, e.g. https://study.example.org/triage/"
+            "an optional path (no query, fragment or user name), e.g. "
+            "https://study.example.org/triage/"
         )
     for origin in args.allow_origin or []:
         if not re.fullmatch(r"https?://[^/\s]+/?", origin):

@@ -25,7 +25,7 @@ OPEN_ELSEWHERE = (
     "give them. Close that window (or press q there), then enter your code here again."
 )
 
-#: Any other reason a session did not open.
+#: Every other reason a session did not open.
 NOT_OPENED = (
     "Your session could not be opened. Nothing you answered before is lost. Please try "
     "again in a minute, or tell the study's coordinator."

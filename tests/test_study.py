@@ -156,11 +156,17 @@ def test_status_and_report_after_simulated_answers(
     rows = {r["participant"]: r for r in data["rows"]}
     assert rows["dr-lee"]["answers"] == 6 and rows["dr-lee"]["complete"] is True
     assert rows["dr-okafor"]["answers"] == 0 and rows["dr-okafor"]["last_activity"] is None
+    assert rows["dr-okafor"]["state"] == "not started" and rows["dr-lee"]["state"] == "complete"
     assert main(["study", "status", str(tmp_path / "s")]) == 0
-    assert "3 participants, 2 started, 2 complete" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "3 participants, 2 started, 2 complete" in text
+    assert "not started" in text
     report = tmp_path / "report"
     assert main(["study", "report", str(tmp_path / "s"), "--out", str(report), "--json"]) == 0
-    written = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    written = json.loads(captured.out)
+    assert "participant dr-okafor is not in the report: not started" in captured.err
+    assert "dr-lee" not in captured.err
     md = Path(written["markdown"]).read_text()
     assert "dr-lee" in md and "dr-silva" in md and "dr-okafor" not in md
     status = study_status(load_study(tmp_path / "s"))

@@ -539,9 +539,25 @@ class ParticipantStatus:
     flagged: bool
     note: str = ""
 
+    @property
+    def state(self) -> str:
+        """``not started``, ``unfinished after N answers``, ``complete`` or ``unreadable``.
+
+        >>> ParticipantStatus("p01", 1, 4, False, None, False).state
+        'unfinished after 4 answers'
+        """
+        if self.complete:
+            return "complete"
+        if self.sessions == 0:
+            return "not started"
+        if self.note.startswith("unreadable"):
+            return "unreadable"
+        return f"unfinished after {self.answers} answers"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "participant": self.participant,
+            "state": self.state,
             "sessions": self.sessions,
             "answers": self.answers,
             "complete": self.complete,
@@ -576,6 +592,16 @@ class StudyStatus:
             ]
             if done:
                 out.append(max(done, key=lambda p: p.stat().st_mtime))
+        return out
+
+    def missing(self, exclude_inconsistent: bool = False) -> list[tuple[str, str]]:
+        """Who a report over the complete sessions leaves out, and why (in study order)."""
+        out = []
+        for r in self.rows:
+            if not r.complete:
+                out.append((r.participant, r.state))
+            elif exclude_inconsistent and r.flagged:
+                out.append((r.participant, "flagged as inconsistent and excluded"))
         return out
 
     def to_dict(self) -> dict[str, Any]:

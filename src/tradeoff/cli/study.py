@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tradeoff.cli.common import UsageError, emit, parse_p, say
+from tradeoff.cli.common import UsageError, emit, error, parse_p, say
 
 
 def _participants(value: str) -> list[str]:
@@ -77,6 +77,8 @@ def format_status(data: dict[str, object]) -> str:
     ]
     for r in rows:
         note = "inconsistent answers" if r["consistency_flagged"] else r["note"]
+        if not r["complete"] and not note:
+            note = str(r["state"])
         line = (
             f"  {r['participant']:<{width}}  {r['answers']:>7}  "
             f"{'yes' if r['complete'] else 'no':<8}  {r['last_activity'] or '—':<25}  {note}"
@@ -110,7 +112,10 @@ def cmd_study_report(args: argparse.Namespace) -> int:
 
     check_out(args.out)
     study = load_study(args.study)
-    sessions = study_status(study).complete_sessions()
+    status = study_status(study)
+    sessions = status.complete_sessions()
+    for pid, why in status.missing(args.exclude_inconsistent):
+        error(f"{study.path}: participant {pid} is not in the report: {why}")
     if not sessions:
         raise UsageError(f"no participant of {study.path} has a complete session yet")
     if load_scenario(study.scenario_path).scenario.pool is None:  # a study's copy is fixed

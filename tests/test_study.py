@@ -171,6 +171,22 @@ def test_status_and_report_after_simulated_answers(
     assert "dr-lee" in md and "dr-silva" in md and "dr-okafor" not in md
     status = study_status(load_study(tmp_path / "s"))
     assert len(status.complete_sessions()) == 2
+    assert main(["study", "withdraw", str(tmp_path / "s"), "dr-silva"]) == 0
+    said = capsys.readouterr().out
+    assert "dr-silva withdrawn" in said and "Kept: the withdrawal record" in said
+    assert "1 session file(s)" in said
+    status = study_status(load_study(tmp_path / "s"))
+    assert len(status.complete_sessions()) == 1  # dr-lee only
+    assert ("dr-silva", status.rows[2].state) in status.missing()
+    assert status.rows[2].state.startswith("withdrawn ")
+    assert status.to_dict()["withdrawn"] == 1
+    assert main(["study", "withdraw", str(tmp_path / "s"), "dr-nobody"]) == 2
+    report2 = tmp_path / "report2"
+    assert main(["study", "report", str(tmp_path / "s"), "--out", str(report2), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "participant dr-silva is not in the report: withdrawn" in captured.err
+    md = Path(json.loads(captured.out)["markdown"]).read_text()
+    assert "dr-lee" in md and "dr-silva" not in md
 
 
 def test_serve_binds_other_machines_only_for_a_study(

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import re
 import secrets
 import shutil
@@ -526,6 +527,55 @@ def wrong_code_delay(study: Study, source: str | None, now: float | None = None)
     return min(60.0, own + shared)
 
 
+# -- withdrawal ---------------------------------------------------------------------------
+
+
+def withdrawals_path(study: Study) -> Path:
+    """The study's withdrawal records, one JSON line each (appended, never rewritten)."""
+    return study.path / "withdrawals.jsonl"
+
+
+def withdrawn(study: Study) -> dict[str, str]:
+    """Participant → time of withdrawal, from :func:`withdrawals_path` (absent: nobody)."""
+    path = withdrawals_path(study)
+    if not path.exists():
+        return {}
+    out: dict[str, str] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            pid, when = record["participant"], record["time"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError.single(
+                path, f"line {number}", f"not a withdrawal record ({exc})", "restore the file"
+            ) from exc
+        out[str(pid)] = str(when)
+    return out
+
+
+def withdraw(study: Study, participant: str, now: datetime | None = None) -> dict[str, Any]:
+    """Record that ``participant`` withdrew: from then on status, report and export leave
+    their answers out. Their session files are kept untouched (what the record says it
+    kept); the record is appended and synced before this returns."""
+    if participant not in study.participants:
+        raise InputError.single(
+            study.path,
+            "participant",
+            f"no participant {participant!r} in this study",
+            "use an id that study status lists",
+        )
+    when = (now or datetime.now(UTC)).isoformat(timespec="seconds")
+    kept = sorted(p.name for p in iter_sessions(study.sessions_dir, participant))
+    record = {"participant": participant, "time": when, "kept_session_files": kept}
+    with withdrawals_path(study).open("a", encoding="utf-8") as f:
+        f.write(json.dumps(record, sort_keys=True) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    return record
+
+
 # -- the coordinator's view -------------------------------------------------------------
 
 
@@ -538,6 +588,7 @@ class ParticipantStatus:
     last_activity: str | None
     flagged: bool
     note: str = ""
+    withdrawn: str | None = None
 
     @property
     def state(self) -> str:
@@ -546,6 +597,8 @@ class ParticipantStatus:
         >>> ParticipantStatus("p01", 1, 4, False, None, False).state
         'unfinished after 4 answers'
         """
+        if self.withdrawn is not None:
+            return f"withdrawn {self.withdrawn}"
         if self.complete:
             return "complete"
         if self.sessions == 0:
@@ -583,7 +636,10 @@ class StudyStatus:
     def complete_sessions(self) -> list[Path]:
         """The newest complete session of every participant who has one."""
         out = []
+        gone = withdrawn(self.study)
         for pid in self.study.participants:
+            if pid in gone:
+                continue
             sha = self.study.scenario_sha256
             done = [
                 p
@@ -598,7 +654,7 @@ class StudyStatus:
         """Who a report over the complete sessions leaves out, and why (in study order)."""
         out = []
         for r in self.rows:
-            if not r.complete:
+            if not r.complete or r.withdrawn is not None:
                 out.append((r.participant, r.state))
             elif exclude_inconsistent and r.flagged:
                 out.append((r.participant, "flagged as inconsistent and excluded"))
@@ -610,6 +666,7 @@ class StudyStatus:
             "scenario_sha256": self.study.scenario_sha256,
             "participants": len(self.rows),
             "started": self.started,
+            "withdrawn": sum(r.withdrawn is not None for r in self.rows),
             "complete": self.complete,
             "flagged": sum(r.flagged for r in self.rows),
             "rows": [r.to_dict() for r in self.rows],
@@ -684,10 +741,11 @@ def study_status(study: Study) -> StudyStatus:
     them (file and line), never hidden."""
     rows = []
     sha = study.scenario_sha256
+    gone = withdrawn(study)
     for pid in study.participants:
         files = list(iter_sessions(study.sessions_dir, pid))
         if not files:
-            rows.append(ParticipantStatus(pid, 0, 0, False, None, False))
+            rows.append(ParticipantStatus(pid, 0, 0, False, None, False, "", gone.get(pid)))
             continue
         newest = max(files, key=lambda p: p.stat().st_mtime)
         when = datetime.fromtimestamp(newest.stat().st_mtime, UTC).isoformat(timespec="seconds")
@@ -704,6 +762,7 @@ def study_status(study: Study) -> StudyStatus:
                 when,
                 facts[newest].flagged,
                 "; ".join(notes),
+                gone.get(pid),
             )
         )
     return StudyStatus(study, tuple(rows))

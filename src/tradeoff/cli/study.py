@@ -72,12 +72,13 @@ def format_status(data: dict[str, object]) -> str:
     width = max([11] + [len(str(r["participant"])) for r in rows])
     lines = [
         f"{data['study']}: {data['participants']} participants, {data['started']} started, "
-        f"{data['complete']} complete, {data['flagged']} flagged as inconsistent",
+        f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
+        f"{data.get('withdrawn', 0)} withdrawn",
         f"  {'participant':<{width}}  {'answers':>7}  {'complete':<8}  {'last activity':<25}  note",
     ]
     for r in rows:
         note = "inconsistent answers" if r["consistency_flagged"] else r["note"]
-        if not r["complete"] and not note:
+        if (not r["complete"] or str(r["state"]).startswith("withdrawn")) and not note:
             note = str(r["state"])
         line = (
             f"  {r['participant']:<{width}}  {r['answers']:>7}  "
@@ -129,3 +130,22 @@ def cmd_study_report(args: argparse.Namespace) -> int:
     )
     argv = ["study", "report", str(study.path), "--out", args.out]
     return write_report(chosen, args.out, argv, json=args.json)
+
+
+def cmd_study_withdraw(args: argparse.Namespace) -> int:
+    from tradeoff.study import load_study, withdraw
+
+    study = load_study(args.study)
+    record = withdraw(study, args.participant)
+    if args.json:
+        emit(record)
+        return 0
+    kept = record["kept_session_files"]
+    say(
+        f"{args.participant} withdrawn from {study.path} at {record['time']}: "
+        "status, report and export leave their answers out from now on.\n"
+        f"Kept: the withdrawal record in {study.path / 'withdrawals.jsonl'}"
+        + (f" and their {len(kept)} session file(s) ({', '.join(kept)})" if kept else "")
+        + "."
+    )
+    return 0

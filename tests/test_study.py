@@ -156,6 +156,7 @@ def test_status_and_report_after_simulated_answers(
     rows = {r["participant"]: r for r in data["rows"]}
     assert rows["dr-lee"]["answers"] == 6 and rows["dr-lee"]["complete"] is True
     assert rows["dr-okafor"]["answers"] == 0 and rows["dr-okafor"]["last_activity"] is None
+    assert data["median_response_s"] is None or data["median_response_s"] >= 0
     assert rows["dr-okafor"]["state"] == "not started" and rows["dr-lee"]["state"] == "complete"
     assert main(["study", "status", str(tmp_path / "s")]) == 0
     text = capsys.readouterr().out

@@ -35,7 +35,7 @@ from typing import Any
 
 from tradeoff.errors import InputError
 from tradeoff.scenario import load_scenario
-from tradeoff.session import check_participant, iter_sessions, summarise
+from tradeoff.session import AnswerRecord, check_participant, iter_sessions, summarise
 
 #: Letters of an access code: Crockford's base 32 (no I, L, O or U), 5 bits each; a typed
 #: O counts as 0 and I or L as 1.
@@ -650,6 +650,20 @@ class StudyStatus:
                 out.append(max(done, key=lambda p: p.stat().st_mtime))
         return out
 
+    def median_response_s(self) -> float | None:
+        """Median seconds per answer over every recorded answer of every session."""
+        times = sorted(
+            t
+            for pid in self.study.participants
+            for p in iter_sessions(self.study.sessions_dir, pid)
+            for t in _facts(p, pid, self.study.scenario_sha256).response_ms
+        )
+        if not times:
+            return None
+        mid = len(times) // 2
+        ms = times[mid] if len(times) % 2 else (times[mid - 1] + times[mid]) / 2
+        return round(ms / 1000, 1)
+
     def missing(self, exclude_inconsistent: bool = False) -> list[tuple[str, str]]:
         """Who a report over the complete sessions leaves out, and why (in study order)."""
         out = []
@@ -667,6 +681,7 @@ class StudyStatus:
             "participants": len(self.rows),
             "started": self.started,
             "withdrawn": sum(r.withdrawn is not None for r in self.rows),
+            "median_response_s": self.median_response_s(),
             "complete": self.complete,
             "flagged": sum(r.flagged for r in self.rows),
             "rows": [r.to_dict() for r in self.rows],
@@ -681,6 +696,8 @@ class _Facts:
     problem: str = ""
     #: The reader's warnings, each naming the file and the line.
     warnings: tuple[str, ...] = ()
+    #: Response times of its answers that recorded one (milliseconds).
+    response_ms: tuple[float, ...] = ()
 
 
 #: What each session file says, by (path, modification time, size, the folder's participant,
@@ -707,6 +724,11 @@ def _facts(path: Path, participant: str, scenario_sha256: str) -> _Facts:
         else:
             header = summary.log.header
             warnings = tuple(summary.log.warnings)
+            times = tuple(
+                e.response_ms
+                for e in summary.log.events
+                if isinstance(e, AnswerRecord) and e.response_ms is not None
+            )
             if header.participant != participant:
                 cached = _Facts(
                     False,
@@ -727,7 +749,9 @@ def _facts(path: Path, participant: str, scenario_sha256: str) -> _Facts:
                 )
             else:
                 flagged = summary.consistency is not None and summary.consistency.flagged
-                cached = _Facts(summary.log.finished, summary.answers, flagged, "", warnings)
+                cached = _Facts(
+                    summary.log.finished, summary.answers, flagged, "", warnings, times
+                )
         if len(_FACTS) > 4096:
             _FACTS.clear()
         _FACTS[key] = cached

@@ -73,7 +73,12 @@ def format_status(data: dict[str, object]) -> str:
     lines = [
         f"{data['study']}: {data['participants']} participants, {data['started']} started, "
         f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
-        f"{data.get('withdrawn', 0)} withdrawn",
+        f"{data.get('withdrawn', 0)} withdrawn"
+        + (
+            f"; median {data['median_response_s']} s per answer"
+            if data.get("median_response_s") is not None
+            else ""
+        ),
         f"  {'participant':<{width}}  {'answers':>7}  {'complete':<8}  {'last activity':<25}  note",
     ]
     for r in rows:

@@ -115,7 +115,9 @@ async def test_a_code_opens_its_own_session_and_nothing_else(
     assert app.farewell[1] == ""  # no file path or command shown to a participant
 
 
-def _answer_all(study_dir: Path, participant: str, truth: tuple[float, ...]) -> None:
+def _answer_all(
+    study_dir: Path, participant: str, truth: tuple[float, ...], seconds: float = 2.0
+) -> None:
     study = load_study(study_dir)
     loaded = load_scenario(study.scenario_path)
     sc = loaded.scenario
@@ -125,7 +127,7 @@ def _answer_all(study_dir: Path, participant: str, truth: tuple[float, ...]) -> 
     oracle = SimulatedOracle.for_scenario(sc, truth)
     with rec:
         while (q := rec.engine.next_query()) is not None:
-            rec.answer(oracle.choose(q))
+            rec.answer(oracle.choose(q), response_ms=seconds * 1000)
         rec.finish()
 
 
@@ -149,14 +151,14 @@ def test_status_and_report_after_simulated_answers(
     assert main(argv) == 2  # the codes file and the study are never overwritten
     capsys.readouterr()
     _answer_all(tmp_path / "s", "dr-lee", (0.5, 0.3, 0.1, 0.1))
-    _answer_all(tmp_path / "s", "dr-silva", (0.4, 0.4, 0.1, 0.1))
+    _answer_all(tmp_path / "s", "dr-silva", (0.4, 0.4, 0.1, 0.1), seconds=5.0)
     assert main(["study", "status", str(tmp_path / "s"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert (data["participants"], data["started"], data["complete"]) == (3, 2, 2)
     rows = {r["participant"]: r for r in data["rows"]}
     assert rows["dr-lee"]["answers"] == 6 and rows["dr-lee"]["complete"] is True
     assert rows["dr-okafor"]["answers"] == 0 and rows["dr-okafor"]["last_activity"] is None
-    assert data["median_response_s"] is None or data["median_response_s"] >= 0
+    assert data["median_response_s"] == 3.5  # 6 answers at 2 s and 6 at 5 s
     assert rows["dr-okafor"]["state"] == "not started" and rows["dr-lee"]["state"] == "complete"
     assert main(["study", "status", str(tmp_path / "s")]) == 0
     text = capsys.readouterr().out

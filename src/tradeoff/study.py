@@ -556,14 +556,14 @@ def withdrawn(study: Study) -> dict[str, str]:
 
 
 def withdraw(study: Study, participant: str, now: datetime | None = None) -> dict[str, Any]:
-    """Record that ``participant`` withdrew: from then on status, report and export leave
+    """Record that ``participant`` withdrew: from then on status and report leave
     their answers out. Their session files are kept untouched (what the record says it
     kept); the record is appended and synced before this returns."""
     if participant not in study.participants:
         raise InputError.single(
             study.path,
             "participant",
-            f"no participant {participant!r} in this study",
+            f"no participant {participant!r} in this study.",
             "use an id that study status lists",
         )
     when = (now or datetime.now(UTC)).isoformat(timespec="seconds")

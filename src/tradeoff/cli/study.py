@@ -148,7 +148,7 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
     kept = record["kept_session_files"]
     say(
         f"{args.participant} withdrawn from {study.path} at {record['time']}: "
-        "status, report and export leave their answers out from now on.\n"
+        "status and report leave their answers out from now on.\n"
         f"Kept: the withdrawal record in {study.path / 'withdrawals.jsonl'}"
         + (f" and their {len(kept)} session file(s) ({', '.join(kept)})" if kept else "")
         + "."

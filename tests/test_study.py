@@ -115,7 +115,9 @@ async def test_a_code_opens_its_own_session_and_nothing_else(
     assert app.farewell[1] == ""  # no file path or command shown to a participant
 
 
-def _answer_all(study_dir: Path, participant: str, truth: tuple[float, ...]) -> None:
+def _answer_all(
+    study_dir: Path, participant: str, truth: tuple[float, ...], seconds: float = 2.0
+) -> None:
     study = load_study(study_dir)
     loaded = load_scenario(study.scenario_path)
     sc = loaded.scenario
@@ -125,7 +127,7 @@ def _answer_all(study_dir: Path, participant: str, truth: tuple[float, ...]) -> 
     oracle = SimulatedOracle.for_scenario(sc, truth)
     with rec:
         while (q := rec.engine.next_query()) is not None:
-            rec.answer(oracle.choose(q))
+            rec.answer(oracle.choose(q), response_ms=seconds * 1000)
         rec.finish()
 
 
@@ -149,22 +151,45 @@ def test_status_and_report_after_simulated_answers(
     assert main(argv) == 2  # the codes file and the study are never overwritten
     capsys.readouterr()
     _answer_all(tmp_path / "s", "dr-lee", (0.5, 0.3, 0.1, 0.1))
-    _answer_all(tmp_path / "s", "dr-silva", (0.4, 0.4, 0.1, 0.1))
+    _answer_all(tmp_path / "s", "dr-silva", (0.4, 0.4, 0.1, 0.1), seconds=5.0)
     assert main(["study", "status", str(tmp_path / "s"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert (data["participants"], data["started"], data["complete"]) == (3, 2, 2)
     rows = {r["participant"]: r for r in data["rows"]}
     assert rows["dr-lee"]["answers"] == 6 and rows["dr-lee"]["complete"] is True
     assert rows["dr-okafor"]["answers"] == 0 and rows["dr-okafor"]["last_activity"] is None
+    assert data["median_response_s"] == 3.5  # 6 answers at 2 s and 6 at 5 s
+    assert rows["dr-okafor"]["state"] == "not started" and rows["dr-lee"]["state"] == "complete"
     assert main(["study", "status", str(tmp_path / "s")]) == 0
-    assert "3 participants, 2 started, 2 complete" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "3 participants, 2 started, 2 complete" in text
+    assert "not started" in text
     report = tmp_path / "report"
     assert main(["study", "report", str(tmp_path / "s"), "--out", str(report), "--json"]) == 0
-    written = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    written = json.loads(captured.out)
+    assert "participant dr-okafor is not in the report: not started" in captured.err
+    assert "dr-lee" not in captured.err
     md = Path(written["markdown"]).read_text()
     assert "dr-lee" in md and "dr-silva" in md and "dr-okafor" not in md
     status = study_status(load_study(tmp_path / "s"))
     assert len(status.complete_sessions()) == 2
+    assert main(["study", "withdraw", str(tmp_path / "s"), "dr-silva"]) == 0
+    said = capsys.readouterr().out
+    assert "dr-silva withdrawn" in said and "Kept: the withdrawal record" in said
+    assert "1 session file(s)" in said
+    status = study_status(load_study(tmp_path / "s"))
+    assert len(status.complete_sessions()) == 1  # dr-lee only
+    assert ("dr-silva", status.rows[2].state) in status.missing()
+    assert status.rows[2].state.startswith("withdrawn ")
+    assert status.to_dict()["withdrawn"] == 1
+    assert main(["study", "withdraw", str(tmp_path / "s"), "dr-nobody"]) == 2
+    report2 = tmp_path / "report2"
+    assert main(["study", "report", str(tmp_path / "s"), "--out", str(report2), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "participant dr-silva is not in the report: withdrawn" in captured.err
+    md = Path(json.loads(captured.out)["markdown"]).read_text()
+    assert "dr-lee" in md and "dr-silva" not in md
 
 
 def test_serve_binds_other_machines_only_for_a_study(

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import re
 import secrets
 import shutil
@@ -34,7 +35,7 @@ from typing import Any
 
 from tradeoff.errors import InputError
 from tradeoff.scenario import load_scenario
-from tradeoff.session import check_participant, iter_sessions, summarise
+from tradeoff.session import AnswerRecord, check_participant, iter_sessions, summarise
 
 #: Letters of an access code: Crockford's base 32 (no I, L, O or U), 5 bits each; a typed
 #: O counts as 0 and I or L as 1.
@@ -526,6 +527,55 @@ def wrong_code_delay(study: Study, source: str | None, now: float | None = None)
     return min(60.0, own + shared)
 
 
+# -- withdrawal ---------------------------------------------------------------------------
+
+
+def withdrawals_path(study: Study) -> Path:
+    """The study's withdrawal records, one JSON line each (appended, never rewritten)."""
+    return study.path / "withdrawals.jsonl"
+
+
+def withdrawn(study: Study) -> dict[str, str]:
+    """Participant → time of withdrawal, from :func:`withdrawals_path` (absent: nobody)."""
+    path = withdrawals_path(study)
+    if not path.exists():
+        return {}
+    out: dict[str, str] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            pid, when = record["participant"], record["time"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError.single(
+                path, f"line {number}", f"not a withdrawal record ({exc})", "restore the file"
+            ) from exc
+        out[str(pid)] = str(when)
+    return out
+
+
+def withdraw(study: Study, participant: str, now: datetime | None = None) -> dict[str, Any]:
+    """Record that ``participant`` withdrew: from then on status and report leave
+    their answers out. Their session files are kept untouched (what the record says it
+    kept); the record is appended and synced before this returns."""
+    if participant not in study.participants:
+        raise InputError.single(
+            study.path,
+            "participant",
+            f"no participant {participant!r} in this study.",
+            "use an id that study status lists",
+        )
+    when = (now or datetime.now(UTC)).isoformat(timespec="seconds")
+    kept = sorted(p.name for p in iter_sessions(study.sessions_dir, participant))
+    record = {"participant": participant, "time": when, "kept_session_files": kept}
+    with withdrawals_path(study).open("a", encoding="utf-8") as f:
+        f.write(json.dumps(record, sort_keys=True) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    return record
+
+
 # -- the coordinator's view -------------------------------------------------------------
 
 
@@ -538,10 +588,29 @@ class ParticipantStatus:
     last_activity: str | None
     flagged: bool
     note: str = ""
+    withdrawn: str | None = None
+
+    @property
+    def state(self) -> str:
+        """``not started``, ``unfinished after N answers``, ``complete`` or ``unreadable``.
+
+        >>> ParticipantStatus("p01", 1, 4, False, None, False).state
+        'unfinished after 4 answers'
+        """
+        if self.withdrawn is not None:
+            return f"withdrawn {self.withdrawn}"
+        if self.complete:
+            return "complete"
+        if self.sessions == 0:
+            return "not started"
+        if self.note.startswith("unreadable"):
+            return "unreadable"
+        return f"unfinished after {self.answers} answers"
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "participant": self.participant,
+            "state": self.state,
             "sessions": self.sessions,
             "answers": self.answers,
             "complete": self.complete,
@@ -567,7 +636,10 @@ class StudyStatus:
     def complete_sessions(self) -> list[Path]:
         """The newest complete session of every participant who has one."""
         out = []
+        gone = withdrawn(self.study)
         for pid in self.study.participants:
+            if pid in gone:
+                continue
             sha = self.study.scenario_sha256
             done = [
                 p
@@ -578,12 +650,38 @@ class StudyStatus:
                 out.append(max(done, key=lambda p: p.stat().st_mtime))
         return out
 
+    def median_response_s(self) -> float | None:
+        """Median seconds per answer over every recorded answer of every session."""
+        times = sorted(
+            t
+            for pid in self.study.participants
+            for p in iter_sessions(self.study.sessions_dir, pid)
+            for t in _facts(p, pid, self.study.scenario_sha256).response_ms
+        )
+        if not times:
+            return None
+        mid = len(times) // 2
+        ms = times[mid] if len(times) % 2 else (times[mid - 1] + times[mid]) / 2
+        return round(ms / 1000, 1)
+
+    def missing(self, exclude_inconsistent: bool = False) -> list[tuple[str, str]]:
+        """Who a report over the complete sessions leaves out, and why (in study order)."""
+        out = []
+        for r in self.rows:
+            if not r.complete or r.withdrawn is not None:
+                out.append((r.participant, r.state))
+            elif exclude_inconsistent and r.flagged:
+                out.append((r.participant, "flagged as inconsistent and excluded"))
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "study": str(self.study.path),
             "scenario_sha256": self.study.scenario_sha256,
             "participants": len(self.rows),
             "started": self.started,
+            "withdrawn": sum(r.withdrawn is not None for r in self.rows),
+            "median_response_s": self.median_response_s(),
             "complete": self.complete,
             "flagged": sum(r.flagged for r in self.rows),
             "rows": [r.to_dict() for r in self.rows],
@@ -598,6 +696,8 @@ class _Facts:
     problem: str = ""
     #: The reader's warnings, each naming the file and the line.
     warnings: tuple[str, ...] = ()
+    #: Response times of its answers that recorded one (milliseconds).
+    response_ms: tuple[float, ...] = ()
 
 
 #: What each session file says, by (path, modification time, size, the folder's participant,
@@ -624,6 +724,11 @@ def _facts(path: Path, participant: str, scenario_sha256: str) -> _Facts:
         else:
             header = summary.log.header
             warnings = tuple(summary.log.warnings)
+            times = tuple(
+                e.response_ms
+                for e in summary.log.events
+                if isinstance(e, AnswerRecord) and e.response_ms is not None
+            )
             if header.participant != participant:
                 cached = _Facts(
                     False,
@@ -644,7 +749,9 @@ def _facts(path: Path, participant: str, scenario_sha256: str) -> _Facts:
                 )
             else:
                 flagged = summary.consistency is not None and summary.consistency.flagged
-                cached = _Facts(summary.log.finished, summary.answers, flagged, "", warnings)
+                cached = _Facts(
+                    summary.log.finished, summary.answers, flagged, "", warnings, times
+                )
         if len(_FACTS) > 4096:
             _FACTS.clear()
         _FACTS[key] = cached
@@ -658,10 +765,11 @@ def study_status(study: Study) -> StudyStatus:
     them (file and line), never hidden."""
     rows = []
     sha = study.scenario_sha256
+    gone = withdrawn(study)
     for pid in study.participants:
         files = list(iter_sessions(study.sessions_dir, pid))
         if not files:
-            rows.append(ParticipantStatus(pid, 0, 0, False, None, False))
+            rows.append(ParticipantStatus(pid, 0, 0, False, None, False, "", gone.get(pid)))
             continue
         newest = max(files, key=lambda p: p.stat().st_mtime)
         when = datetime.fromtimestamp(newest.stat().st_mtime, UTC).isoformat(timespec="seconds")
@@ -678,6 +786,7 @@ def study_status(study: Study) -> StudyStatus:
                 when,
                 facts[newest].flagged,
                 "; ".join(notes),
+                gone.get(pid),
             )
         )
     return StudyStatus(study, tuple(rows))

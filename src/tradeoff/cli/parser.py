@@ -15,7 +15,12 @@ from tradeoff.cli.judge import cmd_compare, cmd_gap
 from tradeoff.cli.pool import add_pool_commands
 from tradeoff.cli.rank import cmd_rank
 from tradeoff.cli.scenarios import cmd_bench, cmd_scenario_check, cmd_scenario_list, cmd_simulate
-from tradeoff.cli.study import cmd_study_create, cmd_study_report, cmd_study_status
+from tradeoff.cli.study import (
+    cmd_study_create,
+    cmd_study_report,
+    cmd_study_status,
+    cmd_study_withdraw,
+)
 from tradeoff.copa import METHODS
 from tradeoff.noise import noise_help
 from tradeoff.scenario import STRATEGY_NAMES
@@ -112,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     srep.add_argument("--exclude-inconsistent", action="store_true")
     srep.add_argument("--json", action="store_true", help="print one JSON document")
     srep.set_defaults(func=cmd_study_report)
+    wd = st_sub.add_parser("withdraw", help="leave a participant out of status, report, export")
+    wd.add_argument("study", help="study folder")
+    wd.add_argument("participant", help="the participant's id")
+    wd.add_argument("--json", action="store_true", help="print one JSON document")
+    wd.set_defaults(func=cmd_study_withdraw)
 
     sc = sub.add_parser("scenario", help="work with scenario files")
     sc_sub = sc.add_subparsers(title="scenario commands", metavar="ACTION", required=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tradeoff.cli.common import UsageError, emit, parse_p, say
+from tradeoff.cli.common import UsageError, emit, error, parse_p, say
 
 
 def _participants(value: str) -> list[str]:
@@ -72,11 +72,19 @@ def format_status(data: dict[str, object]) -> str:
     width = max([11] + [len(str(r["participant"])) for r in rows])
     lines = [
         f"{data['study']}: {data['participants']} participants, {data['started']} started, "
-        f"{data['complete']} complete, {data['flagged']} flagged as inconsistent",
+        f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
+        f"{data.get('withdrawn', 0)} withdrawn"
+        + (
+            f"; median {data['median_response_s']} s per answer"
+            if data.get("median_response_s") is not None
+            else ""
+        ),
         f"  {'participant':<{width}}  {'answers':>7}  {'complete':<8}  {'last activity':<25}  note",
     ]
     for r in rows:
         note = "inconsistent answers" if r["consistency_flagged"] else r["note"]
+        if (not r["complete"] or str(r["state"]).startswith("withdrawn")) and not note:
+            note = str(r["state"])
         line = (
             f"  {r['participant']:<{width}}  {r['answers']:>7}  "
             f"{'yes' if r['complete'] else 'no':<8}  {r['last_activity'] or '—':<25}  {note}"
@@ -110,7 +118,10 @@ def cmd_study_report(args: argparse.Namespace) -> int:
 
     check_out(args.out)
     study = load_study(args.study)
-    sessions = study_status(study).complete_sessions()
+    status = study_status(study)
+    sessions = status.complete_sessions()
+    for pid, why in status.missing(args.exclude_inconsistent):
+        error(f"{study.path}: participant {pid} is not in the report: {why}")
     if not sessions:
         raise UsageError(f"no participant of {study.path} has a complete session yet")
     if load_scenario(study.scenario_path).scenario.pool is None:  # a study's copy is fixed
@@ -124,3 +135,22 @@ def cmd_study_report(args: argparse.Namespace) -> int:
     )
     argv = ["study", "report", str(study.path), "--out", args.out]
     return write_report(chosen, args.out, argv, json=args.json)
+
+
+def cmd_study_withdraw(args: argparse.Namespace) -> int:
+    from tradeoff.study import load_study, withdraw
+
+    study = load_study(args.study)
+    record = withdraw(study, args.participant)
+    if args.json:
+        emit(record)
+        return 0
+    kept = record["kept_session_files"]
+    say(
+        f"{args.participant} withdrawn from {study.path} at {record['time']}: "
+        "status and report leave their answers out from now on.\n"
+        f"Kept: the withdrawal record in {study.path / 'withdrawals.jsonl'}"
+        + (f" and their {len(kept)} session file(s) ({', '.join(kept)})" if kept else "")
+        + "."
+    )
+    return 0

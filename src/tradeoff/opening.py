@@ -59,9 +59,11 @@ def resume_session(
     use_embedded: bool = False,
     log: SessionLog | None = None,
     cache_dir: str | Path | None = None,
+    wait: float = 0.0,
 ) -> Recorder:
     """Continue the session in ``path`` (see :meth:`Recorder.resume`); with ``cache_dir``
-    its population is memory-mapped from there."""
+    its population is memory-mapped from there; ``wait``: seconds to wait for the file's
+    lock (it is then read again under the lock)."""
     population = None
     if cache_dir is not None:
         from tradeoff.session import read_session
@@ -69,5 +71,10 @@ def resume_session(
         log = log if log is not None else read_session(path)
         population = cached_population(log.header.scenario, cache_dir)
     return Recorder.resume(
-        path, current=current, use_embedded=use_embedded, log=log, population=population
+        path,
+        current=current,
+        use_embedded=use_embedded,
+        log=log,
+        population=population,
+        wait=wait,
     )

@@ -44,6 +44,7 @@ import json
 import os
 import re
 import signal
+import time
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -818,17 +819,53 @@ class Recorder:
     # -- creating and opening ---------------------------------------------------------
 
     @staticmethod
-    def _lock(fd: int, path: Path) -> None:
+    def _lock(fd: int, path: Path, wait: float = 0.0) -> None:
+        """Take the file's exclusive lock, waiting up to ``wait`` seconds for another
+        writer to let go (a web server holds it only while it writes one answer)."""
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.005)
+        os.close(fd)
+        raise SessionLocked.single(
+            path,
+            "",
+            "is open in another tradeoff window or process.",
+            "finish or quit that one first; two processes must not write one session.",
+        ) from None
+
+    @classmethod
+    def attach(
+        cls, path: Path, engine: Engine, header: Header, chain: str | None, *, wait: float = 5.0
+    ) -> Recorder:
+        """Reopen a session whose engine is kept in memory between writes (the study web
+        page holds many participants and locks a file only while it writes to it): the
+        file is locked (waiting up to ``wait`` seconds) and appended to after ``chain``.
+        The caller checks :attr:`size` against what the engine has seen, since another
+        process may have written in between."""
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise SessionLocked.single(
-                path,
-                "",
-                "is open in another tradeoff window or process.",
-                "finish or quit that one first; two processes must not write one session.",
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        except OSError as exc:
+            raise InputError.single(
+                path, "", f"cannot be opened for writing ({exc.strerror}).", "check permissions."
             ) from None
+        cls._lock(fd, path, wait)
+        return cls(engine, path, fd, header, chain)
+
+    @property
+    def chain(self) -> str | None:
+        """The chain value of the last line written or read."""
+        return self._chain
+
+    @property
+    def size(self) -> int:
+        """The file's size in bytes, as it stands under this recorder's lock."""
+        return os.fstat(self._fd).st_size
 
     @classmethod
     def start(
@@ -904,13 +941,15 @@ class Recorder:
         use_embedded: bool = False,
         log: SessionLog | None = None,
         population: Population | None = None,
+        wait: float = 0.0,
     ) -> Recorder:
         """Continue a session: replay its events and reopen the file for appending.
 
         If ``current`` (the scenario file as it is now) differs from the embedded copy, the
         session is refused unless ``use_embedded`` is set. ``log`` is the file as already
         read (it is read here otherwise); the file is locked before anything is appended.
-        ``population`` is as for :meth:`start`.
+        ``population`` is as for :meth:`start`. With ``wait`` the lock is waited for that
+        many seconds and the file read again once it is held.
         """
         p = Path(path)
         log = log if log is not None else read_session(p)
@@ -941,7 +980,18 @@ class Recorder:
             raise InputError.single(
                 p, "", f"cannot be opened for writing ({exc.strerror}).", "check its permissions."
             ) from None
-        cls._lock(fd, p)
+        cls._lock(fd, p, wait)
+        if wait:  # read again under the lock: another writer may have appended meanwhile
+            try:
+                log = read_session(p)
+            except BaseException:
+                os.close(fd)
+                raise
+            if log.finished:
+                os.close(fd)
+                raise InputError.single(
+                    p, "", "this session is already finished.", "start a new session."
+                )
         try:
             engine = replay(log, population=population)
         except BaseException:

@@ -50,6 +50,9 @@ STUDY_VERSIONS = (1, 2)
 #: study.json is read only up to this size (10,000 participants take about 1.2 MB).
 STUDY_FILE_LIMIT = 16_000_000
 ATTEMPTS_FILE = "attempts.log"
+#: The information and consent text in a study (Markdown), and its largest size.
+CONSENT_FILE = "consent.md"
+CONSENT_LIMIT = 200_000
 #: scrypt cost (about 30 ms a check on a laptop core).
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
 #: Wrong codes within this many seconds count toward the delay.
@@ -95,6 +98,14 @@ class Study:
     #: SHA-256 of every file copied with the scenario (pool, population), by path in the
     #: study (version 2; empty for a version 1 study, which recorded the scenario's only).
     files: dict[str, str] = field(default_factory=dict)
+    #: The information and consent text participants read before the first question (a
+    #: Markdown file in the study, hashed in ``files``) and its version, or ``None``.
+    consent_file: str | None = None
+    consent_version: str | None = None
+
+    @property
+    def consent_path(self) -> Path | None:
+        return None if self.consent_file is None else self.path / self.consent_file
 
     @property
     def scenario_path(self) -> Path:
@@ -199,6 +210,42 @@ def _check_copyable(src: Path, rel: str) -> None:
         )
 
 
+def read_consent(path: Path) -> str:
+    """An information and consent text: a UTF-8 Markdown file of at most 200 KB with some
+    words in it (shown to participants as safe HTML: raw HTML in it is shown as text)."""
+    if not path.is_file():
+        raise InputError.single(path, "", "is not a file.", "give the consent text's file.")
+    if path.stat().st_size > CONSENT_LIMIT:
+        raise InputError.single(
+            path, "", f"is larger than {CONSENT_LIMIT // 1000} KB.", "shorten the text."
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError.single(
+            path, f"byte {exc.start}", "is not UTF-8 text.", "save it as UTF-8 Markdown."
+        ) from None
+    if not text.strip():
+        raise InputError.single(path, "", "is empty.", "write the information participants read.")
+    return text
+
+
+def check_consent_version(version: str) -> str:
+    """A consent text's version: 1–64 printable characters (recorded with each consent).
+
+    >>> check_consent_version("2026-11 v2")
+    '2026-11 v2'
+    """
+    if not (1 <= len(version) <= 64 and version.isprintable()):
+        raise InputError.single(
+            "--consent-version",
+            "",
+            f"{version[:80]!r} is not a usable version.",
+            "give 1–64 printable characters, e.g. 1 or 2026-11.",
+        )
+    return version
+
+
 def _write_codes(codes_file: Path, codes: dict[str, str]) -> None:
     """The access codes as CSV, readable by the owner only (0600), in a file that must not
     exist yet (not even as a dangling link): created with ``O_EXCL`` and synced."""
@@ -239,6 +286,8 @@ def create_study(
     out: str | Path,
     *,
     codes_file: str | Path | None = None,
+    consent: str | Path | None = None,
+    consent_version: str = "1",
 ) -> tuple[Study, dict[str, str]]:
     """Make a study folder; returns the study and every participant's access code.
 
@@ -248,8 +297,14 @@ def create_study(
     folder: nothing already there is overwritten. ``study.json`` records the SHA-256 of
     every file copied into the study, and every command that reads the study checks them.
     When anything fails, nothing of the study is left behind (nor the codes file).
+
+    ``consent`` is a Markdown file of information and consent that the study web page
+    shows before the first question (copied as ``consent.md``, hashed, with
+    ``consent_version``); a participant's agreement opens their session file.
     """
     loaded = load_scenario(scenario_path)  # validated before anything is written
+    consent_text = None if consent is None else read_consent(Path(consent))
+    check_consent_version(consent_version)
     src = Path(loaded.path)
     dest = Path(out)
     existed = dest.exists()
@@ -272,7 +327,9 @@ def create_study(
     if codes_path is not None:
         _write_codes(codes_path, codes)
     try:
-        study = _make_study(src, referenced, participants, dest, codes)
+        study = _make_study(
+            src, referenced, participants, dest, codes, consent_text, consent_version
+        )
     except BaseException as exc:
         _remove_made(dest, existed)
         if codes_path is not None:
@@ -309,9 +366,14 @@ def _make_study(
     participants: Sequence[str],
     dest: Path,
     codes: dict[str, str],
+    consent_text: str | None = None,
+    consent_version: str = "1",
 ) -> Study:
     dest.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
+    if consent_text is not None:
+        (dest / CONSENT_FILE).write_text(consent_text, encoding="utf-8")
+        files[CONSENT_FILE] = _sha256(dest / CONSENT_FILE)
     for rel in referenced:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -328,6 +390,8 @@ def _make_study(
         participants={pid: hash_code(codes[pid], salt) for pid in participants},
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         files=files,
+        consent_file=None if consent_text is None else CONSENT_FILE,
+        consent_version=None if consent_text is None else consent_version,
     )
     document = {
         "version": STUDY_VERSION,
@@ -339,6 +403,8 @@ def _make_study(
         "code_hash": "scrypt n=16384 r=8 p=1 over the code without dashes, in capitals",
         "participants": [{"id": p, "code_hash": h} for p, h in study.participants.items()],
     }
+    if consent_text is not None:
+        document["consent"] = {"file": CONSENT_FILE, "version": consent_version}
     tmp = dest / (STUDY_FILE + ".tmp")
     tmp.write_text(json.dumps(document, indent=2) + "\n")
     tmp.replace(dest / STUDY_FILE)
@@ -399,6 +465,11 @@ def load_study(folder: str | Path) -> Study:
         field = "files"
         created = str(data.get("created", ""))
         files = {str(k): str(v) for k, v in dict(data.get("files", {})).items()}
+        field = "consent"
+        consent = data.get("consent")
+        consent_file = consent_version = None
+        if consent is not None:
+            consent_file, consent_version = str(consent["file"]), str(consent["version"])
     except RecursionError:
         raise InputError.single(
             path, "", "is nested too deeply to be a study file.", restore
@@ -450,7 +521,13 @@ def load_study(folder: str | Path) -> Study:
                 f"{STUDY_FILE}).",
                 "restore the study's copy; make a new study for new files.",
             )
-    return Study(root, scenario, sha, salt, participants, created, files)
+    if consent_file is not None and consent_file not in files:
+        raise InputError.single(
+            path, "consent", f"names {consent_file!r}, which files does not hash.", restore
+        )
+    return Study(
+        root, scenario, sha, salt, participants, created, files, consent_file, consent_version
+    )
 
 
 # -- wrong codes ------------------------------------------------------------------------
@@ -589,13 +666,18 @@ class ParticipantStatus:
     flagged: bool
     note: str = ""
     withdrawn: str | None = None
+    #: Whether a session of theirs opens with their consent (the study web page's).
+    consented: bool = False
 
     @property
     def state(self) -> str:
-        """``not started``, ``unfinished after N answers``, ``complete`` or ``unreadable``.
+        """``not started``, ``consented, no answer yet``, ``unfinished after N answers``,
+        ``complete``, ``withdrawn …`` or ``unreadable``.
 
         >>> ParticipantStatus("p01", 1, 4, False, None, False).state
         'unfinished after 4 answers'
+        >>> ParticipantStatus("p01", 1, 0, False, None, False, consented=True).state
+        'consented, no answer yet'
         """
         if self.withdrawn is not None:
             return f"withdrawn {self.withdrawn}"
@@ -605,6 +687,8 @@ class ParticipantStatus:
             return "not started"
         if self.note.startswith("unreadable"):
             return "unreadable"
+        if self.answers == 0 and self.consented:
+            return "consented, no answer yet"
         return f"unfinished after {self.answers} answers"
 
     def to_dict(self) -> dict[str, Any]:
@@ -614,6 +698,7 @@ class ParticipantStatus:
             "sessions": self.sessions,
             "answers": self.answers,
             "complete": self.complete,
+            "consented": self.consented,
             "last_activity": self.last_activity,
             "consistency_flagged": self.flagged,
             "note": self.note,
@@ -680,6 +765,7 @@ class StudyStatus:
             "scenario_sha256": self.study.scenario_sha256,
             "participants": len(self.rows),
             "started": self.started,
+            "consented": sum(r.consented for r in self.rows),
             "withdrawn": sum(r.withdrawn is not None for r in self.rows),
             "median_response_s": self.median_response_s(),
             "complete": self.complete,
@@ -698,6 +784,7 @@ class _Facts:
     warnings: tuple[str, ...] = ()
     #: Response times of its answers that recorded one (milliseconds).
     response_ms: tuple[float, ...] = ()
+    consented: bool = False
 
 
 #: What each session file says, by (path, modification time, size, the folder's participant,
@@ -750,7 +837,13 @@ def _facts(path: Path, participant: str, scenario_sha256: str) -> _Facts:
             else:
                 flagged = summary.consistency is not None and summary.consistency.flagged
                 cached = _Facts(
-                    summary.log.finished, summary.answers, flagged, "", warnings, times
+                    summary.log.finished,
+                    summary.answers,
+                    flagged,
+                    "",
+                    warnings,
+                    times,
+                    summary.log.consent is not None,
                 )
         if len(_FACTS) > 4096:
             _FACTS.clear()
@@ -787,6 +880,7 @@ def study_status(study: Study) -> StudyStatus:
                 facts[newest].flagged,
                 "; ".join(notes),
                 gone.get(pid),
+                any(f.consented for f in facts.values()),
             )
         )
     return StudyStatus(study, tuple(rows))

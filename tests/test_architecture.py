@@ -15,13 +15,13 @@ DOC = (ROOT / "docs" / "architecture.md").read_text()
 
 
 def named_in_doc() -> set[str]:
-    names = set(re.findall(r"`(tradeoff(?:\.[a-z_]+)*)`", DOC))
+    names = set(re.findall(r"`(tradeoff(?:\.[a-z_][a-z0-9_]*)*)`", DOC))
     # "`tradeoff.cli` | `parser`, `common`, …": submodules listed in a package's row.
     for row in DOC.splitlines():
         match = re.match(r"\| `(tradeoff\.[a-z_]+)` \| ([^|]*)\|", row)
         if match:
             package, listed = match.groups()
-            names |= {f"{package}.{m}" for m in re.findall(r"`([a-z_]+)`", listed)}
+            names |= {f"{package}.{m}" for m in re.findall(r"`([a-z_][a-z0-9_]*)`", listed)}
     return names
 
 

@@ -17,7 +17,9 @@ from tradeoff.cli.rank import cmd_rank
 from tradeoff.cli.scenarios import cmd_bench, cmd_scenario_check, cmd_scenario_list, cmd_simulate
 from tradeoff.cli.study import (
     cmd_study_create,
+    cmd_study_export,
     cmd_study_report,
+    cmd_study_serve,
     cmd_study_status,
     cmd_study_withdraw,
 )
@@ -99,6 +101,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     mk.add_argument("--out", required=True, help="the new study folder")
     mk.add_argument("--codes", metavar="FILE.csv", help="write the codes here, not on screen")
+    mk.add_argument(
+        "--consent",
+        metavar="FILE.md",
+        help="information and consent text (Markdown) the study web page shows before the "
+        "first question; agreeing opens the participant's session, declining records nothing",
+    )
+    mk.add_argument(
+        "--consent-version", default="1", help="the consent text's version (recorded with it)"
+    )
     mk.add_argument("--json", action="store_true", help="print one JSON document")
     mk.set_defaults(func=cmd_study_create)
     status = st_sub.add_parser("status", help="who has answered, who is done")
@@ -122,6 +133,29 @@ def build_parser() -> argparse.ArgumentParser:
     wd.add_argument("participant", help="the participant's id")
     wd.add_argument("--json", action="store_true", help="print one JSON document")
     wd.set_defaults(func=cmd_study_withdraw)
+    web = st_sub.add_parser(
+        "serve", help="the study's web page: code, consent, questions (plain HTML forms)"
+    )
+    web.add_argument("study", help="study folder")
+    web.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
+    web.add_argument("--port", type=int, default=8000)
+    web.add_argument(
+        "--workers", type=int, default=1, help="server processes sharing the study (default 1)"
+    )
+    web.add_argument(
+        "--trust-proxy",
+        action="store_true",
+        help="a reverse proxy in front sets X-Forwarded-For and X-Forwarded-Proto: take the "
+        "client's address and https from there; leave off without such a proxy",
+    )
+    web.set_defaults(func=cmd_study_serve)
+    ex = st_sub.add_parser(
+        "export", help="every answer as one table (CSV or Parquet) with its codebook"
+    )
+    ex.add_argument("study", help="study folder")
+    ex.add_argument("--out", required=True, metavar="FILE.csv|FILE.parquet", help="a new file")
+    ex.add_argument("--json", action="store_true", help="print one JSON document")
+    ex.set_defaults(func=cmd_study_export)
 
     sc = sub.add_parser("scenario", help="work with scenario files")
     sc_sub = sc.add_subparsers(title="scenario commands", metavar="ACTION", required=True)

@@ -33,7 +33,14 @@ def cmd_study_create(args: argparse.Namespace) -> int:
 
     ids = _participants(args.participants)
     codes_file = Path(args.codes) if args.codes else None
-    study, codes = create_study(args.scenario, ids, args.out, codes_file=codes_file)
+    study, codes = create_study(
+        args.scenario,
+        ids,
+        args.out,
+        codes_file=codes_file,
+        consent=args.consent,
+        consent_version=args.consent_version,
+    )
     if args.json:
         data: dict[str, object] = {
             "study": str(study.path),
@@ -60,8 +67,14 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         lines += [f"  {p:<{width}}  {c}" for p, c in codes.items()]
     lines += [
         "",
-        f"Each code is {CODE_BITS} bits. Start the study with: tradeoff serve --study {study.path}",
+        f"Each code is {CODE_BITS} bits. Open the study's web page with: "
+        f"tradeoff study serve {study.path}",
     ]
+    if study.consent_file is not None:
+        lines.append(
+            f"Participants read {study.path / study.consent_file} (version "
+            f"{study.consent_version}) and agree before their first question."
+        )
     say("\n".join(lines))
     return 0
 
@@ -152,5 +165,46 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
         f"Kept: the withdrawal record in {study.path / 'withdrawals.jsonl'}"
         + (f" and their {len(kept)} session file(s) ({', '.join(kept)})" if kept else "")
         + "."
+    )
+    return 0
+
+
+def cmd_study_serve(args: argparse.Namespace) -> int:
+    from tradeoff.study import load_study
+    from tradeoff.web.serving import serve_study
+
+    if not 1 <= args.workers <= 64:
+        raise UsageError("--workers needs a number from 1 to 64")
+    if not 0 <= args.port <= 65535:
+        raise UsageError("--port needs a number from 0 to 65535")
+    study = load_study(args.study)
+    try:
+        return serve_study(
+            study, args.host, args.port, workers=args.workers, trust_proxy=args.trust_proxy
+        )
+    except OSError as exc:
+        raise UsageError(
+            f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc}); "
+            "choose another --port or --host"
+        ) from None
+
+
+def cmd_study_export(args: argparse.Namespace) -> int:
+    from tradeoff.export import export_study
+    from tradeoff.study import load_study
+
+    study = load_study(args.study)
+    summary = export_study(study, args.out)
+    for path, why in summary.skipped:
+        error(f"{path}: not exported: {why}")
+    if args.json:
+        emit(summary.to_dict())
+        return 0
+    left_out = (
+        f"; left out as withdrawn: {', '.join(summary.withdrawn)}" if summary.withdrawn else ""
+    )
+    say(
+        f"{summary.rows} answers of {len(summary.participants)} participants written to "
+        f"{summary.path}{left_out}.\nEvery column is explained in {summary.codebook}."
     )
     return 0

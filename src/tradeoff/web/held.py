@@ -1,0 +1,152 @@
+"""Participants held in memory by one study web server process.
+
+Each participant's engine is kept between requests (rebuilt from their session file when it
+was evicted, or when another process wrote to the file in between); their session file is
+locked only while one request writes to it, so several processes behind one proxy can
+serve one study folder: one writer per participant at a time, enforced by the file's lock
+(docs/architecture.md, "The study web page").
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from tradeoff.elicitation import Engine
+from tradeoff.opening import resume_session, start_session
+from tradeoff.scenario import LoadedScenario
+from tradeoff.session import (
+    ConsentRecord,
+    Header,
+    Recorder,
+    iter_sessions,
+    read_session,
+    unfinished_sessions,
+)
+from tradeoff.study import Study
+
+T = TypeVar("T")
+
+#: How long a request waits for another process to finish writing a participant's file.
+LOCK_WAIT = 5.0
+
+
+@dataclass
+class Held:
+    """A participant's engine as it stands after the file's first ``size`` bytes."""
+
+    path: Path
+    engine: Engine
+    header: Header
+    chain: str | None
+    size: int
+    used: float
+
+
+class Participants:
+    """The participants one process serves: engines in memory, at most ``capacity`` kept
+    (the least recently used are dropped and rebuilt from their file when they come back).
+    """
+
+    def __init__(self, study: Study, loaded: LoadedScenario, *, capacity: int = 1000) -> None:
+        self.study = study
+        self.loaded = loaded
+        self.capacity = capacity
+        self._held: OrderedDict[str, Held] = OrderedDict()
+        self._guard = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}
+        #: How many times an engine was rebuilt from its file (evicted, or written by
+        #: another process); the load benchmark reports it.
+        self.rebuilt = 0
+
+    def _lock_for(self, participant: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(participant, threading.Lock())
+
+    def open_session(self, participant: str) -> Path | None:
+        """The participant's newest unfinished session of the study's scenario, if any."""
+        found = unfinished_sessions(self.study.sessions_dir, participant, self.loaded.scenario.id)
+        return found[-1] if found else None
+
+    def has_finished(self, participant: str) -> bool:
+        """Whether a session of theirs is complete (read from the files)."""
+        for path in iter_sessions(self.study.sessions_dir, participant):
+            try:
+                if read_session(path).finished:
+                    return True
+            except Exception:  # an unreadable file is the coordinator's to see
+                continue
+        return False
+
+    def start(self, participant: str, consent: ConsentRecord | None, language: str) -> Path:
+        """Open a new session (the consent, when given, as its first line; the language
+        shown as a note when there is no consent to carry it)."""
+        with self._lock_for(participant):
+            existing = self.open_session(participant)
+            if existing is not None:  # two tabs agreeing at once start one session
+                return existing
+            recorder = start_session(
+                self.loaded,
+                participant,
+                self.study.sessions_dir,
+                cache_dir=self.study.cache_dir,
+                consent=consent,
+            )
+            try:
+                if consent is None:
+                    recorder.note(f"language {language}")
+                self._keep(participant, recorder)
+            finally:
+                recorder.close()
+            return recorder.path
+
+    def run(self, participant: str, path: Path, work: Callable[[Recorder], T]) -> T:
+        """Do ``work`` with the participant's recorder on ``path``, the file locked for the
+        time it takes; the engine is reused when the file is as this process left it."""
+        with self._lock_for(participant):
+            with self._guard:
+                held = self._held.get(participant)
+            recorder: Recorder | None = None
+            if held is not None and held.path == path:
+                recorder = Recorder.attach(
+                    path, held.engine, held.header, held.chain, wait=LOCK_WAIT
+                )
+                if recorder.size != held.size:  # another process wrote in between
+                    recorder.close()
+                    recorder = None
+            if recorder is None:
+                self.rebuilt += 1
+                recorder = resume_session(path, cache_dir=self.study.cache_dir, wait=LOCK_WAIT)
+            try:
+                out = work(recorder)
+                self._keep(participant, recorder)
+            finally:
+                recorder.close()
+            return out
+
+    def _keep(self, participant: str, recorder: Recorder) -> None:
+        held = Held(
+            recorder.path,
+            recorder.engine,
+            recorder.header,
+            recorder.chain,
+            recorder.size,
+            time.monotonic(),
+        )
+        with self._guard:
+            self._held[participant] = held
+            self._held.move_to_end(participant)
+            while len(self._held) > self.capacity:
+                self._held.popitem(last=False)
+
+    def forget(self, participant: str) -> None:
+        with self._guard:
+            self._held.pop(participant, None)
+
+    def __len__(self) -> int:
+        return len(self._held)

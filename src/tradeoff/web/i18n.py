@@ -1,0 +1,167 @@
+"""The study web page's words: one message catalogue (gettext, through Babel).
+
+Every participant-facing string of :mod:`tradeoff.web` is written in English in the code
+and the templates and looked up in a catalogue for the participant's language
+(docs/architecture.md, "The study web page"). ``locale/tradeoff.pot`` lists them (made by
+:func:`extract`; a test checks that it is current); a language is a
+``locale/<lang>/LC_MESSAGES/tradeoff.po`` file beside it, read with Babel and compiled in
+memory. English ships (it is the text itself); :func:`pseudo_catalogue` builds a
+pseudo-locale in which every catalogued string is visibly marked, so a test can show that
+no string escapes the catalogue.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from gettext import NullTranslations
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+from babel.support import Translations
+
+HERE = Path(__file__).parent
+LOCALE_DIR = HERE / "locale"
+DOMAIN = "tradeoff"
+#: The language the strings are written in.
+SOURCE_LANGUAGE = "en"
+#: How strings are found: ``_()`` in the Python modules, ``_()`` and ``{% trans %}`` in the
+#: templates.
+METHOD_MAP = [
+    ("*.py", "python"),
+    ("templates/**.html", "jinja2.ext:babel_extract"),
+]
+EXTRACT_OPTIONS = {"templates/**.html": {"extensions": "jinja2.ext.i18n"}}
+
+
+def N_(message: str) -> str:
+    """Mark a string for the catalogue where it is defined, translated where it is shown.
+
+    >>> N_("Option A")
+    'Option A'
+    """
+    return message
+
+
+@dataclass(frozen=True)
+class Language:
+    """A language the page can be shown in: its tag and its translations."""
+
+    tag: str
+    translations: NullTranslations
+
+    def gettext(self, message: str) -> str:
+        return self.translations.gettext(message)
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return self.translations.ngettext(singular, plural, n)
+
+
+def extract() -> Catalog:
+    """Every catalogued string of the web page, from its code and templates."""
+    catalog = Catalog(domain=DOMAIN, project="tradeoff", charset="utf-8")
+    for filename, lineno, message, comments, context in extract_from_dir(
+        str(HERE),
+        METHOD_MAP,
+        options_map=EXTRACT_OPTIONS,
+        keywords={"_": None, "N_": None, "gettext": None, "ngettext": (1, 2)},
+        strip_comment_tags=True,
+    ):
+        catalog.add(message, None, [(filename, lineno)], auto_comments=comments, context=context)
+    return catalog
+
+
+def _compiled(catalog: Catalog) -> NullTranslations:
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog)
+    buffer.seek(0)
+    return Translations(fp=buffer, domain=DOMAIN)
+
+
+@cache
+def languages() -> dict[str, Language]:
+    """The languages shipped: English, and every ``locale/<lang>/LC_MESSAGES/tradeoff.po``."""
+    out = {SOURCE_LANGUAGE: Language(SOURCE_LANGUAGE, NullTranslations())}
+    for po in sorted(LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.po")):
+        tag = po.parent.parent.name
+        with po.open("rb") as fh:
+            out[tag] = Language(tag, _compiled(read_po(fh, locale=tag, domain=DOMAIN)))
+    return out
+
+
+_FIELD = re.compile(r"(%\([a-z_]+\)[sd]|%[sd]|\{[a-z_]*\})")
+_ACCENTED = str.maketrans("aeiouAEIOUcnyCNY", "áéíóúÁÉÍÓÚçñýÇÑÝ")
+
+
+def pseudo(message: str) -> str:
+    """A message in the pseudo-locale: accented and bracketed, fields kept as they are.
+
+    >>> pseudo("Question %(n)s of %(total)s")
+    '⟦Qúéstíóñ %(n)s óf %(total)s⟧'
+    """
+    parts = _FIELD.split(message)
+    return "⟦" + "".join(p if _FIELD.fullmatch(p) else p.translate(_ACCENTED) for p in parts) + "⟧"
+
+
+def pseudo_catalogue(tag: str = "x-pseudo") -> Language:
+    """A language in which every catalogued string is :func:`pseudo` of itself."""
+    source = extract()
+    catalog = Catalog(locale=None, domain=DOMAIN, charset="utf-8")
+    for message in source:
+        if not message.id:
+            continue
+        if isinstance(message.id, tuple | list):
+            catalog.add(message.id, tuple(pseudo(m) for m in message.id))
+        else:
+            catalog.add(message.id, pseudo(message.id))
+    return Language(tag, _compiled(catalog))
+
+
+def choose(accept_language: str | None, available: dict[str, Language]) -> Language:
+    """The language for a request: the first of its ``Accept-Language`` the page has, else
+    English.
+
+    >>> choose("fr-CH, fr;q=0.9, en;q=0.8", languages()).tag
+    'en'
+    """
+    wanted: list[tuple[float, int, str]] = []
+    for index, item in enumerate((accept_language or "").split(",")[:20]):
+        tag, _, params = item.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        if tag:
+            wanted.append((-q, index, tag.lower()))
+    for _, _, tag in sorted(wanted):
+        for candidate in (tag, tag.split("-")[0]):
+            if candidate in available:
+                return available[candidate]
+    return available[SOURCE_LANGUAGE]
+
+
+Gettext = Callable[[str], str]
+
+
+TEMPLATE = LOCALE_DIR / f"{DOMAIN}.pot"
+
+
+def template_text() -> str:
+    """``locale/tradeoff.pot`` as :func:`extract` makes it now (sorted, no dates or line
+    numbers, so it changes only when a string does)."""
+    buffer = io.BytesIO()
+    write_po(buffer, extract(), omit_header=True, sort_output=True, no_location=True, width=0)
+    return buffer.getvalue().decode("utf-8")
+
+
+if __name__ == "__main__":  # python -m tradeoff.web.i18n: write the template again
+    TEMPLATE.write_text(template_text(), encoding="utf-8")
+    print(f"wrote {TEMPLATE}")

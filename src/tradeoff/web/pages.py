@@ -1,0 +1,216 @@
+"""What each page of the study web page shows, in the participant's language.
+
+The option cards use :mod:`tradeoff.presentation`, the same code and numbers as the
+terminal; the words around them come from the catalogue (:mod:`tradeoff.web.i18n`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+
+from tradeoff.elicitation import consistency_of
+from tradeoff.presentation import card_lines, settled_tradeoff_sentences
+from tradeoff.scenario import Scenario
+from tradeoff.session import Recorder
+from tradeoff.text import clean_text
+from tradeoff.web.i18n import Language
+
+
+def safe_markdown(text: str) -> str:
+    """Markdown as HTML a page can hold: raw HTML is shown as text, an image as its words
+    (nothing is loaded from elsewhere), links only with safe schemes.
+
+    >>> safe_markdown("# Hi <b>x</b> ![a map](http://e.org/i.png)")
+    '<h1>Hi &lt;b&gt;x&lt;/b&gt; a map</h1>\\n'
+    """
+    md = MarkdownIt("commonmark", {"html": False})
+
+    def image_as_words(
+        renderer: RendererHTML,
+        tokens: Sequence[Token],
+        idx: int,
+        options: OptionsDict,
+        env: EnvType,
+    ) -> str:
+        return escapeHtml(renderer.renderInlineAsText(tokens[idx].children or [], options, env))
+
+    md.add_render_rule("image", image_as_words)
+    return str(md.render("\n".join(clean_text(line) for line in text.splitlines())))
+
+
+@dataclass(frozen=True)
+class CardLine:
+    text: str
+    differs: bool
+    better: bool
+    delta: str
+    word: str
+
+
+@dataclass(frozen=True)
+class Option:
+    title: str
+    lines: tuple[CardLine, ...]
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """A question as the page shows it."""
+
+    number: int
+    answered: int
+    total: int
+    heading: str
+    progress: str
+    prompt: str
+    options: tuple[Option, ...]
+
+
+def question_view(recorder: Recorder, lang: Language) -> QuestionView | None:
+    """The engine's next question, or ``None`` when none is left."""
+    _ = lang.gettext
+    engine = recorder.engine
+    query = engine.next_query()
+    if query is None:
+        return None
+    s = engine.scenario
+    options = []
+    for side, (mine, other) in enumerate(((query.left, query.right), (query.right, query.left))):
+        name = _("Option A") if side == 0 else _("Option B")
+        title = (
+            _("%(option)s: a candidate model") % {"option": name}
+            if (query.kind == "candidates")
+            else name
+        )
+        lines = tuple(
+            CardLine(
+                line.text,
+                line.differs,
+                line.better,
+                line.delta,
+                _("better") if line.better else _("worse"),
+            )
+            for line in card_lines(s, mine, other)
+        )
+        options.append(Option(title, lines))
+    prompt = (
+        _(
+            "These are two of the candidate models, with the numbers they were measured at. "
+            "Which one would you rather have?"
+        )
+        if query.kind == "candidates"
+        else _("Which one would you rather have?")
+    )
+    number = engine.answered + 1
+    total = max(engine.expected_total(), number)
+    left = engine.expected_remaining()
+    deciding = engine.candidates is not None and engine.spec.stop != "weights"
+    progress = (
+        _("Question %(n)s · at most %(left)s to go")
+        if deciding
+        else _("Question %(n)s · about %(left)s to go")
+    ) % {"n": number, "left": left}
+    return QuestionView(
+        number,
+        engine.answered,
+        total,
+        _("Question %(n)s") % {"n": number},
+        progress,
+        prompt,
+        tuple(options),
+    )
+
+
+@dataclass(frozen=True)
+class Weight:
+    name: str
+    value: str
+    range: str
+    percent: int
+
+
+@dataclass(frozen=True)
+class ReviewView:
+    """What was learned, as the review page shows it."""
+
+    answered: int
+    why: str
+    explain: str
+    weights: tuple[Weight, ...]
+    sentences: tuple[str, ...]
+    consistency: str
+    flagged: bool
+    can_ask_more: bool
+
+
+def _why_stopped(recorder: Recorder, lang: Language) -> str:
+    _ = lang.gettext
+    engine = recorder.engine
+    reason = engine.stop_reason()
+    if reason == "decided":
+        settled = engine.decision()
+        if settled is None:
+            return _(
+                "The questions stopped early: your answers already settle which of the "
+                "candidate models is best for you."
+            )
+        return _(
+            "The questions stopped early: your answers already settle which of the "
+            "candidate models is best for you (the pick is %(sure)s%% sure)."
+        ) % {"sure": round(100 * settled[0])}
+    if reason == "exhausted":
+        return _(
+            "The questions stopped early: each one left would show options that read the "
+            "same on this page, or ask again about a trade you could not tell apart."
+        )
+    if reason == "precise":
+        return _("The questions stopped: your weights are known as precisely as planned.")
+    return _("You answered all %(n)s planned questions.") % {"n": engine.answered}
+
+
+def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> ReviewView:
+    """The review of what the answers say, with its uncertainty."""
+    _ = lang.gettext
+    engine = recorder.engine
+    result = engine.result()
+    names = [f"{c.outcome} {c.label}" for c in scenario.classes] + [
+        a.name for a in scenario.attributes
+    ]
+    shown = result.swing_weights or result.weights
+    intervals = result.swing_intervals or [None] * len(shown)
+    weights = []
+    for name, w, interval in zip(names, shown, intervals, strict=True):
+        span = (
+            ""
+            if interval is None
+            else _("90%% range %(low)s%%–%(high)s%%")
+            % {"low": round(100 * interval[0]), "high": round(100 * interval[1])}
+        )
+        weights.append(Weight(name, f"{round(100 * w)}%", span, round(100 * w)))
+    sentences = settled_tradeoff_sentences(
+        scenario, result.weights, engine.space.priors, engine.weight_draws()
+    )
+    check = consistency_of(engine)
+    return ReviewView(
+        engine.answered,
+        _why_stopped(recorder, lang),
+        _(
+            "From your %(n)s answers, this is how much each aspect weighs for you over its "
+            "whole range (finding none to all of a class's cases; each cost or reward from "
+            "one end of its range to the other), with the range it lies in with 90%% "
+            "probability."
+        )
+        % {"n": result.answers},
+        tuple(weights),
+        tuple(sentences),
+        check.sentence(),
+        check.flagged,
+        engine.stop_reason() not in ("exhausted", "precise"),
+    )

@@ -1,0 +1,777 @@
+"""The study web page: the participant's flow as plain HTML forms (no script needed).
+
+Code entry → information and consent → questions → what we learned → thank-you
+(docs/architecture.md, "The study web page"). Every answer is written to the
+participant's session file and synced before the next page is sent (post, redirect, get);
+each form carries the number of answers the page was showing, so a second submit of the
+same page, or one from the back button, records nothing. After a right access code the
+browser holds a signed session cookie (HttpOnly, SameSite=Strict, Secure behind TLS);
+every form carries a CSRF token; every URL is relative, so the page works under any path
+of a reverse proxy. Pages name nothing outside this server (a strict CSP says so).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import os
+import secrets
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TypeVar
+
+import jinja2
+from aiohttp import web
+from markupsafe import Markup
+
+from tradeoff.elicitation import Choice, expected_questions
+from tradeoff.errors import InputError
+from tradeoff.scenario import DECIDING_STRATEGIES, load_scenario
+from tradeoff.session import ConsentRecord, Recorder, SessionLocked, SessionWriteError, now
+from tradeoff.study import (
+    Study,
+    clean_source,
+    load_study,
+    record_failure,
+    withdrawn,
+    wrong_code_delay,
+)
+from tradeoff.text import clean_text
+from tradeoff.web.held import Participants
+from tradeoff.web.i18n import N_, Language, choose, languages
+from tradeoff.web.pages import QuestionView, question_view, review_view, safe_markdown
+
+T = TypeVar("T")
+HERE = Path(__file__).parent
+SESSION_COOKIE = "tradeoff_session"
+CSRF_COOKIE = "tradeoff_form"
+#: A session cookie is good for this long after the code was entered.
+SESSION_SECONDS = 12 * 3600
+#: The largest request body (the forms hold a few short fields).
+MAX_BODY = 16 * 1024
+SECRET_FILE = "web-secret"
+CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'"
+)
+WRONG_CODE = N_(
+    "That code does not open a session. Check it and try again (capitals, spaces and "
+    "dashes do not matter)."
+)
+OPEN_ELSEWHERE = N_(
+    "Your session is open in another window or tab, or being saved there. Close that "
+    "window, then enter your code here again."
+)
+
+
+def study_secret(study: Study) -> bytes:
+    """The key that signs this study's session cookies, shared by every server process on
+    the study folder: made once (0600, never overwritten) in the study's folder."""
+    path = study.path / SECRET_FILE
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(secrets.token_hex(32) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+    text = path.read_text(encoding="ascii").strip()
+    if len(text) != 64:
+        raise InputError.single(
+            path, "", "is not a key this server wrote.", "delete it; a new one is made."
+        )
+    return bytes.fromhex(text)
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """Who a request is from: a participant (cookie checked) or nobody yet."""
+
+    participant: str | None
+    nonce: str
+    language: Language
+
+
+@dataclass
+class Site:
+    """Everything the handlers share (one per server process)."""
+
+    study: Study
+    participants: Participants
+    secret: bytes
+    trust_proxy: bool = False
+    languages: dict[str, Language] = field(default_factory=languages)
+    executor: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(4, thread_name_prefix="tradeoff-web")
+    )
+    envs: dict[str, jinja2.Environment] = field(default_factory=dict)
+
+    # -- signing ----------------------------------------------------------------------
+
+    def _sign(self, text: str) -> str:
+        return hmac.new(self.secret, text.encode(), hashlib.sha256).hexdigest()[:43]
+
+    def session_value(self, participant: str, issued: int | None = None) -> str:
+        issued = int(time.time()) if issued is None else issued
+        nonce = secrets.token_urlsafe(12)
+        body = f"{participant}:{issued}:{nonce}"
+        return f"{body}:{self._sign(body)}"
+
+    def read_session(self, value: str | None) -> tuple[str, str] | None:
+        """The participant and nonce of a valid, unexpired session cookie."""
+        if not value or value.count(":") != 3:
+            return None
+        participant, issued, nonce, sig = value.split(":")
+        if not hmac.compare_digest(sig, self._sign(f"{participant}:{issued}:{nonce}")):
+            return None
+        try:
+            age = time.time() - int(issued)
+        except ValueError:
+            return None
+        if not 0 <= age <= SESSION_SECONDS or participant not in self.study.participants:
+            return None
+        return participant, nonce
+
+    def csrf(self, nonce: str) -> str:
+        return self._sign(f"csrf:{nonce}")
+
+    # -- rendering ----------------------------------------------------------------------
+
+    def env(self, language: Language) -> jinja2.Environment:
+        env = self.envs.get(language.tag)
+        if env is None:
+            env = jinja2.Environment(
+                loader=jinja2.FileSystemLoader(HERE / "templates"),
+                autoescape=True,
+                extensions=["jinja2.ext.i18n"],
+                undefined=jinja2.StrictUndefined,
+            )
+            env.install_gettext_translations(language.translations, newstyle=True)  # type: ignore[attr-defined]
+            self.envs[language.tag] = env
+        return env
+
+    def page(
+        self,
+        visitor: Visitor,
+        template: str,
+        title: str,
+        status: int = 200,
+        **context: object,
+    ) -> web.Response:
+        scenario = self.participants.loaded.scenario
+        html = (
+            self.env(visitor.language)
+            .get_template(template)
+            .render(
+                lang=visitor.language.tag,
+                page_title=title,
+                study_title=clean_text(scenario.title),
+                csrf=self.csrf(visitor.nonce),
+                **context,
+            )
+        )
+        return web.Response(text=html, content_type="text/html", status=status)
+
+    def message(
+        self,
+        visitor: Visitor,
+        heading: str,
+        paragraphs: list[str],
+        status: int = 200,
+        link: tuple[str, str] | None = None,
+    ) -> web.Response:
+        return self.page(
+            visitor,
+            "message.html",
+            heading,
+            status,
+            heading=heading,
+            paragraphs=paragraphs,
+            link=None if link is None else {"href": link[0], "text": link[1]},
+        )
+
+    async def work(self, fn: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, fn)
+
+
+SITE = web.AppKey("site", Site)
+
+
+def source_of(request: web.Request, trust_proxy: bool) -> str:
+    """The client's address (the last one a trusted proxy forwarded, with ``trust_proxy``)."""
+    if trust_proxy:
+        forwarded = request.headers.get("X-Forwarded-For", "")
+        if forwarded:
+            return clean_source(forwarded.split(",")[-1].strip())
+    return clean_source(request.remote)
+
+
+def is_secure(request: web.Request, trust_proxy: bool) -> bool:
+    if request.secure:
+        return True
+    return trust_proxy and request.headers.get("X-Forwarded-Proto", "") == "https"
+
+
+def visitor_of(request: web.Request) -> Visitor:
+    site = request.app[SITE]
+    language = choose(request.headers.get("Accept-Language"), site.languages)
+    found = site.read_session(request.cookies.get(SESSION_COOKIE))
+    if found is not None:
+        return Visitor(found[0], found[1], language)
+    nonce = request.cookies.get(CSRF_COOKIE, "")
+    if not (
+        16 <= len(nonce) <= 64
+        and nonce.isascii()
+        and nonce.replace("-", "").replace("_", "").isalnum()
+    ):
+        nonce = secrets.token_urlsafe(16)
+    return Visitor(None, nonce, language)
+
+
+def set_cookie(
+    response: web.StreamResponse, name: str, value: str, secure: bool, max_age: int | None = None
+) -> None:
+    """A cookie that scripts cannot read and other sites cannot send, with no ``Path``: the
+    browser scopes it to the page's own folder, whatever path a proxy serves it under
+    (``max_age`` 0 deletes it)."""
+    parts = [f"{name}={value}", "HttpOnly", "SameSite=Strict"]
+    if secure:
+        parts.append("Secure")
+    if max_age is not None:
+        parts.append(f"Max-Age={max_age}")
+    response.headers.add("Set-Cookie", "; ".join(parts))
+
+
+def redirect(to: str) -> web.Response:
+    """303 See Other to a page named relative to this one (post, redirect, get)."""
+    return web.Response(status=303, headers={"Location": to})
+
+
+async def checked_form(request: web.Request, visitor: Visitor) -> dict[str, str] | None:
+    """The form's fields, or ``None`` when its CSRF token is not this visitor's."""
+    site = request.app[SITE]
+    form = await request.post()
+    token = form.get("csrf")
+    if not isinstance(token, str) or not hmac.compare_digest(token, site.csrf(visitor.nonce)):
+        return None
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
+def expired(site: Site, visitor: Visitor) -> web.Response:
+    _ = visitor.language.gettext
+    return site.message(
+        visitor,
+        _("This page has expired"),
+        [_("Nothing was recorded from it. Your answers so far are saved.")],
+        403,
+        ("./", _("Go back to the study")),
+    )
+
+
+# -- pages before a participant is known --------------------------------------------------
+
+
+async def index(request: web.Request) -> web.StreamResponse:
+    site = request.app[SITE]
+    visitor = visitor_of(request)
+    if visitor.participant is not None:
+        return await where_next(request, visitor)
+    return code_page(request, site, visitor)
+
+
+def code_page(request: web.Request, site: Site, visitor: Visitor, error: str = "") -> web.Response:
+    _ = visitor.language.gettext
+    s = site.participants.loaded.scenario
+    spec = s.elicitation
+    expected = expected_questions(s, spec)
+    decides = s.pool is not None and spec.strategy in DECIDING_STRATEGIES and spec.stop != "weights"
+    expect = (
+        _(
+            "At most %(n)s questions (fewer once your answers settle which candidate model "
+            "suits you), a few minutes. You can stop and come back later."
+        )
+        if decides
+        else _("About %(n)s questions, a few minutes. You can stop and come back later.")
+    ) % {"n": expected}
+    response = site.page(
+        visitor,
+        "code.html",
+        _("Enter your access code"),
+        200,
+        error=error,
+        description=Markup(safe_markdown(s.description)),
+        expect=expect,
+    )
+    set_cookie(response, CSRF_COOKIE, visitor.nonce, is_secure(request, site.trust_proxy))
+    return response
+
+
+async def enter_code(request: web.Request) -> web.StreamResponse:
+    site = request.app[SITE]
+    visitor = visitor_of(request)
+    form = await checked_form(request, visitor)
+    if form is None:
+        return code_page(
+            request,
+            site,
+            visitor,
+            visitor.language.gettext("The form had expired. Enter your code again."),
+        )
+    try:
+        await site.work(partial(load_study, site.study.path))
+    except InputError as exc:
+        print(exc.message(), file=sys.stderr)
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("The study cannot start"),
+            [
+                _(
+                    "The study's files have changed since it was made. Please tell the study's "
+                    "coordinator; nothing of yours was recorded."
+                )
+            ],
+            503,
+        )
+    code = form.get("code", "")[:64]
+    participant = await site.work(partial(site.study.participant_for, code)) if code else None
+    if participant is None:
+        source = source_of(request, site.trust_proxy)
+        delay = await site.work(partial(wrong_code_delay, site.study, source))
+        try:
+            await site.work(partial(record_failure, site.study, source=source))
+        except OSError as exc:
+            print(f"attempts.log not written: {exc}", file=sys.stderr)
+        await asyncio.sleep(delay)
+        return code_page(request, site, visitor, visitor.language.gettext(WRONG_CODE))
+    response = redirect("./")
+    set_cookie(
+        response,
+        SESSION_COOKIE,
+        site.session_value(participant),
+        is_secure(request, site.trust_proxy),
+        SESSION_SECONDS,
+    )
+    return response
+
+
+# -- where a participant is ----------------------------------------------------------------
+
+
+async def where_next(request: web.Request, visitor: Visitor) -> web.StreamResponse:
+    """Send a participant to the page of where they are: withdrawn, finished, consent,
+    or the questions (a session is started here when the study asks no consent)."""
+    site = request.app[SITE]
+    pid = visitor.participant
+    assert pid is not None
+    if pid in await site.work(partial(withdrawn, site.study)):
+        return withdrawn_page(site, visitor)
+    path = await site.work(partial(site.participants.open_session, pid))
+    if path is not None:
+        return redirect("question")
+    if await site.work(partial(site.participants.has_finished, pid)):
+        return redirect("done")
+    if site.study.consent_file is not None:
+        return redirect("consent")
+    await site.work(partial(site.participants.start, pid, None, visitor.language.tag))
+    return redirect("question")
+
+
+def withdrawn_page(site: Site, visitor: Visitor) -> web.Response:
+    _ = visitor.language.gettext
+    return site.message(
+        visitor,
+        _("You have withdrawn from this study"),
+        [_("Nothing more is recorded. Thank you for your time.")],
+    )
+
+
+def participant(request: web.Request) -> Visitor | None:
+    visitor = visitor_of(request)
+    return visitor if visitor.participant is not None else None
+
+
+async def consent(request: web.Request) -> web.StreamResponse:
+    site = request.app[SITE]
+    visitor = participant(request)
+    if visitor is None:
+        return redirect("./")
+    path = site.study.consent_path
+    if path is None:
+        return redirect("./")
+    if await site.work(partial(site.participants.open_session, visitor.participant or "")):
+        return redirect("./")
+    _ = visitor.language.gettext
+    text = await site.work(partial(path.read_text, encoding="utf-8"))
+    return site.page(
+        visitor,
+        "consent.html",
+        _("Information and consent"),
+        version=site.study.consent_version,
+        consent_html=Markup(safe_markdown(text)),
+    )
+
+
+async def give_consent(request: web.Request) -> web.StreamResponse:
+    site = request.app[SITE]
+    visitor = participant(request)
+    if visitor is None or visitor.participant is None:
+        return redirect("./")
+    form = await checked_form(request, visitor)
+    if form is None:
+        return expired(site, visitor)
+    if form.get("choice") != "agree":
+        _ = visitor.language.gettext
+        response = site.message(
+            visitor,
+            _("Thank you"),
+            [
+                _("You chose not to take part. Nothing was recorded."),
+                _("If you change your mind, open this page again and enter your code."),
+            ],
+        )
+        set_cookie(response, SESSION_COOKIE, "", False, 0)
+        return response
+    if site.study.consent_version is None:
+        return redirect("./")
+    record = ConsentRecord(
+        type="consent",
+        version=site.study.consent_version,
+        text_sha256=site.study.files[site.study.consent_file or ""],
+        language=visitor.language.tag,
+        at=now(),
+    )
+    await site.work(
+        partial(site.participants.start, visitor.participant, record, visitor.language.tag)
+    )
+    return redirect("question")
+
+
+# -- the questions -------------------------------------------------------------------------
+
+
+async def with_session(
+    request: web.Request,
+    act: Callable[[Site, Visitor, Path], Awaitable[web.StreamResponse]],
+) -> web.StreamResponse:
+    site = request.app[SITE]
+    visitor = participant(request)
+    if visitor is None or visitor.participant is None:
+        return redirect("./")
+    path = await site.work(partial(site.participants.open_session, visitor.participant))
+    if path is None:
+        return await where_next(request, visitor)
+    try:
+        return await act(site, visitor, path)
+    except SessionLocked:
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("Your session is open elsewhere"),
+            [_(OPEN_ELSEWHERE)],
+            409,
+            ("./", _("Back to the code")),
+        )
+    except SessionWriteError as exc:
+        print(f"{exc.path}: not saved ({exc.reason})", file=sys.stderr)
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("Your answer could not be saved"),
+            [
+                _(
+                    "Nothing was lost: every answer before it is saved. Please try again in a "
+                    "minute; if it happens again, tell the study's coordinator."
+                )
+            ],
+            503,
+            ("question", _("Back to the question")),
+        )
+
+
+async def question(request: web.Request) -> web.StreamResponse:
+    async def show(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
+        assert visitor.participant is not None
+        view: QuestionView | None = await site.work(
+            partial(
+                site.participants.run,
+                visitor.participant,
+                path,
+                lambda rec: question_view(rec, visitor.language),
+            )
+        )
+        if view is None:
+            return redirect("review")
+        notice = request.query.get("notice", "")
+        _ = visitor.language.gettext
+        notices = {"undone": _("Your last answer was taken back; here is that question again.")}
+        return site.page(
+            visitor,
+            "question.html",
+            view.heading,
+            heading=view.heading,
+            progress=view.progress,
+            total=view.total,
+            answered=view.answered,
+            prompt=view.prompt,
+            options=view.options,
+            shown=int(time.time() * 1000),
+            notice=notices.get(notice, ""),
+        )
+
+    return await with_session(request, show)
+
+
+def _answered(form: dict[str, str]) -> int:
+    try:
+        return int(form.get("answered", "-1"))
+    except ValueError:
+        return -1
+
+
+async def answer(request: web.Request) -> web.StreamResponse:
+    async def record(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
+        assert visitor.participant is not None
+        form = await checked_form(request, visitor)
+        if form is None:
+            return expired(site, visitor)
+        try:
+            choice = Choice(form.get("choice", ""))
+        except ValueError:
+            return redirect("question")
+        seen = _answered(form)
+        try:
+            shown = int(form.get("shown", "0")) / 1000
+        except ValueError:
+            shown = 0.0
+        elapsed = (time.time() - shown) * 1000
+        response_ms = elapsed if 0 <= elapsed <= 86_400_000 else None
+
+        def write(rec: Recorder) -> bool:
+            if rec.engine.answered != seen or rec.engine.next_query() is None:
+                return False  # a second submit of a page already answered
+            rec.answer(choice, response_ms=response_ms)
+            return True
+
+        await site.work(partial(site.participants.run, visitor.participant, path, write))
+        return redirect("question")
+
+    return await with_session(request, record)
+
+
+def _guarded(
+    step: Callable[[Recorder], object], *, need_answers: bool = False
+) -> Callable[[Site, Visitor, Path, int], Awaitable[bool]]:
+    async def run(site: Site, visitor: Visitor, path: Path, seen: int) -> bool:
+        assert visitor.participant is not None
+
+        def act(rec: Recorder) -> bool:
+            if rec.engine.answered != seen or (need_answers and seen == 0):
+                return False
+            step(rec)
+            return True
+
+        return await site.work(partial(site.participants.run, visitor.participant, path, act))
+
+    return run
+
+
+def _form_action(
+    step: Callable[[Recorder], object], to: str, *, need_answers: bool = False
+) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    guarded = _guarded(step, need_answers=need_answers)
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        async def act(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
+            form = await checked_form(request, visitor)
+            if form is None:
+                return expired(site, visitor)
+            done = await guarded(site, visitor, path, _answered(form))
+            return redirect(to if done else "question")
+
+        return await with_session(request, act)
+
+    return handler
+
+
+def _undo(rec: Recorder) -> None:
+    rec.undo()
+
+
+def _more(rec: Recorder) -> None:
+    rec.extend(10)
+
+
+def _finish(rec: Recorder) -> None:
+    rec.finish()
+
+
+async def review(request: web.Request) -> web.StreamResponse:
+    async def show(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
+        assert visitor.participant is not None
+        scenario = site.participants.loaded.scenario
+
+        def view(rec: Recorder) -> object:
+            if rec.engine.next_query() is not None:
+                return None
+            return review_view(rec, scenario, visitor.language)
+
+        shown = await site.work(partial(site.participants.run, visitor.participant, path, view))
+        if shown is None:
+            return redirect("question")
+        _ = visitor.language.gettext
+        return site.page(visitor, "review.html", _("What we learned"), **vars(shown))
+
+    return await with_session(request, show)
+
+
+async def pause(request: web.Request) -> web.StreamResponse:
+    async def act(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
+        assert visitor.participant is not None
+        form = await checked_form(request, visitor)
+        if form is None:
+            return expired(site, visitor)
+
+        def note(rec: Recorder) -> None:
+            rec.note("paused")
+
+        await site.work(partial(site.participants.run, visitor.participant, path, note))
+        _ = visitor.language.gettext
+        response = site.message(
+            visitor,
+            _("Saved"),
+            [
+                _("Every answer you gave is saved."),
+                _(
+                    "To go on later, open this page again and enter your access code: you "
+                    "will continue where you left off."
+                ),
+            ],
+        )
+        set_cookie(response, SESSION_COOKIE, "", False, 0)
+        return response
+
+    return await with_session(request, act)
+
+
+async def done(request: web.Request) -> web.StreamResponse:
+    site = request.app[SITE]
+    visitor = participant(request)
+    if visitor is None or visitor.participant is None:
+        return redirect("./")
+    if not await site.work(partial(site.participants.has_finished, visitor.participant)):
+        return await where_next(request, visitor)
+    _ = visitor.language.gettext
+    return site.message(
+        visitor,
+        _("Thank you"),
+        [
+            _("Your answers are saved and complete. You can close this page."),
+            _("If you have questions about the study, contact its coordinator."),
+        ],
+    )
+
+
+# -- the application -------------------------------------------------------------------
+
+
+@web.middleware
+async def protect(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Security headers on every response; friendly pages for errors."""
+    try:
+        response = await handler(request)
+    except web.HTTPException as exc:
+        site = request.app[SITE]
+        visitor = visitor_of(request)
+        _ = visitor.language.gettext
+        if exc.status == 404:
+            response = site.message(
+                visitor,
+                _("Page not found"),
+                [_("There is no page here.")],
+                404,
+                ("./", _("Go to the study's start")),
+            )
+        elif exc.status == 405:
+            response = redirect("./")
+        elif exc.status == 413:
+            response = web.Response(status=413, text="Too large.")
+        else:
+            response = site.message(
+                visitor,
+                _("Something went wrong"),
+                [_("Please go back and try again.")],
+                exc.status,
+                ("./", _("Go to the study's start")),
+            )
+    except Exception as exc:  # logged, never shown: the participant gets words
+        print(f"error on {request.method} {request.path}: {exc!r}", file=sys.stderr)
+        site = request.app[SITE]
+        visitor = visitor_of(request)
+        _ = visitor.language.gettext
+        response = site.message(
+            visitor,
+            _("Something went wrong on our side"),
+            [
+                _(
+                    "Your answers so far are saved. Please try again in a minute; if it happens "
+                    "again, tell the study's coordinator."
+                )
+            ],
+            500,
+            ("./", _("Go to the study's start")),
+        )
+    headers = response.headers
+    headers["Content-Security-Policy"] = CSP
+    headers["X-Content-Type-Options"] = "nosniff"
+    headers["Referrer-Policy"] = "no-referrer"
+    headers["X-Frame-Options"] = "DENY"
+    headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+async def style(request: web.Request) -> web.StreamResponse:
+    response = web.FileResponse(HERE / "static" / "style.css")
+    response.headers["Cache-Control"] = "max-age=3600"
+    return response
+
+
+def make_web_app(
+    study: Study, *, trust_proxy: bool = False, capacity: int = 1000
+) -> web.Application:
+    """The study web page for ``study`` as an aiohttp application."""
+    loaded = load_scenario(study.scenario_path)
+    site = Site(
+        study, Participants(study, loaded, capacity=capacity), study_secret(study), trust_proxy
+    )
+    app = web.Application(middlewares=[protect], client_max_size=MAX_BODY)
+    app[SITE] = site
+    app.router.add_get("/", index)
+    app.router.add_post("/code", enter_code)
+    app.router.add_get("/consent", consent)
+    app.router.add_post("/consent", give_consent)
+    app.router.add_get("/question", question)
+    app.router.add_post("/answer", answer)
+    app.router.add_post("/undo", _form_action(_undo, "question?notice=undone", need_answers=True))
+    app.router.add_post("/more", _form_action(_more, "question"))
+    app.router.add_post("/finish", _form_action(_finish, "done"))
+    app.router.add_get("/review", review)
+    app.router.add_post("/pause", pause)
+    app.router.add_get("/done", done)
+    app.router.add_get("/static/style.css", style)
+
+    async def close(app: web.Application) -> None:
+        app[SITE].executor.shutdown(wait=True, cancel_futures=True)
+
+    app.on_cleanup.append(close)
+    return app

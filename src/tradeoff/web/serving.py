@@ -1,0 +1,91 @@
+"""Running the study web page: one or several processes on one listening socket, until
+SIGINT or SIGTERM (then every process finishes the requests it has and exits 0)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import sys
+from collections.abc import Callable
+
+from aiohttp import web
+
+from tradeoff.study import Study
+from tradeoff.web.server import make_web_app, study_secret
+
+
+def _run_one(
+    study: Study,
+    sock: socket.socket,
+    trust_proxy: bool,
+    capacity: int,
+    say: Callable[[str], None] | None,
+) -> None:
+    app = make_web_app(study, trust_proxy=trust_proxy, capacity=capacity)
+    web.run_app(
+        app,
+        sock=sock,
+        print=say,
+        handle_signals=True,
+        shutdown_timeout=10.0,
+        access_log=None,
+    )
+
+
+def serve_study(
+    study: Study,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    workers: int = 1,
+    trust_proxy: bool = False,
+    capacity: int = 1000,
+    say: Callable[[str], None] = print,
+) -> int:
+    """Serve ``study``'s web page on ``host:port`` with ``workers`` processes sharing the
+    study folder (each participant's file is locked while one of them writes to it).
+    Returns the exit status (0 after SIGINT or SIGTERM)."""
+    study_secret(study)  # made once, before the processes share it
+    sock = socket.create_server((host, port), backlog=1024, reuse_port=False)
+    sock.set_inheritable(True)
+    shown_host = f"[{host}]" if ":" in host else host
+    say(
+        f"Study page on http://{shown_host}:{sock.getsockname()[1]}/ "
+        f"({workers} process{'es' if workers > 1 else ''}); stop with Ctrl+C."
+    )
+    sys.stdout.flush()
+    if workers <= 1:
+        _run_one(study, sock, trust_proxy, capacity, None)
+        return 0
+    children: list[int] = []
+    for _ in range(workers):
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child process
+            code = 0
+            try:
+                _run_one(study, sock, trust_proxy, capacity, None)
+            except BaseException:
+                code = 1
+            os._exit(code)
+        children.append(pid)
+    sock.close()
+
+    def stop(signum: int, frame: object) -> None:
+        for child in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    status = 0
+    for child in children:
+        while True:
+            try:
+                _, code = os.waitpid(child, 0)
+                break
+            except InterruptedError:
+                continue
+        status = status or (os.waitstatus_to_exitcode(code) not in (0, -signal.SIGTERM))
+    return int(status)

@@ -31,7 +31,7 @@ from pathlib import Path
 import aiohttp
 
 from benchmarks._table import markdown, write
-from benchmarks.study_load import HEIGHT, START_MARK, WIDTH, Screen
+from benchmarks.study_load_terminal import HEIGHT, START_MARK, WIDTH, Screen
 from tradeoff.study import ATTEMPTS_FILE, create_study
 from tradeoff.tui.guard import DEFAULT_LIMITS
 

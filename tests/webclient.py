@@ -56,20 +56,21 @@ class Participant:
         async with response:
             return Page(response.status, response.url.path, await response.text())
 
-    async def get(self, path: str) -> Page:
-        return await self._page(await self.session.get(self.base + path))
+    async def get(self, path: str, at: str | None = None) -> Page:
+        return await self._page(await self.session.get((at or self.base) + path))
 
-    async def post(self, path: str, data: dict[str, str]) -> Page:
-        return await self._page(await self.session.post(self.base + path, data=data))
+    async def post(self, path: str, data: dict[str, str], at: str | None = None) -> Page:
+        return await self._page(await self.session.post((at or self.base) + path, data=data))
 
-    async def submit(self, page: Page, action: str, **fields: str) -> Page:
-        """Post the form of ``page`` that goes to ``action``, its hidden fields kept."""
+    async def submit(self, page: Page, action: str, at: str | None = None, **fields: str) -> Page:
+        """Post the form of ``page`` that goes to ``action`` (to another server's address
+        ``at``, if given), its hidden fields kept."""
         data = {"csrf": page.field("csrf", action)}
         for hidden in ("answered", "shown"):
             with contextlib.suppress(AssertionError):
                 data[hidden] = page.field(hidden, action)
         data.update(fields)
-        return await self.post(action, data)
+        return await self.post(action, data, at)
 
     async def enter(self, code: str) -> Page:
         start = await self.get("")

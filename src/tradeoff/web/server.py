@@ -480,6 +480,17 @@ async def with_session(
             409,
             ("./", _("Back to the code")),
         )
+    except InputError as exc:  # finished meanwhile in another tab, or unreadable
+        if await site.work(partial(site.participants.has_finished, visitor.participant)):
+            return redirect("done")
+        print(exc.message(), file=sys.stderr)
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("Your session could not be opened"),
+            [_("Nothing was lost. Please tell the study's coordinator.")],
+            500,
+        )
     except SessionWriteError as exc:
         print(f"{exc.path}: not saved ({exc.reason})", file=sys.stderr)
         _ = visitor.language.gettext

@@ -313,3 +313,79 @@ async def test_a_study_without_consent_starts_at_once_and_records_the_language(
     log = read_session(path)
     assert log.consent is None
     assert [e.text for e in log.events if e.type == "note"] == ["language en"]
+
+
+async def test_a_guesser_cannot_run_wrong_codes_in_parallel(
+    served: tuple[Study, dict[str, str], str],
+) -> None:
+    import time as clock
+
+    study, _codes, base = served
+    now = clock.time()
+    (study.path / ATTEMPTS_FILE).write_text("".join(f"{now:.3f} 127.0.0.1\n" for _ in range(3)))
+    p = Participant(base)
+    try:
+        start = await p.get("")
+        token = start.field("csrf")
+        pages = await asyncio.gather(
+            *(p.post("code", {"csrf": token, "code": f"WRONG-{i}"}) for i in range(5))
+        )
+    finally:
+        await p.close()
+    statuses = sorted(page.status for page in pages)
+    assert statuses == [200, 200, 429, 429, 429], statuses
+    assert all("at once" in page.text for page in pages if page.status == 429)
+    assert len((study.path / ATTEMPTS_FILE).read_text().splitlines()) == 5  # 3 + the 2 checked
+
+
+async def test_forged_expired_and_garbled_cookies_open_nothing(
+    served: tuple[Study, dict[str, str], str], tmp_path: Path
+) -> None:
+    import time as clock
+
+    from tradeoff.web.server import SESSION_SECONDS, Site, study_secret
+
+    study, _codes, base = served
+    site = Site(study, None, study_secret(study))  # type: ignore[arg-type]
+    old = site.session_value("p01", issued=int(clock.time()) - SESSION_SECONDS - 60)
+    good = site.session_value("p01")
+    forged = good.rsplit(":", 1)[0] + ":" + "0" * 43
+    other = good.replace("p01:", "p02:", 1)
+    for value in (old, forged, other, "a:b:c:d", "p01:x:y:z", "x" * 4000, ""):
+        p = Participant(base)
+        p.session.cookie_jar.update_cookies({SESSION_COOKIE: value})
+        try:
+            page = await p.get("question")
+            assert page.h1 == "Welcome", value[:40]
+        finally:
+            await p.close()
+    assert sessions(study, "p01") == [] and sessions(study, "p02") == []
+
+
+async def test_answers_that_make_no_sense_record_nothing(
+    served: tuple[Study, dict[str, str], str],
+) -> None:
+    study, codes, base = served
+    p = Participant(base)
+    try:
+        q1 = await p.submit(await p.enter(codes["p01"]), "consent", choice="agree")
+        token = q1.field("csrf", "answer")
+        for data in (
+            {"csrf": token, "answered": "0", "choice": "both"},
+            {"csrf": token, "answered": "abc", "choice": "left"},
+            {"csrf": token, "answered": "7", "choice": "left"},
+            {"csrf": token, "answered": "-1", "choice": "left"},
+            {"csrf": token, "choice": "left"},
+        ):
+            page = await p.post("answer", data)
+            assert page.h1 == "Question 1", data
+        async with p.session.post(base + "answer", json={"csrf": token, "choice": "left"}) as r:
+            assert r.status == 403
+        undo = await p.post("undo", {"csrf": token, "answered": "0"})
+        assert undo.h1 == "Question 1"
+        finish = await p.post("finish", {"csrf": token, "answered": "0"})
+        assert finish.h1 == "Question 1"  # not finished before the questions are done
+    finally:
+        await p.close()
+    [path] = sessions(study, "p01")
+    assert read_session(path).events == []

@@ -143,6 +143,7 @@ async def test_workers_share_one_port_and_stop_cleanly(tmp_path: Path) -> None:
                 page = await p.submit(await p.enter(code), "consent", choice="agree")
                 while page.path.endswith("/question"):
                     page = await p.submit(page, "answer", choice="left")
+                assert "finish" in page.html, (page.status, page.path, page.text[:300])
                 return (await p.submit(page, "finish")).h1
 
             titles = await asyncio.gather(

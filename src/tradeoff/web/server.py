@@ -38,6 +38,7 @@ from tradeoff.study import (
     Study,
     clean_source,
     load_study,
+    recent_failures,
     record_failure,
     withdrawn,
     wrong_code_delay,
@@ -56,6 +57,12 @@ SESSION_SECONDS = 12 * 3600
 #: The largest request body (the forms hold a few short fields).
 MAX_BODY = 16 * 1024
 SECRET_FILE = "web-secret"
+#: A source that entered a wrong code lately may have this many codes checked or waiting
+#: out their delay at once (more are refused unchecked, so a guesser cannot run the delays
+#: in parallel; a source without wrong codes, such as a ward behind one address, is not
+#: held back); and one source may have this many requests in flight, all sources this many.
+CODES_AT_ONCE = 2
+REQUESTS_AT_ONCE = (16, 512)
 CSP = (
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'"
@@ -113,6 +120,10 @@ class Site:
         default_factory=lambda: ThreadPoolExecutor(4, thread_name_prefix="tradeoff-web")
     )
     envs: dict[str, jinja2.Environment] = field(default_factory=dict)
+    #: Codes being checked (or waiting out their delay) per source address, and requests
+    #: in flight per source and in all (:data:`CODES_AT_ONCE`, :data:`REQUESTS_AT_ONCE`).
+    checking: dict[str, int] = field(default_factory=dict)
+    in_flight: dict[str, int] = field(default_factory=dict)
 
     # -- signing ----------------------------------------------------------------------
 
@@ -325,7 +336,41 @@ async def enter_code(request: web.Request) -> web.StreamResponse:
             visitor,
             visitor.language.gettext("The form had expired. Enter your code again."),
         )
+    source = source_of(request, site.trust_proxy)
+    guessing = site.checking.get(source, 0) >= CODES_AT_ONCE and (
+        await site.work(partial(recent_failures, site.study, None, source)) > 0
+    )
+    if guessing:
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("Too many attempts at once"),
+            [
+                _(
+                    "Codes from your address are being checked already. Wait a few seconds, "
+                    "then try again."
+                )
+            ],
+            429,
+            ("./", _("Back to the code")),
+        )
+    site.checking[source] = site.checking.get(source, 0) + 1
     try:
+        code = form.get("code", "")[:64]
+        participant = await site.work(partial(site.study.participant_for, code)) if code else None
+        if participant is None:
+            delay = await site.work(partial(wrong_code_delay, site.study, source))
+            try:
+                await site.work(partial(record_failure, site.study, source=source))
+            except OSError as exc:
+                print(f"attempts.log not written: {exc}", file=sys.stderr)
+            await asyncio.sleep(delay)
+            return code_page(request, site, visitor, visitor.language.gettext(WRONG_CODE))
+    finally:
+        site.checking[source] -= 1
+        if not site.checking[source]:
+            del site.checking[source]
+    try:  # the study's files are what they were when it was made
         await site.work(partial(load_study, site.study.path))
     except InputError as exc:
         print(exc.message(), file=sys.stderr)
@@ -341,17 +386,6 @@ async def enter_code(request: web.Request) -> web.StreamResponse:
             ],
             503,
         )
-    code = form.get("code", "")[:64]
-    participant = await site.work(partial(site.study.participant_for, code)) if code else None
-    if participant is None:
-        source = source_of(request, site.trust_proxy)
-        delay = await site.work(partial(wrong_code_delay, site.study, source))
-        try:
-            await site.work(partial(record_failure, site.study, source=source))
-        except OSError as exc:
-            print(f"attempts.log not written: {exc}", file=sys.stderr)
-        await asyncio.sleep(delay)
-        return code_page(request, site, visitor, visitor.language.gettext(WRONG_CODE))
     response = redirect("./")
     set_cookie(
         response,
@@ -579,13 +613,19 @@ async def answer(request: web.Request) -> web.StreamResponse:
 
 
 def _guarded(
-    step: Callable[[Recorder], object], *, need_answers: bool = False
+    step: Callable[[Recorder], object], *, need_answers: bool = False, at_review: bool = False
 ) -> Callable[[Site, Visitor, Path, int], Awaitable[bool]]:
+    """``step`` done only if the session still has the answers the page showed (and has
+    any, with ``need_answers``; has no question left, with ``at_review``: finishing and
+    asking for more are the review page's)."""
+
     async def run(site: Site, visitor: Visitor, path: Path, seen: int) -> bool:
         assert visitor.participant is not None
 
         def act(rec: Recorder) -> bool:
             if rec.engine.answered != seen or (need_answers and seen == 0):
+                return False
+            if at_review and rec.engine.next_query() is not None:
                 return False
             step(rec)
             return True
@@ -596,9 +636,13 @@ def _guarded(
 
 
 def _form_action(
-    step: Callable[[Recorder], object], to: str, *, need_answers: bool = False
+    step: Callable[[Recorder], object],
+    to: str,
+    *,
+    need_answers: bool = False,
+    at_review: bool = False,
 ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
-    guarded = _guarded(step, need_answers=need_answers)
+    guarded = _guarded(step, need_answers=need_answers, at_review=at_review)
 
     async def handler(request: web.Request) -> web.StreamResponse:
         async def act(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
@@ -698,7 +742,44 @@ async def done(request: web.Request) -> web.StreamResponse:
 async def protect(
     request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
 ) -> web.StreamResponse:
-    """Security headers on every response; friendly pages for errors."""
+    """Security headers on every response; friendly pages for errors; requests in flight
+    capped per source and in all (503 with a page that says so)."""
+    site = request.app[SITE]
+    source = source_of(request, site.trust_proxy)
+    mine, total = site.in_flight.get(source, 0), sum(site.in_flight.values())
+    if mine >= REQUESTS_AT_ONCE[0] or total >= REQUESTS_AT_ONCE[1]:
+        visitor = visitor_of(request)
+        _ = visitor.language.gettext
+        response = site.message(
+            visitor,
+            _("Too busy right now"),
+            [_("Too many pages are open at once. Please try again in a minute; nothing was lost.")],
+            503,
+        )
+        response.headers["Retry-After"] = "30"
+        return secured(response)
+    site.in_flight[source] = mine + 1
+    try:
+        return secured(await _handle(request, handler))
+    finally:
+        site.in_flight[source] -= 1
+        if not site.in_flight[source]:
+            del site.in_flight[source]
+
+
+def secured(response: web.StreamResponse) -> web.StreamResponse:
+    headers = response.headers
+    headers["Content-Security-Policy"] = CSP
+    headers["X-Content-Type-Options"] = "nosniff"
+    headers["Referrer-Policy"] = "no-referrer"
+    headers["X-Frame-Options"] = "DENY"
+    headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+async def _handle(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
     try:
         response = await handler(request)
     except web.HTTPException as exc:
@@ -742,12 +823,6 @@ async def protect(
             500,
             ("./", _("Go to the study's start")),
         )
-    headers = response.headers
-    headers["Content-Security-Policy"] = CSP
-    headers["X-Content-Type-Options"] = "nosniff"
-    headers["Referrer-Policy"] = "no-referrer"
-    headers["X-Frame-Options"] = "DENY"
-    headers.setdefault("Cache-Control", "no-store")
     return response
 
 
@@ -774,8 +849,8 @@ def make_web_app(
     app.router.add_get("/question", question)
     app.router.add_post("/answer", answer)
     app.router.add_post("/undo", _form_action(_undo, "question?notice=undone", need_answers=True))
-    app.router.add_post("/more", _form_action(_more, "question"))
-    app.router.add_post("/finish", _form_action(_finish, "done"))
+    app.router.add_post("/more", _form_action(_more, "question", at_review=True))
+    app.router.add_post("/finish", _form_action(_finish, "done", at_review=True))
     app.router.add_get("/review", review)
     app.router.add_post("/pause", pause)
     app.router.add_get("/done", done)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from benchmarks.study_load import HEIGHT, WIDTH, Screen
+from benchmarks.study_load_terminal import HEIGHT, WIDTH, Screen
 
 from tradeoff.study import create_study
 from tradeoff.tui.notice import OPEN_ELSEWHERE, STUDY_CHANGED

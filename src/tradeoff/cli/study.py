@@ -85,7 +85,8 @@ def format_status(data: dict[str, object]) -> str:
     width = max([11] + [len(str(r["participant"])) for r in rows])
     lines = [
         f"{data['study']}: {data['participants']} participants, {data['started']} started, "
-        f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
+        + (f"{data['consented']} consented, " if data.get("consented") else "")
+        + f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
         f"{data.get('withdrawn', 0)} withdrawn"
         + (
             f"; median {data['median_response_s']} s per answer"

@@ -22,7 +22,7 @@ def status_rows(status: StudyStatus) -> list[tuple[str, str, str, str, str]]:
             str(r.answers),
             "yes" if r.complete else "no",
             r.last_activity or "—",
-            "inconsistent answers" if r.flagged else r.note,
+            "inconsistent answers" if r.flagged else r.note or ("" if r.complete else r.state),
         )
         for r in status.rows
     ]

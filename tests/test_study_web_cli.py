@@ -114,7 +114,7 @@ def test_status_counts_who_consented_and_export_round_trips(
     out = tmp_path / "answers.csv"
     assert main(["study", "export", str(study.path), "--out", str(out)]) == 0
     said = capsys.readouterr().out
-    assert "4 answers of 1 participants" in said and "answers.codebook.csv" in said
+    assert "4 answers of 1 participant written" in said and "answers.codebook.csv" in said
     frame = pd.read_csv(out)
     assert len(frame) == 4 and set(frame["participant"]) == {"p01"}
     assert (frame["answer"] == "A").all() and (frame["response_ms"] == 1500.0).all()

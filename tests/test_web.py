@@ -313,6 +313,12 @@ async def test_a_study_without_consent_starts_at_once_and_records_the_language(
     log = read_session(path)
     assert log.consent is None
     assert [e.text for e in log.events if e.type == "note"] == ["language en"]
+    from tradeoff.export import export_study
+
+    export_study(study, tmp_path / "answers.csv")
+    import pandas as pd
+
+    assert set(pd.read_csv(tmp_path / "answers.csv")["language"]) == {"en"}
 
 
 async def test_a_guesser_cannot_run_wrong_codes_in_parallel(

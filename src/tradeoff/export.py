@@ -176,8 +176,9 @@ _FIXED_BEFORE = (
     Column(
         "language",
         "language tag",
-        "The language the consent text was shown in (empty when the session recorded no "
-        "consent).",
+        "The language the pages were shown in (from the consent record, or the study web "
+        "page's 'language' note when the study asked no consent; empty when neither was "
+        "recorded, as at a terminal).",
         "str",
     ),
     Column(
@@ -283,15 +284,19 @@ _FIXED_AFTER = (
 
 def _aspects(scenario: Scenario) -> list[tuple[str, str]]:
     """(base slug, words) of every weight of the scenario, classes then attributes."""
-    out = [(slugify(c.label) or slugify(c.name), f"{c.label} {c.outcome}")
-           for c in scenario.classes]
+    out = [
+        (slugify(c.label) or slugify(c.name), f"{c.label} {c.outcome}") for c in scenario.classes
+    ]
     out += [(slugify(a.name), a.name) for a in scenario.attributes]
     return [(base or f"aspect_{k + 1}", words) for k, (base, words) in enumerate(out)]
 
 
 def _derived(slug: str, is_class: bool) -> list[str]:
-    sides = [f"{s}_{slug}{end}" for end in (("_per_1000", "_recall") if is_class
-                                            else ("_shown", "")) for s in ("A", "B")]
+    sides = [
+        f"{s}_{slug}{end}"
+        for end in (("_per_1000", "_recall") if is_class else ("_shown", ""))
+        for s in ("A", "B")
+    ]
     return [*sides, f"w_{slug}", f"w_{slug}_lo", f"w_{slug}_hi"]
 
 
@@ -469,10 +474,15 @@ def _session_rows(
         h.scenario, h.spec, seed=h.seed, population=population, candidates=h.candidate_array()
     )
     consent = log.consent
+    noted = [
+        e.text.removeprefix("language ")
+        for e in log.events
+        if e.type == "note" and e.text.startswith("language ")
+    ]
     common: Row = {
         "participant": h.participant,
         "session": log.path.name,
-        "language": None if consent is None else consent.language,
+        "language": consent.language if consent is not None else (noted[0] if noted else None),
         "consent_version": None if consent is None else consent.version,
         "strategy": h.strategy,
     }
@@ -782,4 +792,3 @@ def export_study(study: Study, out: str | Path) -> ExportSummary:
         warnings=collected.warnings,
         codebook_md=book_md,
     )
-

@@ -205,7 +205,8 @@ def cmd_study_export(args: argparse.Namespace) -> int:
         f"; left out as withdrawn: {', '.join(summary.withdrawn)}" if summary.withdrawn else ""
     )
     say(
-        f"{summary.rows} answers of {len(summary.participants)} participants written to "
+        f"{summary.rows} answers of {len(summary.participants)} "
+        f"participant{'s' if len(summary.participants) != 1 else ''} written to "
         f"{summary.path}{left_out}.\nEvery column is explained in {summary.codebook}."
     )
     return 0

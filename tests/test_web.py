@@ -306,6 +306,7 @@ async def test_a_study_without_consent_starts_at_once_and_records_the_language(
         q1 = await p.enter(codes["p01"])
         assert q1.h1 == "Question 1"
         assert '<html lang="en">' in q1.html
+        assert (await p.submit(q1, "answer", choice="left")).h1 == "Question 2"
     finally:
         await p.close()
         await server.close()

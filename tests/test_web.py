@@ -76,7 +76,7 @@ async def test_a_full_session_from_code_to_thank_you(
         consent = await p.submit(start, "code", code=codes["p01"].lower().replace("-", " "))
         assert consent.path.endswith("/consent") and consent.h1 == "Information and consent"
         # the consent text is the study's Markdown, made safe
-        assert "<h1>About this study</h1>" in consent.html
+        assert "<h2>About this study</h2>" in consent.html
         assert "&lt;b&gt;raw HTML&lt;/b&gt;" in consent.html and "<img" not in consent.html
         assert "a remote image" in consent.text and "evil.example" not in consent.html
         assert sessions(study, "p01") == []  # nothing recorded before the consent

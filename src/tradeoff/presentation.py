@@ -309,6 +309,14 @@ def settled_tradeoff_sentences(
     ...     "Not settled by your answers")
     True
 
+    An amount that rounds to nothing however unsure the answers are is said as such:
+
+    >>> tiny = sure * np.linspace(1e5, 1e7, 100)[:, None] ** np.array([0, 0, 1, 0])
+    >>> print(settled_tradeoff_sentences(sc, w, [0.37, 0.63], tiny)[1])
+    ... # doctest: +NORMALIZE_WHITESPACE
+    10 more flagged malignant lumps per 1,000 are worth next to no latency to you: less
+    than the smallest amount shown (90% range).
+
     A range that would run past 1,000 cases per 1,000 is said the other way round:
 
     >>> wide = sure * np.geomspace(0.01, 3.0, 100)[:, None] ** np.array([0, 1, 0, 0])
@@ -360,6 +368,12 @@ def settled_tradeoff_sentences(
             else amount(spec, unit * high)
         )
         bottom = amount(spec, unit * low)
+        if top == amount(spec, 0.0):  # the whole range rounds to nothing: settled, as shown
+            out.append(
+                f"{n:,} more {c0.outcome} {c0.label} per 1,000 are worth next to no "
+                f"{spec.name} to you: less than the smallest amount shown (90% range)."
+            )
+            continue
         span = f"up to {top}" if bottom == amount(spec, 0.0) else f"between {bottom} and {top}"
         out.append(
             f"Not settled by your answers: {n:,} more {c0.outcome} {c0.label} per 1,000 are "

@@ -25,12 +25,17 @@ from tradeoff.web.i18n import Language
 
 def safe_markdown(text: str) -> str:
     """Markdown as HTML a page can hold: raw HTML is shown as text, an image as its words
-    (nothing is loaded from elsewhere), links only with safe schemes.
+    (nothing is loaded from elsewhere), links only with safe schemes, headings one level
+    below the page's own.
 
     >>> safe_markdown("# Hi <b>x</b> ![a map](http://e.org/i.png)")
-    '<h1>Hi &lt;b&gt;x&lt;/b&gt; a map</h1>\\n'
+    '<h2>Hi &lt;b&gt;x&lt;/b&gt; a map</h2>\\n'
     """
     md = MarkdownIt("commonmark", {"html": False})
+    tokens = md.parse("\n".join(clean_text(line) for line in text.splitlines()))
+    for token in tokens:  # the page has its own h1: the text's headings go one level down
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(6, int(token.tag[1]) + 1)}"
 
     def image_as_words(
         renderer: RendererHTML,
@@ -42,7 +47,7 @@ def safe_markdown(text: str) -> str:
         return escapeHtml(renderer.renderInlineAsText(tokens[idx].children or [], options, env))
 
     md.add_render_rule("image", image_as_words)
-    return str(md.render("\n".join(clean_text(line) for line in text.splitlines())))
+    return str(md.renderer.render(tokens, md.options, {}))
 
 
 @dataclass(frozen=True)
@@ -113,10 +118,18 @@ def question_view(recorder: Recorder, lang: Language) -> QuestionView | None:
     left = engine.expected_remaining()
     deciding = engine.candidates is not None and engine.spec.stop != "weights"
     progress = (
-        _("Question %(n)s · at most %(left)s to go")
+        lang.ngettext(
+            "This is the last question at most.",
+            "At most %(left)s questions left, this one included.",
+            left,
+        )
         if deciding
-        else _("Question %(n)s · about %(left)s to go")
-    ) % {"n": number, "left": left}
+        else lang.ngettext(
+            "About one question left: this one.",
+            "About %(left)s questions left, this one included.",
+            left,
+        )
+    ) % {"left": left}
     return QuestionView(
         number,
         engine.answered,

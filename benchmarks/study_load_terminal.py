@@ -1,6 +1,7 @@
 """A study under load: N participants answering through ``tradeoff serve --study`` at once.
 
-Run: ``.venv/bin/python -m benchmarks.study_load_terminal`` (writes benchmarks/results/study_load_terminal.md).
+Run: ``.venv/bin/python -m benchmarks.study_load_terminal`` (writes
+benchmarks/results/study_load_terminal.md).
 
 For each N a fresh study of the breast-cancer triage scenario is made (``study create``
 builds its cache) and ``tradeoff serve --study`` is started on loopback (it forks each

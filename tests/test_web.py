@@ -396,3 +396,23 @@ async def test_answers_that_make_no_sense_record_nothing(
         await p.close()
     [path] = sessions(study, "p01")
     assert read_session(path).events == []
+
+
+def test_closed_reads_the_last_line_only_and_agrees_with_the_whole_file(tmp_path: Path) -> None:
+    from tradeoff.opening import start_session
+    from tradeoff.scenario import load_scenario
+    from tradeoff.session import closed
+
+    study, _ = make_study(tmp_path, consent=False, budget=2)
+    loaded = load_scenario(study.scenario_path)
+    with start_session(loaded, "p01", study.sessions_dir, cache_dir=study.cache_dir) as rec:
+        assert not closed(rec.path)
+        while rec.engine.next_query() is not None:
+            rec.answer("left")
+        assert not closed(rec.path)
+        rec.finish()
+    assert closed(rec.path) and read_session(rec.path).finished
+    whole = rec.path.read_bytes()
+    rec.path.write_bytes(whole[:-20])  # the closing line cut short: not closed
+    assert not closed(rec.path)
+    assert not closed(tmp_path / "missing.jsonl")

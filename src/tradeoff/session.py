@@ -737,6 +737,24 @@ def iter_sessions(sessions_dir: str | Path, participant: str) -> Iterator[Path]:
         yield from sorted(folder.glob("*.jsonl"))
 
 
+def closed(path: str | Path) -> bool:
+    """Whether a session file's last line is its closing ``result`` record, read from the
+    file's end only (what a server asks on every request; :func:`read_session` checks the
+    whole file). A file that cannot be read counts as not closed."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - 65536))
+            tail = fh.read()
+    except OSError:
+        return False
+    lines = [line for line in tail.split(b"\n") if line.strip()]
+    if not lines or not tail.endswith(b"\n"):
+        return False
+    return lines[-1].startswith(b'{"type": "result"')
+
+
 def unfinished_sessions(sessions_dir: str | Path, participant: str, scenario_id: str) -> list[Path]:
     """This participant's sessions of this scenario that have no result line yet."""
     out = []

@@ -18,15 +18,16 @@ from pathlib import Path
 from typing import TypeVar
 
 from tradeoff.elicitation import Engine
+from tradeoff.errors import InputError
 from tradeoff.opening import resume_session, start_session
 from tradeoff.scenario import LoadedScenario
 from tradeoff.session import (
     ConsentRecord,
     Header,
     Recorder,
+    closed,
     iter_sessions,
     read_session,
-    unfinished_sessions,
 )
 from tradeoff.study import Study
 
@@ -68,18 +69,30 @@ class Participants:
         with self._guard:
             return self._locks.setdefault(participant, threading.Lock())
 
+    def _sessions(self, participant: str) -> list[Path]:
+        prefix = f"{self.loaded.scenario.id}-"
+        return [
+            p
+            for p in iter_sessions(self.study.sessions_dir, participant)
+            if p.name.startswith(prefix)
+        ]
+
     def open_session(self, participant: str) -> Path | None:
-        """The participant's newest unfinished session of the study's scenario, if any."""
-        found = unfinished_sessions(self.study.sessions_dir, participant, self.loaded.scenario.id)
+        """The participant's newest unfinished session of the study's scenario, if any
+        (each file's last line looked at, not the whole file: this is asked on every
+        request; a file that cannot be resumed says so when it is opened)."""
+        found = [p for p in self._sessions(participant) if not closed(p)]
         return found[-1] if found else None
 
     def has_finished(self, participant: str) -> bool:
-        """Whether a session of theirs is complete (read from the files)."""
-        for path in iter_sessions(self.study.sessions_dir, participant):
+        """Whether a session of theirs is complete (its closing record checked whole)."""
+        for path in self._sessions(participant):
+            if not closed(path):
+                continue
             try:
                 if read_session(path).finished:
                     return True
-            except Exception:  # an unreadable file is the coordinator's to see
+            except InputError:  # an unreadable file is the coordinator's to see
                 continue
         return False
 

@@ -62,7 +62,7 @@ SECRET_FILE = "web-secret"
 #: in parallel; a source without wrong codes, such as a ward behind one address, is not
 #: held back); and one source may have this many requests in flight, all sources this many.
 CODES_AT_ONCE = 2
-REQUESTS_AT_ONCE = (16, 512)
+REQUESTS_AT_ONCE = (64, 512)
 CSP = (
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'"
@@ -857,7 +857,13 @@ def make_web_app(
     app.router.add_get("/static/style.css", style)
 
     async def close(app: web.Application) -> None:
+        held = app[SITE].participants
         app[SITE].executor.shutdown(wait=True, cancel_futures=True)
+        print(
+            f"stopped; {len(held)} participants in memory, {held.rebuilt} engines rebuilt "
+            "from their files",
+            file=sys.stderr,
+        )
 
     app.on_cleanup.append(close)
     return app

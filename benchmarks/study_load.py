@@ -225,6 +225,9 @@ async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, objec
             server.kill()
             _, err = server.communicate()
     rebuilt = sum(int(m) for m in re.findall(r"(\d+) engines rebuilt", err or ""))
+    if args.server_log:
+        with open(args.server_log, "a", encoding="utf-8") as fh:
+            fh.write(f"--- {n} participants\n{err}")
     ok = [p for p in people if not p.error]
     all_in = started + args.arrival + 2.0
     submits = [s for p in ok for _, s in p.submits]
@@ -238,7 +241,15 @@ async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, objec
     return {
         "n": n,
         "errors": len(people) - len(ok),
-        "first_error": next((p.error for p in people if p.error), ""),
+        "first_error": next((p.error for p in people if p.error), "")
+        + next(
+            (
+                f"; server: {line[:300]}"
+                for line in (err or "").splitlines()
+                if line.startswith("error on")
+            ),
+            "",
+        ),
         "answers": len(submits),
         "rate": len(submits) / max(elapsed, 1e-9),
         "first_p50": statistics.median(firsts) * ms if firsts else float("nan"),
@@ -266,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         help="ask with this strategy instead of the scenario's (a copy of it is made); "
         "writes study_load-<strategy>.md",
     )
+    parser.add_argument("--server-log", metavar="FILE", help="append the server's stderr here")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     rows = []
@@ -312,8 +324,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{max(held) if held else 'none'} participants. Server memory before the first "
         f"participant: {rows[0]['base_mb']:.0f} MB (PSS, all processes).\n\n"
         "Reproduce: `.venv/bin/python -m benchmarks.study_load"
-        + (f" --participants {' '.join(map(str, args.participants))}")
-        + f" --workers {args.workers}`.\n"
+        + f" --participants {' '.join(map(str, args.participants))}"
+        + f" --workers {args.workers}"
+        + (f" --strategy {args.strategy}" if args.strategy else "")
+        + "`.\n"
     )
     if not args.no_write:
         name = "study_load" + (f"-{args.strategy}" if args.strategy else "")

@@ -176,3 +176,24 @@ def test_a_missing_probability_file_is_reported_as_without_the_cache(tmp_path: P
     )
     with pytest.raises(InputError, match=r"x\.csv"):
         cached_population(gone, tmp_path / "cache")
+
+
+def test_a_process_maps_an_entry_once_and_keeps_it_when_out_of_descriptors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from tradeoff import cache
+
+    sc = small("glaucoma-screening")
+    first = cached_population(sc, tmp_path)
+    assert cached_population(sc, tmp_path) is first  # every engine shares one mapping
+    cache._MAPPED.clear()
+
+    def out_of_descriptors(folder: Path) -> object:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(cache, "_read_population", out_of_descriptors)
+    with pytest.raises(OSError, match="Too many open files"):
+        cached_population(sc, tmp_path)
+    assert _entry(tmp_path).is_dir()  # not set aside as broken

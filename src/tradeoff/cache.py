@@ -25,11 +25,13 @@ is set aside and built again.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -167,11 +169,41 @@ def cached_population(scenario: Scenario, folder: str | Path | None) -> Populati
     for _ in range(2):
         if entry.is_dir():
             try:
-                return _read_population(entry)
-            except (OSError, ValueError, KeyError, TypeError):
+                return _mapped(entry)
+            except OSError as exc:
+                if exc.errno in _TRANSIENT:  # out of descriptors or memory: not broken
+                    raise
+                _set_aside(entry)
+            except (ValueError, KeyError, TypeError):
                 _set_aside(entry)
         _write_population(entry, build_population(scenario.population, names))
-    return _read_population(entry)
+    return _mapped(entry)
+
+
+#: Errors that say nothing about an entry (the process is out of descriptors or memory):
+#: the entry is left in place for the next try.
+_TRANSIENT = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN, errno.EINTR})
+#: Populations this process has mapped, by entry (its path and each file's inode, time and
+#: size: an entry edited or replaced is read again): a server that
+#: opens many sessions maps each entry once and every engine shares it (each mapping holds
+#: a file descriptor).
+_MAPPED: dict[tuple[str, int, int], Population] = {}
+_MAPPED_LOCK = threading.Lock()
+
+
+def _mapped(entry: Path) -> Population:
+    files = sorted(entry.iterdir())
+    stats = tuple((f.name, f.stat().st_ino, f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    key = (str(entry), hash(stats), len(stats))
+    with _MAPPED_LOCK:
+        found = _MAPPED.get(key)
+    if found is None:
+        found = _read_population(entry)
+        with _MAPPED_LOCK:
+            if len(_MAPPED) >= 8:
+                _MAPPED.clear()
+            found = _MAPPED.setdefault(key, found)
+    return found
 
 
 def candidates_key(

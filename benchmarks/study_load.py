@@ -318,7 +318,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.workers} server processes; each participant answers every {args.every:g} s "
         f"(±10 %), {args.answers} answers, arriving over {args.arrival:g} s; the shipped "
         f"breast-cancer triage scenario ({args.strategy or 'its joint'} strategy, its pool), "
-        "with a consent page.\n\n"
+        "with a consent page. The clients (one Python process) run on the same machine as "
+        "the server.\n\n"
         + table
         + f"\n\nLargest study here with p95 submit → next page ≤ 250 ms: "
         f"{max(held) if held else 'none'} participants. Server memory before the first "

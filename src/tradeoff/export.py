@@ -39,7 +39,6 @@ from tradeoff.elicitation import Choice, Engine
 from tradeoff.errors import InputError
 from tradeoff.population import Population
 from tradeoff.presentation import per_thousand, shown_number
-from tradeoff.queries import same_question
 from tradeoff.scenario import Scenario, load_scenario
 from tradeoff.session import (
     AnswerRecord,
@@ -48,6 +47,7 @@ from tradeoff.session import (
     UndoRecord,
     iter_sessions,
     read_session,
+    replay,
 )
 from tradeoff.study import Study, withdrawn
 
@@ -462,7 +462,7 @@ def _answer_row(scenario: Scenario, slugs: Sequence[str], event: AnswerRecord) -
 def _session_rows(
     log: SessionLog, scenario: Scenario, slugs: Sequence[str], population: Population | None
 ) -> list[Row]:
-    """One row per answer line of ``log``, replayed as :func:`tradeoff.session.replay` does.
+    """One row per answer line of ``log``, read as :func:`tradeoff.session.replay` applies it.
 
     Raises
     ------
@@ -470,9 +470,6 @@ def _session_rows(
         If a recorded question can be neither asked again nor applied as recorded.
     """
     h = log.header
-    engine = Engine(
-        h.scenario, h.spec, seed=h.seed, population=population, candidates=h.candidate_array()
-    )
     consent = log.consent
     noted = [
         e.text.removeprefix("language ")
@@ -487,28 +484,10 @@ def _session_rows(
         "strategy": h.strategy,
     }
     rows: list[Row] = []
-    differs = 0
     counted: list[Row] = []  # the rows of the answers the engine counts now, oldest first
-    for line in log.lines:
-        event = line.event
+
+    def after(engine: Engine, event: AnswerRecord | UndoRecord | ExtendRecord) -> None:
         if isinstance(event, AnswerRecord):
-            expected = engine.next_query()
-            recorded = event.query.to_query()
-            if expected is not None and same_question(expected, recorded):
-                engine.answer(event.choice)
-            else:
-                differs += 1
-                try:
-                    engine.answer_recorded(recorded, event.choice)
-                except ValueError as exc:
-                    raise InputError.single(
-                        log.path,
-                        f"line {line.number} (answer {event.index}), field 'query'",
-                        "does not match the question this version of tradeoff asks at that "
-                        f"point, and cannot be replayed as recorded ({exc}).",
-                        "export it with the tradeoff version named in its header "
-                        f"({h.version or 'unknown'}).",
-                    ) from None
             row = {
                 **common,
                 "question": event.index if event.index is not None else engine.answered,
@@ -518,17 +497,10 @@ def _session_rows(
             }
             rows.append(row)
             counted.append(row)
-        elif isinstance(event, UndoRecord):
-            if engine.undo() is not None and counted:
-                counted.pop()["undone"] = True
-        elif isinstance(event, ExtendRecord):
-            engine.extend(event.extra)
-    if differs:
-        log.warnings.append(
-            f"{log.path}: {differs} recorded question(s) differ from those this version of "
-            f"tradeoff would ask (recorded with {h.version or 'another version'}); the answers "
-            "were applied to the questions as recorded."
-        )
+        while len(counted) > engine.answered:  # an undo took the newest answer back
+            counted.pop()["undone"] = True
+
+    replay(log, population=population, after=after)
     return rows
 
 

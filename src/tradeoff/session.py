@@ -46,7 +46,7 @@ import re
 import signal
 import time
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -674,8 +674,15 @@ def read_session(path: str | Path) -> SessionLog:
     return SessionLog(p, header, out, warnings, truncated, chain, consent)
 
 
-def replay(log: SessionLog, *, population: Population | None = None) -> Engine:
-    """A fresh engine with every recorded answer and undo applied, checked against the log.
+def replay(
+    log: SessionLog,
+    *,
+    population: Population | None = None,
+    after: Callable[[Engine, AnswerRecord | UndoRecord | ExtendRecord], None] | None = None,
+) -> Engine:
+    """A fresh engine with every recorded answer and undo applied, checked against the log;
+    ``after(engine, event)``, when given, is called once each answer, undo or extend has been
+    applied (an export reads the posterior after every answer so).
 
     A recorded question that differs from the one this version asks at that point (the
     session was recorded by another version) is applied as recorded when the strategy learns
@@ -698,6 +705,8 @@ def replay(log: SessionLog, *, population: Population | None = None) -> Engine:
             recorded = event.query.to_query()
             if expected is not None and same_question(expected, recorded):
                 engine.answer(event.choice)
+                if after is not None:
+                    after(engine, event)
                 continue
             try:
                 engine.answer_recorded(recorded, event.choice)
@@ -721,6 +730,10 @@ def replay(log: SessionLog, *, population: Population | None = None) -> Engine:
             engine.undo()
         elif isinstance(event, ExtendRecord):
             engine.extend(event.extra)
+        else:
+            continue
+        if after is not None:
+            after(engine, event)
     if differs:
         log.warnings.append(
             f"{log.path}: {differs} recorded question(s) differ from those this version of "

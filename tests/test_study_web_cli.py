@@ -46,7 +46,7 @@ def test_consent_text_is_copied_hashed_and_versioned(
     text.write_text("# Information\n\nYou may stop at any time.\n")
     code, out = create(tmp_path, capsys, "--consent", str(text), "--consent-version", "2026-11")
     assert code == 0, out
-    assert "agree before their first question" in out
+    assert "participants read and agree to" in out
     study = load_study(tmp_path / "s")
     assert study.consent_version == "2026-11" and study.consent_file == "consent.md"
     assert (tmp_path / "s" / "consent.md").read_text() == text.read_text()

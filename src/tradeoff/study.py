@@ -633,7 +633,7 @@ def withdrawn(study: Study) -> dict[str, str]:
 
 
 def withdraw(study: Study, participant: str, now: datetime | None = None) -> dict[str, Any]:
-    """Record that ``participant`` withdrew: from then on status and report leave
+    """Record that ``participant`` withdrew: from then on status, export and report leave
     their answers out. Their session files are kept untouched (what the record says it
     kept); the record is appended and synced before this returns."""
     if participant not in study.participants:

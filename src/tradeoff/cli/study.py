@@ -72,8 +72,8 @@ def cmd_study_create(args: argparse.Namespace) -> int:
     ]
     if study.consent_file is not None:
         lines.append(
-            f"Participants read {study.path / study.consent_file} (version "
-            f"{study.consent_version}) and agree before their first question."
+            f"Before their first question, participants read and agree to\n"
+            f"{study.path / study.consent_file} (version {study.consent_version})."
         )
     say("\n".join(lines))
     return 0
@@ -162,7 +162,7 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
     kept = record["kept_session_files"]
     say(
         f"{args.participant} withdrawn from {study.path} at {record['time']}: "
-        "status and report leave their answers out from now on.\n"
+        "status, export and report leave their answers out from now on.\n"
         f"Kept: the withdrawal record in {study.path / 'withdrawals.jsonl'}"
         + (f" and their {len(kept)} session file(s) ({', '.join(kept)})" if kept else "")
         + "."

@@ -31,7 +31,7 @@ def test_contract_names_every_core_module() -> None:
     core = set(core_modules())
     for info in pkgutil.iter_modules(tradeoff.__path__):
         name = f"tradeoff.{info.name}"
-        if name in ("tradeoff.cli", "tradeoff.tui", "tradeoff.__main__"):
+        if name in ("tradeoff.cli", "tradeoff.tui", "tradeoff.web", "tradeoff.__main__"):
             continue
         assert name in core, f"{name} is in neither the core contract nor a face"
 
@@ -41,7 +41,7 @@ def test_core_does_not_import_textual() -> None:
         "import sys\n"
         + "".join(f"import {m}\n" for m in core_modules())
         + "bad = sorted(m for m in sys.modules if m.split('.')[0] == 'textual'"
-        " or m.startswith(('tradeoff.cli', 'tradeoff.tui')))\n"
+        " or m.startswith(('tradeoff.cli', 'tradeoff.tui', 'tradeoff.web')))\n"
         "print(','.join(bad))\n"
     )
     out = subprocess.run(
@@ -56,3 +56,16 @@ def test_import_tradeoff_is_cheap() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert out == "['tradeoff']"
+
+
+def test_the_study_web_page_does_not_import_textual_or_the_app() -> None:
+    code = (
+        "import sys\nimport tradeoff.web.server, tradeoff.web.serving\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] == 'textual'"
+        " or m.startswith(('tradeoff.cli', 'tradeoff.tui')))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert out == "", f"the web page imported: {out}"

@@ -416,3 +416,16 @@ def test_closed_reads_the_last_line_only_and_agrees_with_the_whole_file(tmp_path
     rec.path.write_bytes(whole[:-20])  # the closing line cut short: not closed
     assert not closed(rec.path)
     assert not closed(tmp_path / "missing.jsonl")
+
+
+def test_sessions_start_side_by_side_in_threads(tmp_path: Path) -> None:
+    """Many participants agreeing at once in one server process (a race that gave one of
+    300 participants an error page in the load benchmark)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tradeoff.session import check_sessions_dir
+
+    with ThreadPoolExecutor(16) as pool:
+        folders = list(pool.map(lambda _: check_sessions_dir(tmp_path / "s"), range(400)))
+    assert set(folders) == {tmp_path / "s"}
+    assert list((tmp_path / "s").iterdir()) == []  # every probe removed

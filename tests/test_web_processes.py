@@ -159,3 +159,17 @@ async def test_workers_share_one_port_and_stop_cleanly(tmp_path: Path) -> None:
     for pid in ("p01", "p02", "p03"):
         [path] = sessions(study, pid)
         assert read_session(path).finished
+
+
+def test_a_server_process_runs_numeric_calls_on_one_thread() -> None:
+    code = (
+        "import numpy\nfrom threadpoolctl import threadpool_info\n"
+        "from tradeoff.web.serving import one_thread_per_numeric_call\n"
+        "one_thread_per_numeric_call()\n"
+        "print(sorted({p['num_threads'] for p in threadpool_info()}))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OPENBLAS_NUM_THREADS": "2"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout.strip()
+    assert out == "[1]", out

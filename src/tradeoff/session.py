@@ -43,6 +43,7 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import signal
 import time
 import tomllib
@@ -818,7 +819,8 @@ def check_sessions_dir(sessions_dir: str | Path) -> Path:
         raise InputError.single(folder, "", "is a file, not a folder for sessions.", fix)
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        probe = folder / f".tradeoff-write-test-{os.getpid()}"
+        # a name of its own: threads of one server process start sessions side by side
+        probe = folder / f".tradeoff-write-test-{os.getpid()}-{secrets.token_hex(8)}"
         fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         os.close(fd)
         probe.unlink()

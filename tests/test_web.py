@@ -429,3 +429,27 @@ def test_sessions_start_side_by_side_in_threads(tmp_path: Path) -> None:
         folders = list(pool.map(lambda _: check_sessions_dir(tmp_path / "s"), range(400)))
     assert set(folders) == {tmp_path / "s"}
     assert list((tmp_path / "s").iterdir()) == []  # every probe removed
+
+
+async def test_withdrawn_while_answering_records_nothing_more(
+    served: tuple[Study, dict[str, str], str],
+) -> None:
+    study, codes, base = served
+    p = Participant(base)
+    other = Participant(base)
+    try:
+        q1 = await p.submit(await p.enter(codes["p01"]), "consent", choice="agree")
+        q2 = await p.submit(q1, "answer", choice="left")
+        consent = await other.enter(codes["p02"])  # on the consent page when withdrawn
+        withdraw(study, "p01")
+        withdraw(study, "p02")
+        page = await p.submit(q2, "answer", choice="left")
+        assert "withdrawn" in page.h1
+        agreed = await other.submit(consent, "consent", choice="agree")
+        assert "withdrawn" in agreed.h1
+    finally:
+        await p.close()
+        await other.close()
+    [path] = sessions(study, "p01")
+    assert [e.type for e in read_session(path).events] == ["answer"]
+    assert sessions(study, "p02") == []

@@ -187,14 +187,17 @@ _TRANSIENT = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN, 
 #: size: an entry edited or replaced is read again): a server that
 #: opens many sessions maps each entry once and every engine shares it (each mapping holds
 #: a file descriptor).
-_MAPPED: dict[tuple[str, int, int], Population] = {}
+_MAPPED: dict[tuple[str, tuple[tuple[str, int, int, int], ...]], Population] = {}
 _MAPPED_LOCK = threading.Lock()
 
 
 def _mapped(entry: Path) -> Population:
-    files = sorted(entry.iterdir())
-    stats = tuple((f.name, f.stat().st_ino, f.stat().st_mtime_ns, f.stat().st_size) for f in files)
-    key = (str(entry), hash(stats), len(stats))
+    stats = tuple(
+        (f.name, st.st_ino, st.st_mtime_ns, st.st_size)
+        for f in sorted(entry.iterdir())
+        for st in (f.stat(),)
+    )
+    key = (str(entry), stats)
     with _MAPPED_LOCK:
         found = _MAPPED.get(key)
     if found is None:

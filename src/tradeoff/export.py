@@ -49,7 +49,7 @@ from tradeoff.session import (
     read_session,
     replay,
 )
-from tradeoff.study import Study, withdrawn
+from tradeoff.study import Study, not_counted, withdrawn
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -540,23 +540,9 @@ def _collect(study: Study, scenario: Scenario, slugs: Sequence[str]) -> _Collect
                 skipped.append((str(path), f"unreadable: {exc.message()}"))
                 continue
             header = log.header
-            if header.participant != pid:
-                skipped.append(
-                    (
-                        str(path),
-                        f"recorded by participant {header.participant!r}, not {pid!r} "
-                        "(a file copied from another folder?)",
-                    )
-                )
-                continue
-            if header.scenario_sha256 != study.scenario_sha256:
-                skipped.append(
-                    (
-                        str(path),
-                        f"recorded on another scenario (sha256 {header.scenario_sha256[:12]}…, "
-                        f"the study's is {study.scenario_sha256[:12]}…)",
-                    )
-                )
+            foreign = not_counted(header, pid, study.scenario_sha256)
+            if foreign is not None:
+                skipped.append((str(path), foreign))
                 continue
             if population is None:
                 population = _study_population(study, header.scenario)

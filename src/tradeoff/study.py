@@ -35,7 +35,13 @@ from typing import Any
 
 from tradeoff.errors import InputError
 from tradeoff.scenario import load_scenario
-from tradeoff.session import AnswerRecord, check_participant, iter_sessions, summarise
+from tradeoff.session import (
+    AnswerRecord,
+    Header,
+    check_participant,
+    iter_sessions,
+    summarise,
+)
 
 #: Letters of an access code: Crockford's base 32 (no I, L, O or U), 5 bits each; a typed
 #: O counts as 0 and I or L as 1.
@@ -205,8 +211,7 @@ def _check_copyable(src: Path, rel: str) -> None:
             src,
             "path",
             f"names {rel!r}, which is not a file in {src.parent}.",
-            "put the file there or correct the path; a study copies every file its "
-            "scenario names.",
+            "put the file there or correct the path; a study copies every file its scenario names.",
         )
 
 
@@ -338,8 +343,7 @@ def create_study(
             raise InputError.single(
                 dest,
                 "",
-                f"the study could not be made ({exc.strerror or exc}); nothing was left "
-                "behind.",
+                f"the study could not be made ({exc.strerror or exc}); nothing was left behind.",
                 "give a folder you can write to, with room for the study.",
             ) from None
         raise
@@ -548,9 +552,24 @@ def clean_source(source: str | None) -> str:
     return "unknown"
 
 
-def recent_failures(
-    study: Study, now: float | None = None, source: str | None = None
-) -> int:
+def client_source(remote: str | None, forwarded_for: str | None, trust_proxy: bool) -> str:
+    """The address a request is counted against: the last hop of ``X-Forwarded-For`` when
+    a trusted reverse proxy adds it (only then: anyone can send that header), else the
+    connection's own address; as :func:`clean_source` logs it.
+
+    >>> client_source("127.0.0.1", "203.0.113.9, 198.51.100.7", True)
+    '198.51.100.7'
+    >>> client_source("127.0.0.1", "198.51.100.7", False)
+    '127.0.0.1'
+    """
+    if trust_proxy and forwarded_for:
+        last = forwarded_for.split(",")[-1].strip()
+        if last:
+            return clean_source(last)
+    return clean_source(remote)
+
+
+def recent_failures(study: Study, now: float | None = None, source: str | None = None) -> int:
     """Wrong codes entered in the last ``ATTEMPT_WINDOW`` seconds: from ``source`` only, or
     from anywhere when ``source`` is ``None`` (lines of older studies name no source)."""
     now = time.time() if now is None else now
@@ -774,6 +793,23 @@ class StudyStatus:
         }
 
 
+def not_counted(header: Header, participant: str, scenario_sha256: str) -> str | None:
+    """Why a session file in ``participant``'s folder of a study does not count for them
+    (its header names another participant, a file copied from another folder, or another
+    scenario), or ``None`` when it does. Status, report and export all ask this."""
+    if header.participant != participant:
+        return (
+            f"recorded by participant {header.participant!r}, not {participant!r} (a file "
+            "copied from another folder?)"
+        )
+    if header.scenario_sha256 != scenario_sha256:
+        return (
+            f"recorded on another scenario (sha256 {header.scenario_sha256[:12]}…, the "
+            f"study's is {scenario_sha256[:12]}…)"
+        )
+    return None
+
+
 @dataclass(frozen=True)
 class _Facts:
     complete: bool
@@ -816,23 +852,10 @@ def _facts(path: Path, participant: str, scenario_sha256: str) -> _Facts:
                 for e in summary.log.events
                 if isinstance(e, AnswerRecord) and e.response_ms is not None
             )
-            if header.participant != participant:
+            foreign = not_counted(header, participant, scenario_sha256)
+            if foreign is not None:
                 cached = _Facts(
-                    False,
-                    0,
-                    False,
-                    f"{path.name} was recorded by participant {header.participant!r}, not "
-                    f"{participant!r} (a file copied from another folder?): not counted",
-                    warnings,
-                )
-            elif header.scenario_sha256 != scenario_sha256:
-                cached = _Facts(
-                    False,
-                    0,
-                    False,
-                    f"{path.name} was recorded on another scenario (sha256 "
-                    f"{header.scenario_sha256[:12]}…): not counted",
-                    warnings,
+                    False, 0, False, f"{path.name} was {foreign}: not counted", warnings
                 )
             else:
                 flagged = summary.consistency is not None and summary.consistency.flagged

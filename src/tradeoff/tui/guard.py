@@ -14,7 +14,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
-from tradeoff.study import clean_source
+from tradeoff.study import client_source
 from tradeoff.tui.origins import is_this_machine, local_templates, origin_of
 from tradeoff.tui.running import (
     ClientAppService,
@@ -110,12 +110,9 @@ class GuardedServer(Server):
 
     def client_of(self, request: web.Request) -> str:
         """The client's address (see the class docstring)."""
-        if self.trust_proxy:
-            forwarded = request.headers.get("X-Forwarded-For", "")
-            last = forwarded.split(",")[-1].strip()
-            if last:
-                return clean_source(last)
-        return clean_source(request.remote)
+        return client_source(
+            request.remote, request.headers.get("X-Forwarded-For"), self.trust_proxy
+        )
 
     def page_url(self, request: web.Request) -> str:
         """Where the browser sees this page: ``--public-url`` when given; else the scheme

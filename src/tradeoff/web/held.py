@@ -10,7 +10,6 @@ serve one study folder: one writer per participant at a time, enforced by the fi
 from __future__ import annotations
 
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,7 +45,6 @@ class Held:
     header: Header
     chain: str | None
     size: int
-    used: float
 
 
 class Participants:
@@ -149,17 +147,12 @@ class Participants:
             recorder.header,
             recorder.chain,
             recorder.size,
-            time.monotonic(),
         )
         with self._guard:
             self._held[participant] = held
             self._held.move_to_end(participant)
             while len(self._held) > self.capacity:
                 self._held.popitem(last=False)
-
-    def forget(self, participant: str) -> None:
-        with self._guard:
-            self._held.pop(participant, None)
 
     def __len__(self) -> int:
         return len(self._held)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from gettext import NullTranslations
@@ -147,8 +146,6 @@ def choose(accept_language: str | None, available: dict[str, Language]) -> Langu
                 return available[candidate]
     return available[SOURCE_LANGUAGE]
 
-
-Gettext = Callable[[str], str]
 
 
 TEMPLATE = LOCALE_DIR / f"{DOMAIN}.pot"

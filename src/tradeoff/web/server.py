@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 import jinja2
 from aiohttp import web
@@ -36,10 +36,11 @@ from tradeoff.scenario import DECIDING_STRATEGIES, load_scenario
 from tradeoff.session import ConsentRecord, Recorder, SessionLocked, SessionWriteError, now
 from tradeoff.study import (
     Study,
-    clean_source,
+    client_source,
     load_study,
     recent_failures,
     record_failure,
+    withdrawals_path,
     withdrawn,
     wrong_code_delay,
 )
@@ -124,6 +125,24 @@ class Site:
     #: in flight per source and in all (:data:`CODES_AT_ONCE`, :data:`REQUESTS_AT_ONCE`).
     checking: dict[str, int] = field(default_factory=dict)
     in_flight: dict[str, int] = field(default_factory=dict)
+    #: The scenario's description and the consent text as HTML, made once (both files are
+    #: fixed for the study's life: their hashes are checked at every right code).
+    description_html: Markup = field(default_factory=Markup)
+    consent_html: Markup | None = None
+    _withdrawn: tuple[tuple[int, int] | None, frozenset[str]] = (None, frozenset())
+
+    def is_withdrawn(self, participant: str) -> bool:
+        """Whether ``participant`` withdrew (the withdrawals file read again only when it
+        changes: this is asked on every request)."""
+        path = withdrawals_path(self.study)
+        try:
+            st = path.stat()
+            key: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            key = None
+        if key != self._withdrawn[0]:
+            self._withdrawn = (key, frozenset(withdrawn(self.study)) if key else frozenset())
+        return participant in self._withdrawn[1]
 
     # -- signing ----------------------------------------------------------------------
 
@@ -217,18 +236,17 @@ SITE = web.AppKey("site", Site)
 
 
 def source_of(request: web.Request, trust_proxy: bool) -> str:
-    """The client's address (the last one a trusted proxy forwarded, with ``trust_proxy``)."""
-    if trust_proxy:
-        forwarded = request.headers.get("X-Forwarded-For", "")
-        if forwarded:
-            return clean_source(forwarded.split(",")[-1].strip())
-    return clean_source(request.remote)
+    """The client's address (:func:`tradeoff.study.client_source`)."""
+    return client_source(request.remote, request.headers.get("X-Forwarded-For"), trust_proxy)
 
 
 def is_secure(request: web.Request, trust_proxy: bool) -> bool:
+    """Whether the browser reached the page over TLS (a trusted proxy's
+    ``X-Forwarded-Proto``, its first hop, as the terminal's server reads it)."""
     if request.secure:
         return True
-    return trust_proxy and request.headers.get("X-Forwarded-Proto", "") == "https"
+    proto = request.headers.get("X-Forwarded-Proto", "").split(",")[0].strip()
+    return trust_proxy and proto == "https"
 
 
 def visitor_of(request: web.Request) -> Visitor:
@@ -318,7 +336,7 @@ def code_page(request: web.Request, site: Site, visitor: Visitor, error: str = "
         _("Enter your access code"),
         200,
         error=error,
-        description=Markup(safe_markdown(s.description)),
+        description=site.description_html,
         expect=expect,
     )
     set_cookie(response, CSRF_COOKIE, visitor.nonce, is_secure(request, site.trust_proxy))
@@ -406,7 +424,7 @@ async def where_next(request: web.Request, visitor: Visitor) -> web.StreamRespon
     site = request.app[SITE]
     pid = visitor.participant
     assert pid is not None
-    if pid in await site.work(partial(withdrawn, site.study)):
+    if await site.work(partial(site.is_withdrawn, pid)):
         return withdrawn_page(site, visitor)
     path = await site.work(partial(site.participants.open_session, pid))
     if path is not None:
@@ -438,19 +456,17 @@ async def consent(request: web.Request) -> web.StreamResponse:
     visitor = participant(request)
     if visitor is None:
         return redirect("./")
-    path = site.study.consent_path
-    if path is None:
+    if site.consent_html is None:
         return redirect("./")
     if await site.work(partial(site.participants.open_session, visitor.participant or "")):
         return redirect("./")
     _ = visitor.language.gettext
-    text = await site.work(partial(path.read_text, encoding="utf-8"))
     return site.page(
         visitor,
         "consent.html",
         _("Information and consent"),
         version=site.study.consent_version,
-        consent_html=Markup(safe_markdown(text)),
+        consent_html=site.consent_html,
     )
 
 
@@ -462,6 +478,8 @@ async def give_consent(request: web.Request) -> web.StreamResponse:
     form = await checked_form(request, visitor)
     if form is None:
         return expired(site, visitor)
+    if await site.work(partial(site.is_withdrawn, visitor.participant)):
+        return withdrawn_page(site, visitor)
     if form.get("choice") != "agree":
         _ = visitor.language.gettext
         response = site.message(
@@ -501,7 +519,7 @@ async def with_session(
     if visitor is None or visitor.participant is None:
         return redirect("./")
     path = await site.work(partial(site.participants.open_session, visitor.participant))
-    if path is None:
+    if path is None or await site.work(partial(site.is_withdrawn, visitor.participant)):
         return await where_next(request, visitor)
     try:
         return await act(site, visitor, path)
@@ -582,91 +600,62 @@ def _answered(form: dict[str, str]) -> int:
         return -1
 
 
-async def answer(request: web.Request) -> web.StreamResponse:
-    async def record(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
-        assert visitor.participant is not None
-        form = await checked_form(request, visitor)
-        if form is None:
-            return expired(site, visitor)
-        try:
-            choice = Choice(form.get("choice", ""))
-        except ValueError:
-            return redirect("question")
-        seen = _answered(form)
-        try:
-            shown = int(form.get("shown", "0")) / 1000
-        except ValueError:
-            shown = 0.0
-        elapsed = (time.time() - shown) * 1000
-        response_ms = elapsed if 0 <= elapsed <= 86_400_000 else None
-
-        def write(rec: Recorder) -> bool:
-            if rec.engine.answered != seen or rec.engine.next_query() is None:
-                return False  # a second submit of a page already answered
-            rec.answer(choice, response_ms=response_ms)
-            return True
-
-        await site.work(partial(site.participants.run, visitor.participant, path, write))
-        return redirect("question")
-
-    return await with_session(request, record)
+def _response_ms(form: dict[str, str]) -> float | None:
+    """Milliseconds from the page being sent (its ``shown`` field) to its answer."""
+    try:
+        elapsed = time.time() * 1000 - int(form.get("shown", "0"))
+    except ValueError:
+        return None
+    return elapsed if 0 <= elapsed <= 86_400_000 else None
 
 
-def _guarded(
-    step: Callable[[Recorder], object], *, need_answers: bool = False, at_review: bool = False
-) -> Callable[[Site, Visitor, Path, int], Awaitable[bool]]:
-    """``step`` done only if the session still has the answers the page showed (and has
-    any, with ``need_answers``; has no question left, with ``at_review``: finishing and
-    asking for more are the review page's)."""
-
-    async def run(site: Site, visitor: Visitor, path: Path, seen: int) -> bool:
-        assert visitor.participant is not None
-
-        def act(rec: Recorder) -> bool:
-            if rec.engine.answered != seen or (need_answers and seen == 0):
-                return False
-            if at_review and rec.engine.next_query() is not None:
-                return False
-            step(rec)
-            return True
-
-        return await site.work(partial(site.participants.run, visitor.participant, path, act))
-
-    return run
+def _answer(rec: Recorder, form: dict[str, str]) -> None:
+    rec.answer(Choice(form.get("choice", "")), response_ms=_response_ms(form))
 
 
 def _form_action(
-    step: Callable[[Recorder], object],
+    step: Callable[[Recorder, dict[str, str]], object],
     to: str,
     *,
-    need_answers: bool = False,
-    at_review: bool = False,
+    needs: Literal["question", "answers", "review"],
 ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
-    guarded = _guarded(step, need_answers=need_answers, at_review=at_review)
+    """A form's handler: ``step`` is done only if the session still has the number of
+    answers the page showed (a second submit of the same page does nothing) and is where
+    the action belongs: at a question (answer), with an answer to take back (undo), or at
+    the review, no question left (finish, more). A step that refuses the form's values
+    (ValueError) does nothing either; the participant is sent back to where they are."""
+
+    def act(form: dict[str, str], rec: Recorder) -> bool:
+        engine = rec.engine
+        if engine.answered != _answered(form):
+            return False
+        at_question = engine.next_query() is not None
+        if needs == "question" and not at_question:
+            return False
+        if needs == "review" and at_question:
+            return False
+        if needs == "answers" and engine.answered == 0:
+            return False
+        try:
+            step(rec, form)
+        except ValueError:
+            return False
+        return True
 
     async def handler(request: web.Request) -> web.StreamResponse:
-        async def act(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
+        async def run(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
+            assert visitor.participant is not None
             form = await checked_form(request, visitor)
             if form is None:
                 return expired(site, visitor)
-            done = await guarded(site, visitor, path, _answered(form))
+            done = await site.work(
+                partial(site.participants.run, visitor.participant, path, partial(act, form))
+            )
             return redirect(to if done else "question")
 
-        return await with_session(request, act)
+        return await with_session(request, run)
 
     return handler
-
-
-def _undo(rec: Recorder) -> None:
-    rec.undo()
-
-
-def _more(rec: Recorder) -> None:
-    rec.extend(10)
-
-
-def _finish(rec: Recorder) -> None:
-    rec.finish()
 
 
 async def review(request: web.Request) -> web.StreamResponse:
@@ -837,8 +826,16 @@ def make_web_app(
 ) -> web.Application:
     """The study web page for ``study`` as an aiohttp application."""
     loaded = load_scenario(study.scenario_path)
+    consent_file = study.consent_path
     site = Site(
-        study, Participants(study, loaded, capacity=capacity), study_secret(study), trust_proxy
+        study,
+        Participants(study, loaded, capacity=capacity),
+        study_secret(study),
+        trust_proxy,
+        description_html=Markup(safe_markdown(loaded.scenario.description)),
+        consent_html=None
+        if consent_file is None
+        else Markup(safe_markdown(consent_file.read_text(encoding="utf-8"))),
     )
     app = web.Application(middlewares=[protect], client_max_size=MAX_BODY)
     app[SITE] = site
@@ -847,10 +844,17 @@ def make_web_app(
     app.router.add_get("/consent", consent)
     app.router.add_post("/consent", give_consent)
     app.router.add_get("/question", question)
-    app.router.add_post("/answer", answer)
-    app.router.add_post("/undo", _form_action(_undo, "question?notice=undone", need_answers=True))
-    app.router.add_post("/more", _form_action(_more, "question", at_review=True))
-    app.router.add_post("/finish", _form_action(_finish, "done", at_review=True))
+    app.router.add_post("/answer", _form_action(_answer, "question", needs="question"))
+    app.router.add_post(
+        "/undo",
+        _form_action(lambda rec, _: rec.undo(), "question?notice=undone", needs="answers"),
+    )
+    app.router.add_post(
+        "/more", _form_action(lambda rec, _: rec.extend(10), "question", needs="review")
+    )
+    app.router.add_post(
+        "/finish", _form_action(lambda rec, _: rec.finish(), "done", needs="review")
+    )
     app.router.add_get("/review", review)
     app.router.add_post("/pause", pause)
     app.router.add_get("/done", done)

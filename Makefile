@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint bench clean
+.PHONY: run test test-other-path lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,9 +29,23 @@ lint: $(VENV)/.installed-test
 
 ## test: install the test extras, lint, and run the test suite on two workers; the tests
 ## marked slow run in CI (CI=true) or with TRADEOFF_SLOW=1, and are skipped with that reason
-## otherwise
+## otherwise; then the numeric, snapshot and replay tests again on another numeric path
 test: lint
 	$(BIN)/pytest -n 2
+	$(MAKE) test-other-path
+
+# The tests whose results a CPU's kernels could change: the engine's strategies, sessions and
+# their replay, the export's posterior, the recommendation, the app's screens (snapshots).
+OTHER_PATH_TESTS := tests/test_machines.py tests/test_joint.py tests/test_strategies.py \
+	tests/test_session.py tests/test_records.py tests/test_export.py tests/test_extend.py \
+	tests/test_recommend.py tests/test_robustness.py tests/test_decide.py \
+	tests/test_selection.py tests/test_tui.py src/tradeoff/stable.py
+
+## test-other-path: those tests under the numeric path most unlike this machine's default
+## (numpy's AVX-512 kernels off and OpenBLAS's Haswell kernels on a CPU with AVX-512; see
+## `python -m tradeoff.machines` and docs/architecture.md)
+test-other-path: $(VENV)/.installed-test
+	$(BIN)/python -m tradeoff.machines other -- $(BIN)/pytest -n 2 $(OTHER_PATH_TESTS)
 
 ## bench: run every benchmark and write benchmarks/results/
 bench: $(VENV)/.installed-test
@@ -47,6 +61,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.omega
 	$(BIN)/python -m benchmarks.synthetic
 	$(BIN)/python -m benchmarks.first_weight
+	$(BIN)/python -m benchmarks.cross_path
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

@@ -48,6 +48,7 @@ def _session(
     finish: bool = False,
     consent: ConsentRecord | None = None,
     live: bool = False,
+    seed: int = 0,
 ) -> None:
     study = made.study
     loaded = load_scenario(study.scenario_path)
@@ -59,6 +60,7 @@ def _session(
         spec=sc.elicitation.override(budget=6),
         cache_dir=study.cache_dir,
         consent=consent,
+        seed=seed,
     )
     oracle = SimulatedOracle.for_scenario(sc, (0.5, 0.3, 0.1, 0.1))
     with rec:
@@ -92,7 +94,9 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     )
     m = Made(study)
     consent = ConsentRecord(type="consent", version="2026-01", text_sha256="ab" * 32, language="nl")
-    _session(m, "p01", 6, undo_after=2, finish=True, consent=consent, live=True)
+    # Seed 2: the sixth question repeats an earlier one (on every numeric path:
+    # tests/test_machines.py and make test-other-path run this file on another).
+    _session(m, "p01", 6, undo_after=2, finish=True, consent=consent, live=True, seed=2)
     _session(m, "p02", 3)
     _session(m, "p03", 2, finish=True)
     withdraw(study, "p03")

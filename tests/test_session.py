@@ -150,9 +150,12 @@ def test_session_of_another_version_replays_as_recorded(
     session then continues with this version's questions, appended to the same file."""
     import tradeoff.elicitation.probabilistic as prob
 
+    import tradeoff.session as session
+
     with monkeypatch.context() as patch:
         patch.setattr(prob, "QUESTION_QUANTILES", (0.5,))
         patch.setattr(prob.ProbabilisticStrategy, "_repeat_candidate", _oldest_repeat)
+        patch.setattr(session, "__version__", "0.1.9")  # the header names the other version
         rec = record(tmp_path, 14)
         recorded = rec.engine.result()
         asked = [q for q, _ in rec.engine.history]
@@ -166,7 +169,7 @@ def test_session_of_another_version_replays_as_recorded(
         q != engine_q for q, engine_q in zip(asked, _fresh_questions(tmp_path, 14), strict=True)
     )
     again = Recorder.resume(rec.path)
-    assert any("result is unchanged" in w for w in again.warnings)
+    assert any("applied to the questions as recorded" in w for w in again.warnings)
     again.answer(Choice.LEFT)
     again.close()
     assert sum(e.type == "answer" for e in read_session(rec.path).events) == 15

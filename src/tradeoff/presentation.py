@@ -16,13 +16,20 @@ from numpy.typing import NDArray
 
 from tradeoff.queries import ClassifierProfile, Query
 from tradeoff.scenario import AttributeSpec, Scenario
+from tradeoff.stable import settled
 
 PER = 1000
 
 
 def per_thousand(recall: float) -> int:
-    """Recall as a count out of 1,000 (rounded)."""
-    return round(recall * PER)
+    """Recall as a count out of 1,000, rounded from its :func:`~tradeoff.stable.settled`
+    value (a recall of exactly 857.5 per 1,000 reads 858 on every machine, whatever the
+    last bits of the float that carries it).
+
+    >>> per_thousand(0.8575), per_thousand(0.8574999999999999), per_thousand(0.85750000001)
+    (858, 858, 858)
+    """
+    return round(settled(recall * PER))
 
 
 def class_line(scenario: Scenario, i: int, recall: float) -> str:
@@ -48,6 +55,7 @@ class Line:
 
 def _number(spec: AttributeSpec, value: float) -> str:
     """The number part of ``spec.render(value)``."""
+    value = settled(value)  # the same text on every machine (tradeoff.stable)
     if spec.format:
         for _, name, fmt, _ in string.Formatter().parse(spec.format):
             if name == "value":

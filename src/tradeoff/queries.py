@@ -23,6 +23,7 @@ import numpy as np
 
 from tradeoff.population import Population
 from tradeoff.scenario import AttributeSpec, Scenario
+from tradeoff.stable import canonical
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,19 @@ class ClassifierProfile:
             "recalls": list(self.recalls),
             "attributes": list(self.attributes),
         }
+
+
+def profile_key(profile: ClassifierProfile) -> str:
+    """The profile's values at :data:`~tradeoff.stable.DIGITS` significant digits, as text:
+    equal for two profiles that differ only in the last bits (the same option computed on
+    two machines), for digests and look-ups that must not depend on the machine.
+
+    >>> a = ClassifierProfile((0.6035587999986008,), (0.81,), (7.5,))
+    >>> b = ClassifierProfile((0.6035587999986006,), (0.81,), (7.5,))
+    >>> profile_key(a) == profile_key(b), profile_key(a)
+    (True, '0.6035588|0.81|7.5')
+    """
+    return "|".join(canonical(v) for v in (profile.accuracies, profile.recalls, profile.attributes))
 
 
 @dataclass(frozen=True)
@@ -131,7 +145,35 @@ def to_natural(attr: AttributeSpec, internal: float) -> float:
     return internal if attr.kind == "reward" else -internal
 
 
-def same_question(a: Query, b: Query, *, rel: float = 1e-9) -> bool:
+#: Two recorded and recomputed values within this (relative, and absolute near 0) are the
+#: same: machines differ in the last bits (~1e-16), a real difference in a question shows in
+#: its third digit.
+SAME_TOLERANCE = 1e-9
+
+
+def close_values(x: Sequence[float], y: Sequence[float], rel: float = SAME_TOLERANCE) -> bool:
+    """Whether two sequences of floats are equal up to ``rel`` (relative, or absolute near 0).
+
+    >>> close_values((0.30180600000119, 7.5), (0.30180600000120, 7.5))
+    True
+    >>> close_values((0.3,), (0.301,)), close_values((0.3,), (0.3, 0.1))
+    (False, False)
+    """
+    return len(x) == len(y) and all(
+        math.isclose(u, v, rel_tol=rel, abs_tol=rel) for u, v in zip(x, y, strict=True)
+    )
+
+
+def close_profiles(p: ClassifierProfile, q: ClassifierProfile, rel: float = SAME_TOLERANCE) -> bool:
+    """Whether two profiles are the same option up to ``rel`` (:func:`close_values`)."""
+    return (
+        close_values(p.accuracies, q.accuracies, rel)
+        and close_values(p.recalls, q.recalls, rel)
+        and close_values(p.attributes, q.attributes, rel)
+    )
+
+
+def same_question(a: Query, b: Query, *, rel: float = SAME_TOLERANCE) -> bool:
     """Whether two queries are the same question, up to rounding in the last digits.
 
     A question recomputed by another build of numpy can differ from the recorded one in the
@@ -145,19 +187,6 @@ def same_question(a: Query, b: Query, *, rel: float = 1e-9) -> bool:
     >>> same_question(Query(p, p, (0, 1), (1.0, 0.0)), Query(p, p, (0, 2), (1.0, 0.0)))
     False
     """
-
-    def close(x: Sequence[float], y: Sequence[float]) -> bool:
-        return len(x) == len(y) and all(
-            math.isclose(u, v, rel_tol=rel, abs_tol=rel) for u, v in zip(x, y, strict=True)
-        )
-
-    def same_profile(p: ClassifierProfile, q: ClassifierProfile) -> bool:
-        return (
-            close(p.accuracies, q.accuracies)
-            and close(p.recalls, q.recalls)
-            and close(p.attributes, q.attributes)
-        )
-
     if (a.threshold is None) != (b.threshold is None):
         return False
     thresholds = (
@@ -168,10 +197,10 @@ def same_question(a: Query, b: Query, *, rel: float = 1e-9) -> bool:
     return (
         a.pair == b.pair
         and a.repeat_of == b.repeat_of
-        and close(a.params, b.params)
+        and close_values(a.params, b.params, rel)
         and thresholds
-        and same_profile(a.left, b.left)
-        and same_profile(a.right, b.right)
+        and close_profiles(a.left, b.left, rel)
+        and close_profiles(a.right, b.right, rel)
     )
 
 
@@ -468,10 +497,13 @@ class QuerySpace:
             return False
         left, right = (self.frontier(ref, other, m) for m in query.params)
         if query.threshold is None:
-            return (left, right) == (query.left, query.right)
+            return close_profiles(left, query.left) and close_profiles(right, query.right)
         for i in range(self.n_weights):
             if i not in (ref, other) and not math.isclose(
-                self._statistic(query.left, i), self._statistic(query.right, i), abs_tol=1e-12
+                self._statistic(query.left, i),
+                self._statistic(query.right, i),
+                rel_tol=SAME_TOLERANCE,
+                abs_tol=1e-12,
             ):
                 return False
         expected = self.threshold_of(ref, other, query.left, query.right)

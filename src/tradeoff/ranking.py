@@ -49,6 +49,7 @@ from tradeoff.errors import InputError
 from tradeoff.pool import Objective, Pool
 from tradeoff.presentation import difference_words
 from tradeoff.scenario import Scenario
+from tradeoff.stable import stable_argmax
 
 FloatArray = NDArray[np.float64]
 
@@ -745,7 +746,7 @@ def _omega_of(
     # anchored: the metric's best selectable model m* scores the same on every objective
     # the metric uses, so only a model ranked better on all of them beats it at p = ∞.
     rows = np.flatnonzero(selectable)
-    best = int(rows[np.argmax(psi[rows])])
+    best = int(rows[stable_argmax(psi[rows])])
     out: FloatArray = np.where(used, 1.0 / (u[best] + 1.0 / len(u)), 0.0)
     return out
 

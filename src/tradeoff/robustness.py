@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.scenario import Scenario
+from tradeoff.stable import stable_argmax
 
 __all__ = [
     "LIMIT",
@@ -214,7 +215,7 @@ def weight_changes(
     v = np.asarray(vectors, dtype=np.float64)
     rows = np.arange(v.shape[0]) if selectable is None else np.flatnonzero(selectable)
     psi = v @ w
-    best = int(rows[np.argsort(-psi[rows], kind="stable")[0]])
+    best = int(rows[stable_argmax(psi[rows])])
     out = []
     for j, aspect in enumerate(aspects):
         more: tuple[float, int] | None = None

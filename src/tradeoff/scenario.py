@@ -36,6 +36,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 from tradeoff.data import missing_scenario_fix, resolve_scenario
 from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.limits import check_toml
+from tradeoff.stable import settled
 
 StrategyName = Literal["paper", "bisection", "probabilistic", "joint"]
 """The elicitation strategies: the one list of their names (engine, files and faces use it)."""
@@ -241,6 +242,7 @@ class AttributeSpec(_Model):
         ...               format="${value:.2f} per scan").render(0.214)
         '$0.21 per scan'
         """
+        value = settled(value)  # the same text on every machine (tradeoff.stable)
         if self.format:
             return self.format.format(value=value)
         unit = f" {self.unit}" if self.unit else ""

@@ -47,8 +47,8 @@ import secrets
 import signal
 import time
 import tomllib
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -433,9 +433,24 @@ class SessionLog:
     def events(self) -> list[AnswerRecord | UndoRecord | NoteRecord | ExtendRecord | ResultRecord]:
         return [line.event for line in self.lines]
 
+    #: Recorded questions that differ from those this version asks on this machine at that
+    #: point (applied as recorded; set by :func:`replay`).
+    replay_differs: int = 0
+    #: The largest difference between the result recomputed by :func:`replay` and the one
+    #: recorded in the file's result line (weights and their interval ends), or ``None``.
+    result_difference: float | None = None
+
     @property
     def finished(self) -> bool:
         return bool(self.lines) and self.lines[-1].type == "result"
+
+    @property
+    def recorded_result(self) -> ResultRecord | None:
+        """The closing ``result`` record, when the session is finished."""
+        if not self.finished:
+            return None
+        event = self.lines[-1].event
+        return event if isinstance(event, ResultRecord) else None
 
 
 def chain_hash(previous: str | None, content: str) -> str:
@@ -685,10 +700,15 @@ def replay(
     ``after(engine, event)``, when given, is called once each answer, undo or extend has been
     applied (an export reads the posterior after every answer so).
 
-    A recorded question that differs from the one this version asks at that point (the
-    session was recorded by another version) is applied as recorded when the strategy learns
-    from any question and the question is one the scenario builds; the result is then the
-    same as when it was recorded, and a warning is added to ``log.warnings``.
+    A recorded question that differs from the one this version asks at that point is applied
+    as recorded when the strategy learns from any question and the question is one the
+    scenario builds (within :data:`~tradeoff.queries.SAME_TOLERANCE`, never bit for bit);
+    the result is then the same as when it was recorded. Another version choosing other
+    questions is said in ``log.warnings``; the same version on a machine whose arithmetic
+    tips a choice the other way is only counted (``log.replay_differs``): nothing about the
+    result changes. A finished session's recomputed result is compared with its recorded
+    result line (``log.result_difference``); beyond :data:`RESULT_TOLERANCE` a warning says
+    by how much (docs/architecture.md, "The same result on every machine").
     """
     h = log.header
     engine = Engine(
@@ -735,14 +755,85 @@ def replay(
             continue
         if after is not None:
             after(engine, event)
-    if differs:
+    log.replay_differs = differs
+    if differs and h.version != __version__:
         log.warnings.append(
             f"{log.path}: {differs} recorded question(s) differ from those this version of "
-            f"tradeoff would ask (recorded with {h.version or 'another version'}); the answers "
-            "were applied to the questions as recorded, so the result is unchanged. New "
-            "questions are chosen by this version."
+            f"tradeoff would ask (recorded with {h.version or 'an earlier version'}); the "
+            "answers were applied to the questions as recorded. New questions are chosen by "
+            "this version."
         )
+    closing = log.recorded_result
+    if closing is not None:
+        gap, where = result_difference(engine.result(), closing)
+        log.result_difference = gap
+        if gap > RESULT_TOLERANCE:
+            log.warnings.append(
+                f"{log.path}: the result recomputed here differs from the one recorded when "
+                f"the session closed by up to {100 * gap:.1f} percentage points ({where}); "
+                "the recorded result is the one shown"
+                + (
+                    f" (recorded with {h.version})."
+                    if h.version != __version__
+                    else " (the arithmetic of this machine differs from that of the one "
+                    "that recorded it)."
+                )
+            )
     return engine
+
+
+#: A recomputed result within this of the recorded one (weights and interval ends, as
+#: shares) is the same result; beyond it, the recorded one is shown and the gap said.
+RESULT_TOLERANCE = 0.005
+
+
+def result_difference(result: ElicitationResult, recorded: ResultRecord) -> tuple[float, str]:
+    """The largest absolute difference between a recomputed result and a recorded one, over
+    the weights, the swing weights and their 90% interval ends, and where it lies ("weight
+    of benign", "90% interval's low end of cost"...); (0.0, "") when they share nothing."""
+    gaps: list[tuple[float, str]] = [(0.0, "")]
+    names = result.names
+
+    def compare(
+        mine: Sequence[float] | None, theirs: Sequence[float] | None, what: str
+    ) -> None:
+        if mine is None or theirs is None or len(mine) != len(theirs):
+            return
+        for name, a, b in zip(names, mine, theirs, strict=False):
+            gaps.append((abs(a - b), f"{what} of {name}"))
+
+    compare(result.weights, recorded.weights, "weight")
+    compare(result.swing_weights, recorded.swing_weights, "swing weight")
+    for label, mine_iv, theirs_iv in (
+        ("90% interval", result.intervals, recorded.intervals),
+        ("swing weight's 90% interval", result.swing_intervals, recorded.swing_intervals),
+    ):
+        if mine_iv is not None and theirs_iv is not None:
+            compare([lo for lo, _ in mine_iv], [lo for lo, _ in theirs_iv], f"{label}'s low end")
+            compare([hi for _, hi in mine_iv], [hi for _, hi in theirs_iv], f"{label}'s high end")
+    return max(gaps, key=lambda g: g[0])
+
+
+def shown_result(log: SessionLog, engine: Engine) -> ElicitationResult:
+    """The result to show for a replayed session: the recomputed one, or, when it differs
+    from the recorded result line by more than :data:`RESULT_TOLERANCE` (``replay`` has
+    said by how much in ``log.warnings``), the recorded one."""
+    recomputed = engine.result()
+    recorded = log.recorded_result
+    if recorded is None or (log.result_difference or 0.0) <= RESULT_TOLERANCE:
+        return recomputed
+    data = recorded.model_dump(exclude={"type", "at"})
+    return replace(
+        recomputed,
+        weights=tuple(data["weights"]),
+        intervals=None if data["intervals"] is None else tuple(map(tuple, data["intervals"])),
+        swing_weights=None if data["swing_weights"] is None else tuple(data["swing_weights"]),
+        swing_intervals=(
+            None
+            if data["swing_intervals"] is None
+            else tuple(map(tuple, data["swing_intervals"]))
+        ),
+    )
 
 
 def iter_sessions(sessions_dir: str | Path, participant: str) -> Iterator[Path]:
@@ -1183,7 +1274,7 @@ def summarise(path: str | Path) -> SessionSummary:
     """Read and replay a session file (once) and summarise it."""
     log = read_session(path)
     engine = replay(log)
-    result = engine.result()
+    result = shown_result(log, engine)
     sentences = settled_tradeoff_sentences(
         log.header.scenario, result.weights, engine.space.priors, engine.weight_draws()
     )

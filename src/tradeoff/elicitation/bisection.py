@@ -33,6 +33,7 @@ from tradeoff.elicitation.base import (
 from tradeoff.presentation import shown_pair, shown_profile, unanswerable
 from tradeoff.queries import ClassifierProfile, Query, QuerySpace
 from tradeoff.scenario import ElicitationSpec
+from tradeoff.stable import settled, stable_order
 
 
 @dataclass(frozen=True)
@@ -248,8 +249,10 @@ class BisectionStrategy:
             return None
         effects = self.effects(state)
         shown = self.spec.rounding == "shown"
-        for ratio in sorted(range(len(effects)), key=lambda i: -effects[i]):
-            if effects[ratio] <= self.spec.epsilon:
+        # Ratios whose effects are equal in exact arithmetic (as before the first answers)
+        # are taken in their order on every machine (tradeoff.stable).
+        for ratio in (int(i) for i in stable_order([-e for e in effects])):
+            if settled(effects[ratio]) <= self.spec.epsilon:
                 return None
             if ratio in state.unsure:
                 continue

@@ -68,7 +68,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -78,8 +77,9 @@ from numpy.typing import NDArray
 from tradeoff.elicitation.base import Choice, ElicitationResult, logit, swing_weights
 from tradeoff.elicitation.bisection import ShownKey, as_shown, question_key
 from tradeoff.presentation import card_lines, shown_profile, unanswerable
-from tradeoff.queries import ClassifierProfile, Query, QuerySpace
+from tradeoff.queries import ClassifierProfile, Query, QuerySpace, profile_key
 from tradeoff.scenario import ElicitationSpec
+from tradeoff.stable import settled, sigmoid, stable_argmax, stable_order
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
@@ -150,8 +150,11 @@ _OUTCOME = {Choice.LEFT: 0, Choice.RIGHT: 1, Choice.INDIFFERENT: 2}
 # -- the noise model -----------------------------------------------------------------
 
 
-def _sigmoid(x: FloatArray) -> FloatArray:
-    out: FloatArray = 0.5 * (1.0 + np.tanh(0.5 * x))
+def _between(d: FloatArray, b: FloatArray, t: FloatArray) -> FloatArray:
+    """P(perceived Δ + T·L lies within ±δ) = σ((δ − Δ)/T) − σ((−δ − Δ)/T), computed at
+    |Δ| (it is even in Δ), where both terms are small in the tails and do not cancel."""
+    a = np.abs(d)
+    out: FloatArray = np.clip(sigmoid((b - a) / t) - sigmoid((-b - a) / t), 0.0, 1.0)
     return out
 
 
@@ -178,13 +181,9 @@ def outcome_probabilities(
     )
     graded = t > 0
     scale = np.where(graded, t, 1.0)
-    up = np.where(graded, _sigmoid((d - b) / scale), (d > b).astype(np.float64))
-    down = np.where(graded, _sigmoid((-d - b) / scale), (d < -b).astype(np.float64))
-    mid = np.where(
-        graded,
-        np.clip(_sigmoid((b - d) / scale) - _sigmoid((-b - d) / scale), 0.0, 1.0),
-        (np.abs(d) <= b).astype(np.float64),
-    )
+    up = np.where(graded, sigmoid((d - b) / scale), (d > b).astype(np.float64))
+    down = np.where(graded, sigmoid((-d - b) / scale), (d < -b).astype(np.float64))
+    mid = np.where(graded, _between(d, b, scale), (np.abs(d) <= b).astype(np.float64))
     out: FloatArray = np.stack(
         (e / 2 + (1 - e) * up, e / 2 + (1 - e) * down, (1 - e) * mid), axis=-1
     )
@@ -202,8 +201,8 @@ def particle_outcome_probabilities(
     graded = np.flatnonzero(temperature > 0)
     if graded.size:
         x, bg, t = delta[graded], b[graded], temperature[graded, None]
-        up[graded] = _sigmoid((x - bg) / t)
-        down[graded] = _sigmoid((-x - bg) / t)
+        up[graded] = sigmoid((x - bg) / t)
+        down[graded] = sigmoid((-x - bg) / t)
     mid = np.clip(1.0 - up - down, 0.0, 1.0)
     e = lapse[:, None]
     out: FloatArray = np.stack((e / 2 + (1 - e) * up, e / 2 + (1 - e) * down, (1 - e) * mid), -1)
@@ -227,7 +226,7 @@ def _log_answer_likelihood(
     graded = np.flatnonzero(temperature > 0)
     scale = temperature[graded, None]
     if graded.size:
-        side[graded] = _sigmoid((d[graded] - b[graded]) / scale)
+        side[graded] = sigmoid((d[graded] - b[graded]) / scale)
     e = lapse[:, None]
     p = e / 2 + (1 - e) * side
     unsure = np.flatnonzero(outcome == 2)
@@ -236,9 +235,7 @@ def _log_answer_likelihood(
         mid = (np.abs(du) <= b).astype(np.float64)
         if graded.size:
             dg, bg = du[graded], b[graded]
-            mid[graded] = np.clip(
-                _sigmoid((bg - dg) / scale) - _sigmoid((-bg - dg) / scale), 0.0, 1.0
-            )
+            mid[graded] = _between(dg, bg, scale)
         p[:, unsure] = (1 - e) * mid
     with np.errstate(divide="ignore"):
         out: FloatArray = np.log(p)
@@ -511,11 +508,13 @@ class JointState:
 
 
 def _digest(previous: int, query: Query, choice: Choice) -> int:
+    """The digest of the answers so far after ``choice`` to ``query``: both options'
+    values at :data:`~tradeoff.stable.DIGITS` significant digits (the same on every machine,
+    whatever its last bits; :func:`~tradeoff.stable.canonical`) and the choice."""
     h = hashlib.blake2b(digest_size=8)
     h.update(previous.to_bytes(8, "little"))
     for profile in (query.left, query.right):
-        for values in (profile.accuracies, profile.recalls, profile.attributes):
-            h.update(struct.pack(f"<{len(values)}d", *values))
+        h.update(profile_key(profile).encode())
     h.update(choice.value.encode())
     return int.from_bytes(h.digest(), "little")
 
@@ -668,19 +667,21 @@ class JointStrategy:
     #: of them that a person could tell apart on the screen: (i, j, diff, shown key, query).
     _front: IntArray = field(init=False, compare=False, repr=False)
     _pairs: dict[tuple[int, int], Candidate] = field(init=False, compare=False, repr=False)
-    _shown_rows: dict[ClassifierProfile, int] = field(init=False, compare=False, repr=False)
+    #: Candidate index by the :func:`~tradeoff.queries.profile_key` of its shown profile (a
+    #: recorded pair is recognised whatever the last bits of the machine that recorded it).
+    _shown_rows: dict[str, int] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         front = np.empty(0, dtype=np.intp)
         pairs: dict[tuple[int, int], Candidate] = {}
-        shown_rows: dict[ClassifierProfile, int] = {}
+        shown_rows: dict[str, int] = {}
         if self.candidates is not None:
             rows = np.asarray(self.candidates, dtype=np.float64)
             object.__setattr__(self, "candidates", rows)
             front = _non_dominated(rows)
             profiles = {int(i): self.candidate_profile(int(i)) for i in front}
             for i, p in profiles.items():
-                shown_rows.setdefault(p, i)
+                shown_rows.setdefault(profile_key(p), i)
             front_list = [int(x) for x in front]
             for a_pos, i in enumerate(front_list):
                 for j in front_list[a_pos + 1 :]:
@@ -946,8 +947,8 @@ class JointStrategy:
 
     def _candidate_indices(self, query: Query) -> tuple[int, int] | None:
         """The candidates' indices when both options are candidate models as shown."""
-        left = self._shown_rows.get(query.left)
-        right = self._shown_rows.get(query.right)
+        left = self._shown_rows.get(profile_key(query.left))
+        right = self._shown_rows.get(profile_key(query.right))
         if left is None or right is None:
             return None
         return left, right
@@ -982,7 +983,7 @@ class JointStrategy:
             p_best = np.bincount(best, weights=weights, minlength=len(self._front)).astype(
                 np.float64
             )
-            pick = int(np.argmax(weights @ psi))
+            pick = stable_argmax(weights @ psi)
         out = Summary(natural, weights, psi, best, p_best, pick)
         if len(self._summaries) > 64:
             self._summaries.clear()
@@ -1064,17 +1065,21 @@ class JointStrategy:
         if state.answered >= self.budget:
             return "budget"
         if self.aims_at_decision:
-            settled = self.decision(state)
-            assert settled is not None
-            p_best, regret = settled
-            if p_best >= self.spec.decision_confidence or regret <= self.spec.regret_tolerance:
+            known = self.decision(state)
+            assert known is not None
+            p_best, regret = known
+            # Settled (tradeoff.stable): a P(best) of exactly 19 in 20 meets 0.95 everywhere.
+            if (
+                settled(p_best) >= self.spec.decision_confidence
+                or settled(regret) <= self.spec.regret_tolerance
+            ):
                 return "decided"
             return None
         width = self.spec.target_width
         if (
             width > 0
             and state.answered > 0
-            and all(hi - lo < width for lo, hi in self._intervals(state)[0])
+            and all(settled(hi - lo) < width for lo, hi in self._intervals(state)[0])
         ):
             return "precise"
         return None
@@ -1104,7 +1109,8 @@ class JointStrategy:
         space = self.space
         a, w = summary.natural, summary.weights
         out: list[Trade] = []
-        seen: set[tuple[ClassifierProfile, ClassifierProfile]] = set()
+        # Two trades that are the same in exact arithmetic are one option on every machine.
+        seen: set[tuple[str, str]] = set()
         pairs = [(i, j) for i in range(space.k) for j in range(i + 1, space.n_weights)]
         m = np.stack([a[:, i] / (a[:, i] + a[:, j]) for i, j in pairs], axis=1)
         targets = _weighted_quantiles(m, w, TRADE_QUANTILES)
@@ -1113,9 +1119,10 @@ class JointStrategy:
                 aim = round(logit(float(target)), TRADE_AIM_DIGITS)
                 for share in TRADE_SHARES:
                     t = self._trade(i, j, aim, share)
-                    if (t.query.left, t.query.right) in seen:
+                    key = (profile_key(t.query.left), profile_key(t.query.right))
+                    if key in seen:
                         continue
-                    seen.add((t.query.left, t.query.right))
+                    seen.add(key)
                     out.append(t)
         return out
 
@@ -1233,7 +1240,8 @@ class JointStrategy:
         if not options:
             return None
         scores = self._scores(summary, state, options)
-        for index in np.argsort(scores, kind="stable"):
+        # Scores equal to DIGITS digits fall in the options' order on every machine.
+        for index in stable_order(scores):
             option = options[int(index)]
             key = self._allowed(state, option)
             if key is None:

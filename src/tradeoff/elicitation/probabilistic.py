@@ -71,6 +71,7 @@ from tradeoff.elicitation.bisection import (
 from tradeoff.presentation import unanswerable
 from tradeoff.queries import ClassifierProfile, Query, QuerySpace
 from tradeoff.scenario import ElicitationSpec
+from tradeoff.stable import settled, sigmoid, stable_argmax, stable_order
 
 FloatArray = NDArray[np.float64]
 
@@ -187,13 +188,9 @@ _CENTRES = (_EDGES[:-1] + _EDGES[1:]) / 2
 _CELL = float(_EDGES[1] - _EDGES[0])
 
 
-def _sigmoid(x: FloatArray | float) -> FloatArray:
-    return np.asarray(0.5 * (1.0 + np.tanh(0.5 * np.asarray(x, dtype=np.float64))))
-
-
 def _log_prior() -> FloatArray:
     # m uniform on [0, 1]: mass of a cell is m(1 − m) dℓ.
-    m = _sigmoid(_CENTRES)
+    m = sigmoid(_CENTRES)
     out: FloatArray = np.log(m * (1 - m))
     return out
 
@@ -329,7 +326,7 @@ class ProbabilisticStrategy:
         draws and scores weights) + the rest × flat over swing weights."""
         if self.spec.precision != "natural":
             return np.broadcast_to(_LOG_PRIOR, (self.n_ratios, GRID_POINTS))
-        m = _sigmoid(_CENTRES[None, :] + self.shifts[:, None])
+        m = sigmoid(_CENTRES[None, :] + self.shifts[:, None])
         natural = m * (1 - m)
         swing = np.exp(_LOG_PRIOR)[None, :]
         share = NATURAL_PRIOR_SHARE
@@ -518,7 +515,7 @@ class ProbabilisticStrategy:
             for i in candidates
         ]
         loss = self._expected_loss(state, self.posterior(state), asked)
-        return candidates[int(np.argmin(loss))]
+        return candidates[int(stable_order(loss)[0])]
 
     def decision(self, state: ProbabilisticState) -> tuple[float, float] | None:
         """(P(best) of the Bayes pick, its expected regret relative to the metric's mean
@@ -526,7 +523,7 @@ class ProbabilisticStrategy:
         if self.candidates is None:
             return None
         values = self.draws(state) @ self.candidates.T
-        pick = int(np.argmax(values.mean(axis=0)))
+        pick = stable_argmax(values.mean(axis=0))
         p_best = float(np.mean(np.argmax(values, axis=1) == pick))
         top = values.max(axis=1)
         spread = float(np.mean(top - values.min(axis=1))) or 1.0
@@ -548,16 +545,19 @@ class ProbabilisticStrategy:
         if state.answered >= self.budget:
             return "budget"
         if self.aims_at_decision and state.answered >= self.n_ratios:
-            settled = self.decision(state)
-            assert settled is not None
-            p_best, regret = settled
-            if p_best >= self.spec.decision_confidence or regret <= self.spec.regret_tolerance:
+            known = self.decision(state)
+            assert known is not None
+            p_best, regret = known
+            if (
+                settled(p_best) >= self.spec.decision_confidence
+                or settled(regret) <= self.spec.regret_tolerance
+            ):
                 return "decided"
         width = self.spec.target_width
         if (
             width > 0
             and state.answered > 0
-            and all(hi - lo < width for lo, hi in self.intervals(state))
+            and all(settled(hi - lo) < width for lo, hi in self.intervals(state))
         ):
             return "precise"
         return None
@@ -604,9 +604,9 @@ class ProbabilisticStrategy:
         unsure_at = [
             (r.ratio, logit(r.threshold) - shifts[r.ratio]) for r in state.records if r.side == 0
         ]
-        for best in np.argsort(loss, kind="stable"):
+        for best in stable_order(loss):
             ratio, lt = candidates[int(best)]
-            target = float(_sigmoid(lt + shifts[ratio]))
+            target = float(sigmoid(lt + shifts[ratio]))
             query = chord_query(
                 self.space,
                 ratio + 1,

@@ -1,0 +1,124 @@
+"""Decisions that do not hinge on the last bits of a float.
+
+Two machines compute the same formula to results that differ in the last bits: numpy picks
+other kernels for ``exp``, ``log`` and ``tanh`` on a CPU with AVX-512 than on one without,
+OpenBLAS sums a product in another order on each core type, and an ARM machine has kernels
+of its own. Such differences are ~1e-16 relative: harmless as numbers, but fatal where a
+branch compares two quantities that are equal in exact arithmetic (two questions that score
+the same, a P(best) of exactly 19 in 20 against a threshold of 0.95) or where the bits seed
+a random stream. Every such branch in the engine goes through this module:
+
+* :func:`settled` rounds a quantity to ``DIGITS`` significant digits before it is compared
+  with a threshold, so that a value equal to the threshold in exact arithmetic compares the
+  same way everywhere;
+* :func:`stable_order` orders scores after rounding them to ``DIGITS`` digits of their
+  largest magnitude, ties in the order the options were listed;
+* :func:`canonical` writes floats as text at ``DIGITS`` significant digits, for digests that
+  seed random streams and for keys that look a question up.
+
+A rounded value still differs between two machines when the exact value lies within the
+last bits of a rounding boundary: with ``DIGITS`` = 9 and differences of a few units in
+the 16th digit that happens to about one value in 10⁶, never systematically.
+(docs/architecture.md, "The same result on every machine").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+#: Significant digits kept of a quantity that decides a branch.
+DIGITS = 9
+#: Magnitudes below this are 0 in :func:`canonical` (the residue of a cancellation).
+TINY = 1e-12
+
+
+def settled(x: float, digits: int = DIGITS) -> float:
+    """``x`` rounded to ``digits`` significant digits (0, ±inf and nan as they are).
+
+    >>> settled(0.9499999999999999)
+    0.95
+    >>> settled(0.95) == settled(0.9500000000000001)
+    True
+    >>> settled(123456.78901234)
+    123456.789
+    """
+    if x == 0 or not math.isfinite(x):
+        return float(x)
+    return float(f"{x:.{digits}g}")
+
+
+def stable_order(scores: ArrayLike, digits: int = DIGITS) -> NDArray[np.intp]:
+    """Indices that sort ``scores`` ascending, after rounding each to ``digits`` digits of
+    the largest magnitude among them; equal rounded scores keep their order (the order the
+    options were listed in), so near-ties fall the same way on every machine.
+
+    >>> stable_order([0.3, 0.1 + 1e-17, 0.1, 0.2]).tolist()
+    [1, 2, 3, 0]
+    >>> stable_order([]).tolist()
+    []
+    """
+    a = np.asarray(scores, dtype=np.float64)
+    if a.size == 0:
+        return np.empty(0, dtype=np.intp)
+    finite = np.isfinite(a)
+    top = float(np.max(np.abs(a[finite]))) if finite.any() else 0.0
+    if top > 0:
+        # A power of two at least as large as the largest magnitude: exact to compute, and
+        # the same on every machine unless that magnitude sits on a power of two.
+        scale = math.ldexp(1.0, math.frexp(top)[1])
+        key = np.where(finite, np.round(a / scale * 10.0**digits), a)
+    else:
+        key = a
+    out: NDArray[np.intp] = np.argsort(key, kind="stable").astype(np.intp)
+    return out
+
+
+def canonical(values: Iterable[float], digits: int = DIGITS) -> str:
+    """Floats as text at ``digits`` significant digits, comma-separated: the same text on
+    every machine for values that differ only in their last bits.
+
+    Magnitudes below :data:`TINY` are written 0: a value that is 0 in exact arithmetic
+    comes out as 0 on one machine and 1e-17 on another, which no number of digits hides.
+
+    >>> canonical([0.6035587999986008, 7.5, 376.0])
+    '0.6035588,7.5,376'
+    >>> canonical([0.6035587999986006]) == canonical([0.6035587999986008])
+    True
+    >>> canonical([0.0, -0.0, 1e-17, -3e-300])
+    '0,0,0,0'
+    """
+    return ",".join(
+        "0" if abs(v := float(x)) < TINY else f"{settled(v, digits):.{digits}g}" for x in values
+    )
+
+
+def stable_argmax(values: ArrayLike, digits: int = DIGITS) -> int:
+    """Index of the largest of ``values`` after rounding as :func:`stable_order` does; of
+    values equal after rounding, the first.
+
+    >>> stable_argmax([0.2, 0.5, 0.5 + 1e-17, 0.1])
+    1
+    """
+    return int(stable_order(-np.asarray(values, dtype=np.float64), digits)[0])
+
+
+def sigmoid(x: ArrayLike) -> NDArray[np.float64]:
+    """The logistic function 1/(1 + e^(−x)), accurate in both tails.
+
+    The usual ``0.5·(1 + tanh(x/2))`` cancels below about −37: there it is 0 or 1.1e-16
+    depending on the last bit of the CPU's ``tanh``, so a likelihood is 0 on one machine and
+    not on another. Here e^(−|x|) is never added to 1 before it is used, so every result
+    carries its relative precision down to the smallest float (numpy only: a study
+    participant's process imports no scipy).
+
+    >>> [float(v) for v in sigmoid(np.array([-40.0, 0.0, 40.0]))]
+    [4.248354255291589e-18, 0.5, 1.0]
+    """
+    a = np.asarray(x, dtype=np.float64)
+    e = np.exp(-np.abs(a))
+    out: NDArray[np.float64] = np.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    return out

@@ -68,6 +68,9 @@ def _outcome(engine: Any, scenario: Any, pool: Any, vectors: Any) -> dict[str, A
     from tradeoff.ranking import recommend
 
     result = engine.result()
+    ends = [x for iv in (result.intervals or ()) for x in iv]
+    if pool is None:  # a scenario without a pool: the weights only
+        return {"pick": None, "p_best": None, "weights": list(result.weights) + ends}
     rec = recommend(
         scenario,
         pool,
@@ -76,7 +79,6 @@ def _outcome(engine: Any, scenario: Any, pool: Any, vectors: Any) -> dict[str, A
         draws=engine.weight_draws(),
         vectors=vectors,
     )
-    ends = [x for iv in (result.intervals or ()) for x in iv]
     return {
         "pick": rec.name,
         "p_best": rec.probability,
@@ -84,7 +86,7 @@ def _outcome(engine: Any, scenario: Any, pool: Any, vectors: Any) -> dict[str, A
     }
 
 
-def _simulate(people: int, seed: int, folder: Path) -> list[dict[str, Any]]:
+def _simulate(people: int, seed: int, folder: Path, scenario: str) -> list[dict[str, Any]]:
     from tradeoff.candidates import scenario_pool
     from tradeoff.elicitation import truth_from_dirichlet
     from tradeoff.opening import start_session
@@ -94,11 +96,11 @@ def _simulate(people: int, seed: int, folder: Path) -> list[dict[str, Any]]:
     from tradeoff.ranking import metric_vectors
     from tradeoff.scenario import load_scenario
 
-    loaded = load_scenario(SCENARIO)
+    loaded = load_scenario(scenario)
     sc = loaded.scenario
-    pool = scenario_pool(sc, Path(loaded.path).parent)
+    pool = None if sc.pool is None else scenario_pool(sc, Path(loaded.path).parent)
     population = scenario_population(sc)
-    vectors = metric_vectors(sc, pool, population.priors.tolist())
+    vectors = None if pool is None else metric_vectors(sc, pool, population.priors.tolist())
     spans = QuerySpace(sc, population).spans
     out = []
     for strategy in STRATEGIES:
@@ -125,16 +127,16 @@ def _simulate(people: int, seed: int, folder: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _replay(folder: Path) -> list[dict[str, Any]]:
+def _replay(folder: Path, scenario: str) -> list[dict[str, Any]]:
     from tradeoff.candidates import scenario_pool
     from tradeoff.errors import InputError
     from tradeoff.ranking import metric_vectors
     from tradeoff.scenario import load_scenario
     from tradeoff.session import read_session, replay
 
-    loaded = load_scenario(SCENARIO)
+    loaded = load_scenario(scenario)
     sc = loaded.scenario
-    pool = scenario_pool(sc, Path(loaded.path).parent)
+    pool = None if sc.pool is None else scenario_pool(sc, Path(loaded.path).parent)
     vectors = None
     out = []
     for path in sorted(folder.glob("*/*.jsonl")):
@@ -146,7 +148,7 @@ def _replay(folder: Path) -> list[dict[str, Any]]:
             row["refused"] = str(exc)
             out.append(row)
             continue
-        if vectors is None:
+        if vectors is None and pool is not None:
             vectors = metric_vectors(sc, pool, list(engine.space.priors))
         row.update(_outcome(engine, sc, pool, vectors))
         row["differs"] = log.replay_differs
@@ -158,9 +160,9 @@ def _replay(folder: Path) -> list[dict[str, Any]]:
 def _worker(args: argparse.Namespace) -> int:
     folder = Path(args.sessions)
     if args.worker == "simulate":
-        rows = _simulate(args.people, args.seed, folder)
+        rows = _simulate(args.people, args.seed, folder, args.scenario)
     else:
-        rows = _replay(folder)
+        rows = _replay(folder, args.scenario)
     Path(args.out).write_text(json.dumps(rows))
     return 0
 
@@ -245,12 +247,12 @@ def compare(
                 n,
                 f"{same_q / n:.1%}",
                 f"{same_pick / n:.1%}",
-                f"{dp:.4f}",
-                f"{dw:.4f}",
+                f"{dp:.1e}",
+                f"{dw:.1e}",
                 f"{refused} of {sessions}",
                 moved,
-                f"{rp:.4f}",
-                f"{rw:.4f}",
+                f"{rp:.1e}",
+                f"{rw:.1e}",
             ]
         )
         totals["people"] += n
@@ -291,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PATH",
         help="the two numeric paths (default: default and the most unlike it)",
     )
+    ap.add_argument(
+        "--scenario", default=SCENARIO, help=f"the scenario the people answer (default {SCENARIO})"
+    )
     ap.add_argument("--no-write", action="store_true", help="print only")
     ap.add_argument("--worker", choices=("simulate", "replay"), help=argparse.SUPPRESS)
     ap.add_argument("--sessions", help=argparse.SUPPRESS)
@@ -307,7 +312,14 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="cross-path-") as tmp:
         root = Path(tmp)
-        common = ["--people", str(args.people), "--seed", str(args.seed)]
+        common = [
+            "--people",
+            str(args.people),
+            "--seed",
+            str(args.seed),
+            "--scenario",
+            args.scenario,
+        ]
         _parallel(
             [
                 (
@@ -337,6 +349,8 @@ def main(argv: list[str] | None = None) -> int:
                         str(root / other[p]),
                         "--out",
                         str(root / f"replay-{p}.json"),
+                        "--scenario",
+                        args.scenario,
                     ],
                 )
                 for p in paths
@@ -347,10 +361,18 @@ def main(argv: list[str] | None = None) -> int:
     rows, totals = compare(runs, replays)
     took = time.perf_counter() - start
     n = totals["people"]
+    command = f".venv/bin/python -m benchmarks.cross_path --people {args.people}"
+    name = "cross_path"
+    if args.paths:
+        command += f" --paths {' '.join(paths)}"
+        name += f"-{paths[1]}"
+    if args.scenario != SCENARIO:
+        command += f" --scenario {args.scenario}"
+        name += f"-{Path(args.scenario).stem}"
     body = (
         f"Paths: `{describe(paths[0])}` against `{describe(paths[1])}`; scenario "
-        f"`{SCENARIO}`, {args.people} people per cell, seed {args.seed}; {took / 60:.1f} min "
-        f"in all. Command: `.venv/bin/python -m benchmarks.cross_path --people {args.people}`."
+        f"`{args.scenario}`, {args.people} people per cell, seed {args.seed}; {took / 60:.1f} "
+        f"min in all. Command: `{command}`."
         "\n\n" + markdown(HEADERS, rows) + "\n\n"
         f"All cells: the same questions for {totals['same_questions'] / n:.1%} of "
         f"{int(n)} people (goal ≥ {GOAL_SAME_QUESTIONS:.0%}), the same pick for "
@@ -364,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_write:
         print(body)
     else:
-        write("cross_path", "The same record on every machine", body)
+        write(name, "The same record on every machine", body)
     return 0
 
 

@@ -149,7 +149,6 @@ def test_session_of_another_version_replays_as_recorded(
     the least believed answer) replay as recorded, to the same result, with a warning; the
     session then continues with this version's questions, appended to the same file."""
     import tradeoff.elicitation.probabilistic as prob
-
     import tradeoff.session as session
 
     with monkeypatch.context() as patch:

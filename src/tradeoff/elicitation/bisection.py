@@ -142,8 +142,10 @@ def _closer_trade(
     closest to ``m_target`` when ``query``'s misses it by more than ``tolerance``."""
 
     def miss(q: Query) -> float:
+        # Settled (tradeoff.stable): two shown pairs with the same exchange rate miss the
+        # target equally on every machine, and the first in FINE_SHARES' order is kept.
         assert q.threshold is not None
-        return abs(logit(q.threshold) - logit(m_target))
+        return settled(abs(logit(q.threshold) - logit(m_target)))
 
     best = query if unanswerable(space.scenario, query) is None else None
     if best is not None and miss(best) <= tolerance:

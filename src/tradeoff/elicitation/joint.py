@@ -1067,12 +1067,7 @@ class JointStrategy:
         if self.aims_at_decision:
             known = self.decision(state)
             assert known is not None
-            p_best, regret = known
-            # Settled (tradeoff.stable): a P(best) of exactly 19 in 20 meets 0.95 everywhere.
-            if (
-                settled(p_best) >= self.spec.decision_confidence
-                or settled(regret) <= self.spec.regret_tolerance
-            ):
+            if self.spec.decided(*known):
                 return "decided"
             return None
         width = self.spec.target_width

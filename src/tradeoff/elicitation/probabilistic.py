@@ -547,11 +547,7 @@ class ProbabilisticStrategy:
         if self.aims_at_decision and state.answered >= self.n_ratios:
             known = self.decision(state)
             assert known is not None
-            p_best, regret = known
-            if (
-                settled(p_best) >= self.spec.decision_confidence
-                or settled(regret) <= self.spec.regret_tolerance
-            ):
+            if self.spec.decided(*known):
                 return "decided"
         width = self.spec.target_width
         if (

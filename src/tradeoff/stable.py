@@ -51,13 +51,22 @@ def settled(x: float, digits: int = DIGITS) -> float:
     return float(f"{x:.{digits}g}")
 
 
+#: :func:`stable_order` never resolves scores finer than this times ``10**-digits``: a score
+#: that is 0 in exact arithmetic comes out as the residue (~1e-16) of its terms, which are of
+#: order 1 (shares of a spread, L1 distances, metric values), so all-but-zero scores tie.
+SCORE_FLOOR = 1e-6
+
+
 def stable_order(scores: ArrayLike, digits: int = DIGITS) -> NDArray[np.intp]:
     """Indices that sort ``scores`` ascending, after rounding each to ``digits`` digits of
-    the largest magnitude among them; equal rounded scores keep their order (the order the
-    options were listed in), so near-ties fall the same way on every machine.
+    the largest magnitude among them (never finer than ``SCORE_FLOOR·10**-digits``); equal
+    rounded scores keep their order (the order the options were listed in), so near-ties
+    fall the same way on every machine.
 
     >>> stable_order([0.3, 0.1 + 1e-17, 0.1, 0.2]).tolist()
     [1, 2, 3, 0]
+    >>> stable_order([1e-17, 0.0, -2e-17]).tolist()
+    [0, 1, 2]
     >>> stable_order([]).tolist()
     []
     """
@@ -66,13 +75,11 @@ def stable_order(scores: ArrayLike, digits: int = DIGITS) -> NDArray[np.intp]:
         return np.empty(0, dtype=np.intp)
     finite = np.isfinite(a)
     top = float(np.max(np.abs(a[finite]))) if finite.any() else 0.0
-    if top > 0:
-        # A power of two at least as large as the largest magnitude: exact to compute, and
-        # the same on every machine unless that magnitude sits on a power of two.
-        scale = math.ldexp(1.0, math.frexp(top)[1])
-        key = np.where(finite, np.round(a / scale * 10.0**digits), a)
-    else:
-        key = a
+    # A power of two at least as large as the largest magnitude (or the floor): exact to
+    # compute, and the same on every machine unless that magnitude sits on a power of two.
+    scale = math.ldexp(1.0, math.frexp(max(top, SCORE_FLOOR))[1])
+    key = np.where(finite, np.round(a / scale * 10.0**digits), a)
+    key = np.where(key == 0, 0.0, key)  # −0.0 and 0.0 tie
     out: NDArray[np.intp] = np.argsort(key, kind="stable").astype(np.intp)
     return out
 

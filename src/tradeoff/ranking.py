@@ -49,7 +49,7 @@ from tradeoff.errors import InputError
 from tradeoff.pool import Objective, Pool
 from tradeoff.presentation import difference_words
 from tradeoff.scenario import Scenario
-from tradeoff.stable import stable_argmax
+from tradeoff.stable import stable_argmax, stable_argmax_rows, stable_order
 
 FloatArray = NDArray[np.float64]
 
@@ -598,7 +598,7 @@ def rank_with_metric(
     assert outcome.scores is not None
     advice = recommend(scenario, pool, metric, priors, selectable=selectable, vectors=vectors)
     rows = np.flatnonzero(selectable)
-    order = rows[np.lexsort((rows, -psi[rows]))]
+    order = rows[stable_order(-psi[rows])]  # ties (to 9 digits): the earlier row
     tau = agreement(outcome.scores, psi, selectable)["kendall_tau"]
     linear = LinearRanking(
         metric=dict(zip(scenario.weight_names, metric, strict=True)),
@@ -942,14 +942,14 @@ def recommend(
     if draws is not None:
         psi = np.asarray(draws, dtype=np.float64) @ vectors.T  # (draws, models)
         expected = psi.mean(axis=0)
-        best = rows[np.argmax(psi[:, rows], axis=1)]
+        best = rows[stable_argmax_rows(psi[:, rows])]  # ties: the earlier row, everywhere
         p_best: tuple[float, ...] | None = tuple(
             float(x) for x in np.bincount(best, minlength=pool.n) / psi.shape[0]
         )
     else:
         expected = vectors @ np.asarray(weights, dtype=np.float64)
         p_best = None
-    order = rows[np.lexsort((rows, -expected[rows]))]
+    order = rows[stable_order(-expected[rows])]  # ties (to 9 digits): the earlier row
     index = int(order[0])
     runner = int(order[1]) if order.size > 1 else None
     trade = ""

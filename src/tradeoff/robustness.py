@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.scenario import Scenario
-from tradeoff.stable import stable_argmax
+from tradeoff.stable import rounded_rows, stable_argmax
 
 __all__ = [
     "LIMIT",
@@ -69,8 +69,9 @@ def aspect_words(scenario: Scenario) -> tuple[str, ...]:
 
 
 def _order(psi: FloatArray) -> NDArray[np.intp]:
-    """Per row of ψ (draws × models), the models from best to worst; ties: earlier row."""
-    return np.argsort(-psi, axis=1, kind="stable")
+    """Per row of ψ (draws × models), the models from best to worst; ties (to 9 digits,
+    :func:`~tradeoff.stable.rounded_rows`): earlier row."""
+    return np.argsort(-rounded_rows(psi), axis=1, kind="stable")
 
 
 def rank_acceptability(

@@ -76,8 +76,12 @@ def other_path() -> str:
 
 
 def environment(path: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``base`` (the current environment) with the variables of ``path`` set and those it
-    does not set removed.
+    """``base`` (the current environment) with the variables of ``path`` set: numpy's
+    switches of another path removed, and an OpenBLAS core type of another path removed (one
+    the machine's own environment sets is kept where ``path`` sets none).
+
+    >>> environment("default", {"NPY_DISABLE_CPU_FEATURES": "X86_V4", "HOME": "/root"})
+    {'HOME': '/root'}
 
     Raises
     ------
@@ -88,8 +92,13 @@ def environment(path: str, base: Mapping[str, str] | None = None) -> dict[str, s
     if path not in paths:
         raise KeyError(f"no numeric path {path!r} here; this machine has {', '.join(paths)}")
     env = dict(os.environ if base is None else base)
-    for name in VARIABLES:
-        env.pop(name, None)
+    env.pop("NPY_DISABLE_CPU_FEATURES", None)
+    # An OpenBLAS core type that the machine's own environment sets (some processors need
+    # one with older OpenBLAS builds) is kept for the default path; one of ours is not.
+    ours = {e["OPENBLAS_CORETYPE"] for e in paths.values() if "OPENBLAS_CORETYPE" in e}
+    ours |= {"Haswell", "Sandybridge", "Nehalem", "ARMV8"}
+    if env.get("OPENBLAS_CORETYPE") in ours:
+        env.pop("OPENBLAS_CORETYPE")
     env.update(paths[path])
     return env
 

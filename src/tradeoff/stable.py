@@ -70,16 +70,10 @@ def stable_order(scores: ArrayLike, digits: int = DIGITS) -> NDArray[np.intp]:
     >>> stable_order([]).tolist()
     []
     """
-    a = np.asarray(scores, dtype=np.float64)
+    a = np.asarray(scores, dtype=np.float64).ravel()
     if a.size == 0:
         return np.empty(0, dtype=np.intp)
-    finite = np.isfinite(a)
-    top = float(np.max(np.abs(a[finite]))) if finite.any() else 0.0
-    # A power of two at least as large as the largest magnitude (or the floor): exact to
-    # compute, and the same on every machine unless that magnitude sits on a power of two.
-    scale = math.ldexp(1.0, math.frexp(max(top, SCORE_FLOOR))[1])
-    key = np.where(finite, np.round(a / scale * 10.0**digits), a)
-    key = np.where(key == 0, 0.0, key)  # −0.0 and 0.0 tie
+    key = rounded_rows(a[None, :], digits)[0]
     out: NDArray[np.intp] = np.argsort(key, kind="stable").astype(np.intp)
     return out
 
@@ -99,7 +93,7 @@ def canonical(values: Iterable[float], digits: int = DIGITS) -> str:
     '0,0,0,0'
     """
     return ",".join(
-        "0" if abs(v := float(x)) < TINY else f"{settled(v, digits):.{digits}g}" for x in values
+        "0" if abs(v := float(x)) < TINY else f"{v:.{digits}g}" for x in values
     )
 
 
@@ -128,10 +122,12 @@ def rounded_rows(values: ArrayLike, digits: int = DIGITS) -> NDArray[np.float64]
     if a.ndim != 2 or a.shape[1] == 0:
         raise ValueError("rounded_rows takes a 2-D array with at least one column")
     finite = np.isfinite(a)
+    # A power of two at least as large as the row's largest magnitude (or the floor): exact
+    # to compute, and the same on every machine unless that magnitude sits on a power of two.
     top = np.max(np.abs(np.where(finite, a, 0.0)), axis=1)
     scale = np.ldexp(1.0, np.frexp(np.maximum(top, SCORE_FLOOR))[1])
     key: NDArray[np.float64] = np.where(finite, np.round(a / scale[:, None] * 10.0**digits), a)
-    return np.where(key == 0, 0.0, key)
+    return np.where(key == 0, 0.0, key)  # −0.0 and 0.0 tie
 
 
 def stable_argmax(values: ArrayLike, digits: int = DIGITS) -> int:

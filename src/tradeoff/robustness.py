@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.scenario import Scenario
-from tradeoff.stable import rounded_rows, stable_argmax
+from tradeoff.stable import rounded_rows
 
 __all__ = [
     "LIMIT",
@@ -203,7 +203,9 @@ def weight_changes(
     mean). Multiplying weight j by t moves model m's ψ by (t − 1)·w_j·v_mj, a line in t;
     m overtakes the pick b where ψ_b − ψ_m = (1 − t)·w_j·(v_bj − v_mj), and the nearest
     such t on each side of 1 is the answer (its model ties the pick there and wins just
-    beyond). A weight of zero cannot change by a factor.
+    beyond). A weight of zero cannot change by a factor. The pick and its ties follow
+    :func:`~tradeoff.stable.stable_argmax` (after rounding; the earlier row), so the answer
+    does not hinge on the last bits of ψ.
 
     Examples
     --------
@@ -216,7 +218,13 @@ def weight_changes(
     v = np.asarray(vectors, dtype=np.float64)
     rows = np.arange(v.shape[0]) if selectable is None else np.flatnonzero(selectable)
     psi = v @ w
-    best = int(rows[stable_argmax(psi[rows])])
+    # The pick as stable_argmax makes it (rounded, then the earlier row); models equal to it
+    # after rounding tie it (gap 0) on every machine, whatever their last bits: the change
+    # is then any change at all that favours them (t = 1).
+    key = np.full(psi.shape, -np.inf)
+    key[rows] = rounded_rows(psi[rows][None, :])[0]
+    best = int(rows[np.argmax(key[rows])])
+    tied = key == key[best]
     out = []
     for j, aspect in enumerate(aspects):
         more: tuple[float, int] | None = None
@@ -225,7 +233,7 @@ def weight_changes(
             for m in rows:
                 if m == best:
                     continue
-                gap = psi[best] - psi[m]  # ≥ 0
+                gap = 0.0 if tied[m] else psi[best] - psi[m]  # ≥ 0
                 slope = w[j] * (v[best, j] - v[m, j])  # ψ_b − ψ_m = gap + (t − 1)·slope
                 if slope == 0:
                     continue

@@ -60,3 +60,24 @@ def clean_data(data: Any) -> Any:
     if isinstance(data, list | tuple):
         return [clean_data(v) for v in data]
     return data
+
+
+#: First characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a cell
+#: as a formula, and the tab and carriage return that hide one (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(text: str) -> str:
+    """``text`` made safe as a CSV cell a person opens in a spreadsheet: a text that a
+    spreadsheet would evaluate (starting with ``=``, ``+``, ``-``, ``@``, tab or carriage
+    return) gets a leading apostrophe, which spreadsheets show as text and do not evaluate;
+    control characters become ``?`` as in :func:`clean_text`. Numbers are never passed here:
+    only texts (names, labels, versions).
+
+    >>> spreadsheet_cell("=HYPERLINK(\\"http://x\\")")
+    '\\'=HYPERLINK("http://x")'
+    >>> spreadsheet_cell("+1+1"), spreadsheet_cell("model-a"), spreadsheet_cell("\\rx")
+    ("'+1+1", 'model-a', "'?x")
+    """
+    safe = text if text[:1] not in FORMULA_STARTS else "'" + text
+    return _CONTROL.sub("?", safe.replace("\t", " ")) if _NEEDS_CLEANING.search(safe) else safe

@@ -7,6 +7,12 @@ the figures as PNG files beside them. Contents: the scenario; each stakeholder's
 pick, the regret matrix and the consensus; figures (the Pareto front coloured by the α that
 selects each model, as in paper 000 Figs. 1 and 4; the weights with intervals; the radar
 chart when the pool has a ``system`` column); and the exact command and versions.
+
+Every text taken from a file a person gave (the scenario's title, description and labels,
+model names, participant ids, file names) is written into ``report.md`` through
+:func:`tradeoff.text.markdown_text`, so it stays text: no HTML, link, image or table break;
+``report.html`` is rendered by :func:`tradeoff.text.markdown_html`, which passes no HTML
+through.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import hashlib
 import html
 import math
 import platform
+import re
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -25,7 +32,6 @@ import numpy as np
 
 from tradeoff import __version__, copa
 from tradeoff.presentation import settled_tradeoff_sentences
-from tradeoff.render import markdown_table, markdown_text
 from tradeoff.robustness import (
     CONSENSUS_LEAD,
     acceptability_sentence,
@@ -34,6 +40,7 @@ from tradeoff.robustness import (
 )
 from tradeoff.scenario import Scenario
 from tradeoff.selection import Selection, copa_differs, omega_note
+from tradeoff.text import clean_text, markdown_html, markdown_table, markdown_text
 
 VERSIONS = ("numpy", "pandas", "scipy", "moocore", "matplotlib", "textual")
 
@@ -178,7 +185,7 @@ def write_report(
         if caption:
             figures.append((name, caption))
     pool = selection.pool
-    md: list[str] = [f"# Decision report: {scenario.title}", ""]
+    md: list[str] = [f"# Decision report: {markdown_text(scenario.title)}", ""]
     md += [
         f"Generated {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} by tradeoff {__version__}.",
         "",
@@ -188,7 +195,11 @@ def write_report(
         "",
         "## Scenario",
         "",
-        scenario.description.strip(),
+        # the scenario file's paragraphs, each as text (the one rule for text from files)
+        "\n\n".join(
+            markdown_text(paragraph)
+            for paragraph in re.split(r"\n\s*\n", scenario.description.strip())
+        ),
         "",
     ]
     md += [
@@ -201,7 +212,12 @@ def write_report(
     ]
     md += ["## Stakeholders", ""]
     for s, rec, pick, lin in selection.rows():
-        md += [f"### {s.participant}", "", f"{s.answers} answers ({Path(s.path).name}).", ""]
+        md += [
+            f"### {markdown_text(s.participant)}",
+            "",
+            f"{s.answers} answers ({markdown_text(Path(s.path).name)}).",
+            "",
+        ]
         sure = (
             ""
             if rec.probability is None
@@ -211,10 +227,10 @@ def write_report(
             f"**Recommended: {markdown_text(rec.name)}**{sure}, the model these answers make best."
         ]
         if rec.trade:
-            md += [f"{rec.trade[0].upper()}{rec.trade[1:]}."]
+            md += [markdown_text(f"{rec.trade[0].upper()}{rec.trade[1:]}.")]
         md += [""]
         if s.consistency is not None and s.consistency.flagged:
-            md += [f"**{s.consistency.sentence()}**", ""]
+            md += [f"**{markdown_text(s.consistency.sentence())}**", ""]
         swing = s.swing_weights or s.weights
         intervals = s.swing_intervals
         aspects = [f"{c.outcome} {c.label}" for c in scenario.classes] + [
@@ -233,24 +249,26 @@ def write_report(
         ]
         i = selection.stakeholders.index(s)
         table = selection.acceptability[i] if selection.acceptability else None
-        shown = [markdown_text(n) for n in pool.names]  # names from a file stay text
+        # sentences that name models or aspects are text as a whole (names from files)
         if table is not None:
-            md += [f"- {acceptability_sentence(table, shown)}"]
+            md += [f"- {markdown_text(acceptability_sentence(table, pool.names))}"]
         if selection.changes:
-            md += [f"- {c.sentence(shown)}" for c in selection.changes[i]]
+            md += [f"- {markdown_text(c.sentence(pool.names))}" for c in selection.changes[i]]
         md += [""]
         sentences = settled_tradeoff_sentences(scenario, s.weights, s.priors, s.draws)
-        md += [f"- {t}" for t in sentences]
+        md += [f"- {markdown_text(t)}" for t in sentences]
         md += [
             "",
-            (
-                copa_differs(selection, rec, pick)
-                if pick.selected.name != rec.name
-                else f"COPA's ranking (for the practitioner) picks the same model, {rec.name}."
-            )
-            + f" (The point estimate's own pick: {lin}.)",
+            markdown_text(
+                (
+                    copa_differs(selection, rec, pick)
+                    if pick.selected.name != rec.name
+                    else f"COPA's ranking (for the practitioner) picks the same model, {rec.name}."
+                )
+                + f" (The point estimate's own pick: {lin}.)"
+            ),
             "",
-            f"> {pick.explanation}",
+            f"> {markdown_text(pick.explanation)}",
             "",
         ]
     names = [s.participant for s in selection.stakeholders]
@@ -272,9 +290,12 @@ def write_report(
         "",
     ]
     md += [
-        f"**Consensus: {selection.consensus_name}** — rule: {selection.consensus_rule}; its "
-        f"largest regret is {selection.consensus_max_regret:.3f}. COPA with the averaged ω "
-        f"picks {selection.average_pick.selected.name}.",
+        f"**Consensus: {markdown_text(selection.consensus_name)}** — "
+        + markdown_text(
+            f"rule: {selection.consensus_rule}; its largest regret is "
+            f"{selection.consensus_max_regret:.3f}. COPA with the averaged ω picks "
+            f"{selection.average_pick.selected.name}."
+        ),
         "",
     ]
     md += [
@@ -299,7 +320,7 @@ def write_report(
         ),
         "",
     ]
-    md += [f"> {selection.average_pick.explanation}", "", "## Figures", ""]
+    md += [f"> {markdown_text(selection.average_pick.explanation)}", "", "## Figures", ""]
     md += [f"![{cap}]({name})\n\n*{cap}*\n" for name, cap in figures]
     versions = [f"tradeoff {__version__}", f"Python {platform.python_version()}"]
     for pkg in VERSIONS:
@@ -311,7 +332,7 @@ def write_report(
         "## Reproduce",
         "",
         "```sh",
-        command,
+        clean_text(command),  # one line: nothing in it can close the fence
         "```",
         "",
         "Versions: " + ", ".join(versions) + ".",
@@ -325,9 +346,9 @@ def write_report(
     ]
     md_text = "\n".join(md)
     md_path = out / "report.md"
-    md_path.write_text(md_text)
+    md_path.write_text(md_text, encoding="utf-8")
     html_path = out / "report.html"
-    html_path.write_text(_html(md_text, out, figures, scenario.title))
+    html_path.write_text(_html(md_text, out, figures, scenario.title), encoding="utf-8")
     return html_path, md_path
 
 
@@ -340,30 +361,16 @@ CSP = (
 
 
 def _html(md_text: str, out: Path, figures: list[tuple[str, str]], title: str) -> str:
-    """The Markdown report as one self-contained HTML page (markdown-it-py, CommonMark with
-    tables). Raw HTML in the text is escaped, never passed through (names come from files);
-    an image that is not one of the report's figures is shown as its text and a link as its
-    words, and :data:`CSP` forbids loading anything; the figures are embedded as data URIs
-    so the file stands alone."""
-    from markdown_it import MarkdownIt
-
-    md = MarkdownIt("commonmark", {"html": False}).enable("table")
-    tokens = md.parse(md_text)
-    embedded = {name for name, _ in figures}
-    for token in tokens:
-        for child in token.children or []:
-            src = child.attrGet("src") if child.type == "image" else None
-            if isinstance(src, str) and src in embedded:
-                data = base64.b64encode((out / src).read_bytes()).decode()
-                child.attrSet("src", f"data:image/png;base64,{data}")
-            elif child.type == "image":  # not one of ours: its text, loading nothing
-                child.type, child.tag, child.nesting = "text", "", 0
-                child.content = f"![{child.content}]({src})"
-                child.attrs, child.children = {}, None
-            elif child.type in ("link_open", "link_close"):  # no link leaves the report
-                child.type, child.tag, child.nesting, child.attrs = "text", "", 0, {}
-                child.content = ""
-    body = str(md.renderer.render(tokens, md.options, {}))
+    """The Markdown report as one self-contained HTML page, rendered by
+    :func:`tradeoff.text.markdown_html` (the project's one renderer): raw HTML is shown as
+    text, never passed through; an image that is not one of the report's figures is shown as
+    its words and a link as its words and address; :data:`CSP` forbids loading anything; the
+    figures are embedded as data URIs so the file stands alone."""
+    images = {
+        name: "data:image/png;base64," + base64.b64encode((out / name).read_bytes()).decode()
+        for name, _ in figures
+    }
+    body = markdown_html(md_text, images=images)
     style = (
         "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;"
         "line-height:1.45;color:#1d232a}table{border-collapse:collapse;margin:.5rem 0;"
@@ -376,7 +383,7 @@ def _html(md_text: str, out: Path, figures: list[tuple[str, str]], title: str) -
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-        f"<title>{html.escape(title)}</title><style>{style}</style></head><body>\n"
+        f"<title>{html.escape(clean_text(title))}</title><style>{style}</style></head><body>\n"
         + body
         + "</body></html>\n"
     )
@@ -386,7 +393,8 @@ def summary(selection: Selection) -> str:
     """The report's opening paragraph: the recommendation, how far the people agree, who
     was left out and why, how sure the pick is and the nearest change that would alter it."""
     people = selection.stakeholders
-    names = [markdown_text(name) for name in selection.pool.names]  # text, never a link
+    raw = selection.pool.names
+    names = [markdown_text(name) for name in raw]  # names from a file are text, never a link
     n = selection.pool.n
     if len(people) == 1:
         s, rec = people[0], selection.recommendations[0]
@@ -402,9 +410,9 @@ def summary(selection: Selection) -> str:
         )
         table = selection.acceptability[0] if selection.acceptability else None
         if table is not None:
-            text += f" {acceptability_sentence(table, names)}"
+            text += f" {markdown_text(acceptability_sentence(table, raw))}"
         if s.consistency is not None and s.consistency.flagged:
-            text += f" {s.consistency.sentence()}"
+            text += f" {markdown_text(s.consistency.sentence())}"
         changes = selection.changes[0] if selection.changes else ()
     else:
         picks = [names[r.index] for r in selection.recommendations]
@@ -425,8 +433,8 @@ def summary(selection: Selection) -> str:
             "metric over the candidates."
         )
         if selection.consensus_acceptability is not None:
-            text += " " + acceptability_sentence(
-                selection.consensus_acceptability, names, lead=CONSENSUS_LEAD
+            text += " " + markdown_text(
+                acceptability_sentence(selection.consensus_acceptability, raw, lead=CONSENSUS_LEAD)
             )
         changes = selection.consensus_changes
     flagged = [s for s in people if s.consistency is not None and s.consistency.flagged]
@@ -448,5 +456,5 @@ def summary(selection: Selection) -> str:
         key=lambda c: abs(math.log(c.nearest()[0])),  # type: ignore[index]
     )
     if near:
-        text += f" What would change it: {near[0].sentence(names)}"
+        text += f" What would change it: {markdown_text(near[0].sentence(raw))}"
     return text

@@ -12,7 +12,7 @@ every C0 and C1 control character, DEL and the bidirectional overrides with ``?`
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 #: C0 and C1 controls, DEL, the bidirectional embeddings, overrides and isolates, and the
@@ -81,3 +81,132 @@ def spreadsheet_cell(text: str) -> str:
     """
     safe = text if text[:1] not in FORMULA_STARTS else "'" + text
     return _CONTROL.sub("?", safe.replace("\t", " ")) if _NEEDS_CLEANING.search(safe) else safe
+
+
+# -- Markdown -------------------------------------------------------------------------------
+
+#: What makes text Markdown or HTML anywhere on a line: the backslash itself, code spans,
+#: emphasis, links and images, raw HTML and autolinks, character references, table pipes,
+#: headings (ATX, and their closing ``#``s), strikethrough (GitHub).
+_MD_ALWAYS = frozenset("\\`*[]<>&|#~")
+#: What makes a line a list item, a thematic break or a setext heading underline when it
+#: opens the line (unless a letter or digit follows, as in ``-0.5``): escaped there.
+_MD_LINE_START = frozenset("-+=")
+#: An ordered list marker opening the line: ``1.`` or ``1)`` and a space or nothing after.
+_MD_ORDERED = re.compile(r"\d+[.)](?= |$)")
+
+
+def markdown_text(value: object) -> str:
+    """``str(value)`` as Markdown that reads as exactly that text, on one line: the one rule
+    for text from a file a person gave (a model, class or attribute name, a label, an id, a
+    title) wherever the project writes Markdown (reports, codebooks).
+
+    Line breaks become spaces, control characters ``?`` (:func:`clean_text`), the ends are
+    trimmed, and every character that could make Markdown or HTML of it is escaped with a
+    backslash, which every CommonMark renderer shows as the character itself: ``\\``, `````,
+    ``*``, ``[``, ``]``, ``<``, ``>``, ``&``, ``|``, ``#``, ``~`` everywhere, ``_`` unless
+    between two letters or digits (``recall_benign`` stays as it is: such an underscore
+    never makes emphasis), a leading ``-``, ``+`` or ``=`` unless a letter or digit follows
+    (``-0.5`` stays), and the ``.`` or ``)`` of a leading ordered-list number. The
+    result holds no HTML tag, link, image, table cell break or heading, in a table cell,
+    a heading, a list item or a paragraph.
+
+    >>> markdown_text("<script>alert(1)</script>")
+    '\\\\<script\\\\>alert(1)\\\\</script\\\\>'
+    >>> print(markdown_text("![x](http://e.org/x.png) a|b recall_benign _em_ # 1"))
+    !\\[x\\](http://e.org/x.png) a\\|b recall_benign \\_em\\_ \\# 1
+    >>> print(markdown_text("- 1. item\\nnext"), markdown_text("3) x"), markdown_text("-0.5"))
+    \\- 1. item next 3\\) x -0.5
+    """
+    text = clean_text(" ".join(str(value).splitlines())).strip()
+    out: list[str] = []
+    last = len(text) - 1
+    for i, ch in enumerate(text):
+        if ch in _MD_ALWAYS or (
+            i == 0 and ch in _MD_LINE_START and not (i < last and text[1].isalnum())
+        ):
+            out.append("\\" + ch)
+        elif ch == "_" and not (0 < i < last and text[i - 1].isalnum() and text[i + 1].isalnum()):
+            out.append("\\_")
+        else:
+            out.append(ch)
+    escaped = "".join(out)
+    number = _MD_ORDERED.match(escaped)
+    if number is not None:
+        end = number.end() - 1
+        escaped = escaped[:end] + "\\" + escaped[end:]
+    return escaped
+
+
+def markdown_table(headers: Sequence[object], rows: Sequence[Sequence[object]]) -> str:
+    """A Markdown table of text: every header and cell through :func:`markdown_text`.
+
+    >>> print(markdown_table(["model", "acc"], [["<b>m|1</b>", 0.9]]))
+    | model | acc |
+    |---|---|
+    | \\<b\\>m\\|1\\</b\\> | 0.9 |
+    """
+    out = ["| " + " | ".join(markdown_text(h) for h in headers) + " |"]
+    out.append("|" + "---|" * len(headers))
+    out += ["| " + " | ".join(markdown_text(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def markdown_html(
+    source: str, *, images: Mapping[str, str] | None = None, heading_shift: int = 0
+) -> str:
+    """Markdown (a report, a scenario's description, a consent text) as HTML a person can
+    open safely: the one renderer of the project (markdown-it-py, CommonMark with tables).
+
+    Control characters become ``?`` line by line (:func:`clean_text`); raw HTML is shown as
+    text, never passed through; an image is shown as its words unless its address is one of
+    ``images`` (the report's own figures), whose value then replaces the address (a data
+    URI: nothing is loaded from elsewhere); a link is shown as its words with the address
+    after them in brackets, so nothing on the page leads elsewhere; headings go
+    ``heading_shift`` levels down (a page with its own ``<h1>``).
+
+    >>> markdown_html("# Hi <b>x</b> ![a map](http://e.org/i.png)", heading_shift=1)
+    '<h2>Hi &lt;b&gt;x&lt;/b&gt; a map</h2>\\n'
+    >>> markdown_html("See [the policy](https://e.org/p) or <https://e.org>.")
+    '<p>See the policy (https://e.org/p) or https://e.org.</p>\\n'
+    >>> markdown_html("![fig](f.png)", images={"f.png": "data:image/png;base64,AA"})
+    '<p><img src="data:image/png;base64,AA" alt="fig" /></p>\\n'
+    """
+    from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
+    from markdown_it.token import Token
+
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    tokens = md.parse("\n".join(clean_text(line) for line in source.splitlines()))
+    ours = images or {}
+    words = RendererHTML()
+
+    def as_text(content: str) -> Token:
+        return Token("text", "", 0, content=content)
+
+    for token in tokens:
+        if token.type in ("heading_open", "heading_close") and heading_shift:
+            token.tag = f"h{min(6, int(token.tag[1]) + heading_shift)}"
+        children: list[Token] = []
+        links: list[str] = []
+        for child in token.children or []:
+            if child.type == "image":
+                src = str(child.attrGet("src") or "")
+                if src in ours:
+                    child.attrSet("src", ours[src])
+                    children.append(child)
+                else:  # its words, loading nothing
+                    children.append(
+                        as_text(words.renderInlineAsText(child.children or [], md.options, {}))
+                    )
+            elif child.type == "link_open":  # an autolink's words are its address
+                href = str(child.attrGet("href") or "")
+                links.append("" if child.markup == "autolink" else md.normalizeLinkText(href))
+            elif child.type == "link_close":
+                href = links.pop() if links else ""
+                children.append(as_text(f" ({href})" if href else ""))
+            else:
+                children.append(child)
+        if token.children is not None:
+            token.children = children
+    return str(md.renderer.render(tokens, md.options, {}))

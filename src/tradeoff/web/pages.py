@@ -6,48 +6,26 @@ terminal; the words around them come from the catalogue (:mod:`tradeoff.web.i18n
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-
-from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
-from markdown_it.renderer import RendererHTML
-from markdown_it.token import Token
-from markdown_it.utils import EnvType, OptionsDict
 
 from tradeoff.elicitation import consistency_of
 from tradeoff.presentation import card_lines, settled_tradeoff_sentences
 from tradeoff.scenario import Scenario
 from tradeoff.session import Recorder
-from tradeoff.text import clean_text
+from tradeoff.text import markdown_html
 from tradeoff.web.i18n import Language
 
 
 def safe_markdown(text: str) -> str:
-    """Markdown as HTML a page can hold: raw HTML is shown as text, an image as its words
-    (nothing is loaded from elsewhere), links only with safe schemes, headings one level
+    """Markdown from a file (the scenario's description, the consent text) as HTML the page
+    holds: :func:`tradeoff.text.markdown_html`, the project's one renderer (raw HTML shown as
+    text, an image as its words, a link as its words and address), with headings one level
     below the page's own.
 
     >>> safe_markdown("# Hi <b>x</b> ![a map](http://e.org/i.png)")
     '<h2>Hi &lt;b&gt;x&lt;/b&gt; a map</h2>\\n'
     """
-    md = MarkdownIt("commonmark", {"html": False})
-    tokens = md.parse("\n".join(clean_text(line) for line in text.splitlines()))
-    for token in tokens:  # the page has its own h1: the text's headings go one level down
-        if token.type in ("heading_open", "heading_close"):
-            token.tag = f"h{min(6, int(token.tag[1]) + 1)}"
-
-    def image_as_words(
-        renderer: RendererHTML,
-        tokens: Sequence[Token],
-        idx: int,
-        options: OptionsDict,
-        env: EnvType,
-    ) -> str:
-        return escapeHtml(renderer.renderInlineAsText(tokens[idx].children or [], options, env))
-
-    md.add_render_rule("image", image_as_words)
-    return str(md.renderer.render(tokens, md.options, {}))
+    return markdown_html(text, heading_shift=1)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,13 @@ same as a Markdown table). Nothing is ever written over an existing file: every 
 written under a temporary name in the same folder first and then linked to its name, which
 fails rather than replaces.
 
+Text cells are written through :func:`tradeoff.text.spreadsheet_cell`, in the CSV and the
+Parquet file alike (the same table whichever format; a Parquet file is often converted to a
+spreadsheet): a text a spreadsheet would evaluate as a formula (starting with ``=``, ``+``,
+``-``, ``@``, tab or carriage return) gets a leading apostrophe, and control characters
+become ``?``; number columns are never touched. The codebook says so (:data:`TEXT_CELLS`),
+and its Markdown holds every label and name as text (:func:`tradeoff.text.markdown_text`).
+
 A session file that cannot be read or replayed, or whose header names another participant
 than the folder holding it (a file copied from another folder) or another scenario than the
 study's, is left out and listed in :attr:`ExportSummary.skipped` with the reason.
@@ -50,6 +57,7 @@ from tradeoff.session import (
     replay,
 )
 from tradeoff.study import Study, not_counted, withdrawn
+from tradeoff.text import markdown_text, spreadsheet_cell
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -566,8 +574,15 @@ def _collect(study: Study, scenario: Scenario, slugs: Sequence[str]) -> _Collect
 # -- files ----------------------------------------------------------------------------------
 
 
+def _text_cell(value: Any) -> Any:
+    """A text value as the table holds it (:func:`tradeoff.text.spreadsheet_cell`); a
+    missing one stays missing."""
+    return spreadsheet_cell(value) if isinstance(value, str) else value
+
+
 def _frame(cols: Sequence[Column], rows: Sequence[Row]) -> pd.DataFrame:
-    """The rows as a pandas DataFrame with every column's type set."""
+    """The rows as a pandas DataFrame with every column's type set, every text through
+    :func:`tradeoff.text.spreadsheet_cell` (numbers are never touched)."""
     import pandas as pd
 
     # text: pandas 3's own string type (missing is NaN, as read_csv gives it); object before
@@ -575,7 +590,7 @@ def _frame(cols: Sequence[Column], rows: Sequence[Row]) -> pd.DataFrame:
     dtypes = {"str": text, "int": "int64", "Int64": "Int64", "float": "float64", "bool": "bool"}
     data = {
         c.name: pd.Series(
-            [r[c.name] for r in rows],
+            [_text_cell(r[c.name]) if c.dtype == "str" else r[c.name] for r in rows],
             dtype=dtypes[c.dtype],
         )
         for c in cols
@@ -587,24 +602,39 @@ def _codebook_csv(cols: Iterable[Column]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["column", "unit", "meaning"])
-    writer.writerows((c.name, c.unit, c.meaning) for c in cols)
+    writer.writerows([spreadsheet_cell(t) for t in (c.name, c.unit, c.meaning)] for c in cols)
     return buffer.getvalue()
 
 
-def _codebook_md(scenario: Scenario, cols: Iterable[Column]) -> str:
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|")
+#: How text cells are written, as the codebook says it.
+TEXT_CELLS = (
+    "Text cells (ids, versions, names, labels) are written as given, with two exceptions "
+    "that keep the table safe to open in a spreadsheet, in the CSV and the Parquet file "
+    "alike: a text that starts with =, +, -, @, a tab or a carriage return, which a "
+    "spreadsheet would evaluate as a formula, starts with an apostrophe ('), which "
+    "spreadsheets show as text and do not evaluate (remove it to get the text as given); "
+    "and control characters (line breaks and tabs included) are written as ?. Number "
+    "columns hold numbers, negative ones included, never touched."
+)
 
+
+def _codebook_md(scenario: Scenario, cols: Iterable[Column]) -> str:
     lines = [
-        f"# Codebook: {cell(scenario.title)}",
+        f"# Codebook: {markdown_text(scenario.title)}",
         "",
         "One row per answer line of every session file of every participant who has not "
         "withdrawn. Option A is the question's left option, Option B its right one.",
         "",
+        markdown_text(TEXT_CELLS),
+        "",
         "| column | unit | meaning |",
         "| --- | --- | --- |",
     ]
-    lines += [f"| `{c.name}` | {cell(c.unit)} | {cell(c.meaning)} |" for c in cols]
+    # a column's name is a slug (a-z, 0-9, _: see slugify), safe as a code span; units and
+    # meanings carry the scenario's labels and names, text from a file
+    lines += [
+        f"| `{c.name}` | {markdown_text(c.unit)} | {markdown_text(c.meaning)} |" for c in cols
+    ]
     return "\n".join(lines) + "\n"
 
 

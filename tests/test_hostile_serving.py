@@ -70,8 +70,14 @@ def status_of(answer: bytes) -> int:
 
 
 def post(path: str, body: bytes, *headers: str, content_type: str = FORM) -> bytes:
-    head = [f"POST /{path} HTTP/1.1", "Host: study", f"Content-Type: {content_type}",
-            f"Content-Length: {len(body)}", "Connection: close", *headers]  # fmt: skip
+    head = [
+        f"POST /{path} HTTP/1.1",
+        "Host: study",
+        f"Content-Type: {content_type}",
+        f"Content-Length: {len(body)}",
+        "Connection: close",
+        *headers,
+    ]
     return "\r\n".join(head).encode() + b"\r\n\r\n" + body
 
 
@@ -161,8 +167,12 @@ async def test_non_ascii_tokens_and_undecodable_forms_get_a_4xx(tmp_path: Path) 
     study, _ = make_study(tmp_path)
     async with serving(study) as port:
         cookie = "Cookie: tradeoff_session=\u00e9:1:n:\u00e9"
-        answer = await exchange(port, b"GET / HTTP/1.1\r\nHost: study\r\nConnection: close\r\n"
-                                + cookie.encode() + b"\r\n\r\n")  # fmt: skip
+        answer = await exchange(
+            port,
+            b"GET / HTTP/1.1\r\nHost: study\r\nConnection: close\r\n"
+            + cookie.encode()
+            + b"\r\n\r\n",
+        )
         assert status_of(answer) == 200 and b"access code" in answer  # as a stranger
         cases = {
             "a non-ASCII CSRF token": post("code", b"csrf=%C3%A9&code=x"),
@@ -170,9 +180,10 @@ async def test_non_ascii_tokens_and_undecodable_forms_get_a_4xx(tmp_path: Path) 
             "a body that is not UTF-8": post("code", b"csrf=\xff\xfe&code=\xff"),
             "an unknown charset": post("code", b"csrf=x", content_type=FORM + "; charset=x-none"),
             "a multipart body cut short": post(
-                "code", b"--b\r\nContent-Disposition: form-data; name=\"c",
+                "code",
+                b'--b\r\nContent-Disposition: form-data; name="c',
                 content_type="multipart/form-data; boundary=b",
-            ),  # fmt: skip
+            ),
         }
         for name, request in cases.items():
             answer = await exchange(port, request)
@@ -184,10 +195,22 @@ def serve_process(study: Study, *extra: str) -> tuple[subprocess.Popen[bytes], i
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     server = subprocess.Popen(
-        [sys.executable, "-m", "tradeoff", "study", "serve", str(study.path),
-         "--port", str(port), *extra],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, env=env,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "tradeoff",
+            "study",
+            "serve",
+            str(study.path),
+            "--port",
+            str(port),
+            *extra,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=env,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and server.poll() is None:
         with socket.socket() as s:
@@ -354,10 +377,23 @@ def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     parent = subprocess.Popen(
-        [sys.executable, "-m", "tradeoff", "study", "serve", str(study.path),
-         "--port", str(port), "--workers", "2"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=env,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "tradeoff",
+            "study",
+            "serve",
+            str(study.path),
+            "--port",
+            str(port),
+            "--workers",
+            "2",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+        env=env,
+    )
     children: list[int] = []
     try:
         deadline = time.monotonic() + 60

@@ -148,6 +148,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="a reverse proxy in front sets X-Forwarded-For and X-Forwarded-Proto: take the "
         "client's address and https from there; leave off without such a proxy",
     )
+    web.add_argument(
+        "--header-seconds",
+        type=float,
+        default=10.0,
+        help="seconds a connection has to send a request's line and headers, from its opening "
+        "or its last answer; an idle connection is closed after it (default 10)",
+    )
+    web.add_argument(
+        "--body-seconds",
+        type=float,
+        default=10.0,
+        help="seconds a request has to send its body once its headers are in (default 10)",
+    )
     web.set_defaults(func=cmd_study_serve)
     ex = st_sub.add_parser(
         "export", help="every answer as one table (CSV or Parquet) with its codebook"

@@ -172,16 +172,27 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
 
 def cmd_study_serve(args: argparse.Namespace) -> int:
     from tradeoff.study import load_study
+    from tradeoff.web.server import Timeouts
     from tradeoff.web.serving import serve_study
 
     if not 1 <= args.workers <= 64:
         raise UsageError("--workers needs a number from 1 to 64")
     if not 0 <= args.port <= 65535:
         raise UsageError("--port needs a number from 0 to 65535")
+    limits = {"--header-seconds": args.header_seconds, "--body-seconds": args.body_seconds}
+    for flag, value in limits.items():
+        if not 0.1 <= value <= 3600:
+            raise UsageError(f"{flag} needs a number of seconds from 0.1 to 3600")
     study = load_study(args.study)
+    timeouts = Timeouts(args.header_seconds, args.body_seconds)
     try:
         return serve_study(
-            study, args.host, args.port, workers=args.workers, trust_proxy=args.trust_proxy
+            study,
+            args.host,
+            args.port,
+            workers=args.workers,
+            trust_proxy=args.trust_proxy,
+            timeouts=timeouts,
         )
     except OSError as exc:
         raise UsageError(

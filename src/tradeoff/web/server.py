@@ -8,17 +8,27 @@ same page, or one from the back button, records nothing. After a right access co
 browser holds a signed session cookie (HttpOnly, SameSite=Strict, Secure behind TLS);
 every form carries a CSRF token; every URL is relative, so the page works under any path
 of a reverse proxy. Pages name nothing outside this server (a strict CSP says so).
+
+No client can hold the server up: a connection has :data:`HEADER_SECONDS` to send its
+request line and headers (and is closed when it sits idle that long), then
+:data:`BODY_SECONDS` to send its body; only requests whose body is in count against the
+caps of requests in flight. A refused or malformed request is one line on stderr (at most
+:data:`LOG_LINES_PER_SECOND`, then a count of the lines left out), never a traceback.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
+import logging
 import os
 import secrets
 import sys
+import threading
 import time
+import unicodedata
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -64,6 +74,24 @@ SECRET_FILE = "web-secret"
 #: held back); and one source may have this many requests in flight, all sources this many.
 CODES_AT_ONCE = 2
 REQUESTS_AT_ONCE = (64, 512)
+#: A connection has this many seconds to send a request's line and headers, counted from
+#: its opening or from the end of its previous answer (so an idle kept-alive connection is
+#: closed after it too), then this many to send the request's body
+#: (``tradeoff study serve --header-seconds``, ``--body-seconds``).
+HEADER_SECONDS = 10.0
+BODY_SECONDS = 10.0
+#: The longest request line and header line read, and the most header lines.
+MAX_LINE = 4096
+MAX_FIELD = 8190
+MAX_HEADERS = 64
+#: Seconds a connection is still read after its answer was sent before a body that did not
+#: fit (413) or did not arrive (408) was all read; then it is closed.
+LINGER_SECONDS = 1.0
+#: The most lines a second the server's log gives to refused or malformed requests.
+LOG_LINES_PER_SECOND = 5
+#: Session cookies dropped by "save and come back later" or by declining consent: their
+#: nonces, kept for :data:`SESSION_SECONDS` (every server process on the folder reads it).
+REVOKED_FILE = "web-revoked"
 CSP = (
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'"
@@ -80,23 +108,150 @@ OPEN_ELSEWHERE = N_(
 
 def study_secret(study: Study) -> bytes:
     """The key that signs this study's session cookies, shared by every server process on
-    the study folder: made once (0600, never overwritten) in the study's folder."""
+    the study folder: made once (0600, never overwritten) in the study's folder.
+
+    Raises
+    ------
+    InputError
+        The file is there but is not a key this server wrote (a folder, binary or not 64
+        hex digits), or cannot be read or made: the error names the file and the fix.
+    """
     path = study.path / SECRET_FILE
+    fix = f"delete {path} (a new key is made; open sessions must enter their code again)."
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except FileExistsError:
         pass
+    except OSError as exc:
+        raise InputError.single(
+            path,
+            "",
+            f"cannot be made ({exc.strerror or exc}).",
+            "check that the study folder is writable by this user.",
+        ) from None
     else:
         with os.fdopen(fd, "w") as fh:
             fh.write(secrets.token_hex(32) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
-    text = path.read_text(encoding="ascii").strip()
-    if len(text) != 64:
+    if not path.is_file():
+        raise InputError.single(path, "", "is not a file.", fix)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
         raise InputError.single(
-            path, "", "is not a key this server wrote.", "delete it; a new one is made."
-        )
-    return bytes.fromhex(text)
+            path,
+            "",
+            f"cannot be read ({exc.strerror or exc}).",
+            "check the file's permissions (the server's user must read it).",
+        ) from None
+    text = data.strip()
+    if len(text) != 64 or any(c not in b"0123456789abcdefABCDEF" for c in text):
+        raise InputError.single(path, "", "is not a key this server wrote.", fix)
+    return bytes.fromhex(text.decode("ascii"))
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    r"""``text`` as one line a terminal shows as it is: every control or format character
+    (a newline, an escape sequence's start) as ``?``, at most ``limit`` characters.
+
+    >>> one_line("GET /\x1b]0;x\x07\nHost: a")
+    'GET /?]0;x??Host: a'
+    """
+    shown = "".join("?" if unicodedata.category(c)[0] == "C" else c for c in text[:limit])
+    return shown + ("…" if len(text) > limit else "")
+
+
+class RequestLog(logging.Handler):
+    """The server's log of refused and malformed requests: one line each on stderr, no
+    traceback (a client's mistake is not the server's), at most ``per_second`` lines in any
+    second; the lines left out are counted in the next line written, or at shutdown."""
+
+    def __init__(self, per_second: int = LOG_LINES_PER_SECOND) -> None:
+        super().__init__(logging.DEBUG)
+        self.per_second = per_second
+        self._second = 0
+        self._written = 0
+        self.suppressed = 0
+        self._lines = threading.Lock()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None:
+            first = str(exc).strip().splitlines()
+            text += f": {type(exc).__name__}" + (f": {first[0]}" if first else "")
+        self.line(text)
+
+    def line(self, text: str) -> None:
+        """Write ``text`` as one line, unless this second's lines are used up."""
+        second = int(time.monotonic())
+        with self._lines:
+            if second != self._second:
+                self._flush()
+                self._second, self._written = second, 0
+            if self._written >= self.per_second:
+                self.suppressed += 1
+                return
+            self._written += 1
+            self._write(one_line(text))
+
+    def flush(self) -> None:
+        with self._lines:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.suppressed:
+            n, self.suppressed = self.suppressed, 0
+            self._write(f"({n} more refused or malformed request{'s' if n > 1 else ''} not shown)")
+
+    @staticmethod
+    def _write(text: str) -> None:
+        with contextlib.suppress(OSError, ValueError):  # stderr closed: the page goes on
+            print(text, file=sys.stderr, flush=True)
+
+
+#: The logger given to aiohttp's connection handler (a request it cannot parse, a handler's
+#: unhandled error) and used for the server's own refusals: one :class:`RequestLog`.
+REQUEST_LOG = RequestLog()
+LOG = logging.getLogger("tradeoff.web.requests")
+LOG.setLevel(logging.DEBUG)
+LOG.propagate = False
+LOG.addHandler(REQUEST_LOG)
+
+
+def log_request(request: web.BaseRequest, what: str, source: str | None = None) -> None:
+    """One line in the server's log about ``request``: who, what, and ``what`` happened."""
+    who = source if source is not None else str(request.remote)
+    LOG.warning("%s %s %s: %s", who, request.method, request.path, what)
+
+
+def same(given: str, expected: str) -> bool:
+    """Whether a token a client sent is ``expected`` (in constant time; a token with other
+    than ASCII characters is simply not it)."""
+    return given.isascii() and hmac.compare_digest(given, expected)
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """How long a connection may take over each part of a request (:data:`HEADER_SECONDS`,
+    :data:`BODY_SECONDS`)."""
+
+    header_seconds: float = HEADER_SECONDS
+    body_seconds: float = BODY_SECONDS
+
+    def handler_args(self) -> dict[str, object]:
+        """The options of aiohttp's connection handler that enforce them: its keep-alive
+        timer runs from a connection's opening and from each answer until the next request's
+        headers are all in, and closes the connection when they are not."""
+        return {
+            "keepalive_timeout": self.header_seconds,
+            "max_line_size": MAX_LINE,
+            "max_field_size": MAX_FIELD,
+            "max_headers": MAX_HEADERS,
+            "lingering_time": LINGER_SECONDS,
+            "logger": LOG,
+        }
 
 
 @dataclass(frozen=True)
@@ -116,6 +271,7 @@ class Site:
     participants: Participants
     secret: bytes
     trust_proxy: bool = False
+    timeouts: Timeouts = field(default_factory=Timeouts)
     languages: dict[str, Language] = field(default_factory=languages)
     executor: ThreadPoolExecutor = field(
         default_factory=lambda: ThreadPoolExecutor(4, thread_name_prefix="tradeoff-web")
@@ -130,6 +286,7 @@ class Site:
     description_html: Markup = field(default_factory=Markup)
     consent_html: Markup | None = None
     _withdrawn: tuple[tuple[int, int] | None, frozenset[str]] = (None, frozenset())
+    _revoked: tuple[tuple[int, int] | None, frozenset[str]] = (None, frozenset())
 
     def is_withdrawn(self, participant: str) -> bool:
         """Whether ``participant`` withdrew (the withdrawals file read again only when it
@@ -143,6 +300,41 @@ class Site:
         if key != self._withdrawn[0]:
             self._withdrawn = (key, frozenset(withdrawn(self.study)) if key else frozenset())
         return participant in self._withdrawn[1]
+
+    def revoke(self, nonce: str) -> None:
+        """End the session cookie of ``nonce`` for every server process on the folder (one
+        line appended to :data:`REVOKED_FILE`): "save and come back later" and declining
+        consent leave the page, and only the access code opens it again."""
+        path = self.study.path / REVOKED_FILE
+        line = f"{int(time.time())} {nonce}\n".encode("ascii")
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def is_revoked(self, nonce: str) -> bool:
+        """Whether the session cookie of ``nonce`` was revoked in the last
+        :data:`SESSION_SECONDS` (older lines name cookies that have expired anyway; the file
+        is read again only when it changes: this is asked on every request)."""
+        path = self.study.path / REVOKED_FILE
+        try:
+            st = path.stat()
+            key: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            key = None
+        if key != self._revoked[0]:
+            nonces: set[str] = set()
+            if key is not None:
+                since = time.time() - SESSION_SECONDS
+                with contextlib.suppress(OSError):
+                    for line in path.read_text(encoding="ascii", errors="replace").splitlines():
+                        at, _, revoked = line.partition(" ")
+                        if at.isdigit() and int(at) >= since:
+                            nonces.add(revoked)
+            self._revoked = (key, frozenset(nonces))
+        return nonce in self._revoked[1]
 
     # -- signing ----------------------------------------------------------------------
 
@@ -160,7 +352,7 @@ class Site:
         if not value or value.count(":") != 3:
             return None
         participant, issued, nonce, sig = value.split(":")
-        if not hmac.compare_digest(sig, self._sign(f"{participant}:{issued}:{nonce}")):
+        if not same(sig, self._sign(f"{participant}:{issued}:{nonce}")):
             return None
         try:
             age = time.time() - int(issued)
@@ -168,10 +360,31 @@ class Site:
             return None
         if not 0 <= age <= SESSION_SECONDS or participant not in self.study.participants:
             return None
+        if self.is_revoked(nonce):
+            return None
         return participant, nonce
 
     def csrf(self, nonce: str) -> str:
         return self._sign(f"csrf:{nonce}")
+
+    def shown(self, nonce: str, answered: int) -> str:
+        """The question page's ``shown`` field: the server's clock (ms) when the page with
+        ``answered`` answers was made for this session, signed, so the answer's response
+        time is measured on the server and a client cannot change it."""
+        ms = int(time.time() * 1000)
+        return f"{ms}.{self._sign(f'shown:{nonce}:{answered}:{ms}')}"
+
+    def response_ms(self, nonce: str, answered: int, shown: str) -> float | None:
+        """Milliseconds from the page being made (its signed ``shown`` field) to now; ``None``
+        when the field is not one this server signed for this session and page, or the
+        time is not between 0 and :data:`SESSION_SECONDS`."""
+        ms, _, sig = shown.partition(".")
+        if not (ms.isascii() and ms.isdigit() and len(ms) <= 16):
+            return None
+        if not same(sig, self._sign(f"shown:{nonce}:{answered}:{ms}")):
+            return None
+        elapsed = time.time() * 1000 - int(ms)
+        return elapsed if 0 <= elapsed <= SESSION_SECONDS * 1000 else None
 
     # -- rendering ----------------------------------------------------------------------
 
@@ -287,9 +500,15 @@ def redirect(to: str) -> web.Response:
 async def checked_form(request: web.Request, visitor: Visitor) -> dict[str, str] | None:
     """The form's fields, or ``None`` when its CSRF token is not this visitor's."""
     site = request.app[SITE]
-    form = await request.post()
+    try:
+        form = await request.post()
+    except web.HTTPException:
+        raise
+    except Exception as exc:  # not UTF-8, an unknown charset, a broken multipart body
+        log_request(request, f"form not readable ({type(exc).__name__})")
+        raise web.HTTPBadRequest() from None
     token = form.get("csrf")
-    if not isinstance(token, str) or not hmac.compare_digest(token, site.csrf(visitor.nonce)):
+    if not isinstance(token, str) or not same(token, site.csrf(visitor.nonce)):
         return None
     return {k: v for k, v in form.items() if isinstance(v, str)}
 
@@ -490,7 +709,8 @@ async def give_consent(request: web.Request) -> web.StreamResponse:
                 _("If you change your mind, open this page again and enter your code."),
             ],
         )
-        set_cookie(response, SESSION_COOKIE, "", False, 0)
+        await site.work(partial(site.revoke, visitor.nonce))
+        set_cookie(response, SESSION_COOKIE, "", is_secure(request, site.trust_proxy), 0)
         return response
     if site.study.consent_version is None:
         return redirect("./")
@@ -586,7 +806,7 @@ async def question(request: web.Request) -> web.StreamResponse:
             answered=view.answered,
             prompt=view.prompt,
             options=view.options,
-            shown=int(time.time() * 1000),
+            shown=site.shown(visitor.nonce, view.answered),
             notice=notices.get(notice, ""),
         )
 
@@ -600,21 +820,12 @@ def _answered(form: dict[str, str]) -> int:
         return -1
 
 
-def _response_ms(form: dict[str, str]) -> float | None:
-    """Milliseconds from the page being sent (its ``shown`` field) to its answer."""
-    try:
-        elapsed = time.time() * 1000 - int(form.get("shown", "0"))
-    except ValueError:
-        return None
-    return elapsed if 0 <= elapsed <= 86_400_000 else None
-
-
-def _answer(rec: Recorder, form: dict[str, str]) -> None:
-    rec.answer(Choice(form.get("choice", "")), response_ms=_response_ms(form))
+def _answer(rec: Recorder, form: dict[str, str], response_ms: float | None) -> None:
+    rec.answer(Choice(form.get("choice", "")), response_ms=response_ms)
 
 
 def _form_action(
-    step: Callable[[Recorder, dict[str, str]], object],
+    step: Callable[[Recorder, dict[str, str], float | None], object],
     to: str,
     *,
     needs: Literal["question", "answers", "review"],
@@ -623,9 +834,11 @@ def _form_action(
     answers the page showed (a second submit of the same page does nothing) and is where
     the action belongs: at a question (answer), with an answer to take back (undo), or at
     the review, no question left (finish, more). A step that refuses the form's values
-    (ValueError) does nothing either; the participant is sent back to where they are."""
+    (ValueError) does nothing either; the participant is sent back to where they are.
+    ``step`` is also given the time since the page was made, on the server's clock
+    (:meth:`Site.response_ms`)."""
 
-    def act(form: dict[str, str], rec: Recorder) -> bool:
+    def act(form: dict[str, str], response_ms: float | None, rec: Recorder) -> bool:
         engine = rec.engine
         if engine.answered != _answered(form):
             return False
@@ -637,7 +850,7 @@ def _form_action(
         if needs == "answers" and engine.answered == 0:
             return False
         try:
-            step(rec, form)
+            step(rec, form, response_ms)
         except ValueError:
             return False
         return True
@@ -648,8 +861,14 @@ def _form_action(
             form = await checked_form(request, visitor)
             if form is None:
                 return expired(site, visitor)
+            response_ms = site.response_ms(visitor.nonce, _answered(form), form.get("shown", ""))
             done = await site.work(
-                partial(site.participants.run, visitor.participant, path, partial(act, form))
+                partial(
+                    site.participants.run,
+                    visitor.participant,
+                    path,
+                    partial(act, form, response_ms),
+                )
             )
             return redirect(to if done else "question")
 
@@ -700,7 +919,8 @@ async def pause(request: web.Request) -> web.StreamResponse:
                 ),
             ],
         )
-        set_cookie(response, SESSION_COOKIE, "", False, 0)
+        await site.work(partial(site.revoke, visitor.nonce))
+        set_cookie(response, SESSION_COOKIE, "", is_secure(request, site.trust_proxy), 0)
         return response
 
     return await with_session(request, act)
@@ -727,16 +947,42 @@ async def done(request: web.Request) -> web.StreamResponse:
 # -- the application -------------------------------------------------------------------
 
 
+def refused(status: int, text: str) -> web.Response:
+    """A short plain answer to a request that was not read whole; the connection is
+    closed after it (what is left of the request is not read)."""
+    response = web.Response(status=status, text=text + "\n")
+    response.force_close()
+    return response
+
+
 @web.middleware
 async def protect(
     request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
 ) -> web.StreamResponse:
-    """Security headers on every response; friendly pages for errors; requests in flight
-    capped per source and in all (503 with a page that says so)."""
+    """Security headers on every response; friendly pages for errors; the request's body
+    read whole within :data:`BODY_SECONDS` (408 and the connection closed when it is not)
+    before the request counts as in flight; requests in flight capped per source and in
+    all (503 with a page that says so). A request waiting for its body holds no place: a
+    client that sends it slowly, or never, keeps no one else out."""
     site = request.app[SITE]
     source = source_of(request, site.trust_proxy)
+    try:
+        async with asyncio.timeout(site.timeouts.body_seconds):
+            await request.read()
+    except TimeoutError:
+        log_request(request, "body not sent in time (408)", source)
+        return secured(refused(408, "The request took too long to arrive."))
+    except web.HTTPRequestEntityTooLarge:
+        log_request(request, "body too large (413)", source)
+        return secured(refused(413, "Too large."))
+    except ConnectionError:  # the client left; no one reads an answer
+        return refused(400, "Bad request.")
+    except Exception as exc:  # a body that cannot be decoded (chunks, compression)
+        log_request(request, f"body not readable ({type(exc).__name__}) (400)", source)
+        return secured(refused(400, "Bad request."))
     mine, total = site.in_flight.get(source, 0), sum(site.in_flight.values())
     if mine >= REQUESTS_AT_ONCE[0] or total >= REQUESTS_AT_ONCE[1]:
+        log_request(request, "too many requests in flight (503)", source)
         visitor = visitor_of(request)
         _ = visitor.language.gettext
         response = site.message(
@@ -788,6 +1034,8 @@ async def _handle(
         elif exc.status == 413:
             response = web.Response(status=413, text="Too large.")
         else:
+            if exc.status != 400:  # a 400 was logged where it was found
+                log_request(request, f"refused ({exc.status})")
             response = site.message(
                 visitor,
                 _("Something went wrong"),
@@ -796,22 +1044,25 @@ async def _handle(
                 ("./", _("Go to the study's start")),
             )
     except Exception as exc:  # logged, never shown: the participant gets words
-        print(f"error on {request.method} {request.path}: {exc!r}", file=sys.stderr)
-        site = request.app[SITE]
-        visitor = visitor_of(request)
-        _ = visitor.language.gettext
-        response = site.message(
-            visitor,
-            _("Something went wrong on our side"),
-            [
-                _(
-                    "Your answers so far are saved. Please try again in a minute; if it happens "
-                    "again, tell the study's coordinator."
-                )
-            ],
-            500,
-            ("./", _("Go to the study's start")),
-        )
+        log_request(request, f"error: {exc!r}")
+        try:
+            site = request.app[SITE]
+            visitor = visitor_of(request)
+            _ = visitor.language.gettext
+            response = site.message(
+                visitor,
+                _("Something went wrong on our side"),
+                [
+                    _(
+                        "Your answers so far are saved. Please try again in a minute; if it "
+                        "happens again, tell the study's coordinator."
+                    )
+                ],
+                500,
+                ("./", _("Go to the study's start")),
+            )
+        except Exception:  # the page of the error failed too: plain words
+            response = web.Response(status=500, text="Something went wrong on our side.\n")
     return response
 
 
@@ -822,9 +1073,15 @@ async def style(request: web.Request) -> web.StreamResponse:
 
 
 def make_web_app(
-    study: Study, *, trust_proxy: bool = False, capacity: int = 1000
+    study: Study,
+    *,
+    trust_proxy: bool = False,
+    capacity: int = 1000,
+    timeouts: Timeouts | None = None,
 ) -> web.Application:
-    """The study web page for ``study`` as an aiohttp application."""
+    """The study web page for ``study`` as an aiohttp application (its connection handler's
+    limits, :meth:`Timeouts.handler_args`, go with it to whatever runner serves it)."""
+    timeouts = Timeouts() if timeouts is None else timeouts
     loaded = load_scenario(study.scenario_path)
     consent_file = study.consent_path
     site = Site(
@@ -832,12 +1089,15 @@ def make_web_app(
         Participants(study, loaded, capacity=capacity),
         study_secret(study),
         trust_proxy,
+        timeouts,
         description_html=Markup(safe_markdown(loaded.scenario.description)),
         consent_html=None
         if consent_file is None
         else Markup(safe_markdown(consent_file.read_text(encoding="utf-8"))),
     )
-    app = web.Application(middlewares=[protect], client_max_size=MAX_BODY)
+    app = web.Application(
+        middlewares=[protect], client_max_size=MAX_BODY, handler_args=timeouts.handler_args()
+    )
     app[SITE] = site
     app.router.add_get("/", index)
     app.router.add_post("/code", enter_code)
@@ -847,13 +1107,13 @@ def make_web_app(
     app.router.add_post("/answer", _form_action(_answer, "question", needs="question"))
     app.router.add_post(
         "/undo",
-        _form_action(lambda rec, _: rec.undo(), "question?notice=undone", needs="answers"),
+        _form_action(lambda rec, *_: rec.undo(), "question?notice=undone", needs="answers"),
     )
     app.router.add_post(
-        "/more", _form_action(lambda rec, _: rec.extend(10), "question", needs="review")
+        "/more", _form_action(lambda rec, *_: rec.extend(10), "question", needs="review")
     )
     app.router.add_post(
-        "/finish", _form_action(lambda rec, _: rec.finish(), "done", needs="review")
+        "/finish", _form_action(lambda rec, *_: rec.finish(), "done", needs="review")
     )
     app.router.add_get("/review", review)
     app.router.add_post("/pause", pause)
@@ -863,6 +1123,7 @@ def make_web_app(
     async def close(app: web.Application) -> None:
         held = app[SITE].participants
         app[SITE].executor.shutdown(wait=True, cancel_futures=True)
+        REQUEST_LOG.flush()
         print(
             f"stopped; {len(held)} participants in memory, {held.rebuilt} engines rebuilt "
             "from their files",

@@ -9,7 +9,13 @@ A study is a folder (docs/architecture.md, "Files"):
   population), at the same relative paths, so the study does not change when the originals
   do;
 * ``sessions/``: one folder per participant, as ``tradeoff elicit`` writes them;
-* ``attempts.log``: the times of wrong access codes, for the growing delay.
+* ``attempts.log``: the times of wrong access codes, for the growing delay (only its end
+  is read, and it is rotated past ``ATTEMPTS_ROTATE`` bytes: the whole log is kept in
+  ``attempts-<time>.log`` files beside it, never on the way of a request);
+* ``withdrawals.jsonl``: one line per withdrawal (``study withdraw``).
+
+Every shared file of a study is opened only when it is a regular file (never through a
+symbolic link, never a FIFO or a device that would block a reader) and read to a bound.
 
 An access code is 16 characters of Crockford's base 32 (80 bits), shown in groups of four
 (``K7QM-2XVD-…``); typing is forgiving (case, spaces, dashes and look-alikes do not
@@ -19,6 +25,9 @@ matter). Codes are checked with scrypt over a per-study random salt, so a stolen
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import hashlib
 import hmac
 import json
@@ -26,6 +35,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,7 +43,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tradeoff.errors import InputError
+from tradeoff.errors import InputError, Problem
 from tradeoff.scenario import load_scenario
 from tradeoff.session import (
     AnswerRecord,
@@ -63,6 +73,21 @@ CONSENT_LIMIT = 200_000
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
 #: Wrong codes within this many seconds count toward the delay.
 ATTEMPT_WINDOW = 600.0
+#: A wrong code's delay is counted from at most this many bytes at the end of
+#: ``attempts.log``. A line is at most 80 bytes, so this holds over 1,600 lines: more than
+#: the 1,000 recent wrong codes that bring the shared delay to its ceiling.
+ATTEMPTS_TAIL = 128 * 1024
+#: Past this size ``attempts.log`` is rotated: the whole file is kept as
+#: ``attempts-<time>.log`` and ``attempts.log`` starts again from its last
+#: ``ATTEMPTS_TAIL`` bytes (the window the delay needs).
+ATTEMPTS_ROTATE = 1024 * 1024
+#: How long a wrong code waits for another process appending to ``attempts.log``.
+ATTEMPTS_LOCK_WAIT = 2.0
+WITHDRAWALS_FILE = "withdrawals.jsonl"
+#: withdrawals.jsonl is read only up to this size (10,000 withdrawals take about 2 MB).
+WITHDRAWALS_LIMIT = 16_000_000
+#: Folders whose files are the system's, never a study's text (``/proc/self/environ``).
+SYSTEM_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
 
 
 def new_code() -> str:
@@ -89,6 +114,123 @@ def normalise_code(text: str) -> str:
 def hash_code(code: str, salt: bytes) -> str:
     """The salted scrypt hash of a code (hex)."""
     return hashlib.scrypt(normalise_code(code).encode(), salt=salt, **_SCRYPT).hex()
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular one is, in words.
+
+    >>> _kind(stat.S_IFIFO), _kind(stat.S_IFLNK)
+    ('a FIFO', 'a symbolic link')
+    """
+    for test, name in (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+class NotRegularFile(OSError):
+    """A study's file is a link, a FIFO, a folder or a device, and is not opened."""
+
+    def __init__(self, path: Path, mode: int) -> None:
+        self.kind = _kind(mode)
+        super().__init__(errno.EINVAL, f"is {self.kind}, not a regular file", str(path))
+
+
+def _open_regular(path: Path, flags: int, mode: int = 0o666) -> int:
+    """A descriptor of ``path`` when it is a regular file: never through a symbolic link
+    (``O_NOFOLLOW``), never a FIFO or a device (checked before opening and again on the
+    open file, and opened with ``O_NONBLOCK`` so a FIFO put there in between cannot
+    block). With ``O_CREAT`` in ``flags`` a missing file is made.
+
+    Raises
+    ------
+    NotRegularFile
+        When ``path`` is anything but a regular file.
+    OSError
+        When it cannot be opened (``FileNotFoundError`` when missing and not made).
+    """
+    try:
+        before = os.lstat(path)
+    except FileNotFoundError:
+        if not flags & os.O_CREAT:
+            raise
+    else:
+        if not stat.S_ISREG(before.st_mode):
+            raise NotRegularFile(path, before.st_mode)
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # a link made in between
+            raise NotRegularFile(path, stat.S_IFLNK) from None
+        raise
+    try:
+        after = os.fstat(fd)
+        if not stat.S_ISREG(after.st_mode):
+            raise NotRegularFile(path, after.st_mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read_bounded(fd: int, limit: int) -> bytes:
+    """At most ``limit`` bytes from ``fd`` (from where it stands)."""
+    chunks = []
+    left = limit
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` or raise (a short write is a full disk)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[written:]
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (where the system allows)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _replace_atomically(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """``path`` holds ``data`` whole, or is as it was: ``data`` is written to a new file
+    in the same folder, synced, then renamed over ``path``. On any error the new file is
+    removed and the error raised."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    try:
+        try:
+            os.fchmod(fd, mode)
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _sync_folder(path.parent)
 
 
 @dataclass(frozen=True)
@@ -181,7 +323,15 @@ def read_participants(text: str, source: str) -> list[str]:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The SHA-256 of a regular file, read in pieces (never through a link or from a FIFO)."""
+    digest = hashlib.sha256()
+    fd = _open_regular(path, os.O_RDONLY)
+    try:
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+    finally:
+        os.close(fd)
+    return digest.hexdigest()
 
 
 def _check_copyable(src: Path, rel: str) -> None:
@@ -215,17 +365,55 @@ def _check_copyable(src: Path, rel: str) -> None:
         )
 
 
+def _system_folder(path: Path) -> Path | None:
+    """The system folder (``/proc``, ``/sys``, ``/dev``) ``path`` lies in, links followed.
+
+    >>> _system_folder(Path("/proc/self/environ")), _system_folder(Path("/nonexistent/x.md"))
+    (PosixPath('/proc'), None)
+    """
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        real = path.absolute()
+    for folder in SYSTEM_FOLDERS:
+        if real == folder or real.is_relative_to(folder) or path.absolute().is_relative_to(folder):
+            return folder
+    return None
+
+
 def read_consent(path: Path) -> str:
     """An information and consent text: a UTF-8 Markdown file of at most 200 KB with some
-    words in it (shown to participants as safe HTML: raw HTML in it is shown as text)."""
-    if not path.is_file():
-        raise InputError.single(path, "", "is not a file.", "give the consent text's file.")
-    if path.stat().st_size > CONSENT_LIMIT:
+    words in it (shown to participants as safe HTML: raw HTML in it is shown as text).
+
+    Only a regular file is read: a FIFO, a device or a file under ``/proc``, ``/sys`` or
+    ``/dev`` (``/proc/self/environ`` would make the process's environment the text) is
+    refused, and no more than the size limit is ever read."""
+    give = "give the consent text's own Markdown file."
+    system = _system_folder(path)
+    if system is not None:
+        raise InputError.single(
+            path, "", f"is a file of the system ({system}), not a consent text.", give
+        )
+    try:
+        fd = _open_regular(path.resolve(), os.O_RDONLY)
+    except NotRegularFile as exc:
+        raise InputError.single(path, "", f"{exc.strerror}.", give) from None
+    except FileNotFoundError:
+        raise InputError.single(path, "", "is not a file.", give) from None
+    except OSError as exc:
+        raise InputError.single(
+            path, "", f"cannot be read ({exc.strerror}).", "check the file's permissions."
+        ) from None
+    try:
+        data = _read_bounded(fd, CONSENT_LIMIT + 1)
+    finally:
+        os.close(fd)
+    if len(data) > CONSENT_LIMIT:
         raise InputError.single(
             path, "", f"is larger than {CONSENT_LIMIT // 1000} KB.", "shorten the text."
         )
     try:
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError.single(
             path, f"byte {exc.start}", "is not UTF-8 text.", "save it as UTF-8 Markdown."
@@ -279,10 +467,21 @@ def _write_codes(codes_file: Path, codes: dict[str, str]) -> None:
     writer = csv.writer(buffer)
     writer.writerow(["participant", "access_code"])
     writer.writerows(codes.items())
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-        fh.write(buffer.getvalue())
-        fh.flush()
-        os.fsync(fh.fileno())
+    try:
+        try:
+            _write_all(fd, buffer.getvalue().encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:  # a full disk: no codes file, so no study either
+        codes_file.unlink(missing_ok=True)
+        raise InputError.single(
+            codes_file,
+            "",
+            f"the access codes could not be written ({exc.strerror or exc}); no study was "
+            "made and no codes file was left.",
+            "free some space (or give a folder with room), then run study create again.",
+        ) from None
 
 
 def create_study(
@@ -517,7 +716,13 @@ def load_study(folder: str | Path) -> Study:
             raise InputError.single(
                 copy, "", "is missing from the study.", "restore the study's copy."
             )
-        if _sha256(copy) != expected:
+        try:
+            actual = _sha256(copy)
+        except OSError as exc:
+            raise InputError.single(
+                copy, "", f"cannot be read ({exc.strerror or exc}).", "restore the study's copy."
+            ) from None
+        if actual != expected:
             raise InputError.single(
                 copy,
                 "",
@@ -569,29 +774,149 @@ def client_source(remote: str | None, forwarded_for: str | None, trust_proxy: bo
     return clean_source(remote)
 
 
-def recent_failures(study: Study, now: float | None = None, source: str | None = None) -> int:
-    """Wrong codes entered in the last ``ATTEMPT_WINDOW`` seconds: from ``source`` only, or
-    from anywhere when ``source`` is ``None`` (lines of older studies name no source)."""
+def _attempt_lines(study: Study) -> list[bytes]:
+    """The whole lines in the last ``ATTEMPTS_TAIL`` bytes of ``attempts.log`` (a bounded
+    read, whatever its history: the file is read from its end). A missing file, or one
+    that is not a regular file, holds none (:func:`record_failure` refuses to write it)."""
+    try:
+        fd = _open_regular(study.path / ATTEMPTS_FILE, os.O_RDONLY)
+    except OSError:
+        return []
+    try:
+        size = os.fstat(fd).st_size
+        start = max(0, size - ATTEMPTS_TAIL)
+        os.lseek(fd, start, os.SEEK_SET)
+        data = _read_bounded(fd, ATTEMPTS_TAIL)
+    finally:
+        os.close(fd)
+    lines = data.split(b"\n")
+    if start > 0:
+        lines = lines[1:]  # begun mid-line
+    return lines[:-1]  # after the last newline: nothing, or a line being written
+
+
+def _failure_counts(study: Study, now: float | None, source: str | None) -> tuple[int, int]:
+    """Wrong codes in the last ``ATTEMPT_WINDOW`` seconds: from ``source`` (from anywhere
+    when it is ``None``) and from anywhere, out of one bounded read of the log's end."""
     now = time.time() if now is None else now
-    log = study.path / ATTEMPTS_FILE
-    if not log.is_file():
-        return 0
-    wanted = None if source is None else clean_source(source)
-    count = 0
-    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
-        when, _, who = line.partition(" ")
+    wanted = None if source is None else clean_source(source).encode()
+    own = every = 0
+    for line in _attempt_lines(study):
+        when, _, who = line.partition(b" ")
         try:
             recent = now - float(when) < ATTEMPT_WINDOW
         except ValueError:
             continue
-        count += recent and (wanted is None or (who or "unknown") == wanted)
-    return count
+        if recent:
+            every += 1
+            own += wanted is None or (who or b"unknown") == wanted
+    return own, every
+
+
+def recent_failures(study: Study, now: float | None = None, source: str | None = None) -> int:
+    """Wrong codes entered in the last ``ATTEMPT_WINDOW`` seconds: from ``source`` only, or
+    from anywhere when ``source`` is ``None`` (lines of older studies name no source).
+
+    Only the last ``ATTEMPTS_TAIL`` bytes of the log are read, so a request costs the
+    same whatever the study's history; when more wrong codes than they hold came in the
+    window, the shared delay is at its ceiling already."""
+    return _failure_counts(study, now, source)[0]
+
+
+def _lock_within(fd: int, seconds: float) -> None:
+    """Take the exclusive ``flock`` on ``fd``, waiting at most ``seconds`` (then
+    ``OSError``): a process holding it forever cannot hold up a request."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise OSError(errno.EWOULDBLOCK, "another process holds it") from None
+            time.sleep(0.005)
 
 
 def record_failure(study: Study, now: float | None = None, source: str | None = None) -> None:
-    """Log a wrong code: its time and its source (every refused attempt is logged)."""
-    with (study.path / ATTEMPTS_FILE).open("a", encoding="utf-8") as fh:
-        fh.write(f"{time.time() if now is None else now:.3f} {clean_source(source)}\n")
+    """Log a wrong code: its time and its source (every refused attempt is logged).
+
+    The line is appended under an exclusive ``flock`` of the log (so several processes
+    append whole lines, and none appends to a file just rotated away); a line only partly
+    written (a full disk) is cut off again and the error raised. Past ``ATTEMPTS_ROTATE``
+    bytes the log is rotated (:func:`_rotate_attempts`)."""
+    line = f"{time.time() if now is None else now:.3f} {clean_source(source)}\n".encode()
+    path = study.path / ATTEMPTS_FILE
+    for _ in range(16):
+        fd = _open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            _lock_within(fd, ATTEMPTS_LOCK_WAIT)
+            try:
+                current = os.stat(path, follow_symlinks=False).st_ino
+            except FileNotFoundError:
+                current = -1
+            if current != os.fstat(fd).st_ino:
+                continue  # rotated while this process waited: append to the new file
+            size = os.fstat(fd).st_size
+            try:
+                _write_all(fd, line)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, size)  # no partial line is left for the next one
+                raise
+            if size + len(line) > ATTEMPTS_ROTATE:
+                with contextlib.suppress(OSError):  # tried again at the next wrong code
+                    _rotate_attempts(path, fd)
+            return
+        finally:
+            os.close(fd)  # releases the lock
+    raise OSError(errno.EAGAIN, "it kept being rotated by other processes", str(path))
+
+
+def _rotate_attempts(path: Path, fd: int) -> None:
+    """Rotate ``attempts.log`` (its lock held on ``fd``): the whole file is kept as
+    ``attempts-<UTC time>.log`` (a second name for it, no copy), and ``attempts.log`` is
+    replaced, in one rename, by a new file holding its last ``ATTEMPTS_TAIL`` bytes of
+    whole lines, the window the delay needs. Readers see the old file or the new one,
+    never neither; nothing logged is lost. On any error the log is left as it was."""
+    size = os.fstat(fd).st_size
+    reader = _open_regular(path, os.O_RDONLY)
+    try:
+        if os.fstat(reader).st_ino != os.fstat(fd).st_ino:
+            return
+        start = max(0, size - ATTEMPTS_TAIL)
+        os.lseek(reader, start, os.SEEK_SET)
+        tail = _read_bounded(reader, size - start)
+    finally:
+        os.close(reader)
+    if start > 0:
+        tail = tail[tail.find(b"\n") + 1 :]
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    archive = None
+    try:
+        try:
+            _write_all(out, tail)
+            os.fsync(out)
+        finally:
+            os.close(out)
+        for n in range(100):
+            name = path.with_name(f"attempts-{stamp}{f'-{n}' if n else ''}.log")
+            try:
+                os.link(path, name, follow_symlinks=False)
+            except FileExistsError:
+                continue
+            archive = name
+            break
+        else:
+            raise OSError(errno.EEXIST, "no free name for the rotated log")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        if archive is not None:  # only a second name of the log, which stays whole
+            archive.unlink(missing_ok=True)
+        raise
+    _sync_folder(path.parent)
 
 
 def failure_delay(failures: int) -> float:
@@ -617,9 +942,10 @@ def wrong_code_delay(study: Study, source: str | None, now: float | None = None)
     checked: a right code is accepted at once, whatever others typed). Its source's own
     recent wrong codes give :func:`failure_delay`; all recent wrong codes add a second per
     ``GLOBAL_STEP[0]``, at most ``GLOBAL_CEILING``."""
-    own = failure_delay(recent_failures(study, now, source))
+    mine, everyone = _failure_counts(study, now, source)
+    own = failure_delay(mine)
     every, step = GLOBAL_STEP
-    shared = min(GLOBAL_CEILING, step * (recent_failures(study, now) // every))
+    shared = min(GLOBAL_CEILING, step * (everyone // every))
     return min(60.0, own + shared)
 
 
@@ -627,34 +953,148 @@ def wrong_code_delay(study: Study, source: str | None, now: float | None = None)
 
 
 def withdrawals_path(study: Study) -> Path:
-    """The study's withdrawal records, one JSON line each (appended, never rewritten)."""
-    return study.path / "withdrawals.jsonl"
+    """The study's withdrawal records, one JSON line each (:func:`withdraw` adds one)."""
+    return study.path / WITHDRAWALS_FILE
+
+
+@dataclass(frozen=True)
+class Withdrawals:
+    """What ``withdrawals.jsonl`` says: who withdrew and when, and every line (or the file
+    as a whole) that could not be read, each with its fix."""
+
+    path: Path
+    times: dict[str, str]
+    problems: tuple[Problem, ...] = ()
+
+    def error(self) -> InputError | None:
+        """The problems as one located error (``None`` when there are none)."""
+        return InputError.many(self.path, self.problems) if self.problems else None
+
+    def messages(self) -> list[str]:
+        """Each problem as a line naming the file, e.g. ``…/withdrawals.jsonl: line 3: …``."""
+        return [f"{self.path}: {p.render()}" for p in self.problems]
+
+
+def _parse_withdrawals(
+    data: bytes, participants: dict[str, str]
+) -> tuple[dict[str, str], list[Problem]]:
+    """Participant → time of withdrawal from the file's bytes, and a problem for every line
+    that is not a withdrawal record of this study (it is skipped, never guessed at)."""
+    times: dict[str, str] = {}
+    problems: list[Problem] = []
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        reason = ""
+        try:
+            record = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            reason = f"is not UTF-8 text (byte {exc.start + 1} of the line)"
+        except (ValueError, RecursionError) as exc:
+            reason = f"is not a JSON record ({str(exc)[:80]})"
+        else:
+            if not isinstance(record, dict):
+                reason = "is not a withdrawal record (not a JSON object)"
+            elif not isinstance(record.get("participant"), str):
+                reason = "has no participant (a string)"
+            elif not isinstance(record.get("time"), str):
+                reason = "has no time (a string)"
+            elif record["participant"] not in participants:
+                reason = f"names {record['participant'][:64]!r}, who is not in this study"
+        if reason:
+            problems.append(
+                Problem(
+                    f"line {number}",
+                    f"{reason}; it withdraws nobody until it is fixed.",
+                    f"restore or remove line {number}.",
+                )
+            )
+            continue
+        times[record["participant"]] = record["time"]
+    return times, problems
+
+
+def _withdrawals_bytes(path: Path) -> tuple[bytes, list[Problem]]:
+    """The bytes of ``withdrawals.jsonl`` (empty when missing), at most
+    ``WITHDRAWALS_LIMIT``, and what keeps it from being read whole."""
+    try:
+        fd = _open_regular(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return b"", []
+    except NotRegularFile as exc:
+        return b"", [
+            Problem(
+                "",
+                f"{exc.strerror}; withdrawals are recorded only in the study's own file.",
+                f"replace it with the study's own {WITHDRAWALS_FILE} (restore it from a backup).",
+            )
+        ]
+    except OSError as exc:
+        return b"", [Problem("", f"cannot be read ({exc.strerror}).", "check its permissions.")]
+    try:
+        data = _read_bounded(fd, WITHDRAWALS_LIMIT + 1)
+    finally:
+        os.close(fd)
+    if len(data) <= WITHDRAWALS_LIMIT:
+        return data, []
+    data = data[: data.rfind(b"\n", 0, WITHDRAWALS_LIMIT) + 1]
+    lines = data.count(b"\n")
+    return data, [
+        Problem(
+            f"after line {lines}",
+            f"the file is larger than {WITHDRAWALS_LIMIT // 1_000_000} MB; the rest is not read.",
+            "restore the file from a backup (one line per withdrawal).",
+        )
+    ]
+
+
+def read_withdrawals(study: Study) -> Withdrawals:
+    """The study's withdrawals, read to a bound (``WITHDRAWALS_LIMIT``): a line that is
+    not a record, a file that is not a regular one, is a problem in the answer, never an
+    exception (the web page asks this on every change of the file)."""
+    path = withdrawals_path(study)
+    data, problems = _withdrawals_bytes(path)
+    times, bad = _parse_withdrawals(data, study.participants)
+    return Withdrawals(path, times, tuple(problems + bad))
 
 
 def withdrawn(study: Study) -> dict[str, str]:
-    """Participant → time of withdrawal, from :func:`withdrawals_path` (absent: nobody)."""
-    path = withdrawals_path(study)
-    if not path.exists():
-        return {}
-    out: dict[str, str] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    """Participant → time of withdrawal, from :func:`withdrawals_path` (absent: nobody).
+    A line that cannot be read is skipped; :func:`read_withdrawals` names it."""
+    return read_withdrawals(study).times
+
+
+class _StudyLock:
+    """The exclusive ``flock`` of a study's folder, held in a ``with`` block (two ``study
+    withdraw`` at once each keep the other's record). A class, not a generator: the
+    project's errors are frozen and cannot be thrown into one."""
+
+    def __init__(self, study: Study) -> None:
+        self.path = study.path
+        self.fd = -1
+
+    def __enter__(self) -> None:
+        self.fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
-            record = json.loads(line)
-            pid, when = record["participant"], record["time"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError.single(
-                path, f"line {number}", f"not a withdrawal record ({exc})", "restore the file"
-            ) from exc
-        out[str(pid)] = str(when)
-    return out
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)  # releases the lock
 
 
 def withdraw(study: Study, participant: str, now: datetime | None = None) -> dict[str, Any]:
     """Record that ``participant`` withdrew: from then on status, export and report leave
     their answers out. Their session files are kept untouched (what the record says it
-    kept); the record is appended and synced before this returns."""
+    kept).
+
+    The file is never appended to in place: its bytes and the new line are written to a
+    new file in the study, synced, and renamed over it, so a full disk leaves it as it was
+    (and says so). A file with a line that is not a record, or that is not a regular file
+    in the study (a symbolic link, a FIFO), is refused with its location: a record is
+    never added to what cannot be read back."""
     if participant not in study.participants:
         raise InputError.single(
             study.path,
@@ -662,13 +1102,36 @@ def withdraw(study: Study, participant: str, now: datetime | None = None) -> dic
             f"no participant {participant!r} in this study.",
             "use an id that study status lists",
         )
+    path = withdrawals_path(study)
     when = (now or datetime.now(UTC)).isoformat(timespec="seconds")
-    kept = sorted(p.name for p in iter_sessions(study.sessions_dir, participant))
+    kept = sorted(p.name for p in _session_files(study, participant)[0])
     record = {"participant": participant, "time": when, "kept_session_files": kept}
-    with withdrawals_path(study).open("a", encoding="utf-8") as f:
-        f.write(json.dumps(record, sort_keys=True) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
+    with _StudyLock(study):
+        data, problems = _withdrawals_bytes(path)
+        problems += _parse_withdrawals(data, study.participants)[1]
+        if problems:
+            fixed = [
+                Problem(p.location, p.problem, f"{p.fix.rstrip('.')}, then withdraw again.")
+                for p in problems
+            ]
+            raise InputError.many(path, fixed)
+        if data and not data.endswith(b"\n"):
+            data += b"\n"
+        line = (json.dumps(record, sort_keys=True) + "\n").encode("utf-8")
+        try:
+            mode = stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
+        except FileNotFoundError:
+            mode = 0o644
+        try:
+            _replace_atomically(path, data + line, mode)
+        except OSError as exc:
+            raise InputError.single(
+                path,
+                "",
+                f"could not be written ({exc.strerror or exc}): the withdrawal of "
+                f"{participant} was not recorded, and the file is as it was.",
+                "free some space, then run study withdraw again.",
+            ) from None
     return record
 
 
@@ -728,6 +1191,9 @@ class ParticipantStatus:
 class StudyStatus:
     study: Study
     rows: tuple[ParticipantStatus, ...]
+    #: What is wrong with the study's shared files (``withdrawals.jsonl``), each naming the
+    #: file, the line and the fix.
+    problems: tuple[str, ...] = ()
 
     @property
     def started(self) -> int:
@@ -745,13 +1211,9 @@ class StudyStatus:
             if pid in gone:
                 continue
             sha = self.study.scenario_sha256
-            done = [
-                p
-                for p in iter_sessions(self.study.sessions_dir, pid)
-                if _facts(p, pid, sha).complete
-            ]
+            done = [p for p in _session_files(self.study, pid)[0] if _facts(p, pid, sha).complete]
             if done:
-                out.append(max(done, key=lambda p: p.stat().st_mtime))
+                out.append(max(done, key=_mtime))
         return out
 
     def median_response_s(self) -> float | None:
@@ -759,7 +1221,7 @@ class StudyStatus:
         times = sorted(
             t
             for pid in self.study.participants
-            for p in iter_sessions(self.study.sessions_dir, pid)
+            for p in _session_files(self.study, pid)[0]
             for t in _facts(p, pid, self.study.scenario_sha256).response_ms
         )
         if not times:
@@ -789,8 +1251,37 @@ class StudyStatus:
             "median_response_s": self.median_response_s(),
             "complete": self.complete,
             "flagged": sum(r.flagged for r in self.rows),
+            "problems": list(self.problems),
             "rows": [r.to_dict() for r in self.rows],
         }
+
+
+def _session_files(study: Study, participant: str) -> tuple[list[Path], list[str]]:
+    """A participant's session files that are regular files (read), and a note for every
+    other ``*.jsonl`` in their folder (a FIFO, a link, a folder: never opened, since a
+    FIFO would block its reader)."""
+    files: list[Path] = []
+    notes: list[str] = []
+    for path in iter_sessions(study.sessions_dir, participant):
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            continue
+        if stat.S_ISREG(mode):
+            files.append(path)
+        else:
+            notes.append(
+                f"{path.name} is {_kind(mode)}, not a session file: not read. Fix: remove it "
+                "or put the session file itself there."
+            )
+    return files, notes
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return os.lstat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 def not_counted(header: Header, participant: str, scenario_sha256: str) -> str | None:
@@ -836,7 +1327,12 @@ def _facts(path: Path, participant: str, scenario_sha256: str) -> _Facts:
     unfinished, with its answers counted (a file cut at a line boundary loses that record
     and so shows as unfinished: every record is chained to the one before, and only the
     closing one says the session was finished)."""
-    st = path.stat()
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        return _Facts(False, 0, False, f"unreadable: {path.name}: {exc.strerror}")
+    if not stat.S_ISREG(st.st_mode):
+        return _Facts(False, 0, False, f"unreadable: {path.name} is {_kind(st.st_mode)}")
     key = (str(path), st.st_mtime_ns, st.st_size, participant, scenario_sha256)
     cached = _FACTS.get(key)
     if cached is None:
@@ -881,17 +1377,19 @@ def study_status(study: Study) -> StudyStatus:
     them (file and line), never hidden."""
     rows = []
     sha = study.scenario_sha256
-    gone = withdrawn(study)
+    withdrawals = read_withdrawals(study)
+    gone = withdrawals.times
     for pid in study.participants:
-        files = list(iter_sessions(study.sessions_dir, pid))
+        files, others = _session_files(study, pid)
         if not files:
-            rows.append(ParticipantStatus(pid, 0, 0, False, None, False, "", gone.get(pid)))
+            note = "; ".join(others)
+            rows.append(ParticipantStatus(pid, 0, 0, False, None, False, note, gone.get(pid)))
             continue
-        newest = max(files, key=lambda p: p.stat().st_mtime)
-        when = datetime.fromtimestamp(newest.stat().st_mtime, UTC).isoformat(timespec="seconds")
+        newest = max(files, key=_mtime)
+        when = datetime.fromtimestamp(_mtime(newest), UTC).isoformat(timespec="seconds")
         facts = {p: _facts(p, pid, sha) for p in files}
         complete = any(f.complete for f in facts.values())
-        notes = [f.problem for f in facts.values() if f.problem]
+        notes = [f.problem for f in facts.values() if f.problem] + others
         notes += [w for f in facts.values() for w in f.warnings]
         rows.append(
             ParticipantStatus(
@@ -906,4 +1404,4 @@ def study_status(study: Study) -> StudyStatus:
                 any(f.consented for f in facts.values()),
             )
         )
-    return StudyStatus(study, tuple(rows))
+    return StudyStatus(study, tuple(rows), tuple(withdrawals.messages()))

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tradeoff.cli.common import UsageError, emit, error, parse_p, say
+
+if TYPE_CHECKING:
+    from tradeoff.study import Study
 
 
 def _participants(value: str) -> list[str]:
@@ -104,7 +108,20 @@ def format_status(data: dict[str, object]) -> str:
             f"{'yes' if r['complete'] else 'no':<8}  {r['last_activity'] or '—':<25}  {note}"
         )
         lines.append(line.rstrip())
+    problems = data.get("problems") or []
+    assert isinstance(problems, list)
+    lines += [f"problem: {p}" for p in problems]
     return "\n".join(lines)
+
+
+def _refuse_unread_withdrawals(study: Study) -> None:
+    """A report or an export leaves withdrawn participants out: with a line of the
+    withdrawals file unreadable it cannot know who, so it stops with that line's location."""
+    from tradeoff.study import read_withdrawals
+
+    problem = read_withdrawals(study).error()
+    if problem is not None:
+        raise problem
 
 
 def cmd_study_status(args: argparse.Namespace) -> int:
@@ -132,6 +149,7 @@ def cmd_study_report(args: argparse.Namespace) -> int:
 
     check_out(args.out)
     study = load_study(args.study)
+    _refuse_unread_withdrawals(study)
     status = study_status(study)
     sessions = status.complete_sessions()
     for pid, why in status.missing(args.exclude_inconsistent):
@@ -206,6 +224,7 @@ def cmd_study_export(args: argparse.Namespace) -> int:
     from tradeoff.study import load_study
 
     study = load_study(args.study)
+    _refuse_unread_withdrawals(study)
     summary = export_study(study, args.out)
     for path, why in summary.skipped:
         error(f"{path}: not exported: {why}")

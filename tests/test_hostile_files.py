@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tradeoff.cli import main
 from tradeoff.elicitation import Choice
+from tradeoff.errors import InputError
 from tradeoff.opening import start_session
 from tradeoff.scenario import load_scenario
 from tradeoff.session import summarise
@@ -158,3 +162,18 @@ def test_a_header_asking_for_absurd_work_is_refused(
     assert main(["session", "show", str(path)]) == 2
     err = capsys.readouterr().err
     assert says in err and "line 1" in err and "Traceback" not in err
+
+
+def test_an_input_error_leaving_a_with_block_stays_itself() -> None:
+    """``contextlib`` assigns ``__traceback__`` as an error leaves a ``@contextmanager``
+    block; a frozen dataclass refused that, so the person saw a FrozenInstanceError
+    traceback instead of the located message."""
+    @contextlib.contextmanager
+    def held() -> Iterator[None]:
+        yield
+
+    with pytest.raises(InputError, match="row 3"), held():
+        raise InputError.single("pool.csv", "row 3", "is empty.", "fill it in.")
+    err = InputError.single("pool.csv", "row 3", "is empty.")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        err.source = "other.csv"  # type: ignore[misc]

@@ -111,6 +111,27 @@ class InputError(Exception):
         return self.message()
 
 
+#: What Python itself sets on an exception as it travels (``contextlib`` sets the traceback
+#: with plain attribute assignment when an error leaves a ``with`` block).
+_EXCEPTION_STATE = frozenset(
+    {"__traceback__", "__cause__", "__context__", "__suppress_context__", "__notes__"}
+)
+_frozen_setattr = InputError.__setattr__
+
+
+def _setattr(self: InputError, name: str, value: object) -> None:
+    """An :class:`InputError`'s fields stay frozen; Python's own exception state does not
+    (a frozen dataclass refuses every assignment, which turned an error leaving a
+    ``@contextmanager`` block into a ``FrozenInstanceError`` traceback)."""
+    if name in _EXCEPTION_STATE:
+        Exception.__setattr__(self, name, value)
+    else:
+        _frozen_setattr(self, name, value)
+
+
+setattr(InputError, "__setattr__", _setattr)  # noqa: B010 (after the dataclass made its own)
+
+
 def read_user_file(path: str | Path, missing_fix: str = "check the path.") -> bytes:
     """The bytes of a file a user gave, or an InputError: not found (with ``missing_fix``),
     a folder, or unreadable."""

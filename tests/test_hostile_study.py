@@ -295,3 +295,30 @@ def test_study_create_on_a_full_disk_is_a_located_error_leaving_nothing(tmp_path
         assert result.returncode == 2, result.stderr[-2000:]
         assert "Traceback" not in result.stderr and "Fix:" in result.stderr
         assert not codes.exists() and not out.exists()
+
+
+async def test_a_fifo_among_a_participants_sessions_blocks_no_page(tmp_path: Path) -> None:
+    """The page lists and reads a participant's session files on every request: a FIFO
+    among them is never opened (opening it waits for a writer, holding a worker thread)."""
+    import asyncio
+
+    from aiohttp.test_utils import TestServer
+
+    from tradeoff.web.server import make_web_app
+
+    study, codes = make(tmp_path)
+    (study.sessions_dir / "p01").mkdir(parents=True)
+    fifo = study.sessions_dir / "p01" / "glaucoma-screening-x.jsonl"
+    os.mkfifo(fifo)
+    server = TestServer(make_web_app(study))
+    await server.start_server()
+    p = Participant(str(server.make_url("/")))
+    try:
+        page = await asyncio.wait_for(p.enter(codes["p01"]), timeout=20)
+        assert page.status == 200
+    finally:
+        # Whatever happened, a thread waiting on the FIFO is let go.
+        fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+        os.close(fd)
+        await p.close()
+        await server.close()

@@ -137,6 +137,10 @@ def read_user_file(path: str | Path, missing_fix: str = "check the path.") -> by
     a folder, or unreadable."""
     p = Path(path)
     if not p.is_file():
+        if p.exists() and not p.is_dir():  # a FIFO or a device: reading it could wait for ever
+            raise InputError.single(
+                p, "", "is not a regular file (a FIFO, socket or device).", "give a file."
+            )
         raise InputError.single(p, "", "file not found.", missing_fix)
     try:
         return p.read_bytes()

@@ -45,6 +45,7 @@ import os
 import re
 import secrets
 import signal
+import stat
 import time
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
@@ -837,17 +838,26 @@ def shown_result(log: SessionLog, engine: Engine) -> ElicitationResult:
 
 
 def iter_sessions(sessions_dir: str | Path, participant: str) -> Iterator[Path]:
+    """A participant's session files: only regular files (a FIFO, device or link placed
+    among them is never opened: opening a FIFO waits for a writer for ever)."""
     folder = Path(sessions_dir) / participant
     if folder.is_dir():
-        yield from sorted(folder.glob("*.jsonl"))
+        for path in sorted(folder.glob("*.jsonl")):
+            with contextlib.suppress(OSError):
+                if stat.S_ISREG(path.lstat().st_mode):
+                    yield path
 
 
 def closed(path: str | Path) -> bool:
     """Whether a session file's last line is its closing ``result`` record, read from the
     file's end only (what a server asks on every request; :func:`read_session` checks the
-    whole file). A file that cannot be read counts as not closed."""
+    whole file). A file that cannot be read, or is not a regular file (a FIFO would block
+    the reading thread), counts as not closed."""
     try:
-        with open(path, "rb") as fh:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        with open(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return False
             fh.seek(0, os.SEEK_END)
             size = fh.tell()
             fh.seek(max(0, size - 65536))

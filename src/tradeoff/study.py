@@ -49,7 +49,6 @@ from tradeoff.session import (
     AnswerRecord,
     Header,
     check_participant,
-    iter_sessions,
     summarise,
 )
 
@@ -1262,7 +1261,9 @@ def _session_files(study: Study, participant: str) -> tuple[list[Path], list[str
     FIFO would block its reader)."""
     files: list[Path] = []
     notes: list[str] = []
-    for path in iter_sessions(study.sessions_dir, participant):
+    folder = study.sessions_dir / participant
+    # Every *.jsonl, of any kind (session.iter_sessions yields only the regular files).
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
         try:
             mode = os.lstat(path).st_mode
         except OSError:

@@ -415,3 +415,51 @@ def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
                 os.kill(child, signal.SIGKILL)
         if parent.poll() is None:
             parent.kill()
+
+
+def test_revoked_cookies_cost_a_request_what_was_appended_since_not_the_history(
+    tmp_path: Path,
+) -> None:
+    """The revocation file is asked on every request: a process reads only the lines
+    appended since it last looked, forgets what expired, and the file is rewritten with only
+    the live entries once long; a junk line or a link never stops it."""
+    from tradeoff.web import server as web_server
+    from tradeoff.web.server import REVOKED_FILE, Revoked
+
+    path = tmp_path / REVOKED_FILE
+    old = int(time.time()) - web_server.SESSION_SECONDS - 10
+    path.write_bytes(b"".join(f"{old} gone{i:06d}\n".encode() for i in range(200_000)))
+    reader, writer = Revoked(path), Revoked(path)
+    assert not reader.has("gone000001")  # expired: the cookie could not be used anyway
+    writer.add("fresh")
+    writer.add("x" * 10)
+    read: list[int] = []
+    real = os.pread
+
+    def counting(fd: int, n: int, offset: int) -> bytes:
+        data = real(fd, n, offset)
+        read.append(len(data))
+        return data
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(web_server.os, "pread", counting)
+        for _ in range(200):  # catching up reads the history once, then nothing
+            reader.has("fresh")
+        caught_up = sum(read)
+        read.clear()
+        for _ in range(1000):
+            assert reader.has("fresh") and not reader.has("other")
+        assert sum(read) == 0
+        writer.add("later")
+        assert reader.has("later") and sum(read) < 100
+    assert caught_up <= path.stat().st_size + web_server.REVOKED_READ
+    # the file was compacted past REVOKED_KEEP: only the live entries are left
+    lines = path.read_text().splitlines()
+    assert len(lines) < 10 and {line.split()[1] for line in lines} >= {"fresh", "later"}
+    with path.open("ab") as fh:
+        fh.write(b"\xff" * (web_server.REVOKED_READ + 5) + b"\n")
+    writer.add("after-junk")
+    assert all(Revoked(path).has(n) for n in ("fresh", "later", "after-junk"))
+    path.unlink()
+    path.symlink_to(tmp_path / "elsewhere")
+    assert not Revoked(path).has("fresh")

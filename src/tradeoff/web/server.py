@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import hashlib
 import hmac
 import logging
 import os
 import secrets
+import stat
 import sys
 import threading
 import time
@@ -92,6 +94,10 @@ LOG_LINES_PER_SECOND = 5
 #: Session cookies dropped by "save and come back later" or by declining consent: their
 #: nonces, kept for :data:`SESSION_SECONDS` (every server process on the folder reads it).
 REVOKED_FILE = "web-revoked"
+#: At most this many bytes of :data:`REVOKED_FILE` are read for one request.
+REVOKED_READ = 1 << 16
+#: :data:`REVOKED_FILE` is rewritten with only its live entries past this size.
+REVOKED_KEEP = 1 << 20
 CSP = (
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'"
@@ -263,6 +269,106 @@ class Visitor:
     language: Language
 
 
+class Revoked:
+    """Session cookies ended before their time, shared by every server process on a study
+    folder through one file of ``<unix time> <nonce>`` lines (:data:`REVOKED_FILE`).
+
+    Asked on every request, so nothing here grows with the study's history: a request
+    costs one ``stat``; only lines appended since this process last looked are read (in
+    pieces of :data:`REVOKED_READ` bytes, at most about :data:`REVOKED_KEEP` a request,
+    any rest at the next); entries older than
+    :data:`SESSION_SECONDS` are forgotten (their cookies have expired anyway); and the file
+    is rewritten with only those younger entries once it passes :data:`REVOKED_KEEP`
+    bytes (a new file: readers see the inode change and read it from the start). The file
+    is opened without following links and only if it is a regular file.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: tuple[int, int] | None = None  # (device, inode) read so far
+        self._offset = 0  # bytes of complete lines read
+        self._when: dict[str, int] = {}
+        self._kept = 1024
+        # The event loop asks, a worker thread adds: one of them at a time reads the file.
+        self._lock = threading.Lock()
+
+    def add(self, nonce: str) -> None:
+        """Revoke ``nonce`` (one line appended under a lock; the file compacted if long)."""
+        line = f"{int(time.time())} {nonce}\n".encode("ascii")
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(f"{self.path} is not a regular file")
+            os.write(fd, line)
+            os.fsync(fd)
+            if os.fstat(fd).st_size > REVOKED_KEEP:
+                self._compact()
+        finally:
+            os.close(fd)
+
+    def _compact(self) -> None:
+        """Write the entries of the last :data:`SESSION_SECONDS` to a new file (called with
+        the old one locked; a process appending meanwhile waits for the lock, then finds
+        the new inode at its next look)."""
+        with self._lock:
+            while self._read():  # to the end, however much other processes appended
+                pass
+            since = time.time() - SESSION_SECONDS
+            keep = "".join(f"{at} {n}\n" for n, at in self._when.items() if at >= since)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="ascii") as fh:
+            fh.write(keep)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+    def has(self, nonce: str) -> bool:
+        """Whether ``nonce`` was revoked in the last :data:`SESSION_SECONDS`."""
+        with self._lock, contextlib.suppress(OSError):
+            for _ in range(REVOKED_KEEP // REVOKED_READ + 1):  # caught up within the bound
+                if not self._read():
+                    break
+        at = self._when.get(nonce)
+        return at is not None and at >= time.time() - SESSION_SECONDS
+
+    def _read(self) -> bool:
+        """Read what was appended since the last look, up to :data:`REVOKED_READ` bytes;
+        whether anything was read (called with ``_lock`` held)."""
+        try:
+            st = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            self._file, self._offset, self._when = None, 0, {}
+            return False
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        file = (st.st_dev, st.st_ino)
+        if file != self._file or st.st_size < self._offset:  # a new file: read it afresh
+            self._file, self._offset, self._when = file, 0, {}
+        if st.st_size == self._offset:
+            return False
+        fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            if (os.fstat(fd).st_dev, os.fstat(fd).st_ino) != file:
+                return False  # replaced since the stat: the next look reads the new one
+            chunk = os.pread(fd, REVOKED_READ, self._offset)
+        finally:
+            os.close(fd)
+        complete = chunk[: chunk.rfind(b"\n") + 1]
+        if not complete and len(chunk) == REVOKED_READ:  # no line end in a whole read: junk
+            complete = chunk
+        self._offset += len(complete)
+        for line in complete.decode("ascii", errors="replace").splitlines():
+            at, _, nonce = line.partition(" ")
+            if at.isdigit() and nonce:
+                self._when[nonce] = int(at)
+        if len(self._when) > 2 * self._kept:  # forget what expired, now and then
+            since = time.time() - SESSION_SECONDS
+            self._when = {n: at for n, at in self._when.items() if at >= since}
+            self._kept = max(len(self._when), 1024)
+        return bool(complete)
+
+
 @dataclass
 class Site:
     """Everything the handlers share (one per server process)."""
@@ -286,7 +392,10 @@ class Site:
     description_html: Markup = field(default_factory=Markup)
     consent_html: Markup | None = None
     _withdrawn: tuple[tuple[int, int] | None, frozenset[str]] = (None, frozenset())
-    _revoked: tuple[tuple[int, int] | None, frozenset[str]] = (None, frozenset())
+    revoked: Revoked = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.revoked = Revoked(self.study.path / REVOKED_FILE)
 
     def is_withdrawn(self, participant: str) -> bool:
         """Whether ``participant`` withdrew (the withdrawals file read again only when it
@@ -302,39 +411,18 @@ class Site:
         return participant in self._withdrawn[1]
 
     def revoke(self, nonce: str) -> None:
-        """End the session cookie of ``nonce`` for every server process on the folder (one
-        line appended to :data:`REVOKED_FILE`): "save and come back later" and declining
-        consent leave the page, and only the access code opens it again."""
-        path = self.study.path / REVOKED_FILE
-        line = f"{int(time.time())} {nonce}\n".encode("ascii")
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        """End the session cookie of ``nonce`` for every server process on the folder:
+        "save and come back later" and declining consent leave the page, and only the
+        access code opens it again (:class:`Revoked`). If the file cannot be written (a
+        full disk), the browser still drops the cookie; the server's log says so."""
         try:
-            os.write(fd, line)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            self.revoked.add(nonce)
+        except OSError as exc:
+            LOG.warning("%s: could not be written (%s)", clean_text(self.revoked.path), exc)
 
     def is_revoked(self, nonce: str) -> bool:
-        """Whether the session cookie of ``nonce`` was revoked in the last
-        :data:`SESSION_SECONDS` (older lines name cookies that have expired anyway; the file
-        is read again only when it changes: this is asked on every request)."""
-        path = self.study.path / REVOKED_FILE
-        try:
-            st = path.stat()
-            key: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
-        except OSError:
-            key = None
-        if key != self._revoked[0]:
-            nonces: set[str] = set()
-            if key is not None:
-                since = time.time() - SESSION_SECONDS
-                with contextlib.suppress(OSError):
-                    for line in path.read_text(encoding="ascii", errors="replace").splitlines():
-                        at, _, revoked = line.partition(" ")
-                        if at.isdigit() and int(at) >= since:
-                            nonces.add(revoked)
-            self._revoked = (key, frozenset(nonces))
-        return nonce in self._revoked[1]
+        """Whether the session cookie of ``nonce`` was revoked (asked on every request)."""
+        return self.revoked.has(nonce)
 
     # -- signing ----------------------------------------------------------------------
 

@@ -112,6 +112,25 @@ def test_markdown_html_passes_no_tag_through(source: str) -> None:
     assert re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", page) is None
 
 
+@given(HOSTILE_TEXT)
+@example("[p](javascript:alert(1)) [q](JaVaScRiPt:x) [r](vbscript:x) [s](data:text/html,x)")
+@example("[f](file:///etc/passwd) <javascript:x> [ok](https://e.org/p) [m](mailto:a@e.org)")
+def test_a_page_keeps_only_links_with_a_safe_address(source: str) -> None:
+    """On the study page (``links=True``) a consent text's links stay links, but only with
+    a safe address, and no other attribute or tag gets through."""
+    page = markdown_html(source, heading_shift=1, links=True)
+    tags = set(re.findall(r"</?([A-Za-z][A-Za-z0-9]*)", page))
+    assert tags <= ALLOWED_TAGS - {"img", "h1"} | {"a"}, page
+    for tag in re.findall(r"<[A-Za-z][^>]*>", page):
+        if tag.startswith("<a "):
+            href = re.fullmatch(r'<a href="([^"]*)" rel="noopener noreferrer">', tag)
+            assert href is not None, tag
+            scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", href.group(1))
+            assert scheme is None or scheme.group(1).lower() in {"http", "https", "mailto"}, tag
+        else:
+            assert re.fullmatch(r"<[a-z0-9]+( /)?>", tag), tag
+
+
 def test_markdown_html_embeds_only_the_images_it_is_given() -> None:
     page = markdown_html(
         "![fig](f.png) ![b](http://evil.example/b.png)", images={"f.png": "data:x"}

@@ -153,7 +153,11 @@ def markdown_table(headers: Sequence[object], rows: Sequence[Sequence[object]]) 
 
 
 def markdown_html(
-    source: str, *, images: Mapping[str, str] | None = None, heading_shift: int = 0
+    source: str,
+    *,
+    images: Mapping[str, str] | None = None,
+    heading_shift: int = 0,
+    links: bool = False,
 ) -> str:
     """Markdown (a report, a scenario's description, a consent text) as HTML a person can
     open safely: the one renderer of the project (markdown-it-py, CommonMark with tables).
@@ -162,13 +166,20 @@ def markdown_html(
     text, never passed through; an image is shown as its words unless its address is one of
     ``images`` (the report's own figures), whose value then replaces the address (a data
     URI: nothing is loaded from elsewhere); a link is shown as its words with the address
-    after them in brackets, so nothing on the page leads elsewhere; headings go
+    after them in brackets, so nothing in a file leads elsewhere, unless ``links`` (a page
+    whose consent text links a privacy notice): then it stays a link if its address is
+    one markdown-it deems safe (``http``, ``https``, ``mailto``, relative; never
+    ``javascript:``, ``vbscript:``, ``file:`` or ``data:``), opened with
+    ``rel="noopener noreferrer"``; headings go
     ``heading_shift`` levels down (a page with its own ``<h1>``).
 
     >>> markdown_html("# Hi <b>x</b> ![a map](http://e.org/i.png)", heading_shift=1)
     '<h2>Hi &lt;b&gt;x&lt;/b&gt; a map</h2>\\n'
     >>> markdown_html("See [the policy](https://e.org/p) or <https://e.org>.")
     '<p>See the policy (https://e.org/p) or https://e.org.</p>\\n'
+    >>> print(markdown_html("[policy](https://e.org/p) [x](javascript:alert(1))", links=True))
+    <p><a href="https://e.org/p" rel="noopener noreferrer">policy</a> [x](javascript:alert(1))</p>
+    <BLANKLINE>
     >>> markdown_html("![fig](f.png)", images={"f.png": "data:image/png;base64,AA"})
     '<p><img src="data:image/png;base64,AA" alt="fig" /></p>\\n'
     """
@@ -188,7 +199,7 @@ def markdown_html(
         if token.type in ("heading_open", "heading_close") and heading_shift:
             token.tag = f"h{min(6, int(token.tag[1]) + heading_shift)}"
         children: list[Token] = []
-        links: list[str] = []
+        addresses: list[str] = []
         for child in token.children or []:
             if child.type == "image":
                 src = str(child.attrGet("src") or "")
@@ -199,11 +210,16 @@ def markdown_html(
                     children.append(
                         as_text(words.renderInlineAsText(child.children or [], md.options, {}))
                     )
+            elif links and child.type == "link_open":
+                child.attrSet("rel", "noopener noreferrer")
+                children.append(child)
+            elif links and child.type == "link_close":
+                children.append(child)
             elif child.type == "link_open":  # an autolink's words are its address
                 href = str(child.attrGet("href") or "")
-                links.append("" if child.markup == "autolink" else md.normalizeLinkText(href))
+                addresses.append("" if child.markup == "autolink" else md.normalizeLinkText(href))
             elif child.type == "link_close":
-                href = links.pop() if links else ""
+                href = addresses.pop() if addresses else ""
                 children.append(as_text(f" ({href})" if href else ""))
             else:
                 children.append(child)

@@ -19,13 +19,13 @@ from tradeoff.web.i18n import Language
 def safe_markdown(text: str) -> str:
     """Markdown from a file (the scenario's description, the consent text) as HTML the page
     holds: :func:`tradeoff.text.markdown_html`, the project's one renderer (raw HTML shown as
-    text, an image as its words, a link as its words and address), with headings one level
-    below the page's own.
+    text, an image as its words), with headings one level below the page's own; links with
+    a safe address stay links (a consent text that points to a privacy notice).
 
     >>> safe_markdown("# Hi <b>x</b> ![a map](http://e.org/i.png)")
     '<h2>Hi &lt;b&gt;x&lt;/b&gt; a map</h2>\\n'
     """
-    return markdown_html(text, heading_shift=1)
+    return markdown_html(text, heading_shift=1, links=True)
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.synthetic
 	$(BIN)/python -m benchmarks.first_weight
 	$(BIN)/python -m benchmarks.cross_path
+	$(BIN)/python -m benchmarks.slow_clients --slow 600 --addresses 10
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

@@ -155,3 +155,45 @@ def test_out_of_file_descriptors_the_server_keeps_serving(tmp_path: Path) -> Non
     assert "Traceback" not in out, out[-3000:]
     refused = [line for line in out.splitlines() if "accept" in line.lower()]
     assert len(refused) <= 10, "\n".join(refused[:20])
+
+
+def test_idle_and_slow_header_connections_are_closed(tmp_path: Path) -> None:
+    """A connection that never finishes its request's headers is closed after
+    ``Limits.header_seconds`` (10 s), so slow clients cannot hold the server's file
+    descriptors (it kept them for as long as the client liked)."""
+    from tradeoff.tui.guard import DEFAULT_LIMITS
+
+    scenario = small_scenario_file(tmp_path, **{"budget = 30": "budget = 6"})
+    study, _ = create_study(scenario, ["p01"], tmp_path / "study")
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tradeoff", "serve", "--study", str(study.path), "--port",
+         str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path,
+    )
+    try:
+        wait_until(lambda: listening(port), 60)
+        idle = socket.create_connection(("127.0.0.1", port))
+        slow = socket.create_connection(("127.0.0.1", port))
+        slow.sendall(b"GET / HTTP/1.1\r\nHost: study\r\nX-Slow: ")
+        started = time.monotonic()
+        for s in (idle, slow):
+            s.settimeout(DEFAULT_LIMITS.header_seconds + 20)
+        while True:  # a byte a second, never the end of the headers
+            slow.settimeout(1.0)
+            try:
+                if slow.recv(1) == b"":
+                    break
+            except TimeoutError:
+                slow.sendall(b"a")
+            except ConnectionError:
+                break
+            assert time.monotonic() - started < DEFAULT_LIMITS.header_seconds + 20
+        idle.settimeout(DEFAULT_LIMITS.header_seconds + 20)
+        assert idle.recv(1) == b""
+        assert time.monotonic() - started < DEFAULT_LIMITS.header_seconds + 20
+        idle.close()
+        slow.close()
+    finally:
+        server.terminate()
+        server.communicate(timeout=20)

@@ -42,6 +42,20 @@ class Limits:
     #: A connection with no message from its browser for this long is closed (its answers
     #: are saved as they are given; the participant resumes with their code).
     idle_seconds: float = 30 * 60
+    #: A connection must send a request's line and headers within this many seconds of
+    #: opening (or of its last answer), else it is closed: an idle or slow-header client
+    #: holds no file descriptor for long.
+    header_seconds: float = 10.0
+    #: Largest request line and header field, bytes.
+    line_bytes: int = 8190
+
+    def handler_args(self) -> dict[str, float | int]:
+        """aiohttp's connection-handler options that enforce the two limits above."""
+        return {
+            "keepalive_timeout": self.header_seconds,
+            "max_line_size": self.line_bytes,
+            "max_field_size": self.line_bytes,
+        }
 
 
 #: The limits ``tradeoff serve`` applies.
@@ -106,7 +120,15 @@ class GuardedServer(Server):
         self.debug = debug
         self.initialize_logging()
         more_file_descriptors()
-        asyncio.run(run_until_stopped(self._make_app, self.host, self.port, self.apps.copy))
+        asyncio.run(
+            run_until_stopped(
+                self._make_app,
+                self.host,
+                self.port,
+                self.apps.copy,
+                self.limits.handler_args(),
+            )
+        )
 
     def client_of(self, request: web.Request) -> str:
         """The client's address (see the class docstring)."""

@@ -15,10 +15,10 @@ import resource
 import signal
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from aiohttp import WSCloseCode, web
 from textual_serve.app_service import AppService
@@ -174,13 +174,19 @@ async def run_until_stopped(
     host: str,
     port: int,
     open_apps: Callable[[], Iterable[Closable]],
+    handler_args: Mapping[str, Any] | None = None,
 ) -> None:
     """Serve ``make_app()`` on ``host:port`` until SIGINT or SIGTERM; then close every
-    connection in ``open_apps()`` (going away) and stop its app, and return."""
+    connection in ``open_apps()`` (going away) and stop its app, and return.
+    ``handler_args`` go to aiohttp's connection handler (timeouts and sizes)."""
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(LoopErrors())
     runner = web.AppRunner(
-        await make_app(), handle_signals=False, access_log=None, shutdown_timeout=10.0
+        await make_app(),
+        handle_signals=False,
+        access_log=None,
+        shutdown_timeout=10.0,
+        **dict(handler_args or {}),
     )
     await runner.setup()
     site = web.TCPSite(runner, host, port, backlog=256)

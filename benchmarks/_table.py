@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tradeoff.render import markdown_table
+from tradeoff.judge.render import markdown_table
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

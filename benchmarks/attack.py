@@ -32,7 +32,7 @@ import aiohttp
 
 from benchmarks._table import markdown, write
 from benchmarks.study_load_terminal import HEIGHT, START_MARK, WIDTH, Screen
-from tradeoff.study import ATTEMPTS_FILE, create_study
+from tradeoff.study.folder import ATTEMPTS_FILE, create_study
 from tradeoff.tui.guard import DEFAULT_LIMITS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -28,8 +28,7 @@ import numpy as np
 import pandas as pd
 
 from benchmarks._table import markdown, median_seconds, write
-from tradeoff import copa
-from tradeoff.pool import Objective, load_pool
+from tradeoff.pool import Objective, copa, load_pool
 
 ROOT = Path(__file__).resolve().parents[1]
 LLM = ROOT / "data" / "open-llm-leaderboard" / "open_llm_leaderboard.csv"

@@ -8,7 +8,7 @@ with AVX-512) each run the same simulated people: for every strategy (joint, pro
 bisection) and kind of answer (exact, one in ten reversed), ``--people`` truths drawn from a
 flat Dirichlet over swing weights answer the default scenario's questions through the
 recorder the app uses (a session file each). Then every session recorded on one path is read
-and replayed on the other (``tradeoff.session.replay``, as ``session show``, ``select`` and
+and replayed on the other (``tradeoff.record.session.replay``, as ``session show``, ``select`` and
 the study report read them).
 
 Per cell:
@@ -50,7 +50,7 @@ GOAL_WEIGHT = 0.005
 
 
 def _canon(query: Any) -> str:
-    from tradeoff.queries import profile_key
+    from tradeoff.ask.queries import profile_key
 
     return "/".join(
         (
@@ -65,7 +65,7 @@ def _canon(query: Any) -> str:
 
 def _outcome(engine: Any, scenario: Any, pool: Any, vectors: Any) -> dict[str, Any]:
     """What a person is shown at the end: pick, its P(best), weights and intervals."""
-    from tradeoff.ranking import recommend
+    from tradeoff.choose.ranking import recommend
 
     result = engine.result()
     ends = [x for iv in (result.intervals or ()) for x in iv]
@@ -87,14 +87,14 @@ def _outcome(engine: Any, scenario: Any, pool: Any, vectors: Any) -> dict[str, A
 
 
 def _simulate(people: int, seed: int, folder: Path, scenario: str) -> list[dict[str, Any]]:
-    from tradeoff.candidates import scenario_pool
-    from tradeoff.elicitation import truth_from_dirichlet
-    from tradeoff.opening import start_session
-    from tradeoff.oracles import Noise, SimulatedOracle
-    from tradeoff.population import scenario_population
-    from tradeoff.queries import QuerySpace
-    from tradeoff.ranking import metric_vectors
-    from tradeoff.scenario import load_scenario
+    from tradeoff.ask.population import scenario_population
+    from tradeoff.ask.queries import QuerySpace
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.choose.candidates import scenario_pool
+    from tradeoff.choose.ranking import metric_vectors
+    from tradeoff.learn import truth_from_dirichlet
+    from tradeoff.simulation.oracles import Noise, SimulatedOracle
+    from tradeoff.study.opening import start_session
 
     loaded = load_scenario(scenario)
     sc = loaded.scenario
@@ -128,11 +128,11 @@ def _simulate(people: int, seed: int, folder: Path, scenario: str) -> list[dict[
 
 
 def _replay(folder: Path, scenario: str) -> list[dict[str, Any]]:
-    from tradeoff.candidates import scenario_pool
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.choose.candidates import scenario_pool
+    from tradeoff.choose.ranking import metric_vectors
     from tradeoff.errors import InputError
-    from tradeoff.ranking import metric_vectors
-    from tradeoff.scenario import load_scenario
-    from tradeoff.session import read_session, replay
+    from tradeoff.record.session import read_session, replay
 
     loaded = load_scenario(scenario)
     sc = loaded.scenario

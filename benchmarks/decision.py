@@ -27,13 +27,14 @@ Cells are scenario × strategy × truth family × answers:
   ≤ 0.05), ``near-tie`` (the truth's two best models differ by at most 0.05% of the
   best one's metric ψ); all but ``flat`` by rejection from ``flat``;
 * **answers**: ``exact``, ``flip:0.1``, ``flip:0.2``, ``logistic:0.01`` and ``display``
-  (:mod:`tradeoff.oracles`; each person's answers from a seed independent of the truths').
+  (:mod:`tradeoff.simulation.oracles`; each person's answers from a seed independent of
+  the truths').
 
-A pick is right when the recommended model (:func:`tradeoff.simulate.decide`: the Bayes
+A pick is right when the recommended model (:func:`tradeoff.simulation.simulate.decide`: the Bayes
 decision under the engine's posterior draws, or the knockout's champion) is the truth's
 best; regret is the truth's loss of the pick, as a share of the truth's spread over the
 pool (``regret``) and in the metric's units (``regret ψ``). The calibration columns bin
-the P(best) the engine states at the stop (:meth:`~tradeoff.elicitation.Engine.decision`)
+the P(best) the engine states at the stop (:meth:`~tradeoff.learn.Engine.decision`)
 and give, per bin, the people in it and the share of them whose pick was right. Compute
 time per question is the time of ``Engine.answer`` plus the next ``Engine.next_query``
 (the first question's time includes no answer), measured inside this benchmark's worker
@@ -57,17 +58,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from benchmarks._table import markdown, write
-from tradeoff.candidates import scenario_pool
-from tradeoff.elicitation import Choice, Engine
-from tradeoff.elicitation.joint import JointStrategy
-from tradeoff.oracles import Noise, SimulatedOracle
+from tradeoff.ask.population import Population, scenario_population
+from tradeoff.ask.presentation import card_lines
+from tradeoff.ask.queries import QuerySpace
+from tradeoff.ask.scenario import PoolSpec, Scenario, load_scenario
+from tradeoff.choose.candidates import scenario_pool
+from tradeoff.choose.ranking import metric_vectors
+from tradeoff.learn import Choice, Engine
+from tradeoff.learn.joint import JointStrategy
 from tradeoff.pool import Pool
-from tradeoff.population import Population, scenario_population
-from tradeoff.presentation import card_lines
-from tradeoff.queries import QuerySpace
-from tradeoff.ranking import metric_vectors
-from tradeoff.scenario import PoolSpec, Scenario, load_scenario
-from tradeoff.simulate import decide
+from tradeoff.simulation.oracles import Noise, SimulatedOracle
+from tradeoff.simulation.simulate import decide
 
 FloatArray = NDArray[np.float64]
 

@@ -17,8 +17,8 @@ import moocore
 import numpy as np
 
 from benchmarks._table import markdown, median_seconds, write
-from tradeoff import evaluation as ev
-from tradeoff.bench import null_p_values, permutation_power, seed_hv_sd
+from tradeoff import judge as ev
+from tradeoff.simulation.bench import null_p_values, permutation_power, seed_hv_sd
 
 
 def main(reps: int = 500) -> None:

@@ -19,10 +19,10 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from benchmarks._table import markdown, write
-from tradeoff.elicitation import Engine
-from tradeoff.metric import l1_error
-from tradeoff.oracles import SimulatedOracle
-from tradeoff.scenario import load_scenario
+from tradeoff.ask.metric import l1_error
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.learn import Engine
+from tradeoff.simulation.oracles import SimulatedOracle
 
 SCENARIOS = ("paper-k2-reward-cost", "paper-k2-two-costs")
 STRATEGIES = ("probabilistic", "bisection")

@@ -37,10 +37,10 @@ def session_with(folder: Path, change: dict[str, object]) -> Path:
     """A recorded session whose header is changed and the chain written again (as someone
     holding the file could)."""
     sys.path.insert(0, str(ROOT / "src"))
-    from tradeoff.elicitation import Choice
-    from tradeoff.opening import start_session
-    from tradeoff.scenario import load_scenario
-    from tradeoff.session import chain_hash
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.learn import Choice
+    from tradeoff.record.session import chain_hash
+    from tradeoff.study.opening import start_session
 
     rec = start_session(load_scenario(ROOT / "scenarios" / "breast-cancer-triage.toml"), "p01",
                         folder / "s")

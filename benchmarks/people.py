@@ -32,14 +32,14 @@ from typing import Any
 import numpy as np
 
 from benchmarks._table import markdown, write
-from tradeoff.elicitation import Engine, truth_from_dirichlet
-from tradeoff.elicitation.base import swing_weights
-from tradeoff.metric import l1_error, normalise
-from tradeoff.oracles import Noise, SimulatedOracle
-from tradeoff.population import scenario_population
-from tradeoff.presentation import shown_pair
-from tradeoff.queries import QuerySpace
-from tradeoff.scenario import load_scenario
+from tradeoff.ask.metric import l1_error, normalise
+from tradeoff.ask.population import scenario_population
+from tradeoff.ask.presentation import shown_pair
+from tradeoff.ask.queries import QuerySpace
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.learn import Engine, truth_from_dirichlet
+from tradeoff.learn.base import swing_weights
+from tradeoff.simulation.oracles import Noise, SimulatedOracle
 
 SCENARIOS = ("breast-cancer-triage", "glaucoma-screening")
 PEOPLE = ("exact", "flip:0.1", "logistic:0.01", "display", "indifference:0.002")

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks._table import markdown, median_seconds, write
-from tradeoff.population import softmax_linear
-from tradeoff.scenario import load_scenario
-from tradeoff.simulate import run_once
+from tradeoff.ask.population import softmax_linear
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.simulation.simulate import run_once
 
 TRUTH = (0.12, 0.08, 0.07, 0.32, 0.19, 0.22)
 SIZES = (10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000)

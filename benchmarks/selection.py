@@ -20,15 +20,15 @@ from tests.conftest import SCENARIOS
 from tests.test_selection import SWINGS
 
 from benchmarks._table import markdown, write
-from tradeoff.candidates import scenario_pool
-from tradeoff.decide import rank_for_session, stakeholder_of
-from tradeoff.elicitation import Engine
-from tradeoff.oracles import Noise, SimulatedOracle
-from tradeoff.population import scenario_priors
-from tradeoff.ranking import metric_coefficients, metric_to_omega, omega_to_weights
-from tradeoff.scenario import load_scenario
-from tradeoff.selection import select_for_stakeholders
-from tradeoff.session import Header
+from tradeoff.ask.population import scenario_priors
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.choose.candidates import scenario_pool
+from tradeoff.choose.decide import rank_for_session, stakeholder_of
+from tradeoff.choose.ranking import metric_coefficients, metric_to_omega, omega_to_weights
+from tradeoff.choose.selection import select_for_stakeholders
+from tradeoff.learn import Engine
+from tradeoff.record.session import Header
+from tradeoff.simulation.oracles import Noise, SimulatedOracle
 
 
 def main(reps: int) -> None:

@@ -105,7 +105,7 @@ def _raise_open_files() -> None:
 
 
 async def run(args: argparse.Namespace, folder: Path) -> dict[str, object]:
-    from tradeoff.study import create_study
+    from tradeoff.study.folder import create_study
 
     consent = folder / "consent.md"
     consent.write_text(CONSENT)

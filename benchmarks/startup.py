@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks._table import markdown, write
-from tradeoff.study import create_study
+from tradeoff.study.folder import create_study
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ("glaucoma-screening", "breast-cancer-triage", "breast-cancer-triage-real")
@@ -31,10 +31,10 @@ PARTICIPANT = """
 import json, os, sys, time
 t0 = time.perf_counter()
 import tradeoff.tui.app  # noqa: F401  (the app a participant's process runs)
-from tradeoff.scenario import load_scenario
-from tradeoff.opening import start_session
-from tradeoff.session import Recorder
-from tradeoff.study import load_study
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.study.opening import start_session
+from tradeoff.record.session import Recorder
+from tradeoff.study.folder import load_study
 t1 = time.perf_counter()
 study = load_study(sys.argv[1])
 loaded = load_scenario(study.scenario_path)

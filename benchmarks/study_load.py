@@ -166,7 +166,7 @@ def scenario_with(strategy: str | None, folder: Path) -> Path:
 
 
 async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, object]:
-    from tradeoff.study import create_study
+    from tradeoff.study.folder import create_study
 
     consent = folder / "consent.md"
     consent.write_text(CONSENT)

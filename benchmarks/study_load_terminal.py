@@ -50,7 +50,7 @@ from pathlib import Path
 import aiohttp
 
 from benchmarks._table import markdown, write
-from tradeoff.study import create_study
+from tradeoff.study.folder import create_study
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "scenarios" / "breast-cancer-triage.toml"

@@ -17,8 +17,8 @@ import numpy as np
 from tests.conftest import PAPER_SCENARIOS, SCENARIOS
 
 from benchmarks._table import RESULTS, markdown, write
-from tradeoff.scenario import load_scenario
-from tradeoff.simulate import simulate
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.simulation.simulate import simulate
 
 STRATEGIES = ("paper", "bisection", "probabilistic")
 CHECKPOINTS = (5, 10, 20, 30, 40, 80, 120)

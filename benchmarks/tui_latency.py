@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks._table import markdown, write
-from tradeoff.scenario import SpecOverrides
+from tradeoff.ask.scenario import SpecOverrides
 from tradeoff.tui import make_app
 from tradeoff.tui.screens.question import QuestionScreen
 from tradeoff.tui.screens.start import StartScreen

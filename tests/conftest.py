@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tradeoff.scenario import ElicitationSpec, Scenario, load_scenario
+from tradeoff.ask.scenario import ElicitationSpec, Scenario, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"

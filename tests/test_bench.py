@@ -7,7 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tradeoff.bench import (
+from tradeoff.ask.population import build_population
+from tradeoff.ask.queries import QuerySpace
+from tradeoff.simulation.bench import (
     BUDGETS,
     STRATEGIES,
     _checkpoints,
@@ -17,10 +19,8 @@ from tradeoff.bench import (
     regret,
     run_elicitation,
 )
-from tradeoff.oracles import Noise
-from tradeoff.population import build_population
-from tradeoff.queries import QuerySpace
-from tradeoff.simulate import run_once
+from tradeoff.simulation.oracles import Noise
+from tradeoff.simulation.simulate import run_once
 
 from .conftest import small, spec
 

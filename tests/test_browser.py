@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tradeoff.session import read_session
+from tradeoff.record.session import read_session
 
 from .conftest import CHROMIUM_ARGS, ROOT, small_scenario_file
 
@@ -119,7 +119,7 @@ def test_a_study_code_in_headless_chromium_opens_only_its_own_session(tmp_path: 
     """``tradeoff serve --study``: in the browser, another participant's id typed where the
     code goes opens nothing; the participant's own code opens their session, and the
     answer given in the browser reaches their file and no one else's."""
-    from tradeoff.study import create_study
+    from tradeoff.study.folder import create_study
 
     study, codes = create_study(small_scenario_file(tmp_path), ["p01", "p02"], tmp_path / "s")
     port = free_port()

@@ -14,15 +14,15 @@ import numpy as np
 import pytest
 from scipy.stats import beta as scipy_beta
 
-from tradeoff.cache import cached_candidates, cached_population, population_key
-from tradeoff.candidates import decision_candidates
-from tradeoff.elicitation.probabilistic import ERROR_GRID, beta_pdf
+from tradeoff.ask.population import build_population
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.choose.candidates import decision_candidates
 from tradeoff.errors import InputError
-from tradeoff.opening import start_session
-from tradeoff.oracles import SimulatedOracle
-from tradeoff.population import build_population
-from tradeoff.scenario import load_scenario
-from tradeoff.session import read_session, replay
+from tradeoff.learn.probabilistic import ERROR_GRID, beta_pdf
+from tradeoff.record.session import read_session, replay
+from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.cache import cached_candidates, cached_population, population_key
+from tradeoff.study.opening import start_session
 
 from .conftest import ROOT, small, small_scenario_file
 
@@ -140,7 +140,7 @@ def test_beta_density_is_scipys() -> None:
 def test_a_participants_process_needs_neither_scipy_nor_pandas(tmp_path: Path) -> None:
     """Importing either costs a participant's process 0.5–1.5 s before its first question
     (benchmarks/startup.py measures the whole start)."""
-    from tradeoff.study import create_study
+    from tradeoff.study.folder import create_study
 
     scenario = small_scenario_file(tmp_path, "breast-cancer-triage")
     with pytest.raises(InputError, match=r"pools/breast-cancer\.csv"):
@@ -152,10 +152,10 @@ def test_a_participants_process_needs_neither_scipy_nor_pandas(tmp_path: Path) -
     code = f"""
 import sys
 from tradeoff.tui.screens.question import QuestionScreen
-from tradeoff.scenario import load_scenario
-from tradeoff.opening import start_session
-from tradeoff.session import Recorder
-from tradeoff.study import load_study
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.study.opening import start_session
+from tradeoff.record.session import Recorder
+from tradeoff.study.folder import load_study
 study = load_study({str(study.path)!r})
 loaded = load_scenario(study.scenario_path)
 rec = start_session(loaded, "p01", study.sessions_dir, cache_dir=study.cache_dir)
@@ -183,7 +183,7 @@ def test_a_process_maps_an_entry_once_and_keeps_it_when_out_of_descriptors(
 ) -> None:
     import errno
 
-    from tradeoff import cache
+    from tradeoff.study import cache
 
     sc = small("glaucoma-screening")
     first = cached_population(sc, tmp_path)

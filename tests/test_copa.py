@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.stats import rankdata
 
-from tradeoff import copa
+from tradeoff.pool import copa
 
 # Small integer grids make ties (equal values, equal scores) common.
 matrices = st.integers(2, 30).flatmap(

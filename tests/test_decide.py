@@ -1,4 +1,4 @@
-"""The decide step (`tradeoff.decide`): typed results, the pool taken from the scenario's
+"""The decide step (`tradeoff.choose.decide`): typed results, the pool taken from the scenario's
 `[pool]` (relative to the scenario file), a located error when there is none, options
 checked once; and `select`/`report` without a pool path."""
 
@@ -11,14 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tradeoff.ask.scenario import LoadedScenario, load_scenario
+from tradeoff.choose.decide import Decision, decide, decide_session
+from tradeoff.choose.ranking import Recommendation
+from tradeoff.choose.selection import Selection, Stakeholder
 from tradeoff.cli import main
-from tradeoff.decide import Decision, decide, decide_session
 from tradeoff.errors import InputError
-from tradeoff.opening import start_session
-from tradeoff.oracles import SimulatedOracle
-from tradeoff.ranking import Recommendation
-from tradeoff.scenario import LoadedScenario, load_scenario
-from tradeoff.selection import Selection, Stakeholder
+from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.opening import start_session
 
 from .conftest import ROOT, SCENARIOS, small_scenario_file, spec
 

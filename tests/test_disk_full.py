@@ -21,8 +21,8 @@ SCRIPT = textwrap.dedent(
     import asyncio, json, resource, sys
     from pathlib import Path
 
-    from tradeoff.scenario import SpecOverrides
-    from tradeoff.session import read_session
+    from tradeoff.ask.scenario import SpecOverrides
+    from tradeoff.record.session import read_session
     from tradeoff.tui import make_app
     from tradeoff.tui.screens.question import QuestionScreen
     from tradeoff.tui.dialogs import SaveFailedScreen

@@ -9,12 +9,12 @@ import inspect
 import pytest
 
 MODULES = (
-    "tradeoff.copa",
-    "tradeoff.evaluation.fronts",
-    "tradeoff.evaluation.indicators",
-    "tradeoff.evaluation.permutation",
-    "tradeoff.evaluation.generalisation",
-    "tradeoff.evaluation.systems",
+    "tradeoff.pool.copa",
+    "tradeoff.judge.fronts",
+    "tradeoff.judge.indicators",
+    "tradeoff.judge.permutation",
+    "tradeoff.judge.generalisation",
+    "tradeoff.judge.systems",
 )
 
 

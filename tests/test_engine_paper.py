@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tradeoff.elicitation import Choice, Engine, EngineFinished
-from tradeoff.oracles import SimulatedOracle
-from tradeoff.population import build_population
+from tradeoff.ask.population import build_population
+from tradeoff.learn import Choice, Engine, EngineFinished
+from tradeoff.simulation.oracles import SimulatedOracle
 
 from .conftest import PAPER_SCENARIOS, scenario, small, spec
 

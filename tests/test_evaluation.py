@@ -16,11 +16,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from tradeoff import evaluation as ev
-from tradeoff import render
-from tradeoff.bench import null_p_values, permutation_power
+from tradeoff import judge as ev
 from tradeoff.cli import main
-from tradeoff.evaluation.permutation import _grid_hypervolumes
+from tradeoff.judge import render
+from tradeoff.judge.permutation import _grid_hypervolumes
+from tradeoff.simulation.bench import null_p_values, permutation_power
 
 from .conftest import ROOT
 

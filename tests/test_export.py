@@ -12,15 +12,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tradeoff.elicitation import Choice
+from tradeoff.ask.presentation import per_thousand, shown_number
+from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError
-from tradeoff.export import export_study
-from tradeoff.opening import start_session
-from tradeoff.oracles import SimulatedOracle
-from tradeoff.presentation import per_thousand, shown_number
-from tradeoff.scenario import load_scenario
-from tradeoff.session import AnswerRecord, ConsentRecord, ResultRecord, read_session
-from tradeoff.study import Study, create_study, load_study, withdraw
+from tradeoff.learn import Choice
+from tradeoff.record.session import AnswerRecord, ConsentRecord, ResultRecord, read_session
+from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.export import export_study
+from tradeoff.study.folder import Study, create_study, load_study, withdraw
+from tradeoff.study.opening import start_session
 
 from .conftest import ROOT
 

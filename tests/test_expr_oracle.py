@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tradeoff.expr import ExpressionError, parse_condition
+from tradeoff.pool.expr import ExpressionError, parse_condition
 
 FRAME = pd.DataFrame(
     {

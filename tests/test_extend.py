@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tradeoff.elicitation import Engine
-from tradeoff.oracles import SimulatedOracle
+from tradeoff.learn import Engine
+from tradeoff.simulation.oracles import SimulatedOracle
 
 from .conftest import scenario
 
@@ -11,8 +11,8 @@ from .conftest import scenario
 def test_ten_more_after_a_settled_pick_asks_at_most_ten() -> None:
     """A pick settled early (the decision stop), then "10 more": the counter says at most 10
     and at most 10 are asked (the extension used to raise the budget past the plan: 31)."""
-    from tradeoff.candidates import decision_candidates
-    from tradeoff.population import scenario_priors
+    from tradeoff.ask.population import scenario_priors
+    from tradeoff.choose.candidates import decision_candidates
 
     sc = scenario("breast-cancer-triage")
     rows = decision_candidates(sc, "scenarios", scenario_priors(sc), "decision")

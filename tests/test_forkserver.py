@@ -20,8 +20,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from tradeoff.session import read_session
-from tradeoff.study import Study, create_study
+from tradeoff.record.session import read_session
+from tradeoff.study.folder import Study, create_study
 from tradeoff.tui.forkserver import WEB_ENVIRONMENT
 
 from .conftest import ROOT, small_scenario_file

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
-from tradeoff.elicitation import Choice
-from tradeoff.opening import start_session
-from tradeoff.scenario import load_scenario
+from tradeoff.learn import Choice
+from tradeoff.study.opening import start_session
 
 from .conftest import SCENARIOS, small_scenario_file, spec
 
@@ -679,7 +679,7 @@ for _name, _out in OUTPUTS.items():
 
 
 def _study(tmp: Path) -> Path:
-    from tradeoff.study import create_study
+    from tradeoff.study.folder import create_study
 
     study, _ = create_study(small_scenario_file(tmp), ["p01", "p02"], tmp / "study")
     return study.path
@@ -723,7 +723,7 @@ for _name, (_change, _where) in STUDY_EDITS.items():
 
 @case("study: the pool copy is edited", "changed")
 def _study_pool_edited(tmp: Path) -> list[str]:
-    from tradeoff.study import create_study
+    from tradeoff.study.folder import create_study
 
     scenario = SCENARIOS / "breast-cancer-triage.toml"
     study, _ = create_study(scenario, ["p01"], tmp / "study")

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
-from tradeoff.elicitation import Choice
 from tradeoff.errors import InputError
-from tradeoff.opening import start_session
-from tradeoff.scenario import load_scenario
-from tradeoff.session import summarise
+from tradeoff.learn import Choice
+from tradeoff.record.session import summarise
+from tradeoff.study.opening import start_session
 
 from .conftest import ROOT
 
@@ -127,7 +127,7 @@ def header_edited(tmp_path: Path, change: object) -> Path:
     with the file would), so only the values are wrong."""
     import json
 
-    from tradeoff.session import chain_hash
+    from tradeoff.record.session import chain_hash
 
     rec = start_session(load_scenario(ROOT / "scenarios" / "breast-cancer-triage.toml"),
                         "p01", tmp_path / "s")

@@ -24,8 +24,8 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from tradeoff.cli import main
-from tradeoff.session import read_session
-from tradeoff.study import Study
+from tradeoff.record.session import read_session
+from tradeoff.study.folder import Study
 from tradeoff.web.server import (
     REQUESTS_AT_ONCE,
     SECRET_FILE,

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from tradeoff import study as study_mod
 from tradeoff.cli import main
-from tradeoff.study import (
+from tradeoff.study import folder as study_mod
+from tradeoff.study.folder import (
     ATTEMPTS_FILE,
     ATTEMPTS_TAIL,
     Study,

@@ -22,13 +22,13 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 
+from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
-from tradeoff.export import export_study
-from tradeoff.opening import start_session
-from tradeoff.oracles import SimulatedOracle
-from tradeoff.scenario import load_scenario
-from tradeoff.session import ConsentRecord
-from tradeoff.study import create_study, load_study
+from tradeoff.record.session import ConsentRecord
+from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.export import export_study
+from tradeoff.study.folder import create_study, load_study
+from tradeoff.study.opening import start_session
 from tradeoff.text import FORMULA_STARTS, clean_text, markdown_html, markdown_text
 
 from .conftest import SCENARIOS

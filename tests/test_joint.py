@@ -11,8 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tradeoff.elicitation import Choice, Engine
-from tradeoff.elicitation.joint import (
+from tradeoff.ask.population import build_population
+from tradeoff.ask.queries import ClassifierProfile, Query, QuerySpace
+from tradeoff.ask.scenario import parse_scenario
+from tradeoff.learn import Choice, Engine
+from tradeoff.learn.joint import (
     NOISE_PRIOR,
     NOISE_TAIL,
     PARTICLES,
@@ -26,10 +29,7 @@ from tradeoff.elicitation.joint import (
     particle_outcome_probabilities,
     swing_log_prior,
 )
-from tradeoff.oracles import Noise, SimulatedOracle
-from tradeoff.population import build_population
-from tradeoff.queries import ClassifierProfile, Query, QuerySpace
-from tradeoff.scenario import parse_scenario
+from tradeoff.simulation.oracles import Noise, SimulatedOracle
 
 from .conftest import scenario, small, spec
 
@@ -345,9 +345,9 @@ def test_particles_match_brute_force_with_the_full_noise_grid() -> None:
 
 
 def pool_rows(sc: Any) -> np.ndarray:
-    from tradeoff.population import scenario_population
-    from tradeoff.ranking import metric_vectors
-    from tradeoff.selection import scenario_pool
+    from tradeoff.ask.population import scenario_population
+    from tradeoff.choose.ranking import metric_vectors
+    from tradeoff.choose.selection import scenario_pool
 
     pool = scenario_pool(sc, "scenarios")
     return metric_vectors(sc, pool, scenario_population(sc).priors.tolist())
@@ -362,7 +362,7 @@ def triage() -> tuple[Any, np.ndarray]:
 def test_candidate_questions_show_two_real_models_as_the_screen_does(
     triage: tuple[Any, np.ndarray],
 ) -> None:
-    from tradeoff.presentation import shown_profile
+    from tradeoff.ask.presentation import shown_profile
 
     sc, rows = triage
     engine = Engine(sc, spec(sc, strategy="joint", budget=30), seed=2, candidates=rows)

@@ -7,10 +7,10 @@ from typing import Any
 
 from textual.widgets import Static
 
-from tradeoff.elicitation import Choice
-from tradeoff.oracles import SimulatedOracle
-from tradeoff.presentation import CANDIDATES_PROMPT, QUESTION_PROMPT
-from tradeoff.session import AnswerRecord, read_session, replay
+from tradeoff.ask.presentation import CANDIDATES_PROMPT, QUESTION_PROMPT
+from tradeoff.learn import Choice
+from tradeoff.record.session import AnswerRecord, read_session, replay
+from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.tui import make_app
 from tradeoff.tui.screens.question import QuestionScreen
 

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tradeoff.elicitation import Choice
+from tradeoff.learn import Choice
 from tradeoff.machines import environment, other_path, simd_paths
 from tradeoff.stable import canonical, settled, stable_argmax, stable_order
 
@@ -33,10 +33,10 @@ RECORD = """
 import json, sys
 from pathlib import Path
 import numpy as np
-from tradeoff.elicitation import truth_from_dirichlet
-from tradeoff.opening import start_session
-from tradeoff.oracles import Noise, SimulatedOracle
-from tradeoff.scenario import load_scenario
+from tradeoff.learn import truth_from_dirichlet
+from tradeoff.study.opening import start_session
+from tradeoff.simulation.oracles import Noise, SimulatedOracle
+from tradeoff.ask.scenario import load_scenario
 loaded = load_scenario(sys.argv[1])
 folder = Path(sys.argv[2])
 out = {}
@@ -66,7 +66,7 @@ REPLAY = """
 import json, sys
 from pathlib import Path
 from tradeoff.errors import InputError
-from tradeoff.session import read_session, replay
+from tradeoff.record.session import read_session, replay
 out = {}
 for path in sorted(Path(sys.argv[1]).glob("*/*.jsonl")):
     try:
@@ -202,7 +202,7 @@ def test_canonical_text_is_the_same_for_values_a_few_ulps_apart() -> None:
 def test_a_far_tail_likelihood_is_not_zero_on_one_machine_only() -> None:
     """σ(−40) is 4e-18: the tanh form gave 0 or 1.1e-16 depending on the CPU's tanh, so the
     same particle was dead (likelihood 0) on one machine and alive on another."""
-    from tradeoff.elicitation.joint import _log_answer_likelihood, outcome_probabilities
+    from tradeoff.learn.joint import _log_answer_likelihood, outcome_probabilities
 
     delta = np.array([[-0.04, 0.04]])
     outcomes = np.array([0, 1], dtype=np.intp)
@@ -222,7 +222,7 @@ def test_a_far_tail_likelihood_is_not_zero_on_one_machine_only() -> None:
 
 def test_a_count_on_a_rounding_boundary_reads_the_same_everywhere() -> None:
     """857.5 per 1,000 reads 858 whatever the last bits of the recall carrying it."""
-    from tradeoff.presentation import per_thousand
+    from tradeoff.ask.presentation import per_thousand
 
     exact = 0.8575
     assert {per_thousand(_ulps(exact, k)) for k in range(-4, 5)} == {858}
@@ -232,8 +232,8 @@ def test_a_count_on_a_rounding_boundary_reads_the_same_everywhere() -> None:
 
 
 def _record(tmp_path: Path, strategy: str = "joint", answers: int = 6) -> Path:
-    from tradeoff.opening import start_session
-    from tradeoff.scenario import load_scenario
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.study.opening import start_session
 
     loaded = load_scenario(SCENARIO)
     spec = loaded.scenario.elicitation.override(strategy=strategy, budget=answers)
@@ -252,8 +252,8 @@ def test_a_result_that_recomputes_differently_is_shown_as_recorded(
     engine) is the result shown, and a warning says by how much the recomputation differs."""
     from dataclasses import replace
 
-    from tradeoff.elicitation import Engine
-    from tradeoff.session import read_session, replay, summarise
+    from tradeoff.learn import Engine
+    from tradeoff.record.session import read_session, replay, summarise
 
     real = Engine.result
 
@@ -284,8 +284,8 @@ def test_the_same_version_never_says_another_version(
     """Questions recorded by this version that this machine would not ask (here: a patched
     choice, as a machine whose arithmetic tips a near-tie the other way) are applied as
     recorded, counted, and not called "another version"; the result is the recorded one."""
-    from tradeoff.elicitation.joint import JointStrategy
-    from tradeoff.session import read_session, replay
+    from tradeoff.learn.joint import JointStrategy
+    from tradeoff.record.session import read_session, replay
 
     real = JointStrategy._choose
 
@@ -304,8 +304,8 @@ def test_the_same_version_never_says_another_version(
 
 
 def test_another_version_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tradeoff.session as session
-    from tradeoff.elicitation.joint import JointStrategy
+    import tradeoff.record.session as session
+    from tradeoff.learn.joint import JointStrategy
 
     real = JointStrategy._choose
 

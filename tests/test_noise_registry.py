@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from tradeoff.elicitation import Engine
-from tradeoff.oracles import (
+from tradeoff.learn import Engine
+from tradeoff.simulation.oracles import (
     NOISE_HELP,
     NOISE_MODELS,
     Noise,

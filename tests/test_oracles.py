@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tradeoff.elicitation import Choice
-from tradeoff.oracles import Noise, SimulatedOracle
-from tradeoff.population import softmax_linear
-from tradeoff.queries import Query, QuerySpace
+from tradeoff.ask.population import softmax_linear
+from tradeoff.ask.queries import Query, QuerySpace
+from tradeoff.learn import Choice
+from tradeoff.simulation.oracles import Noise, SimulatedOracle
 
 from .conftest import small
 
@@ -118,7 +118,7 @@ def test_oracle_rejects_negative_band() -> None:
 def test_display_person_answers_from_the_rounded_numbers() -> None:
     """999.66 against 998.90 per 1,000 reads "1,000 against 999": the display person
     answers from that; equal as shown is "can't tell"."""
-    from tradeoff.queries import ClassifierProfile
+    from tradeoff.ask.queries import ClassifierProfile
 
     from .conftest import scenario
 

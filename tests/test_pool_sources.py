@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.choose.ranking import metric_objectives
 from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.pool import load_pool
-from tradeoff.ranking import metric_objectives
-from tradeoff.scenario import load_scenario
 
 from .conftest import SCENARIOS, small_scenario_file, spec
 
@@ -114,9 +114,9 @@ def test_a_measured_pool_ranks_and_opens_in_the_app(
     """The measured file is a pool of the existing format: `rank` reads it against the
     shipped scenario, and a session opened on a scenario whose [pool] names it aims at its
     five models and decides among them (what the app's result screen shows)."""
-    from tradeoff.decide import decide_session
-    from tradeoff.opening import start_session
-    from tradeoff.oracles import SimulatedOracle
+    from tradeoff.choose.decide import decide_session
+    from tradeoff.simulation.oracles import SimulatedOracle
+    from tradeoff.study.opening import start_session
 
     names = pd.read_csv(measured)["model"].tolist()
     argv = ["rank", str(measured), "--scenario", BREAST, "--metric", "0.4,0.4,0.1,0.1"]
@@ -270,8 +270,8 @@ def test_runs_and_versions_become_pools(
 
 
 def _sessions(tmp_path: Path, truths: list[tuple[float, ...]]) -> tuple[Path, list[Path]]:
-    from tradeoff.opening import start_session
-    from tradeoff.oracles import SimulatedOracle
+    from tradeoff.simulation.oracles import SimulatedOracle
+    from tradeoff.study.opening import start_session
 
     path = small_scenario_file(tmp_path, BREAST, **SMALL)
     shutil.copytree(SCENARIOS / "pools", tmp_path / "pools")
@@ -329,7 +329,7 @@ def test_the_decision_is_written_back_only_with_the_flag(
     assert version.tags["tradeoff.p_best"] == f"{p_best:.4f}"
     assert version.tags["tradeoff.sessions"] == sessions[0].name
     assert version.tags["tradeoff.participants"] == "p0"
-    assert version.tags["tradeoff.scenario"] == BREAST
+    assert version.tags["tradeoff.ask.scenario"] == BREAST
     p_ranks = [float(x) for x in version.tags["tradeoff.p_rank_1_2_3"].split(", ")]
     assert p_ranks[0] == pytest.approx(p_best, abs=1e-4) and sum(p_ranks) <= 1 + 1e-9
     assert version.tags["tradeoff.what_would_change"].startswith(("If ", "No change"))

@@ -10,18 +10,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tradeoff.cli import main
-from tradeoff.elicitation import Engine
-from tradeoff.metric import l1_error
-from tradeoff.oracles import SimulatedOracle
-from tradeoff.population import (
+from tradeoff.ask.metric import l1_error
+from tradeoff.ask.population import (
     Population,
     build_population,
     scenario_population,
     softmax_linear,
 )
-from tradeoff.queries import QuerySpace, internal_bounds
-from tradeoff.scenario import load_scenario
+from tradeoff.ask.queries import QuerySpace, internal_bounds
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.cli import main
+from tradeoff.learn import Engine
+from tradeoff.simulation.oracles import SimulatedOracle
 
 from .conftest import ROOT, small
 
@@ -116,7 +116,7 @@ def test_ellipse_point_is_optimal_for_its_weights() -> None:
 
 def test_profiles_report_recall_as_share_of_class() -> None:
     sc = small("glaucoma-screening")
-    from tradeoff.population import build_population
+    from tradeoff.ask.population import build_population
 
     space = QuerySpace(sc, build_population(sc.population, ("glaucoma", "healthy")))
     prof = space.rbo(0, 1, 0.5)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tradeoff.session import read_session
+from tradeoff.record.session import read_session
 
 from .conftest import CHROMIUM_ARGS, small_scenario_file
 from .test_browser import CHROMIUM, free_port, sync_playwright, wait_until
@@ -181,7 +181,7 @@ def test_a_participant_on_another_address_of_this_machine(tmp_path: Path) -> Non
     """Bound to 0.0.0.0 for a study, reached as http://127.0.0.2:PORT/ (not the bind
     address, not 127.0.0.1): the page points its websocket at that address and the origin
     check accepts it, since it is this machine's."""
-    from tradeoff.study import create_study
+    from tradeoff.study.folder import create_study
 
     address = second_loopback_address()
     if address is None:

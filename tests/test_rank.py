@@ -12,10 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
-from tradeoff import copa
+from tradeoff.choose.ranking import OMEGA_MAPPINGS, metric_to_omega, omega_for_metric
 from tradeoff.cli import main
-from tradeoff.pool import Objective, Pool, load_pool
-from tradeoff.ranking import OMEGA_MAPPINGS, metric_to_omega, omega_for_metric
+from tradeoff.pool import Objective, Pool, copa, load_pool
 
 from .conftest import ROOT
 

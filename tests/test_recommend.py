@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.choose.ranking import metric_objectives, metric_vectors, recommend
 from tradeoff.pool import load_pool
-from tradeoff.ranking import metric_objectives, metric_vectors, recommend
-from tradeoff.scenario import load_scenario
 
 from .conftest import SCENARIOS
 
@@ -96,9 +96,9 @@ def test_simulated_stakeholders_get_their_own_best_model(noise: str, at_least: f
     at the pick (``stop = "decision"``), and the recommendation is the best model under
     their true weights at least this often (the benchmark's 1,000-stakeholder figures:
     benchmarks/results/decision.md)."""
-    from tradeoff.candidates import scenario_pool
-    from tradeoff.oracles import Noise
-    from tradeoff.simulate import simulate
+    from tradeoff.choose.candidates import scenario_pool
+    from tradeoff.simulation.oracles import Noise
+    from tradeoff.simulation.simulate import simulate
 
     from .conftest import SCENARIOS, scenario
 
@@ -117,9 +117,9 @@ def test_one_psi_helper_gives_the_three_old_computations_on_the_shipped_pool() -
     (the old ``metric_vectors``, bit for bit: sessions record these rows), and the pool's
     values times one vector's coefficients (``linear_values``, and ``omega_for_metric``'s
     ψ); and the recommendation's E[ψ] from them."""
-    from tradeoff.candidates import scenario_pool
-    from tradeoff.population import scenario_priors
-    from tradeoff.ranking import metric_coefficients
+    from tradeoff.ask.population import scenario_priors
+    from tradeoff.choose.candidates import scenario_pool
+    from tradeoff.choose.ranking import metric_coefficients
 
     pool = scenario_pool(SC, SCENARIOS)
     priors = scenario_priors(SC)

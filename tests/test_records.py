@@ -14,11 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from tradeoff.elicitation import Choice, ElicitationResult
-from tradeoff.opening import start_session
-from tradeoff.oracles import Noise, SimulatedOracle
-from tradeoff.scenario import load_scenario
-from tradeoff.session import (
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.learn import Choice, ElicitationResult
+from tradeoff.record.session import (
     AnswerRecord,
     ConsentRecord,
     ExtendRecord,
@@ -34,6 +32,8 @@ from tradeoff.session import (
     record_bytes,
     replay,
 )
+from tradeoff.simulation.oracles import Noise, SimulatedOracle
+from tradeoff.study.opening import start_session
 
 from .conftest import SCENARIOS
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from tradeoff.choose.decide import decide
+from tradeoff.choose.report import summary
 from tradeoff.cli import main
-from tradeoff.decide import decide
-from tradeoff.report import summary
 
 from .conftest import CHROMIUM_ARGS, ROOT
 

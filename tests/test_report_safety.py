@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.choose.report import CSP
 from tradeoff.cli import main
-from tradeoff.report import CSP
-from tradeoff.scenario import load_scenario
 
 from .test_selection import POOL, SWINGS, natural, record
 

@@ -1,4 +1,4 @@
-"""Robustness of the pick (`tradeoff.robustness`): rank acceptability against a brute-force
+"""Robustness of the pick (`tradeoff.choose.robustness`): rank acceptability against a brute-force
 count over the same draws, the smallest weight change against a scan of the factor, the
 consensus's acceptability against a count by the selection's rule, and both in
 `select --json` and its text."""
@@ -14,13 +14,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from tradeoff.cli import main
-from tradeoff.robustness import (
+from tradeoff.choose.robustness import (
     consensus_acceptability,
     consensus_changes,
     rank_acceptability,
     weight_changes,
 )
+from tradeoff.cli import main
 from tradeoff.stable import stable_argmax
 
 from .conftest import ROOT
@@ -63,8 +63,8 @@ def test_rank_acceptability_is_a_count_over_the_draws(arrays: tuple[np.ndarray, 
 def test_the_first_column_is_the_recommendations_p_best(capsys: pytest.CaptureFixture[str]) -> None:
     """On recorded sessions: P(rank = 1) is the P(best) of the recommendation, and the
     acceptability of every model is the brute-force count over the stakeholder's draws."""
-    from tradeoff.decide import decide
-    from tradeoff.ranking import metric_vectors
+    from tradeoff.choose.decide import decide
+    from tradeoff.choose.ranking import metric_vectors
 
     decision = decide(EXAMPLES)
     selection = decision.selection

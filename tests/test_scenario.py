@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
 from tradeoff.errors import InputError
-from tradeoff.scenario import load_scenario
 
 from .conftest import PAPER_SCENARIOS, SCENARIOS
 

@@ -12,15 +12,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tradeoff.candidates import scenario_pool
+from tradeoff.ask.population import build_population
+from tradeoff.ask.scenario import LoadedScenario, load_scenario
+from tradeoff.choose.candidates import scenario_pool
+from tradeoff.choose.decide import load_stakeholders
+from tradeoff.choose.ranking import metric_coefficients, metric_to_omega, omega_to_weights
+from tradeoff.choose.selection import select_for_stakeholders
 from tradeoff.cli import main
-from tradeoff.decide import load_stakeholders
-from tradeoff.opening import start_session
-from tradeoff.oracles import Noise, SimulatedOracle
-from tradeoff.population import build_population
-from tradeoff.ranking import metric_coefficients, metric_to_omega, omega_to_weights
-from tradeoff.scenario import LoadedScenario, load_scenario
-from tradeoff.selection import select_for_stakeholders
+from tradeoff.simulation.oracles import Noise, SimulatedOracle
+from tradeoff.study.opening import start_session
 
 from .conftest import CHROMIUM_ARGS, ROOT, SCENARIOS, spec
 
@@ -111,7 +111,7 @@ def test_three_stakeholders_end_to_end(
 
 
 def _coef(loaded: LoadedScenario, weights: list[float]) -> np.ndarray:
-    from tradeoff.ranking import metric_coefficients
+    from tradeoff.choose.ranking import metric_coefficients
 
     sc = loaded.scenario
     zeta = build_population(sc.population, ("malignant", "benign")).priors
@@ -251,7 +251,7 @@ async def test_selection_screen(loaded: LoadedScenario, tmp_path: Path) -> None:
 def test_shipped_example_sessions_replay_and_select(capsys: pytest.CaptureFixture[str]) -> None:
     """The example sessions in sessions/examples replay to their recorded results and feed
     `tradeoff select`; the regret matrix names each stakeholder in full."""
-    from tradeoff.session import read_session, replay
+    from tradeoff.record.session import read_session, replay
 
     files = sorted((ROOT / "sessions" / "examples").glob("*/*.jsonl"))
     assert len(files) == 2
@@ -278,7 +278,7 @@ def test_a_person_who_always_picks_a_is_flagged_everywhere(
 ) -> None:
     """`session show`, `select` (text and JSON) and the report flag a person who pressed the
     same key every time; `--exclude-inconsistent` leaves them out of the consensus."""
-    from tradeoff.elicitation import Choice
+    from tradeoff.learn import Choice
 
     good = record(loaded, tmp_path, "careful", natural(loaded, SWINGS[0]), seed=1, budget=12)
     rec = start_session(loaded, "hasty", tmp_path, spec=spec(loaded.scenario, budget=12), seed=2)

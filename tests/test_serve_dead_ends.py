@@ -18,7 +18,7 @@ import aiohttp
 import pytest
 from benchmarks.study_load_terminal import HEIGHT, WIDTH, Screen
 
-from tradeoff.study import create_study
+from tradeoff.study.folder import create_study
 from tradeoff.tui.notice import OPEN_ELSEWHERE, STUDY_CHANGED
 
 from .conftest import small_scenario_file

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import aiohttp
 
-from tradeoff.study import create_study
+from tradeoff.study.folder import create_study
 
 from .conftest import small_scenario_file
 from .test_browser import free_port, wait_until

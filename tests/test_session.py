@@ -9,13 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
-from tradeoff.elicitation import Choice
 from tradeoff.errors import InputError
-from tradeoff.opening import start_session
-from tradeoff.oracles import SimulatedOracle
-from tradeoff.scenario import load_scenario
-from tradeoff.session import (
+from tradeoff.learn import Choice
+from tradeoff.record.session import (
     Recorder,
     SessionLocked,
     check_participant,
@@ -23,6 +21,8 @@ from tradeoff.session import (
     replay,
     unfinished_sessions,
 )
+from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.opening import start_session
 
 from .conftest import small_scenario_file, spec
 
@@ -148,8 +148,8 @@ def test_session_of_another_version_replays_as_recorded(
     """Questions chosen another way (here: always at the posterior median, with repeats of
     the least believed answer) replay as recorded, to the same result, with a warning; the
     session then continues with this version's questions, appended to the same file."""
-    import tradeoff.elicitation.probabilistic as prob
-    import tradeoff.session as session
+    import tradeoff.learn.probabilistic as prob
+    import tradeoff.record.session as session
 
     with monkeypatch.context() as patch:
         patch.setattr(prob, "QUESTION_QUANTILES", (0.5,))

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
 from tradeoff.data import resolve_scenario, shipped_ids, shipped_scenarios
-from tradeoff.scenario import load_scenario
 
 from .conftest import SCENARIOS
 

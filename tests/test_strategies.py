@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tradeoff.elicitation import Choice, Engine
-from tradeoff.oracles import Noise, SimulatedOracle
-from tradeoff.simulate import run_once, simulate
+from tradeoff.learn import Choice, Engine
+from tradeoff.simulation.oracles import Noise, SimulatedOracle
+from tradeoff.simulation.simulate import run_once, simulate
 
 from .conftest import scenario, small, spec
 
@@ -298,10 +298,10 @@ def test_simulate_json_reports_intervals(capsys: pytest.CaptureFixture[str]) -> 
 def test_swing_weights_recover_the_swing_truth(strategy: str) -> None:
     """Swing weights (weight × the statistic's range, normalised) of the estimate are close to
     the swing weights the truth was drawn with, and the probabilistic intervals hold them."""
-    from tradeoff.elicitation import truth_from_dirichlet
-    from tradeoff.elicitation.base import swing_weights
-    from tradeoff.population import build_population
-    from tradeoff.queries import QuerySpace
+    from tradeoff.ask.population import build_population
+    from tradeoff.ask.queries import QuerySpace
+    from tradeoff.learn import truth_from_dirichlet
+    from tradeoff.learn.base import swing_weights
 
     sc = scenario("glaucoma-screening")
     spans = QuerySpace(sc, build_population(sc.population, ("glaucoma", "healthy"))).spans
@@ -334,7 +334,7 @@ def test_all_cant_tell_never_shows_a_pair_more_than_twice(strategy: str) -> None
     tell" is never asked again."""
     from collections import Counter
 
-    from tradeoff.presentation import shown_pair, unanswerable
+    from tradeoff.ask.presentation import shown_pair, unanswerable
 
     sc = scenario("breast-cancer-triage")
     engine = Engine(sc, spec(sc, strategy=strategy, budget=30), seed=5)
@@ -350,7 +350,7 @@ def test_all_cant_tell_never_shows_a_pair_more_than_twice(strategy: str) -> None
 
 @pytest.mark.parametrize("noise", ["exact", "flip:0.2"])
 def test_no_pair_is_shown_more_than_twice(noise: str) -> None:
-    from tradeoff.oracles import Noise
+    from tradeoff.simulation.oracles import Noise
 
     sc = scenario("breast-cancer-triage")
     for seed in range(3):
@@ -361,12 +361,12 @@ def test_no_pair_is_shown_more_than_twice(noise: str) -> None:
 
 
 def test_questions_stay_inside_the_recall_ranges_and_read_as_trade_offs() -> None:
-    from tradeoff.presentation import per_thousand, unanswerable
+    from tradeoff.ask.presentation import per_thousand, unanswerable
 
     sc = scenario("breast-cancer-triage")
     for truth in [(0.05, 0.9, 0.03, 0.02), (0.9, 0.05, 0.03, 0.02), (0.25, 0.25, 0.25, 0.25)]:
         engine = Engine(sc, spec(sc, budget=30), seed=1)
-        from tradeoff.oracles import SimulatedOracle
+        from tradeoff.simulation.oracles import SimulatedOracle
 
         oracle = SimulatedOracle.for_scenario(sc, truth)
         while (q := engine.next_query()) is not None:
@@ -395,8 +395,8 @@ def test_shown_trade_question_is_answered_by_its_recorded_threshold(
     rounded options can read the same or one better on every line; such a question is
     flagged as unanswerable (and the strategies skip it), the others can be asked. The
     same holds of a question aimed finely (a ``tolerance``: a trade of another size)."""
-    from tradeoff.elicitation.bisection import chord_query, prefers_reference
-    from tradeoff.presentation import unanswerable
+    from tradeoff.ask.presentation import unanswerable
+    from tradeoff.learn.bisection import chord_query, prefers_reference
 
     sc = scenario("breast-cancer-triage")
     engine = Engine(sc)
@@ -424,9 +424,9 @@ def test_a_question_aimed_finely_shows_a_threshold_near_its_target(name: str) ->
     most), and never further than the usual trade's."""
     import math
 
-    from tradeoff.elicitation.base import logit, scale_shift
-    from tradeoff.elicitation.bisection import chord_query
-    from tradeoff.presentation import unanswerable
+    from tradeoff.ask.presentation import unanswerable
+    from tradeoff.learn.base import logit, scale_shift
+    from tradeoff.learn.bisection import chord_query
 
     def miss(threshold: float | None, target: float) -> float:
         assert threshold is not None
@@ -458,8 +458,8 @@ def test_ten_more_exact_answers_narrow_the_weights() -> None:
     With 8 truths the ratio of the medians is noisy: over the truths of 20 seeds (0–19,
     8 truths each) it was 0.05–0.68, median 0.48; the bound 0.8 lies 0.12 above the largest
     measured and well below the 1 of questions that stop narrowing."""
-    from tradeoff.elicitation import truth_from_dirichlet
-    from tradeoff.metric import l1_error, normalise
+    from tradeoff.ask.metric import l1_error, normalise
+    from tradeoff.learn import truth_from_dirichlet
 
     sc = scenario("breast-cancer-triage")
     rng = np.random.default_rng(3)
@@ -484,8 +484,8 @@ def test_cant_tell_is_not_asked_again_in_other_numbers() -> None:
     person. Measured on the default scenario, a person answering "can't tell" every time:
     23 questions, then the questions stop (before: 26, most a few per 1,000 from one
     already answered)."""
-    from tradeoff.elicitation.base import logit, scale_shift
-    from tradeoff.elicitation.probabilistic import UNSURE_GAP
+    from tradeoff.learn.base import logit, scale_shift
+    from tradeoff.learn.probabilistic import UNSURE_GAP
 
     sc = scenario("breast-cancer-triage")
     engine = Engine(sc, spec(sc, budget=30), seed=1)

@@ -10,11 +10,10 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Static
 
+from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
-from tradeoff.opening import start_session
-from tradeoff.oracles import SimulatedOracle
-from tradeoff.scenario import load_scenario
-from tradeoff.study import (
+from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.folder import (
     CODE_BITS,
     CODE_LENGTH,
     create_study,
@@ -23,6 +22,7 @@ from tradeoff.study import (
     normalise_code,
     study_status,
 )
+from tradeoff.study.opening import start_session
 from tradeoff.tui import make_app
 from tradeoff.tui.screens.question import QuestionScreen
 from tradeoff.tui.screens.start import StudyStartScreen

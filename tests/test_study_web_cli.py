@@ -10,11 +10,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
-from tradeoff.opening import start_session
-from tradeoff.scenario import load_scenario
-from tradeoff.session import ConsentRecord, now
-from tradeoff.study import load_study
+from tradeoff.record.session import ConsentRecord, now
+from tradeoff.study.folder import load_study
+from tradeoff.study.opening import start_session
 
 from .conftest import small_scenario_file
 

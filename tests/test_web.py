@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from aiohttp.test_utils import TestServer
 
-from tradeoff.session import read_session
-from tradeoff.study import ATTEMPTS_FILE, Study, create_study, study_status, withdraw
+from tradeoff.record.session import read_session
+from tradeoff.study.folder import ATTEMPTS_FILE, Study, create_study, study_status, withdraw
 from tradeoff.web.server import CSP, SESSION_COOKIE, make_web_app
 
 from .conftest import small_scenario_file
@@ -314,7 +314,7 @@ async def test_a_study_without_consent_starts_at_once_and_records_the_language(
     log = read_session(path)
     assert log.consent is None
     assert [e.text for e in log.events if e.type == "note"] == ["language en"]
-    from tradeoff.export import export_study
+    from tradeoff.study.export import export_study
 
     export_study(study, tmp_path / "answers.csv")
     import pandas as pd
@@ -399,9 +399,9 @@ async def test_answers_that_make_no_sense_record_nothing(
 
 
 def test_closed_reads_the_last_line_only_and_agrees_with_the_whole_file(tmp_path: Path) -> None:
-    from tradeoff.opening import start_session
-    from tradeoff.scenario import load_scenario
-    from tradeoff.session import closed
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.record.session import closed
+    from tradeoff.study.opening import start_session
 
     study, _ = make_study(tmp_path, consent=False, budget=2)
     loaded = load_scenario(study.scenario_path)
@@ -423,7 +423,7 @@ def test_sessions_start_side_by_side_in_threads(tmp_path: Path) -> None:
     300 participants an error page in the load benchmark)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from tradeoff.session import check_sessions_dir
+    from tradeoff.record.session import check_sessions_dir
 
     with ThreadPoolExecutor(16) as pool:
         folders = list(pool.map(lambda _: check_sessions_dir(tmp_path / "s"), range(400)))

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tradeoff.session import read_session
-from tradeoff.study import Study, create_study
+from tradeoff.record.session import read_session
+from tradeoff.study.folder import Study, create_study
 
 from .conftest import CHROMIUM_ARGS, ROOT, small_scenario_file
 from .test_browser import CHROMIUM

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tradeoff.session import read_session
-from tradeoff.study import Study
+from tradeoff.record.session import read_session
+from tradeoff.study.folder import Study
 
 from .conftest import ROOT
 from .test_web import make_study, sessions

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tradeoff.candidates import scenario_pool
-from tradeoff.opening import start_session
-from tradeoff.oracles import Noise, SimulatedOracle
-from tradeoff.population import build_population
-from tradeoff.ranking import omega_to_weights
-from tradeoff.scenario import load_scenario
+from tradeoff.ask.population import build_population
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.choose.candidates import scenario_pool
+from tradeoff.choose.ranking import omega_to_weights
+from tradeoff.simulation.oracles import Noise, SimulatedOracle
+from tradeoff.study.opening import start_session
 
 HERE = Path("sessions/examples")
 SCENARIOS = Path("scenarios")

@@ -9,19 +9,19 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.3.0"
+from tradeoff.version import __version__
 
 _LAZY = {
-    "Engine": "tradeoff.elicitation",
-    "Choice": "tradeoff.elicitation",
-    "ElicitationResult": "tradeoff.elicitation",
-    "load_scenario": "tradeoff.scenario",
-    "Scenario": "tradeoff.scenario",
+    "Engine": "tradeoff.learn",
+    "Choice": "tradeoff.learn",
+    "ElicitationResult": "tradeoff.learn",
+    "load_scenario": "tradeoff.ask.scenario",
+    "Scenario": "tradeoff.ask.scenario",
     "InputError": "tradeoff.errors",
-    "LinearMetric": "tradeoff.metric",
-    "SimulatedOracle": "tradeoff.oracles",
-    "Noise": "tradeoff.oracles",
-    "simulate": "tradeoff.simulate",
+    "LinearMetric": "tradeoff.ask.metric",
+    "SimulatedOracle": "tradeoff.simulation.oracles",
+    "Noise": "tradeoff.simulation.oracles",
+    "simulate": "tradeoff.simulation.simulate",
 }
 
 __all__ = [
@@ -39,12 +39,12 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from tradeoff.elicitation import Choice, ElicitationResult, Engine
+    from tradeoff.ask.metric import LinearMetric
+    from tradeoff.ask.scenario import Scenario, load_scenario
     from tradeoff.errors import InputError
-    from tradeoff.metric import LinearMetric
-    from tradeoff.oracles import Noise, SimulatedOracle
-    from tradeoff.scenario import Scenario, load_scenario
-    from tradeoff.simulate import simulate
+    from tradeoff.learn import Choice, ElicitationResult, Engine
+    from tradeoff.simulation.oracles import Noise, SimulatedOracle
+    from tradeoff.simulation.simulate import simulate
 
 
 def __getattr__(name: str) -> Any:

@@ -100,5 +100,5 @@ def _count_parts(text: str, at: int) -> int:
 #: The most candidate models the questions aim at (and a session header records): a larger
 #: pool gives its non-dominated models only (the best model for any positive weights is
 #: among them), and a pool with more of those than this aims at the weights alone
-#: (:func:`tradeoff.candidates.decision_candidates`).
+#: (:func:`tradeoff.choose.candidates.decision_candidates`).
 MAX_DECISION_CANDIDATES = 20_000

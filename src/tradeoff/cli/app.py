@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tradeoff.ask.scenario import STRATEGY_NAMES, SpecOverrides
 from tradeoff.cli.common import (
     UsageError,
     default_scenario,
@@ -20,11 +21,10 @@ from tradeoff.cli.common import (
     say,
     scenarios_dir,
 )
-from tradeoff.scenario import STRATEGY_NAMES, SpecOverrides
 
 if TYPE_CHECKING:
-    from tradeoff.session import SessionSummary
-    from tradeoff.study import Study
+    from tradeoff.record.session import SessionSummary
+    from tradeoff.study.folder import Study
 
 
 def has_terminal() -> bool:
@@ -43,8 +43,8 @@ def _run_app(
     overrides: SpecOverrides | None = None,
     study: Study | None = None,
 ) -> int:
-    from tradeoff.scenario import load_scenario
-    from tradeoff.session import check_participant, check_sessions_dir, read_session
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.record.session import check_participant, check_sessions_dir, read_session
 
     path = Path(scenario) if scenario else default_scenario()
     log = None
@@ -103,7 +103,7 @@ def cmd_elicit(args: argparse.Namespace) -> int:
                 "access code; give neither a scenario, --participant nor --resume"
             )
         from tradeoff.errors import InputError
-        from tradeoff.study import load_study
+        from tradeoff.study.folder import load_study
 
         try:
             study = load_study(args.study)
@@ -148,13 +148,13 @@ def _web_address(text: str) -> bool:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from tradeoff.scenario import load_scenario
-    from tradeoff.session import check_sessions_dir
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.record.session import check_sessions_dir
     from tradeoff.tui.serve import is_loopback, serve
 
     study = None
     if args.study is not None:
-        from tradeoff.study import load_study
+        from tradeoff.study.folder import load_study
 
         if args.scenario:
             raise UsageError("--study takes the scenario from the study; give no scenario")
@@ -254,7 +254,7 @@ def format_session(summary: SessionSummary) -> str:
 
 
 def cmd_session_show(args: argparse.Namespace) -> int:
-    from tradeoff.session import summarise
+    from tradeoff.record.session import summarise
 
     summary = summarise(args.file)
     if args.json:

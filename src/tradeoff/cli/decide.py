@@ -1,5 +1,5 @@
 """``tradeoff select`` and ``tradeoff report``: from recorded sessions (and a pool, or the
-one the scenario names) to a decision. The work is :func:`tradeoff.decide.decide`."""
+one the scenario names) to a decision. The work is :func:`tradeoff.choose.decide.decide`."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from tradeoff.cli.common import UsageError, emit, parse_p, say
 
 if TYPE_CHECKING:
-    from tradeoff.decide import Decision
+    from tradeoff.choose.decide import Decision
+    from tradeoff.choose.selection import Selection
     from tradeoff.pool.tracking import RecordedDecision
-    from tradeoff.selection import Selection
 
 #: Suffixes of pool files: a session argument with one of these was meant as the pool.
 POOL_SUFFIXES = (".csv", ".parquet", ".pq")
@@ -41,7 +41,7 @@ def check_out(out: str | None) -> None:
 
 def decision(args: argparse.Namespace) -> Decision:
     """The decide step for ``select`` and ``report``: the options as the core takes them."""
-    from tradeoff.decide import decide
+    from tradeoff.choose.decide import decide
 
     sessions: list[str] = args.session or []
     if args.pool is None:
@@ -64,8 +64,8 @@ def decision(args: argparse.Namespace) -> Decision:
 
 def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
-    from tradeoff.robustness import CONSENSUS_LEAD, acceptability_sentence
-    from tradeoff.selection import copa_differs
+    from tradeoff.choose.robustness import CONSENSUS_LEAD, acceptability_sentence
+    from tradeoff.choose.selection import copa_differs
 
     names = chosen.pool.names
     lines = []
@@ -163,7 +163,7 @@ def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
         tags["tradeoff.what_would_change"] = nearest.sentence(chosen.pool.names)
     tags |= {
         "tradeoff.recommended": chosen.pool.names[index],
-        "tradeoff.scenario": chosen.scenario.id,
+        "tradeoff.ask.scenario": chosen.scenario.id,
         "tradeoff.participants": ", ".join(s.participant for s in people),
         "tradeoff.sessions": ", ".join(Path(s.path).name for s in people),
         "tradeoff.answers": ", ".join(str(s.answers) for s in people),
@@ -177,8 +177,8 @@ def record_in_mlflow(chosen: Decision, args: argparse.Namespace) -> RecordedDeci
     import shlex
     import tempfile
 
+    from tradeoff.choose.report import write_report as write
     from tradeoff.pool.tracking import record_decision
-    from tradeoff.report import write_report as write
 
     index, tags = decision_tags(chosen)
     row = {str(k): v for k, v in chosen.pool.frame.iloc[index].to_dict().items()}
@@ -231,7 +231,7 @@ def write_report(chosen: Decision, out: str, argv: Sequence[str], *, json: bool)
     ``tradeoff report`` and ``tradeoff study report``)."""
     import shlex
 
-    from tradeoff.report import write_report as write
+    from tradeoff.choose.report import write_report as write
 
     command = "tradeoff " + " ".join(shlex.quote(a) for a in argv)
     check_out(out)

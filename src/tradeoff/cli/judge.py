@@ -20,12 +20,12 @@ from tradeoff.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from tradeoff.evaluation import GapReport, SystemComparison
+    from tradeoff.judge import GapReport, SystemComparison
 
 
 def format_comparison(comparison: SystemComparison, radar: str | None) -> str:
     """The text ``tradeoff compare`` prints: the table, the radar, the tests, warnings."""
-    from tradeoff.render import measurement_table, radar_text
+    from tradeoff.judge.render import measurement_table, radar_text
 
     how_hv = (
         "HV (radar) is HV itself, paper 003's convention for objectives in [0, 1]"
@@ -46,9 +46,9 @@ def format_comparison(comparison: SystemComparison, radar: str | None) -> str:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from tradeoff.evaluation import compare_systems
+    from tradeoff.judge import compare_systems
+    from tradeoff.judge.render import radar_png
     from tradeoff.pool import load_pool
-    from tradeoff.render import radar_png
 
     objs = objectives(args.objective)
     in_range(args.permutations, "--permutations", 1, 10_000_000)
@@ -106,7 +106,7 @@ def format_gaps(report: GapReport) -> str:
 
 def cmd_gap(args: argparse.Namespace) -> int:
     from tradeoff.errors import InputError
-    from tradeoff.evaluation import gaps
+    from tradeoff.judge import gaps
     from tradeoff.pool import Objective, Pool, load_pool
 
     val_cols = [c.strip() for c in args.validation.split(",") if c.strip()]

@@ -1,14 +1,15 @@
 """The argument parser of ``tradeoff``: every command, its options, and its function.
 
 Choices come from the single registries (strategy names from
-:data:`tradeoff.scenario.STRATEGY_NAMES`, ranking methods from :data:`tradeoff.copa.METHODS`).
+:data:`tradeoff.ask.scenario.STRATEGY_NAMES`, ranking methods from
+:data:`tradeoff.pool.copa.METHODS`).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from tradeoff import __version__
+from tradeoff.ask.scenario import STRATEGY_NAMES
 from tradeoff.cli.app import cmd_default, cmd_elicit, cmd_serve, cmd_session_show
 from tradeoff.cli.decide import cmd_report, cmd_select
 from tradeoff.cli.judge import cmd_compare, cmd_gap
@@ -23,9 +24,9 @@ from tradeoff.cli.study import (
     cmd_study_status,
     cmd_study_withdraw,
 )
-from tradeoff.copa import METHODS
-from tradeoff.noise import noise_help
-from tradeoff.scenario import STRATEGY_NAMES
+from tradeoff.pool.copa import METHODS
+from tradeoff.simulation.noise import noise_help
+from tradeoff.version import __version__
 
 SCENARIO_HELP = "scenario TOML file, or a shipped scenario's id (tradeoff scenario list)"
 

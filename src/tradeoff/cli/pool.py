@@ -57,7 +57,7 @@ def cmd_pool_mlflow(args: argparse.Namespace) -> int:
     writable_file(args.out, "--out")
     scenario = None
     if args.scenario:
-        from tradeoff.scenario import load_scenario
+        from tradeoff.ask.scenario import load_scenario
 
         scenario = load_scenario(args.scenario).scenario
     elif not args.map:

@@ -8,16 +8,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tradeoff.ask.scenario import STRATEGY_NAMES
 from tradeoff.cli.common import UsageError, emit, finite, floats, in_range, say, seed
-from tradeoff.scenario import STRATEGY_NAMES
 
 if TYPE_CHECKING:
-    from tradeoff.simulate import Summary
+    from tradeoff.simulation.simulate import Summary
 
 
 def cmd_scenario_check(args: argparse.Namespace) -> int:
-    from tradeoff.population import build_population
-    from tradeoff.scenario import load_scenario, summary
+    from tradeoff.ask.population import build_population
+    from tradeoff.ask.scenario import load_scenario, summary
 
     loaded = load_scenario(args.file)
     s = loaded.scenario
@@ -27,7 +27,7 @@ def cmd_scenario_check(args: argparse.Namespace) -> int:
     pool_models = None
     if s.pool is not None:
         # The pool too: missing, a folder or a FIFO, or columns that do not fit.
-        from tradeoff.candidates import scenario_pool, scenario_pool_path
+        from tradeoff.choose.candidates import scenario_pool, scenario_pool_path
         from tradeoff.errors import InputError
 
         folder = Path(loaded.path).parent
@@ -65,8 +65,8 @@ def cmd_scenario_check(args: argparse.Namespace) -> int:
 
 def cmd_scenario_list(args: argparse.Namespace) -> int:
     """The shipped scenarios, each usable by its id wherever a scenario file is asked for."""
+    from tradeoff.ask.scenario import load_scenario
     from tradeoff.data import shipped_ids, shipped_scenarios
-    from tradeoff.scenario import load_scenario
 
     rows: list[dict[str, str | bool]] = []
     for sid in shipped_ids():
@@ -137,9 +137,9 @@ def format_summary(summary: Summary) -> str:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from tradeoff.oracles import Noise
-    from tradeoff.scenario import load_scenario
-    from tradeoff.simulate import simulate
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.simulation.oracles import Noise
+    from tradeoff.simulation.simulate import simulate
 
     loaded = load_scenario(args.scenario)
     scenario = loaded.scenario
@@ -147,7 +147,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     truth = floats(args.truth, "--truth") if args.truth else None
     truths = None
     if args.truths is not None:
-        from tradeoff.simulate import read_truths
+        from tradeoff.simulation.simulate import read_truths
 
         if truth is not None:
             raise UsageError("give --truth or --truths, not both")
@@ -176,7 +176,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     )
     pool = None
     if scenario.pool is not None:
-        from tradeoff.candidates import scenario_pool
+        from tradeoff.choose.candidates import scenario_pool
 
         pool = scenario_pool(scenario, Path(loaded.path).parent)
     summary = simulate(
@@ -199,7 +199,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from tradeoff.bench import main_elicitation
+    from tradeoff.simulation.bench import main_elicitation
 
     in_range(args.runs, "--runs", 1, 100_000)
     seed(args.seed)

@@ -1,6 +1,6 @@
 """Studies: ``tradeoff study create``, ``tradeoff study status`` and ``tradeoff study report``.
 
-The work is in :mod:`tradeoff.study`; these commands parse options and print.
+The work is in :mod:`tradeoff.study.folder`; these commands parse options and print.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 from tradeoff.cli.common import UsageError, emit, error, parse_p, say
 
 if TYPE_CHECKING:
-    from tradeoff.study import Study
+    from tradeoff.study.folder import Study
 
 
 def _participants(value: str) -> list[str]:
-    from tradeoff.study import read_participants
+    from tradeoff.study.folder import read_participants
 
     if value.isascii() and value.isdigit():
         n = int(value) if len(value) <= 6 else 0
@@ -33,7 +33,7 @@ def _participants(value: str) -> list[str]:
 
 
 def cmd_study_create(args: argparse.Namespace) -> int:
-    from tradeoff.study import CODE_BITS, create_study
+    from tradeoff.study.folder import CODE_BITS, create_study
 
     ids = _participants(args.participants)
     codes_file = Path(args.codes) if args.codes else None
@@ -117,7 +117,7 @@ def format_status(data: dict[str, object]) -> str:
 def _refuse_unread_withdrawals(study: Study) -> None:
     """A report or an export leaves withdrawn participants out: with a line of the
     withdrawals file unreadable it cannot know who, so it stops with that line's location."""
-    from tradeoff.study import read_withdrawals
+    from tradeoff.study.folder import read_withdrawals
 
     problem = read_withdrawals(study).error()
     if problem is not None:
@@ -125,7 +125,7 @@ def _refuse_unread_withdrawals(study: Study) -> None:
 
 
 def cmd_study_status(args: argparse.Namespace) -> int:
-    from tradeoff.study import load_study, study_status
+    from tradeoff.study.folder import load_study, study_status
 
     study = load_study(args.study)
     if args.watch:
@@ -142,10 +142,10 @@ def cmd_study_status(args: argparse.Namespace) -> int:
 
 
 def cmd_study_report(args: argparse.Namespace) -> int:
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.choose.decide import decide
     from tradeoff.cli.decide import check_out, write_report
-    from tradeoff.decide import decide
-    from tradeoff.scenario import load_scenario
-    from tradeoff.study import load_study, study_status
+    from tradeoff.study.folder import load_study, study_status
 
     check_out(args.out)
     study = load_study(args.study)
@@ -170,7 +170,7 @@ def cmd_study_report(args: argparse.Namespace) -> int:
 
 
 def cmd_study_withdraw(args: argparse.Namespace) -> int:
-    from tradeoff.study import load_study, withdraw
+    from tradeoff.study.folder import load_study, withdraw
 
     study = load_study(args.study)
     record = withdraw(study, args.participant)
@@ -189,7 +189,7 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
 
 
 def cmd_study_serve(args: argparse.Namespace) -> int:
-    from tradeoff.study import load_study
+    from tradeoff.study.folder import load_study
     from tradeoff.web.server import Timeouts
     from tradeoff.web.serving import serve_study
 
@@ -220,8 +220,8 @@ def cmd_study_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_study_export(args: argparse.Namespace) -> int:
-    from tradeoff.export import export_study
-    from tradeoff.study import load_study
+    from tradeoff.study.export import export_study
+    from tradeoff.study.folder import load_study
 
     study = load_study(args.study)
     _refuse_unread_withdrawals(study)

@@ -1,7 +1,7 @@
 """Candidate pools: one row per model, named objective columns with a direction.
 
 :func:`load_pool` reads a CSV or Parquet file with pandas, optionally restricts the
-population with a condition (``where``, see :mod:`tradeoff.expr`), and validates every
+population with a condition (``where``, see :mod:`tradeoff.pool.expr`), and validates every
 objective column: the file must exist, the columns must exist and be numeric, NaN and ±inf
 are refused (or their rows dropped on request), model names must be unique, and at least
 two models must remain.
@@ -25,7 +25,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from tradeoff.errors import InputError, Problem
-from tradeoff.expr import CONDITION_HELP, ExpressionError, parse_condition
+from tradeoff.pool.expr import CONDITION_HELP, ExpressionError, parse_condition
 from tradeoff.text import clean_text, clean_texts
 
 FloatArray = NDArray[np.float64]
@@ -108,14 +108,15 @@ class Pool:
     @cached_property
     def rank_cdf(self) -> FloatArray:
         """COPA's û of every model and objective (computed once per pool; read-only)."""
-        from tradeoff.copa import rank_cdf
+        from tradeoff.pool.copa import rank_cdf
 
         out = rank_cdf(self.minimisation())
         out.setflags(write=False)
         return out
 
     def mask(self, expressions: Sequence[str]) -> NDArray[np.bool_]:
-        """Rows satisfying every condition (e.g. ``"EO <= 0.02"``; see :mod:`tradeoff.expr`)."""
+        """Rows satisfying every condition (e.g. ``"EO <= 0.02"``; see
+        :mod:`tradeoff.pool.expr`)."""
         keep = np.ones(self.n, dtype=bool)
         for expr in expressions:
             keep &= condition_mask(self.source, self.frame, expr, "constraint")
@@ -125,7 +126,7 @@ class Pool:
 def condition_mask(source: str, frame: pd.DataFrame, text: str, what: str) -> NDArray[np.bool_]:
     """Rows of ``frame`` meeting the condition ``text``, or an InputError naming ``what``.
 
-    The condition is parsed against the allow-list of :mod:`tradeoff.expr` before anything
+    The condition is parsed against the allow-list of :mod:`tradeoff.pool.expr` before anything
     is evaluated, so nothing but the table's columns can be reached.
     """
     try:
@@ -204,7 +205,7 @@ def load_pool(
         else the row number.
     where
         A condition selecting the population (e.g. ``"`Available on the hub` == True"``),
-        parsed against the allow-list of :mod:`tradeoff.expr`.
+        parsed against the allow-list of :mod:`tradeoff.pool.expr`.
     drop_missing
         Drop rows with NaN or ±inf in an objective instead of refusing them.
     frame

@@ -30,9 +30,9 @@ from typing import Any
 
 import pandas as pd
 
+from tradeoff.ask.scenario import Scenario
 from tradeoff.errors import InputError, Problem
 from tradeoff.pool.measuring import Measured
-from tradeoff.scenario import Scenario
 
 __all__ = ["RecordedDecision", "from_mlflow", "parse_mapping", "record_decision"]
 

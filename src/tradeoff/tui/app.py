@@ -2,9 +2,9 @@
 
 The app only wires: it opens the screens (:mod:`tradeoff.tui.screens`, one module each,
 none importing another) in answer to the messages they post (:mod:`tradeoff.tui.common`),
-and starts or resumes sessions through :mod:`tradeoff.opening`. The screens show the
+and starts or resumes sessions through :mod:`tradeoff.study.opening`. The screens show the
 engine's questions and pass the answers on: every answer goes through
-:class:`~tradeoff.session.Recorder`, which writes it to disk before the next question
+:class:`~tradeoff.record.session.Recorder`, which writes it to disk before the next question
 appears. Slow work (building the population, replaying a session, ranking a pool) runs in
 thread workers; widgets are only touched on the UI thread.
 """
@@ -21,10 +21,9 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from tradeoff.ask.scenario import LoadedScenario, SpecOverrides, load_scenario
 from tradeoff.errors import InputError
-from tradeoff.opening import resume_session, start_session
-from tradeoff.scenario import LoadedScenario, SpecOverrides, load_scenario
-from tradeoff.session import (
+from tradeoff.record.session import (
     Recorder,
     SessionLocked,
     SessionLog,
@@ -33,7 +32,8 @@ from tradeoff.session import (
     read_session,
     unfinished_sessions,
 )
-from tradeoff.study import Study
+from tradeoff.study.folder import Study
+from tradeoff.study.opening import resume_session, start_session
 from tradeoff.tui.common import (
     BackToQuestions,
     Confirmed,

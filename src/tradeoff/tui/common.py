@@ -16,9 +16,9 @@ from pathlib import Path
 
 from textual.message import Message
 
-from tradeoff.scenario import LoadedScenario, SpecOverrides
-from tradeoff.session import Recorder, SessionLog
-from tradeoff.study import Study
+from tradeoff.ask.scenario import LoadedScenario, SpecOverrides
+from tradeoff.record.session import Recorder, SessionLog
+from tradeoff.study.folder import Study
 
 NO_WRONG_ANSWERS = "There are no wrong answers: we want to learn what matters to you."
 
@@ -36,9 +36,9 @@ class Settings:
     resume_log: SessionLog | None = None
     seed: int = 0
     #: A study: the start screen asks for an access code, which opens that participant's
-    #: own session and nothing else (:mod:`tradeoff.study`).
+    #: own session and nothing else (:mod:`tradeoff.study.folder`).
     study: Study | None = None
-    #: Where populations and pool tables are memory-mapped from (:mod:`tradeoff.cache`).
+    #: Where populations and pool tables are memory-mapped from (:mod:`tradeoff.study.cache`).
     cache_dir: Path | None = None
 
 

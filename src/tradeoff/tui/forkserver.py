@@ -5,7 +5,7 @@ the command's standard input and output. Started afresh, each such process spend
 second of CPU importing numpy, pydantic, Textual and the engine before it can draw the
 access-code screen; when a room of clinicians opens the link at once, those seconds queue
 on the machine's cores. ``tradeoff serve --study`` therefore starts this process once: it
-imports everything, maps the study's cache (:mod:`tradeoff.cache`), and listens on a Unix
+imports everything, maps the study's cache (:mod:`tradeoff.study.cache`), and listens on a Unix
 socket in a private folder. The command each connection runs is :mod:`tradeoff.spawn`,
 which imports nothing heavy: it hands its standard input, output and error to this process
 (``SCM_RIGHTS``), which forks; the child puts them in place, runs the study's app (as
@@ -64,11 +64,11 @@ def _child(
                 os.close(fd)
         os.environ["COLUMNS"] = _size(request.get("columns"), 80)
         os.environ["ROWS"] = _size(request.get("rows"), 24)
-        from tradeoff.study import clean_source
+        from tradeoff.study.folder import clean_source
 
         os.environ["TRADEOFF_CLIENT"] = clean_source(str(request.get("client") or ""))
         from tradeoff.errors import InputError
-        from tradeoff.study import load_study
+        from tradeoff.study.folder import load_study
         from tradeoff.tui.app import make_app
 
         try:
@@ -102,9 +102,9 @@ def serve_forks(study: str, path: Path) -> None:
     import textual.drivers.web_driver  # noqa: F401
 
     import tradeoff.tui.app  # noqa: F401
-    from tradeoff.cache import cached_population
-    from tradeoff.scenario import load_scenario
-    from tradeoff.study import load_study
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.study.cache import cached_population
+    from tradeoff.study.folder import load_study
 
     loaded = load_study(study)
     cached_population(load_scenario(loaded.scenario_path).scenario, loaded.cache_dir)

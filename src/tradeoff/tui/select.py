@@ -5,8 +5,9 @@ with the Pareto front. COPA's ω, p and top-% are one level down (``d``), with t
 for p and for moving weight between aspects.
 
 Opened by ``tradeoff select POOL --session FILE ... --tui`` and from the stakeholder app's
-result screen. All ranking is done by :mod:`tradeoff.copa` / :mod:`tradeoff.ranking` and the
-words by :mod:`tradeoff.selection`; the screen only shows them.
+result screen. All ranking is done by :mod:`tradeoff.pool.copa` /
+:mod:`tradeoff.choose.ranking` and the
+words by :mod:`tradeoff.choose.selection`; the screen only shows them.
 """
 
 from __future__ import annotations
@@ -22,12 +23,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
 from textual_plotext import PlotextPlot
 
-from tradeoff import copa
-from tradeoff.pool import Pool
-from tradeoff.presentation import aspect_cell, aspect_header, table_legend
-from tradeoff.ranking import rank_pool
-from tradeoff.scenario import Scenario
-from tradeoff.selection import Selection, omega_note, plain_summary
+from tradeoff.ask.presentation import aspect_cell, aspect_header, table_legend
+from tradeoff.ask.scenario import Scenario
+from tradeoff.choose.ranking import rank_pool
+from tradeoff.choose.selection import Selection, omega_note, plain_summary
+from tradeoff.pool import Pool, copa
 from tradeoff.tui.dialogs import SelectionHelpScreen
 
 P_VALUES = (1.0, 2.0, math.inf)

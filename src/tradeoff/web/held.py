@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from tradeoff.elicitation import Engine
+from tradeoff.ask.scenario import LoadedScenario
 from tradeoff.errors import InputError
-from tradeoff.opening import resume_session, start_session
-from tradeoff.scenario import LoadedScenario
-from tradeoff.session import (
+from tradeoff.learn import Engine
+from tradeoff.record.session import (
     ConsentRecord,
     Header,
     Recorder,
@@ -28,7 +27,8 @@ from tradeoff.session import (
     iter_sessions,
     read_session,
 )
-from tradeoff.study import Study
+from tradeoff.study.folder import Study
+from tradeoff.study.opening import resume_session, start_session
 
 T = TypeVar("T")
 

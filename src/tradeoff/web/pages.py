@@ -1,6 +1,6 @@
 """What each page of the study web page shows, in the participant's language.
 
-The option cards use :mod:`tradeoff.presentation`, the same code and numbers as the
+The option cards use :mod:`tradeoff.ask.presentation`, the same code and numbers as the
 terminal; the words around them come from the catalogue (:mod:`tradeoff.web.i18n`).
 """
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tradeoff.elicitation import consistency_of
-from tradeoff.presentation import card_lines, settled_tradeoff_sentences
-from tradeoff.scenario import Scenario
-from tradeoff.session import Recorder
+from tradeoff.ask.presentation import card_lines, settled_tradeoff_sentences
+from tradeoff.ask.scenario import Scenario
+from tradeoff.learn import consistency_of
+from tradeoff.record.session import Recorder
 from tradeoff.text import markdown_html
 from tradeoff.web.i18n import Language
 

@@ -42,11 +42,11 @@ import jinja2
 from aiohttp import web
 from markupsafe import Markup
 
-from tradeoff.elicitation import Choice, expected_questions
+from tradeoff.ask.scenario import DECIDING_STRATEGIES, load_scenario
 from tradeoff.errors import InputError
-from tradeoff.scenario import DECIDING_STRATEGIES, load_scenario
-from tradeoff.session import ConsentRecord, Recorder, SessionLocked, SessionWriteError, now
-from tradeoff.study import (
+from tradeoff.learn import Choice, expected_questions
+from tradeoff.record.session import ConsentRecord, Recorder, SessionLocked, SessionWriteError, now
+from tradeoff.study.folder import (
     Study,
     client_source,
     load_study,
@@ -537,7 +537,7 @@ SITE = web.AppKey("site", Site)
 
 
 def source_of(request: web.Request, trust_proxy: bool) -> str:
-    """The client's address (:func:`tradeoff.study.client_source`)."""
+    """The client's address (:func:`tradeoff.study.folder.client_source`)."""
     return client_source(request.remote, request.headers.get("X-Forwarded-For"), trust_proxy)
 
 

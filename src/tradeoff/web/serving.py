@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from aiohttp import web
 
-from tradeoff.study import Study
+from tradeoff.study.folder import Study
 from tradeoff.web.server import Timeouts, make_web_app, study_secret
 
 #: ``prctl``'s option that has the kernel send a signal to a process when its parent dies.

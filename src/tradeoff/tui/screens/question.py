@@ -15,10 +15,16 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, ProgressBar, Static
 
-from tradeoff.elicitation import Choice
-from tradeoff.presentation import QUESTION_PROMPT, Line, card_lines, option_title, question_prompt
-from tradeoff.queries import Query
-from tradeoff.session import Recorder
+from tradeoff.ask.presentation import (
+    QUESTION_PROMPT,
+    Line,
+    card_lines,
+    option_title,
+    question_prompt,
+)
+from tradeoff.ask.queries import Query
+from tradeoff.learn import Choice
+from tradeoff.record.session import Recorder
 from tradeoff.tui.common import PauseSession, QuestionsDone
 from tradeoff.tui.dialogs import HelpScreen, save
 

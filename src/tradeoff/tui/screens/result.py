@@ -1,5 +1,5 @@
 """The result screen: the candidate models, best for this person first, in their own words
-and units, from the decide step (:func:`tradeoff.decide.decide_session`)."""
+and units, from the decide step (:func:`tradeoff.choose.decide.decide_session`)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Label, Static
 
+from tradeoff.ask.presentation import aspect_cell, aspect_header, table_legend
 from tradeoff.errors import InputError
-from tradeoff.presentation import aspect_cell, aspect_header, table_legend
-from tradeoff.session import Recorder
+from tradeoff.record.session import Recorder
 from tradeoff.tui.common import Farewell
 from tradeoff.tui.dialogs import ResultHelpScreen
 
 if TYPE_CHECKING:
-    from tradeoff.decide import Decision
+    from tradeoff.choose.decide import Decision
 
 
 class ResultScreen(Screen[None]):
@@ -66,7 +66,7 @@ class ResultScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def rank(self) -> None:
-        from tradeoff.decide import decide_session  # pandas only once a result is shown
+        from tradeoff.choose.decide import decide_session  # pandas only once a result is shown
 
         rec = self.recorder
         try:

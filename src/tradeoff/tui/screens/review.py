@@ -12,9 +12,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, Static
 
-from tradeoff.elicitation import consistency_of
-from tradeoff.presentation import settled_tradeoff_sentences
-from tradeoff.session import Recorder
+from tradeoff.ask.presentation import settled_tradeoff_sentences
+from tradeoff.learn import consistency_of
+from tradeoff.record.session import Recorder
 from tradeoff.tui.common import BackToQuestions, Confirmed, PauseSession
 from tradeoff.tui.dialogs import ReviewHelpScreen, save
 

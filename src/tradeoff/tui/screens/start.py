@@ -17,16 +17,16 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Select, Static
 
-from tradeoff.elicitation import expected_questions
-from tradeoff.errors import InputError
-from tradeoff.scenario import (
+from tradeoff.ask.scenario import (
     DECIDING_STRATEGIES,
     LoadedScenario,
     SpecOverrides,
     load_scenario,
 )
-from tradeoff.session import check_participant, unfinished_sessions
-from tradeoff.study import Study, record_failure, wrong_code_delay
+from tradeoff.errors import InputError
+from tradeoff.learn import expected_questions
+from tradeoff.record.session import check_participant, unfinished_sessions
+from tradeoff.study.folder import Study, record_failure, wrong_code_delay
 from tradeoff.tui.common import NO_WRONG_ANSWERS, OpenFor, ResumeFile, Settings, reflow
 
 
@@ -160,7 +160,7 @@ class StudyStartScreen(Screen[None]):
     session (new or resumed) and nothing else. A right code opens at once; a wrong one
     gets a plain message after a delay that grows with the wrong codes from the same
     source (the client's address the server passes in ``TRADEOFF_CLIENT``), and a little
-    with those from anywhere (:func:`tradeoff.study.wrong_code_delay`)."""
+    with those from anywhere (:func:`tradeoff.study.folder.wrong_code_delay`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.quit", "Quit", id="quit-start")]
 

@@ -1,0 +1,463 @@
+"""Words for people: classifier profiles, differences and trade-offs in the scenario's language.
+
+The app, the reports and ``tradeoff session show`` all phrase things through this module, so
+a clinician reads "finds 912 of 1,000 glaucoma cases" and "$0.21 per scan" everywhere.
+Recall is shown as a natural frequency per 1,000 (docs/architecture.md: people see d_i / ζ_i).
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tradeoff.ask.queries import ClassifierProfile, Query
+from tradeoff.ask.scenario import AttributeSpec, Scenario
+from tradeoff.stable import settled
+
+PER = 1000
+
+
+def per_thousand(recall: float) -> int:
+    """Recall as a count out of 1,000, rounded from its :func:`~tradeoff.stable.settled`
+    value (a recall of exactly 857.5 per 1,000 reads 858 on every machine, whatever the
+    last bits of the float that carries it).
+
+    >>> per_thousand(0.8575), per_thousand(0.8574999999999999), per_thousand(0.85750000001)
+    (858, 858, 858)
+    """
+    return round(settled(recall * PER))
+
+
+def class_line(scenario: Scenario, i: int, recall: float) -> str:
+    """E.g. "finds 912 of 1,000 glaucoma cases"."""
+    c = scenario.classes[i]
+    return f"{c.verb} {per_thousand(recall):,} of {PER:,} {c.label}"
+
+
+def attribute_line(scenario: Scenario, j: int, value: float) -> str:
+    """E.g. "$0.21 per scan"."""
+    return scenario.attributes[j].render(value)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of an option card: its text and how it compares with the other option."""
+
+    text: str
+    differs: bool
+    better: bool
+    delta: str
+
+
+def _number(spec: AttributeSpec, value: float) -> str:
+    """The number part of ``spec.render(value)``."""
+    value = settled(value)  # the same text on every machine (tradeoff.stable)
+    if spec.format:
+        for _, name, fmt, _ in string.Formatter().parse(spec.format):
+            if name == "value":
+                return format(value, fmt or "")
+    return f"{value:.3g}"
+
+
+def amount(spec: AttributeSpec, value: float) -> str:
+    """An amount of an attribute with its unit and nothing else: "0.1 ms", "$0.05", "31 KB"
+    (the format's own prefix, such as "$", is kept; its trailing words are not).
+
+    >>> from tradeoff.ask.scenario import AttributeSpec
+    >>> amount(AttributeSpec(name="cost", kind="cost", unit="$", range=(0, 1),
+    ...                      label="per scan", format="${value:.2f} per scan"), 0.05)
+    '$0.05'
+    """
+    prefix = ""
+    if spec.format:
+        prefix = spec.format.split("{", 1)[0]
+    number = _number(spec, value)
+    unit = f" {spec.unit}" if spec.unit and spec.unit not in prefix else ""
+    return f"{prefix}{number}{unit}"
+
+
+def _attr_delta(scenario: Scenario, j: int, mine: float, other: float) -> tuple[bool, str]:
+    spec = scenario.attributes[j]
+    diff = mine - other
+    better = diff < 0 if spec.kind == "cost" else diff > 0
+    word = "more" if diff > 0 else "less"
+    return better, f"{amount(spec, abs(diff))} {word} {spec.name}"
+
+
+def difference_words(
+    scenario: Scenario, mine: Sequence[float], other: Sequence[float]
+) -> list[str]:
+    """How one model differs from another, in the scenario's words, one phrase per aspect
+    that differs as shown ("flags 12 more malignant lumps per 1,000", "0.1 ms more
+    latency"). ``mine`` and ``other`` hold the recalls of the classes, then the attributes
+    in their units.
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/glaucoma-screening.toml").scenario
+    >>> difference_words(sc, [0.912, 0.84, 0.21, 5], [0.9, 0.84, 0.20, 5])
+    ['finds 12 more glaucoma cases per 1,000', '$0.01 more cost']
+    """
+    k = scenario.n_classes
+    words = []
+    for i, c in enumerate(scenario.classes):
+        d = per_thousand(mine[i]) - per_thousand(other[i])
+        if d:
+            more = "more" if d > 0 else "fewer"
+            words.append(f"{c.verb} {abs(d):,} {more} {c.label} per {PER:,}")
+    for j in range(len(scenario.attributes)):
+        a, b = mine[k + j], other[k + j]
+        spec = scenario.attributes[j]
+        # Only differences the display can show (not one that rounds to nothing).
+        if spec.render(abs(a - b)) != spec.render(0.0):
+            words.append(_attr_delta(scenario, j, a, b)[1])
+    return words
+
+
+def shown_number(spec: AttributeSpec, value: float) -> float:
+    """The number a person reads for an attribute: ``value`` rounded as its format shows it.
+
+    >>> from tradeoff.ask.scenario import AttributeSpec
+    >>> spec = AttributeSpec(name="t", kind="cost", range=(0, 15), label="per case",
+    ...                      format="{value:.1f} ms per case")
+    >>> shown_number(spec, 9.14159)
+    9.1
+    """
+    text = _number(spec, value)
+    cleaned = text.replace(",", "").replace("_", "").strip()
+    try:
+        if cleaned.endswith("%"):
+            return float(cleaned[:-1]) / 100
+        return float(cleaned)
+    except ValueError:  # a format that shows no plain number: the value itself
+        return value
+
+
+def shown_profile(scenario: Scenario, profile: ClassifierProfile) -> ClassifierProfile:
+    """The classifier as a person reads it: recalls per 1,000 and attributes as formatted.
+
+    The display-reading simulated stakeholder answers from this profile, and the engine
+    compares two options through it to tell whether a person could see them differ.
+    """
+    recalls = tuple(per_thousand(r) / PER for r in profile.recalls)
+    accuracies = tuple(
+        d * shown / r if r > 0 else 0.0
+        for d, r, shown in zip(profile.accuracies, profile.recalls, recalls, strict=True)
+    )
+    attributes = tuple(
+        shown_number(spec, v)
+        for spec, v in zip(scenario.attributes, profile.attributes, strict=True)
+    )
+    return ClassifierProfile(accuracies, recalls, attributes)
+
+
+def shown_pair(scenario: Scenario, query: Query) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The two options of a question as their card lines read, in a fixed order: the same
+    value for the same two options whichever side each is shown on (a question "asked
+    again" is one with the same key)."""
+    left = tuple(line.text for line in card_lines(scenario, query.left, query.right))
+    right = tuple(line.text for line in card_lines(scenario, query.right, query.left))
+    first, second = sorted((left, right))
+    return first, second
+
+
+def unanswerable(scenario: Scenario, query: Query) -> str | None:
+    """Why a person could not answer ``query`` from what the screen shows, or ``None``.
+
+    A question is askable when each option is visibly better on something (the screen
+    shows a real trade-off, not two equal cards and not one card better on every line)
+    and every recall the question trades lies in its class's ``recall_range``.
+    """
+    lines = card_lines(scenario, query.left, query.right)
+    differing = [line for line in lines if line.differs]
+    if not differing:
+        return "both options read the same"
+    if all(line.better for line in differing) or not any(line.better for line in differing):
+        return "one option reads better on every line"
+    for i in query.pair:
+        if i < scenario.n_classes:
+            low, high = scenario.classes[i].recall_range
+            for option in (query.left, query.right):
+                if not low - 5e-4 <= option.recalls[i] <= high + 5e-4:
+                    return f"a recall of {scenario.classes[i].label} outside its recall_range"
+    return None
+
+
+def aspect_header(scenario: Scenario, j: int) -> str:
+    """A two-line column header for aspect ``j`` (classes, then attributes) in the
+    scenario's words, short enough for an 80-column table: "malignant\nflagged",
+    "latency\nms"."""
+    k = scenario.n_classes
+    if j < k:
+        c = scenario.classes[j]
+        return f"{c.name}\n{c.outcome}"
+    a = scenario.attributes[j - k]
+    return f"{a.name}\n{a.unit}" if a.unit else a.name
+
+
+def aspect_cell(scenario: Scenario, j: int, value: float) -> str:
+    """A table cell for aspect ``j``: a recall as a count per 1,000 ("941"), an attribute
+    as its format shows the number ("0.2")."""
+    k = scenario.n_classes
+    if j < k:
+        return f"{per_thousand(value):,}"
+    return f"{shown_number(scenario.attributes[j - k], value):g}"
+
+
+def table_legend(scenario: Scenario) -> str:
+    """What the numbers of :func:`aspect_cell` mean, in one sentence.
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> legend = table_legend(load_scenario("scenarios/breast-cancer-triage.toml").scenario)
+    >>> legend.split("; ")[1]
+    'latency in ms, memory in KB.'
+    """
+    kinds = ", ".join(f"{c.label} {c.outcome}" for c in scenario.classes)
+    text = f"Counts are per 1,000 {_common_noun(scenario)} of each kind ({kinds})"
+    units = [f"{a.name} in {a.unit}" for a in scenario.attributes if a.unit]
+    return text + ("; " + ", ".join(units) if units else "") + "."
+
+
+def _common_noun(scenario: Scenario) -> str:
+    """The last word the class labels share ("lumps"), else "cases"."""
+    last = {c.label.split()[-1] for c in scenario.classes}
+    return last.pop() if len(last) == 1 else "cases"
+
+
+def card_lines(scenario: Scenario, mine: ClassifierProfile, other: ClassifierProfile) -> list[Line]:
+    """The lines of one option's card, each marked where it differs from the other option."""
+    lines = []
+    for i, (r, o) in enumerate(zip(mine.recalls, other.recalls, strict=True)):
+        a, b = per_thousand(r), per_thousand(o)
+        delta = f"{abs(a - b):,} {'more' if a > b else 'fewer'}" if a != b else ""
+        lines.append(Line(class_line(scenario, i, r), a != b, a > b, delta))
+    for j, (v, o) in enumerate(zip(mine.attributes, other.attributes, strict=True)):
+        differs = attribute_line(scenario, j, v) != attribute_line(scenario, j, o)
+        better, delta = _attr_delta(scenario, j, v, o) if differs else (False, "")
+        delta = delta.removesuffix(f" {scenario.attributes[j].name}")
+        lines.append(Line(attribute_line(scenario, j, v), differs, better, delta))
+    return lines
+
+
+#: What a question asks, above its two options.
+QUESTION_PROMPT = "Which one would you rather have?"
+#: The same for two of the candidate models (their measured numbers, not a hypothetical trade).
+CANDIDATES_PROMPT = (
+    "These are two of the candidate models, with the numbers they were measured at. "
+    "Which one would you rather have?"
+)
+
+
+def question_prompt(query: Query) -> str:
+    """The words above a question's options: real candidates are said to be real.
+
+    >>> p = ClassifierProfile((0.3, 0.5), (0.8, 0.9), ())
+    >>> question_prompt(Query(p, p, (0, 1), (1.0, 0.0)))
+    'Which one would you rather have?'
+    >>> question_prompt(Query(p, p, (0, 0), (0.0, 0.0), kind="candidates", candidates=(1, 2)))[:34]
+    'These are two of the candidate mod'
+    """
+    return CANDIDATES_PROMPT if query.kind == "candidates" else QUESTION_PROMPT
+
+
+def option_title(query: Query, side: int) -> str:
+    """A card's title: "Option A" / "Option B", with "candidate model" for real candidates.
+
+    >>> p = ClassifierProfile((0.3, 0.5), (0.8, 0.9), ())
+    >>> option_title(Query(p, p, (0, 0), (0.0, 0.0), kind="candidates", candidates=(1, 2)), 1)
+    'Option B: a candidate model'
+    """
+    name = f"Option {'AB'[side]}"
+    return f"{name}: a candidate model" if query.kind == "candidates" else name
+
+
+#: A trade-off is said as a fact only when the answers settle it: its 90% range (over the
+#: posterior's draws) spans at most this factor from low to high, in the person's units
+#: ("between 5 and 9 ms" is settled, "between 0.5 and 9 ms" is not). Otherwise the range
+#: itself is said, with the words that the answers have not settled it.
+SETTLED_FACTOR = 2.0
+
+
+def _rounded(x: float) -> str:
+    """A count per 1,000 to two significant figures: 0.24, 3.1, 95.
+
+    >>> _rounded(0.2412), _rounded(3.14), _rounded(95.4)
+    ('0.24', '3.1', '95')
+    """
+    return f"{x:.0f}" if x >= 10 else f"{x:.1f}" if x >= 1 else f"{x:.2f}"
+
+
+def settled_tradeoff_sentences(
+    scenario: Scenario,
+    weights: Sequence[float],
+    priors: Sequence[float],
+    draws: NDArray[np.float64] | None,
+) -> list[str]:
+    """:func:`tradeoff_sentences`, saying only what the answers settled.
+
+    For each trade-off (the first class against every other class and attribute), the
+    exchange rate is computed for every posterior draw of the weights; when its 90% range
+    spans more than :data:`SETTLED_FACTOR`, the sentence gives the range and says the
+    answers have not settled it, instead of a single number (a pick can be settled long
+    before every trade-off is). Without draws (a point
+    estimate), the sentences are :func:`tradeoff_sentences`'s.
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> w = np.array([0.5, 0.3, 0.1, 0.1]) / np.array([0.37, 0.63, 1.0, 1.0])
+    >>> sure = np.tile(w, (100, 1))
+    >>> settled_tradeoff_sentences(sc, w, [0.37, 0.63], sure) == tradeoff_sentences(
+    ...     sc, w, [0.37, 0.63])
+    True
+    >>> vague = sure * np.linspace(0.2, 5.0, 100)[:, None] ** np.array([0, 0, 1, 0])
+    >>> settled_tradeoff_sentences(sc, w, [0.37, 0.63], vague)[1].startswith(
+    ...     "Not settled by your answers")
+    True
+
+    An amount that rounds to nothing however unsure the answers are is said as such:
+
+    >>> tiny = sure * np.linspace(1e5, 1e7, 100)[:, None] ** np.array([0, 0, 1, 0])
+    >>> print(settled_tradeoff_sentences(sc, w, [0.37, 0.63], tiny)[1])
+    ... # doctest: +NORMALIZE_WHITESPACE
+    10 more flagged malignant lumps per 1,000 are worth next to no latency to you: less
+    than the smallest amount shown (90% range).
+
+    A range that would run past 1,000 cases per 1,000 is said the other way round:
+
+    >>> wide = sure * np.geomspace(0.01, 3.0, 100)[:, None] ** np.array([0, 1, 0, 0])
+    >>> print(settled_tradeoff_sentences(sc, w, [0.37, 0.63], wide)[0])
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Not settled by your answers: 10 more cleared benign lumps per 1,000 are worth between
+    0.08 and 14 more flagged malignant lumps per 1,000 to you (90% range).
+    """
+    point = tradeoff_sentences(scenario, weights, priors)
+    if draws is None or len(draws) < 2 or len(point) != len(weights) - 1:
+        return point
+    w = np.asarray(draws, dtype=np.float64)
+    k = scenario.n_classes
+    c0 = scenario.classes[0]
+    lo0, hi0 = c0.recall_range
+    most = max(1, round((hi0 - lo0) * PER))
+    out = []
+    for other, sentence in zip(range(1, len(weights)), point, strict=True):
+        if weights[other] <= 0 or weights[0] <= 0:
+            out.append(sentence)
+            continue
+        ratio = w[:, 0] / np.maximum(w[:, other], 1e-300)  # class-1 weight per unit of other
+        low, high = np.quantile(ratio, [0.05, 0.95])
+        if low > 0 and high / low <= SETTLED_FACTOR:
+            out.append(sentence)
+            continue
+        if other < k:
+            ci = scenario.classes[other]
+            per_ci = 10 * priors[0] / priors[other]  # cases of class i worth 10 of class 1
+            r_low, r_high = per_ci * low, per_ci * high
+            if r_high > 100 and r_low > 0 and 100 / r_low < r_high:
+                # Said the other way round, so no count runs past 1,000 per 1,000.
+                first, second, r_low, r_high = ci, c0, 100 / r_high, 100 / r_low
+            else:
+                first, second = c0, ci
+            out.append(
+                f"Not settled by your answers: 10 more {first.outcome} {first.label} per "
+                f"1,000 are worth between {_rounded(r_low)} and {_rounded(r_high)} more "
+                f"{second.outcome} {second.label} per 1,000 to you (90% range)."
+            )
+            continue
+        spec = scenario.attributes[other - k]
+        n = min(10, most)
+        unit = n * priors[0] / PER
+        a_lo, a_hi = spec.range
+        top = (
+            f"more than its whole range ({amount(spec, a_lo)} to {amount(spec, a_hi)})"
+            if unit * high > a_hi - a_lo
+            else amount(spec, unit * high)
+        )
+        bottom = amount(spec, unit * low)
+        if top == amount(spec, 0.0):  # the whole range rounds to nothing: settled, as shown
+            out.append(
+                f"{n:,} more {c0.outcome} {c0.label} per 1,000 are worth next to no "
+                f"{spec.name} to you: less than the smallest amount shown (90% range)."
+            )
+            continue
+        span = f"up to {top}" if bottom == amount(spec, 0.0) else f"between {bottom} and {top}"
+        out.append(
+            f"Not settled by your answers: {n:,} more {c0.outcome} {c0.label} per 1,000 are "
+            f"worth {span} of {spec.name} to you (90% range)."
+        )
+    return out
+
+
+def tradeoff_sentences(
+    scenario: Scenario, weights: Sequence[float], priors: Sequence[float]
+) -> list[str]:
+    """What the weights mean, in the scenario's words.
+
+    For the first class against every other class and attribute: what 10 more cases per
+    1,000 of one are worth in the other ("You would give up 10 detected glaucoma cases per
+    1,000 to save $0.05 per scan"). ψ is linear, so a₁·ζ₁·Δrecall₁ = a_j·Δx_j gives the
+    exchange rate.
+    """
+    k = scenario.n_classes
+    out = []
+    c0 = scenario.classes[0]
+    value_per_case0 = weights[0] * priors[0] / PER  # ψ of one more class-1 case per 1,000
+    if value_per_case0 <= 0:
+        return [f"{c0.outcome.capitalize()} {c0.label} carry no weight for you."]
+    for i in range(1, k):
+        ci = scenario.classes[i]
+        per_case = weights[i] * priors[i] / PER
+        if per_case <= 0:
+            out.append(f"{ci.outcome.capitalize()} {ci.label} carry no weight for you.")
+            continue
+        n0 = 10 * per_case / value_per_case0
+        if n0 <= 10:
+            out.append(
+                f"10 more {ci.outcome} {ci.label} per 1,000 are worth as much to you as "
+                f"{n0:.1f} more {c0.outcome} {c0.label} per 1,000."
+            )
+        else:
+            ni = 10 * value_per_case0 / per_case
+            out.append(
+                f"10 more {c0.outcome} {c0.label} per 1,000 are worth as much to you as "
+                f"{ni:.1f} more {ci.outcome} {ci.label} per 1,000."
+            )
+    for j, spec in enumerate(scenario.attributes):
+        low, high = spec.range
+        weight = weights[k + j]
+        change = "save" if spec.kind == "cost" else "gain"
+        if weight <= 0:
+            out.append(f"{spec.name.capitalize()} does not matter to you.")
+            continue
+        # The natural units worth n class-1 cases; n grows until the amount is visible,
+        # but never beyond the class's recall range (a person cannot trade more cases).
+        lo0, hi0 = c0.recall_range
+        most = max(1, round((hi0 - lo0) * PER))
+        steps = [x for x in (10, 20, 50, 100, 200, 500, 1000) if x < most] + [most]
+        n = steps[0]
+        worth = n * value_per_case0 / weight
+        for n in steps:
+            worth = n * value_per_case0 / weight
+            if worth >= 0.02 * (high - low):
+                break
+        if worth > high - low:
+            out.append(
+                f"Even the whole range of {spec.name}, {amount(spec, low)} to "
+                f"{amount(spec, high)}, is worth less to you than {n:,} more {c0.outcome} "
+                f"{c0.label} per 1,000."
+            )
+        elif worth < 0.02 * (high - low):
+            out.append(
+                f"{spec.name.capitalize()} matters more to you than {c0.outcome} {c0.label}: "
+                f"all {n:,} more {c0.outcome} {c0.label} per 1,000 that the range allows "
+                f"({per_thousand(lo0):,} to {per_thousand(hi0):,}) are worth only "
+                f"{amount(spec, worth)} of {spec.name} to you."
+            )
+        else:
+            out.append(
+                f"You would give up {n:,} {c0.outcome} {c0.label} per 1,000 to {change} "
+                f"{amount(spec, worth)} of {spec.name}."
+            )
+    return out

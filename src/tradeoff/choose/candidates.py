@@ -1,0 +1,75 @@
+"""The scenario's candidate models: its ``[pool]`` loaded, and the rows the engine aims at.
+
+A low module (docs/architecture.md, "Modules and their contracts"): it knows scenarios,
+pools and ψ's statistics (:func:`tradeoff.choose.ranking.metric_vectors`), and nothing of
+sessions or selection, so that :mod:`tradeoff.study.cache` and the start of a session can use it
+without reaching back up to the decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tradeoff.ask.scenario import Scenario
+from tradeoff.choose.ranking import metric_objectives, metric_vectors
+from tradeoff.errors import InputError
+from tradeoff.limits import MAX_DECISION_CANDIDATES
+from tradeoff.pool import Pool, load_pool
+
+FloatArray = NDArray[np.float64]
+
+
+def scenario_pool_path(scenario: Scenario, base: str | Path = ".") -> Path:
+    """Where the scenario's ``[pool]`` file is: its ``path``, relative to ``base`` (the
+    scenario file's folder) unless absolute.
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> scenario_pool_path(sc, "scenarios").as_posix()
+    'scenarios/pools/breast-cancer.csv'
+    """
+    if scenario.pool is None:
+        raise InputError.single(
+            scenario.id,
+            "pool",
+            "the scenario has no [pool] section.",
+            "add [pool] with path, name_column and columns, or pass a pool file.",
+        )
+    path = Path(scenario.pool.path)
+    return path if path.is_absolute() else Path(base) / path
+
+
+def scenario_pool(scenario: Scenario, base: str | Path = ".") -> Pool:
+    """Load the candidate pool a scenario's ``[pool]`` section names (path relative to
+    ``base``, the scenario file's folder), its columns mapped to the scenario's classes
+    and attributes (:func:`~tradeoff.choose.ranking.metric_objectives`)."""
+    path = scenario_pool_path(scenario, base)
+    assert scenario.pool is not None
+    return load_pool(path, metric_objectives(scenario), name_column=scenario.pool.name_column)
+
+
+def decision_candidates(
+    scenario: Scenario, base: str | Path, priors: Sequence[float], stop: str | None
+) -> FloatArray | None:
+    """The scenario pool's models as the rows the engine aims its questions at
+    (:func:`~tradeoff.choose.ranking.metric_vectors`), or ``None`` when there is no pool,
+    ``stop`` is ``weights``, or the pool cannot be read (the engine then aims at the
+    weights)."""
+    if scenario.pool is None or stop == "weights":
+        return None
+    try:
+        pool = scenario_pool(scenario, base)
+    except InputError:
+        return None
+    rows = metric_vectors(scenario, pool, priors)
+    if len(rows) > MAX_DECISION_CANDIDATES:
+        from tradeoff.pool.copa import pareto_mask
+
+        rows = rows[pareto_mask(-rows)]  # ψ is maximised
+        if len(rows) > MAX_DECISION_CANDIDATES:
+            return None
+    return rows

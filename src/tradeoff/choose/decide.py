@@ -1,0 +1,322 @@
+"""The decide step: from recorded sessions and a candidate pool to a decision.
+
+One use case for every face (docs/architecture.md, "The decide step"): ``tradeoff select``,
+``tradeoff report`` and ``tradeoff study report`` call :func:`decide` with session files;
+the app's result screen calls :func:`decide_session` with the session it is recording. Both
+replay or read the stakeholders, find the pool (the one given, else the scenario's
+``[pool]``, resolved relative to the scenario file), and return a :class:`Decision`: the
+scenario, the pool, each stakeholder's recommendation and COPA's pick, the regret matrix and
+the consensus (:func:`tradeoff.choose.selection.select_for_stakeholders`).
+
+This module sits above :mod:`tradeoff.record.session` and :mod:`tradeoff.choose.selection`; neither
+imports it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tradeoff.ask.population import scenario_priors
+from tradeoff.ask.scenario import Scenario, load_scenario
+from tradeoff.choose.candidates import scenario_pool, scenario_pool_path
+from tradeoff.choose.ranking import (
+    RankOutcome,
+    Recommendation,
+    check_p,
+    check_top,
+    metric_coefficients,
+    metric_objectives,
+    metric_vectors,
+    omega_for_metric,
+    rank_pool,
+)
+from tradeoff.choose.selection import (
+    Selection,
+    Stakeholder,
+    select_for_stakeholders,
+    stakeholder_of,
+)
+from tradeoff.data import shipped_ids, shipped_scenarios
+from tradeoff.errors import InputError
+from tradeoff.learn import Engine
+from tradeoff.pool import Pool, load_pool
+from tradeoff.record.session import Header, read_session, replay
+
+__all__ = [
+    "Decision",
+    "decide",
+    "decide_session",
+    "load_stakeholders",
+    "rank_for_session",
+    "stakeholder_of",
+]
+
+#: Where option errors come from (they name a parameter: ``p``, ``top``).
+OPTIONS = "options"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the decide step returns: everything ``select``, ``report`` and the result
+    screen show.
+
+    ``scenario`` is the one the stakeholders' weights are read in (given, or recorded in
+    the sessions); ``pool`` the candidates, ``pool_path`` where they were read from;
+    ``selection`` holds each stakeholder's recommendation and COPA pick, the regret matrix
+    and the consensus.
+    """
+
+    scenario: Scenario
+    pool: Pool = field(repr=False)
+    pool_path: str
+    stakeholders: tuple[Stakeholder, ...]
+    selection: Selection = field(repr=False)
+
+    @property
+    def recommendations(self) -> tuple[Recommendation, ...]:
+        """Each stakeholder's recommended model (their own metric, expected over their
+        posterior), in stakeholder order."""
+        return tuple(self.selection.recommendations)
+
+    @property
+    def consensus(self) -> str:
+        """The model that keeps the largest regret over the stakeholders smallest."""
+        return self.selection.consensus_name
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON ``tradeoff select --json`` prints."""
+        return {"scenario": self.scenario.id, "pool": self.pool_path, **self.selection.to_dict()}
+
+
+@dataclass(frozen=True)
+class _Sessions:
+    """Replayed sessions of one scenario, and the file that scenario was read from."""
+
+    scenario: Scenario
+    scenario_path: str
+    stakeholders: list[Stakeholder]
+
+
+def _replay(paths: Sequence[str | Path]) -> _Sessions:
+    if not paths:
+        raise InputError.single(
+            "sessions", "", "no session given.", "give at least one session file."
+        )
+    out: list[Stakeholder] = []
+    first: Header | None = None
+    for path in paths:
+        log = read_session(path)
+        engine = replay(log)
+        if engine.answered == 0:
+            raise InputError.single(
+                path,
+                "",
+                "the session holds no answer, so there are no weights to use.",
+                "leave it out, or let the participant answer first.",
+            )
+        h = log.header
+        if first is not None and h.scenario_sha256 != first.scenario_sha256:
+            raise InputError.single(
+                path,
+                "header",
+                f"was recorded on scenario {h.scenario.id!r} "
+                f"(sha256 {h.scenario_sha256[:12]}…) but {out[0].path} on "
+                f"{out[0].scenario_id!r} (sha256 {out[0].scenario_sha256[:12]}…).",
+                "select with sessions of one scenario (one version of it) at a time.",
+            )
+        first = first or h
+        out.append(stakeholder_of(h, engine, path))
+    assert first is not None
+    return _Sessions(first.scenario, first.scenario_path, out)
+
+
+def load_stakeholders(paths: Sequence[str | Path]) -> tuple[Scenario, list[Stakeholder]]:
+    """Replay sessions; all must come from one scenario and hold at least one answer.
+
+    Returns the scenario recorded in the sessions and one :class:`Stakeholder` each.
+    """
+    sessions = _replay(paths)
+    return sessions.scenario, sessions.stakeholders
+
+
+def _scenario_pool(
+    scenario: Scenario, scenario_file: str, name_column: str | None, *, recorded: bool = False
+) -> tuple[Pool, str]:
+    """The pool the scenario's ``[pool]`` names, relative to ``scenario_file``'s folder, or
+    an InputError that says how to give one. With ``recorded`` (the scenario file is the
+    one a session recorded, not one given now), a shipped scenario's own pool is used when
+    the recorded folder no longer has it (a session read on another machine or folder)."""
+    source = scenario_file or scenario.id
+    if scenario.pool is None:
+        raise InputError.single(
+            source,
+            "pool",
+            f"no pool file was given and the scenario {scenario.id!r} has no [pool] section, "
+            "so there are no candidate models to choose from.",
+            "give the pool file of the candidate models, or add [pool] (path, name_column, "
+            "columns) to the scenario.",
+        )
+    base = Path(scenario_file).parent if scenario_file else Path(".")
+    path = scenario_pool_path(scenario, base)
+    if recorded and not path.is_file() and scenario.id in shipped_ids():
+        # A shipped scenario recorded from another folder: its pool ships beside it.
+        shipped = scenario_pool_path(scenario, shipped_scenarios())
+        if shipped.is_file():
+            base, path = shipped_scenarios(), shipped
+    if not path.is_file():
+        raise InputError.single(
+            source,
+            "pool.path",
+            f"names the pool {scenario.pool.path!r}, which is not there (looked for {path}).",
+            "give the pool file of the candidate models, or the scenario file (its [pool] "
+            "path is read relative to it), or correct [pool] path.",
+        )
+    if name_column is None:
+        return scenario_pool(scenario, base), str(path)
+    return load_pool(path, metric_objectives(scenario), name_column=name_column), str(path)
+
+
+def _pool(
+    scenario: Scenario,
+    scenario_file: str,
+    pool: str | Path | Pool | None,
+    name_column: str | None,
+    *,
+    recorded: bool = False,
+) -> tuple[Pool, str]:
+    if isinstance(pool, Pool):
+        return pool, pool.source
+    if pool is None:
+        return _scenario_pool(scenario, scenario_file, name_column, recorded=recorded)
+    spec = scenario.pool
+    column = name_column or (spec.name_column if spec else None)
+    return load_pool(pool, metric_objectives(scenario), name_column=column), str(pool)
+
+
+def decide(
+    sessions: Sequence[str | Path],
+    pool: str | Path | Pool | None = None,
+    *,
+    scenario: str | Path | None = None,
+    name_column: str | None = None,
+    p: float = math.inf,
+    top: int = 10,
+    exclude_inconsistent: bool = False,
+) -> Decision:
+    """Replay ``sessions`` and decide: each stakeholder's recommendation and COPA pick, the
+    regret matrix and the consensus.
+
+    Parameters
+    ----------
+    sessions
+        Session files, all recorded on one scenario (one version of it), each with at least
+        one answer.
+    pool
+        The candidate pool: a file (CSV or Parquet), or a loaded pool. Without one, the
+        pool the scenario's ``[pool]`` names, its path relative to the scenario file.
+    scenario
+        A scenario file to read the weights in instead of the one recorded in the sessions
+        (it must have the same ``id``); its folder is where a ``[pool]`` path is resolved.
+    name_column
+        The pool's column of model names (default: the scenario's ``[pool] name_column``).
+    p, top, exclude_inconsistent
+        COPA's criterion (≥ 1 or ∞), how many ranked models to report (≥ 1), and whether
+        stakeholders flagged as inconsistent are left out of the consensus.
+
+    Raises
+    ------
+    InputError
+        For a bad option (naming ``p`` or ``top``), a session that cannot be read or
+        replayed, sessions of different scenarios, a scenario of another ``id``, no pool
+        (none given and no ``[pool]`` in the scenario, or its file missing), or a pool
+        whose columns do not fit the scenario.
+    """
+    p, top = check_p(p, OPTIONS), check_top(top, OPTIONS)
+    replayed = _replay(sessions)
+    chosen, scenario_file = replayed.scenario, replayed.scenario_path
+    if scenario is not None:
+        given = load_scenario(scenario)
+        if given.scenario.id != chosen.id:
+            raise InputError.single(
+                scenario,
+                "id",
+                f"is {given.scenario.id!r} but the sessions were recorded on {chosen.id!r}.",
+                "give the scenario the sessions were recorded on.",
+            )
+        chosen, scenario_file = given.scenario, given.path
+    candidates, pool_path = _pool(
+        chosen, scenario_file, pool, name_column, recorded=scenario is None
+    )
+    return _decision(
+        chosen, candidates, pool_path, replayed.stakeholders, p, top, exclude_inconsistent
+    )
+
+
+def decide_session(
+    header: Header,
+    engine: Engine,
+    path: str | Path,
+    pool: str | Path | Pool | None = None,
+    *,
+    p: float = math.inf,
+    top: int = 10,
+) -> Decision:
+    """:func:`decide` for one session as its engine now stands (nothing is replayed): what
+    the app's result screen shows, and its "Ranking details" screen
+    (``decision.selection``).
+
+    Without ``pool``, the scenario's ``[pool]``, relative to the scenario file the session
+    was started from (``header.scenario_path``).
+    """
+    p, top = check_p(p, OPTIONS), check_top(top, OPTIONS)
+    person = stakeholder_of(header, engine, path)
+    candidates, pool_path = _pool(
+        header.scenario, header.scenario_path, pool, None, recorded=True
+    )
+    return _decision(header.scenario, candidates, pool_path, [person], p, top, False)
+
+
+def _decision(
+    scenario: Scenario,
+    pool: Pool,
+    pool_path: str,
+    stakeholders: Sequence[Stakeholder],
+    p: float,
+    top: int,
+    exclude_inconsistent: bool,
+) -> Decision:
+    selection = select_for_stakeholders(
+        scenario, stakeholders, pool, p=p, top=top, exclude_inconsistent=exclude_inconsistent
+    )
+    return Decision(scenario, pool, pool_path, tuple(stakeholders), selection)
+
+
+def rank_for_session(
+    scenario: Scenario,
+    weights: Sequence[float],
+    *,
+    base: str | Path = ".",
+    pool: Pool | None = None,
+    priors: Sequence[float] | None = None,
+    p: float = math.inf,
+    top: int = 10,
+) -> RankOutcome:
+    """Rank the scenario's pool with COPA weights ω derived from the elicited ``weights``.
+
+    ``priors`` are the class priors the weights were elicited with (an ElicitationResult
+    carries them); without them the scenario's population is built to find them. ω is
+    chosen by :func:`~tradeoff.choose.ranking.omega_for_metric` to agree with ψ of ``weights``.
+    """
+    pool = pool if pool is not None else scenario_pool(scenario, base)
+    if priors is None:
+        priors = scenario_priors(scenario)
+    psi = metric_vectors(scenario, pool, priors) @ np.asarray(weights, dtype=np.float64)
+    coefficients = metric_coefficients(scenario, weights, priors)
+    omega, _ = omega_for_metric(pool, coefficients, p, psi=psi)
+    return rank_pool(pool, weights=omega, p=p, top=top)

@@ -1,0 +1,461 @@
+"""A shareable report of a decision: self-contained HTML and Markdown with PNG figures.
+
+:func:`write_report` takes a :class:`~tradeoff.choose.selection.Selection` (sessions replayed, pool
+ranked) and writes ``report.html`` (figures embedded, no external files), ``report.md`` and
+the figures as PNG files beside them. Contents: the scenario; each stakeholder's weights with
+90% intervals and trade-offs in words; the ranking with explanations; every stakeholder's
+pick, the regret matrix and the consensus; figures (the Pareto front coloured by the α that
+selects each model, as in paper 000 Figs. 1 and 4; the weights with intervals; the radar
+chart when the pool has a ``system`` column); and the exact command and versions.
+
+Every text taken from a file a person gave (the scenario's title, description and labels,
+model names, participant ids, file names) is written into ``report.md`` through
+:func:`tradeoff.text.markdown_text`, so it stays text: no HTML, link, image or table break;
+``report.html`` is rendered by :func:`tradeoff.text.markdown_html`, which passes no HTML
+through.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import math
+import platform
+import re
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tradeoff.ask.presentation import settled_tradeoff_sentences
+from tradeoff.ask.scenario import Scenario
+from tradeoff.choose.robustness import (
+    CONSENSUS_LEAD,
+    acceptability_sentence,
+    aspect_words,
+    share_words,
+)
+from tradeoff.choose.selection import Selection, copa_differs, omega_note
+from tradeoff.pool import copa
+from tradeoff.text import clean_text, markdown_html, markdown_table, markdown_text
+from tradeoff.version import __version__
+
+VERSIONS = ("numpy", "pandas", "scipy", "moocore", "matplotlib", "textual")
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def alpha_front_figure(selection: Selection, path: Path, alphas: int = 1000) -> str:
+    """Paper 000 Fig. 1/4 style: two objectives, each model selected by some α coloured by
+    the average α that selects it (α on the first objective, the rest share 1 − α)."""
+    plt = _plt()
+    pool = selection.pool
+    phi = pool.rank_cdf
+    grid = np.linspace(0, 1, alphas)
+    picks = copa.sweep(phi, [0], grid, math.inf)
+    xi, yi = (2, 0) if pool.values.shape[1] > 2 else (1, 0)
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    ax.scatter(pool.values[:, xi], pool.values[:, yi], c="lightgrey", s=18, label="candidates")
+    chosen = sorted(set(picks.tolist()))
+    mean_alpha = [float(grid[picks == m].mean()) for m in chosen]
+    sc = ax.scatter(
+        pool.values[chosen, xi],
+        pool.values[chosen, yi],
+        c=mean_alpha,
+        cmap="viridis",
+        vmin=0,
+        vmax=1,
+        s=46,
+        edgecolors="black",
+        label="selected for some α",
+    )
+    consensus = pool.names.index(selection.consensus_name)
+    ax.scatter(
+        [pool.values[consensus, xi]],
+        [pool.values[consensus, yi]],
+        marker="*",
+        s=220,
+        c="crimson",
+        label=f"consensus: {selection.consensus_name}",
+    )
+    fig.colorbar(sc, ax=ax, label=f"α (weight on {pool.columns[0]})")
+    ax.set_xlabel(pool.columns[xi])
+    ax.set_ylabel(pool.columns[yi])
+    if pool.objectives[xi].direction == "min" and pool.values[:, xi].max() > 20 * max(
+        pool.values[:, xi].min(), 1e-12
+    ):
+        ax.set_xscale("log")
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title("Models selected by COPA (p = ∞) as α moves")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return "Candidate models; coloured where COPA (p = ∞) selects them for some α."
+
+
+def weights_figure(selection: Selection, path: Path) -> str:
+    """Each stakeholder's weights as the tables give them: how much each aspect matters
+    over its whole range (swing weights, in percent) with 90% credible intervals, and COPA's
+    ω for the same person beside them. Every bar carries its value, so a weight of 1% is
+    read, not lost."""
+    plt = _plt()
+    people = selection.stakeholders
+    scenario = selection.scenario
+    names = list(aspect_words(scenario)) if scenario is not None else list(people[0].names)
+    fig, (ax, ax_pool) = plt.subplots(1, 2, figsize=(10.4, 3.9), sharey=True)
+    n = len(people)
+    width = 0.8 / n
+    x = np.arange(len(names))
+    top = 0.0
+    for k, (s, pick) in enumerate(zip(people, selection.picks, strict=True)):
+        w = np.array(s.swing_weights or s.weights)
+        pos = x + (k - (n - 1) / 2) * width
+        err = None
+        if s.swing_intervals is not None:
+            iv = np.array(s.swing_intervals)
+            err = np.vstack((np.maximum(w - iv[:, 0], 0), np.maximum(iv[:, 1] - w, 0)))
+            top = max(top, float(iv[:, 1].max()))
+        bars = ax.bar(pos, w, width, yerr=err, capsize=3, label=s.participant)
+        ax.bar_label(bars, labels=[f"{v:.0%}" for v in w], fontsize=7, padding=2)
+        omega = np.array(pick.weights)
+        bars = ax_pool.bar(pos, omega, width, label=s.participant)
+        ax_pool.bar_label(bars, labels=[f"{v:.0%}" for v in omega], fontsize=7, padding=2)
+        top = max(top, float(w.max()), float(omega.max()))
+    wrapped = [name.replace(" ", "\n", 1) for name in names]
+    for a in (ax, ax_pool):
+        a.set_xticks(x, wrapped, fontsize=8)
+        a.set_ylim(0, min(1.0, top * 1.15 + 0.05))
+        a.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+    ax.set_ylabel("weight")
+    ax.set_title("How much each aspect matters over its whole range\n(90% intervals)", fontsize=9)
+    ax_pool.set_title("COPA's ω (for the practitioner: fitted to the ranking)", fontsize=9)
+    ax_pool.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return (
+        "Each stakeholder's weights as in the tables: how much each aspect matters over its "
+        "whole range, with 90% credible intervals (left), and COPA's ω for the same person, "
+        "the weights under which COPA's rank-based score orders the pool like their metric "
+        "(right)."
+    )
+
+
+def radar_figure(selection: Selection, path: Path) -> str | None:
+    """The radar chart of paper 003 when the pool has a ``system`` column."""
+    from tradeoff import judge as ev
+    from tradeoff.judge.render import radar_png
+
+    frame = selection.pool.frame
+    if "system" not in frame.columns:
+        return None
+    y = ev.to_minimisation(selection.pool.values, selection.pool.maximise)
+    systems = {str(s): y[np.asarray(frame["system"] == s)] for s in frame["system"].unique()}
+    rows, _ = ev.indicators(systems)
+    radar_png(rows, str(path), title="Systems in the pool")
+    return "Radar chart of the systems in the pool (paper 003)."
+
+
+def _sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def write_report(
+    selection: Selection, scenario: Scenario, out_dir: str | Path, *, command: str
+) -> tuple[Path, Path]:
+    """Write report.html, report.md and the PNG figures into ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    figures: list[tuple[str, str]] = []
+    for name, make in (
+        ("pareto-alpha.png", alpha_front_figure),
+        ("weights.png", weights_figure),
+        ("radar.png", radar_figure),
+    ):
+        caption = make(selection, out / name)
+        if caption:
+            figures.append((name, caption))
+    pool = selection.pool
+    md: list[str] = [f"# Decision report: {markdown_text(scenario.title)}", ""]
+    md += [
+        f"Generated {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')} by tradeoff {__version__}.",
+        "",
+        "## Summary",
+        "",
+        summary(selection),
+        "",
+        "## Scenario",
+        "",
+        # the scenario file's paragraphs, each as text (the one rule for text from files)
+        "\n\n".join(
+            markdown_text(paragraph)
+            for paragraph in re.split(r"\n\s*\n", scenario.description.strip())
+        ),
+        "",
+    ]
+    md += [
+        markdown_table(
+            ("statistic", "kind", "shown as"),
+            [(c.name, "class", f"{c.verb} N of 1,000 {c.label}") for c in scenario.classes]
+            + [(a.name, a.kind, a.render(sum(a.range) / 2)) for a in scenario.attributes],
+        ),
+        "",
+    ]
+    md += ["## Stakeholders", ""]
+    for s, rec, pick, lin in selection.rows():
+        md += [
+            f"### {markdown_text(s.participant)}",
+            "",
+            f"{s.answers} answers ({markdown_text(Path(s.path).name)}).",
+            "",
+        ]
+        sure = (
+            ""
+            if rec.probability is None
+            else f" (probability it is the best: {share_words(rec.probability)})"
+        )
+        md += [
+            f"**Recommended: {markdown_text(rec.name)}**{sure}, the model these answers make best."
+        ]
+        if rec.trade:
+            md += [markdown_text(f"{rec.trade[0].upper()}{rec.trade[1:]}.")]
+        md += [""]
+        if s.consistency is not None and s.consistency.flagged:
+            md += [f"**{markdown_text(s.consistency.sentence())}**", ""]
+        swing = s.swing_weights or s.weights
+        intervals = s.swing_intervals
+        aspects = [f"{c.outcome} {c.label}" for c in scenario.classes] + [
+            a.name for a in scenario.attributes
+        ]
+        rows = []
+        for i, aspect in enumerate(aspects):
+            iv = "" if intervals is None else f"{intervals[i][0]:.0%} – {intervals[i][1]:.0%}"
+            rows.append((aspect, f"{swing[i]:.0%}", iv, f"{pick.weights[i]:.2f}"))
+        headers = ("aspect", "weight over its whole range", "90% interval", "COPA ω")
+        md += [markdown_table(headers, rows), ""]
+        md += [
+            "The weights say how much each aspect matters over its whole range in the "
+            "scenario (as on the review screen).",
+            "",
+        ]
+        i = selection.stakeholders.index(s)
+        table = selection.acceptability[i] if selection.acceptability else None
+        # sentences that name models or aspects are text as a whole (names from files)
+        if table is not None:
+            md += [f"- {markdown_text(acceptability_sentence(table, pool.names))}"]
+        if selection.changes:
+            md += [f"- {markdown_text(c.sentence(pool.names))}" for c in selection.changes[i]]
+        md += [""]
+        sentences = settled_tradeoff_sentences(scenario, s.weights, s.priors, s.draws)
+        md += [f"- {markdown_text(t)}" for t in sentences]
+        md += [
+            "",
+            markdown_text(
+                (
+                    copa_differs(selection, rec, pick)
+                    if pick.selected.name != rec.name
+                    else f"COPA's ranking (for the practitioner) picks the same model, {rec.name}."
+                )
+                + f" (The point estimate's own pick: {lin}.)"
+            ),
+            "",
+            f"> {markdown_text(pick.explanation)}",
+            "",
+        ]
+    names = [s.participant for s in selection.stakeholders]
+    md += [
+        "## Regret and consensus",
+        "",
+        "Regret of using one stakeholder's recommendation (column) in another's own expected "
+        "linear metric (row), relative to the spread of that metric over the pool:",
+        "",
+    ]
+    md += [
+        markdown_table(
+            ("", *names),
+            [
+                (n, *[f"{r:.3f}" for r in row])
+                for n, row in zip(names, selection.regret, strict=True)
+            ],
+        ),
+        "",
+    ]
+    md += [
+        f"**Consensus: {markdown_text(selection.consensus_name)}** — "
+        + markdown_text(
+            f"rule: {selection.consensus_rule}; its largest regret is "
+            f"{selection.consensus_max_regret:.3f}. COPA with the averaged ω picks "
+            f"{selection.average_pick.selected.name}."
+        ),
+        "",
+    ]
+    md += [
+        "## For the practitioner: COPA's ranking (averaged ω, p = ∞)",
+        "",
+        markdown_text(omega_note(selection)),
+        "",
+    ]
+    cols = pool.columns
+    md += [
+        markdown_table(
+            ("#", "model", *cols, "Pareto"),
+            [
+                (
+                    i,
+                    r.name,
+                    *[f"{r.values[c]:.4g} (top-{max(1, round(100 * r.u[c]))}%)" for c in cols],
+                    "yes" if r.pareto else "",
+                )
+                for i, r in enumerate(selection.average_pick.ranking, 1)
+            ],
+        ),
+        "",
+    ]
+    md += [f"> {markdown_text(selection.average_pick.explanation)}", "", "## Figures", ""]
+    md += [f"![{cap}]({name})\n\n*{cap}*\n" for name, cap in figures]
+    versions = [f"tradeoff {__version__}", f"Python {platform.python_version()}"]
+    for pkg in VERSIONS:
+        try:
+            versions.append(f"{pkg} {metadata.version(pkg)}")
+        except metadata.PackageNotFoundError:
+            continue
+    md += [
+        "## Reproduce",
+        "",
+        "```sh",
+        clean_text(command),  # one line: nothing in it can close the fence
+        "```",
+        "",
+        "Versions: " + ", ".join(versions) + ".",
+        "",
+        markdown_table(
+            ("input", "sha256"),
+            [(pool.source, _sha256(pool.source))]
+            + [(s.path, _sha256(s.path)) for s in selection.stakeholders],
+        ),
+        "",
+    ]
+    md_text = "\n".join(md)
+    md_path = out / "report.md"
+    md_path.write_text(md_text, encoding="utf-8")
+    html_path = out / "report.html"
+    html_path.write_text(_html(md_text, out, figures, scenario.title), encoding="utf-8")
+    return html_path, md_path
+
+
+#: The report's Content-Security-Policy: it loads nothing from anywhere (its figures are
+#: data URIs, its style inline), so opening it tells no one that it was opened.
+CSP = (
+    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; "
+    "form-action 'none'"
+)
+
+
+def _html(md_text: str, out: Path, figures: list[tuple[str, str]], title: str) -> str:
+    """The Markdown report as one self-contained HTML page, rendered by
+    :func:`tradeoff.text.markdown_html` (the project's one renderer): raw HTML is shown as
+    text, never passed through; an image that is not one of the report's figures is shown as
+    its words and a link as its words and address; :data:`CSP` forbids loading anything; the
+    figures are embedded as data URIs so the file stands alone."""
+    images = {
+        name: "data:image/png;base64," + base64.b64encode((out / name).read_bytes()).decode()
+        for name, _ in figures
+    }
+    body = markdown_html(md_text, images=images)
+    style = (
+        "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;"
+        "line-height:1.45;color:#1d232a}table{border-collapse:collapse;margin:.5rem 0;"
+        "font-size:.9rem}td,th{border:1px solid #ccd;padding:.2rem .5rem;text-align:left}"
+        "th{background:#eef1f5}blockquote{border-left:4px solid #8ab;margin:.5rem 0;"
+        "padding:.2rem .8rem;color:#345}img{max-width:100%}pre{background:#f4f6f8;"
+        "padding:.6rem;white-space:pre-wrap;overflow-wrap:anywhere}"
+        "code{overflow-wrap:anywhere}.summary{font-size:1.05rem}"
+    )
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        f"<title>{html.escape(clean_text(title))}</title><style>{style}</style></head><body>\n"
+        + body
+        + "</body></html>\n"
+    )
+
+
+def summary(selection: Selection) -> str:
+    """The report's opening paragraph: the recommendation, how far the people agree, who
+    was left out and why, how sure the pick is and the nearest change that would alter it."""
+    people = selection.stakeholders
+    raw = selection.pool.names
+    names = [markdown_text(name) for name in raw]  # names from a file are text, never a link
+    n = selection.pool.n
+    if len(people) == 1:
+        s, rec = people[0], selection.recommendations[0]
+        sure = (
+            ""
+            if rec.probability is None
+            else f", with a {share_words(rec.probability)} chance of being the best"
+        )
+        text = (
+            f"**Recommendation: {names[rec.index]}**, of {n} candidate models, for "
+            f"{markdown_text(s.participant)} "
+            f"({s.answers} answers): the model their answers make best{sure}."
+        )
+        table = selection.acceptability[0] if selection.acceptability else None
+        if table is not None:
+            text += f" {markdown_text(acceptability_sentence(table, raw))}"
+        if s.consistency is not None and s.consistency.flagged:
+            text += f" {markdown_text(s.consistency.sentence())}"
+        changes = selection.changes[0] if selection.changes else ()
+    else:
+        picks = [names[r.index] for r in selection.recommendations]
+        agree = (
+            f"all {len(people)} recommend {picks[0]}"
+            if len(set(picks)) == 1
+            else "their answers recommend "
+            + ", ".join(
+                f"{names[r.index]} ({markdown_text(s.participant)})"
+                for s, r in zip(people, selection.recommendations, strict=True)
+            )
+        )
+        text = (
+            f"**Recommendation for the group: {markdown_text(selection.consensus_name)}**, of {n} "
+            f"candidate models. {len(people)} people answered; {agree}. The consensus is "
+            "the model whose largest regret over everyone is smallest: it costs no one "
+            f"more than {selection.consensus_max_regret:.0%} of the spread of their own "
+            "metric over the candidates."
+        )
+        if selection.consensus_acceptability is not None:
+            text += " " + markdown_text(
+                acceptability_sentence(selection.consensus_acceptability, raw, lead=CONSENSUS_LEAD)
+            )
+        changes = selection.consensus_changes
+    flagged = [s for s in people if s.consistency is not None and s.consistency.flagged]
+    if selection.excluded:
+        text += (
+            f" Left out of the consensus: {markdown_text(', '.join(selection.excluded))}, whose "
+            "answers "
+            "failed the consistency check."
+        )
+    elif len(people) > 1:
+        text += " Nobody was left out" + (
+            f" (answers flagged as inconsistent, but counted: "
+            f"{markdown_text(', '.join(s.participant for s in flagged))})."
+            if flagged
+            else "."
+        )
+    near = sorted(
+        (c for c in changes if c.nearest() is not None),
+        key=lambda c: abs(math.log(c.nearest()[0])),  # type: ignore[index]
+    )
+    if near:
+        text += f" What would change it: {markdown_text(near[0].sentence(raw))}"
+    return text

@@ -1,0 +1,414 @@
+"""Several stakeholders' sessions turned into picks, a regret matrix and a consensus.
+
+:func:`select_for_stakeholders` takes replayed stakeholders (:class:`Stakeholder`) and a
+pool; reading and replaying the session files, and finding the pool, is the decide step's
+(:mod:`tradeoff.choose.decide`). This module never imports :mod:`tradeoff.record.session`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tradeoff.ask.presentation import difference_words
+from tradeoff.ask.scenario import Scenario
+from tradeoff.choose.candidates import (
+    scenario_pool as scenario_pool,  # the app imports it from here
+)
+from tradeoff.choose.ranking import (
+    RankOutcome,
+    Recommendation,
+    metric_coefficients,
+    metric_vectors,
+    omega_for_metric,
+    rank_pool,
+    recommend,
+)
+from tradeoff.choose.robustness import (
+    WeightChange,
+    aspect_words,
+    consensus_acceptability,
+    consensus_changes,
+    rank_acceptability,
+    weight_changes,
+)
+from tradeoff.learn import Consistency, Engine, consistency_of
+from tradeoff.pool import Pool
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Stakeholder:
+    """One replayed session."""
+
+    participant: str
+    path: str
+    scenario_id: str
+    scenario_sha256: str
+    names: tuple[str, ...]
+    weights: tuple[float, ...]
+    intervals: tuple[tuple[float, float], ...] | None
+    answers: int
+    priors: tuple[float, ...]
+    swing_weights: tuple[float, ...] | None = None
+    draws: FloatArray | None = field(default=None, repr=False, compare=False)
+    #: Whether the answers can be trusted as a preference (a pattern, a failed check).
+    consistency: Consistency | None = None
+    swing_intervals: tuple[tuple[float, float], ...] | None = None
+
+
+class SessionHeader(Protocol):
+    """What a stakeholder needs of a session's header (:class:`tradeoff.record.session.Header`)."""
+
+    @property
+    def participant(self) -> str: ...
+    @property
+    def scenario(self) -> Scenario: ...
+    @property
+    def scenario_sha256(self) -> str: ...
+
+
+def stakeholder_of(header: SessionHeader, engine: Engine, path: str | Path) -> Stakeholder:
+    """The stakeholder of a session as its engine now stands (no file is read).
+
+    :func:`tradeoff.choose.decide.decide_session` is the use case built on it (the app's result
+    screen should call that); :func:`tradeoff.choose.decide.load_stakeholders` replays files.
+    """
+    result = engine.result()
+    assert result.priors is not None
+    return Stakeholder(
+        header.participant,
+        str(path),
+        header.scenario.id,
+        header.scenario_sha256,
+        result.names,
+        result.weights,
+        result.intervals,
+        engine.answered,
+        result.priors,
+        result.swing_weights,
+        engine.weight_draws(),
+        consistency_of(engine),
+        result.swing_intervals,
+    )
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Everything ``tradeoff select`` reports."""
+
+    stakeholders: list[Stakeholder]
+    recommendations: list[Recommendation]
+    picks: list[RankOutcome]
+    linear_picks: list[str]
+    regret: list[list[float]]
+    consensus_name: str
+    consensus_rule: str
+    consensus_max_regret: float
+    average_pick: RankOutcome
+    pool: Pool = field(repr=False)
+    scenario: Scenario | None = field(default=None, repr=False)
+    #: Per stakeholder: P(rank = 1, 2, 3) of every model over their posterior draws
+    #: (models × 3; ``None`` for a point estimate), and for each weight the smallest change
+    #: that makes another model their recommendation (:mod:`tradeoff.choose.robustness`).
+    acceptability: list[FloatArray | None] = field(default_factory=list, repr=False)
+    changes: list[tuple[WeightChange, ...]] = field(default_factory=list, repr=False)
+    #: The same for the consensus (several stakeholders; acceptability when all have draws).
+    consensus_acceptability: FloatArray | None = field(default=None, repr=False)
+    consensus_changes: tuple[WeightChange, ...] = ()
+    #: The participants left out of the consensus (their answers flagged as inconsistent).
+    excluded: tuple[str, ...] = ()
+
+    def top_acceptability(self, table: FloatArray | None, limit: int = 5) -> list[dict[str, Any]]:
+        """The models most often first (then second, third) in ``table``, as JSON rows."""
+        if table is None:
+            return []
+        order = np.lexsort(
+            (np.arange(len(table)), *(-table[:, r] for r in reversed(range(table.shape[1]))))
+        )
+        return [
+            {
+                "name": self.pool.names[m],
+                **{f"p_rank_{r + 1}": float(table[m, r]) for r in range(table.shape[1])},
+            }
+            for m in order[:limit]
+            if table[m].any()
+        ]
+
+    def rows(self) -> list[tuple[Stakeholder, Recommendation, RankOutcome, str]]:
+        """Per stakeholder: who, the recommendation, COPA's pick, the point estimate's pick."""
+        return list(
+            zip(
+                self.stakeholders,
+                self.recommendations,
+                self.picks,
+                self.linear_picks,
+                strict=True,
+            )
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stakeholders": [
+                {
+                    "participant": s.participant,
+                    "session": s.path,
+                    "weights": dict(zip(s.names, s.weights, strict=True)),
+                    "intervals": None if s.intervals is None else [list(iv) for iv in s.intervals],
+                    "answers": s.answers,
+                    "consistency": None if s.consistency is None else s.consistency.to_dict(),
+                    "recommended": rec.name,
+                    "p_best": rec.probability,
+                    "expected_value": rec.expected_value,
+                    "runner_up": rec.runner_up,
+                    "trade": rec.trade,
+                    "selected": pick.selected.name,
+                    "linear_selected": lin,
+                    "omega": list(pick.weights),
+                    "explanation": pick.explanation,
+                    "rank_acceptability": self.top_acceptability(table, self.pool.n),
+                    "what_would_change_the_pick": [c.to_dict(self.pool.names) for c in changes],
+                }
+                for (s, rec, pick, lin), table, changes in zip(
+                    self.rows(),
+                    self.acceptability or [None] * len(self.stakeholders),
+                    self.changes or [()] * len(self.stakeholders),
+                    strict=True,
+                )
+            ],
+            "regret": self.regret,
+            "regret_rows": "stakeholder whose metric is used",
+            "regret_columns": "stakeholder whose pick is used",
+            "consensus": {
+                "rule": self.consensus_rule,
+                "name": self.consensus_name,
+                "max_regret": self.consensus_max_regret,
+                "average_omega_pick": self.average_pick.selected.name,
+                "rank_acceptability": self.top_acceptability(
+                    self.consensus_acceptability, self.pool.n
+                ),
+                "excluded": list(self.excluded),
+                "what_would_change_it": [
+                    c.to_dict(self.pool.names) for c in self.consensus_changes
+                ],
+            },
+            "ranking": [r.to_dict() for r in self.average_pick.ranking],
+        }
+
+
+def _relative_regret(psi: FloatArray, index: int) -> float:
+    spread = float(psi.max() - psi.min())
+    return float((psi.max() - psi[index]) / spread) if spread > 0 else 0.0
+
+
+def copa_differs(selection: Selection, rec: Recommendation, pick: RankOutcome) -> str:
+    """One sentence for a COPA pick that is not the recommendation, with the difference in
+    the person's own units ("COPA's ranking (for the practitioner) picks tree-depth2
+    instead, which flags 94 fewer malignant lumps per 1,000; …")."""
+    words = (
+        []
+        if selection.scenario is None
+        else difference_words(
+            selection.scenario,
+            selection.pool.values[pick.selected.index].tolist(),
+            selection.pool.values[rec.index].tolist(),
+        )
+    )
+    than = f", which {'; '.join(words)} than {rec.name}" if words else ", which reads the same"
+    return f"COPA's ranking (for the practitioner) picks {pick.selected.name} instead{than}."
+
+
+def select_for_stakeholders(
+    scenario: Scenario,
+    stakeholders: Sequence[Stakeholder],
+    pool: Pool,
+    *,
+    p: float = math.inf,
+    top: int = 10,
+    exclude_inconsistent: bool = False,
+) -> Selection:
+    """Each stakeholder's recommendation and COPA pick, the regret matrix and a consensus.
+
+    With ``exclude_inconsistent`` the consensus leaves out the stakeholders whose answers
+    are flagged (:class:`~tradeoff.learn.Consistency`), unless every one is.
+
+    A stakeholder's recommendation is the Bayes decision of :func:`recommend` (their own
+    metric, expected over their posterior). regret[i][j] is what stakeholder j's
+    recommendation costs stakeholder i in i's own expected metric:
+    (E ψ_i(best for i) − E ψ_i(recommendation of j)) / (max E ψ_i − min E ψ_i) over the pool,
+    so the diagonal is 0. The consensus minimises the largest regret over all stakeholders
+    among all models of the pool (ties: the smaller sum of regrets, then row order). COPA's
+    picks (ω chosen by :func:`~tradeoff.choose.ranking.omega_for_metric`) and the pick from the
+    averaged ω are the practitioner's view, reported beside them.
+    """
+    picks, linear_picks, psis, omegas, recs = [], [], [], [], []
+    vectors: dict[tuple[float, ...], FloatArray] = {}  # ψ's rows, once per set of priors
+    for s in stakeholders:
+        if s.priors not in vectors:
+            vectors[s.priors] = metric_vectors(scenario, pool, s.priors)
+        rows = vectors[s.priors]
+        rec = recommend(scenario, pool, s.weights, s.priors, draws=s.draws, vectors=rows)
+        recs.append(rec)
+        coefficients = metric_coefficients(scenario, s.weights, s.priors)
+        omega, _ = omega_for_metric(pool, coefficients, p, psi=np.asarray(rec.expected))
+        omegas.append(omega)
+        picks.append(rank_pool(pool, weights=omega, p=p, top=top))
+        linear_picks.append(pool.names[int(np.argmax(rows @ np.asarray(s.weights)))])
+        psis.append(np.asarray(rec.expected))
+    regret = [
+        [_relative_regret(psis[i], recs[j].index) for j in range(len(stakeholders))]
+        for i in range(len(stakeholders))
+    ]
+    counted = [
+        i
+        for i, st in enumerate(stakeholders)
+        if not (exclude_inconsistent and st.consistency is not None and st.consistency.flagged)
+    ] or list(range(len(stakeholders)))
+    per_model = np.array([[_relative_regret(psis[i], m) for m in range(pool.n)] for i in counted])
+    worst, total = per_model.max(axis=0), per_model.sum(axis=0)
+    best = int(np.lexsort((np.arange(pool.n), total, worst))[0])
+    aspects = aspect_words(scenario)
+    acceptability = [
+        None if s.draws is None else rank_acceptability(s.draws, vectors[s.priors])
+        for s in stakeholders
+    ]
+    means = [
+        np.asarray(s.weights) if s.draws is None else np.asarray(s.draws).mean(axis=0)
+        for s in stakeholders
+    ]
+    changes = [
+        weight_changes(w, vectors[s.priors], aspects)
+        for s, w in zip(stakeholders, means, strict=True)
+    ]
+    group_table: FloatArray | None = None
+    group_changes: tuple[WeightChange, ...] = ()
+    if len(counted) > 1:
+        people = [stakeholders[i] for i in counted]
+        group_vectors = [vectors[s.priors] for s in people]
+        if all(s.draws is not None for s in people):
+            group_table = consensus_acceptability(
+                [np.asarray(s.draws) for s in people], group_vectors
+            )
+        group_changes = consensus_changes([means[i] for i in counted], group_vectors, aspects)
+    average = np.mean(np.array(omegas), axis=0)
+    average_pick = rank_pool(pool, weights=tuple(float(x) for x in average), p=p, top=top)
+    return Selection(
+        stakeholders=list(stakeholders),
+        recommendations=recs,
+        picks=picks,
+        linear_picks=linear_picks,
+        regret=regret,
+        consensus_name=pool.names[best],
+        consensus_rule="minimise the largest relative regret over the stakeholders, each in "
+        "their own expected linear metric (ties: smaller total regret, then row order)"
+        + (
+            f"; {len(stakeholders) - len(counted)} flagged as inconsistent left out"
+            if len(counted) < len(stakeholders)
+            else ""
+        ),
+        consensus_max_regret=float(worst[best]),
+        average_pick=average_pick,
+        pool=pool,
+        scenario=scenario,
+        acceptability=acceptability,
+        changes=changes,
+        consensus_acceptability=group_table,
+        consensus_changes=group_changes,
+        excluded=tuple(s.participant for i, s in enumerate(stakeholders) if i not in set(counted)),
+    )
+
+
+def _nearest_changes(
+    changes: Sequence[WeightChange], names: Sequence[str], limit: int
+) -> list[str]:
+    """The ``limit`` weight changes closest to the present weights, in words."""
+    near = [c for c in changes if c.nearest() is not None]
+    near.sort(key=lambda c: abs(math.log(c.nearest()[0])))  # type: ignore[index]
+    if not near:
+        return ["No change of one weight within a factor of 100 alters the pick."]
+    return [c.sentence(names) for c in near[:limit]]
+
+
+def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
+    """Who each model is for and why, in the people's words and units: each person's
+    recommendation with its chance of being best and the runner-up trade, how sure that is
+    (rank acceptability) and the nearest changes of a weight that would alter it; then the
+    consensus for a group. The first view of ranking details and the report's summary."""
+    from tradeoff.choose.robustness import CONSENSUS_LEAD, acceptability_sentence, share_words
+
+    names = selection.pool.names
+    lines = []
+    for i, (s, rec, _, _) in enumerate(selection.rows()):
+        sure = (
+            ""
+            if rec.probability is None
+            else f" ({share_words(rec.probability)} chance it is the best)"
+        )
+        line = f"For {s.participant}: {rec.name}, the model their answers make best{sure}."
+        if rec.trade:
+            line += f" {rec.trade[0].upper()}{rec.trade[1:]}."
+        if s.consistency is not None and s.consistency.flagged:
+            line += f" {s.consistency.sentence()}"
+        lines.append(line)
+        table = selection.acceptability[i] if selection.acceptability else None
+        if table is not None:
+            lines.append(f"  {acceptability_sentence(table, names)}")
+        if selection.changes:
+            lines += [f"  {t}" for t in _nearest_changes(selection.changes[i], names, changes)]
+    if len(selection.stakeholders) > 1:
+        lines.append(
+            f"For the group: {selection.consensus_name}, the model whose largest regret over "
+            f"everyone is smallest ({selection.consensus_max_regret:.0%} of the spread of "
+            "someone's own metric over the pool)."
+        )
+        if selection.consensus_acceptability is not None:
+            lines.append(
+                "  "
+                + acceptability_sentence(
+                    selection.consensus_acceptability, names, lead=CONSENSUS_LEAD
+                )
+            )
+        if selection.consensus_changes:
+            lines += [
+                f"  {t.rstrip('.')} (that weight changed for everyone)."
+                for t in _nearest_changes(selection.consensus_changes, names, changes)
+            ]
+    return lines
+
+
+def omega_note(selection: Selection, gap: float = 0.15) -> str:
+    """One sentence on COPA's ω for the practitioner, naming the aspects where ω looks
+    unlike a person's own weights (over each aspect's whole range) by more than ``gap``."""
+    base = (
+        "COPA scores a model by its rank among the candidates on each aspect (top-%), not by "
+        "amounts, so ω is not what anyone values: it is the set of weights under which that "
+        "rank-based score orders the pool most like the person's own metric"
+    )
+    if selection.scenario is None:
+        return base + "."
+    from tradeoff.choose.robustness import aspect_words
+
+    aspects = aspect_words(selection.scenario)
+    unlike = []
+    for s, pick in zip(selection.stakeholders, selection.picks, strict=True):
+        own = s.swing_weights or s.weights
+        for j, aspect in enumerate(aspects):
+            if abs(pick.weights[j] - own[j]) > gap:
+                unlike.append(
+                    f"for {s.participant}, ω gives {aspect} {pick.weights[j]:.0%} where their "
+                    f"weight is {own[j]:.0%}"
+                )
+    if not unlike:
+        return base + "."
+    return (
+        f"{base}. So {'; '.join(unlike[:3])}: ω is fitted to the person's order of the "
+        "models, not read off their weights, so an aspect whose ranks happen to track that "
+        "order gets more ω and one that barely moves the pick can get less."
+    )

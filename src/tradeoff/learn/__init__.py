@@ -1,0 +1,43 @@
+"""The elicitation engine and its strategies (paper 004's Algorithm 1, and ours).
+
+* :mod:`~tradeoff.learn.base`: answers (:class:`Choice`), results, the strategy protocol;
+* :mod:`~tradeoff.learn.paper`: Algorithm 1 exactly (``paper``);
+* :mod:`~tradeoff.learn.bisection`: one chord question per halving (``bisection``);
+* :mod:`~tradeoff.learn.probabilistic`: noise-tolerant probabilistic bisection with
+  credible intervals (``probabilistic``);
+* :mod:`~tradeoff.learn.engine`: the :class:`Engine` every face drives.
+"""
+
+from tradeoff.learn.base import (
+    Choice,
+    ElicitationResult,
+    Strategy,
+    weights_from_ratios,
+)
+from tradeoff.learn.engine import (
+    STRATEGY_FACTORIES,
+    Consistency,
+    Engine,
+    EngineFinished,
+    answer_pattern,
+    consistency_of,
+    expected_questions,
+    make_strategy,
+    truth_from_dirichlet,
+)
+
+__all__ = [
+    "STRATEGY_FACTORIES",
+    "Choice",
+    "Consistency",
+    "ElicitationResult",
+    "Engine",
+    "EngineFinished",
+    "Strategy",
+    "answer_pattern",
+    "consistency_of",
+    "expected_questions",
+    "make_strategy",
+    "truth_from_dirichlet",
+    "weights_from_ratios",
+]

@@ -1,0 +1,390 @@
+"""The elicitation engine: strategies that choose questions, and the state machine that runs them.
+
+One API drives every face: the TUI, the browser, the CLI and the simulated oracles all call
+:meth:`Engine.next_query`, :meth:`Engine.answer`, :meth:`Engine.undo` and
+:meth:`Engine.result`. A strategy is a pure function of its (immutable) state, so the engine
+keeps every earlier state: undo restores the exact earlier state, and replaying the same
+answers reaches the same state.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tradeoff.ask.population import Population, scenario_population
+from tradeoff.ask.queries import Query, QuerySpace
+from tradeoff.ask.scenario import STRATEGY_NAMES, ElicitationSpec, Scenario
+from tradeoff.learn.base import Choice, ElicitationResult, Strategy
+from tradeoff.learn.bisection import BisectionStrategy
+from tradeoff.learn.joint import JointStrategy
+from tradeoff.learn.paper import PaperStrategy, planned_questions
+from tradeoff.learn.probabilistic import QUESTIONS_PER_RATIO, ProbabilisticStrategy
+
+
+class EngineFinished(RuntimeError):
+    """Raised when an answer is given but the strategy asks no more questions."""
+
+
+StrategyFactory = Callable[[QuerySpace, ElicitationSpec, int], Strategy[Any]]
+
+#: Strategies by name (:data:`tradeoff.ask.scenario.STRATEGY_NAMES`, in the same order).
+STRATEGY_FACTORIES: dict[str, StrategyFactory] = {
+    "paper": PaperStrategy,
+    "bisection": BisectionStrategy,
+    "probabilistic": ProbabilisticStrategy,
+    "joint": JointStrategy,
+}
+
+
+if tuple(STRATEGY_FACTORIES) != STRATEGY_NAMES:  # pragma: no cover - a programming error
+    raise RuntimeError("STRATEGY_FACTORIES must build exactly the strategies of STRATEGY_NAMES")
+
+
+def make_strategy(
+    space: QuerySpace,
+    spec: ElicitationSpec,
+    seed: int = 0,
+    candidates: NDArray[np.float64] | None = None,
+) -> Strategy[Any]:
+    """Build the strategy ``spec.strategy`` names (``candidates``: see :class:`Engine`)."""
+    if spec.strategy == "probabilistic":
+        return ProbabilisticStrategy(space, spec, seed, candidates=candidates)
+    if spec.strategy == "joint":
+        return JointStrategy(space, spec, seed, candidates=candidates)
+    return STRATEGY_FACTORIES[spec.strategy](space, spec, seed)
+
+
+class Engine:
+    """The elicitation state machine that every face drives.
+
+    Parameters
+    ----------
+    scenario
+        The validated scenario.
+    spec
+        The elicitation settings (strategy, budget, ε, …); default: the scenario's
+        ``[elicitation]``. Overrides are made with :meth:`ElicitationSpec.override`.
+    seed
+        Seed for strategies that randomise anything.
+    population
+        A prebuilt population (otherwise built, and cached, from the scenario).
+    candidates
+        The candidate models' statistics in the metric's terms (one row each,
+        :func:`tradeoff.choose.ranking.metric_vectors`): the ``probabilistic`` strategy then aims
+        its questions at the pick and stops once it is settled (``[elicitation] stop``).
+
+    Examples
+    --------
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> from tradeoff.simulation.oracles import SimulatedOracle
+    >>> sc = load_scenario("scenarios/paper-k2-reward-cost.toml").scenario
+    >>> engine = Engine(sc, sc.elicitation.override(strategy="paper"))
+    >>> oracle = SimulatedOracle.for_scenario(sc, [0.10, 0.05, 0.05, 0.80])
+    >>> while (q := engine.next_query()) is not None:
+    ...     _ = engine.answer(oracle.choose(q))
+    >>> [round(w, 2) for w in engine.result().weights], engine.answered
+    ([0.1, 0.05, 0.05, 0.8], 120)
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        spec: ElicitationSpec | None = None,
+        *,
+        seed: int = 0,
+        population: Population | None = None,
+        candidates: NDArray[np.float64] | None = None,
+    ) -> None:
+        pop = population or scenario_population(scenario)
+        self.candidates = candidates
+        self.scenario = scenario
+        self.spec = spec if spec is not None else scenario.elicitation
+        self.seed = seed
+        self.strategy_name = self.spec.strategy
+        # Algorithm 1 keeps the paper's query classifiers; ours show realistic ones.
+        self.space = QuerySpace(scenario, pop, context=self.strategy_name != "paper")
+        self._strategy = make_strategy(self.space, self.spec, seed, candidates)
+        self._states: list[Any] = [self._strategy.initial()]
+        self._history: list[tuple[Query, Choice]] = []
+        self._pending: Query | None = None
+        self._pending_valid = False
+
+    @property
+    def state(self) -> Any:
+        """The strategy's current (immutable) state."""
+        return self._states[-1]
+
+    @property
+    def answered(self) -> int:
+        """Number of answers currently counted (undone answers are not)."""
+        return len(self._history)
+
+    @property
+    def history(self) -> tuple[tuple[Query, Choice], ...]:
+        """Every counted question with its answer, oldest first."""
+        return tuple(self._history)
+
+    @property
+    def done(self) -> bool:
+        return self.next_query() is None
+
+    def next_query(self) -> Query | None:
+        """The question to show now (the same one until it is answered), or ``None``."""
+        if not self._pending_valid:
+            self._pending = self._strategy.next_question(self.state)
+            self._pending_valid = True
+        return self._pending
+
+    def answer(self, choice: Choice | str) -> Query:
+        """Record the answer to the current question; returns that question."""
+        choice = Choice(choice)
+        query = self.next_query()
+        if query is None:
+            raise EngineFinished("the elicitation is finished; there is no question to answer")
+        self._states.append(self._strategy.update(self.state, query, choice))
+        self._history.append((query, choice))
+        self._pending_valid = False
+        return query
+
+    def answer_recorded(self, query: Query, choice: Choice | str) -> None:
+        """Apply an answer given earlier to ``query``, a question this engine may not ask now.
+
+        Sessions recorded by another version of tradeoff asked questions chosen another
+        way; strategies that learn from any question (``learns_from_any_question``) replay
+        them as recorded and reach the same state, hence the same result.
+
+        Raises
+        ------
+        ValueError
+            If the strategy learns only from its own questions, the question is not one
+            this scenario builds, or it repeats an answer that does not exist.
+        """
+        if not self._strategy.learns_from_any_question:
+            raise ValueError(f"strategy {self.strategy_name!r} learns only from its own questions")
+        is_pair = getattr(self._strategy, "is_candidate_pair", None)
+        if not self.space.can_ask(query) and not (is_pair is not None and is_pair(query)):
+            raise ValueError("the question is not one this scenario builds")
+        if query.repeat_of is not None and not 0 <= query.repeat_of < self.answered:
+            raise ValueError(f"the question repeats answer {query.repeat_of}, which does not exist")
+        choice = Choice(choice)
+        self._states.append(self._strategy.update(self.state, query, choice))
+        self._history.append((query, choice))
+        self._pending_valid = False
+
+    def undo(self) -> Query | None:
+        """Take back the last answer and restore the exact earlier state.
+
+        Returns the question that is shown again, or ``None`` if there was nothing to undo.
+        """
+        if not self._history:
+            return None
+        self._states.pop()
+        query, _ = self._history.pop()
+        self._pending, self._pending_valid = query, True
+        return query
+
+    def result(self) -> ElicitationResult:
+        """What has been learned so far (normalised weights, and uncertainty if known)."""
+        return self._strategy.result(self.state)
+
+    def extend(self, extra: int) -> int:
+        """Ask at most ``extra`` more questions (e.g. "10 more" after a review).
+
+        Strategy states do not depend on the budget, so the state is kept as it is; only
+        the stopping point moves, to ``extra`` answers from now (not ``extra`` past the plan:
+        after a pick settled at 9 of 30 questions, "10 more" asks 10, not 31), and a strategy
+        that stopped because the pick was settled (``stop = "decision"``) now aims at the
+        weights for those questions. Returns the new budget.
+        """
+        if extra < 1:
+            raise ValueError("extra must be at least 1")
+        budget = self.answered + extra
+        # Asked for more: the pick may already be settled, so the extra questions go on
+        # to the budget and aim at the weights.
+        self.spec = self.spec.model_copy(update={"budget": budget, "stop": "weights"})
+        self._strategy = make_strategy(self.space, self.spec, self.seed, self.candidates)
+        self._pending_valid = False
+        return budget
+
+    def expected_total(self) -> int:
+        """Expected number of questions for the whole elicitation."""
+        return self._strategy.expected_total(self.state)
+
+    def weight_draws(self) -> NDArray[np.float64] | None:
+        """Posterior draws of the normalised weights (rows), or ``None`` for strategies
+        that keep a point estimate only (``paper``, ``bisection``)."""
+        return self._strategy.weight_draws(self.state)
+
+    def stop_reason(self) -> str | None:
+        """Why the questions stopped ("budget", "decided", "precise", "exhausted"), or
+        ``None`` while they go on (strategies other than ``probabilistic`` say "budget"
+        or "precise" when they stop)."""
+        reason = getattr(self._strategy, "stop_reason", None)
+        if reason is not None:
+            value: str | None = reason(self.state)
+            return value
+        if not self.done:
+            return None
+        budget = self.spec.budget
+        return "budget" if budget is not None and self.answered >= budget else "precise"
+
+    def decision(self) -> tuple[float, float] | None:
+        """(P(best) of the pick, its expected relative regret) when the engine aims at a
+        decision, else ``None``."""
+        decision = getattr(self._strategy, "decision", None)
+        if decision is None:
+            return None
+        value: tuple[float, float] | None = decision(self.state)
+        return value
+
+    def consistency(self) -> tuple[int, int] | None:
+        """(repeated questions answered the same way both times, repeated questions), or
+        ``None`` when the strategy does not repeat questions."""
+        return self._strategy.consistency(self.state)
+
+    def expected_remaining(self) -> int:
+        """Expected number of questions still to come (0 when finished)."""
+        if self.done:
+            return 0
+        return max(1, self.expected_total() - self.answered)
+
+
+def expected_questions(scenario: Scenario, spec: ElicitationSpec | None = None) -> int:
+    """How many questions an elicitation is planned to take, before any engine is built
+    (what a start screen announces): the budget if set, else the strategy's own plan."""
+    spec = spec if spec is not None else scenario.elicitation
+    n = len(scenario.weight_names)
+    if spec.strategy == "paper":
+        return planned_questions(n, spec)
+    if spec.budget is not None:
+        return spec.budget
+    return QUESTIONS_PER_RATIO * (n - 1)
+
+
+def truth_from_dirichlet(spans: tuple[float, ...], rng: np.random.Generator) -> tuple[float, ...]:
+    """Random true weights: a flat Dirichlet over *swing* weights w_i·span_i.
+
+    A flat Dirichlet over natural-unit weights would depend on the units (a weight per minute
+    is 60 times one per hour); over swing weights (weight × the statistic's range, as in
+    multi-attribute utility theory) it does not. Returned in natural units, normalised.
+    """
+    swing = rng.dirichlet(np.ones(len(spans)))
+    natural = swing / np.asarray(spans)
+    return tuple(float(x) for x in natural / natural.sum())
+
+
+#: Answers needed before a pattern (same side, alternating, all "can't tell") is flagged.
+PATTERN_MIN_ANSWERS = 8
+#: Share of answers that makes a pattern.
+PATTERN_SHARE = 0.9
+#: An estimated slip rate at or above this fails the consistency check.
+SLIP_RATE_LIMIT = 0.2
+
+
+@dataclass(frozen=True)
+class Consistency:
+    """Whether a person's answers can be trusted as a preference.
+
+    ``repeats`` is (answered the same way both times, repeated questions) when the strategy
+    repeats questions; ``slip_rate`` the estimated chance of a slip when it estimates one;
+    ``pattern`` a sentence when the answers follow a pattern that does not depend on the
+    options (the sides are shuffled per question, so a real preference does not pick the
+    same side every time). ``flagged`` when a pattern was found or the check failed.
+    """
+
+    answers: int
+    repeats: tuple[int, int] | None
+    slip_rate: float | None
+    pattern: str | None
+
+    @property
+    def failed_check(self) -> bool:
+        if self.slip_rate is not None and self.slip_rate >= SLIP_RATE_LIMIT:
+            return True
+        if self.repeats is not None:
+            same, total = self.repeats
+            return total >= 2 and same < total / 2
+        return False
+
+    @property
+    def flagged(self) -> bool:
+        return self.pattern is not None or self.failed_check
+
+    def sentence(self) -> str:
+        """One or two sentences for the review screen, ``session show``, ``select`` and
+        the report."""
+        parts = []
+        if self.repeats is None:
+            parts.append("This strategy does not repeat questions to check consistency.")
+        elif self.repeats[1] == 0:
+            parts.append("No question was repeated, so consistency was not checked.")
+        else:
+            same, total = self.repeats
+            parts.append(
+                f"Consistency check: {same} of {total} repeated questions were answered the "
+                "same way both times"
+                + (
+                    f" (estimated chance of a slip: {self.slip_rate:.0%})."
+                    if self.slip_rate is not None
+                    else "."
+                )
+            )
+        if self.pattern is not None:
+            parts.append(f"Warning: {self.pattern}; these weights may not reflect a preference.")
+        elif self.failed_check:
+            parts.append("Warning: the answers contradict each other too often to trust.")
+        return " ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "flagged": self.flagged,
+            "repeats": None if self.repeats is None else list(self.repeats),
+            "slip_rate": self.slip_rate,
+            "pattern": self.pattern,
+        }
+
+
+def answer_pattern(choices: Sequence[Choice]) -> str | None:
+    """A sentence when answers follow a pattern that ignores the options, else ``None``:
+    the same side (A or B) nearly every time, strict alternation, or "can't tell" nearly
+    every time.
+
+    >>> answer_pattern([Choice.LEFT] * 10)
+    'Option A was chosen 10 of 10 times'
+    >>> answer_pattern([Choice.LEFT, Choice.RIGHT] * 5)
+    'the answers alternated between A and B 9 of 9 times'
+    """
+    n = len(choices)
+    if n < PATTERN_MIN_ANSWERS:
+        return None
+    unsure = sum(c is Choice.INDIFFERENT for c in choices)
+    if unsure >= PATTERN_SHARE * n:
+        return f'"can\'t tell" was answered {unsure} of {n} times'
+    sided = [c for c in choices if c is not Choice.INDIFFERENT]
+    if len(sided) < PATTERN_MIN_ANSWERS:
+        return None
+    left = sum(c is Choice.LEFT for c in sided)
+    for count, side in ((left, "A"), (len(sided) - left, "B")):
+        if count >= PATTERN_SHARE * len(sided):
+            return f"Option {side} was chosen {count} of {len(sided)} times"
+    switches = sum(a is not b for a, b in itertools.pairwise(sided))
+    if switches >= PATTERN_SHARE * (len(sided) - 1):
+        return f"the answers alternated between A and B {switches} of {len(sided) - 1} times"
+    return None
+
+
+def consistency_of(engine: Engine) -> Consistency:
+    """The :class:`Consistency` of an engine's answers so far."""
+    choices = [c for _, c in engine.history]
+    return Consistency(
+        engine.answered,
+        engine.consistency(),
+        engine.result().error_rate_estimate,
+        answer_pattern(choices),
+    )

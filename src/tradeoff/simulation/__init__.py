@@ -1,0 +1,1 @@
+"""Simulated people: oracles and their noise, whole simulated runs, the benchmark harness."""

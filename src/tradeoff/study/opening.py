@@ -1,0 +1,81 @@
+"""Opening a session for a person: what a face calls to start or continue one.
+
+:func:`start_session` prepares what the recorder needs and does not look up itself (the
+scenario's population and the pool's models as metric rows, from the study cache when
+there is one: :mod:`tradeoff.study.cache`) and starts the
+:class:`~tradeoff.record.session.Recorder`;
+:func:`resume_session` does the same for a session already on disk; :func:`what_to_open`
+says whether a participant has an unfinished session of a scenario to continue. The app,
+the study server and the tests open sessions through these, so every face prepares a
+session the same way (docs/architecture.md, "The decide step").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tradeoff.ask.scenario import ElicitationSpec, LoadedScenario
+from tradeoff.record.session import ConsentRecord, Recorder, SessionLog
+from tradeoff.study.cache import cached_candidates, cached_population
+
+
+def start_session(
+    loaded: LoadedScenario,
+    participant: str,
+    sessions_dir: str | Path = "sessions",
+    *,
+    spec: ElicitationSpec | None = None,
+    seed: int = 0,
+    cache_dir: str | Path | None = None,
+    consent: ConsentRecord | None = None,
+) -> Recorder:
+    """A new session of ``loaded`` for ``participant``, its first lines on disk.
+
+    The questions aim at the scenario's pool (its models as metric rows, resolved beside
+    the scenario file) unless ``spec`` stops on the weights; with ``cache_dir`` the
+    population, its sorted tables and those rows are memory-mapped from there (built there
+    first if missing).
+    """
+    population = cached_population(loaded.scenario, cache_dir)
+    stop = (spec or loaded.scenario.elicitation).stop
+    candidates = cached_candidates(
+        loaded.scenario, Path(loaded.path).parent, population.priors.tolist(), stop, cache_dir
+    )
+    return Recorder.start(
+        loaded,
+        participant,
+        sessions_dir,
+        candidates=candidates,
+        population=population,
+        spec=spec,
+        seed=seed,
+        consent=consent,
+    )
+
+
+def resume_session(
+    path: str | Path,
+    *,
+    current: LoadedScenario | None = None,
+    use_embedded: bool = False,
+    log: SessionLog | None = None,
+    cache_dir: str | Path | None = None,
+    wait: float = 0.0,
+) -> Recorder:
+    """Continue the session in ``path`` (see :meth:`Recorder.resume`); with ``cache_dir``
+    its population is memory-mapped from there; ``wait``: seconds to wait for the file's
+    lock (it is then read again under the lock)."""
+    population = None
+    if cache_dir is not None:
+        from tradeoff.record.session import read_session
+
+        log = log if log is not None else read_session(path)
+        population = cached_population(log.header.scenario, cache_dir)
+    return Recorder.resume(
+        path,
+        current=current,
+        use_embedded=use_embedded,
+        log=log,
+        population=population,
+        wait=wait,
+    )

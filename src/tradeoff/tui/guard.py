@@ -49,14 +49,6 @@ class Limits:
     #: Largest request line and header field, bytes.
     line_bytes: int = 8190
 
-    def handler_args(self) -> dict[str, float | int]:
-        """aiohttp's connection-handler options that enforce the two limits above."""
-        return {
-            "keepalive_timeout": self.header_seconds,
-            "max_line_size": self.line_bytes,
-            "max_field_size": self.line_bytes,
-        }
-
 
 #: The limits ``tradeoff serve`` applies.
 DEFAULT_LIMITS = Limits()
@@ -126,7 +118,8 @@ class GuardedServer(Server):
                 self.host,
                 self.port,
                 self.apps.copy,
-                self.limits.handler_args(),
+                header_seconds=self.limits.header_seconds,
+                line_bytes=self.limits.line_bytes,
             )
         )
 

@@ -15,10 +15,10 @@ import resource
 import signal
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from aiohttp import WSCloseCode, web
 from textual_serve.app_service import AppService
@@ -174,11 +174,14 @@ async def run_until_stopped(
     host: str,
     port: int,
     open_apps: Callable[[], Iterable[Closable]],
-    handler_args: Mapping[str, Any] | None = None,
+    header_seconds: float = 10.0,
+    line_bytes: int = 8190,
 ) -> None:
     """Serve ``make_app()`` on ``host:port`` until SIGINT or SIGTERM; then close every
     connection in ``open_apps()`` (going away) and stop its app, and return.
-    ``handler_args`` go to aiohttp's connection handler (timeouts and sizes)."""
+    A connection that does not send a request's line and headers within ``header_seconds``
+    of opening (or of its last answer) is closed; lines and header fields are capped at
+    ``line_bytes``."""
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(LoopErrors())
     runner = web.AppRunner(
@@ -186,7 +189,9 @@ async def run_until_stopped(
         handle_signals=False,
         access_log=None,
         shutdown_timeout=10.0,
-        **dict(handler_args or {}),
+        keepalive_timeout=header_seconds,
+        max_line_size=line_bytes,
+        max_field_size=line_bytes,
     )
     await runner.setup()
     site = web.TCPSite(runner, host, port, backlog=256)

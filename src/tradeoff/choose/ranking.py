@@ -48,6 +48,7 @@ from tradeoff.ask.presentation import difference_words
 from tradeoff.ask.scenario import Scenario
 from tradeoff.errors import InputError
 from tradeoff.pool import Objective, Pool, copa
+from tradeoff.pool.meaning import attribute_meaning
 from tradeoff.stable import stable_argmax, stable_argmax_rows, stable_order
 
 FloatArray = NDArray[np.float64]
@@ -616,7 +617,10 @@ def rank_with_metric(
 
 
 def metric_objectives(scenario: Scenario) -> tuple[Objective, ...]:
-    """The pool columns a scenario's ``[pool] columns`` names, with their directions."""
+    """The pool columns a scenario's ``[pool] columns`` names, with their directions and
+    meanings (a class's recall in [0, 1], a cost or reward as its range allows,
+    :func:`tradeoff.pool.meaning.attribute_meaning`), which :func:`tradeoff.pool.load_pool`
+    checks every row against."""
     if scenario.pool is None:
         raise InputError.single(
             scenario.id,
@@ -633,9 +637,10 @@ def metric_objectives(scenario: Scenario) -> tuple[Objective, ...]:
             f"no pool column given for {missing}.",
             "map every class and attribute to the pool column that measures it.",
         )
-    objs = [Objective(cols[c.name], "max") for c in scenario.classes]
+    objs = [Objective(cols[c.name], "max", attribute_meaning(c)) for c in scenario.classes]
     objs += [
-        Objective(cols[a.name], "min" if a.kind == "cost" else "max") for a in scenario.attributes
+        Objective(cols[a.name], "min" if a.kind == "cost" else "max", attribute_meaning(a))
+        for a in scenario.attributes
     ]
     return tuple(objs)
 

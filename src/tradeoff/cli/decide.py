@@ -202,6 +202,10 @@ def cmd_select(args: argparse.Namespace) -> int:
         raise UsageError("--alias needs --mlflow-model NAME (nothing is written without it)")
     if args.mlflow_tracking_uri is not None and not args.mlflow_model:
         raise UsageError("--mlflow-tracking-uri needs --mlflow-model NAME")
+    if args.mlflow_model:
+        from tradeoff.pool.tracking import check_alias
+
+        args.alias = check_alias(args.alias)  # before any work: None means the default
     chosen = decision(args)
     if args.tui:
         from tradeoff.tui.select import run_selection_app
@@ -210,7 +214,6 @@ def cmd_select(args: argparse.Namespace) -> int:
         return 0
     written = None
     if args.mlflow_model:
-        args.alias = args.alias or "champion"
         written = record_in_mlflow(chosen, args)
     if args.json:
         emit(chosen.to_dict() | ({"mlflow": asdict(written)} if written is not None else {}))

@@ -7,14 +7,30 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from tradeoff.cli.common import UsageError, emit, say, writable_file
+from tradeoff.cli.common import UsageError, emit, error, say, writable_file
 
 if TYPE_CHECKING:
     from tradeoff.pool import Measured
 
 
+def _new_file(args: argparse.Namespace) -> None:
+    """``--out`` must be a file in an existing folder and, without ``--force``, not be
+    there yet (nor its provenance file): a recorded pool is never replaced by accident."""
+    out = writable_file(args.out, "--out")
+    if args.force:
+        return
+    for existing in (out, out.with_suffix(".provenance.json")):
+        if existing.exists():
+            raise UsageError(
+                f"--out {args.out!r}: {str(existing)!r} already exists and is left as it is; "
+                "give another --out, or add --force to replace it"
+            )
+
+
 def _written(args: argparse.Namespace, measured: Measured, what: str) -> int:
-    table, side = measured.write(args.out)
+    for note in measured.notes:
+        error(note)
+    table, side = measured.write(args.out, replace=args.force)
     frame = measured.frame
     if args.json:
         emit(
@@ -33,16 +49,27 @@ def _written(args: argparse.Namespace, measured: Measured, what: str) -> int:
 
 def cmd_pool_sklearn(args: argparse.Namespace) -> int:
     from tradeoff.pool import load_dataset, load_estimators, measure
+    from tradeoff.pool.measuring import MAX_FOLDS, MAX_LATENCY_REPEATS
 
-    writable_file(args.out, "--out")
+    _new_file(args)
     if args.folds is not None and args.test_size is not None:
         raise UsageError("give --folds or --test-size, not both")
+    if args.folds is not None and not 2 <= args.folds <= MAX_FOLDS:
+        raise UsageError(
+            f"--folds {args.folds}: cross-validation needs between 2 and {MAX_FOLDS} folds "
+            "(default 5); or give --test-size to hold out a share instead"
+        )
+    if not 1 <= args.latency_repeats <= MAX_LATENCY_REPEATS:
+        raise UsageError(
+            f"--latency-repeats {args.latency_repeats}: give between 1 and "
+            f"{MAX_LATENCY_REPEATS:,} single-case predictions to time (default 60)"
+        )
     estimators = load_estimators(args.estimators)
     dataset = load_dataset(args.dataset, args.target)
     measured = measure(
         estimators,
         dataset,
-        folds=args.folds or 5,
+        folds=5 if args.folds is None else args.folds,
         test_size=args.test_size,
         seed=args.seed,
         latency_repeats=args.latency_repeats,
@@ -54,7 +81,7 @@ def cmd_pool_sklearn(args: argparse.Namespace) -> int:
 def cmd_pool_mlflow(args: argparse.Namespace) -> int:
     from tradeoff.pool.tracking import from_mlflow, parse_mapping
 
-    writable_file(args.out, "--out")
+    _new_file(args)
     scenario = None
     if args.scenario:
         from tradeoff.ask.scenario import load_scenario
@@ -99,7 +126,9 @@ def add_pool_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "bundled datasets: breast_cancer, iris, wine, digits",
     )
     sk.add_argument("--target", metavar="COL", help="the column of each case's class")
-    sk.add_argument("--folds", type=int, help="cross-validation folds for recall (default 5)")
+    sk.add_argument(
+        "--folds", type=int, help="cross-validation folds for recall (2 to 100, default 5)"
+    )
     sk.add_argument(
         "--test-size",
         type=float,
@@ -107,8 +136,14 @@ def add_pool_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="instead of cross-validation, hold out this share of the cases",
     )
     sk.add_argument("--seed", type=int, default=0, help="seed of the folds or split")
-    sk.add_argument("--latency-repeats", type=int, default=60, help="single-case predictions timed")
+    sk.add_argument(
+        "--latency-repeats",
+        type=int,
+        default=60,
+        help="single-case predictions timed (1 to 10,000, default 60)",
+    )
     sk.add_argument("--out", required=True, help="the pool file to write (CSV or .parquet)")
+    sk.add_argument("--force", action="store_true", help="replace --out if it exists")
     sk.add_argument("--json", action="store_true", help="print one JSON document")
     sk.set_defaults(func=cmd_pool_sklearn)
 
@@ -140,8 +175,11 @@ def add_pool_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="each run's model name (default: the run name)",
     )
     ml.add_argument(
-        "--skip-incomplete", action="store_true", help="leave out runs that lack a value"
+        "--skip-incomplete",
+        action="store_true",
+        help="leave out (and name) runs that lack a value or hold an impossible one",
     )
     ml.add_argument("--out", required=True, help="the pool file to write (CSV or .parquet)")
+    ml.add_argument("--force", action="store_true", help="replace --out if it exists")
     ml.add_argument("--json", action="store_true", help="print one JSON document")
     ml.set_defaults(func=cmd_pool_mlflow)

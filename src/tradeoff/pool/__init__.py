@@ -3,8 +3,12 @@
 :func:`load_pool` reads a CSV or Parquet file with pandas, optionally restricts the
 population with a condition (``where``, see :mod:`tradeoff.pool.expr`), and validates every
 objective column: the file must exist, the columns must exist and be numeric, NaN and ±inf
-are refused (or their rows dropped on request), model names must be unique, and at least
-two models must remain.
+are refused (or their rows dropped on request), a value its objective's meaning does not
+allow (a recall outside [0, 1], a negative latency; :mod:`tradeoff.pool.meaning`) is
+refused naming the row, model, column and value, model names must be unique, and at least
+two models must remain. In a CSV file a model name that starts with an apostrophe before a
+formula character (``'=x``, as spreadsheets and the pool writers mark a text that would
+otherwise be evaluated) is read without it.
 A constant objective only warns, since it carries no information. Every mistake is an
 :class:`~tradeoff.errors.InputError` naming the file, the rows and the column.
 
@@ -26,6 +30,7 @@ from numpy.typing import NDArray
 
 from tradeoff.errors import InputError, Problem
 from tradeoff.pool.expr import CONDITION_HELP, ExpressionError, parse_condition
+from tradeoff.pool.meaning import Meaning, capped, read_cell, value_problems
 from tradeoff.text import clean_text, clean_texts
 
 FloatArray = NDArray[np.float64]
@@ -34,10 +39,13 @@ Direction = Literal["min", "max"]
 
 @dataclass(frozen=True)
 class Objective:
-    """A pool column and whether lower (``min``) or higher (``max``) is better."""
+    """A pool column and whether lower (``min``) or higher (``max``) is better, and
+    optionally what it measures (its :class:`~tradeoff.pool.meaning.Meaning`, which bounds
+    the values :func:`load_pool` accepts)."""
 
     column: str
     direction: Direction
+    meaning: Meaning | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def parse(cls, text: str) -> Objective:
@@ -279,6 +287,11 @@ def load_pool(
             raise InputError.many(source, problems)
     if name_column is not None:
         name_series = table[name_column].astype(str)
+        if Path(source).suffix.lower() not in (".parquet", ".pq"):
+            unquoted = name_series.map(read_cell)
+            if (unquoted != name_series).any():
+                name_series = unquoted
+                table = table.assign(**{name_column: unquoted})
     else:
         name_series = pd.Series([f"row {i}" for i in table.index], index=table.index)
     names, cleaned_names = clean_texts(name_series.tolist())
@@ -301,8 +314,13 @@ def load_pool(
                     )
                 else:
                     first[name] = int(row)
+    for j, objective in enumerate(objectives):
+        if objective.meaning is not None:
+            problems += value_problems(
+                objective.column, arr[:, j], objective.meaning, names, table.index.tolist()
+            )
     if problems:
-        raise InputError.many(source, problems[:10])
+        raise InputError.many(source, capped(problems))
     if len(names) < 2:
         raise InputError.single(
             source,
@@ -342,6 +360,7 @@ from tradeoff.pool.measuring import (  # noqa: E402
 
 __all__ = [
     "Dataset",
+    "Meaning",
     "Measured",
     "Objective",
     "Pool",

@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import os
 import pickle
 import platform
 import re
@@ -39,6 +40,13 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from tradeoff.errors import InputError
+from tradeoff.pool.meaning import (
+    Meaning,
+    check_frame,
+    class_meaning,
+    column_meaning,
+    pool_cell,
+)
 
 __all__ = [
     "SHIPPED_DATASETS",
@@ -57,6 +65,26 @@ SHIPPED_DATASETS = ("breast_cancer", "iris", "wine", "digits")
 ESTIMATOR_ATTRIBUTES = ("ESTIMATORS", "estimators", "MODELS", "models")
 
 INSTALL = "install the extra: pip install 'tradeoff[sklearn]'"
+
+#: Bounds on what is measured, so that a mistyped number fails at once with a message
+#: instead of running for hours: single-case predictions timed per model, features (columns)
+#: of a dataset, and the numbers (cases × features) it holds.
+MAX_LATENCY_REPEATS = 10_000
+MAX_FEATURES = 10_000
+MAX_CELLS = 50_000_000
+MAX_FOLDS = 100
+
+
+def _user_code_failed(
+    source: str, location: str, what: str, exc: BaseException, fix: str
+) -> InputError:
+    """The error for code from the user's files (an estimators file, a pickle, an
+    estimator's fit or predict) that raised, or called ``sys.exit``: it is reported, never
+    taken for success."""
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, SystemExit):
+        detail = f"it called sys.exit({exc.code!r}) (SystemExit)"
+    return InputError.single(source, location, f"{what}: {detail}.", fix)
 
 
 def _sklearn(source: str) -> Any:
@@ -147,7 +175,30 @@ def load_dataset(spec: str, target: str | None = None) -> Dataset:
         raise InputError.single(
             path, f"row {row}, column {target!r}", "the class is missing.", "give every case one."
         )
+    if len(frame) == 0:
+        raise InputError.single(
+            path, "", "has a header but no cases.", "give a file with one row per case."
+        )
     features = frame.drop(columns=[target])
+    if features.shape[1] == 0:
+        raise InputError.single(
+            path, "", f"has no feature columns besides {target!r}.", "add the cases' features."
+        )
+    if features.shape[1] > MAX_FEATURES or features.size > MAX_CELLS:
+        raise InputError.single(
+            path,
+            "",
+            f"has {features.shape[1]:,} feature columns and {len(frame):,} cases; at most "
+            f"{MAX_FEATURES:,} features and {MAX_CELLS:,} numbers are measured.",
+            "select the features (or a sample of the cases) that the models use.",
+        )
+    if y.nunique() < 2:
+        raise InputError.single(
+            path,
+            f"column {target!r}",
+            f"holds {y.nunique()} class(es); recall per class needs at least 2.",
+            "give cases of every class.",
+        )
     for column in features.columns:
         values = pd.to_numeric(features[column], errors="coerce")
         bad = values.isna().to_numpy()
@@ -232,9 +283,11 @@ def load_estimators(spec: str) -> dict[str, Any]:
         try:
             with path.open("rb") as fh:
                 found = pickle.load(fh)
-        except Exception as exc:
-            raise InputError.single(
-                path, "", f"cannot be unpickled: {exc}.", "give a pickled list or dict."
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # the pickle runs code: sys.exit included
+            raise _user_code_failed(
+                str(path), "", "cannot be unpickled", exc, "give a pickled list or dict."
             ) from None
         return _named(found, str(path))
     _sklearn(spec)
@@ -252,13 +305,14 @@ def load_estimators(spec: str) -> dict[str, Any]:
                 module = importlib.import_module(path_text)
             finally:
                 sys.path.remove(str(Path.cwd()))
-    except InputError:
+    except (InputError, KeyboardInterrupt):
         raise
-    except Exception as exc:
-        raise InputError.single(
+    except BaseException as exc:  # the file's own code: sys.exit included
+        raise _user_code_failed(
             path_text,
             "",
-            f"cannot be imported: {type(exc).__name__}: {exc}.",
+            "cannot be imported",
+            exc,
             "give a Python file or module that defines a list or dict of estimators.",
         ) from None
     names = (attribute,) if attribute else ESTIMATOR_ATTRIBUTES
@@ -272,28 +326,87 @@ def load_estimators(spec: str) -> dict[str, Any]:
             "after a colon: models.py:CANDIDATES.",
         )
     if callable(found) and not hasattr(found, "fit"):
-        found = found()
+        try:
+            found = found()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            raise _user_code_failed(
+                path_text,
+                attribute or "",
+                "the function giving the estimators failed",
+                exc,
+                "fix the function, or define the estimators as a list or dict.",
+            ) from None
     return _named(found, path_text)
 
 
 @dataclass(frozen=True)
 class Measured:
-    """A measured pool: the table (one row per model) and its provenance."""
+    """A measured pool: the table (one row per model), its provenance, what each column
+    means (checked before it is written) and notes for the person (runs left out)."""
 
     frame: pd.DataFrame
     provenance: dict[str, Any] = field(default_factory=dict)
+    meanings: Mapping[str, Meaning] | None = None
+    notes: tuple[str, ...] = ()
 
-    def write(self, path: str | Path) -> tuple[Path, Path]:
-        """Write the table (CSV, or Parquet for ``.parquet``) and ``<stem>.provenance.json``
-        beside it; returns both paths."""
+    def check(self, source: str | Path = "pool") -> None:
+        """Refuse a table that :func:`tradeoff.pool.load_pool` would refuse
+        (:func:`tradeoff.pool.meaning.check_frame`): every column's values against its
+        meaning (``meanings``, else the one its name gives), the model names, the size."""
+        meanings = dict(self.meanings or {})
+        for column in self.frame.columns:
+            if column != "model" and pd.api.types.is_numeric_dtype(self.frame[column]):
+                meanings.setdefault(str(column), column_meaning(str(column)))
+        check_frame(str(source), self.frame, meanings)
+
+    def write(self, path: str | Path, *, replace: bool = True) -> tuple[Path, Path]:
+        """Check the table (:meth:`check`), then write it (CSV, or Parquet for ``.parquet``)
+        and ``<stem>.provenance.json`` beside it; returns both paths.
+
+        In a CSV every text cell goes through :func:`tradeoff.pool.meaning.pool_cell`, so a
+        spreadsheet shows a name such as ``=HYPERLINK(…)`` as text. Each file is written
+        whole under a temporary name and then renamed, so a failed write leaves what was
+        there. With ``replace=False`` an existing table or provenance file is refused
+        (an :class:`~tradeoff.errors.InputError`) and nothing is written.
+        """
         out = Path(path)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if out.suffix.lower() in (".parquet", ".pq"):
-            self.frame.to_parquet(out, index=False)
-        else:
-            self.frame.to_csv(out, index=False)
         side = out.with_suffix(".provenance.json")
-        side.write_text(json.dumps(self.provenance, indent=2, default=str) + "\n")
+        self.check(out)
+        if not replace:
+            for existing in (out, side):
+                if existing.exists():
+                    raise InputError.single(
+                        existing,
+                        "",
+                        "already exists; it is left as it is.",
+                        "give another --out, move the file away, or pass --force to replace it.",
+                    )
+        out.parent.mkdir(parents=True, exist_ok=True)
+        frame = self.frame
+        parquet = out.suffix.lower() in (".parquet", ".pq")
+        if not parquet:
+            frame = frame.copy()
+            for column in frame.columns:
+                if not pd.api.types.is_numeric_dtype(frame[column]):
+                    frame[column] = [
+                        v if v is None or isinstance(v, float) else pool_cell(str(v))
+                        for v in frame[column].tolist()
+                    ]
+        part = out.with_name(f".{out.name}.part")
+        side_part = side.with_name(f".{side.name}.part")
+        try:
+            if parquet:
+                frame.to_parquet(part, index=False)
+            else:
+                frame.to_csv(part, index=False)
+            side_part.write_text(json.dumps(self.provenance, indent=2, default=str) + "\n")
+            os.replace(part, out)
+            os.replace(side_part, side)
+        finally:
+            part.unlink(missing_ok=True)
+            side_part.unlink(missing_ok=True)
         return out, side
 
 
@@ -365,8 +478,22 @@ def measure(
         raise InputError.single(
             dataset.source, "classes", "two classes give the same column name.", "rename one."
         )
+    if not 1 <= latency_repeats <= MAX_LATENCY_REPEATS:
+        raise InputError.single(
+            "latency_repeats",
+            "",
+            f"is {latency_repeats:,}; it must be between 1 and {MAX_LATENCY_REPEATS:,}.",
+            f"time 60 single-case predictions (the default), or up to {MAX_LATENCY_REPEATS:,}.",
+        )
     if test_size is None:
-        if folds < 2 or min(counts.values()) < folds:
+        if not 2 <= folds <= MAX_FOLDS:
+            raise InputError.single(
+                dataset.source,
+                "folds",
+                f"is {folds}; cross-validation needs between 2 and {MAX_FOLDS} folds.",
+                "use 5 folds (the default), or give --test-size to hold out a share instead.",
+            )
+        if min(counts.values()) < folds:
             raise InputError.single(
                 dataset.source,
                 "folds",
@@ -388,6 +515,9 @@ def measure(
             f"{1 - test_size:.0%} train / {test_size:.0%} test, stratified, seed {seed} "
             f"({len(y_test)} test cases)"
         )
+    meanings = {
+        c: class_meaning(dataset.classes[label]) for c, label in zip(columns, labels, strict=True)
+    }
     rows = []
     for name, est in named.items():
         try:
@@ -399,11 +529,16 @@ def measure(
                 pred = np.asarray(clone(est).fit(x_fit, y_fit).predict(x_test))
                 truth = y_test
             fitted = clone(est).fit(x_fit, y_fit)
-        except Exception as exc:
-            raise InputError.single(
+            latency = _latency_ms(fitted, x_time, latency_repeats)
+            size = len(pickle.dumps(fitted)) / 1024
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # the estimator's own code: sys.exit included
+            raise _user_code_failed(
                 "estimators",
                 f"estimator {name!r}",
-                f"failed to fit or predict: {type(exc).__name__}: {exc}.",
+                "failed to fit, predict or pickle",
+                exc,
                 "fix the estimator, or leave it out.",
             ) from None
         recalls = _recalls(np.asarray(truth), pred, labels)
@@ -413,8 +548,8 @@ def measure(
                 "family": _estimator_name(est),
                 **{c: round(r, 4) for c, r in zip(columns, recalls, strict=True)},
                 "accuracy": round(float(np.mean(pred == truth)), 4),
-                "latency_ms": round(_latency_ms(fitted, x_time, latency_repeats), 4),
-                "size_kb": round(len(pickle.dumps(fitted)) / 1024, 2),
+                "latency_ms": round(latency, 4),
+                "size_kb": round(size, 2),
             }
         )
         if progress is not None:
@@ -434,4 +569,4 @@ def measure(
         "size": "pickled fitted model, KB",
         "estimators": {name: repr(est) for name, est in named.items()},
     }
-    return Measured(pd.DataFrame(rows), provenance)
+    return Measured(pd.DataFrame(rows), provenance, meanings)

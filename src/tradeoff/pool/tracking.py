@@ -17,11 +17,19 @@ MLflow is an optional dependency (``pip install 'tradeoff[mlflow]'``), imported 
 only when called; its absence is an :class:`~tradeoff.errors.InputError` saying how to
 install it. Everything MLflow refuses (a missing experiment, model or metric) is a located
 error too.
+
+Every value read is checked against what its column means before anything is written
+(:mod:`tradeoff.pool.meaning`: a recall in [0, 1], a cost finite and not negative, …); with
+``skip_incomplete`` a run with a missing or impossible value is left out and named in the
+pool's notes, and a pool with fewer than 2 runs left is an error. A tracking server that
+cannot be reached fails within seconds (:func:`bounded_http`), naming the server.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,11 +38,136 @@ from typing import Any
 
 import pandas as pd
 
-from tradeoff.ask.scenario import Scenario
+from tradeoff.ask.scenario import AttributeSpec, ClassSpec, Scenario
 from tradeoff.errors import InputError, Problem
+from tradeoff.pool.meaning import Meaning, attribute_meaning, capped, column_meaning, value_problems
 from tradeoff.pool.measuring import Measured
+from tradeoff.text import clean_text
 
-__all__ = ["RecordedDecision", "from_mlflow", "parse_mapping", "record_decision"]
+__all__ = [
+    "DEFAULT_ALIAS",
+    "HTTP_DEFAULTS",
+    "RecordedDecision",
+    "bounded_http",
+    "check_alias",
+    "from_mlflow",
+    "parse_mapping",
+    "record_decision",
+]
+
+DEFAULT_ALIAS = "champion"
+#: How long MLflow waits for a tracking server, unless the environment says otherwise:
+#: seconds per request, retries, and the backoff between them (MLflow's own defaults, 120 s
+#: and 7 retries doubling from 2 s, keep an unreachable server silent for minutes).
+HTTP_DEFAULTS = {
+    "MLFLOW_HTTP_REQUEST_TIMEOUT": "15",
+    "MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2",
+    "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1",
+    "MLFLOW_HTTP_REQUEST_BACKOFF_JITTER": "0.2",
+}
+#: MLflow's rules for an alias (mlflow.utils.validation): letters, digits, ``_`` and ``-``,
+#: at most 255 characters, not ``latest`` and not a version's name such as ``v3``.
+_ALIAS = re.compile(r"[A-Za-z0-9_-]{1,255}")
+_VERSION_ALIAS = re.compile(r"[vV][0-9]+")
+
+
+class bounded_http:  # used like a function: ``with bounded_http():``
+    """Within the block, MLflow's HTTP timeout, retries and backoff are
+    :data:`HTTP_DEFAULTS` unless the environment sets them (then the person's choice
+    stands); the environment is restored afterwards.
+
+    A class, not :func:`contextlib.contextmanager`, so that the frozen
+    :class:`~tradeoff.errors.InputError` passes through unchanged.
+    """
+
+    def __init__(self) -> None:
+        self.added: list[str] = []
+
+    def __enter__(self) -> None:
+        self.added = [k for k in HTTP_DEFAULTS if k not in os.environ]
+        for key in self.added:
+            os.environ[key] = HTTP_DEFAULTS[key]
+
+    def __exit__(self, *exc: object) -> None:
+        for key in self.added:
+            os.environ.pop(key, None)
+
+
+def check_alias(alias: str | None, source: str = "--alias") -> str:
+    """The alias to set: :data:`DEFAULT_ALIAS` for ``None``; else ``alias`` if MLflow's
+    rules allow it, or a located error saying which rule it breaks.
+
+    >>> check_alias(None), check_alias("prod-2")
+    ('champion', 'prod-2')
+    >>> print(InputError.message(_alias_error("")))  # doctest: +ELLIPSIS
+    --alias: '' is empty. Fix: leave --alias out for 'champion', or give a name of ...
+    """
+    if alias is None:
+        return DEFAULT_ALIAS
+    if not alias or not _ALIAS.fullmatch(alias) or alias.lower() == "latest":
+        raise _alias_error(alias, source)
+    if _VERSION_ALIAS.fullmatch(alias):
+        raise _alias_error(alias, source)
+    return alias
+
+
+def _alias_error(alias: str, source: str = "--alias") -> InputError:
+    if not alias:
+        problem = "is empty."
+    elif not _ALIAS.fullmatch(alias):
+        problem = (
+            "holds characters an MLflow alias may not hold (only letters, digits, '_' and "
+            "'-', at most 255 of them)."
+        )
+    elif alias.lower() == "latest":
+        problem = "is reserved by MLflow (it always means the newest version)."
+    else:
+        problem = "is reserved by MLflow for the version of that number."
+    fix = (
+        f"leave {source} out for {DEFAULT_ALIAS!r}, or give a name of letters, digits, '_' "
+        "and '-' (such as prod or champion-2025)."
+    )
+    return InputError.single(source, "", f"{clean_text(alias)!r} {problem}", fix)
+
+
+def _unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what caused it) says the server could not be reached."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        name = type(seen).__name__
+        if isinstance(seen, ConnectionError | TimeoutError) or name in (
+            "ConnectionError",
+            "ConnectTimeout",
+            "ReadTimeout",
+            "Timeout",
+            "MaxRetryError",
+            "NewConnectionError",
+        ):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _failure(tracking_uri: str | None, location: str, exc: Exception, fix: str) -> InputError:
+    """The error for an MLflow call that failed: an unreachable server said as such."""
+    if _unreachable(exc):
+        uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI", "") or "MLflow"
+        timeout = os.environ.get("MLFLOW_HTTP_REQUEST_TIMEOUT", "?")
+        retries = os.environ.get("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "?")
+        return InputError.single(
+            uri,
+            "tracking server",
+            f"could not be reached (tried {retries} more time(s), waiting up to {timeout} s each).",
+            "start the MLflow server there, or give its right address with --tracking-uri "
+            "(or MLFLOW_TRACKING_URI); to wait longer, set MLFLOW_HTTP_REQUEST_TIMEOUT "
+            "and MLFLOW_HTTP_REQUEST_MAX_RETRIES.",
+        )
+    return InputError.single(
+        tracking_uri or "MLflow", location, f"MLflow refused: {_short(exc)}", fix
+    )
+
 
 INSTALL = "install the extra: pip install 'tradeoff[mlflow]'"
 SOURCES = ("metrics", "params", "tags")
@@ -135,6 +268,36 @@ def _all(page_call: Any) -> list[Any]:
             return out
 
 
+def _meanings(scenario: Scenario | None, columns: Mapping[str, str]) -> dict[str, Meaning]:
+    """What each written column means: the scenario's class or attribute it measures, else
+    what its name says (:func:`~tradeoff.pool.meaning.column_meaning`)."""
+    out = {column: column_meaning(column) for column in columns}
+    if scenario is not None and scenario.pool is not None:
+        named = dict(scenario.pool.columns)
+        specs: list[AttributeSpec | ClassSpec] = [*scenario.classes, *scenario.attributes]
+        for spec in specs:
+            column = named.get(spec.name, spec.name)
+            if column in out:
+                out[column] = attribute_meaning(spec)
+    return out
+
+
+def _name_source(name: str) -> tuple[str, str]:
+    """``--name`` as (kind, key): ``run_name`` or ``params.KEY`` / ``tags.KEY``."""
+    if name == "run_name":
+        return "run_name", ""
+    kind, dot, key = name.partition(".")
+    if kind not in ("params", "tags") or not dot or not key:
+        raise InputError.single(
+            "--name",
+            repr(name),
+            "is not run_name, params.KEY or tags.KEY.",
+            "name each row by its run's name (run_name, the default) or by a param or tag "
+            "every run has, e.g. tags.model_name.",
+        )
+    return kind, key
+
+
 def from_mlflow(
     mapping: Mapping[str, str],
     *,
@@ -160,11 +323,14 @@ def from_mlflow(
         Exactly one: an experiment's name (its active runs), or a registered model's name
         (each version, with its run's metrics, params and tags).
     name
-        The model name of each row: ``run_name``, or ``params.KEY`` / ``tags.KEY``; a
-        registered model's version is named ``<model>-v<version>``.
+        The model name of each row: ``run_name``, or ``params.KEY`` / ``tags.KEY`` (a run
+        without it is incomplete); a registered model's version is named
+        ``<model>-v<version>``.
     skip_incomplete
-        Leave out runs that lack a mapped value (else they are an error naming the run and
-        the value).
+        Leave out runs that lack a mapped value or the name, or whose value its column's
+        meaning does not allow (NaN, infinite, a recall outside [0, 1], a negative cost);
+        else they are an error naming the run, the column and the value. Those left out
+        are named in the result's ``notes``.
 
     Returns
     -------
@@ -182,7 +348,106 @@ def from_mlflow(
     columns = _scenario_mapping(scenario, mapping) if scenario is not None else dict(mapping)
     if not columns:
         raise InputError.single("--map", "", "no column mapped.", "map at least one column.")
-    client = _client(tracking_uri)
+    name_kind, name_key = _name_source(name) if registered_model is None else ("", "")
+    with bounded_http():
+        client = _client(tracking_uri)
+        runs = _runs(client, tracking_uri, experiment, registered_model)
+    meanings = _meanings(scenario, columns)
+    where = experiment or registered_model or ""
+    named_by = name_kind not in ("", "run_name")
+    if named_by and runs and not any(name_key in getattr(r.data, name_kind) for r, _ in runs):
+        known = sorted({k for run, _ in runs for k in getattr(run.data, name_kind)})
+        shown = ", ".join(f"{name_kind}.{k}" for k in known[:12]) or "none"
+        raise InputError.single(
+            "--name",
+            repr(name),
+            f"no run of {where!r} has this {name_kind[:-1]}, so no row could be named by it.",
+            f"use run_name (the default), or one the runs have: {clean_text(shown)}.",
+        )
+    rows: list[dict[str, Any]] = []
+    problems: list[Problem] = []
+    skipped: list[str] = []
+    notes: list[str] = []
+    for run, version in runs:
+        label = run.info.run_name or run.info.run_id
+        row: dict[str, Any] = {"model": label, RUN_COLUMN: run.info.run_id}
+        missing = []
+        if version is not None:
+            row["model"] = f"{registered_model}-v{version}"
+            row[VERSION_COLUMN] = int(version)
+        elif name_kind != "run_name":
+            given = getattr(run.data, name_kind, {})
+            if name_key in given:
+                row["model"] = str(given[name_key])
+            else:
+                missing.append(f"{name} (the model name, --name)")
+        for column, source in columns.items():
+            value, looked = _value(run, source)
+            if value is None:
+                missing.append(f"{column} ({looked})")
+            row[column] = value
+        where_run = f"run {clean_text(label)!r} ({run.info.run_id})"
+        bad = [
+            p
+            for column, meaning in meanings.items()
+            if row[column] is not None
+            for p in value_problems(column, [row[column]], meaning, [row["model"]], [0])
+        ]
+        if missing or bad:
+            if skip_incomplete:
+                skipped.append(label)
+                why = [f"has no {', '.join(missing)}"] if missing else []
+                why += [f"{p.location.split(', ', 1)[1]} {p.problem.rstrip('.')}" for p in bad]
+                notes.append(f"left out {where_run}: {'; '.join(why)}.")
+                continue
+            if missing:
+                problems.append(
+                    Problem(
+                        where_run,
+                        f"has no {', '.join(missing)}.",
+                        "log it in the run, map another key, or leave such runs out "
+                        "(--skip-incomplete).",
+                    )
+                )
+            problems += [
+                Problem(
+                    f"{where_run}, {p.location.split(', ', 1)[1]}",
+                    p.problem,
+                    f"{p.fix.rstrip('.')}; or leave such runs out (--skip-incomplete).",
+                )
+                for p in bad
+            ]
+        rows.append(row)
+    if problems:
+        raise InputError.many(tracking_uri or "MLflow", capped(problems))
+    if len(rows) < 2:
+        left_out = f", {len(skipped)} left out as incomplete or impossible" if skipped else ""
+        raise InputError.single(
+            tracking_uri or "MLflow",
+            repr(where),
+            f"gives {len(rows)} complete run(s){left_out}; a pool needs at least 2, so "
+            "nothing was written.",
+            "log more runs, or map values every run has.",
+        )
+    mlflow = _mlflow("MLflow")
+    provenance = {
+        "source": "MLflow",
+        "tracking_uri": str(client.tracking_uri),
+        "experiment" if experiment is not None else "registered_model": where,
+        "rows": len(rows),
+        "skipped_incomplete": skipped,
+        "columns": columns,
+        "name": "<model>-v<version>" if registered_model is not None else name,
+        "read": datetime.now(UTC).isoformat(timespec="seconds"),
+        "mlflow": mlflow.__version__,
+    }
+    return Measured(pd.DataFrame(rows), provenance, meanings, tuple(notes))
+
+
+def _runs(
+    client: Any, tracking_uri: str | None, experiment: str | None, registered_model: str | None
+) -> list[tuple[Any, str | None]]:
+    """The runs of ``experiment``, or the versions of ``registered_model`` with their runs."""
     where = experiment or registered_model or ""
     runs: list[tuple[Any, str | None]] = []
     try:
@@ -222,63 +487,8 @@ def from_mlflow(
     except InputError:
         raise
     except Exception as exc:
-        raise InputError.single(
-            tracking_uri or "MLflow", repr(where), f"MLflow refused: {_short(exc)}", ""
-        ) from None
-    rows, problems, skipped = [], [], []
-    for run, version in runs:
-        label = run.info.run_name or run.info.run_id
-        if version is not None:
-            model = f"{registered_model}-v{version}"
-        elif name == "run_name":
-            model = label
-        else:
-            kind, _, key = name.partition(".")
-            model = str(getattr(run.data, kind, {}).get(key, label))
-        row: dict[str, Any] = {"model": model, RUN_COLUMN: run.info.run_id}
-        if version is not None:
-            row[VERSION_COLUMN] = int(version)
-        missing = []
-        for column, source in columns.items():
-            value, looked = _value(run, source)
-            if value is None:
-                missing.append(f"{column} ({looked})")
-            row[column] = value
-        if missing:
-            if skip_incomplete:
-                skipped.append(label)
-                continue
-            problems.append(
-                Problem(
-                    f"run {label!r} ({run.info.run_id})",
-                    f"has no {', '.join(missing)}.",
-                    "log it in the run, map another key, or leave such runs out "
-                    "(--skip-incomplete).",
-                )
-            )
-        rows.append(row)
-    if problems:
-        raise InputError.many(tracking_uri or "MLflow", problems[:10])
-    if len(rows) < 2:
-        raise InputError.single(
-            tracking_uri or "MLflow",
-            repr(where),
-            f"gives {len(rows)} complete run(s); a pool needs at least 2.",
-            "log more runs, or map values every run has.",
-        )
-    mlflow = _mlflow("MLflow")
-    provenance = {
-        "source": "MLflow",
-        "tracking_uri": str(client.tracking_uri),
-        "experiment" if experiment is not None else "registered_model": where,
-        "rows": len(rows),
-        "skipped_incomplete": skipped,
-        "columns": columns,
-        "name": "<model>-v<version>" if registered_model is not None else name,
-        "read": datetime.now(UTC).isoformat(timespec="seconds"),
-        "mlflow": mlflow.__version__,
-    }
-    return Measured(pd.DataFrame(rows), provenance)
+        raise _failure(tracking_uri, repr(where), exc, "") from None
+    return runs
 
 
 @dataclass(frozen=True)
@@ -325,7 +535,7 @@ def record_decision(
     row: Mapping[str, Any],
     *,
     tracking_uri: str | None = None,
-    alias: str = "champion",
+    alias: str = DEFAULT_ALIAS,
     tags: Mapping[str, str] | None = None,
     artifacts: Sequence[str | Path] = (),
     source: str = "pool",
@@ -335,14 +545,31 @@ def record_decision(
 
     The version is the row's ``mlflow_version`` when it has one, else the newest version of
     ``model`` made from the row's ``mlflow_run_id``. Nothing is written when the version
-    cannot be found (an :class:`~tradeoff.errors.InputError` naming what is missing).
+    cannot be found (an :class:`~tradeoff.errors.InputError` naming what is missing), when
+    ``alias`` breaks MLflow's rules (:func:`check_alias`), or when the tracking server
+    cannot be reached within :data:`HTTP_DEFAULTS`' bounds.
     """
+    alias = check_alias(alias)
+    with bounded_http():
+        return _record(model, row, tracking_uri, alias, dict(tags or {}), artifacts, source)
+
+
+def _record(
+    model: str,
+    row: Mapping[str, Any],
+    tracking_uri: str | None,
+    alias: str,
+    tags: dict[str, str],
+    artifacts: Sequence[str | Path],
+    source: str,
+) -> RecordedDecision:
     client = _client(tracking_uri)
-    tags = dict(tags or {})
     try:
         if client.get_registered_model(model) is None:
             raise LookupError(model)
-    except Exception:
+    except Exception as exc:
+        if _unreachable(exc):
+            raise _failure(tracking_uri, "", exc, "") from None
         raise InputError.single(
             tracking_uri or "MLflow",
             f"registered model {model!r}",
@@ -360,6 +587,8 @@ def record_decision(
                 client.log_artifact(version.run_id, str(path), "tradeoff-decision")
                 logged.append(f"tradeoff-decision/{Path(path).name}")
     except Exception as exc:
+        if _unreachable(exc):
+            raise _failure(tracking_uri, "", exc, "") from None
         raise InputError.single(
             tracking_uri or "MLflow",
             f"registered model {model!r} version {version.version}",

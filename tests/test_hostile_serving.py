@@ -26,13 +26,9 @@ from aiohttp.test_utils import TestServer
 from tradeoff.cli import main
 from tradeoff.record.session import read_session
 from tradeoff.study.folder import Study
-from tradeoff.web.site import (
-    REQUESTS_AT_ONCE,
-    SECRET_FILE,
-    SESSION_COOKIE,
-    Timeouts,
-    make_web_app,
-)
+from tradeoff.web.connection import Timeouts
+from tradeoff.web.flow import make_web_app
+from tradeoff.web.site import REQUESTS_AT_ONCE, SECRET_FILE, SESSION_COOKIE
 
 from .conftest import ROOT
 from .test_web import make_study, sessions

@@ -14,7 +14,8 @@ from aiohttp.test_utils import TestServer
 
 from tradeoff.record.session import read_session
 from tradeoff.study.folder import ATTEMPTS_FILE, Study, create_study, study_status, withdraw
-from tradeoff.web.site import CSP, SESSION_COOKIE, make_web_app
+from tradeoff.web.flow import make_web_app
+from tradeoff.web.site import CSP, SESSION_COOKIE
 
 from .conftest import small_scenario_file
 from .webclient import Page, Participant

@@ -190,8 +190,8 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
 
 def cmd_study_serve(args: argparse.Namespace) -> int:
     from tradeoff.study.folder import load_study
+    from tradeoff.web.connection import Timeouts
     from tradeoff.web.serving import serve_study
-    from tradeoff.web.site import Timeouts
 
     if not 1 <= args.workers <= 64:
         raise UsageError("--workers needs a number from 1 to 64")

@@ -1,19 +1,15 @@
-"""The study web page: the participant's flow as plain HTML forms (no script needed).
+"""Everything a request to the study web page passes before a page runs, and what every
+page shares (:class:`Site`).
 
-Code entry → information and consent → questions → what we learned → thank-you
-(docs/architecture.md, "The study web page"). Every answer is written to the
-participant's session file and synced before the next page is sent (post, redirect, get);
-each form carries the number of answers the page was showing, so a second submit of the
-same page, or one from the back button, records nothing. After a right access code the
-browser holds a signed session cookie (HttpOnly, SameSite=Strict, Secure behind TLS);
-every form carries a CSRF token; every URL is relative, so the page works under any path
-of a reverse proxy. Pages name nothing outside this server (a strict CSP says so).
-
-No client can hold the server up: a connection has :data:`HEADER_SECONDS` to send its
-request line and headers (and is closed when it sits idle that long), then
-:data:`BODY_SECONDS` to send its body; only requests whose body is in count against the
-caps of requests in flight. A refused or malformed request is one line on stderr (at most
-:data:`LOG_LINES_PER_SECOND`, then a count of the lines left out), never a traceback.
+After a right access code the browser holds a signed session cookie (HttpOnly,
+SameSite=Strict, Secure behind TLS) under the study's key (:func:`study_secret`); a cookie
+ended early ("save and come back later", declining consent) is revoked for every server
+process on the folder (:class:`Revoked`); every form carries a CSRF token
+(:func:`checked_form`). The :func:`protect` middleware reads a request's body within
+:attr:`tradeoff.web.connection.Timeouts.body_seconds`, only then counts it against the
+caps of requests in flight (:data:`REQUESTS_AT_ONCE`), sets the security headers (a strict
+CSP: pages name nothing outside this server) and answers errors with pages in words. The
+pages themselves are :mod:`tradeoff.web.flow`.
 """
 
 from __future__ import annotations
@@ -23,43 +19,27 @@ import contextlib
 import fcntl
 import hashlib
 import hmac
-import logging
 import os
 import secrets
 import stat
-import sys
 import threading
 import time
-import unicodedata
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 import jinja2
 from aiohttp import web
 from markupsafe import Markup
 
-from tradeoff.ask.scenario import DECIDING_STRATEGIES, load_scenario
 from tradeoff.errors import InputError
-from tradeoff.learn import Choice, expected_questions
-from tradeoff.record.session import ConsentRecord, Recorder, SessionLocked, SessionWriteError, now
-from tradeoff.study.folder import (
-    Study,
-    client_source,
-    load_study,
-    recent_failures,
-    record_failure,
-    withdrawals_path,
-    withdrawn,
-    wrong_code_delay,
-)
+from tradeoff.study.folder import Study, client_source, withdrawals_path, withdrawn
 from tradeoff.text import clean_text
+from tradeoff.web.connection import LOG, Timeouts, log_request
 from tradeoff.web.held import Participants
-from tradeoff.web.i18n import N_, Language, choose, languages
-from tradeoff.web.pages import QuestionView, question_view, review_view, safe_markdown
+from tradeoff.web.i18n import Language, choose, languages
 
 T = TypeVar("T")
 HERE = Path(__file__).parent
@@ -70,27 +50,8 @@ SESSION_SECONDS = 12 * 3600
 #: The largest request body (the forms hold a few short fields).
 MAX_BODY = 16 * 1024
 SECRET_FILE = "web-secret"
-#: A source that entered a wrong code lately may have this many codes checked or waiting
-#: out their delay at once (more are refused unchecked, so a guesser cannot run the delays
-#: in parallel; a source without wrong codes, such as a ward behind one address, is not
-#: held back); and one source may have this many requests in flight, all sources this many.
-CODES_AT_ONCE = 2
+#: One source may have this many requests in flight, all sources this many.
 REQUESTS_AT_ONCE = (64, 512)
-#: A connection has this many seconds to send a request's line and headers, counted from
-#: its opening or from the end of its previous answer (so an idle kept-alive connection is
-#: closed after it too), then this many to send the request's body
-#: (``tradeoff study serve --header-seconds``, ``--body-seconds``).
-HEADER_SECONDS = 10.0
-BODY_SECONDS = 10.0
-#: The longest request line and header line read, and the most header lines.
-MAX_LINE = 4096
-MAX_FIELD = 8190
-MAX_HEADERS = 64
-#: Seconds a connection is still read after its answer was sent before a body that did not
-#: fit (413) or did not arrive (408) was all read; then it is closed.
-LINGER_SECONDS = 1.0
-#: The most lines a second the server's log gives to refused or malformed requests.
-LOG_LINES_PER_SECOND = 5
 #: Session cookies dropped by "save and come back later" or by declining consent: their
 #: nonces, kept for :data:`SESSION_SECONDS` (every server process on the folder reads it).
 REVOKED_FILE = "web-revoked"
@@ -101,14 +62,6 @@ REVOKED_KEEP = 1 << 20
 CSP = (
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'"
-)
-WRONG_CODE = N_(
-    "That code does not open a session. Check it and try again (capitals, spaces and "
-    "dashes do not matter)."
-)
-OPEN_ELSEWHERE = N_(
-    "Your session is open in another window or tab, or being saved there. Close that "
-    "window, then enter your code here again."
 )
 
 
@@ -157,107 +110,10 @@ def study_secret(study: Study) -> bytes:
     return bytes.fromhex(text.decode("ascii"))
 
 
-def one_line(text: str, limit: int = 300) -> str:
-    r"""``text`` as one line a terminal shows as it is: every control or format character
-    (a newline, an escape sequence's start) as ``?``, at most ``limit`` characters.
-
-    >>> one_line("GET /\x1b]0;x\x07\nHost: a")
-    'GET /?]0;x??Host: a'
-    """
-    shown = "".join("?" if unicodedata.category(c)[0] == "C" else c for c in text[:limit])
-    return shown + ("…" if len(text) > limit else "")
-
-
-class RequestLog(logging.Handler):
-    """The server's log of refused and malformed requests: one line each on stderr, no
-    traceback (a client's mistake is not the server's), at most ``per_second`` lines in any
-    second; the lines left out are counted in the next line written, or at shutdown."""
-
-    def __init__(self, per_second: int = LOG_LINES_PER_SECOND) -> None:
-        super().__init__(logging.DEBUG)
-        self.per_second = per_second
-        self._second = 0
-        self._written = 0
-        self.suppressed = 0
-        self._lines = threading.Lock()
-
-    def emit(self, record: logging.LogRecord) -> None:
-        text = record.getMessage()
-        exc = record.exc_info[1] if record.exc_info else None
-        if exc is not None:
-            first = str(exc).strip().splitlines()
-            text += f": {type(exc).__name__}" + (f": {first[0]}" if first else "")
-        self.line(text)
-
-    def line(self, text: str) -> None:
-        """Write ``text`` as one line, unless this second's lines are used up."""
-        second = int(time.monotonic())
-        with self._lines:
-            if second != self._second:
-                self._flush()
-                self._second, self._written = second, 0
-            if self._written >= self.per_second:
-                self.suppressed += 1
-                return
-            self._written += 1
-            self._write(one_line(text))
-
-    def flush(self) -> None:
-        with self._lines:
-            self._flush()
-
-    def _flush(self) -> None:
-        if self.suppressed:
-            n, self.suppressed = self.suppressed, 0
-            self._write(f"({n} more refused or malformed request{'s' if n > 1 else ''} not shown)")
-
-    @staticmethod
-    def _write(text: str) -> None:
-        with contextlib.suppress(OSError, ValueError):  # stderr closed: the page goes on
-            print(text, file=sys.stderr, flush=True)
-
-
-#: The logger given to aiohttp's connection handler (a request it cannot parse, a handler's
-#: unhandled error) and used for the server's own refusals: one :class:`RequestLog`.
-REQUEST_LOG = RequestLog()
-LOG = logging.getLogger("tradeoff.web.requests")
-LOG.setLevel(logging.DEBUG)
-LOG.propagate = False
-LOG.addHandler(REQUEST_LOG)
-
-
-def log_request(request: web.BaseRequest, what: str, source: str | None = None) -> None:
-    """One line in the server's log about ``request``: who, what, and ``what`` happened."""
-    who = source if source is not None else str(request.remote)
-    LOG.warning("%s %s %s: %s", who, request.method, request.path, what)
-
-
 def same(given: str, expected: str) -> bool:
     """Whether a token a client sent is ``expected`` (in constant time; a token with other
     than ASCII characters is simply not it)."""
     return given.isascii() and hmac.compare_digest(given, expected)
-
-
-@dataclass(frozen=True)
-class Timeouts:
-    """How long a connection may take over each part of a request (:data:`HEADER_SECONDS`,
-    :data:`BODY_SECONDS`)."""
-
-    header_seconds: float = HEADER_SECONDS
-    body_seconds: float = BODY_SECONDS
-
-    def handler_args(self) -> dict[str, object]:
-        """The options of aiohttp's connection handler that enforce them: its keep-alive
-        timer runs from a connection's opening and from each answer until the next request's
-        headers are all in, and closes the connection when they are not."""
-        return {
-            "keepalive_timeout": self.header_seconds,
-            "max_line_size": MAX_LINE,
-            "max_field_size": MAX_FIELD,
-            "max_headers": MAX_HEADERS,
-            "lingering_time": LINGER_SECONDS,
-            "logger": LOG,
-        }
 
 
 @dataclass(frozen=True)
@@ -384,7 +240,8 @@ class Site:
     )
     envs: dict[str, jinja2.Environment] = field(default_factory=dict)
     #: Codes being checked (or waiting out their delay) per source address, and requests
-    #: in flight per source and in all (:data:`CODES_AT_ONCE`, :data:`REQUESTS_AT_ONCE`).
+    #: in flight per source and in all (:data:`tradeoff.web.flow.CODES_AT_ONCE`,
+    #: :data:`REQUESTS_AT_ONCE`).
     checking: dict[str, int] = field(default_factory=dict)
     in_flight: dict[str, int] = field(default_factory=dict)
     #: The scenario's description and the consent text as HTML, made once (both files are
@@ -612,427 +469,7 @@ def expired(site: Site, visitor: Visitor) -> web.Response:
     )
 
 
-# -- pages before a participant is known --------------------------------------------------
-
-
-async def index(request: web.Request) -> web.StreamResponse:
-    site = request.app[SITE]
-    visitor = visitor_of(request)
-    if visitor.participant is not None:
-        return await where_next(request, visitor)
-    return code_page(request, site, visitor)
-
-
-def code_page(request: web.Request, site: Site, visitor: Visitor, error: str = "") -> web.Response:
-    _ = visitor.language.gettext
-    s = site.participants.loaded.scenario
-    spec = s.elicitation
-    expected = expected_questions(s, spec)
-    decides = s.pool is not None and spec.strategy in DECIDING_STRATEGIES and spec.stop != "weights"
-    expect = (
-        _(
-            "At most %(n)s questions (fewer once your answers settle which candidate model "
-            "suits you), a few minutes. You can stop and come back later."
-        )
-        if decides
-        else _("About %(n)s questions, a few minutes. You can stop and come back later.")
-    ) % {"n": expected}
-    response = site.page(
-        visitor,
-        "code.html",
-        _("Enter your access code"),
-        200,
-        error=error,
-        description=site.description_html,
-        expect=expect,
-    )
-    set_cookie(response, CSRF_COOKIE, visitor.nonce, is_secure(request, site.trust_proxy))
-    return response
-
-
-async def enter_code(request: web.Request) -> web.StreamResponse:
-    site = request.app[SITE]
-    visitor = visitor_of(request)
-    form = await checked_form(request, visitor)
-    if form is None:
-        return code_page(
-            request,
-            site,
-            visitor,
-            visitor.language.gettext("The form had expired. Enter your code again."),
-        )
-    source = source_of(request, site.trust_proxy)
-    guessing = site.checking.get(source, 0) >= CODES_AT_ONCE and (
-        await site.work(partial(recent_failures, site.study, None, source)) > 0
-    )
-    if guessing:
-        _ = visitor.language.gettext
-        return site.message(
-            visitor,
-            _("Too many attempts at once"),
-            [
-                _(
-                    "Codes from your address are being checked already. Wait a few seconds, "
-                    "then try again."
-                )
-            ],
-            429,
-            ("./", _("Back to the code")),
-        )
-    site.checking[source] = site.checking.get(source, 0) + 1
-    try:
-        code = form.get("code", "")[:64]
-        participant = await site.work(partial(site.study.participant_for, code)) if code else None
-        if participant is None:
-            delay = await site.work(partial(wrong_code_delay, site.study, source))
-            try:
-                await site.work(partial(record_failure, site.study, source=source))
-            except OSError as exc:
-                print(f"attempts.log not written: {exc}", file=sys.stderr)
-            await asyncio.sleep(delay)
-            return code_page(request, site, visitor, visitor.language.gettext(WRONG_CODE))
-    finally:
-        site.checking[source] -= 1
-        if not site.checking[source]:
-            del site.checking[source]
-    try:  # the study's files are what they were when it was made
-        await site.work(partial(load_study, site.study.path))
-    except InputError as exc:
-        print(exc.message(), file=sys.stderr)
-        _ = visitor.language.gettext
-        return site.message(
-            visitor,
-            _("The study cannot start"),
-            [
-                _(
-                    "The study's files have changed since it was made. Please tell the study's "
-                    "coordinator; nothing of yours was recorded."
-                )
-            ],
-            503,
-        )
-    response = redirect("./")
-    set_cookie(
-        response,
-        SESSION_COOKIE,
-        site.session_value(participant),
-        is_secure(request, site.trust_proxy),
-        SESSION_SECONDS,
-    )
-    return response
-
-
-# -- where a participant is ----------------------------------------------------------------
-
-
-async def where_next(request: web.Request, visitor: Visitor) -> web.StreamResponse:
-    """Send a participant to the page of where they are: withdrawn, finished, consent,
-    or the questions (a session is started here when the study asks no consent)."""
-    site = request.app[SITE]
-    pid = visitor.participant
-    assert pid is not None
-    if await site.work(partial(site.is_withdrawn, pid)):
-        return withdrawn_page(site, visitor)
-    path = await site.work(partial(site.participants.open_session, pid))
-    if path is not None:
-        return redirect("question")
-    if await site.work(partial(site.participants.has_finished, pid)):
-        return redirect("done")
-    if site.study.consent_file is not None:
-        return redirect("consent")
-    await site.work(partial(site.participants.start, pid, None, visitor.language.tag))
-    return redirect("question")
-
-
-def withdrawn_page(site: Site, visitor: Visitor) -> web.Response:
-    _ = visitor.language.gettext
-    return site.message(
-        visitor,
-        _("You have withdrawn from this study"),
-        [_("Nothing more is recorded. Thank you for your time.")],
-    )
-
-
-def participant(request: web.Request) -> Visitor | None:
-    visitor = visitor_of(request)
-    return visitor if visitor.participant is not None else None
-
-
-async def consent(request: web.Request) -> web.StreamResponse:
-    site = request.app[SITE]
-    visitor = participant(request)
-    if visitor is None:
-        return redirect("./")
-    if site.consent_html is None:
-        return redirect("./")
-    if await site.work(partial(site.participants.open_session, visitor.participant or "")):
-        return redirect("./")
-    _ = visitor.language.gettext
-    return site.page(
-        visitor,
-        "consent.html",
-        _("Information and consent"),
-        version=site.study.consent_version,
-        consent_html=site.consent_html,
-    )
-
-
-async def give_consent(request: web.Request) -> web.StreamResponse:
-    site = request.app[SITE]
-    visitor = participant(request)
-    if visitor is None or visitor.participant is None:
-        return redirect("./")
-    form = await checked_form(request, visitor)
-    if form is None:
-        return expired(site, visitor)
-    if await site.work(partial(site.is_withdrawn, visitor.participant)):
-        return withdrawn_page(site, visitor)
-    if form.get("choice") != "agree":
-        _ = visitor.language.gettext
-        response = site.message(
-            visitor,
-            _("Thank you"),
-            [
-                _("You chose not to take part. Nothing was recorded."),
-                _("If you change your mind, open this page again and enter your code."),
-            ],
-        )
-        await site.work(partial(site.revoke, visitor.nonce))
-        set_cookie(response, SESSION_COOKIE, "", is_secure(request, site.trust_proxy), 0)
-        return response
-    if site.study.consent_version is None:
-        return redirect("./")
-    record = ConsentRecord(
-        type="consent",
-        version=site.study.consent_version,
-        text_sha256=site.study.files[site.study.consent_file or ""],
-        language=visitor.language.tag,
-        at=now(),
-    )
-    await site.work(
-        partial(site.participants.start, visitor.participant, record, visitor.language.tag)
-    )
-    return redirect("question")
-
-
-# -- the questions -------------------------------------------------------------------------
-
-
-async def with_session(
-    request: web.Request,
-    act: Callable[[Site, Visitor, Path], Awaitable[web.StreamResponse]],
-) -> web.StreamResponse:
-    site = request.app[SITE]
-    visitor = participant(request)
-    if visitor is None or visitor.participant is None:
-        return redirect("./")
-    path = await site.work(partial(site.participants.open_session, visitor.participant))
-    if path is None or await site.work(partial(site.is_withdrawn, visitor.participant)):
-        return await where_next(request, visitor)
-    try:
-        return await act(site, visitor, path)
-    except SessionLocked:
-        _ = visitor.language.gettext
-        return site.message(
-            visitor,
-            _("Your session is open elsewhere"),
-            [_(OPEN_ELSEWHERE)],
-            409,
-            ("./", _("Back to the code")),
-        )
-    except InputError as exc:  # finished meanwhile in another tab, or unreadable
-        if await site.work(partial(site.participants.has_finished, visitor.participant)):
-            return redirect("done")
-        print(exc.message(), file=sys.stderr)
-        _ = visitor.language.gettext
-        return site.message(
-            visitor,
-            _("Your session could not be opened"),
-            [_("Nothing was lost. Please tell the study's coordinator.")],
-            500,
-        )
-    except SessionWriteError as exc:
-        print(f"{exc.path}: not saved ({exc.reason})", file=sys.stderr)
-        _ = visitor.language.gettext
-        return site.message(
-            visitor,
-            _("Your answer could not be saved"),
-            [
-                _(
-                    "Nothing was lost: every answer before it is saved. Please try again in a "
-                    "minute; if it happens again, tell the study's coordinator."
-                )
-            ],
-            503,
-            ("question", _("Back to the question")),
-        )
-
-
-async def question(request: web.Request) -> web.StreamResponse:
-    async def show(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
-        assert visitor.participant is not None
-        view: QuestionView | None = await site.work(
-            partial(
-                site.participants.run,
-                visitor.participant,
-                path,
-                lambda rec: question_view(rec, visitor.language),
-            )
-        )
-        if view is None:
-            return redirect("review")
-        notice = request.query.get("notice", "")
-        _ = visitor.language.gettext
-        notices = {"undone": _("Your last answer was taken back; here is that question again.")}
-        return site.page(
-            visitor,
-            "question.html",
-            view.heading,
-            heading=view.heading,
-            progress=view.progress,
-            total=view.total,
-            answered=view.answered,
-            prompt=view.prompt,
-            options=view.options,
-            shown=site.shown(visitor.nonce, view.answered),
-            notice=notices.get(notice, ""),
-        )
-
-    return await with_session(request, show)
-
-
-def _answered(form: dict[str, str]) -> int:
-    try:
-        return int(form.get("answered", "-1"))
-    except ValueError:
-        return -1
-
-
-def _answer(rec: Recorder, form: dict[str, str], response_ms: float | None) -> None:
-    rec.answer(Choice(form.get("choice", "")), response_ms=response_ms)
-
-
-def _form_action(
-    step: Callable[[Recorder, dict[str, str], float | None], object],
-    to: str,
-    *,
-    needs: Literal["question", "answers", "review"],
-) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
-    """A form's handler: ``step`` is done only if the session still has the number of
-    answers the page showed (a second submit of the same page does nothing) and is where
-    the action belongs: at a question (answer), with an answer to take back (undo), or at
-    the review, no question left (finish, more). A step that refuses the form's values
-    (ValueError) does nothing either; the participant is sent back to where they are.
-    ``step`` is also given the time since the page was made, on the server's clock
-    (:meth:`Site.response_ms`)."""
-
-    def act(form: dict[str, str], response_ms: float | None, rec: Recorder) -> bool:
-        engine = rec.engine
-        if engine.answered != _answered(form):
-            return False
-        at_question = engine.next_query() is not None
-        if needs == "question" and not at_question:
-            return False
-        if needs == "review" and at_question:
-            return False
-        if needs == "answers" and engine.answered == 0:
-            return False
-        try:
-            step(rec, form, response_ms)
-        except ValueError:
-            return False
-        return True
-
-    async def handler(request: web.Request) -> web.StreamResponse:
-        async def run(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
-            assert visitor.participant is not None
-            form = await checked_form(request, visitor)
-            if form is None:
-                return expired(site, visitor)
-            response_ms = site.response_ms(visitor.nonce, _answered(form), form.get("shown", ""))
-            done = await site.work(
-                partial(
-                    site.participants.run,
-                    visitor.participant,
-                    path,
-                    partial(act, form, response_ms),
-                )
-            )
-            return redirect(to if done else "question")
-
-        return await with_session(request, run)
-
-    return handler
-
-
-async def review(request: web.Request) -> web.StreamResponse:
-    async def show(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
-        assert visitor.participant is not None
-        scenario = site.participants.loaded.scenario
-
-        def view(rec: Recorder) -> object:
-            if rec.engine.next_query() is not None:
-                return None
-            return review_view(rec, scenario, visitor.language)
-
-        shown = await site.work(partial(site.participants.run, visitor.participant, path, view))
-        if shown is None:
-            return redirect("question")
-        _ = visitor.language.gettext
-        return site.page(visitor, "review.html", _("What we learned"), **vars(shown))
-
-    return await with_session(request, show)
-
-
-async def pause(request: web.Request) -> web.StreamResponse:
-    async def act(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
-        assert visitor.participant is not None
-        form = await checked_form(request, visitor)
-        if form is None:
-            return expired(site, visitor)
-
-        def note(rec: Recorder) -> None:
-            rec.note("paused")
-
-        await site.work(partial(site.participants.run, visitor.participant, path, note))
-        _ = visitor.language.gettext
-        response = site.message(
-            visitor,
-            _("Saved"),
-            [
-                _("Every answer you gave is saved."),
-                _(
-                    "To go on later, open this page again and enter your access code: you "
-                    "will continue where you left off."
-                ),
-            ],
-        )
-        await site.work(partial(site.revoke, visitor.nonce))
-        set_cookie(response, SESSION_COOKIE, "", is_secure(request, site.trust_proxy), 0)
-        return response
-
-    return await with_session(request, act)
-
-
-async def done(request: web.Request) -> web.StreamResponse:
-    site = request.app[SITE]
-    visitor = participant(request)
-    if visitor is None or visitor.participant is None:
-        return redirect("./")
-    if not await site.work(partial(site.participants.has_finished, visitor.participant)):
-        return await where_next(request, visitor)
-    _ = visitor.language.gettext
-    return site.message(
-        visitor,
-        _("Thank you"),
-        [
-            _("Your answers are saved and complete. You can close this page."),
-            _("If you have questions about the study, contact its coordinator."),
-        ],
-    )
-
-
-# -- the application -------------------------------------------------------------------
+# -- every request ---------------------------------------------------------------------
 
 
 def refused(status: int, text: str) -> web.Response:
@@ -1048,10 +485,11 @@ async def protect(
     request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
 ) -> web.StreamResponse:
     """Security headers on every response; friendly pages for errors; the request's body
-    read whole within :data:`BODY_SECONDS` (408 and the connection closed when it is not)
-    before the request counts as in flight; requests in flight capped per source and in
-    all (503 with a page that says so). A request waiting for its body holds no place: a
-    client that sends it slowly, or never, keeps no one else out."""
+    read whole within the body's timeout (:class:`tradeoff.web.connection.Timeouts`; 408
+    and the connection closed when it is not) before the request counts as in flight;
+    requests in flight capped per source and in all (503 with a page that says so). A
+    request waiting for its body holds no place: a client that sends it slowly, or never,
+    keeps no one else out."""
     site = request.app[SITE]
     source = source_of(request, site.trust_proxy)
     try:
@@ -1152,71 +590,3 @@ async def _handle(
         except Exception:  # the page of the error failed too: plain words
             response = web.Response(status=500, text="Something went wrong on our side.\n")
     return response
-
-
-async def style(request: web.Request) -> web.StreamResponse:
-    response = web.FileResponse(HERE / "static" / "style.css")
-    response.headers["Cache-Control"] = "max-age=3600"
-    return response
-
-
-def make_web_app(
-    study: Study,
-    *,
-    trust_proxy: bool = False,
-    capacity: int = 1000,
-    timeouts: Timeouts | None = None,
-) -> web.Application:
-    """The study web page for ``study`` as an aiohttp application (its connection handler's
-    limits, :meth:`Timeouts.handler_args`, go with it to whatever runner serves it)."""
-    timeouts = Timeouts() if timeouts is None else timeouts
-    loaded = load_scenario(study.scenario_path)
-    consent_file = study.consent_path
-    site = Site(
-        study,
-        Participants(study, loaded, capacity=capacity),
-        study_secret(study),
-        trust_proxy,
-        timeouts,
-        description_html=Markup(safe_markdown(loaded.scenario.description)),
-        consent_html=None
-        if consent_file is None
-        else Markup(safe_markdown(consent_file.read_text(encoding="utf-8"))),
-    )
-    app = web.Application(
-        middlewares=[protect], client_max_size=MAX_BODY, handler_args=timeouts.handler_args()
-    )
-    app[SITE] = site
-    app.router.add_get("/", index)
-    app.router.add_post("/code", enter_code)
-    app.router.add_get("/consent", consent)
-    app.router.add_post("/consent", give_consent)
-    app.router.add_get("/question", question)
-    app.router.add_post("/answer", _form_action(_answer, "question", needs="question"))
-    app.router.add_post(
-        "/undo",
-        _form_action(lambda rec, *_: rec.undo(), "question?notice=undone", needs="answers"),
-    )
-    app.router.add_post(
-        "/more", _form_action(lambda rec, *_: rec.extend(10), "question", needs="review")
-    )
-    app.router.add_post(
-        "/finish", _form_action(lambda rec, *_: rec.finish(), "done", needs="review")
-    )
-    app.router.add_get("/review", review)
-    app.router.add_post("/pause", pause)
-    app.router.add_get("/done", done)
-    app.router.add_get("/static/style.css", style)
-
-    async def close(app: web.Application) -> None:
-        held = app[SITE].participants
-        app[SITE].executor.shutdown(wait=True, cancel_futures=True)
-        REQUEST_LOG.flush()
-        print(
-            f"stopped; {len(held)} participants in memory, {held.rebuilt} engines rebuilt "
-            "from their files",
-            file=sys.stderr,
-        )
-
-    app.on_cleanup.append(close)
-    return app

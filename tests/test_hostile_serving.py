@@ -26,13 +26,9 @@ from aiohttp.test_utils import TestServer
 from tradeoff.cli import main
 from tradeoff.record.session import read_session
 from tradeoff.study.folder import Study
-from tradeoff.web.server import (
-    REQUESTS_AT_ONCE,
-    SECRET_FILE,
-    SESSION_COOKIE,
-    Timeouts,
-    make_web_app,
-)
+from tradeoff.web.connection import Timeouts
+from tradeoff.web.flow import make_web_app
+from tradeoff.web.site import REQUESTS_AT_ONCE, SECRET_FILE, SESSION_COOKIE
 
 from .conftest import ROOT
 from .test_web import make_study, sessions
@@ -425,11 +421,11 @@ def test_revoked_cookies_cost_a_request_what_was_appended_since_not_the_history(
     """The revocation file is asked on every request: a process reads only the lines
     appended since it last looked, forgets what expired, and the file is rewritten with only
     the live entries once long; a junk line or a link never stops it."""
-    from tradeoff.web import server as web_server
-    from tradeoff.web.server import REVOKED_FILE, Revoked
+    from tradeoff.web import site as web_site
+    from tradeoff.web.site import REVOKED_FILE, Revoked
 
     path = tmp_path / REVOKED_FILE
-    old = int(time.time()) - web_server.SESSION_SECONDS - 10
+    old = int(time.time()) - web_site.SESSION_SECONDS - 10
     path.write_bytes(b"".join(f"{old} gone{i:06d}\n".encode() for i in range(200_000)))
     reader, writer = Revoked(path), Revoked(path)
     assert not reader.has("gone000001")  # expired: the cookie could not be used anyway
@@ -444,7 +440,7 @@ def test_revoked_cookies_cost_a_request_what_was_appended_since_not_the_history(
         return data
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(web_server.os, "pread", counting)
+        mp.setattr(web_site.os, "pread", counting)
         for _ in range(200):  # catching up reads the history once, then nothing
             reader.has("fresh")
         caught_up = sum(read)
@@ -454,12 +450,12 @@ def test_revoked_cookies_cost_a_request_what_was_appended_since_not_the_history(
         assert sum(read) == 0
         writer.add("later")
         assert reader.has("later") and sum(read) < 100
-    assert caught_up <= path.stat().st_size + web_server.REVOKED_READ
+    assert caught_up <= path.stat().st_size + web_site.REVOKED_READ
     # the file was compacted past REVOKED_KEEP: only the live entries are left
     lines = path.read_text().splitlines()
     assert len(lines) < 10 and {line.split()[1] for line in lines} >= {"fresh", "later"}
     with path.open("ab") as fh:
-        fh.write(b"\xff" * (web_server.REVOKED_READ + 5) + b"\n")
+        fh.write(b"\xff" * (web_site.REVOKED_READ + 5) + b"\n")
     writer.add("after-junk")
     assert all(Revoked(path).has(n) for n in ("fresh", "later", "after-junk"))
     path.unlink()

@@ -186,7 +186,7 @@ def test_a_bad_withdrawal_line_is_named_and_skipped_never_a_crash(
 async def test_the_web_page_serves_past_a_bad_withdrawal_line(tmp_path: Path) -> None:
     from aiohttp.test_utils import TestServer
 
-    from tradeoff.web.server import make_web_app
+    from tradeoff.web.flow import make_web_app
 
     study, codes = make(tmp_path)
     withdrawals_path(study).write_bytes(b"junk\n" + _record("p02"))
@@ -304,7 +304,7 @@ async def test_a_fifo_among_a_participants_sessions_blocks_no_page(tmp_path: Pat
 
     from aiohttp.test_utils import TestServer
 
-    from tradeoff.web.server import make_web_app
+    from tradeoff.web.flow import make_web_app
 
     study, codes = make(tmp_path)
     (study.sessions_dir / "p01").mkdir(parents=True)

@@ -14,7 +14,8 @@ from aiohttp.test_utils import TestServer
 
 from tradeoff.record.session import read_session
 from tradeoff.study.folder import ATTEMPTS_FILE, Study, create_study, study_status, withdraw
-from tradeoff.web.server import CSP, SESSION_COOKIE, make_web_app
+from tradeoff.web.flow import make_web_app
+from tradeoff.web.site import CSP, SESSION_COOKIE
 
 from .conftest import small_scenario_file
 from .webclient import Page, Participant
@@ -350,7 +351,7 @@ async def test_forged_expired_and_garbled_cookies_open_nothing(
 ) -> None:
     import time as clock
 
-    from tradeoff.web.server import SESSION_SECONDS, Site, study_secret
+    from tradeoff.web.site import SESSION_SECONDS, Site, study_secret
 
     study, _codes, base = served
     site = Site(study, None, study_secret(study))  # type: ignore[arg-type]

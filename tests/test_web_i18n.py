@@ -13,9 +13,10 @@ from aiohttp.test_utils import TestServer
 
 from tradeoff.ask.presentation import card_lines
 from tradeoff.record.session import Recorder, read_session
+from tradeoff.web.flow import make_web_app
 from tradeoff.web.i18n import TEMPLATE, languages, pseudo_catalogue, template_text
 from tradeoff.web.pages import review_view, safe_markdown
-from tradeoff.web.server import SITE, make_web_app
+from tradeoff.web.site import SITE
 
 from .test_web import CONSENT, make_study, sessions
 from .webclient import Page, Participant

@@ -190,7 +190,7 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
 
 def cmd_study_serve(args: argparse.Namespace) -> int:
     from tradeoff.study.folder import load_study
-    from tradeoff.web.server import Timeouts
+    from tradeoff.web.connection import Timeouts
     from tradeoff.web.serving import serve_study
 
     if not 1 <= args.workers <= 64:

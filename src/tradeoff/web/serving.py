@@ -17,7 +17,9 @@ from collections.abc import Callable
 from aiohttp import web
 
 from tradeoff.study.folder import Study
-from tradeoff.web.server import Timeouts, make_web_app, study_secret
+from tradeoff.web.connection import Timeouts
+from tradeoff.web.flow import make_web_app
+from tradeoff.web.site import study_secret
 
 #: ``prctl``'s option that has the kernel send a signal to a process when its parent dies.
 PR_SET_PDEATHSIG = 1

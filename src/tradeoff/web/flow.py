@@ -1,0 +1,562 @@
+"""The study web page: the participant's flow as plain HTML forms (no script needed).
+
+Code entry → information and consent → questions → what we learned → thank-you
+(docs/architecture.md, "The study web page"). Every answer is written to the
+participant's session file and synced before the next page is sent (post, redirect, get);
+each form carries the number of answers the page was showing, so a second submit of the
+same page, or one from the back button, records nothing. Every URL is relative, so the
+page works under any path of a reverse proxy. What a request passes before a page runs
+(cookies, CSRF, caps, security headers, error pages) is :mod:`tradeoff.web.site`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from functools import partial
+from pathlib import Path
+from typing import Literal
+
+from aiohttp import web
+from markupsafe import Markup
+
+from tradeoff.ask.scenario import DECIDING_STRATEGIES, load_scenario
+from tradeoff.errors import InputError
+from tradeoff.learn import Choice, expected_questions
+from tradeoff.record.session import ConsentRecord, Recorder, SessionLocked, SessionWriteError, now
+from tradeoff.study.folder import (
+    Study,
+    load_study,
+    recent_failures,
+    record_failure,
+    wrong_code_delay,
+)
+from tradeoff.web.connection import REQUEST_LOG, Timeouts
+from tradeoff.web.held import Participants
+from tradeoff.web.i18n import N_
+from tradeoff.web.pages import QuestionView, question_view, review_view, safe_markdown
+from tradeoff.web.site import (
+    CSRF_COOKIE,
+    HERE,
+    MAX_BODY,
+    SESSION_COOKIE,
+    SESSION_SECONDS,
+    SITE,
+    Site,
+    Visitor,
+    checked_form,
+    expired,
+    is_secure,
+    protect,
+    redirect,
+    set_cookie,
+    source_of,
+    study_secret,
+    visitor_of,
+)
+
+#: A source that entered a wrong code lately may have this many codes checked or waiting
+#: out their delay at once (more are refused unchecked, so a guesser cannot run the delays
+#: in parallel; a source without wrong codes, such as a ward behind one address, is not
+#: held back).
+CODES_AT_ONCE = 2
+
+WRONG_CODE = N_(
+    "That code does not open a session. Check it and try again (capitals, spaces and "
+    "dashes do not matter)."
+)
+OPEN_ELSEWHERE = N_(
+    "Your session is open in another window or tab, or being saved there. Close that "
+    "window, then enter your code here again."
+)
+
+# -- pages before a participant is known --------------------------------------------------
+
+
+async def index(request: web.Request) -> web.StreamResponse:
+    site = request.app[SITE]
+    visitor = visitor_of(request)
+    if visitor.participant is not None:
+        return await where_next(request, visitor)
+    return code_page(request, site, visitor)
+
+
+def code_page(request: web.Request, site: Site, visitor: Visitor, error: str = "") -> web.Response:
+    _ = visitor.language.gettext
+    s = site.participants.loaded.scenario
+    spec = s.elicitation
+    expected = expected_questions(s, spec)
+    decides = s.pool is not None and spec.strategy in DECIDING_STRATEGIES and spec.stop != "weights"
+    expect = (
+        _(
+            "At most %(n)s questions (fewer once your answers settle which candidate model "
+            "suits you), a few minutes. You can stop and come back later."
+        )
+        if decides
+        else _("About %(n)s questions, a few minutes. You can stop and come back later.")
+    ) % {"n": expected}
+    response = site.page(
+        visitor,
+        "code.html",
+        _("Enter your access code"),
+        200,
+        error=error,
+        description=site.description_html,
+        expect=expect,
+    )
+    set_cookie(response, CSRF_COOKIE, visitor.nonce, is_secure(request, site.trust_proxy))
+    return response
+
+
+async def enter_code(request: web.Request) -> web.StreamResponse:
+    site = request.app[SITE]
+    visitor = visitor_of(request)
+    form = await checked_form(request, visitor)
+    if form is None:
+        return code_page(
+            request,
+            site,
+            visitor,
+            visitor.language.gettext("The form had expired. Enter your code again."),
+        )
+    source = source_of(request, site.trust_proxy)
+    guessing = site.checking.get(source, 0) >= CODES_AT_ONCE and (
+        await site.work(partial(recent_failures, site.study, None, source)) > 0
+    )
+    if guessing:
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("Too many attempts at once"),
+            [
+                _(
+                    "Codes from your address are being checked already. Wait a few seconds, "
+                    "then try again."
+                )
+            ],
+            429,
+            ("./", _("Back to the code")),
+        )
+    site.checking[source] = site.checking.get(source, 0) + 1
+    try:
+        code = form.get("code", "")[:64]
+        participant = await site.work(partial(site.study.participant_for, code)) if code else None
+        if participant is None:
+            delay = await site.work(partial(wrong_code_delay, site.study, source))
+            try:
+                await site.work(partial(record_failure, site.study, source=source))
+            except OSError as exc:
+                print(f"attempts.log not written: {exc}", file=sys.stderr)
+            await asyncio.sleep(delay)
+            return code_page(request, site, visitor, visitor.language.gettext(WRONG_CODE))
+    finally:
+        site.checking[source] -= 1
+        if not site.checking[source]:
+            del site.checking[source]
+    try:  # the study's files are what they were when it was made
+        await site.work(partial(load_study, site.study.path))
+    except InputError as exc:
+        print(exc.message(), file=sys.stderr)
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("The study cannot start"),
+            [
+                _(
+                    "The study's files have changed since it was made. Please tell the study's "
+                    "coordinator; nothing of yours was recorded."
+                )
+            ],
+            503,
+        )
+    response = redirect("./")
+    set_cookie(
+        response,
+        SESSION_COOKIE,
+        site.session_value(participant),
+        is_secure(request, site.trust_proxy),
+        SESSION_SECONDS,
+    )
+    return response
+
+
+# -- where a participant is ----------------------------------------------------------------
+
+
+async def where_next(request: web.Request, visitor: Visitor) -> web.StreamResponse:
+    """Send a participant to the page of where they are: withdrawn, finished, consent,
+    or the questions (a session is started here when the study asks no consent)."""
+    site = request.app[SITE]
+    pid = visitor.participant
+    assert pid is not None
+    if await site.work(partial(site.is_withdrawn, pid)):
+        return withdrawn_page(site, visitor)
+    path = await site.work(partial(site.participants.open_session, pid))
+    if path is not None:
+        return redirect("question")
+    if await site.work(partial(site.participants.has_finished, pid)):
+        return redirect("done")
+    if site.study.consent_file is not None:
+        return redirect("consent")
+    await site.work(partial(site.participants.start, pid, None, visitor.language.tag))
+    return redirect("question")
+
+
+def withdrawn_page(site: Site, visitor: Visitor) -> web.Response:
+    _ = visitor.language.gettext
+    return site.message(
+        visitor,
+        _("You have withdrawn from this study"),
+        [_("Nothing more is recorded. Thank you for your time.")],
+    )
+
+
+def participant(request: web.Request) -> Visitor | None:
+    visitor = visitor_of(request)
+    return visitor if visitor.participant is not None else None
+
+
+async def consent(request: web.Request) -> web.StreamResponse:
+    site = request.app[SITE]
+    visitor = participant(request)
+    if visitor is None:
+        return redirect("./")
+    if site.consent_html is None:
+        return redirect("./")
+    if await site.work(partial(site.participants.open_session, visitor.participant or "")):
+        return redirect("./")
+    _ = visitor.language.gettext
+    return site.page(
+        visitor,
+        "consent.html",
+        _("Information and consent"),
+        version=site.study.consent_version,
+        consent_html=site.consent_html,
+    )
+
+
+async def give_consent(request: web.Request) -> web.StreamResponse:
+    site = request.app[SITE]
+    visitor = participant(request)
+    if visitor is None or visitor.participant is None:
+        return redirect("./")
+    form = await checked_form(request, visitor)
+    if form is None:
+        return expired(site, visitor)
+    if await site.work(partial(site.is_withdrawn, visitor.participant)):
+        return withdrawn_page(site, visitor)
+    if form.get("choice") != "agree":
+        _ = visitor.language.gettext
+        response = site.message(
+            visitor,
+            _("Thank you"),
+            [
+                _("You chose not to take part. Nothing was recorded."),
+                _("If you change your mind, open this page again and enter your code."),
+            ],
+        )
+        await site.work(partial(site.revoke, visitor.nonce))
+        set_cookie(response, SESSION_COOKIE, "", is_secure(request, site.trust_proxy), 0)
+        return response
+    if site.study.consent_version is None:
+        return redirect("./")
+    record = ConsentRecord(
+        type="consent",
+        version=site.study.consent_version,
+        text_sha256=site.study.files[site.study.consent_file or ""],
+        language=visitor.language.tag,
+        at=now(),
+    )
+    await site.work(
+        partial(site.participants.start, visitor.participant, record, visitor.language.tag)
+    )
+    return redirect("question")
+
+
+# -- the questions -------------------------------------------------------------------------
+
+
+async def with_session(
+    request: web.Request,
+    act: Callable[[Site, Visitor, Path], Awaitable[web.StreamResponse]],
+) -> web.StreamResponse:
+    site = request.app[SITE]
+    visitor = participant(request)
+    if visitor is None or visitor.participant is None:
+        return redirect("./")
+    path = await site.work(partial(site.participants.open_session, visitor.participant))
+    if path is None or await site.work(partial(site.is_withdrawn, visitor.participant)):
+        return await where_next(request, visitor)
+    try:
+        return await act(site, visitor, path)
+    except SessionLocked:
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("Your session is open elsewhere"),
+            [_(OPEN_ELSEWHERE)],
+            409,
+            ("./", _("Back to the code")),
+        )
+    except InputError as exc:  # finished meanwhile in another tab, or unreadable
+        if await site.work(partial(site.participants.has_finished, visitor.participant)):
+            return redirect("done")
+        print(exc.message(), file=sys.stderr)
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("Your session could not be opened"),
+            [_("Nothing was lost. Please tell the study's coordinator.")],
+            500,
+        )
+    except SessionWriteError as exc:
+        print(f"{exc.path}: not saved ({exc.reason})", file=sys.stderr)
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("Your answer could not be saved"),
+            [
+                _(
+                    "Nothing was lost: every answer before it is saved. Please try again in a "
+                    "minute; if it happens again, tell the study's coordinator."
+                )
+            ],
+            503,
+            ("question", _("Back to the question")),
+        )
+
+
+async def question(request: web.Request) -> web.StreamResponse:
+    async def show(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
+        assert visitor.participant is not None
+        view: QuestionView | None = await site.work(
+            partial(
+                site.participants.run,
+                visitor.participant,
+                path,
+                lambda rec: question_view(rec, visitor.language),
+            )
+        )
+        if view is None:
+            return redirect("review")
+        notice = request.query.get("notice", "")
+        _ = visitor.language.gettext
+        notices = {"undone": _("Your last answer was taken back; here is that question again.")}
+        return site.page(
+            visitor,
+            "question.html",
+            view.heading,
+            heading=view.heading,
+            progress=view.progress,
+            total=view.total,
+            answered=view.answered,
+            prompt=view.prompt,
+            options=view.options,
+            shown=site.shown(visitor.nonce, view.answered),
+            notice=notices.get(notice, ""),
+        )
+
+    return await with_session(request, show)
+
+
+def _answered(form: dict[str, str]) -> int:
+    try:
+        return int(form.get("answered", "-1"))
+    except ValueError:
+        return -1
+
+
+def _answer(rec: Recorder, form: dict[str, str], response_ms: float | None) -> None:
+    rec.answer(Choice(form.get("choice", "")), response_ms=response_ms)
+
+
+def _form_action(
+    step: Callable[[Recorder, dict[str, str], float | None], object],
+    to: str,
+    *,
+    needs: Literal["question", "answers", "review"],
+) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    """A form's handler: ``step`` is done only if the session still has the number of
+    answers the page showed (a second submit of the same page does nothing) and is where
+    the action belongs: at a question (answer), with an answer to take back (undo), or at
+    the review, no question left (finish, more). A step that refuses the form's values
+    (ValueError) does nothing either; the participant is sent back to where they are.
+    ``step`` is also given the time since the page was made, on the server's clock
+    (:meth:`Site.response_ms`)."""
+
+    def act(form: dict[str, str], response_ms: float | None, rec: Recorder) -> bool:
+        engine = rec.engine
+        if engine.answered != _answered(form):
+            return False
+        at_question = engine.next_query() is not None
+        if needs == "question" and not at_question:
+            return False
+        if needs == "review" and at_question:
+            return False
+        if needs == "answers" and engine.answered == 0:
+            return False
+        try:
+            step(rec, form, response_ms)
+        except ValueError:
+            return False
+        return True
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        async def run(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
+            assert visitor.participant is not None
+            form = await checked_form(request, visitor)
+            if form is None:
+                return expired(site, visitor)
+            response_ms = site.response_ms(visitor.nonce, _answered(form), form.get("shown", ""))
+            done = await site.work(
+                partial(
+                    site.participants.run,
+                    visitor.participant,
+                    path,
+                    partial(act, form, response_ms),
+                )
+            )
+            return redirect(to if done else "question")
+
+        return await with_session(request, run)
+
+    return handler
+
+
+async def review(request: web.Request) -> web.StreamResponse:
+    async def show(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
+        assert visitor.participant is not None
+        scenario = site.participants.loaded.scenario
+
+        def view(rec: Recorder) -> object:
+            if rec.engine.next_query() is not None:
+                return None
+            return review_view(rec, scenario, visitor.language)
+
+        shown = await site.work(partial(site.participants.run, visitor.participant, path, view))
+        if shown is None:
+            return redirect("question")
+        _ = visitor.language.gettext
+        return site.page(visitor, "review.html", _("What we learned"), **vars(shown))
+
+    return await with_session(request, show)
+
+
+async def pause(request: web.Request) -> web.StreamResponse:
+    async def act(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
+        assert visitor.participant is not None
+        form = await checked_form(request, visitor)
+        if form is None:
+            return expired(site, visitor)
+
+        def note(rec: Recorder) -> None:
+            rec.note("paused")
+
+        await site.work(partial(site.participants.run, visitor.participant, path, note))
+        _ = visitor.language.gettext
+        response = site.message(
+            visitor,
+            _("Saved"),
+            [
+                _("Every answer you gave is saved."),
+                _(
+                    "To go on later, open this page again and enter your access code: you "
+                    "will continue where you left off."
+                ),
+            ],
+        )
+        await site.work(partial(site.revoke, visitor.nonce))
+        set_cookie(response, SESSION_COOKIE, "", is_secure(request, site.trust_proxy), 0)
+        return response
+
+    return await with_session(request, act)
+
+
+async def done(request: web.Request) -> web.StreamResponse:
+    site = request.app[SITE]
+    visitor = participant(request)
+    if visitor is None or visitor.participant is None:
+        return redirect("./")
+    if not await site.work(partial(site.participants.has_finished, visitor.participant)):
+        return await where_next(request, visitor)
+    _ = visitor.language.gettext
+    return site.message(
+        visitor,
+        _("Thank you"),
+        [
+            _("Your answers are saved and complete. You can close this page."),
+            _("If you have questions about the study, contact its coordinator."),
+        ],
+    )
+
+
+# -- the application -------------------------------------------------------------------
+
+
+async def style(request: web.Request) -> web.StreamResponse:
+    response = web.FileResponse(HERE / "static" / "style.css")
+    response.headers["Cache-Control"] = "max-age=3600"
+    return response
+
+
+def make_web_app(
+    study: Study,
+    *,
+    trust_proxy: bool = False,
+    capacity: int = 1000,
+    timeouts: Timeouts | None = None,
+) -> web.Application:
+    """The study web page for ``study`` as an aiohttp application (its connection handler's
+    limits, :meth:`Timeouts.handler_args`, go with it to whatever runner serves it)."""
+    timeouts = Timeouts() if timeouts is None else timeouts
+    loaded = load_scenario(study.scenario_path)
+    consent_file = study.consent_path
+    site = Site(
+        study,
+        Participants(study, loaded, capacity=capacity),
+        study_secret(study),
+        trust_proxy,
+        timeouts,
+        description_html=Markup(safe_markdown(loaded.scenario.description)),
+        consent_html=None
+        if consent_file is None
+        else Markup(safe_markdown(consent_file.read_text(encoding="utf-8"))),
+    )
+    app = web.Application(
+        middlewares=[protect], client_max_size=MAX_BODY, handler_args=timeouts.handler_args()
+    )
+    app[SITE] = site
+    app.router.add_get("/", index)
+    app.router.add_post("/code", enter_code)
+    app.router.add_get("/consent", consent)
+    app.router.add_post("/consent", give_consent)
+    app.router.add_get("/question", question)
+    app.router.add_post("/answer", _form_action(_answer, "question", needs="question"))
+    app.router.add_post(
+        "/undo",
+        _form_action(lambda rec, *_: rec.undo(), "question?notice=undone", needs="answers"),
+    )
+    app.router.add_post(
+        "/more", _form_action(lambda rec, *_: rec.extend(10), "question", needs="review")
+    )
+    app.router.add_post(
+        "/finish", _form_action(lambda rec, *_: rec.finish(), "done", needs="review")
+    )
+    app.router.add_get("/review", review)
+    app.router.add_post("/pause", pause)
+    app.router.add_get("/done", done)
+    app.router.add_get("/static/style.css", style)
+
+    async def close(app: web.Application) -> None:
+        held = app[SITE].participants
+        app[SITE].executor.shutdown(wait=True, cancel_futures=True)
+        REQUEST_LOG.flush()
+        print(
+            f"stopped; {len(held)} participants in memory, {held.rebuilt} engines rebuilt "
+            "from their files",
+            file=sys.stderr,
+        )
+
+    app.on_cleanup.append(close)
+    return app

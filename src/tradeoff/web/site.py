@@ -1,0 +1,592 @@
+"""Everything a request to the study web page passes before a page runs, and what every
+page shares (:class:`Site`).
+
+After a right access code the browser holds a signed session cookie (HttpOnly,
+SameSite=Strict, Secure behind TLS) under the study's key (:func:`study_secret`); a cookie
+ended early ("save and come back later", declining consent) is revoked for every server
+process on the folder (:class:`Revoked`); every form carries a CSRF token
+(:func:`checked_form`). The :func:`protect` middleware reads a request's body within
+:attr:`tradeoff.web.connection.Timeouts.body_seconds`, only then counts it against the
+caps of requests in flight (:data:`REQUESTS_AT_ONCE`), sets the security headers (a strict
+CSP: pages name nothing outside this server) and answers errors with pages in words. The
+pages themselves are :mod:`tradeoff.web.flow`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import hashlib
+import hmac
+import os
+import secrets
+import stat
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+import jinja2
+from aiohttp import web
+from markupsafe import Markup
+
+from tradeoff.errors import InputError
+from tradeoff.study.folder import Study, client_source, withdrawals_path, withdrawn
+from tradeoff.text import clean_text
+from tradeoff.web.connection import LOG, Timeouts, log_request
+from tradeoff.web.held import Participants
+from tradeoff.web.i18n import Language, choose, languages
+
+T = TypeVar("T")
+HERE = Path(__file__).parent
+SESSION_COOKIE = "tradeoff_session"
+CSRF_COOKIE = "tradeoff_form"
+#: A session cookie is good for this long after the code was entered.
+SESSION_SECONDS = 12 * 3600
+#: The largest request body (the forms hold a few short fields).
+MAX_BODY = 16 * 1024
+SECRET_FILE = "web-secret"
+#: One source may have this many requests in flight, all sources this many.
+REQUESTS_AT_ONCE = (64, 512)
+#: Session cookies dropped by "save and come back later" or by declining consent: their
+#: nonces, kept for :data:`SESSION_SECONDS` (every server process on the folder reads it).
+REVOKED_FILE = "web-revoked"
+#: At most this many bytes of :data:`REVOKED_FILE` are read for one request.
+REVOKED_READ = 1 << 16
+#: :data:`REVOKED_FILE` is rewritten with only its live entries past this size.
+REVOKED_KEEP = 1 << 20
+CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'"
+)
+
+
+def study_secret(study: Study) -> bytes:
+    """The key that signs this study's session cookies, shared by every server process on
+    the study folder: made once (0600, never overwritten) in the study's folder.
+
+    Raises
+    ------
+    InputError
+        The file is there but is not a key this server wrote (a folder, binary or not 64
+        hex digits), or cannot be read or made: the error names the file and the fix.
+    """
+    path = study.path / SECRET_FILE
+    fix = f"delete {path} (a new key is made; open sessions must enter their code again)."
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise InputError.single(
+            path,
+            "",
+            f"cannot be made ({exc.strerror or exc}).",
+            "check that the study folder is writable by this user.",
+        ) from None
+    else:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(secrets.token_hex(32) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+    if not path.is_file():
+        raise InputError.single(path, "", "is not a file.", fix)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError.single(
+            path,
+            "",
+            f"cannot be read ({exc.strerror or exc}).",
+            "check the file's permissions (the server's user must read it).",
+        ) from None
+    text = data.strip()
+    if len(text) != 64 or any(c not in b"0123456789abcdefABCDEF" for c in text):
+        raise InputError.single(path, "", "is not a key this server wrote.", fix)
+    return bytes.fromhex(text.decode("ascii"))
+
+
+def same(given: str, expected: str) -> bool:
+    """Whether a token a client sent is ``expected`` (in constant time; a token with other
+    than ASCII characters is simply not it)."""
+    return given.isascii() and hmac.compare_digest(given, expected)
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """Who a request is from: a participant (cookie checked) or nobody yet."""
+
+    participant: str | None
+    nonce: str
+    language: Language
+
+
+class Revoked:
+    """Session cookies ended before their time, shared by every server process on a study
+    folder through one file of ``<unix time> <nonce>`` lines (:data:`REVOKED_FILE`).
+
+    Asked on every request, so nothing here grows with the study's history: a request
+    costs one ``stat``; only lines appended since this process last looked are read (in
+    pieces of :data:`REVOKED_READ` bytes, at most about :data:`REVOKED_KEEP` a request,
+    any rest at the next); entries older than
+    :data:`SESSION_SECONDS` are forgotten (their cookies have expired anyway); and the file
+    is rewritten with only those younger entries once it passes :data:`REVOKED_KEEP`
+    bytes (a new file: readers see the inode change and read it from the start). The file
+    is opened without following links and only if it is a regular file.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: tuple[int, int] | None = None  # (device, inode) read so far
+        self._offset = 0  # bytes of complete lines read
+        self._when: dict[str, int] = {}
+        self._kept = 1024
+        # The event loop asks, a worker thread adds: one of them at a time reads the file.
+        self._lock = threading.Lock()
+
+    def add(self, nonce: str) -> None:
+        """Revoke ``nonce`` (one line appended under a lock; the file compacted if long)."""
+        line = f"{int(time.time())} {nonce}\n".encode("ascii")
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(f"{self.path} is not a regular file")
+            os.write(fd, line)
+            os.fsync(fd)
+            if os.fstat(fd).st_size > REVOKED_KEEP:
+                self._compact()
+        finally:
+            os.close(fd)
+
+    def _compact(self) -> None:
+        """Write the entries of the last :data:`SESSION_SECONDS` to a new file (called with
+        the old one locked; a process appending meanwhile waits for the lock, then finds
+        the new inode at its next look)."""
+        with self._lock:
+            while self._read():  # to the end, however much other processes appended
+                pass
+            since = time.time() - SESSION_SECONDS
+            keep = "".join(f"{at} {n}\n" for n, at in self._when.items() if at >= since)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="ascii") as fh:
+            fh.write(keep)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+    def has(self, nonce: str) -> bool:
+        """Whether ``nonce`` was revoked in the last :data:`SESSION_SECONDS`."""
+        with self._lock, contextlib.suppress(OSError):
+            for _ in range(REVOKED_KEEP // REVOKED_READ + 1):  # caught up within the bound
+                if not self._read():
+                    break
+        at = self._when.get(nonce)
+        return at is not None and at >= time.time() - SESSION_SECONDS
+
+    def _read(self) -> bool:
+        """Read what was appended since the last look, up to :data:`REVOKED_READ` bytes;
+        whether anything was read (called with ``_lock`` held)."""
+        try:
+            st = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            self._file, self._offset, self._when = None, 0, {}
+            return False
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        file = (st.st_dev, st.st_ino)
+        if file != self._file or st.st_size < self._offset:  # a new file: read it afresh
+            self._file, self._offset, self._when = file, 0, {}
+        if st.st_size == self._offset:
+            return False
+        fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            if (os.fstat(fd).st_dev, os.fstat(fd).st_ino) != file:
+                return False  # replaced since the stat: the next look reads the new one
+            chunk = os.pread(fd, REVOKED_READ, self._offset)
+        finally:
+            os.close(fd)
+        complete = chunk[: chunk.rfind(b"\n") + 1]
+        if not complete and len(chunk) == REVOKED_READ:  # no line end in a whole read: junk
+            complete = chunk
+        self._offset += len(complete)
+        for line in complete.decode("ascii", errors="replace").splitlines():
+            at, _, nonce = line.partition(" ")
+            if at.isdigit() and nonce:
+                self._when[nonce] = int(at)
+        if len(self._when) > 2 * self._kept:  # forget what expired, now and then
+            since = time.time() - SESSION_SECONDS
+            self._when = {n: at for n, at in self._when.items() if at >= since}
+            self._kept = max(len(self._when), 1024)
+        return bool(complete)
+
+
+@dataclass
+class Site:
+    """Everything the handlers share (one per server process)."""
+
+    study: Study
+    participants: Participants
+    secret: bytes
+    trust_proxy: bool = False
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    languages: dict[str, Language] = field(default_factory=languages)
+    executor: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(4, thread_name_prefix="tradeoff-web")
+    )
+    envs: dict[str, jinja2.Environment] = field(default_factory=dict)
+    #: Codes being checked (or waiting out their delay) per source address, and requests
+    #: in flight per source and in all (:data:`tradeoff.web.flow.CODES_AT_ONCE`,
+    #: :data:`REQUESTS_AT_ONCE`).
+    checking: dict[str, int] = field(default_factory=dict)
+    in_flight: dict[str, int] = field(default_factory=dict)
+    #: The scenario's description and the consent text as HTML, made once (both files are
+    #: fixed for the study's life: their hashes are checked at every right code).
+    description_html: Markup = field(default_factory=Markup)
+    consent_html: Markup | None = None
+    _withdrawn: tuple[tuple[int, int] | None, frozenset[str]] = (None, frozenset())
+    revoked: Revoked = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.revoked = Revoked(self.study.path / REVOKED_FILE)
+
+    def is_withdrawn(self, participant: str) -> bool:
+        """Whether ``participant`` withdrew (the withdrawals file read again only when it
+        changes: this is asked on every request)."""
+        path = withdrawals_path(self.study)
+        try:
+            st = path.stat()
+            key: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            key = None
+        if key != self._withdrawn[0]:
+            self._withdrawn = (key, frozenset(withdrawn(self.study)) if key else frozenset())
+        return participant in self._withdrawn[1]
+
+    def revoke(self, nonce: str) -> None:
+        """End the session cookie of ``nonce`` for every server process on the folder:
+        "save and come back later" and declining consent leave the page, and only the
+        access code opens it again (:class:`Revoked`). If the file cannot be written (a
+        full disk), the browser still drops the cookie; the server's log says so."""
+        try:
+            self.revoked.add(nonce)
+        except OSError as exc:
+            LOG.warning("%s: could not be written (%s)", clean_text(self.revoked.path), exc)
+
+    def is_revoked(self, nonce: str) -> bool:
+        """Whether the session cookie of ``nonce`` was revoked (asked on every request)."""
+        return self.revoked.has(nonce)
+
+    # -- signing ----------------------------------------------------------------------
+
+    def _sign(self, text: str) -> str:
+        return hmac.new(self.secret, text.encode(), hashlib.sha256).hexdigest()[:43]
+
+    def session_value(self, participant: str, issued: int | None = None) -> str:
+        issued = int(time.time()) if issued is None else issued
+        nonce = secrets.token_urlsafe(12)
+        body = f"{participant}:{issued}:{nonce}"
+        return f"{body}:{self._sign(body)}"
+
+    def read_session(self, value: str | None) -> tuple[str, str] | None:
+        """The participant and nonce of a valid, unexpired session cookie."""
+        if not value or value.count(":") != 3:
+            return None
+        participant, issued, nonce, sig = value.split(":")
+        if not same(sig, self._sign(f"{participant}:{issued}:{nonce}")):
+            return None
+        try:
+            age = time.time() - int(issued)
+        except ValueError:
+            return None
+        if not 0 <= age <= SESSION_SECONDS or participant not in self.study.participants:
+            return None
+        if self.is_revoked(nonce):
+            return None
+        return participant, nonce
+
+    def csrf(self, nonce: str) -> str:
+        return self._sign(f"csrf:{nonce}")
+
+    def shown(self, nonce: str, answered: int) -> str:
+        """The question page's ``shown`` field: the server's clock (ms) when the page with
+        ``answered`` answers was made for this session, signed, so the answer's response
+        time is measured on the server and a client cannot change it."""
+        ms = int(time.time() * 1000)
+        return f"{ms}.{self._sign(f'shown:{nonce}:{answered}:{ms}')}"
+
+    def response_ms(self, nonce: str, answered: int, shown: str) -> float | None:
+        """Milliseconds from the page being made (its signed ``shown`` field) to now; ``None``
+        when the field is not one this server signed for this session and page, or the
+        time is not between 0 and :data:`SESSION_SECONDS`."""
+        ms, _, sig = shown.partition(".")
+        if not (ms.isascii() and ms.isdigit() and len(ms) <= 16):
+            return None
+        if not same(sig, self._sign(f"shown:{nonce}:{answered}:{ms}")):
+            return None
+        elapsed = time.time() * 1000 - int(ms)
+        return elapsed if 0 <= elapsed <= SESSION_SECONDS * 1000 else None
+
+    # -- rendering ----------------------------------------------------------------------
+
+    def env(self, language: Language) -> jinja2.Environment:
+        env = self.envs.get(language.tag)
+        if env is None:
+            env = jinja2.Environment(
+                loader=jinja2.FileSystemLoader(HERE / "templates"),
+                autoescape=True,
+                extensions=["jinja2.ext.i18n"],
+                undefined=jinja2.StrictUndefined,
+            )
+            env.install_gettext_translations(language.translations, newstyle=True)  # type: ignore[attr-defined]
+            self.envs[language.tag] = env
+        return env
+
+    def page(
+        self,
+        visitor: Visitor,
+        template: str,
+        title: str,
+        status: int = 200,
+        **context: object,
+    ) -> web.Response:
+        scenario = self.participants.loaded.scenario
+        html = (
+            self.env(visitor.language)
+            .get_template(template)
+            .render(
+                lang=visitor.language.tag,
+                page_title=title,
+                study_title=clean_text(scenario.title),
+                csrf=self.csrf(visitor.nonce),
+                **context,
+            )
+        )
+        return web.Response(text=html, content_type="text/html", status=status)
+
+    def message(
+        self,
+        visitor: Visitor,
+        heading: str,
+        paragraphs: list[str],
+        status: int = 200,
+        link: tuple[str, str] | None = None,
+    ) -> web.Response:
+        return self.page(
+            visitor,
+            "message.html",
+            heading,
+            status,
+            heading=heading,
+            paragraphs=paragraphs,
+            link=None if link is None else {"href": link[0], "text": link[1]},
+        )
+
+    async def work(self, fn: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, fn)
+
+
+SITE = web.AppKey("site", Site)
+
+
+def source_of(request: web.Request, trust_proxy: bool) -> str:
+    """The client's address (:func:`tradeoff.study.folder.client_source`)."""
+    return client_source(request.remote, request.headers.get("X-Forwarded-For"), trust_proxy)
+
+
+def is_secure(request: web.Request, trust_proxy: bool) -> bool:
+    """Whether the browser reached the page over TLS (a trusted proxy's
+    ``X-Forwarded-Proto``, its first hop, as the terminal's server reads it)."""
+    if request.secure:
+        return True
+    proto = request.headers.get("X-Forwarded-Proto", "").split(",")[0].strip()
+    return trust_proxy and proto == "https"
+
+
+def visitor_of(request: web.Request) -> Visitor:
+    site = request.app[SITE]
+    language = choose(request.headers.get("Accept-Language"), site.languages)
+    found = site.read_session(request.cookies.get(SESSION_COOKIE))
+    if found is not None:
+        return Visitor(found[0], found[1], language)
+    nonce = request.cookies.get(CSRF_COOKIE, "")
+    if not (
+        16 <= len(nonce) <= 64
+        and nonce.isascii()
+        and nonce.replace("-", "").replace("_", "").isalnum()
+    ):
+        nonce = secrets.token_urlsafe(16)
+    return Visitor(None, nonce, language)
+
+
+def set_cookie(
+    response: web.StreamResponse, name: str, value: str, secure: bool, max_age: int | None = None
+) -> None:
+    """A cookie that scripts cannot read and other sites cannot send, with no ``Path``: the
+    browser scopes it to the page's own folder, whatever path a proxy serves it under
+    (``max_age`` 0 deletes it)."""
+    parts = [f"{name}={value}", "HttpOnly", "SameSite=Strict"]
+    if secure:
+        parts.append("Secure")
+    if max_age is not None:
+        parts.append(f"Max-Age={max_age}")
+    response.headers.add("Set-Cookie", "; ".join(parts))
+
+
+def redirect(to: str) -> web.Response:
+    """303 See Other to a page named relative to this one (post, redirect, get)."""
+    return web.Response(status=303, headers={"Location": to})
+
+
+async def checked_form(request: web.Request, visitor: Visitor) -> dict[str, str] | None:
+    """The form's fields, or ``None`` when its CSRF token is not this visitor's."""
+    site = request.app[SITE]
+    try:
+        form = await request.post()
+    except web.HTTPException:
+        raise
+    except Exception as exc:  # not UTF-8, an unknown charset, a broken multipart body
+        log_request(request, f"form not readable ({type(exc).__name__})")
+        raise web.HTTPBadRequest() from None
+    token = form.get("csrf")
+    if not isinstance(token, str) or not same(token, site.csrf(visitor.nonce)):
+        return None
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
+def expired(site: Site, visitor: Visitor) -> web.Response:
+    _ = visitor.language.gettext
+    return site.message(
+        visitor,
+        _("This page has expired"),
+        [_("Nothing was recorded from it. Your answers so far are saved.")],
+        403,
+        ("./", _("Go back to the study")),
+    )
+
+
+# -- every request ---------------------------------------------------------------------
+
+
+def refused(status: int, text: str) -> web.Response:
+    """A short plain answer to a request that was not read whole; the connection is
+    closed after it (what is left of the request is not read)."""
+    response = web.Response(status=status, text=text + "\n")
+    response.force_close()
+    return response
+
+
+@web.middleware
+async def protect(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Security headers on every response; friendly pages for errors; the request's body
+    read whole within the body's timeout (:class:`tradeoff.web.connection.Timeouts`; 408
+    and the connection closed when it is not) before the request counts as in flight;
+    requests in flight capped per source and in all (503 with a page that says so). A
+    request waiting for its body holds no place: a client that sends it slowly, or never,
+    keeps no one else out."""
+    site = request.app[SITE]
+    source = source_of(request, site.trust_proxy)
+    try:
+        async with asyncio.timeout(site.timeouts.body_seconds):
+            await request.read()
+    except TimeoutError:
+        log_request(request, "body not sent in time (408)", source)
+        return secured(refused(408, "The request took too long to arrive."))
+    except web.HTTPRequestEntityTooLarge:
+        log_request(request, "body too large (413)", source)
+        return secured(refused(413, "Too large."))
+    except ConnectionError:  # the client left; no one reads an answer
+        return refused(400, "Bad request.")
+    except Exception as exc:  # a body that cannot be decoded (chunks, compression)
+        log_request(request, f"body not readable ({type(exc).__name__}) (400)", source)
+        return secured(refused(400, "Bad request."))
+    mine, total = site.in_flight.get(source, 0), sum(site.in_flight.values())
+    if mine >= REQUESTS_AT_ONCE[0] or total >= REQUESTS_AT_ONCE[1]:
+        log_request(request, "too many requests in flight (503)", source)
+        visitor = visitor_of(request)
+        _ = visitor.language.gettext
+        response = site.message(
+            visitor,
+            _("Too busy right now"),
+            [_("Too many pages are open at once. Please try again in a minute; nothing was lost.")],
+            503,
+        )
+        response.headers["Retry-After"] = "30"
+        return secured(response)
+    site.in_flight[source] = mine + 1
+    try:
+        return secured(await _handle(request, handler))
+    finally:
+        site.in_flight[source] -= 1
+        if not site.in_flight[source]:
+            del site.in_flight[source]
+
+
+def secured(response: web.StreamResponse) -> web.StreamResponse:
+    headers = response.headers
+    headers["Content-Security-Policy"] = CSP
+    headers["X-Content-Type-Options"] = "nosniff"
+    headers["Referrer-Policy"] = "no-referrer"
+    headers["X-Frame-Options"] = "DENY"
+    headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+async def _handle(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    try:
+        response = await handler(request)
+    except web.HTTPException as exc:
+        site = request.app[SITE]
+        visitor = visitor_of(request)
+        _ = visitor.language.gettext
+        if exc.status == 404:
+            response = site.message(
+                visitor,
+                _("Page not found"),
+                [_("There is no page here.")],
+                404,
+                ("./", _("Go to the study's start")),
+            )
+        elif exc.status == 405:
+            response = redirect("./")
+        elif exc.status == 413:
+            response = web.Response(status=413, text="Too large.")
+        else:
+            if exc.status != 400:  # a 400 was logged where it was found
+                log_request(request, f"refused ({exc.status})")
+            response = site.message(
+                visitor,
+                _("Something went wrong"),
+                [_("Please go back and try again.")],
+                exc.status,
+                ("./", _("Go to the study's start")),
+            )
+    except Exception as exc:  # logged, never shown: the participant gets words
+        log_request(request, f"error: {exc!r}")
+        try:
+            site = request.app[SITE]
+            visitor = visitor_of(request)
+            _ = visitor.language.gettext
+            response = site.message(
+                visitor,
+                _("Something went wrong on our side"),
+                [
+                    _(
+                        "Your answers so far are saved. Please try again in a minute; if it "
+                        "happens again, tell the study's coordinator."
+                    )
+                ],
+                500,
+                ("./", _("Go to the study's start")),
+            )
+        except Exception:  # the page of the error failed too: plain words
+            response = web.Response(status=500, text="Something went wrong on our side.\n")
+    return response

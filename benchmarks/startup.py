@@ -7,8 +7,8 @@ builds its cache); then fresh Python processes do what a participant's process d
 the first question (import the app, read the scenario, open a session, warm the tables,
 ask the engine for the question), once building everything in memory as before and once
 memory-mapping the study's cache. Each is repeated and the medians are reported: wall
-times and the process's peak resident memory (``VmHWM``). Painting the screen and the
-web connection are measured by ``benchmarks.study_load_terminal``.
+times and the process's peak resident memory (``VmHWM``). Painting the screen is measured
+by ``benchmarks.tui_latency``.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import random
 import re
 import socket
@@ -41,7 +42,6 @@ from pathlib import Path
 import aiohttp
 
 from benchmarks._table import markdown, write
-from benchmarks.study_load_terminal import _memory_kb, _processes
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "scenarios" / "breast-cancer-triage.toml"
@@ -113,19 +113,45 @@ async def person(base: str, code: str, args: argparse.Namespace, seed: int) -> P
     return out
 
 
+def _parents() -> dict[int, int]:
+    """Every process: pid → parent pid (read from ``/proc``)."""
+    out: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                out[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
 def _tree(root: int) -> list[int]:
-    table = _processes()
+    table = _parents()
     out, frontier = [root], [root]
     while frontier:
         pid = frontier.pop()
-        children = [c for c, (p, _) in table.items() if p == pid]
+        children = [c for c, p in table.items() if p == pid]
         out += children
         frontier += children
     return out
 
 
+def _pss_kb(pid: int) -> int:
+    """A process's proportional set size in kB, or 0 if it is gone."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            fields = {
+                line.split(":")[0]: int(line.split()[1]) for line in fh if line.endswith("kB\n")
+            }
+        return fields.get("Pss", 0)
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _pss(root: int) -> int:
-    return sum(_memory_kb(pid)[1] for pid in _tree(root))
+    return sum(_pss_kb(pid) for pid in _tree(root))
 
 
 async def sample(root: int, stop: asyncio.Event, peak: list[int]) -> None:

@@ -192,12 +192,9 @@ def test_status_and_report_after_simulated_answers(
     assert "dr-lee" in md and "dr-silva" not in md
 
 
-def test_serve_binds_other_machines_only_for_a_study(
+def test_elicit_study_takes_no_participant(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["serve", "--host", "0.0.0.0", "--port", "8765"]) == 2
-    err = capsys.readouterr().err
-    assert "serve a study instead" in err
     assert main(["elicit", "--study", str(tmp_path), "--participant", "x"]) == 2
     assert "--study" in capsys.readouterr().err
 

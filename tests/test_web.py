@@ -1,10 +1,12 @@
 """The study web page through HTTP, as a participant's browser uses it: code, consent,
 questions, undo, save and come back, what we learned, thank-you; and what it must refuse
-(forms without their token, a second submit, a wrong code, a withdrawn participant)."""
+(forms without their token, a second submit, a wrong code, a withdrawn participant, a
+session another process is writing, a study whose files changed)."""
 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -146,6 +148,49 @@ async def test_a_double_submit_or_the_back_button_records_once(
     log = read_session(path)
     answers = [e for e in log.events if e.type == "answer"]
     assert len(answers) == 1 and answers[0].index == 1
+
+
+async def test_the_same_code_in_a_second_browser_continues_the_one_session(
+    served: tuple[Study, dict[str, str], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same code in a second browser (its own cookies) continues the same session: an
+    answer given in one is not given again from the other's older page; and while another
+    process writes the file, the page says the session is open elsewhere (409)."""
+    study, codes, base = served
+    first, second = Participant(base), Participant(base)
+    try:
+        consent = await first.enter(codes["p01"])
+        q1 = await first.submit(consent, "consent", choice="agree")
+        again = await second.enter(codes["p01"])
+        assert again.h1 == "Question 1"
+        assert (await first.submit(q1, "answer", choice="left")).h1 == "Question 2"
+        older = await second.submit(again, "answer", choice="right")
+        assert older.h1 == "Question 2"
+        [path] = sessions(study, "p01")
+        monkeypatch.setattr("tradeoff.web.held.LOCK_WAIT", 0.2)
+        with path.open("rb") as other_writer:
+            fcntl.flock(other_writer, fcntl.LOCK_EX)
+            busy = await second.submit(older, "answer", choice="left")
+        assert busy.status == 409 and "open elsewhere" in busy.text
+    finally:
+        await first.close()
+        await second.close()
+    answers = [e for e in read_session(path).events if e.type == "answer"]
+    assert [(a.index, a.choice) for a in answers] == [(1, "left")]
+
+
+async def test_a_study_whose_files_changed_says_so_and_records_nothing(
+    served: tuple[Study, dict[str, str], str],
+) -> None:
+    study, codes, base = served
+    study.scenario_path.write_text(study.scenario_path.read_text() + "\n# edited\n")
+    p = Participant(base)
+    try:
+        page = await p.enter(codes["p01"])
+    finally:
+        await p.close()
+    assert page.status == 503 and "files have changed" in page.text
+    assert sessions(study, "p01") == []
 
 
 async def test_undo_and_save_and_come_back(served: tuple[Study, dict[str, str], str]) -> None:

@@ -6,6 +6,7 @@ screenshots of the pages (``TRADEOFF_SCREENSHOTS=1`` writes them to ``docs/``)."
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -20,9 +21,9 @@ from tradeoff.record.session import read_session
 from tradeoff.study.folder import Study, create_study
 
 from .conftest import CHROMIUM_ARGS, ROOT, small_scenario_file
-from .test_browser import CHROMIUM
-from .test_browser import pytestmark as browser_marks
 from .test_web import CONSENT
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 try:
     from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
@@ -34,8 +35,14 @@ try:
 except ImportError:  # pragma: no cover - the test extra installs it
     Axe = None
 
-# the same skips as the terminal's browser test (Chromium or playwright missing)
-pytestmark = browser_marks
+pytestmark = [
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="Chromium is not installed (.ci/run installs the "
+        "Debian package; `apt-get install chromium` to run this test)",
+    ),
+    pytest.mark.skipif(sync_playwright is None, reason="playwright is not installed"),
+]
 
 #: A phone held upright and a desktop.
 SIZES: tuple[ViewportSize, ...] = ({"width": 360, "height": 640}, {"width": 1280, "height": 800})

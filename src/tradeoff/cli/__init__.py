@@ -4,7 +4,7 @@ Modules: :mod:`~tradeoff.cli.parser` (every command and option),
 :mod:`~tradeoff.cli.common` (shared option parsing and safe output), and one module per
 group of commands: :mod:`~tradeoff.cli.scenarios` (scenario check, simulate, bench),
 :mod:`~tradeoff.cli.rank`, :mod:`~tradeoff.cli.judge` (compare, gap),
-:mod:`~tradeoff.cli.decide` (select, report) and :mod:`~tradeoff.cli.app` (the app, serve,
+:mod:`~tradeoff.cli.decide` (select, report) and :mod:`~tradeoff.cli.app` (the app,
 session show). Domain work lives in the core; these modules only wire and render.
 
 Exit codes (docs/architecture.md): 0 ok, 2 a mistake in what the user gave (a message on

@@ -1,11 +1,9 @@
-"""The app and its sessions: ``tradeoff`` (no command), ``tradeoff elicit``, ``tradeoff serve``
-and ``tradeoff session show``."""
+"""The app and its sessions: ``tradeoff`` (no command), ``tradeoff elicit`` and ``tradeoff
+session show``."""
 
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import shutil
 import sys
 import textwrap
@@ -28,9 +26,7 @@ if TYPE_CHECKING:
 
 
 def has_terminal() -> bool:
-    """Whether the app can draw: a terminal on stdin and stdout, or a browser driver."""
-    if os.environ.get("TEXTUAL_DRIVER"):
-        return True
+    """Whether the app can draw: a terminal on stdin and stdout."""
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
@@ -58,8 +54,7 @@ def _run_app(
     if not has_terminal():
         raise UsageError(
             "the app needs a terminal (standard input and output are not one here); run it in "
-            "a terminal, serve it to a browser with 'tradeoff serve', or use 'tradeoff "
-            "simulate' for answers without a person"
+            "a terminal, or use 'tradeoff simulate' for answers without a person"
         )
     from tradeoff.tui import make_app
 
@@ -102,17 +97,9 @@ def cmd_elicit(args: argparse.Namespace) -> int:
                 "--study takes the scenario from the study and the participant from the "
                 "access code; give neither a scenario, --participant nor --resume"
             )
-        from tradeoff.errors import InputError
         from tradeoff.study.folder import load_study
 
-        try:
-            study = load_study(args.study)
-        except InputError:
-            if os.environ.get("TEXTUAL_DRIVER"):  # served: tell the visitor, not a blank page
-                from tradeoff.tui.notice import STUDY_CHANGED, NoticeApp
-
-                NoticeApp(STUDY_CHANGED).run()
-            raise
+        study = load_study(args.study)
         return _run_app(
             str(study.scenario_path),
             sessions_dir=str(study.sessions_dir),
@@ -126,98 +113,6 @@ def cmd_elicit(args: argparse.Namespace) -> int:
         resume=args.resume,
         overrides=overrides(args.strategy, args.budget),
     )
-
-
-def _web_address(text: str) -> bool:
-    """Whether ``text`` is an http(s) address participants can open: a host (and port),
-    an optional path, nothing else.
-
-    >>> [_web_address(t) for t in ("https://x.org/triage/", "https://x.org/?a=b", "study")]
-    [True, False, False]
-    """
-    from urllib.parse import urlsplit
-
-    if not re.fullmatch(r"https?://[^/\s?#@]+(/[^\s?#]*)?", text):
-        return False
-    try:
-        parts = urlsplit(text)
-        parts.port  # noqa: B018 - raises ValueError when the port is not a port
-    except ValueError:
-        return False
-    return bool(parts.hostname)
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    from tradeoff.ask.scenario import load_scenario
-    from tradeoff.record.session import check_sessions_dir
-    from tradeoff.tui.serve import is_loopback, serve
-
-    study = None
-    if args.study is not None:
-        from tradeoff.study.folder import load_study
-
-        if args.scenario:
-            raise UsageError("--study takes the scenario from the study; give no scenario")
-        study = load_study(args.study)
-        path = study.scenario_path
-    else:
-        path = Path(args.scenario) if args.scenario else default_scenario()
-        if not is_loopback(args.host):
-            raise UsageError(
-                f"--host {args.host} would let other machines reach the app, where anyone "
-                "could type any participant id; serve a study instead (tradeoff study "
-                "create, then tradeoff serve --study DIR), whose access codes each open one "
-                "participant's session only"
-            )
-    load_scenario(path)
-    sessions_dir = str(study.sessions_dir) if study is not None else args.sessions_dir
-    check_sessions_dir(sessions_dir)
-    _check_bind(args.host, args.port)
-    public = args.public_url
-    if public is not None and not _web_address(public):
-        raise UsageError(
-            f"--public-url {args.public_url!r} is not a web address; give scheme, host and "
-            "an optional path (no query, fragment or user name), e.g. "
-            "https://study.example.org/triage/"
-        )
-    for origin in args.allow_origin or []:
-        if not re.fullmatch(r"https?://[^/\s]+/?", origin):
-            raise UsageError(
-                f"--allow-origin {origin!r} is not an origin; give scheme and host, e.g. "
-                "https://study.example.org"
-            )
-    serve(
-        path,
-        host=args.host,
-        port=args.port,
-        sessions_dir=sessions_dir,
-        allow_origins=args.allow_origin or [],
-        study=None if study is None else study.path,
-        trust_proxy=args.trust_proxy,
-        public_url=args.public_url,
-    )
-    return 0
-
-
-def _check_bind(host: str, port: int) -> None:
-    """Refuse a port out of range, a host that does not resolve, or an address in use."""
-    import socket
-
-    if not 1 <= port <= 65535:
-        raise UsageError(f"--port must be from 1 to 65535, got {port}")
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as exc:
-        raise UsageError(f"--host {host!r} is not an address of this machine ({exc})") from None
-    family, kind, proto, _, address = infos[0]
-    with socket.socket(family, kind, proto) as probe:
-        try:
-            probe.bind(address)
-        except OSError as exc:
-            raise UsageError(
-                f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port, or "
-                "stop what is using it"
-            ) from None
 
 
 def format_session(summary: SessionSummary) -> str:

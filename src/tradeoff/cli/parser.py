@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from tradeoff.ask.scenario import STRATEGY_NAMES
-from tradeoff.cli.app import cmd_default, cmd_elicit, cmd_serve, cmd_session_show
+from tradeoff.cli.app import cmd_default, cmd_elicit, cmd_session_show
 from tradeoff.cli.decide import cmd_report, cmd_select
 from tradeoff.cli.judge import cmd_compare, cmd_gap
 from tradeoff.cli.pool import add_pool_commands
@@ -47,41 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     el.add_argument("--resume", metavar="FILE", help="continue this session file")
     el.add_argument("--budget", type=int, help="number of questions")
     el.add_argument("--strategy", choices=STRATEGY_NAMES, help="elicitation strategy")
-    el.add_argument(
-        "--study", metavar="DIR", help="a study folder: ask for an access code (as served)"
-    )
+    el.add_argument("--study", metavar="DIR", help="a study folder: ask for an access code")
     el.set_defaults(func=cmd_elicit)
-
-    sv = sub.add_parser("serve", help="serve the app to a web browser")
-    sv.add_argument("scenario", nargs="?", help=SCENARIO_HELP)
-    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
-    sv.add_argument("--port", type=int, default=8000)
-    sv.add_argument("--sessions-dir", default="sessions")
-    sv.add_argument(
-        "--study",
-        metavar="DIR",
-        help="serve a study (tradeoff study create): each participant enters their access code",
-    )
-    sv.add_argument(
-        "--allow-origin",
-        action="append",
-        metavar="URL",
-        help="another origin whose page may drive the app (a reverse proxy's public URL)",
-    )
-    sv.add_argument(
-        "--trust-proxy",
-        action="store_true",
-        help="a reverse proxy in front adds the client's address to X-Forwarded-For: take it "
-        "from there (for the per-address limits and the wrong-code delay); without a proxy "
-        "in front, anyone could send that header, so leave this off",
-    )
-    sv.add_argument(
-        "--public-url",
-        metavar="URL",
-        help="the address participants open (https://study.example.org/triage/), when it "
-        "differs from what their requests say; pages otherwise use their own address",
-    )
-    sv.set_defaults(func=cmd_serve)
 
     ss = sub.add_parser("session", help="work with recorded sessions")
     ss_sub = ss.add_subparsers(title="session commands", metavar="ACTION", required=True)

@@ -1,4 +1,4 @@
-"""The Textual app a stakeholder answers in (also served to browsers by ``tradeoff serve``).
+"""The Textual app a stakeholder answers in.
 
 The app only wires: it opens the screens (:mod:`tradeoff.tui.screens`, one module each,
 none importing another) in answer to the messages they post (:mod:`tradeoff.tui.common`),
@@ -45,8 +45,7 @@ from tradeoff.tui.common import (
     Settings,
     resume_command,
 )
-from tradeoff.tui.dialogs import ConfirmScreen
-from tradeoff.tui.notice import NOT_OPENED, OPEN_ELSEWHERE
+from tradeoff.tui.dialogs import NOT_OPENED, OPEN_ELSEWHERE, ConfirmScreen
 from tradeoff.tui.screens.question import QuestionScreen
 from tradeoff.tui.screens.result import ResultScreen
 from tradeoff.tui.screens.review import ReviewScreen
@@ -155,9 +154,9 @@ class TradeoffApp(App[None]):
         self.call_from_thread(self._opened, recorder)
 
     def _not_opened(self, message: str, locked: bool) -> None:
-        """A session that did not open: at a terminal the app ends with the reason; a study's
-        participant is told in words what to do and goes back to the code (the reason goes
-        to the server's log), instead of a page that ends without a word."""
+        """A session that did not open: the app ends with the reason; a study's participant
+        is told in words what to do and goes back to the code (the reason goes to standard
+        error), instead of an app that ends without a word."""
         if self.settings.study is None:
             self.exit(message=message, return_code=2)
             return
@@ -269,7 +268,7 @@ def make_app(
     seed: int = 0,
     study: Study | None = None,
 ) -> TradeoffApp:
-    """Build the app the same way for the command line, the browser and tests.
+    """Build the app the same way for the command line and tests.
 
     ``overrides`` (strategy, budget) apply to whichever scenario is chosen. With a
     ``study``, its scenario and sessions folder are used and the start screen asks for an

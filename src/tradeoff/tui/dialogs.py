@@ -1,5 +1,5 @@
-"""The app's modal dialogs (help, yes/no, a failed save) and :func:`save`, which every
-screen that writes to the session goes through."""
+"""The app's modal dialogs (help, yes/no, a failed save, why a study's session did not open)
+and :func:`save`, which every screen that writes to the session goes through."""
 
 from __future__ import annotations
 
@@ -17,6 +17,18 @@ from tradeoff.record.session import SessionWriteError
 from tradeoff.tui.common import NO_WRONG_ANSWERS, Farewell, resume_command
 
 T = TypeVar("T")
+
+#: A study participant's session is open in another window or tab (its file is locked).
+OPEN_ELSEWHERE = (
+    "Your session is open in another window or tab. Your answers there are saved as you "
+    "give them. Close that window (or press q there), then enter your code here again."
+)
+
+#: Every other reason a study participant's session did not open.
+NOT_OPENED = (
+    "Your session could not be opened. Nothing you answered before is lost. Please try "
+    "again in a minute, or tell the study's coordinator."
+)
 
 
 class HelpScreen(ModalScreen[None]):

@@ -4,7 +4,6 @@ code; and the screen shown while a session is prepared."""
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from pathlib import Path
 from typing import ClassVar
@@ -158,9 +157,8 @@ class StartScreen(Screen[None]):
 class StudyStartScreen(Screen[None]):
     """A study's start: the scenario, and the access code that opens the participant's own
     session (new or resumed) and nothing else. A right code opens at once; a wrong one
-    gets a plain message after a delay that grows with the wrong codes from the same
-    source (the client's address the server passes in ``TRADEOFF_CLIENT``), and a little
-    with those from anywhere (:func:`tradeoff.study.folder.wrong_code_delay`)."""
+    gets a plain message after a delay that grows with the study's recent wrong codes
+    (:func:`tradeoff.study.folder.wrong_code_delay`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.quit", "Quit", id="quit-start")]
 
@@ -207,11 +205,10 @@ class StudyStartScreen(Screen[None]):
     def _check(self, code: str) -> None:
         participant = self.study.participant_for(code)
         if participant is None:
-            source = os.environ.get("TRADEOFF_CLIENT")
-            delay = wrong_code_delay(self.study, source)
+            delay = wrong_code_delay(self.study, None)  # at a terminal: every source counts
             # an unwritable log must not leave the participant waiting forever
             with contextlib.suppress(OSError):
-                record_failure(self.study, source=source)
+                record_failure(self.study)
             time.sleep(delay)
         self.app.call_from_thread(self._checked, participant)
 

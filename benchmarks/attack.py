@@ -32,7 +32,8 @@ import aiohttp
 
 from benchmarks._table import markdown, write
 from benchmarks.study_load_terminal import HEIGHT, START_MARK, WIDTH, Screen
-from tradeoff.study.folder import ATTEMPTS_FILE, create_study
+from tradeoff.study.attempts import ATTEMPTS_FILE
+from tradeoff.study.folder import create_study
 from tradeoff.tui.guard import DEFAULT_LIMITS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -64,7 +64,7 @@ def _child(
                 os.close(fd)
         os.environ["COLUMNS"] = _size(request.get("columns"), 80)
         os.environ["ROWS"] = _size(request.get("rows"), 24)
-        from tradeoff.study.folder import clean_source
+        from tradeoff.net import clean_source
 
         os.environ["TRADEOFF_CLIENT"] = clean_source(str(request.get("client") or ""))
         from tradeoff.errors import InputError

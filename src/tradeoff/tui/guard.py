@@ -14,7 +14,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
-from tradeoff.study.folder import client_source
+from tradeoff.net import client_source
 from tradeoff.tui.origins import is_this_machine, local_templates, origin_of
 from tradeoff.tui.running import (
     ClientAppService,

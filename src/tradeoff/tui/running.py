@@ -79,7 +79,8 @@ def more_file_descriptors() -> tuple[int, int]:
 
 class ClientAppService(AppService):
     """textual-serve's app process, told the client's address (``TRADEOFF_CLIENT``), so a
-    study's wrong codes are delayed per source (:func:`tradeoff.study.folder.wrong_code_delay`)."""
+    study's wrong codes are delayed per source
+    (:func:`tradeoff.study.attempts.wrong_code_delay`)."""
 
     def __init__(
         self,

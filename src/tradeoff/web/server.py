@@ -45,17 +45,11 @@ from markupsafe import Markup
 from tradeoff.ask.scenario import DECIDING_STRATEGIES, load_scenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice, expected_questions
+from tradeoff.net import client_source
 from tradeoff.record.session import ConsentRecord, Recorder, SessionLocked, SessionWriteError, now
-from tradeoff.study.folder import (
-    Study,
-    client_source,
-    load_study,
-    recent_failures,
-    record_failure,
-    withdrawals_path,
-    withdrawn,
-    wrong_code_delay,
-)
+from tradeoff.study.attempts import recent_failures, record_failure, wrong_code_delay
+from tradeoff.study.folder import Study, load_study
+from tradeoff.study.withdrawals import withdrawals_path, withdrawn
 from tradeoff.text import clean_text
 from tradeoff.web.held import Participants
 from tradeoff.web.i18n import N_, Language, choose, languages
@@ -537,7 +531,7 @@ SITE = web.AppKey("site", Site)
 
 
 def source_of(request: web.Request, trust_proxy: bool) -> str:
-    """The client's address (:func:`tradeoff.study.folder.client_source`)."""
+    """The client's address (:func:`tradeoff.net.client_source`)."""
     return client_source(request.remote, request.headers.get("X-Forwarded-For"), trust_proxy)
 
 

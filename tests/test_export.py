@@ -19,8 +19,9 @@ from tradeoff.learn import Choice
 from tradeoff.record.session import AnswerRecord, ConsentRecord, ResultRecord, read_session
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.export import export_study
-from tradeoff.study.folder import Study, create_study, load_study, withdraw
+from tradeoff.study.folder import Study, create_study, load_study
 from tradeoff.study.opening import start_session
+from tradeoff.study.withdrawals import withdraw
 
 from .conftest import ROOT
 

@@ -23,20 +23,11 @@ from pathlib import Path
 import pytest
 
 from tradeoff.cli import main
-from tradeoff.study import folder as study_mod
-from tradeoff.study.folder import (
-    ATTEMPTS_FILE,
-    ATTEMPTS_TAIL,
-    Study,
-    create_study,
-    read_withdrawals,
-    record_failure,
-    study_status,
-    withdraw,
-    withdrawals_path,
-    withdrawn,
-    wrong_code_delay,
-)
+from tradeoff.study import attempts as attempts_mod
+from tradeoff.study.attempts import ATTEMPTS_FILE, ATTEMPTS_TAIL, record_failure, wrong_code_delay
+from tradeoff.study.folder import Study, create_study
+from tradeoff.study.status import study_status
+from tradeoff.study.withdrawals import read_withdrawals, withdraw, withdrawals_path, withdrawn
 
 from .conftest import ROOT, small_scenario_file
 from .webclient import Participant
@@ -113,8 +104,8 @@ def test_a_million_old_wrong_codes_cost_a_request_a_bounded_read(tmp_path: Path)
 
 
 def _append(path: str, worker: int, count: int) -> None:
-    study_mod.ATTEMPTS_ROTATE = 4096  # rotate often, while the others append
-    study_mod.ATTEMPTS_TAIL = 1024
+    attempts_mod.ATTEMPTS_ROTATE = 4096  # rotate often, while the others append
+    attempts_mod.ATTEMPTS_TAIL = 1024
     study = Study(Path(path), "", "", b"", {}, "")
     for i in range(count):
         record_failure(study, NOW + i, source=f"10.0.{worker}.{i % 250}")

@@ -13,16 +13,11 @@ from textual.widgets import Input, Static
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
 from tradeoff.simulation.oracles import SimulatedOracle
-from tradeoff.study.folder import (
-    CODE_BITS,
-    CODE_LENGTH,
-    create_study,
-    failure_delay,
-    load_study,
-    normalise_code,
-    study_status,
-)
+from tradeoff.study.attempts import failure_delay
+from tradeoff.study.codes import CODE_BITS, CODE_LENGTH, normalise_code
+from tradeoff.study.folder import create_study, load_study
 from tradeoff.study.opening import start_session
+from tradeoff.study.status import study_status
 from tradeoff.tui import make_app
 from tradeoff.tui.screens.question import QuestionScreen
 from tradeoff.tui.screens.start import StudyStartScreen

@@ -13,8 +13,9 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice
-from tradeoff.study.folder import create_study, load_study, study_status
+from tradeoff.study.folder import create_study, load_study
 from tradeoff.study.opening import start_session
+from tradeoff.study.status import study_status
 
 from .conftest import SCENARIOS
 
@@ -178,7 +179,7 @@ def test_status_names_every_files_warnings_with_their_lines(tmp_path: Path) -> N
 
 
 def test_wrong_codes_are_delayed_per_source_and_a_crowd_adds_a_little(tmp_path: Path) -> None:
-    from tradeoff.study.folder import GLOBAL_CEILING, record_failure, wrong_code_delay
+    from tradeoff.study.attempts import GLOBAL_CEILING, record_failure, wrong_code_delay
 
     study, _ = create_study(pooled_scenario(tmp_path), ["p01"], tmp_path / "s")
     now = 1_000_000.0

@@ -15,7 +15,10 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from tradeoff.record.session import read_session
-from tradeoff.study.folder import ATTEMPTS_FILE, Study, create_study, study_status, withdraw
+from tradeoff.study.attempts import ATTEMPTS_FILE
+from tradeoff.study.folder import Study, create_study
+from tradeoff.study.status import study_status
+from tradeoff.study.withdrawals import withdraw
 from tradeoff.web.flow import make_web_app
 from tradeoff.web.site import CSP, SESSION_COOKIE
 

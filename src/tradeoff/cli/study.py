@@ -1,6 +1,6 @@
 """Studies: ``tradeoff study create``, ``tradeoff study status`` and ``tradeoff study report``.
 
-The work is in :mod:`tradeoff.study.folder`; these commands parse options and print.
+The work is in :mod:`tradeoff.study`; these commands parse options and print.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ def _participants(value: str) -> list[str]:
 
 
 def cmd_study_create(args: argparse.Namespace) -> int:
-    from tradeoff.study.folder import CODE_BITS, create_study
+    from tradeoff.study.codes import CODE_BITS
+    from tradeoff.study.folder import create_study
 
     ids = _participants(args.participants)
     codes_file = Path(args.codes) if args.codes else None
@@ -117,7 +118,7 @@ def format_status(data: dict[str, object]) -> str:
 def _refuse_unread_withdrawals(study: Study) -> None:
     """A report or an export leaves withdrawn participants out: with a line of the
     withdrawals file unreadable it cannot know who, so it stops with that line's location."""
-    from tradeoff.study.folder import read_withdrawals
+    from tradeoff.study.withdrawals import read_withdrawals
 
     problem = read_withdrawals(study).error()
     if problem is not None:
@@ -125,7 +126,8 @@ def _refuse_unread_withdrawals(study: Study) -> None:
 
 
 def cmd_study_status(args: argparse.Namespace) -> int:
-    from tradeoff.study.folder import load_study, study_status
+    from tradeoff.study.folder import load_study
+    from tradeoff.study.status import study_status
 
     study = load_study(args.study)
     if args.watch:
@@ -145,7 +147,8 @@ def cmd_study_report(args: argparse.Namespace) -> int:
     from tradeoff.ask.scenario import load_scenario
     from tradeoff.choose.decide import decide
     from tradeoff.cli.decide import check_out, write_report
-    from tradeoff.study.folder import load_study, study_status
+    from tradeoff.study.folder import load_study
+    from tradeoff.study.status import study_status
 
     check_out(args.out)
     study = load_study(args.study)
@@ -170,7 +173,8 @@ def cmd_study_report(args: argparse.Namespace) -> int:
 
 
 def cmd_study_withdraw(args: argparse.Namespace) -> int:
-    from tradeoff.study.folder import load_study, withdraw
+    from tradeoff.study.folder import load_study
+    from tradeoff.study.withdrawals import withdraw
 
     study = load_study(args.study)
     record = withdraw(study, args.participant)

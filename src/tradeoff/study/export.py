@@ -52,11 +52,12 @@ from tradeoff.record.session import (
     ExtendRecord,
     SessionLog,
     UndoRecord,
-    iter_sessions,
     read_session,
     replay,
 )
-from tradeoff.study.folder import Study, not_counted, withdrawn
+from tradeoff.study.counted import not_counted, session_files
+from tradeoff.study.folder import Study
+from tradeoff.study.withdrawals import withdrawn
 from tradeoff.text import markdown_text, spreadsheet_cell
 
 if TYPE_CHECKING:
@@ -542,7 +543,7 @@ def _collect(study: Study, scenario: Scenario, slugs: Sequence[str]) -> _Collect
         if pid in gone:
             continue
         before = len(rows)
-        for path in iter_sessions(study.sessions_dir, pid):
+        for path in session_files(study, pid)[0]:
             try:
                 log = read_session(path)
             except InputError as exc:

@@ -9,7 +9,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Static
 
 from tradeoff.errors import InputError
-from tradeoff.study.folder import Study, StudyStatus, study_status
+from tradeoff.study.folder import Study
+from tradeoff.study.status import StudyStatus, study_status
 
 COLUMNS = ("participant", "answers", "complete", "last activity", "note")
 

@@ -35,7 +35,9 @@ from aiohttp import web
 from markupsafe import Markup
 
 from tradeoff.errors import InputError
-from tradeoff.study.folder import Study, client_source, withdrawals_path, withdrawn
+from tradeoff.net import client_source
+from tradeoff.study.folder import Study
+from tradeoff.study.withdrawals import withdrawals_path, withdrawn
 from tradeoff.text import clean_text
 from tradeoff.web.connection import LOG, Timeouts, log_request
 from tradeoff.web.held import Participants

@@ -25,7 +25,8 @@ from tradeoff.ask.scenario import (
 from tradeoff.errors import InputError
 from tradeoff.learn import expected_questions
 from tradeoff.record.session import check_participant, unfinished_sessions
-from tradeoff.study.folder import Study, record_failure, wrong_code_delay
+from tradeoff.study.attempts import record_failure, wrong_code_delay
+from tradeoff.study.folder import Study
 from tradeoff.tui.common import NO_WRONG_ANSWERS, OpenFor, ResumeFile, Settings, reflow
 
 
@@ -37,9 +38,7 @@ def describe(screen: Screen[None], loaded: LoadedScenario, overrides: SpecOverri
     )
     spec = overrides.apply(s.elicitation)
     expected = expected_questions(s, spec)
-    decides = (
-        s.pool is not None and spec.strategy in DECIDING_STRATEGIES and spec.stop != "weights"
-    )
+    decides = s.pool is not None and spec.strategy in DECIDING_STRATEGIES and spec.stop != "weights"
     count = (
         f"At most {expected} questions (fewer once your answers settle which candidate "
         "model suits you)"
@@ -158,7 +157,7 @@ class StudyStartScreen(Screen[None]):
     """A study's start: the scenario, and the access code that opens the participant's own
     session (new or resumed) and nothing else. A right code opens at once; a wrong one
     gets a plain message after a delay that grows with the study's recent wrong codes
-    (:func:`tradeoff.study.folder.wrong_code_delay`)."""
+    (:func:`tradeoff.study.attempts.wrong_code_delay`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.quit", "Quit", id="quit-start")]
 

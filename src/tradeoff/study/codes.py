@@ -1,0 +1,97 @@
+"""Access codes: each participant's code opens their own session only.
+
+An access code is 16 characters of Crockford's base 32 (80 bits), shown in groups of four
+(``K7QM-2XVD-…``); typing is forgiving (case, spaces, dashes and look-alikes do not
+matter). Codes are checked with scrypt over a per-study random salt, so a stolen
+``study.json`` does not give the codes away and each guess costs the guesser time. The
+codes are shown once, when the study is made, and written to a codes file only on request
+(:func:`write_codes`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+from pathlib import Path
+
+from tradeoff.errors import InputError
+from tradeoff.study.files import write_all
+
+#: Letters of an access code: Crockford's base 32 (no I, L, O or U), 5 bits each; a typed
+#: O counts as 0 and I or L as 1.
+CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+CODE_LENGTH = 16
+CODE_BITS = 80
+#: scrypt cost (about 30 ms a check on a laptop core).
+_SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
+
+
+def new_code() -> str:
+    """A fresh random access code, grouped by four: 16 characters, 80 bits.
+
+    >>> len(new_code().replace("-", "")), new_code().count("-")
+    (16, 3)
+    """
+    raw = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+    return "-".join(raw[i : i + 4] for i in range(0, CODE_LENGTH, 4))
+
+
+def normalise_code(text: str) -> str:
+    """A typed code as stored: capitals, without spaces or dashes, look-alikes read as the
+    code's own letters (O as 0, I and L as 1).
+
+    >>> normalise_code(" k7qm-2xvd 9hjk-abOl ")
+    'K7QM2XVD9HJKAB01'
+    """
+    table = str.maketrans({"O": "0", "I": "1", "L": "1"})
+    return "".join(ch for ch in text.upper() if ch.isalnum()).translate(table)
+
+
+def hash_code(code: str, salt: bytes) -> str:
+    """The salted scrypt hash of a code (hex)."""
+    return hashlib.scrypt(normalise_code(code).encode(), salt=salt, **_SCRYPT).hex()
+
+
+def write_codes(codes_file: Path, codes: dict[str, str]) -> None:
+    """The access codes as CSV, readable by the owner only (0600), in a file that must not
+    exist yet (not even as a dangling link): created with ``O_EXCL`` and synced."""
+    import csv
+    import io
+
+    if not codes_file.parent.is_dir():
+        raise InputError.single(
+            codes_file, "", "its folder does not exist.", "give a file in an existing folder."
+        )
+    try:
+        fd = os.open(codes_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        raise InputError.single(
+            codes_file,
+            "",
+            "exists already (a file or a link); codes are never written over anything.",
+            "give a new file name.",
+        ) from None
+    except OSError as exc:
+        raise InputError.single(
+            codes_file, "", f"cannot be created ({exc.strerror}).", "give a file you can write."
+        ) from None
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["participant", "access_code"])
+    writer.writerows(codes.items())
+    try:
+        try:
+            write_all(fd, buffer.getvalue().encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:  # a full disk: no codes file, so no study either
+        codes_file.unlink(missing_ok=True)
+        raise InputError.single(
+            codes_file,
+            "",
+            f"the access codes could not be written ({exc.strerror or exc}); no study was "
+            "made and no codes file was left.",
+            "free some space (or give a folder with room), then run study create again.",
+        ) from None

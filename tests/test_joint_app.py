@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from tradeoff.ask.presentation import CANDIDATES_PROMPT, QUESTION_PROMPT
 from tradeoff.learn import Choice
-from tradeoff.record.session import AnswerRecord, read_session, replay
+from tradeoff.record.recorder import AnswerRecord, read_session, replay
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.tui import make_app
 from tradeoff.tui.screens.question import QuestionScreen

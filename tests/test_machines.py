@@ -66,7 +66,7 @@ REPLAY = """
 import json, sys
 from pathlib import Path
 from tradeoff.errors import InputError
-from tradeoff.record.session import read_session, replay
+from tradeoff.record.recorder import read_session, replay
 out = {}
 for path in sorted(Path(sys.argv[1]).glob("*/*.jsonl")):
     try:
@@ -253,7 +253,7 @@ def test_a_result_that_recomputes_differently_is_shown_as_recorded(
     from dataclasses import replace
 
     from tradeoff.learn import Engine
-    from tradeoff.record.session import read_session, replay, summarise
+    from tradeoff.record.recorder import read_session, replay, summarise
 
     real = Engine.result
 
@@ -285,7 +285,7 @@ def test_the_same_version_never_says_another_version(
     choice, as a machine whose arithmetic tips a near-tie the other way) are applied as
     recorded, counted, and not called "another version"; the result is the recorded one."""
     from tradeoff.learn.joint import JointStrategy
-    from tradeoff.record.session import read_session, replay
+    from tradeoff.record.recorder import read_session, replay
 
     real = JointStrategy._choose
 
@@ -304,7 +304,7 @@ def test_the_same_version_never_says_another_version(
 
 
 def test_another_version_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tradeoff.record.session as session
+    import tradeoff.record.recorder as session
     from tradeoff.learn.joint import JointStrategy
 
     real = JointStrategy._choose

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.learn import Choice, ElicitationResult
-from tradeoff.record.session import (
+from tradeoff.record.recorder import (
     AnswerRecord,
     ConsentRecord,
     ExtendRecord,

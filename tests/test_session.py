@@ -13,7 +13,7 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice
-from tradeoff.record.session import (
+from tradeoff.record.recorder import (
     Recorder,
     SessionLocked,
     check_participant,
@@ -149,7 +149,7 @@ def test_session_of_another_version_replays_as_recorded(
     the least believed answer) replay as recorded, to the same result, with a warning; the
     session then continues with this version's questions, appended to the same file."""
     import tradeoff.learn.probabilistic as prob
-    import tradeoff.record.session as session
+    import tradeoff.record.recorder as session
 
     with monkeypatch.context() as patch:
         patch.setattr(prob, "QUESTION_QUANTILES", (0.5,))

@@ -10,7 +10,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tradeoff.record.session import read_session, replay
+from tradeoff.record.recorder import read_session, replay
 from tradeoff.tui import make_app
 from tradeoff.tui.dialogs import HelpScreen
 from tradeoff.tui.screens.question import QuestionScreen

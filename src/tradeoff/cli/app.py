@@ -23,7 +23,7 @@ from tradeoff.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from tradeoff.record.session import SessionSummary
+    from tradeoff.record.recorder import SessionSummary
     from tradeoff.study.folder import Study
 
 
@@ -44,7 +44,7 @@ def _run_app(
     study: Study | None = None,
 ) -> int:
     from tradeoff.ask.scenario import load_scenario
-    from tradeoff.record.session import check_participant, check_sessions_dir, read_session
+    from tradeoff.record.recorder import check_participant, check_sessions_dir, read_session
 
     path = Path(scenario) if scenario else default_scenario()
     log = None
@@ -149,7 +149,7 @@ def _web_address(text: str) -> bool:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from tradeoff.ask.scenario import load_scenario
-    from tradeoff.record.session import check_sessions_dir
+    from tradeoff.record.recorder import check_sessions_dir
     from tradeoff.tui.serve import is_loopback, serve
 
     study = None
@@ -254,7 +254,7 @@ def format_session(summary: SessionSummary) -> str:
 
 
 def cmd_session_show(args: argparse.Namespace) -> int:
-    from tradeoff.record.session import summarise
+    from tradeoff.record.recorder import summarise
 
     summary = summarise(args.file)
     if args.json:

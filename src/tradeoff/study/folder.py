@@ -45,7 +45,7 @@ from typing import Any
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError, Problem
-from tradeoff.record.session import (
+from tradeoff.record.recorder import (
     AnswerRecord,
     Header,
     check_participant,

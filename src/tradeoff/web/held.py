@@ -19,7 +19,7 @@ from typing import TypeVar
 from tradeoff.ask.scenario import LoadedScenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Engine
-from tradeoff.record.session import (
+from tradeoff.record.recorder import (
     ConsentRecord,
     Header,
     Recorder,

@@ -45,7 +45,7 @@ from markupsafe import Markup
 from tradeoff.ask.scenario import DECIDING_STRATEGIES, load_scenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice, expected_questions
-from tradeoff.record.session import ConsentRecord, Recorder, SessionLocked, SessionWriteError, now
+from tradeoff.record.recorder import ConsentRecord, Recorder, SessionLocked, SessionWriteError, now
 from tradeoff.study.folder import (
     Study,
     client_source,

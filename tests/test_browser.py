@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tradeoff.record.recorder import read_session
+from tradeoff.record.log import read_session
 
 from .conftest import CHROMIUM_ARGS, ROOT, small_scenario_file
 

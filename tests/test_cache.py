@@ -19,7 +19,8 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.candidates import decision_candidates
 from tradeoff.errors import InputError
 from tradeoff.learn.probabilistic import ERROR_GRID, beta_pdf
-from tradeoff.record.recorder import read_session, replay
+from tradeoff.record.log import read_session
+from tradeoff.record.replay import replay
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.cache import cached_candidates, cached_population, population_key
 from tradeoff.study.opening import start_session

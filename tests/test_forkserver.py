@@ -20,7 +20,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from tradeoff.record.recorder import read_session
+from tradeoff.record.log import read_session
 from tradeoff.study.folder import Study, create_study
 from tradeoff.tui.forkserver import WEB_ENVIRONMENT
 

@@ -24,7 +24,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from tradeoff.cli import main
-from tradeoff.record.recorder import read_session
+from tradeoff.record.log import read_session
 from tradeoff.study.folder import Study
 from tradeoff.web.server import (
     REQUESTS_AT_ONCE,

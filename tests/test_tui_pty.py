@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tradeoff.record.recorder import read_session
+from tradeoff.record.log import read_session
 
 from .conftest import small_scenario_file
 

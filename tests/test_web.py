@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from aiohttp.test_utils import TestServer
 
-from tradeoff.record.recorder import read_session
+from tradeoff.record.log import read_session
 from tradeoff.study.folder import ATTEMPTS_FILE, Study, create_study, study_status, withdraw
 from tradeoff.web.server import CSP, SESSION_COOKIE, make_web_app
 
@@ -400,7 +400,7 @@ async def test_answers_that_make_no_sense_record_nothing(
 
 def test_closed_reads_the_last_line_only_and_agrees_with_the_whole_file(tmp_path: Path) -> None:
     from tradeoff.ask.scenario import load_scenario
-    from tradeoff.record.recorder import closed
+    from tradeoff.record.log import closed
     from tradeoff.study.opening import start_session
 
     study, _ = make_study(tmp_path, consent=False, budget=2)

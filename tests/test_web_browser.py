@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tradeoff.record.recorder import read_session
+from tradeoff.record.log import read_session
 from tradeoff.study.folder import Study, create_study
 
 from .conftest import CHROMIUM_ARGS, ROOT, small_scenario_file

@@ -45,12 +45,8 @@ from typing import Any
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError, Problem
-from tradeoff.record.recorder import (
-    AnswerRecord,
-    Header,
-    check_participant,
-    summarise,
-)
+from tradeoff.record.records import AnswerRecord, Header, check_participant
+from tradeoff.record.summary import summarise
 
 #: Letters of an access code: Crockford's base 32 (no I, L, O or U), 5 bits each; a typed
 #: O counts as 0 and I or L as 1.

@@ -15,7 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tradeoff.ask.scenario import ElicitationSpec, LoadedScenario
-from tradeoff.record.recorder import ConsentRecord, Recorder, SessionLog
+from tradeoff.record.log import SessionLog
+from tradeoff.record.recorder import Recorder
+from tradeoff.record.records import ConsentRecord
 from tradeoff.study.cache import cached_candidates, cached_population
 
 
@@ -67,7 +69,7 @@ def resume_session(
     lock (it is then read again under the lock)."""
     population = None
     if cache_dir is not None:
-        from tradeoff.record.recorder import read_session
+        from tradeoff.record.log import read_session
 
         log = log if log is not None else read_session(path)
         population = cached_population(log.header.scenario, cache_dir)

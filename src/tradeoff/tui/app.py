@@ -23,14 +23,12 @@ from textual.binding import Binding, BindingType
 
 from tradeoff.ask.scenario import LoadedScenario, SpecOverrides, load_scenario
 from tradeoff.errors import InputError
+from tradeoff.record.log import SessionLog, read_session, unfinished_sessions
 from tradeoff.record.recorder import (
     Recorder,
     SessionLocked,
-    SessionLog,
     SessionWriteError,
     ignore_file_size_signal,
-    read_session,
-    unfinished_sessions,
 )
 from tradeoff.study.folder import Study
 from tradeoff.study.opening import resume_session, start_session

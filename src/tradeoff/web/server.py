@@ -45,7 +45,8 @@ from markupsafe import Markup
 from tradeoff.ask.scenario import DECIDING_STRATEGIES, load_scenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice, expected_questions
-from tradeoff.record.recorder import ConsentRecord, Recorder, SessionLocked, SessionWriteError, now
+from tradeoff.record.recorder import Recorder, SessionLocked, SessionWriteError
+from tradeoff.record.records import ConsentRecord, now
 from tradeoff.study.folder import (
     Study,
     client_source,

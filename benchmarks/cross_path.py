@@ -8,8 +8,8 @@ with AVX-512) each run the same simulated people: for every strategy (joint, pro
 bisection) and kind of answer (exact, one in ten reversed), ``--people`` truths drawn from a
 flat Dirichlet over swing weights answer the default scenario's questions through the
 recorder the app uses (a session file each). Then every session recorded on one path is read
-and replayed on the other (``tradeoff.record.session.replay``, as ``session show``, ``select`` and
-the study report read them).
+and replayed on the other (``tradeoff.record.replay.replay``, as ``session show``, ``select``
+and the study report read them).
 
 Per cell:
 
@@ -132,7 +132,8 @@ def _replay(folder: Path, scenario: str) -> list[dict[str, Any]]:
     from tradeoff.choose.candidates import scenario_pool
     from tradeoff.choose.ranking import metric_vectors
     from tradeoff.errors import InputError
-    from tradeoff.record.session import read_session, replay
+    from tradeoff.record.log import read_session
+    from tradeoff.record.replay import replay
 
     loaded = load_scenario(scenario)
     sc = loaded.scenario

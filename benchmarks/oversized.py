@@ -39,7 +39,7 @@ def session_with(folder: Path, change: dict[str, object]) -> Path:
     sys.path.insert(0, str(ROOT / "src"))
     from tradeoff.ask.scenario import load_scenario
     from tradeoff.learn import Choice
-    from tradeoff.record.session import chain_hash
+    from tradeoff.record.records import chain_hash
     from tradeoff.study.opening import start_session
 
     rec = start_session(load_scenario(ROOT / "scenarios" / "breast-cancer-triage.toml"), "p01",

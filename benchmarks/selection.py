@@ -27,7 +27,7 @@ from tradeoff.choose.decide import rank_for_session, stakeholder_of
 from tradeoff.choose.ranking import metric_coefficients, metric_to_omega, omega_to_weights
 from tradeoff.choose.selection import select_for_stakeholders
 from tradeoff.learn import Engine
-from tradeoff.record.session import Header
+from tradeoff.record.records import Header
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
 
 

@@ -33,7 +33,7 @@ t0 = time.perf_counter()
 import tradeoff.tui.app  # noqa: F401  (the app a participant's process runs)
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.study.opening import start_session
-from tradeoff.record.session import Recorder
+from tradeoff.record.recorder import Recorder
 from tradeoff.study.folder import load_study
 t1 = time.perf_counter()
 study = load_study(sys.argv[1])

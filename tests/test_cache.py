@@ -19,7 +19,8 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.candidates import decision_candidates
 from tradeoff.errors import InputError
 from tradeoff.learn.probabilistic import ERROR_GRID, beta_pdf
-from tradeoff.record.session import read_session, replay
+from tradeoff.record.log import read_session
+from tradeoff.record.replay import replay
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.cache import cached_candidates, cached_population, population_key
 from tradeoff.study.opening import start_session
@@ -154,7 +155,7 @@ import sys
 from tradeoff.tui.screens.question import QuestionScreen
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.study.opening import start_session
-from tradeoff.record.session import Recorder
+from tradeoff.record.recorder import Recorder
 from tradeoff.study.folder import load_study
 study = load_study({str(study.path)!r})
 loaded = load_scenario(study.scenario_path)

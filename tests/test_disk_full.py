@@ -22,7 +22,7 @@ SCRIPT = textwrap.dedent(
     from pathlib import Path
 
     from tradeoff.ask.scenario import SpecOverrides
-    from tradeoff.record.session import read_session
+    from tradeoff.record.log import read_session
     from tradeoff.tui import make_app
     from tradeoff.tui.screens.question import QuestionScreen
     from tradeoff.tui.dialogs import SaveFailedScreen

@@ -16,7 +16,8 @@ from tradeoff.ask.presentation import per_thousand, shown_number
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice
-from tradeoff.record.session import AnswerRecord, ConsentRecord, ResultRecord, read_session
+from tradeoff.record.log import read_session
+from tradeoff.record.records import AnswerRecord, ConsentRecord, ResultRecord
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.export import export_study
 from tradeoff.study.folder import Study, create_study, load_study

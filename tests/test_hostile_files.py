@@ -15,7 +15,7 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice
-from tradeoff.record.session import summarise
+from tradeoff.record.summary import summarise
 from tradeoff.study.opening import start_session
 
 from .conftest import ROOT
@@ -127,7 +127,7 @@ def header_edited(tmp_path: Path, change: object) -> Path:
     with the file would), so only the values are wrong."""
     import json
 
-    from tradeoff.record.session import chain_hash
+    from tradeoff.record.records import chain_hash
 
     rec = start_session(load_scenario(ROOT / "scenarios" / "breast-cancer-triage.toml"),
                         "p01", tmp_path / "s")

@@ -24,7 +24,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from tradeoff.cli import main
-from tradeoff.record.session import read_session
+from tradeoff.record.log import read_session
 from tradeoff.study.folder import Study
 from tradeoff.web.connection import Timeouts
 from tradeoff.web.flow import make_web_app

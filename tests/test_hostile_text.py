@@ -24,7 +24,7 @@ from markdown_it.common.utils import escapeHtml
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
-from tradeoff.record.session import ConsentRecord
+from tradeoff.record.records import ConsentRecord
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.export import export_study
 from tradeoff.study.folder import create_study, load_study

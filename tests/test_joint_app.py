@@ -9,7 +9,9 @@ from textual.widgets import Static
 
 from tradeoff.ask.presentation import CANDIDATES_PROMPT, QUESTION_PROMPT
 from tradeoff.learn import Choice
-from tradeoff.record.session import AnswerRecord, read_session, replay
+from tradeoff.record.log import read_session
+from tradeoff.record.records import AnswerRecord
+from tradeoff.record.replay import replay
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.tui import make_app
 from tradeoff.tui.screens.question import QuestionScreen

@@ -56,7 +56,7 @@ def test_an_oversized_scenario_is_refused_quickly(
 
 
 def test_the_same_inside_a_session_header_is_refused(tmp_path: Path) -> None:
-    from tradeoff.record.session import _CHAIN_SEED, chain_hash  # the header chains from the seed
+    from tradeoff.record.records import _CHAIN_SEED, chain_hash  # the header chains from the seed
 
     assert _CHAIN_SEED
     text = "a" + ".a" * 100_000 + " = 1\n"

@@ -66,7 +66,8 @@ REPLAY = """
 import json, sys
 from pathlib import Path
 from tradeoff.errors import InputError
-from tradeoff.record.session import read_session, replay
+from tradeoff.record.log import read_session
+from tradeoff.record.replay import replay
 out = {}
 for path in sorted(Path(sys.argv[1]).glob("*/*.jsonl")):
     try:
@@ -253,7 +254,9 @@ def test_a_result_that_recomputes_differently_is_shown_as_recorded(
     from dataclasses import replace
 
     from tradeoff.learn import Engine
-    from tradeoff.record.session import read_session, replay, summarise
+    from tradeoff.record.log import read_session
+    from tradeoff.record.replay import replay
+    from tradeoff.record.summary import summarise
 
     real = Engine.result
 
@@ -285,7 +288,8 @@ def test_the_same_version_never_says_another_version(
     choice, as a machine whose arithmetic tips a near-tie the other way) are applied as
     recorded, counted, and not called "another version"; the result is the recorded one."""
     from tradeoff.learn.joint import JointStrategy
-    from tradeoff.record.session import read_session, replay
+    from tradeoff.record.log import read_session
+    from tradeoff.record.replay import replay
 
     real = JointStrategy._choose
 
@@ -304,8 +308,10 @@ def test_the_same_version_never_says_another_version(
 
 
 def test_another_version_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tradeoff.record.session as session
+    import tradeoff.record.recorder as recorder
     from tradeoff.learn.joint import JointStrategy
+    from tradeoff.record.log import read_session
+    from tradeoff.record.replay import replay
 
     real = JointStrategy._choose
 
@@ -314,9 +320,9 @@ def test_another_version_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         return None if q is None else q.swapped()
 
     monkeypatch.setattr(JointStrategy, "_choose", second_best)
-    monkeypatch.setattr(session, "__version__", "0.2.0")
+    monkeypatch.setattr(recorder, "__version__", "0.2.0")
     path = _record(tmp_path)
     monkeypatch.undo()
-    log = session.read_session(path)
-    session.replay(log)
+    log = read_session(path)
+    replay(log)
     assert any("recorded with 0.2.0" in w for w in log.warnings), log.warnings

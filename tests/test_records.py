@@ -16,7 +16,8 @@ from pydantic import BaseModel
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.learn import Choice, ElicitationResult
-from tradeoff.record.session import (
+from tradeoff.record.log import read_session
+from tradeoff.record.records import (
     AnswerRecord,
     ConsentRecord,
     ExtendRecord,
@@ -28,10 +29,9 @@ from tradeoff.record.session import (
     UndoRecord,
     chain_hash,
     chained_line,
-    read_session,
     record_bytes,
-    replay,
 )
+from tradeoff.record.replay import replay
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
 from tradeoff.study.opening import start_session
 

@@ -251,7 +251,8 @@ async def test_selection_screen(loaded: LoadedScenario, tmp_path: Path) -> None:
 def test_shipped_example_sessions_replay_and_select(capsys: pytest.CaptureFixture[str]) -> None:
     """The example sessions in sessions/examples replay to their recorded results and feed
     `tradeoff select`; the regret matrix names each stakeholder in full."""
-    from tradeoff.record.session import read_session, replay
+    from tradeoff.record.log import read_session
+    from tradeoff.record.replay import replay
 
     files = sorted((ROOT / "sessions" / "examples").glob("*/*.jsonl"))
     assert len(files) == 2

@@ -13,14 +13,10 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice
-from tradeoff.record.session import (
-    Recorder,
-    SessionLocked,
-    check_participant,
-    read_session,
-    replay,
-    unfinished_sessions,
-)
+from tradeoff.record.log import read_session, unfinished_sessions
+from tradeoff.record.recorder import Recorder, SessionLocked
+from tradeoff.record.records import check_participant
+from tradeoff.record.replay import replay
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.opening import start_session
 
@@ -149,12 +145,12 @@ def test_session_of_another_version_replays_as_recorded(
     the least believed answer) replay as recorded, to the same result, with a warning; the
     session then continues with this version's questions, appended to the same file."""
     import tradeoff.learn.probabilistic as prob
-    import tradeoff.record.session as session
+    import tradeoff.record.recorder as recorder
 
     with monkeypatch.context() as patch:
         patch.setattr(prob, "QUESTION_QUANTILES", (0.5,))
         patch.setattr(prob.ProbabilisticStrategy, "_repeat_candidate", _oldest_repeat)
-        patch.setattr(session, "__version__", "0.1.9")  # the header names the other version
+        patch.setattr(recorder, "__version__", "0.1.9")  # the header names the other version
         rec = record(tmp_path, 14)
         recorded = rec.engine.result()
         asked = [q for q, _ in rec.engine.history]

@@ -12,7 +12,7 @@ import pytest
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
-from tradeoff.record.session import ConsentRecord, now
+from tradeoff.record.records import ConsentRecord, now
 from tradeoff.study.folder import load_study
 from tradeoff.study.opening import start_session
 

@@ -10,7 +10,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tradeoff.record.session import read_session, replay
+from tradeoff.record.log import read_session
+from tradeoff.record.replay import replay
 from tradeoff.tui import make_app
 from tradeoff.tui.dialogs import HelpScreen
 from tradeoff.tui.screens.question import QuestionScreen

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tradeoff.record.session import read_session
+from tradeoff.record.log import read_session
 
 from .conftest import small_scenario_file
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from aiohttp.test_utils import TestServer
 
-from tradeoff.record.session import read_session
+from tradeoff.record.log import read_session
 from tradeoff.study.attempts import ATTEMPTS_FILE
 from tradeoff.study.folder import Study, create_study
 from tradeoff.study.status import study_status
@@ -449,7 +449,7 @@ async def test_answers_that_make_no_sense_record_nothing(
 
 def test_closed_reads_the_last_line_only_and_agrees_with_the_whole_file(tmp_path: Path) -> None:
     from tradeoff.ask.scenario import load_scenario
-    from tradeoff.record.session import closed
+    from tradeoff.record.log import closed
     from tradeoff.study.opening import start_session
 
     study, _ = make_study(tmp_path, consent=False, budget=2)
@@ -472,7 +472,7 @@ def test_sessions_start_side_by_side_in_threads(tmp_path: Path) -> None:
     300 participants an error page in the load benchmark)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from tradeoff.record.session import check_sessions_dir
+    from tradeoff.record.recorder import check_sessions_dir
 
     with ThreadPoolExecutor(16) as pool:
         folders = list(pool.map(lambda _: check_sessions_dir(tmp_path / "s"), range(400)))

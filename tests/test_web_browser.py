@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tradeoff.record.session import read_session
+from tradeoff.record.log import read_session
 from tradeoff.study.folder import Study, create_study
 
 from .conftest import CHROMIUM_ARGS, ROOT, small_scenario_file

@@ -12,7 +12,8 @@ from pathlib import Path
 from aiohttp.test_utils import TestServer
 
 from tradeoff.ask.presentation import card_lines
-from tradeoff.record.session import Recorder, read_session
+from tradeoff.record.log import read_session
+from tradeoff.record.recorder import Recorder
 from tradeoff.web.flow import make_web_app
 from tradeoff.web.i18n import TEMPLATE, languages, pseudo_catalogue, template_text
 from tradeoff.web.pages import review_view, safe_markdown

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tradeoff.record.session import read_session
+from tradeoff.record.log import read_session
 from tradeoff.study.folder import Study
 
 from .conftest import ROOT

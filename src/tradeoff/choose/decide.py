@@ -8,7 +8,7 @@ replay or read the stakeholders, find the pool (the one given, else the scenario
 scenario, the pool, each stakeholder's recommendation and COPA's pick, the regret matrix and
 the consensus (:func:`tradeoff.choose.selection.select_for_stakeholders`).
 
-This module sits above :mod:`tradeoff.record.session` and :mod:`tradeoff.choose.selection`; neither
+This module sits above :mod:`tradeoff.record` and :mod:`tradeoff.choose.selection`; neither
 imports it.
 """
 
@@ -46,7 +46,9 @@ from tradeoff.data import shipped_ids, shipped_scenarios
 from tradeoff.errors import InputError
 from tradeoff.learn import Engine
 from tradeoff.pool import Pool, load_pool
-from tradeoff.record.session import Header, read_session, replay
+from tradeoff.record.log import read_session
+from tradeoff.record.records import Header
+from tradeoff.record.replay import replay
 
 __all__ = [
     "Decision",

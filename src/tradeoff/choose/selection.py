@@ -2,7 +2,7 @@
 
 :func:`select_for_stakeholders` takes replayed stakeholders (:class:`Stakeholder`) and a
 pool; reading and replaying the session files, and finding the pool, is the decide step's
-(:mod:`tradeoff.choose.decide`). This module never imports :mod:`tradeoff.record.session`.
+(:mod:`tradeoff.choose.decide`). This module never imports :mod:`tradeoff.record`.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class Stakeholder:
 
 
 class SessionHeader(Protocol):
-    """What a stakeholder needs of a session's header (:class:`tradeoff.record.session.Header`)."""
+    """What a stakeholder needs of a session's header (:class:`tradeoff.record.records.Header`)."""
 
     @property
     def participant(self) -> str: ...

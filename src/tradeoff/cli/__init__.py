@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tradeoff`` console script; returns the exit code."""
     import argparse
 
-    from tradeoff.record.session import SessionWriteError, ignore_file_size_signal
+    from tradeoff.record.recorder import SessionWriteError, ignore_file_size_signal
 
     ignore_file_size_signal()
     parser = build_parser()

@@ -21,7 +21,7 @@ from tradeoff.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from tradeoff.record.session import SessionSummary
+    from tradeoff.record.summary import SessionSummary
     from tradeoff.study.folder import Study
 
 
@@ -40,7 +40,9 @@ def _run_app(
     study: Study | None = None,
 ) -> int:
     from tradeoff.ask.scenario import load_scenario
-    from tradeoff.record.session import check_participant, check_sessions_dir, read_session
+    from tradeoff.record.log import read_session
+    from tradeoff.record.recorder import check_sessions_dir
+    from tradeoff.record.records import check_participant
 
     path = Path(scenario) if scenario else default_scenario()
     log = None
@@ -149,7 +151,7 @@ def format_session(summary: SessionSummary) -> str:
 
 
 def cmd_session_show(args: argparse.Namespace) -> int:
-    from tradeoff.record.session import summarise
+    from tradeoff.record.summary import summarise
 
     summary = summarise(args.file)
     if args.json:

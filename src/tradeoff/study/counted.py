@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tradeoff.errors import InputError
-from tradeoff.record.session import AnswerRecord, Header, summarise
+from tradeoff.record.records import AnswerRecord, Header
+from tradeoff.record.summary import summarise
 from tradeoff.study.files import file_kind
 from tradeoff.study.folder import Study
 

@@ -5,7 +5,7 @@ The table has one row per ``answer`` line of every session file (docs/architectu
 withdrawn: who answered, the question as the screen showed it (Option A is the question's
 left profile, Option B its right one) and exactly, the answer, and what the engine had
 learned right after it. That posterior comes from replaying the file the way
-:func:`tradeoff.record.session.replay` does, asking the engine for its result (and, when its
+:func:`tradeoff.record.replay.replay` does, asking the engine for its result (and, when its
 questions aim at a decision, for P(best)) after every answer; an answer that a later
 ``undo`` took back keeps its row, flagged ``undone``, with the posterior right after it was
 given.
@@ -47,14 +47,9 @@ from tradeoff.ask.presentation import per_thousand, shown_number
 from tradeoff.ask.scenario import Scenario, load_scenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice, Engine
-from tradeoff.record.session import (
-    AnswerRecord,
-    ExtendRecord,
-    SessionLog,
-    UndoRecord,
-    read_session,
-    replay,
-)
+from tradeoff.record.log import SessionLog, read_session
+from tradeoff.record.records import AnswerRecord, ExtendRecord, UndoRecord
+from tradeoff.record.replay import replay
 from tradeoff.study.counted import not_counted, session_files
 from tradeoff.study.folder import Study
 from tradeoff.study.withdrawals import withdrawn
@@ -471,7 +466,7 @@ def _answer_row(scenario: Scenario, slugs: Sequence[str], event: AnswerRecord) -
 def _session_rows(
     log: SessionLog, scenario: Scenario, slugs: Sequence[str], population: Population | None
 ) -> list[Row]:
-    """One row per answer line of ``log``, read as :func:`tradeoff.record.session.replay`
+    """One row per answer line of ``log``, read as :func:`tradeoff.record.replay.replay`
     applies it.
 
     Raises

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError
-from tradeoff.record.session import check_participant
+from tradeoff.record.records import check_participant
 from tradeoff.study.codes import hash_code, new_code, write_codes
 from tradeoff.study.files import NotRegularFile, open_regular, read_bounded
 

@@ -3,7 +3,7 @@
 :func:`start_session` prepares what the recorder needs and does not look up itself (the
 scenario's population and the pool's models as metric rows, from the study cache when
 there is one: :mod:`tradeoff.study.cache`) and starts the
-:class:`~tradeoff.record.session.Recorder`;
+:class:`~tradeoff.record.recorder.Recorder`;
 :func:`resume_session` does the same for a session already on disk; :func:`what_to_open`
 says whether a participant has an unfinished session of a scenario to continue. The app,
 the study server and the tests open sessions through these, so every face prepares a
@@ -15,7 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tradeoff.ask.scenario import ElicitationSpec, LoadedScenario
-from tradeoff.record.session import ConsentRecord, Recorder, SessionLog
+from tradeoff.record.log import SessionLog
+from tradeoff.record.recorder import Recorder
+from tradeoff.record.records import ConsentRecord
 from tradeoff.study.cache import cached_candidates, cached_population
 
 
@@ -67,7 +69,7 @@ def resume_session(
     lock (it is then read again under the lock)."""
     population = None
     if cache_dir is not None:
-        from tradeoff.record.session import read_session
+        from tradeoff.record.log import read_session
 
         log = log if log is not None else read_session(path)
         population = cached_population(log.header.scenario, cache_dir)

@@ -4,7 +4,7 @@ The app only wires: it opens the screens (:mod:`tradeoff.tui.screens`, one modul
 none importing another) in answer to the messages they post (:mod:`tradeoff.tui.common`),
 and starts or resumes sessions through :mod:`tradeoff.study.opening`. The screens show the
 engine's questions and pass the answers on: every answer goes through
-:class:`~tradeoff.record.session.Recorder`, which writes it to disk before the next question
+:class:`~tradeoff.record.recorder.Recorder`, which writes it to disk before the next question
 appears. Slow work (building the population, replaying a session, ranking a pool) runs in
 thread workers; widgets are only touched on the UI thread.
 """
@@ -23,14 +23,12 @@ from textual.binding import Binding, BindingType
 
 from tradeoff.ask.scenario import LoadedScenario, SpecOverrides, load_scenario
 from tradeoff.errors import InputError
-from tradeoff.record.session import (
+from tradeoff.record.log import SessionLog, read_session, unfinished_sessions
+from tradeoff.record.recorder import (
     Recorder,
     SessionLocked,
-    SessionLog,
     SessionWriteError,
     ignore_file_size_signal,
-    read_session,
-    unfinished_sessions,
 )
 from tradeoff.study.folder import Study
 from tradeoff.study.opening import resume_session, start_session

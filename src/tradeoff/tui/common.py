@@ -17,7 +17,8 @@ from pathlib import Path
 from textual.message import Message
 
 from tradeoff.ask.scenario import LoadedScenario, SpecOverrides
-from tradeoff.record.session import Recorder, SessionLog
+from tradeoff.record.log import SessionLog
+from tradeoff.record.recorder import Recorder
 from tradeoff.study.folder import Study
 
 NO_WRONG_ANSWERS = "There are no wrong answers: we want to learn what matters to you."

@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Label, Static
 
-from tradeoff.record.session import SessionWriteError
+from tradeoff.record.recorder import SessionWriteError
 from tradeoff.tui.common import NO_WRONG_ANSWERS, Farewell, resume_command
 
 T = TypeVar("T")

@@ -24,7 +24,8 @@ from markupsafe import Markup
 from tradeoff.ask.scenario import DECIDING_STRATEGIES, load_scenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice, expected_questions
-from tradeoff.record.session import ConsentRecord, Recorder, SessionLocked, SessionWriteError, now
+from tradeoff.record.recorder import Recorder, SessionLocked, SessionWriteError
+from tradeoff.record.records import ConsentRecord, now
 from tradeoff.study.attempts import recent_failures, record_failure, wrong_code_delay
 from tradeoff.study.folder import Study, load_study
 from tradeoff.web.connection import REQUEST_LOG, Timeouts

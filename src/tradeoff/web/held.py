@@ -19,14 +19,9 @@ from typing import TypeVar
 from tradeoff.ask.scenario import LoadedScenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Engine
-from tradeoff.record.session import (
-    ConsentRecord,
-    Header,
-    Recorder,
-    closed,
-    iter_sessions,
-    read_session,
-)
+from tradeoff.record.log import closed, iter_sessions, read_session
+from tradeoff.record.recorder import Recorder
+from tradeoff.record.records import ConsentRecord, Header
 from tradeoff.study.folder import Study
 from tradeoff.study.opening import resume_session, start_session
 

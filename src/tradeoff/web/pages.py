@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from tradeoff.ask.presentation import card_lines, settled_tradeoff_sentences
 from tradeoff.ask.scenario import Scenario
 from tradeoff.learn import consistency_of
-from tradeoff.record.session import Recorder
+from tradeoff.record.recorder import Recorder
 from tradeoff.text import markdown_html
 from tradeoff.web.i18n import Language
 

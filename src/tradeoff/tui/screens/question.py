@@ -24,7 +24,7 @@ from tradeoff.ask.presentation import (
 )
 from tradeoff.ask.queries import Query
 from tradeoff.learn import Choice
-from tradeoff.record.session import Recorder
+from tradeoff.record.recorder import Recorder
 from tradeoff.tui.common import PauseSession, QuestionsDone
 from tradeoff.tui.dialogs import HelpScreen, save
 

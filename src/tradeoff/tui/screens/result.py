@@ -15,7 +15,7 @@ from textual.widgets import Button, DataTable, Footer, Label, Static
 
 from tradeoff.ask.presentation import aspect_cell, aspect_header, table_legend
 from tradeoff.errors import InputError
-from tradeoff.record.session import Recorder
+from tradeoff.record.recorder import Recorder
 from tradeoff.tui.common import Farewell
 from tradeoff.tui.dialogs import ResultHelpScreen
 

@@ -14,7 +14,7 @@ from textual.widgets import Button, Footer, Label, Static
 
 from tradeoff.ask.presentation import settled_tradeoff_sentences
 from tradeoff.learn import consistency_of
-from tradeoff.record.session import Recorder
+from tradeoff.record.recorder import Recorder
 from tradeoff.tui.common import BackToQuestions, Confirmed, PauseSession
 from tradeoff.tui.dialogs import ReviewHelpScreen, save
 

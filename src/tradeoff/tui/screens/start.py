@@ -24,7 +24,8 @@ from tradeoff.ask.scenario import (
 )
 from tradeoff.errors import InputError
 from tradeoff.learn import expected_questions
-from tradeoff.record.session import check_participant, unfinished_sessions
+from tradeoff.record.log import unfinished_sessions
+from tradeoff.record.records import check_participant
 from tradeoff.study.attempts import record_failure, wrong_code_delay
 from tradeoff.study.folder import Study
 from tradeoff.tui.common import NO_WRONG_ANSWERS, OpenFor, ResumeFile, Settings, reflow

@@ -1,0 +1,342 @@
+"""The lines of a session file: one typed record per line type, and the chain of hashes.
+
+A session is a JSON Lines file, ``sessions/<participant>/<scenario-id>-<UTC timestamp>.jsonl``
+(format 3, docs/architecture.md "Files"). Each line type is one pydantic model, used both to
+write the line (:func:`record_bytes`: the model's fields in order) and to read it
+(:func:`tradeoff.record.log.read_session`): :class:`ConsentRecord` (a study participant's
+consent; when present, line 1), the :class:`HeaderRecord` (format, tradeoff version, the
+scenario stored once as its TOML text and sha256, participant, strategy, seed, budget, start
+time, the candidates' metric rows; read into :class:`Header`, which adds the parsed
+scenario), then :class:`AnswerRecord` (both profiles, the choice left/right/indifferent, the
+response time), :class:`UndoRecord`, :class:`NoteRecord`, :class:`ExtendRecord` (more
+questions asked for after a review); a :class:`ResultRecord` closes a finished session and is
+always last. Every line ends with ``"chain"`` (:func:`chained_line`): sha256 of the previous
+line's chain and this line's JSON without the chain (the first line chains from a fixed
+seed), so an edited, deleted, added or moved line is evident. The chain makes edits evident,
+not impossible: someone who recomputes every hash can still rewrite a file. Format 2 files
+(the same chain, the scenario also stored parsed) and format 1 files (no chain) still replay.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
+
+from tradeoff.ask.queries import ClassifierProfile, Query
+from tradeoff.ask.scenario import ElicitationSpec, Scenario, StrategyName
+from tradeoff.errors import InputError
+from tradeoff.learn import Choice, ElicitationResult
+from tradeoff.limits import MAX_DECISION_CANDIDATES
+
+FORMAT_VERSION = 3
+"""Format written: one typed record per line, each carrying a ``chain`` hash, the scenario
+stored once (its text). Format 2 (the same chain, the scenario also stored parsed) and
+format 1 (no chain) still replay."""
+READABLE_FORMATS = (1, 2, 3)
+_PARTICIPANT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_CHAIN_SUFFIX = re.compile(r', "chain": "([0-9a-f]{64})"\}$')
+_CHAIN_SEED = b"tradeoff session\n"
+
+
+def valid_participant(participant: str) -> bool:
+    """Whether ``participant`` is safe as a folder name (the one rule for ids)."""
+    return bool(_PARTICIPANT.fullmatch(participant)) and ".." not in participant
+
+
+def check_participant(participant: str) -> str:
+    """A participant id that is safe as a file name, or an InputError saying why not.
+
+    >>> check_participant("dr-lee")
+    'dr-lee'
+    """
+    if not valid_participant(participant):
+        raise InputError.single(
+            "participant id",
+            repr(participant),
+            "is not allowed: it becomes a folder name.",
+            "use 1–64 letters, digits, '.', '-' or '_', starting with a letter or digit, "
+            "without '..' (no slashes, spaces or control characters).",
+        )
+    return participant
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def query_to_dict(query: Query) -> dict[str, Any]:
+    return {
+        "left": query.left.to_dict(),
+        "right": query.right.to_dict(),
+        "pair": list(query.pair),
+        "params": list(query.params),
+        "threshold": query.threshold,
+        "repeat_of": query.repeat_of,
+        **(
+            {
+                "kind": query.kind,
+                "candidates": None if query.candidates is None else list(query.candidates),
+            }
+            if query.kind != "trade"
+            else {}
+        ),
+    }
+
+
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class ProfileRecord(_Record):
+    """One option of a recorded question."""
+
+    accuracies: tuple[FiniteFloat, ...]
+    recalls: tuple[FiniteFloat, ...]
+    attributes: tuple[FiniteFloat, ...]
+
+
+class QueryRecord(_Record):
+    """A recorded question: both options and what the strategy meant by asking it."""
+
+    left: ProfileRecord
+    right: ProfileRecord
+    pair: tuple[Annotated[int, Field(strict=True, ge=0)], Annotated[int, Field(strict=True, ge=0)]]
+    params: tuple[FiniteFloat, FiniteFloat]
+    threshold: FiniteFloat | None = None
+    repeat_of: Annotated[int, Field(strict=True, ge=0)] | None = None
+    kind: Literal["trade", "candidates"] = "trade"
+    candidates: (
+        tuple[Annotated[int, Field(strict=True, ge=0)], Annotated[int, Field(strict=True, ge=0)]]
+        | None
+    ) = None
+
+    @model_serializer(mode="wrap")
+    def _written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A trade is written without ``kind`` and ``candidates`` (as before they existed)."""
+        out: dict[str, Any] = handler(self)
+        if self.kind == "trade" and self.candidates is None:
+            out.pop("kind", None)
+            out.pop("candidates", None)
+        return out
+
+    @classmethod
+    def of(cls, query: Query) -> QueryRecord:
+        """The record of a question as asked."""
+        return cls.model_validate(query_to_dict(query))
+
+    def to_query(self) -> Query:
+        return Query(
+            ClassifierProfile(self.left.accuracies, self.left.recalls, self.left.attributes),
+            ClassifierProfile(self.right.accuracies, self.right.recalls, self.right.attributes),
+            self.pair,
+            self.params,
+            self.threshold,
+            self.repeat_of,
+            kind=self.kind,
+            candidates=self.candidates,
+        )
+
+
+class AnswerRecord(_Record):
+    """``answer``: the question as shown and the person's choice."""
+
+    type: Literal["answer"]
+    index: Annotated[int, Field(strict=True, ge=1)] | None = None
+    query: QueryRecord
+    choice: Choice
+    response_ms: Annotated[float, Field(allow_inf_nan=False, ge=0)] | None = None
+    at: str = ""
+
+
+class UndoRecord(_Record):
+    """``undo``: the last answer taken back."""
+
+    type: Literal["undo"]
+    at: str = ""
+
+
+class NoteRecord(_Record):
+    """``note``: free text (e.g. ``paused``)."""
+
+    type: Literal["note"]
+    text: str = ""
+    at: str = ""
+
+
+class ExtendRecord(_Record):
+    """``extend``: more questions asked for after a review."""
+
+    type: Literal["extend"]
+    extra: Annotated[int, Field(strict=True, ge=1, le=10_000)]
+    at: str = ""
+
+
+class ResultRecord(_Record):
+    """``result``: what was learned, :class:`~tradeoff.learn.ElicitationResult`'s fields
+    in its order, then the time; closes a finished session (always the last line).
+
+    Every version of tradeoff wrote these fields in this order (the last four were added
+    over time, so they may be missing), so a result line of format 1, 2 or 3 is written
+    again byte for byte from the record read.
+    """
+
+    type: Literal["result"]
+    strategy: str
+    names: tuple[str, ...]
+    weights: tuple[FiniteFloat, ...]
+    answers: Annotated[int, Field(strict=True, ge=0)]
+    complete: Annotated[bool, Field(strict=True)]
+    intervals: tuple[tuple[FiniteFloat, FiniteFloat], ...] | None = None
+    error_rate_estimate: FiniteFloat | None = None
+    swing_weights: tuple[FiniteFloat, ...] | None = None
+    swing_intervals: tuple[tuple[FiniteFloat, FiniteFloat], ...] | None = None
+    priors: tuple[FiniteFloat, ...] | None = None
+    at: str = ""
+
+    @classmethod
+    def of(cls, result: ElicitationResult) -> ResultRecord:
+        """The record of a result, written now."""
+        return cls.model_validate({"type": "result", **result.to_dict(), "at": now()})
+
+
+class ConsentRecord(_Record):
+    """``consent``: the participant agreed to a study's information and consent text (its
+    version and the sha256 of the text shown, in the language shown). When present it is
+    the first line of the file: the chain of hashes starts at it and the header follows."""
+
+    type: Literal["consent"]
+    version: Annotated[str, Field(min_length=1, max_length=64)]
+    text_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    language: Annotated[str, Field(min_length=1, max_length=35)] = "en"
+    at: str = ""
+
+
+Event = Annotated[
+    AnswerRecord | UndoRecord | NoteRecord | ExtendRecord | ResultRecord,
+    Field(discriminator="type"),
+]
+
+
+class HeaderRecord(_Record):
+    """The header line of a session file: written from this model and read into it.
+
+    The scenario is stored once, as its TOML text with the text's sha256 (format 2 also
+    stored a parsed copy, which is ignored when read). :class:`Header` adds the parsed
+    scenario.
+    """
+
+    type: Literal["header"] = "header"
+    format: Annotated[int, Field(strict=True)]
+    tradeoff: str = ""
+    participant: str
+    scenario_id: str = ""
+    scenario_path: str = ""
+    scenario_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    scenario_text: str
+    strategy: StrategyName
+    seed: Annotated[int, Field(strict=True, ge=0)]
+    budget: Annotated[int, Field(strict=True, ge=1, le=10_000)] | None = None
+    started: str = ""
+    #: The scenario pool's models in the metric's terms when the questions aimed at the
+    #: pick (:func:`tradeoff.choose.candidates.decision_candidates`); recorded so that a replay
+    #: asks the same questions even if the pool file changes later.
+    candidates: (
+        Annotated[
+            tuple[Annotated[tuple[FiniteFloat, ...], Field(max_length=64)], ...],
+            Field(max_length=MAX_DECISION_CANDIDATES),
+        ]
+        | None
+    ) = None
+
+    @field_validator("participant")
+    @classmethod
+    def _safe_id(cls, v: str) -> str:
+        if not valid_participant(v):
+            raise ValueError("is not a participant id tradeoff writes")
+        return v
+
+
+class Header(HeaderRecord):
+    """The header as used: the record, with the scenario parsed from its text."""
+
+    _scenario: Scenario | None = PrivateAttr(default=None)
+
+    @classmethod
+    def of(cls, record: HeaderRecord, scenario: Scenario) -> Header:
+        """The header of ``record`` whose embedded text parses to ``scenario`` (the record's
+        validated values taken as they are, not validated again)."""
+        header = cls.model_construct(record.model_fields_set, **dict(record))
+        header._scenario = scenario
+        return header
+
+    @property
+    def scenario(self) -> Scenario:
+        """The embedded scenario, parsed."""
+        assert self._scenario is not None, "a Header is made by Header.of"
+        return self._scenario
+
+    @property
+    def version(self) -> str:
+        """The tradeoff version that wrote the session."""
+        return self.tradeoff
+
+    def candidate_array(self) -> NDArray[np.float64] | None:
+        """:attr:`candidates` as the array the engine takes."""
+        if self.candidates is None:
+            return None
+        return np.asarray(self.candidates, dtype=np.float64)
+
+    @property
+    def spec(self) -> ElicitationSpec:
+        """The elicitation settings the session ran with."""
+        return self.scenario.elicitation.override(strategy=self.strategy, budget=self.budget)
+
+
+def record_bytes(record: BaseModel) -> str:
+    """A record's JSON as written (before its chain is added): the model's fields in order.
+
+    >>> record_bytes(UndoRecord(type="undo", at="2026-01-01T00:00:00.000+00:00"))
+    '{"type": "undo", "at": "2026-01-01T00:00:00.000+00:00"}'
+    """
+    return json.dumps(record.model_dump(mode="json"), ensure_ascii=False, allow_nan=False)
+
+
+def chain_hash(previous: str | None, content: str) -> str:
+    """The chain value of a line: sha256 of the previous line's chain and this line's JSON."""
+    seed = _CHAIN_SEED if previous is None else previous.encode()
+    return hashlib.sha256(seed + content.encode()).hexdigest()
+
+
+def chained_line(previous: str | None, record: BaseModel) -> tuple[str, bytes]:
+    """(chain, the bytes of the line): the record's JSON (:func:`record_bytes`) with its
+    chain added as the last key."""
+    content = record_bytes(record)
+    chain = chain_hash(previous, content)
+    return chain, (content[:-1] + f', "chain": "{chain}"}}\n').encode()
+
+
+def split_chain(text: str) -> tuple[str, str | None]:
+    """(the line's JSON without its chain, the chain or ``None``): what
+    :func:`chained_line` joined, taken apart again."""
+    match = _CHAIN_SUFFIX.search(text)
+    if match is None:
+        return text, None
+    return text[: match.start()] + "}", match.group(1)

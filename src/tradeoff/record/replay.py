@@ -1,0 +1,166 @@
+"""Replaying a session: the recorded events through a fresh engine, checked against this version.
+
+Replaying the events through a fresh :class:`~tradeoff.learn.Engine` reproduces the
+state exactly; every recorded question is checked against the one the engine asks, and a
+finished session's recomputed result against the one recorded in its last line
+(docs/architecture.md, "The same result on every machine").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from tradeoff.ask.population import Population
+from tradeoff.ask.queries import same_question
+from tradeoff.errors import InputError
+from tradeoff.learn import ElicitationResult, Engine
+from tradeoff.record.log import RESTORE, SessionLog
+from tradeoff.record.records import AnswerRecord, ExtendRecord, ResultRecord, UndoRecord
+from tradeoff.version import __version__
+
+
+def replay(
+    log: SessionLog,
+    *,
+    population: Population | None = None,
+    after: Callable[[Engine, AnswerRecord | UndoRecord | ExtendRecord], None] | None = None,
+) -> Engine:
+    """A fresh engine with every recorded answer and undo applied, checked against the log;
+    ``after(engine, event)``, when given, is called once each answer, undo or extend has been
+    applied (an export reads the posterior after every answer so).
+
+    A recorded question that differs from the one this version asks at that point is applied
+    as recorded when the strategy learns from any question and the question is one the
+    scenario builds (within :data:`~tradeoff.ask.queries.SAME_TOLERANCE`, never bit for bit);
+    the result is then the same as when it was recorded. Another version choosing other
+    questions is said in ``log.warnings``; the same version on a machine whose arithmetic
+    tips a choice the other way is only counted (``log.replay_differs``): nothing about the
+    result changes. A finished session's recomputed result is compared with its recorded
+    result line (``log.result_difference``); beyond :data:`RESULT_TOLERANCE` a warning says
+    by how much (docs/architecture.md, "The same result on every machine").
+    """
+    h = log.header
+    engine = Engine(
+        h.scenario,
+        h.spec,
+        seed=h.seed,
+        population=population,
+        candidates=h.candidate_array(),
+    )
+    differs = 0
+    for line in log.lines:
+        event = line.event
+        if isinstance(event, AnswerRecord):
+            expected = engine.next_query()
+            recorded = event.query.to_query()
+            if expected is not None and same_question(expected, recorded):
+                engine.answer(event.choice)
+                if after is not None:
+                    after(engine, event)
+                continue
+            try:
+                engine.answer_recorded(recorded, event.choice)
+            except ValueError as exc:
+                if h.version == __version__:
+                    fix = (
+                        "this version wrote the session, so the line was changed afterwards: "
+                        + RESTORE
+                    )
+                else:
+                    fix = f"replay it with the tradeoff version named in the header ({h.version})."
+                raise InputError.single(
+                    log.path,
+                    f"line {line.number} (answer {event.index}), field 'query'",
+                    "does not match the question this version of tradeoff asks at that point, "
+                    f"and cannot be replayed as recorded ({exc}).",
+                    fix,
+                ) from None
+            differs += 1
+        elif isinstance(event, UndoRecord):
+            engine.undo()
+        elif isinstance(event, ExtendRecord):
+            engine.extend(event.extra)
+        else:
+            continue
+        if after is not None:
+            after(engine, event)
+    log.replay_differs = differs
+    if differs and h.version != __version__:
+        log.warnings.append(
+            f"{log.path}: {differs} recorded question(s) differ from those this version of "
+            f"tradeoff would ask (recorded with {h.version or 'an earlier version'}); the "
+            "answers were applied to the questions as recorded. New questions are chosen by "
+            "this version."
+        )
+    closing = log.recorded_result
+    if closing is not None:
+        gap, where = result_difference(engine.result(), closing)
+        log.result_difference = gap
+        if gap > RESULT_TOLERANCE:
+            log.warnings.append(
+                f"{log.path}: the result recomputed here differs from the one recorded when "
+                f"the session closed by up to {100 * gap:.1f} percentage points ({where}); "
+                "the recorded result is the one shown"
+                + (
+                    f" (recorded with {h.version})."
+                    if h.version != __version__
+                    else " (the arithmetic of this machine differs from that of the one "
+                    "that recorded it)."
+                )
+            )
+    return engine
+
+
+#: A recomputed result within this of the recorded one (weights and interval ends, as
+#: shares) is the same result; beyond it, the recorded one is shown and the gap said.
+RESULT_TOLERANCE = 0.005
+
+
+def result_difference(result: ElicitationResult, recorded: ResultRecord) -> tuple[float, str]:
+    """The largest absolute difference between a recomputed result and a recorded one, over
+    the weights, the swing weights and their 90% interval ends, and where it lies ("weight
+    of benign", "90% interval's low end of cost"...); (0.0, "") when they share nothing."""
+    gaps: list[tuple[float, str]] = [(0.0, "")]
+    names = result.names
+
+    def compare(
+        mine: Sequence[float] | None, theirs: Sequence[float] | None, what: str
+    ) -> None:
+        if mine is None or theirs is None or len(mine) != len(theirs):
+            return
+        for name, a, b in zip(names, mine, theirs, strict=False):
+            gaps.append((abs(a - b), f"{what} of {name}"))
+
+    compare(result.weights, recorded.weights, "weight")
+    compare(result.swing_weights, recorded.swing_weights, "swing weight")
+    for label, mine_iv, theirs_iv in (
+        ("90% interval", result.intervals, recorded.intervals),
+        ("swing weight's 90% interval", result.swing_intervals, recorded.swing_intervals),
+    ):
+        if mine_iv is not None and theirs_iv is not None:
+            compare([lo for lo, _ in mine_iv], [lo for lo, _ in theirs_iv], f"{label}'s low end")
+            compare([hi for _, hi in mine_iv], [hi for _, hi in theirs_iv], f"{label}'s high end")
+    return max(gaps, key=lambda g: g[0])
+
+
+def shown_result(log: SessionLog, engine: Engine) -> ElicitationResult:
+    """The result to show for a replayed session: the recomputed one, or, when it differs
+    from the recorded result line by more than :data:`RESULT_TOLERANCE` (``replay`` has
+    said by how much in ``log.warnings``), the recorded one."""
+    recomputed = engine.result()
+    recorded = log.recorded_result
+    if recorded is None or (log.result_difference or 0.0) <= RESULT_TOLERANCE:
+        return recomputed
+    data = recorded.model_dump(exclude={"type", "at"})
+    return replace(
+        recomputed,
+        weights=tuple(data["weights"]),
+        intervals=None if data["intervals"] is None else tuple(map(tuple, data["intervals"])),
+        swing_weights=None if data["swing_weights"] is None else tuple(data["swing_weights"]),
+        swing_intervals=(
+            None
+            if data["swing_intervals"] is None
+            else tuple(map(tuple, data["swing_intervals"]))
+        ),
+    )

@@ -63,7 +63,7 @@ from tradeoff.ask.presentation import card_lines
 from tradeoff.ask.queries import QuerySpace
 from tradeoff.ask.scenario import PoolSpec, Scenario, load_scenario
 from tradeoff.choose.candidates import scenario_pool
-from tradeoff.choose.ranking import metric_vectors
+from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.learn import Choice, Engine
 from tradeoff.learn.joint import JointStrategy
 from tradeoff.pool import Pool

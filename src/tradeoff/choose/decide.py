@@ -25,17 +25,14 @@ import numpy as np
 from tradeoff.ask.population import scenario_priors
 from tradeoff.ask.scenario import Scenario, load_scenario
 from tradeoff.choose.candidates import scenario_pool, scenario_pool_path
-from tradeoff.choose.ranking import (
-    RankOutcome,
-    Recommendation,
-    check_p,
-    check_top,
+from tradeoff.choose.pool_metric import (
     metric_coefficients,
     metric_objectives,
     metric_vectors,
     omega_for_metric,
-    rank_pool,
 )
+from tradeoff.choose.rank import RankOutcome, check_p, check_top, rank_pool
+from tradeoff.choose.recommend import Recommendation
 from tradeoff.choose.selection import (
     Selection,
     Stakeholder,
@@ -311,7 +308,7 @@ def rank_for_session(
 
     ``priors`` are the class priors the weights were elicited with (an ElicitationResult
     carries them); without them the scenario's population is built to find them. ω is
-    chosen by :func:`~tradeoff.choose.ranking.omega_for_metric` to agree with ψ of ``weights``.
+    chosen by :func:`~tradeoff.choose.pool_metric.omega_for_metric` to agree with ψ of ``weights``.
     """
     pool = pool if pool is not None else scenario_pool(scenario, base)
     if priors is None:

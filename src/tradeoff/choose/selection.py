@@ -21,15 +21,9 @@ from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.candidates import (
     scenario_pool as scenario_pool,  # the app imports it from here
 )
-from tradeoff.choose.ranking import (
-    RankOutcome,
-    Recommendation,
-    metric_coefficients,
-    metric_vectors,
-    omega_for_metric,
-    rank_pool,
-    recommend,
-)
+from tradeoff.choose.pool_metric import metric_coefficients, metric_vectors, omega_for_metric
+from tradeoff.choose.rank import RankOutcome, rank_pool
+from tradeoff.choose.recommend import Recommendation, recommend
 from tradeoff.choose.robustness import (
     WeightChange,
     aspect_words,
@@ -245,7 +239,7 @@ def select_for_stakeholders(
     (E ψ_i(best for i) − E ψ_i(recommendation of j)) / (max E ψ_i − min E ψ_i) over the pool,
     so the diagonal is 0. The consensus minimises the largest regret over all stakeholders
     among all models of the pool (ties: the smaller sum of regrets, then row order). COPA's
-    picks (ω chosen by :func:`~tradeoff.choose.ranking.omega_for_metric`) and the pick from the
+    picks (ω chosen by :func:`~tradeoff.choose.pool_metric.omega_for_metric`) and the pick from the
     averaged ω are the practitioner's view, reported beside them.
     """
     picks, linear_picks, psis, omegas, recs = [], [], [], [], []

@@ -25,7 +25,8 @@ from tradeoff.ask.population import Population, scenario_population
 from tradeoff.ask.presentation import shown_pair
 from tradeoff.ask.queries import QuerySpace
 from tradeoff.ask.scenario import ElicitationSpec, Scenario
-from tradeoff.choose.ranking import metric_vectors, recommend
+from tradeoff.choose.pool_metric import metric_vectors
+from tradeoff.choose.recommend import recommend
 from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.learn import ElicitationResult, Engine, truth_from_dirichlet
 from tradeoff.pool import Pool
@@ -88,7 +89,7 @@ def decide(
     vectors: NDArray[np.float64] | None = None,
 ) -> Decision:
     """What the engine now recommends from ``pool`` and what the truth would pick
-    (``vectors``: the pool's :func:`~tradeoff.choose.ranking.metric_vectors` under the result's
+    (``vectors``: the pool's :func:`~tradeoff.choose.pool_metric.metric_vectors` under the result's
     priors, when the caller has them)."""
     result = engine.result()
     assert result.priors is not None

@@ -38,7 +38,8 @@ from tradeoff.choose.robustness import (
     aspect_words,
     share_words,
 )
-from tradeoff.choose.selection import Selection, copa_differs, omega_note
+from tradeoff.choose.selection import Selection
+from tradeoff.choose.words import copa_differs, nearest_changes, omega_note
 from tradeoff.pool import copa
 from tradeoff.text import clean_text, markdown_html, markdown_table, markdown_text
 from tradeoff.version import __version__
@@ -452,10 +453,7 @@ def summary(selection: Selection) -> str:
             if flagged
             else "."
         )
-    near = sorted(
-        (c for c in changes if c.nearest() is not None),
-        key=lambda c: abs(math.log(c.nearest()[0])),  # type: ignore[index]
-    )
+    near = nearest_changes(changes)
     if near:
         text += f" What would change it: {markdown_text(near[0].sentence(raw))}"
     return text

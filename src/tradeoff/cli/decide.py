@@ -65,7 +65,7 @@ def decision(args: argparse.Namespace) -> Decision:
 def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
     from tradeoff.choose.robustness import CONSENSUS_LEAD, acceptability_sentence
-    from tradeoff.choose.selection import copa_differs
+    from tradeoff.choose.words import copa_differs
 
     names = chosen.pool.names
     lines = []
@@ -121,7 +121,8 @@ def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
     """The row of the model decided on (one person's recommendation, or the group's
     consensus) and the tags written on its MLflow version."""
     import json
-    import math
+
+    from tradeoff.choose.words import nearest_changes
 
     selection = chosen.selection
     people = selection.stakeholders
@@ -157,10 +158,9 @@ def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
         if len(people) == 1 and selection.changes
         else selection.consensus_changes
     )
-    near = [c for c in changes if c.nearest() is not None]
+    near = nearest_changes(changes)
     if near:
-        nearest = min(near, key=lambda c: abs(math.log(c.nearest()[0])))  # type: ignore[index]
-        tags["tradeoff.what_would_change"] = nearest.sentence(chosen.pool.names)
+        tags["tradeoff.what_would_change"] = near[0].sentence(chosen.pool.names)
     tags |= {
         "tradeoff.recommended": chosen.pool.names[index],
         "tradeoff.ask.scenario": chosen.scenario.id,

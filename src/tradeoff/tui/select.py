@@ -7,7 +7,7 @@ for p and for moving weight between aspects.
 Opened by ``tradeoff select POOL --session FILE ... --tui`` and from the stakeholder app's
 result screen. All ranking is done by :mod:`tradeoff.pool.copa` /
 :mod:`tradeoff.choose.rank` and the
-words by :mod:`tradeoff.choose.selection`; the screen only shows them.
+words by :mod:`tradeoff.choose.words`; the screen only shows them.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from textual_plotext import PlotextPlot
 from tradeoff.ask.presentation import aspect_cell, aspect_header, table_legend
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.rank import rank_pool
-from tradeoff.choose.selection import Selection, omega_note, plain_summary
+from tradeoff.choose.selection import Selection
+from tradeoff.choose.words import omega_note, plain_summary
 from tradeoff.pool import Pool, copa
 from tradeoff.tui.dialogs import SelectionHelpScreen
 

@@ -1,6 +1,6 @@
 """A shareable report of a decision: self-contained HTML and Markdown with PNG figures.
 
-:func:`write_report` takes a :class:`~tradeoff.choose.selection.Selection` (sessions replayed, pool
+:func:`write_report` takes a :class:`~tradeoff.choose.decide.Decision` (sessions replayed, pool
 ranked) and writes ``report.html`` (figures embedded, no external files), ``report.md`` and
 the figures as PNG files beside them. Contents: the scenario; each stakeholder's weights with
 90% intervals and trade-offs in words; the ranking with explanations; every stakeholder's
@@ -23,6 +23,8 @@ import html
 import math
 import platform
 import re
+import shlex
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -31,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from tradeoff.ask.presentation import settled_tradeoff_sentences
-from tradeoff.ask.scenario import Scenario
+from tradeoff.choose.decide import Decision
 from tradeoff.choose.robustness import (
     CONSENSUS_LEAD,
     acceptability_sentence,
@@ -172,9 +174,14 @@ def _sha256(path: str | Path) -> str:
 
 
 def write_report(
-    selection: Selection, scenario: Scenario, out_dir: str | Path, *, command: str
+    chosen: Decision, out_dir: str | Path, *, argv: Sequence[str]
 ) -> tuple[Path, Path]:
-    """Write report.html, report.md and the PNG figures into ``out_dir``."""
+    """Write the report of a decision, report.html, report.md and the PNG figures, into
+    ``out_dir`` (made if missing); the report ends with the command that made it,
+    ``tradeoff`` and ``argv`` quoted for a shell. The one report writer of ``tradeoff
+    report``, ``tradeoff study report`` and ``tradeoff select --mlflow-model``."""
+    selection, scenario = chosen.selection, chosen.scenario
+    command = "tradeoff " + " ".join(shlex.quote(a) for a in argv)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     figures: list[tuple[str, str]] = []

@@ -65,7 +65,7 @@ def _canon(query: Any) -> str:
 
 def _outcome(engine: Any, scenario: Any, pool: Any, vectors: Any) -> dict[str, Any]:
     """What a person is shown at the end: pick, its P(best), weights and intervals."""
-    from tradeoff.choose.ranking import recommend
+    from tradeoff.choose.recommend import recommend
 
     result = engine.result()
     ends = [x for iv in (result.intervals or ()) for x in iv]
@@ -91,7 +91,7 @@ def _simulate(people: int, seed: int, folder: Path, scenario: str) -> list[dict[
     from tradeoff.ask.queries import QuerySpace
     from tradeoff.ask.scenario import load_scenario
     from tradeoff.choose.candidates import scenario_pool
-    from tradeoff.choose.ranking import metric_vectors
+    from tradeoff.choose.pool_metric import metric_vectors
     from tradeoff.learn import truth_from_dirichlet
     from tradeoff.simulation.oracles import Noise, SimulatedOracle
     from tradeoff.study.opening import start_session
@@ -130,7 +130,7 @@ def _simulate(people: int, seed: int, folder: Path, scenario: str) -> list[dict[
 def _replay(folder: Path, scenario: str) -> list[dict[str, Any]]:
     from tradeoff.ask.scenario import load_scenario
     from tradeoff.choose.candidates import scenario_pool
-    from tradeoff.choose.ranking import metric_vectors
+    from tradeoff.choose.pool_metric import metric_vectors
     from tradeoff.errors import InputError
     from tradeoff.record.log import read_session
     from tradeoff.record.replay import replay

@@ -30,8 +30,8 @@ Cells are scenario × strategy × truth family × answers:
   (:mod:`tradeoff.simulation.oracles`; each person's answers from a seed independent of
   the truths').
 
-A pick is right when the recommended model (:func:`tradeoff.simulation.simulate.decide`: the Bayes
-decision under the engine's posterior draws, or the knockout's champion) is the truth's
+A pick is right when the recommended model (:func:`tradeoff.simulation.simulate.score_run`: the
+Bayes decision under the engine's posterior draws, or the knockout's champion) is the truth's
 best; regret is the truth's loss of the pick, as a share of the truth's spread over the
 pool (``regret``) and in the metric's units (``regret ψ``). The calibration columns bin
 the P(best) the engine states at the stop (:meth:`~tradeoff.learn.Engine.decision`)
@@ -63,12 +63,12 @@ from tradeoff.ask.presentation import card_lines
 from tradeoff.ask.queries import QuerySpace
 from tradeoff.ask.scenario import PoolSpec, Scenario, load_scenario
 from tradeoff.choose.candidates import scenario_pool
-from tradeoff.choose.ranking import metric_vectors
+from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.learn import Choice, Engine
 from tradeoff.learn.joint import JointStrategy
 from tradeoff.pool import Pool
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
-from tradeoff.simulation.simulate import decide
+from tradeoff.simulation.simulate import score_run
 
 FloatArray = NDArray[np.float64]
 
@@ -260,12 +260,12 @@ def run_person(
         engine.answer(choice)
         query = engine.next_query()
         times.append(time.perf_counter() - start)
-    decision = decide(sc, s.pool, engine, truth)
+    score = score_run(sc, s.pool, engine, truth)
     stated = engine.decision()
-    pick = s.pool.names.index(decision.recommended)
+    pick = s.pool.names.index(score.recommended)
     return {
-        "right": decision.right,
-        "regret": decision.regret,
+        "right": score.right,
+        "regret": score.regret,
         "regret_psi": float(psi[best] - psi[pick]),
         "questions": engine.answered,
         "p_best": None if stated is None else stated[0],

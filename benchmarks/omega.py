@@ -17,7 +17,7 @@ how often COPA's pick is a best model under ψ (top-1) and Kendall τ between CO
   subsets of 30–300 Open LLM Leaderboard models, 3–6 of its six benchmarks and CO₂ cost),
   ``--per-pool`` people each.
 
-Mappings (:func:`tradeoff.choose.ranking.omega_for_metric`): ``swing`` (ω_k = s_k, |c_k| times
+Mappings (:func:`tradeoff.choose.pool_metric.omega_for_metric`): ``swing`` (ω_k = s_k, |c_k| times
 the column's range), ``fitted`` (ω ≥ 0 fitted by least squares so that Σ ω_k·û_k follows
 ψ's shortfall from its best), ``anchored`` (ω_k ∝ 1/(û_k(m*) + 1/N) for the metric's best
 model m*), each alone, and ``chosen``: of the three, the one whose COPA pick is a best model
@@ -39,7 +39,7 @@ from scipy.stats import kendalltau
 from benchmarks._table import markdown, write
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.candidates import scenario_pool
-from tradeoff.choose.ranking import OMEGA_MAPPINGS, metric_objectives, omega_for_metric
+from tradeoff.choose.pool_metric import OMEGA_MAPPINGS, metric_objectives, omega_for_metric
 from tradeoff.pool import Objective, Pool, copa
 from tradeoff.pool.copa import rank_cdf
 
@@ -72,7 +72,8 @@ def agreement(
     pool: Pool, u: FloatArray, c: FloatArray, mappings: tuple[str, ...], p: float
 ) -> tuple[bool, float]:
     """(COPA's pick is a best model under ψ, Kendall τ between the two orders), with ω from
-    :func:`tradeoff.choose.ranking.omega_for_metric`; the check recomputes ψ and COPA's order."""
+    :func:`tradeoff.choose.pool_metric.omega_for_metric`; the check recomputes ψ and COPA's
+    order."""
     omega, _ = omega_for_metric(pool, -c, p, mappings=mappings)
     psi = -(pool.values @ c)
     s = copa.scores(u, omega, p)

@@ -24,7 +24,7 @@ from tradeoff.ask.population import scenario_priors
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.candidates import scenario_pool
 from tradeoff.choose.decide import rank_for_session, stakeholder_of
-from tradeoff.choose.ranking import metric_coefficients, metric_to_omega, omega_to_weights
+from tradeoff.choose.pool_metric import metric_coefficients, metric_to_omega, omega_to_weights
 from tradeoff.choose.selection import select_for_stakeholders
 from tradeoff.learn import Engine
 from tradeoff.record.records import Header

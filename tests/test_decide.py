@@ -13,7 +13,7 @@ import pytest
 
 from tradeoff.ask.scenario import LoadedScenario, load_scenario
 from tradeoff.choose.decide import Decision, decide, decide_session
-from tradeoff.choose.ranking import Recommendation
+from tradeoff.choose.recommend import Recommendation
 from tradeoff.choose.selection import Selection, Stakeholder
 from tradeoff.cli import main
 from tradeoff.errors import InputError

@@ -346,7 +346,7 @@ def test_particles_match_brute_force_with_the_full_noise_grid() -> None:
 
 def pool_rows(sc: Any) -> np.ndarray:
     from tradeoff.ask.population import scenario_population
-    from tradeoff.choose.ranking import metric_vectors
+    from tradeoff.choose.pool_metric import metric_vectors
     from tradeoff.choose.selection import scenario_pool
 
     pool = scenario_pool(sc, "scenarios")

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from tradeoff.ask.scenario import load_scenario
-from tradeoff.choose.ranking import metric_objectives
+from tradeoff.choose.pool_metric import metric_objectives
 from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.pool import load_pool

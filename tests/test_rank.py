@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
-from tradeoff.choose.ranking import OMEGA_MAPPINGS, metric_to_omega, omega_for_metric
+from tradeoff.choose.pool_metric import OMEGA_MAPPINGS, metric_to_omega, omega_for_metric
 from tradeoff.cli import main
 from tradeoff.pool import Objective, Pool, copa, load_pool
 

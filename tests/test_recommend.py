@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from tradeoff.ask.scenario import load_scenario
-from tradeoff.choose.ranking import metric_objectives, metric_vectors, recommend
+from tradeoff.choose.pool_metric import metric_objectives, metric_vectors
+from tradeoff.choose.recommend import recommend
 from tradeoff.pool import load_pool
 
 from .conftest import SCENARIOS
@@ -119,7 +120,7 @@ def test_one_psi_helper_gives_the_three_old_computations_on_the_shipped_pool() -
     ψ); and the recommendation's E[ψ] from them."""
     from tradeoff.ask.population import scenario_priors
     from tradeoff.choose.candidates import scenario_pool
-    from tradeoff.choose.ranking import metric_coefficients
+    from tradeoff.choose.pool_metric import metric_coefficients
 
     pool = scenario_pool(SC, SCENARIOS)
     priors = scenario_priors(SC)

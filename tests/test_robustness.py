@@ -64,7 +64,7 @@ def test_the_first_column_is_the_recommendations_p_best(capsys: pytest.CaptureFi
     """On recorded sessions: P(rank = 1) is the P(best) of the recommendation, and the
     acceptability of every model is the brute-force count over the stakeholder's draws."""
     from tradeoff.choose.decide import decide
-    from tradeoff.choose.ranking import metric_vectors
+    from tradeoff.choose.pool_metric import metric_vectors
 
     decision = decide(EXAMPLES)
     selection = decision.selection

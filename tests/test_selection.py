@@ -16,7 +16,7 @@ from tradeoff.ask.population import build_population
 from tradeoff.ask.scenario import LoadedScenario, load_scenario
 from tradeoff.choose.candidates import scenario_pool
 from tradeoff.choose.decide import load_stakeholders
-from tradeoff.choose.ranking import metric_coefficients, metric_to_omega, omega_to_weights
+from tradeoff.choose.pool_metric import metric_coefficients, metric_to_omega, omega_to_weights
 from tradeoff.choose.selection import select_for_stakeholders
 from tradeoff.cli import main
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
@@ -111,7 +111,7 @@ def test_three_stakeholders_end_to_end(
 
 
 def _coef(loaded: LoadedScenario, weights: list[float]) -> np.ndarray:
-    from tradeoff.choose.ranking import metric_coefficients
+    from tradeoff.choose.pool_metric import metric_coefficients
 
     sc = loaded.scenario
     zeta = build_population(sc.population, ("malignant", "benign")).priors

@@ -13,7 +13,7 @@ from pathlib import Path
 from tradeoff.ask.population import build_population
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.candidates import scenario_pool
-from tradeoff.choose.ranking import omega_to_weights
+from tradeoff.choose.pool_metric import omega_to_weights
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
 from tradeoff.study.opening import start_session
 

@@ -1,7 +1,7 @@
 """The scenario's candidate models: its ``[pool]`` loaded, and the rows the engine aims at.
 
 A low module (docs/architecture.md, "Modules and their contracts"): it knows scenarios,
-pools and ψ's statistics (:func:`tradeoff.choose.ranking.metric_vectors`), and nothing of
+pools and ψ's statistics (:func:`tradeoff.choose.pool_metric.metric_vectors`), and nothing of
 sessions or selection, so that :mod:`tradeoff.study.cache` and the start of a session can use it
 without reaching back up to the decision.
 """
@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.ask.scenario import Scenario
-from tradeoff.choose.ranking import metric_objectives, metric_vectors
+from tradeoff.choose.pool_metric import metric_objectives, metric_vectors
 from tradeoff.errors import InputError
 from tradeoff.limits import MAX_DECISION_CANDIDATES
 from tradeoff.pool import Pool, load_pool
@@ -46,7 +46,7 @@ def scenario_pool_path(scenario: Scenario, base: str | Path = ".") -> Path:
 def scenario_pool(scenario: Scenario, base: str | Path = ".") -> Pool:
     """Load the candidate pool a scenario's ``[pool]`` section names (path relative to
     ``base``, the scenario file's folder), its columns mapped to the scenario's classes
-    and attributes (:func:`~tradeoff.choose.ranking.metric_objectives`)."""
+    and attributes (:func:`~tradeoff.choose.pool_metric.metric_objectives`)."""
     path = scenario_pool_path(scenario, base)
     assert scenario.pool is not None
     return load_pool(path, metric_objectives(scenario), name_column=scenario.pool.name_column)
@@ -56,7 +56,7 @@ def decision_candidates(
     scenario: Scenario, base: str | Path, priors: Sequence[float], stop: str | None
 ) -> FloatArray | None:
     """The scenario pool's models as the rows the engine aims its questions at
-    (:func:`~tradeoff.choose.ranking.metric_vectors`), or ``None`` when there is no pool,
+    (:func:`~tradeoff.choose.pool_metric.metric_vectors`), or ``None`` when there is no pool,
     ``stop`` is ``weights``, or the pool cannot be read (the engine then aims at the
     weights)."""
     if scenario.pool is None or stop == "weights":

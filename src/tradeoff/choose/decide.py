@@ -7,6 +7,8 @@ replay or read the stakeholders, find the pool (the one given, else the scenario
 ``[pool]``, resolved relative to the scenario file), and return a :class:`Decision`: the
 scenario, the pool, each stakeholder's recommendation and COPA's pick, the regret matrix and
 the consensus (:func:`tradeoff.choose.selection.select_for_stakeholders`).
+:func:`decision_tags` names the model decided on and the tags a model registry records
+about it (``tradeoff select --mlflow-model``).
 
 This module sits above :mod:`tradeoff.record` and :mod:`tradeoff.choose.selection`; neither
 imports it.
@@ -14,6 +16,7 @@ imports it.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,23 +28,21 @@ import numpy as np
 from tradeoff.ask.population import scenario_priors
 from tradeoff.ask.scenario import Scenario, load_scenario
 from tradeoff.choose.candidates import scenario_pool, scenario_pool_path
-from tradeoff.choose.ranking import (
-    RankOutcome,
-    Recommendation,
-    check_p,
-    check_top,
+from tradeoff.choose.pool_metric import (
     metric_coefficients,
     metric_objectives,
     metric_vectors,
     omega_for_metric,
-    rank_pool,
 )
+from tradeoff.choose.rank import RankOutcome, check_p, check_top, rank_pool
+from tradeoff.choose.recommend import Recommendation
 from tradeoff.choose.selection import (
     Selection,
     Stakeholder,
     select_for_stakeholders,
     stakeholder_of,
 )
+from tradeoff.choose.words import nearest_changes
 from tradeoff.data import shipped_ids, shipped_scenarios
 from tradeoff.errors import InputError
 from tradeoff.learn import Engine
@@ -54,6 +55,7 @@ __all__ = [
     "Decision",
     "decide",
     "decide_session",
+    "decision_tags",
     "load_stakeholders",
     "rank_for_session",
     "stakeholder_of",
@@ -278,9 +280,7 @@ def decide_session(
     """
     p, top = check_p(p, OPTIONS), check_top(top, OPTIONS)
     person = stakeholder_of(header, engine, path)
-    candidates, pool_path = _pool(
-        header.scenario, header.scenario_path, pool, None, recorded=True
-    )
+    candidates, pool_path = _pool(header.scenario, header.scenario_path, pool, None, recorded=True)
     return _decision(header.scenario, candidates, pool_path, [person], p, top, False)
 
 
@@ -313,7 +313,7 @@ def rank_for_session(
 
     ``priors`` are the class priors the weights were elicited with (an ElicitationResult
     carries them); without them the scenario's population is built to find them. ω is
-    chosen by :func:`~tradeoff.choose.ranking.omega_for_metric` to agree with ψ of ``weights``.
+    chosen by :func:`~tradeoff.choose.pool_metric.omega_for_metric` to agree with ψ of ``weights``.
     """
     pool = pool if pool is not None else scenario_pool(scenario, base)
     if priors is None:
@@ -322,3 +322,53 @@ def rank_for_session(
     coefficients = metric_coefficients(scenario, weights, priors)
     omega, _ = omega_for_metric(pool, coefficients, p, psi=psi)
     return rank_pool(pool, weights=omega, p=p, top=top)
+
+
+def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
+    """The row of the model decided on (one person's recommendation, or the group's
+    consensus) and the tags written on its MLflow version."""
+    selection = chosen.selection
+    people = selection.stakeholders
+    if len(people) == 1:
+        index = selection.recommendations[0].index
+        p_best = selection.recommendations[0].probability
+        tags = {
+            "tradeoff.rule": "the recommendation: the model of highest expected value in the "
+            "person's own metric over their posterior",
+            "tradeoff.p_best": "none (point estimate)" if p_best is None else f"{p_best:.4f}",
+        }
+    else:
+        index = chosen.pool.names.index(selection.consensus_name)
+        tags = {
+            "tradeoff.rule": "consensus: " + selection.consensus_rule,
+            "tradeoff.p_best": json.dumps(
+                {
+                    s.participant: None if r.p_best is None else round(r.p_best[index], 4)
+                    for s, r in zip(people, selection.recommendations, strict=True)
+                }
+            ),
+            "tradeoff.max_regret": f"{selection.consensus_max_regret:.4f}",
+        }
+    table = (
+        selection.acceptability[0]
+        if len(people) == 1 and selection.acceptability
+        else selection.consensus_acceptability
+    )
+    if table is not None:
+        tags["tradeoff.p_rank_1_2_3"] = ", ".join(f"{p:.4f}" for p in table[index])
+    changes = (
+        selection.changes[0]
+        if len(people) == 1 and selection.changes
+        else selection.consensus_changes
+    )
+    near = nearest_changes(changes)
+    if near:
+        tags["tradeoff.what_would_change"] = near[0].sentence(chosen.pool.names)
+    tags |= {
+        "tradeoff.recommended": chosen.pool.names[index],
+        "tradeoff.ask.scenario": chosen.scenario.id,
+        "tradeoff.participants": ", ".join(s.participant for s in people),
+        "tradeoff.sessions": ", ".join(Path(s.path).name for s in people),
+        "tradeoff.answers": ", ".join(str(s.answers) for s in people),
+    }
+    return index, tags

@@ -1,6 +1,6 @@
 """A shareable report of a decision: self-contained HTML and Markdown with PNG figures.
 
-:func:`write_report` takes a :class:`~tradeoff.choose.selection.Selection` (sessions replayed, pool
+:func:`write_report` takes a :class:`~tradeoff.choose.decide.Decision` (sessions replayed, pool
 ranked) and writes ``report.html`` (figures embedded, no external files), ``report.md`` and
 the figures as PNG files beside them. Contents: the scenario; each stakeholder's weights with
 90% intervals and trade-offs in words; the ranking with explanations; every stakeholder's
@@ -23,6 +23,8 @@ import html
 import math
 import platform
 import re
+import shlex
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -31,14 +33,15 @@ from typing import Any
 import numpy as np
 
 from tradeoff.ask.presentation import settled_tradeoff_sentences
-from tradeoff.ask.scenario import Scenario
+from tradeoff.choose.decide import Decision
 from tradeoff.choose.robustness import (
     CONSENSUS_LEAD,
     acceptability_sentence,
     aspect_words,
     share_words,
 )
-from tradeoff.choose.selection import Selection, copa_differs, omega_note
+from tradeoff.choose.selection import Selection
+from tradeoff.choose.words import copa_differs, nearest_changes, omega_note
 from tradeoff.pool import copa
 from tradeoff.text import clean_text, markdown_html, markdown_table, markdown_text
 from tradeoff.version import __version__
@@ -171,9 +174,14 @@ def _sha256(path: str | Path) -> str:
 
 
 def write_report(
-    selection: Selection, scenario: Scenario, out_dir: str | Path, *, command: str
+    chosen: Decision, out_dir: str | Path, *, argv: Sequence[str]
 ) -> tuple[Path, Path]:
-    """Write report.html, report.md and the PNG figures into ``out_dir``."""
+    """Write the report of a decision, report.html, report.md and the PNG figures, into
+    ``out_dir`` (made if missing); the report ends with the command that made it,
+    ``tradeoff`` and ``argv`` quoted for a shell. The one report writer of ``tradeoff
+    report``, ``tradeoff study report`` and ``tradeoff select --mlflow-model``."""
+    selection, scenario = chosen.selection, chosen.scenario
+    command = "tradeoff " + " ".join(shlex.quote(a) for a in argv)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     figures: list[tuple[str, str]] = []
@@ -452,10 +460,7 @@ def summary(selection: Selection) -> str:
             if flagged
             else "."
         )
-    near = sorted(
-        (c for c in changes if c.nearest() is not None),
-        key=lambda c: abs(math.log(c.nearest()[0])),  # type: ignore[index]
-    )
+    near = nearest_changes(changes)
     if near:
         text += f" What would change it: {markdown_text(near[0].sentence(raw))}"
     return text

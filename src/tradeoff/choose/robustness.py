@@ -2,7 +2,7 @@
 
 Two answers a team asks for before deploying a model, both computed from the same inputs
 as the recommendation (``ranking.recommend``): the candidates' metric rows ``vectors``
-(one row per model, ψ = vectors @ w; :func:`tradeoff.choose.ranking.metric_vectors`) and the
+(one row per model, ψ = vectors @ w; :func:`tradeoff.choose.pool_metric.metric_vectors`) and the
 posterior draws of the person's weights.
 
 - **Rank acceptability** (:func:`rank_acceptability`): for every candidate, the share of

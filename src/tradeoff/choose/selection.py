@@ -16,20 +16,13 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.ask.presentation import difference_words
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.candidates import (
     scenario_pool as scenario_pool,  # the app imports it from here
 )
-from tradeoff.choose.ranking import (
-    RankOutcome,
-    Recommendation,
-    metric_coefficients,
-    metric_vectors,
-    omega_for_metric,
-    rank_pool,
-    recommend,
-)
+from tradeoff.choose.pool_metric import metric_coefficients, metric_vectors, omega_for_metric
+from tradeoff.choose.rank import RankOutcome, rank_pool
+from tradeoff.choose.recommend import Recommendation, recommend
 from tradeoff.choose.robustness import (
     WeightChange,
     aspect_words,
@@ -208,23 +201,6 @@ def _relative_regret(psi: FloatArray, index: int) -> float:
     return float((psi.max() - psi[index]) / spread) if spread > 0 else 0.0
 
 
-def copa_differs(selection: Selection, rec: Recommendation, pick: RankOutcome) -> str:
-    """One sentence for a COPA pick that is not the recommendation, with the difference in
-    the person's own units ("COPA's ranking (for the practitioner) picks tree-depth2
-    instead, which flags 94 fewer malignant lumps per 1,000; …")."""
-    words = (
-        []
-        if selection.scenario is None
-        else difference_words(
-            selection.scenario,
-            selection.pool.values[pick.selected.index].tolist(),
-            selection.pool.values[rec.index].tolist(),
-        )
-    )
-    than = f", which {'; '.join(words)} than {rec.name}" if words else ", which reads the same"
-    return f"COPA's ranking (for the practitioner) picks {pick.selected.name} instead{than}."
-
-
 def select_for_stakeholders(
     scenario: Scenario,
     stakeholders: Sequence[Stakeholder],
@@ -245,7 +221,7 @@ def select_for_stakeholders(
     (E ψ_i(best for i) − E ψ_i(recommendation of j)) / (max E ψ_i − min E ψ_i) over the pool,
     so the diagonal is 0. The consensus minimises the largest regret over all stakeholders
     among all models of the pool (ties: the smaller sum of regrets, then row order). COPA's
-    picks (ω chosen by :func:`~tradeoff.choose.ranking.omega_for_metric`) and the pick from the
+    picks (ω chosen by :func:`~tradeoff.choose.pool_metric.omega_for_metric`) and the pick from the
     averaged ω are the practitioner's view, reported beside them.
     """
     picks, linear_picks, psis, omegas, recs = [], [], [], [], []
@@ -322,93 +298,4 @@ def select_for_stakeholders(
         consensus_acceptability=group_table,
         consensus_changes=group_changes,
         excluded=tuple(s.participant for i, s in enumerate(stakeholders) if i not in set(counted)),
-    )
-
-
-def _nearest_changes(
-    changes: Sequence[WeightChange], names: Sequence[str], limit: int
-) -> list[str]:
-    """The ``limit`` weight changes closest to the present weights, in words."""
-    near = [c for c in changes if c.nearest() is not None]
-    near.sort(key=lambda c: abs(math.log(c.nearest()[0])))  # type: ignore[index]
-    if not near:
-        return ["No change of one weight within a factor of 100 alters the pick."]
-    return [c.sentence(names) for c in near[:limit]]
-
-
-def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
-    """Who each model is for and why, in the people's words and units: each person's
-    recommendation with its chance of being best and the runner-up trade, how sure that is
-    (rank acceptability) and the nearest changes of a weight that would alter it; then the
-    consensus for a group. The first view of ranking details and the report's summary."""
-    from tradeoff.choose.robustness import CONSENSUS_LEAD, acceptability_sentence, share_words
-
-    names = selection.pool.names
-    lines = []
-    for i, (s, rec, _, _) in enumerate(selection.rows()):
-        sure = (
-            ""
-            if rec.probability is None
-            else f" ({share_words(rec.probability)} chance it is the best)"
-        )
-        line = f"For {s.participant}: {rec.name}, the model their answers make best{sure}."
-        if rec.trade:
-            line += f" {rec.trade[0].upper()}{rec.trade[1:]}."
-        if s.consistency is not None and s.consistency.flagged:
-            line += f" {s.consistency.sentence()}"
-        lines.append(line)
-        table = selection.acceptability[i] if selection.acceptability else None
-        if table is not None:
-            lines.append(f"  {acceptability_sentence(table, names)}")
-        if selection.changes:
-            lines += [f"  {t}" for t in _nearest_changes(selection.changes[i], names, changes)]
-    if len(selection.stakeholders) > 1:
-        lines.append(
-            f"For the group: {selection.consensus_name}, the model whose largest regret over "
-            f"everyone is smallest ({selection.consensus_max_regret:.0%} of the spread of "
-            "someone's own metric over the pool)."
-        )
-        if selection.consensus_acceptability is not None:
-            lines.append(
-                "  "
-                + acceptability_sentence(
-                    selection.consensus_acceptability, names, lead=CONSENSUS_LEAD
-                )
-            )
-        if selection.consensus_changes:
-            lines += [
-                f"  {t.rstrip('.')} (that weight changed for everyone)."
-                for t in _nearest_changes(selection.consensus_changes, names, changes)
-            ]
-    return lines
-
-
-def omega_note(selection: Selection, gap: float = 0.15) -> str:
-    """One sentence on COPA's ω for the practitioner, naming the aspects where ω looks
-    unlike a person's own weights (over each aspect's whole range) by more than ``gap``."""
-    base = (
-        "COPA scores a model by its rank among the candidates on each aspect (top-%), not by "
-        "amounts, so ω is not what anyone values: it is the set of weights under which that "
-        "rank-based score orders the pool most like the person's own metric"
-    )
-    if selection.scenario is None:
-        return base + "."
-    from tradeoff.choose.robustness import aspect_words
-
-    aspects = aspect_words(selection.scenario)
-    unlike = []
-    for s, pick in zip(selection.stakeholders, selection.picks, strict=True):
-        own = s.swing_weights or s.weights
-        for j, aspect in enumerate(aspects):
-            if abs(pick.weights[j] - own[j]) > gap:
-                unlike.append(
-                    f"for {s.participant}, ω gives {aspect} {pick.weights[j]:.0%} where their "
-                    f"weight is {own[j]:.0%}"
-                )
-    if not unlike:
-        return base + "."
-    return (
-        f"{base}. So {'; '.join(unlike[:3])}: ω is fitted to the person's order of the "
-        "models, not read off their weights, so an aspect whose ranks happen to track that "
-        "order gets more ω and one that barely moves the pick can get less."
     )

@@ -114,7 +114,7 @@ def seed(value: int) -> int:
 
 def parse_p(text: str) -> float:
     """The p of a p-norm as a number (``inf`` or ``∞`` for infinity); whether it is a valid
-    p is checked by the core (:func:`tradeoff.choose.ranking.check_p`)."""
+    p is checked by the core (:func:`tradeoff.choose.rank.check_p`)."""
     if text.strip().lower() in ("inf", "infinity", "∞"):
         return float("inf")
     try:

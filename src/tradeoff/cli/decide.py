@@ -65,7 +65,7 @@ def decision(args: argparse.Namespace) -> Decision:
 def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
     from tradeoff.choose.robustness import CONSENSUS_LEAD, acceptability_sentence
-    from tradeoff.choose.selection import copa_differs
+    from tradeoff.choose.words import copa_differs
 
     names = chosen.pool.names
     lines = []
@@ -117,74 +117,19 @@ def format_selection(chosen: Selection) -> str:
     return "\n".join(lines)
 
 
-def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
-    """The row of the model decided on (one person's recommendation, or the group's
-    consensus) and the tags written on its MLflow version."""
-    import json
-    import math
-
-    selection = chosen.selection
-    people = selection.stakeholders
-    if len(people) == 1:
-        index = selection.recommendations[0].index
-        p_best = selection.recommendations[0].probability
-        tags = {
-            "tradeoff.rule": "the recommendation: the model of highest expected value in the "
-            "person's own metric over their posterior",
-            "tradeoff.p_best": "none (point estimate)" if p_best is None else f"{p_best:.4f}",
-        }
-    else:
-        index = chosen.pool.names.index(selection.consensus_name)
-        tags = {
-            "tradeoff.rule": "consensus: " + selection.consensus_rule,
-            "tradeoff.p_best": json.dumps(
-                {
-                    s.participant: None if r.p_best is None else round(r.p_best[index], 4)
-                    for s, r in zip(people, selection.recommendations, strict=True)
-                }
-            ),
-            "tradeoff.max_regret": f"{selection.consensus_max_regret:.4f}",
-        }
-    table = (
-        selection.acceptability[0]
-        if len(people) == 1 and selection.acceptability
-        else selection.consensus_acceptability
-    )
-    if table is not None:
-        tags["tradeoff.p_rank_1_2_3"] = ", ".join(f"{p:.4f}" for p in table[index])
-    changes = (
-        selection.changes[0]
-        if len(people) == 1 and selection.changes
-        else selection.consensus_changes
-    )
-    near = [c for c in changes if c.nearest() is not None]
-    if near:
-        nearest = min(near, key=lambda c: abs(math.log(c.nearest()[0])))  # type: ignore[index]
-        tags["tradeoff.what_would_change"] = nearest.sentence(chosen.pool.names)
-    tags |= {
-        "tradeoff.recommended": chosen.pool.names[index],
-        "tradeoff.ask.scenario": chosen.scenario.id,
-        "tradeoff.participants": ", ".join(s.participant for s in people),
-        "tradeoff.sessions": ", ".join(Path(s.path).name for s in people),
-        "tradeoff.answers": ", ".join(str(s.answers) for s in people),
-    }
-    return index, tags
-
-
 def record_in_mlflow(chosen: Decision, args: argparse.Namespace) -> RecordedDecision:
     """``select --mlflow-model``: the alias on the decided model's version, its tags, and
     the report attached to its run."""
-    import shlex
     import tempfile
 
-    from tradeoff.choose.report import write_report as write
+    from tradeoff.choose.decide import decision_tags
+    from tradeoff.choose.report import write_report
     from tradeoff.pool.tracking import record_decision
 
     index, tags = decision_tags(chosen)
     row = {str(k): v for k, v in chosen.pool.frame.iloc[index].to_dict().items()}
     with tempfile.TemporaryDirectory(prefix="tradeoff-report-") as folder:
-        command = "tradeoff " + " ".join(shlex.quote(a) for a in args.argv)
-        html_path, md_path = write(chosen.selection, chosen.scenario, folder, command=command)
+        html_path, md_path = write_report(chosen, folder, argv=args.argv)
         written = record_decision(
             args.mlflow_model,
             row,
@@ -229,17 +174,14 @@ def cmd_select(args: argparse.Namespace) -> int:
     return 0
 
 
-def write_report(chosen: Decision, out: str, argv: Sequence[str], *, json: bool) -> int:
-    """Write the decision report into ``out`` and say where (the one report writer of
-    ``tradeoff report`` and ``tradeoff study report``)."""
-    import shlex
+def emit_report(chosen: Decision, out: str, argv: Sequence[str], *, json: bool) -> int:
+    """Write the decision report into ``out`` (:func:`tradeoff.choose.report.write_report`)
+    and say where, for ``tradeoff report`` and ``tradeoff study report``."""
+    from tradeoff.choose.report import write_report
 
-    from tradeoff.choose.report import write_report as write
-
-    command = "tradeoff " + " ".join(shlex.quote(a) for a in argv)
     check_out(out)
     try:
-        html_path, md_path = write(chosen.selection, chosen.scenario, out, command=command)
+        html_path, md_path = write_report(chosen, out, argv=argv)
     except OSError as exc:
         raise UsageError(
             f"--out {out!r}: the report could not be written ({exc.strerror or exc}); give "
@@ -254,4 +196,4 @@ def write_report(chosen: Decision, out: str, argv: Sequence[str], *, json: bool)
 
 def cmd_report(args: argparse.Namespace) -> int:
     check_out(args.out)
-    return write_report(decision(args), args.out, args.argv, json=args.json)
+    return emit_report(decision(args), args.out, args.argv, json=args.json)

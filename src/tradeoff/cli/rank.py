@@ -17,14 +17,14 @@ from tradeoff.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from tradeoff.choose.ranking import RankOutcome
+    from tradeoff.choose.rank import RankOutcome
 
 MAX_SWEEP = 100_001
 
 
 def parse_weights(items: Sequence[str]) -> dict[str, float]:
     """``--weight COL=W`` options as numbers by column (their values are checked by
-    :func:`tradeoff.choose.ranking.weights_from_options`)."""
+    :func:`tradeoff.choose.rank.weights_from_options`)."""
     out: dict[str, float] = {}
     for item in items:
         col, sep, value = item.rpartition("=")
@@ -39,7 +39,7 @@ def parse_weights(items: Sequence[str]) -> dict[str, float]:
 
 def format_rank(outcome: RankOutcome) -> str:
     """The text ``tradeoff rank`` prints (practitioner's view: û as top-%, ω, p, Pareto)."""
-    from tradeoff.choose.ranking import top_percent
+    from tradeoff.choose.rank import top_percent
 
     cols = list(outcome.selected.u)
     width = min(60, max(12, *(len(r.name) for r in outcome.ranking)))
@@ -95,7 +95,7 @@ def format_rank(outcome: RankOutcome) -> str:
 
 def _check(args: argparse.Namespace) -> None:
     """What only the command line can check: which options go together, and the size of
-    an α sweep before it is made. Values are checked by the core (:mod:`tradeoff.choose.ranking`),
+    an α sweep before it is made. Values are checked by the core (:mod:`tradeoff.choose.rank`),
     whose errors name its parameters; ``main`` maps them to these flags."""
     if args.sweep is not None and not 2 <= args.sweep <= MAX_SWEEP:
         raise UsageError(f"--sweep needs N from 2 to {MAX_SWEEP} values of α")
@@ -108,13 +108,8 @@ def _check(args: argparse.Namespace) -> None:
 def cmd_rank(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from tradeoff.choose.ranking import (
-        RankOptions,
-        metric_objectives,
-        rank_pool,
-        rank_with_metric,
-        weights_from_options,
-    )
+    from tradeoff.choose.pool_metric import metric_objectives
+    from tradeoff.choose.rank import RankOptions, rank_pool, rank_with_metric, weights_from_options
     from tradeoff.pool import load_pool
 
     p = parse_p(args.p)

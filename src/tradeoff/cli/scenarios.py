@@ -109,12 +109,12 @@ def format_summary(summary: Summary) -> str:
         f"L1 error:  median {np.median(l1):.5f}, p90 {np.quantile(l1, 0.9):.5f}, "
         f"max {l1.max():.5f}",
     ]
-    decisions = [o.decision for o in summary.outcomes if o.decision is not None]
-    if decisions:
-        right = np.mean([d.right for d in decisions])
+    scores = [o.score for o in summary.outcomes if o.score is not None]
+    if scores:
+        right = np.mean([d.right for d in scores])
         lines.append(
             f"recommendation = the truth's best model in {right:.0%} of runs; regret median "
-            f"{np.median([d.regret for d in decisions]):.4f}"
+            f"{np.median([d.regret for d in scores]):.4f}"
         )
     traced = summary.trace_quantiles()
     if traced is not None:

@@ -1,18 +1,15 @@
 """Studies: ``tradeoff study create``, ``tradeoff study status`` and ``tradeoff study report``.
 
-The work is in :mod:`tradeoff.study`; these commands parse options and print.
+The work is in :mod:`tradeoff.study.folder` and, for the report, :mod:`tradeoff.study.report`;
+these commands parse options and print.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tradeoff.cli.common import UsageError, emit, error, parse_p, say
-
-if TYPE_CHECKING:
-    from tradeoff.study.folder import Study
 
 
 def _participants(value: str) -> list[str]:
@@ -115,16 +112,6 @@ def format_status(data: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-def _refuse_unread_withdrawals(study: Study) -> None:
-    """A report or an export leaves withdrawn participants out: with a line of the
-    withdrawals file unreadable it cannot know who, so it stops with that line's location."""
-    from tradeoff.study.withdrawals import read_withdrawals
-
-    problem = read_withdrawals(study).error()
-    if problem is not None:
-        raise problem
-
-
 def cmd_study_status(args: argparse.Namespace) -> int:
     from tradeoff.study.folder import load_study
     from tradeoff.study.status import study_status
@@ -144,32 +131,19 @@ def cmd_study_status(args: argparse.Namespace) -> int:
 
 
 def cmd_study_report(args: argparse.Namespace) -> int:
-    from tradeoff.ask.scenario import load_scenario
-    from tradeoff.choose.decide import decide
-    from tradeoff.cli.decide import check_out, write_report
-    from tradeoff.study.folder import load_study
-    from tradeoff.study.status import study_status
+    from tradeoff.cli.decide import check_out, emit_report
+    from tradeoff.study.report import NothingToDecide, decide_study, study_sessions
 
     check_out(args.out)
-    study = load_study(args.study)
-    _refuse_unread_withdrawals(study)
-    status = study_status(study)
-    sessions = status.complete_sessions()
-    for pid, why in status.missing(args.exclude_inconsistent):
-        error(f"{study.path}: participant {pid} is not in the report: {why}")
-    if not sessions:
-        raise UsageError(f"no participant of {study.path} has a complete session yet")
-    if load_scenario(study.scenario_path).scenario.pool is None:  # a study's copy is fixed
-        raise UsageError("the study's scenario has no [pool]; there is nothing to choose from")
-    chosen = decide(
-        sessions,
-        scenario=study.scenario_path,
-        p=parse_p(args.p),
-        top=args.top,
-        exclude_inconsistent=args.exclude_inconsistent,
-    )
-    argv = ["study", "report", str(study.path), "--out", args.out]
-    return write_report(chosen, args.out, argv, json=args.json)
+    found = study_sessions(args.study, exclude_inconsistent=args.exclude_inconsistent)
+    for pid, why in found.left_out:
+        error(f"{found.study.path}: participant {pid} is not in the report: {why}")
+    try:
+        chosen = decide_study(found, p=parse_p(args.p), top=args.top)
+    except NothingToDecide as exc:
+        raise UsageError(str(exc)) from None
+    argv = ["study", "report", str(found.study.path), "--out", args.out]
+    return emit_report(chosen, args.out, argv, json=args.json)
 
 
 def cmd_study_withdraw(args: argparse.Namespace) -> int:
@@ -226,9 +200,10 @@ def cmd_study_serve(args: argparse.Namespace) -> int:
 def cmd_study_export(args: argparse.Namespace) -> int:
     from tradeoff.study.export import export_study
     from tradeoff.study.folder import load_study
+    from tradeoff.study.report import check_withdrawals
 
     study = load_study(args.study)
-    _refuse_unread_withdrawals(study)
+    check_withdrawals(study)
     summary = export_study(study, args.out)
     for path, why in summary.skipped:
         error(f"{path}: not exported: {why}")

@@ -76,8 +76,9 @@ class Engine:
         A prebuilt population (otherwise built, and cached, from the scenario).
     candidates
         The candidate models' statistics in the metric's terms (one row each,
-        :func:`tradeoff.choose.ranking.metric_vectors`): the ``probabilistic`` strategy then aims
-        its questions at the pick and stops once it is settled (``[elicitation] stop``).
+        :func:`tradeoff.choose.pool_metric.metric_vectors`): the ``probabilistic``
+        strategy then aims its questions at the pick and stops once it is settled
+        (``[elicitation] stop``).
 
     Examples
     --------

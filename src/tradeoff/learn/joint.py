@@ -644,7 +644,7 @@ class JointStrategy:
     spec: ElicitationSpec = field(default_factory=ElicitationSpec)
     seed: int = 0
     #: The candidate models' statistics in the metric's terms (one row each,
-    #: :func:`tradeoff.choose.ranking.metric_vectors`), when questions aim at the decision.
+    #: :func:`tradeoff.choose.pool_metric.metric_vectors`), when questions aim at the decision.
     candidates: FloatArray | None = field(default=None, compare=False, repr=False)
     particles: int = PARTICLES
     noise_grid: NoiseGrid = field(default=NOISE_PRIOR, compare=False, repr=False)

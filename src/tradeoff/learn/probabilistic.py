@@ -273,7 +273,7 @@ class ProbabilisticStrategy:
     #: Log prior mass of every grid cell per ratio (:meth:`_log_prior`, built once).
     _prior: FloatArray = field(init=False, compare=False, repr=False)
     #: The candidate models' statistics in the metric's terms (one row each, see
-    #: :func:`tradeoff.choose.ranking.metric_vectors`), when questions aim at the decision.
+    #: :func:`tradeoff.choose.pool_metric.metric_vectors`), when questions aim at the decision.
     candidates: FloatArray | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:

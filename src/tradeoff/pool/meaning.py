@@ -8,7 +8,7 @@ MLflow's stand-in for infinity, 1.8e308, lands) and values outside the meaning's
 each a :class:`~tradeoff.errors.Problem` naming the row (its number and model name), the
 column, the value and the fix. :func:`tradeoff.pool.load_pool` applies it to every
 objective that carries a meaning (a scenario's pool columns do,
-:func:`tradeoff.choose.ranking.metric_objectives`), and the pool writers apply it before writing
+:func:`tradeoff.choose.pool_metric.metric_objectives`), and the pool writers apply it before writing
 (:meth:`tradeoff.pool.Measured.write`), so no writer writes what no reader accepts.
 
 Pool CSV files are written with every text cell through :func:`pool_cell`: a text a

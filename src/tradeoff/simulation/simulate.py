@@ -25,7 +25,8 @@ from tradeoff.ask.population import Population, scenario_population
 from tradeoff.ask.presentation import shown_pair
 from tradeoff.ask.queries import QuerySpace
 from tradeoff.ask.scenario import ElicitationSpec, Scenario
-from tradeoff.choose.ranking import metric_vectors, recommend
+from tradeoff.choose.pool_metric import metric_vectors
+from tradeoff.choose.recommend import recommend
 from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.learn import ElicitationResult, Engine, truth_from_dirichlet
 from tradeoff.pool import Pool
@@ -40,7 +41,8 @@ class RunOutcome:
     truth: tuple[float, ...]
     result: ElicitationResult
     l1: float
-    decision: Decision | None = None
+    #: The final recommendation scored against the truth (``None`` without candidates).
+    score: RunScore | None = None
     trace: tuple[float, ...] | None = None
     #: The most times one pair of options was shown (:func:`~tradeoff.ask.presentation.shown_pair`).
     pair_repeats: int = 1
@@ -65,8 +67,9 @@ class RunOutcome:
 
 
 @dataclass(frozen=True)
-class Decision:
-    """A run's recommendation from a pool against the best model under the true weights.
+class RunScore:
+    """A run's recommendation from a pool scored against the best model under the true
+    weights.
 
     ``regret`` is the true metric's loss of the recommended model relative to its spread
     over the pool (0: the right pick)."""
@@ -80,15 +83,15 @@ class Decision:
         return self.recommended == self.truth_best
 
 
-def decide(
+def score_run(
     scenario: Scenario,
     pool: Pool,
     engine: Engine,
     truth: Sequence[float],
     vectors: NDArray[np.float64] | None = None,
-) -> Decision:
+) -> RunScore:
     """What the engine now recommends from ``pool`` and what the truth would pick
-    (``vectors``: the pool's :func:`~tradeoff.choose.ranking.metric_vectors` under the result's
+    (``vectors``: the pool's :func:`~tradeoff.choose.pool_metric.metric_vectors` under the result's
     priors, when the caller has them)."""
     result = engine.result()
     assert result.priors is not None
@@ -100,7 +103,7 @@ def decide(
     best = int(np.argmax(psi))
     spread = float(psi.max() - psi.min())
     regret = float((psi[best] - psi[rec.index]) / spread) if spread > 0 else 0.0
-    return Decision(rec.name, pool.names[best], regret)
+    return RunScore(rec.name, pool.names[best], regret)
 
 
 def run_once(
@@ -139,13 +142,13 @@ def run_once(
         if trace:
             errors.append(l1_error(engine.result().weights, t))
     result = engine.result()
-    decision = None if pool is None else decide(scenario, pool, engine, t, candidates)
+    score = None if pool is None else score_run(scenario, pool, engine, t, candidates)
     stated = engine.decision()
     return RunOutcome(
         t,
         result,
         l1_error(result.weights, t),
-        decision,
+        score,
         tuple(errors) if trace else None,
         max(shown.values(), default=0),
         None if stated is None else stated[0],
@@ -204,11 +207,11 @@ class Summary:
                 "l1_median": traced[0],
                 "l1_p90": traced[1],
             }
-        decisions = [o.decision for o in self.outcomes if o.decision is not None]
-        if decisions:
-            regret = np.array([d.regret for d in decisions])
+        scores = [o.score for o in self.outcomes if o.score is not None]
+        if scores:
+            regret = np.array([d.regret for d in scores])
             data["decision"] = {
-                "right_pick_rate": float(np.mean([d.right for d in decisions])),
+                "right_pick_rate": float(np.mean([d.right for d in scores])),
                 "regret": {
                     "median": float(np.median(regret)),
                     "p90": float(np.quantile(regret, 0.9)),
@@ -235,7 +238,7 @@ class Summary:
 
 def _person(outcome: RunOutcome) -> dict[str, Any]:
     """One simulated person in ``simulate --json``'s ``people`` list."""
-    d = outcome.decision
+    d = outcome.score
     return {
         "truth": list(outcome.truth),
         "recommended": None if d is None else d.recommended,

@@ -6,8 +6,8 @@ for p and for moving weight between aspects.
 
 Opened by ``tradeoff select POOL --session FILE ... --tui`` and from the stakeholder app's
 result screen. All ranking is done by :mod:`tradeoff.pool.copa` /
-:mod:`tradeoff.choose.ranking` and the
-words by :mod:`tradeoff.choose.selection`; the screen only shows them.
+:mod:`tradeoff.choose.rank` and the
+words by :mod:`tradeoff.choose.words`; the screen only shows them.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from textual_plotext import PlotextPlot
 
 from tradeoff.ask.presentation import aspect_cell, aspect_header, table_legend
 from tradeoff.ask.scenario import Scenario
-from tradeoff.choose.ranking import rank_pool
-from tradeoff.choose.selection import Selection, omega_note, plain_summary
+from tradeoff.choose.rank import rank_pool
+from tradeoff.choose.selection import Selection
+from tradeoff.choose.words import omega_note, plain_summary
 from tradeoff.pool import Pool, copa
 from tradeoff.tui.dialogs import SelectionHelpScreen
 

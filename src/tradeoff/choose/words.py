@@ -1,0 +1,144 @@
+"""The words about a decision: who each model is for and why, in the people's words and
+units, for the faces and the report to show.
+
+:func:`nearest_changes` orders the changes of one weight that would alter a pick, nearest
+first (the one place they are ordered); :func:`plain_summary` is each person's pick, how
+sure it is and what would change it, then the group's; :func:`copa_differs` and
+:func:`omega_note` speak of COPA's pick for the practitioner.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+from tradeoff.ask.presentation import difference_words
+from tradeoff.choose.rank import RankOutcome
+from tradeoff.choose.recommend import Recommendation
+from tradeoff.choose.robustness import (
+    CONSENSUS_LEAD,
+    WeightChange,
+    acceptability_sentence,
+    aspect_words,
+    share_words,
+)
+from tradeoff.choose.selection import Selection
+
+
+def nearest_changes(changes: Iterable[WeightChange]) -> list[WeightChange]:
+    """The weight changes that alter the pick, the nearest first: by how far the factor is
+    from 1 as a ratio (2 and 1/2 are as far); ties keep their order. Changes that alter
+    nothing within the searched factors are left out.
+
+    Examples
+    --------
+    >>> far = WeightChange(0, "speed", (4.0, 1), None)
+    >>> near = WeightChange(1, "cost", None, (0.5, 2))
+    >>> none = WeightChange(2, "size", None, None)
+    >>> [c.aspect for c in nearest_changes([far, none, near])]
+    ['cost', 'speed']
+    """
+    near = [(c, n[0]) for c in changes if (n := c.nearest()) is not None]
+    near.sort(key=lambda pair: abs(math.log(pair[1])))
+    return [c for c, _ in near]
+
+
+def change_sentences(
+    changes: Sequence[WeightChange], names: Sequence[str], limit: int
+) -> list[str]:
+    """The ``limit`` weight changes closest to the present weights, in words."""
+    near = nearest_changes(changes)
+    if not near:
+        return ["No change of one weight within a factor of 100 alters the pick."]
+    return [c.sentence(names) for c in near[:limit]]
+
+
+def copa_differs(selection: Selection, rec: Recommendation, pick: RankOutcome) -> str:
+    """One sentence for a COPA pick that is not the recommendation, with the difference in
+    the person's own units ("COPA's ranking (for the practitioner) picks tree-depth2
+    instead, which flags 94 fewer malignant lumps per 1,000; …")."""
+    words = (
+        []
+        if selection.scenario is None
+        else difference_words(
+            selection.scenario,
+            selection.pool.values[pick.selected.index].tolist(),
+            selection.pool.values[rec.index].tolist(),
+        )
+    )
+    than = f", which {'; '.join(words)} than {rec.name}" if words else ", which reads the same"
+    return f"COPA's ranking (for the practitioner) picks {pick.selected.name} instead{than}."
+
+
+def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
+    """Who each model is for and why, in the people's words and units: each person's
+    recommendation with its chance of being best and the runner-up trade, how sure that is
+    (rank acceptability) and the nearest changes of a weight that would alter it; then the
+    consensus for a group. The first view of ranking details and the report's summary."""
+    names = selection.pool.names
+    lines = []
+    for i, (s, rec, _, _) in enumerate(selection.rows()):
+        sure = (
+            ""
+            if rec.probability is None
+            else f" ({share_words(rec.probability)} chance it is the best)"
+        )
+        line = f"For {s.participant}: {rec.name}, the model their answers make best{sure}."
+        if rec.trade:
+            line += f" {rec.trade[0].upper()}{rec.trade[1:]}."
+        if s.consistency is not None and s.consistency.flagged:
+            line += f" {s.consistency.sentence()}"
+        lines.append(line)
+        table = selection.acceptability[i] if selection.acceptability else None
+        if table is not None:
+            lines.append(f"  {acceptability_sentence(table, names)}")
+        if selection.changes:
+            lines += [f"  {t}" for t in change_sentences(selection.changes[i], names, changes)]
+    if len(selection.stakeholders) > 1:
+        lines.append(
+            f"For the group: {selection.consensus_name}, the model whose largest regret over "
+            f"everyone is smallest ({selection.consensus_max_regret:.0%} of the spread of "
+            "someone's own metric over the pool)."
+        )
+        if selection.consensus_acceptability is not None:
+            lines.append(
+                "  "
+                + acceptability_sentence(
+                    selection.consensus_acceptability, names, lead=CONSENSUS_LEAD
+                )
+            )
+        if selection.consensus_changes:
+            lines += [
+                f"  {t.rstrip('.')} (that weight changed for everyone)."
+                for t in change_sentences(selection.consensus_changes, names, changes)
+            ]
+    return lines
+
+
+def omega_note(selection: Selection, gap: float = 0.15) -> str:
+    """One sentence on COPA's ω for the practitioner, naming the aspects where ω looks
+    unlike a person's own weights (over each aspect's whole range) by more than ``gap``."""
+    base = (
+        "COPA scores a model by its rank among the candidates on each aspect (top-%), not by "
+        "amounts, so ω is not what anyone values: it is the set of weights under which that "
+        "rank-based score orders the pool most like the person's own metric"
+    )
+    if selection.scenario is None:
+        return base + "."
+    aspects = aspect_words(selection.scenario)
+    unlike = []
+    for s, pick in zip(selection.stakeholders, selection.picks, strict=True):
+        own = s.swing_weights or s.weights
+        for j, aspect in enumerate(aspects):
+            if abs(pick.weights[j] - own[j]) > gap:
+                unlike.append(
+                    f"for {s.participant}, ω gives {aspect} {pick.weights[j]:.0%} where their "
+                    f"weight is {own[j]:.0%}"
+                )
+    if not unlike:
+        return base + "."
+    return (
+        f"{base}. So {'; '.join(unlike[:3])}: ω is fitted to the person's order of the "
+        "models, not read off their weights, so an aspect whose ranks happen to track that "
+        "order gets more ω and one that barely moves the pick can get less."
+    )

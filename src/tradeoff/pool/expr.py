@@ -106,11 +106,6 @@ class ExpressionError(ValueError):
 
 
 @dataclass(frozen=True)
-class _Column:
-    name: str
-
-
-@dataclass(frozen=True)
 class Condition:
     """A checked condition: only allow-listed nodes, only the table's columns."""
 

@@ -4,8 +4,7 @@
 scenario's population and the pool's models as metric rows, from the study cache when
 there is one: :mod:`tradeoff.study.cache`) and starts the
 :class:`~tradeoff.record.recorder.Recorder`;
-:func:`resume_session` does the same for a session already on disk; :func:`what_to_open`
-says whether a participant has an unfinished session of a scenario to continue. The app,
+:func:`resume_session` does the same for a session already on disk. The app,
 the study server and the tests open sessions through these, so every face prepares a
 session the same way (docs/architecture.md, "The decide step").
 """

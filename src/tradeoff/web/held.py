@@ -19,9 +19,10 @@ from typing import TypeVar
 from tradeoff.ask.scenario import LoadedScenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Engine
-from tradeoff.record.log import closed, iter_sessions, read_session
+from tradeoff.record.log import closed, read_session
 from tradeoff.record.recorder import Recorder
 from tradeoff.record.records import ConsentRecord, Header
+from tradeoff.study.counted import session_files
 from tradeoff.study.folder import Study
 from tradeoff.study.opening import resume_session, start_session
 
@@ -64,11 +65,8 @@ class Participants:
 
     def _sessions(self, participant: str) -> list[Path]:
         prefix = f"{self.loaded.scenario.id}-"
-        return [
-            p
-            for p in iter_sessions(self.study.sessions_dir, participant)
-            if p.name.startswith(prefix)
-        ]
+        files, _ = session_files(self.study, participant)  # the study's one list
+        return [p for p in files if p.name.startswith(prefix)]
 
     def open_session(self, participant: str) -> Path | None:
         """The participant's newest unfinished session of the study's scenario, if any

@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test test-other-path lint bench clean
+.PHONY: run check test test-other-path lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,10 +36,15 @@ test: lint
 
 # The tests whose results a CPU's kernels could change: the engine's strategies, sessions and
 # their replay, the export's posterior, the recommendation, the app's screens (snapshots).
-OTHER_PATH_TESTS := tests/test_machines.py tests/test_joint.py tests/test_strategies.py \
-	tests/test_session.py tests/test_records.py tests/test_export.py tests/test_extend.py \
-	tests/test_recommend.py tests/test_robustness.py tests/test_decide.py \
-	tests/test_selection.py tests/test_tui.py src/tradeoff/stable.py
+OTHER_PATH_TESTS := tests/test_machines.py tests/learn/test_joint.py tests/learn/test_strategies.py \
+	tests/record/test_session.py tests/record/test_records.py tests/study/test_export.py \
+	tests/learn/test_extend.py tests/choose/test_recommend.py tests/choose/test_robustness.py \
+	tests/choose/test_decide.py tests/choose/test_selection.py tests/tui/test_tui.py \
+	src/tradeoff/stable.py
+
+## check: the core tier only (no statistical, end-to-end or browser tests): under a minute
+check: lint
+	$(BIN)/pytest -n 2 -m "not (stats or e2e or browser or slow)"
 
 ## test-other-path: those tests under the numeric path most unlike this machine's default
 ## (numpy's AVX-512 kernels off and OpenBLAS's Haswell kernels on a CPU with AVX-512; see

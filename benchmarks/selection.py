@@ -3,7 +3,7 @@ weights equals the pick under their true weights.
 
 Run: ``.venv/bin/python -m benchmarks.selection [--reps 50]`` (writes
 benchmarks/results/selection.md). Three stakeholders with the true swing weights of
-``tests/test_selection.py`` answer 30 questions of the default scenario (the probabilistic
+``tests/choose/test_selection.py`` answer 30 questions of the default scenario (the probabilistic
 strategy, one answer in twenty flipped), ``--reps`` seeded times each; the engines are run in
 memory (the test writes and replays session files for a tenth of the repetitions).
 Reported: COPA's pick (p = ∞, ω from swing weights) against COPA's pick under the truth,

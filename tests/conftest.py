@@ -38,6 +38,43 @@ def small(name: str, samples: int = 20_000) -> Scenario:
     )
 
 
+#: The tiers beyond the core (``make check`` runs the core only; ``make test`` runs all):
+#: ``e2e`` drives a whole face or process (a server and its clients, the command line in a
+#: process of its own, the app, scikit-learn and MLflow, several numeric paths); ``stats``
+#: measures a statistical property over many runs; ``browser`` needs Chromium.
+TIERS = {
+    "browser": {"test_web_browser"},
+    "stats": {"test_strategies", "test_engine_paper"},
+    "e2e": {
+        "test_machines", "test_wheel", "test_tui", "test_tui_pty", "test_joint_app",
+        "test_study", "test_web", "test_web_processes", "test_study_web_cli",
+        "test_hostile_serving", "test_hostile_study", "test_hostile_text", "test_hostile_files",
+        "test_pool_sources", "test_hostile_pools", "test_bench", "test_cli_simulate",
+        "test_report_plain", "test_selection", "test_decide",
+    },
+}
+#: Single statistical tests in files of the core tier (a scan or a brute force over many
+#: draws).
+STATS_TESTS = {
+    "test_the_smallest_change_is_where_a_scan_first_sees_another_pick",
+    "test_the_first_column_is_the_recommendations_p_best",
+    "test_masks_match_pandas",
+    "test_power_with_a_true_five_percent_gap",
+    "test_particles_match_brute_force_with_the_full_noise_grid",
+}
+
+
+def mark_tiers(items: list[pytest.Item]) -> None:
+    """Mark every test with its tier (:data:`TIERS`, :data:`STATS_TESTS`)."""
+    for item in items:
+        stem = item.path.stem
+        for tier, files in TIERS.items():
+            if stem in files:
+                item.add_marker(getattr(pytest.mark, tier))
+        if item.name.split("[")[0] in STATS_TESTS:
+            item.add_marker(pytest.mark.stats)
+
+
 @pytest.fixture(autouse=True)
 def _run_from_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
@@ -78,6 +115,7 @@ RUN_SLOW = bool(os.environ.get("CI") or os.environ.get("TRADEOFF_SLOW"))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    mark_tiers(items)
     if RUN_SLOW:
         return
     skip = pytest.mark.skip(reason="slow: runs in CI, or with TRADEOFF_SLOW=1 make test")

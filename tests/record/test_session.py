@@ -1,0 +1,307 @@
+"""Session files: durable, locked, 0600, replayable; truncated lines reported, never lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.cli import main
+from tradeoff.errors import InputError
+from tradeoff.learn import Choice
+from tradeoff.record.log import read_session, unfinished_sessions
+from tradeoff.record.recorder import Recorder, SessionLocked
+from tradeoff.record.records import check_participant
+from tradeoff.record.replay import replay
+from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.opening import start_session
+
+from ..conftest import small_scenario_file, spec
+
+TRUTH = [0.5, 0.2, 0.2, 0.1]
+
+
+def small_scenario(tmp_path: Path) -> Path:
+    return small_scenario_file(tmp_path)
+
+
+def record(tmp_path: Path, answers: int = 8) -> Recorder:
+    loaded = load_scenario(small_scenario(tmp_path))
+    rec = start_session(
+        loaded, "dr-lee", tmp_path / "sessions", spec=spec(loaded.scenario, budget=20)
+    )
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, TRUTH)
+    for _ in range(answers):
+        q = rec.engine.next_query()
+        assert q is not None
+        rec.answer(oracle.choose(q), response_ms=1234.5)
+    return rec
+
+
+def test_file_layout_header_and_mode(tmp_path: Path) -> None:
+    rec = record(tmp_path, 3)
+    rec.close()
+    assert rec.path.parent == tmp_path / "sessions" / "dr-lee"
+    assert rec.path.name.startswith("glaucoma-screening-") and rec.path.suffix == ".jsonl"
+    assert stat.S_IMODE(os.stat(rec.path).st_mode) == 0o600
+    lines = rec.path.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["type"] == "header" and header["format"] == 3
+    assert all(len(json.loads(line)["chain"]) == 64 for line in lines)
+    assert header["participant"] == "dr-lee" and header["scenario_id"] == "glaucoma-screening"
+    assert len(header["scenario_sha256"]) == 64 and "[population]" in header["scenario_text"]
+    assert {"strategy", "seed", "started", "tradeoff", "scenario_text"} <= set(header)
+    assert "scenario" not in header  # the scenario is stored once, as its text
+    answer = json.loads(lines[1])
+    assert answer["type"] == "answer" and answer["choice"] in ("left", "right", "indifferent")
+    assert {"left", "right"} <= set(answer["query"]) and answer["response_ms"] == 1234.5
+
+
+def test_every_answer_is_on_disk_before_the_next_question(tmp_path: Path) -> None:
+    rec = record(tmp_path, 0)
+    for n in range(1, 6):
+        rec.answer(Choice.LEFT)
+        # A second reader sees it at once (written and fsynced, not buffered).
+        assert sum(e.type == "answer" for e in read_session(rec.path).events) == n
+    rec.close()
+
+
+def test_replay_reproduces_the_result_exactly(tmp_path: Path) -> None:
+    rec = record(tmp_path, 12)
+    rec.undo()
+    rec.answer(Choice.INDIFFERENT)
+    rec.note("a note")
+    result = rec.finish()
+    rec.close()
+    log = read_session(rec.path)
+    assert log.finished
+    again = replay(log).result()
+    assert again.weights == result.weights and again.intervals == result.intervals
+
+
+def test_truncated_last_line_is_reported_and_skipped(tmp_path: Path) -> None:
+    rec = record(tmp_path, 5)
+    rec.close()
+    with open(rec.path, "ab") as f:
+        f.write(b'{"type": "answer", "index": 6, "que')  # the power went out here
+    log = read_session(rec.path)
+    assert log.truncated_tail
+    assert any("line 7 is truncated" in w for w in log.warnings)
+    assert sum(e.type == "answer" for e in log.events) == 5
+    resumed = Recorder.resume(rec.path)
+    assert resumed.engine.answered == 5
+    resumed.answer(Choice.RIGHT)
+    resumed.close()
+    again = read_session(rec.path)
+    assert sum(e.type == "answer" for e in again.events) == 6
+    assert any("not a complete record" in w for w in again.warnings)  # reported, not hidden
+
+
+def test_two_processes_cannot_write_one_session(tmp_path: Path) -> None:
+    rec = record(tmp_path, 2)
+    with pytest.raises(SessionLocked, match="another tradeoff"):
+        Recorder.resume(rec.path)
+    rec.close()
+    Recorder.resume(rec.path).close()
+
+
+def test_changed_scenario_is_refused_unless_the_embedded_copy_is_used(tmp_path: Path) -> None:
+    rec = record(tmp_path, 3)
+    rec.close()
+    path = small_scenario(tmp_path)
+    path.write_text(path.read_text().replace("budget = 30", "budget = 31"))
+    with pytest.raises(InputError, match="different version"):
+        Recorder.resume(rec.path, current=load_scenario(path))
+    resumed = Recorder.resume(rec.path, current=load_scenario(path), use_embedded=True)
+    assert resumed.engine.answered == 3
+    resumed.close()
+
+
+@pytest.mark.parametrize("bad", ["a/b", "..", "x..y", "", " lee", "lee\x00", "tab\tid", "-x"])
+def test_unsafe_participant_ids_are_rejected(bad: str) -> None:
+    with pytest.raises(InputError, match="not allowed"):
+        check_participant(bad)
+
+
+def test_unfinished_sessions_are_found(tmp_path: Path) -> None:
+    rec = record(tmp_path, 2)
+    rec.close()
+    found = unfinished_sessions(tmp_path / "sessions", "dr-lee", "glaucoma-screening")
+    assert found == [rec.path]
+    again = Recorder.resume(rec.path)
+    again.finish()
+    again.close()
+    assert unfinished_sessions(tmp_path / "sessions", "dr-lee", "glaucoma-screening") == []
+
+
+def test_session_of_another_version_replays_as_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Questions chosen another way (here: always at the posterior median, with repeats of
+    the least believed answer) replay as recorded, to the same result, with a warning; the
+    session then continues with this version's questions, appended to the same file."""
+    import tradeoff.learn.probabilistic as prob
+    import tradeoff.record.recorder as recorder
+
+    with monkeypatch.context() as patch:
+        patch.setattr(prob, "QUESTION_QUANTILES", (0.5,))
+        patch.setattr(prob.ProbabilisticStrategy, "_repeat_candidate", _oldest_repeat)
+        patch.setattr(recorder, "__version__", "0.1.9")  # the header names the other version
+        rec = record(tmp_path, 14)
+        recorded = rec.engine.result()
+        asked = [q for q, _ in rec.engine.history]
+        rec.close()
+    log = read_session(rec.path)
+    engine = replay(log)
+    assert [q for q, _ in engine.history] == asked
+    assert engine.result() == recorded
+    assert any("differ from those this version" in w for w in log.warnings)
+    assert any(
+        q != engine_q for q, engine_q in zip(asked, _fresh_questions(tmp_path, 14), strict=True)
+    )
+    again = Recorder.resume(rec.path)
+    assert any("applied to the questions as recorded" in w for w in again.warnings)
+    again.answer(Choice.LEFT)
+    again.close()
+    assert sum(e.type == "answer" for e in read_session(rec.path).events) == 15
+
+
+def _oldest_repeat(self: object, state: object) -> int | None:
+    answered: int = state.answered  # type: ignore[attr-defined]
+    return 0 if answered == 5 else None
+
+
+def _fresh_questions(tmp_path: Path, n: int) -> list[object]:
+    (tmp_path / "fresh").mkdir()
+    rec = record(tmp_path / "fresh", n)
+    rec.close()
+    return [q for q, _ in rec.engine.history]
+
+
+def as_format_1(path: Path) -> list[str]:
+    """The file's lines as an older version wrote them: format 1, no chain of hashes."""
+    out = []
+    for line in path.read_text().splitlines():
+        data = json.loads(line)
+        data.pop("chain")
+        if data["type"] == "header":
+            data["format"] = 1
+        out.append(json.dumps(data))
+    return out
+
+
+def test_paper_session_of_another_version_is_refused(tmp_path: Path) -> None:
+    loaded = load_scenario(small_scenario(tmp_path))
+    rec = start_session(
+        loaded,
+        "dr-lee",
+        tmp_path / "sessions",
+        spec=spec(loaded.scenario, strategy="paper", budget=20),
+    )
+    for _ in range(3):
+        rec.answer(Choice.LEFT)
+    rec.close()
+    lines = as_format_1(rec.path)
+    first, second = json.loads(lines[1]), json.loads(lines[2])
+    lines[1], lines[2] = json.dumps(second), json.dumps(first)  # asked in another order
+    rec.path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match="learns only from its own questions"):
+        replay(read_session(rec.path))
+
+
+def test_tampered_answer_of_an_unchained_file_is_detected(tmp_path: Path) -> None:
+    rec = record(tmp_path, 3)
+    rec.close()
+    lines = as_format_1(rec.path)
+    event = json.loads(lines[2])
+    event["query"]["left"]["accuracies"][0] += 0.01  # the threshold no longer fits the options
+    lines[2] = json.dumps(event)
+    rec.path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match="not one this scenario builds") as info:
+        replay(read_session(rec.path))
+    assert "line 3 (answer 2), field 'query'" in info.value.message()
+    assert "changed afterwards" in info.value.message()
+
+
+def test_unchained_file_replays(tmp_path: Path) -> None:
+    rec = record(tmp_path, 5)
+    rec.close()
+    expected = rec.engine.result()
+    rec.path.write_text("\n".join(as_format_1(rec.path)) + "\n")
+    assert replay(read_session(rec.path)).result() == expected
+    again = Recorder.resume(rec.path)  # appends unchained lines to an unchained file
+    again.answer(Choice.LEFT)
+    again.close()
+    assert "chain" not in rec.path.read_text().splitlines()[-1]
+    assert replay(read_session(rec.path)).answered == 6
+
+
+def _edit(path: Path, change: object) -> str:
+    lines = path.read_text().splitlines()
+    change(lines)  # type: ignore[operator]
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as info:
+        read_session(path)
+    return info.value.message()
+
+
+def test_edited_deleted_and_moved_lines_are_evident(tmp_path: Path) -> None:
+    rec = record(tmp_path, 6)
+    rec.close()
+    original = rec.path.read_text()
+
+    def edit(lines: list[str]) -> None:
+        event = json.loads(lines[3])
+        event["choice"] = "left" if event["choice"] != "left" else "right"
+        lines[3] = json.dumps(event, ensure_ascii=False)
+
+    assert "line 4: does not match its chain hash: this line was edited" in _edit(rec.path, edit)
+    rec.path.write_text(original)
+    assert "line 3: does not match its chain hash" in _edit(rec.path, lambda lines: lines.pop(2))
+    rec.path.write_text(original)
+
+    def swap(lines: list[str]) -> None:
+        lines[2], lines[3] = lines[3], lines[2]
+
+    assert "line 3" in _edit(rec.path, swap)
+    rec.path.write_text(original)
+    assert "line 1" in _edit(
+        rec.path, lambda lines: lines.__setitem__(0, lines[0].replace('"seed": 0', '"seed": 1'))
+    )
+
+
+def test_session_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rec = record(tmp_path, 10)
+    rec.undo()
+    rec.close()
+    assert main(["session", "show", str(rec.path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["participant"] == "dr-lee" and data["scenario_id"] == "glaucoma-screening"
+    assert data["answers"] == 9 and data["undos"] == 1 and data["complete"] is False
+    assert len(data["weights"]) == 4 and len(data["intervals"]) == 4
+    assert len(data["swing_weights"]) == 4 and len(data["swing_intervals"]) == 4
+    assert main(["session", "show", str(rec.path)]) == 0
+    out = capsys.readouterr().out
+    assert "dr-lee" in out and "over its whole range (swing)" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (b"", "empty"),
+        (b"not json\n", "not a session header"),
+        (b'{"type": "answer"}\n', "not a session header"),
+    ],
+)
+def test_bad_session_files(
+    tmp_path: Path, content: bytes, fragment: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(content)
+    assert main(["session", "show", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and "Traceback" not in err

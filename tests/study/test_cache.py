@@ -1,0 +1,200 @@
+"""The on-disk cache a study's participants share: the same numbers as building in memory,
+memory-mapped, rebuilt when broken, and a participant's process that needs neither scipy
+nor pandas before its first question."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import beta as scipy_beta
+
+from tradeoff.ask.population import build_population
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.choose.candidates import decision_candidates
+from tradeoff.errors import InputError
+from tradeoff.learn.probabilistic import ERROR_GRID, beta_pdf
+from tradeoff.record.log import read_session
+from tradeoff.record.replay import replay
+from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.cache import cached_candidates, cached_population, population_key
+from tradeoff.study.opening import start_session
+
+from ..conftest import ROOT, small, small_scenario_file
+
+
+def _entry(folder: Path) -> Path:
+    (entry,) = folder.glob("population-*")
+    return entry
+
+
+@pytest.mark.parametrize("name", ["glaucoma-screening", "paper-k3-two-costs-reward"])
+def test_a_cached_population_is_the_built_one_memory_mapped(tmp_path: Path, name: str) -> None:
+    sc = small(name)
+    built = build_population(sc.population, tuple(c.name for c in sc.classes))
+    first = cached_population(sc, tmp_path)  # builds and writes the entry
+    again = cached_population(sc, tmp_path)  # reads it
+    assert isinstance(again.eta, np.memmap)
+    for pop in (first, again):
+        np.testing.assert_array_equal(np.asarray(pop.eta), built.eta)
+        np.testing.assert_array_equal(pop.priors, built.priors)
+        for j in range(1, sc.n_classes):
+            for m in (0.0, 0.013, 0.37, 0.5, 0.81, 1.0):
+                assert pop.rbo_accuracies(0, j, m) == built.rbo_accuracies(0, j, m)
+    if sc.n_classes > 2:  # pairs not in the cache are built from the mapped η
+        assert again.rbo_accuracies(1, 2, 0.4) == built.rbo_accuracies(1, 2, 0.4)
+
+
+def test_the_key_follows_what_the_population_depends_on(tmp_path: Path) -> None:
+    sc = small("glaucoma-screening")
+    other_seed = sc.model_copy(update={"population": sc.population.model_copy(update={"seed": 12})})
+    renamed = sc.model_copy(update={"title": "another title"})
+    assert population_key(sc) != population_key(other_seed)
+    assert population_key(sc) == population_key(renamed)  # the text does not matter
+
+
+def test_a_probability_file_is_keyed_by_its_content_not_its_path(tmp_path: Path) -> None:
+    src = ROOT / "scenarios" / "breast-cancer-triage-real.toml"
+    sc = load_scenario(src).scenario
+    key = population_key(sc)
+    csv = Path(sc.population.path or "")
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(csv.read_bytes())
+    moved = sc.model_copy(
+        update={"population": sc.population.model_copy(update={"path": str(copy)})}
+    )
+    assert population_key(moved) == key
+    copy.write_bytes(csv.read_bytes().replace(b"\n", b"\r\n", 1))
+    assert population_key(moved) != key
+
+
+def test_a_broken_entry_is_set_aside_and_built_again(tmp_path: Path) -> None:
+    sc = small("glaucoma-screening")
+    built = build_population(sc.population, tuple(c.name for c in sc.classes))
+    cached_population(sc, tmp_path)
+    entry = _entry(tmp_path)
+    eta = entry / "eta.npy"
+    eta.write_bytes(eta.read_bytes()[: eta.stat().st_size // 2])  # a cut-off write
+    pop = cached_population(sc, tmp_path)
+    np.testing.assert_array_equal(np.asarray(pop.eta), built.eta)
+    meta = json.loads((_entry(tmp_path) / "meta.json").read_text())
+    meta["n"] += 1  # a table that does not match its description
+    (_entry(tmp_path) / "meta.json").write_text(json.dumps(meta))
+    pop = cached_population(sc, tmp_path)
+    assert pop.n == built.n
+    assert [p.name for p in tmp_path.iterdir()] == [_entry(tmp_path).name]  # nothing left over
+
+
+def test_cached_candidates_are_the_pools_rows(tmp_path: Path) -> None:
+    loaded = load_scenario(ROOT / "scenarios" / "breast-cancer-triage.toml")
+    sc, base = loaded.scenario, Path(loaded.path).parent
+    priors = [0.37, 0.63]
+    expected = decision_candidates(sc, base, priors, None)
+    assert expected is not None
+    for _ in range(2):  # written, then read
+        got = cached_candidates(sc, base, priors, None, tmp_path)
+        assert got is not None
+        np.testing.assert_array_equal(got, expected)
+    assert len(list(tmp_path.glob("candidates-*.npy"))) == 1
+    assert cached_candidates(sc, base, priors, "weights", tmp_path) is None
+    assert cached_candidates(sc, base, [0.5, 0.5], None, tmp_path) is not None
+    assert len(list(tmp_path.glob("candidates-*.npy"))) == 2  # other priors: another entry
+
+
+def test_a_session_recorded_with_the_cache_replays_the_same_without_it(tmp_path: Path) -> None:
+    path = small_scenario_file(tmp_path, "breast-cancer-triage")
+    shutil.copytree(ROOT / "scenarios" / "pools", tmp_path / "pools")
+    loaded = load_scenario(path)
+    sc = loaded.scenario
+    truth = (0.45, 0.3, 0.15, 0.1)
+    oracle = SimulatedOracle.for_scenario(sc, truth)
+    rec = start_session(
+        loaded,
+        "p01",
+        tmp_path / "sessions",
+        spec=sc.elicitation.override(budget=12),
+        cache_dir=tmp_path / "cache",
+    )
+    with rec:
+        while (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q))
+        result = rec.finish()
+    assert any((tmp_path / "cache").glob("population-*"))
+    log = read_session(rec.path)
+    assert log.header.candidates is not None  # the cached pool rows were recorded
+    again = replay(log).result()
+    assert again.weights == result.weights
+    assert again.intervals == result.intervals
+
+
+def test_beta_density_is_scipys() -> None:
+    for a, b in ((0.2, 3.8), (0.02, 3.98), (1.6, 2.4), (2.0, 2.0)):
+        x = ERROR_GRID / 0.5
+        np.testing.assert_allclose(beta_pdf(x, a, b), scipy_beta.pdf(x, a, b), rtol=1e-12)
+
+
+def test_a_participants_process_needs_neither_scipy_nor_pandas(tmp_path: Path) -> None:
+    """Importing either costs a participant's process 0.5–1.5 s before its first question
+    (benchmarks/startup.py measures the whole start)."""
+    from tradeoff.study.folder import create_study
+
+    scenario = small_scenario_file(tmp_path, "breast-cancer-triage")
+    with pytest.raises(InputError, match=r"pools/breast-cancer\.csv"):
+        create_study(scenario, ["p01"], tmp_path / "s")  # a missing pool, named before
+    assert not (tmp_path / "s").exists()  # anything is written
+    shutil.copytree(ROOT / "scenarios" / "pools", tmp_path / "pools")
+    study, _ = create_study(scenario, ["p01"], tmp_path / "s")
+    assert any(study.cache_dir.glob("candidates-*.npy"))
+    code = f"""
+import sys
+from tradeoff.tui.screens.question import QuestionScreen
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.study.opening import start_session
+from tradeoff.record.recorder import Recorder
+from tradeoff.study.folder import load_study
+study = load_study({str(study.path)!r})
+loaded = load_scenario(study.scenario_path)
+rec = start_session(loaded, "p01", study.sessions_dir, cache_dir=study.cache_dir)
+rec.engine.space.warm()
+assert rec.engine.next_query() is not None
+print(sorted({{m.split(".")[0] for m in sys.modules}} & {{"scipy", "pandas", "matplotlib"}}))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_a_missing_probability_file_is_reported_as_without_the_cache(tmp_path: Path) -> None:
+    sc = load_scenario(ROOT / "scenarios" / "breast-cancer-triage-real.toml").scenario
+    gone = sc.model_copy(
+        update={"population": sc.population.model_copy(update={"path": str(tmp_path / "x.csv")})}
+    )
+    with pytest.raises(InputError, match=r"x\.csv"):
+        cached_population(gone, tmp_path / "cache")
+
+
+def test_a_process_maps_an_entry_once_and_keeps_it_when_out_of_descriptors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from tradeoff.study import cache
+
+    sc = small("glaucoma-screening")
+    first = cached_population(sc, tmp_path)
+    assert cached_population(sc, tmp_path) is first  # every engine shares one mapping
+    cache._MAPPED.clear()
+
+    def out_of_descriptors(folder: Path) -> object:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(cache, "_read_population", out_of_descriptors)
+    with pytest.raises(OSError, match="Too many open files"):
+        cached_population(sc, tmp_path)
+    assert _entry(tmp_path).is_dir()  # not set aside as broken

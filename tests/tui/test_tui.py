@@ -1,0 +1,529 @@
+"""The stakeholder's app, driven by Pilot: every key path, clicks, resume, snapshots."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from tradeoff.record.log import read_session
+from tradeoff.record.replay import replay
+from tradeoff.tui import make_app
+from tradeoff.tui.dialogs import HelpScreen
+from tradeoff.tui.screens.question import QuestionScreen
+from tradeoff.tui.screens.review import ReviewScreen
+from tradeoff.tui.screens.start import StartScreen
+
+from ..conftest import small_scenario_file
+
+SIZE = (100, 32)
+
+
+def scenario_file(tmp_path: Path, budget: int = 12) -> Path:
+    return small_scenario_file(tmp_path, **{"budget = 30": f"budget = {budget}"})
+
+
+def app_for(tmp_path: Path, **kwargs: Any) -> Any:
+    kwargs.setdefault("participant", "dr-lee")
+    return make_app(
+        scenario_file(tmp_path, kwargs.pop("budget", 12)),
+        sessions_dir=tmp_path / "sessions",
+        **kwargs,
+    )
+
+
+async def wait_for(pilot: Pilot[Any], cls: type, timeout: float = 20.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if isinstance(pilot.app.screen, cls):
+            await pilot.pause()
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"{cls.__name__} did not appear; screen is {pilot.app.screen}")
+
+
+async def click_start(pilot: Pilot[Any]) -> None:
+    """Click the start screen's Start button, scrolled into view first (at 80×24 it sits
+    below the description, and a click outside the visible region lands elsewhere)."""
+    pilot.app.screen.query_one("#start").scroll_visible(animate=False)
+    await pilot.pause()
+    await pilot.click("#start")
+
+
+async def start(pilot: Pilot[Any]) -> QuestionScreen:
+    await wait_for(pilot, StartScreen)
+    await click_start(pilot)
+    await wait_for(pilot, QuestionScreen)
+    screen = pilot.app.screen
+    assert isinstance(screen, QuestionScreen)
+    return screen
+
+
+async def pause_after(tmp_path: Path, keys: str) -> None:
+    """Start a session as dr-lee, answer ``keys``, and save and quit."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        await pilot.press(*keys)
+        await pilot.press("q")
+
+
+def session_file(tmp_path: Path) -> Path:
+    files = list((tmp_path / "sessions" / "dr-lee").glob("*.jsonl"))
+    assert len(files) == 1
+    return files[0]
+
+
+async def test_full_session_by_keys_reaches_review_and_replays(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot)
+        keys = ["a", "b", "left", "right"] * 3
+        for key in keys:
+            await pilot.press(key)
+        await wait_for(pilot, ReviewScreen)
+        weights = screen.recorder.engine.result().weights
+        await pilot.press("c")
+        await pilot.pause()
+    log = read_session(session_file(tmp_path))
+    assert log.finished
+    assert [e.choice for e in log.events if e.type == "answer"] == [
+        "left",
+        "right",
+        "left",
+        "right",
+    ] * 3
+    assert replay(log).result().weights == weights
+
+
+async def test_undo_shows_the_same_question_again(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot)
+        first = screen.recorder.engine.next_query()
+        await pilot.press("a")
+        assert screen.recorder.engine.answered == 1
+        await pilot.press("u")
+        await pilot.pause()
+        assert screen.recorder.engine.answered == 0
+        assert screen.recorder.engine.next_query() == first
+    kinds = [e.type for e in read_session(session_file(tmp_path)).events]
+    assert kinds == ["answer", "undo"]
+
+
+@pytest.mark.parametrize("key", ["equals_sign", "space"])
+async def test_cant_tell(tmp_path: Path, key: str) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        await pilot.press(key)
+        await pilot.pause()
+    answers = [e for e in read_session(session_file(tmp_path)).events if e.type == "answer"]
+    assert answers[0].choice == "indifferent"
+
+
+async def test_help_opens_and_closes(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, HelpScreen)
+        await pilot.press("escape")
+        await wait_for(pilot, QuestionScreen)
+
+
+async def test_mouse_clicks_on_the_cards_answer(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        await pilot.click("#card-b")
+        await pilot.click("#card-a")
+        await pilot.click("#cant-tell")
+        await pilot.pause()
+    choices = [e.choice for e in read_session(session_file(tmp_path)).events if e.type == "answer"]
+    assert choices == ["right", "left", "indifferent"]
+
+
+async def test_quit_and_resume_continue_at_the_same_question(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot)
+        for key in "abab":
+            await pilot.press(key)
+        pending = screen.recorder.engine.next_query()
+        await pilot.press("q")
+        await pilot.pause()
+    path = session_file(tmp_path)
+    again = app_for(tmp_path, resume=path)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        screen = pilot.app.screen
+        assert isinstance(screen, QuestionScreen)
+        assert screen.recorder.engine.answered == 4
+        assert screen.recorder.engine.next_query() == pending
+        await pilot.press("a")
+    assert sum(e.type == "answer" for e in read_session(path).events) == 5
+
+
+async def test_start_screen_offers_resume(tmp_path: Path) -> None:
+    await pause_after(tmp_path, "a")
+    again = app_for(tmp_path)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, StartScreen)
+        assert not pilot.app.screen.query_one("#resume").disabled
+        await pilot.click("#resume")
+        await wait_for(pilot, QuestionScreen)
+        screen = pilot.app.screen
+        assert isinstance(screen, QuestionScreen) and screen.recorder.engine.answered == 1
+
+
+async def test_bad_participant_id_is_explained(tmp_path: Path) -> None:
+    app = app_for(tmp_path, participant=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, StartScreen)
+        pilot.app.screen.query_one("#participant", Input).value = "../evil"
+        await click_start(pilot)
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, StartScreen)
+        error = str(pilot.app.screen.query_one("#start-error").render())
+        assert "not allowed" in error
+    assert not (tmp_path / "sessions").exists()
+
+
+async def test_review_answer_more_questions(tmp_path: Path) -> None:
+    app = app_for(tmp_path, budget=4)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot)
+        for key in "abab":
+            await pilot.press(key)
+        await wait_for(pilot, ReviewScreen)
+        await pilot.press("m")
+        await wait_for(pilot, QuestionScreen)
+        await pilot.press("a")
+        assert screen.recorder.engine.answered == 5
+    log = read_session(session_file(tmp_path))
+    assert replay(log).answered == 5
+
+
+# -- snapshots (pytest-textual-snapshot), 100×32 -------------------------------------------
+
+
+def no_blink(pilot: Pilot[Any]) -> None:
+    for widget in pilot.app.screen.query(Input):
+        widget.cursor_blink = False
+
+
+def snapshot_app(tmp_path: Path) -> Any:
+    return app_for(tmp_path, scenarios_dir=tmp_path)
+
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((140, 45), id="140x45")]
+
+
+def pool_scenario_file(tmp_path: Path, budget: int = 6) -> Path:
+    """The default scenario with its real pool (a smaller population, for speed)."""
+    from ..conftest import SCENARIOS
+
+    scenario = tmp_path / "breast-cancer-triage.toml"
+    text = (SCENARIOS / "breast-cancer-triage.toml").read_text()
+    scenario.write_text(
+        text.replace("seed = 569", "seed = 569\nsamples = 20000")
+        .replace("budget = 30", f"budget = {budget}")
+        .replace(
+            'path = "pools/breast-cancer.csv"',
+            f'path = "{SCENARIOS / "pools" / "breast-cancer.csv"}"',
+        )
+    )
+    return scenario
+
+
+def pool_app(tmp_path: Path, **kwargs: Any) -> Any:
+    kwargs.setdefault("participant", "dr-lee")
+    return make_app(
+        pool_scenario_file(tmp_path, kwargs.pop("budget", 6)),
+        sessions_dir=tmp_path / "sessions",
+        scenarios_dir=tmp_path,
+        **kwargs,
+    )
+
+
+async def to_result(pilot: Pilot[Any]) -> None:
+    from textual.widgets import DataTable
+
+    from tradeoff.tui.screens.result import ResultScreen
+
+    await start(pilot)
+    for key in "abbaab":
+        await pilot.press(key)
+    await wait_for(pilot, ReviewScreen)
+    await pilot.press("c")
+    await wait_for(pilot, ResultScreen)
+    for _ in range(200):
+        if pilot.app.screen.query_one("#result-table", DataTable).row_count:
+            break
+        await pilot.pause(0.05)
+    await pilot.pause(0.2)
+
+
+async def _show_start(pilot: Pilot[Any]) -> None:
+    await wait_for(pilot, StartScreen)
+    no_blink(pilot)
+
+
+async def _show_question(pilot: Pilot[Any]) -> None:
+    await start(pilot)
+    await pilot.press("a")
+    await pilot.pause(0.2)
+
+
+async def _show_help(pilot: Pilot[Any]) -> None:
+    await start(pilot)
+    await pilot.press("question_mark")
+    await wait_for(pilot, HelpScreen)
+    await pilot.pause(0.2)
+
+
+async def _show_review(pilot: Pilot[Any]) -> None:
+    await start(pilot)
+    for key in "abbaab":
+        await pilot.press(key)
+    await wait_for(pilot, ReviewScreen)
+    await pilot.pause(0.2)
+
+
+async def _show_selection(pilot: Pilot[Any]) -> None:
+    from tradeoff.tui.select import SelectionScreen
+
+    await to_result(pilot)
+    await pilot.press("e")
+    await wait_for(pilot, SelectionScreen)
+    await pilot.pause(0.3)
+
+
+async def _show_result_help(pilot: Pilot[Any]) -> None:
+    from tradeoff.tui.dialogs import ResultHelpScreen
+
+    await to_result(pilot)
+    await pilot.press("question_mark")
+    await wait_for(pilot, ResultHelpScreen)
+    await pilot.pause(0.2)
+
+
+async def _show_result_scrolled(pilot: Pilot[Any]) -> None:
+    await to_result(pilot)
+    for _ in range(40):  # to the last candidate
+        await pilot.press("down")
+    await pilot.pause(0.3)
+
+
+async def _show_selection_details(pilot: Pilot[Any]) -> None:
+    await _show_selection(pilot)
+    await pilot.press("d")
+    await pilot.pause(0.3)
+
+
+async def _show_selection_help(pilot: Pilot[Any]) -> None:
+    from tradeoff.tui.dialogs import SelectionHelpScreen
+
+    await _show_selection(pilot)
+    await pilot.press("question_mark")
+    await wait_for(pilot, SelectionHelpScreen)
+    await pilot.pause(0.2)
+
+
+#: Every screen a person or a practitioner sees; the result screen leads with the
+#: recommendation and its chance of being best and scrolls to every candidate; ranking
+#: details says who each model is for in words, COPA one level down; each has its own help.
+SCREENS: dict[str, Callable[[Pilot[Any]], Awaitable[None]]] = {
+    "start": _show_start,
+    "question": _show_question,
+    "help": _show_help,
+    "review": _show_review,
+    "result": to_result,
+    "result-scrolled": _show_result_scrolled,
+    "result-help": _show_result_help,
+    "selection": _show_selection,
+    "selection-details": _show_selection_details,
+    "selection-help": _show_selection_help,
+}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_snapshot(tmp_path: Path, screen: str, size: tuple[int, int], snap_compare: Any) -> None:
+    assert snap_compare(pool_app(tmp_path), terminal_size=size, run_before=SCREENS[screen])
+
+
+async def test_result_screen_ranks_the_pool_and_opens_the_selection(tmp_path: Path) -> None:
+    from textual.widgets import DataTable
+
+    from tradeoff.tui.screens.result import ResultScreen
+    from tradeoff.tui.select import SelectionScreen
+
+    from ..conftest import SCENARIOS
+
+    scenario = tmp_path / "breast-cancer-triage.toml"
+    text = (SCENARIOS / "breast-cancer-triage.toml").read_text()
+    scenario.write_text(
+        text.replace("seed = 569", "seed = 569\nsamples = 20000")
+        .replace("budget = 30", "budget = 6")
+        .replace(
+            'path = "pools/breast-cancer.csv"',
+            f'path = "{SCENARIOS / "pools" / "breast-cancer.csv"}"',
+        )
+    )
+    app = make_app(scenario, sessions_dir=tmp_path / "sessions", participant="dr-lee")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start(pilot)
+        for key in "ababab":
+            await pilot.press(key)
+        await wait_for(pilot, ReviewScreen)
+        await pilot.press("c")
+        await wait_for(pilot, ResultScreen)
+        for _ in range(100):
+            if pilot.app.screen.query_one("#result-table", DataTable).row_count:
+                break
+            await pilot.pause(0.05)
+        assert (
+            pilot.app.screen.query_one("#result-table", DataTable).row_count == 34
+        )  # every candidate, best for the person first
+        await pilot.press("e")
+        await wait_for(pilot, SelectionScreen)
+        await pilot.press("q")
+        await wait_for(pilot, ResultScreen)
+
+
+# -- start, review, result: what a person reads -----------------------------------------
+
+
+async def test_starting_with_an_unfinished_id_offers_to_continue_it(tmp_path: Path) -> None:
+    """Typing an id that has an unfinished session and pressing Enter asks whether to
+    continue it; "Continue" is the focused default, and Enter continues."""
+    from textual.widgets import Button
+
+    from tradeoff.tui.dialogs import ConfirmScreen
+
+    await pause_after(tmp_path, "ab")
+    again = app_for(tmp_path)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, StartScreen)
+        pilot.app.screen.query_one("#participant", Input).focus()
+        await pilot.press("enter")
+        await wait_for(pilot, ConfirmScreen)
+        focused = pilot.app.focused
+        assert isinstance(focused, Button) and focused.id == "yes"
+        assert "Continue" in str(focused.label)
+        await pilot.press("enter")
+        await wait_for(pilot, QuestionScreen)
+        screen = pilot.app.screen
+        assert isinstance(screen, QuestionScreen) and screen.recorder.engine.answered == 2
+    assert len(list((tmp_path / "sessions" / "dr-lee").glob("*.jsonl"))) == 1
+
+
+async def test_starting_again_from_scratch_keeps_the_unfinished_session(tmp_path: Path) -> None:
+    from tradeoff.tui.dialogs import ConfirmScreen
+
+    await pause_after(tmp_path, "a")
+    again = app_for(tmp_path)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, StartScreen)
+        await click_start(pilot)
+        await wait_for(pilot, ConfirmScreen)
+        await pilot.click("#no")
+        await wait_for(pilot, QuestionScreen)
+        screen = pilot.app.screen
+        assert isinstance(screen, QuestionScreen) and screen.recorder.engine.answered == 0
+    assert len(list((tmp_path / "sessions" / "dr-lee").glob("*.jsonl"))) == 2
+
+
+async def test_start_text_flows_as_paragraphs(tmp_path: Path) -> None:
+    app = pool_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, StartScreen)
+        text = str(pilot.app.screen.query_one("#description").render())
+        # The file wraps its description at 90 columns; the screen reflows it.
+        assert "(refer for biopsy at\nonce)" not in text
+        expect = str(pilot.app.screen.query_one("#expect").render())
+        assert "At most 6 questions" in expect
+
+
+async def test_review_has_help_a_default_button_and_quit_prints_the_file(tmp_path: Path) -> None:
+    from textual.widgets import Button
+
+    from tradeoff.tui.dialogs import ReviewHelpScreen
+
+    app = app_for(tmp_path, budget=4)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        for key in "abab":
+            await pilot.press(key)
+        await wait_for(pilot, ReviewScreen)
+        focused = pilot.app.focused
+        assert isinstance(focused, Button) and focused.id == "confirm-button"
+        await pilot.press("question_mark")
+        await wait_for(pilot, ReviewHelpScreen)
+        await pilot.press("escape")
+        await wait_for(pilot, ReviewScreen)
+        await pilot.press("q")
+        await pilot.pause()
+    path = session_file(tmp_path)
+    text, line = app.farewell
+    assert "Resume with" in text and str(path) in line
+
+
+async def test_review_flags_a_person_who_always_picks_the_same_side(tmp_path: Path) -> None:
+    app = app_for(tmp_path, budget=10)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        for _ in range(10):
+            await pilot.press("a")
+        await wait_for(pilot, ReviewScreen)
+        text = str(pilot.app.screen.query_one("#consistency").render())
+        assert "Option A was chosen 10 of 10 times" in text
+        assert "may not reflect a preference" in text
+
+
+async def test_result_screen_speaks_the_persons_language(tmp_path: Path) -> None:
+    """Labels and counts per 1,000; no column names, ω, p, COPA or top-%."""
+    from textual.widgets import DataTable
+
+    app = pool_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_result(pilot)
+        screen = pilot.app.screen
+        words = " ".join(
+            str(screen.query_one(f"#{w}").render()) for w in ("result-recommend", "result-status")
+        )
+        table = screen.query_one("#result-table", DataTable)
+        headers = " ".join(str(c.label) for c in table.columns.values())
+        cells = [str(c) for c in table.get_row_at(0)]
+    assert words.startswith("Recommended for you: ")
+    assert "chance that it really is the best for you" in words
+    for jargon in ("COPA", "ω", "p =", "top-", "recall_", "size_kb", "latency_ms", "Pareto"):
+        assert jargon not in words + headers, jargon
+    assert "malignant" in headers and "flagged" in headers
+    assert cells[1].isdigit() and 800 <= int(cells[1]) <= 1000  # flagged per 1,000
+
+
+async def test_review_offers_no_more_questions_when_none_is_left(tmp_path: Path) -> None:
+    """A person who can't tell any trade apart reaches the review before the budget: it
+    says why, and neither the button nor the "m" key asks for 10 more (before, each press
+    wrote an extension and showed the same review again)."""
+    app = app_for(tmp_path, budget=40)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot)
+        while not isinstance(pilot.app.screen, ReviewScreen):
+            await pilot.press("equals_sign")
+            await pilot.pause()
+        assert screen.recorder.engine.answered < 40
+        review = pilot.app.screen
+        assert "could not tell" in str(review.query_one("#why-stopped").render())
+        assert not review.query("#more-button")
+        await pilot.press("m")
+        await pilot.pause()
+        assert pilot.app.screen is review
+    log = read_session(session_file(tmp_path))
+    assert not any(e.type == "extend" for e in log.events)

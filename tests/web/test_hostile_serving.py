@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -30,10 +29,9 @@ from tradeoff.web.connection import Timeouts
 from tradeoff.web.flow import make_web_app
 from tradeoff.web.site import REQUESTS_AT_ONCE, SECRET_FILE, SESSION_COOKIE
 
-from ..conftest import ROOT
 from ..webclient import Page, Participant
 from .test_web import make_study, sessions
-from .test_web_processes import free_port
+from .test_web_processes import free_port, launch, start
 
 FORM = "application/x-www-form-urlencoded"
 
@@ -188,33 +186,8 @@ async def test_non_ascii_tokens_and_undecodable_forms_get_a_4xx(tmp_path: Path) 
 
 
 def serve_process(study: Study, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tradeoff",
-            "study",
-            "serve",
-            str(study.path),
-            "--port",
-            str(port),
-            *extra,
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-        env=env,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and server.poll() is None:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return server, port
-        time.sleep(0.1)
-    server.kill()
-    raise AssertionError(f"the server did not start: {server.communicate()[1].decode()}")
+    server, base = start(study, *extra)
+    return server, int(base.rstrip("/").rsplit(":", 1)[1])
 
 
 async def test_malformed_requests_are_one_line_each_in_the_log_and_rate_limited(
@@ -370,26 +343,7 @@ def gone(pid: int) -> bool:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's prctl")
 def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
     study, _ = make_study(tmp_path, consent=False)
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    parent = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tradeoff",
-            "study",
-            "serve",
-            str(study.path),
-            "--port",
-            str(port),
-            "--workers",
-            "2",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        cwd=ROOT,
-        env=env,
-    )
+    parent, _ = launch(study, "--workers", "2")
     children: list[int] = []
     try:
         deadline = time.monotonic() + 60

@@ -31,26 +31,24 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start(study: Study, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
+def launch(study: Study, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
+    """``tradeoff study serve`` for ``study`` in a process of its own (not waited for)."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tradeoff",
-            "study",
-            "serve",
-            str(study.path),
-            "--port",
-            str(port),
-            *extra,
-        ],
+        [sys.executable, "-m", "tradeoff", "study", "serve", str(study.path), "--port",
+         str(port), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=ROOT,
         env=env,
     )
+    return server, port
+
+
+def start(study: Study, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
+    """:func:`launch`, once the server answers on its port; its address."""
+    server, port = launch(study, *extra)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         with socket.socket() as s:

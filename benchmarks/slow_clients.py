@@ -24,17 +24,15 @@ import argparse
 import asyncio
 import contextlib
 import resource
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks._table import markdown, write
-from benchmarks.study_load import CONSENT, ROOT, Person, pct, person, scenario_with
+from benchmarks.study_load import CONSENT, Person, pct, person, scenario_with, serve
 
 KINDS = ("body", "idle", "headers")
 GOAL_P95_MS = 500.0
@@ -47,12 +45,6 @@ class Pressure:
     opened: int = 0
     closed_by_server: int = 0
     refused_connect: int = 0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def slow_client(port: int, kind: str, address: str, until: float, pressure: Pressure) -> None:
@@ -115,31 +107,9 @@ async def run(args: argparse.Namespace, folder: Path) -> dict[str, object]:
         folder / "study",
         consent=consent,
     )
-    port = _free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "tradeoff",
-        "study",
-        "serve",
-        str(study.path),
-        "--port",
-        str(port),
-        "--workers",
-        str(args.workers),
-    ]
-    server = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT
-    )
+    server, port = await serve(study.path, args.workers)
     pressure = Pressure()
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            await asyncio.sleep(0.2)
-        await asyncio.sleep(2.0)  # the workers are up
         loop = asyncio.get_running_loop()
         until = loop.time() + args.seconds + 4.0
         slow = [

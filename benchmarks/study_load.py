@@ -167,6 +167,28 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+async def serve(study_path: Path, workers: int) -> tuple[subprocess.Popen[str], int]:
+    """``tradeoff study serve`` in a process of its own, once it answers and its workers
+    are up; the process and its port."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tradeoff", "study", "serve", str(study_path), "--port",
+         str(port), "--workers", str(workers)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(2.0)  # the workers are up
+    return server, port
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -202,33 +224,8 @@ async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, objec
         folder / f"study-{n}",
         consent=consent,
     )
-    port = _free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tradeoff",
-            "study",
-            "serve",
-            str(study.path),
-            "--port",
-            str(port),
-            "--workers",
-            str(args.workers),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
+    server, port = await serve(study.path, args.workers)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            await asyncio.sleep(0.2)
-        await asyncio.sleep(2.0)  # the workers are up
         base = f"http://127.0.0.1:{port}/"
         before = _pss(server.pid)
         stop, peak = asyncio.Event(), [before]

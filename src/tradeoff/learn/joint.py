@@ -77,8 +77,8 @@ from numpy.typing import NDArray
 from tradeoff.ask.presentation import card_lines, shown_profile, unanswerable
 from tradeoff.ask.queries import ClassifierProfile, Query, QuerySpace, profile_key
 from tradeoff.ask.scenario import ElicitationSpec
+from tradeoff.ask.shown import ShownKey, as_shown, question_key
 from tradeoff.learn.base import Choice, ElicitationResult, logit, swing_weights
-from tradeoff.learn.bisection import ShownKey, as_shown, question_key
 from tradeoff.stable import settled, sigmoid, stable_argmax, stable_order
 
 FloatArray = NDArray[np.float64]
@@ -1140,8 +1140,9 @@ class JointStrategy:
         return out
 
     def _shown_key(self, query: Query) -> ShownKey | None:
-        """The trade's two options as the screen shows them (:func:`question_key`), or
-        ``None`` when a person could not answer it from the screen (cached)."""
+        """The trade's two options as the screen shows them
+        (:func:`~tradeoff.ask.shown.question_key`), or ``None`` when a person could not
+        answer it from the screen (cached)."""
         key = (query.left, query.right)
         if key in self._readable_cache:
             return self._readable_cache[key]

@@ -57,6 +57,7 @@ from numpy.typing import NDArray
 from tradeoff.ask.presentation import unanswerable
 from tradeoff.ask.queries import ClassifierProfile, Query, QuerySpace
 from tradeoff.ask.scenario import ElicitationSpec
+from tradeoff.ask.shown import ShownKey, question_key
 from tradeoff.learn.base import (
     Choice,
     ElicitationResult,
@@ -64,13 +65,7 @@ from tradeoff.learn.base import (
     scale_shift,
     swing_weights,
 )
-from tradeoff.learn.bisection import (
-    ShownKey,
-    chord_query,
-    prefers_reference,
-    question_key,
-    reference_left,
-)
+from tradeoff.learn.bisection import chord_query, prefers_reference, reference_left
 from tradeoff.stable import settled, sigmoid, stable_argmax, stable_order
 
 FloatArray = NDArray[np.float64]

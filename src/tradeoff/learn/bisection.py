@@ -27,6 +27,7 @@ from tradeoff.ask.shown import VISIBLE, ShownKey, as_shown, question_key, visibl
 from tradeoff.learn.base import (
     Choice,
     ElicitationResult,
+    Strategy,
     logit,
     point_result,
     raw_to_scaled,
@@ -165,7 +166,7 @@ def reference_left(query: Query) -> bool:
 
 
 @dataclass(frozen=True)
-class BisectionStrategy:
+class BisectionStrategy(Strategy[BisectionState]):
     """Noise-free bisection with one question per halving (see the module docstring).
 
     Each question goes to the ratio whose interval moves the normalised weights most (the L1

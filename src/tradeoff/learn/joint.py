@@ -78,7 +78,7 @@ from tradeoff.ask.presentation import card_lines, shown_profile, unanswerable
 from tradeoff.ask.queries import ClassifierProfile, Query, QuerySpace, profile_key
 from tradeoff.ask.scenario import ElicitationSpec
 from tradeoff.ask.shown import ShownKey, as_shown, question_key
-from tradeoff.learn.base import Choice, ElicitationResult, logit, swing_weights
+from tradeoff.learn.base import Choice, ElicitationResult, Strategy, logit, swing_weights
 from tradeoff.stable import settled, sigmoid, stable_argmax, stable_order
 
 FloatArray = NDArray[np.float64]
@@ -636,7 +636,7 @@ def _systematic(weights: FloatArray, size: int, rng: np.random.Generator) -> Int
 
 
 @dataclass(frozen=True)
-class JointStrategy:
+class JointStrategy(Strategy[JointState]):
     """A joint particle posterior over the weights, questions aimed at the pick (see the
     module docstring)."""
 

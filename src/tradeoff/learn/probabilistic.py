@@ -61,6 +61,7 @@ from tradeoff.ask.shown import ShownKey, question_key
 from tradeoff.learn.base import (
     Choice,
     ElicitationResult,
+    Strategy,
     logit,
     scale_shift,
     swing_weights,
@@ -250,7 +251,7 @@ def _shows(state: ProbabilisticState) -> dict[ShownKey, int]:
 
 
 @dataclass(frozen=True)
-class ProbabilisticStrategy:
+class ProbabilisticStrategy(Strategy[ProbabilisticState]):
     """Probabilistic bisection with an estimated error rate (see the module docstring)."""
 
     space: QuerySpace

@@ -24,7 +24,8 @@ from tradeoff.learn.base import Choice, ElicitationResult, Strategy
 from tradeoff.learn.bisection import BisectionStrategy
 from tradeoff.learn.joint import JointStrategy
 from tradeoff.learn.paper import PaperStrategy, planned_questions
-from tradeoff.learn.probabilistic import QUESTIONS_PER_RATIO, ProbabilisticStrategy
+from tradeoff.learn.posterior import QUESTIONS_PER_RATIO
+from tradeoff.learn.probabilistic import ProbabilisticStrategy
 
 
 class EngineFinished(RuntimeError):

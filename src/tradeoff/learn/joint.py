@@ -1,0 +1,490 @@
+"""Strategy `joint`: one posterior over the whole weight vector, aimed at the pick.
+
+Where :mod:`~tradeoff.learn.probabilistic` keeps one posterior per ratio against
+class 1, this strategy keeps one joint posterior over all swing weights at once, as
+weighted particles (:mod:`~tradeoff.learn.particles`), and learns from any question
+through one likelihood (:mod:`~tradeoff.learn.likelihood`). This module chooses the
+questions.
+
+* **Questions.** Two kinds, scored by one criterion: (a) hypothetical trades
+  (:meth:`~tradeoff.ask.queries.QuerySpace.trade`) between any class and any other statistic,
+  aimed at the posterior's quantiles of their exchange rate (``TRADE_QUANTILES``) at a few
+  sizes (``TRADE_SHARES``), rounded as the screen shows them; (b) two of the candidate
+  models, as the screen shows them, among those best for some particle. Questions a person
+  could not answer from the screen, pairs already shown ``MAX_SHOWS`` times and pairs
+  answered "can't tell" (and trades within ``UNSURE_GAP`` of such an exchange rate) are
+  not asked. With candidates, each question is the one that leaves the lowest expected
+  regret of the Bayes pick after the answer (a one-step look-ahead over the three answers
+  and the particles), less ``INFORMATION_WEIGHT`` × the information the answer carries
+  about which model is best (which separates questions when no single answer could change
+  the pick); without candidates, the one that leaves the lowest expected L1 error of the
+  swing weights. A question asked before may be asked again (sides as the coin falls):
+  when one answer could flip a confident pick, the look-ahead values hearing it twice.
+* **Stopping.** At the budget; with candidates, once the pick is best with posterior
+  probability ``decision_confidence`` (or its expected regret is below
+  ``regret_tolerance``); without, once every weight's 90% interval is narrower than
+  ``target_width``; or when no question is left that a person could tell apart.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tradeoff.ask.presentation import card_lines, shown_profile, unanswerable
+from tradeoff.ask.queries import ClassifierProfile, Query, QuerySpace, profile_key
+from tradeoff.ask.shown import ShownKey, as_shown, question_key
+from tradeoff.learn.base import Choice, ElicitationResult, logit
+from tradeoff.learn.likelihood import (
+    NOISE_PRIOR,
+    OUTCOME,
+    NoiseGrid,
+    particle_outcome_probabilities,
+)
+from tradeoff.learn.particles import (
+    PARTICLES,
+    SPARSE_PRIOR_SHARE,
+    JointRecord,
+    JointState,
+    ParticlePosterior,
+    Summary,
+    answer_digest,
+    thin_product,
+    weighted_quantiles,
+)
+from tradeoff.learn.posterior import (
+    MAX_SHOWS,
+    NATURAL_PRIOR_SHARE,
+    UNSURE_GAP,
+    PosteriorStrategy,
+    non_dominated,
+    repeats,
+)
+from tradeoff.stable import stable_order
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
+
+#: Quantiles of a pair's exchange rate at which trades are offered.
+TRADE_QUANTILES = (0.1, 0.3, 0.5, 0.7, 0.9)
+#: Sizes of a trade, as shares of the ranges (:meth:`~tradeoff.ask.queries.QuerySpace.trade`);
+#: a trade that cannot be read at the first size is tried at the whole range.
+TRADE_SHARES = (0.6, 0.9)
+#: A trade is aimed at its target exchange rate rounded to this many decimals in logit m
+#: (a factor 1.01 in the weight ratio, finer than the screen's rounding), so trades are
+#: built once per rounded target.
+TRADE_AIM_DIGITS = 2
+#: Weight of the information about the best model's identity (nats) beside the expected
+#: regret (as a share of the metric's spread) when choosing a question.
+INFORMATION_WEIGHT = 0.01
+#: Candidate models best for less than this share of the posterior are not asked about.
+MIN_BEST_SHARE = 1e-3
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Two candidate models as a question: the query, v(left) − v(right) and its shown key."""
+
+    query: Query
+    diff: FloatArray
+    shown: ShownKey
+
+
+@dataclass(frozen=True)
+class Trade:
+    """A trade as a question: the query as shown and v(left) − v(right)."""
+
+    query: Query
+    diff: FloatArray
+
+
+@dataclass(frozen=True)
+class JointStrategy(PosteriorStrategy[JointState]):
+    """A joint particle posterior over the weights, questions aimed at the pick (see the
+    module docstring)."""
+
+    particles: int = PARTICLES
+    noise_grid: NoiseGrid = field(default=NOISE_PRIOR, compare=False, repr=False)
+    sparse_share: float = SPARSE_PRIOR_SHARE
+    name: str = field(default="joint", init=False)
+    #: An answer is a likelihood on Δ of its two options, whatever the question.
+    learns_from_any_question: bool = field(default=True, init=False)
+    _trade_cache: dict[tuple[int, int, float, float], Trade] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    _readable_cache: dict[tuple[ClassifierProfile, ClassifierProfile], ShownKey | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    #: Indices (into ``candidates``) of the non-dominated candidates, and for every pair
+    #: of them that a person could tell apart on the screen: (i, j, diff, shown key, query).
+    _front: IntArray = field(init=False, compare=False, repr=False)
+    _pairs: dict[tuple[int, int], Candidate] = field(init=False, compare=False, repr=False)
+    #: Candidate index by the :func:`~tradeoff.ask.queries.profile_key` of its shown profile (a
+    #: recorded pair is recognised whatever the last bits of the machine that recorded it).
+    _shown_rows: dict[str, int] = field(init=False, compare=False, repr=False)
+    #: The posterior over the weights (built from the fields above).
+    posterior: ParticlePosterior = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        front = np.empty(0, dtype=np.intp)
+        pairs: dict[tuple[int, int], Candidate] = {}
+        shown_rows: dict[str, int] = {}
+        if self.candidates is not None:
+            rows = np.asarray(self.candidates, dtype=np.float64)
+            object.__setattr__(self, "candidates", rows)
+            front = non_dominated(rows)
+            profiles = {int(i): self.candidate_profile(int(i)) for i in front}
+            for i, p in profiles.items():
+                shown_rows.setdefault(profile_key(p), i)
+            front_list = [int(x) for x in front]
+            for a_pos, i in enumerate(front_list):
+                for j in front_list[a_pos + 1 :]:
+                    left, right = profiles[int(i)], profiles[int(j)]
+                    query = Query(
+                        left, right, (0, 0), (0.0, 0.0), kind="candidates",
+                        candidates=(int(i), int(j)),
+                    )
+                    if not _readable(self.space, query):
+                        continue
+                    pairs[(int(i), int(j))] = Candidate(
+                        query,
+                        self._vector(left) - self._vector(right),
+                        question_key(self.space, query, True),
+                    )
+        object.__setattr__(self, "_front", front)
+        object.__setattr__(self, "_pairs", pairs)
+        object.__setattr__(self, "_shown_rows", shown_rows)
+        object.__setattr__(
+            self,
+            "posterior",
+            ParticlePosterior(
+                self.space.spans,
+                self.seed,
+                self.particles,
+                self.noise_grid,
+                self.sparse_share,
+                self.natural_share,
+                None if self.candidates is None else self.candidates[front],
+            ),
+        )
+
+    # -- settings ---------------------------------------------------------------------
+
+    @property
+    def natural_share(self) -> float:
+        return NATURAL_PRIOR_SHARE if self.spec.precision == "natural" else 0.0
+
+    # -- statistics of options ----------------------------------------------------------
+
+    def _signs(self) -> FloatArray:
+        return np.array(
+            [-1.0 if a.kind == "cost" else 1.0 for a in self.space.scenario.attributes]
+        )
+
+    def _vector(self, profile: ClassifierProfile) -> FloatArray:
+        """The statistics ψ is linear in: d, then each attribute signed."""
+        out: FloatArray = np.concatenate(
+            (
+                np.asarray(profile.accuracies, dtype=np.float64),
+                self._signs() * np.asarray(profile.attributes, dtype=np.float64),
+            )
+        )
+        return out
+
+    def candidate_profile(self, index: int) -> ClassifierProfile:
+        """Candidate ``index`` as the screen shows it: recalls d_i/ζ_i per 1,000 and every
+        attribute in its natural unit, rounded as its format shows it."""
+        assert self.candidates is not None
+        row = self.candidates[index]
+        k = self.space.k
+        priors = self.space.priors
+        accuracies = tuple(float(x) for x in row[:k])
+        recalls = tuple(d / z if z > 0 else 0.0 for d, z in zip(accuracies, priors, strict=True))
+        attributes = tuple(float(x) for x in self._signs() * row[k:])
+        return shown_profile(
+            self.space.scenario, ClassifierProfile(accuracies, recalls, attributes)
+        )
+
+    # -- the posterior ------------------------------------------------------------------
+
+    def initial(self) -> JointState:
+        """Particles drawn from the prior (the same for every engine with this seed)."""
+        return self.posterior.initial()
+
+    def update(self, state: JointState, query: Query, choice: Choice) -> JointState:
+        """The state after ``choice`` was given to ``query``
+        (:meth:`~tradeoff.learn.particles.ParticlePosterior.update`)."""
+        choice = Choice(choice)
+        record = self._record(state, query, choice)
+        return self.posterior.update(state, record, answer_digest(state.key, query, choice))
+
+    def _record(self, state: JointState, query: Query, choice: Choice) -> JointRecord:
+        shown = question_key(self.space, query, self.shows_rounded)
+        diff = tuple(float(x) for x in self._vector(query.left) - self._vector(query.right))
+        indices = self._candidate_indices(query)
+        repeat = next(
+            (i for i in range(len(state.records) - 1, -1, -1) if state.records[i].shown == shown),
+            None,
+        )
+        if indices is not None:
+            return JointRecord(
+                diff, OUTCOME[choice], "candidates", shown, candidates=indices, repeat_of=repeat
+            )
+        pair = query.pair if query.pair[0] != query.pair[1] else None
+        return JointRecord(
+            diff, OUTCOME[choice], "trade", shown, pair, query.threshold, repeat_of=repeat
+        )
+
+    def _candidate_indices(self, query: Query) -> tuple[int, int] | None:
+        """The candidates' indices when both options are candidate models as shown."""
+        left = self._shown_rows.get(profile_key(query.left))
+        right = self._shown_rows.get(profile_key(query.right))
+        if left is None or right is None:
+            return None
+        return left, right
+
+    def candidate_query(self, left: int, right: int) -> Query | None:
+        """Candidates ``left`` and ``right`` (indices into the candidates) as a question of
+        the kind "candidates", as the screen shows them, or ``None`` when a person could not
+        tell them apart there (they read the same, or one reads better on every line) or
+        one of them is dominated."""
+        c = self._pairs.get((min(left, right), max(left, right)))
+        if c is None:
+            return None
+        return c.query if left < right else c.query.swapped()
+
+    def is_candidate_pair(self, query: Query) -> bool:
+        """Whether both options are candidate models exactly as this strategy shows them
+        (a recorded question of the kind "candidates")."""
+        return self._candidate_indices(query) is not None
+
+    # -- what the engine asks -------------------------------------------------------------
+
+    def decision(self, state: JointState) -> tuple[float, float] | None:
+        """(P(best) of the Bayes pick, its expected regret relative to the metric's mean
+        spread over the candidates), under the posterior as
+        :meth:`~tradeoff.learn.particles.ParticlePosterior.summary` weighs it (its noisy
+        tails weighed up), or ``None`` without candidates."""
+        s = self.posterior.summary(state)
+        if s.psi is None or s.p_best is None or s.pick is None:
+            return None
+        top = s.psi.max(axis=1)
+        spread = float(s.weights @ (top - s.psi.min(axis=1))) or 1.0
+        regret = float(s.weights @ (top - s.psi[:, s.pick]))
+        return float(s.p_best[s.pick]), regret / spread
+
+    def pick(self, state: JointState) -> int | None:
+        """Index (into the candidates) of the Bayes pick, or ``None`` without candidates."""
+        s = self.posterior.summary(state)
+        return None if s.pick is None else int(self._front[s.pick])
+
+    def p_best(self, state: JointState) -> FloatArray | None:
+        """Posterior probability that each candidate is best (dominated ones: 0)."""
+        s = self.posterior.summary(state)
+        if s.p_best is None or self.candidates is None:
+            return None
+        out = np.zeros(len(self.candidates))
+        out[self._front] = s.p_best
+        return out
+
+    def weight_draws(self, state: JointState) -> FloatArray:
+        """An equally weighted (systematic, seeded) resample of the particles'
+        natural-unit weights."""
+        return self.posterior.draws(state)
+
+    def intervals(self, state: JointState) -> tuple[tuple[float, float], ...]:
+        """90% credible interval of every natural-unit weight."""
+        return self.posterior.credible_intervals(state)[0]
+
+    # -- choosing a question ------------------------------------------------------------------
+
+    def _trades(self, summary: Summary) -> list[Trade]:
+        """Trades between every class and every other statistic, aimed at the posterior
+        quantiles of their exchange rate, at the sizes of ``TRADE_SHARES``, as the screen
+        shows them (not yet checked for what a person can read)."""
+        space = self.space
+        a, w = summary.natural, summary.weights
+        out: list[Trade] = []
+        # Two trades that are the same in exact arithmetic are one option on every machine.
+        seen: set[tuple[str, str]] = set()
+        pairs = [(i, j) for i in range(space.k) for j in range(i + 1, space.n_weights)]
+        m = np.stack([a[:, i] / (a[:, i] + a[:, j]) for i, j in pairs], axis=1)
+        targets = weighted_quantiles(m, w, TRADE_QUANTILES)
+        for col, (i, j) in enumerate(pairs):
+            for target in targets[:, col]:
+                aim = round(logit(float(target)), TRADE_AIM_DIGITS)
+                for share in TRADE_SHARES:
+                    t = self._trade(i, j, aim, share)
+                    key = (profile_key(t.query.left), profile_key(t.query.right))
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    out.append(t)
+        return out
+
+    def _trade(self, i: int, j: int, aim: float, share: float) -> Trade:
+        """The trade of statistic ``i`` (a class) against ``j`` at the exchange rate
+        logit m = ``aim`` and size ``share``, as the screen shows it (cached: a pure
+        function of its arguments)."""
+        key = (i, j, aim, share)
+        cached = self._trade_cache.get(key)
+        if cached is not None:
+            return cached
+        space = self.space
+        query = space.trade(i, j, 1.0 / (1.0 + math.exp(-aim)), share)
+        if self.shows_rounded:
+            query = as_shown(space, query)
+        out = Trade(query, self._vector(query.left) - self._vector(query.right))
+        if len(self._trade_cache) > 20_000:
+            self._trade_cache.clear()
+        self._trade_cache[key] = out
+        return out
+
+    def _shown_key(self, query: Query) -> ShownKey | None:
+        """The trade's two options as the screen shows them
+        (:func:`~tradeoff.ask.shown.question_key`), or ``None`` when a person could not
+        answer it from the screen (cached)."""
+        key = (query.left, query.right)
+        if key in self._readable_cache:
+            return self._readable_cache[key]
+        out: ShownKey | None = None
+        if not self.shows_rounded or unanswerable(self.space.scenario, query) is None:
+            out = question_key(self.space, query, self.shows_rounded)
+        if len(self._readable_cache) > 20_000:
+            self._readable_cache.clear()
+        self._readable_cache[key] = out
+        return out
+
+    def _options(self, summary: Summary) -> list[Trade | Candidate]:
+        """Every question that may be scored now (both kinds), before what a person can
+        read and what was shown before are checked (:meth:`_allowed`)."""
+        options: list[Trade | Candidate] = list(self._trades(summary))
+        if self.aims_at_decision and summary.best is not None:
+            share = np.bincount(summary.best, weights=summary.weights, minlength=len(self._front))
+            live = {int(self._front[i]) for i in np.flatnonzero(share >= MIN_BEST_SHARE)}
+            options.extend(c for (i, j), c in self._pairs.items() if i in live and j in live)
+        return options
+
+    def _allowed(self, state: JointState, option: Trade | Candidate) -> ShownKey | None:
+        """The option's shown key when it may be asked now, else ``None``: a person could
+        not read it, it was shown ``MAX_SHOWS`` times or answered "can't tell", or (a
+        trade) its exchange rate lies within ``UNSURE_GAP`` of one answered "can't tell"
+        on the same two statistics."""
+        key = option.shown if isinstance(option, Candidate) else self._shown_key(option.query)
+        if key is None:
+            return None
+        shows = sum(r.shown == key for r in state.records)
+        if shows >= MAX_SHOWS or any(r.shown == key and r.outcome == 2 for r in state.records):
+            return None
+        t = option.query.threshold
+        if isinstance(option, Trade) and t is not None:
+            for r in state.records:
+                if (
+                    r.outcome == 2
+                    and r.pair == option.query.pair
+                    and r.threshold is not None
+                    and abs(logit(t) - logit(r.threshold)) < UNSURE_GAP
+                ):
+                    return None
+        return key
+
+    def _scores(
+        self, summary: Summary, state: JointState, options: Sequence[Trade | Candidate]
+    ) -> FloatArray:
+        """The loss left after each question (lower is better), by a one-step look-ahead
+        over its three answers and the particles (see the module docstring)."""
+        a, w = summary.natural, summary.weights
+        diffs = np.array([c.diff for c in options])  # (Q, n)
+        delta = thin_product(a, diffs.T)  # (N, Q)
+        lapse, temp, band = self.noise_grid.values(state.noise)
+        probs = particle_outcome_probabilities(delta, lapse, temp, band)  # (N, Q, 3)
+        joint = probs * w[:, None, None]  # P(particle, answer)
+        n_q = len(options)
+        flat = joint.reshape(len(w), n_q * 3)
+        if self.aims_at_decision and summary.psi is not None and summary.best is not None:
+            psi = summary.psi
+            top = psi.max(axis=1)
+            spread = float(w @ (top - psi.min(axis=1))) or 1.0
+            # Expected regret of the Bayes pick after each answer:
+            # E[max_m ψ_m] − Σ_answers max_m Σ_n P(n, answer)·ψ_nm.
+            value = (flat.T @ psi).reshape(n_q, 3, -1).max(axis=2).sum(axis=1)
+            regret = (float(w @ top) - value) / spread
+            # Information each answer carries about which candidate is best (nats).
+            one_hot = np.zeros((len(w), psi.shape[1]))
+            one_hot[np.arange(len(w)), summary.best] = 1.0
+            p_joint = (flat.T @ one_hot).reshape(n_q, 3, -1)  # P(answer, best)
+            p_answer = p_joint.sum(axis=2, keepdims=True)
+            p_best = p_joint.sum(axis=1, keepdims=True)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(p_joint > 0, p_joint / (p_answer * p_best), 1.0)
+            info = (p_joint * np.log(ratio)).sum(axis=(1, 2))
+            out: FloatArray = np.maximum(regret, 0.0) - INFORMATION_WEIGHT * info
+            return out
+        # Expected L1 error of the swing weights' posterior mean after each answer.
+        s = state.swing
+        p_answer = flat.sum(axis=0)  # (Q*3,)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = (flat.T @ s) / p_answer[:, None]  # (Q*3, n)
+        means = np.nan_to_num(means)
+        loss = np.empty(n_q * 3)
+        for col in range(n_q * 3):
+            loss[col] = flat[:, col] @ np.abs(s - means[col]).sum(axis=1)
+        return np.asarray(loss.reshape(n_q, 3).sum(axis=1), dtype=np.float64)
+
+    def _choose(self, state: JointState) -> Query | None:
+        summary = self.posterior.summary(state)
+        options = self._options(summary)
+        if not options:
+            return None
+        scores = self._scores(summary, state, options)
+        # Scores equal to DIGITS digits fall in the options' order on every machine.
+        for index in stable_order(scores):
+            option = options[int(index)]
+            key = self._allowed(state, option)
+            if key is None:
+                continue
+            query = option.query
+            repeat = next(
+                (i for i in range(state.answered - 1, -1, -1) if state.records[i].shown == key),
+                None,
+            )
+            if np.random.default_rng([self.seed, state.answered]).random() >= 0.5:
+                query = query.swapped()
+            if repeat is not None:
+                query = replace(query, repeat_of=repeat)
+            return query
+        return None  # nothing left that a person could tell apart
+
+    # -- results ------------------------------------------------------------------------
+
+    def result(self, state: JointState) -> ElicitationResult:
+        s = self.posterior.summary(state)
+        weights = tuple(float(x) for x in s.weights @ s.natural)
+        intervals, swing_intervals = self.posterior.credible_intervals(state)
+        lapse, _, _ = self.posterior.noise_posterior(state)
+        return self._result(state, weights, intervals, swing_intervals, lapse / 2)
+
+    def consistency(self, state: JointState) -> tuple[int, int]:
+        """(repeated questions answered the same way both times, repeated questions)."""
+        return repeats(state.records, lambda a, b: _preference(a) == _preference(b))
+
+
+def _preference(record: JointRecord) -> tuple[float, ...]:
+    """An answer whatever side each option was shown on: the preferred option's
+    statistics minus the other's (zeros for "can't tell")."""
+    sign = (1.0, -1.0, 0.0)[record.outcome]
+    return tuple(sign * x + 0.0 for x in record.diff)
+
+
+def _readable(space: QuerySpace, query: Query) -> bool:
+    """Whether a person could tell two candidate models apart on the screen: they read
+    differently and each is better on something (else one reads better on every line)."""
+    lines = card_lines(space.scenario, query.left, query.right)
+    differing = [line for line in lines if line.differs]
+    return bool(differing) and any(x.better for x in differing) and not all(
+        x.better for x in differing
+    )

@@ -15,18 +15,20 @@ from tradeoff.ask.population import build_population
 from tradeoff.ask.queries import ClassifierProfile, Query, QuerySpace
 from tradeoff.ask.scenario import parse_scenario
 from tradeoff.learn import Choice, Engine
-from tradeoff.learn.joint import (
+from tradeoff.learn.joint import JointStrategy
+from tradeoff.learn.likelihood import (
     NOISE_PRIOR,
-    NOISE_TAIL,
-    PARTICLES,
-    JointStrategy,
     NoiseGrid,
     _cell_masses,
-    _log_answer_likelihood,
-    draw_swing_prior,
-    natural_weights,
+    log_answer_likelihood,
     outcome_probabilities,
     particle_outcome_probabilities,
+)
+from tradeoff.learn.particles import (
+    NOISE_TAIL,
+    PARTICLES,
+    draw_swing_prior,
+    natural_weights,
     swing_log_prior,
 )
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
@@ -73,7 +75,7 @@ def test_outcome_probabilities_follow_the_documented_likelihood(
     )[0, 0]
     assert fast == pytest.approx(got, abs=1e-12)
     for outcome in range(3):
-        log_p = _log_answer_likelihood(
+        log_p = log_answer_likelihood(
             np.array([[delta]]),
             np.array([outcome]),
             np.array([eps]),
@@ -188,7 +190,7 @@ def brute_force(
     numerical integration on ``simplex_grid(k)``: the same prior and likelihood, the joint
     posterior of (weights, noise cell) on the grid, then, for each of ε, T and δ, the
     posterior given that it lies in its upper ``NOISE_TAIL`` of mass (the boundary level
-    in part), averaged over the three (``JointStrategy.robust_weights``, written out)."""
+    in part), averaged over the three (``ParticlePosterior.robust_weights``, written out)."""
     s, _ = simplex_grid(k)
     spans = strategy.space.spans
     prior = np.exp(swing_log_prior(s, spans, strategy.sparse_share, strategy.natural_share))

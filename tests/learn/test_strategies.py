@@ -485,7 +485,7 @@ def test_cant_tell_is_not_asked_again_in_other_numbers() -> None:
     23 questions, then the questions stop (before: 26, most a few per 1,000 from one
     already answered)."""
     from tradeoff.learn.base import logit, scale_shift
-    from tradeoff.learn.probabilistic import UNSURE_GAP
+    from tradeoff.learn.posterior import UNSURE_GAP
 
     sc = scenario("breast-cancer-triage")
     engine = Engine(sc, spec(sc, budget=30), seed=1)

@@ -3,8 +3,13 @@
 * :mod:`~tradeoff.learn.base`: answers (:class:`Choice`), results, the strategy protocol;
 * :mod:`~tradeoff.learn.paper`: Algorithm 1 exactly (``paper``);
 * :mod:`~tradeoff.learn.bisection`: one chord question per halving (``bisection``);
+* :mod:`~tradeoff.learn.posterior`: what the two posterior strategies share (settings,
+  stopping, the cached next question);
 * :mod:`~tradeoff.learn.probabilistic`: noise-tolerant probabilistic bisection with
   credible intervals (``probabilistic``);
+* :mod:`~tradeoff.learn.joint`: one posterior over the whole weight vector, questions
+  aimed at the pick (``joint``), its particles (:mod:`~tradeoff.learn.particles`) and its
+  likelihood of an answer (:mod:`~tradeoff.learn.likelihood`);
 * :mod:`~tradeoff.learn.engine`: the :class:`Engine` every face drives.
 """
 

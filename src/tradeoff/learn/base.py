@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 
 from tradeoff.ask.metric import normalise
 from tradeoff.ask.queries import Query, QuerySpace
+from tradeoff.ask.scenario import ElicitationSpec
 
 
 class Choice(StrEnum):
@@ -117,11 +118,28 @@ def point_result(
     )
 
 
-S = TypeVar("S")
+class StrategyState(Protocol):
+    """What every strategy's state says: how many answers it holds."""
+
+    @property
+    def answered(self) -> int:
+        """Number of answers taken into the state."""
+        ...
+
+
+S = TypeVar("S", bound=StrategyState)
 
 
 class Strategy(Protocol[S]):
-    """How questions are chosen. Strategies are stateless; their state is passed around."""
+    """How questions are chosen. Strategies are stateless; their state is passed around.
+
+    Every strategy subclasses this protocol: the methods with a body are defaults a strategy
+    keeps unless it knows better (one that aims at a decision, recognises questions about
+    real candidates, or tells why it stopped).
+    """
+
+    #: The elicitation settings (budget, ε, stopping, …).
+    spec: ElicitationSpec
 
     @property
     def name(self) -> str:
@@ -164,6 +182,26 @@ class Strategy(Protocol[S]):
         """(repeated questions answered the same way both times, repeated questions), or
         ``None`` for a strategy that does not repeat questions."""
         ...
+
+    def is_candidate_pair(self, query: Query) -> bool:
+        """Whether both options of ``query`` are candidate models as this strategy shows
+        them (a recorded question of the kind "candidates"); by default no strategy asks
+        about candidates."""
+        return False
+
+    def decision(self, state: S) -> tuple[float, float] | None:
+        """(P(best) of the pick, its expected relative regret) when the strategy aims at a
+        decision; by default ``None``."""
+        return None
+
+    def stop_reason(self, state: S) -> str | None:
+        """Why the questions stopped ("budget", "decided", "precise", "exhausted"), or
+        ``None`` while they go on; by default "budget" once the spec's budget is used, else
+        "precise"."""
+        if self.next_question(state) is not None:
+            return None
+        budget = self.spec.budget
+        return "budget" if budget is not None and state.answered >= budget else "precise"
 
 
 def weights_from_ratios(ms: list[float] | tuple[float, ...]) -> tuple[float, ...]:

@@ -20,12 +20,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tradeoff.ask.presentation import shown_pair, shown_profile, unanswerable
-from tradeoff.ask.queries import ClassifierProfile, Query, QuerySpace
+from tradeoff.ask.presentation import unanswerable
+from tradeoff.ask.queries import Query, QuerySpace
 from tradeoff.ask.scenario import ElicitationSpec
+from tradeoff.ask.shown import VISIBLE, ShownKey, as_shown, question_key, visible_difference
 from tradeoff.learn.base import (
     Choice,
     ElicitationResult,
+    Strategy,
     logit,
     point_result,
     raw_to_scaled,
@@ -42,8 +44,9 @@ class BisectionState:
 
     intervals: tuple[tuple[float, float], ...]
     answered: int = 0
-    #: The pairs of options shown so far (:func:`question_key`), and the ratios whose
-    #: answer was "can't tell" (settled: the ratio is within the band of that threshold).
+    #: The pairs of options shown so far (:func:`~tradeoff.ask.shown.question_key`), and
+    #: the ratios whose answer was "can't tell" (settled: the ratio is within the band of
+    #: that threshold).
     shown: tuple[ShownKey, ...] = ()
     unsure: frozenset[int] = frozenset()
 
@@ -75,19 +78,6 @@ FINE_SHARES = tuple(
         key=lambda s: (round(abs(s - 0.6), 2), -s),
     )
 )
-#: Visibly different: recall differs by this much (40 per 1,000), or an attribute by this
-#: share of its range.
-VISIBLE = 0.04
-
-
-def visible_difference(space: QuerySpace, a: ClassifierProfile, b: ClassifierProfile) -> float:
-    """The larger of the recall difference and the attribute difference as a share of range."""
-    diffs = [abs(x - y) for x, y in zip(a.recalls, b.recalls, strict=True)]
-    for spec, x, y in zip(space.scenario.attributes, a.attributes, b.attributes, strict=True):
-        diffs.append(abs(x - y) / (spec.range[1] - spec.range[0]))
-    return max(diffs)
-
-
 def chord_query(
     space: QuerySpace,
     other: int,
@@ -103,9 +93,10 @@ def chord_query(
     With ``shown`` (``[elicitation] rounding = "shown"``, for people) the question is
     :meth:`~tradeoff.ask.queries.QuerySpace.trade`: two options that differ only in the two
     statistics, by as much of both ranges as the threshold allows, inside every
-    ``recall_range``, then rounded as the screen shows them (:func:`as_shown`) with the
-    threshold of the rounded options. Large differences keep the rounding's effect on the
-    threshold small, and the recorded threshold is exactly the one of what was shown. With
+    ``recall_range``, then rounded as the screen shows them
+    (:func:`~tradeoff.ask.shown.as_shown`) with the threshold of the rounded options. Large
+    differences keep the rounding's effect on the threshold small, and the recorded
+    threshold is exactly the one of what was shown. With
     a ``tolerance`` (in logit m), a shown pair whose threshold misses the target by more is
     replaced by the answerable one, among trades of ``FINE_SHARES`` of the ranges, whose
     threshold lies closest to it. A question a person still could not answer from the screen
@@ -161,29 +152,6 @@ def _closer_trade(
     return query if best is None else best
 
 
-def as_shown(space: QuerySpace, query: Query) -> Query:
-    """The question with both options rounded as the screen shows them
-    (:func:`~tradeoff.ask.presentation.shown_profile`) and the threshold of the rounded options:
-    what a person reads is exactly what the answer is taken to be about."""
-    left = shown_profile(space.scenario, query.left)
-    right = shown_profile(space.scenario, query.right)
-    ref, other = query.pair
-    threshold = space.threshold_of(ref, other, left, right)
-    return Query(left, right, query.pair, query.params, threshold, query.repeat_of, query.tag)
-
-
-ShownKey = tuple[tuple[str, ...], tuple[str, ...]]
-
-
-def question_key(space: QuerySpace, query: Query, shown: bool) -> ShownKey:
-    """What makes two questions "the same pair": the options as shown
-    (:func:`~tradeoff.ask.presentation.shown_pair`), or with ``shown=False`` their exact values."""
-    if shown:
-        return shown_pair(space.scenario, query)
-    a, b = sorted((repr(query.left), repr(query.right)))
-    return (a,), (b,)
-
-
 def prefers_reference(query: Query, choice: Choice) -> bool | None:
     """Whether the answer prefers the side with more class-1 accuracy (None: can't tell)."""
     if choice is Choice.INDIFFERENT:
@@ -198,7 +166,7 @@ def reference_left(query: Query) -> bool:
 
 
 @dataclass(frozen=True)
-class BisectionStrategy:
+class BisectionStrategy(Strategy[BisectionState]):
     """Noise-free bisection with one question per halving (see the module docstring).
 
     Each question goes to the ratio whose interval moves the normalised weights most (the L1

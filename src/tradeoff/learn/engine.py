@@ -24,7 +24,8 @@ from tradeoff.learn.base import Choice, ElicitationResult, Strategy
 from tradeoff.learn.bisection import BisectionStrategy
 from tradeoff.learn.joint import JointStrategy
 from tradeoff.learn.paper import PaperStrategy, planned_questions
-from tradeoff.learn.probabilistic import QUESTIONS_PER_RATIO, ProbabilisticStrategy
+from tradeoff.learn.posterior import QUESTIONS_PER_RATIO
+from tradeoff.learn.probabilistic import ProbabilisticStrategy
 
 
 class EngineFinished(RuntimeError):
@@ -168,8 +169,7 @@ class Engine:
         """
         if not self._strategy.learns_from_any_question:
             raise ValueError(f"strategy {self.strategy_name!r} learns only from its own questions")
-        is_pair = getattr(self._strategy, "is_candidate_pair", None)
-        if not self.space.can_ask(query) and not (is_pair is not None and is_pair(query)):
+        if not self.space.can_ask(query) and not self._strategy.is_candidate_pair(query):
             raise ValueError("the question is not one this scenario builds")
         if query.repeat_of is not None and not 0 <= query.repeat_of < self.answered:
             raise ValueError(f"the question repeats answer {query.repeat_of}, which does not exist")
@@ -224,25 +224,14 @@ class Engine:
 
     def stop_reason(self) -> str | None:
         """Why the questions stopped ("budget", "decided", "precise", "exhausted"), or
-        ``None`` while they go on (strategies other than ``probabilistic`` say "budget"
-        or "precise" when they stop)."""
-        reason = getattr(self._strategy, "stop_reason", None)
-        if reason is not None:
-            value: str | None = reason(self.state)
-            return value
-        if not self.done:
-            return None
-        budget = self.spec.budget
-        return "budget" if budget is not None and self.answered >= budget else "precise"
+        ``None`` while they go on (``paper`` and ``bisection`` say "budget" or "precise"
+        when they stop)."""
+        return self._strategy.stop_reason(self.state)
 
     def decision(self) -> tuple[float, float] | None:
         """(P(best) of the pick, its expected relative regret) when the engine aims at a
         decision, else ``None``."""
-        decision = getattr(self._strategy, "decision", None)
-        if decision is None:
-            return None
-        value: tuple[float, float] | None = decision(self.state)
-        return value
+        return self._strategy.decision(self.state)
 
     def consistency(self) -> tuple[int, int] | None:
         """(repeated questions answered the same way both times, repeated questions), or

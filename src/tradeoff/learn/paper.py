@@ -10,6 +10,7 @@ from tradeoff.ask.scenario import ElicitationSpec
 from tradeoff.learn.base import (
     Choice,
     ElicitationResult,
+    Strategy,
     point_result,
     weights_from_ratios,
 )
@@ -28,7 +29,7 @@ class PaperState:
 
 
 @dataclass(frozen=True)
-class PaperStrategy:
+class PaperStrategy(Strategy[PaperState]):
     """Algorithm 1 of paper 004 (§4.3), run one question at a time.
 
     For every weight i ≥ 2 it bisects m ∈ [0, 1], the hypothesis weight on class 1 against

@@ -50,28 +50,31 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.ask.presentation import unanswerable
-from tradeoff.ask.queries import ClassifierProfile, Query, QuerySpace
-from tradeoff.ask.scenario import ElicitationSpec
+from tradeoff.ask.queries import ClassifierProfile, Query
+from tradeoff.ask.shown import ShownKey, question_key
 from tradeoff.learn.base import (
     Choice,
     ElicitationResult,
     logit,
     scale_shift,
-    swing_weights,
 )
-from tradeoff.learn.bisection import (
-    ShownKey,
-    chord_query,
-    prefers_reference,
-    question_key,
-    reference_left,
+from tradeoff.learn.bisection import chord_query, prefers_reference, reference_left
+from tradeoff.learn.posterior import (
+    MAX_SHOWS,
+    NATURAL_PRIOR_SHARE,
+    UNSURE_GAP,
+    PosteriorStrategy,
+    non_dominated,
+    repeats,
+    shows,
 )
-from tradeoff.stable import settled, sigmoid, stable_argmax, stable_order
+from tradeoff.stable import sigmoid, stable_argmax, stable_order
 
 FloatArray = NDArray[np.float64]
 
@@ -79,14 +82,6 @@ GRID_POINTS = 8192
 LOGIT_RANGE = 14.0
 INDIFFERENCE_BAND = 0.35
 INDIFFERENCE_OUTSIDE = 0.2
-#: No question is asked within this distance (in ℓ: a factor 1.05 in the weight ratio) of
-#: an exchange rate a person answered "can't tell": to them it is the same question in other
-#: numbers (839 against 961 after 840 against 960). Measured on the default scenario with
-#: a person who can't tell trades within 0.002 of each other (60 truths): this gap, 38
-#: questions and median L1 0.0056 at 40; half the indifference band (0.175), 26 questions
-#: and 0.0104; someone answering "can't tell" every time stops after 23 questions (26
-#: without the gap, most of them a few per 1,000 from one already answered).
-UNSURE_GAP = 0.05
 ERROR_GRID = np.array(
     [0.002, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.13, 0.16, 0.2, 0.25, 0.3, 0.35, 0.42]
 )
@@ -94,18 +89,6 @@ PRIOR_STRENGTH = 4.0
 MC_DRAWS = 2000
 #: Posterior quantiles at which a ratio may be asked about (the median first: it wins ties).
 QUESTION_QUANTILES = (0.5, 0.25, 0.75, 0.1, 0.9, 0.03, 0.97)
-#: Questions a session asks when no budget is given, per ratio.
-QUESTIONS_PER_RATIO = 12
-#: The most times one pair of options is shown in a session (a repeat counts).
-MAX_SHOWS = 2
-#: With ``precision = "natural"``, the share of the prior that is flat over natural-unit
-#: weights (the rest is flat over swing weights). Measured on exact answers at 40 questions:
-#: 0 leaves a truth drawn over natural weights at L1 0.0023 (a ratio unsettled), 1 (natural
-#: only) triples the median error of truths drawn over swing weights on paper-k3-two-costs-
-#: reward (0.0037 → 0.0108); 0.2 gives at most 0.0015 on the first (benchmarks/results/
-#: first_weight.md) and 0.0032 on the second, 0.0046 (was 0.0033) on paper-k3-cost-two-
-#: rewards (benchmarks/results/trace.md).
-NATURAL_PRIOR_SHARE = 0.2
 #: How close to its target quantile a question's shown threshold must lie, as a share of
 #: the ratio's interquartile range in ℓ (:meth:`ProbabilisticStrategy._tolerance`). Without
 #: it (benchmarks/results/people.md, before and after): exact answers reached a median L1
@@ -231,81 +214,44 @@ def _intervals(draws: FloatArray) -> tuple[tuple[float, float], ...]:
     return tuple((float(a), float(b)) for a, b in zip(lo, hi, strict=True))
 
 
-def _non_dominated(rows: FloatArray) -> FloatArray:
-    """The rows no other row weakly dominates (higher is better in every column; of equal
-    rows the first): only they can be best for a positive linear metric."""
-    rows = np.asarray(rows, dtype=np.float64)
-    keep = []
-    for i, r in enumerate(rows):
-        ge = np.all(rows >= r, axis=1)
-        gt = np.any(rows > r, axis=1)
-        dominated = np.any(ge & gt) or np.any(np.all(rows[:i] == r, axis=1))
-        if not dominated:
-            keep.append(i)
-    out: FloatArray = rows[keep]
-    return out
-
-
-def _shows(state: ProbabilisticState) -> dict[ShownKey, int]:
-    """How many times each pair of options has been shown."""
-    out: dict[ShownKey, int] = {}
-    for rec in state.records:
-        out[rec.shown] = out.get(rec.shown, 0) + 1
-    return out
-
-
 @dataclass(frozen=True)
-class ProbabilisticStrategy:
-    """Probabilistic bisection with an estimated error rate (see the module docstring)."""
+class ProbabilisticStrategy(PosteriorStrategy[ProbabilisticState]):
+    """Probabilistic bisection with an estimated error rate (see the module docstring).
 
-    space: QuerySpace
-    spec: ElicitationSpec = field(default_factory=ElicitationSpec)
-    seed: int = 0
+    The candidates it aims at (``candidates``) are kept without the dominated ones, and the
+    pick is not called settled before every ratio has had one answer; precise weights stop
+    the questions even while they aim at the pick.
+    """
+
     name: str = field(default="probabilistic", init=False)
     #: An answer is a likelihood on the asked ratio at the question's recorded threshold.
     learns_from_any_question: bool = field(default=True, init=False)
     _cache: dict[ProbabilisticState, Posterior] = field(
         default_factory=dict, compare=False, repr=False
     )
-    _questions: dict[ProbabilisticState, Query | None] = field(
-        default_factory=dict, compare=False, repr=False
-    )
     #: Log prior mass of every grid cell per ratio (:meth:`_log_prior`, built once).
     _prior: FloatArray = field(init=False, compare=False, repr=False)
-    #: The candidate models' statistics in the metric's terms (one row each, see
-    #: :func:`tradeoff.choose.pool_metric.metric_vectors`), when questions aim at the decision.
-    candidates: FloatArray | None = field(default=None, compare=False, repr=False)
+
+    precise_while_deciding: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if self.candidates is not None:
-            object.__setattr__(self, "candidates", _non_dominated(self.candidates))
+            rows = np.asarray(self.candidates, dtype=np.float64)
+            object.__setattr__(self, "candidates", rows[non_dominated(rows)])
         object.__setattr__(self, "_prior", self._log_prior())
-
-    @property
-    def aims_at_decision(self) -> bool:
-        """Whether questions and stopping aim at the pick (a pool was given and ``stop`` is
-        not ``weights``)."""
-        return self.candidates is not None and self.spec.stop != "weights"
-
-    @property
-    def shows_rounded(self) -> bool:
-        """Whether questions are about the options as shown (``[elicitation] rounding``)."""
-        return self.spec.rounding == "shown"
 
     @property
     def n_ratios(self) -> int:
         return self.space.n_weights - 1
 
     @property
-    def shifts(self) -> FloatArray:
-        return np.array([scale_shift(self.space, i) for i in range(self.n_ratios)])
+    def first_decision(self) -> int:
+        """The pick is not called settled before every ratio has had one answer."""
+        return self.n_ratios
 
     @property
-    def budget(self) -> int:
-        """The question budget (the spec's, else QUESTIONS_PER_RATIO per ratio)."""
-        if self.spec.budget is not None:
-            return self.spec.budget
-        return QUESTIONS_PER_RATIO * self.n_ratios
+    def shifts(self) -> FloatArray:
+        return np.array([scale_shift(self.space, i) for i in range(self.n_ratios)])
 
     def initial(self) -> ProbabilisticState:
         return ProbabilisticState()
@@ -495,14 +441,14 @@ class ProbabilisticStrategy:
         if every <= 0 or n < 3 or (n + 1) % every != 0:
             return None
         repeated = {r.repeat_of for r in state.records if r.repeat_of is not None}
-        shows = _shows(state)
+        counts = shows(state.records)
         candidates = [
             i
             for i in range(n - 2)
             if state.records[i].repeat_of is None
             and i not in repeated
             and state.records[i].side != 0
-            and shows.get(state.records[i].shown, 0) < MAX_SHOWS
+            and counts.get(state.records[i].shown, 0) < MAX_SHOWS
         ]
         if not candidates:
             return None
@@ -528,44 +474,6 @@ class ProbabilisticStrategy:
         top = values.max(axis=1)
         spread = float(np.mean(top - values.min(axis=1))) or 1.0
         return p_best, float(np.mean(top - values[:, pick])) / spread
-
-    def stop_reason(self, state: ProbabilisticState) -> str | None:
-        """Why the questions stop now (``None`` while they go on): "budget", "decided",
-        "precise" (every interval narrower than ``target_width``) or "exhausted" (nothing
-        left that a person could tell apart)."""
-        reason = self._stop_before_choosing(state)
-        if reason is None and self.next_question(state) is None:
-            return "exhausted"
-        return reason
-
-    def _finished(self, state: ProbabilisticState) -> bool:
-        return self._stop_before_choosing(state) is not None
-
-    def _stop_before_choosing(self, state: ProbabilisticState) -> str | None:
-        if state.answered >= self.budget:
-            return "budget"
-        if self.aims_at_decision and state.answered >= self.n_ratios:
-            known = self.decision(state)
-            assert known is not None
-            if self.spec.decided(*known):
-                return "decided"
-        width = self.spec.target_width
-        if (
-            width > 0
-            and state.answered > 0
-            and all(settled(hi - lo) < width for lo, hi in self.intervals(state))
-        ):
-            return "precise"
-        return None
-
-    def next_question(self, state: ProbabilisticState) -> Query | None:
-        """The next question (cached per state), or ``None`` at the budget, at the target
-        width, or when no question is left that a person could tell apart."""
-        if state not in self._questions:
-            if len(self._questions) > 256:
-                self._questions.clear()
-            self._questions[state] = None if self._finished(state) else self._choose(state)
-        return self._questions[state]
 
     def _tolerance(self, post: Posterior, ratio: int) -> float:
         """How far (in logit m) the threshold of what the screen shows may miss the
@@ -594,7 +502,7 @@ class ProbabilisticStrategy:
             for q in QUESTION_QUANTILES
         ]
         loss = self._expected_loss(state, post, candidates)
-        shows = _shows(state)
+        counts = shows(state.records)
         unsure = {r.shown for r in state.records if r.side == 0}
         shifts = self.shifts
         unsure_at = [
@@ -615,7 +523,7 @@ class ProbabilisticStrategy:
             if self.shows_rounded and unanswerable(self.space.scenario, query) is not None:
                 continue
             key = question_key(self.space, query, self.shows_rounded)
-            if key in unsure or shows.get(key, 0) >= MAX_SHOWS:
+            if key in unsure or counts.get(key, 0) >= MAX_SHOWS:
                 continue
             assert query.threshold is not None
             asked = logit(query.threshold) - shifts[ratio]
@@ -642,13 +550,7 @@ class ProbabilisticStrategy:
 
     def consistency(self, state: ProbabilisticState) -> tuple[int, int]:
         """(repeated questions answered the same way both times, repeated questions)."""
-        same = total = 0
-        for rec in state.records:
-            if rec.repeat_of is None:
-                continue
-            total += 1
-            same += rec.side == state.records[rec.repeat_of].side
-        return same, total
+        return repeats(state.records, lambda a, b: a.side == b.side)
 
     def result(self, state: ProbabilisticState) -> ElicitationResult:
         post = self.posterior(state)
@@ -657,18 +559,6 @@ class ProbabilisticStrategy:
         draws = self.draws(state)
         swing = draws * np.asarray(self.space.spans)
         swing /= swing.sum(axis=1, keepdims=True)
-        return ElicitationResult(
-            strategy=self.name,
-            names=self.space.names,
-            weights=weights,
-            answers=state.answered,
-            complete=self.next_question(state) is None,
-            intervals=_intervals(draws),
-            error_rate_estimate=post.error_rate,
-            swing_weights=swing_weights(weights, self.space.spans),
-            priors=tuple(float(z) for z in self.space.priors),
-            swing_intervals=_intervals(swing),
+        return self._result(
+            state, weights, _intervals(draws), _intervals(swing), post.error_rate
         )
-
-    def expected_total(self, state: ProbabilisticState) -> int:
-        return self.budget

@@ -1,0 +1,265 @@
+"""How a person answers: the likelihood of an answer and the prior over its noise.
+
+Strategy `joint` (:mod:`~tradeoff.learn.particles`) takes every answer through this model.
+
+* **Likelihood.** Every answer, whatever the question (a hypothetical trade or two real
+  candidate models), is about Δ = a·(v_left − v_right): ψ of the left option minus ψ of
+  the right one, with the natural-unit weights a (‖a‖₁ = 1) and the statistics v the metric
+  is linear in (d_i, then each attribute signed so that higher is better), in the same
+  units as the simulated people's T and τ (:mod:`tradeoff.simulation.oracles`). A person
+  attends with probability 1 − ε; attending, they perceive Δ + T·L (L standard logistic) and say
+  "can't tell" when that lies within ±δ; lapsing (probability ε), they pick a side at
+  random (:func:`outcome_probabilities`)::
+
+      P(left)        = ε/2 + (1 − ε)·σ((Δ − δ)/T)
+      P(right)       = ε/2 + (1 − ε)·σ((−Δ − δ)/T)
+      P(can't tell)  = (1 − ε)·[σ((δ − Δ)/T) − σ((−δ − Δ)/T)]
+
+  which sum to 1; T = 0 is the step (σ(x/0) = 1 for x > 0, 0 for x < 0), δ = 0 a person
+  who never says "can't tell". No ratio is taken against a reference class.
+* **Noise grids.** ε, T and δ are unknown: each particle carries one point of the grid
+  ``LAPSES`` × ``TEMPERATURES`` × ``BANDS``, drawn from hierarchical priors
+  (:data:`NOISE_PRIOR`): ε ~ Beta(κμ, κ(1 − μ)) with the mean μ itself uncertain
+  (``LAPSE_MEANS``), so that lapse rates up to a half (one answer in four wrong) keep
+  prior mass; T = 0 (answers from the numbers) with probability ``EXACT_SHARE``, else
+  log T normal around a scale that is itself uncertain (``TEMPERATURE_SCALES``); δ = 0
+  with probability ``EXACT_SHARE``, else log-uniform on the grid. P(best) and every
+  summary marginalise over them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tradeoff.learn.base import Choice
+from tradeoff.stable import sigmoid
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
+
+#: Lapse rates ε (a lapse picks a side at random: a wrong answer with probability ε/2).
+LAPSES = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+#: Logistic temperatures T in the metric's natural units (0: answers from the numbers).
+TEMPERATURES = (0.0, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
+#: Indifference bands δ in the metric's natural units (0: never "can't tell").
+BANDS = (0.0, 0.0005, 0.001, 0.002, 0.005, 0.01)
+#: Hyperprior of the lapse rate: its mean μ is one of these, equally likely, and
+#: ε ~ Beta(LAPSE_CONCENTRATION·μ, LAPSE_CONCENTRATION·(1 − μ)).
+LAPSE_MEANS = (0.02, 0.08, 0.25)
+LAPSE_CONCENTRATION = 4.0
+#: Prior probability that T = 0 (and, separately, that δ = 0).
+EXACT_SHARE = 0.5
+#: Hyperprior of T > 0: log T ~ Normal(log τ, 1) with τ one of these, equally likely.
+TEMPERATURE_SCALES = (0.001, 0.01)
+
+#: The column of each answer in :func:`outcome_probabilities`.
+OUTCOME = {Choice.LEFT: 0, Choice.RIGHT: 1, Choice.INDIFFERENT: 2}
+
+
+def _between(d: FloatArray, b: FloatArray, t: FloatArray) -> FloatArray:
+    """P(perceived Δ + T·L lies within ±δ) = σ((δ − Δ)/T) − σ((−δ − Δ)/T), computed at
+    |Δ| (it is even in Δ), where both terms are small in the tails and do not cancel."""
+    a = np.abs(d)
+    out: FloatArray = np.clip(sigmoid((b - a) / t) - sigmoid((-b - a) / t), 0.0, 1.0)
+    return out
+
+
+def outcome_probabilities(
+    delta: FloatArray | float,
+    lapse: FloatArray | float,
+    temperature: FloatArray | float,
+    band: FloatArray | float,
+) -> FloatArray:
+    """P(left), P(right), P(can't tell) of an answer (last axis), broadcast over the inputs.
+
+    ``delta`` is Δ = ψ(left) − ψ(right) in the metric's natural units; ``lapse`` ε,
+    ``temperature`` T and ``band`` δ as in the module docstring (T = 0: the step).
+
+    >>> p = outcome_probabilities(0.01, 0.1, 0.0, 0.0)
+    >>> [round(float(x), 3) for x in p]
+    [0.95, 0.05, 0.0]
+    >>> p = outcome_probabilities(0.0, 0.0, 0.01, 0.01)
+    >>> round(float(p.sum()), 12), round(float(p[2]), 3)
+    (1.0, 0.462)
+    """
+    d, e, t, b = np.broadcast_arrays(
+        *(np.asarray(x, dtype=np.float64) for x in (delta, lapse, temperature, band))
+    )
+    graded = t > 0
+    scale = np.where(graded, t, 1.0)
+    up = np.where(graded, sigmoid((d - b) / scale), (d > b).astype(np.float64))
+    down = np.where(graded, sigmoid((-d - b) / scale), (d < -b).astype(np.float64))
+    mid = np.where(graded, _between(d, b, scale), (np.abs(d) <= b).astype(np.float64))
+    out: FloatArray = np.stack(
+        (e / 2 + (1 - e) * up, e / 2 + (1 - e) * down, (1 - e) * mid), axis=-1
+    )
+    return out
+
+
+def particle_outcome_probabilities(
+    delta: FloatArray, lapse: FloatArray, temperature: FloatArray, band: FloatArray
+) -> FloatArray:
+    """:func:`outcome_probabilities` for Δ of shape (particles, questions) and one (ε, T, δ)
+    per particle, computing the logistic only where T > 0 (shape (particles, questions, 3))."""
+    b = band[:, None]
+    up = (delta > b).astype(np.float64)
+    down = (delta < -b).astype(np.float64)
+    graded = np.flatnonzero(temperature > 0)
+    if graded.size:
+        x, bg, t = delta[graded], b[graded], temperature[graded, None]
+        up[graded] = sigmoid((x - bg) / t)
+        down[graded] = sigmoid((-x - bg) / t)
+    mid = np.clip(1.0 - up - down, 0.0, 1.0)
+    e = lapse[:, None]
+    out: FloatArray = np.stack((e / 2 + (1 - e) * up, e / 2 + (1 - e) * down, (1 - e) * mid), -1)
+    return out
+
+
+def log_answer_likelihood(
+    delta: FloatArray,
+    outcome: IntArray,
+    lapse: FloatArray,
+    temperature: FloatArray,
+    band: FloatArray,
+) -> FloatArray:
+    """log P(outcome | Δ, ε, T, δ) for Δ of shape (particles, answers), the answers'
+    outcomes (answers,) and one (ε, T, δ) per particle: the observed outcome's column of
+    :func:`outcome_probabilities`, computed alone."""
+    # An answer "right" is an answer "left" about −Δ.
+    d = delta * np.where(outcome == 1, -1.0, 1.0)[None, :]
+    b = band[:, None]
+    side = (d > b).astype(np.float64)
+    graded = np.flatnonzero(temperature > 0)
+    scale = temperature[graded, None]
+    if graded.size:
+        side[graded] = sigmoid((d[graded] - b[graded]) / scale)
+    e = lapse[:, None]
+    p = e / 2 + (1 - e) * side
+    unsure = np.flatnonzero(outcome == 2)
+    if unsure.size:
+        du = d[:, unsure]
+        mid = (np.abs(du) <= b).astype(np.float64)
+        if graded.size:
+            dg, bg = du[graded], b[graded]
+            mid[graded] = _between(dg, bg, scale)
+        p[:, unsure] = (1 - e) * mid
+    with np.errstate(divide="ignore"):
+        out: FloatArray = np.log(p)
+    return out
+
+
+def _cell_masses(grid: Sequence[float], density: FloatArray, xs: FloatArray) -> FloatArray:
+    """Masses of ``density`` (sampled at ``xs``) over the cells around each grid value
+    (cell edges halfway between neighbours), normalised."""
+    g = np.asarray(grid, dtype=np.float64)
+    edges = np.concatenate(([-np.inf], (g[1:] + g[:-1]) / 2, [np.inf]))
+    cell = np.searchsorted(edges, xs, side="right") - 1
+    mass = np.bincount(cell, weights=density, minlength=len(g))[: len(g)]
+    out: FloatArray = mass / mass.sum()
+    return out
+
+
+def _lapse_prior() -> FloatArray:
+    """Prior masses of ``LAPSES``: Beta(κμ, κ(1 − μ)) averaged over ``LAPSE_MEANS``."""
+    xs = (np.arange(200_000) + 0.5) / 200_000  # midpoints of (0, 1)
+    density = np.zeros_like(xs)
+    k = LAPSE_CONCENTRATION
+    for mu in LAPSE_MEANS:
+        a, b = k * mu, k * (1 - mu)
+        log_b = math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+        density += np.exp((a - 1) * np.log(xs) + (b - 1) * np.log1p(-xs) - log_b)
+    return _cell_masses(LAPSES, density / len(LAPSE_MEANS), xs)
+
+
+def _log_scale_prior(grid: Sequence[float], centres: Sequence[float], sd: float) -> FloatArray:
+    """Prior masses of the positive values of ``grid``: log x ~ Normal(log c, sd) with c
+    one of ``centres``, equally likely, given mass ``EXACT_SHARE`` at 0."""
+    g = np.asarray(grid, dtype=np.float64)
+    positive = g > 0
+    logs = np.log(g[positive])
+    edges = np.concatenate(([-np.inf], (logs[1:] + logs[:-1]) / 2, [np.inf]))
+    mass = np.zeros(len(logs))
+    for c in centres:
+        z = (edges - math.log(c)) / sd
+        cdf = np.array([0.5 * math.erfc(-x / math.sqrt(2)) for x in z])
+        mass += np.diff(cdf)
+    out = np.zeros(len(g))
+    out[positive] = (1 - EXACT_SHARE) * mass / mass.sum()
+    out[~positive] = EXACT_SHARE / max(1, int((~positive).sum()))
+    return out
+
+
+def _band_prior() -> FloatArray:
+    g = np.asarray(BANDS)
+    out = np.where(g > 0, (1 - EXACT_SHARE) / max(1, int((g > 0).sum())), EXACT_SHARE)
+    return np.asarray(out / out.sum(), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class NoiseGrid:
+    """The grid of (ε, T, δ) and its prior; cells are numbered as ``np.ravel_multi_index``
+    numbers (ε, T, δ) indices."""
+
+    lapses: tuple[float, ...]
+    temperatures: tuple[float, ...]
+    bands: tuple[float, ...]
+    lapse_prior: FloatArray = field(repr=False, compare=False)
+    temperature_prior: FloatArray = field(repr=False, compare=False)
+    band_prior: FloatArray = field(repr=False, compare=False)
+    #: Per flat cell: ε, T, δ and the log prior mass (lookup tables).
+    cell_lapse: FloatArray = field(init=False, repr=False, compare=False)
+    cell_temperature: FloatArray = field(init=False, repr=False, compare=False)
+    cell_band: FloatArray = field(init=False, repr=False, compare=False)
+    cell_log_prior: FloatArray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        i, j, k = np.unravel_index(np.arange(int(np.prod(self.shape))), self.shape)
+        object.__setattr__(self, "cell_lapse", np.asarray(self.lapses, dtype=np.float64)[i])
+        object.__setattr__(
+            self, "cell_temperature", np.asarray(self.temperatures, dtype=np.float64)[j]
+        )
+        object.__setattr__(self, "cell_band", np.asarray(self.bands, dtype=np.float64)[k])
+        with np.errstate(divide="ignore"):
+            log_prior = (
+                np.log(self.lapse_prior)[i]
+                + np.log(self.temperature_prior)[j]
+                + np.log(self.band_prior)[k]
+            )
+        object.__setattr__(self, "cell_log_prior", log_prior)
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return len(self.lapses), len(self.temperatures), len(self.bands)
+
+    def values(self, index: IntArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(ε, T, δ) of flat cell indices."""
+        return self.cell_lapse[index], self.cell_temperature[index], self.cell_band[index]
+
+    def log_prior(self, index: IntArray) -> FloatArray:
+        out: FloatArray = self.cell_log_prior[index]
+        return out
+
+    def prior_masses(self) -> FloatArray:
+        """Prior mass of every flat cell."""
+        out: FloatArray = np.exp(self.cell_log_prior)
+        return out
+
+
+def default_noise_grid() -> NoiseGrid:
+    """``LAPSES`` × ``TEMPERATURES`` × ``BANDS`` with their hierarchical priors."""
+    return NoiseGrid(
+        LAPSES,
+        TEMPERATURES,
+        BANDS,
+        _lapse_prior(),
+        _log_scale_prior(TEMPERATURES, TEMPERATURE_SCALES, 1.0),
+        _band_prior(),
+    )
+
+
+NOISE_PRIOR = default_noise_grid()

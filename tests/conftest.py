@@ -48,7 +48,8 @@ TIERS = {
     "e2e": {
         "test_machines", "test_wheel", "test_tui", "test_tui_pty", "test_joint_app",
         "test_study", "test_web", "test_web_processes", "test_study_web_cli",
-        "test_hostile_serving", "test_hostile_study", "test_hostile_text", "test_hostile_files",
+        "test_hostile_serving", "test_hostile_study", "test_proxy",
+        "test_hostile_text", "test_hostile_files",
         "test_pool_sources", "test_hostile_pools", "test_bench", "test_cli_simulate",
         "test_report_plain", "test_selection", "test_decide",
     },

@@ -31,9 +31,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def launch(study: Study, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
-    """``tradeoff study serve`` for ``study`` in a process of its own (not waited for)."""
-    port = free_port()
+def launch(
+    study: Study, *extra: str, port: int | None = None
+) -> tuple[subprocess.Popen[bytes], int]:
+    """``tradeoff study serve`` for ``study`` in a process of its own (not waited for), on
+    ``port`` or a free one."""
+    port = free_port() if port is None else port
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     server = subprocess.Popen(
         [sys.executable, "-m", "tradeoff", "study", "serve", str(study.path), "--port",

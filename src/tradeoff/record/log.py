@@ -357,15 +357,25 @@ def read_session(path: str | Path) -> SessionLog:
     return SessionLog(p, header, out, warnings, truncated, chain, consent)
 
 
-def iter_sessions(sessions_dir: str | Path, participant: str) -> Iterator[Path]:
-    """A participant's session files: only regular files (a FIFO, device or link placed
-    among them is never opened: opening a FIFO waits for a writer for ever)."""
-    folder = Path(sessions_dir) / participant
+def session_entries(folder: str | Path) -> list[tuple[Path, int]]:
+    """Every ``*.jsonl`` in a participant's folder with its mode (``lstat``: a link is a
+    link), sorted by name: the one listing of a participant's files, which
+    :func:`iter_sessions` and a study's status (``tradeoff.study.counted``) read."""
+    folder = Path(folder)
+    out: list[tuple[Path, int]] = []
     if folder.is_dir():
         for path in sorted(folder.glob("*.jsonl")):
             with contextlib.suppress(OSError):
-                if stat.S_ISREG(path.lstat().st_mode):
-                    yield path
+                out.append((path, path.lstat().st_mode))
+    return out
+
+
+def iter_sessions(sessions_dir: str | Path, participant: str) -> Iterator[Path]:
+    """A participant's session files: only regular files (a FIFO, device or link placed
+    among them is never opened: opening a FIFO waits for a writer for ever)."""
+    for path, mode in session_entries(Path(sessions_dir) / participant):
+        if stat.S_ISREG(mode):
+            yield path
 
 
 def closed(path: str | Path) -> bool:

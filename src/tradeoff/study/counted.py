@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tradeoff.errors import InputError
+from tradeoff.record.log import session_entries
 from tradeoff.record.records import AnswerRecord, Header
 from tradeoff.record.summary import summarise
 from tradeoff.study.files import file_kind
@@ -27,13 +28,7 @@ def session_files(study: Study, participant: str) -> tuple[list[Path], list[str]
     that the status, the export and a withdrawal read."""
     files: list[Path] = []
     notes: list[str] = []
-    folder = study.sessions_dir / participant
-    # Every *.jsonl, of any kind (session.iter_sessions yields only the regular files).
-    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
-        try:
-            mode = os.lstat(path).st_mode
-        except OSError:
-            continue
+    for path, mode in session_entries(study.sessions_dir / participant):
         if stat.S_ISREG(mode):
             files.append(path)
         else:

@@ -44,7 +44,7 @@ OTHER_PATH_TESTS := tests/test_machines.py tests/learn/test_joint.py tests/learn
 
 ## check: the core tier only (no statistical, end-to-end or browser tests): under a minute
 check: lint
-	$(BIN)/pytest -n 2 -m "not (stats or e2e or browser or slow)"
+	$(BIN)/pytest -n 2 -m "not (stats or e2e or browser)"
 
 ## test-other-path: those tests under the numeric path most unlike this machine's default
 ## (numpy's AVX-512 kernels off and OpenBLAS's Haswell kernels on a CPU with AVX-512; see

@@ -72,8 +72,8 @@ def mark_tiers(items: list[pytest.Item]) -> None:
         for tier, files in TIERS.items():
             if stem in files:
                 item.add_marker(getattr(pytest.mark, tier))
-        if item.name.split("[")[0] in STATS_TESTS:
-            item.add_marker(pytest.mark.stats)
+        if item.name.split("[")[0] in STATS_TESTS or "slow" in item.keywords:
+            item.add_marker(pytest.mark.stats)  # the slow ones are statistical runs too
 
 
 @pytest.fixture(autouse=True)

@@ -36,6 +36,7 @@ from markupsafe import Markup
 
 from tradeoff.errors import InputError
 from tradeoff.net import client_source
+from tradeoff.study.files import open_regular, replace_atomically, write_all
 from tradeoff.study.folder import Study
 from tradeoff.study.withdrawals import withdrawals_path, withdrawn
 from tradeoff.text import clean_text
@@ -153,12 +154,10 @@ class Revoked:
     def add(self, nonce: str) -> None:
         """Revoke ``nonce`` (one line appended under a lock; the file compacted if long)."""
         line = f"{int(time.time())} {nonce}\n".encode("ascii")
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        fd = open_regular(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise OSError(f"{self.path} is not a regular file")
-            os.write(fd, line)
+            write_all(fd, line)
             os.fsync(fd)
             if os.fstat(fd).st_size > REVOKED_KEEP:
                 self._compact()
@@ -174,12 +173,7 @@ class Revoked:
                 pass
             since = time.time() - SESSION_SECONDS
             keep = "".join(f"{at} {n}\n" for n, at in self._when.items() if at >= since)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="ascii") as fh:
-            fh.write(keep)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+        replace_atomically(self.path, keep.encode("ascii"), 0o600)
 
     def has(self, nonce: str) -> bool:
         """Whether ``nonce`` was revoked in the last :data:`SESSION_SECONDS`."""
@@ -205,7 +199,7 @@ class Revoked:
             self._file, self._offset, self._when = file, 0, {}
         if st.st_size == self._offset:
             return False
-        fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = open_regular(self.path, os.O_RDONLY)
         try:
             if (os.fstat(fd).st_dev, os.fstat(fd).st_ino) != file:
                 return False  # replaced since the stat: the next look reads the new one

@@ -42,11 +42,16 @@ class Page:
 class Participant:
     """One browser: ``await p.get("")``, ``await p.submit(page, "answer", choice="left")``."""
 
-    def __init__(self, base: str, language: str | None = None) -> None:
+    def __init__(
+        self,
+        base: str,
+        language: str | None = None,
+        connector: aiohttp.BaseConnector | None = None,
+    ) -> None:
         self.base = base if base.endswith("/") else base + "/"
         headers = {"Accept-Language": language} if language else {}
         self.session = aiohttp.ClientSession(
-            cookie_jar=aiohttp.CookieJar(unsafe=True), headers=headers
+            cookie_jar=aiohttp.CookieJar(unsafe=True), headers=headers, connector=connector
         )
 
     async def close(self) -> None:

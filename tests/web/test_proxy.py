@@ -6,7 +6,6 @@ address (the proxy's ``X-Forwarded-For``), not the proxy's."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import shutil
 import socket
 import subprocess
@@ -20,7 +19,7 @@ import pytest
 from tradeoff.record.log import read_session
 from tradeoff.study.attempts import ATTEMPTS_FILE
 
-from ..webclient import Page
+from ..webclient import Page, Participant
 from .test_web import make_study, sessions
 from .test_web_processes import free_port, launch
 
@@ -99,26 +98,9 @@ def nginx(tmp_path: Path) -> Iterator[tuple[int, int]]:
         proc.wait(timeout=10)
 
 
-class Through:
+def through(base: str, source: str) -> Participant:
     """A browser on loopback address ``source`` reaching the page through the proxy."""
-
-    def __init__(self, base: str, source: str) -> None:
-        self.base = base
-        self.session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(ssl=False, local_addr=(source, 0)),
-            cookie_jar=aiohttp.CookieJar(unsafe=True),
-        )
-
-    async def page(self, method: str, path: str, data: dict[str, str] | None = None) -> Page:
-        async with self.session.request(method, self.base + path, data=data) as r:
-            return Page(r.status, r.url.path, await r.text())
-
-    async def submit(self, page: Page, action: str, **fields: str) -> Page:
-        data = {"csrf": page.field("csrf", action), **fields}
-        for hidden in ("answered", "shown"):
-            with contextlib.suppress(AssertionError):
-                data[hidden] = page.field(hidden, action)
-        return await self.page("POST", action, data)
+    return Participant(base, connector=aiohttp.TCPConnector(ssl=False, local_addr=(source, 0)))
 
 
 def test_behind_a_proxy_participants_answer_and_limits_see_their_own_address(
@@ -134,22 +116,20 @@ def test_behind_a_proxy_participants_answer_and_limits_see_their_own_address(
         async def visit() -> tuple[Page, list[str]]:
             secure: list[str] = []
             for source in ("127.0.0.2", "127.0.0.3"):  # two people give a wrong code
-                guesser = Through(base, source)
+                guesser = through(base, source)
                 try:
-                    start = await guesser.page("GET", "")
-                    await guesser.submit(start, "code", code="WRONG-CODE-0000")
+                    await guesser.enter("WRONG-CODE-0000")
                 finally:
-                    await guesser.session.close()
-            p = Through(base, "127.0.0.4")
+                    await guesser.close()
+            p = through(base, "127.0.0.4")
             try:
-                start = await p.page("GET", "")
-                first = await p.submit(start, "code", code=codes["p01"])
+                first = await p.enter(codes["p01"])
                 assert first.h1 == "Question 1", first.text
                 secure = [str(c) for c in p.session.cookie_jar]
                 answered = await p.submit(first, "answer", choice="left")
                 return answered, secure
             finally:
-                await p.session.close()
+                await p.close()
 
         answered, secure = asyncio.run(visit())
         assert answered.h1 == "Question 2", answered.text

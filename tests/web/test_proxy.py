@@ -21,7 +21,7 @@ from tradeoff.study.attempts import ATTEMPTS_FILE
 
 from ..webclient import Page, Participant
 from .test_web import make_study, sessions
-from .test_web_processes import free_port, launch
+from .test_web_processes import free_port, start
 
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
 OPENSSL = shutil.which("openssl")
@@ -108,9 +108,8 @@ def test_behind_a_proxy_participants_answer_and_limits_see_their_own_address(
 ) -> None:
     tls_port, app_port = nginx
     study, codes = make_study(tmp_path, consent=False)
-    server, _ = launch(study, "--trust-proxy", port=app_port)
+    server, _ = start(study, "--trust-proxy", port=app_port)
     try:
-        wait_until(lambda: listening(app_port), 60)
         base = f"https://127.0.0.1:{tls_port}/"
 
         async def visit() -> tuple[Page, list[str]]:

@@ -49,9 +49,11 @@ def launch(
     return server, port
 
 
-def start(study: Study, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
+def start(
+    study: Study, *extra: str, port: int | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
     """:func:`launch`, once the server answers on its port; its address."""
-    server, port = launch(study, *extra)
+    server, port = launch(study, *extra, port=port)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         with socket.socket() as s:

@@ -200,10 +200,8 @@ def cmd_study_serve(args: argparse.Namespace) -> int:
 def cmd_study_export(args: argparse.Namespace) -> int:
     from tradeoff.study.export import export_study
     from tradeoff.study.folder import load_study
-    from tradeoff.study.report import check_withdrawals
 
     study = load_study(args.study)
-    check_withdrawals(study)
     summary = export_study(study, args.out)
     for path, why in summary.skipped:
         error(f"{path}: not exported: {why}")

@@ -27,10 +27,11 @@ cannot be reached fails within seconds (:func:`bounded_http`), naming the server
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -71,25 +72,18 @@ _ALIAS = re.compile(r"[A-Za-z0-9_-]{1,255}")
 _VERSION_ALIAS = re.compile(r"[vV][0-9]+")
 
 
-class bounded_http:  # used like a function: ``with bounded_http():``
+@contextlib.contextmanager
+def bounded_http() -> Iterator[None]:
     """Within the block, MLflow's HTTP timeout, retries and backoff are
     :data:`HTTP_DEFAULTS` unless the environment sets them (then the person's choice
-    stands); the environment is restored afterwards.
-
-    A class, not :func:`contextlib.contextmanager`, so that the frozen
-    :class:`~tradeoff.errors.InputError` passes through unchanged.
-    """
-
-    def __init__(self) -> None:
-        self.added: list[str] = []
-
-    def __enter__(self) -> None:
-        self.added = [k for k in HTTP_DEFAULTS if k not in os.environ]
-        for key in self.added:
-            os.environ[key] = HTTP_DEFAULTS[key]
-
-    def __exit__(self, *exc: object) -> None:
-        for key in self.added:
+    stands); the environment is restored afterwards."""
+    added = [k for k in HTTP_DEFAULTS if k not in os.environ]
+    for key in added:
+        os.environ[key] = HTTP_DEFAULTS[key]
+    try:
+        yield
+    finally:
+        for key in added:
             os.environ.pop(key, None)
 
 

@@ -59,7 +59,7 @@ from tradeoff.study.codebook import (
 )
 from tradeoff.study.counted import not_counted, session_files
 from tradeoff.study.folder import Study
-from tradeoff.study.withdrawals import withdrawn
+from tradeoff.study.withdrawals import certain_withdrawals
 from tradeoff.text import spreadsheet_cell
 
 if TYPE_CHECKING:
@@ -242,7 +242,7 @@ class _Collected:
 
 
 def _collect(study: Study, scenario: Scenario, slugs: Sequence[str]) -> _Collected:
-    gone = withdrawn(study)
+    gone = certain_withdrawals(study)
     rows: list[Row] = []
     exported: list[str] = []
     skipped: list[tuple[str, str]] = []

@@ -18,7 +18,7 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.decide import Decision, decide
 from tradeoff.study.folder import Study, load_study
 from tradeoff.study.status import study_status
-from tradeoff.study.withdrawals import read_withdrawals
+from tradeoff.study.withdrawals import certain_withdrawals
 
 
 class NothingToDecide(Exception):
@@ -38,15 +38,6 @@ class StudySessions:
     exclude_inconsistent: bool = False
 
 
-def check_withdrawals(study: Study) -> None:
-    """A report or an export leaves withdrawn participants out: with a line of the
-    withdrawals file unreadable it cannot know who, so it stops with that line's location
-    (an :class:`~tradeoff.errors.InputError`)."""
-    problem = read_withdrawals(study).error()
-    if problem is not None:
-        raise problem
-
-
 def study_sessions(path: str | Path, *, exclude_inconsistent: bool = False) -> StudySessions:
     """The sessions a report over the study at ``path`` is made of, and who it leaves out.
 
@@ -56,7 +47,7 @@ def study_sessions(path: str | Path, *, exclude_inconsistent: bool = False) -> S
         For a folder that is not a study, or a withdrawals file that cannot be read.
     """
     study = load_study(path)
-    check_withdrawals(study)
+    certain_withdrawals(study)  # refuses an unreadable withdrawals file
     status = study_status(study)
     return StudySessions(
         study,

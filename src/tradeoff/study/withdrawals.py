@@ -135,10 +135,20 @@ def withdrawn(study: Study) -> dict[str, str]:
     return read_withdrawals(study).times
 
 
+def certain_withdrawals(study: Study) -> dict[str, str]:
+    """:func:`withdrawn`, for what must leave every withdrawn participant out (a report, an
+    export): with a line of the file unreadable it cannot know who, so it raises that
+    line's located :class:`~tradeoff.errors.InputError` instead."""
+    read = read_withdrawals(study)
+    problem = read.error()
+    if problem is not None:
+        raise problem
+    return read.times
+
+
 class _StudyLock:
     """The exclusive ``flock`` of a study's folder, held in a ``with`` block (two ``study
-    withdraw`` at once each keep the other's record). A class, not a generator: the
-    project's errors are frozen and cannot be thrown into one."""
+    withdraw`` at once each keep the other's record)."""
 
     def __init__(self, study: Study) -> None:
         self.path = study.path

@@ -21,21 +21,21 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import statistics
+import time
+from pathlib import Path
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from benchmarks._table import markdown, write  # noqa: E402
-from tradeoff.ask.population import scenario_population  # noqa: E402
-from tradeoff.ask.scenario import load_scenario  # noqa: E402
-from tradeoff.choose.candidates import scenario_pool  # noqa: E402
-from tradeoff.choose.pool_metric import metric_vectors  # noqa: E402
-from tradeoff.learn.engine import Engine, truth_from_dirichlet  # noqa: E402
-from tradeoff.simulation.noise import Noise  # noqa: E402
-from tradeoff.simulation.oracles import SimulatedOracle  # noqa: E402
+from benchmarks._table import markdown, write
+from tradeoff.ask.population import scenario_population
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.choose.candidates import scenario_pool
+from tradeoff.choose.pool_metric import metric_vectors
+from tradeoff.learn.engine import Engine, truth_from_dirichlet
+from tradeoff.simulation.noise import Noise
+from tradeoff.simulation.oracles import SimulatedOracle
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = (("exact", None), ("flip 0.1", "flip:0.1"), ("logistic 0.005", "logistic:0.005"))

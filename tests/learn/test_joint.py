@@ -20,6 +20,7 @@ from tradeoff.learn.likelihood import (
     NOISE_PRIOR,
     NoiseGrid,
     _cell_masses,
+    answer_log_likelihoods,
     log_answer_likelihood,
     outcome_probabilities,
     particle_outcome_probabilities,
@@ -74,6 +75,10 @@ def test_outcome_probabilities_follow_the_documented_likelihood(
         np.array([[delta]]), np.array([eps]), np.array([temp]), np.array([band])
     )[0, 0]
     assert fast == pytest.approx(got, abs=1e-12)
+    weighted = particle_outcome_probabilities(
+        np.array([[delta]]), np.array([eps]), np.array([temp]), np.array([band]), np.array([0.3])
+    )[0, 0]
+    assert weighted == pytest.approx(0.3 * got, abs=1e-12)
     for outcome in range(3):
         log_p = log_answer_likelihood(
             np.array([[delta]]),
@@ -83,6 +88,23 @@ def test_outcome_probabilities_follow_the_documented_likelihood(
             np.array([band]),
         )[0, 0]
         assert np.exp(log_p) == pytest.approx(got[outcome], abs=1e-12)
+
+
+def test_answer_rows_and_particle_rows_give_the_same_log_likelihoods() -> None:
+    """Answers × particles (the moves' layout) and particles × answers agree value for
+    value, with every kind of answer and particles answering from the numbers or not."""
+    rng = np.random.default_rng(4)
+    cells = rng.integers(0, len(NOISE_PRIOR.prior_masses()), 300)
+    lapse, temp, band = NOISE_PRIOR.values(cells)
+    delta = rng.normal(0, 0.004, (300, 7))
+    outcomes = np.array([0, 1, 2, 0, 2, 1, 0])
+    rows = log_answer_likelihood(delta, outcomes, lapse, temp, band)
+    columns = answer_log_likelihoods(np.ascontiguousarray(delta.T), outcomes, lapse, temp, band)
+    assert np.array_equal(rows, columns.T)
+    for n in range(0, 300, 37):
+        for a in range(7):
+            p = reference_probabilities(delta[n, a], lapse[n], temp[n], band[n])[outcomes[a]]
+            assert np.exp(rows[n, a]) == pytest.approx(p, abs=1e-12)
 
 
 def test_a_lapse_never_says_cant_tell_and_no_band_never_does() -> None:
@@ -500,3 +522,81 @@ def test_simplex_grid_tiles_the_simplex() -> None:
     assert len(s) == 50**2 and len(s) * area == pytest.approx(0.5)
     assert np.all(s > 0)
     assert len({tuple(np.round(p, 9)) for p in s}) == len(s)
+
+
+def slow_scores(strategy: JointStrategy, state: Any, options: list[Any]) -> np.ndarray:
+    """The look-ahead's loss of every option written out particle by particle and answer by
+    answer: expected regret of the Bayes pick after the answer, less the information the
+    answer carries about the best model (the module docstring of tradeoff.learn.joint)."""
+    from tradeoff.learn.joint import INFORMATION_WEIGHT
+
+    summary = strategy.posterior.summary(state)
+    a, w, psi, best = summary.natural, summary.weights, summary.psi, summary.best
+    assert psi is not None and best is not None
+    lapse, temp, band = strategy.noise_grid.values(state.noise)
+    top = psi.max(axis=1)
+    spread = float(np.sum(w * (top - psi.min(axis=1))))
+    out = []
+    for option in options:
+        delta = a @ option.diff
+        cells = zip(delta, lapse, temp, band, strict=True)
+        probs = np.array([reference_probabilities(*cell) for cell in cells])
+        value = 0.0
+        info = 0.0
+        for answer in range(3):
+            joint = w * probs[:, answer]
+            value += max(float(np.sum(joint * psi[:, m])) for m in range(psi.shape[1]))
+            p_answer = joint.sum()
+            for m in range(psi.shape[1]):
+                p_am = float(joint[best == m].sum())
+                p_m = float(w[best == m].sum())
+                if p_am > 0:
+                    info += p_am * math.log(p_am / (p_answer * p_m))
+        regret = (float(np.sum(w * top)) - value) / spread
+        out.append(max(regret, 0.0) - INFORMATION_WEIGHT * info)
+    return np.array(out)
+
+
+def test_the_look_ahead_matches_a_slow_particle_by_particle_version(
+    triage: tuple[Any, np.ndarray],
+) -> None:
+    sc, rows = triage
+    engine = Engine(sc, spec(sc, strategy="joint", budget=30), seed=3, candidates=rows)
+    strategy = engine._strategy
+    assert isinstance(strategy, JointStrategy)
+    oracle = SimulatedOracle.for_scenario(sc, (0.3, 0.5, 0.1, 0.1), noise=Noise("flip", 0.1))
+    for _ in range(4):
+        q = engine.next_query()
+        assert q is not None
+        engine.answer(oracle.choose(q))
+    state = engine.state
+    summary = strategy.posterior.summary(state)
+    options = strategy._options(summary)[:12]
+    fast = strategy._scores(summary, state, options)
+    assert fast == pytest.approx(slow_scores(strategy, state, options), rel=1e-9, abs=1e-12)
+
+
+def test_trades_are_shared_by_strategies_on_the_same_space_only(
+    triage: tuple[Any, np.ndarray],
+) -> None:
+    """A trade is built once per question space; another scenario (or the same one with
+    other rounding) gets its own, and a trade built afresh equals the shared one."""
+    from tradeoff.learn import joint
+
+    sc, rows = triage
+    first = Engine(sc, spec(sc, strategy="joint"), seed=1, candidates=rows)._strategy
+    second = Engine(sc, spec(sc, strategy="joint"), seed=2, candidates=rows)._strategy
+    exact = Engine(sc, spec(sc, strategy="joint", rounding="exact"), seed=1)._strategy
+    other_sc = scenario("glaucoma-screening")
+    other = Engine(other_sc, spec(other_sc, strategy="joint"), seed=1)._strategy
+    assert isinstance(first, JointStrategy) and isinstance(second, JointStrategy)
+    assert isinstance(exact, JointStrategy) and isinstance(other, JointStrategy)
+    assert first._space == second._space
+    assert len({first._space, exact._space, other._space}) == 3
+    t = first._trade(0, 2, 0.5, 0.6)
+    assert second._trade(0, 2, 0.5, 0.6) is t
+    assert exact._trade(0, 2, 0.5, 0.6) is not t
+    joint._TRADES.clear()
+    again = second._trade(0, 2, 0.5, 0.6)
+    assert again is not t and again.query == t.query and again.keys == t.keys
+    assert np.array_equal(again.diff, t.diff)

@@ -7,6 +7,7 @@ Recall is shown as a natural frequency per 1,000 (docs/architecture.md: people s
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -53,14 +54,21 @@ class Line:
     delta: str
 
 
+@functools.lru_cache(maxsize=256)
+def _value_format(text: str | None) -> str:
+    """The format spec of ``{value:…}`` in an attribute's ``format`` ("" when it has none;
+    ".3g" without a format or without a ``{value}`` field)."""
+    if text:
+        for _, name, fmt, _ in string.Formatter().parse(text):
+            if name == "value":
+                return fmt or ""
+    return ".3g"
+
+
 def _number(spec: AttributeSpec, value: float) -> str:
     """The number part of ``spec.render(value)``."""
-    value = settled(value)  # the same text on every machine (tradeoff.stable)
-    if spec.format:
-        for _, name, fmt, _ in string.Formatter().parse(spec.format):
-            if name == "value":
-                return format(value, fmt or "")
-    return f"{value:.3g}"
+    # settled: the same text on every machine (tradeoff.stable)
+    return format(settled(value), _value_format(spec.format))
 
 
 def amount(spec: AttributeSpec, value: float) -> str:

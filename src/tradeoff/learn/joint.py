@@ -28,6 +28,7 @@ questions.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -64,7 +65,7 @@ from tradeoff.learn.posterior import (
     non_dominated,
     repeats,
 )
-from tradeoff.stable import stable_order
+from tradeoff.stable import canonical, stable_order
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
@@ -96,10 +97,30 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Trade:
-    """A trade as a question: the query as shown and v(left) − v(right)."""
+    """A trade as a question: the query as shown, v(left) − v(right), and the two options'
+    :func:`~tradeoff.ask.queries.profile_key` (two trades that read the same are one)."""
 
     query: Query
     diff: FloatArray
+    keys: tuple[str, str]
+
+
+#: Trades and what a person can read of them are pure functions of the question space (the
+#: scenario, its priors, whether options show context and are rounded as shown), so every
+#: strategy on the same space shares them: a study's server, a benchmark and a replay build
+#: each trade once. Keyed by :func:`_space_key` first; cleared when it grows past its bound.
+_TRADES: dict[tuple[str, int, int, float, float], Trade] = {}
+_READABLE: dict[tuple[str, ClassifierProfile, ClassifierProfile], ShownKey | None] = {}
+#: Entries kept in each shared cache before it is cleared.
+CACHE_BOUND = 50_000
+
+
+def _space_key(space: QuerySpace, rounded: bool) -> str:
+    """A digest of everything a trade and its readability depend on: the scenario, its
+    priors at :data:`~tradeoff.stable.DIGITS` digits, the options' context and rounding."""
+    parts = (space.scenario.model_dump_json(), canonical(space.priors), space.context, rounded)
+    text = "|".join(str(x) for x in parts)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -113,12 +134,8 @@ class JointStrategy(PosteriorStrategy[JointState]):
     name: str = field(default="joint", init=False)
     #: An answer is a likelihood on Δ of its two options, whatever the question.
     learns_from_any_question: bool = field(default=True, init=False)
-    _trade_cache: dict[tuple[int, int, float, float], Trade] = field(
-        default_factory=dict, compare=False, repr=False
-    )
-    _readable_cache: dict[tuple[ClassifierProfile, ClassifierProfile], ShownKey | None] = field(
-        default_factory=dict, compare=False, repr=False
-    )
+    #: :func:`_space_key` of this strategy's question space (its trades are shared).
+    _space: str = field(init=False, compare=False, repr=False)
     #: Indices (into ``candidates``) of the non-dominated candidates, and for every pair
     #: of them that a person could tell apart on the screen: (i, j, diff, shown key, query).
     _front: IntArray = field(init=False, compare=False, repr=False)
@@ -155,6 +172,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
                         self._vector(left) - self._vector(right),
                         question_key(self.space, query, True),
                     )
+        object.__setattr__(self, "_space", _space_key(self.space, self.shows_rounded))
         object.__setattr__(self, "_front", front)
         object.__setattr__(self, "_pairs", pairs)
         object.__setattr__(self, "_shown_rows", shown_rows)
@@ -319,44 +337,47 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 aim = round(logit(float(target)), TRADE_AIM_DIGITS)
                 for share in TRADE_SHARES:
                     t = self._trade(i, j, aim, share)
-                    key = (profile_key(t.query.left), profile_key(t.query.right))
-                    if key in seen:
+                    if t.keys in seen:
                         continue
-                    seen.add(key)
+                    seen.add(t.keys)
                     out.append(t)
         return out
 
     def _trade(self, i: int, j: int, aim: float, share: float) -> Trade:
         """The trade of statistic ``i`` (a class) against ``j`` at the exchange rate
         logit m = ``aim`` and size ``share``, as the screen shows it (cached: a pure
-        function of its arguments)."""
-        key = (i, j, aim, share)
-        cached = self._trade_cache.get(key)
+        function of its arguments and the question space, shared by every strategy on it)."""
+        key = (self._space, i, j, aim, share)
+        cached = _TRADES.get(key)
         if cached is not None:
             return cached
         space = self.space
         query = space.trade(i, j, 1.0 / (1.0 + math.exp(-aim)), share)
         if self.shows_rounded:
             query = as_shown(space, query)
-        out = Trade(query, self._vector(query.left) - self._vector(query.right))
-        if len(self._trade_cache) > 20_000:
-            self._trade_cache.clear()
-        self._trade_cache[key] = out
+        out = Trade(
+            query,
+            self._vector(query.left) - self._vector(query.right),
+            (profile_key(query.left), profile_key(query.right)),
+        )
+        if len(_TRADES) > CACHE_BOUND:
+            _TRADES.clear()
+        _TRADES[key] = out
         return out
 
     def _shown_key(self, query: Query) -> ShownKey | None:
         """The trade's two options as the screen shows them
         (:func:`~tradeoff.ask.shown.question_key`), or ``None`` when a person could not
-        answer it from the screen (cached)."""
-        key = (query.left, query.right)
-        if key in self._readable_cache:
-            return self._readable_cache[key]
+        answer it from the screen (cached, shared by every strategy on the same space)."""
+        key = (self._space, query.left, query.right)
+        if key in _READABLE:
+            return _READABLE[key]
         out: ShownKey | None = None
         if not self.shows_rounded or unanswerable(self.space.scenario, query) is None:
             out = question_key(self.space, query, self.shows_rounded)
-        if len(self._readable_cache) > 20_000:
-            self._readable_cache.clear()
-        self._readable_cache[key] = out
+        if len(_READABLE) > CACHE_BOUND:
+            _READABLE.clear()
+        _READABLE[key] = out
         return out
 
     def _options(self, summary: Summary) -> list[Trade | Candidate]:
@@ -397,26 +418,36 @@ class JointStrategy(PosteriorStrategy[JointState]):
     ) -> FloatArray:
         """The loss left after each question (lower is better), by a one-step look-ahead
         over its three answers and the particles (see the module docstring)."""
-        a, w = summary.natural, summary.weights
+        a, w, noise = summary.natural, summary.weights, state.noise
+        psi, best = summary.psi, summary.best
+        deciding = self.aims_at_decision and psi is not None and best is not None
+        if deciding:
+            assert psi is not None and best is not None
+            # The particles grouped by their best candidate, so that P(answer, best) is a
+            # sum over consecutive rows.
+            order = np.argsort(best, kind="stable")
+            a, w, noise, psi, best = a[order], w[order], noise[order], psi[order], best[order]
         diffs = np.array([c.diff for c in options])  # (Q, n)
         delta = thin_product(a, diffs.T)  # (N, Q)
-        lapse, temp, band = self.noise_grid.values(state.noise)
-        probs = particle_outcome_probabilities(delta, lapse, temp, band)  # (N, Q, 3)
-        joint = probs * w[:, None, None]  # P(particle, answer)
+        lapse, temp, band = self.noise_grid.values(noise)
+        # P(particle, answer), one column per (question, answer).
+        joint = particle_outcome_probabilities(delta, lapse, temp, band, w)  # (N, Q, 3)
         n_q = len(options)
         flat = joint.reshape(len(w), n_q * 3)
-        if self.aims_at_decision and summary.psi is not None and summary.best is not None:
-            psi = summary.psi
+        if deciding:
+            assert psi is not None and best is not None
             top = psi.max(axis=1)
             spread = float(w @ (top - psi.min(axis=1))) or 1.0
             # Expected regret of the Bayes pick after each answer:
             # E[max_m ψ_m] − Σ_answers max_m Σ_n P(n, answer)·ψ_nm.
             value = (flat.T @ psi).reshape(n_q, 3, -1).max(axis=2).sum(axis=1)
             regret = (float(w @ top) - value) / spread
-            # Information each answer carries about which candidate is best (nats).
-            one_hot = np.zeros((len(w), psi.shape[1]))
-            one_hot[np.arange(len(w)), summary.best] = 1.0
-            p_joint = (flat.T @ one_hot).reshape(n_q, 3, -1)  # P(answer, best)
+            # Information each answer carries about which candidate is best (nats):
+            # P(answer, best) sums P(particle, answer) over the particles of each best.
+            present, starts = np.unique(best, return_index=True)
+            by_best = np.zeros((psi.shape[1], n_q * 3))
+            by_best[present] = np.add.reduceat(flat, starts, axis=0)
+            p_joint = by_best.T.reshape(n_q, 3, -1)
             p_answer = p_joint.sum(axis=2, keepdims=True)
             p_best = p_joint.sum(axis=1, keepdims=True)
             with np.errstate(divide="ignore", invalid="ignore"):

@@ -102,10 +102,23 @@ def outcome_probabilities(
 
 
 def particle_outcome_probabilities(
-    delta: FloatArray, lapse: FloatArray, temperature: FloatArray, band: FloatArray
+    delta: FloatArray,
+    lapse: FloatArray,
+    temperature: FloatArray,
+    band: FloatArray,
+    weights: FloatArray | None = None,
 ) -> FloatArray:
     """:func:`outcome_probabilities` for Δ of shape (particles, questions) and one (ε, T, δ)
-    per particle, computing the logistic only where T > 0 (shape (particles, questions, 3))."""
+    per particle, computing the logistic only where T > 0 (shape (particles, questions, 3)),
+    each particle's rows times its ``weights`` when given (P(particle, answer)).
+
+    >>> d = np.array([[0.01, -0.01]])
+    >>> one = np.array([0.1]), np.array([0.0]), np.array([0.0])
+    >>> np.round(particle_outcome_probabilities(d, *one), 3).tolist()
+    [[[0.95, 0.05, 0.0], [0.05, 0.95, 0.0]]]
+    >>> np.round(particle_outcome_probabilities(d, *one, np.array([0.5])), 3).tolist()[0][0]
+    [0.475, 0.025, 0.0]
+    """
     b = band[:, None]
     up = (delta > b).astype(np.float64)
     down = (delta < -b).astype(np.float64)
@@ -114,9 +127,17 @@ def particle_outcome_probabilities(
         x, bg, t = delta[graded], b[graded], temperature[graded, None]
         up[graded] = sigmoid((x - bg) / t)
         down[graded] = sigmoid((-x - bg) / t)
-    mid = np.clip(1.0 - up - down, 0.0, 1.0)
-    e = lapse[:, None]
-    out: FloatArray = np.stack((e / 2 + (1 - e) * up, e / 2 + (1 - e) * down, (1 - e) * mid), -1)
+    w = 1.0 if weights is None else weights[:, None]
+    slip = w * lapse[:, None] / 2  # a lapse picks either side
+    attend = w * (1 - lapse[:, None])
+    out: FloatArray = np.empty((*delta.shape, 3))
+    np.multiply(attend, up, out=out[..., 0])
+    np.multiply(attend, down, out=out[..., 1])
+    # "Can't tell": the rest of the attentive mass (never below 0 where up + down rounds
+    # above 1).
+    np.maximum(attend - out[..., 0] - out[..., 1], 0.0, out=out[..., 2])
+    out[..., 0] += slip
+    out[..., 1] += slip
     return out
 
 
@@ -129,27 +150,48 @@ def log_answer_likelihood(
 ) -> FloatArray:
     """log P(outcome | Δ, ε, T, δ) for Δ of shape (particles, answers), the answers'
     outcomes (answers,) and one (ε, T, δ) per particle: the observed outcome's column of
-    :func:`outcome_probabilities`, computed alone."""
+    :func:`outcome_probabilities`, computed alone (:func:`answer_log_likelihoods`,
+    transposed)."""
+    return answer_log_likelihoods(delta.T, outcome, lapse, temperature, band).T
+
+
+def answer_log_likelihoods(
+    delta: FloatArray,
+    outcome: IntArray,
+    lapse: FloatArray,
+    temperature: FloatArray,
+    band: FloatArray,
+) -> FloatArray:
+    """:func:`log_answer_likelihood` with one row per answer and one column per particle
+    (Δ of shape (answers, particles)): the per-particle operations run along rows.
+
+    >>> d = np.array([[0.01, 0.01], [-0.01, 0.0]])  # two answers "left", two particles
+    >>> noise = np.array([0.1, 0.0]), np.array([0.0, 0.01]), np.array([0.0, 0.0])
+    >>> np.round(np.exp(answer_log_likelihoods(d, np.array([0, 0]), *noise)), 3).tolist()
+    [[0.95, 0.731], [0.05, 0.5]]
+    """
     # An answer "right" is an answer "left" about −Δ.
-    d = delta * np.where(outcome == 1, -1.0, 1.0)[None, :]
-    b = band[:, None]
-    side = (d > b).astype(np.float64)
-    graded = np.flatnonzero(temperature > 0)
-    scale = temperature[graded, None]
-    if graded.size:
-        side[graded] = sigmoid((d[graded] - b[graded]) / scale)
-    e = lapse[:, None]
-    p = e / 2 + (1 - e) * side
-    unsure = np.flatnonzero(outcome == 2)
-    if unsure.size:
-        du = d[:, unsure]
-        mid = (np.abs(du) <= b).astype(np.float64)
-        if graded.size:
-            dg, bg = du[graded], b[graded]
-            mid[graded] = _between(dg, bg, scale)
-        p[:, unsure] = (1 - e) * mid
+    d = delta * np.where(outcome == 1, -1.0, 1.0)[:, None]
+    b = band[None, :]
+    e = lapse[None, :]
     with np.errstate(divide="ignore"):
-        out: FloatArray = np.log(p)
+        # Answering from the numbers (T = 0), P is one of two values per particle: its
+        # logarithms are taken once per particle, not once per answer.
+        out: FloatArray = np.where(d > b, np.log(e / 2 + (1 - e) * 1.0), np.log(e / 2 + 0.0))
+        graded = np.flatnonzero(temperature > 0)
+        scale = temperature[None, graded]
+        if graded.size:
+            eg = e[:, graded]
+            out[:, graded] = np.log(
+                eg / 2 + (1 - eg) * sigmoid((d[:, graded] - b[:, graded]) / scale)
+            )
+        unsure = np.flatnonzero(outcome == 2)
+        if unsure.size:
+            du = d[unsure]
+            mid = (np.abs(du) <= b).astype(np.float64)
+            if graded.size:
+                mid[:, graded] = _between(du[:, graded], b[:, graded], scale)
+            out[unsure] = np.log((1 - e) * mid)
     return out
 
 

@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 from tradeoff.ask.queries import Query, profile_key
 from tradeoff.ask.shown import ShownKey
 from tradeoff.learn.base import Choice
-from tradeoff.learn.likelihood import NOISE_PRIOR, NoiseGrid, log_answer_likelihood
+from tradeoff.learn.likelihood import NOISE_PRIOR, NoiseGrid, answer_log_likelihoods
 from tradeoff.stable import stable_argmax
 
 FloatArray = NDArray[np.float64]
@@ -68,44 +68,49 @@ NOISE_TAIL = 0.25
 # -- the prior over swing weights ----------------------------------------------------
 
 
-def _log_dirichlet(s: FloatArray, alpha: float) -> FloatArray:
-    n = s.shape[-1]
+def _log_dirichlet(s: FloatArray, alpha: float, axis: int = -1) -> FloatArray:
+    n = s.shape[axis]
     with np.errstate(divide="ignore"):
         logs = np.log(s)
     out: FloatArray = (
-        math.lgamma(n * alpha) - n * math.lgamma(alpha) + (alpha - 1) * logs.sum(axis=-1)
+        math.lgamma(n * alpha) - n * math.lgamma(alpha) + (alpha - 1) * logs.sum(axis=axis)
     )
     return out
 
 
 def swing_log_prior(
-    s: FloatArray, spans: Sequence[float], sparse: float, natural: float
+    s: FloatArray, spans: Sequence[float], sparse: float, natural: float, axis: int = -1
 ) -> FloatArray:
     """Log density (on the simplex, w.r.t. the first n − 1 coordinates) of the prior
-    over swing weights ``s`` (rows): ``sparse`` × Dirichlet(½) + ``natural`` × the density
-    that a flat Dirichlet over natural-unit weights a implies, (n − 1)!·Π(1/c_i)·
-    (Σ s_j/c_j)^(−n) with c the spans (the Jacobian of a_i ∝ s_i/c_i), + the rest × a flat
-    Dirichlet.
+    over swing weights ``s`` (rows; columns with ``axis=0``): ``sparse`` × Dirichlet(½) +
+    ``natural`` × the density that a flat Dirichlet over natural-unit weights a implies,
+    (n − 1)!·Π(1/c_i)·(Σ s_j/c_j)^(−n) with c the spans (the Jacobian of a_i ∝ s_i/c_i),
+    + the rest × a flat Dirichlet.
 
     >>> s = np.array([[0.2, 0.3, 0.5]])
     >>> round(float(np.exp(swing_log_prior(s, [1.0, 1.0, 1.0], 0.0, 0.0))[0]), 6)
     2.0
     >>> round(float(np.exp(swing_log_prior(s, [1.0, 1.0, 1.0], 0.0, 1.0))[0]), 6)
     2.0
+    >>> bool(swing_log_prior(s.T, [1.0, 2.0, 3.0], 0.3, 0.2, axis=0)[0]
+    ...      == swing_log_prior(s, [1.0, 2.0, 3.0], 0.3, 0.2)[0])
+    True
     """
-    n = s.shape[-1]
+    n = s.shape[axis]
     if sparse == 0 and natural == 0:
-        return _log_dirichlet(s, 1.0)
+        return _log_dirichlet(s, 1.0, axis)
     parts = []
     flat = 1.0 - sparse - natural
     if flat > 0:
-        parts.append(math.log(flat) + _log_dirichlet(s, 1.0))
+        parts.append(math.log(flat) + _log_dirichlet(s, 1.0, axis))
     if sparse > 0:
-        parts.append(math.log(sparse) + _log_dirichlet(s, 0.5))
+        parts.append(math.log(sparse) + _log_dirichlet(s, 0.5, axis))
     if natural > 0:
         c = np.asarray(spans, dtype=np.float64)
+        if axis == 0:
+            c = c[:, None]
         log_nat = (
-            math.lgamma(n) - float(np.log(c).sum()) - n * np.log((s / c).sum(axis=-1))
+            math.lgamma(n) - float(np.log(c).sum()) - n * np.log((s / c).sum(axis=axis))
         )
         parts.append(math.log(natural) + log_nat)
     out: FloatArray = np.logaddexp.reduce(np.stack(parts), axis=0)
@@ -145,8 +150,10 @@ def thin_product(a: FloatArray, b: FloatArray) -> FloatArray:
     """``a @ b`` for a short inner dimension (the weights), summed term by term: a BLAS
     call would start threads for a product this thin, which costs more than it saves."""
     out: FloatArray = a[:, :1] * b[:1, :]
+    term = np.empty_like(out)
     for i in range(1, a.shape[1]):
-        out = out + a[:, i : i + 1] * b[i : i + 1, :]
+        np.multiply(a[:, i : i + 1], b[i : i + 1, :], out=term)
+        out += term
     return out
 
 
@@ -157,10 +164,27 @@ def _alr(s: FloatArray) -> FloatArray:
     return out
 
 
-def _alr_inverse(z: FloatArray) -> FloatArray:
-    full = np.concatenate((z, np.zeros((z.shape[0], 1))), axis=1)
-    full = np.exp(full - full.max(axis=1, keepdims=True))
-    out: FloatArray = np.maximum(full / full.sum(axis=1, keepdims=True), 1e-300)
+def _natural_columns(swing: FloatArray, spans: FloatArray) -> FloatArray:
+    """:func:`natural_weights` of swing weights held as columns (``spans`` a column)."""
+    raw = swing / spans
+    out: FloatArray = raw / raw.sum(axis=0)
+    return out
+
+
+def _alr_columns(s: FloatArray) -> FloatArray:
+    """:func:`_alr` of swing weights held as columns."""
+    with np.errstate(divide="ignore"):
+        logs = np.log(s)
+    out: FloatArray = logs[:-1] - logs[-1:]
+    return out
+
+
+def _alr_inverse_columns(z: FloatArray) -> FloatArray:
+    """Swing weights (columns) from their additive log-ratio coordinates (columns): the
+    inverse of :func:`_alr_columns`."""
+    full = np.concatenate((z, np.zeros((1, z.shape[1]))), axis=0)
+    full = np.exp(full - full.max(axis=0))
+    out: FloatArray = np.maximum(full / full.sum(axis=0), 1e-300)
     return out
 
 
@@ -366,10 +390,10 @@ class ParticlePosterior:
         return self._initial[0]
 
     def _deltas(self, natural: FloatArray, records: Sequence[JointRecord]) -> FloatArray:
-        """Δ of every answer for every particle, shape (particles, answers)."""
+        """Δ of every answer for every particle, shape (answers, particles)."""
         if not records:
-            return np.zeros((natural.shape[0], 0))
-        out: FloatArray = thin_product(natural, np.array([r.diff for r in records]).T)
+            return np.zeros((0, natural.shape[0]))
+        out: FloatArray = thin_product(np.array([r.diff for r in records]), natural.T)
         return out
 
     def _log_likelihood(
@@ -385,24 +409,26 @@ class ParticlePosterior:
         records: Sequence[JointRecord],
         powers: FloatArray | None = None,
     ) -> FloatArray:
-        """Σ over ``records`` of log P(answer | particle) (each times its power) from Δ."""
+        """Σ over ``records`` of log P(answer | particle) (each times its power) from Δ of
+        shape (answers, particles)."""
         if not records:
-            return np.zeros(delta.shape[0])
+            return np.zeros(delta.shape[1])
         outcomes = np.array([r.outcome for r in records], dtype=np.intp)
         lapse, temp, band = self.noise_grid.values(noise)
-        log_p = log_answer_likelihood(delta, outcomes, lapse, temp, band)
+        log_p = answer_log_likelihoods(delta, outcomes, lapse, temp, band)
         if powers is not None and powers[-1] != 1.0:
-            log_p[:, -1] *= powers[-1]
-        out: FloatArray = log_p.sum(axis=1)
+            log_p[-1] *= powers[-1]
+        out: FloatArray = log_p.sum(axis=0)
         return out
 
-    def _log_prior_z(self, swing: FloatArray) -> FloatArray:
-        """Log prior density of swing weights in additive log-ratio coordinates (the prior
-        of :func:`swing_log_prior` times the Jacobian Π s_i)."""
+    def _log_prior_z(self, swing: FloatArray, axis: int = -1) -> FloatArray:
+        """Log prior density of swing weights (rows; columns with ``axis=0``) in additive
+        log-ratio coordinates (the prior of :func:`swing_log_prior` times the Jacobian
+        Π s_i)."""
         with np.errstate(divide="ignore"):
             out: FloatArray = swing_log_prior(
-                swing, self.spans, self.sparse_share, self.natural_share
-            ) + np.log(swing).sum(axis=1)
+                swing, self.spans, self.sparse_share, self.natural_share, axis
+            ) + np.log(swing).sum(axis=axis)
         return out
 
     def _move(
@@ -421,11 +447,15 @@ class ParticlePosterior:
         (ε, T or δ, uniform on its grid: a symmetric proposal). Each is accepted by prior ×
         the likelihood of every answer so far."""
         n_part, dim = swing.shape[0], swing.shape[1] - 1
-        spans = self.spans
-        diffs = np.array([r.diff for r in records]).T  # (n, t)
-        z = _alr(swing)
-        delta = thin_product(natural_weights(swing, spans), diffs)
-        prior_z = self._log_prior_z(swing)
+        # Every array below holds one particle per column: the per-particle operations then
+        # run along long rows (the same sums, term by term in the same order, as per row).
+        spans = np.asarray(self.spans, dtype=np.float64)[:, None]
+        diffs = np.array([r.diff for r in records])  # (t, n)
+        s_cur = np.ascontiguousarray(swing.T)  # (n, N)
+        noise = noise.astype(np.intp, copy=True)
+        z = _alr_columns(s_cur)
+        delta = thin_product(diffs, _natural_columns(s_cur, spans))  # (t, N)
+        prior_z = self._log_prior_z(s_cur, axis=0)
         prior_g = self.noise_grid.log_prior(noise)
         powers = np.ones(len(records))
         powers[-1] = power
@@ -435,19 +465,19 @@ class ParticlePosterior:
         columns = np.arange(n_part)
         for sweep in range(sweeps):
             scale = MOVE_SCALES[sweep % len(MOVE_SCALES)] * 2.38 / math.sqrt(dim)
-            step = thin_product(rng.standard_normal((n_part, dim)), chol.T)
+            step = thin_product(chol, rng.standard_normal((n_part, dim)).T)
             z_new = np.clip(z + scale * step, -60, 60)
-            s_new = _alr_inverse(z_new)
-            d_new = thin_product(natural_weights(s_new, spans), diffs)
-            p_new = self._log_prior_z(s_new)
+            s_new = _alr_inverse_columns(z_new)
+            d_new = thin_product(diffs, _natural_columns(s_new, spans))
+            p_new = self._log_prior_z(s_new, axis=0)
             l_new = self._log_likelihood_of(d_new, noise, records, powers)
             gain = (p_new + l_new) - (prior_z + lik)
             accept = (np.log(rng.random(n_part)) < gain) & np.isfinite(p_new + l_new)
-            z = np.where(accept[:, None], z_new, z)
-            swing = np.where(accept[:, None], s_new, swing)
-            delta = np.where(accept[:, None], d_new, delta)
-            prior_z = np.where(accept, p_new, prior_z)
-            lik = np.where(accept, l_new, lik)
+            np.copyto(z, z_new, where=accept)
+            np.copyto(s_cur, s_new, where=accept)
+            np.copyto(delta, d_new, where=accept)
+            np.copyto(prior_z, p_new, where=accept)
+            np.copyto(lik, l_new, where=accept)
             coords = np.array(np.unravel_index(noise, shape))  # (3, N)
             which = rng.integers(0, 3, size=n_part)
             coords[which, columns] = (rng.random(n_part) * np.asarray(shape)[which]).astype(
@@ -458,10 +488,10 @@ class ParticlePosterior:
             l_new = self._log_likelihood_of(delta, g_new, records, powers)
             gain = (pg_new + l_new) - (prior_g + lik)
             accept = (np.log(rng.random(n_part)) < gain) & np.isfinite(pg_new + l_new)
-            noise = np.where(accept, g_new, noise).astype(np.intp)
-            prior_g = np.where(accept, pg_new, prior_g)
-            lik = np.where(accept, l_new, lik)
-        return swing, noise
+            np.copyto(noise, g_new, where=accept)
+            np.copyto(prior_g, pg_new, where=accept)
+            np.copyto(lik, l_new, where=accept)
+        return np.ascontiguousarray(s_cur.T), noise
 
     def update(self, state: JointState, record: JointRecord, key: int) -> JointState:
         """The state after the answer ``record`` (``key``: the digest of every answer so far,

@@ -44,7 +44,7 @@ from tradeoff.learn.likelihood import (
     NOISE_PRIOR,
     OUTCOME,
     NoiseGrid,
-    particle_outcome_probabilities,
+    answer_probabilities,
 )
 from tradeoff.learn.particles import (
     PARTICLES,
@@ -54,7 +54,6 @@ from tradeoff.learn.particles import (
     ParticlePosterior,
     Summary,
     answer_digest,
-    thin_product,
     weighted_quantiles,
 )
 from tradeoff.learn.posterior import (
@@ -424,37 +423,37 @@ class JointStrategy(PosteriorStrategy[JointState]):
         if deciding:
             assert psi is not None and best is not None
             # The particles grouped by their best candidate, so that P(answer, best) is a
-            # sum over consecutive rows.
+            # sum over consecutive columns.
             order = np.argsort(best, kind="stable")
             a, w, noise, psi, best = a[order], w[order], noise[order], psi[order], best[order]
         diffs = np.array([c.diff for c in options])  # (Q, n)
-        delta = thin_product(a, diffs.T)  # (N, Q)
-        lapse, temp, band = self.noise_grid.values(noise)
-        # P(particle, answer), one column per (question, answer).
-        joint = particle_outcome_probabilities(delta, lapse, temp, band, w)  # (N, Q, 3)
         n_q = len(options)
-        flat = joint.reshape(len(w), n_q * 3)
+        lapse, temp, band = self.noise_grid.values(noise)
+        # P(particle, answer): a row per (answer, question), a column per particle.
+        delta = diffs @ a.T  # (Q, N)
+        flat = answer_probabilities(delta, lapse, temp, band, w).reshape(3 * n_q, len(w))
         if deciding:
             assert psi is not None and best is not None
             top = psi.max(axis=1)
             spread = float(w @ (top - psi.min(axis=1))) or 1.0
             # Expected regret of the Bayes pick after each answer:
             # E[max_m ψ_m] − Σ_answers max_m Σ_n P(n, answer)·ψ_nm.
-            value = (flat.T @ psi).reshape(n_q, 3, -1).max(axis=2).sum(axis=1)
+            value = (flat @ psi).reshape(3, n_q, -1).max(axis=2).sum(axis=0)
             regret = (float(w @ top) - value) / spread
             # Information each answer carries about which candidate is best (nats):
             # P(answer, best) sums P(particle, answer) over the particles of each best.
             present, starts = np.unique(best, return_index=True)
-            by_best = np.zeros((psi.shape[1], n_q * 3))
-            by_best[present] = np.add.reduceat(flat, starts, axis=0)
-            p_joint = by_best.T.reshape(n_q, 3, -1)
+            by_best = np.zeros((3 * n_q, psi.shape[1]))
+            by_best[:, present] = np.add.reduceat(flat, starts, axis=1)
+            p_joint = by_best.reshape(3, n_q, -1)
             p_answer = p_joint.sum(axis=2, keepdims=True)
-            p_best = p_joint.sum(axis=1, keepdims=True)
+            p_best = p_joint.sum(axis=0, keepdims=True)
             with np.errstate(divide="ignore", invalid="ignore"):
                 ratio = np.where(p_joint > 0, p_joint / (p_answer * p_best), 1.0)
-            info = (p_joint * np.log(ratio)).sum(axis=(1, 2))
+            info = (p_joint * np.log(ratio)).sum(axis=(0, 2))
             out: FloatArray = np.maximum(regret, 0.0) - INFORMATION_WEIGHT * info
             return out
+        flat = flat.reshape(3, n_q, -1).transpose(2, 1, 0).reshape(len(w), n_q * 3)
         # Expected L1 error of the swing weights' posterior mean after each answer.
         s = state.swing
         p_answer = flat.sum(axis=0)  # (Q*3,)

@@ -110,7 +110,8 @@ def particle_outcome_probabilities(
 ) -> FloatArray:
     """:func:`outcome_probabilities` for Δ of shape (particles, questions) and one (ε, T, δ)
     per particle, computing the logistic only where T > 0 (shape (particles, questions, 3)),
-    each particle's rows times its ``weights`` when given (P(particle, answer)).
+    each particle's rows times its ``weights`` when given (P(particle, answer)):
+    :func:`answer_probabilities`, transposed.
 
     >>> d = np.array([[0.01, -0.01]])
     >>> one = np.array([0.1]), np.array([0.0]), np.array([0.0])
@@ -119,25 +120,40 @@ def particle_outcome_probabilities(
     >>> np.round(particle_outcome_probabilities(d, *one, np.array([0.5])), 3).tolist()[0][0]
     [0.475, 0.025, 0.0]
     """
-    b = band[:, None]
+    out: FloatArray = answer_probabilities(delta.T, lapse, temperature, band, weights).T
+    return out
+
+
+def answer_probabilities(
+    delta: FloatArray,
+    lapse: FloatArray,
+    temperature: FloatArray,
+    band: FloatArray,
+    weights: FloatArray | None = None,
+) -> FloatArray:
+    """:func:`particle_outcome_probabilities` with one row per question and one column per
+    particle: Δ of shape (questions, particles), the result (3, questions, particles) with
+    the answers left, right and can't tell first (the look-ahead's layout: a row per
+    question and answer, the per-particle operations along rows)."""
+    b = band[None, :]
     up = (delta > b).astype(np.float64)
     down = (delta < -b).astype(np.float64)
     graded = np.flatnonzero(temperature > 0)
     if graded.size:
-        x, bg, t = delta[graded], b[graded], temperature[graded, None]
-        up[graded] = sigmoid((x - bg) / t)
-        down[graded] = sigmoid((-x - bg) / t)
-    w = 1.0 if weights is None else weights[:, None]
-    slip = w * lapse[:, None] / 2  # a lapse picks either side
-    attend = w * (1 - lapse[:, None])
-    out: FloatArray = np.empty((*delta.shape, 3))
-    np.multiply(attend, up, out=out[..., 0])
-    np.multiply(attend, down, out=out[..., 1])
+        x, bg, t = delta[:, graded], b[:, graded], temperature[None, graded]
+        up[:, graded] = sigmoid((x - bg) / t)
+        down[:, graded] = sigmoid((-x - bg) / t)
+    w = 1.0 if weights is None else weights[None, :]
+    slip = w * lapse[None, :] / 2  # a lapse picks either side
+    attend = w * (1 - lapse[None, :])
+    out: FloatArray = np.empty((3, *delta.shape))
+    np.multiply(attend, up, out=out[0])
+    np.multiply(attend, down, out=out[1])
     # "Can't tell": the rest of the attentive mass (never below 0 where up + down rounds
     # above 1).
-    np.maximum(attend - out[..., 0] - out[..., 1], 0.0, out=out[..., 2])
-    out[..., 0] += slip
-    out[..., 1] += slip
+    np.maximum(attend - out[0] - out[1], 0.0, out=out[2])
+    out[0] += slip
+    out[1] += slip
     return out
 
 

@@ -146,17 +146,6 @@ def natural_weights(swing: FloatArray, spans: Sequence[float]) -> FloatArray:
     return out
 
 
-def thin_product(a: FloatArray, b: FloatArray) -> FloatArray:
-    """``a @ b`` for a short inner dimension (the weights), summed term by term: a BLAS
-    call would start threads for a product this thin, which costs more than it saves."""
-    out: FloatArray = a[:, :1] * b[:1, :]
-    term = np.empty_like(out)
-    for i in range(1, a.shape[1]):
-        np.multiply(a[:, i : i + 1], b[i : i + 1, :], out=term)
-        out += term
-    return out
-
-
 def _alr(s: FloatArray) -> FloatArray:
     with np.errstate(divide="ignore"):
         logs = np.log(s)
@@ -393,7 +382,7 @@ class ParticlePosterior:
         """Δ of every answer for every particle, shape (answers, particles)."""
         if not records:
             return np.zeros((0, natural.shape[0]))
-        out: FloatArray = thin_product(np.array([r.diff for r in records]), natural.T)
+        out: FloatArray = np.array([r.diff for r in records]) @ natural.T
         return out
 
     def _log_likelihood(
@@ -454,7 +443,7 @@ class ParticlePosterior:
         s_cur = np.ascontiguousarray(swing.T)  # (n, N)
         noise = noise.astype(np.intp, copy=True)
         z = _alr_columns(s_cur)
-        delta = thin_product(diffs, _natural_columns(s_cur, spans))  # (t, N)
+        delta = diffs @ _natural_columns(s_cur, spans)  # (t, N)
         prior_z = self._log_prior_z(s_cur, axis=0)
         prior_g = self.noise_grid.log_prior(noise)
         powers = np.ones(len(records))
@@ -465,10 +454,10 @@ class ParticlePosterior:
         columns = np.arange(n_part)
         for sweep in range(sweeps):
             scale = MOVE_SCALES[sweep % len(MOVE_SCALES)] * 2.38 / math.sqrt(dim)
-            step = thin_product(chol, rng.standard_normal((n_part, dim)).T)
+            step = chol @ rng.standard_normal((n_part, dim)).T
             z_new = np.clip(z + scale * step, -60, 60)
             s_new = _alr_inverse_columns(z_new)
-            d_new = thin_product(diffs, _natural_columns(s_new, spans))
+            d_new = diffs @ _natural_columns(s_new, spans)
             p_new = self._log_prior_z(s_new, axis=0)
             l_new = self._log_likelihood_of(d_new, noise, records, powers)
             gain = (p_new + l_new) - (prior_z + lik)
@@ -561,7 +550,7 @@ class ParticlePosterior:
         psi = best = p_best = None
         pick = None
         if self.front is not None:
-            psi = thin_product(natural, self.front.T)
+            psi = natural @ self.front.T
             best = np.argmax(psi, axis=1).astype(np.intp)
             p_best = np.bincount(best, weights=weights, minlength=len(self.front)).astype(
                 np.float64

@@ -579,8 +579,9 @@ def test_the_look_ahead_matches_a_slow_particle_by_particle_version(
 def test_trades_are_shared_by_strategies_on_the_same_space_only(
     triage: tuple[Any, np.ndarray],
 ) -> None:
-    """A trade is built once per question space; another scenario (or the same one with
-    other rounding) gets its own, and a trade built afresh equals the shared one."""
+    """A trade, and the questions about two candidates, are built once per question space;
+    another scenario (or the same one with other rounding) gets its own, and a trade built
+    afresh equals the shared one."""
     from tradeoff.learn import joint
 
     sc, rows = triage
@@ -592,6 +593,7 @@ def test_trades_are_shared_by_strategies_on_the_same_space_only(
     assert isinstance(first, JointStrategy) and isinstance(second, JointStrategy)
     assert isinstance(exact, JointStrategy) and isinstance(other, JointStrategy)
     assert first._space == second._space
+    assert first._pairs is second._pairs and np.array_equal(first._front, second._front)
     assert len({first._space, exact._space, other._space}) == 3
     t = first._trade(0, 2, 0.5, 0.6)
     assert second._trade(0, 2, 0.5, 0.6) is t

@@ -110,6 +110,11 @@ class Trade:
 #: each trade once. Keyed by :func:`_space_key` first; cleared when it grows past its bound.
 _TRADES: dict[tuple[str, int, int, float, float], Trade] = {}
 _READABLE: dict[tuple[str, ClassifierProfile, ClassifierProfile], ShownKey | None] = {}
+#: The non-dominated candidates and the questions about two of them, by question space and
+#: candidates (:meth:`JointStrategy._front_pairs`).
+_FRONTS: dict[
+    tuple[str, str], tuple[IntArray, dict[tuple[int, int], Candidate], dict[str, int]]
+] = {}
 #: Entries kept in each shared cache before it is cleared.
 CACHE_BOUND = 50_000
 
@@ -146,32 +151,20 @@ class JointStrategy(PosteriorStrategy[JointState]):
     posterior: ParticlePosterior = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        space = _space_key(self.space, self.shows_rounded)
         front = np.empty(0, dtype=np.intp)
         pairs: dict[tuple[int, int], Candidate] = {}
         shown_rows: dict[str, int] = {}
         if self.candidates is not None:
             rows = np.asarray(self.candidates, dtype=np.float64)
             object.__setattr__(self, "candidates", rows)
-            front = non_dominated(rows)
-            profiles = {int(i): self.candidate_profile(int(i)) for i in front}
-            for i, p in profiles.items():
-                shown_rows.setdefault(profile_key(p), i)
-            front_list = [int(x) for x in front]
-            for a_pos, i in enumerate(front_list):
-                for j in front_list[a_pos + 1 :]:
-                    left, right = profiles[int(i)], profiles[int(j)]
-                    query = Query(
-                        left, right, (0, 0), (0.0, 0.0), kind="candidates",
-                        candidates=(int(i), int(j)),
-                    )
-                    if not _readable(self.space, query):
-                        continue
-                    pairs[(int(i), int(j))] = Candidate(
-                        query,
-                        self._vector(left) - self._vector(right),
-                        question_key(self.space, query, True),
-                    )
-        object.__setattr__(self, "_space", _space_key(self.space, self.shows_rounded))
+            key = (space, hashlib.blake2b(rows.tobytes()).hexdigest() + str(rows.shape))
+            if key not in _FRONTS:
+                if len(_FRONTS) > 64:
+                    _FRONTS.clear()
+                _FRONTS[key] = self._front_pairs(rows)
+            front, pairs, shown_rows = _FRONTS[key]
+        object.__setattr__(self, "_space", space)
         object.__setattr__(self, "_front", front)
         object.__setattr__(self, "_pairs", pairs)
         object.__setattr__(self, "_shown_rows", shown_rows)
@@ -188,6 +181,34 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 None if self.candidates is None else self.candidates[front],
             ),
         )
+
+    def _front_pairs(
+        self, rows: FloatArray
+    ) -> tuple[IntArray, dict[tuple[int, int], Candidate], dict[str, int]]:
+        """The non-dominated candidates, every pair of them a person could tell apart on the
+        screen as a question, and the candidates by the key of their shown profile (a pure
+        function of the question space and the candidates: shared by every strategy)."""
+        front = non_dominated(rows)
+        pairs: dict[tuple[int, int], Candidate] = {}
+        shown_rows: dict[str, int] = {}
+        profiles = {int(i): self.candidate_profile(int(i)) for i in front}
+        for i, p in profiles.items():
+            shown_rows.setdefault(profile_key(p), i)
+        front_list = [int(x) for x in front]
+        for a_pos, i in enumerate(front_list):
+            for j in front_list[a_pos + 1 :]:
+                left, right = profiles[i], profiles[j]
+                query = Query(
+                    left, right, (0, 0), (0.0, 0.0), kind="candidates", candidates=(i, j)
+                )
+                if not _readable(self.space, query):
+                    continue
+                pairs[(i, j)] = Candidate(
+                    query,
+                    self._vector(left) - self._vector(right),
+                    question_key(self.space, query, True),
+                )
+        return front, pairs, shown_rows
 
     # -- settings ---------------------------------------------------------------------
 

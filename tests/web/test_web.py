@@ -502,3 +502,37 @@ async def test_withdrawn_while_answering_records_nothing_more(
     [path] = sessions(study, "p01")
     assert [e.type for e in read_session(path).events] == ["answer"]
     assert sessions(study, "p02") == []
+
+
+async def test_the_next_question_is_chosen_as_soon_as_the_answer_is_saved(
+    tmp_path: Path,
+) -> None:
+    """After an answer is written the server chooses the next question at once, before the
+    browser asks for it (the redirect's GET then only renders it)."""
+    from tradeoff.web.site import SITE
+
+    study, codes = make_study(tmp_path, consent=False)
+    app = make_web_app(study)
+    server = TestServer(app)
+    await server.start_server()
+    p = Participant(str(server.make_url("/")))
+    try:
+        q1 = await p.enter(codes["p01"])
+        assert q1.path.endswith("/question")
+        data = {"csrf": q1.field("csrf", "answer"), "answered": q1.field("answered", "answer")}
+        data |= {"shown": q1.field("shown", "answer"), "choice": "left"}
+        async with p.session.post(
+            p.base + "answer", data=data, allow_redirects=False
+        ) as response:
+            assert response.status == 303
+        held = app[SITE].participants._held["p01"]
+        for _ in range(200):  # the work started ahead finishes on its own
+            if held.engine._pending_valid:
+                break
+            await asyncio.sleep(0.01)
+        assert held.engine.answered == 1 and held.engine._pending_valid
+        q2 = await p.get("question")
+        assert q2.h1 == "Question 2"
+    finally:
+        await p.close()
+        await server.close()

@@ -60,6 +60,9 @@ MOVE_SCALES = (1.0, 0.5, 0.25)
 
 #: Share of the swing-weight prior that is Dirichlet(½) (sparse truths).
 SPARSE_PRIOR_SHARE = 0.0
+#: Summaries kept per posterior (each about (particles × (candidates + weights)) floats,
+#: 0.4 MB on the shipped pool): the states a session is at and was just at (an undo).
+SUMMARIES_KEPT = 4
 #: Every summary weighs up the noisiest answers the posterior allows: its upper quarter of
 #: lapse rates, temperatures and bands (:meth:`ParticlePosterior.robust_weights`).
 NOISE_TAIL = 0.25
@@ -557,8 +560,8 @@ class ParticlePosterior:
             )
             pick = stable_argmax(weights @ psi)
         out = Summary(natural, weights, psi, best, p_best, pick)
-        if len(self._summaries) > 64:
-            self._summaries.clear()
+        if len(self._summaries) >= SUMMARIES_KEPT:
+            self._summaries.pop(next(iter(self._summaries)))  # the oldest
         self._summaries[state] = out
         return out
 

@@ -367,11 +367,16 @@ def _answer(rec: Recorder, form: dict[str, str], response_ms: float | None) -> N
     rec.answer(Choice(form.get("choice", "")), response_ms=response_ms)
 
 
+def _next_question(rec: Recorder) -> object:
+    return rec.engine.next_query()
+
+
 def _form_action(
     step: Callable[[Recorder, dict[str, str], float | None], object],
     to: str,
     *,
     needs: Literal["question", "answers", "review"],
+    ahead: bool = False,
 ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     """A form's handler: ``step`` is done only if the session still has the number of
     answers the page showed (a second submit of the same page does nothing) and is where
@@ -379,7 +384,8 @@ def _form_action(
     the review, no question left (finish, more). A step that refuses the form's values
     (ValueError) does nothing either; the participant is sent back to where they are.
     ``step`` is also given the time since the page was made, on the server's clock
-    (:meth:`Site.response_ms`)."""
+    (:meth:`Site.response_ms`). With ``ahead`` the next question is chosen as soon as the
+    step is done (:meth:`Site.ahead`)."""
 
     def act(form: dict[str, str], response_ms: float | None, rec: Recorder) -> bool:
         engine = rec.engine
@@ -413,6 +419,12 @@ def _form_action(
                     partial(act, form, response_ms),
                 )
             )
+            if done and ahead:
+                # The answer is on disk: the next question is chosen while the browser
+                # follows the redirect to it.
+                site.ahead(
+                    partial(site.participants.run, visitor.participant, path, _next_question)
+                )
             return redirect(to if done else "question")
 
         return await with_session(request, run)
@@ -528,7 +540,9 @@ def make_web_app(
     app.router.add_get("/consent", consent)
     app.router.add_post("/consent", give_consent)
     app.router.add_get("/question", question)
-    app.router.add_post("/answer", _form_action(_answer, "question", needs="question"))
+    app.router.add_post(
+        "/answer", _form_action(_answer, "question", needs="question", ahead=True)
+    )
     app.router.add_post(
         "/undo",
         _form_action(lambda rec, *_: rec.undo(), "question?notice=undone", needs="answers"),

@@ -246,6 +246,8 @@ class Site:
     consent_html: Markup | None = None
     _withdrawn: tuple[tuple[int, int] | None, frozenset[str]] = (None, frozenset())
     revoked: Revoked = field(init=False)
+    #: Work started ahead of the request that needs it (:meth:`ahead`), kept until done.
+    _ahead: set[asyncio.Future[None]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.revoked = Revoked(self.study.path / REVOKED_FILE)
@@ -384,6 +386,23 @@ class Site:
 
     async def work(self, fn: Callable[[], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self.executor, fn)
+
+    def ahead(self, fn: Callable[[], object]) -> None:
+        """Start ``fn`` in a worker thread now, without waiting for it: work the next
+        request will need (the next question, while the browser follows the redirect).
+        Its outcome is not used: whatever it raises, the request that needs the work does
+        it again and reports it."""
+        future = asyncio.get_running_loop().run_in_executor(self.executor, _quietly(fn))
+        self._ahead.add(future)
+        future.add_done_callback(self._ahead.discard)
+
+
+def _quietly(fn: Callable[[], object]) -> Callable[[], None]:
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            fn()
+
+    return run
 
 
 SITE = web.AppKey("site", Site)

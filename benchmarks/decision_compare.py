@@ -1,0 +1,139 @@
+"""Two runs of the decision benchmark side by side, cell by cell, with 95% intervals.
+
+Run: ``.venv/bin/python -m benchmarks.decision_compare BEFORE.md AFTER.md [--out NAME]``
+(writes benchmarks/results/NAME.md, default ``decision_compare``). Each file holds the
+Markdown table(s) ``benchmarks.decision`` prints; rows are matched by strategy, truths and
+answers (the first table of each file, or the section ``--section`` names).
+
+For every cell: the share of right picks before and after, with the Wilson 95% interval of
+the share before and whether the share after lies inside it; the same for the share of
+wrong picks among the people stopped at P(best) ≥ 0.95; the median questions before →
+after. A cell "holds" when both shares after lie inside the intervals before. With the
+same people (truths and seeds) in both runs, this is a conservative check: the two shares
+are dependent, and the interval of one sample is wider than that of their difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from pathlib import Path
+
+from benchmarks._table import markdown, write
+
+Z = 1.959963984540054  # the 97.5% normal quantile
+
+
+def wilson(successes: int, n: int) -> tuple[float, float]:
+    """Wilson score 95% interval of a share ``successes``/``n`` (0, 1 for n = 0).
+
+    >>> [round(x, 3) for x in wilson(270, 300)]
+    [0.861, 0.929]
+    """
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def read_cells(path: Path, section: str | None) -> dict[tuple[str, str, str], list[str]]:
+    """The rows of the first Markdown table in ``path`` (after the heading ``section``, if
+    given), by (strategy, truths, answers)."""
+    text = path.read_text()
+    if section is not None:
+        text = text[text.index(section) :]
+    rows: dict[tuple[str, str, str], list[str]] = {}
+    started = False
+    for line in text.splitlines():
+        if line.startswith("| strategy"):
+            if started:
+                break
+            started = True
+            continue
+        if started and line.startswith("|") and not line.startswith("|---"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows[(cells[0], cells[1], cells[2])] = cells
+        elif started and rows and not line.startswith("|"):
+            break
+    return rows
+
+
+def share(cell: str, people: int) -> tuple[int, int]:
+    """(successes, n) of "97.3%" over ``people``."""
+    return round(float(cell.rstrip("%")) / 100 * people), people
+
+
+def confident_wrong(cell: str) -> tuple[int, int]:
+    """(wrong, n) of "271: 3.7%" (n people stopped at P ≥ 0.95, the share wrong)."""
+    if cell in ("0", "–"):
+        return 0, 0
+    n, pct = re.fullmatch(r"(\d+): ([\d.]+)%", cell).groups()  # type: ignore[union-attr]
+    return round(float(pct) / 100 * int(n)), int(n)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("before", type=Path)
+    parser.add_argument("after", type=Path)
+    parser.add_argument("--section-before")
+    parser.add_argument("--section-after")
+    parser.add_argument("--out", default="decision_compare")
+    parser.add_argument("--command", default="", help="the commands that made the two files")
+    args = parser.parse_args()
+    before = read_cells(args.before, args.section_before)
+    after = read_cells(args.after, args.section_after)
+    table = []
+    held = 0
+    for key, old in before.items():
+        new = after.get(key)
+        if new is None:
+            continue
+        n_old, n_new = int(old[3]), int(new[3])
+        r_old, r_new = share(old[4], n_old), share(new[4], n_new)
+        lo, hi = wilson(*r_old)
+        right_ok = lo <= r_new[0] / r_new[1] <= hi
+        w_old, w_new = confident_wrong(old[9]), confident_wrong(new[9])
+        wlo, whi = wilson(*w_old)
+        wrong_ok = w_new[1] == 0 or wlo <= w_new[0] / w_new[1] <= whi
+        held += right_ok and wrong_ok
+        table.append(
+            [
+                *key,
+                f"{old[4]} [{100 * lo:.1f}, {100 * hi:.1f}]",
+                new[4],
+                "yes" if right_ok else "**no**",
+                f"{old[9]} [{100 * wlo:.1f}, {100 * whi:.1f}]",
+                new[9],
+                "yes" if wrong_ok else "**no**",
+                f"{old[8].split(' / ')[0]} → {new[8].split(' / ')[0]}",
+            ]
+        )
+    body = markdown(
+        [
+            "strategy",
+            "truths",
+            "answers",
+            "right before [95% interval]",
+            "right after",
+            "inside",
+            "stopped at P ≥ 0.95: n: wrong, before [95% interval of the share wrong]",
+            "after",
+            "inside",
+            "median questions",
+        ],
+        table,
+    )
+    body += (
+        f"\n\n{held} of {len(table)} cells hold (both shares after inside the intervals "
+        f"before).\n\nBefore: `{args.before}`; after: `{args.after}`."
+        + (f"\n{args.command}" if args.command else "")
+        + "\nReproduce: `.venv/bin/python -m benchmarks.decision_compare BEFORE.md AFTER.md`.\n"
+    )
+    write(args.out, "The decision benchmark before and after", body)
+
+
+if __name__ == "__main__":
+    main()

@@ -303,7 +303,7 @@ def load_pool(
     names, cleaned_names = clean_texts(name_series.tolist())
     if cleaned_names:
         name_series = pd.Series(names, index=name_series.index)
-    if unique_names:
+    if unique_names and len(set(names)) < len(names):  # a set: cheaper than pandas' hashing
         repeated = name_series.duplicated(keep=False)
         if repeated.any():
             first: dict[str, int] = {}

@@ -129,22 +129,9 @@ class SweepPick:
         }
 
 
-def _summary_cdf(
-    u: FloatArray, columns: Sequence[int], p: float, rows: NDArray[np.intp]
-) -> FloatArray:
-    """For the models ``rows``: the rank CDF, over the whole population, of the equally
-    weighted p-norm of û over ``columns`` (the share of models with a strictly smaller
-    summary). Counted for those rows only, not ranked for every model."""
-    sub = u[:, list(columns)]
-    if sub.shape[1] == 1:
-        return np.asarray(sub[rows, 0], dtype=np.float64)
-    s = copa.scores(sub, np.full(sub.shape[1], 1.0 / sub.shape[1]), p)
-    return np.array([np.count_nonzero(s < s[r]) / len(s) for r in rows], dtype=np.float64)
-
-
 def sweep_picks(
     pool: Pool,
-    u: FloatArray,
+    ranks: copa.Ranks,
     group: Sequence[int],
     alphas: Sequence[float],
     picks: Sequence[int] | NDArray[np.intp],
@@ -153,15 +140,16 @@ def sweep_picks(
     """Table 2 of paper 000 for a sweep: each picked model's α range and CDF summaries.
 
     ``picks`` holds the row picked at each of ``alphas``; models appear in the order they
-    are first picked.
+    are first picked. The summaries are :func:`tradeoff.pool.copa.summary_cdf` of û
+    (``ranks``), counted for the picked models only.
     """
-    rest = [k for k in range(u.shape[1]) if k not in set(group)]
+    rest = [k for k in range(ranks.k) if k not in set(group)]
     ranges: dict[int, list[float]] = {}
     for a, row in zip(alphas, picks, strict=True):
         ranges.setdefault(int(row), []).append(float(a))
     rows = np.fromiter(ranges, dtype=np.intp, count=len(ranges))
-    ug = _summary_cdf(u, group, p, rows)
-    ur = _summary_cdf(u, rest, p, rows) if rest else np.zeros(len(rows))
+    ug = copa.summary_cdf(ranks, group, p, rows)
+    ur = copa.summary_cdf(ranks, rest, p, rows) if rest else np.zeros(len(rows))
     return tuple(
         SweepPick(pool.names[row], min(a), max(a), float(ug[j]), float(ur[j]))
         for j, (row, a) in enumerate(ranges.items())
@@ -200,30 +188,38 @@ def top_percent(u: float) -> int:
     return max(1, round(100 * u))
 
 
-def explain(pool: Pool, u: FloatArray, index: int) -> str:
+def explain(pool: Pool, ranks: copa.Ranks, index: int) -> str:
     """Explain a model in the population's terms, one clause per objective.
 
     E.g. "top-9% on MMLU-PRO (33.7; best 73.0, median 25.1); top-8% on CO₂ cost (kg)
-    (0.47; best 0.08, median 1.9)".
+    (0.47; best 0.08, median 1.9)". û and the medians come from ``ranks`` (the sorted
+    columns of the minimised values; a maximised column's are its values negated).
     """
+    u = ranks.of(np.array([index]))[0]
+    n = ranks.n
     parts = []
     for k, obj in enumerate(pool.objectives):
         col = pool.values[:, k]
         best = col.max() if obj.direction == "max" else col.min()
+        ordered = ranks.sorted[k]  # as np.median: the middle value, or the middle two's mean
+        median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+        if obj.direction == "max":
+            median = -median
         parts.append(
-            f"top-{top_percent(u[index, k])}% on {obj.column} "
-            f"({pool.values[index, k]:.4g}; best {best:.4g}, median {np.median(col):.4g})"
+            f"top-{top_percent(u[k])}% on {obj.column} "
+            f"({pool.values[index, k]:.4g}; best {best:.4g}, median {median:.4g})"
         )
     return f"{pool.names[index]}: " + "; ".join(parts)
 
 
-def _row(pool: Pool, u: FloatArray, s: FloatArray, i: int, pareto: bool) -> ModelRow:
+def _row(pool: Pool, u: FloatArray, score: float, i: int, pareto: bool) -> ModelRow:
+    """Model ``i`` as reported, given its û (``u``, one value per objective) and score."""
     cols = pool.columns
     return ModelRow(
         index=int(i),
         name=pool.names[i],
-        score=float(s[i]),
-        u={c: float(u[i, k]) for k, c in enumerate(cols)},
+        score=float(score),
+        u={c: float(u[k]) for k, c in enumerate(cols)},
         values={c: float(pool.values[i, k]) for k, c in enumerate(cols)},
         pareto=pareto,
     )
@@ -443,14 +439,20 @@ def rank_pool(
 
 
 def _rank(
-    pool: Pool, weights: Sequence[float], settings: _Settings, selectable: NDArray[np.bool_]
+    pool: Pool,
+    weights: Sequence[float],
+    settings: _Settings,
+    selectable: NDArray[np.bool_],
+    *,
+    all_scores: bool = False,
 ) -> RankOutcome:
+    """The ranking; with ``all_scores``, the outcome carries every model's score."""
     y = pool.minimisation()
     # The Pareto flags (a K-D non-dominance pass, the slowest step on big pools) run on the
     # other core while the ranking is computed; moocore releases the GIL.
     with ThreadPoolExecutor(1) as pool_exec:
         pareto_future = pool_exec.submit(copa.pareto_mask, y)
-        outcome = _rank_pool(pool, y, weights, settings, selectable, pareto_future)
+        outcome = _rank_pool(pool, y, weights, settings, selectable, pareto_future, all_scores)
     return outcome
 
 
@@ -491,28 +493,46 @@ def _rank_pool(
     settings: _Settings,
     selectable: NDArray[np.bool_],
     pareto_future: Future[NDArray[np.bool_]],
+    all_scores: bool,
 ) -> RankOutcome:
+    """COPA ranks from ``pool.ranks``: û only of the models that can reach the head or win
+    the sweep (the same order and picks as ranking every model), unless ``all_scores``; the
+    baselines score every model on their own normalisation."""
     p, method = settings.p, settings.method
-    u = pool.rank_cdf
-    reference = None if settings.reference is None else y[settings.reference]
-    phi, warnings = (
-        (u, ()) if method == "copa" else copa.normalise(y, method, pool.maximise, reference)
-    )
-    s = copa.scores(phi, weights, p)
-    order = copa.rank_by(phi, s, selectable, limit=settings.top)
-    shown = order
+    ranks = pool.ranks
+    warnings: tuple[str, ...] = ()
+    s: FloatArray | None = None
+    phi: FloatArray | None = None
+    if method == "copa" and not all_scores:
+        order, shown_scores = copa.head(ranks, weights, p, selectable, settings.top)
+    else:
+        reference = None if settings.reference is None else y[settings.reference]
+        phi, warnings = (
+            (ranks.all(), ())
+            if method == "copa"
+            else copa.normalise(y, method, pool.maximise, reference)
+        )
+        s = copa.scores(phi, weights, p)
+        order = copa.rank_by(phi, s, selectable, limit=settings.top)
+        shown_scores = s[order]
     sweep = None
     table: tuple[SweepPick, ...] = ()
     if settings.sweep_alphas is not None:
         group = _group(pool, settings.sweep_group)
-        picks = copa.sweep(phi, group, settings.sweep_alphas, p, selectable)
-        sweep = tuple(
-            (float(a), pool.names[int(i)])
-            for a, i in zip(settings.sweep_alphas, picks, strict=True)
-        )
-        table = sweep_picks(pool, u, group, settings.sweep_alphas, picks, p)
+        alphas = settings.sweep_alphas
+        if method == "copa":
+            picks = copa.sweep_ranks(ranks, group, alphas, p, selectable)
+        else:
+            assert phi is not None
+            picks = copa.sweep(phi, group, alphas, p, selectable)
+        sweep = tuple((float(a), pool.names[int(i)]) for a, i in zip(alphas, picks, strict=True))
+        table = sweep_picks(pool, ranks, group, alphas, picks, p)
     pareto = pareto_future.result()
-    rows = tuple(_row(pool, u, s, int(i), bool(pareto[i])) for i in shown)
+    shown_u = ranks.of(order)
+    rows = tuple(
+        _row(pool, shown_u[j], float(shown_scores[j]), int(i), bool(pareto[i]))
+        for j, i in enumerate(order)
+    )
     return RankOutcome(
         n=pool.n,
         selectable=int(selectable.sum()),
@@ -522,7 +542,7 @@ def _rank_pool(
         selected=rows[0],
         ranking=rows,
         pareto_count=int(pareto.sum()),
-        explanation=explain(pool, u, int(order[0])),
+        explanation=explain(pool, ranks, int(order[0])),
         sweep=sweep,
         sweep_picks=table,
         warnings=pool.warnings + warnings,
@@ -552,7 +572,7 @@ def rank_with_metric(
     psi = vectors @ np.asarray(metric)  # the metric itself: a point estimate has no spread
     coefficients = metric_coefficients(scenario, metric, priors)
     omega, mapping = omega_for_metric(pool, coefficients, settings.p, selectable, psi=psi)
-    outcome = _rank(pool, omega, settings, selectable)
+    outcome = _rank(pool, omega, settings, selectable, all_scores=True)
     assert outcome.scores is not None
     advice = recommend(scenario, pool, metric, priors, selectable=selectable, vectors=vectors)
     rows = np.flatnonzero(selectable)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,9 @@ from tradeoff.errors import InputError, Problem
 from tradeoff.pool.expr import CONDITION_HELP, ExpressionError, parse_condition
 from tradeoff.pool.meaning import Meaning, capped, read_cell, value_problems
 from tradeoff.text import clean_text, clean_texts
+
+if TYPE_CHECKING:
+    from tradeoff.pool.copa import Ranks
 
 FloatArray = NDArray[np.float64]
 Direction = Literal["min", "max"]
@@ -114,13 +117,16 @@ class Pool:
         return out
 
     @cached_property
+    def ranks(self) -> Ranks:
+        """COPA's û on demand: the minimised columns sorted once (computed once per pool)."""
+        from tradeoff.pool.copa import Ranks
+
+        return Ranks(self.minimisation())
+
+    @property
     def rank_cdf(self) -> FloatArray:
         """COPA's û of every model and objective (computed once per pool; read-only)."""
-        from tradeoff.pool.copa import rank_cdf
-
-        out = rank_cdf(self.minimisation())
-        out.setflags(write=False)
-        return out
+        return self.ranks.all()
 
     def mask(self, expressions: Sequence[str]) -> NDArray[np.bool_]:
         """Rows satisfying every condition (e.g. ``"EO <= 0.02"``; see
@@ -297,7 +303,7 @@ def load_pool(
     names, cleaned_names = clean_texts(name_series.tolist())
     if cleaned_names:
         name_series = pd.Series(names, index=name_series.index)
-    if unique_names:
+    if unique_names and len(set(names)) < len(names):  # a set: cheaper than pandas' hashing
         repeated = name_series.duplicated(keep=False)
         if repeated.any():
             first: dict[str, int] = {}

@@ -16,6 +16,11 @@ same model. For any criterion that is monotone
 in û a best model is never strictly dominated, and among identical û vectors the earliest
 row wins the tie-break, so sweeps only need the (first copies of the) non-dominated models.
 
+A big pool need not rank every model: :class:`Ranks` sorts each column once and gives û of
+the models asked for; :func:`head` (the first models of a ranking), :func:`sweep_ranks` (an
+α sweep, prefiltered on raw values) and :func:`summary_cdf` (Table 2's CDF columns) use it
+and return what ranking every model returns.
+
 The baselines of §2 use the same criterion on other normalisations of y (minimised):
 ``naive`` the original objectives as they are (a maximised one as its shortfall from the top
 of its scale, see :func:`scale_top`): eq. 4 on raw values, which reproduces Fig. 1's Naive
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import cached_property
 from typing import Literal
 
 import moocore
@@ -53,17 +59,24 @@ def rank_cdf(y: FloatArray) -> FloatArray:
     >>> rank_cdf(np.array([[3.0], [1.0], [3.0], [2.0]])).ravel().tolist()
     [0.5, 0.0, 0.5, 0.25]
     """
+    return _rank_columns(y)[0]
+
+
+def _rank_columns(y: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """û of every column (eq. 10) and, by the way, each column sorted (shape (K, N))."""
     y = np.asarray(y, dtype=np.float64)
     if y.ndim != 2:
         raise ValueError("y must be a 2-D array (models × objectives)")
     n, k = y.shape
     u = np.empty((n, k), dtype=np.float64)
+    ordered_columns = np.empty((k, n), dtype=np.float64)
     positions = np.arange(n)
     for c in range(k):
         col = y[:, c]
         # any sort will do: tied values get their run's first position, whatever their order
         order = np.argsort(col)
-        ordered = col[order]
+        ordered = ordered_columns[c]
+        np.take(col, order, out=ordered)
         first = np.empty(n, dtype=np.int64)
         first[0] = 0
         if n > 1:
@@ -71,7 +84,78 @@ def rank_cdf(y: FloatArray) -> FloatArray:
             first = np.where(starts, positions, 0)
             np.maximum.accumulate(first, out=first)
         u[order, c] = first / n
-    return u
+    return u, ordered_columns
+
+
+class Ranks:
+    """The rank-based CDF û of a population (eq. 10), for the models that need it.
+
+    Each column is sorted once (values only, no argsort); û of a model is then the position
+    of its value in its sorted column by binary search, i.e. the number of strictly smaller
+    values, over N: the same integers divided the same way as :func:`rank_cdf`, so the same
+    floats. Ranking, sweeping and summarising a big pool needs û of a few thousand models
+    (the prefiltered candidates, the head of the ranking), not of all of them.
+
+    Parameters
+    ----------
+    y
+        Objective values to minimise, shape (N, K), no NaN.
+
+    Examples
+    --------
+    >>> ranks = Ranks(np.array([[3.0, 1.0], [1.0, 1.0], [3.0, 0.0], [2.0, 5.0]]))
+    >>> ranks.of(np.array([0, 3])).tolist()
+    [[0.5, 0.25], [0.25, 0.75]]
+    >>> bool((ranks.all() == rank_cdf(ranks.y)).all())
+    True
+    """
+
+    def __init__(self, y: FloatArray) -> None:
+        y = np.asarray(y, dtype=np.float64)
+        if y.ndim != 2:
+            raise ValueError("y must be a 2-D array (models × objectives)")
+        self.y = y
+        self.n: int = int(y.shape[0])
+        self.k: int = int(y.shape[1])
+        self._all: FloatArray | None = None
+
+    @cached_property
+    def columns(self) -> FloatArray:
+        """One contiguous row per objective, shape (K, N) (for filters that scan a column)."""
+        return np.ascontiguousarray(self.y.T)
+
+    @cached_property
+    def sorted(self) -> FloatArray:
+        """Each objective's values in ascending order, shape (K, N)."""
+        out: FloatArray = np.sort(self.columns, axis=1)
+        return out
+
+    def counts(self, rows: IntArray) -> IntArray:
+        """#{j : y_jk < y_ik} for each of ``rows`` (i) and objective k, shape (len(rows), K)."""
+        out = np.empty((len(rows), self.k), dtype=np.int64)
+        for c in range(self.k):
+            out[:, c] = np.searchsorted(self.sorted[c], self.columns[c, rows], side="left")
+        return out
+
+    def of(self, rows: IntArray) -> FloatArray:
+        """û of ``rows`` (eq. 10), shape (len(rows), K); equal to ``rank_cdf(y)[rows]``."""
+        out: FloatArray = self.counts(rows) / self.n
+        return out
+
+    def all(self) -> FloatArray:
+        """û of every model: :func:`rank_cdf` of ``y`` (computed once, read-only; the
+        sorted columns come with it)."""
+        if self._all is None:
+            self._all, ordered = _rank_columns(self.y)
+            self._all.setflags(write=False)
+            self.__dict__.setdefault("sorted", ordered)
+        return self._all
+
+    def at_most(self, c: int, count: int) -> float:
+        """The ``count``-th smallest value of objective ``c`` (1 ≤ count ≤ N): a model has
+        #{j : y_jc < y_ic} < count exactly when y_ic ≤ this value, so a threshold on û_c
+        becomes one on raw values."""
+        return float(self.sorted[c, count - 1])
 
 
 def scale_top(best: float) -> float:
@@ -394,6 +478,195 @@ def sweep(
     """
     w = alpha_weights(phi.shape[1], group, alphas)
     return pick_many(phi, w, p, _sweep_candidates(phi, group, p, selectable))
+
+
+#: Models whose û a prefilter computes to learn where the best ones lie (evenly spaced rows).
+SAMPLE = 4096
+
+
+def _rows_of(ranks: Ranks, selectable: BoolArray | None) -> IntArray:
+    out: IntArray = np.arange(ranks.n) if selectable is None else np.flatnonzero(selectable)
+    return out
+
+
+def _sample(rows: IntArray) -> IntArray:
+    """:data:`SAMPLE` of ``rows``, evenly spaced (the same ones on every machine)."""
+    out: IntArray = rows[np.linspace(0, rows.size - 1, SAMPLE).astype(np.int64)]
+    return out
+
+
+def head(
+    ranks: Ranks,
+    weights: Sequence[float] | FloatArray,
+    p: float,
+    selectable: BoolArray | None = None,
+    limit: int | None = None,
+) -> tuple[IntArray, FloatArray]:
+    """The first ``limit`` selectable models by (score, Σû, row) and their scores (eq. 12),
+    with û from ``ranks``: the same as ``rank_by(û, scores(û, ω, p), selectable, limit)``.
+
+    On a big pool only the models that can reach the head are scored: those whose every
+    ω_k·û_k is at most the ``limit``-th smallest score of a sample (a p-norm is at least its
+    largest term), found by comparing raw values with one threshold per objective.
+
+    Examples
+    --------
+    >>> ranks = Ranks(np.array([[1.0, 4.0], [2.0, 2.0], [4.0, 1.0], [3.0, 3.0]]))
+    >>> order, s = head(ranks, [0.5, 0.5], np.inf, limit=2)
+    >>> order.tolist(), s.tolist()
+    ([1, 3], [0.125, 0.25])
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    rows = _rows_of(ranks, selectable)
+    if limit is not None and 0 < limit <= SAMPLE and rows.size > 2 * SAMPLE:
+        s_sample = scores(ranks.of(_sample(rows)), w, p)
+        t = float(np.partition(s_sample, limit - 1)[limit - 1])
+        # Every model scoring at most t, or tied with the best (which is at most t); slack
+        # for rounding, since a larger set only costs time.
+        bound = (t + TIE_TOLERANCE * max(1.0, abs(t))) * (1 + 1e-6)
+        # (Not where the largest term's p-th power could underflow: that score comes out low.)
+        if math.isinf(p) or bound**p > 1e-300:
+            keep = np.ones(rows.size, dtype=bool)
+            for c in np.flatnonzero(w > 0):
+                count = math.floor(ranks.n * bound / w[c]) + 2  # û_c ≤ bound/ω_c
+                if count < ranks.n:
+                    keep &= ranks.columns[c, rows] <= ranks.at_most(int(c), count)
+            rows = rows[keep]
+    u = ranks.all()[rows] if rows.size > max(2 * SAMPLE, ranks.n // 8) else ranks.of(rows)
+    s = scores(u, w, p)
+    local = rank_by(u, s, limit=limit)
+    return rows[local], s[local]
+
+
+def _margin(ranks: Ranks, weights: FloatArray, group: Sequence[int]) -> int:
+    """How many ranks worse, on both the group's largest û and the others', a model must be
+    than another for its ∞-norm score to exceed that one's by more than the tie tolerance at
+    every α of the sweep (whose ω(α) are the rows of ``weights``).
+
+    Scores are below 1 (so the tolerance is ``TIE_TOLERANCE``). Worse by d/N on both parts
+    raises ‖ω ⊙ û‖_∞ by at least d/N times the smaller positive part weight (the only
+    positive one at α = 0 or 1); twice the tolerance covers rounding.
+    """
+    in_group = np.zeros(ranks.k, dtype=bool)
+    in_group[list(group)] = True
+    a = weights[:, in_group].max(axis=1)
+    b = weights[:, ~in_group].max(axis=1)
+    both = np.where(a == 0, b, np.where(b == 0, a, np.minimum(a, b)))
+    least = float(both.min())
+    if least <= 0:
+        return ranks.n
+    return min(ranks.n, math.ceil(2 * TIE_TOLERANCE * ranks.n / least) + 1)
+
+
+def _sweep_prefilter(
+    ranks: Ranks, group: Sequence[int], weights: FloatArray, rows: IntArray
+) -> IntArray:
+    """The ``rows`` that can win an α sweep at p = ∞ (a superset), from raw values.
+
+    The criterion depends on û only through a = the group's largest û and b = the others'
+    largest. A model worse by the margin of :func:`_margin` on both a and b than some
+    selectable model scores more than the tolerance above it at every α, so it is never the
+    pick nor tied with it. The models compared against are the 2-D non-dominated (a, b) of a
+    sample; "a_j ≥ a_i + margin" is "some group value above a threshold", read from the
+    sorted columns, so no other model needs its û.
+    """
+    margin = _margin(ranks, weights, group)
+    if margin >= ranks.n // 4 or rows.size <= 2 * SAMPLE:
+        return rows
+    in_group = np.zeros(ranks.k, dtype=bool)
+    in_group[list(group)] = True
+    g, rest = np.flatnonzero(in_group), np.flatnonzero(~in_group)
+    counts = ranks.counts(_sample(rows))
+    a, b = counts[:, g].max(axis=1), counts[:, rest].max(axis=1)
+    # The sample's staircase: by a, keeping each model whose b beats every earlier one.
+    order = np.lexsort((b, a))
+    lowest = np.minimum.accumulate(b[order])
+    stairs = order[np.r_[True, lowest[1:] < lowest[:-1]]]
+    stairs = stairs[np.argsort(a[stairs] + b[stairs], kind="stable")]  # most telling first
+    columns = ranks.columns if rows.size == ranks.n else ranks.columns[:, rows]
+    for i in stairs:
+        ta, tb = int(a[i]) + margin, int(b[i]) + margin
+        if ta >= ranks.n or tb >= ranks.n:
+            continue
+        # a_j ≥ ta: some group value has ta or more strictly smaller ones (same for b).
+        worse = np.zeros(rows.size, dtype=bool)
+        for c in g:
+            worse |= columns[c] > ranks.at_most(int(c), ta)
+        worse_b = np.zeros(rows.size, dtype=bool)
+        for c in rest:
+            worse_b |= columns[c] > ranks.at_most(int(c), tb)
+        worse &= worse_b
+        if worse.any():
+            keep = ~worse
+            rows, columns = rows[keep], columns[:, keep]
+    return rows
+
+
+def sweep_ranks(
+    ranks: Ranks,
+    group: Sequence[int],
+    alphas: Sequence[float] | FloatArray,
+    p: float,
+    selectable: BoolArray | None = None,
+) -> IntArray:
+    """The model selected for every α, with û from ``ranks``: the same picks as
+    ``sweep(ranks.all(), group, alphas, p, selectable)``.
+
+    At p = ∞ the models that can win are first narrowed down on raw values
+    (:func:`_sweep_prefilter`); only those get their û (eq. 10), then the usual candidates
+    (:func:`_sweep_candidates`) and picks (:func:`pick_many`, eqs. 11-12). Other p rank
+    every model.
+
+    Examples
+    --------
+    >>> ranks = Ranks(np.array([[0.0, 3.0], [1.0, 1.0], [3.0, 0.0]]))
+    >>> sweep_ranks(ranks, [0], [0.0, 0.5, 1.0], np.inf).tolist()
+    [2, 1, 0]
+    """
+    if not math.isinf(p):
+        return sweep(ranks.all(), group, alphas, p, selectable)
+    w = alpha_weights(ranks.k, group, alphas)
+    rows = _sweep_prefilter(ranks, group, w, _rows_of(ranks, selectable))
+    u = ranks.of(rows)
+    picks = pick_many(u, w, p, _sweep_candidates(u, group, p, None))
+    out: IntArray = rows[picks]
+    return out
+
+
+def summary_cdf(ranks: Ranks, columns: Sequence[int], p: float, rows: IntArray) -> FloatArray:
+    """For the models ``rows``: the rank CDF, over the whole population, of the equally
+    weighted p-norm of û over ``columns`` (the share of models with a strictly smaller
+    summary; paper 000 Table 2's CDF columns).
+
+    At p = ∞ the summary orders models as the largest count of strictly smaller values
+    over ``columns`` does (û_k·ω and k/N keep the order of the integers), so a model's share
+    is that of the models whose every value in ``columns`` stays under its largest count:
+    one scan of the raw values per distinct count. Other p rank every model.
+
+    Examples
+    --------
+    >>> ranks = Ranks(np.array([[0.0, 3.0], [1.0, 1.0], [3.0, 0.0], [2.0, 2.0]]))
+    >>> summary_cdf(ranks, [0, 1], np.inf, np.array([1, 3])).tolist()
+    [0.0, 0.25]
+    """
+    cols = list(columns)
+    if len(cols) == 1:
+        out: FloatArray = ranks.of(rows)[:, cols[0]]
+        return out
+    if not math.isinf(p):
+        sub = ranks.all()[:, cols]
+        s = scores(sub, np.full(len(cols), 1.0 / len(cols)), p)
+        return np.array([np.count_nonzero(s < s[r]) / len(s) for r in rows], dtype=np.float64)
+    level = ranks.counts(rows)[:, cols].max(axis=1)
+    below: dict[int, int] = {0: 0}
+    alive = ranks.columns[cols]
+    for count in sorted(set(level.tolist()) - {0}, reverse=True):  # nested sets, shrinking
+        inside = np.ones(alive.shape[1], dtype=bool)
+        for j, c in enumerate(cols):
+            inside &= alive[j] <= ranks.at_most(c, count)
+        alive = alive[:, inside]
+        below[count] = alive.shape[1]
+    return np.array([below[int(v)] / ranks.n for v in level], dtype=np.float64)
 
 
 def sweep_weights(

@@ -86,7 +86,7 @@ def main() -> None:
     before = read_cells(args.before, args.section_before)
     after = read_cells(args.after, args.section_after)
     table = []
-    held = 0
+    held = better = 0
     for key, old in before.items():
         new = after.get(key)
         if new is None:
@@ -94,20 +94,23 @@ def main() -> None:
         n_old, n_new = int(old[3]), int(new[3])
         r_old, r_new = share(old[4], n_old), share(new[4], n_new)
         lo, hi = wilson(*r_old)
-        right_ok = lo <= r_new[0] / r_new[1] <= hi
+        right_new = r_new[0] / r_new[1]
+        right_ok = lo <= right_new <= hi
         w_old, w_new = confident_wrong(old[9]), confident_wrong(new[9])
         wlo, whi = wilson(*w_old)
-        wrong_ok = w_new[1] == 0 or wlo <= w_new[0] / w_new[1] <= whi
+        wrong_new = w_new[0] / w_new[1] if w_new[1] else None
+        wrong_ok = wrong_new is None or wlo <= wrong_new <= whi
         held += right_ok and wrong_ok
+        better += (right_ok or right_new > hi) and (wrong_ok or (wrong_new or 0.0) < wlo)
         table.append(
             [
                 *key,
                 f"{old[4]} [{100 * lo:.1f}, {100 * hi:.1f}]",
                 new[4],
-                "yes" if right_ok else "**no**",
+                "yes" if right_ok else "above" if right_new > hi else "**below**",
                 f"{old[9]} [{100 * wlo:.1f}, {100 * whi:.1f}]",
                 new[9],
-                "yes" if wrong_ok else "**no**",
+                "yes" if wrong_ok else "below" if (wrong_new or 0.0) < wlo else "**above**",
                 f"{old[8].split(' / ')[0]} → {new[8].split(' / ')[0]}",
             ]
         )
@@ -128,9 +131,10 @@ def main() -> None:
     )
     body += (
         f"\n\n{held} of {len(table)} cells hold (both shares after inside the intervals "
-        f"before).\n\nBefore: `{args.before}`; after: `{args.after}`."
-        + (f"\n{args.command}" if args.command else "")
-        + "\nReproduce: `.venv/bin/python -m benchmarks.decision_compare BEFORE.md AFTER.md`.\n"
+        f"before); {better} of {len(table)} hold or are better (more right picks, fewer "
+        "confident misses).\n\n"
+        + (args.command or f"Before: `{args.before}`; after: `{args.after}`.")
+        + "\n"
     )
     write(args.out, "The decision benchmark before and after", body)
 

@@ -47,8 +47,10 @@ from tradeoff.learn.likelihood import (
     answer_probabilities,
 )
 from tradeoff.learn.particles import (
+    DECISION_SWEEPS,
     PARTICLES,
     SPARSE_PRIOR_SHARE,
+    WEIGHT_SWEEPS,
     JointRecord,
     JointState,
     ParticlePosterior,
@@ -179,6 +181,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 self.sparse_share,
                 self.natural_share,
                 None if self.candidates is None else self.candidates[front],
+                DECISION_SWEEPS if self.aims_at_decision else WEIGHT_SWEEPS,
             ),
         )
 

@@ -14,12 +14,13 @@ question through one likelihood (:mod:`~tradeoff.learn.likelihood`: every answer
   the rest a flat Dirichlet over swing weights.
 * **Particles.** ``PARTICLES`` weighted particles (s, ε, T, δ). An answer multiplies each
   weight by its likelihood; when the effective sample size falls below ``ESS_FLOOR`` of
-  the particles they are resampled (systematic) and moved (``MOVE_SWEEPS`` sweeps of
-  Metropolis–Hastings, each a Gaussian random walk in the additive log-ratio coordinates
-  of s with the particles' covariance, then a new value for one of ε, T, δ), every move
-  accepted by the likelihood of *all* answers so far, so the particles are a sample of the
-  posterior again (resample-move; Gilks & Berzuini 2001). A brute-force test compares
-  P(best) and the 90% intervals with numerical integration on a fine simplex grid.
+  the particles they are resampled (systematic) and moved (the sweeps of
+  Metropolis–Hastings of ``DECISION_SWEEPS``, or ``WEIGHT_SWEEPS`` aiming at the weights,
+  each a Gaussian random walk in the additive log-ratio coordinates of s with the
+  particles' covariance, then a new value for one of ε, T, δ), every move accepted by the
+  likelihood of *all* answers so far, so the particles are a sample of the posterior again
+  (resample-move; Gilks & Berzuini 2001). A brute-force test compares P(best) and the 90%
+  intervals with numerical integration on a fine simplex grid.
 * **Determinism.** The random numbers of each step come from (seed, a digest of every
   answer so far: both options as shown and the choice), so a replay reaches the identical
   particles, and undo is the previous immutable state.
@@ -48,15 +49,23 @@ IntArray = NDArray[np.intp]
 PARTICLES = 2000
 #: Resample and move when the effective sample size falls below this share of particles.
 ESS_FLOOR = 0.5
-#: Metropolis–Hastings sweeps per resample-move; each sweep moves the weights (at the
-#: step scales of ``MOVE_SCALES`` in turn) and then the noise parameters.
-MOVE_SWEEPS = 12
+#: The sweeps of one resample-move when the questions aim at the pick: Metropolis–Hastings
+#: sweeps, each a move of the weights (a random walk whose step is this multiple of
+#: 2.38/√d times the particles' covariance) and then of the noise parameters. Measured on
+#: the shipped pool (benchmarks/results/decision_compare.md, 300 people per cell): these 6
+#: sweeps keep every cell's right picks and confident misses inside the 95% intervals of
+#: :data:`WEIGHT_SWEEPS`' 12, or better, at half the work. A sweep at scale 1 moves a
+#: particle about twice as far (expected squared jump) as one at ½ and five times as far
+#: as one at ¼ (acceptance 18%, 36% and 55%).
+DECISION_SWEEPS = (1.0, 1.0, 0.5) * 2
+#: The same when the questions aim at the weights (no candidates): the estimate is the
+#: posterior mean, whose error the mixing sets (paper-k2-two-costs, 16 truths, exact
+#: answers, 30 questions: mean L1 0.0046 with these, 0.0087 with :data:`DECISION_SWEEPS`).
+WEIGHT_SWEEPS = (1.0, 0.5, 0.25) * 4
 #: Resampling from fewer effective particles than this share moves them twice as long.
 SCARCE = 0.05
 #: At most this many tempered steps per answer (then the rest of it in one step).
 MAX_STAGES = 3
-#: Random-walk step sizes, as multiples of 2.38/√d times the particles' covariance.
-MOVE_SCALES = (1.0, 0.5, 0.25)
 
 #: Share of the swing-weight prior that is Dirichlet(½) (sparse truths).
 SPARSE_PRIOR_SHARE = 0.0
@@ -353,6 +362,9 @@ class ParticlePosterior:
     front
         The non-dominated candidates' statistics in the metric's terms (one row each),
         whose ψ the summaries compare, or ``None`` without candidates.
+    sweeps
+        The step scales of a resample-move's sweeps, one sweep each (:data:`DECISION_SWEEPS`,
+        :data:`WEIGHT_SWEEPS`).
     """
 
     spans: tuple[float, ...]
@@ -362,6 +374,7 @@ class ParticlePosterior:
     sparse_share: float = SPARSE_PRIOR_SHARE
     natural_share: float = 0.0
     front: FloatArray | None = field(default=None, compare=False, repr=False)
+    sweeps: tuple[float, ...] = DECISION_SWEEPS
     _summaries: dict[JointState, Summary] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
@@ -431,9 +444,10 @@ class ParticlePosterior:
         rng: np.random.Generator,
         cov: FloatArray,
         power: float = 1.0,
-        sweeps: int = MOVE_SWEEPS,
+        sweeps: Sequence[float] = DECISION_SWEEPS,
     ) -> tuple[FloatArray, IntArray]:
-        """``sweeps`` Metropolis–Hastings sweeps that leave the posterior of
+        """Metropolis–Hastings sweeps (one per step scale of ``sweeps``) that leave the
+        posterior of
         ``records`` invariant (the last answer's likelihood raised to ``power``): a random
         walk of the weights' additive log-ratios, then a new value of one noise parameter
         (ε, T or δ, uniform on its grid: a symmetric proposal). Each is accepted by prior ×
@@ -455,8 +469,8 @@ class ParticlePosterior:
         chol: FloatArray = np.linalg.cholesky(cov + 1e-8 * np.eye(dim)).astype(np.float64)
         shape = self.noise_grid.shape
         columns = np.arange(n_part)
-        for sweep in range(sweeps):
-            scale = MOVE_SCALES[sweep % len(MOVE_SCALES)] * 2.38 / math.sqrt(dim)
+        for size in sweeps:
+            scale = size * 2.38 / math.sqrt(dim)
             step = chol @ rng.standard_normal((n_part, dim)).T
             z_new = np.clip(z + scale * step, -60, 60)
             s_new = _alr_inverse_columns(z_new)
@@ -540,7 +554,7 @@ class ParticlePosterior:
         cov = np.atleast_2d(((z - mean).T * shape) @ (z - mean))
         cov += 1e-4 * np.eye(cov.shape[0])
         chosen = _systematic(weights, len(weights), rng)
-        sweeps = MOVE_SWEEPS * (2 if scarce else 1)
+        sweeps = tuple(self.sweeps) * (2 if scarce else 1)
         return self._move(swing[chosen], noise[chosen], records, rng, cov, power, sweeps)
 
     def summary(self, state: JointState) -> Summary:

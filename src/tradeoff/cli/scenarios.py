@@ -6,9 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from tradeoff.ask.scenario import STRATEGY_NAMES
+from tradeoff.ask.strategies import STRATEGY_NAMES
 from tradeoff.cli.common import UsageError, emit, finite, floats, in_range, say, seed
 
 if TYPE_CHECKING:
@@ -100,6 +98,8 @@ def check_strategy(name: str | None) -> None:
 
 def format_summary(summary: Summary) -> str:
     """The text ``tradeoff simulate`` prints."""
+    import numpy as np
+
     l1 = np.array([o.l1 for o in summary.outcomes])
     q = np.array([o.queries for o in summary.outcomes])
     lines = [

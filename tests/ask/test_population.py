@@ -36,6 +36,18 @@ def test_same_seed_same_population() -> None:
     np.testing.assert_allclose(a.eta.sum(axis=1), 1.0)
 
 
+def test_priors_are_computed_once_and_the_same_numbers() -> None:
+    """Every engine on a population reads its priors (a mean over all n rows): the first
+    read computes them, later reads return the same read-only array, equal bit for bit to
+    the mean of η."""
+    pop = softmax_linear(k=3, samples=5000, seed=3, prevalence=(0.2, 0.3, 0.5))
+    expected = pop.eta.mean(axis=0)
+    first = pop.priors
+    np.testing.assert_array_equal(first, expected)
+    assert not first.flags.writeable  # a caller cannot change what the next one reads
+    assert pop.priors is first  # kept, not computed again
+
+
 def test_population_matches_the_papers_recipe() -> None:
     """η = softmax(Wx), x ~ N(0, I₁₀), W ~ U[−1.5, 1.5]^{k×10}, rebuilt independently."""
     rng = np.random.default_rng(9)

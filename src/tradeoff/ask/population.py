@@ -85,10 +85,13 @@ class Population:
 
     @property
     def priors(self) -> FloatArray:
-        """ζ_i = P(Y = i) = E[η_i(X)]."""
+        """ζ_i = P(Y = i) = E[η_i(X)], read-only: computed on first use and kept (a mean
+        over all n rows; every engine built on the population asks for it)."""
         if self._priors is not None:
             return self._priors
         priors: FloatArray = self.eta.mean(axis=0)
+        priors.setflags(write=False)
+        object.__setattr__(self, "_priors", priors)  # frozen: set once, like the pair tables
         return priors
 
     def pair_tables(self, i: int, j: int) -> tuple[FloatArray, FloatArray, FloatArray]:

@@ -14,6 +14,7 @@ from tradeoff.ask.metric import l1_error
 from tradeoff.ask.population import (
     Population,
     build_population,
+    make_population,
     scenario_population,
     softmax_linear,
 )
@@ -128,7 +129,6 @@ def test_ellipse_point_is_optimal_for_its_weights() -> None:
 
 def test_profiles_report_recall_as_share_of_class() -> None:
     sc = small("glaucoma-screening")
-    from tradeoff.ask.population import build_population
 
     space = QuerySpace(sc, build_population(sc.population, ("glaucoma", "healthy")))
     prof = space.rbo(0, 1, 0.5)
@@ -140,7 +140,7 @@ def test_profiles_report_recall_as_share_of_class() -> None:
 def test_warm_builds_every_pair_with_class_one_and_changes_nothing() -> None:
     sc = small("paper-k3-two-costs-reward")
     # fresh populations, not the process-wide cached one other tests have sorted pairs of
-    build = build_population.__wrapped__
+    build = make_population
     pop = build(sc.population, tuple(c.name for c in sc.classes))
     cold = QuerySpace(sc, pop).rbo(0, 2, 0.3)
     warm_pop = build(sc.population, tuple(c.name for c in sc.classes))

@@ -155,8 +155,9 @@ def format_session(summary: SessionSummary) -> str:
 
 def cmd_session_show(args: argparse.Namespace) -> int:
     from tradeoff.record.summary import summarise
+    from tradeoff.study.cache import command_population
 
-    summary = summarise(args.file)
+    summary = summarise(args.file, populations=command_population)
     if args.json:
         emit(summary.to_dict())
     else:

@@ -14,14 +14,15 @@ if TYPE_CHECKING:
 
 
 def cmd_scenario_check(args: argparse.Namespace) -> int:
-    from tradeoff.ask.population import build_population
     from tradeoff.ask.scenario import load_scenario, summary
+    from tradeoff.study.cache import command_population
 
     loaded = load_scenario(args.file)
     s = loaded.scenario
     if s.population.kind == "probabilities":
-        # Read and check the probabilities now: what simulate and elicit would fail on later.
-        build_population(s.population, tuple(c.name for c in s.classes))
+        # Read and check the probabilities now: what simulate and elicit would fail on later
+        # (an entry in the cache, keyed by the file's content, was checked when it was built).
+        command_population(s)
     pool_models = None
     if s.pool is not None:
         # The pool too: missing, a folder or a FIFO, or columns that do not fit.
@@ -140,6 +141,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from tradeoff.ask.scenario import load_scenario
     from tradeoff.simulation.oracles import Noise
     from tradeoff.simulation.simulate import simulate
+    from tradeoff.study.cache import command_population
 
     loaded = load_scenario(args.scenario)
     scenario = loaded.scenario
@@ -190,6 +192,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         indifference=args.indifference,
         seed=args.seed,
         trace=args.trace,
+        population=command_population(scenario),
     )
     if args.json:
         emit(summary.to_dict())

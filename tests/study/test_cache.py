@@ -339,3 +339,64 @@ def test_the_app_outside_a_study_maps_from_the_users_cache() -> None:
     app = make_app(ROOT / "scenarios" / "glaucoma-screening.toml")
     assert app.settings.cache_dir == user_cache_dir()
 
+
+# -- what a session file says, kept: study status replays a file once ----------------------
+
+
+def test_study_status_replays_each_session_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tradeoff.record import summary
+    from tradeoff.study import counted
+    from tradeoff.study.folder import create_study, load_study
+    from tradeoff.study.status import study_status
+
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
+    scenario = small_scenario_file(tmp_path, "breast-cancer-triage")
+    shutil.copytree(ROOT / "scenarios" / "pools", tmp_path / "pools")
+    study, _ = create_study(scenario, ["p01", "p02"], tmp_path / "s")
+    loaded = load_scenario(study.scenario_path)
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, (0.45, 0.3, 0.15, 0.1))
+    spec = loaded.scenario.elicitation.override(budget=5)
+    for pid, finish in (("p01", True), ("p02", False)):
+        rec = start_session(loaded, pid, study.sessions_dir, spec=spec)
+        with rec:
+            for _ in range(3 if not finish else 99):
+                q = rec.engine.next_query()
+                if q is None:
+                    break
+                rec.answer(oracle.choose(q))
+            if finish:
+                rec.finish()
+    replays: list[Path] = []
+    original = summary.summarise
+
+    def counting(path: Path, **kw: object) -> object:
+        replays.append(Path(path))
+        return original(path, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(summary, "summarise", counting)
+    first = study_status(load_study(study.path)).to_dict()
+    assert len(replays) == 2 and first["complete"] == 1
+    assert len(list((tmp_path / "cache").glob("facts-*.json"))) == 2
+    counted._FACTS.clear()  # as a new process: the facts come from the cache folder
+    assert study_status(load_study(study.path)).to_dict() == first
+    assert len(replays) == 2
+    # A file that changed is replayed again (its bytes are in the key).
+    (unfinished,) = (study.sessions_dir / "p02").glob("*.jsonl")
+    with resume_session(unfinished) as rec:
+        rec.answer(oracle.choose(rec.engine.next_query()))  # type: ignore[arg-type]
+    counted._FACTS.clear()
+    again = study_status(load_study(study.path)).to_dict()
+    assert replays[2:] == [unfinished]
+    assert [r["answers"] for r in again["rows"]] == [first["rows"][0]["answers"], 4]
+    # A broken entry is set aside and built again; another engine's code never reads one.
+    for entry in (tmp_path / "cache").glob("facts-*.json"):
+        entry.write_text('{"complete": ')
+    counted._FACTS.clear()
+    assert study_status(load_study(study.path)).to_dict() == again
+    assert len(replays) == 5
+    monkeypatch.setattr(counted, "package_digest", lambda: "another version of the code")
+    counted._FACTS.clear()
+    assert study_status(load_study(study.path)).to_dict() == again
+    assert len(replays) == 7

@@ -86,7 +86,6 @@ class SessionFacts:
     response_ms: tuple[float, ...] = ()
     consented: bool = False
 
-
     def to_json(self) -> dict[str, Any]:
         """The facts as JSON holds them (lists, not tuples)."""
         data = asdict(self)

@@ -59,6 +59,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.copa
 	$(BIN)/python -m benchmarks.evaluation
 	$(BIN)/python -m benchmarks.tui_latency
+	$(BIN)/python -m benchmarks.commands
 	$(BIN)/python -m benchmarks.selection
 	$(BIN)/python -m benchmarks.trace
 	$(BIN)/python -m benchmarks.people

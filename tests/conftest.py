@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,14 @@ PAPER_SCENARIOS = (
     "paper-k3-two-costs-reward",
     "paper-k3-cost-two-rewards",
 )
+
+#: Commands keep populations and what session files say in the user's cache folder
+#: (tradeoff.study.cache.user_cache_dir). The tests, and every process they start (which
+#: inherit the environment), keep theirs in a folder of their own, removed at the end:
+#: never in the real one. Set on import, before any test or fixture runs.
+TEST_CACHE = tempfile.mkdtemp(prefix="tradeoff-test-cache-")
+os.environ["TRADEOFF_CACHE_DIR"] = TEST_CACHE
+atexit.register(shutil.rmtree, TEST_CACHE, True)
 
 settings.register_profile("default", deadline=None, print_blob=True)
 # In CI the examples are derandomised, so a run is reproducible and cannot fail by chance.

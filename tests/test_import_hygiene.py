@@ -6,6 +6,7 @@ test and the contract cannot drift apart.
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import tomllib
@@ -83,3 +84,75 @@ def test_the_study_web_page_does_not_import_textual_or_the_app() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert out == "", f"the web page imported: {out}"
+
+
+#: What the command line's help must not load: the numeric stack, the data frames, the
+#: scenario model (pydantic), the app's toolkit and the engine (hundreds of milliseconds
+#: before a word of help; benchmarks/commands.py times ``tradeoff --help``).
+HEAVY = ("numpy", "pandas", "scipy", "pydantic", "textual", "moocore", "tradeoff.learn")
+
+HELP_OF_EVERY_COMMAND = """
+import argparse, contextlib, io, sys
+from tradeoff.cli import build_parser
+
+def commands(parser, path=()):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield (*path, name)
+                yield from commands(sub, (*path, name))
+
+parser = build_parser()
+skip = tuple(tuple(s.split()) for s in sys.argv[1:])
+paths = [()] + [p for p in commands(parser) if p not in skip]
+for path in paths:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+        parser.parse_args([*path, "--help"])
+heavy = {HEAVY!r}
+print(len(paths), sorted({{m for m in sys.modules if m.startswith(heavy)}}))
+"""
+
+
+def _help_imports(*skip: str) -> tuple[int, list[str]]:
+    code = HELP_OF_EVERY_COMMAND.format(HEAVY=HEAVY)
+    out = subprocess.run(
+        [sys.executable, "-c", code, *skip], capture_output=True, text=True, check=True
+    ).stdout.split(" ", 1)
+    return int(out[0]), ast.literal_eval(out[1])
+
+
+def test_the_help_of_every_command_loads_nothing_heavy() -> None:
+    """``tradeoff --help`` and each command's ``--help``: the parser is built and every help
+    written, and none of the heavy modules is imported (``rank``'s help lists the ranking
+    methods, read from :mod:`tradeoff.pool.copa`: it alone is allowed them)."""
+    count, loaded = _help_imports("rank")
+    assert count > 20  # the walk found the commands
+    assert loaded == []
+
+
+def test_the_rank_help_loads_the_ranking_registry_only() -> None:
+    code = (
+        "import contextlib, io, sys\nfrom tradeoff.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    main(['rank', '--help'])\n"
+        "assert 'copa, naive, ideal, delta, norm' in out.getvalue()\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('scipy', 'textual', "
+        "'tradeoff.learn', 'tradeoff.record'))))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert out == "[]"
+
+
+def test_python_m_tradeoff_help_loads_nothing_heavy() -> None:
+    """The console script's own path (``python -m tradeoff --help``), as a person runs it."""
+    code = (
+        "import runpy, sys\nsys.argv = ['tradeoff', '--help']\n"
+        "try:\n    runpy.run_module('tradeoff', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({HEAVY!r})), file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "usage: tradeoff" in out.stdout
+    assert out.stderr.strip() == "[]"

@@ -14,6 +14,7 @@ from tradeoff.ask.metric import l1_error
 from tradeoff.ask.population import (
     Population,
     build_population,
+    make_population,
     scenario_population,
     softmax_linear,
 )
@@ -34,6 +35,18 @@ def test_same_seed_same_population() -> None:
     np.testing.assert_array_equal(a.eta, b.eta)
     assert not np.array_equal(a.eta, c.eta)
     np.testing.assert_allclose(a.eta.sum(axis=1), 1.0)
+
+
+def test_priors_are_computed_once_and_the_same_numbers() -> None:
+    """Every engine on a population reads its priors (a mean over all n rows): the first
+    read computes them, later reads return the same read-only array, equal bit for bit to
+    the mean of η."""
+    pop = softmax_linear(k=3, samples=5000, seed=3, prevalence=(0.2, 0.3, 0.5))
+    expected = pop.eta.mean(axis=0)
+    first = pop.priors
+    np.testing.assert_array_equal(first, expected)
+    assert not first.flags.writeable  # a caller cannot change what the next one reads
+    assert pop.priors is first  # kept, not computed again
 
 
 def test_population_matches_the_papers_recipe() -> None:
@@ -116,7 +129,6 @@ def test_ellipse_point_is_optimal_for_its_weights() -> None:
 
 def test_profiles_report_recall_as_share_of_class() -> None:
     sc = small("glaucoma-screening")
-    from tradeoff.ask.population import build_population
 
     space = QuerySpace(sc, build_population(sc.population, ("glaucoma", "healthy")))
     prof = space.rbo(0, 1, 0.5)
@@ -128,7 +140,7 @@ def test_profiles_report_recall_as_share_of_class() -> None:
 def test_warm_builds_every_pair_with_class_one_and_changes_nothing() -> None:
     sc = small("paper-k3-two-costs-reward")
     # fresh populations, not the process-wide cached one other tests have sorted pairs of
-    build = build_population.__wrapped__
+    build = make_population
     pop = build(sc.population, tuple(c.name for c in sc.classes))
     cold = QuerySpace(sc, pop).rbo(0, 2, 0.3)
     warm_pop = build(sc.population, tuple(c.name for c in sc.classes))

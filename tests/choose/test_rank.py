@@ -12,7 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
-from tradeoff.choose.pool_metric import OMEGA_MAPPINGS, metric_to_omega, omega_for_metric
+from tradeoff.choose.pool_metric import (
+    OMEGA_MAPPINGS,
+    kendall_tau,
+    metric_to_omega,
+    omega_for_metric,
+)
 from tradeoff.cli import main
 from tradeoff.pool import Objective, Pool, copa, load_pool
 
@@ -423,3 +428,31 @@ def test_a_point_metric_says_why_it_has_no_probability(capsys: pytest.CaptureFix
     assert main(argv) == 0
     rec = json.loads(capsys.readouterr().out)["recommended"]
     assert rec["p_best"] is None and "point metric" in rec["p_best_why_none"]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.integers(0, 4).map(float), st.floats(-1e6, 1e6)),
+            st.one_of(st.integers(0, 3).map(float), st.floats(-1e6, 1e6)),
+        ),
+        max_size=80,
+    )
+)
+def test_kendall_tau_is_scipys_to_the_last_bit(pairs: list[tuple[float, float]]) -> None:
+    """``select`` and ``rank`` measure COPA's agreement with ψ without importing
+    scipy.stats: the same τ-b, ties (in x, in y, in both) and constant inputs included."""
+    x = np.array([p[0] for p in pairs])
+    y = np.array([p[1] for p in pairs])
+    ours = kendall_tau(x, y)
+    if len(pairs) < 2 or np.unique(x).size == 1 or np.unique(y).size == 1:
+        assert np.isnan(ours)
+        return
+    assert ours == kendalltau(x, y).statistic
+
+
+def test_kendall_tau_of_a_large_pool_is_scipys() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=5000).round(2)  # ties, as rank CDFs have
+    y = x + rng.normal(size=5000)
+    assert kendall_tau(x, y) == kendalltau(x, y).statistic

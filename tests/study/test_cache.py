@@ -17,15 +17,23 @@ from scipy.stats import beta as scipy_beta
 from tradeoff.ask.population import build_population
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.candidates import decision_candidates
+from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.learn.probabilistic import ERROR_GRID, beta_pdf
 from tradeoff.record.log import read_session
 from tradeoff.record.replay import replay
 from tradeoff.simulation.oracles import SimulatedOracle
-from tradeoff.study.cache import cached_candidates, cached_population, population_key
-from tradeoff.study.opening import start_session
+from tradeoff.study.cache import (
+    CACHE_DIR_ENV,
+    cached_candidates,
+    cached_population,
+    command_population,
+    population_key,
+    user_cache_dir,
+)
+from tradeoff.study.opening import resume_session, start_session
 
-from ..conftest import ROOT, small, small_scenario_file
+from ..conftest import ROOT, TEST_CACHE, small, small_scenario_file
 
 
 def _entry(folder: Path) -> Path:
@@ -198,3 +206,197 @@ def test_a_process_maps_an_entry_once_and_keeps_it_when_out_of_descriptors(
     with pytest.raises(OSError, match="Too many open files"):
         cached_population(sc, tmp_path)
     assert _entry(tmp_path).is_dir()  # not set aside as broken
+
+
+# -- the commands' cache: the same entries in the user's cache folder ----------------------
+
+
+def test_the_commands_cache_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "mine"))
+    assert user_cache_dir() == tmp_path / "mine"
+    monkeypatch.setenv(CACHE_DIR_ENV, "")  # set but empty: nothing is kept
+    assert user_cache_dir() is None
+    monkeypatch.delenv(CACHE_DIR_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert user_cache_dir() == tmp_path / "xdg" / "tradeoff"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # not absolute: ignored (XDG)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert user_cache_dir() == tmp_path / "home" / ".cache" / "tradeoff"
+
+
+def test_the_tests_keep_their_entries_out_of_the_real_cache() -> None:
+    assert user_cache_dir() == Path(TEST_CACHE)
+    assert not str(TEST_CACHE).startswith(str(Path.home() / ".cache"))
+
+
+def test_commands_map_the_population_from_the_users_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
+    sc = small("paper-k3-two-costs-reward")
+    built = build_population(sc.population, tuple(c.name for c in sc.classes))
+    for _ in range(2):  # written, then read
+        pop = command_population(sc)
+        np.testing.assert_array_equal(np.asarray(pop.eta), built.eta)
+        np.testing.assert_array_equal(pop.priors, built.priors)
+    assert isinstance(pop.eta, np.memmap)
+    assert len(list((tmp_path / "cache").glob("population-*"))) == 1
+    monkeypatch.setenv(CACHE_DIR_ENV, "")
+    assert not isinstance(command_population(sc).eta, np.memmap)  # switched off: in memory
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_time_not_the_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Below a regular file no folder can be made (for root too); a read-only folder says
+    EACCES or EROFS when written. Either way the same numbers come from memory."""
+    import errno
+
+    from tradeoff.study import cache
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    monkeypatch.setenv(CACHE_DIR_ENV, str(blocked / "cache"))
+    sc = small("glaucoma-screening")
+    built = build_population(sc.population, tuple(c.name for c in sc.classes))
+    np.testing.assert_array_equal(np.asarray(command_population(sc).eta), built.eta)
+    with pytest.raises(NotADirectoryError):  # study create must have its entries
+        cached_population(sc, blocked / "cache", strict=True)
+    loaded = load_scenario(ROOT / "scenarios" / "breast-cancer-triage.toml")
+    base = Path(loaded.path).parent
+    expected = decision_candidates(loaded.scenario, base, [0.4, 0.6], None)
+    got = cached_candidates(loaded.scenario, base, [0.4, 0.6], None, blocked / "cache")
+    assert got is not None and expected is not None
+    np.testing.assert_array_equal(got, expected)
+    with pytest.raises(NotADirectoryError):
+        cached_candidates(loaded.scenario, base, [0.4, 0.6], None, blocked / "c", strict=True)
+
+    def read_only(folder: Path, population: object) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(cache, "_write_population", read_only)
+    pop = cached_population(sc, tmp_path / "ro")
+    np.testing.assert_array_equal(np.asarray(pop.eta), built.eta)
+
+
+def _recorded(tmp_path: Path, budget: int = 6) -> Path:
+    """A finished session of a small copy of the breast-cancer scenario (its pool beside)."""
+    path = small_scenario_file(tmp_path, "breast-cancer-triage")
+    if not (tmp_path / "pools").exists():
+        shutil.copytree(ROOT / "scenarios" / "pools", tmp_path / "pools")
+    loaded = load_scenario(path)
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, (0.45, 0.3, 0.15, 0.1))
+    spec = loaded.scenario.elicitation.override(budget=budget)
+    rec = start_session(loaded, "p01", tmp_path / "sessions", spec=spec)
+    with rec:
+        while (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q))
+        rec.finish()
+    return rec.path
+
+
+def test_session_show_and_select_read_the_cache_and_work_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = _recorded(tmp_path)
+    outputs = []
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    for folder in (tmp_path / "cache", tmp_path / "cache", blocked / "cache", ""):
+        monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
+        assert main(["session", "show", str(session), "--json"]) == 0
+        assert main(["select", "--session", str(session), "--json"]) == 0
+        out, err = capsys.readouterr()
+        assert err == ""  # no traceback, no warning
+        outputs.append(out)
+    assert len(set(outputs)) == 1  # the same answer, cached, read back, or built in memory
+    assert len(list((tmp_path / "cache").glob("population-*"))) == 1
+
+
+def test_a_changed_probability_file_is_read_again_not_served_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
+    scenario = tmp_path / "real.toml"
+    scenario.write_text((ROOT / "scenarios" / "breast-cancer-triage-real.toml").read_text())
+    shutil.copytree(ROOT / "scenarios" / "pools", tmp_path / "pools")
+    shutil.copytree(ROOT / "scenarios" / "populations", tmp_path / "populations")
+    assert main(["scenario", "check", str(scenario)]) == 0
+    assert len(list((tmp_path / "cache").glob("population-*"))) == 1
+    csv = tmp_path / "populations" / "breast-cancer-lr.csv"
+    lines = csv.read_text().splitlines()
+    lines[1] = ",".join(["0.7"] * len(lines[1].split(",")))  # not a probability vector
+    csv.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["scenario", "check", str(scenario)]) == 2  # read again, and refused
+    assert "row" in capsys.readouterr().err
+    assert len(list((tmp_path / "cache").glob("population-*"))) == 1  # nothing kept of it
+
+
+def test_the_app_outside_a_study_maps_from_the_users_cache() -> None:
+    from tradeoff.tui import make_app
+
+    app = make_app(ROOT / "scenarios" / "glaucoma-screening.toml")
+    assert app.settings.cache_dir == user_cache_dir()
+
+
+# -- what a session file says, kept: study status replays a file once ----------------------
+
+
+def test_study_status_replays_each_session_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tradeoff.record import summary
+    from tradeoff.study import counted
+    from tradeoff.study.folder import create_study, load_study
+    from tradeoff.study.status import study_status
+
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
+    scenario = small_scenario_file(tmp_path, "breast-cancer-triage")
+    shutil.copytree(ROOT / "scenarios" / "pools", tmp_path / "pools")
+    study, _ = create_study(scenario, ["p01", "p02"], tmp_path / "s")
+    loaded = load_scenario(study.scenario_path)
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, (0.45, 0.3, 0.15, 0.1))
+    spec = loaded.scenario.elicitation.override(budget=5)
+    for pid, finish in (("p01", True), ("p02", False)):
+        rec = start_session(loaded, pid, study.sessions_dir, spec=spec)
+        with rec:
+            for _ in range(3 if not finish else 99):
+                q = rec.engine.next_query()
+                if q is None:
+                    break
+                rec.answer(oracle.choose(q))
+            if finish:
+                rec.finish()
+    replays: list[Path] = []
+    original = summary.summarise
+
+    def counting(path: Path, **kw: object) -> object:
+        replays.append(Path(path))
+        return original(path, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(summary, "summarise", counting)
+    first = study_status(load_study(study.path)).to_dict()
+    assert len(replays) == 2 and first["complete"] == 1
+    assert len(list((tmp_path / "cache").glob("facts-*.json"))) == 2
+    counted._FACTS.clear()  # as a new process: the facts come from the cache folder
+    assert study_status(load_study(study.path)).to_dict() == first
+    assert len(replays) == 2
+    # A file that changed is replayed again (its bytes are in the key).
+    (unfinished,) = (study.sessions_dir / "p02").glob("*.jsonl")
+    with resume_session(unfinished) as rec:
+        rec.answer(oracle.choose(rec.engine.next_query()))  # type: ignore[arg-type]
+    counted._FACTS.clear()
+    again = study_status(load_study(study.path)).to_dict()
+    assert replays[2:] == [unfinished]
+    assert [r["answers"] for r in again["rows"]] == [first["rows"][0]["answers"], 4]
+    # A broken entry is set aside and built again; another engine's code never reads one.
+    for entry in (tmp_path / "cache").glob("facts-*.json"):
+        entry.write_text('{"complete": ')
+    counted._FACTS.clear()
+    assert study_status(load_study(study.path)).to_dict() == again
+    assert len(replays) == 5
+    monkeypatch.setattr(counted, "package_digest", lambda: "another version of the code")
+    counted._FACTS.clear()
+    assert study_status(load_study(study.path)).to_dict() == again
+    assert len(replays) == 7

@@ -12,6 +12,8 @@ restricted Bayes-optimal (RBO) classifiers built on a population are exactly opt
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -85,10 +87,13 @@ class Population:
 
     @property
     def priors(self) -> FloatArray:
-        """ζ_i = P(Y = i) = E[η_i(X)]."""
+        """ζ_i = P(Y = i) = E[η_i(X)], read-only: computed on first use and kept (a mean
+        over all n rows; every engine built on the population asks for it)."""
         if self._priors is not None:
             return self._priors
         priors: FloatArray = self.eta.mean(axis=0)
+        priors.setflags(write=False)
+        object.__setattr__(self, "_priors", priors)  # frozen: set once, like the pair tables
         return priors
 
     def pair_tables(self, i: int, j: int) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -231,9 +236,29 @@ def from_probabilities(path: str | Path, class_names: tuple[str, ...]) -> Popula
     return Population(np.ascontiguousarray(eta))
 
 
-@lru_cache(maxsize=8)
 def build_population(spec: PopulationSpec, class_names: tuple[str, ...]) -> Population:
-    """The population a scenario describes (cached: populations are immutable)."""
+    """The population a scenario describes, built once per process (populations are
+    immutable); a probability file is read again when it changed (its inode, modification
+    time or size), never answered from what an earlier version of it held."""
+    stamp = None
+    if spec.kind == "probabilities" and spec.path is not None:
+        try:
+            st = os.stat(spec.path)
+            stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            pass  # reading it reports why
+    return _built(spec, class_names, stamp)
+
+
+@lru_cache(maxsize=8)
+def _built(
+    spec: PopulationSpec, class_names: tuple[str, ...], stamp: tuple[int, int, int] | None
+) -> Population:
+    return make_population(spec, class_names)
+
+
+def make_population(spec: PopulationSpec, class_names: tuple[str, ...]) -> Population:
+    """The population a scenario describes, built now (:func:`build_population` keeps it)."""
     if spec.kind == "probabilities":
         assert spec.path is not None
         return from_probabilities(spec.path, class_names)
@@ -245,6 +270,12 @@ def build_population(spec: PopulationSpec, class_names: tuple[str, ...]) -> Popu
         weight_range=spec.weight_range,
         prevalence=spec.prevalence,
     )
+
+
+#: Where a caller's populations come from: a scenario → its population (memory-mapped from
+#: a cache, say: :func:`tradeoff.study.cache.command_population`). The steps that replay
+#: sessions take one, so that they look nothing up themselves.
+PopulationSource = Callable[[Scenario], Population]
 
 
 def scenario_population(scenario: Scenario) -> Population:

@@ -20,7 +20,7 @@ import string
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -33,17 +33,14 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails, PydanticCustomError
 
+from tradeoff.ask.strategies import DECIDING_STRATEGIES as DECIDING_STRATEGIES
+from tradeoff.ask.strategies import STRATEGY_NAMES as STRATEGY_NAMES
+from tradeoff.ask.strategies import StrategyName as StrategyName
 from tradeoff.data import missing_scenario_fix, resolve_scenario
 from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.limits import check_toml
 from tradeoff.stable import settled
 
-StrategyName = Literal["paper", "bisection", "probabilistic", "joint"]
-"""The elicitation strategies: the one list of their names (engine, files and faces use it)."""
-STRATEGY_NAMES: tuple[StrategyName, ...] = get_args(StrategyName)
-#: The strategies that, given candidate models, aim their questions at the pick and stop
-#: once it is settled (the others ask their planned questions).
-DECIDING_STRATEGIES: tuple[StrategyName, ...] = ("probabilistic", "joint")
 #: Default population size; why this value: see :mod:`tradeoff.ask.population`.
 DEFAULT_SAMPLES = 1_000_000
 NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_\-]*$"

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from tradeoff.ask.population import scenario_priors
+from tradeoff.ask.population import PopulationSource, scenario_priors
 from tradeoff.ask.scenario import Scenario, load_scenario
 from tradeoff.choose.candidates import scenario_pool, scenario_pool_path
 from tradeoff.choose.pool_metric import (
@@ -107,7 +107,7 @@ class _Sessions:
     stakeholders: list[Stakeholder]
 
 
-def _replay(paths: Sequence[str | Path]) -> _Sessions:
+def _replay(paths: Sequence[str | Path], populations: PopulationSource | None) -> _Sessions:
     if not paths:
         raise InputError.single(
             "sessions", "", "no session given.", "give at least one session file."
@@ -116,7 +116,8 @@ def _replay(paths: Sequence[str | Path]) -> _Sessions:
     first: Header | None = None
     for path in paths:
         log = read_session(path)
-        engine = replay(log)
+        population = None if populations is None else populations(log.header.scenario)
+        engine = replay(log, population=population)
         if engine.answered == 0:
             raise InputError.single(
                 path,
@@ -140,12 +141,15 @@ def _replay(paths: Sequence[str | Path]) -> _Sessions:
     return _Sessions(first.scenario, first.scenario_path, out)
 
 
-def load_stakeholders(paths: Sequence[str | Path]) -> tuple[Scenario, list[Stakeholder]]:
-    """Replay sessions; all must come from one scenario and hold at least one answer.
+def load_stakeholders(
+    paths: Sequence[str | Path], *, populations: PopulationSource | None = None
+) -> tuple[Scenario, list[Stakeholder]]:
+    """Replay sessions; all must come from one scenario and hold at least one answer
+    (``populations``: where the scenario's population comes from, as for :func:`decide`).
 
     Returns the scenario recorded in the sessions and one :class:`Stakeholder` each.
     """
-    sessions = _replay(paths)
+    sessions = _replay(paths, populations)
     return sessions.scenario, sessions.stakeholders
 
 
@@ -212,6 +216,7 @@ def decide(
     p: float = math.inf,
     top: int = 10,
     exclude_inconsistent: bool = False,
+    populations: PopulationSource | None = None,
 ) -> Decision:
     """Replay ``sessions`` and decide: each stakeholder's recommendation and COPA pick, the
     regret matrix and the consensus.
@@ -232,6 +237,10 @@ def decide(
     p, top, exclude_inconsistent
         COPA's criterion (≥ 1 or ∞), how many ranked models to report (≥ 1), and whether
         stakeholders flagged as inconsistent are left out of the consensus.
+    populations
+        Where the recorded scenario's population comes from for the replay (memory-mapped
+        from a cache: :func:`tradeoff.study.cache.command_population`); without it each
+        engine builds it.
 
     Raises
     ------
@@ -242,7 +251,7 @@ def decide(
         whose columns do not fit the scenario.
     """
     p, top = check_p(p, OPTIONS), check_top(top, OPTIONS)
-    replayed = _replay(sessions)
+    replayed = _replay(sessions, populations)
     chosen, scenario_file = replayed.scenario, replayed.scenario_path
     if scenario is not None:
         given = load_scenario(scenario)

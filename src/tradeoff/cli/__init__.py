@@ -39,15 +39,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tradeoff`` console script; returns the exit code."""
     import argparse
 
-    from tradeoff.record.recorder import SessionWriteError, ignore_file_size_signal
-
-    ignore_file_size_signal()
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error already printed
         return int(exc.code or 0)
+    # Only now: the recorder imports the engine, which --help never needs.
+    from tradeoff.record.recorder import SessionWriteError, ignore_file_size_signal
+
+    ignore_file_size_signal()
     args.argv = argv
     func: Callable[[argparse.Namespace], int] = args.func
     try:

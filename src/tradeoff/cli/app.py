@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tradeoff.ask.scenario import STRATEGY_NAMES, SpecOverrides
+from tradeoff.ask.strategies import STRATEGY_NAMES
 from tradeoff.cli.common import (
     UsageError,
     default_scenario,
@@ -21,6 +21,7 @@ from tradeoff.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from tradeoff.ask.scenario import SpecOverrides
     from tradeoff.record.summary import SessionSummary
     from tradeoff.study.folder import Study
 
@@ -86,6 +87,8 @@ def cmd_default(args: argparse.Namespace) -> int:
 
 def overrides(strategy: str | None, budget: int | None) -> SpecOverrides:
     """The elicitation settings given on the command line (checked)."""
+    from tradeoff.ask.scenario import SpecOverrides
+
     in_range(budget, "--budget", 1, 10_000)
     if strategy is not None and strategy not in STRATEGY_NAMES:
         raise UsageError(f"unknown strategy {strategy!r}; known: {', '.join(STRATEGY_NAMES)}")
@@ -152,8 +155,9 @@ def format_session(summary: SessionSummary) -> str:
 
 def cmd_session_show(args: argparse.Namespace) -> int:
     from tradeoff.record.summary import summarise
+    from tradeoff.study.cache import command_population
 
-    summary = summarise(args.file)
+    summary = summarise(args.file, populations=command_population)
     if args.json:
         emit(summary.to_dict())
     else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +54,39 @@ FIX_NAMES = {
 
 class UsageError(Exception):
     """A bad command-line value; reported like an input error (exit code 2)."""
+
+
+class LazyNames:
+    """An option's choices, read from a registry in another module the first time argparse
+    needs them (to check a value given, or to write the command's help), so that building
+    the parser imports nothing heavy. Give the option a ``metavar``: without one argparse
+    reads the choices to name the value as soon as the option is added.
+
+    >>> names = LazyNames("tradeoff.ask.strategies", "STRATEGY_NAMES")
+    >>> "joint" in names, "magic" in names, len(names), ", ".join(names)
+    (True, False, 4, 'paper, bisection, probabilistic, joint')
+    """
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+        self._names: tuple[str, ...] | None = None
+
+    def names(self) -> tuple[str, ...]:
+        """The registry's names (its module imported the first time)."""
+        if self._names is None:
+            from importlib import import_module
+
+            self._names = tuple(str(n) for n in getattr(import_module(self.module), self.name))
+        return self._names
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
 
 
 def scenarios_dir() -> Path:

@@ -42,6 +42,7 @@ def check_out(out: str | None) -> None:
 def decision(args: argparse.Namespace) -> Decision:
     """The decide step for ``select`` and ``report``: the options as the core takes them."""
     from tradeoff.choose.decide import decide
+    from tradeoff.study.cache import command_population
 
     sessions: list[str] = args.session or []
     if args.pool is None:
@@ -59,6 +60,7 @@ def decision(args: argparse.Namespace) -> Decision:
         p=parse_p(args.p),
         top=args.top,
         exclude_inconsistent=args.exclude_inconsistent,
+        populations=command_population,
     )
 
 

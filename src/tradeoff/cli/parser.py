@@ -1,16 +1,21 @@
 """The argument parser of ``tradeoff``: every command, its options, and its function.
 
 Choices come from the single registries (strategy names from
-:data:`tradeoff.ask.scenario.STRATEGY_NAMES`, ranking methods from
-:data:`tradeoff.pool.copa.METHODS`).
+:data:`tradeoff.ask.strategies.STRATEGY_NAMES`, ranking methods from
+:data:`tradeoff.pool.copa.METHODS`). Building the parser imports none of the work: the
+command modules import the core inside their functions, and a registry kept in a heavy
+module is read when a value is checked or a command's help is written
+(:class:`~tradeoff.cli.common.LazyNames`), so ``tradeoff --help`` loads neither numpy,
+pandas, scipy, pydantic nor textual (tests/test_import_hygiene.py).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from tradeoff.ask.scenario import STRATEGY_NAMES
+from tradeoff.ask.strategies import STRATEGY_NAMES
 from tradeoff.cli.app import cmd_default, cmd_elicit, cmd_session_show
+from tradeoff.cli.common import LazyNames
 from tradeoff.cli.decide import cmd_report, cmd_select
 from tradeoff.cli.judge import cmd_compare, cmd_gap
 from tradeoff.cli.pool import add_pool_commands
@@ -24,7 +29,6 @@ from tradeoff.cli.study import (
     cmd_study_status,
     cmd_study_withdraw,
 )
-from tradeoff.pool.copa import METHODS
 from tradeoff.simulation.noise import noise_help
 from tradeoff.version import __version__
 
@@ -219,7 +223,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="EXPR",
         help="condition on raw values a selectable model must meet",
     )
-    rk.add_argument("--method", choices=METHODS, default="copa")
+    rk.add_argument(
+        "--method",
+        choices=LazyNames("tradeoff.pool.copa", "METHODS"),
+        default="copa",
+        metavar="METHOD",
+        help="how models are ranked: %(choices)s (default: %(default)s)",
+    )
     rk.add_argument(
         "--reference",
         metavar="NAME",

@@ -6,9 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from tradeoff.ask.scenario import STRATEGY_NAMES
+from tradeoff.ask.strategies import STRATEGY_NAMES
 from tradeoff.cli.common import UsageError, emit, finite, floats, in_range, say, seed
 
 if TYPE_CHECKING:
@@ -16,14 +14,15 @@ if TYPE_CHECKING:
 
 
 def cmd_scenario_check(args: argparse.Namespace) -> int:
-    from tradeoff.ask.population import build_population
     from tradeoff.ask.scenario import load_scenario, summary
+    from tradeoff.study.cache import command_population
 
     loaded = load_scenario(args.file)
     s = loaded.scenario
     if s.population.kind == "probabilities":
-        # Read and check the probabilities now: what simulate and elicit would fail on later.
-        build_population(s.population, tuple(c.name for c in s.classes))
+        # Read and check the probabilities now: what simulate and elicit would fail on later
+        # (an entry in the cache, keyed by the file's content, was checked when it was built).
+        command_population(s)
     pool_models = None
     if s.pool is not None:
         # The pool too: missing, a folder or a FIFO, or columns that do not fit.
@@ -100,6 +99,8 @@ def check_strategy(name: str | None) -> None:
 
 def format_summary(summary: Summary) -> str:
     """The text ``tradeoff simulate`` prints."""
+    import numpy as np
+
     l1 = np.array([o.l1 for o in summary.outcomes])
     q = np.array([o.queries for o in summary.outcomes])
     lines = [
@@ -140,6 +141,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from tradeoff.ask.scenario import load_scenario
     from tradeoff.simulation.oracles import Noise
     from tradeoff.simulation.simulate import simulate
+    from tradeoff.study.cache import command_population
 
     loaded = load_scenario(args.scenario)
     scenario = loaded.scenario
@@ -190,6 +192,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         indifference=args.indifference,
         seed=args.seed,
         trace=args.trace,
+        population=command_population(scenario),
     )
     if args.json:
         emit(summary.to_dict())

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tradeoff.ask.presentation import settled_tradeoff_sentences
 from tradeoff.learn import Consistency, ElicitationResult, consistency_of
 from tradeoff.record.log import SessionLog, read_session
 from tradeoff.record.replay import replay, shown_result
+
+if TYPE_CHECKING:
+    from tradeoff.ask.population import PopulationSource
 
 
 @dataclass(frozen=True)
@@ -64,10 +67,13 @@ class SessionSummary:
         return data
 
 
-def summarise(path: str | Path) -> SessionSummary:
-    """Read and replay a session file (once) and summarise it."""
+def summarise(path: str | Path, *, populations: PopulationSource | None = None) -> SessionSummary:
+    """Read and replay a session file (once) and summarise it; ``populations`` gives the
+    recorded scenario's population (memory-mapped from a cache, say), else the engine
+    builds it."""
     log = read_session(path)
-    engine = replay(log)
+    population = None if populations is None else populations(log.header.scenario)
+    engine = replay(log, population=population)
     result = shown_result(log, engine)
     sentences = settled_tradeoff_sentences(
         log.header.scenario, result.weights, engine.space.priors, engine.weight_draws()

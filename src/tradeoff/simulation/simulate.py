@@ -344,6 +344,7 @@ def simulate(
     seed: int = 0,
     pool: Pool | None = None,
     trace: bool = False,
+    population: Population | None = None,
 ) -> Summary:
     """Simulate ``runs`` stakeholders; each run gets its own seeds from ``seed``.
 
@@ -351,7 +352,8 @@ def simulate(
     weights (see :func:`~tradeoff.learn.truth_from_dirichlet`); with ``truths``, one
     run per row of weights (``runs`` is then their number). With a candidate
     ``pool``, every run's final recommendation is compared with the truth's best model
-    (``decision`` in :meth:`Summary.to_dict`).
+    (``decision`` in :meth:`Summary.to_dict`). ``population`` is the scenario's when the
+    caller has it (memory-mapped from a cache, say); else it is built.
     """
     if truth is not None and truths is not None:
         raise ValueError("give truth or truths, not both")
@@ -363,7 +365,7 @@ def simulate(
     for t in [truth] if truths is None else truths:
         if t is not None and len(t) != n:
             raise ValueError(f"truth needs {n} weights ({', '.join(scenario.weight_names)})")
-    population = scenario_population(scenario)
+    population = population or scenario_population(scenario)
     spans = QuerySpace(scenario, population).spans
     outcomes = []
     for i, child in enumerate(np.random.SeedSequence(seed).spawn(runs)):

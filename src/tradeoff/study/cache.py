@@ -19,7 +19,18 @@ depends on, so a changed scenario, population file, pool or numpy version gets a
 
 Entries are written to a temporary name and renamed into place, so a process never reads
 half an entry even when several build the same one at once. An entry that cannot be read
-is set aside and built again.
+is set aside and built again; a folder that cannot be written (a read-only home, a full
+disk) costs time, never the work: what was built is used from memory, and only
+``study create`` (``strict``) refuses to go on without its entries.
+
+Commands outside a study (``tradeoff session show``, ``select``, ``scenario check``,
+``simulate``, the app) keep the same entries in the user's cache folder
+(:func:`user_cache_dir`: ``$TRADEOFF_CACHE_DIR``, else ``$XDG_CACHE_HOME/tradeoff``, else
+``~/.cache/tradeoff``; ``TRADEOFF_CACHE_DIR=`` set but empty keeps nothing), through
+:func:`command_population`. Small JSON entries (:func:`read_record`, :func:`write_record`)
+hold what a session file says, so ``study status`` replays a file once, not on every run
+(:mod:`tradeoff.study.counted`); their keys include :func:`package_digest`, since the
+engine's code decides what a replay says.
 """
 
 from __future__ import annotations
@@ -33,6 +44,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -46,11 +58,60 @@ FloatArray = NDArray[np.float64]
 
 #: Bumped when the files' layout or meaning changes (old entries are then ignored).
 CACHE_VERSION = 1
+#: The environment variable naming the commands' cache folder (:func:`user_cache_dir`);
+#: set but empty, commands keep nothing and build in memory.
+CACHE_DIR_ENV = "TRADEOFF_CACHE_DIR"
 
 
-def _digest(payload: dict[str, Any]) -> str:
+def user_cache_dir() -> Path | None:
+    """Where commands outside a study keep their entries: ``$TRADEOFF_CACHE_DIR`` when it
+    is set (``None`` when it is set but empty: nothing is kept), else
+    ``$XDG_CACHE_HOME/tradeoff`` (an absolute path only, as the XDG specification says),
+    else ``~/.cache/tradeoff``; ``None`` when there is no home to find either.
+    """
+    value = os.environ.get(CACHE_DIR_ENV)
+    if value is not None:
+        return Path(value).expanduser() if value.strip() else None
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "tradeoff"
+    try:
+        return Path.home() / ".cache" / "tradeoff"
+    except RuntimeError:  # no home directory to be found
+        return None
+
+
+def command_population(scenario: Scenario) -> Population:
+    """A scenario's population for a command outside a study: memory-mapped from the
+    user's cache folder (:func:`user_cache_dir`), built and written there first when it is
+    not there; built in memory when the cache is switched off or cannot be written."""
+    return cached_population(scenario, user_cache_dir())
+
+
+def entry_key(payload: dict[str, Any]) -> str:
+    """The key of an entry: the SHA-256 (32 hex digits) of everything it depends on, given
+    as a JSON-able ``payload``.
+
+    >>> entry_key({"a": 1, "b": [2]}) == entry_key({"b": [2], "a": 1})
+    True
+    """
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+
+@lru_cache(maxsize=1)
+def package_digest() -> str:
+    """The SHA-256 of every Python file of the installed package (names and contents):
+    an entry whose meaning depends on what the code computes (a replayed session's facts)
+    is keyed by it, so a changed engine never reads an entry an older one wrote, even
+    under the same version number (an editable install)."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0")
+        h.update(path.read_bytes())
+    return h.hexdigest()[:32]
 
 
 def _file_sha256(path: str | Path) -> str:
@@ -76,7 +137,7 @@ def population_key(scenario: Scenario) -> str:
     if spec.kind == "probabilities":
         assert spec.path is not None
         payload["file"] = _file_sha256(spec.path)
-    return _digest(payload)
+    return entry_key(payload)
 
 
 def _atomic_save(path: Path, array: NDArray[Any]) -> None:
@@ -90,9 +151,15 @@ def _atomic_save(path: Path, array: NDArray[Any]) -> None:
         raise
 
 
+def _make_folder(folder: Path) -> None:
+    """The cache folder, made if missing (its entries are made by ``mkstemp`` and
+    ``mkdtemp``: readable by their owner only)."""
+    folder.mkdir(parents=True, exist_ok=True)
+
+
 def _write_population(folder: Path, population: Population) -> None:
     """Build the tables and write the entry to a temporary folder, then rename it."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
+    _make_folder(folder.parent)
     tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".tmp-population-"))
     try:
         np.save(tmp / "eta.npy", np.ascontiguousarray(population.eta))
@@ -151,12 +218,18 @@ def _set_aside(path: Path) -> None:
             aside.unlink(missing_ok=True)
 
 
-def cached_population(scenario: Scenario, folder: str | Path | None) -> Population:
+def cached_population(
+    scenario: Scenario, folder: str | Path | None, *, strict: bool = False
+) -> Population:
     """The scenario's population, memory-mapped from ``folder`` (built and written there
     first if it is not); without a folder, built in memory as
     :func:`tradeoff.ask.population.scenario_population` does.
 
     The arrays are the same numbers either way: the entry is the built population, written.
+    When the entry can be neither read nor written (a read-only or full folder), the
+    population built in memory is returned, unless ``strict``: then the ``OSError`` is
+    raised (``study create`` makes sure its cache is there). A process out of descriptors
+    or memory gets the error either way (the entry is not broken).
     """
     names = tuple(c.name for c in scenario.classes)
     if folder is None:
@@ -166,18 +239,23 @@ def cached_population(scenario: Scenario, folder: str | Path | None) -> Populati
     except OSError:  # an unreadable probability file: reported as building it reports it
         return build_population(scenario.population, names)
     entry = Path(folder) / f"population-{key}"
-    for _ in range(2):
-        if entry.is_dir():
-            try:
-                return _mapped(entry)
-            except OSError as exc:
-                if exc.errno in _TRANSIENT:  # out of descriptors or memory: not broken
-                    raise
-                _set_aside(entry)
-            except (ValueError, KeyError, TypeError):
-                _set_aside(entry)
-        _write_population(entry, build_population(scenario.population, names))
-    return _mapped(entry)
+    try:
+        for _ in range(2):
+            if entry.is_dir():
+                try:
+                    return _mapped(entry)
+                except OSError as exc:
+                    if exc.errno in _TRANSIENT:  # out of descriptors or memory: not broken
+                        raise
+                    _set_aside(entry)
+                except (ValueError, KeyError, TypeError):
+                    _set_aside(entry)
+            _write_population(entry, build_population(scenario.population, names))
+        return _mapped(entry)
+    except OSError as exc:
+        if strict or exc.errno in _TRANSIENT:
+            raise
+        return build_population(scenario.population, names)  # built once: lru_cache
 
 
 #: Errors that say nothing about an entry (the process is out of descriptors or memory):
@@ -221,7 +299,7 @@ def candidates_key(
         pool_sha = _file_sha256(pool_path)
     except OSError:
         return None
-    return _digest(
+    return entry_key(
         {
             "version": CACHE_VERSION,
             "numpy": np.__version__,
@@ -239,10 +317,13 @@ def cached_candidates(
     priors: Sequence[float],
     stop: str | None,
     folder: str | Path | None,
+    *,
+    strict: bool = False,
 ) -> FloatArray | None:
     """:func:`tradeoff.choose.candidates.decision_candidates`, read from ``folder`` when an entry
     for the same scenario, pool file, priors and stop rule is there (and written there
-    when it is not)."""
+    when it is not; a folder that cannot be written keeps nothing, unless ``strict``: then
+    the ``OSError`` is raised)."""
     if scenario.pool is None or stop == "weights":
         return None  # what decision_candidates answers, without importing pandas
     key = None if folder is None else candidates_key(scenario, base, priors, stop)
@@ -263,9 +344,48 @@ def cached_candidates(
 
     candidates = decision_candidates(scenario, base, priors, stop)
     if path is not None and none_marker is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if candidates is None:
-            none_marker.touch()
-        else:
-            _atomic_save(path, np.ascontiguousarray(candidates, dtype=np.float64))
+        try:
+            _make_folder(path.parent)
+            if candidates is None:
+                none_marker.touch()
+            else:
+                _atomic_save(path, np.ascontiguousarray(candidates, dtype=np.float64))
+        except OSError:
+            if strict:
+                raise
     return candidates
+
+
+def read_record(folder: str | Path, name: str) -> Any:
+    """The JSON entry ``<name>.json`` in ``folder``, or ``None`` when there is none; one
+    that cannot be read or parsed is set aside (the caller builds it again)."""
+    path = Path(folder) / f"{name}.json"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError):
+        _set_aside(path)
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        _set_aside(path)
+        return None
+
+
+def write_record(folder: str | Path, name: str, data: Any) -> None:
+    """Write the JSON entry ``<name>.json`` whole (a temporary name, then one rename); a
+    folder that cannot be written keeps nothing."""
+    folder = Path(folder)
+    try:
+        _make_folder(folder)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+        os.replace(tmp, folder / f"{name}.json")
+    except (OSError, TypeError, ValueError):
+        Path(tmp).unlink(missing_ok=True)

@@ -4,19 +4,35 @@ A participant's session files are the regular ``*.jsonl`` files in their folder 
 ``sessions/`` (anything else there is named, never opened: a FIFO would block its reader);
 one counts for them when its header names them and the study's scenario
 (:func:`not_counted`). The coordinator's status, the export and a withdrawal all ask here.
+
+What a file says needs it replayed (whether the answers were consistent is the engine's
+to say): about a quarter of a second a session, so a study of 100 took half a minute on
+every ``study status``. It is kept, per process and in the user's cache folder
+(:func:`tradeoff.study.cache.read_record`), under a key of everything it depends on: the
+file's bytes, its path, the participant, the study's scenario and copied files, and the
+package's code (:func:`~tradeoff.study.cache.package_digest`); a file replays once.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import Any
 
-from tradeoff.errors import InputError
+from tradeoff.errors import InputError, read_user_file
 from tradeoff.record.log import session_entries
 from tradeoff.record.records import AnswerRecord, Header
-from tradeoff.record.summary import summarise
+from tradeoff.study.cache import (
+    CACHE_VERSION,
+    entry_key,
+    package_digest,
+    read_record,
+    user_cache_dir,
+    write_record,
+)
 from tradeoff.study.files import file_kind
 from tradeoff.study.folder import Study
 
@@ -70,6 +86,47 @@ class SessionFacts:
     response_ms: tuple[float, ...] = ()
     consented: bool = False
 
+    def to_json(self) -> dict[str, Any]:
+        """The facts as JSON holds them (lists, not tuples)."""
+        data = asdict(self)
+        data["warnings"], data["response_ms"] = list(self.warnings), list(self.response_ms)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> SessionFacts | None:
+        """The facts a :meth:`to_json` wrote, or ``None`` for anything else.
+
+        >>> facts = SessionFacts(True, 4, False, warnings=("w",), response_ms=(1.5,))
+        >>> SessionFacts.from_json(facts.to_json()) == facts
+        True
+        >>> SessionFacts.from_json({"complete": "yes"}) is None
+        True
+        """
+        if not isinstance(data, dict) or set(data) != {f.name for f in fields(cls)}:
+            return None
+        flags = [data[k] for k in ("complete", "flagged", "consented")]
+        texts = data["warnings"]
+        times = data["response_ms"]
+        if not (
+            all(isinstance(x, bool) for x in flags)
+            and type(data["answers"]) is int
+            and isinstance(data["problem"], str)
+            and isinstance(texts, list)
+            and all(isinstance(x, str) for x in texts)
+            and isinstance(times, list)
+            and all(type(x) in (int, float) for x in times)
+        ):
+            return None
+        return cls(
+            data["complete"],
+            data["answers"],
+            data["flagged"],
+            data["problem"],
+            tuple(texts),
+            tuple(float(x) for x in times),
+            data["consented"],
+        )
+
 
 #: What each session file says, by (path, modification time, size, the folder's participant,
 #: the study's scenario hash): a live view refreshing every few seconds replays a file once
@@ -77,58 +134,90 @@ class SessionFacts:
 _FACTS: dict[tuple[str, int, int, str, str], SessionFacts] = {}
 
 
-def _facts(path: Path, participant: str, scenario_sha256: str) -> SessionFacts:
-    """What a session file in ``participant``'s folder of a study says. A session whose
-    header names another participant (a file copied from another folder) or another
-    scenario is never counted, and says why; one without its closing ``result`` record is
-    unfinished, with its answers counted (a file cut at a line boundary loses that record
-    and so shows as unfinished: every record is chained to the one before, and only the
-    closing one says the session was finished)."""
+def _stored_key(path: Path, study: Study, participant: str) -> str | None:
+    """The key of a file's facts in the cache folder (``None`` when it cannot be read: the
+    replay then says why)."""
+    try:
+        raw = read_user_file(path)
+    except InputError:
+        return None
+    return entry_key(
+        {
+            "kind": "session-facts",
+            "version": CACHE_VERSION,
+            "code": package_digest(),
+            "path": str(path),
+            "sha256": hashlib.sha256(raw).hexdigest(),
+            "participant": participant,
+            "scenario": study.scenario_sha256,
+            "files": study.files,
+        }
+    )
+
+
+def _facts(path: Path, participant: str, study: Study) -> SessionFacts:
+    """What a session file in ``participant``'s folder of a study says, from this process's
+    memory, the cache folder, or replayed (:func:`_replayed`) and kept in both."""
     try:
         st = os.lstat(path)
     except OSError as exc:
         return SessionFacts(False, 0, False, f"unreadable: {path.name}: {exc.strerror}")
     if not stat.S_ISREG(st.st_mode):
         return SessionFacts(False, 0, False, f"unreadable: {path.name} is {file_kind(st.st_mode)}")
-    key = (str(path), st.st_mtime_ns, st.st_size, participant, scenario_sha256)
+    key = (str(path), st.st_mtime_ns, st.st_size, participant, study.scenario_sha256)
     cached = _FACTS.get(key)
     if cached is None:
-        try:
-            summary = summarise(path)
-        except InputError as exc:
-            cached = SessionFacts(False, 0, False, f"unreadable: {exc.message()}")
-        else:
-            header = summary.log.header
-            warnings = tuple(summary.log.warnings)
-            times = tuple(
-                e.response_ms
-                for e in summary.log.events
-                if isinstance(e, AnswerRecord) and e.response_ms is not None
-            )
-            foreign = not_counted(header, participant, scenario_sha256)
-            if foreign is not None:
-                cached = SessionFacts(
-                    False, 0, False, f"{path.name} was {foreign}: not counted", warnings
-                )
-            else:
-                flagged = summary.consistency is not None and summary.consistency.flagged
-                cached = SessionFacts(
-                    summary.log.finished,
-                    summary.answers,
-                    flagged,
-                    "",
-                    warnings,
-                    times,
-                    summary.log.consent is not None,
-                )
+        folder = user_cache_dir()
+        name = None if folder is None else _stored_key(path, study, participant)
+        if folder is not None and name is not None:
+            cached = SessionFacts.from_json(read_record(folder, f"facts-{name}"))
+        if cached is None:
+            cached = _replayed(path, participant, study)
+            if folder is not None and name is not None:
+                write_record(folder, f"facts-{name}", cached.to_json())
         if len(_FACTS) > 4096:
             _FACTS.clear()
         _FACTS[key] = cached
     return cached
 
 
+def _replayed(path: Path, participant: str, study: Study) -> SessionFacts:
+    """What a session file in ``participant``'s folder of a study says, replayed. A session
+    whose header names another participant (a file copied from another folder) or another
+    scenario is never counted, and says why; one without its closing ``result`` record is
+    unfinished, with its answers counted (a file cut at a line boundary loses that record
+    and so shows as unfinished: every record is chained to the one before, and only the
+    closing one says the session was finished)."""
+    from tradeoff.record.summary import summarise  # the engine: only when a file replays
+
+    try:
+        summary = summarise(path, populations=study.populations())
+    except InputError as exc:
+        return SessionFacts(False, 0, False, f"unreadable: {exc.message()}")
+    header = summary.log.header
+    warnings = tuple(summary.log.warnings)
+    times = tuple(
+        e.response_ms
+        for e in summary.log.events
+        if isinstance(e, AnswerRecord) and e.response_ms is not None
+    )
+    foreign = not_counted(header, participant, study.scenario_sha256)
+    if foreign is not None:
+        return SessionFacts(False, 0, False, f"{path.name} was {foreign}: not counted", warnings)
+    flagged = summary.consistency is not None and summary.consistency.flagged
+    return SessionFacts(
+        summary.log.finished,
+        summary.answers,
+        flagged,
+        "",
+        warnings,
+        times,
+        summary.log.consent is not None,
+    )
+
+
 def session_facts(study: Study, participant: str) -> tuple[dict[Path, SessionFacts], list[str]]:
     """What each of a participant's session files (:func:`session_files`) says, and a note
     for every other ``*.jsonl`` in their folder; each file is read once per change."""
     files, notes = session_files(study, participant)
-    return {p: _facts(p, participant, study.scenario_sha256) for p in files}, notes
+    return {p: _facts(p, participant, study) for p in files}, notes

@@ -35,12 +35,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError
 from tradeoff.record.records import check_participant
 from tradeoff.study.codes import hash_code, new_code, write_codes
 from tradeoff.study.files import NotRegularFile, open_regular, read_bounded
+
+if TYPE_CHECKING:
+    from tradeoff.ask.population import PopulationSource
 
 STUDY_FILE = "study.json"
 #: The version of ``study.json`` written (2: the hash of every copied file); 1 is read too.
@@ -91,6 +95,17 @@ class Study:
         """Where the population, its sorted tables and the pool's models are kept for every
         participant's process to memory-map (:mod:`tradeoff.study.cache`)."""
         return self.path / "cache"
+
+    def populations(self) -> PopulationSource:
+        """Where the study's sessions get their population when they are replayed: the
+        study's cache (``study create`` built it), or the user's when the study has none
+        (:func:`tradeoff.study.cache.command_population`)."""
+        from tradeoff.study.cache import cached_population, command_population
+
+        if not self.cache_dir.is_dir():
+            return command_population
+        folder = self.cache_dir
+        return lambda scenario: cached_population(scenario, folder)
 
     def participant_for(self, code: str) -> str | None:
         """The participant whose code this is, or ``None`` (every entry is compared, in
@@ -404,13 +419,14 @@ def prepare_cache(study: Study) -> int:
     from tradeoff.study.cache import cached_candidates, cached_population
 
     scenario = load_scenario(study.scenario_path).scenario
-    population = cached_population(scenario, study.cache_dir)
+    population = cached_population(scenario, study.cache_dir, strict=True)
     cached_candidates(
         scenario,
         study.path,
         population.priors.tolist(),
         scenario.elicitation.stop,
         study.cache_dir,
+        strict=True,
     )
     return sum(f.stat().st_size for f in study.cache_dir.rglob("*") if f.is_file())
 

@@ -79,4 +79,5 @@ def decide_study(found: StudySessions, *, p: float = math.inf, top: int = 10) ->
         p=p,
         top=top,
         exclude_inconsistent=found.exclude_inconsistent,
+        populations=study.populations(),
     )

@@ -30,6 +30,7 @@ from tradeoff.record.recorder import (
     SessionWriteError,
     ignore_file_size_signal,
 )
+from tradeoff.study.cache import user_cache_dir
 from tradeoff.study.folder import Study
 from tradeoff.study.opening import resume_session, start_session
 from tradeoff.tui.common import (
@@ -270,7 +271,8 @@ def make_app(
 
     ``overrides`` (strategy, budget) apply to whichever scenario is chosen. With a
     ``study``, its scenario and sessions folder are used and the start screen asks for an
-    access code.
+    access code. Populations and the pool's rows are memory-mapped from the study's cache,
+    or outside a study from the user's (:func:`tradeoff.study.cache.user_cache_dir`).
     """
     if study is not None:
         scenario, sessions_dir = study.scenario_path, study.sessions_dir
@@ -286,6 +288,6 @@ def make_app(
             overrides=overrides or SpecOverrides(),
             seed=seed,
             study=study,
-            cache_dir=None if study is None else study.cache_dir,
+            cache_dir=user_cache_dir() if study is None else study.cache_dir,
         )
     )

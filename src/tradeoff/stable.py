@@ -154,5 +154,6 @@ def sigmoid(x: ArrayLike) -> NDArray[np.float64]:
     """
     a = np.asarray(x, dtype=np.float64)
     e = np.exp(-np.abs(a))
-    out: NDArray[np.float64] = np.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    out: NDArray[np.float64] = np.where(a >= 0, 1.0, e)
+    out /= e + 1.0  # 1/(1 + e) or e/(1 + e): one division
     return out

@@ -136,24 +136,32 @@ def answer_probabilities(
     the answers left, right and can't tell first (the look-ahead's layout: a row per
     question and answer, the per-particle operations along rows)."""
     b = band[None, :]
-    up = (delta > b).astype(np.float64)
-    down = (delta < -b).astype(np.float64)
+    out: FloatArray = np.empty((3, *delta.shape))
+    up, down, rest = out
+    np.greater(delta, b, out=up)  # answering from the numbers (T = 0): a step
+    np.less(delta, -b, out=down)
     graded = np.flatnonzero(temperature > 0)
     if graded.size:
         x, bg, t = delta[:, graded], b[:, graded], temperature[None, graded]
-        up[:, graded] = sigmoid((x - bg) / t)
-        down[:, graded] = sigmoid((-x - bg) / t)
+        arg = x - bg
+        arg /= t
+        up[:, graded] = sigmoid(arg)
+        np.negative(x, out=arg)
+        arg -= bg
+        arg /= t
+        down[:, graded] = sigmoid(arg)
     w = 1.0 if weights is None else weights[None, :]
     slip = w * lapse[None, :] / 2  # a lapse picks either side
     attend = w * (1 - lapse[None, :])
-    out: FloatArray = np.empty((3, *delta.shape))
-    np.multiply(attend, up, out=out[0])
-    np.multiply(attend, down, out=out[1])
+    up *= attend
+    down *= attend
     # "Can't tell": the rest of the attentive mass (never below 0 where up + down rounds
     # above 1).
-    np.maximum(attend - out[0] - out[1], 0.0, out=out[2])
-    out[0] += slip
-    out[1] += slip
+    np.subtract(attend, up, out=rest)
+    rest -= down
+    np.maximum(rest, 0.0, out=rest)
+    up += slip
+    down += slip
     return out
 
 

@@ -83,6 +83,39 @@ def test_replay_reproduces_the_result_exactly(tmp_path: Path) -> None:
     assert again.weights == result.weights and again.intervals == result.intervals
 
 
+def test_a_replay_without_asking_reaches_the_same_state(tmp_path: Path) -> None:
+    """``replay(check=False)`` gives a strategy that learns from any question every answer
+    as recorded, without choosing its own question first: the same particles, result and
+    consistency as the checked replay, with a repeat, an undo and a "can't tell"."""
+    import numpy as np
+
+    from tradeoff.learn.engine import consistency_of
+
+    loaded = load_scenario(small_scenario_file(tmp_path, "breast-cancer-triage"))
+    rec = start_session(
+        loaded,
+        "dr-lee",
+        tmp_path / "sessions",
+        spec=spec(loaded.scenario, strategy="joint", budget=14),
+    )
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, TRUTH, noise=None)
+    for n in range(10):
+        q = rec.engine.next_query()
+        assert q is not None
+        rec.answer(Choice.INDIFFERENT if n == 4 else oracle.choose(q))
+    rec.undo()
+    rec.answer(Choice.RIGHT)
+    rec.close()
+    checked = replay(read_session(rec.path))
+    quick = replay(read_session(rec.path), check=False)
+    assert checked.learns_from_any_question and checked.answered == quick.answered == 10
+    assert np.array_equal(checked.state.swing, quick.state.swing)
+    assert np.array_equal(checked.state.log_weights, quick.state.log_weights)
+    assert checked.result() == quick.result()
+    assert consistency_of(checked) == consistency_of(quick)
+    assert checked.next_query() == quick.next_query()
+
+
 def test_truncated_last_line_is_reported_and_skipped(tmp_path: Path) -> None:
     rec = record(tmp_path, 5)
     rec.close()

@@ -5,6 +5,7 @@ nor pandas before its first question."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -346,9 +347,8 @@ def test_the_app_outside_a_study_maps_from_the_users_cache() -> None:
 def test_study_status_replays_each_session_file_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tradeoff.record import summary
     from tradeoff.study import counted
-    from tradeoff.study.folder import create_study, load_study
+    from tradeoff.study.folder import Study, create_study, load_study
     from tradeoff.study.status import study_status
 
     monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
@@ -369,13 +369,13 @@ def test_study_status_replays_each_session_file_once(
             if finish:
                 rec.finish()
     replays: list[Path] = []
-    original = summary.summarise
+    original = counted._replayed
 
-    def counting(path: Path, **kw: object) -> object:
+    def counting(path: Path, participant: str, study: Study) -> counted.SessionFacts:
         replays.append(Path(path))
-        return original(path, **kw)  # type: ignore[arg-type]
+        return original(path, participant, study)
 
-    monkeypatch.setattr(summary, "summarise", counting)
+    monkeypatch.setattr(counted, "_replayed", counting)
     first = study_status(load_study(study.path)).to_dict()
     assert len(replays) == 2 and first["complete"] == 1
     assert len(list((tmp_path / "cache").glob("facts-*.json"))) == 2
@@ -400,3 +400,43 @@ def test_study_status_replays_each_session_file_once(
     counted._FACTS.clear()
     assert study_status(load_study(study.path)).to_dict() == again
     assert len(replays) == 7
+
+
+def test_files_not_known_are_replayed_side_by_side_with_the_same_facts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A study's first status replays its files in one process per core; what each file
+    says is the same as replayed one by one in this process, and is kept."""
+    from tradeoff.study import counted
+    from tradeoff.study.folder import create_study, load_study
+    from tradeoff.study.status import study_status
+
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one core: the replays run in this process")
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
+    scenario = small_scenario_file(tmp_path, "breast-cancer-triage")
+    shutil.copytree(ROOT / "scenarios" / "pools", tmp_path / "pools")
+    people = [f"p{i:02d}" for i in range(8)]
+    study, _ = create_study(scenario, people, tmp_path / "s")
+    loaded = load_scenario(study.scenario_path)
+    spec = loaded.scenario.elicitation.override(budget=4)
+    for i, pid in enumerate(people):
+        truth = (0.1 + 0.05 * i, 0.3, 0.2, 0.4 - 0.05 * i)
+        oracle = SimulatedOracle.for_scenario(loaded.scenario, truth, seed=i)
+        with start_session(loaded, pid, study.sessions_dir, spec=spec) as rec:
+            while (q := rec.engine.next_query()) is not None and rec.engine.answered < 2 + i % 3:
+                rec.answer(oracle.choose(q))
+            if i % 2:
+                rec.finish()
+    monkeypatch.setattr(counted, "PARALLEL_FROM", 8)
+    counted._FACTS.clear()
+    assert counted.replay_unknown(study, people) == 8
+    side_by_side = study_status(load_study(study.path)).to_dict()
+    assert counted.replay_unknown(study, people) == 0  # all known now
+    monkeypatch.setenv(CACHE_DIR_ENV, "")
+    counted._FACTS.clear()
+    monkeypatch.setattr(counted, "PARALLEL_FROM", 10**6)
+    one_by_one = study_status(load_study(study.path)).to_dict()
+    assert side_by_side == one_by_one
+    assert side_by_side["complete"] == 4
+    assert [r["answers"] for r in side_by_side["rows"]] == [2 + i % 3 for i in range(8)]

@@ -154,6 +154,12 @@ class Engine:
         self._pending_valid = False
         return query
 
+    @property
+    def learns_from_any_question(self) -> bool:
+        """Whether the strategy takes an answer to any question the scenario builds (not
+        only to the ones it asks itself): a recorded session then replays as recorded."""
+        return bool(self._strategy.learns_from_any_question)
+
     def answer_recorded(self, query: Query, choice: Choice | str) -> None:
         """Apply an answer given earlier to ``query``, a question this engine may not ask now.
 

@@ -6,8 +6,10 @@ one counts for them when its header names them and the study's scenario
 (:func:`not_counted`). The coordinator's status, the export and a withdrawal all ask here.
 
 What a file says needs it replayed (whether the answers were consistent is the engine's
-to say): about a quarter of a second a session, so a study of 100 took half a minute on
-every ``study status``. It is kept, per process and in the user's cache folder
+to say), every answer given to the engine as recorded (:func:`~tradeoff.record.replay.replay`
+with ``check=False``: the status does not ask which questions this version would choose),
+the files no one has replayed yet side by side, one process per core
+(:func:`replay_unknown`). What a file says is kept, per process and in the user's cache folder
 (:func:`tradeoff.study.cache.read_record`), under a key of everything it depends on: the
 file's bytes, its path, the participant, the study's scenario and copied files, and the
 package's code (:func:`~tradeoff.study.cache.package_digest`); a file replays once.
@@ -16,8 +18,11 @@ package's code (:func:`~tradeoff.study.cache.package_digest`); a file replays on
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import stat
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -155,9 +160,34 @@ def _stored_key(path: Path, study: Study, participant: str) -> str | None:
     )
 
 
-def _facts(path: Path, participant: str, study: Study) -> SessionFacts:
+def _facts(
+    path: Path, participant: str, study: Study, replayed: SessionFacts | None = None
+) -> SessionFacts:
     """What a session file in ``participant``'s folder of a study says, from this process's
-    memory, the cache folder, or replayed (:func:`_replayed`) and kept in both."""
+    memory, the cache folder, or replayed (:func:`_replayed`, or ``replayed`` when the
+    caller replayed it already) and kept in both."""
+    known = _known(path, participant, study)
+    if isinstance(known, SessionFacts):
+        return known
+    key, folder, name = known
+    facts = replayed if replayed is not None else _replayed(path, participant, study)
+    if folder is not None and name is not None:
+        write_record(folder, f"facts-{name}", facts.to_json())
+    if len(_FACTS) > 4096:
+        _FACTS.clear()
+    _FACTS[key] = facts
+    return facts
+
+
+_Key = tuple[str, int, int, str, str]
+
+
+def _known(
+    path: Path, participant: str, study: Study
+) -> SessionFacts | tuple[_Key, Path | None, str | None]:
+    """The file's facts when this process or the cache folder knows them (or the file
+    cannot be read), else where to keep them once replayed: (memory key, cache folder,
+    entry name)."""
     try:
         st = os.lstat(path)
     except OSError as exc:
@@ -166,19 +196,51 @@ def _facts(path: Path, participant: str, study: Study) -> SessionFacts:
         return SessionFacts(False, 0, False, f"unreadable: {path.name} is {file_kind(st.st_mode)}")
     key = (str(path), st.st_mtime_ns, st.st_size, participant, study.scenario_sha256)
     cached = _FACTS.get(key)
-    if cached is None:
-        folder = user_cache_dir()
-        name = None if folder is None else _stored_key(path, study, participant)
-        if folder is not None and name is not None:
-            cached = SessionFacts.from_json(read_record(folder, f"facts-{name}"))
-        if cached is None:
-            cached = _replayed(path, participant, study)
-            if folder is not None and name is not None:
-                write_record(folder, f"facts-{name}", cached.to_json())
-        if len(_FACTS) > 4096:
-            _FACTS.clear()
-        _FACTS[key] = cached
-    return cached
+    if cached is not None:
+        return cached
+    folder = user_cache_dir()
+    name = None if folder is None else _stored_key(path, study, participant)
+    if folder is not None and name is not None:
+        stored = SessionFacts.from_json(read_record(folder, f"facts-{name}"))
+        if stored is not None:
+            _FACTS[key] = stored
+            return stored
+    return key, folder, name
+
+
+#: Replays run in other processes (one per core) when at least this many files need one:
+#: starting a process costs about as much as a few replays.
+PARALLEL_FROM = 16
+
+
+def replay_unknown(study: Study, participants: Iterable[str]) -> int:
+    """Replay, side by side in one process per core, every session file of
+    ``participants`` whose facts neither this process nor the cache folder knows (when
+    there are :data:`PARALLEL_FROM` or more and more than one core), and keep what each
+    says; returns how many were replayed so. A study's first ``study status`` then takes
+    the replays' time divided by the cores."""
+    todo = [
+        (path, pid)
+        for pid in participants
+        for path in session_files(study, pid)[0]
+        if not isinstance(_known(path, pid, study), SessionFacts)
+    ]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    workers = min(cores or 1, len(todo) // 4)
+    if len(todo) < PARALLEL_FROM or workers < 2:
+        return 0
+    context = multiprocessing.get_context("spawn")  # no threads of this process copied
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        done = pool.map(
+            _replayed,
+            [p for p, _ in todo],
+            [pid for _, pid in todo],
+            [study] * len(todo),
+            chunksize=max(1, len(todo) // (4 * workers)),
+        )
+        for (path, pid), facts in zip(todo, done, strict=True):
+            _facts(path, pid, study, facts)
+    return len(todo)
 
 
 def _replayed(path: Path, participant: str, study: Study) -> SessionFacts:
@@ -188,31 +250,30 @@ def _replayed(path: Path, participant: str, study: Study) -> SessionFacts:
     unfinished, with its answers counted (a file cut at a line boundary loses that record
     and so shows as unfinished: every record is chained to the one before, and only the
     closing one says the session was finished)."""
-    from tradeoff.record.summary import summarise  # the engine: only when a file replays
+    # The engine: only when a file replays.
+    from tradeoff.learn.engine import consistency_of
+    from tradeoff.record.log import read_session
+    from tradeoff.record.replay import replay
 
     try:
-        summary = summarise(path, populations=study.populations())
+        log = read_session(path)
+        engine = replay(log, population=study.populations()(log.header.scenario), check=False)
     except InputError as exc:
         return SessionFacts(False, 0, False, f"unreadable: {exc.message()}")
-    header = summary.log.header
-    warnings = tuple(summary.log.warnings)
-    times = tuple(
-        e.response_ms
-        for e in summary.log.events
-        if isinstance(e, AnswerRecord) and e.response_ms is not None
-    )
-    foreign = not_counted(header, participant, study.scenario_sha256)
+    warnings = tuple(log.warnings)
+    answers = [e for e in log.events if isinstance(e, AnswerRecord)]
+    times = tuple(e.response_ms for e in answers if e.response_ms is not None)
+    foreign = not_counted(log.header, participant, study.scenario_sha256)
     if foreign is not None:
         return SessionFacts(False, 0, False, f"{path.name} was {foreign}: not counted", warnings)
-    flagged = summary.consistency is not None and summary.consistency.flagged
     return SessionFacts(
-        summary.log.finished,
-        summary.answers,
-        flagged,
+        log.finished,
+        engine.answered,
+        consistency_of(engine).flagged,
         "",
         warnings,
         times,
-        summary.log.consent is not None,
+        log.consent is not None,
     )
 
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tradeoff.study.counted import session_facts
+from tradeoff.study.counted import replay_unknown, session_facts
 from tradeoff.study.folder import Study
 from tradeoff.study.withdrawals import read_withdrawals, withdrawn
 
@@ -148,6 +148,7 @@ def study_status(study: Study) -> StudyStatus:
     rows = []
     withdrawals = read_withdrawals(study)
     gone = withdrawals.times
+    replay_unknown(study, study.participants)
     for pid in study.participants:
         facts, others = session_facts(study, pid)
         files = list(facts)

@@ -24,6 +24,7 @@ Run: ``.venv/bin/python -m benchmarks.copa`` (writes benchmarks/results/copa.md)
 from __future__ import annotations
 
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -71,6 +72,7 @@ def timed(fn: Callable[[], T]) -> tuple[float, T]:
 
 
 def main() -> None:
+    load = os.getloadavg()[0]
     rng = np.random.default_rng(0)
     y = rng.random((1_000_000, 7))
     alphas = np.linspace(0, 1, 1000)
@@ -160,7 +162,7 @@ def main() -> None:
         f"\n\nMedians of {ROUNDS} rounds; each round runs the project's path, the reference, "
         "the whole in-process ranking and the command one after the other. The project and "
         f"the reference picked the same models: {'yes' if same else 'NO'}."
-        "\nA shared machine (2 cores, other jobs running): compare figures of one run only."
+        f"\nLoad average (1 min) before the run: {load:.2f}; compare figures of one run only."
         "\nThe command waits for the Pareto flags: moocore's 7-D non-dominance of 10⁶ models "
         "takes about 1.5 s of one core (alone), on a second thread beside the ranking."
         f"\nThe command: `{command}`."

@@ -56,6 +56,8 @@ test-other-path: $(VENV)/.installed-test
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.population
 	$(BIN)/python -m benchmarks.elicitation
+	taskset -c 0 $(BIN)/python -m benchmarks.engine_step
+	$(BIN)/python -m benchmarks.study_load --participants 25 50 100 200 300 --workers 2
 	$(BIN)/python -m benchmarks.copa
 	$(BIN)/python -m benchmarks.evaluation
 	$(BIN)/python -m benchmarks.tui_latency

@@ -21,9 +21,9 @@ from tradeoff.learn.likelihood import (
     NoiseGrid,
     _cell_masses,
     answer_log_likelihoods,
+    answer_probabilities,
     log_answer_likelihood,
     outcome_probabilities,
-    particle_outcome_probabilities,
 )
 from tradeoff.learn.particles import (
     NOISE_TAIL,
@@ -71,13 +71,13 @@ def test_outcome_probabilities_follow_the_documented_likelihood(
     got = outcome_probabilities(delta, eps, temp, band)
     assert got.sum() == pytest.approx(1.0, abs=1e-12)
     assert got == pytest.approx(reference_probabilities(*cell), abs=1e-12)
-    fast = particle_outcome_probabilities(
+    fast = answer_probabilities(
         np.array([[delta]]), np.array([eps]), np.array([temp]), np.array([band])
-    )[0, 0]
+    )[:, 0, 0]
     assert fast == pytest.approx(got, abs=1e-12)
-    weighted = particle_outcome_probabilities(
+    weighted = answer_probabilities(
         np.array([[delta]]), np.array([eps]), np.array([temp]), np.array([band]), np.array([0.3])
-    )[0, 0]
+    )[:, 0, 0]
     assert weighted == pytest.approx(0.3 * got, abs=1e-12)
     for outcome in range(3):
         log_p = log_answer_likelihood(

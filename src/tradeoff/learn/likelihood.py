@@ -101,29 +101,6 @@ def outcome_probabilities(
     return out
 
 
-def particle_outcome_probabilities(
-    delta: FloatArray,
-    lapse: FloatArray,
-    temperature: FloatArray,
-    band: FloatArray,
-    weights: FloatArray | None = None,
-) -> FloatArray:
-    """:func:`outcome_probabilities` for Δ of shape (particles, questions) and one (ε, T, δ)
-    per particle, computing the logistic only where T > 0 (shape (particles, questions, 3)),
-    each particle's rows times its ``weights`` when given (P(particle, answer)):
-    :func:`answer_probabilities`, transposed.
-
-    >>> d = np.array([[0.01, -0.01]])
-    >>> one = np.array([0.1]), np.array([0.0]), np.array([0.0])
-    >>> np.round(particle_outcome_probabilities(d, *one), 3).tolist()
-    [[[0.95, 0.05, 0.0], [0.05, 0.95, 0.0]]]
-    >>> np.round(particle_outcome_probabilities(d, *one, np.array([0.5])), 3).tolist()[0][0]
-    [0.475, 0.025, 0.0]
-    """
-    out: FloatArray = answer_probabilities(delta.T, lapse, temperature, band, weights).T
-    return out
-
-
 def answer_probabilities(
     delta: FloatArray,
     lapse: FloatArray,
@@ -131,10 +108,19 @@ def answer_probabilities(
     band: FloatArray,
     weights: FloatArray | None = None,
 ) -> FloatArray:
-    """:func:`particle_outcome_probabilities` with one row per question and one column per
-    particle: Δ of shape (questions, particles), the result (3, questions, particles) with
-    the answers left, right and can't tell first (the look-ahead's layout: a row per
-    question and answer, the per-particle operations along rows)."""
+    """:func:`outcome_probabilities` for Δ of shape (questions, particles) and one (ε, T, δ)
+    per particle, computing the logistic only where T > 0, each particle's column times its
+    ``weights`` when given (P(particle, answer)): shape (3, questions, particles), the
+    answers left, right and can't tell first (the look-ahead's layout: a row per question
+    and answer, the per-particle operations along rows).
+
+    >>> d = np.array([[0.01], [-0.01]])  # two questions, one particle
+    >>> one = np.array([0.1]), np.array([0.0]), np.array([0.0])
+    >>> np.round(answer_probabilities(d, *one)[:, :, 0], 3).tolist()
+    [[0.95, 0.05], [0.05, 0.95], [0.0, 0.0]]
+    >>> np.round(answer_probabilities(d, *one, np.array([0.5]))[:, 0, 0], 3).tolist()
+    [0.475, 0.025, 0.0]
+    """
     b = band[None, :]
     out: FloatArray = np.empty((3, *delta.shape))
     up, down, rest = out

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import kendalltau
@@ -456,3 +457,24 @@ def test_kendall_tau_of_a_large_pool_is_scipys() -> None:
     x = rng.normal(size=5000).round(2)  # ties, as rank CDFs have
     y = x + rng.normal(size=5000)
     assert kendall_tau(x, y) == kendalltau(x, y).statistic
+
+
+def test_kendall_tau_of_a_very_large_pool_is_scipys_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From SCIPY_FROM values on scipy's compiled τ answers (the loop here would be slower
+    than importing it): the same value either way."""
+    from tradeoff.choose import pool_metric
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=3000).round(2)
+    y = x + rng.normal(size=3000)
+    here = kendall_tau(x, y)
+    calls: list[int] = []
+
+    def spy(a: np.ndarray, b: np.ndarray) -> object:
+        calls.append(len(a))
+        return kendalltau(a, b)
+
+    monkeypatch.setattr(scipy.stats, "kendalltau", spy)
+    assert kendall_tau(x, y) == here and calls == []
+    monkeypatch.setattr(pool_metric, "SCIPY_FROM", 1000)
+    assert kendall_tau(x, y) == here == kendalltau(x, y).statistic and calls == [3000]

@@ -203,16 +203,16 @@ def test_canonical_text_is_the_same_for_values_a_few_ulps_apart() -> None:
 def test_a_far_tail_likelihood_is_not_zero_on_one_machine_only() -> None:
     """σ(−40) is 4e-18: the tanh form gave 0 or 1.1e-16 depending on the CPU's tanh, so the
     same particle was dead (likelihood 0) on one machine and alive on another."""
-    from tradeoff.learn.likelihood import log_answer_likelihood, outcome_probabilities
+    from tradeoff.learn.likelihood import answer_log_likelihoods, outcome_probabilities
 
-    delta = np.array([[-0.04, 0.04]])
+    delta = np.array([[-0.04], [0.04]])  # two answers, one particle
     outcomes = np.array([0, 1], dtype=np.intp)
-    log_p = log_answer_likelihood(
+    log_p = answer_log_likelihoods(
         delta, outcomes, np.array([0.0]), np.array([0.001]), np.array([0.0])
     )
     assert np.all(np.isfinite(log_p))
     assert log_p[0, 0] == pytest.approx(-40.0, abs=1e-6)
-    unsure = log_answer_likelihood(
+    unsure = answer_log_likelihoods(
         np.array([[-0.05]]), np.array([2], dtype=np.intp), np.array([0.0]),
         np.array([0.001]), np.array([0.002]),
     )

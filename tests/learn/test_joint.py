@@ -22,7 +22,6 @@ from tradeoff.learn.likelihood import (
     _cell_masses,
     answer_log_likelihoods,
     answer_probabilities,
-    log_answer_likelihood,
     outcome_probabilities,
 )
 from tradeoff.learn.particles import (
@@ -80,7 +79,7 @@ def test_outcome_probabilities_follow_the_documented_likelihood(
     )[:, 0, 0]
     assert weighted == pytest.approx(0.3 * got, abs=1e-12)
     for outcome in range(3):
-        log_p = log_answer_likelihood(
+        log_p = answer_log_likelihoods(
             np.array([[delta]]),
             np.array([outcome]),
             np.array([eps]),
@@ -90,21 +89,20 @@ def test_outcome_probabilities_follow_the_documented_likelihood(
         assert np.exp(log_p) == pytest.approx(got[outcome], abs=1e-12)
 
 
-def test_answer_rows_and_particle_rows_give_the_same_log_likelihoods() -> None:
-    """Answers × particles (the moves' layout) and particles × answers agree value for
-    value, with every kind of answer and particles answering from the numbers or not."""
+def test_log_likelihoods_of_many_answers_and_particles_follow_the_documented_likelihood() -> None:
+    """Every kind of answer, particles answering from the numbers or not, value for value
+    against the likelihood written out."""
     rng = np.random.default_rng(4)
     cells = rng.integers(0, len(NOISE_PRIOR.prior_masses()), 300)
     lapse, temp, band = NOISE_PRIOR.values(cells)
-    delta = rng.normal(0, 0.004, (300, 7))
+    delta = rng.normal(0, 0.004, (7, 300))
     outcomes = np.array([0, 1, 2, 0, 2, 1, 0])
-    rows = log_answer_likelihood(delta, outcomes, lapse, temp, band)
-    columns = answer_log_likelihoods(np.ascontiguousarray(delta.T), outcomes, lapse, temp, band)
-    assert np.array_equal(rows, columns.T)
+    log_p = answer_log_likelihoods(delta, outcomes, lapse, temp, band)
+    assert log_p.shape == (7, 300)
     for n in range(0, 300, 37):
         for a in range(7):
-            p = reference_probabilities(delta[n, a], lapse[n], temp[n], band[n])[outcomes[a]]
-            assert np.exp(rows[n, a]) == pytest.approx(p, abs=1e-12)
+            p = reference_probabilities(delta[a, n], lapse[n], temp[n], band[n])[outcomes[a]]
+            assert np.exp(log_p[a, n]) == pytest.approx(p, abs=1e-12)
 
 
 def test_a_lapse_never_says_cant_tell_and_no_band_never_does() -> None:

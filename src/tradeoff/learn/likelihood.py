@@ -151,20 +151,6 @@ def answer_probabilities(
     return out
 
 
-def log_answer_likelihood(
-    delta: FloatArray,
-    outcome: IntArray,
-    lapse: FloatArray,
-    temperature: FloatArray,
-    band: FloatArray,
-) -> FloatArray:
-    """log P(outcome | Δ, ε, T, δ) for Δ of shape (particles, answers), the answers'
-    outcomes (answers,) and one (ε, T, δ) per particle: the observed outcome's column of
-    :func:`outcome_probabilities`, computed alone (:func:`answer_log_likelihoods`,
-    transposed)."""
-    return answer_log_likelihoods(delta.T, outcome, lapse, temperature, band).T
-
-
 def answer_log_likelihoods(
     delta: FloatArray,
     outcome: IntArray,
@@ -172,8 +158,10 @@ def answer_log_likelihoods(
     temperature: FloatArray,
     band: FloatArray,
 ) -> FloatArray:
-    """:func:`log_answer_likelihood` with one row per answer and one column per particle
-    (Δ of shape (answers, particles)): the per-particle operations run along rows.
+    """log P(outcome | Δ, ε, T, δ) for Δ of shape (answers, particles), the answers'
+    outcomes (answers,) and one (ε, T, δ) per particle: the observed outcome's row of
+    :func:`outcome_probabilities`, computed alone, one row per answer and one column per
+    particle (the per-particle operations run along rows).
 
     >>> d = np.array([[0.01, 0.01], [-0.01, 0.0]])  # two answers "left", two particles
     >>> noise = np.array([0.1, 0.0]), np.array([0.0, 0.01]), np.array([0.0, 0.0])

@@ -47,10 +47,8 @@ from tradeoff.learn.likelihood import (
     answer_probabilities,
 )
 from tradeoff.learn.particles import (
-    DECISION_SWEEPS,
     PARTICLES,
     SPARSE_PRIOR_SHARE,
-    WEIGHT_SWEEPS,
     JointRecord,
     JointState,
     ParticlePosterior,
@@ -181,7 +179,6 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 self.sparse_share,
                 self.natural_share,
                 None if self.candidates is None else self.candidates[front],
-                DECISION_SWEEPS if self.aims_at_decision else WEIGHT_SWEEPS,
             ),
         )
 

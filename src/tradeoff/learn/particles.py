@@ -15,12 +15,12 @@ question through one likelihood (:mod:`~tradeoff.learn.likelihood`: every answer
 * **Particles.** ``PARTICLES`` weighted particles (s, ε, T, δ). An answer multiplies each
   weight by its likelihood; when the effective sample size falls below ``ESS_FLOOR`` of
   the particles they are resampled (systematic) and moved (the sweeps of
-  Metropolis–Hastings of ``DECISION_SWEEPS``, or ``WEIGHT_SWEEPS`` aiming at the weights,
-  each a Gaussian random walk in the additive log-ratio coordinates of s with the
-  particles' covariance, then a new value for one of ε, T, δ), every move accepted by the
-  likelihood of *all* answers so far, so the particles are a sample of the posterior again
-  (resample-move; Gilks & Berzuini 2001). A brute-force test compares P(best) and the 90%
-  intervals with numerical integration on a fine simplex grid.
+  Metropolis–Hastings of ``MOVE_SWEEPS``, each a Gaussian random walk in the additive
+  log-ratio coordinates of s with the particles' covariance, then a new value for one of
+  ε, T, δ), every move accepted by the likelihood of *all* answers so far, so the
+  particles are a sample of the posterior again (resample-move; Gilks & Berzuini 2001).
+  A brute-force test compares P(best) and the 90% intervals with numerical integration on
+  a fine simplex grid.
 * **Determinism.** The random numbers of each step come from (seed, a digest of every
   answer so far: both options as shown and the choice), so a replay reaches the identical
   particles, and undo is the previous immutable state.
@@ -49,19 +49,15 @@ IntArray = NDArray[np.intp]
 PARTICLES = 2000
 #: Resample and move when the effective sample size falls below this share of particles.
 ESS_FLOOR = 0.5
-#: The sweeps of one resample-move when the questions aim at the pick: Metropolis–Hastings
-#: sweeps, each a move of the weights (a random walk whose step is this multiple of
-#: 2.38/√d times the particles' covariance) and then of the noise parameters. Measured on
-#: the shipped pool (benchmarks/results/decision_compare.md, 300 people per cell): these 6
-#: sweeps keep every cell's right picks and confident misses inside the 95% intervals of
-#: :data:`WEIGHT_SWEEPS`' 12, or better, at half the work. A sweep at scale 1 moves a
-#: particle about twice as far (expected squared jump) as one at ½ and five times as far
-#: as one at ¼ (acceptance 18%, 36% and 55%).
-DECISION_SWEEPS = (1.0, 1.0, 0.5) * 2
-#: The same when the questions aim at the weights (no candidates): the estimate is the
-#: posterior mean, whose error the mixing sets (paper-k2-two-costs, 16 truths, exact
-#: answers, 30 questions: mean L1 0.0046 with these, 0.0087 with :data:`DECISION_SWEEPS`).
-WEIGHT_SWEEPS = (1.0, 0.5, 0.25) * 4
+#: The sweeps of one resample-move: Metropolis–Hastings sweeps, each a move of the weights
+#: (a random walk whose step is this multiple of 2.38/√d times the particles' covariance)
+#: and then of the noise parameters. Fewer do not mix: against numerical integration
+#: (tests/learn/test_joint.py, the example of two candidates after a "can't tell"; 40
+#: seeds) P(best) is off by 0.027 (root mean square) with these 12, 0.031 with 9, 0.033
+#: with 8 and 0.039 with 6 sweeps at scales (1, 1, ½), up to 0.135, which the brute-force
+#: test flags. The decisions on the shipped pool did not show it (6 sweeps, 300 people per
+#: cell: benchmarks/results/decision_compare-6-sweeps.md).
+MOVE_SWEEPS = (1.0, 0.5, 0.25) * 4
 #: Resampling from fewer effective particles than this share moves them twice as long.
 SCARCE = 0.05
 #: At most this many tempered steps per answer (then the rest of it in one step).
@@ -362,9 +358,6 @@ class ParticlePosterior:
     front
         The non-dominated candidates' statistics in the metric's terms (one row each),
         whose ψ the summaries compare, or ``None`` without candidates.
-    sweeps
-        The step scales of a resample-move's sweeps, one sweep each (:data:`DECISION_SWEEPS`,
-        :data:`WEIGHT_SWEEPS`).
     """
 
     spans: tuple[float, ...]
@@ -374,7 +367,6 @@ class ParticlePosterior:
     sparse_share: float = SPARSE_PRIOR_SHARE
     natural_share: float = 0.0
     front: FloatArray | None = field(default=None, compare=False, repr=False)
-    sweeps: tuple[float, ...] = DECISION_SWEEPS
     _summaries: dict[JointState, Summary] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
@@ -444,7 +436,7 @@ class ParticlePosterior:
         rng: np.random.Generator,
         cov: FloatArray,
         power: float = 1.0,
-        sweeps: Sequence[float] = DECISION_SWEEPS,
+        sweeps: Sequence[float] = MOVE_SWEEPS,
     ) -> tuple[FloatArray, IntArray]:
         """Metropolis–Hastings sweeps (one per step scale of ``sweeps``) that leave the
         posterior of
@@ -554,7 +546,7 @@ class ParticlePosterior:
         cov = np.atleast_2d(((z - mean).T * shape) @ (z - mean))
         cov += 1e-4 * np.eye(cov.shape[0])
         chosen = _systematic(weights, len(weights), rng)
-        sweeps = tuple(self.sweeps) * (2 if scarce else 1)
+        sweeps = MOVE_SWEEPS * (2 if scarce else 1)
         return self._move(swing[chosen], noise[chosen], records, rng, cov, power, sweeps)
 
     def summary(self, state: JointState) -> Summary:

@@ -32,6 +32,7 @@ import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -118,6 +119,18 @@ _FRONTS: dict[
 #: Entries kept in each shared cache before it is cleared.
 CACHE_BOUND = 50_000
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _kept(cache: dict[K, V], key: K, value: V, bound: int = CACHE_BOUND) -> V:
+    """Keep ``value`` under ``key`` in one of the shared caches (emptied first when it
+    holds ``bound`` entries) and return it."""
+    if len(cache) >= bound:
+        cache.clear()
+    cache[key] = value
+    return value
+
 
 def _space_key(space: QuerySpace, rounded: bool) -> str:
     """A digest of everything a trade and its readability depend on: the scenario, its
@@ -159,11 +172,8 @@ class JointStrategy(PosteriorStrategy[JointState]):
             rows = np.asarray(self.candidates, dtype=np.float64)
             object.__setattr__(self, "candidates", rows)
             key = (space, hashlib.blake2b(rows.tobytes()).hexdigest() + str(rows.shape))
-            if key not in _FRONTS:
-                if len(_FRONTS) > 64:
-                    _FRONTS.clear()
-                _FRONTS[key] = self._front_pairs(rows)
-            front, pairs, shown_rows = _FRONTS[key]
+            known = _FRONTS.get(key)
+            front, pairs, shown_rows = known or _kept(_FRONTS, key, self._front_pairs(rows), 64)
         object.__setattr__(self, "_space", space)
         object.__setattr__(self, "_front", front)
         object.__setattr__(self, "_pairs", pairs)
@@ -375,15 +385,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
         query = space.trade(i, j, 1.0 / (1.0 + math.exp(-aim)), share)
         if self.shows_rounded:
             query = as_shown(space, query)
-        out = Trade(
-            query,
-            self._vector(query.left) - self._vector(query.right),
-            (profile_key(query.left), profile_key(query.right)),
-        )
-        if len(_TRADES) > CACHE_BOUND:
-            _TRADES.clear()
-        _TRADES[key] = out
-        return out
+        diff = self._vector(query.left) - self._vector(query.right)
+        keys = (profile_key(query.left), profile_key(query.right))
+        return _kept(_TRADES, key, Trade(query, diff, keys))
 
     def _shown_key(self, query: Query) -> ShownKey | None:
         """The trade's two options as the screen shows them
@@ -395,10 +399,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
         out: ShownKey | None = None
         if not self.shows_rounded or unanswerable(self.space.scenario, query) is None:
             out = question_key(self.space, query, self.shows_rounded)
-        if len(_READABLE) > CACHE_BOUND:
-            _READABLE.clear()
-        _READABLE[key] = out
-        return out
+        return _kept(_READABLE, key, out)
 
     def _options(self, summary: Summary) -> list[Trade | Candidate]:
         """Every question that may be scored now (both kinds), before what a person can

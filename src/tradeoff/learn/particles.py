@@ -147,29 +147,24 @@ def draw_swing_prior(
     return normed
 
 
-def natural_weights(swing: FloatArray, spans: Sequence[float]) -> FloatArray:
-    """Natural-unit weights (‖a‖₁ = 1) of swing weights (rows): a_i ∝ s_i / span_i."""
-    raw = swing / np.asarray(spans, dtype=np.float64)
-    out: FloatArray = raw / raw.sum(axis=-1, keepdims=True)
-    return out
+def natural_weights(swing: FloatArray, spans: Sequence[float], axis: int = -1) -> FloatArray:
+    """Natural-unit weights (‖a‖₁ = 1) of swing weights (rows; columns with ``axis=0``):
+    a_i ∝ s_i / span_i.
 
-
-def _alr(s: FloatArray) -> FloatArray:
-    with np.errstate(divide="ignore"):
-        logs = np.log(s)
-    out: FloatArray = logs[:, :-1] - logs[:, -1:]
-    return out
-
-
-def _natural_columns(swing: FloatArray, spans: FloatArray) -> FloatArray:
-    """:func:`natural_weights` of swing weights held as columns (``spans`` a column)."""
-    raw = swing / spans
-    out: FloatArray = raw / raw.sum(axis=0)
+    >>> natural_weights(np.array([[0.5, 0.5]]), [1.0, 3.0]).tolist()
+    [[0.75, 0.25]]
+    >>> natural_weights(np.array([[0.5], [0.5]]), [1.0, 3.0], axis=0).tolist()
+    [[0.75], [0.25]]
+    """
+    c = np.asarray(spans, dtype=np.float64)
+    raw = swing / (c[:, None] if axis == 0 else c)
+    out: FloatArray = raw / raw.sum(axis=axis, keepdims=True)
     return out
 
 
 def _alr_columns(s: FloatArray) -> FloatArray:
-    """:func:`_alr` of swing weights held as columns."""
+    """The additive log-ratio coordinates (log s_i − log s_n, i < n) of swing weights held
+    as columns."""
     with np.errstate(divide="ignore"):
         logs = np.log(s)
     out: FloatArray = logs[:-1] - logs[-1:]
@@ -446,13 +441,12 @@ class ParticlePosterior:
         the likelihood of every answer so far."""
         n_part, dim = swing.shape[0], swing.shape[1] - 1
         # Every array below holds one particle per column: the per-particle operations then
-        # run along long rows (the same sums, term by term in the same order, as per row).
-        spans = np.asarray(self.spans, dtype=np.float64)[:, None]
+        # run along long rows.
         diffs = np.array([r.diff for r in records])  # (t, n)
         s_cur = np.ascontiguousarray(swing.T)  # (n, N)
         noise = noise.astype(np.intp, copy=True)
         z = _alr_columns(s_cur)
-        delta = diffs @ _natural_columns(s_cur, spans)  # (t, N)
+        delta = diffs @ natural_weights(s_cur, self.spans, axis=0)  # (t, N)
         prior_z = self._log_prior_z(s_cur, axis=0)
         prior_g = self.noise_grid.log_prior(noise)
         powers = np.ones(len(records))
@@ -466,7 +460,7 @@ class ParticlePosterior:
             step = chol @ rng.standard_normal((n_part, dim)).T
             z_new = np.clip(z + scale * step, -60, 60)
             s_new = _alr_inverse_columns(z_new)
-            d_new = diffs @ _natural_columns(s_new, spans)
+            d_new = diffs @ natural_weights(s_new, self.spans, axis=0)
             p_new = self._log_prior_z(s_new, axis=0)
             l_new = self._log_likelihood_of(d_new, noise, records, powers)
             gain = (p_new + l_new) - (prior_z + lik)
@@ -539,7 +533,7 @@ class ParticlePosterior:
         covariance says little about the posterior's spread: the steps are shaped by the
         particles' spread before this answer (``previous``, their weights then) and the
         particles move twice as long."""
-        z = _alr(swing)
+        z = _alr_columns(swing.T).T
         scarce = 1.0 / float(np.sum(weights**2)) < SCARCE * len(weights)
         shape = previous if scarce else weights
         mean = shape @ z

@@ -223,15 +223,6 @@ def _session_rows(
     return rows
 
 
-def _study_population(study: Study, scenario: Scenario) -> Population | None:
-    """The scenario's population from the study's cache (``None``: the engine builds it)."""
-    if not study.cache_dir.is_dir():
-        return None
-    from tradeoff.study.cache import cached_population
-
-    return cached_population(scenario, study.cache_dir)
-
-
 @dataclass(frozen=True)
 class _Collected:
     rows: list[Row]
@@ -264,7 +255,7 @@ def _collect(study: Study, scenario: Scenario, slugs: Sequence[str]) -> _Collect
                 skipped.append((str(path), foreign))
                 continue
             if population is None:
-                population = _study_population(study, header.scenario)
+                population = study.populations()(header.scenario)
             try:
                 rows += _session_rows(log, scenario, slugs, population)
             except InputError as exc:

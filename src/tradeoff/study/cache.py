@@ -43,10 +43,10 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 from numpy.typing import NDArray
@@ -140,15 +140,22 @@ def population_key(scenario: Scenario) -> str:
     return entry_key(payload)
 
 
-def _atomic_save(path: Path, array: NDArray[Any]) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npy")
+def _atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """``path`` written whole by ``write`` or not at all: a temporary name in the same
+    folder (made by ``mkstemp``: readable by its owner only), then one rename. A cache
+    entry needs no ``fsync``: one lost in a crash is built again."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as fh:
-            np.save(fh, array)
+            write(fh)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _atomic_save(path: Path, array: NDArray[Any]) -> None:
+    _atomic_write(path, lambda fh: np.save(fh, array))
 
 
 def _make_folder(folder: Path) -> None:
@@ -379,13 +386,8 @@ def write_record(folder: str | Path, name: str, data: Any) -> None:
     folder that cannot be written keeps nothing."""
     folder = Path(folder)
     try:
+        text = json.dumps(data).encode()
         _make_folder(folder)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh)
-        os.replace(tmp, folder / f"{name}.json")
+        _atomic_write(folder / f"{name}.json", lambda fh: fh.write(text))
     except (OSError, TypeError, ValueError):
-        Path(tmp).unlink(missing_ok=True)
+        return

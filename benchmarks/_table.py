@@ -24,6 +24,16 @@ def median_seconds(fn: Callable[[], object], repeats: int = 5) -> float:
     return statistics.median(times)
 
 
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of ``values`` by nearest rank (one of the values, no interpolation).
+
+    >>> percentile([3.0, 1.0, 2.0, 4.0], 0.5)
+    3.0
+    """
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
 def markdown(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return markdown_table(headers, rows)
 

@@ -34,15 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._table import markdown, write
+from benchmarks._table import markdown, percentile, write
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = (("exact", None), ("flip 0.1", "flip:0.1"), ("logistic 0.005", "logistic:0.005"))
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def measure(runs: int, scenario_name: str, kinds: list[str]) -> dict[str, Any]:

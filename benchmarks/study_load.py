@@ -41,7 +41,7 @@ from pathlib import Path
 
 import aiohttp
 
-from benchmarks._table import markdown, write
+from benchmarks._table import markdown, percentile, write
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "scenarios" / "breast-cancer-triage.toml"
@@ -189,11 +189,6 @@ async def serve(study_path: Path, workers: int) -> tuple[subprocess.Popen[str], 
     return server, port
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def scenario_with(strategy: str | None, folder: Path) -> Path:
     """The shipped scenario, or a copy of it (with the files it names) asking with
     ``strategy``."""
@@ -276,10 +271,10 @@ async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, objec
         "answers": len(submits),
         "rate": len(submits) / max(elapsed, 1e-9),
         "first_p50": statistics.median(firsts) * ms if firsts else float("nan"),
-        "first_p95": pct(firsts, 0.95) * ms if firsts else float("nan"),
+        "first_p95": percentile(firsts, 0.95) * ms if firsts else float("nan"),
         "submit_p50": statistics.median(submits) * ms if submits else float("nan"),
-        "submit_p95": pct(submits, 0.95) * ms if submits else float("nan"),
-        "steady_p95": pct(steady, 0.95) * ms if steady else float("nan"),
+        "submit_p95": percentile(submits, 0.95) * ms if submits else float("nan"),
+        "steady_p95": percentile(steady, 0.95) * ms if steady else float("nan"),
         "submit_max": max(submits) * ms if submits else float("nan"),
         "mb_per_person": (peak[0] - before) / 1024 / n,
         "rebuilt": rebuilt,

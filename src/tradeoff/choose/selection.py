@@ -55,6 +55,11 @@ class Stakeholder:
     #: Whether the answers can be trusted as a preference (a pattern, a failed check).
     consistency: Consistency | None = None
     swing_intervals: tuple[tuple[float, float], ...] | None = None
+    #: Whether the session's questions had stopped (an unfinished session's pick is
+    #: provisional, and every face says so).
+    complete: bool = True
+    #: Per weight, whether some answer informed it (:attr:`ElicitationResult.asked`).
+    asked: tuple[bool, ...] | None = None
 
 
 class SessionHeader(Protocol):
@@ -90,6 +95,8 @@ def stakeholder_of(header: SessionHeader, engine: Engine, path: str | Path) -> S
         engine.weight_draws(),
         consistency_of(engine),
         result.swing_intervals,
+        result.complete,
+        result.asked,
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar
@@ -13,7 +13,8 @@ from numpy.typing import NDArray
 
 from tradeoff.ask.metric import normalise
 from tradeoff.ask.queries import Query, QuerySpace
-from tradeoff.ask.scenario import ElicitationSpec
+from tradeoff.ask.presentation import card_lines
+from tradeoff.ask.scenario import ElicitationSpec, Scenario
 
 
 class Choice(StrEnum):
@@ -62,6 +63,10 @@ class ElicitationResult:
     priors
         The class priors ζ of the scenario's population, which map class weights onto
         recalls (d_i = ζ_i·recall_i), so the next stage needs no population of its own.
+    asked
+        Per weight, whether some answered question showed two options that read
+        differently on that statistic (:func:`asked_aspects`). A weight no answer informed
+        is the prior's, not something the person said: faces show it as "not asked".
     """
 
     strategy: str
@@ -74,6 +79,7 @@ class ElicitationResult:
     swing_weights: tuple[float, ...] | None = None
     swing_intervals: tuple[tuple[float, float], ...] | None = None
     priors: tuple[float, ...] | None = None
+    asked: tuple[bool, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -87,7 +93,34 @@ class ElicitationResult:
             data["swing_intervals"] = [list(iv) for iv in self.swing_intervals]
         if self.priors is not None:
             data["priors"] = list(self.priors)
+        if self.asked is not None:
+            data["asked"] = list(self.asked)
         return data
+
+    def informed(self, index: int) -> bool:
+        """Whether some answer informed weight ``index`` (``True`` when not known)."""
+        return self.asked is None or self.asked[index]
+
+
+def asked_aspects(scenario: Scenario, queries: Iterable[Query]) -> tuple[bool, ...]:
+    """Per statistic (classes, then attributes), whether one of ``queries`` showed two
+    options whose card lines for it read differently
+    (:func:`~tradeoff.ask.presentation.card_lines`): only then could an answer say
+    anything about its weight.
+
+    >>> from tradeoff.ask.queries import ClassifierProfile
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> a = ClassifierProfile((0.3, 0.6), (0.8, 0.95), (20.0, 100.0))
+    >>> b = ClassifierProfile((0.33, 0.57), (0.9, 0.9), (20.0, 100.0))
+    >>> asked_aspects(sc, [Query(a, b, (0, 1), (1.0, 0.0))])
+    (True, True, False, False)
+    """
+    out = [False] * (len(scenario.classes) + len(scenario.attributes))
+    for query in queries:
+        for j, line in enumerate(card_lines(scenario, query.left, query.right)):
+            out[j] = out[j] or line.differs
+    return tuple(out)
 
 
 def swing_weights(weights: Sequence[float], spans: Sequence[float]) -> tuple[float, ...]:

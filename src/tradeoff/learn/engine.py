@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from tradeoff.ask.population import Population, scenario_population
 from tradeoff.ask.queries import Query, QuerySpace
 from tradeoff.ask.scenario import STRATEGY_NAMES, ElicitationSpec, Scenario
-from tradeoff.learn.base import Choice, ElicitationResult, Strategy
+from tradeoff.learn.base import Choice, ElicitationResult, Strategy, asked_aspects
 from tradeoff.learn.bisection import BisectionStrategy
 from tradeoff.learn.joint import JointStrategy
 from tradeoff.learn.paper import PaperStrategy, planned_questions
@@ -197,8 +197,10 @@ class Engine:
         return query
 
     def result(self) -> ElicitationResult:
-        """What has been learned so far (normalised weights, and uncertainty if known)."""
-        return self._strategy.result(self.state)
+        """What has been learned so far (normalised weights, and uncertainty if known), and
+        which weights some answer informed (:func:`~tradeoff.learn.base.asked_aspects`)."""
+        asked = asked_aspects(self.scenario, (q for q, _ in self._history))
+        return replace(self._strategy.result(self.state), asked=asked)
 
     def extend(self, extra: int) -> int:
         """Ask at most ``extra`` more questions (e.g. "10 more" after a review).

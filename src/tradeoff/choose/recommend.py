@@ -19,8 +19,10 @@ from tradeoff.ask.presentation import difference_words
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.errors import InputError
+from tradeoff.learn.joint import TIE_MENTION
+from tradeoff.learn.particles import perceivable_margin
 from tradeoff.pool import Pool
-from tradeoff.stable import stable_argmax_rows, stable_order
+from tradeoff.stable import settled, stable_argmax_rows, stable_order
 
 FloatArray = NDArray[np.float64]
 
@@ -42,6 +44,28 @@ class Recommendation:
     p_best: tuple[float, ...] | None
     runner_up: str | None
     trade: str
+    #: P(the recommended model is best, or within the person's perceivable margin of the
+    #: best: :func:`~tradeoff.learn.particles.perceivable_margin`), with draws.
+    p_near: float | None = None
+    #: The models that may be better for the person by less than that margin (each for at
+    #: least :data:`~tradeoff.learn.joint.TIE_MENTION` of the draws), most likely first.
+    tied: tuple[str, ...] = ()
+
+    @property
+    def practically_tied(self) -> bool:
+        """Whether the recommendation is to be said practically tied with :attr:`tied` (the
+        rule of :class:`~tradeoff.learn.joint.Verdict`): then :attr:`stated` is P(best or
+        practically tied)."""
+        p = self.probability
+        if p is None or self.p_near is None or not self.tied:
+            return False
+        return settled(self.p_near - p) >= TIE_MENTION
+
+    @property
+    def stated(self) -> float | None:
+        """The probability said to the person: :attr:`probability`, or :attr:`p_near` when
+        :attr:`practically_tied` (the one the questions stopped on)."""
+        return self.p_near if self.practically_tied else self.probability
 
     @property
     def expected_value(self) -> float:
@@ -57,6 +81,9 @@ class Recommendation:
             "name": self.name,
             "expected_value": self.expected_value,
             "p_best": self.probability,
+            "p_best_or_practically_tied": self.p_near,
+            "practically_tied_with": list(self.tied) if self.practically_tied else [],
+            "stated_probability": self.stated,
             "runner_up": self.runner_up,
             "trade": self.trade,
         }
@@ -75,14 +102,19 @@ def recommend(
     priors: Sequence[float],
     *,
     draws: FloatArray | None = None,
+    draw_weights: FloatArray | None = None,
     selectable: NDArray[np.bool_] | None = None,
     vectors: FloatArray | None = None,
 ) -> Recommendation:
     """The Bayes decision for one person: the selectable model with the highest posterior
     expected value of their own linear metric, with every model's P(best).
 
-    With posterior ``draws`` of the weights, E[ψ] is the mean over the draws and P(best) the
-    share of draws in which a model is the best selectable one (ties: the earlier row);
+    With posterior ``draws`` of the weights (weighted by ``draw_weights``, else equally:
+    :meth:`tradeoff.learn.Engine.weighted_draws` gives both, so the pick and P(best) are the
+    ones the questions stopped on), E[ψ] is the mean over the draws and P(best) the
+    share of draws in which a model is the best selectable one (ties: the earlier row), and
+    P(best or practically tied) the share in which the pick is within the draw's perceivable
+    margin of the best (:func:`~tradeoff.learn.particles.perceivable_margin`);
     without, the point estimate ``weights`` decides and P(best) is ``None``. ``vectors``
     are the pool's :func:`~tradeoff.choose.pool_metric.metric_vectors` under ``priors``
     when the caller has them already (they are computed here otherwise).
@@ -104,18 +136,38 @@ def recommend(
         raise InputError.single(pool.source, "constraints", "no model is selectable.", "")
     if vectors is None:
         vectors = metric_vectors(scenario, pool, priors)
+    p_near: float | None = None
+    tied: tuple[str, ...] = ()
     if draws is not None:
-        psi = np.asarray(draws, dtype=np.float64) @ vectors.T  # (draws, models)
-        expected = psi.mean(axis=0)
+        d = np.asarray(draws, dtype=np.float64)
+        if draw_weights is None:
+            w = np.full(len(d), 1.0 / len(d))
+        else:
+            w = np.asarray(draw_weights, dtype=np.float64)
+            w = w / w.sum()
+        psi = d @ vectors.T  # (draws, models)
+        expected = w @ psi
         best = rows[stable_argmax_rows(psi[:, rows])]  # ties: the earlier row, everywhere
         p_best: tuple[float, ...] | None = tuple(
-            float(x) for x in np.bincount(best, minlength=pool.n) / psi.shape[0]
+            float(x) for x in np.bincount(best, weights=w, minlength=pool.n)
         )
     else:
         expected = vectors @ np.asarray(weights, dtype=np.float64)
         p_best = None
     order = rows[stable_order(-expected[rows])]  # ties (to 9 digits): the earlier row
     index = int(order[0])
+    if draws is not None:
+        spans = (*priors, *(a.range[1] - a.range[0] for a in scenario.attributes))
+        gap = psi[np.arange(len(best)), best] - psi[:, index]
+        within = w * (gap <= perceivable_margin(d, spans))
+        near = np.bincount(best, weights=within, minlength=pool.n)
+        p_near = float(near.sum())
+        others = [
+            int(i)
+            for i in np.flatnonzero(near)
+            if i != index and settled(float(near[i])) >= TIE_MENTION
+        ]
+        tied = tuple(pool.names[i] for i in sorted(others, key=lambda i: (-near[i], i)))
     runner = int(order[1]) if order.size > 1 else None
     trade = ""
     if runner is not None:
@@ -131,4 +183,6 @@ def recommend(
         p_best=p_best,
         runner_up=None if runner is None else pool.names[runner],
         trade=trade,
+        p_near=p_near,
+        tied=tied,
     )

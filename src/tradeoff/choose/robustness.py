@@ -78,6 +78,7 @@ def rank_acceptability(
     draws: FloatArray,
     vectors: FloatArray,
     *,
+    draw_weights: FloatArray | None = None,
     ranks: int = 3,
     selectable: NDArray[np.bool_] | None = None,
 ) -> FloatArray:
@@ -89,6 +90,8 @@ def rank_acceptability(
         Posterior draws of the weights, one per row (draws × weights).
     vectors
         The candidates' metric rows (models × weights): ψ = vectors @ w.
+    draw_weights
+        The weight of each draw (``None``: equal).
     ranks
         How many ranks to count (capped at the number of selectable models).
     selectable
@@ -112,9 +115,13 @@ def rank_acceptability(
     rows = np.arange(psi.shape[1]) if selectable is None else np.flatnonzero(selectable)
     order = rows[_order(psi[:, rows])]
     ranks = min(ranks, rows.size)
+    if draw_weights is None:
+        w = np.full(psi.shape[0], 1.0 / psi.shape[0])
+    else:
+        w = np.asarray(draw_weights, dtype=np.float64) / float(np.sum(draw_weights))
     out = np.zeros((psi.shape[1], ranks))
     for r in range(ranks):
-        out[:, r] = np.bincount(order[:, r], minlength=psi.shape[1]) / psi.shape[0]
+        out[:, r] = np.bincount(order[:, r], weights=w, minlength=psi.shape[1])
     return out
 
 

@@ -60,6 +60,10 @@ class Stakeholder:
     complete: bool = True
     #: Per weight, whether some answer informed it (:attr:`ElicitationResult.asked`).
     asked: tuple[bool, ...] | None = None
+    #: The posterior as the questions' stop read it: draws of the weights (rows) and the
+    #: weight of each (:meth:`~tradeoff.learn.Engine.weighted_draws`); the pick and P(best)
+    #: come from these, so they are the ones the session stopped on.
+    posterior: tuple[FloatArray, FloatArray] | None = field(default=None, repr=False, compare=False)
 
 
 class SessionHeader(Protocol):
@@ -71,6 +75,14 @@ class SessionHeader(Protocol):
     def scenario(self) -> Scenario: ...
     @property
     def scenario_sha256(self) -> str: ...
+
+
+def _acceptability(s: Stakeholder, vectors: FloatArray) -> FloatArray | None:
+    """P(rank = 1, 2, 3) of every model for one stakeholder, over the posterior as their
+    questions' stop read it (``None`` for a point estimate)."""
+    if s.posterior is not None:
+        return rank_acceptability(s.posterior[0], vectors, draw_weights=s.posterior[1])
+    return None if s.draws is None else rank_acceptability(s.draws, vectors)
 
 
 def stakeholder_of(header: SessionHeader, engine: Engine, path: str | Path) -> Stakeholder:
@@ -97,6 +109,7 @@ def stakeholder_of(header: SessionHeader, engine: Engine, path: str | Path) -> S
         result.swing_intervals,
         result.complete,
         result.asked,
+        engine.weighted_draws(),
     )
 
 
@@ -237,7 +250,16 @@ def select_for_stakeholders(
         if s.priors not in vectors:
             vectors[s.priors] = metric_vectors(scenario, pool, s.priors)
         rows = vectors[s.priors]
-        rec = recommend(scenario, pool, s.weights, s.priors, draws=s.draws, vectors=rows)
+        draws, draw_weights = s.posterior if s.posterior is not None else (s.draws, None)
+        rec = recommend(
+            scenario,
+            pool,
+            s.weights,
+            s.priors,
+            draws=draws,
+            draw_weights=draw_weights,
+            vectors=rows,
+        )
         recs.append(rec)
         coefficients = metric_coefficients(scenario, s.weights, s.priors)
         omega, _ = omega_for_metric(pool, coefficients, p, psi=np.asarray(rec.expected))
@@ -258,10 +280,7 @@ def select_for_stakeholders(
     worst, total = per_model.max(axis=0), per_model.sum(axis=0)
     best = int(np.lexsort((np.arange(pool.n), total, worst))[0])
     aspects = aspect_words(scenario)
-    acceptability = [
-        None if s.draws is None else rank_acceptability(s.draws, vectors[s.priors])
-        for s in stakeholders
-    ]
+    acceptability = [_acceptability(s, vectors[s.priors]) for s in stakeholders]
     means = [
         np.asarray(s.weights) if s.draws is None else np.asarray(s.draws).mean(axis=0)
         for s in stakeholders

@@ -12,8 +12,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.ask.metric import normalise
-from tradeoff.ask.queries import Query, QuerySpace
 from tradeoff.ask.presentation import card_lines
+from tradeoff.ask.queries import Query, QuerySpace
 from tradeoff.ask.scenario import ElicitationSpec, Scenario
 
 

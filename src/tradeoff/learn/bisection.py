@@ -78,6 +78,8 @@ FINE_SHARES = tuple(
         key=lambda s: (round(abs(s - 0.6), 2), -s),
     )
 )
+
+
 def chord_query(
     space: QuerySpace,
     other: int,

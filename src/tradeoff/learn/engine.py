@@ -22,7 +22,7 @@ from tradeoff.ask.queries import Query, QuerySpace
 from tradeoff.ask.scenario import STRATEGY_NAMES, ElicitationSpec, Scenario
 from tradeoff.learn.base import Choice, ElicitationResult, Strategy, asked_aspects
 from tradeoff.learn.bisection import BisectionStrategy
-from tradeoff.learn.joint import JointStrategy
+from tradeoff.learn.joint import JointStrategy, Verdict
 from tradeoff.learn.paper import PaperStrategy, planned_questions
 from tradeoff.learn.posterior import QUESTIONS_PER_RATIO
 from tradeoff.learn.probabilistic import ProbabilisticStrategy
@@ -229,6 +229,28 @@ class Engine:
         """Posterior draws of the normalised weights (rows), or ``None`` for strategies
         that keep a point estimate only (``paper``, ``bisection``)."""
         return self._strategy.weight_draws(self.state)
+
+    def weighted_draws(self) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+        """Posterior draws of the normalised weights (rows) and the weight of each (they
+        sum to 1), or ``None`` for a point estimate: the pick and P(best) computed from
+        them (:func:`tradeoff.choose.recommend.recommend`) are the ones :meth:`decision`
+        and the stop read (``joint``: the particles as they are, not a resample of them)."""
+        own = getattr(self._strategy, "weighted_draws", None)
+        if own is not None:
+            draws, weights = own(self.state)
+            return draws, weights
+        plain = self.weight_draws()
+        if plain is None:
+            return None
+        return plain, np.full(len(plain), 1.0 / len(plain))
+
+    def verdict(self) -> Verdict | None:
+        """The pick, its P(best), P(best or practically tied), the candidates it may be
+        practically tied with (:class:`~tradeoff.learn.joint.Verdict`), when the strategy
+        knows them (``joint`` with candidates), else ``None``."""
+        if isinstance(self._strategy, JointStrategy):
+            return self._strategy.verdict(self.state)
+        return None
 
     def stop_reason(self) -> str | None:
         """Why the questions stopped ("budget", "decided", "precise", "exhausted"), or

@@ -40,7 +40,7 @@ from numpy.typing import NDArray
 from tradeoff.ask.presentation import card_lines, shown_profile, unanswerable
 from tradeoff.ask.queries import ClassifierProfile, Query, QuerySpace, profile_key
 from tradeoff.ask.shown import ShownKey, as_shown, question_key
-from tradeoff.learn.base import Choice, ElicitationResult, logit
+from tradeoff.learn.base import Choice, ElicitationResult, asked_aspects, logit
 from tradeoff.learn.likelihood import (
     NOISE_PRIOR,
     OUTCOME,
@@ -65,7 +65,7 @@ from tradeoff.learn.posterior import (
     non_dominated,
     repeats,
 )
-from tradeoff.stable import canonical, stable_order
+from tradeoff.stable import canonical, settled, stable_order
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
@@ -84,6 +84,9 @@ TRADE_AIM_DIGITS = 2
 INFORMATION_WEIGHT = 0.01
 #: Candidate models best for less than this share of the posterior are not asked about.
 MIN_BEST_SHARE = 1e-3
+#: A pick is said to be practically tied with the candidates that are best, by less than
+#: the person's perceivable margin, for at least this share of the posterior together.
+TIE_MENTION = 0.01
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,50 @@ class Candidate:
     query: Query
     diff: FloatArray
     shown: ShownKey
+    #: Per statistic, whether the two cards' lines for it read differently.
+    differs: tuple[bool, ...]
+
+
+@dataclass(frozen=True)
+class Front:
+    """The non-dominated candidates (indices), the questions about two of them a person
+    could tell apart, the candidates by the key of their shown profile, and each front
+    candidate's card lines as the screen reads them (one per statistic)."""
+
+    indices: IntArray
+    pairs: dict[tuple[int, int], Candidate]
+    shown_rows: dict[str, int]
+    lines: FloatArray
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the posterior says of the pick (:meth:`JointStrategy.verdict`).
+
+    ``pick`` indexes the candidates; ``p_best`` is P(it is best); ``p_near`` P(it is best or
+    practically tied with the best: within the person's perceivable margin,
+    :func:`~tradeoff.learn.particles.perceivable_margin`); ``tied`` the other candidates
+    that may be better by less than that margin (each with at least ``TIE_MENTION`` of the
+    posterior), most likely first. ``practically_tied`` says whether the pick is to be
+    stated as practically tied (``p_near`` − ``p_best`` ≥ ``TIE_MENTION``): then the stated
+    probability (:attr:`stated`) is ``p_near`` and the words name ``tied``; else it is
+    ``p_best``. ``regret`` is the pick's expected regret as a share of the metric's spread.
+    """
+
+    pick: int
+    p_best: float
+    p_near: float
+    regret: float
+    tied: tuple[int, ...]
+
+    @property
+    def practically_tied(self) -> bool:
+        return settled(self.p_near - self.p_best) >= TIE_MENTION and bool(self.tied)
+
+    @property
+    def stated(self) -> float:
+        """The probability said to the person and compared with the stop's confidence."""
+        return self.p_near if self.practically_tied else self.p_best
 
 
 @dataclass(frozen=True)
@@ -103,6 +150,8 @@ class Trade:
     query: Query
     diff: FloatArray
     keys: tuple[str, str]
+    #: Per statistic, whether the two cards' lines for it read differently.
+    differs: tuple[bool, ...]
 
 
 #: Trades and what a person can read of them are pure functions of the question space (the
@@ -113,9 +162,7 @@ _TRADES: dict[tuple[str, int, int, float, float], Trade] = {}
 _READABLE: dict[tuple[str, ClassifierProfile, ClassifierProfile], ShownKey | None] = {}
 #: The non-dominated candidates and the questions about two of them, by question space and
 #: candidates (:meth:`JointStrategy._front_pairs`).
-_FRONTS: dict[
-    tuple[str, str], tuple[IntArray, dict[tuple[int, int], Candidate], dict[str, int]]
-] = {}
+_FRONTS: dict[tuple[str, str], Front] = {}
 #: Entries kept in each shared cache before it is cleared.
 CACHE_BOUND = 50_000
 
@@ -160,6 +207,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
     #: Candidate index by the :func:`~tradeoff.ask.queries.profile_key` of its shown profile (a
     #: recorded pair is recognised whatever the last bits of the machine that recorded it).
     _shown_rows: dict[str, int] = field(init=False, compare=False, repr=False)
+    #: Each front candidate's card line for each statistic, as a number that is equal for
+    #: two candidates exactly when the lines read the same (:meth:`_front_pairs`).
+    _lines: FloatArray = field(init=False, compare=False, repr=False)
     #: The posterior over the weights (built from the fields above).
     posterior: ParticlePosterior = field(init=False, compare=False, repr=False)
 
@@ -172,12 +222,16 @@ class JointStrategy(PosteriorStrategy[JointState]):
             rows = np.asarray(self.candidates, dtype=np.float64)
             object.__setattr__(self, "candidates", rows)
             key = (space, hashlib.blake2b(rows.tobytes()).hexdigest() + str(rows.shape))
-            known = _FRONTS.get(key)
-            front, pairs, shown_rows = known or _kept(_FRONTS, key, self._front_pairs(rows), 64)
+            known = _FRONTS.get(key) or _kept(_FRONTS, key, self._front_pairs(rows), 64)
+            front, pairs, shown_rows = known.indices, known.pairs, known.shown_rows
+            lines = known.lines
+        else:
+            lines = np.empty((0, self.space.n_weights))
         object.__setattr__(self, "_space", space)
         object.__setattr__(self, "_front", front)
         object.__setattr__(self, "_pairs", pairs)
         object.__setattr__(self, "_shown_rows", shown_rows)
+        object.__setattr__(self, "_lines", lines)
         object.__setattr__(
             self,
             "posterior",
@@ -192,12 +246,11 @@ class JointStrategy(PosteriorStrategy[JointState]):
             ),
         )
 
-    def _front_pairs(
-        self, rows: FloatArray
-    ) -> tuple[IntArray, dict[tuple[int, int], Candidate], dict[str, int]]:
+    def _front_pairs(self, rows: FloatArray) -> Front:
         """The non-dominated candidates, every pair of them a person could tell apart on the
-        screen as a question, and the candidates by the key of their shown profile (a pure
-        function of the question space and the candidates: shared by every strategy)."""
+        screen as a question, the candidates by the key of their shown profile, and their
+        card lines (a pure function of the question space and the candidates: shared by
+        every strategy)."""
         front = non_dominated(rows)
         pairs: dict[tuple[int, int], Candidate] = {}
         shown_rows: dict[str, int] = {}
@@ -208,17 +261,28 @@ class JointStrategy(PosteriorStrategy[JointState]):
         for a_pos, i in enumerate(front_list):
             for j in front_list[a_pos + 1 :]:
                 left, right = profiles[i], profiles[j]
-                query = Query(
-                    left, right, (0, 0), (0.0, 0.0), kind="candidates", candidates=(i, j)
-                )
+                query = Query(left, right, (0, 0), (0.0, 0.0), kind="candidates", candidates=(i, j))
                 if not _readable(self.space, query):
                     continue
                 pairs[(i, j)] = Candidate(
                     query,
                     self._vector(left) - self._vector(right),
                     question_key(self.space, query, True),
+                    asked_aspects(self.space.scenario, (query,)),
                 )
-        return front, pairs, shown_rows
+        # Each line's text numbered by first appearance: equal numbers, equal lines.
+        texts: dict[str, int] = {}
+        lines = np.array(
+            [
+                [
+                    texts.setdefault(line.text, len(texts))
+                    for line in card_lines(self.space.scenario, profiles[i], profiles[i])
+                ]
+                for i in front_list
+            ],
+            dtype=np.float64,
+        ).reshape(len(front_list), self.space.n_weights)
+        return Front(front, pairs, shown_rows, lines)
 
     # -- settings ---------------------------------------------------------------------
 
@@ -229,9 +293,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
     # -- statistics of options ----------------------------------------------------------
 
     def _signs(self) -> FloatArray:
-        return np.array(
-            [-1.0 if a.kind == "cost" else 1.0 for a in self.space.scenario.attributes]
-        )
+        return np.array([-1.0 if a.kind == "cost" else 1.0 for a in self.space.scenario.attributes])
 
     def _vector(self, profile: ClassifierProfile) -> FloatArray:
         """The statistics ψ is linear in: d, then each attribute signed."""
@@ -273,6 +335,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
     def _record(self, state: JointState, query: Query, choice: Choice) -> JointRecord:
         shown = question_key(self.space, query, self.shows_rounded)
         diff = tuple(float(x) for x in self._vector(query.left) - self._vector(query.right))
+        differs = asked_aspects(self.space.scenario, (query,))
         indices = self._candidate_indices(query)
         repeat = next(
             (i for i in range(len(state.records) - 1, -1, -1) if state.records[i].shown == shown),
@@ -280,11 +343,24 @@ class JointStrategy(PosteriorStrategy[JointState]):
         )
         if indices is not None:
             return JointRecord(
-                diff, OUTCOME[choice], "candidates", shown, candidates=indices, repeat_of=repeat
+                diff,
+                OUTCOME[choice],
+                "candidates",
+                shown,
+                candidates=indices,
+                repeat_of=repeat,
+                differs=differs,
             )
         pair = query.pair if query.pair[0] != query.pair[1] else None
         return JointRecord(
-            diff, OUTCOME[choice], "trade", shown, pair, query.threshold, repeat_of=repeat
+            diff,
+            OUTCOME[choice],
+            "trade",
+            shown,
+            pair,
+            query.threshold,
+            repeat_of=repeat,
+            differs=differs,
         )
 
     def _candidate_indices(self, query: Query) -> tuple[int, int] | None:
@@ -312,18 +388,37 @@ class JointStrategy(PosteriorStrategy[JointState]):
 
     # -- what the engine asks -------------------------------------------------------------
 
-    def decision(self, state: JointState) -> tuple[float, float] | None:
-        """(P(best) of the Bayes pick, its expected regret relative to the metric's mean
-        spread over the candidates), under the posterior as
-        :meth:`~tradeoff.learn.particles.ParticlePosterior.summary` weighs it (its noisy
-        tails weighed up), or ``None`` without candidates."""
+    def verdict(self, state: JointState) -> Verdict | None:
+        """The pick, its P(best), P(best or practically tied with the best), the candidates
+        it may be practically tied with and its expected regret (:class:`Verdict`), under the
+        posterior as :meth:`~tradeoff.learn.particles.ParticlePosterior.summary` weighs it
+        (its noisy tails weighed up), or ``None`` without candidates."""
         s = self.posterior.summary(state)
-        if s.psi is None or s.p_best is None or s.pick is None:
+        if s.psi is None or s.p_best is None or s.pick is None or s.near is None:
             return None
         top = s.psi.max(axis=1)
         spread = float(s.weights @ (top - s.psi.min(axis=1))) or 1.0
         regret = float(s.weights @ (top - s.psi[:, s.pick]))
-        return float(s.p_best[s.pick]), regret / spread
+        others = np.array(
+            [i for i, x in enumerate(s.near) if i != s.pick and settled(float(x)) >= TIE_MENTION],
+            dtype=np.intp,
+        )
+        order = others[stable_order(-s.near[others])]
+        return Verdict(
+            int(self._front[s.pick]),
+            float(s.p_best[s.pick]),
+            float(s.near.sum()),
+            regret / spread,
+            tuple(int(self._front[i]) for i in order),
+        )
+
+    def decision(self, state: JointState) -> tuple[float, float] | None:
+        """(The stated probability of the Bayes pick: P(best), or P(best or practically tied
+        with the best) when it is said to be practically tied (:attr:`Verdict.stated`); its
+        expected regret relative to the metric's mean spread over the candidates), or
+        ``None`` without candidates. The stop compares the first with the confidence."""
+        v = self.verdict(state)
+        return None if v is None else (v.stated, v.regret)
 
     def pick(self, state: JointState) -> int | None:
         """Index (into the candidates) of the Bayes pick, or ``None`` without candidates."""
@@ -343,6 +438,11 @@ class JointStrategy(PosteriorStrategy[JointState]):
         """An equally weighted (systematic, seeded) resample of the particles'
         natural-unit weights."""
         return self.posterior.draws(state)
+
+    def weighted_draws(self, state: JointState) -> tuple[FloatArray, FloatArray]:
+        """The particles' natural-unit weights (rows) and their weights, as the stop reads
+        them (:meth:`~tradeoff.learn.particles.ParticlePosterior.weighted_draws`)."""
+        return self.posterior.weighted_draws(state)
 
     def intervals(self, state: JointState) -> tuple[tuple[float, float], ...]:
         """90% credible interval of every natural-unit weight."""
@@ -387,7 +487,8 @@ class JointStrategy(PosteriorStrategy[JointState]):
             query = as_shown(space, query)
         diff = self._vector(query.left) - self._vector(query.right)
         keys = (profile_key(query.left), profile_key(query.right))
-        return _kept(_TRADES, key, Trade(query, diff, keys))
+        differs = asked_aspects(space.scenario, (query,))
+        return _kept(_TRADES, key, Trade(query, diff, keys, differs))
 
     def _shown_key(self, query: Query) -> ShownKey | None:
         """The trade's two options as the screen shows them
@@ -487,9 +588,50 @@ class JointStrategy(PosteriorStrategy[JointState]):
             loss[col] = flat[:, col] @ np.abs(s - means[col]).sum(axis=1)
         return np.asarray(loss.reshape(n_q, 3).sum(axis=1), dtype=np.float64)
 
+    def unasked(self, state: JointState) -> tuple[int, ...]:
+        """The statistics on which the candidates still possibly best (each best for at
+        least ``MIN_BEST_SHARE`` of the posterior) read differently on the screen, but no
+        answer yet showed two options that differ on them: the answers have said nothing
+        about their weights, which only the prior holds."""
+        s = self.posterior.summary(state)
+        if s.p_best is None:
+            return ()
+        live = [i for i, x in enumerate(s.p_best) if settled(float(x)) >= MIN_BEST_SHARE]
+        if len(live) < 2:
+            return ()
+        lines = self._lines[live]
+        differ = (lines != lines[0]).any(axis=0)
+        asked = np.zeros(self.space.n_weights, dtype=bool)
+        for r in state.records:
+            asked |= np.asarray(r.differs, dtype=bool)
+        return tuple(int(j) for j in np.flatnonzero(differ & ~asked))
+
+    def _covering(self, state: JointState) -> list[Trade | Candidate]:
+        """The questions that may be asked now and show two options differing on a
+        statistic of :meth:`unasked`."""
+        unasked = self.unasked(state)
+        if not unasked:
+            return []
+        return [
+            o
+            for o in self._options(self.posterior.summary(state))
+            if any(o.differs[j] for j in unasked) and self._allowed(state, o) is not None
+        ]
+
+    def may_stop_decided(self, state: JointState) -> bool:
+        """A settled pick ends the questions only once every aspect on which the
+        candidates still possibly best differ has been on the table in some answer (or
+        no question a person could answer would put it there): a pick the prior alone
+        settles for an aspect never asked about is the prior's, not the person's."""
+        return not self._covering(state)
+
     def _choose(self, state: JointState) -> Query | None:
         summary = self.posterior.summary(state)
         options = self._options(summary)
+        known = self.decision(state)
+        if known is not None and self.spec.decided(*known):
+            # Settled but for an aspect never asked about: ask about it first.
+            options = list(self._covering(state)) or options
         if not options:
             return None
         scores = self._scores(summary, state, options)
@@ -537,6 +679,8 @@ def _readable(space: QuerySpace, query: Query) -> bool:
     differently and each is better on something (else one reads better on every line)."""
     lines = card_lines(space.scenario, query.left, query.right)
     differing = [line for line in lines if line.differs]
-    return bool(differing) and any(x.better for x in differing) and not all(
-        x.better for x in differing
+    return (
+        bool(differing)
+        and any(x.better for x in differing)
+        and not all(x.better for x in differing)
     )

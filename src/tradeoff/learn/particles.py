@@ -65,6 +65,10 @@ MAX_STAGES = 3
 
 #: Share of the swing-weight prior that is Dirichlet(½) (sparse truths).
 SPARSE_PRIOR_SHARE = 0.0
+#: Two candidates closer for a person than this share of the span of the aspect they weigh
+#: most are practically tied for them (:func:`perceivable_margin`): the screen shows a
+#: recall per 1,000 cases.
+PERCEIVABLE = 1e-3
 #: Summaries kept per posterior (each about (particles × (candidates + weights)) floats,
 #: 0.4 MB on the shipped pool): the states a session is at and was just at (an undo).
 SUMMARIES_KEPT = 4
@@ -117,9 +121,7 @@ def swing_log_prior(
         c = np.asarray(spans, dtype=np.float64)
         if axis == 0:
             c = c[:, None]
-        log_nat = (
-            math.lgamma(n) - float(np.log(c).sum()) - n * np.log((s / c).sum(axis=axis))
-        )
+        log_nat = math.lgamma(n) - float(np.log(c).sum()) - n * np.log((s / c).sum(axis=axis))
         parts.append(math.log(natural) + log_nat)
     out: FloatArray = np.logaddexp.reduce(np.stack(parts), axis=0)
     return out
@@ -201,6 +203,9 @@ class JointRecord:
     threshold: float | None = None
     candidates: tuple[int, int] | None = None
     repeat_of: int | None = None
+    #: Per statistic, whether the two options' card lines for it read differently (the
+    #: answer could say something about its weight; :func:`~tradeoff.learn.base.asked_aspects`).
+    differs: tuple[bool, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -241,7 +246,6 @@ def answer_digest(previous: int, query: Query, choice: Choice) -> int:
     return int.from_bytes(h.digest(), "little")
 
 
-
 @dataclass(frozen=True)
 class Summary:
     """What the particles say about the candidates (cached per state)."""
@@ -252,7 +256,24 @@ class Summary:
     best: IntArray | None  # (N,) index of each particle's best candidate
     p_best: FloatArray | None  # (M,) posterior probability of being best
     pick: int | None  # Bayes pick (index among the non-dominated candidates)
+    #: (M,) posterior probability that each candidate is best while the pick is within the
+    #: perceivable margin of it (:func:`perceivable_margin`; the pick's own entry is its
+    #: P(best)): P(the pick is best or practically tied with the best) is their sum.
+    near: FloatArray | None = None
 
+
+def perceivable_margin(natural: FloatArray, spans: Sequence[float]) -> FloatArray:
+    """The smallest difference of ψ a person can perceive, per row of natural-unit weights:
+    ``PERCEIVABLE`` of the span of the aspect they weigh most, in ψ's units
+    (``PERCEIVABLE`` × maxⱼ aⱼ·spanⱼ). For a class that is what one case per 1,000 of that
+    class is worth to them, the screen's resolution: two models closer than this for a
+    person are practically tied for them.
+
+    >>> perceivable_margin(np.array([[0.5, 0.5], [1.0, 0.0]]), [0.4, 2.0]).tolist()
+    [0.001, 0.0004]
+    """
+    out: FloatArray = PERCEIVABLE * (natural * np.asarray(spans, dtype=np.float64)).max(axis=1)
+    return out
 
 
 def weighted_quantiles(values: FloatArray, weights: FloatArray, qs: Sequence[float]) -> FloatArray:
@@ -330,7 +351,6 @@ def _systematic(weights: FloatArray, size: int, rng: np.random.Generator) -> Int
     return out
 
 
-
 @dataclass(frozen=True)
 class ParticlePosterior:
     """The posterior over swing weights and noise cells as weighted particles (see the
@@ -376,9 +396,7 @@ class ParticlePosterior:
             )
             masses = self.noise_grid.prior_masses()
             noise = rng.choice(len(masses), size=self.particles, p=masses).astype(np.intp)
-            self._initial.append(
-                JointState((), 0, swing, noise, np.zeros(self.particles), 0)
-            )
+            self._initial.append(JointState((), 0, swing, noise, np.zeros(self.particles), 0))
         return self._initial[0]
 
     def _deltas(self, natural: FloatArray, records: Sequence[JointRecord]) -> FloatArray:
@@ -472,9 +490,7 @@ class ParticlePosterior:
             np.copyto(lik, l_new, where=accept)
             coords = np.array(np.unravel_index(noise, shape))  # (3, N)
             which = rng.integers(0, 3, size=n_part)
-            coords[which, columns] = (rng.random(n_part) * np.asarray(shape)[which]).astype(
-                np.intp
-            )
+            coords[which, columns] = (rng.random(n_part) * np.asarray(shape)[which]).astype(np.intp)
             g_new = np.ravel_multi_index(tuple(coords), shape).astype(np.intp)
             pg_new = self.noise_grid.log_prior(g_new)
             l_new = self._log_likelihood_of(delta, g_new, records, powers)
@@ -550,16 +566,18 @@ class ParticlePosterior:
             return cached
         natural = natural_weights(state.swing, self.spans)
         weights = self.robust_weights(state)
-        psi = best = p_best = None
+        psi = best = p_best = near = None
         pick = None
         if self.front is not None:
             psi = natural @ self.front.T
             best = np.argmax(psi, axis=1).astype(np.intp)
-            p_best = np.bincount(best, weights=weights, minlength=len(self.front)).astype(
-                np.float64
-            )
+            m = len(self.front)
+            p_best = np.bincount(best, weights=weights, minlength=m).astype(np.float64)
             pick = stable_argmax(weights @ psi)
-        out = Summary(natural, weights, psi, best, p_best, pick)
+            gap = psi[np.arange(len(best)), best] - psi[:, pick]
+            within = gap <= perceivable_margin(natural, self.spans)
+            near = np.bincount(best, weights=weights * within, minlength=m).astype(np.float64)
+        out = Summary(natural, weights, psi, best, p_best, pick, near)
         if len(self._summaries) >= SUMMARIES_KEPT:
             self._summaries.pop(next(iter(self._summaries)))  # the oldest
         self._summaries[state] = out
@@ -593,6 +611,12 @@ class ParticlePosterior:
         rng = np.random.default_rng([self.seed, state.answered, state.key, 7])
         out: FloatArray = s.natural[_systematic(s.weights, len(s.weights), rng)]
         return out
+
+    def weighted_draws(self, state: JointState) -> tuple[FloatArray, FloatArray]:
+        """The particles' natural-unit weights and the weights :meth:`summary` gives them:
+        P(best) and the pick computed from these are the ones the questions stopped on."""
+        s = self.summary(state)
+        return s.natural, s.weights
 
     def noise_posterior(self, state: JointState) -> tuple[float, float, float]:
         """Posterior means of ε, T and δ."""

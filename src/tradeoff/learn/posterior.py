@@ -184,7 +184,7 @@ class PosteriorStrategy(Strategy[S]):
             if state.answered >= self.first_decision:
                 known = self.decision(state)
                 assert known is not None
-                if self.spec.decided(*known):
+                if self.spec.decided(*known) and self.may_stop_decided(state):
                     return "decided"
             if not self.precise_while_deciding:
                 return None
@@ -196,6 +196,11 @@ class PosteriorStrategy(Strategy[S]):
         ):
             return "precise"
         return None
+
+    def may_stop_decided(self, state: S) -> bool:
+        """Whether a settled pick may end the questions now (a strategy may first ask
+        about what no answer has touched)."""
+        return True
 
     def next_question(self, state: S) -> Query | None:
         """The next question (cached per state), or ``None`` at the budget, once the pick is

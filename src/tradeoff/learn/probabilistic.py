@@ -559,6 +559,4 @@ class ProbabilisticStrategy(PosteriorStrategy[ProbabilisticState]):
         draws = self.draws(state)
         swing = draws * np.asarray(self.space.spans)
         swing /= swing.sum(axis=1, keepdims=True)
-        return self._result(
-            state, weights, _intervals(draws), _intervals(swing), post.error_rate
-        )
+        return self._result(state, weights, _intervals(draws), _intervals(swing), post.error_rate)

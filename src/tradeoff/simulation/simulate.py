@@ -97,8 +97,17 @@ def score_run(
     assert result.priors is not None
     if vectors is None:
         vectors = metric_vectors(scenario, pool, result.priors)
-    draws = engine.weight_draws()
-    rec = recommend(scenario, pool, result.weights, result.priors, draws=draws, vectors=vectors)
+    posterior = engine.weighted_draws()
+    draws, draw_weights = (None, None) if posterior is None else posterior
+    rec = recommend(
+        scenario,
+        pool,
+        result.weights,
+        result.priors,
+        draws=draws,
+        draw_weights=draw_weights,
+        vectors=vectors,
+    )
     psi = vectors @ np.asarray(truth, dtype=np.float64)
     best = int(np.argmax(psi))
     spread = float(psi.max() - psi.min())
@@ -285,8 +294,11 @@ def read_truths(path: str | Path, scenario: Scenario) -> list[tuple[float, ...]]
                 path,
                 "row 1 (header)",
                 f"names {', '.join(repr(clean_text(c)) for c in header)}"
-                + (f"; unknown: {', '.join(repr(clean_text(c)) for c in unknown)}"
-                   if unknown else "")
+                + (
+                    f"; unknown: {', '.join(repr(clean_text(c)) for c in unknown)}"
+                    if unknown
+                    else ""
+                )
                 + (f"; missing: {', '.join(missing)}" if missing else "")
                 + ".",
                 f"name each weight once: {', '.join(names)} (or leave the header out and "
@@ -305,14 +317,17 @@ def read_truths(path: str | Path, scenario: Scenario) -> list[tuple[float, ...]]
         else:
             values = _numbers([row[i].strip() for i in order])
             if values is None:
-                problems.append(Problem(f"row {number}", "has a value that is not a number.",
-                                        fix_cols))
+                problems.append(
+                    Problem(f"row {number}", "has a value that is not a number.", fix_cols)
+                )
             elif any(not math.isfinite(v) or v < 0 for v in values) or sum(values) <= 0:
-                problems.append(Problem(
-                    f"row {number}",
-                    "has a negative or non-finite weight, or all weights are zero.",
-                    "weights are finite, non-negative and not all zero.",
-                ))
+                problems.append(
+                    Problem(
+                        f"row {number}",
+                        "has a negative or non-finite weight, or all weights are zero.",
+                        "weights are finite, non-negative and not all zero.",
+                    )
+                )
             else:
                 out.append(values)
         if len(problems) >= 6:

@@ -21,21 +21,28 @@ Cells are scenario × strategy × truth family × answers:
   same on the screen is not asked (the champion stays), one that reads better on every
   line wins without a question; the last champion is the pick (no P(best));
 * **truth families** (swing weights, drawn by the benchmark from its own seed; the same
-  truths for every strategy and kind of answer): ``flat`` (a flat Dirichlet), ``dominant``
-  (one swing weight ≥ 0.7), ``cost-most`` (an attribute — every attribute here is a
-  cost — has the largest swing weight), ``class1-small`` (the first class's swing weight
-  ≤ 0.05), ``near-tie`` (the truth's two best models differ by at most 0.05% of the
-  best one's metric ψ); all but ``flat`` by rejection from ``flat``;
+  truths for every strategy and kind of answer): ``flat`` (a flat Dirichlet), ``sparse``
+  (a Dirichlet(0.3): most weight on one or two aspects), ``dominant:<aspect>`` (that
+  aspect's swing weight ≥ 0.7; one family per aspect of the scenario), ``cost-most`` (an
+  attribute — every attribute here is a cost — has the largest swing weight),
+  ``class1-small`` (the first class's swing weight ≤ 0.05), ``near-tie`` (the truth's two
+  best models within the truth's perceivable margin,
+  :func:`~tradeoff.learn.particles.perceivable_margin`: practically tied for that person);
+  all but ``flat`` and ``sparse`` by rejection from ``flat``;
 * **answers**: ``exact``, ``flip:0.1``, ``flip:0.2``, ``logistic:0.01`` and ``display``
   (:mod:`tradeoff.simulation.oracles`; each person's answers from a seed independent of
   the truths').
 
 A pick is right when the recommended model (:func:`tradeoff.simulation.simulate.score_run`: the
-Bayes decision under the engine's posterior draws, or the knockout's champion) is the truth's
-best; regret is the truth's loss of the pick, as a share of the truth's spread over the
-pool (``regret``) and in the metric's units (``regret ψ``). The calibration columns bin
-the P(best) the engine states at the stop (:meth:`~tradeoff.learn.Engine.decision`)
-and give, per bin, the people in it and the share of them whose pick was right. Compute
+Bayes decision under the engine's posterior, or the knockout's champion) is the truth's
+best, and within the margin when the truth's best beats it by at most the truth's
+perceivable margin; regret is the truth's loss of the pick, as a share of the truth's
+spread over the pool (``regret``) and in the metric's units (``regret ψ``). The
+calibration columns bin the probability the engine states at the stop
+(:meth:`~tradeoff.learn.Engine.decision`: P(best), or P(best or practically tied) when it
+says the pick is practically tied with another model) and give, per bin, the people in it
+and the share of them for whom the statement was right: the pick is the truth's best, or
+(said to be practically tied) within the truth's margin of it. Compute
 time per question is the time of ``Engine.answer`` plus the next ``Engine.next_query``
 (the first question's time includes no answer), measured inside this benchmark's worker
 processes.
@@ -48,6 +55,7 @@ import fnmatch
 import multiprocessing
 import os
 import time
+import zlib
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -66,6 +74,7 @@ from tradeoff.choose.candidates import scenario_pool
 from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.learn import Choice, Engine
 from tradeoff.learn.joint import JointStrategy
+from tradeoff.learn.particles import perceivable_margin
 from tradeoff.pool import Pool
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
 from tradeoff.simulation.simulate import score_run
@@ -86,14 +95,12 @@ GLAUCOMA_POOL = PoolSpec(
     },
 )
 STRATEGIES = ("joint", "probabilistic", "knockout")
-FAMILIES = ("flat", "dominant", "cost-most", "class1-small", "near-tie")
+FAMILIES = ("flat", "sparse", "dominant", "cost-most", "class1-small", "near-tie")
 ANSWERS = ("exact", "flip:0.1", "flip:0.2", "logistic:0.01", "display")
 BUDGET = 30
 #: A pick whose regret in the metric's units (‖a‖₁ = 1) is at most this is "within regret
 #: 0.001": a tenth of the temperature T = 0.01 of `logistic:0.01` answers.
 NEAR = 0.001
-#: Near ties: the truth's two best models within this share of the best one's ψ.
-TIE = 0.0005
 #: Calibration bins of the stated P(best) at the stop.
 BINS = ((0.0, 0.95), (0.95, 0.98), (0.98, 0.99), (0.99, 1.0 + 1e-12))
 
@@ -122,20 +129,38 @@ def setting(name: str) -> Setting:
     return Setting(sc, pool, population, rows, spans)
 
 
+def families(name: str) -> list[str]:
+    """The truth families of a scenario: ``dominant`` once per aspect."""
+    sc = setting(name).scenario
+    aspects = [c.label for c in sc.classes] + [a.name for a in sc.attributes]
+    out: list[str] = []
+    for family in FAMILIES:
+        out.extend(
+            [f"dominant:{a.split()[0]}" for a in aspects] if family == "dominant" else [family]
+        )
+    return out
+
+
+def family_code(family: str) -> int:
+    """A number for a family's seeds that does not move when families are added."""
+    return zlib.crc32(family.encode())
+
+
 def truths(name: str, family: str, count: int, seed: int) -> FloatArray:
     """``count`` true natural-unit weights (rows) of a family, from the benchmark's seed."""
     s = setting(name)
-    fam = FAMILIES.index(family)
-    rng = np.random.default_rng([seed, SCENARIOS.index(name), fam, 11])
+    rng = np.random.default_rng([seed, SCENARIOS.index(name), family_code(family), 11])
     n = len(s.spans)
     k = s.scenario.n_classes
+    aspects = families(name)[2 : 2 + n]
     out: list[FloatArray] = []
     while len(out) < count:
-        swing = rng.dirichlet(np.ones(n), size=20_000)
+        alpha = 0.3 if family == "sparse" else 1.0
+        swing = rng.dirichlet(np.full(n, alpha), size=20_000)
         natural = swing / np.asarray(s.spans)
         natural /= natural.sum(axis=1, keepdims=True)
-        if family == "dominant":
-            keep = swing.max(axis=1) >= 0.7
+        if family.startswith("dominant:"):
+            keep = swing[:, aspects.index(family)] >= 0.7
         elif family == "cost-most":
             keep = np.argmax(swing, axis=1) >= k
         elif family == "class1-small":
@@ -143,7 +168,7 @@ def truths(name: str, family: str, count: int, seed: int) -> FloatArray:
         elif family == "near-tie":
             psi = natural @ s.rows.T
             top2 = -np.sort(-psi, axis=1)[:, :2]
-            keep = top2[:, 0] - top2[:, 1] <= TIE * np.abs(top2[:, 0])
+            keep = top2[:, 0] - top2[:, 1] <= perceivable_margin(natural, s.spans)
         else:
             keep = np.ones(len(swing), dtype=bool)
         out.extend(natural[keep])
@@ -208,8 +233,9 @@ def knockout(
         start = time.perf_counter()
         query = shows.candidate_query(champion, challenger)
         if query is None:  # reads the same, or one reads better on every line
-            lines = card_lines(sc, shows.candidate_profile(challenger),
-                               shows.candidate_profile(champion))
+            lines = card_lines(
+                sc, shows.candidate_profile(challenger), shows.candidate_profile(champion)
+            )
             differing = [x for x in lines if x.differs]
             if differing and all(x.better for x in differing):
                 champion = challenger
@@ -235,11 +261,15 @@ def run_person(
     psi = s.rows @ truth
     best = int(np.argmax(psi))
     spread = float(psi.max() - psi.min())
+    margin = float(perceivable_margin(truth[None, :], s.spans)[0])
     if strategy == "knockout":
         pick, questions, times = knockout(name, truth, noise, oracle_seed)
         regret = float(psi[best] - psi[pick])
         return {
             "right": pick == best,
+            "within": regret <= margin,
+            "stated_right": pick == best,
+            "tied": False,
             "regret": regret / spread if spread > 0 else 0.0,
             "regret_psi": regret,
             "questions": questions,
@@ -262,9 +292,15 @@ def run_person(
         times.append(time.perf_counter() - start)
     score = score_run(sc, s.pool, engine, truth)
     stated = engine.decision()
+    verdict = engine.verdict()
+    tied = verdict is not None and verdict.practically_tied
     pick = s.pool.names.index(score.recommended)
+    within = float(psi[best] - psi[pick]) <= margin
     return {
         "right": score.right,
+        "within": within,
+        "stated_right": score.right or (tied and within),
+        "tied": tied,
         "regret": score.regret,
         "regret_psi": float(psi[best] - psi[pick]),
         "questions": engine.answered,
@@ -280,7 +316,7 @@ def run_cell(task: tuple[str, str, str, str, int, int, int]) -> dict[str, Any]:
     people = []
     for i, truth in enumerate(rows, start=start):
         # Seeds of the person's answers and of the engine: independent of the truths'.
-        ss = np.random.SeedSequence([seed, SCENARIOS.index(name), FAMILIES.index(family), i, 3])
+        ss = np.random.SeedSequence([seed, SCENARIOS.index(name), family_code(family), i, 3])
         oracle_seed, engine_seed = (int(x) for x in ss.generate_state(2))
         people.append(run_person(name, strategy, truth, answers, engine_seed, oracle_seed))
     return {"cell": (name, strategy, family, answers), "people": people}
@@ -290,7 +326,7 @@ def cells(patterns: Sequence[str] | None) -> list[tuple[str, str, str, str]]:
     out = []
     for name in SCENARIOS:
         for strategy in STRATEGIES:
-            for family in FAMILIES:
+            for family in families(name):
                 for answers in ANSWERS:
                     label = f"{name}/{strategy}/{family}/{answers}"
                     if not patterns or any(fnmatch.fnmatchcase(label, p) for p in patterns):
@@ -305,6 +341,8 @@ def _pct(x: float) -> str:
 def summarise(cell: tuple[str, str, str, str], people: list[dict[str, Any]]) -> list[str]:
     _, strategy, family, answers = cell
     right = np.array([p["right"] for p in people], dtype=float)
+    within = np.array([p["within"] for p in people], dtype=float)
+    tied = np.array([p["tied"] for p in people], dtype=float)
     regret = np.array([p["regret"] for p in people])
     regret_psi = np.array([p["regret_psi"] for p in people])
     q = np.array([p["questions"] for p in people])
@@ -314,22 +352,95 @@ def summarise(cell: tuple[str, str, str, str], people: list[dict[str, Any]]) -> 
         answers,
         str(len(people)),
         _pct(right.mean()),
+        _pct(within.mean()),
         _pct(float(np.mean(regret_psi <= NEAR))),
+        _pct(tied.mean()),
         f"{np.median(regret):.4f} / {np.quantile(regret, 0.9):.4f} / {regret.max():.4f}",
         f"{regret_psi.max():.2g}",
         f"{np.median(q):g} / {np.quantile(q, 0.9):g} / {q.max()}",
     ]
-    stated = [(p["p_best"], p["right"]) for p in people if p["p_best"] is not None]
+    stated = [(p["p_best"], p["stated_right"]) for p in people if p["p_best"] is not None]
     if not stated:
         return [*row, "–", "–", "–", "–", "–"]
     confident = [r for pb, r in stated if pb >= 0.95]
-    row.append(
-        f"{len(confident)}: {_pct(1 - float(np.mean(confident)))}" if confident else "0"
-    )
+    row.append(f"{len(confident)}: {_pct(1 - float(np.mean(confident)))}" if confident else "0")
     for lo, hi in BINS:
         inside = [r for pb, r in stated if lo <= pb < hi]
         row.append(f"{len(inside)}: {_pct(float(np.mean(inside)))}" if inside else "0")
     return row
+
+
+#: Goals by kind of answer on the shipped pool: (the share of people whose pick must be within
+#: the margin — or for logistic answers within regret ψ ``NEAR`` —, the largest median of
+#: questions or ``None``).
+GOALS = {
+    "exact": (0.995, 10.0),
+    "flip:0.1": (0.97, 15.0),
+    "flip:0.2": (0.92, None),
+    "logistic:0.01": (0.95, None),
+}
+#: Wrong among the stops at a stated probability ≥ 0.95, at most (every cell).
+WRONG_GOAL = 0.05
+
+
+def goals(results: dict[tuple[str, str, str, str], list[dict[str, Any]]]) -> str:
+    """The goals of the shipped pool's ``joint`` cells, each with the worst cell against it."""
+    rows = []
+    for answers, (share, questions) in GOALS.items():
+        cells_here = {
+            c[2]: people
+            for c, people in results.items()
+            if c[0] == SHIPPED and c[1] == "joint" and c[3] == answers
+        }
+        if not cells_here:
+            continue
+        key = "near" if answers.startswith("logistic") else "within"
+        got = {}
+        for family, people in cells_here.items():
+            if key == "near":
+                got[family] = float(np.mean([p["regret_psi"] <= NEAR for p in people]))
+            else:
+                got[family] = float(np.mean([p["within"] for p in people]))
+        worst = min(got, key=lambda f: got[f])
+        rows.append(
+            [
+                answers,
+                ("regret ψ ≤ 0.001" if key == "near" else "within margin") + f" ≥ {_pct(share)}",
+                f"{_pct(got[worst])} ({worst})",
+                "yes" if got[worst] >= share else "no",
+            ]
+        )
+        wrong = {}
+        for family, people in cells_here.items():
+            sure = [p["stated_right"] for p in people if (p["p_best"] or 0.0) >= 0.95]
+            wrong[family] = 1 - float(np.mean(sure)) if sure else 0.0
+        worst = max(wrong, key=lambda f: wrong[f])
+        rows.append(
+            [
+                answers,
+                f"wrong among stops at P ≥ 0.95 ≤ {_pct(WRONG_GOAL)}",
+                f"{_pct(wrong[worst])} ({worst})",
+                "yes" if wrong[worst] <= WRONG_GOAL else "no",
+            ]
+        )
+        if questions is not None:
+            med = {
+                f: float(np.median([p["questions"] for p in ps])) for f, ps in cells_here.items()
+            }
+            worst = max(med, key=lambda f: med[f])
+            rows.append(
+                [
+                    answers,
+                    f"median questions ≤ {questions:g}",
+                    f"{med[worst]:g} ({worst})",
+                    "yes" if med[worst] <= questions else "no",
+                ]
+            )
+    if not rows:
+        return ""
+    return "## Goals (shipped pool, `joint`, the worst family)\n\n" + markdown(
+        ["answers", "goal", "worst cell", "met"], rows
+    )
 
 
 HEADERS = [
@@ -338,7 +449,9 @@ HEADERS = [
     "answers",
     "people",
     "right pick",
+    "within margin",
     f"regret ψ ≤ {NEAR} (T/10)",
+    "said tied",
     "regret median / p90 / max (share of spread)",
     "regret ψ max",
     "questions median / p90 / max",
@@ -360,6 +473,7 @@ def main(
     out: bool,
     command: str,
     knockout_factor: int = 1,
+    name: str = "decision",
 ) -> None:
     started = time.perf_counter()
     tasks = []
@@ -415,6 +529,7 @@ def main(
                 f"Questions of the `joint` strategy that showed two candidate models: "
                 f"{_pct(float(share))} of {len(kinds)} (the rest were trades)."
             )
+    sections.append(goals(results))
     body = (
         "\n\n".join(sections)
         + f"\n\nBudget {BUDGET} questions as a hard cap; stop at P(best) ≥ 0.95 (the "
@@ -426,7 +541,7 @@ def main(
         f"Reproduce: `{command}`.\n"
     )
     if out:
-        write("decision", "Questions that settle the choice", body)
+        write(name, "Questions that settle the choice", body)
     else:
         print(body)
 
@@ -449,6 +564,9 @@ if __name__ == "__main__":
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=25, help="people per task")
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument(
+        "--name", default="decision", help="write benchmarks/results/NAME.md (default decision)"
+    )
     args = parser.parse_args()
     import sys
 
@@ -465,4 +583,5 @@ if __name__ == "__main__":
         not args.no_write,
         cmd,
         args.knockout_factor,
+        args.name,
     )

@@ -19,7 +19,7 @@ from tradeoff.ask.presentation import difference_words
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.errors import InputError
-from tradeoff.learn.joint import TIE_MENTION
+from tradeoff.learn.joint import TIE_MENTION, said_tied
 from tradeoff.learn.particles import perceivable_margin
 from tradeoff.pool import Pool
 from tradeoff.stable import settled, stable_argmax_rows, stable_order
@@ -50,6 +50,8 @@ class Recommendation:
     #: The models that may be better for the person by less than that margin (each for at
     #: least :data:`~tradeoff.learn.joint.TIE_MENTION` of the draws), most likely first.
     tied: tuple[str, ...] = ()
+    #: The confidence the person's questions stopped at (``decision_confidence``).
+    confidence: float = 0.95
 
     @property
     def practically_tied(self) -> bool:
@@ -57,9 +59,9 @@ class Recommendation:
         rule of :class:`~tradeoff.learn.joint.Verdict`): then :attr:`stated` is P(best or
         practically tied)."""
         p = self.probability
-        if p is None or self.p_near is None or not self.tied:
+        if p is None or self.p_near is None:
             return False
-        return settled(self.p_near - p) >= TIE_MENTION
+        return said_tied(p, self.p_near, bool(self.tied), self.confidence)
 
     @property
     def stated(self) -> float | None:
@@ -185,4 +187,5 @@ def recommend(
         trade=trade,
         p_near=p_near,
         tied=tied,
+        confidence=scenario.elicitation.decision_confidence,
     )

@@ -84,9 +84,12 @@ TRADE_AIM_DIGITS = 2
 INFORMATION_WEIGHT = 0.01
 #: Candidate models best for less than this share of the posterior are not asked about.
 MIN_BEST_SHARE = 1e-3
-#: A pick is said to be practically tied with the candidates that are best, by less than
-#: the person's perceivable margin, for at least this share of the posterior together.
+#: A candidate that is best, by less than the person's perceivable margin over the pick,
+#: for at least this share of the posterior is one the pick may be practically tied with.
 TIE_MENTION = 0.01
+#: A pick not settled as best is said to be practically tied when the candidates that may
+#: beat it by less than the margin hold at least this share of the posterior together.
+TIE_SHARE = 0.05
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,18 @@ class Front:
     lines: FloatArray
 
 
+def said_tied(p_best: float, p_near: float, others: bool, confidence: float) -> bool:
+    """Whether a pick with P(best) ``p_best`` and P(best or practically tied) ``p_near``
+    is said to be practically tied: it is not best with the ``confidence`` asked for, and
+    other models (``others``) that may beat it by less than the person's perceivable margin
+    hold at least ``TIE_SHARE`` of the posterior.
+
+    >>> said_tied(0.90, 0.97, True, 0.95), said_tied(0.96, 0.99, True, 0.95)
+    (True, False)
+    """
+    return others and settled(p_best) < confidence and settled(p_near - p_best) >= TIE_SHARE
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What the posterior says of the pick (:meth:`JointStrategy.verdict`).
@@ -132,9 +147,15 @@ class Verdict:
     regret: float
     tied: tuple[int, ...]
 
+    #: The confidence the stop asks for (``decision_confidence``).
+    confidence: float = 0.95
+
     @property
     def practically_tied(self) -> bool:
-        return settled(self.p_near - self.p_best) >= TIE_MENTION and bool(self.tied)
+        """Whether the pick is best with less than the confidence asked for while
+        another model that may beat it by less than the margin holds at least ``TIE_SHARE``
+        of the posterior."""
+        return said_tied(self.p_best, self.p_near, bool(self.tied), self.confidence)
 
     @property
     def stated(self) -> float:
@@ -410,6 +431,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
             float(s.near.sum()),
             regret / spread,
             tuple(int(self._front[i]) for i in order),
+            self.spec.decision_confidence,
         )
 
     def decision(self, state: JointState) -> tuple[float, float] | None:

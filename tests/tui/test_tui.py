@@ -527,3 +527,93 @@ async def test_review_offers_no_more_questions_when_none_is_left(tmp_path: Path)
         assert pilot.app.screen is review
     log = read_session(session_file(tmp_path))
     assert not any(e.type == "extend" for e in log.events)
+
+
+# -- the start screen at 80×24: the field in view, plain words -----------------------------
+
+
+def in_view(widget: Any) -> bool:
+    """Whether all of ``widget`` is on the screen: above the footer and inside every
+    scrolling container it sits in (a scrolled-out widget has a region out there)."""
+    from textual.containers import ScrollableContainer
+    from textual.widgets import Footer
+
+    region = widget.region
+    bottom = widget.screen.query_one(Footer).region.y
+    inside = all(
+        a.region.contains_region(region)
+        for a in widget.ancestors
+        if isinstance(a, ScrollableContainer)
+    )
+    return bool(region.height) and 0 <= region.y and region.bottom <= bottom and inside
+
+
+async def test_the_start_screens_field_and_buttons_are_in_view_at_80x24(tmp_path: Path) -> None:
+    """At 80×24 the participant id had the focus but sat below the description, out of
+    sight; Tab went to Start, and Enter said "participant id: '': is not allowed". The
+    field and the buttons now stay in view under the text, which page down scrolls, and
+    an empty id gets told what to type."""
+    from textual.widgets import Button
+
+    app = pool_app(tmp_path, participant=None)  # the real, long description
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, StartScreen)
+        screen = pilot.app.screen
+        field = screen.query_one("#participant", Input)
+        assert pilot.app.focused is field
+        assert in_view(field) and in_view(screen.query_one("#start"))
+        assert in_view(screen.query_one("#title"))
+        body = screen.query_one("#start-body")
+        assert body.max_scroll_y > 0  # the text does not fit: it scrolls, the form stays
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert body.scroll_y > 0 and pilot.app.focused is field
+        await pilot.press("tab")
+        focused = pilot.app.focused
+        assert isinstance(focused, Button) and focused.id == "start"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, StartScreen)
+        error = screen.query_one("#start-error")
+        said = str(error.render())
+        assert said.startswith("Type your participant id first")
+        assert "is not allowed" not in said and "''" not in said
+        assert in_view(error) and in_view(screen.query_one("#start"))
+        assert pilot.app.focused is field  # back in the field, to type it
+        await pilot.press(*"dr-lee")
+        assert field.value == "dr-lee"
+    assert not (tmp_path / "sessions").exists()
+
+
+async def test_the_start_screens_form_follows_the_text_when_it_fits(tmp_path: Path) -> None:
+    """At 140×45 the whole text shows, and the field comes right after it (not at the
+    foot of the screen, below a gap)."""
+    app = pool_app(tmp_path, participant=None)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await wait_for(pilot, StartScreen)
+        screen = pilot.app.screen
+        body, form = screen.query_one("#start-body"), screen.query_one("#start-form")
+        assert body.max_scroll_y == 0
+        assert form.region.y - body.region.bottom <= 1
+        assert in_view(screen.query_one("#participant")) and in_view(screen.query_one("#start"))
+
+
+async def test_the_study_start_screen_keeps_the_code_in_view(tmp_path: Path) -> None:
+    """The study's start screen has the same form: the code field in view at 80×24, and
+    Start with nothing typed asks for the code (it did nothing)."""
+    from tradeoff.study.folder import create_study
+    from tradeoff.tui.screens.start import StudyStartScreen
+
+    scenario = scenario_file(tmp_path)
+    study, _ = create_study(scenario, ["p01"], tmp_path / "study")
+    app = make_app(scenario, study=study)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, StudyStartScreen)
+        screen = pilot.app.screen
+        field = screen.query_one("#code", Input)
+        assert pilot.app.focused is field and in_view(field)
+        await pilot.press("enter")
+        await pilot.pause()
+        said = str(screen.query_one("#start-error").render())
+        assert said.startswith("Type your access code first")
+        assert in_view(screen.query_one("#start-error")) and in_view(screen.query_one("#start"))

@@ -545,7 +545,7 @@ def in_view(widget: Any) -> bool:
         for a in widget.ancestors
         if isinstance(a, ScrollableContainer)
     )
-    return bool(region.height) and 0 <= region.y and region.bottom <= bottom and inside
+    return bool(region.height) and region.y >= 0 and region.bottom <= bottom and inside
 
 
 async def test_the_start_screens_field_and_buttons_are_in_view_at_80x24(tmp_path: Path) -> None:

@@ -720,3 +720,23 @@ async def test_a_terminal_too_short_for_the_plot_says_so(example_selection: Any)
         await pilot.pause(0.3)
         assert screen.query_one("#scatter").display
         assert "↑ benign cleared" in str(caption.render())
+
+
+async def test_without_a_scenario_the_columns_keep_their_whole_names(
+    example_selection: Any,
+) -> None:
+    """Without a scenario's words the table's headers are the pool's column names, whole:
+    cut to 14 characters, recall_malignant read "recall_maligna" (and names alike at the
+    start could not be told apart)."""
+    import dataclasses
+
+    from textual.widgets import DataTable
+
+    from tradeoff.tui.select import SelectionApp
+
+    app = SelectionApp(dataclasses.replace(example_selection, scenario=None))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause(0.3)
+        table = pilot.app.screen.query_one("#select-table", DataTable)
+        headers = [str(c.label) for c in table.columns.values()]
+        assert headers[2:-1] == list(example_selection.pool.columns)

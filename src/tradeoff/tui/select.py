@@ -128,7 +128,7 @@ class SelectionScreen(Screen[None]):
     def _header(self, j: int) -> str:
         if self.scenario is not None:
             return aspect_header(self.scenario, j)
-        return self.pool.columns[j][:14]
+        return self.pool.columns[j]
 
     def _cell(self, j: int, value: float) -> str:
         if self.scenario is not None:

@@ -527,3 +527,216 @@ async def test_review_offers_no_more_questions_when_none_is_left(tmp_path: Path)
         assert pilot.app.screen is review
     log = read_session(session_file(tmp_path))
     assert not any(e.type == "extend" for e in log.events)
+
+
+# -- the start screen at 80×24: the field in view, plain words -----------------------------
+
+
+def in_view(widget: Any) -> bool:
+    """Whether all of ``widget`` is on the screen: above the footer and inside every
+    scrolling container it sits in (a scrolled-out widget has a region out there)."""
+    from textual.containers import ScrollableContainer
+    from textual.widgets import Footer
+
+    region = widget.region
+    bottom = widget.screen.query_one(Footer).region.y
+    inside = all(
+        a.region.contains_region(region)
+        for a in widget.ancestors
+        if isinstance(a, ScrollableContainer)
+    )
+    return bool(region.height) and region.y >= 0 and region.bottom <= bottom and inside
+
+
+async def test_the_start_screens_field_and_buttons_are_in_view_at_80x24(tmp_path: Path) -> None:
+    """At 80×24 the participant id had the focus but sat below the description, out of
+    sight; Tab went to Start, and Enter said "participant id: '': is not allowed". The
+    field and the buttons now stay in view under the text, which page down scrolls, and
+    an empty id gets told what to type."""
+    from textual.widgets import Button
+
+    app = pool_app(tmp_path, participant=None)  # the real, long description
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, StartScreen)
+        screen = pilot.app.screen
+        field = screen.query_one("#participant", Input)
+        assert pilot.app.focused is field
+        assert in_view(field) and in_view(screen.query_one("#start"))
+        assert in_view(screen.query_one("#title"))
+        body = screen.query_one("#start-body")
+        assert body.max_scroll_y > 0  # the text does not fit: it scrolls, the form stays
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert body.scroll_y > 0 and pilot.app.focused is field
+        await pilot.press("tab")
+        focused = pilot.app.focused
+        assert isinstance(focused, Button) and focused.id == "start"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, StartScreen)
+        error = screen.query_one("#start-error")
+        said = str(error.render())
+        assert said.startswith("Type your participant id first")
+        assert "is not allowed" not in said and "''" not in said
+        assert in_view(error) and in_view(screen.query_one("#start"))
+        assert pilot.app.focused is field  # back in the field, to type it
+        await pilot.press(*"dr-lee")
+        assert field.value == "dr-lee"
+    assert not (tmp_path / "sessions").exists()
+
+
+async def test_the_start_screens_form_follows_the_text_when_it_fits(tmp_path: Path) -> None:
+    """At 140×45 the whole text shows, and the field comes right after it (not at the
+    foot of the screen, below a gap)."""
+    app = pool_app(tmp_path, participant=None)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await wait_for(pilot, StartScreen)
+        screen = pilot.app.screen
+        body, form = screen.query_one("#start-body"), screen.query_one("#start-form")
+        assert body.max_scroll_y == 0
+        assert form.region.y - body.region.bottom <= 1
+        assert in_view(screen.query_one("#participant")) and in_view(screen.query_one("#start"))
+
+
+async def test_the_study_start_screen_keeps_the_code_in_view(tmp_path: Path) -> None:
+    """The study's start screen has the same form: the code field in view at 80×24, and
+    Start with nothing typed asks for the code (it did nothing)."""
+    from tradeoff.study.folder import create_study
+    from tradeoff.tui.screens.start import StudyStartScreen
+
+    scenario = scenario_file(tmp_path)
+    study, _ = create_study(scenario, ["p01"], tmp_path / "study")
+    app = make_app(scenario, study=study)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, StudyStartScreen)
+        screen = pilot.app.screen
+        field = screen.query_one("#code", Input)
+        assert pilot.app.focused is field and in_view(field)
+        await pilot.press("enter")
+        await pilot.pause()
+        said = str(screen.query_one("#start-error").render())
+        assert said.startswith("Type your access code first")
+        assert in_view(screen.query_one("#start-error")) and in_view(screen.query_one("#start"))
+
+
+# -- ranking details: a plot with room, round ticks and markers of its own ----------------
+
+
+@pytest.fixture(scope="module")
+def example_selection() -> Any:
+    """The selection from the shipped example sessions (two people, the real pool)."""
+    from tradeoff.choose.candidates import scenario_pool
+    from tradeoff.choose.decide import load_stakeholders
+    from tradeoff.choose.selection import select_for_stakeholders
+
+    from ..conftest import ROOT, SCENARIOS
+
+    paths = sorted((ROOT / "sessions" / "examples").glob("*/*.jsonl"))
+    sc, stakeholders = load_stakeholders(paths)
+    return select_for_stakeholders(sc, stakeholders, scenario_pool(sc, SCENARIOS))
+
+
+def plot_lines(screen: Any) -> list[str]:
+    return screen.query_one("#scatter").render().plain.splitlines()
+
+
+def tick_labels_of(lines: list[str]) -> tuple[list[str], list[str]]:
+    """The y labels from top to bottom and the x labels from left to right."""
+    ys = [line.split("┤")[0].strip() for line in lines if "┤" in line]
+    bottom = next(i for i, line in enumerate(lines) if "└" in line)
+    return ys, lines[bottom + 1].split()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (140, 45)])
+async def test_the_plot_has_rows_and_round_ticks_that_increase_upwards(
+    example_selection: Any, size: tuple[int, int]
+) -> None:
+    """At 80×24 the plot had one row (none in COPA's view) and its y labels read 958.0
+    above 1000.0; the x labels read 811.8. It keeps at least 10 rows, and its ticks are
+    round counts per 1,000, as the table shows them, increasing upwards and rightwards,
+    around every model."""
+    import re
+
+    from tradeoff.tui.select import SelectionApp, SelectionScreen
+
+    app = SelectionApp(example_selection)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause(0.3)
+        screen = pilot.app.screen
+        assert isinstance(screen, SelectionScreen)
+        pool = example_selection.pool
+        for view in ("people", "copa"):
+            if view == "copa":
+                await pilot.press("d")
+                await pilot.pause(0.3)
+            scatter = screen.query_one("#scatter")
+            assert scatter.size.height >= 10, view
+            assert in_view(scatter) and in_view(screen.query_one("#select-axes")), view
+            ys, xs = tick_labels_of(plot_lines(screen))
+            for labels, values in ((ys[::-1], pool.values[:, 1]), (xs, pool.values[:, 0])):
+                assert len(labels) >= 2 and all(
+                    re.fullmatch(r"\d{1,3}(,\d{3})*", s) for s in labels
+                ), labels
+                numbers = [int(s.replace(",", "")) for s in labels]
+                assert numbers == sorted(set(numbers)), labels  # increasing, no repeats
+                assert numbers[0] <= 1000 * values.min() and 1000 * values.max() <= numbers[-1]
+
+
+async def test_the_front_and_the_pick_have_markers_of_their_own(example_selection: Any) -> None:
+    """At 140×45 the Pareto front's line was drawn with the models' "•": models, the front
+    and the pick now each have a marker, named under the plot."""
+    import re
+
+    from tradeoff.pool import copa
+    from tradeoff.tui.select import SelectionApp
+
+    pool = example_selection.pool
+    on_front = copa.pareto_mask(pool.minimisation()[:, [0, 1]])
+    app = SelectionApp(example_selection)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause(0.3)
+        screen = pilot.app.screen
+        inside = (re.search(r"[┤│](.*)│", line) for line in plot_lines(screen))
+        canvas = "".join(m.group(1) for m in inside if m)
+        assert "◆" in canvas and "X" in canvas and "•" in canvas
+        assert any("\u2800" <= c <= "\u28ff" for c in canvas)  # the front's fine line
+        assert canvas.count("•") <= int((~on_front).sum())  # only models off the front
+        caption = str(screen.query_one("#select-axes").render())
+        assert "• model" in caption and "◆ Pareto front" in caption and "X pick" in caption
+        assert "↑ benign cleared per 1,000" in caption
+
+
+async def test_a_terminal_too_short_for_the_plot_says_so(example_selection: Any) -> None:
+    from tradeoff.tui.select import SelectionApp
+
+    app = SelectionApp(example_selection)
+    async with app.run_test(size=(80, 16)) as pilot:
+        await pilot.pause(0.3)
+        screen = pilot.app.screen
+        assert not screen.query_one("#scatter").display
+        caption = screen.query_one("#select-axes")
+        assert "needs a terminal" in str(caption.render()) and in_view(caption)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.3)
+        assert screen.query_one("#scatter").display
+        assert "↑ benign cleared" in str(caption.render())
+
+
+async def test_without_a_scenario_the_columns_keep_their_whole_names(
+    example_selection: Any,
+) -> None:
+    """Without a scenario's words the table's headers are the pool's column names, whole:
+    cut to 14 characters, recall_malignant read "recall_maligna" (and names alike at the
+    start could not be told apart)."""
+    import dataclasses
+
+    from textual.widgets import DataTable
+
+    from tradeoff.tui.select import SelectionApp
+
+    app = SelectionApp(dataclasses.replace(example_selection, scenario=None))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause(0.3)
+        table = pilot.app.screen.query_one("#select-table", DataTable)
+        headers = [str(c.label) for c in table.columns.values()]
+        assert headers[2:-1] == list(example_selection.pool.columns)

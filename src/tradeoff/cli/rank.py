@@ -43,6 +43,9 @@ def format_rank(outcome: RankOutcome) -> str:
 
     cols = list(outcome.selected.u)
     width = min(60, max(12, *(len(r.name) for r in outcome.ranking)))
+    # Each objective under its whole name: cut to a fixed width, recall_class_0, _1 and _2
+    # all read "recall_class".
+    widths = [max(len("top-100%"), len(c)) for c in cols]
     p = "inf" if math.isinf(outcome.p) else f"{outcome.p:g}"
     lines = []
     if outcome.recommended is not None:
@@ -57,11 +60,14 @@ def format_rank(outcome: RankOutcome) -> str:
         f"p = {p}, ω = [{', '.join(f'{w:.3g}' for w in outcome.weights)}]; "
         f"{outcome.pareto_count} Pareto-optimal",
         f"{'#':>3}  {'model':<{width}}  {'score':>7}  "
-        + "  ".join(f"{c[:12]:>12}" for c in cols)
+        + "  ".join(f"{c:>{w}}" for c, w in zip(cols, widths, strict=True))
         + "  pareto",
     ]
     for i, r in enumerate(outcome.ranking, 1):
-        tops = "  ".join(f"{'top-' + str(top_percent(r.u[c])) + '%':>12}" for c in cols)
+        tops = "  ".join(
+            f"{'top-' + str(top_percent(r.u[c])) + '%':>{w}}"
+            for c, w in zip(cols, widths, strict=True)
+        )
         lines.append(
             f"{i:>3}  {r.name[:width]:<{width}}  {r.score:7.4f}  {tops}  "
             f"{'yes' if r.pareto else ''}"

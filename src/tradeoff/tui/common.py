@@ -17,11 +17,14 @@ from pathlib import Path
 from textual.message import Message
 
 from tradeoff.ask.scenario import LoadedScenario, SpecOverrides
+from tradeoff.errors import InputError
 from tradeoff.record.log import SessionLog
 from tradeoff.record.recorder import Recorder
 from tradeoff.study.folder import Study
 
 NO_WRONG_ANSWERS = "There are no wrong answers: we want to learn what matters to you."
+#: Said when Start is pressed with the study's access-code field empty.
+TYPE_THE_CODE = "Type your access code first, in the box above, then press Start."
 
 
 @dataclass(frozen=True)
@@ -128,3 +131,38 @@ def reflow(text: str) -> str:
     """
     paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n")]
     return "\n\n".join(p for p in paragraphs if p)
+
+
+def participant_problem(value: str, error: InputError) -> str:
+    """What to type instead of ``value``, in plain words, for the start screen.
+
+    Parameters
+    ----------
+    value
+        The participant id as typed (stripped).
+    error
+        Why :func:`tradeoff.record.records.check_participant` refused it; its fix says
+        which ids are allowed.
+
+    Returns
+    -------
+    str
+        For an empty field, to type an id first; else the id, why it cannot be used and
+        what can (not the raw validation message, "participant id: '': is not allowed").
+
+    Examples
+    --------
+    >>> participant_problem("", InputError.single("participant id", "''", "bad."))
+    'Type your participant id first, in the box above (for example dr-lee), then press Start.'
+    """
+    if not value:
+        return (
+            "Type your participant id first, in the box above (for example dr-lee), "
+            "then press Start."
+        )
+    fix = error.problems[0].fix if error.problems else ""
+    shown = repr(value if len(value) <= 40 else value[:40] + "…")
+    return (
+        f"{shown} is not allowed as a participant id: it names the folder your answers are "
+        f"kept in. {fix[:1].upper()}{fix[1:]}"
+    ).rstrip()

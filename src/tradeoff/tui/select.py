@@ -21,7 +21,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
-from textual_plotext import PlotextPlot
 
 from tradeoff.ask.presentation import aspect_cell, aspect_header, table_legend
 from tradeoff.ask.scenario import Scenario
@@ -30,8 +29,11 @@ from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import omega_note, plain_summary
 from tradeoff.pool import Pool, copa
 from tradeoff.tui.dialogs import SelectionHelpScreen
+from tradeoff.tui.scatter import LEGEND, MIN_ROWS, Points, ScatterPlot
 
 P_VALUES = (1.0, 2.0, math.inf)
+#: The lines under the plot that name its axes and its markers.
+AXES_ROWS = 3
 
 
 class SelectionScreen(Screen[None]):
@@ -49,17 +51,6 @@ class SelectionScreen(Screen[None]):
         Binding("q,escape", "close", "Close", id="close-select"),
     ]
 
-    DEFAULT_CSS = """
-    SelectionScreen #select-summary { height: auto; max-height: 40%; padding: 0 1; }
-    SelectionScreen #select-status { height: auto; padding: 0 1; }
-    SelectionScreen #select-top { height: 1fr; min-height: 8; }
-    SelectionScreen #select-table { width: 3fr; }
-    SelectionScreen #select-plot { width: 2fr; min-width: 30; }
-    SelectionScreen #scatter { height: 1fr; }
-    SelectionScreen #select-axes { height: auto; }
-    SelectionScreen #select-legend { height: auto; padding: 0 1; }
-    """
-
     def __init__(self, selection: Selection, scenario: Scenario | None = None) -> None:
         super().__init__()
         self.selection = selection
@@ -71,24 +62,64 @@ class SelectionScreen(Screen[None]):
         self.alpha: float | None = None
         self.axes = (0, 1)
         self.omega: tuple[float, ...] = tuple(selection.average_pick.weights)
+        self.axis_names = ("", "")  # the plot's (up, across), named as the table names them
 
     def compose(self) -> ComposeResult:
         yield Label("Ranking details: which model fits whom, and why", id="title")
         with VerticalScroll(id="select-summary"):
             yield Static("\n".join(plain_summary(self.selection)), id="select-picks")
-        yield Static("", id="select-status", classes="muted")
+        with VerticalScroll(id="select-status-box"):
+            yield Static("", id="select-status", classes="muted")
         with Horizontal(id="select-top"):
             yield DataTable(
                 id="select-table", cursor_type="row", zebra_stripes=True, header_height=2
             )
             with Vertical(id="select-plot"):
-                yield PlotextPlot(id="scatter")
+                yield ScatterPlot(id="scatter")
                 yield Static("", id="select-axes", classes="muted")
         yield Static("", id="select-legend", classes="muted")
         yield Footer()
 
     def on_mount(self) -> None:
         self.refresh_ranking()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.fit)
+
+    def _rows_needed(self) -> tuple[int, int]:
+        """The rows the title, the legend and the footer take, and the screen's height the
+        plot needs besides them (with three rows of the words above)."""
+        used = sum(
+            self.query_one(w).outer_size.height for w in ("#title", "#select-legend", "Footer")
+        )
+        return used, used + 3 + MIN_ROWS + AXES_ROWS
+
+    def fit(self) -> None:
+        """Let the words above scroll in the rows the title, the table with its plot, the
+        legend and the footer leave them (at most 40% of the screen); in a terminal too
+        short for that, the plot gives way to a note saying so."""
+        used, needed = self._rows_needed()
+        plot = self.query_one("#scatter", ScatterPlot)
+        if (self.size.height >= needed) != plot.display:
+            plot.display = self.size.height >= needed
+            self._caption()
+            self.call_after_refresh(self.fit)  # with the caption's new height
+        top = (MIN_ROWS if plot.display else 0) + self.query_one("#select-axes").outer_size.height
+        self.query_one("#select-top").styles.min_height = max(top, 5)
+        rows = max(3, min(self.size.height - used - top, self.size.height * 2 // 5))
+        for box in ("#select-summary", "#select-status-box"):
+            self.query_one(box).styles.max_height = rows
+
+    def _caption(self) -> None:
+        """Under the plot, its axes and markers in words (plotext drops or misplaces its
+        labels when the plot is narrow); or, when it has no room, how much it needs."""
+        yname, xname = self.axis_names
+        self.query_one("#select-axes", Static).update(
+            f"↑ {yname}\n→ {xname}\n{LEGEND}"
+            if self.query_one("#scatter").display
+            else f"The plot of {yname} against {xname} needs a terminal "
+            f"{self._rows_needed()[1]} rows tall; this one has {self.size.height}."
+        )
 
     @property
     def p(self) -> float:
@@ -97,7 +128,7 @@ class SelectionScreen(Screen[None]):
     def _header(self, j: int) -> str:
         if self.scenario is not None:
             return aspect_header(self.scenario, j)
-        return self.pool.columns[j][:14]
+        return self.pool.columns[j]
 
     def _cell(self, j: int, value: float) -> str:
         if self.scenario is not None:
@@ -138,6 +169,7 @@ class SelectionScreen(Screen[None]):
         table.clear(columns=True)
         # The details take the room of the people's summary (d brings it back).
         self.query_one("#select-summary").display = not self.details
+        self.query_one("#select-status-box").display = self.details
         headers = [self._header(j) for j in range(len(cols))]
         if self.details:
             table.add_columns("#", "model", *headers, "Pareto")
@@ -177,33 +209,23 @@ class SelectionScreen(Screen[None]):
             f"pick: {pick}. {omega_note(self.selection)}\n{explanation}"
         )
 
-    def _values(self, j: int) -> tuple[np.ndarray, str]:
-        """An aspect's values as the table shows them (a recall per 1,000) and its name."""
+    def _values(self, j: int) -> tuple[np.ndarray, str, bool]:
+        """An aspect's values as the table shows them (a recall per 1,000), its name, and
+        whether the table shows them as whole numbers."""
         name = self._header(j).replace("\n", " ")
         values = self.pool.values[:, j]
         if self.scenario is not None and j < self.scenario.n_classes:
-            return values * 1000, f"{name} (per 1,000)"
-        return values, name
+            return values * 1000, f"{name} per 1,000", True
+        return values, name, False
 
     def _plot(self, pick: int) -> None:
-        plot = self.query_one("#scatter", PlotextPlot)
-        plt = plot.plt
-        plt.clear_data()
-        plt.clear_figure()
         i, j = self.axes
-        (x, xname), (y, yname) = self._values(i), self._values(j)
-        pareto = copa.pareto_mask(self.pool.minimisation()[:, [i, j]])
-        plt.scatter(x.tolist(), y.tolist(), marker="dot")
-        order = np.argsort(x[pareto])
-        plt.plot(x[pareto][order].tolist(), y[pareto][order].tolist(), marker="dot")
-        plt.scatter([float(x[pick])], [float(y[pick])], marker="X")
-        plot.refresh()
-        # The axes named in words beside the plot (plotext drops or misplaces its labels
-        # when the plot is narrow).
-        marked = "COPA's pick" if self.details else "the pick"
-        self.query_one("#select-axes", Static).update(
-            f"→ across: {xname}\n↑ up: {yname}\n• a model, X {marked}, line: the Pareto front"
-        )
+        (x, xname, x_whole), (y, yname, y_whole) = self._values(i), self._values(j)
+        front = copa.pareto_mask(self.pool.minimisation()[:, [i, j]])
+        self.query_one("#scatter", ScatterPlot).show(Points(x, y, front, pick, x_whole, y_whole))
+        self.axis_names = (yname, xname)
+        self._caption()
+        self.call_after_refresh(self.fit)  # the words may now take more or fewer rows
 
     def _to_details(self) -> None:
         self.details = True

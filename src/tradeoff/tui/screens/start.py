@@ -12,7 +12,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Select, Static
 
@@ -28,7 +28,15 @@ from tradeoff.record.log import unfinished_sessions
 from tradeoff.record.records import check_participant
 from tradeoff.study.attempts import record_failure, wrong_code_delay
 from tradeoff.study.folder import Study
-from tradeoff.tui.common import NO_WRONG_ANSWERS, OpenFor, ResumeFile, Settings, reflow
+from tradeoff.tui.common import (
+    NO_WRONG_ANSWERS,
+    TYPE_THE_CODE,
+    OpenFor,
+    ResumeFile,
+    Settings,
+    participant_problem,
+    reflow,
+)
 
 
 def describe(screen: Screen[None], loaded: LoadedScenario, overrides: SpecOverrides) -> None:
@@ -51,10 +59,50 @@ def describe(screen: Screen[None], loaded: LoadedScenario, overrides: SpecOverri
     )
 
 
-class StartScreen(Screen[None]):
-    """Pick a scenario, say who you are, start or resume."""
+class StartForm(Vertical):
+    """The id (or access code) and the buttons, right under the text and always in view
+    (at 80×24 the field that had the focus sat below the description, out of sight)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.quit", "Quit", id="quit-start")]
+    def on_resize(self) -> None:
+        if isinstance(self.screen, FormScreen):
+            self.screen.fit_text()
+
+
+class FormScreen(Screen[None]):
+    """A start screen: ``#start-body`` (the text) scrolls in the rows the title, the
+    :class:`StartForm` and the footer leave, and page up/down scroll it from the field."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.quit", "Quit", id="quit-start"),
+        # Before the field's own page keys (it has nothing to page), not the scenario list's.
+        Binding("pagedown", "scroll_text(1)", "More text", id="text-down", priority=True),
+        Binding("pageup", "scroll_text(-1)", "Back", id="text-up", show=False, priority=True),
+    ]
+
+    def on_resize(self) -> None:
+        self.fit_text()
+
+    def fit_text(self) -> None:
+        others = (*self.query("#title"), *self.query(StartForm), *self.query(Footer))
+        used = sum(w.outer_size.height + w.styles.margin.height for w in others)
+        self.query_one("#start-body").styles.max_height = max(3, self.size.height - used)
+        self.call_after_refresh(self.refresh_bindings)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer page up/down from the form while the text does not fit."""
+        if action == "scroll_text":
+            return isinstance(self.focused, Input | Button) and (
+                self.query_one("#start-body").max_scroll_y > 0
+            )
+        return True
+
+    def action_scroll_text(self, pages: int) -> None:
+        body = self.query_one("#start-body", VerticalScroll)
+        body.scroll_relative(y=pages * max(1, body.scrollable_content_region.height - 1))
+
+
+class StartScreen(FormScreen):
+    """Pick a scenario, say who you are, start or resume."""
 
     def __init__(self, settings: Settings) -> None:
         super().__init__()
@@ -78,6 +126,7 @@ class StartScreen(Screen[None]):
             yield Static("", id="description")
             yield Static("", id="expect", classes="muted")
             yield Static(NO_WRONG_ANSWERS)
+        with StartForm(id="start-form"):
             yield Label("Your participant id (letters, digits, '-', '_')")
             yield Input(
                 value=self.settings.participant or "", placeholder="e.g. dr-lee", id="participant"
@@ -130,11 +179,14 @@ class StartScreen(Screen[None]):
         self._check_resume()
 
     def _participant(self) -> str | None:
-        value = self.query_one("#participant", Input).value.strip()
+        """The id typed, or ``None`` after saying, beside the field, what to type."""
+        field = self.query_one("#participant", Input)
+        value = field.value.strip()
         try:
             return check_participant(value)
         except InputError as exc:
-            self.query_one("#start-error", Static).update(exc.message())
+            self.query_one("#start-error", Static).update(participant_problem(value, exc))
+            field.focus()
             return None
 
     @on(Input.Submitted, "#participant")
@@ -154,13 +206,11 @@ class StartScreen(Screen[None]):
             self.post_message(ResumeFile(found[-1], self.loaded))
 
 
-class StudyStartScreen(Screen[None]):
+class StudyStartScreen(FormScreen):
     """A study's start: the scenario, and the access code that opens the participant's own
     session (new or resumed) and nothing else. A right code opens at once; a wrong one
     gets a plain message after a delay that grows with the study's recent wrong codes
     (:func:`tradeoff.study.attempts.wrong_code_delay`)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.quit", "Quit", id="quit-start")]
 
     def __init__(self, settings: Settings, study: Study) -> None:
         super().__init__()
@@ -174,6 +224,7 @@ class StudyStartScreen(Screen[None]):
             yield Static("", id="description")
             yield Static("", id="expect", classes="muted")
             yield Static(NO_WRONG_ANSWERS)
+        with StartForm(id="start-form"):
             yield Label("Your access code (from the study's coordinator)")
             yield Input(placeholder="e.g. K7QM-2XVD-9HJK-AB01", password=True, id="code")
             yield Static("", id="start-error", classes="error")
@@ -194,9 +245,14 @@ class StudyStartScreen(Screen[None]):
     @on(Button.Pressed, "#start")
     def _start(self) -> None:
         button = self.query_one("#start", Button)
-        code = self.query_one("#code", Input).value
-        if button.disabled or self.loaded is None or not code.strip():
+        field = self.query_one("#code", Input)
+        if button.disabled or self.loaded is None:
             return
+        if not field.value.strip():
+            self.query_one("#start-error", Static).update(TYPE_THE_CODE)
+            field.focus()
+            return
+        code = field.value
         button.disabled = True
         self.query_one("#start-error", Static).update("Checking the code…")
         self._check(code)
@@ -221,7 +277,6 @@ class StudyStartScreen(Screen[None]):
                 "spaces and dashes do not matter)."
             )
             self.query_one("#code", Input).value = ""
-            self.call_after_refresh(error.scroll_visible)
             return
         self.query_one("#start-error", Static).update("")
         self.post_message(OpenFor(self.loaded, participant))

@@ -1,0 +1,38 @@
+"""`tradeoff rank`'s table: every objective under its own, whole name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tradeoff.cli import main
+
+POOL = """model,recall_class_0,recall_class_1,recall_class_2,latency_ms
+a,0.91,0.80,0.70,1.2
+b,0.85,0.88,0.75,0.9
+c,0.80,0.82,0.90,2.0
+d,0.70,0.70,0.70,3.0
+"""
+
+
+def test_objectives_that_share_a_prefix_keep_their_whole_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The header cut every name to 12 characters, so recall_class_0, _1 and _2 all read
+    "recall_class" and the three columns could not be told apart."""
+    pool = tmp_path / "three.csv"
+    pool.write_text(POOL)
+    objectives = ["recall_class_0", "recall_class_1", "recall_class_2"]
+    argv = ["rank", str(pool)]
+    for name in objectives:
+        argv += ["--objective", f"{name}:max"]
+    assert main([*argv, "--objective", "latency_ms:min"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("#"))
+    assert header.split() == ["#", "model", "score", *objectives, "latency_ms", "pareto"]
+    # Each column's top-% stands under its own name, right-aligned with it.
+    row = next(line for line in lines if line.lstrip().startswith("1 "))
+    for name in objectives:
+        end = header.index(name) + len(name)
+        assert row[end - 1] == "%" and row[:end].rsplit(maxsplit=1)[-1].startswith("top-")

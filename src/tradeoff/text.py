@@ -7,6 +7,9 @@ every C0 and C1 control character, DEL and the bidirectional overrides with ``?`
 
 >>> clean_text("model\\x1b]0;owned\\x07-1")
 'model?]0;owned?-1'
+
+Numbers a person reads are written here too: :func:`probability_words` for every chance
+shown (never a false 0% or 100%).
 """
 
 from __future__ import annotations
@@ -226,3 +229,36 @@ def markdown_html(
         if token.children is not None:
             token.children = children
     return str(md.renderer.render(tokens, md.options, {}))
+
+
+# -- Numbers in words -----------------------------------------------------------------------
+
+
+def probability_words(
+    p: float,
+    *,
+    over: str = "over %(n)s%%",
+    under: str = "under %(n)s%%",
+    whole: str = "%(n)s%%",
+) -> str:
+    """A probability or a chance as a person reads it: whole percentages, never a false
+    certainty. Anything from 99.5% up, 1 itself included, is "over 99%" (a P(best) of 1
+    counts posterior draws, all of which agree; it is not a proof), anything above 0 and
+    under 0.5% is "under 1%"; 0 stays "0%". The one rule for every P(best) or chance the
+    project shows (the app, the study web page, ``select``, the report, ``session show``).
+
+    ``over``, ``under`` and ``whole`` are the phrases with the number as ``%(n)s``: the web
+    page passes them through its message catalogue.
+
+    Examples
+    --------
+    >>> [probability_words(p) for p in (1.0, 0.9996, 0.994, 0.25, 0.004, 0.0)]
+    ['over 99%', 'over 99%', '99%', '25%', 'under 1%', '0%']
+    >>> probability_words(1.0, over="más del %(n)s%%")
+    'más del 99%'
+    """
+    if p >= 0.995:
+        return over % {"n": 99}
+    if 0 < p < 0.005:
+        return under % {"n": 1}
+    return whole % {"n": round(100 * p)}

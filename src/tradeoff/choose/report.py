@@ -34,16 +34,17 @@ import numpy as np
 
 from tradeoff.ask.presentation import settled_tradeoff_sentences
 from tradeoff.choose.decide import Decision
-from tradeoff.choose.robustness import (
-    CONSENSUS_LEAD,
-    acceptability_sentence,
-    aspect_words,
-    share_words,
-)
+from tradeoff.choose.robustness import CONSENSUS_LEAD, aspect_words
 from tradeoff.choose.selection import Selection
-from tradeoff.choose.words import copa_differs, nearest_changes, omega_note
+from tradeoff.choose.words import acceptability_words, copa_differs, nearest_changes, omega_note
 from tradeoff.pool import copa
-from tradeoff.text import clean_text, markdown_html, markdown_table, markdown_text
+from tradeoff.text import (
+    clean_text,
+    markdown_html,
+    markdown_table,
+    markdown_text,
+    probability_words,
+)
 from tradeoff.version import __version__
 
 VERSIONS = ("numpy", "pandas", "scipy", "moocore", "matplotlib", "textual")
@@ -230,7 +231,7 @@ def write_report(
         sure = (
             ""
             if rec.probability is None
-            else f" (probability it is the best: {share_words(rec.probability)})"
+            else f" (probability it is the best: {probability_words(rec.probability)})"
         )
         md += [
             f"**Recommended: {markdown_text(rec.name)}**{sure}, the model these answers make best."
@@ -260,7 +261,7 @@ def write_report(
         table = selection.acceptability[i] if selection.acceptability else None
         # sentences that name models or aspects are text as a whole (names from files)
         if table is not None:
-            md += [f"- {markdown_text(acceptability_sentence(table, pool.names))}"]
+            md += [f"- {markdown_text(acceptability_words(table, pool.names))}"]
         if selection.changes:
             md += [f"- {markdown_text(c.sentence(pool.names))}" for c in selection.changes[i]]
         md += [""]
@@ -410,7 +411,7 @@ def summary(selection: Selection) -> str:
         sure = (
             ""
             if rec.probability is None
-            else f", with a {share_words(rec.probability)} chance of being the best"
+            else f", with a {probability_words(rec.probability)} chance of being the best"
         )
         text = (
             f"**Recommendation: {names[rec.index]}**, of {n} candidate models, for "
@@ -419,7 +420,7 @@ def summary(selection: Selection) -> str:
         )
         table = selection.acceptability[0] if selection.acceptability else None
         if table is not None:
-            text += f" {markdown_text(acceptability_sentence(table, raw))}"
+            text += f" {markdown_text(acceptability_words(table, raw))}"
         if s.consistency is not None and s.consistency.flagged:
             text += f" {markdown_text(s.consistency.sentence())}"
         changes = selection.changes[0] if selection.changes else ()
@@ -443,7 +444,7 @@ def summary(selection: Selection) -> str:
         )
         if selection.consensus_acceptability is not None:
             text += " " + markdown_text(
-                acceptability_sentence(selection.consensus_acceptability, raw, lead=CONSENSUS_LEAD)
+                acceptability_words(selection.consensus_acceptability, raw, lead=CONSENSUS_LEAD)
             )
         changes = selection.consensus_changes
     flagged = [s for s in people if s.consistency is not None and s.consistency.flagged]

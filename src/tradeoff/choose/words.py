@@ -2,9 +2,10 @@
 units, for the faces and the report to show.
 
 :func:`nearest_changes` orders the changes of one weight that would alter a pick, nearest
-first (the one place they are ordered); :func:`plain_summary` is each person's pick, how
-sure it is and what would change it, then the group's; :func:`copa_differs` and
-:func:`omega_note` speak of COPA's pick for the practitioner.
+first (the one place they are ordered); :func:`acceptability_words` says how often each
+model is best; :func:`plain_summary` is each person's pick, how sure it is and what would
+change it, then the group's; :func:`copa_differs` and :func:`omega_note` speak of COPA's
+pick for the practitioner. Every chance is said by :func:`tradeoff.text.probability_words`.
 """
 
 from __future__ import annotations
@@ -12,17 +13,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+from numpy.typing import NDArray
+
 from tradeoff.ask.presentation import difference_words
 from tradeoff.choose.rank import RankOutcome
 from tradeoff.choose.recommend import Recommendation
-from tradeoff.choose.robustness import (
-    CONSENSUS_LEAD,
-    WeightChange,
-    acceptability_sentence,
-    aspect_words,
-    share_words,
-)
+from tradeoff.choose.robustness import CONSENSUS_LEAD, LEAD, WeightChange, aspect_words
 from tradeoff.choose.selection import Selection
+from tradeoff.text import probability_words
 
 
 def nearest_changes(changes: Iterable[WeightChange]) -> list[WeightChange]:
@@ -41,6 +40,36 @@ def nearest_changes(changes: Iterable[WeightChange]) -> list[WeightChange]:
     near = [(c, n[0]) for c in changes if (n := c.nearest()) is not None]
     near.sort(key=lambda pair: abs(math.log(pair[1])))
     return [c for c, _ in near]
+
+
+def acceptability_words(
+    table: NDArray[np.float64], names: Sequence[str], limit: int = 3, lead: str = LEAD
+) -> str:
+    """The rank acceptability (:func:`~tradeoff.choose.robustness.rank_acceptability`) in
+    one sentence: the models most often best, and how often the most often best is in the
+    top ``table.shape[1]``, each chance in :func:`~tradeoff.text.probability_words` (a
+    model best in every draw is best in "over 99%", never "100%").
+
+    Examples
+    --------
+    >>> table = np.array([[0.62, 0.3, 0.05], [0.3, 0.5, 0.1], [0.08, 0.2, 0.85]])
+    >>> acceptability_words(table, ["mlp-8", "logreg", "knn"]).partition(": ")[2]
+    'mlp-8 62%, logreg 30%, knn 8%; mlp-8 is among the top 3 in 97%.'
+    >>> sure = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> acceptability_words(sure, ["mlp-8", "logreg"]).partition(": ")[2]
+    'mlp-8 over 99%; mlp-8 is among the top 2 in over 99%.'
+    """
+    first = np.lexsort((np.arange(len(table)), -table[:, 0]))
+    shown = [
+        f"{names[m]} {probability_words(float(table[m, 0]))}"
+        for m in first[:limit]
+        if table[m, 0] > 0
+    ]
+    top = int(first[0])
+    ranks = table.shape[1]
+    among = probability_words(float(table[top].sum()))
+    tail = f"; {names[top]} is among the top {ranks} in {among}." if ranks > 1 else "."
+    return f"{lead}: " + ", ".join(shown) + tail
 
 
 def change_sentences(
@@ -81,7 +110,7 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
         sure = (
             ""
             if rec.probability is None
-            else f" ({share_words(rec.probability)} chance it is the best)"
+            else f" ({probability_words(rec.probability)} chance it is the best)"
         )
         line = f"For {s.participant}: {rec.name}, the model their answers make best{sure}."
         if rec.trade:
@@ -91,7 +120,7 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
         lines.append(line)
         table = selection.acceptability[i] if selection.acceptability else None
         if table is not None:
-            lines.append(f"  {acceptability_sentence(table, names)}")
+            lines.append(f"  {acceptability_words(table, names)}")
         if selection.changes:
             lines += [f"  {t}" for t in change_sentences(selection.changes[i], names, changes)]
     if len(selection.stakeholders) > 1:
@@ -103,9 +132,7 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
         if selection.consensus_acceptability is not None:
             lines.append(
                 "  "
-                + acceptability_sentence(
-                    selection.consensus_acceptability, names, lead=CONSENSUS_LEAD
-                )
+                + acceptability_words(selection.consensus_acceptability, names, lead=CONSENSUS_LEAD)
             )
         if selection.consensus_changes:
             lines += [

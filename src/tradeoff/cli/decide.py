@@ -66,8 +66,9 @@ def decision(args: argparse.Namespace) -> Decision:
 
 def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
-    from tradeoff.choose.robustness import CONSENSUS_LEAD, acceptability_sentence
-    from tradeoff.choose.words import copa_differs
+    from tradeoff.choose.robustness import CONSENSUS_LEAD
+    from tradeoff.choose.words import acceptability_words, copa_differs
+    from tradeoff.text import probability_words
 
     names = chosen.pool.names
     lines = []
@@ -75,14 +76,14 @@ def format_selection(chosen: Selection) -> str:
         sure = (
             ""
             if rec.probability is None
-            else f" (probability it is the best: {rec.probability:.0%})"
+            else f" (probability it is the best: {probability_words(rec.probability)})"
         )
         lines += [f"{s.participant}: recommended {rec.name}{sure}"]
         if rec.trade:
             lines.append(f"  {rec.trade[0].upper()}{rec.trade[1:]}.")
         table = chosen.acceptability[i] if chosen.acceptability else None
         if table is not None:
-            lines.append(f"  {acceptability_sentence(table, names)}")
+            lines.append(f"  {acceptability_words(table, names)}")
         if chosen.changes:
             lines.append("  What would change the pick:")
             lines += [f"    {c.sentence(names)}" for c in chosen.changes[i]]
@@ -111,7 +112,7 @@ def format_selection(chosen: Selection) -> str:
     ]
     if chosen.consensus_acceptability is not None:
         lines.append(
-            acceptability_sentence(chosen.consensus_acceptability, names, lead=CONSENSUS_LEAD)
+            acceptability_words(chosen.consensus_acceptability, names, lead=CONSENSUS_LEAD)
         )
     if chosen.consensus_changes:
         lines.append("What would change the consensus (that weight of everyone):")

@@ -12,7 +12,7 @@ from tradeoff.ask.presentation import card_lines, settled_tradeoff_sentences
 from tradeoff.ask.scenario import Scenario
 from tradeoff.learn import consistency_of
 from tradeoff.record.recorder import Recorder
-from tradeoff.text import markdown_html
+from tradeoff.text import markdown_html, probability_words
 from tradeoff.web.i18n import Language
 
 
@@ -26,6 +26,20 @@ def safe_markdown(text: str) -> str:
     '<h2>Hi &lt;b&gt;x&lt;/b&gt; a map</h2>\\n'
     """
     return markdown_html(text, heading_shift=1, links=True)
+
+
+def chance_words(p: float, lang: Language) -> str:
+    """A chance in the participant's language: :func:`tradeoff.text.probability_words`
+    with its phrases from the catalogue ("over 99%", never "100%").
+
+    >>> from tradeoff.web.i18n import languages
+    >>> chance_words(1.0, languages()["en"]), chance_words(0.374, languages()["en"])
+    ('over 99%', '37%')
+    """
+    _ = lang.gettext
+    return probability_words(
+        p, over=_("over %(n)s%%"), under=_("under %(n)s%%"), whole=_("%(n)s%%")
+    )
 
 
 @dataclass(frozen=True)
@@ -154,8 +168,8 @@ def _why_stopped(recorder: Recorder, lang: Language) -> str:
             )
         return _(
             "The questions stopped early: your answers already settle which of the "
-            "candidate models is best for you (the pick is %(sure)s%% sure)."
-        ) % {"sure": round(100 * settled[0])}
+            "candidate models is best for you (the pick is %(sure)s sure)."
+        ) % {"sure": chance_words(settled[0], lang)}
     if reason == "exhausted":
         return _(
             "The questions stopped early: each one left would show options that read the "

@@ -15,6 +15,7 @@ from textual.widgets import Button, Footer, Label, Static
 from tradeoff.ask.presentation import settled_tradeoff_sentences
 from tradeoff.learn import consistency_of
 from tradeoff.record.recorder import Recorder
+from tradeoff.text import probability_words
 from tradeoff.tui.common import BackToQuestions, Confirmed, PauseSession
 from tradeoff.tui.dialogs import ReviewHelpScreen, save
 
@@ -102,7 +103,7 @@ class ReviewScreen(Screen[None]):
         reason = engine.stop_reason()
         if reason == "decided":
             settled = engine.decision()
-            sure = "" if settled is None else f" (the pick is {settled[0]:.0%} sure)"
+            sure = "" if settled is None else f" (the pick is {probability_words(settled[0])} sure)"
             return (
                 "The questions stopped early: your answers already settle which of the "
                 f"candidate models is best for you{sure}. More questions would sharpen the "

@@ -1,21 +1,29 @@
 """What a person reads of a decision: every chance in words that never claim certainty
-(`tradeoff.text.probability_words`), on every face that shows one."""
+(`tradeoff.text.probability_words`), on every face that shows one; a weight no answer
+informed said to be "not asked", never given a number or a bar; a team's report speaking of
+each person, not to them."""
 
 from __future__ import annotations
 
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
+from tradeoff.ask.presentation import Voice, tradeoffs
 from tradeoff.ask.scenario import LoadedScenario, load_scenario
 from tradeoff.choose.decide import Decision, decide
-from tradeoff.choose.report import write_report
+from tradeoff.choose.report import percent, weights_figure, write_report
+from tradeoff.choose.robustness import aspect_words
 from tradeoff.choose.words import plain_summary
+from tradeoff.cli.app import format_session
 from tradeoff.cli.decide import format_selection
 from tradeoff.learn import Choice
 from tradeoff.record.log import read_session
+from tradeoff.record.summary import summarise
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.opening import start_session
 from tradeoff.text import probability_words
@@ -91,3 +99,132 @@ def test_a_sure_pick_is_never_certain_on_any_face(sure: Decision, tmp_path: Path
     for face, text in faces.items():
         assert CERTAIN.search(text) is None, (face, CERTAIN.search(text))
         assert "over 99%" in text, face
+
+
+# -- a weight no answer informed is "not asked" ---------------------------------------------
+
+#: Per-unit weights of a person whose first three questions never show two memories apart.
+TRUTH = (0.6, 0.2, 0.1, 0.1)
+
+
+def record_short(
+    loaded: LoadedScenario, folder: Path, who: str, *, budget: int, answers: int
+) -> Path:
+    """``answers`` answers of ``who`` on a session of ``budget`` questions (seed 1)."""
+    spec = loaded.scenario.elicitation.override(budget=budget)
+    rec = start_session(loaded, who, folder, spec=spec, seed=1)
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, TRUTH)
+    with rec:
+        while rec.engine.answered < answers and (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q))
+    return rec.path
+
+
+@pytest.fixture(scope="module")
+def unasked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished session of three questions that left some weight not asked about."""
+    loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
+    path = record_short(loaded, tmp_path_factory.mktemp("unasked"), "dr-kim", budget=3, answers=3)
+    (person,) = decide([path]).stakeholders
+    assert person.complete and person.asked is not None
+    assert not all(person.asked), "pick a session that leaves a weight not asked"
+    return path
+
+
+def not_asked_index(path: Path) -> int:
+    (person,) = decide([path]).stakeholders
+    assert person.asked is not None
+    return person.asked.index(False)
+
+
+def test_tradeoffs_leave_out_a_weight_not_asked_and_speak_of_a_named_person() -> None:
+    sc = load_scenario(SCENARIOS / "breast-cancer-triage.toml").scenario
+    w = np.array([0.5, 0.3, 0.1, 0.1]) / np.array([0.37, 0.63, 1.0, 1.0])
+    vague = np.tile(w, (100, 1)) * np.linspace(0.2, 5.0, 100)[:, None] ** np.array([0, 0, 1, 0])
+    said = tradeoffs(sc, w, [0.37, 0.63], vague, asked=(True, True, True, False))
+    assert [t.aspect for t in said] == [1, 2]
+    assert all("memory" not in t.text for t in said)
+    team = tradeoffs(sc, w, [0.37, 0.63], vague, voice=Voice("dr-kim"))
+    words = " ".join(t.sentence for t in team).lower()
+    assert re.search(r"\byou(r)?\b", words) is None, words
+    assert "not settled by their answers" in words and "to them" in words
+    nobody = tradeoffs(sc, w, [0.37, 0.63], vague, asked=(False, True, True, True))
+    assert nobody == []  # every trade-off is against the first class, itself not asked
+
+
+def test_session_show_says_not_asked(unasked: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    j = not_asked_index(unasked)
+    summary = summarise(unasked)
+    name = summary.result.names[j]
+    text = format_session(summary)
+    (row,) = [line for line in text.splitlines() if line.startswith(f"  {name} ")]
+    assert row.split(None, 1)[1] == "not asked: your answers did not need it"
+    assert summary.to_dict()["asked"][j] is False
+    # the trade-offs stand under headings that are true of them, none about that weight
+    headings = [line for line in text.splitlines() if line.endswith(":") and "answers" in line]
+    assert set(headings) <= {
+        "Trade-offs your answers say you would make:",
+        "Not settled by your answers yet:",
+    }
+    assert "Not settled by your answers:" not in text  # said by the heading, once
+
+
+def test_select_and_the_report_say_not_asked(unasked: Path, tmp_path: Path) -> None:
+    decision = decide([unasked])
+    j = not_asked_index(unasked)
+    aspect = aspect_words(decision.scenario)[j]
+    name = decision.stakeholders[0].names[j]
+    text = format_selection(decision.selection)
+    assert f"{name} (not asked: their answers did not need it)" in text
+    _, md_path = write_report(decision, tmp_path / "report", argv=["report"])
+    stakeholder = md_path.read_text().split("### dr-kim", 1)[1].split("## Regret", 1)[0]
+    (row,) = [line for line in stakeholder.splitlines() if line.startswith(f"| {aspect} |")]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:3] == ["not asked: your answers did not need it", ""]
+    assert not any(aspect in line for line in stakeholder.splitlines() if "per 1,000" in line)
+
+
+def test_the_weights_figure_draws_no_bar_for_a_weight_not_asked(
+    unasked: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from matplotlib.axes import Axes
+
+    decision = decide([unasked])
+    j = not_asked_index(unasked)
+    shown: list[list[str]] = []
+    heights: list[list[float]] = []
+    texts: list[str] = []
+    real_label, real_text = Axes.bar_label, Axes.text
+
+    def bar_label(self: Axes, bars: Any, labels: list[str], **kw: Any) -> Any:
+        shown.append(list(labels))
+        heights.append([b.get_height() for b in bars])
+        return real_label(self, bars, labels=labels, **kw)
+
+    def text(self: Axes, x: float, y: float, s: str, *a: Any, **kw: Any) -> Any:
+        texts.append(s)
+        return real_text(self, x, y, s, *a, **kw)
+
+    monkeypatch.setattr(Axes, "bar_label", bar_label)
+    monkeypatch.setattr(Axes, "text", text)
+    caption = weights_figure(decision.selection, tmp_path / "weights.png")
+    (weights, omega) = shown
+    assert weights[j] == "" and heights[0][j] == 0.0 and "not asked" in texts
+    assert "not asked" in caption
+    # ω on the figure is the ω of the report's table: one number in one form
+    pick = decision.selection.picks[0]
+    assert omega == [percent(v) for v in pick.weights]
+
+
+def test_the_team_report_speaks_of_each_person_not_to_them(
+    unasked: Path, sure: Decision, tmp_path: Path
+) -> None:
+    decision = decide([unasked, sure.stakeholders[0].path])
+    _, md_path = write_report(decision, tmp_path / "team", argv=["report"])
+    md = md_path.read_text()
+    people = md.split("## Stakeholders", 1)[1].split("## Regret", 1)[0]
+    assert "not asked: their answers did not need it" in people
+    assert re.search(r"\b(you|your)\b", people, flags=re.I) is None, re.findall(
+        r"[^.]*\byour?\b[^.]*", people, flags=re.I
+    )
+    assert "#### Not settled by their answers yet" in people or "#### Trade-offs their" in people

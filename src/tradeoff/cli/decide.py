@@ -66,6 +66,8 @@ def decision(args: argparse.Namespace) -> Decision:
 
 def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
+    from tradeoff.ask.presentation import Voice, not_asked_words
+    from tradeoff.choose.report import percent
     from tradeoff.choose.robustness import CONSENSUS_LEAD
     from tradeoff.choose.words import acceptability_words, copa_differs
     from tradeoff.text import probability_words
@@ -90,7 +92,12 @@ def format_selection(chosen: Selection) -> str:
         if s.consistency is not None and s.consistency.flagged:
             lines.append(f"  {s.consistency.sentence()}")
         swing = s.swing_weights or s.weights
-        shown = ", ".join(f"{n} {w:.2f}" for n, w in zip(s.names, swing, strict=True))
+        shown = ", ".join(
+            f"{n} {percent(w)}"
+            if s.asked is None or s.asked[j]
+            else f"{n} ({not_asked_words(Voice(s.participant))})"
+            for j, (n, w) in enumerate(zip(s.names, swing, strict=True))
+        )
         lines.append(f"  weights over each aspect's whole range: {shown}")
         if pick.selected.name != rec.name:
             lines.append(f"  {copa_differs(chosen, rec, pick)}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tradeoff.ask.presentation import card_lines, settled_tradeoff_sentences
+from tradeoff.ask.presentation import card_lines, tradeoffs
 from tradeoff.ask.scenario import Scenario
 from tradeoff.learn import consistency_of
 from tradeoff.record.recorder import Recorder
@@ -135,10 +135,14 @@ def question_view(recorder: Recorder, lang: Language) -> QuestionView | None:
 
 @dataclass(frozen=True)
 class Weight:
+    """One weight as the review page shows it; one no answer informed (``asked`` false) is
+    said to be not asked, with no number and no meter."""
+
     name: str
     value: str
     range: str
     percent: int
+    asked: bool = True
 
 
 @dataclass(frozen=True)
@@ -149,7 +153,10 @@ class ReviewView:
     why: str
     explain: str
     weights: tuple[Weight, ...]
-    sentences: tuple[str, ...]
+    #: The trade-offs the answers settled, and the ranges of those they did not, each
+    #: under its own heading (:func:`~tradeoff.ask.presentation.tradeoffs`).
+    settled: tuple[str, ...]
+    unsettled: tuple[str, ...]
     consistency: str
     flagged: bool
     can_ask_more: bool
@@ -191,7 +198,10 @@ def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> Revie
     shown = result.swing_weights or result.weights
     intervals = result.swing_intervals or [None] * len(shown)
     weights = []
-    for name, w, interval in zip(names, shown, intervals, strict=True):
+    for i, (name, w, interval) in enumerate(zip(names, shown, intervals, strict=True)):
+        if not result.informed(i):  # the starting guess: no number, no meter
+            weights.append(Weight(name, _("not asked: your answers did not need it"), "", 0, False))
+            continue
         span = (
             ""
             if interval is None
@@ -199,8 +209,8 @@ def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> Revie
             % {"low": round(100 * interval[0]), "high": round(100 * interval[1])}
         )
         weights.append(Weight(name, f"{round(100 * w)}%", span, round(100 * w)))
-    sentences = settled_tradeoff_sentences(
-        scenario, result.weights, engine.space.priors, engine.weight_draws()
+    said = tradeoffs(
+        scenario, result.weights, engine.space.priors, engine.weight_draws(), asked=result.asked
     )
     check = consistency_of(engine)
     return ReviewView(
@@ -214,7 +224,8 @@ def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> Revie
         )
         % {"n": result.answers},
         tuple(weights),
-        tuple(sentences),
+        tuple(t.text for t in said if t.settled),
+        tuple(t.text for t in said if not t.settled),
         check.sentence(),
         check.flagged,
         engine.stop_reason() not in ("exhausted", "precise"),

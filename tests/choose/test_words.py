@@ -1,12 +1,14 @@
 """What a person reads of a decision: every chance in words that never claim certainty
 (`tradeoff.text.probability_words`), on every face that shows one; a weight no answer
 informed said to be "not asked", never given a number or a bar; a team's report speaking of
-each person, not to them."""
+each person, not to them; factors as plain numbers; COPA's ω set against each person's
+weights in one clause per person."""
 
 from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +17,10 @@ import pytest
 
 from tradeoff.ask.presentation import Voice, tradeoffs
 from tradeoff.ask.scenario import LoadedScenario, load_scenario
-from tradeoff.choose.decide import Decision, decide
-from tradeoff.choose.report import percent, weights_figure, write_report
-from tradeoff.choose.robustness import aspect_words
-from tradeoff.choose.words import plain_summary
+from tradeoff.choose.decide import Decision, decide, decision_tags
+from tradeoff.choose.report import summary, weights_figure, write_report
+from tradeoff.choose.robustness import WeightChange, aspect_words
+from tradeoff.choose.words import change_sentence, omega_note, plain_summary
 from tradeoff.cli.app import format_session
 from tradeoff.cli.decide import format_selection
 from tradeoff.learn import Choice
@@ -26,7 +28,7 @@ from tradeoff.record.log import read_session
 from tradeoff.record.summary import summarise
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.opening import start_session
-from tradeoff.text import probability_words
+from tradeoff.text import percent, probability_words
 from tradeoff.tui.screens.result import recommendation_text
 
 from ..conftest import ROOT, SCENARIOS
@@ -228,3 +230,47 @@ def test_the_team_report_speaks_of_each_person_not_to_them(
         r"[^.]*\byour?\b[^.]*", people, flags=re.I
     )
     assert "#### Not settled by their answers yet" in people or "#### Trade-offs their" in people
+
+
+# -- factors as plain numbers, ω said once per person ----------------------------------------
+
+
+@pytest.mark.parametrize("factor", [99.7, 100.0, 120.0, 0.0101, 0.0099, 45.6])
+def test_a_factor_is_a_plain_number(factor: float) -> None:
+    sentence = change_sentence(WeightChange(3, "memory", (factor, 1), None), ["a", "b"])
+    assert "e+" not in sentence and "e-" not in sentence, sentence
+    assert re.fullmatch(r"If memory mattered [0-9.,]+ times as much, b would win\.", sentence)
+
+
+def test_select_the_report_and_the_tags_say_factors_plainly(sure: Decision, tmp_path: Path) -> None:
+    """A change of a weight by 99.7 printed "1e+02 times as much"."""
+    far = (WeightChange(3, "memory", (99.7, 1), None),)
+    selection = replace(sure.selection, changes=[far])
+    decision = replace(sure, selection=selection)
+    wanted = "If memory mattered 100 times as much"
+    assert wanted in format_selection(selection)
+    assert wanted in "\n".join(plain_summary(selection))
+    assert wanted in summary(selection)
+    _, tags = decision_tags(decision)
+    assert tags["tradeoff.what_would_change"].startswith(wanted)
+    _, md = write_report(decision, tmp_path / "report", argv=["report"])
+    text = md.read_text()
+    assert wanted in text and "e+02" not in text
+
+
+def test_the_omega_note_names_each_person_once(sure: Decision) -> None:
+    person, pick = sure.stakeholders[0], sure.selection.picks[0]
+    own = person.swing_weights or person.weights
+    # ω unlike the person's weights on three aspects
+    far = tuple(1.0 - w for w in own)
+    selection = replace(sure.selection, picks=[replace(pick, weights=far)], stakeholders=[person])
+    note = omega_note(selection)
+    assert note.count(person.participant) == 1, note
+    assert note.count("ω gives") == 1
+    unlike = sum(abs(a - b) > 0.15 for a, b in zip(far, own, strict=True))
+    assert note.count("(their weight: ") == min(3, unlike)
+    # a weight not asked is a guess, not the person's: ω is not set against it
+    unasked = replace(person, asked=(True, False, False, False))
+    note = omega_note(replace(selection, stakeholders=[unasked]))
+    aspects = aspect_words(sure.scenario)
+    assert all(f"{aspect} " not in note.split(". So ", 1)[-1] for aspect in aspects[1:])

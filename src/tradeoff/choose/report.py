@@ -42,13 +42,20 @@ from tradeoff.ask.presentation import (
 from tradeoff.choose.decide import Decision
 from tradeoff.choose.robustness import CONSENSUS_LEAD, aspect_words
 from tradeoff.choose.selection import Selection
-from tradeoff.choose.words import acceptability_words, copa_differs, nearest_changes, omega_note
+from tradeoff.choose.words import (
+    acceptability_words,
+    change_sentence,
+    copa_differs,
+    nearest_changes,
+    omega_note,
+)
 from tradeoff.pool import copa
 from tradeoff.text import (
     clean_text,
     markdown_html,
     markdown_table,
     markdown_text,
+    percent,
     probability_words,
 )
 from tradeoff.version import __version__
@@ -111,16 +118,6 @@ def alpha_front_figure(selection: Selection, path: Path, alphas: int = 1000) -> 
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return "Candidate models; coloured where COPA (p = ∞) selects them for some α."
-
-
-def percent(value: float) -> str:
-    """A weight or an ω in the one form the report gives it, in its tables, its sentences
-    and on its figures: whole percentages.
-
-    >>> percent(0.025), percent(0.6049)
-    ('2%', '60%')
-    """
-    return f"{value:.0%}"
 
 
 def weights_figure(selection: Selection, path: Path) -> str:
@@ -308,7 +305,9 @@ def write_report(
         if table is not None:
             md += [f"- {markdown_text(acceptability_words(table, pool.names))}"]
         if selection.changes:
-            md += [f"- {markdown_text(c.sentence(pool.names))}" for c in selection.changes[i]]
+            md += [
+                f"- {markdown_text(change_sentence(c, pool.names))}" for c in selection.changes[i]
+            ]
         md += [""]
         said = tradeoffs(scenario, s.weights, s.priors, s.draws, asked=s.asked, voice=voice)
         for heading, settled in zip(tradeoff_headings(voice), (True, False), strict=True):
@@ -512,5 +511,5 @@ def summary(selection: Selection) -> str:
         )
     near = nearest_changes(changes)
     if near:
-        text += f" What would change it: {markdown_text(near[0].sentence(raw))}"
+        text += f" What would change it: {markdown_text(change_sentence(near[0], raw))}"
     return text

@@ -67,10 +67,9 @@ def decision(args: argparse.Namespace) -> Decision:
 def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
     from tradeoff.ask.presentation import Voice, not_asked_words
-    from tradeoff.choose.report import percent
     from tradeoff.choose.robustness import CONSENSUS_LEAD
-    from tradeoff.choose.words import acceptability_words, copa_differs
-    from tradeoff.text import probability_words
+    from tradeoff.choose.words import acceptability_words, change_sentence, copa_differs
+    from tradeoff.text import percent, probability_words
 
     names = chosen.pool.names
     lines = []
@@ -88,7 +87,7 @@ def format_selection(chosen: Selection) -> str:
             lines.append(f"  {acceptability_words(table, names)}")
         if chosen.changes:
             lines.append("  What would change the pick:")
-            lines += [f"    {c.sentence(names)}" for c in chosen.changes[i]]
+            lines += [f"    {change_sentence(c, names)}" for c in chosen.changes[i]]
         if s.consistency is not None and s.consistency.flagged:
             lines.append(f"  {s.consistency.sentence()}")
         swing = s.swing_weights or s.weights
@@ -123,7 +122,7 @@ def format_selection(chosen: Selection) -> str:
         )
     if chosen.consensus_changes:
         lines.append("What would change the consensus (that weight of everyone):")
-        lines += [f"  {c.sentence(names)}" for c in chosen.consensus_changes]
+        lines += [f"  {change_sentence(c, names)}" for c in chosen.consensus_changes]
     return "\n".join(lines)
 
 

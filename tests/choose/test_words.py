@@ -2,7 +2,7 @@
 (`tradeoff.text.probability_words`), on every face that shows one; a weight no answer
 informed said to be "not asked", never given a number or a bar; a team's report speaking of
 each person, not to them; factors as plain numbers; COPA's ω set against each person's
-weights in one clause per person."""
+weights in one clause per person; a pick from unfinished questions said to be provisional."""
 
 from __future__ import annotations
 
@@ -274,3 +274,45 @@ def test_the_omega_note_names_each_person_once(sure: Decision) -> None:
     note = omega_note(replace(selection, stakeholders=[unasked]))
     aspects = aspect_words(sure.scenario)
     assert all(f"{aspect} " not in note.split(". So ", 1)[-1] for aspect in aspects[1:])
+
+
+# -- an unfinished session's pick is provisional ---------------------------------------------
+
+PROVISIONAL = "Unfinished: 3 questions answered so far, with more planned; "
+
+
+@pytest.fixture(scope="module")
+def unfinished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three answers of thirty planned questions, the session left open."""
+    loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
+    folder = tmp_path_factory.mktemp("unfinished")
+    path = record_short(loaded, folder, "dr-lee", budget=30, answers=3)
+    (person,) = decide([path]).stakeholders
+    assert not person.complete and person.answers == 3
+    return path
+
+
+def test_an_unfinished_pick_is_provisional_everywhere(
+    unfinished: Path, sure: Decision, tmp_path: Path
+) -> None:
+    decision = decide([unfinished])
+    said = PROVISIONAL + "the pick is provisional and may change with more answers."
+    assert said in format_selection(decision.selection)
+    assert said in "\n".join(plain_summary(decision.selection))
+    assert said in summary(decision.selection)
+    _, md = write_report(decision, tmp_path / "one", argv=["report"])
+    assert md.read_text().count(said) == 2  # the summary and the person's section
+    assert decision_tags(decision)[1]["tradeoff.unfinished"] == "dr-lee (3 answers)"
+    shown = format_session(summarise(unfinished))
+    assert PROVISIONAL + "these weights, and any pick made from them, are provisional" in shown
+    # a team: the summary names who is unfinished and what that does to the group's pick
+    team = decide([unfinished, sure.stakeholders[0].path])
+    assert (
+        "Unfinished: dr-lee answered 3 questions so far, with more planned; their pick, and "
+        "so the group's, is provisional" in summary(team.selection)
+    )
+    # a finished session says none of it
+    assert "Unfinished" not in format_selection(sure.selection)
+    assert "Unfinished" not in summary(sure.selection)
+    assert "tradeoff.unfinished" not in decision_tags(sure)[1]
+    assert "Unfinished" not in format_session(summarise(sure.stakeholders[0].path))

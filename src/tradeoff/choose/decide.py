@@ -373,6 +373,9 @@ def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
     near = nearest_changes(changes)
     if near:
         tags["tradeoff.what_would_change"] = change_sentence(near[0], chosen.pool.names)
+    unfinished = [f"{s.participant} ({s.answers} answers)" for s in people if not s.complete]
+    if unfinished:  # a pick from unfinished questions is provisional
+        tags["tradeoff.unfinished"] = ", ".join(unfinished)
     tags |= {
         "tradeoff.recommended": chosen.pool.names[index],
         "tradeoff.ask.scenario": chosen.scenario.id,

@@ -48,6 +48,7 @@ from tradeoff.choose.words import (
     copa_differs,
     nearest_changes,
     omega_note,
+    unfinished_words,
 )
 from tradeoff.pool import copa
 from tradeoff.text import (
@@ -266,6 +267,8 @@ def write_report(
         if rec.trade:
             md += [markdown_text(f"{rec.trade[0].upper()}{rec.trade[1:]}.")]
         md += [""]
+        if not s.complete:
+            md += [f"**{markdown_text(unfinished_words(s.answers))}**", ""]
         if s.consistency is not None and s.consistency.flagged:
             md += [f"**{markdown_text(s.consistency.sentence())}**", ""]
         voice = YOU if len(selection.stakeholders) == 1 else Voice(s.participant)
@@ -471,6 +474,8 @@ def summary(selection: Selection) -> str:
             text += f" {markdown_text(acceptability_words(table, raw))}"
         if s.consistency is not None and s.consistency.flagged:
             text += f" {markdown_text(s.consistency.sentence())}"
+        if not s.complete:
+            text += f" **{markdown_text(unfinished_words(s.answers))}**"
         changes = selection.changes[0] if selection.changes else ()
     else:
         picks = [names[r.index] for r in selection.recommendations]
@@ -494,6 +499,13 @@ def summary(selection: Selection) -> str:
             text += " " + markdown_text(
                 acceptability_words(selection.consensus_acceptability, raw, lead=CONSENSUS_LEAD)
             )
+        unfinished = [
+            unfinished_words(s.answers, s.participant, "their pick, and so the group's, is")
+            for s in people
+            if not s.complete
+        ]
+        if unfinished:
+            text += " **" + markdown_text(" ".join(unfinished)) + "**"
         changes = selection.consensus_changes
     flagged = [s for s in people if s.consistency is not None and s.consistency.flagged]
     if selection.excluded:

@@ -167,11 +167,36 @@ def copa_differs(selection: Selection, rec: Recommendation, pick: RankOutcome) -
     return f"COPA's ranking (for the practitioner) picks {pick.selected.name} instead{than}."
 
 
+def unfinished_words(answers: int, who: str | None = None, what: str = "the pick is") -> str:
+    """What a face says of a session whose questions were not finished
+    (:attr:`~tradeoff.choose.selection.Stakeholder.complete` false): how many were
+    answered, and that ``what`` (a pick, weights) is provisional; ``who`` names the person
+    (a team's report).
+
+    Examples
+    --------
+    >>> print(unfinished_words(3))  # doctest: +NORMALIZE_WHITESPACE
+    Unfinished: 3 questions answered so far, with more planned; the pick is provisional and
+    may change with more answers.
+    >>> print(unfinished_words(1, "dr-kim", "their pick, and so the group's, is"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Unfinished: dr-kim answered 1 question so far, with more planned; their pick, and so the
+    group's, is provisional and may change with more answers.
+    """
+    questions = f"{answers:,} question{'' if answers == 1 else 's'}"
+    done = f"{questions} answered" if who is None else f"{who} answered {questions}"
+    return (
+        f"Unfinished: {done} so far, with more planned; {what} provisional and may change "
+        "with more answers."
+    )
+
+
 def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
     """Who each model is for and why, in the people's words and units: each person's
     recommendation with its chance of being best and the runner-up trade, how sure that is
     (rank acceptability) and the nearest changes of a weight that would alter it; then the
-    consensus for a group. The first view of ranking details and the report's summary."""
+    consensus for a group; a pick from unfinished questions is said to be provisional. The
+    first view of ranking details and the report's summary."""
     names = selection.pool.names
     lines = []
     for i, (s, rec, _, _) in enumerate(selection.rows()):
@@ -186,6 +211,8 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
         if s.consistency is not None and s.consistency.flagged:
             line += f" {s.consistency.sentence()}"
         lines.append(line)
+        if not s.complete:
+            lines.append(f"  {unfinished_words(s.answers)}")
         table = selection.acceptability[i] if selection.acceptability else None
         if table is not None:
             lines.append(f"  {acceptability_words(table, names)}")

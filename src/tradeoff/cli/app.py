@@ -123,8 +123,10 @@ def cmd_elicit(args: argparse.Namespace) -> int:
 def format_session(summary: SessionSummary) -> str:
     """The text ``tradeoff session show`` prints: who and what, each weight with its 90%
     interval (or that no answer asked about it), the trade-offs under headings that say
-    whether the answers settled them, and the consistency check."""
+    whether the answers settled them, and the consistency check; a session whose questions
+    were not finished is said to be provisional."""
     from tradeoff.ask.presentation import not_asked_words, tradeoff_headings
+    from tradeoff.choose.words import unfinished_words
 
     h, r = summary.log.header, summary.result
     lines = [
@@ -134,6 +136,12 @@ def format_session(summary: SessionSummary) -> str:
         f"answers {summary.answers} (recorded {summary.recorded}, undos {summary.undos}), "
         f"complete: {'yes' if summary.log.finished else 'no'}",
     ]
+    if not r.complete:
+        lines.append(
+            unfinished_words(
+                summary.answers, what="these weights, and any pick made from them, are"
+            )
+        )
     lines.append(f"  {'':<16} {'per unit (3 significant digits)':<36} over its whole range (swing)")
     for i, name in enumerate(r.names):
         if not r.informed(i):  # the starting guess, not something the person said

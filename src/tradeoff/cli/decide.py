@@ -68,7 +68,12 @@ def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
     from tradeoff.ask.presentation import Voice, not_asked_words
     from tradeoff.choose.robustness import CONSENSUS_LEAD
-    from tradeoff.choose.words import acceptability_words, change_sentence, copa_differs
+    from tradeoff.choose.words import (
+        acceptability_words,
+        change_sentence,
+        copa_differs,
+        unfinished_words,
+    )
     from tradeoff.text import percent, probability_words
 
     names = chosen.pool.names
@@ -80,6 +85,8 @@ def format_selection(chosen: Selection) -> str:
             else f" (probability it is the best: {probability_words(rec.probability)})"
         )
         lines += [f"{s.participant}: recommended {rec.name}{sure}"]
+        if not s.complete:
+            lines.append(f"  {unfinished_words(s.answers)}")
         if rec.trade:
             lines.append(f"  {rec.trade[0].upper()}{rec.trade[1:]}.")
         table = chosen.acceptability[i] if chosen.acceptability else None

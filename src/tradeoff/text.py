@@ -7,10 +7,15 @@ every C0 and C1 control character, DEL and the bidirectional overrides with ``?`
 
 >>> clean_text("model\\x1b]0;owned\\x07-1")
 'model?]0;owned?-1'
+
+Numbers a person reads are written here too: :func:`probability_words` for every chance
+shown (never a false 0% or 100%), :func:`plain_number` for a factor ("100 times", never
+"1e+02 times").
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -226,3 +231,65 @@ def markdown_html(
         if token.children is not None:
             token.children = children
     return str(md.renderer.render(tokens, md.options, {}))
+
+
+# -- Numbers in words -----------------------------------------------------------------------
+
+
+def probability_words(
+    p: float,
+    *,
+    over: str = "over %(n)s%%",
+    under: str = "under %(n)s%%",
+    whole: str = "%(n)s%%",
+) -> str:
+    """A probability or a chance as a person reads it: whole percentages, never a false
+    certainty. Anything from 99.5% up, 1 itself included, is "over 99%" (a P(best) of 1
+    counts posterior draws, all of which agree; it is not a proof), anything above 0 and
+    under 0.5% is "under 1%"; 0 stays "0%". The one rule for every P(best) or chance the
+    project shows (the app, the study web page, ``select``, the report, ``session show``).
+
+    ``over``, ``under`` and ``whole`` are the phrases with the number as ``%(n)s``: the web
+    page passes them through its message catalogue.
+
+    Examples
+    --------
+    >>> [probability_words(p) for p in (1.0, 0.9996, 0.994, 0.25, 0.004, 0.0)]
+    ['over 99%', 'over 99%', '99%', '25%', 'under 1%', '0%']
+    >>> probability_words(1.0, over="más del %(n)s%%")
+    'más del 99%'
+    """
+    if p >= 0.995:
+        return over % {"n": 99}
+    if 0 < p < 0.005:
+        return under % {"n": 1}
+    return whole % {"n": round(100 * p)}
+
+
+def percent(value: float) -> str:
+    """A weight or an ω (a share of 1) in the one form every face gives it: whole
+    percentages, the same in a report's tables, its sentences and its figures.
+
+    >>> percent(0.025), percent(0.6049)
+    ('2%', '60%')
+    """
+    return f"{value:.0%}"
+
+
+def plain_number(x: float, digits: int = 2) -> str:
+    """A positive number to ``digits`` significant figures as a person writes it: never in
+    scientific notation ("100", not "1e+02"), thousands grouped, no trailing zeros.
+
+    Examples
+    --------
+    >>> [plain_number(x) for x in (99.7, 120.0, 3.456, 0.0134, 0.000251, 12345.0, 20.0)]
+    ['100', '120', '3.5', '0.013', '0.00025', '12,000', '20']
+    >>> [plain_number(x) for x in (2.0, 0.5, 0.30001, 1.04)]
+    ['2', '0.5', '0.3', '1']
+    """
+    if x == 0 or not math.isfinite(x):
+        return f"{x:g}"
+    rounded = float(f"{x:.{digits}g}")
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(rounded))))
+    text = f"{rounded:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text

@@ -86,7 +86,8 @@ async def test_no_string_escapes_the_catalogue(tmp_path: Path) -> None:
         review = review_view(
             Recorder(held.engine, held.path, -1, held.header), scenario, site.languages[PSEUDO]
         )
-        data |= {w.name for w in review.weights} | set(review.sentences) | {review.consistency}
+        data |= {w.name for w in review.weights} | {review.consistency}
+        data |= set(review.settled) | set(review.unsettled)
         pages.append(page)
         pages.append(await p.post("answer", {"csrf": "forged", "answered": "0"}))
         pages.append(await p.get("no-such-page"))

@@ -282,10 +282,94 @@ def option_title(query: Query, side: int) -> str:
     return f"{name}: a candidate model" if query.kind == "candidates" else name
 
 
+@dataclass(frozen=True)
+class Voice:
+    """Whom the sentences about a person's answers speak to: the person reading them
+    ("you", the default), or, in a team's report, a person named above them ("they").
+
+    >>> YOU.subject, YOU.them, YOU.their
+    ('You', 'you', 'your')
+    >>> Voice("dr-kim").subject, Voice("dr-kim").them, Voice("dr-kim").their
+    ('dr-kim', 'them', 'their')
+    """
+
+    #: The person's name (a participant id); ``None`` speaks to the reader.
+    name: str | None = None
+
+    @property
+    def subject(self) -> str:
+        """Who does something, at the start of a sentence: "You", or the name."""
+        return "You" if self.name is None else self.name
+
+    @property
+    def them(self) -> str:
+        """Who something is worth to: "you" or "them"."""
+        return "you" if self.name is None else "them"
+
+    @property
+    def their(self) -> str:
+        """Whose answers: "your" or "their"."""
+        return "your" if self.name is None else "their"
+
+
+#: The person reading.
+YOU = Voice()
+
+
+def not_asked_words(voice: Voice = YOU) -> str:
+    """What a face shows instead of a weight no answer informed
+    (:attr:`~tradeoff.learn.base.ElicitationResult.asked` is false for it): no question
+    showed two options that differ on it, so its number would be the starting guess, not
+    something the person said.
+
+    >>> not_asked_words(), not_asked_words(Voice("dr-kim"))
+    ('not asked: your answers did not need it', 'not asked: their answers did not need it')
+    """
+    return f"not asked: {voice.their} answers did not need it"
+
+
+def tradeoff_headings(voice: Voice = YOU) -> tuple[str, str]:
+    """The headings over the trade-offs the answers settled and over those they did not
+    (:func:`tradeoffs`), so each sits under words that are true of it.
+
+    >>> tradeoff_headings()
+    ('Trade-offs your answers say you would make', 'Not settled by your answers yet')
+    >>> tradeoff_headings(Voice("dr-kim"))[0]
+    'Trade-offs their answers say they would make'
+    """
+    they = "you" if voice.name is None else "they"
+    return (
+        f"Trade-offs {voice.their} answers say {they} would make",
+        f"Not settled by {voice.their} answers yet",
+    )
+
+
+@dataclass(frozen=True)
+class TradeOff:
+    """One trade-off in words: the first class against weight ``aspect`` (another class or
+    an attribute), and whether the answers settled it.
+
+    ``text`` says it alone (under a heading of :func:`tradeoff_headings`); ``sentence`` says
+    it in a list without headings, an unsettled one opening with "Not settled by your
+    answers".
+    """
+
+    aspect: int
+    text: str
+    settled: bool
+    voice: Voice = YOU
+
+    @property
+    def sentence(self) -> str:
+        if self.settled:
+            return self.text
+        return f"Not settled by {self.voice.their} answers: {self.text}"
+
+
 #: A trade-off is said as a fact only when the answers settle it: its 90% range (over the
 #: posterior's draws) spans at most this factor from low to high, in the person's units
 #: ("between 5 and 9 ms" is settled, "between 0.5 and 9 ms" is not). Otherwise the range
-#: itself is said, with the words that the answers have not settled it.
+#: itself is said, under a heading that says the answers have not settled it.
 SETTLED_FACTOR = 2.0
 
 
@@ -298,20 +382,117 @@ def _rounded(x: float) -> str:
     return f"{x:.0f}" if x >= 10 else f"{x:.1f}" if x >= 1 else f"{x:.2f}"
 
 
+def tradeoffs(
+    scenario: Scenario,
+    weights: Sequence[float],
+    priors: Sequence[float],
+    draws: NDArray[np.float64] | None,
+    *,
+    asked: Sequence[bool] | None = None,
+    voice: Voice = YOU,
+) -> list[TradeOff]:
+    """What the weights mean, in the scenario's words, each trade-off marked settled or not.
+
+    For each trade-off (the first class against every other class and attribute), the
+    exchange rate is computed for every posterior draw of the weights; when its 90% range
+    spans more than :data:`SETTLED_FACTOR`, the trade-off gives the range and is marked
+    unsettled, instead of a single number (a pick can be settled long before every
+    trade-off is). Without draws (a point estimate), every trade-off is
+    :func:`tradeoff_sentences`'s, as settled.
+
+    A trade-off with a weight no answer informed (``asked``, per weight:
+    :attr:`~tradeoff.learn.base.ElicitationResult.asked`) is left out: its exchange rate
+    would be the starting guess, and the faces say "not asked" (:func:`not_asked_words`)
+    where that weight would be.
+
+    Examples
+    --------
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> w = np.array([0.5, 0.3, 0.1, 0.1]) / np.array([0.37, 0.63, 1.0, 1.0])
+    >>> sure = np.tile(w, (100, 1))
+    >>> vague = sure * np.linspace(0.2, 5.0, 100)[:, None] ** np.array([0, 0, 1, 0])
+    >>> [(t.aspect, t.settled) for t in tradeoffs(sc, w, [0.37, 0.63], vague)]
+    [(1, True), (2, False), (3, True)]
+    >>> [t.aspect for t in tradeoffs(sc, w, [0.37, 0.63], vague, asked=(1, 1, 1, 0))]
+    [1, 2]
+    >>> print(tradeoffs(sc, w, [0.37, 0.63], sure, voice=Voice("dr-kim"))[1].text)
+    ... # doctest: +NORMALIZE_WHITESPACE
+    dr-kim would give up 100 flagged malignant lumps per 1,000 to save 0.5 ms of latency.
+    """
+    k = scenario.n_classes
+    point = _point_tradeoffs(scenario, weights, priors, voice)
+    if asked is not None:
+        point = [(j, s) for j, s in point if asked[0] and asked[j]]
+    if draws is None or len(draws) < 2:
+        return [TradeOff(j, s, True, voice) for j, s in point]
+    w = np.asarray(draws, dtype=np.float64)
+    c0 = scenario.classes[0]
+    lo0, hi0 = c0.recall_range
+    most = max(1, round((hi0 - lo0) * PER))
+    out = []
+    for other, sentence in point:
+        if other == 0 or weights[other] <= 0:  # "carry no weight", "does not matter"
+            out.append(TradeOff(other, sentence, True, voice))
+            continue
+        ratio = w[:, 0] / np.maximum(w[:, other], 1e-300)  # class-1 weight per unit of other
+        low, high = np.quantile(ratio, [0.05, 0.95])
+        if low > 0 and high / low <= SETTLED_FACTOR:
+            out.append(TradeOff(other, sentence, True, voice))
+            continue
+        if other < k:
+            ci = scenario.classes[other]
+            per_ci = 10 * priors[0] / priors[other]  # cases of class i worth 10 of class 1
+            r_low, r_high = per_ci * low, per_ci * high
+            if r_high > 100 and r_low > 0 and 100 / r_low < r_high:
+                # Said the other way round, so no count runs past 1,000 per 1,000.
+                first, second, r_low, r_high = ci, c0, 100 / r_high, 100 / r_low
+            else:
+                first, second = c0, ci
+            text = (
+                f"10 more {first.outcome} {first.label} per 1,000 are worth between "
+                f"{_rounded(r_low)} and {_rounded(r_high)} more {second.outcome} "
+                f"{second.label} per 1,000 to {voice.them} (90% range)."
+            )
+            out.append(TradeOff(other, text, False, voice))
+            continue
+        spec = scenario.attributes[other - k]
+        n = min(10, most)
+        unit = n * priors[0] / PER
+        a_lo, a_hi = spec.range
+        top = (
+            f"more than its whole range ({amount(spec, a_lo)} to {amount(spec, a_hi)})"
+            if unit * high > a_hi - a_lo
+            else amount(spec, unit * high)
+        )
+        bottom = amount(spec, unit * low)
+        if top == amount(spec, 0.0):  # the whole range rounds to nothing: settled, as shown
+            text = (
+                f"{n:,} more {c0.outcome} {c0.label} per 1,000 are worth next to no "
+                f"{spec.name} to {voice.them}: less than the smallest amount shown (90% range)."
+            )
+            out.append(TradeOff(other, text, True, voice))
+            continue
+        span = f"up to {top}" if bottom == amount(spec, 0.0) else f"between {bottom} and {top}"
+        text = (
+            f"{n:,} more {c0.outcome} {c0.label} per 1,000 are worth {span} of {spec.name} "
+            f"to {voice.them} (90% range)."
+        )
+        out.append(TradeOff(other, text, False, voice))
+    return out
+
+
 def settled_tradeoff_sentences(
     scenario: Scenario,
     weights: Sequence[float],
     priors: Sequence[float],
     draws: NDArray[np.float64] | None,
+    *,
+    asked: Sequence[bool] | None = None,
+    voice: Voice = YOU,
 ) -> list[str]:
-    """:func:`tradeoff_sentences`, saying only what the answers settled.
-
-    For each trade-off (the first class against every other class and attribute), the
-    exchange rate is computed for every posterior draw of the weights; when its 90% range
-    spans more than :data:`SETTLED_FACTOR`, the sentence gives the range and says the
-    answers have not settled it, instead of a single number (a pick can be settled long
-    before every trade-off is). Without draws (a point
-    estimate), the sentences are :func:`tradeoff_sentences`'s.
+    """:func:`tradeoffs` as one list of sentences (``session show --json``): the settled
+    ones as facts, the others opening with "Not settled by your answers".
 
     >>> from tradeoff.ask.scenario import load_scenario
     >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
@@ -341,65 +522,13 @@ def settled_tradeoff_sentences(
     Not settled by your answers: 10 more cleared benign lumps per 1,000 are worth between
     0.08 and 14 more flagged malignant lumps per 1,000 to you (90% range).
     """
-    point = tradeoff_sentences(scenario, weights, priors)
-    if draws is None or len(draws) < 2 or len(point) != len(weights) - 1:
-        return point
-    w = np.asarray(draws, dtype=np.float64)
-    k = scenario.n_classes
-    c0 = scenario.classes[0]
-    lo0, hi0 = c0.recall_range
-    most = max(1, round((hi0 - lo0) * PER))
-    out = []
-    for other, sentence in zip(range(1, len(weights)), point, strict=True):
-        if weights[other] <= 0 or weights[0] <= 0:
-            out.append(sentence)
-            continue
-        ratio = w[:, 0] / np.maximum(w[:, other], 1e-300)  # class-1 weight per unit of other
-        low, high = np.quantile(ratio, [0.05, 0.95])
-        if low > 0 and high / low <= SETTLED_FACTOR:
-            out.append(sentence)
-            continue
-        if other < k:
-            ci = scenario.classes[other]
-            per_ci = 10 * priors[0] / priors[other]  # cases of class i worth 10 of class 1
-            r_low, r_high = per_ci * low, per_ci * high
-            if r_high > 100 and r_low > 0 and 100 / r_low < r_high:
-                # Said the other way round, so no count runs past 1,000 per 1,000.
-                first, second, r_low, r_high = ci, c0, 100 / r_high, 100 / r_low
-            else:
-                first, second = c0, ci
-            out.append(
-                f"Not settled by your answers: 10 more {first.outcome} {first.label} per "
-                f"1,000 are worth between {_rounded(r_low)} and {_rounded(r_high)} more "
-                f"{second.outcome} {second.label} per 1,000 to you (90% range)."
-            )
-            continue
-        spec = scenario.attributes[other - k]
-        n = min(10, most)
-        unit = n * priors[0] / PER
-        a_lo, a_hi = spec.range
-        top = (
-            f"more than its whole range ({amount(spec, a_lo)} to {amount(spec, a_hi)})"
-            if unit * high > a_hi - a_lo
-            else amount(spec, unit * high)
-        )
-        bottom = amount(spec, unit * low)
-        if top == amount(spec, 0.0):  # the whole range rounds to nothing: settled, as shown
-            out.append(
-                f"{n:,} more {c0.outcome} {c0.label} per 1,000 are worth next to no "
-                f"{spec.name} to you: less than the smallest amount shown (90% range)."
-            )
-            continue
-        span = f"up to {top}" if bottom == amount(spec, 0.0) else f"between {bottom} and {top}"
-        out.append(
-            f"Not settled by your answers: {n:,} more {c0.outcome} {c0.label} per 1,000 are "
-            f"worth {span} of {spec.name} to you (90% range)."
-        )
-    return out
+    return [
+        t.sentence for t in tradeoffs(scenario, weights, priors, draws, asked=asked, voice=voice)
+    ]
 
 
 def tradeoff_sentences(
-    scenario: Scenario, weights: Sequence[float], priors: Sequence[float]
+    scenario: Scenario, weights: Sequence[float], priors: Sequence[float], voice: Voice = YOU
 ) -> list[str]:
     """What the weights mean, in the scenario's words.
 
@@ -407,37 +536,58 @@ def tradeoff_sentences(
     1,000 of one are worth in the other ("You would give up 10 detected glaucoma cases per
     1,000 to save $0.05 per scan"). ψ is linear, so a₁·ζ₁·Δrecall₁ = a_j·Δx_j gives the
     exchange rate.
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> tradeoff_sentences(sc, [0.0, 0.5, 0.3, 0.2], [0.37, 0.63], Voice("dr-kim"))
+    ['Flagged malignant lumps carry no weight for them.']
     """
+    return [s for _, s in _point_tradeoffs(scenario, weights, priors, voice)]
+
+
+def _point_tradeoffs(
+    scenario: Scenario, weights: Sequence[float], priors: Sequence[float], voice: Voice
+) -> list[tuple[int, str]]:
+    """:func:`tradeoff_sentences`, each with the weight it trades the first class against
+    (0 for the one sentence said when the first class carries no weight)."""
     k = scenario.n_classes
     out = []
     c0 = scenario.classes[0]
     value_per_case0 = weights[0] * priors[0] / PER  # ψ of one more class-1 case per 1,000
     if value_per_case0 <= 0:
-        return [f"{c0.outcome.capitalize()} {c0.label} carry no weight for you."]
+        return [(0, f"{c0.outcome.capitalize()} {c0.label} carry no weight for {voice.them}.")]
     for i in range(1, k):
         ci = scenario.classes[i]
         per_case = weights[i] * priors[i] / PER
         if per_case <= 0:
-            out.append(f"{ci.outcome.capitalize()} {ci.label} carry no weight for you.")
+            out.append(
+                (i, f"{ci.outcome.capitalize()} {ci.label} carry no weight for {voice.them}.")
+            )
             continue
         n0 = 10 * per_case / value_per_case0
         if n0 <= 10:
             out.append(
-                f"10 more {ci.outcome} {ci.label} per 1,000 are worth as much to you as "
-                f"{n0:.1f} more {c0.outcome} {c0.label} per 1,000."
+                (
+                    i,
+                    f"10 more {ci.outcome} {ci.label} per 1,000 are worth as much to "
+                    f"{voice.them} as {n0:.1f} more {c0.outcome} {c0.label} per 1,000.",
+                )
             )
         else:
             ni = 10 * value_per_case0 / per_case
             out.append(
-                f"10 more {c0.outcome} {c0.label} per 1,000 are worth as much to you as "
-                f"{ni:.1f} more {ci.outcome} {ci.label} per 1,000."
+                (
+                    i,
+                    f"10 more {c0.outcome} {c0.label} per 1,000 are worth as much to "
+                    f"{voice.them} as {ni:.1f} more {ci.outcome} {ci.label} per 1,000.",
+                )
             )
     for j, spec in enumerate(scenario.attributes):
         low, high = spec.range
         weight = weights[k + j]
         change = "save" if spec.kind == "cost" else "gain"
         if weight <= 0:
-            out.append(f"{spec.name.capitalize()} does not matter to you.")
+            out.append((k + j, f"{spec.name.capitalize()} does not matter to {voice.them}."))
             continue
         # The natural units worth n class-1 cases; n grows until the amount is visible,
         # but never beyond the class's recall range (a person cannot trade more cases).
@@ -451,21 +601,22 @@ def tradeoff_sentences(
             if worth >= 0.02 * (high - low):
                 break
         if worth > high - low:
-            out.append(
+            text = (
                 f"Even the whole range of {spec.name}, {amount(spec, low)} to "
-                f"{amount(spec, high)}, is worth less to you than {n:,} more {c0.outcome} "
-                f"{c0.label} per 1,000."
+                f"{amount(spec, high)}, is worth less to {voice.them} than {n:,} more "
+                f"{c0.outcome} {c0.label} per 1,000."
             )
         elif worth < 0.02 * (high - low):
-            out.append(
-                f"{spec.name.capitalize()} matters more to you than {c0.outcome} {c0.label}: "
-                f"all {n:,} more {c0.outcome} {c0.label} per 1,000 that the range allows "
-                f"({per_thousand(lo0):,} to {per_thousand(hi0):,}) are worth only "
-                f"{amount(spec, worth)} of {spec.name} to you."
+            text = (
+                f"{spec.name.capitalize()} matters more to {voice.them} than {c0.outcome} "
+                f"{c0.label}: all {n:,} more {c0.outcome} {c0.label} per 1,000 that the range "
+                f"allows ({per_thousand(lo0):,} to {per_thousand(hi0):,}) are worth only "
+                f"{amount(spec, worth)} of {spec.name} to {voice.them}."
             )
         else:
-            out.append(
-                f"You would give up {n:,} {c0.outcome} {c0.label} per 1,000 to {change} "
-                f"{amount(spec, worth)} of {spec.name}."
+            text = (
+                f"{voice.subject} would give up {n:,} {c0.outcome} {c0.label} per 1,000 to "
+                f"{change} {amount(spec, worth)} of {spec.name}."
             )
+        out.append((k + j, text))
     return out

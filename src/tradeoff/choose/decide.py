@@ -42,7 +42,7 @@ from tradeoff.choose.selection import (
     select_for_stakeholders,
     stakeholder_of,
 )
-from tradeoff.choose.words import nearest_changes
+from tradeoff.choose.words import change_sentence, nearest_changes
 from tradeoff.data import shipped_ids, shipped_scenarios
 from tradeoff.errors import InputError
 from tradeoff.learn import Engine
@@ -372,7 +372,10 @@ def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
     )
     near = nearest_changes(changes)
     if near:
-        tags["tradeoff.what_would_change"] = near[0].sentence(chosen.pool.names)
+        tags["tradeoff.what_would_change"] = change_sentence(near[0], chosen.pool.names)
+    unfinished = [f"{s.participant} ({s.answers} answers)" for s in people if not s.complete]
+    if unfinished:  # a pick from unfinished questions is provisional
+        tags["tradeoff.unfinished"] = ", ".join(unfinished)
     tags |= {
         "tradeoff.recommended": chosen.pool.names[index],
         "tradeoff.ask.scenario": chosen.scenario.id,

@@ -32,18 +32,33 @@ from typing import Any
 
 import numpy as np
 
-from tradeoff.ask.presentation import settled_tradeoff_sentences
-from tradeoff.choose.decide import Decision
-from tradeoff.choose.robustness import (
-    CONSENSUS_LEAD,
-    acceptability_sentence,
-    aspect_words,
-    share_words,
+from tradeoff.ask.presentation import (
+    YOU,
+    Voice,
+    not_asked_words,
+    tradeoff_headings,
+    tradeoffs,
 )
+from tradeoff.choose.decide import Decision
+from tradeoff.choose.robustness import CONSENSUS_LEAD, aspect_words
 from tradeoff.choose.selection import Selection
-from tradeoff.choose.words import copa_differs, nearest_changes, omega_note
+from tradeoff.choose.words import (
+    acceptability_words,
+    change_sentence,
+    copa_differs,
+    nearest_changes,
+    omega_note,
+    unfinished_words,
+)
 from tradeoff.pool import copa
-from tradeoff.text import clean_text, markdown_html, markdown_table, markdown_text
+from tradeoff.text import (
+    clean_text,
+    markdown_html,
+    markdown_table,
+    markdown_text,
+    percent,
+    probability_words,
+)
 from tradeoff.version import __version__
 
 VERSIONS = ("numpy", "pandas", "scipy", "moocore", "matplotlib", "textual")
@@ -110,7 +125,7 @@ def weights_figure(selection: Selection, path: Path) -> str:
     """Each stakeholder's weights as the tables give them: how much each aspect matters
     over its whole range (swing weights, in percent) with 90% credible intervals, and COPA's
     ω for the same person beside them. Every bar carries its value, so a weight of 1% is
-    read, not lost."""
+    read, not lost; a weight no answer informed has no bar, only the words "not asked"."""
     plt = _plt()
     people = selection.stakeholders
     scenario = selection.scenario
@@ -120,25 +135,33 @@ def weights_figure(selection: Selection, path: Path) -> str:
     width = 0.8 / n
     x = np.arange(len(names))
     top = 0.0
+    unasked = False
     for k, (s, pick) in enumerate(zip(people, selection.picks, strict=True)):
         w = np.array(s.swing_weights or s.weights)
+        asked = np.ones(len(w), dtype=bool) if s.asked is None else np.array(s.asked, dtype=bool)
         pos = x + (k - (n - 1) / 2) * width
         err = None
         if s.swing_intervals is not None:
             iv = np.array(s.swing_intervals)
             err = np.vstack((np.maximum(w - iv[:, 0], 0), np.maximum(iv[:, 1] - w, 0)))
-            top = max(top, float(iv[:, 1].max()))
-        bars = ax.bar(pos, w, width, yerr=err, capsize=3, label=s.participant)
-        ax.bar_label(bars, labels=[f"{v:.0%}" for v in w], fontsize=7, padding=2)
+            err[:, ~asked] = 0.0
+            top = max(top, float(iv[asked, 1].max(initial=0.0)))
+        shown = np.where(asked, w, 0.0)
+        bars = ax.bar(pos, shown, width, yerr=err, capsize=3, label=s.participant)
+        labels = [percent(v) if a else "" for v, a in zip(w, asked, strict=True)]
+        ax.bar_label(bars, labels=labels, fontsize=7, padding=2)
+        for j in np.flatnonzero(~asked):
+            unasked = True
+            ax.text(pos[j], 0.01, "not asked", rotation=90, ha="center", va="bottom", fontsize=7)
         omega = np.array(pick.weights)
         bars = ax_pool.bar(pos, omega, width, label=s.participant)
-        ax_pool.bar_label(bars, labels=[f"{v:.0%}" for v in omega], fontsize=7, padding=2)
-        top = max(top, float(w.max()), float(omega.max()))
+        ax_pool.bar_label(bars, labels=[percent(v) for v in omega], fontsize=7, padding=2)
+        top = max(top, float(shown.max()), float(omega.max()))
     wrapped = [name.replace(" ", "\n", 1) for name in names]
     for a in (ax, ax_pool):
         a.set_xticks(x, wrapped, fontsize=8)
         a.set_ylim(0, min(1.0, top * 1.15 + 0.05))
-        a.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+        a.yaxis.set_major_formatter(lambda v, _: percent(v))
     ax.set_ylabel("weight")
     ax.set_title("How much each aspect matters over its whole range\n(90% intervals)", fontsize=9)
     ax_pool.set_title("COPA's ω (for the practitioner: fitted to the ranking)", fontsize=9)
@@ -151,6 +174,12 @@ def weights_figure(selection: Selection, path: Path) -> str:
         "whole range, with 90% credible intervals (left), and COPA's ω for the same person, "
         "the weights under which COPA's rank-based score orders the pool like their metric "
         "(right)."
+        + (
+            ' An aspect marked "not asked" has no bar: no answer was about it, so its '
+            "weight is only the starting guess."
+            if unasked
+            else ""
+        )
     )
 
 
@@ -230,7 +259,7 @@ def write_report(
         sure = (
             ""
             if rec.probability is None
-            else f" (probability it is the best: {share_words(rec.probability)})"
+            else f" (probability it is the best: {probability_words(rec.probability)})"
         )
         md += [
             f"**Recommended: {markdown_text(rec.name)}**{sure}, the model these answers make best."
@@ -238,8 +267,11 @@ def write_report(
         if rec.trade:
             md += [markdown_text(f"{rec.trade[0].upper()}{rec.trade[1:]}.")]
         md += [""]
+        if not s.complete:
+            md += [f"**{markdown_text(unfinished_words(s.answers))}**", ""]
         if s.consistency is not None and s.consistency.flagged:
             md += [f"**{markdown_text(s.consistency.sentence())}**", ""]
+        voice = YOU if len(selection.stakeholders) == 1 else Voice(s.participant)
         swing = s.swing_weights or s.weights
         intervals = s.swing_intervals
         aspects = [f"{c.outcome} {c.label}" for c in scenario.classes] + [
@@ -247,26 +279,46 @@ def write_report(
         ]
         rows = []
         for i, aspect in enumerate(aspects):
-            iv = "" if intervals is None else f"{intervals[i][0]:.0%} – {intervals[i][1]:.0%}"
-            rows.append((aspect, f"{swing[i]:.0%}", iv, f"{pick.weights[i]:.2f}"))
+            omega = percent(pick.weights[i])
+            if s.asked is not None and not s.asked[i]:  # the starting guess: no number
+                rows.append((aspect, not_asked_words(voice), "", omega))
+                continue
+            iv = (
+                ""
+                if intervals is None
+                else f"{percent(intervals[i][0])} – {percent(intervals[i][1])}"
+            )
+            rows.append((aspect, percent(swing[i]), iv, omega))
         headers = ("aspect", "weight over its whole range", "90% interval", "COPA ω")
         md += [markdown_table(headers, rows), ""]
         md += [
             "The weights say how much each aspect matters over its whole range in the "
-            "scenario (as on the review screen).",
+            "scenario (as on the review screen)."
+            + (
+                " An aspect no question asked about shows no weight: its number would be "
+                "only the starting guess."
+                if s.asked is not None and not all(s.asked)
+                else ""
+            ),
             "",
         ]
         i = selection.stakeholders.index(s)
         table = selection.acceptability[i] if selection.acceptability else None
         # sentences that name models or aspects are text as a whole (names from files)
         if table is not None:
-            md += [f"- {markdown_text(acceptability_sentence(table, pool.names))}"]
+            md += [f"- {markdown_text(acceptability_words(table, pool.names))}"]
         if selection.changes:
-            md += [f"- {markdown_text(c.sentence(pool.names))}" for c in selection.changes[i]]
+            md += [
+                f"- {markdown_text(change_sentence(c, pool.names))}" for c in selection.changes[i]
+            ]
         md += [""]
-        sentences = settled_tradeoff_sentences(scenario, s.weights, s.priors, s.draws)
-        md += [f"- {markdown_text(t)}" for t in sentences]
+        said = tradeoffs(scenario, s.weights, s.priors, s.draws, asked=s.asked, voice=voice)
+        for heading, settled in zip(tradeoff_headings(voice), (True, False), strict=True):
+            group = [t.text for t in said if t.settled is settled]
+            if group:
+                md += [f"#### {heading}", ""] + [f"- {markdown_text(t)}" for t in group] + [""]
         md += [
+            "#### For the practitioner: COPA's pick",
             "",
             markdown_text(
                 (
@@ -410,7 +462,7 @@ def summary(selection: Selection) -> str:
         sure = (
             ""
             if rec.probability is None
-            else f", with a {share_words(rec.probability)} chance of being the best"
+            else f", with a {probability_words(rec.probability)} chance of being the best"
         )
         text = (
             f"**Recommendation: {names[rec.index]}**, of {n} candidate models, for "
@@ -419,9 +471,11 @@ def summary(selection: Selection) -> str:
         )
         table = selection.acceptability[0] if selection.acceptability else None
         if table is not None:
-            text += f" {markdown_text(acceptability_sentence(table, raw))}"
+            text += f" {markdown_text(acceptability_words(table, raw))}"
         if s.consistency is not None and s.consistency.flagged:
             text += f" {markdown_text(s.consistency.sentence())}"
+        if not s.complete:
+            text += f" **{markdown_text(unfinished_words(s.answers))}**"
         changes = selection.changes[0] if selection.changes else ()
     else:
         picks = [names[r.index] for r in selection.recommendations]
@@ -443,8 +497,15 @@ def summary(selection: Selection) -> str:
         )
         if selection.consensus_acceptability is not None:
             text += " " + markdown_text(
-                acceptability_sentence(selection.consensus_acceptability, raw, lead=CONSENSUS_LEAD)
+                acceptability_words(selection.consensus_acceptability, raw, lead=CONSENSUS_LEAD)
             )
+        unfinished = [
+            unfinished_words(s.answers, s.participant, "their pick, and so the group's, is")
+            for s in people
+            if not s.complete
+        ]
+        if unfinished:
+            text += " **" + markdown_text(" ".join(unfinished)) + "**"
         changes = selection.consensus_changes
     flagged = [s for s in people if s.consistency is not None and s.consistency.flagged]
     if selection.excluded:
@@ -462,5 +523,5 @@ def summary(selection: Selection) -> str:
         )
     near = nearest_changes(changes)
     if near:
-        text += f" What would change it: {markdown_text(near[0].sentence(raw))}"
+        text += f" What would change it: {markdown_text(change_sentence(near[0], raw))}"
     return text

@@ -2,9 +2,10 @@
 units, for the faces and the report to show.
 
 :func:`nearest_changes` orders the changes of one weight that would alter a pick, nearest
-first (the one place they are ordered); :func:`plain_summary` is each person's pick, how
-sure it is and what would change it, then the group's; :func:`copa_differs` and
-:func:`omega_note` speak of COPA's pick for the practitioner.
+first (the one place they are ordered); :func:`acceptability_words` says how often each
+model is best; :func:`plain_summary` is each person's pick, how sure it is and what would
+change it, then the group's; :func:`copa_differs` and :func:`omega_note` speak of COPA's
+pick for the practitioner. Every chance is said by :func:`tradeoff.text.probability_words`.
 """
 
 from __future__ import annotations
@@ -12,17 +13,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+from numpy.typing import NDArray
+
 from tradeoff.ask.presentation import difference_words
 from tradeoff.choose.rank import RankOutcome
 from tradeoff.choose.recommend import Recommendation
-from tradeoff.choose.robustness import (
-    CONSENSUS_LEAD,
-    WeightChange,
-    acceptability_sentence,
-    aspect_words,
-    share_words,
-)
+from tradeoff.choose.robustness import CONSENSUS_LEAD, LEAD, LIMIT, WeightChange, aspect_words
 from tradeoff.choose.selection import Selection
+from tradeoff.text import percent, plain_number, probability_words
 
 
 def nearest_changes(changes: Iterable[WeightChange]) -> list[WeightChange]:
@@ -43,6 +42,104 @@ def nearest_changes(changes: Iterable[WeightChange]) -> list[WeightChange]:
     return [c for c, _ in near]
 
 
+#: Factors said in words, by how :func:`~tradeoff.text.plain_number` shows them.
+_NAMED_FACTORS = {"2": "twice", "3": "three times", "0.5": "half", "0.25": "a quarter"}
+
+
+def factor_words(factor: float) -> str:
+    """A factor on a weight in words, its number as a person writes it: never "1e+02".
+
+    Examples
+    --------
+    >>> [factor_words(f) for f in (2.0, 2.04, 1.2, 3.456, 0.5, 0.8, 0.3, 1.004, 0.25)]
+    ['twice as much', 'twice as much', '20% more', '3.5 times as much', 'half as much', \
+'20% less', '0.3 times as much', '0.4% more', 'a quarter as much']
+    >>> [factor_words(f) for f in (99.7, 100.0, 0.0101, 0.1)]
+    ['100 times as much', '100 times as much', '0.01 times as much', 'a tenth as much']
+    """
+    if 1 < factor < 1.5:
+        return f"{_percent_change(factor - 1)} more"
+    if 2 / 3 < factor < 1:
+        return f"{_percent_change(1 - factor)} less"
+    shown = plain_number(factor)
+    if shown in _NAMED_FACTORS:
+        return f"{_NAMED_FACTORS[shown]} as much"
+    if shown == "0.1":
+        return "a tenth as much"
+    return f"{shown} times as much"
+
+
+def _percent_change(x: float) -> str:
+    """A change of ``x`` (a share) in percent: two significant figures under 10%.
+
+    >>> _percent_change(0.004), _percent_change(0.0761), _percent_change(0.2)
+    ('0.4%', '7.6%', '20%')
+    """
+    return f"{plain_number(100 * x)}%" if x < 0.1 else f"{100 * x:.0f}%"
+
+
+def change_sentence(change: WeightChange, names: Sequence[str]) -> str:
+    """The nearer change of one weight that alters the pick, in words ("If latency mattered
+    twice as much, mlp-8 would win."), or that no change within a factor of
+    :data:`~tradeoff.choose.robustness.LIMIT` alters it; factors as :func:`factor_words`
+    says them.
+
+    Examples
+    --------
+    >>> names = ["mlp-8", "logreg"]
+    >>> change_sentence(WeightChange(0, "memory", (99.7, 1), None), names)
+    'If memory mattered 100 times as much, logreg would win.'
+    >>> change_sentence(WeightChange(0, "latency", None, (1.0, 0)), names)
+    'mlp-8 ties with the pick: if latency mattered the least bit less, mlp-8 would win.'
+    >>> change_sentence(WeightChange(0, "memory", None, None), names)[:44]
+    'No change in how much memory matters (from a'
+    """
+    near = change.nearest()
+    if near is None:
+        return (
+            f"No change in how much {change.aspect} matters (from a hundredth to "
+            f"{plain_number(LIMIT)} times as much) changes the pick."
+        )
+    factor, winner = near
+    if factor == 1.0:  # a tie with the pick: any change that way decides it
+        way = "more" if near == change.more else "less"
+        return (
+            f"{names[winner]} ties with the pick: if {change.aspect} mattered the least bit "
+            f"{way}, {names[winner]} would win."
+        )
+    return f"If {change.aspect} mattered {factor_words(factor)}, {names[winner]} would win."
+
+
+def acceptability_words(
+    table: NDArray[np.float64], names: Sequence[str], limit: int = 3, lead: str = LEAD
+) -> str:
+    """The rank acceptability (:func:`~tradeoff.choose.robustness.rank_acceptability`) in
+    one sentence: the models most often best, and how often the most often best is in the
+    top ``table.shape[1]``, each chance in :func:`~tradeoff.text.probability_words` (a
+    model best in every draw is best in "over 99%", never "100%").
+
+    Examples
+    --------
+    >>> table = np.array([[0.62, 0.3, 0.05], [0.3, 0.5, 0.1], [0.08, 0.2, 0.85]])
+    >>> acceptability_words(table, ["mlp-8", "logreg", "knn"]).partition(": ")[2]
+    'mlp-8 62%, logreg 30%, knn 8%; mlp-8 is among the top 3 in 97%.'
+    >>> sure = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> acceptability_words(sure, ["mlp-8", "logreg"]).partition(": ")[2]
+    'mlp-8 over 99%; mlp-8 is among the top 2 in over 99%.'
+    """
+    first = np.lexsort((np.arange(len(table)), -table[:, 0]))
+    shown = [
+        f"{names[m]} {probability_words(float(table[m, 0]))}"
+        for m in first[:limit]
+        if table[m, 0] > 0
+    ]
+    top = int(first[0])
+    ranks = table.shape[1]
+    among = probability_words(float(table[top].sum()))
+    tail = f"; {names[top]} is among the top {ranks} in {among}." if ranks > 1 else "."
+    return f"{lead}: " + ", ".join(shown) + tail
+
+
 def change_sentences(
     changes: Sequence[WeightChange], names: Sequence[str], limit: int
 ) -> list[str]:
@@ -50,7 +147,7 @@ def change_sentences(
     near = nearest_changes(changes)
     if not near:
         return ["No change of one weight within a factor of 100 alters the pick."]
-    return [c.sentence(names) for c in near[:limit]]
+    return [change_sentence(c, names) for c in near[:limit]]
 
 
 def copa_differs(selection: Selection, rec: Recommendation, pick: RankOutcome) -> str:
@@ -70,18 +167,43 @@ def copa_differs(selection: Selection, rec: Recommendation, pick: RankOutcome) -
     return f"COPA's ranking (for the practitioner) picks {pick.selected.name} instead{than}."
 
 
+def unfinished_words(answers: int, who: str | None = None, what: str = "the pick is") -> str:
+    """What a face says of a session whose questions were not finished
+    (:attr:`~tradeoff.choose.selection.Stakeholder.complete` false): how many were
+    answered, and that ``what`` (a pick, weights) is provisional; ``who`` names the person
+    (a team's report).
+
+    Examples
+    --------
+    >>> print(unfinished_words(3))  # doctest: +NORMALIZE_WHITESPACE
+    Unfinished: 3 questions answered so far, with more planned; the pick is provisional and
+    may change with more answers.
+    >>> print(unfinished_words(1, "dr-kim", "their pick, and so the group's, is"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Unfinished: dr-kim answered 1 question so far, with more planned; their pick, and so the
+    group's, is provisional and may change with more answers.
+    """
+    questions = f"{answers:,} question{'' if answers == 1 else 's'}"
+    done = f"{questions} answered" if who is None else f"{who} answered {questions}"
+    return (
+        f"Unfinished: {done} so far, with more planned; {what} provisional and may change "
+        "with more answers."
+    )
+
+
 def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
     """Who each model is for and why, in the people's words and units: each person's
     recommendation with its chance of being best and the runner-up trade, how sure that is
     (rank acceptability) and the nearest changes of a weight that would alter it; then the
-    consensus for a group. The first view of ranking details and the report's summary."""
+    consensus for a group; a pick from unfinished questions is said to be provisional. The
+    first view of ranking details and the report's summary."""
     names = selection.pool.names
     lines = []
     for i, (s, rec, _, _) in enumerate(selection.rows()):
         sure = (
             ""
             if rec.probability is None
-            else f" ({share_words(rec.probability)} chance it is the best)"
+            else f" ({probability_words(rec.probability)} chance it is the best)"
         )
         line = f"For {s.participant}: {rec.name}, the model their answers make best{sure}."
         if rec.trade:
@@ -89,9 +211,11 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
         if s.consistency is not None and s.consistency.flagged:
             line += f" {s.consistency.sentence()}"
         lines.append(line)
+        if not s.complete:
+            lines.append(f"  {unfinished_words(s.answers)}")
         table = selection.acceptability[i] if selection.acceptability else None
         if table is not None:
-            lines.append(f"  {acceptability_sentence(table, names)}")
+            lines.append(f"  {acceptability_words(table, names)}")
         if selection.changes:
             lines += [f"  {t}" for t in change_sentences(selection.changes[i], names, changes)]
     if len(selection.stakeholders) > 1:
@@ -103,9 +227,7 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
         if selection.consensus_acceptability is not None:
             lines.append(
                 "  "
-                + acceptability_sentence(
-                    selection.consensus_acceptability, names, lead=CONSENSUS_LEAD
-                )
+                + acceptability_words(selection.consensus_acceptability, names, lead=CONSENSUS_LEAD)
             )
         if selection.consensus_changes:
             lines += [
@@ -115,9 +237,26 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
     return lines
 
 
-def omega_note(selection: Selection, gap: float = 0.15) -> str:
-    """One sentence on COPA's ω for the practitioner, naming the aspects where ω looks
-    unlike a person's own weights (over each aspect's whole range) by more than ``gap``."""
+def omega_note(selection: Selection, gap: float = 0.15, limit: int = 3) -> str:
+    """One sentence on COPA's ω for the practitioner, naming the aspects (at most ``limit``)
+    where ω looks unlike a person's own weights (over each aspect's whole range) by more
+    than ``gap``, each person named once. A weight no answer informed is left out: it is a
+    starting guess, not the person's.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Fake
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> kim = Fake(participant="dr-kim", swing_weights=(0.24, 0.16, 0.24, 0.36), asked=None)
+    >>> pick = Fake(weights=(0.60, 0.06, 0.08, 0.25))
+    >>> note = omega_note(Fake(scenario=sc, stakeholders=[kim], picks=[pick]))
+    >>> print(note.split(". ", 1)[1])  # doctest: +NORMALIZE_WHITESPACE
+    So for dr-kim, ω gives flagged malignant lumps 60% (their weight: 24%) and latency 8%
+    (their weight: 24%): ω is fitted to the person's order of the models, not read off
+    their weights, so an aspect whose ranks happen to track that order gets more ω and one
+    that barely moves the pick can get less.
+    """
     base = (
         "COPA scores a model by its rank among the candidates on each aspect (top-%), not by "
         "amounts, so ω is not what anyone values: it is the set of weights under which that "
@@ -126,19 +265,25 @@ def omega_note(selection: Selection, gap: float = 0.15) -> str:
     if selection.scenario is None:
         return base + "."
     aspects = aspect_words(selection.scenario)
-    unlike = []
+    people = []
+    said = 0
     for s, pick in zip(selection.stakeholders, selection.picks, strict=True):
         own = s.swing_weights or s.weights
-        for j, aspect in enumerate(aspects):
-            if abs(pick.weights[j] - own[j]) > gap:
-                unlike.append(
-                    f"for {s.participant}, ω gives {aspect} {pick.weights[j]:.0%} where their "
-                    f"weight is {own[j]:.0%}"
-                )
-    if not unlike:
+        unlike = [
+            f"{aspect} {percent(pick.weights[j])} (their weight: {percent(own[j])})"
+            for j, aspect in enumerate(aspects)
+            if (s.asked is None or s.asked[j]) and abs(pick.weights[j] - own[j]) > gap
+        ][: limit - said]
+        if unlike:
+            said += len(unlike)
+            listed = ", ".join(unlike[:-1]) + " and " + unlike[-1] if len(unlike) > 1 else unlike[0]
+            people.append(f"for {s.participant}, ω gives {listed}")
+        if said >= limit:
+            break
+    if not people:
         return base + "."
     return (
-        f"{base}. So {'; '.join(unlike[:3])}: ω is fitted to the person's order of the "
+        f"{base}. So {'; '.join(people)}: ω is fitted to the person's order of the "
         "models, not read off their weights, so an aspect whose ranks happen to track that "
         "order gets more ω and one that barely moves the pick can get less."
     )

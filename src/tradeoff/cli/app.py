@@ -121,7 +121,13 @@ def cmd_elicit(args: argparse.Namespace) -> int:
 
 
 def format_session(summary: SessionSummary) -> str:
-    """The text ``tradeoff session show`` prints."""
+    """The text ``tradeoff session show`` prints: who and what, each weight with its 90%
+    interval (or that no answer asked about it), the trade-offs under headings that say
+    whether the answers settled them, and the consistency check; a session whose questions
+    were not finished is said to be provisional."""
+    from tradeoff.ask.presentation import not_asked_words, tradeoff_headings
+    from tradeoff.choose.words import unfinished_words
+
     h, r = summary.log.header, summary.result
     lines = [
         str(summary.log.path),
@@ -129,9 +135,18 @@ def format_session(summary: SessionSummary) -> str:
         f"started {h.started}",
         f"answers {summary.answers} (recorded {summary.recorded}, undos {summary.undos}), "
         f"complete: {'yes' if summary.log.finished else 'no'}",
-        f"  {'':<16} {'per unit (3 significant digits)':<36} over its whole range (swing)",
     ]
+    if not r.complete:
+        lines.append(
+            unfinished_words(
+                summary.answers, what="these weights, and any pick made from them, are"
+            )
+        )
+    lines.append(f"  {'':<16} {'per unit (3 significant digits)':<36} over its whole range (swing)")
     for i, name in enumerate(r.names):
+        if not r.informed(i):  # the starting guess, not something the person said
+            lines.append(f"  {name:<16} {not_asked_words()}")
+            continue
         # per-unit weights of small units (per ms, per KB) are tiny: significant digits,
         # not decimals (0.0000 said nothing); swing weights as the review shows them
         line = f"  {name:<16} {r.weights[i]:<9.3g}"
@@ -146,7 +161,11 @@ def format_session(summary: SessionSummary) -> str:
             lo, hi = r.swing_intervals[i]
             line += f" 90% [{lo:.1%}, {hi:.1%}]"
         lines.append(line)
-    lines += [f"  • {sentence}" for sentence in summary.tradeoffs]
+    for heading, settled in zip(tradeoff_headings(), (True, False), strict=True):
+        group = [t.text for t in summary.said if t.settled is settled]
+        if group:
+            lines.append(f"{heading}:")
+            lines += [f"  • {text}" for text in group]
     if summary.consistency is not None:
         lines.append(summary.consistency.sentence())
     lines += [f"warning: {w}" for w in summary.log.warnings]

@@ -66,8 +66,15 @@ def decision(args: argparse.Namespace) -> Decision:
 
 def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
-    from tradeoff.choose.robustness import CONSENSUS_LEAD, acceptability_sentence
-    from tradeoff.choose.words import copa_differs
+    from tradeoff.ask.presentation import Voice, not_asked_words
+    from tradeoff.choose.robustness import CONSENSUS_LEAD
+    from tradeoff.choose.words import (
+        acceptability_words,
+        change_sentence,
+        copa_differs,
+        unfinished_words,
+    )
+    from tradeoff.text import percent, probability_words
 
     names = chosen.pool.names
     lines = []
@@ -75,21 +82,28 @@ def format_selection(chosen: Selection) -> str:
         sure = (
             ""
             if rec.probability is None
-            else f" (probability it is the best: {rec.probability:.0%})"
+            else f" (probability it is the best: {probability_words(rec.probability)})"
         )
         lines += [f"{s.participant}: recommended {rec.name}{sure}"]
+        if not s.complete:
+            lines.append(f"  {unfinished_words(s.answers)}")
         if rec.trade:
             lines.append(f"  {rec.trade[0].upper()}{rec.trade[1:]}.")
         table = chosen.acceptability[i] if chosen.acceptability else None
         if table is not None:
-            lines.append(f"  {acceptability_sentence(table, names)}")
+            lines.append(f"  {acceptability_words(table, names)}")
         if chosen.changes:
             lines.append("  What would change the pick:")
-            lines += [f"    {c.sentence(names)}" for c in chosen.changes[i]]
+            lines += [f"    {change_sentence(c, names)}" for c in chosen.changes[i]]
         if s.consistency is not None and s.consistency.flagged:
             lines.append(f"  {s.consistency.sentence()}")
         swing = s.swing_weights or s.weights
-        shown = ", ".join(f"{n} {w:.2f}" for n, w in zip(s.names, swing, strict=True))
+        shown = ", ".join(
+            f"{n} {percent(w)}"
+            if s.asked is None or s.asked[j]
+            else f"{n} ({not_asked_words(Voice(s.participant))})"
+            for j, (n, w) in enumerate(zip(s.names, swing, strict=True))
+        )
         lines.append(f"  weights over each aspect's whole range: {shown}")
         if pick.selected.name != rec.name:
             lines.append(f"  {copa_differs(chosen, rec, pick)}")
@@ -111,11 +125,11 @@ def format_selection(chosen: Selection) -> str:
     ]
     if chosen.consensus_acceptability is not None:
         lines.append(
-            acceptability_sentence(chosen.consensus_acceptability, names, lead=CONSENSUS_LEAD)
+            acceptability_words(chosen.consensus_acceptability, names, lead=CONSENSUS_LEAD)
         )
     if chosen.consensus_changes:
         lines.append("What would change the consensus (that weight of everyone):")
-        lines += [f"  {c.sentence(names)}" for c in chosen.consensus_changes]
+        lines += [f"  {change_sentence(c, names)}" for c in chosen.consensus_changes]
     return "\n".join(lines)
 
 

@@ -1,5 +1,5 @@
 """What ``tradeoff session show`` reports of a session file: who, what, the replayed result,
-and the trade-offs the answers settled, in words."""
+which weights no answer informed, and the trade-offs the answers settled, in words."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tradeoff.ask.presentation import settled_tradeoff_sentences
+from tradeoff.ask.presentation import TradeOff, tradeoffs
 from tradeoff.learn import Consistency, ElicitationResult, consistency_of
 from tradeoff.record.log import SessionLog, read_session
 from tradeoff.record.replay import replay, shown_result
@@ -24,9 +24,14 @@ class SessionSummary:
     result: ElicitationResult
     answers: int
     consistency: Consistency | None = None
-    #: The trade-offs the answers settled, and the ranges of those they did not
-    #: (:func:`~tradeoff.ask.presentation.settled_tradeoff_sentences`).
-    tradeoffs: tuple[str, ...] = ()
+    #: The trade-offs the answers settled, and the ranges of those they did not; none with
+    #: a weight no answer informed (:func:`~tradeoff.ask.presentation.tradeoffs`).
+    said: tuple[TradeOff, ...] = ()
+
+    @property
+    def tradeoffs(self) -> tuple[str, ...]:
+        """:attr:`said` as sentences, an unsettled one opening "Not settled by your answers"."""
+        return tuple(t.sentence for t in self.said)
 
     @property
     def recorded(self) -> int:
@@ -55,7 +60,11 @@ class SessionSummary:
             "warnings": list(self.log.warnings),
             "consistency": None if self.consistency is None else self.consistency.to_dict(),
             "tradeoffs": list(self.tradeoffs),
+            # whether the engine had no question left (else the weights are provisional)
+            "questions_stopped": r.complete,
         }
+        if r.asked is not None:
+            data["asked"] = list(r.asked)
         if r.intervals is not None:
             data["intervals"] = [list(iv) for iv in r.intervals]
         if r.error_rate_estimate is not None:
@@ -75,9 +84,11 @@ def summarise(path: str | Path, *, populations: PopulationSource | None = None) 
     population = None if populations is None else populations(log.header.scenario)
     engine = replay(log, population=population)
     result = shown_result(log, engine)
-    sentences = settled_tradeoff_sentences(
-        log.header.scenario, result.weights, engine.space.priors, engine.weight_draws()
+    said = tradeoffs(
+        log.header.scenario,
+        result.weights,
+        engine.space.priors,
+        engine.weight_draws(),
+        asked=result.asked,
     )
-    return SessionSummary(
-        log, result, engine.answered, consistency_of(engine), tuple(sentences)
-    )
+    return SessionSummary(log, result, engine.answered, consistency_of(engine), tuple(said))

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tradeoff.ask.presentation import card_lines, settled_tradeoff_sentences
+from tradeoff.ask.presentation import card_lines, tradeoffs
 from tradeoff.ask.scenario import Scenario
 from tradeoff.learn import consistency_of
 from tradeoff.record.recorder import Recorder
-from tradeoff.text import markdown_html
+from tradeoff.text import markdown_html, probability_words
 from tradeoff.web.i18n import Language
 
 
@@ -26,6 +26,20 @@ def safe_markdown(text: str) -> str:
     '<h2>Hi &lt;b&gt;x&lt;/b&gt; a map</h2>\\n'
     """
     return markdown_html(text, heading_shift=1, links=True)
+
+
+def chance_words(p: float, lang: Language) -> str:
+    """A chance in the participant's language: :func:`tradeoff.text.probability_words`
+    with its phrases from the catalogue ("over 99%", never "100%").
+
+    >>> from tradeoff.web.i18n import languages
+    >>> chance_words(1.0, languages()["en"]), chance_words(0.374, languages()["en"])
+    ('over 99%', '37%')
+    """
+    _ = lang.gettext
+    return probability_words(
+        p, over=_("over %(n)s%%"), under=_("under %(n)s%%"), whole=_("%(n)s%%")
+    )
 
 
 @dataclass(frozen=True)
@@ -121,10 +135,14 @@ def question_view(recorder: Recorder, lang: Language) -> QuestionView | None:
 
 @dataclass(frozen=True)
 class Weight:
+    """One weight as the review page shows it; one no answer informed (``asked`` false) is
+    said to be not asked, with no number and no meter."""
+
     name: str
     value: str
     range: str
     percent: int
+    asked: bool = True
 
 
 @dataclass(frozen=True)
@@ -135,7 +153,10 @@ class ReviewView:
     why: str
     explain: str
     weights: tuple[Weight, ...]
-    sentences: tuple[str, ...]
+    #: The trade-offs the answers settled, and the ranges of those they did not, each
+    #: under its own heading (:func:`~tradeoff.ask.presentation.tradeoffs`).
+    settled: tuple[str, ...]
+    unsettled: tuple[str, ...]
     consistency: str
     flagged: bool
     can_ask_more: bool
@@ -154,8 +175,8 @@ def _why_stopped(recorder: Recorder, lang: Language) -> str:
             )
         return _(
             "The questions stopped early: your answers already settle which of the "
-            "candidate models is best for you (the pick is %(sure)s%% sure)."
-        ) % {"sure": round(100 * settled[0])}
+            "candidate models is best for you (the pick is %(sure)s sure)."
+        ) % {"sure": chance_words(settled[0], lang)}
     if reason == "exhausted":
         return _(
             "The questions stopped early: each one left would show options that read the "
@@ -177,7 +198,10 @@ def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> Revie
     shown = result.swing_weights or result.weights
     intervals = result.swing_intervals or [None] * len(shown)
     weights = []
-    for name, w, interval in zip(names, shown, intervals, strict=True):
+    for i, (name, w, interval) in enumerate(zip(names, shown, intervals, strict=True)):
+        if not result.informed(i):  # the starting guess: no number, no meter
+            weights.append(Weight(name, _("not asked: your answers did not need it"), "", 0, False))
+            continue
         span = (
             ""
             if interval is None
@@ -185,8 +209,8 @@ def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> Revie
             % {"low": round(100 * interval[0]), "high": round(100 * interval[1])}
         )
         weights.append(Weight(name, f"{round(100 * w)}%", span, round(100 * w)))
-    sentences = settled_tradeoff_sentences(
-        scenario, result.weights, engine.space.priors, engine.weight_draws()
+    said = tradeoffs(
+        scenario, result.weights, engine.space.priors, engine.weight_draws(), asked=result.asked
     )
     check = consistency_of(engine)
     return ReviewView(
@@ -200,7 +224,8 @@ def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> Revie
         )
         % {"n": result.answers},
         tuple(weights),
-        tuple(sentences),
+        tuple(t.text for t in said if t.settled),
+        tuple(t.text for t in said if not t.settled),
         check.sentence(),
         check.flagged,
         engine.stop_reason() not in ("exhausted", "precise"),

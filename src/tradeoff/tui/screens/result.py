@@ -16,11 +16,41 @@ from textual.widgets import Button, DataTable, Footer, Label, Static
 from tradeoff.ask.presentation import aspect_cell, aspect_header, table_legend
 from tradeoff.errors import InputError
 from tradeoff.record.recorder import Recorder
+from tradeoff.text import probability_words
 from tradeoff.tui.common import Farewell
 from tradeoff.tui.dialogs import ResultHelpScreen
 
 if TYPE_CHECKING:
     from tradeoff.choose.decide import Decision
+    from tradeoff.choose.recommend import Recommendation
+
+
+def recommendation_text(advice: Recommendation, candidates: int) -> Text:
+    """What the result screen says of the recommendation: the model, the chance that it is
+    the best (:func:`~tradeoff.text.probability_words`: never "100%") and what the
+    runner-up would trade.
+
+    >>> from tradeoff.choose.recommend import Recommendation
+    >>> sure = Recommendation("mlp-8", 0, (1.0, 0.5), (1.0, 0.0), "logreg", "")
+    >>> print(recommendation_text(sure, 2).plain)  # doctest: +NORMALIZE_WHITESPACE
+    Recommended for you: mlp-8. Of the 2 candidate models, it is the one your answers make
+    best. The chance that it really is the best for you: over 99%.
+    """
+    sure = (
+        ""
+        if advice.probability is None
+        else (
+            " The chance that it really is the best for you: "
+            f"{probability_words(advice.probability)}."
+        )
+    )
+    trade = f"\n{advice.trade[0].upper()}{advice.trade[1:]}." if advice.trade else ""
+    return Text.assemble(
+        ("Recommended for you: ", "bold"),
+        (advice.name, "bold"),
+        f". Of the {candidates} candidate models, it is the one your answers make best."
+        f"{sure}{trade}",
+    )
 
 
 class ResultScreen(Screen[None]):
@@ -84,20 +114,7 @@ class ResultScreen(Screen[None]):
     def _show(self, decision: Decision) -> None:
         self.decision = decision
         s, pool, advice = self.recorder.engine.scenario, decision.pool, decision.recommendations[0]
-        sure = (
-            ""
-            if advice.probability is None
-            else f" The chance that it really is the best for you: {advice.probability:.0%}."
-        )
-        trade = f"\n{advice.trade[0].upper()}{advice.trade[1:]}." if advice.trade else ""
-        self.query_one("#result-recommend", Static).update(
-            Text.assemble(
-                ("Recommended for you: ", "bold"),
-                (advice.name, "bold"),
-                f". Of the {pool.n} candidate models, it is the one your answers make best."
-                f"{sure}{trade}",
-            )
-        )
+        self.query_one("#result-recommend", Static).update(recommendation_text(advice, pool.n))
         table = self.query_one("#result-table", DataTable)
         chance = advice.p_best is not None
         headers = ["model", *[aspect_header(s, j) for j in range(len(s.weight_names))]]
@@ -107,7 +124,7 @@ class ResultScreen(Screen[None]):
             cells = [
                 aspect_cell(s, j, float(pool.values[i, j])) for j in range(pool.values.shape[1])
             ]
-            best = [f"{advice.p_best[i]:.0%}"] if advice.p_best is not None else []
+            best = [probability_words(advice.p_best[i])] if advice.p_best is not None else []
             name = Text(pool.names[i], style="bold") if i == advice.index else pool.names[i]
             table.add_row(name, *cells, *best)
         self.query_one("#result-status", Static).update(

@@ -12,9 +12,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, Static
 
-from tradeoff.ask.presentation import settled_tradeoff_sentences
+from tradeoff.ask.presentation import not_asked_words, tradeoff_headings, tradeoffs
 from tradeoff.learn import consistency_of
 from tradeoff.record.recorder import Recorder
+from tradeoff.text import probability_words
 from tradeoff.tui.common import BackToQuestions, Confirmed, PauseSession
 from tradeoff.tui.dialogs import ReviewHelpScreen, save
 
@@ -74,17 +75,25 @@ class ReviewScreen(Screen[None]):
             names = [f"{c.outcome} {c.label}" for c in s.classes] + [a.name for a in s.attributes]
             shown = result.swing_weights or result.weights
             intervals = result.swing_intervals or [(None, None)] * len(shown)
-            for name, w, (lo, hi) in zip(names, shown, intervals, strict=True):
+            for i, (name, w, (lo, hi)) in enumerate(zip(names, shown, intervals, strict=True)):
                 line = Text(f"{name[:28]:<28} ")
+                if not result.informed(i):  # the starting guess: no bar, no number
+                    line.append(not_asked_words(), style="italic")
+                    yield Static(line, classes="weight-row")
+                    continue
                 line.append_text(bar(w, lo, hi))
                 # Whole percentages: the intervals do not know more than that.
                 rng = f"  {w:4.0%}" + (f" ({lo:.0%}–{hi:.0%})" if lo is not None else "")
                 line.append(rng)
                 yield Static(line, classes="weight-row")
-            yield Static("")
             priors, draws = engine.space.priors, engine.weight_draws()
-            for sentence in settled_tradeoff_sentences(s, result.weights, priors, draws):
-                yield Static(f"• {sentence}")
+            said = tradeoffs(s, result.weights, priors, draws, asked=result.asked)
+            for heading, settled in zip(tradeoff_headings(), (True, False), strict=True):
+                group = [t.text for t in said if t.settled is settled]
+                if group:
+                    yield Static("")
+                    yield Static(Text(f"{heading}:", style="bold"))
+                    yield from (Static(f"• {text}") for text in group)
             yield Static("")
             yield Static(self._consistency(), id="consistency")
             with Horizontal(id="review-buttons"):
@@ -102,7 +111,7 @@ class ReviewScreen(Screen[None]):
         reason = engine.stop_reason()
         if reason == "decided":
             settled = engine.decision()
-            sure = "" if settled is None else f" (the pick is {settled[0]:.0%} sure)"
+            sure = "" if settled is None else f" (the pick is {probability_words(settled[0])} sure)"
             return (
                 "The questions stopped early: your answers already settle which of the "
                 f"candidate models is best for you{sure}. More questions would sharpen the "

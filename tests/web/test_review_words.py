@@ -1,0 +1,87 @@
+"""The study's review page says "not asked" of a weight no answer informed (no number, no
+meter), puts the settled and the unsettled trade-offs under headings true of each, and
+says how sure a settled pick is without claiming certainty."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import jinja2
+import pytest
+
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.record.recorder import Recorder
+from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.opening import start_session
+from tradeoff.web.i18n import languages
+from tradeoff.web.pages import chance_words, review_view
+
+from ..conftest import SCENARIOS
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "src" / "tradeoff" / "web" / "templates"
+
+
+@pytest.fixture
+def recorder(tmp_path: Path) -> Iterator[Recorder]:
+    """Three questions answered of three, the last weights never shown apart."""
+    loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
+    spec = loaded.scenario.elicitation.override(budget=3)
+    rec = start_session(loaded, "p01", tmp_path, spec=spec, seed=1)
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, (0.6, 0.2, 0.1, 0.1))
+    with rec:
+        while (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q))
+        asked = rec.engine.result().asked
+        assert asked is not None and not all(asked), "pick a session that leaves one unasked"
+        yield rec
+
+
+def render(view: object) -> str:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        extensions=["jinja2.ext.i18n"],
+        undefined=jinja2.StrictUndefined,
+    )
+    env.install_gettext_translations(languages()["en"].translations, newstyle=True)  # type: ignore[attr-defined]
+    return env.get_template("review.html").render(
+        lang="en", page_title="t", study_title="s", csrf="c", **vars(view)
+    )
+
+
+def test_a_weight_not_asked_has_no_number_and_no_meter(recorder: Recorder) -> None:
+    scenario = recorder.engine.scenario
+    view = review_view(recorder, scenario, languages()["en"])
+    asked = recorder.engine.result().asked
+    assert asked is not None
+    for weight, informed in zip(view.weights, asked, strict=True):
+        assert weight.asked is informed
+        if not informed:
+            assert weight.value == "not asked: your answers did not need it"
+            assert weight.range == "" and "%" not in weight.value
+    html = render(view)
+    assert html.count("<meter") == sum(asked)
+    assert html.count("not asked: your answers did not need it") == asked.count(False)
+    assert "Not settled by your answers:" not in html  # the heading says it, once
+    if view.unsettled:
+        assert "<h2>Not settled by your answers yet</h2>" in html
+        tail = html.split("Not settled by your answers yet", 1)[1]
+        assert all(s in tail for s in view.unsettled)
+    if view.settled:
+        head = html.split("Trade-offs your answers say you would make", 1)[1]
+        head = head.split("Not settled by your answers yet", 1)[0]
+        assert all(s in head for s in view.settled)
+        assert not any(s in head for s in view.unsettled)
+
+
+def test_chances_on_the_page_never_claim_certainty() -> None:
+    en = languages()["en"]
+    assert [chance_words(p, en) for p in (1.0, 0.9996, 0.5, 0.001)] == [
+        "over 99%",
+        "over 99%",
+        "50%",
+        "under 1%",
+    ]
+    assert re.search(r"100", chance_words(1.0, en)) is None

@@ -193,8 +193,9 @@ class ResultRecord(_Record):
     """``result``: what was learned, :class:`~tradeoff.learn.ElicitationResult`'s fields
     in its order, then the time; closes a finished session (always the last line).
 
-    Every version of tradeoff wrote these fields in this order (the last four were added
-    over time, so they may be missing), so a result line of format 1, 2 or 3 is written
+    ``asked`` (which weights an answer informed) is not written: a replay of the answers
+    gives it, and every version of tradeoff wrote these fields in this order (the last four
+    were added over time, so they may be missing), so a result line of format 1, 2 or 3 is written
     again byte for byte from the record read.
     """
 
@@ -214,7 +215,8 @@ class ResultRecord(_Record):
     @classmethod
     def of(cls, result: ElicitationResult) -> ResultRecord:
         """The record of a result, written now."""
-        return cls.model_validate({"type": "result", **result.to_dict(), "at": now()})
+        fields = {k: v for k, v in result.to_dict().items() if k != "asked"}
+        return cls.model_validate({"type": "result", **fields, "at": now()})
 
 
 class ConsentRecord(_Record):

@@ -44,6 +44,7 @@ from tradeoff.choose.robustness import CONSENSUS_LEAD, aspect_words
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import (
     acceptability_words,
+    chance_words,
     change_sentence,
     copa_differs,
     nearest_changes,
@@ -57,7 +58,6 @@ from tradeoff.text import (
     markdown_table,
     markdown_text,
     percent,
-    probability_words,
 )
 from tradeoff.version import __version__
 
@@ -259,7 +259,7 @@ def write_report(
         sure = (
             ""
             if rec.probability is None
-            else f" (probability it is the best: {probability_words(rec.probability)})"
+            else f" ({markdown_text(chance_words(rec, voice='these'))})"
         )
         md += [
             f"**Recommended: {markdown_text(rec.name)}**{sure}, the model these answers make best."
@@ -459,11 +459,7 @@ def summary(selection: Selection) -> str:
     n = selection.pool.n
     if len(people) == 1:
         s, rec = people[0], selection.recommendations[0]
-        sure = (
-            ""
-            if rec.probability is None
-            else f", with a {probability_words(rec.probability)} chance of being the best"
-        )
+        sure = "" if rec.probability is None else f"; {markdown_text(chance_words(rec))}"
         text = (
             f"**Recommendation: {names[rec.index]}**, of {n} candidate models, for "
             f"{markdown_text(s.participant)} "

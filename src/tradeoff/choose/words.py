@@ -191,6 +191,36 @@ def unfinished_words(answers: int, who: str | None = None, what: str = "the pick
     )
 
 
+def chance_words(rec: Recommendation, *, voice: str = "the") -> str:
+    """How sure a recommendation is, in words: the number the person's questions stopped on
+    (:attr:`~tradeoff.choose.recommend.Recommendation.stated`). A pick said to be
+    practically tied (:attr:`~tradeoff.choose.recommend.Recommendation.practically_tied`)
+    names the models it is tied with and why it is the one picked; "" for a point estimate.
+
+    >>> from tradeoff.choose.recommend import Recommendation
+    >>> sure = Recommendation("mlp-8", 0, (1.0, 0.5), (0.97, 0.03), "logreg", "", 0.99)
+    >>> chance_words(sure)
+    'probability it is the best: 97%'
+    >>> tied = Recommendation("mlp-8", 0, (1.0, 0.9), (0.8, 0.2), "logreg", "", 0.98, ("logreg",))
+    >>> print(chance_words(tied))  # doctest: +NORMALIZE_WHITESPACE
+    practically tied with logreg: it may be better, but by less than one case per 1,000 of the
+    aspect weighed most, which the answers cannot tell apart; mlp-8 is picked because it is
+    the more likely best (80%); probability it is the best or practically tied with it: 98%
+    """
+    if rec.probability is None:
+        return ""
+    if rec.practically_tied and rec.p_near is not None:
+        others = ", ".join(rec.tied)
+        return (
+            f"practically tied with {others}: it may be better, but by less than one case per "
+            f"1,000 of the aspect weighed most, which {voice} answers cannot tell apart; "
+            f"{rec.name} is picked because it is the more likely best "
+            f"({probability_words(rec.probability)}); probability it is the best or "
+            f"practically tied with it: {probability_words(rec.p_near)}"
+        )
+    return f"probability it is the best: {probability_words(rec.probability)}"
+
+
 def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
     """Who each model is for and why, in the people's words and units: each person's
     recommendation with its chance of being best and the runner-up trade, how sure that is
@@ -200,11 +230,7 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
     names = selection.pool.names
     lines = []
     for i, (s, rec, _, _) in enumerate(selection.rows()):
-        sure = (
-            ""
-            if rec.probability is None
-            else f" ({probability_words(rec.probability)} chance it is the best)"
-        )
+        sure = "" if rec.probability is None else f" ({chance_words(rec, voice='their')})"
         line = f"For {s.participant}: {rec.name}, the model their answers make best{sure}."
         if rec.trade:
             line += f" {rec.trade[0].upper()}{rec.trade[1:]}."

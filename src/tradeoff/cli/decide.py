@@ -70,20 +70,17 @@ def format_selection(chosen: Selection) -> str:
     from tradeoff.choose.robustness import CONSENSUS_LEAD
     from tradeoff.choose.words import (
         acceptability_words,
+        chance_words,
         change_sentence,
         copa_differs,
         unfinished_words,
     )
-    from tradeoff.text import percent, probability_words
+    from tradeoff.text import percent
 
     names = chosen.pool.names
     lines = []
     for i, (s, rec, pick, _) in enumerate(chosen.rows()):
-        sure = (
-            ""
-            if rec.probability is None
-            else f" (probability it is the best: {probability_words(rec.probability)})"
-        )
+        sure = "" if rec.probability is None else f" ({chance_words(rec)})"
         lines += [f"{s.participant}: recommended {rec.name}{sure}"]
         if not s.complete:
             lines.append(f"  {unfinished_words(s.answers)}")

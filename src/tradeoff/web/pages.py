@@ -168,6 +168,13 @@ def _why_stopped(recorder: Recorder, lang: Language) -> str:
     reason = engine.stop_reason()
     if reason == "decided":
         settled = engine.decision()
+        verdict = engine.verdict()
+        if verdict is not None and verdict.practically_tied:
+            return _(
+                "The questions stopped early: your answers settle that the pick is the best "
+                "candidate model for you or practically tied with it, closer than one case "
+                "per 1,000 on what you weigh most (%(sure)s sure)."
+            ) % {"sure": chance_words(verdict.stated, lang)}
         if settled is None:
             return _(
                 "The questions stopped early: your answers already settle which of the "

@@ -35,15 +35,25 @@ def recommendation_text(advice: Recommendation, candidates: int) -> Text:
     >>> print(recommendation_text(sure, 2).plain)  # doctest: +NORMALIZE_WHITESPACE
     Recommended for you: mlp-8. Of the 2 candidate models, it is the one your answers make
     best. The chance that it really is the best for you: over 99%.
+    >>> tied = Recommendation("mlp-8", 0, (1.0, 0.9), (0.8, 0.2), "logreg", "", 0.98, ("logreg",))
+    >>> print(recommendation_text(tied, 2).plain)  # doctest: +NORMALIZE_WHITESPACE
+    Recommended for you: mlp-8. Of the 2 candidate models, it is the one your answers make
+    best. It is practically tied with logreg: it may be better, but by less than one case
+    per 1,000 of the aspect weighed most, which your answers cannot tell apart; mlp-8 is
+    picked because it is the more likely best (80%); probability it is the best or
+    practically tied with it: 98%.
     """
-    sure = (
-        ""
-        if advice.probability is None
-        else (
+    from tradeoff.choose.words import chance_words
+
+    if advice.probability is None:
+        sure = ""
+    elif advice.practically_tied:
+        sure = f" It is {chance_words(advice, voice='your')}."
+    else:
+        sure = (
             " The chance that it really is the best for you: "
             f"{probability_words(advice.probability)}."
         )
-    )
     trade = f"\n{advice.trade[0].upper()}{advice.trade[1:]}." if advice.trade else ""
     return Text.assemble(
         ("Recommended for you: ", "bold"),

@@ -111,6 +111,14 @@ class ReviewScreen(Screen[None]):
         reason = engine.stop_reason()
         if reason == "decided":
             settled = engine.decision()
+            verdict = engine.verdict()
+            if verdict is not None and verdict.practically_tied:
+                return (
+                    "The questions stopped early: your answers settle that the pick is the "
+                    "best candidate model for you or practically tied with it, closer than one "
+                    "case per 1,000 on what you weigh most "
+                    f"({probability_words(verdict.stated)} sure)."
+                )
             sure = "" if settled is None else f" (the pick is {probability_words(settled[0])} sure)"
             return (
                 "The questions stopped early: your answers already settle which of the "

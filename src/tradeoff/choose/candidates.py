@@ -73,3 +73,31 @@ def decision_candidates(
         if len(rows) > MAX_DECISION_CANDIDATES:
             return None
     return rows
+
+
+def candidate_names(
+    scenario: Scenario, rows: FloatArray | None, priors: Sequence[float] | None
+) -> tuple[str, ...] | None:
+    """The names of a session's recorded candidates (``rows``, the header's, made with the
+    class ``priors``), read from the scenario's pool where it is found (beside the scenarios
+    of the working folder, or the shipped ones) and only when each recorded row is one of
+    its models (to 9 digits); else ``None`` (the pool moved or changed since)."""
+    if rows is None or priors is None or scenario.pool is None:
+        return None
+    from tradeoff.data import shipped_scenarios
+
+    for base in (Path("scenarios"), shipped_scenarios()):
+        try:
+            pool = scenario_pool(scenario, base)
+        except InputError:
+            continue
+        now = metric_vectors(scenario, pool, priors)
+        found = []
+        for row in rows:
+            same = np.flatnonzero(np.all(np.isclose(now, row, rtol=1e-9, atol=1e-12), axis=1))
+            if same.size == 0:
+                break
+            found.append(pool.names[int(same[0])])
+        else:
+            return tuple(found)
+    return None

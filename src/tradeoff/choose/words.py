@@ -203,22 +203,37 @@ def chance_words(rec: Recommendation, *, voice: str = "the") -> str:
     'probability it is the best: 97%'
     >>> tied = Recommendation("mlp-8", 0, (1.0, 0.9), (0.8, 0.2), "logreg", "", 0.98, ("logreg",))
     >>> print(chance_words(tied))  # doctest: +NORMALIZE_WHITESPACE
-    practically tied with logreg: it may be better, but by less than one case per 1,000 of the
-    aspect weighed most, which the answers cannot tell apart; mlp-8 is picked because it is
-    the more likely best (80%); probability it is the best or practically tied with it: 98%
+    practically tied with logreg: it may be better, but by less than a thousandth of the range
+    of the aspect weighed most (for a class, one case per 1,000), which the answers cannot
+    tell apart; mlp-8 is picked because it is the more likely best (80%); probability it is
+    the best or practically tied with it: 98%
     """
     if rec.probability is None:
         return ""
-    if rec.practically_tied and rec.p_near is not None:
-        others = ", ".join(rec.tied)
+    return stated_words(
+        rec.name, rec.probability, rec.p_near, rec.tied if rec.practically_tied else (), voice
+    )
+
+
+def stated_words(
+    name: str, p_best: float, p_near: float | None, tied: Sequence[str], voice: str = "the"
+) -> str:
+    """:func:`chance_words` from its parts: the pick ``name``, its P(best), its P(best or
+    practically tied) and the models it is said to be practically tied with (none: it is
+    not said to be)."""
+    if tied and p_near is not None:
+        names = list(tied)
+        others = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        which = "it" if len(names) == 1 else "each"
         return (
-            f"practically tied with {others}: it may be better, but by less than one case per "
-            f"1,000 of the aspect weighed most, which {voice} answers cannot tell apart; "
-            f"{rec.name} is picked because it is the more likely best "
-            f"({probability_words(rec.probability)}); probability it is the best or "
-            f"practically tied with it: {probability_words(rec.p_near)}"
+            f"practically tied with {others}: {which} may be better, but by less than a "
+            "thousandth of the range of the aspect weighed most (for a class, one case per "
+            f"1,000), which {voice} answers cannot tell apart; "
+            f"{name} is picked because it is the more likely best "
+            f"({probability_words(p_best)}); probability it is the best or "
+            f"practically tied with it: {probability_words(p_near)}"
         )
-    return f"probability it is the best: {probability_words(rec.probability)}"
+    return f"probability it is the best: {probability_words(p_best)}"
 
 
 def plain_summary(selection: Selection, changes: int = 2) -> list[str]:

@@ -126,7 +126,8 @@ def format_session(summary: SessionSummary) -> str:
     whether the answers settled them, and the consistency check; a session whose questions
     were not finished is said to be provisional."""
     from tradeoff.ask.presentation import not_asked_words, tradeoff_headings
-    from tradeoff.choose.words import unfinished_words
+    from tradeoff.choose.candidates import candidate_names
+    from tradeoff.choose.words import stated_words, unfinished_words
 
     h, r = summary.log.header, summary.result
     lines = [
@@ -142,6 +143,14 @@ def format_session(summary: SessionSummary) -> str:
                 summary.answers, what="these weights, and any pick made from them, are"
             )
         )
+    v = summary.verdict
+    if v is not None:
+        names = candidate_names(h.scenario, h.candidate_array(), r.priors)
+        pick = names[v.pick] if names else f"candidate {v.pick + 1} of the recorded pool"
+        tied = [names[i] if names else f"candidate {i + 1}" for i in v.tied]
+        said = stated_words(pick, v.p_best, v.p_near, tied if v.practically_tied else ())
+        stopped = "stopped on" if r.complete else "stand on now"
+        lines.append(f"The pick the questions {stopped}: {pick} ({said}).")
     lines.append(f"  {'':<16} {'per unit (3 significant digits)':<36} over its whole range (swing)")
     for i, name in enumerate(r.names):
         if not r.informed(i):  # the starting guess, not something the person said

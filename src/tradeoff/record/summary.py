@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from tradeoff.ask.presentation import TradeOff, tradeoffs
 from tradeoff.learn import Consistency, ElicitationResult, consistency_of
+from tradeoff.learn.joint import Verdict
 from tradeoff.record.log import SessionLog, read_session
 from tradeoff.record.replay import replay, shown_result
 
@@ -27,6 +28,10 @@ class SessionSummary:
     #: The trade-offs the answers settled, and the ranges of those they did not; none with
     #: a weight no answer informed (:func:`~tradeoff.ask.presentation.tradeoffs`).
     said: tuple[TradeOff, ...] = ()
+    #: The pick among the recorded candidates as the questions stopped on it (or stand now,
+    #: unfinished), its P(best), P(best or practically tied) and the candidates it may be
+    #: tied with (:class:`~tradeoff.learn.joint.Verdict`); ``None`` without candidates.
+    verdict: Verdict | None = None
 
     @property
     def tradeoffs(self) -> tuple[str, ...]:
@@ -65,6 +70,15 @@ class SessionSummary:
         }
         if r.asked is not None:
             data["asked"] = list(r.asked)
+        v = self.verdict
+        if v is not None:
+            data["pick"] = {
+                "candidate": v.pick,
+                "p_best": v.p_best,
+                "p_best_or_practically_tied": v.p_near,
+                "practically_tied_with": list(v.tied) if v.practically_tied else [],
+                "stated_probability": v.stated,
+            }
         if r.intervals is not None:
             data["intervals"] = [list(iv) for iv in r.intervals]
         if r.error_rate_estimate is not None:
@@ -91,4 +105,6 @@ def summarise(path: str | Path, *, populations: PopulationSource | None = None) 
         engine.weight_draws(),
         asked=result.asked,
     )
-    return SessionSummary(log, result, engine.answered, consistency_of(engine), tuple(said))
+    return SessionSummary(
+        log, result, engine.answered, consistency_of(engine), tuple(said), engine.verdict()
+    )

@@ -172,8 +172,9 @@ def _why_stopped(recorder: Recorder, lang: Language) -> str:
         if verdict is not None and verdict.practically_tied:
             return _(
                 "The questions stopped early: your answers settle that the pick is the best "
-                "candidate model for you or practically tied with it, closer than one case "
-                "per 1,000 on what you weigh most (%(sure)s sure)."
+                "candidate model for you or practically tied with it: closer than a "
+                "thousandth of the range of what you weigh most (for a class, one case per "
+                "1,000) (%(sure)s sure)."
             ) % {"sure": chance_words(verdict.stated, lang)}
         if settled is None:
             return _(

@@ -38,10 +38,10 @@ def recommendation_text(advice: Recommendation, candidates: int) -> Text:
     >>> tied = Recommendation("mlp-8", 0, (1.0, 0.9), (0.8, 0.2), "logreg", "", 0.98, ("logreg",))
     >>> print(recommendation_text(tied, 2).plain)  # doctest: +NORMALIZE_WHITESPACE
     Recommended for you: mlp-8. Of the 2 candidate models, it is the one your answers make
-    best. It is practically tied with logreg: it may be better, but by less than one case
-    per 1,000 of the aspect weighed most, which your answers cannot tell apart; mlp-8 is
-    picked because it is the more likely best (80%); probability it is the best or
-    practically tied with it: 98%.
+    best. It is practically tied with logreg: it may be better, but by less than a
+    thousandth of the range of the aspect weighed most (for a class, one case per 1,000),
+    which your answers cannot tell apart; mlp-8 is picked because it is the more likely
+    best (80%); probability it is the best or practically tied with it: 98%.
     """
     from tradeoff.choose.words import chance_words
 

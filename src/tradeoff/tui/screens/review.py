@@ -115,8 +115,9 @@ class ReviewScreen(Screen[None]):
             if verdict is not None and verdict.practically_tied:
                 return (
                     "The questions stopped early: your answers settle that the pick is the "
-                    "best candidate model for you or practically tied with it, closer than one "
-                    "case per 1,000 on what you weigh most "
+                    "best candidate model for you or practically tied with it: closer than a "
+                    "thousandth of the range of what you weigh most (for a class, one case per "
+                    "1,000) "
                     f"({probability_words(verdict.stated)} sure)."
                 )
             sure = "" if settled is None else f" (the pick is {probability_words(settled[0])} sure)"

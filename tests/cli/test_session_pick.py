@@ -1,0 +1,78 @@
+"""`session show` names the pick the questions stopped on, with the same number `select`
+shows for the same session (one number everywhere), and says when it is provisional."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.choose.candidates import candidate_names
+from tradeoff.choose.decide import decide
+from tradeoff.cli.app import format_session
+from tradeoff.cli.decide import format_selection
+from tradeoff.record.summary import summarise
+from tradeoff.simulation.oracles import Noise, SimulatedOracle
+from tradeoff.study.opening import start_session
+from tradeoff.text import probability_words
+
+from ..conftest import SCENARIOS
+
+
+def record(folder: Path, who: str, truth: tuple[float, ...], stop_after: int | None) -> Path:
+    loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
+    rec = start_session(loaded, who, folder, seed=3)
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, truth, noise=Noise("flip", 0.1), seed=3)
+    with rec:
+        while (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q))
+            if stop_after is not None and rec.engine.answered >= stop_after:
+                break
+        if stop_after is None:
+            rec.finish()
+    return rec.path
+
+
+@pytest.mark.parametrize(
+    ("truth", "stop_after"), [((0.3, 0.5, 0.1, 0.1), None), ((0.2, 0.2, 0.3, 0.3), 4)]
+)
+def test_session_show_and_select_state_one_pick_and_one_number(
+    tmp_path: Path, truth: tuple[float, ...], stop_after: int | None
+) -> None:
+    path = record(tmp_path, "dr-kim", truth, stop_after)
+    summary = summarise(path)
+    verdict = summary.verdict
+    assert verdict is not None
+    h = summary.log.header
+    names = candidate_names(h.scenario, h.candidate_array(), summary.result.priors)
+    assert names is not None and len(names) == len(h.candidates or ())
+    shown = format_session(summary)
+    decision = decide([path])
+    rec = decision.recommendations[0]
+    assert rec.name == names[verdict.pick]
+    assert rec.stated == pytest.approx(verdict.stated, abs=1e-12)
+    said = probability_words(verdict.stated)
+    pick_line = next(x for x in shown.splitlines() if x.startswith("The pick the questions"))
+    assert rec.name in pick_line and said in pick_line
+    assert said in format_selection(decision.selection)
+    data = summary.to_dict()
+    assert data["pick"]["candidate"] == verdict.pick
+    assert data["pick"]["stated_probability"] == verdict.stated
+    if stop_after is None:
+        assert "stopped on" in pick_line and "Unfinished" not in shown
+    else:
+        assert "stand on now" in pick_line and "Unfinished" in shown
+        assert "Unfinished" in format_selection(decision.selection)
+
+
+def test_candidate_names_need_the_recorded_rows(tmp_path: Path) -> None:
+    """A pool that changed since the session was recorded gives no names (not wrong ones)."""
+    path = record(tmp_path, "dr-lee", (0.3, 0.5, 0.1, 0.1), 2)
+    summary = summarise(path)
+    h = summary.log.header
+    rows = h.candidate_array()
+    assert rows is not None
+    assert candidate_names(h.scenario, rows, summary.result.priors) is not None
+    assert candidate_names(h.scenario, rows + 0.01, summary.result.priors) is None
+    assert candidate_names(h.scenario, None, summary.result.priors) is None

@@ -20,6 +20,7 @@ from tradeoff.choose.robustness import (
     rank_acceptability,
     weight_changes,
 )
+from tradeoff.choose.words import change_sentence
 from tradeoff.cli import main
 from tradeoff.stable import stable_argmax
 
@@ -206,7 +207,8 @@ def test_a_zero_weight_cannot_change_the_pick_and_says_so() -> None:
     vectors = np.array([[1.0, 0.0, 0.2], [0.0, 1.0, 0.9], [0.5, 0.5, 0.1]])
     a, b, c = weight_changes([0.7, 0.3, 0.0], vectors, ["x", "y", "z"])
     assert c.more is None and c.less is None
-    assert c.sentence(["m0", "m1", "m2"]).startswith("No change in how much z matters")
+    assert change_sentence(c, ["m0", "m1", "m2"]).startswith("No change in how much z matters")
     assert b.more is not None and b.more[1] in (1, 2)
-    assert b.sentence(["m0", "m1", "m2"]).startswith("If y mattered ")
+    assert change_sentence(b, ["m0", "m1", "m2"]).startswith("If y mattered ")
+    assert c.to_dict(["m0", "m1", "m2"])["sentence"] == change_sentence(c, ["m0", "m1", "m2"])
     assert a.less is not None and a.more is None  # more of x only helps m0, the pick

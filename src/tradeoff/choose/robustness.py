@@ -39,13 +39,10 @@ from tradeoff.stable import rounded_rows
 __all__ = [
     "LIMIT",
     "WeightChange",
-    "acceptability_sentence",
     "aspect_words",
     "consensus_acceptability",
     "consensus_changes",
-    "factor_words",
     "rank_acceptability",
-    "share_words",
     "weight_changes",
 ]
 
@@ -144,25 +141,9 @@ class WeightChange:
         options = [c for c in (self.more, self.less) if c is not None]
         return min(options, key=lambda c: abs(math.log(c[0])), default=None)
 
-    def sentence(self, names: Sequence[str]) -> str:
-        """In words: "If latency mattered twice as much, mlp-8 would win." (the nearer
-        change), or that no change within a factor of 100 alters the pick."""
-        near = self.nearest()
-        if near is None:
-            return (
-                f"No change in how much {self.aspect} matters (from a hundredth to 100 times "
-                "as much) changes the pick."
-            )
-        factor, winner = near
-        if factor == 1.0:  # a tie with the pick: any change that way decides it
-            way = "more" if near == self.more else "less"
-            return (
-                f"{names[winner]} ties with the pick: if {self.aspect} mattered the least bit "
-                f"{way}, {names[winner]} would win."
-            )
-        return f"If {self.aspect} mattered {factor_words(factor)}, {names[winner]} would win."
-
     def to_dict(self, names: Sequence[str]) -> dict[str, Any]:
+        from tradeoff.choose.words import change_sentence  # words builds on this module
+
         def one(change: tuple[float, int] | None) -> dict[str, Any] | None:
             return None if change is None else {"factor": change[0], "winner": names[change[1]]}
 
@@ -170,30 +151,8 @@ class WeightChange:
             "aspect": self.aspect,
             "more": one(self.more),
             "less": one(self.less),
-            "sentence": self.sentence(names),
+            "sentence": change_sentence(self, names),
         }
-
-
-def factor_words(factor: float) -> str:
-    """A factor on a weight in words.
-
-    >>> [factor_words(f) for f in (2.0, 1.2, 3.456, 0.5, 0.8, 0.3, 1.004, 0.25, 0.1)]
-    ['twice as much', '20% more', '3.5 times as much', 'half as much', '20% less', \
-'0.3 times as much', '0.4% more', 'a quarter as much', 'a tenth as much']
-    """
-    named = {2.0: "twice", 0.5: "half", 0.25: "a quarter", 0.1: "a tenth", 3.0: "three times"}
-    for value, word in named.items():
-        if math.isclose(factor, value, rel_tol=0.02):
-            return f"{word} as much"
-    if 1 < factor < 1.5:
-        return f"{_pct(factor - 1)} more"
-    if 2 / 3 < factor < 1:
-        return f"{_pct(1 - factor)} less"
-    return f"{factor:.2g} times as much"
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.2g}%" if x < 0.1 else f"{100 * x:.0f}%"
 
 
 def weight_changes(
@@ -348,42 +307,3 @@ LEAD = "Chance of being best, over the weights the answers allow"
 CONSENSUS_LEAD = "Chance of being the consensus, over the weights everyone's answers allow"
 
 
-def acceptability_sentence(
-    table: FloatArray, names: Sequence[str], limit: int = 3, lead: str = LEAD
-) -> str:
-    """The rank acceptability in one sentence: the models most often best, and how often
-    the most often best is in the top ``table.shape[1]``.
-
-    >>> table = np.array([[0.62, 0.3, 0.05], [0.3, 0.5, 0.1], [0.08, 0.2, 0.85]])
-    >>> text = acceptability_sentence(table, ["mlp-8", "logreg", "knn"])
-    >>> text.startswith("Chance of being best, over the weights the answers allow: ")
-    True
-    >>> text.partition(": ")[2]
-    'mlp-8 62%, logreg 30%, knn 8%; mlp-8 is among the top 3 in 97%.'
-    """
-    first = np.lexsort((np.arange(len(table)), -table[:, 0]))
-    shown = [f"{names[m]} {share_words(table[m, 0])}" for m in first[:limit] if table[m, 0] > 0]
-    top = int(first[0])
-    ranks = table.shape[1]
-    return (
-        f"{lead}: "
-        + ", ".join(shown)
-        + (
-            f"; {names[top]} is among the top {ranks} in {share_words(float(table[top].sum()))}."
-            if ranks > 1
-            else "."
-        )
-    )
-
-
-def share_words(p: float) -> str:
-    """A probability as a percent that never rounds to a false 0% or 100%.
-
-    >>> share_words(0.9996), share_words(0.001), share_words(0.25)
-    ('over 99%', 'under 1%', '25%')
-    """
-    if 0 < p < 0.005:
-        return "under 1%"
-    if 0.995 <= p < 1:
-        return "over 99%"
-    return f"{p:.0%}"

@@ -28,6 +28,7 @@ from tradeoff.choose.rank import rank_pool
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import omega_note, plain_summary
 from tradeoff.pool import Pool, copa
+from tradeoff.text import probability_words
 from tradeoff.tui.dialogs import SelectionHelpScreen
 from tradeoff.tui.scatter import LEGEND, MIN_ROWS, Points, ScatterPlot
 
@@ -149,7 +150,8 @@ class SelectionScreen(Screen[None]):
             rec = s.recommendations[0]
             order = sorted(range(self.pool.n), key=lambda i: (-rec.expected[i], i))
             best = [
-                "" if rec.p_best is None else f"{rec.p_best[i]:.0%}" for i in range(self.pool.n)
+                "" if rec.p_best is None else probability_words(rec.p_best[i])
+                for i in range(self.pool.n)
             ]
             return order, "chance\nbest", best
         psis = [np.asarray(r.expected) for r in s.recommendations]

@@ -103,16 +103,19 @@ ALLOWED_TAGS = {
 @given(HOSTILE_TEXT)
 @example(f"# T {SCRIPT}\n\n{ONERROR} ![x](http://evil.example/x.png) [l](javascript:x)")
 @example('<a href="http://evil.example">x</a> <http://evil.example/auto>')
+@example("0.")
 def test_markdown_html_passes_no_tag_through(source: str) -> None:
     page = markdown_html(source, heading_shift=1)
     tags = set(re.findall(r"</?([A-Za-z][A-Za-z0-9]*)", page))
     assert tags <= ALLOWED_TAGS - {"img", "h1"}, page
-    for tag in re.findall(r"<[A-Za-z][^>]*>", page):  # no attribute: no link, no load
-        assert re.fullmatch(r"<[a-z0-9]+( /)?>", tag), tag
+    # No attribute (no link, no load) but the number a list starts at ("0." starts one).
+    for tag in re.findall(r"<[A-Za-z][^>]*>", page):
+        assert re.fullmatch(r'<[a-z0-9]+( /)?>|<ol start="\d+">', tag), tag
     assert re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", page) is None
 
 
 @given(HOSTILE_TEXT)
+@example("0.")
 @example("[p](javascript:alert(1)) [q](JaVaScRiPt:x) [r](vbscript:x) [s](data:text/html,x)")
 @example("[f](file:///etc/passwd) <javascript:x> [ok](https://e.org/p) [m](mailto:a@e.org)")
 def test_a_page_keeps_only_links_with_a_safe_address(source: str) -> None:
@@ -128,7 +131,7 @@ def test_a_page_keeps_only_links_with_a_safe_address(source: str) -> None:
             scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", href.group(1))
             assert scheme is None or scheme.group(1).lower() in {"http", "https", "mailto"}, tag
         else:
-            assert re.fullmatch(r"<[a-z0-9]+( /)?>", tag), tag
+            assert re.fullmatch(r'<[a-z0-9]+( /)?>|<ol start="\d+">', tag), tag
 
 
 def test_markdown_html_embeds_only_the_images_it_is_given() -> None:

@@ -219,7 +219,7 @@ def test_truths_far_from_the_prior_are_picked_within_the_margin_and_not_overconf
     family, MEASURED_WITHIN within the margin and MEASURED_WRONG wrong among confident
     stops: the bounds here leave room for 48 people's sampling (a binomial 95% interval
     at 99% is about ±3 of 48)."""
-    sc, pool, rows = triage
+    sc, _, rows = triage
     spans = np.asarray(Engine(sc).space.spans)
     rng = np.random.default_rng(2026)
     within = confident = wrong = people = 0

@@ -117,14 +117,22 @@ class Front:
 
 def said_tied(p_best: float, p_near: float, others: bool, confidence: float) -> bool:
     """Whether a pick with P(best) ``p_best`` and P(best or practically tied) ``p_near``
-    is said to be practically tied: it is not best with the ``confidence`` asked for, and
-    other models (``others``) that may beat it by less than the person's perceivable margin
-    hold at least ``TIE_SHARE`` of the posterior.
+    is said to be practically tied: it is not best with the ``confidence`` asked for, but
+    best or practically tied with it is, and other models (``others``) that may beat it by
+    less than the person's perceivable margin hold at least ``TIE_SHARE`` of the posterior.
+    (A pick that is neither is said with its P(best): a tie that is itself unsure is no
+    news to a person.)
 
     >>> said_tied(0.90, 0.97, True, 0.95), said_tied(0.96, 0.99, True, 0.95)
     (True, False)
+    >>> said_tied(0.42, 0.51, True, 0.95)
+    False
     """
-    return others and settled(p_best) < confidence and settled(p_near - p_best) >= TIE_SHARE
+    return (
+        others
+        and settled(p_best) < confidence <= settled(p_near)
+        and settled(p_near - p_best) >= TIE_SHARE
+    )
 
 
 @dataclass(frozen=True)
@@ -152,9 +160,7 @@ class Verdict:
 
     @property
     def practically_tied(self) -> bool:
-        """Whether the pick is best with less than the confidence asked for while
-        another model that may beat it by less than the margin holds at least ``TIE_SHARE``
-        of the posterior."""
+        """Whether the pick is said to be practically tied (:func:`said_tied`)."""
         return said_tied(self.p_best, self.p_near, bool(self.tied), self.confidence)
 
     @property

@@ -383,6 +383,24 @@ GOALS = {
 WRONG_GOAL = 0.05
 
 
+def _goal_row(
+    answers: str,
+    goal: str,
+    by_family: dict[str, float],
+    bound: float,
+    shown: Any,
+    *,
+    low: bool,
+) -> list[str]:
+    """One row of the goals table: the worst family (the lowest value when ``low`` says
+    a goal is a floor, else the highest) against ``bound``."""
+    pick = min if low else max
+    worst = pick(by_family, key=lambda f: by_family[f])
+    value = by_family[worst]
+    met = value >= bound if low else value <= bound
+    return [answers, goal, f"{shown(value)} ({worst})", "yes" if met else "no"]
+
+
 def goals(results: dict[tuple[str, str, str, str], list[dict[str, Any]]]) -> str:
     """The goals of the shipped pool's ``joint`` cells, each with the worst cell against it."""
     rows = []
@@ -394,48 +412,25 @@ def goals(results: dict[tuple[str, str, str, str], list[dict[str, Any]]]) -> str
         }
         if not cells_here:
             continue
-        key = "near" if answers.startswith("logistic") else "within"
-        got = {}
-        for family, people in cells_here.items():
-            if key == "near":
-                got[family] = float(np.mean([p["regret_psi"] <= NEAR for p in people]))
-            else:
-                got[family] = float(np.mean([p["within"] for p in people]))
-        worst = min(got, key=lambda f: got[f])
-        rows.append(
-            [
-                answers,
-                ("regret ψ ≤ 0.001" if key == "near" else "within margin") + f" ≥ {_pct(share)}",
-                f"{_pct(got[worst])} ({worst})",
-                "yes" if got[worst] >= share else "no",
-            ]
-        )
+        near = answers.startswith("logistic")
+        got = {
+            f: float(np.mean([p["regret_psi"] <= NEAR if near else p["within"] for p in ps]))
+            for f, ps in cells_here.items()
+        }
+        label = "regret ψ ≤ 0.001" if near else "within margin"
+        rows.append(_goal_row(answers, f"{label} ≥ {_pct(share)}", got, share, _pct, low=True))
         wrong = {}
         for family, people in cells_here.items():
             sure = [p["stated_right"] for p in people if (p["p_best"] or 0.0) >= 0.95]
             wrong[family] = 1 - float(np.mean(sure)) if sure else 0.0
-        worst = max(wrong, key=lambda f: wrong[f])
-        rows.append(
-            [
-                answers,
-                f"wrong among stops at P ≥ 0.95 ≤ {_pct(WRONG_GOAL)}",
-                f"{_pct(wrong[worst])} ({worst})",
-                "yes" if wrong[worst] <= WRONG_GOAL else "no",
-            ]
-        )
+        goal = f"wrong among stops at P ≥ 0.95 ≤ {_pct(WRONG_GOAL)}"
+        rows.append(_goal_row(answers, goal, wrong, WRONG_GOAL, _pct, low=False))
         if questions is not None:
             med = {
                 f: float(np.median([p["questions"] for p in ps])) for f, ps in cells_here.items()
             }
-            worst = max(med, key=lambda f: med[f])
-            rows.append(
-                [
-                    answers,
-                    f"median questions ≤ {questions:g}",
-                    f"{med[worst]:g} ({worst})",
-                    "yes" if med[worst] <= questions else "no",
-                ]
-            )
+            goal = f"median questions ≤ {questions:g}"
+            rows.append(_goal_row(answers, goal, med, questions, lambda x: f"{x:g}", low=False))
     if not rows:
         return ""
     return "## Goals (shipped pool, `joint`, the worst family)\n\n" + markdown(

@@ -7,11 +7,15 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
 
 from tradeoff.ask.scenario import ElicitationSpec, Scenario, load_scenario
+
+if TYPE_CHECKING:
+    from tradeoff.record.recorder import Recorder
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
@@ -57,12 +61,27 @@ TIERS = {
     "browser": {"test_web_browser"},
     "stats": {"test_strategies", "test_engine_paper"},
     "e2e": {
-        "test_machines", "test_wheel", "test_tui", "test_tui_pty", "test_joint_app",
-        "test_study", "test_web", "test_web_processes", "test_study_web_cli",
-        "test_hostile_serving", "test_hostile_study", "test_proxy",
-        "test_hostile_text", "test_hostile_files",
-        "test_pool_sources", "test_hostile_pools", "test_bench", "test_cli_simulate",
-        "test_report_plain", "test_selection", "test_decide",
+        "test_machines",
+        "test_wheel",
+        "test_tui",
+        "test_tui_pty",
+        "test_joint_app",
+        "test_study",
+        "test_web",
+        "test_web_processes",
+        "test_study_web_cli",
+        "test_hostile_serving",
+        "test_hostile_study",
+        "test_proxy",
+        "test_hostile_text",
+        "test_hostile_files",
+        "test_pool_sources",
+        "test_hostile_pools",
+        "test_bench",
+        "test_cli_simulate",
+        "test_report_plain",
+        "test_selection",
+        "test_decide",
     },
 }
 #: Single statistical tests in files of the core tier (a scan or a brute force over many
@@ -113,6 +132,23 @@ def small_scenario_file(
     path = tmp_path / f"{name}.toml"
     path.write_text(text)
     return path
+
+
+def three_answers_one_unasked(folder: Path, participant: str) -> Recorder:
+    """A recorder (open: the caller closes it) after three answers to the default scenario,
+    one weight never shown apart by any of them (its ``asked`` is False)."""
+    from tradeoff.simulation.oracles import SimulatedOracle
+    from tradeoff.study.opening import start_session
+
+    loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
+    spec = loaded.scenario.elicitation.override(budget=3)
+    rec = start_session(loaded, participant, folder, spec=spec, seed=1)
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, (0.6, 0.2, 0.1, 0.1))
+    while (q := rec.engine.next_query()) is not None:
+        rec.answer(oracle.choose(q))
+    asked = rec.engine.result().asked
+    assert asked is not None and not all(asked), "pick a session that leaves one unasked"
+    return rec
 
 
 def spec(sc: Scenario, **changes: object) -> ElicitationSpec:

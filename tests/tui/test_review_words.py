@@ -8,24 +8,15 @@ from pathlib import Path
 from textual.app import App
 from textual.widgets import Static
 
-from tradeoff.ask.scenario import load_scenario
-from tradeoff.simulation.oracles import SimulatedOracle
-from tradeoff.study.opening import start_session
 from tradeoff.tui.screens.review import ReviewScreen
 
-from ..conftest import SCENARIOS
+from ..conftest import three_answers_one_unasked
 
 
 async def test_the_review_says_not_asked(tmp_path: Path) -> None:
-    loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
-    spec = loaded.scenario.elicitation.override(budget=3)
-    rec = start_session(loaded, "dr-kim", tmp_path, spec=spec, seed=1)
-    oracle = SimulatedOracle.for_scenario(loaded.scenario, (0.6, 0.2, 0.1, 0.1))
-    with rec:
-        while (q := rec.engine.next_query()) is not None:
-            rec.answer(oracle.choose(q))
+    with three_answers_one_unasked(tmp_path, "dr-kim") as rec:
         asked = rec.engine.result().asked
-        assert asked is not None and not all(asked), "pick a session that leaves one unasked"
+        assert asked is not None
 
         class Review(App[None]):
             def on_mount(self) -> None:

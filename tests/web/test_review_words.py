@@ -11,14 +11,11 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from tradeoff.ask.scenario import load_scenario
 from tradeoff.record.recorder import Recorder
-from tradeoff.simulation.oracles import SimulatedOracle
-from tradeoff.study.opening import start_session
 from tradeoff.web.i18n import languages
 from tradeoff.web.pages import chance_words, review_view
 
-from ..conftest import SCENARIOS
+from ..conftest import three_answers_one_unasked
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "src" / "tradeoff" / "web" / "templates"
 
@@ -26,15 +23,7 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "src" / "tradeoff" / "web" / "
 @pytest.fixture
 def recorder(tmp_path: Path) -> Iterator[Recorder]:
     """Three questions answered of three, the last weights never shown apart."""
-    loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
-    spec = loaded.scenario.elicitation.override(budget=3)
-    rec = start_session(loaded, "p01", tmp_path, spec=spec, seed=1)
-    oracle = SimulatedOracle.for_scenario(loaded.scenario, (0.6, 0.2, 0.1, 0.1))
-    with rec:
-        while (q := rec.engine.next_query()) is not None:
-            rec.answer(oracle.choose(q))
-        asked = rec.engine.result().asked
-        assert asked is not None and not all(asked), "pick a session that leaves one unasked"
+    with three_answers_one_unasked(tmp_path, "p01") as rec:
         yield rec
 
 

@@ -331,7 +331,8 @@ def test_the_decision_is_written_back_only_with_the_flag(
     assert version.tags["tradeoff.participants"] == "p0"
     assert version.tags["tradeoff.ask.scenario"] == BREAST
     p_ranks = [float(x) for x in version.tags["tradeoff.p_rank_1_2_3"].split(", ")]
-    assert p_ranks[0] == pytest.approx(p_best, abs=1e-4) and sum(p_ranks) <= 1 + 1e-9
+    # each written to 4 decimals: their sum is within 3 roundings of 1
+    assert p_ranks[0] == pytest.approx(p_best, abs=1e-4) and sum(p_ranks) <= 1 + 1.5e-4
     assert version.tags["tradeoff.what_would_change"].startswith(("If ", "No change"))
     listed = {a.path for a in client.list_artifacts(version.run_id, "tradeoff-decision")}
     assert listed == {"tradeoff-decision/report.html", "tradeoff-decision/report.md"}

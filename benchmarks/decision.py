@@ -468,7 +468,7 @@ def main(
     out: bool,
     command: str,
     knockout_factor: int = 1,
-    name: str = "decision",
+    out_name: str = "decision",
 ) -> None:
     started = time.perf_counter()
     tasks = []
@@ -536,7 +536,7 @@ def main(
         f"Reproduce: `{command}`.\n"
     )
     if out:
-        write(name, "Questions that settle the choice", body)
+        write(out_name, "Questions that settle the choice", body)
     else:
         print(body)
 

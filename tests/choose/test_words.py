@@ -67,8 +67,10 @@ def natural_weights(swing: tuple[float, ...]) -> tuple[float, ...]:
 def record_with_cant_tell(loaded: LoadedScenario, folder: Path) -> Path:
     """30 answers of a person sure of what they value, the 20th "can't tell"."""
     spec = loaded.scenario.elicitation.override(budget=30, stop="weights")
-    rec = start_session(loaded, "dr-kim", folder, spec=spec, seed=3)
-    oracle = SimulatedOracle.for_scenario(loaded.scenario, natural_weights((0.6, 0.2, 0.1, 0.1)))
+    rec = start_session(loaded, "dr-kim", folder, spec=spec, seed=6)
+    oracle = SimulatedOracle.for_scenario(
+        loaded.scenario, natural_weights((0.5, 0.4, 0.05, 0.05))
+    )
     with rec:
         while (q := rec.engine.next_query()) is not None:
             rec.answer(Choice.INDIFFERENT if rec.engine.answered == 19 else oracle.choose(q))

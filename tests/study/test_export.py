@@ -96,9 +96,9 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     )
     m = Made(study)
     consent = ConsentRecord(type="consent", version="2026-01", text_sha256="ab" * 32, language="nl")
-    # Seed 32: the sixth question repeats an earlier one (on every numeric path:
+    # Seed 0: the sixth question repeats an earlier one (on every numeric path:
     # tests/test_machines.py and make test-other-path run this file on another).
-    _session(m, "p01", 6, undo_after=2, finish=True, consent=consent, live=True, seed=32)
+    _session(m, "p01", 6, undo_after=2, finish=True, consent=consent, live=True, seed=0)
     _session(m, "p02", 3)
     _session(m, "p03", 2, finish=True)
     withdraw(study, "p03")

@@ -19,10 +19,10 @@ from tradeoff.ask.presentation import difference_words
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.errors import InputError
-from tradeoff.learn.joint import TIE_MENTION, said_tied
-from tradeoff.learn.particles import perceivable_margin
+from tradeoff.learn.joint import said_tied, tied_with
+from tradeoff.learn.particles import near_best
 from tradeoff.pool import Pool
-from tradeoff.stable import settled, stable_argmax_rows, stable_order
+from tradeoff.stable import stable_argmax_rows, stable_order
 
 FloatArray = NDArray[np.float64]
 
@@ -160,16 +160,9 @@ def recommend(
     index = int(order[0])
     if draws is not None:
         spans = (*priors, *(a.range[1] - a.range[0] for a in scenario.attributes))
-        gap = psi[np.arange(len(best)), best] - psi[:, index]
-        within = w * (gap <= perceivable_margin(d, spans))
-        near = np.bincount(best, weights=within, minlength=pool.n)
+        near = near_best(psi, best, index, d, spans, w)
         p_near = float(near.sum())
-        others = [
-            int(i)
-            for i in np.flatnonzero(near)
-            if i != index and settled(float(near[i])) >= TIE_MENTION
-        ]
-        tied = tuple(pool.names[i] for i in sorted(others, key=lambda i: (-near[i], i)))
+        tied = tuple(pool.names[i] for i in tied_with(near, index))
     runner = int(order[1]) if order.size > 1 else None
     trade = ""
     if runner is not None:

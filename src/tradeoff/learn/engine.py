@@ -114,6 +114,9 @@ class Engine:
         self._strategy = make_strategy(self.space, self.spec, seed, candidates)
         self._states: list[Any] = [self._strategy.initial()]
         self._history: list[tuple[Query, Choice]] = []
+        #: Per counted answer, which statistics some answer so far showed differing
+        #: (:func:`~tradeoff.learn.base.asked_aspects`, kept as answers come and go).
+        self._asked: list[tuple[bool, ...]] = [asked_aspects(scenario, ())]
         self._pending: Query | None = None
         self._pending_valid = False
 
@@ -150,8 +153,7 @@ class Engine:
         if query is None:
             raise EngineFinished("the elicitation is finished; there is no question to answer")
         self._states.append(self._strategy.update(self.state, query, choice))
-        self._history.append((query, choice))
-        self._pending_valid = False
+        self._counted(query, choice)
         return query
 
     @property
@@ -181,7 +183,13 @@ class Engine:
             raise ValueError(f"the question repeats answer {query.repeat_of}, which does not exist")
         choice = Choice(choice)
         self._states.append(self._strategy.update(self.state, query, choice))
+        self._counted(query, choice)
+
+    def _counted(self, query: Query, choice: Choice) -> None:
+        """Count an answer the strategy has just taken."""
         self._history.append((query, choice))
+        now = asked_aspects(self.scenario, (query,))
+        self._asked.append(tuple(a or b for a, b in zip(self._asked[-1], now, strict=True)))
         self._pending_valid = False
 
     def undo(self) -> Query | None:
@@ -192,6 +200,7 @@ class Engine:
         if not self._history:
             return None
         self._states.pop()
+        self._asked.pop()
         query, _ = self._history.pop()
         self._pending, self._pending_valid = query, True
         return query
@@ -199,8 +208,7 @@ class Engine:
     def result(self) -> ElicitationResult:
         """What has been learned so far (normalised weights, and uncertainty if known), and
         which weights some answer informed (:func:`~tradeoff.learn.base.asked_aspects`)."""
-        asked = asked_aspects(self.scenario, (q for q, _ in self._history))
-        return replace(self._strategy.result(self.state), asked=asked)
+        return replace(self._strategy.result(self.state), asked=self._asked[-1])
 
     def extend(self, extra: int) -> int:
         """Ask at most ``extra`` more questions (e.g. "10 more" after a review).
@@ -235,10 +243,8 @@ class Engine:
         sum to 1), or ``None`` for a point estimate: the pick and P(best) computed from
         them (:func:`tradeoff.choose.recommend.recommend`) are the ones :meth:`decision`
         and the stop read (``joint``: the particles as they are, not a resample of them)."""
-        own = getattr(self._strategy, "weighted_draws", None)
-        if own is not None:
-            draws, weights = own(self.state)
-            return draws, weights
+        if isinstance(self._strategy, JointStrategy):
+            return self._strategy.weighted_draws(self.state)
         plain = self.weight_draws()
         if plain is None:
             return None

@@ -50,6 +50,7 @@ from tradeoff.learn.likelihood import (
 from tradeoff.learn.particles import (
     PARTICLES,
     SPARSE_PRIOR_SHARE,
+    SUMMARIES_KEPT,
     JointRecord,
     JointState,
     ParticlePosterior,
@@ -135,6 +136,21 @@ def said_tied(p_best: float, p_near: float, others: bool, confidence: float) -> 
     )
 
 
+def tied_with(near: FloatArray, pick: int) -> list[int]:
+    """The candidates the pick may be practically tied with: each best, by less than the
+    margin over the pick, for at least ``TIE_MENTION`` of the posterior (``near``,
+    :func:`~tradeoff.learn.particles.near_best`), most likely first (ties: the earlier).
+
+    >>> tied_with(np.array([0.8, 0.005, 0.15, 0.03]), 0)
+    [2, 3]
+    """
+    others = np.array(
+        [i for i, x in enumerate(near) if i != pick and settled(float(x)) >= TIE_MENTION],
+        dtype=np.intp,
+    )
+    return [int(i) for i in others[stable_order(-near[others])]]
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What the posterior says of the pick (:meth:`JointStrategy.verdict`).
@@ -144,7 +160,7 @@ class Verdict:
     :func:`~tradeoff.learn.particles.perceivable_margin`); ``tied`` the other candidates
     that may be better by less than that margin (each with at least ``TIE_MENTION`` of the
     posterior), most likely first. ``practically_tied`` says whether the pick is to be
-    stated as practically tied (``p_near`` − ``p_best`` ≥ ``TIE_MENTION``): then the stated
+    stated as practically tied (:func:`said_tied`): then the stated
     probability (:attr:`stated`) is ``p_near`` and the words name ``tied``; else it is
     ``p_best``. ``regret`` is the pick's expected regret as a share of the metric's spread.
     """
@@ -237,6 +253,10 @@ class JointStrategy(PosteriorStrategy[JointState]):
     #: Each front candidate's card line for each statistic, as a number that is equal for
     #: two candidates exactly when the lines read the same (:meth:`_front_pairs`).
     _lines: FloatArray = field(init=False, compare=False, repr=False)
+    #: :meth:`_covering` by state.
+    _covers: dict[JointState, list[Trade | Candidate]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
     #: The posterior over the weights (built from the fields above).
     posterior: ParticlePosterior = field(init=False, compare=False, repr=False)
 
@@ -426,11 +446,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
         top = s.psi.max(axis=1)
         spread = float(s.weights @ (top - s.psi.min(axis=1))) or 1.0
         regret = float(s.weights @ (top - s.psi[:, s.pick]))
-        others = np.array(
-            [i for i, x in enumerate(s.near) if i != s.pick and settled(float(x)) >= TIE_MENTION],
-            dtype=np.intp,
-        )
-        order = others[stable_order(-s.near[others])]
+        order = tied_with(s.near, s.pick)
         return Verdict(
             int(self._front[s.pick]),
             float(s.p_best[s.pick]),
@@ -636,15 +652,23 @@ class JointStrategy(PosteriorStrategy[JointState]):
 
     def _covering(self, state: JointState) -> list[Trade | Candidate]:
         """The questions that may be asked now and show two options differing on a
-        statistic of :meth:`unasked`."""
+        statistic of :meth:`unasked` (kept for the state: the stop and the choice of a
+        question both read them)."""
+        known = self._covers.get(state)
+        if known is not None:
+            return known
         unasked = self.unasked(state)
-        if not unasked:
-            return []
-        return [
-            o
-            for o in self._options(self.posterior.summary(state))
-            if any(o.differs[j] for j in unasked) and self._allowed(state, o) is not None
-        ]
+        out: list[Trade | Candidate] = []
+        if unasked:
+            out = [
+                o
+                for o in self._options(self.posterior.summary(state))
+                if any(o.differs[j] for j in unasked) and self._allowed(state, o) is not None
+            ]
+        if len(self._covers) >= SUMMARIES_KEPT:
+            self._covers.clear()
+        self._covers[state] = out
+        return out
 
     def may_stop_decided(self, state: JointState) -> bool:
         """A settled pick ends the questions only once every aspect on which the

@@ -289,6 +289,31 @@ def perceivable_margin(natural: FloatArray, spans: Sequence[float]) -> FloatArra
     return out
 
 
+def near_best(
+    psi: FloatArray,
+    best: IntArray,
+    pick: int,
+    natural: FloatArray,
+    spans: Sequence[float],
+    weights: FloatArray,
+) -> FloatArray:
+    """Per candidate (column of ``psi``, one row per draw), the weight of the draws in which
+    it is best (``best``) and ``pick`` is within the draw's :func:`perceivable_margin` of
+    it: their sum is P(the pick is best or practically tied with the best).
+
+    >>> psi = np.array([[1.0, 0.9995], [0.5, 1.0]])
+    >>> near_best(psi, np.array([0, 1]), 1, np.array([[1.0, 0.0], [1.0, 0.0]]), [1.0, 1.0],
+    ...           np.array([0.5, 0.5])).tolist()
+    [0.5, 0.5]
+    """
+    gap = psi[np.arange(len(best)), best] - psi[:, pick]
+    within = gap <= perceivable_margin(natural, spans)
+    out: FloatArray = np.bincount(best, weights=weights * within, minlength=psi.shape[1]).astype(
+        np.float64
+    )
+    return out
+
+
 def weighted_quantiles(values: FloatArray, weights: FloatArray, qs: Sequence[float]) -> FloatArray:
     """Quantiles of every column of ``values`` under the row weights ``weights``."""
     order = np.argsort(values, axis=0)
@@ -587,9 +612,7 @@ class ParticlePosterior:
             m = len(self.front)
             p_best = np.bincount(best, weights=weights, minlength=m).astype(np.float64)
             pick = stable_argmax(weights @ psi)
-            gap = psi[np.arange(len(best)), best] - psi[:, pick]
-            within = gap <= perceivable_margin(natural, self.spans)
-            near = np.bincount(best, weights=weights * within, minlength=m).astype(np.float64)
+            near = near_best(psi, best, pick, natural, self.spans, weights)
         out = Summary(natural, weights, psi, best, p_best, pick, near)
         if len(self._summaries) >= SUMMARIES_KEPT:
             self._summaries.pop(next(iter(self._summaries)))  # the oldest

@@ -20,6 +20,7 @@ from tradeoff.record.log import read_session
 from tradeoff.record.records import (
     AnswerRecord,
     ConsentRecord,
+    EntryRecord,
     ExtendRecord,
     HeaderRecord,
     NoteRecord,
@@ -63,6 +64,7 @@ answers = st.builds(
     choice=st.sampled_from(list(Choice)),
     response_ms=st.none() | st.floats(0, 1e7, allow_nan=False),
     at=stamp,
+    language=st.none() | st.sampled_from(["en", "de", "es-MX"]),
 )
 consents = st.builds(
     ConsentRecord,
@@ -70,6 +72,15 @@ consents = st.builds(
     version=st.text(min_size=1, max_size=10),
     text_sha256=hexes,
     language=st.sampled_from(["en", "fr", "de-CH"]),
+    at=stamp,
+)
+entries = st.builds(
+    EntryRecord,
+    type=st.just("entry"),
+    via=st.sampled_from(["code", "panel", "open"]),
+    panel_id=st.none() | st.text(min_size=1, max_size=24),
+    params=st.dictionaries(st.text(min_size=1, max_size=12), st.text(max_size=20), max_size=3),
+    pilot=st.booleans(),
     at=stamp,
 )
 results = st.builds(
@@ -94,7 +105,7 @@ middle = st.one_of(
     st.builds(NoteRecord, type=st.just("note"), text=st.text(max_size=40), at=stamp),
     st.builds(ExtendRecord, type=st.just("extend"), extra=st.integers(1, 10_000), at=stamp),
 )
-records = st.one_of(middle, consents, results)
+records = st.one_of(middle, consents, entries, results)
 TEXT = (SCENARIOS / "glaucoma-screening.toml").read_text()
 SHA = hashlib.sha256(TEXT.encode()).hexdigest()
 headers = st.builds(
@@ -136,17 +147,25 @@ def test_write_read_write_gives_the_same_bytes_and_chain(
     assert again == chain
 
 
-@given(st.none() | consents, headers, st.lists(middle, max_size=8), st.none() | results)
+@given(
+    st.none() | consents,
+    st.none() | entries,
+    headers,
+    st.lists(middle, max_size=8),
+    st.none() | results,
+)
 def test_a_generated_file_is_read_and_written_again_byte_for_byte(
     consent: ConsentRecord | None,
+    entry: EntryRecord | None,
     header: HeaderRecord,
     events: list[AnswerRecord | UndoRecord | NoteRecord | ExtendRecord],
     result: ResultRecord | None,
 ) -> None:
-    """Whole files of every line type, with and without a consent and a result, read by
+    """Whole files of every line type, with and without a consent, an entry and a result, read by
     :func:`read_session` (the discriminated union of the events, the chain checked) and
     written again from the records read: the same bytes, the same chain."""
     written: list[BaseModel] = [consent] if consent is not None else []
+    written += [entry] if entry is not None else []
     written += [header, *events] + ([result] if result is not None else [])
     chain: str | None = None
     data = b""
@@ -158,6 +177,7 @@ def test_a_generated_file_is_read_and_written_again_byte_for_byte(
         path.write_bytes(data)
         log = read_session(path)
     read: list[BaseModel] = [log.consent] if log.consent is not None else []
+    read += [log.entry] if log.entry is not None else []
     read += [log.header, *log.events]
     # the same records read back (the header into Header, which adds the parsed scenario)
     assert len(read) == len(written)

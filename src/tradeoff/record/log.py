@@ -32,6 +32,7 @@ from tradeoff.record.records import (
     READABLE_FORMATS,
     AnswerRecord,
     ConsentRecord,
+    EntryRecord,
     Event,
     ExtendRecord,
     Header,
@@ -54,7 +55,7 @@ _EVENT = TypeAdapter(Event)
 _FIXES = {
     "choice": "an answer's choice is left, right or indifferent.",
     "query": "an answer carries the question as tradeoff wrote it.",
-    "type": "a line's type is consent, header, answer, undo, note, extend or result.",
+    "type": "a line's type is consent, entry, header, answer, undo, note, extend or result.",
     "version": "a consent record names the consent text's version.",
     "text_sha256": "a consent record carries the sha256 of the text shown (64 hex digits).",
     "extra": "extend needs a whole number of extra questions (1–10000).",
@@ -115,6 +116,9 @@ class SessionLog:
     chain: str | None = None
     #: The participant's consent when a study recorded it (the file's first line).
     consent: ConsentRecord | None = None
+    #: How a study participant came in (access code, panel link, pilot), when recorded
+    #: (the line just before the header).
+    entry: EntryRecord | None = None
 
     @property
     def events(self) -> list[AnswerRecord | UndoRecord | NoteRecord | ExtendRecord | ResultRecord]:
@@ -274,6 +278,24 @@ def read_session(path: str | Path) -> SessionLog:
         chains.append(chain)
         at = 1
         first_text, first = head_line(1, "the session header that follows the consent")
+    entry: EntryRecord | None = None
+    if isinstance(first, dict) and first.get("type") == "entry":
+        try:
+            entry = EntryRecord.model_validate(first)
+        except ValidationError as exc:
+            raise InputError.many(p, _problems(exc, at + 1, _FIXES)) from None
+        content, stored_entry = split_chain(first_text)
+        if stored_entry is None or chain_hash(chain, content) != stored_entry:
+            raise InputError.single(
+                p,
+                f"line {at + 1}",
+                "does not match its chain hash: how the participant came in was edited.",
+                RESTORE,
+            )
+        chain = stored_entry
+        chains.append(stored_entry)
+        at += 1
+        first_text, first = head_line(at, "the session header that follows the entry")
     if not isinstance(first, dict) or first.get("type") != "header":
         raise InputError.single(
             p,
@@ -283,9 +305,9 @@ def read_session(path: str | Path) -> SessionLog:
         )
     header = _header_from(p, first, at + 1)
     chained = header.format >= 2
-    if consent is not None and header.format < 3:
+    if (consent is not None or entry is not None) and header.format < 3:
         raise InputError.single(
-            p, "line 1", "a consent record opens only format 3 sessions.", RESTORE
+            p, "line 1", "a consent or entry record opens only format 3 sessions.", RESTORE
         )
     if chained:
         content, stored = split_chain(first_text)
@@ -354,7 +376,7 @@ def read_session(path: str | Path) -> SessionLog:
                 RESTORE,
             )
         out.append(Line(number, event))
-    return SessionLog(p, header, out, warnings, truncated, chain, consent)
+    return SessionLog(p, header, out, warnings, truncated, chain, consent, entry)
 
 
 def session_entries(folder: str | Path) -> list[tuple[Path, int]]:

@@ -46,6 +46,7 @@ from tradeoff.record.records import (
     FORMAT_VERSION,
     AnswerRecord,
     ConsentRecord,
+    EntryRecord,
     ExtendRecord,
     Header,
     HeaderRecord,
@@ -191,6 +192,7 @@ class Recorder:
         spec: ElicitationSpec | None = None,
         seed: int = 0,
         consent: ConsentRecord | None = None,
+        entry: EntryRecord | None = None,
     ) -> Recorder:
         """Create a new session file and write its first lines.
 
@@ -200,7 +202,8 @@ class Recorder:
         population when the caller has it (memory-mapped from a cache, say). ``spec``
         defaults to the scenario's ``[elicitation]``; the header records the strategy and
         budget it sets, which is what a replay needs besides the scenario. ``consent``, when
-        given, is written first: the chain of the file starts at it.
+        given, is written first: the chain of the file starts at it; ``entry`` (how a study
+        participant came in), when given, next, just before the header.
         """
         check_participant(participant)
         folder = check_sessions_dir(sessions_dir) / participant
@@ -235,6 +238,8 @@ class Recorder:
         try:
             if consent is not None:
                 rec._write(consent)
+            if entry is not None:
+                rec._write(entry)
             rec._write(record)
         except SessionWriteError as exc:
             rec.close()

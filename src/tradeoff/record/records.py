@@ -4,8 +4,10 @@ A session is a JSON Lines file, ``sessions/<participant>/<scenario-id>-<UTC time
 (format 3, docs/architecture.md "Files"). Each line type is one pydantic model, used both to
 write the line (:func:`record_bytes`: the model's fields in order) and to read it
 (:func:`tradeoff.record.log.read_session`): :class:`ConsentRecord` (a study participant's
-consent; when present, line 1), the :class:`HeaderRecord` (format, tradeoff version, the
-scenario stored once as its TOML text and sha256, participant, strategy, seed, budget, start
+consent; when present, line 1), :class:`EntryRecord` (how a study participant came in: an
+access code, a panel's link, a pilot; when present, just before the header), the
+:class:`HeaderRecord` (format, tradeoff version, the scenario stored once as its TOML text
+and sha256, participant, strategy, seed, budget, start
 time, the candidates' metric rows; read into :class:`Header`, which adds the parsed
 scenario), then :class:`AnswerRecord` (both profiles, the choice left/right/indifferent, the
 response time), :class:`UndoRecord`, :class:`NoteRecord`, :class:`ExtendRecord` (more
@@ -156,7 +158,9 @@ class QueryRecord(_Record):
 
 
 class AnswerRecord(_Record):
-    """``answer``: the question as shown and the person's choice."""
+    """``answer``: the question as shown and the person's choice; ``language``, the
+    language the question was shown in (a study page's; written only when known, so an
+    answer of an earlier version is written again byte for byte)."""
 
     type: Literal["answer"]
     index: Annotated[int, Field(strict=True, ge=1)] | None = None
@@ -164,6 +168,15 @@ class AnswerRecord(_Record):
     choice: Choice
     response_ms: Annotated[float, Field(allow_inf_nan=False, ge=0)] | None = None
     at: str = ""
+    language: Annotated[str, Field(min_length=1, max_length=35)] | None = None
+
+    @model_serializer(mode="wrap")
+    def _written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Without ``language`` when it is not known (as before it existed)."""
+        out: dict[str, Any] = handler(self)
+        if self.language is None:
+            out.pop("language", None)
+        return out
 
 
 class UndoRecord(_Record):
@@ -228,6 +241,28 @@ class ConsentRecord(_Record):
     version: Annotated[str, Field(min_length=1, max_length=64)]
     text_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
     language: Annotated[str, Field(min_length=1, max_length=35)] = "en"
+    at: str = ""
+
+
+class EntryRecord(_Record):
+    """``entry``: how a study participant came in, written before the header (after the
+    consent, when there is one), so the chain of hashes covers it.
+
+    ``via`` is ``code`` (an access code), ``panel`` (a recruitment panel's link: the
+    participant's id on the panel in ``panel_id``, the link's other parameters the study
+    keeps, such as Prolific's ``STUDY_ID`` and ``SESSION_ID``, in ``params``) or ``open``
+    (an open link without a panel id); ``pilot`` marks a try-out of the study, kept apart
+    from the real data.
+    """
+
+    type: Literal["entry"]
+    via: Literal["code", "panel", "open"]
+    panel_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+    params: dict[
+        Annotated[str, Field(min_length=1, max_length=64)],
+        Annotated[str, Field(max_length=256)],
+    ] = Field(default_factory=dict, max_length=16)
+    pilot: Annotated[bool, Field(strict=True)] = False
     at: str = ""
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from tradeoff.ask.scenario import ElicitationSpec, LoadedScenario
 from tradeoff.record.log import SessionLog
 from tradeoff.record.recorder import Recorder
-from tradeoff.record.records import ConsentRecord
+from tradeoff.record.records import ConsentRecord, EntryRecord
 from tradeoff.study.cache import cached_candidates, cached_population
 
 
@@ -29,13 +29,15 @@ def start_session(
     seed: int = 0,
     cache_dir: str | Path | None = None,
     consent: ConsentRecord | None = None,
+    entry: EntryRecord | None = None,
 ) -> Recorder:
     """A new session of ``loaded`` for ``participant``, its first lines on disk.
 
     The questions aim at the scenario's pool (its models as metric rows, resolved beside
     the scenario file) unless ``spec`` stops on the weights; with ``cache_dir`` the
     population, its sorted tables and those rows are memory-mapped from there (built there
-    first if missing).
+    first if missing). ``consent`` and ``entry`` (how a study participant came in) open
+    the file, before its header.
     """
     population = cached_population(loaded.scenario, cache_dir)
     stop = (spec or loaded.scenario.elicitation).stop
@@ -51,6 +53,7 @@ def start_session(
         spec=spec,
         seed=seed,
         consent=consent,
+        entry=entry,
     )
 
 

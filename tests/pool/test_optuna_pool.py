@@ -333,8 +333,18 @@ def test_mistakes_in_reading_a_study_are_located(
     )
     # a value its meaning does not allow (a recall above 1)
     refused([*s, "--map", "recall_malignant=user_attrs.size_kb"], "must lie in [0, 1]")
+    refused([*s, *m, "--name", "user_attrs.label"], "--name", "user_attrs.latency_ms")
+    # a study whose only trial was pruned
+    optuna = _optuna()
+    empty = f"sqlite:///{tmp_path / 'empty.db'}"
+    pruned = optuna.trial.create_trial(state=optuna.trial.TrialState.PRUNED)
+    optuna.create_study(storage=empty, study_name="e").add_trial(pruned)
+    refused(["--storage", empty, *m], "has no completed trial (1 pruned)")
     monkeypatch.setitem(sys.modules, "optuna", None)
-    refused(["--storage", storage, *m], "pip install 'tradeoff[optuna]'")
+    err = refused(
+        ["--storage", "postgresql://ann:secret@db/x", *m], "pip install 'tradeoff[optuna]'"
+    )
+    assert "secret" not in err
 
 
 def test_a_pick_is_written_only_to_the_study_and_trial_of_the_pool(

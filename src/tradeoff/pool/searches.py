@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -129,12 +130,14 @@ def _shown_url(storage: str) -> str:
 
     >>> _shown_url("postgresql://ann:secret@db.example/optuna")
     'postgresql://ann:***@db.example/optuna'
+    >>> _shown_url("no such://ann:secret@db.example/optuna")
+    'no such://ann:***@db.example/optuna'
     """
     try:
         url = importlib.import_module("sqlalchemy.engine").make_url(storage)
         return clean_text(str(url.render_as_string(hide_password=True)))
-    except Exception:
-        return clean_text(storage)
+    except Exception:  # no SQLAlchemy, or not a URL it reads: hide what looks like one
+        return clean_text(re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", storage))
 
 
 def _engine_kwargs(url: Any) -> dict[str, Any]:
@@ -151,8 +154,8 @@ def _storage_error(shown: str, problem: str, fix: str = _URL_FIX) -> InputError:
 def _storage(storage: str) -> Any:
     """An Optuna ``RDBStorage`` of ``storage`` once the URL is known to name an existing
     Optuna storage (the checks in the module docstring); nothing is written to it."""
-    optuna = _optuna(storage)
     shown = _shown_url(storage)
+    optuna = _optuna(shown)
     sqlalchemy = importlib.import_module("sqlalchemy")
     try:
         url = sqlalchemy.engine.make_url(storage)
@@ -221,8 +224,8 @@ def open_study(storage: str, study: str | None = None, *, option: str = "--study
     study it does not hold, or a storage of several studies without ``study`` is an
     :class:`~tradeoff.errors.InputError` naming the storage and the fix (``option`` is the
     face's name for the study)."""
-    optuna = _optuna(storage)
     shown = _shown_url(storage)
+    optuna = _optuna(shown)
     rdb = _storage(storage)
     try:
         names = [s.study_name for s in rdb.get_all_studies()]
@@ -439,24 +442,29 @@ def from_optuna(
         raise InputError.single("--map", "", "no column mapped.", "map at least one column.")
     name_kind, name_key = _name_source(name)
     opened = open_study(storage, study)
-    optuna = _optuna(storage)
     shown = _shown_url(storage)
+    optuna = _optuna(shown)
     complete_state = optuna.trial.TrialState.COMPLETE
     everything = opened.get_trials(deepcopy=False)
     complete = [t for t in everything if t.state == complete_state]
     directions = [d.name.lower() for d in opened.directions]
     which: TrialChoice = trials or ("pareto" if len(directions) > 1 else "all")
     chosen = sorted(opened.best_trials, key=lambda t: t.number) if which == "pareto" else complete
-    explicit = {
-        c: s for c, s in columns.items() if "|" not in s
-    }  # the scenario's look-ups are tried, not required
-    _check_sources(shown, explicit, opened, complete)
+    states = Counter(t.state.name for t in everything if t.state != complete_state)
+    left = [f"{n} {s.lower()}" for s, n in sorted(states.items())]
     where = f"study {clean_text(opened.study_name)!r}"
-    if (
-        name_kind != "number"
-        and complete
-        and not any(name_key in getattr(t, name_kind) for t in complete)
-    ):
+    if not complete:
+        raise InputError.single(
+            shown,
+            where,
+            f"has no completed trial{' (' + ', '.join(left) + ')' if left else ''}, so "
+            "nothing was written.",
+            "run the study's trials to the end (study.optimize), or give another --study.",
+        )
+    # a mapping given must name what the study has; the scenario's look-ups are only tried
+    explicit = {c: s for c, s in columns.items() if "|" not in s}
+    _check_sources(shown, explicit, opened, complete)
+    if name_kind != "number" and not any(name_key in getattr(t, name_kind) for t in complete):
         known = sorted({k for t in complete for k in getattr(t, name_kind)})
         listed = ", ".join(f"{name_kind}.{clean_text(k)}" for k in known[:12]) or "none"
         raise InputError.single(
@@ -519,9 +527,7 @@ def from_optuna(
         rows.append(row)
     if problems:
         raise InputError.many(shown, capped(problems))
-    states = Counter(t.state.name for t in everything if t.state != complete_state)
     if len(rows) < 2:
-        left = [f"{n} {s.lower()}" for s, n in sorted(states.items())]
         left += [f"{len(skipped)} left out as incomplete or impossible"] if skipped else []
         off = len(complete) - len(chosen)
         front = f" on its Pareto front ({off} completed trials are off it)" if off else ""

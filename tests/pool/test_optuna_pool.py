@@ -4,8 +4,8 @@ the pick written back to it (`select --optuna-storage`).
 Real objects only: SQLite storages made in the test with Optuna's own API (a grid searched
 by `study.optimize`, with a pruned, a failed and a running trial; trials added with
 `create_trial`), the pools checked against Pareto fronts computed here by brute force and by
-`tradeoff.judge.fronts`, and what is written back read through Optuna's API. Skipped, saying
-why, only when the optuna extra is not installed."""
+`tradeoff.judge.fronts`, names and values no pool may hold, and what is written back read
+through Optuna's API. Skipped, saying why, only when the optuna extra is not installed."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from tradeoff.choose.pool_metric import metric_objectives
 from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.judge.fronts import nondominated, to_minimisation
-from tradeoff.pool import load_pool
+from tradeoff.pool import Objective, load_pool
 from tradeoff.pool.searches import from_optuna
 
 from ..conftest import ROOT
@@ -381,9 +381,56 @@ def test_a_pick_is_written_only_to_the_study_and_trial_of_the_pool(
     refused(pool, "nope", "study 'nope'", "--optuna-study")
 
 
-def test_every_grid_point_is_a_trial(storage: str) -> None:
-    """The fixture's grid was searched whole: every (C, threshold) once."""
+def test_every_grid_point_is_a_trial(storage: str, tmp_path: Path) -> None:
+    """The fixture's grid was searched whole: every (C, threshold) once. And why the pick
+    is kept on the study: the installed Optuna refuses to change a finished trial's user
+    attributes (if it ever allows it, this fails and the pick may go on the trial too)."""
     optuna = _optuna()
-    study = optuna.load_study(study_name="triage", storage=storage)
+    study = optuna.load_study(study_name="triage", storage=_copy(storage, tmp_path))
     seen = sorted((t.params["C"], t.params["threshold"]) for t in study.trials if t.params)
     assert seen == sorted(itertools.product(GRID["C"], GRID["threshold"]))
+    finished = study.trials[0]
+    with pytest.raises(optuna.exceptions.UpdateFinishedTrialError):
+        study._storage.set_trial_user_attr(finished._trial_id, "tradeoff_pick", True)
+
+
+def test_hostile_names_and_impossible_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Names a spreadsheet would evaluate or a terminal would obey are written as text and
+    read back as written; a latency that is negative, infinite or not a number is refused
+    with the trial, or left out and named with --skip-incomplete."""
+    optuna = _optuna()
+    url = f"sqlite:///{tmp_path / 'hostile.db'}"
+    study = optuna.create_study(storage=url, study_name="h", directions=["maximize"] * 2)
+    attrs: list[tuple[str, Any]] = [
+        ('=HYPERLINK("http://x","y")', 1.0),
+        ("+plus\x1b[2J", 2.0),
+        ("ok", 3.0),
+        ("negative", -0.5),
+        ("infinite", math.inf),
+        ("nan", math.nan),
+    ]
+    for i, (name, latency) in enumerate(attrs):
+        study.add_trial(
+            optuna.trial.create_trial(
+                values=[0.5 + 0.05 * i, 0.9 - 0.05 * i],
+                user_attrs={"name": name, "latency_ms": latency},
+            )
+        )
+    out = tmp_path / "h.csv"
+    argv = ["pool", "from-optuna", "--storage", url, "--name", "user_attrs.name"]
+    argv += ["--map", "recall_a=values.0", "--map", "recall_b=values.1"]
+    argv += ["--map", "latency_ms=user_attrs.latency_ms", "--out", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    for number, said in ((3, "is -0.5"), (4, "is infinite"), (5, "is NaN")):
+        assert f"trial {number}, column 'latency_ms': {said}" in err
+    assert not out.exists()
+    assert main([*argv, "--skip-incomplete"]) == 0
+    err = capsys.readouterr().err
+    assert all(f"left out trial {n}" in err for n in (3, 4, 5))
+    written = pd.read_csv(out)["model"].tolist()
+    assert written == ['\'=HYPERLINK("http://x","y")', "'+plus?[2J", "ok"]
+    loaded = load_pool(out, [Objective("recall_a", "max"), Objective("latency_ms", "min")])
+    assert loaded.names == ('=HYPERLINK("http://x","y")', "+plus?[2J", "ok")

@@ -12,9 +12,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-# The tests of pools measured from scikit-learn and read from MLflow need their extras.
+# The tests of pools measured from scikit-learn and read from MLflow or Optuna need their extras.
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,sklearn,mlflow]'
+	$(BIN)/python -m pip install --quiet -e '.[test,sklearn,mlflow,optuna]'
 	touch $@ $(VENV)/.installed
 
 ## run: install and open the app on the default scenario

@@ -76,6 +76,7 @@ TIERS = {
         "test_hostile_text",
         "test_hostile_files",
         "test_pool_sources",
+        "test_optuna_pool",
         "test_hostile_pools",
         "test_bench",
         "test_cli_simulate",

@@ -7,8 +7,9 @@ replay or read the stakeholders, find the pool (the one given, else the scenario
 ``[pool]``, resolved relative to the scenario file), and return a :class:`Decision`: the
 scenario, the pool, each stakeholder's recommendation and COPA's pick, the regret matrix and
 the consensus (:func:`tradeoff.choose.selection.select_for_stakeholders`).
-:func:`decision_tags` names the model decided on and the tags a model registry records
-about it (``tradeoff select --mlflow-model``).
+:func:`decision_facts` names the model decided on and what is recorded about it where the
+models live; :func:`decision_tags` gives them as the tags a model registry records
+(``tradeoff select --mlflow-model``).
 
 This module sits above :mod:`tradeoff.record` and :mod:`tradeoff.choose.selection`; neither
 imports it.
@@ -55,6 +56,7 @@ __all__ = [
     "Decision",
     "decide",
     "decide_session",
+    "decision_facts",
     "decision_tags",
     "load_stakeholders",
     "rank_for_session",
@@ -333,38 +335,40 @@ def rank_for_session(
     return rank_pool(pool, weights=omega, p=p, top=top)
 
 
-def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
+def decision_facts(chosen: Decision) -> tuple[int, dict[str, Any]]:
     """The row of the model decided on (one person's recommendation, or the group's
-    consensus) and the tags written on its MLflow version."""
+    consensus) and what a model registry or a search records about it, as numbers and
+    lists: ``recommended``, ``rule``, ``p_best`` (a number or None for one person, one per
+    participant for a group), ``max_regret`` (a group), ``p_rank_1_2_3``,
+    ``what_would_change``, ``unfinished``, ``scenario``, ``participants``, ``sessions``,
+    ``answers`` (those that do not apply are left out). :func:`decision_tags` writes them
+    as MLflow tags, :func:`tradeoff.pool.searches.record_pick` as an Optuna study's
+    attribute."""
     selection = chosen.selection
     people = selection.stakeholders
+    facts: dict[str, Any] = {}
     if len(people) == 1:
         index = selection.recommendations[0].index
-        p_best = selection.recommendations[0].probability
-        tags = {
-            "tradeoff.rule": "the recommendation: the model of highest expected value in the "
-            "person's own metric over their posterior",
-            "tradeoff.p_best": "none (point estimate)" if p_best is None else f"{p_best:.4f}",
-        }
+        facts["rule"] = (
+            "the recommendation: the model of highest expected value in the person's own "
+            "metric over their posterior"
+        )
+        facts["p_best"] = selection.recommendations[0].probability
     else:
         index = chosen.pool.names.index(selection.consensus_name)
-        tags = {
-            "tradeoff.rule": "consensus: " + selection.consensus_rule,
-            "tradeoff.p_best": json.dumps(
-                {
-                    s.participant: None if r.p_best is None else round(r.p_best[index], 4)
-                    for s, r in zip(people, selection.recommendations, strict=True)
-                }
-            ),
-            "tradeoff.max_regret": f"{selection.consensus_max_regret:.4f}",
+        facts["rule"] = "consensus: " + selection.consensus_rule
+        facts["p_best"] = {
+            s.participant: None if r.p_best is None else float(r.p_best[index])
+            for s, r in zip(people, selection.recommendations, strict=True)
         }
+        facts["max_regret"] = float(selection.consensus_max_regret)
     table = (
         selection.acceptability[0]
         if len(people) == 1 and selection.acceptability
         else selection.consensus_acceptability
     )
     if table is not None:
-        tags["tradeoff.p_rank_1_2_3"] = ", ".join(f"{p:.4f}" for p in table[index])
+        facts["p_rank_1_2_3"] = [float(p) for p in table[index]]
     changes = (
         selection.changes[0]
         if len(people) == 1 and selection.changes
@@ -372,15 +376,48 @@ def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
     )
     near = nearest_changes(changes)
     if near:
-        tags["tradeoff.what_would_change"] = change_sentence(near[0], chosen.pool.names)
+        facts["what_would_change"] = change_sentence(near[0], chosen.pool.names)
     unfinished = [f"{s.participant} ({s.answers} answers)" for s in people if not s.complete]
     if unfinished:  # a pick from unfinished questions is provisional
-        tags["tradeoff.unfinished"] = ", ".join(unfinished)
+        facts["unfinished"] = unfinished
+    facts |= {
+        "recommended": chosen.pool.names[index],
+        "scenario": chosen.scenario.id,
+        "participants": [s.participant for s in people],
+        "sessions": [Path(s.path).name for s in people],
+        "answers": [s.answers for s in people],
+    }
+    return index, facts
+
+
+def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
+    """The row of the model decided on and the tags written on its MLflow version
+    (:func:`decision_facts` as text)."""
+    index, facts = decision_facts(chosen)
+    p_best = facts["p_best"]
+    tags = {
+        "tradeoff.rule": facts["rule"],
+        "tradeoff.p_best": (
+            json.dumps({k: None if v is None else round(v, 4) for k, v in p_best.items()})
+            if isinstance(p_best, dict)
+            else "none (point estimate)"
+            if p_best is None
+            else f"{p_best:.4f}"
+        ),
+    }
+    if "max_regret" in facts:
+        tags["tradeoff.max_regret"] = f"{facts['max_regret']:.4f}"
+    if "p_rank_1_2_3" in facts:
+        tags["tradeoff.p_rank_1_2_3"] = ", ".join(f"{p:.4f}" for p in facts["p_rank_1_2_3"])
+    if "what_would_change" in facts:
+        tags["tradeoff.what_would_change"] = facts["what_would_change"]
+    if "unfinished" in facts:
+        tags["tradeoff.unfinished"] = ", ".join(facts["unfinished"])
     tags |= {
-        "tradeoff.recommended": chosen.pool.names[index],
-        "tradeoff.ask.scenario": chosen.scenario.id,
-        "tradeoff.participants": ", ".join(s.participant for s in people),
-        "tradeoff.sessions": ", ".join(Path(s.path).name for s in people),
-        "tradeoff.answers": ", ".join(str(s.answers) for s in people),
+        "tradeoff.recommended": facts["recommended"],
+        "tradeoff.ask.scenario": facts["scenario"],
+        "tradeoff.participants": ", ".join(facts["participants"]),
+        "tradeoff.sessions": ", ".join(facts["sessions"]),
+        "tradeoff.answers": ", ".join(str(a) for a in facts["answers"]),
     }
     return index, tags

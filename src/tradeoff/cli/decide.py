@@ -15,6 +15,7 @@ from tradeoff.cli.common import UsageError, emit, parse_p, say
 if TYPE_CHECKING:
     from tradeoff.choose.decide import Decision
     from tradeoff.choose.selection import Selection
+    from tradeoff.pool.searches import RecordedPick
     from tradeoff.pool.tracking import RecordedDecision
 
 #: Suffixes of pool files: a session argument with one of these was meant as the pool.
@@ -155,6 +156,16 @@ def record_in_mlflow(chosen: Decision, args: argparse.Namespace) -> RecordedDeci
     return written
 
 
+def record_in_optuna(chosen: Decision, study: object, args: argparse.Namespace) -> RecordedPick:
+    """``select --optuna-storage``: the pick as the study's user attribute."""
+    from tradeoff.choose.decide import decision_facts
+    from tradeoff.pool.searches import record_pick
+
+    index, facts = decision_facts(chosen)
+    row = {str(k): v for k, v in chosen.pool.frame.iloc[index].to_dict().items()}
+    return record_pick(args.optuna_storage, study, row, facts, source=chosen.pool_path)
+
+
 def cmd_select(args: argparse.Namespace) -> int:
     if args.alias is not None and not args.mlflow_model:
         raise UsageError("--alias needs --mlflow-model NAME (nothing is written without it)")
@@ -164,6 +175,13 @@ def cmd_select(args: argparse.Namespace) -> int:
         from tradeoff.pool.tracking import check_alias
 
         args.alias = check_alias(args.alias)  # before any work: None means the default
+    if args.optuna_study is not None and not args.optuna_storage:
+        raise UsageError("--optuna-study needs --optuna-storage URL")
+    study = None
+    if args.optuna_storage and not args.tui:
+        from tradeoff.pool.searches import open_study
+
+        study = open_study(args.optuna_storage, args.optuna_study, option="--optuna-study")
     chosen = decision(args)
     if args.tui:
         from tradeoff.tui.select import run_selection_app
@@ -173,8 +191,13 @@ def cmd_select(args: argparse.Namespace) -> int:
     written = None
     if args.mlflow_model:
         written = record_in_mlflow(chosen, args)
+    picked = None if study is None else record_in_optuna(chosen, study, args)
     if args.json:
-        emit(chosen.to_dict() | ({"mlflow": asdict(written)} if written is not None else {}))
+        emit(
+            chosen.to_dict()
+            | ({"mlflow": asdict(written)} if written is not None else {})
+            | ({"optuna": asdict(picked)} if picked is not None else {})
+        )
     else:
         say(format_selection(chosen.selection))
         if written is not None:
@@ -183,6 +206,11 @@ def cmd_select(args: argparse.Namespace) -> int:
                 f"{written.version} ({written.tags['tradeoff.recommended']}), with "
                 f"{len(written.tags)} tags (tradeoff.*) and the report attached to its run "
                 "under tradeoff-decision/."
+            )
+        if picked is not None:
+            say(
+                f"\nOptuna: study {picked.study!r} attribute {picked.attribute!r} set to trial "
+                f"{picked.trial} ({picked.value['recommended']})."
             )
     return 0
 

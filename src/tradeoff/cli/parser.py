@@ -282,6 +282,17 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument(
         "--mlflow-tracking-uri", metavar="URI", help="MLflow's store (default: MLFLOW_TRACKING_URI)"
     )
+    sel.add_argument(
+        "--optuna-storage",
+        metavar="URL",
+        help="write the pick to this Optuna storage (sqlite:///study.db): the study's user "
+        "attribute tradeoff_pick names the picked trial, with P(best), participants, "
+        "scenario and time (the pool comes from tradeoff pool from-optuna); nothing is "
+        "written without it",
+    )
+    sel.add_argument(
+        "--optuna-study", metavar="NAME", help="the study (default: the storage's only one)"
+    )
     sel.set_defaults(func=cmd_select)
 
     rep = sub.add_parser("report", help="write an HTML and Markdown decision report")

@@ -1,6 +1,7 @@
-"""``tradeoff pool from-sklearn`` and ``tradeoff pool from-mlflow``: a candidate pool from
-where the models live. The work is :func:`tradeoff.pool.measure` and
-:func:`tradeoff.pool.tracking.from_mlflow`."""
+"""``tradeoff pool from-sklearn``, ``tradeoff pool from-mlflow`` and ``tradeoff pool
+from-optuna``: a candidate pool from where the models live. The work is
+:func:`tradeoff.pool.measure`, :func:`tradeoff.pool.tracking.from_mlflow` and
+:func:`tradeoff.pool.searches.from_optuna`."""
 
 from __future__ import annotations
 
@@ -102,9 +103,84 @@ def cmd_pool_mlflow(args: argparse.Namespace) -> int:
     return _written(args, measured, "read from MLflow")
 
 
+def cmd_pool_optuna(args: argparse.Namespace) -> int:
+    from tradeoff.pool.searches import from_optuna, parse_mapping
+
+    _new_file(args)
+    scenario = None
+    if args.scenario:
+        from tradeoff.ask.scenario import load_scenario
+
+        scenario = load_scenario(args.scenario).scenario
+    elif not args.map:
+        raise UsageError("map at least one column (--map NAME=values.0), or give --scenario")
+    measured = from_optuna(
+        parse_mapping(args.map or []),
+        storage=args.storage,
+        study=args.study,
+        trials=args.trials,
+        scenario=scenario,
+        name=args.name,
+        skip_incomplete=args.skip_incomplete,
+    )
+    measured.provenance["command"] = "tradeoff " + " ".join(args.argv)
+    return _written(args, measured, "read from Optuna")
+
+
+def add_optuna_command(pl_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tradeoff pool from-optuna``: the parser entry."""
+    op = pl_sub.add_parser(
+        "from-optuna", help="the Pareto-front (or all completed) trials of an Optuna study"
+    )
+    op.add_argument(
+        "--storage",
+        required=True,
+        metavar="URL",
+        help="the study's storage, an RDB URL such as sqlite:///study.db",
+    )
+    op.add_argument("--study", metavar="NAME", help="the study (default: the storage's only one)")
+    op.add_argument(
+        "--trials",
+        choices=("pareto", "all"),
+        help="the Pareto front (study.best_trials) or every completed trial (default: "
+        "pareto for several objectives, all for one)",
+    )
+    op.add_argument(
+        "--map",
+        action="append",
+        metavar="NAME=values.I",
+        help="a pool column (or, with --scenario, a class or attribute) from a trial's "
+        "values.INDEX, values.METRIC (the study's metric names), user_attrs.KEY or "
+        "params.KEY (repeat)",
+    )
+    op.add_argument(
+        "--scenario",
+        help="write the columns the scenario's [pool] names; classes and attributes not "
+        "mapped are read from objectives (metric names), then user attributes, of their "
+        "column's name or their own",
+    )
+    op.add_argument(
+        "--name",
+        default="number",
+        metavar="number|user_attrs.KEY|params.KEY",
+        help="each trial's model name (default: trial-<number>)",
+    )
+    op.add_argument(
+        "--skip-incomplete",
+        action="store_true",
+        help="leave out (and name) trials that lack a value or hold an impossible one",
+    )
+    op.add_argument("--out", required=True, help="the pool file to write (CSV or .parquet)")
+    op.add_argument("--force", action="store_true", help="replace --out if it exists")
+    op.add_argument("--json", action="store_true", help="print one JSON document")
+    op.set_defaults(func=cmd_pool_optuna)
+
+
 def add_pool_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``tradeoff pool ...``: the parser entries."""
-    pl = sub.add_parser("pool", help="make a candidate pool from scikit-learn models or MLflow")
+    pl = sub.add_parser(
+        "pool", help="make a candidate pool from scikit-learn models, MLflow or Optuna"
+    )
     pl_sub = pl.add_subparsers(title="pool commands", metavar="ACTION", required=True)
     sk = pl_sub.add_parser(
         "from-sklearn",
@@ -183,3 +259,4 @@ def add_pool_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     ml.add_argument("--force", action="store_true", help="replace --out if it exists")
     ml.add_argument("--json", action="store_true", help="print one JSON document")
     ml.set_defaults(func=cmd_pool_mlflow)
+    add_optuna_command(pl_sub)

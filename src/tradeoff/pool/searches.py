@@ -1,0 +1,653 @@
+"""Pools from Optuna studies, and the pick written back to the study.
+
+:func:`from_optuna` turns the trials of a study in an Optuna storage (an RDB URL such as
+``sqlite:///study.db``) into a pool table: one row per trial, a ``model`` name (``trial-7``
+unless told otherwise), the trial's number (``optuna_trial``), and one column per entry of a
+column mapping from the trial's objective values, user attributes or params
+(``recall_malignant=values.0``, ``=values.recall_m`` when the study has metric names,
+``latency_ms=user_attrs.latency_ms``, ``C=params.C``). With a scenario the mapping may name
+its classes and attributes (``malignant=values.0``) and the columns are written under the
+names its ``[pool] columns`` give, so the pool loads against that scenario as it is; a class
+or attribute left out is looked up as an objective of its pool column's name (the study's
+metric names), then as a user attribute of that name, then the same by its own name.
+
+The rows are the study's Pareto front (``study.best_trials``: the completed trials no other
+completed trial dominates in the study's objectives and directions, feasible ones only when
+the study has constraints), the default for a study of several objectives, or every
+completed trial (``trials="all"``, the default for one objective). Pruned, failed, running
+and waiting trials are left out and counted in the provenance, as are the completed trials
+off the front.
+
+:func:`record_pick` writes a decision back: the study's user attribute ``tradeoff_pick``
+becomes the picked trial's number with its model name, P(best), the participants, sessions,
+scenario and the time. (Optuna refuses to change a finished trial, user attributes included:
+``check_trial_is_updatable`` raises ``UpdateFinishedTrialError``, so the pick lives on the
+study.)
+
+Optuna is an optional dependency (``pip install 'tradeoff[optuna]'``), imported only here and
+only when called; its absence is an :class:`~tradeoff.errors.InputError` saying how to
+install it. The storage is looked at before Optuna opens it, so that a URL that is not an
+Optuna storage is refused without a table being added to it (Optuna creates its tables in
+any database it is given) and a SQLite file that does not exist is not created. A database
+server waits at most :data:`CONNECT_SECONDS` to connect. A password in a URL is shown as
+``***`` in every message and in the provenance.
+
+Every value read is checked against what its column means before anything is written
+(:mod:`tradeoff.pool.meaning`); with ``skip_incomplete`` a trial with a missing or impossible
+value is left out and named in the pool's notes, and a pool with fewer than 2 trials left is
+an error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+
+from tradeoff.ask.scenario import Scenario
+from tradeoff.errors import InputError, Problem
+from tradeoff.pool.meaning import capped, value_problems
+from tradeoff.pool.measuring import Measured
+from tradeoff.pool.tracking import _meanings, _short
+from tradeoff.text import clean_text
+
+__all__ = [
+    "CONNECT_SECONDS",
+    "PICK_ATTRIBUTE",
+    "TRIAL_COLUMN",
+    "RecordedPick",
+    "from_optuna",
+    "open_study",
+    "parse_mapping",
+    "record_pick",
+]
+
+INSTALL = "install the extra: pip install 'tradeoff[optuna]'"
+SOURCES = ("values", "user_attrs", "params")
+#: The pool column that ties a row to its trial (written by :func:`from_optuna`).
+TRIAL_COLUMN = "optuna_trial"
+#: The study user attribute :func:`record_pick` sets.
+PICK_ATTRIBUTE = "tradeoff_pick"
+#: Seconds a database server (PostgreSQL, MySQL) may take to accept the connection.
+CONNECT_SECONDS = 10
+#: Tables every Optuna RDB storage holds.
+_TABLES = ("studies", "trials", "version_info")
+TrialChoice = Literal["pareto", "all"]
+_URL_FIX = (
+    "give an Optuna storage URL such as sqlite:///study.db (a file in this folder), "
+    "sqlite:////abs/path/study.db or postgresql://user@host/db."
+)
+
+
+def _optuna(source: str) -> Any:
+    try:
+        return importlib.import_module("optuna")
+    except ImportError:
+        raise InputError.single(
+            source,
+            "",
+            "reading or writing an Optuna study needs optuna, which is not installed.",
+            INSTALL,
+        ) from None
+
+
+def parse_mapping(items: Sequence[str], source: str = "--map") -> dict[str, str]:
+    """``NAME=values.I`` (an objective by index or metric name), ``NAME=user_attrs.KEY`` or
+    ``NAME=params.KEY`` items as a dict.
+
+    >>> parse_mapping(["recall_m=values.0", "latency_ms=user_attrs.latency"])
+    {'recall_m': 'values.0', 'latency_ms': 'user_attrs.latency'}
+    """
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, where = item.partition("=")
+        kind, dot, key = where.partition(".")
+        if not sep or not name or kind not in SOURCES or not dot or not key:
+            raise InputError.single(
+                source,
+                repr(clean_text(item)),
+                "is not NAME=values.INDEX, NAME=values.METRIC, NAME=user_attrs.KEY or "
+                "NAME=params.KEY.",
+                "map a column to where the study keeps it, e.g. recall_malignant=values.0 "
+                "or latency_ms=user_attrs.latency_ms.",
+            )
+        if name in out:
+            raise InputError.single(source, repr(item), f"maps {name!r} twice.", "map it once.")
+        out[name] = where
+    return out
+
+
+def _shown_url(storage: str) -> str:
+    """``storage`` as messages show it: a password replaced by ``***``.
+
+    >>> _shown_url("postgresql://ann:secret@db.example/optuna")
+    'postgresql://ann:***@db.example/optuna'
+    >>> _shown_url("no such://ann:secret@db.example/optuna")
+    'no such://ann:***@db.example/optuna'
+    """
+    try:
+        url = importlib.import_module("sqlalchemy.engine").make_url(storage)
+        return clean_text(str(url.render_as_string(hide_password=True)))
+    except Exception:  # no SQLAlchemy, or not a URL it reads: hide what looks like one
+        return clean_text(re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", storage))
+
+
+def _engine_kwargs(url: Any) -> dict[str, Any]:
+    """A bound on the wait for a database server (SQLite has no server to wait for)."""
+    if url.get_backend_name() in ("postgresql", "mysql", "mariadb"):
+        return {"connect_args": {"connect_timeout": CONNECT_SECONDS}}
+    return {}
+
+
+def _storage_error(shown: str, problem: str, fix: str = _URL_FIX) -> InputError:
+    return InputError.single(shown, "Optuna storage", problem, fix)
+
+
+def _storage(storage: str) -> Any:
+    """An Optuna ``RDBStorage`` of ``storage`` once the URL is known to name an existing
+    Optuna storage (the checks in the module docstring); nothing is written to it."""
+    shown = _shown_url(storage)
+    optuna = _optuna(shown)
+    sqlalchemy = importlib.import_module("sqlalchemy")
+    try:
+        url = sqlalchemy.engine.make_url(storage)
+    except Exception:
+        fix = _URL_FIX
+        if Path(storage).is_file():
+            fix = f"for this file give sqlite:///{storage} (the file as a SQLite URL)."
+        raise _storage_error(shown, "is not a database URL.", fix) from None
+    if url.get_backend_name() == "sqlite":
+        database = url.database or ""
+        if database in ("", ":memory:") or database.startswith("file:"):
+            raise _storage_error(shown, "names no SQLite file, so it holds no study.")
+        if not Path(database).is_file():
+            raise _storage_error(
+                shown,
+                f"the SQLite file {clean_text(database)!r} does not exist (nothing was created).",
+                "check the path: sqlite:///study.db is study.db in this folder, "
+                "sqlite:////abs/study.db an absolute path.",
+            )
+    kwargs = _engine_kwargs(url)
+    try:
+        engine = sqlalchemy.create_engine(url, **kwargs)
+        try:
+            tables = set(sqlalchemy.inspect(engine).get_table_names())
+        finally:
+            engine.dispose()
+    except ModuleNotFoundError as exc:  # the dialect is known, its driver is not installed
+        raise _storage_error(
+            shown,
+            f"the database driver {exc.name!r} is not installed.",
+            f"install it (pip install {exc.name}), or use a SQLite storage.",
+        ) from None
+    except Exception as exc:
+        if type(exc).__name__ == "NoSuchModuleError":
+            raise _storage_error(
+                shown, f"names a kind of database SQLAlchemy does not know ({url.drivername!r})."
+            ) from None
+        raise _storage_error(
+            shown,
+            f"could not be opened or reached: {_short(exc)}",
+            f"check the URL and that the database server is running (a server is given "
+            f"{CONNECT_SECONDS} s to answer); {_URL_FIX}",
+        ) from None
+    absent = [t for t in _TABLES if t not in tables]
+    if absent:
+        raise _storage_error(
+            shown,
+            "is not an Optuna storage (it has no "
+            f"{', '.join(absent)} table{'s' if len(absent) > 1 else ''}); it is left as it is.",
+            "give the storage your study was created in (optuna.create_study(storage=...)).",
+        )
+    try:
+        return optuna.storages.RDBStorage(storage, engine_kwargs=kwargs, skip_table_creation=True)
+    except Exception as exc:
+        raise _storage_error(
+            shown,
+            f"Optuna cannot open it: {_short(exc)}",
+            f"if Optuna says the schema is old, upgrade it: optuna storage upgrade --storage "
+            f"URL; else {_URL_FIX}",
+        ) from None
+
+
+def open_study(storage: str, study: str | None = None, *, option: str = "--study") -> Any:
+    """The Optuna study ``study`` in ``storage`` (an RDB URL); without ``study``, the
+    storage's only study. A storage that is not there, not reachable or not Optuna's, a
+    study it does not hold, or a storage of several studies without ``study`` is an
+    :class:`~tradeoff.errors.InputError` naming the storage and the fix (``option`` is the
+    face's name for the study)."""
+    shown = _shown_url(storage)
+    optuna = _optuna(shown)
+    rdb = _storage(storage)
+    try:
+        names = [s.study_name for s in rdb.get_all_studies()]
+    except Exception as exc:
+        raise _storage_error(shown, f"the studies could not be read: {_short(exc)}") from None
+    listed = ", ".join(repr(clean_text(n)) for n in names[:12]) + (", …" if len(names) > 12 else "")
+    if study is None:
+        if len(names) != 1:
+            raise InputError.single(
+                shown,
+                "study",
+                f"the storage holds {len(names)} studies{f' ({listed})' if names else ''}, so "
+                "none is taken by default.",
+                f"give {option} NAME." if names else "give the storage your study is in.",
+            )
+        study = names[0]
+    elif study not in names:
+        raise InputError.single(
+            shown,
+            f"study {clean_text(study)!r}",
+            "no such study in this storage.",
+            f"the studies are {listed or 'none'}; give one with {option}.",
+        )
+    try:
+        return optuna.load_study(study_name=study, storage=rdb)
+    except Exception as exc:
+        raise InputError.single(
+            shown, f"study {clean_text(study)!r}", f"Optuna cannot load it: {_short(exc)}"
+        ) from None
+
+
+def _scenario_mapping(scenario: Scenario, mapping: Mapping[str, str]) -> dict[str, str]:
+    """Pool column → source, with the scenario's classes and attributes as names, in the
+    scenario's order (other columns mapped follow); those not mapped are looked up as an
+    objective, then a user attribute, of their column's name, then of their own name.
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> mapped = _scenario_mapping(load_scenario("breast-cancer-triage").scenario,
+    ...                            {"memory": "user_attrs.kb", "seed": "params.seed"})
+    >>> for column, source in mapped.items():
+    ...     print(column, source.split("|"))  # doctest: +NORMALIZE_WHITESPACE
+    recall_malignant ['values.recall_malignant', 'user_attrs.recall_malignant',
+                      'values.malignant', 'user_attrs.malignant']
+    recall_benign ['values.recall_benign', 'user_attrs.recall_benign', 'values.benign',
+                   'user_attrs.benign']
+    latency_ms ['values.latency_ms', 'user_attrs.latency_ms', 'values.latency',
+                'user_attrs.latency']
+    size_kb ['user_attrs.kb']
+    seed ['params.seed']
+    """
+    columns = dict(scenario.pool.columns) if scenario.pool is not None else {}
+    given = {columns.get(name, name): where for name, where in mapping.items()}
+    out: dict[str, str] = {}
+    for name in scenario.weight_names:  # the scenario's order: classes, then attributes
+        column = columns.get(name, name)
+        keys = dict.fromkeys((column, name))
+        found = "|".join(f"{kind}.{key}" for key in keys for kind in SOURCES[:2])
+        out[column] = given.pop(column, found)
+    return out | given
+
+
+def _objective(key: str, metric_names: Sequence[str] | None) -> int | None:
+    """The index of the objective ``key`` names (a number, or one of the metric names)."""
+    if key.isdigit():
+        return int(key)
+    if metric_names and key in metric_names:
+        return list(metric_names).index(key)
+    return None
+
+
+def _check_sources(
+    shown: str,
+    mapping: Mapping[str, str],
+    study: Any,
+    trials: Sequence[Any],
+) -> None:
+    """Refuse a mapping that names an objective the study does not have, or a user
+    attribute or param no completed trial has (each located, with what there is)."""
+    names = study.metric_names
+    count = len(study.directions)
+    where = f"study {clean_text(study.study_name)!r}"
+    problems = []
+    for column, source in mapping.items():
+        kind, _, key = source.partition(".")
+        if kind == "values":
+            index = _objective(key, names)
+            if index is None or index >= count:
+                named = f" (named {', '.join(repr(clean_text(n)) for n in names)})" if names else ""
+                have = f"{count} objective{'s' if count > 1 else ''}: values.0"
+                have += f" to values.{count - 1}" if count > 1 else ""
+                why = (
+                    "is no objective's index"
+                    if key.isdigit()
+                    else "is no metric name of the study"
+                    if names
+                    else "is not an index, and the study has no metric names"
+                )
+                problems.append(
+                    Problem(
+                        f"--map {column}={clean_text(source)}",
+                        f"{clean_text(key)!r} {why}.",
+                        f"the {where} has {have}{named}.",
+                    )
+                )
+        elif not any(key in getattr(t, kind) for t in trials):
+            known = sorted({k for t in trials for k in getattr(t, kind)})
+            shown_keys = ", ".join(f"{kind}.{clean_text(k)}" for k in known[:12]) or "none"
+            what = "user attribute" if kind == "user_attrs" else "param"
+            problems.append(
+                Problem(
+                    f"--map {column}={clean_text(source)}",
+                    f"no completed trial of the {where} has the {what} {clean_text(key)!r}.",
+                    f"map one the trials have: {shown_keys}.",
+                )
+            )
+    if problems:
+        raise InputError.many(shown, problems)
+
+
+def _value(
+    shown: str, trial: Any, where: str, names: Sequence[str] | None
+) -> tuple[float | None, str]:
+    """The trial's value at ``where`` (alternatives separated by ``|``), or None and what
+    was looked for."""
+    for option in where.split("|"):
+        kind, _, key = option.partition(".")
+        if kind == "values":
+            index = _objective(key, names)
+            if index is None or index >= len(trial.values):
+                continue
+            found: Any = trial.values[index]
+        elif key in getattr(trial, kind):
+            found = getattr(trial, kind)[key]
+        else:
+            continue
+        if isinstance(found, bool) or not isinstance(found, int | float | str):
+            found = None if found is None else repr(found)
+        try:
+            return float(found), option
+        except (TypeError, ValueError):
+            raise InputError.single(
+                shown,
+                f"trial {trial.number}, {clean_text(option)}",
+                f"is {clean_text(str(found))[:60]!r}, not a number.",
+                "map a numeric objective, user attribute or param.",
+            ) from None
+    return None, " or ".join(where.split("|"))
+
+
+def _name_source(name: str) -> tuple[str, str]:
+    """``--name`` as (kind, key): ``number``, or ``user_attrs.KEY`` / ``params.KEY``."""
+    if name == "number":
+        return "number", ""
+    kind, dot, key = name.partition(".")
+    if kind not in ("user_attrs", "params") or not dot or not key:
+        raise InputError.single(
+            "--name",
+            repr(clean_text(name)),
+            "is not number, user_attrs.KEY or params.KEY.",
+            "name each row by its trial's number (trial-7, the default) or by a user "
+            "attribute or param every trial has, e.g. user_attrs.model_name.",
+        )
+    return kind, key
+
+
+def from_optuna(
+    mapping: Mapping[str, str],
+    *,
+    storage: str,
+    study: str | None = None,
+    trials: TrialChoice | None = None,
+    scenario: Scenario | None = None,
+    name: str = "number",
+    skip_incomplete: bool = False,
+) -> Measured:
+    """A pool of the trials of an Optuna study.
+
+    Parameters
+    ----------
+    mapping
+        Pool column → ``values.INDEX`` or ``values.METRIC`` (an objective, by index or by
+        the study's metric name), ``user_attrs.KEY`` or ``params.KEY``
+        (:func:`parse_mapping`). With ``scenario``, a name may be a class or attribute (its
+        ``[pool] columns`` entry is the column written), and every class and attribute
+        left out is looked up as in the module docstring.
+    storage
+        The storage's RDB URL (``sqlite:///study.db``).
+    study
+        The study's name; default: the storage's only study.
+    trials
+        ``"pareto"``: the study's Pareto front (``study.best_trials``); ``"all"``: every
+        completed trial. Default: ``"pareto"`` for several objectives, ``"all"`` for one.
+    name
+        The model name of each row: ``number`` (``trial-<number>``), or ``user_attrs.KEY``
+        / ``params.KEY`` (a trial without it is incomplete).
+    skip_incomplete
+        Leave out trials that lack a mapped value or the name, or whose value its column's
+        meaning does not allow; else they are an error naming the trial, the column and
+        the value. Those left out are named in the result's ``notes``.
+
+    Returns
+    -------
+    Measured
+        Columns ``model``, ``optuna_trial``, then the mapped columns, rows by trial number;
+        the provenance names the storage, the study, its directions, the rows chosen and
+        how many trials of each state were left out.
+    """
+    if trials not in (None, "pareto", "all"):
+        raise InputError.single(
+            "--trials", repr(trials), "is not pareto or all.", "give --trials pareto or all."
+        )
+    columns = _scenario_mapping(scenario, mapping) if scenario is not None else dict(mapping)
+    if not columns:
+        raise InputError.single("--map", "", "no column mapped.", "map at least one column.")
+    name_kind, name_key = _name_source(name)
+    opened = open_study(storage, study)
+    shown = _shown_url(storage)
+    optuna = _optuna(shown)
+    complete_state = optuna.trial.TrialState.COMPLETE
+    everything = opened.get_trials(deepcopy=False)
+    complete = [t for t in everything if t.state == complete_state]
+    directions = [d.name.lower() for d in opened.directions]
+    which: TrialChoice = trials or ("pareto" if len(directions) > 1 else "all")
+    chosen = sorted(opened.best_trials, key=lambda t: t.number) if which == "pareto" else complete
+    states = Counter(t.state.name for t in everything if t.state != complete_state)
+    left = [f"{n} {s.lower()}" for s, n in sorted(states.items())]
+    where = f"study {clean_text(opened.study_name)!r}"
+    if not complete:
+        raise InputError.single(
+            shown,
+            where,
+            f"has no completed trial{' (' + ', '.join(left) + ')' if left else ''}, so "
+            "nothing was written.",
+            "run the study's trials to the end (study.optimize), or give another --study.",
+        )
+    # a mapping given must name what the study has; the scenario's look-ups are only tried
+    explicit = {c: s for c, s in columns.items() if "|" not in s}
+    _check_sources(shown, explicit, opened, complete)
+    if name_kind != "number" and not any(name_key in getattr(t, name_kind) for t in complete):
+        known = sorted({k for t in complete for k in getattr(t, name_kind)})
+        listed = ", ".join(f"{name_kind}.{clean_text(k)}" for k in known[:12]) or "none"
+        raise InputError.single(
+            "--name",
+            repr(clean_text(name)),
+            f"no completed trial of the {where} has it, so no row could be named by it.",
+            f"use number (the default), or one the trials have: {listed}.",
+        )
+    meanings = _meanings(scenario, columns)
+    names = opened.metric_names
+    rows: list[dict[str, Any]] = []
+    problems: list[Problem] = []
+    skipped: list[str] = []
+    notes: list[str] = []
+    for trial in chosen:
+        row: dict[str, Any] = {"model": f"trial-{trial.number}", TRIAL_COLUMN: trial.number}
+        missing = []
+        if name_kind != "number":
+            given = getattr(trial, name_kind)
+            if name_key in given:
+                row["model"] = str(given[name_key])
+            else:
+                missing.append(f"{name} (the model name, --name)")
+        for column, source in columns.items():
+            value, looked = _value(shown, trial, source, names)
+            if value is None:
+                missing.append(f"{column} ({looked})")
+            row[column] = value
+        label = f"trial {trial.number}"
+        bad = [
+            p
+            for column, meaning in meanings.items()
+            if row[column] is not None
+            for p in value_problems(column, [row[column]], meaning, [row["model"]], [0])
+        ]
+        if missing or bad:
+            if skip_incomplete:
+                skipped.append(label)
+                why = [f"has no {', '.join(missing)}"] if missing else []
+                why += [f"{p.location.split(', ', 1)[1]} {p.problem.rstrip('.')}" for p in bad]
+                notes.append(f"left out {label}: {'; '.join(why)}.")
+                continue
+            if missing:
+                problems.append(
+                    Problem(
+                        label,
+                        f"has no {', '.join(missing)}.",
+                        "record it in the trial (trial.set_user_attr), map another key, or "
+                        "leave such trials out (--skip-incomplete).",
+                    )
+                )
+            problems += [
+                Problem(
+                    f"{label}, {p.location.split(', ', 1)[1]}",
+                    p.problem,
+                    f"{p.fix.rstrip('.')}; or leave such trials out (--skip-incomplete).",
+                )
+                for p in bad
+            ]
+        rows.append(row)
+    if problems:
+        raise InputError.many(shown, capped(problems))
+    if len(rows) < 2:
+        left += [f"{len(skipped)} left out as incomplete or impossible"] if skipped else []
+        off = len(complete) - len(chosen)
+        front = f" on its Pareto front ({off} completed trials are off it)" if off else ""
+        raise InputError.single(
+            shown,
+            where,
+            f"gives {len(rows)} completed trial(s){front}"
+            f"{' (' + ', '.join(left) + ')' if left else ''}; a pool needs at least 2, so "
+            "nothing was written.",
+            ("give --trials all for every completed trial, or " if which == "pareto" else "")
+            + "run more trials, or map values every trial has.",
+        )
+    provenance = {
+        "source": "Optuna",
+        "storage": shown,
+        "study": opened.study_name,
+        "directions": directions,
+        "metric_names": names,
+        "trials": which,
+        "rows": len(rows),
+        "completed": len(complete),
+        "off_the_front": len(complete) - len(chosen),
+        "left_out_by_state": dict(sorted(states.items())),
+        "skipped_incomplete": skipped,
+        "columns": columns,
+        "name": "trial-<number>" if name_kind == "number" else name,
+        "read": datetime.now(UTC).isoformat(timespec="seconds"),
+        "optuna": optuna.__version__,
+    }
+    return Measured(pd.DataFrame(rows), provenance, meanings, tuple(notes))
+
+
+@dataclass(frozen=True)
+class RecordedPick:
+    """What :func:`record_pick` wrote: the storage (password hidden), the study, the
+    picked trial's number, the study user attribute and its value."""
+
+    storage: str
+    study: str
+    trial: int
+    attribute: str
+    value: dict[str, Any]
+
+
+def _pool_study(pool_path: str | Path | None) -> str | None:
+    """The study a pool was read from, as its provenance file says (None if it says none)."""
+    if pool_path is None:
+        return None
+    side = Path(pool_path).with_suffix(".provenance.json")
+    try:
+        provenance = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(provenance, dict) or provenance.get("source") != "Optuna":
+        return None
+    study = provenance.get("study")
+    return study if isinstance(study, str) else None
+
+
+def record_pick(
+    storage: str,
+    study: Any,
+    row: Mapping[str, Any],
+    facts: Mapping[str, Any],
+    *,
+    source: str | Path = "pool",
+    attribute: str = PICK_ATTRIBUTE,
+) -> RecordedPick:
+    """Set the user attribute ``attribute`` of the Optuna ``study`` (from
+    :func:`open_study` of ``storage``) to the pick: the trial number of the pool ``row`` (its
+    ``optuna_trial``), ``facts`` (the model's name, P(best), participants, sessions,
+    scenario: :func:`tradeoff.choose.decide.decision_facts`) and the time (``decided``).
+
+    Nothing is written when the row names no trial, when the pool's provenance (beside
+    ``source``) says it was read from another study, or when the study has no completed
+    trial of that number: each an :class:`~tradeoff.errors.InputError` naming the place.
+    """
+    shown = _shown_url(storage)
+    number = row.get(TRIAL_COLUMN)
+    if number is None or pd.isna(number):
+        raise InputError.single(
+            source,
+            f"column {TRIAL_COLUMN!r}",
+            f"the pool does not say which Optuna trial the picked model "
+            f"{clean_text(str(row.get('model')))!r} is.",
+            "build the pool with tradeoff pool from-optuna (it writes optuna_trial).",
+        )
+    number = int(number)
+    read_from = _pool_study(source)
+    if read_from is not None and read_from != study.study_name:
+        raise InputError.single(
+            source,
+            "provenance",
+            f"the pool was read from the study {clean_text(read_from)!r}, not "
+            f"{clean_text(study.study_name)!r}; nothing was written.",
+            f"give --optuna-study {clean_text(read_from)}.",
+        )
+    optuna = _optuna(shown)
+    found = [t for t in study.get_trials(deepcopy=False) if t.number == number]
+    if not found or found[0].state != optuna.trial.TrialState.COMPLETE:
+        state = f"is {found[0].state.name.lower()}" if found else "does not exist"
+        raise InputError.single(
+            source,
+            f"row of model {clean_text(str(row.get('model')))!r}",
+            f"trial {number} of the study {clean_text(study.study_name)!r} {state}; "
+            "nothing was written.",
+            "give the storage and study the pool was read from (--optuna-storage, --optuna-study).",
+        )
+    value = {
+        "trial": number,
+        **facts,
+        "decided": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    try:
+        study.set_user_attr(attribute, value)
+    except Exception as exc:
+        raise InputError.single(
+            shown,
+            f"study {clean_text(study.study_name)!r}",
+            f"Optuna refused the write: {_short(exc)}",
+            "check that the storage can be written to.",
+        ) from None
+    return RecordedPick(shown, study.study_name, number, attribute, value)

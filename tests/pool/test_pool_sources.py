@@ -329,7 +329,7 @@ def test_the_decision_is_written_back_only_with_the_flag(
     assert version.tags["tradeoff.p_best"] == f"{p_best:.4f}"
     assert version.tags["tradeoff.sessions"] == sessions[0].name
     assert version.tags["tradeoff.participants"] == "p0"
-    assert version.tags["tradeoff.ask.scenario"] == BREAST
+    assert version.tags["tradeoff.scenario"] == BREAST
     p_ranks = [float(x) for x in version.tags["tradeoff.p_rank_1_2_3"].split(", ")]
     # each written to 4 decimals: their sum is within 3 roundings of 1
     assert p_ranks[0] == pytest.approx(p_best, abs=1e-4) and sum(p_ranks) <= 1 + 1.5e-4

@@ -415,7 +415,7 @@ def decision_tags(chosen: Decision) -> tuple[int, dict[str, str]]:
         tags["tradeoff.unfinished"] = ", ".join(facts["unfinished"])
     tags |= {
         "tradeoff.recommended": facts["recommended"],
-        "tradeoff.ask.scenario": facts["scenario"],
+        "tradeoff.scenario": facts["scenario"],
         "tradeoff.participants": ", ".join(facts["participants"]),
         "tradeoff.sessions": ", ".join(facts["sessions"]),
         "tradeoff.answers": ", ".join(str(a) for a in facts["answers"]),

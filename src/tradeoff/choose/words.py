@@ -21,6 +21,8 @@ from tradeoff.choose.rank import RankOutcome
 from tradeoff.choose.recommend import Recommendation
 from tradeoff.choose.robustness import CONSENSUS_LEAD, LEAD, LIMIT, WeightChange, aspect_words
 from tradeoff.choose.selection import Selection
+from tradeoff.learn.particles import PERCEIVABLE
+from tradeoff.stable import stable_argmax
 from tradeoff.text import percent, plain_number, probability_words
 
 
@@ -337,7 +339,9 @@ def tuned_words(selection: Selection, person: int) -> str:
     the rows whose ``variant_of`` names a model) for stakeholder ``person``: the best of
     them against the best untuned model, in their expected metric, the gain said as what it
     is worth in the aspect they weigh most over its whole range ("as much as a model that
-    clears 4.7 more benign lumps per 1,000"); "" when the pool holds no tuned model.
+    clears 4.7 more benign lumps per 1,000"); that none is when the gain is below what they
+    can perceive (:func:`~tradeoff.learn.particles.perceivable_margin`); "" when the pool
+    holds no tuned model.
 
     Examples
     --------
@@ -357,6 +361,14 @@ def tuned_words(selection: Selection, person: int) -> str:
 
     (Benign lumps weigh most over their range, ½·0.6; 0.0014 of ψ is 1,000·0.0014/(½·0.6)
     more cleared per 1,000.)
+
+    A gain of 0.0002, under the 0.001·(½·0.6) they can perceive:
+
+    >>> print(tuned_words(Fake(pool=pool, scenario=sc, stakeholders=[kim],
+    ...                        recommendations=[Fake(expected=(0.40, 0.4002))]), 0))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Tuned to a person: no tuned model is better for kim than the best untuned model, lr, by as
+    much as they can perceive.
     """
     from tradeoff.choose.scorer import expected_weights
 
@@ -369,21 +381,22 @@ def tuned_words(selection: Selection, person: int) -> str:
     s = selection.stakeholders[person]
     expected = np.asarray(selection.recommendations[person].expected, dtype=np.float64)
     rows = np.arange(len(expected))
-    best_tuned = int(rows[tuned][np.argmax(expected[tuned])])
-    best_plain = int(rows[~tuned][np.argmax(expected[~tuned])])
+    best_tuned = int(rows[tuned][stable_argmax(expected[tuned])])
+    best_plain = int(rows[~tuned][stable_argmax(expected[~tuned])])
     names = selection.pool.names
     gain = float(expected[best_tuned] - expected[best_plain])
-    if not gain > 0:
-        return (
-            f"Tuned to a person: no tuned model is better for {s.participant} than the best "
-            f"untuned model, {names[best_plain]}."
-        )
     k = scenario.n_classes
     weights = np.asarray(expected_weights(s), dtype=np.float64)
     spans = np.asarray(
         list(s.priors) + [a.range[1] - a.range[0] for a in scenario.attributes], dtype=np.float64
     )
-    top = int(np.argmax(weights * spans))
+    swing = weights * spans
+    top = stable_argmax(swing)
+    if gain < PERCEIVABLE * float(swing[top]):  # within what they can perceive: no gain
+        return (
+            f"Tuned to a person: no tuned model is better for {s.participant} than the best "
+            f"untuned model, {names[best_plain]}, by as much as they can perceive."
+        )
     if top < k:
         c = scenario.classes[top]
         worth = (

@@ -4,6 +4,7 @@ recall counted by hand and against the value the app ranks a pool by, in `GridSe
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -69,6 +70,8 @@ def test_the_score_is_the_metric_counted_by_hand_and_as_the_app_ranks(
     want = _hand_metric(y[1::2], pred, **CONSTANTS)
     assert scorer(model, x[1::2], y[1::2]) == pytest.approx(want, rel=1e-12)
     assert scorer.metric(y[1::2], pred) == pytest.approx(want, rel=1e-12)
+    # what a search with n_jobs > 1 sends to its workers
+    assert pickle.loads(pickle.dumps(scorer))(model, x[1::2], y[1::2]) == pytest.approx(want)
     recall = [float(np.mean(pred[y[1::2] == k] == k)) for k in (0, 1)]
     pool_file = tmp_path / "pool.csv"
     pd.DataFrame(

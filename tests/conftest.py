@@ -83,6 +83,8 @@ TIERS = {
         "test_report_plain",
         "test_selection",
         "test_decide",
+        "test_tuned_pool",
+        "test_scorer_sessions",
     },
 }
 #: Single statistical tests in files of the core tier (a scan or a brute force over many

@@ -22,6 +22,7 @@ _LAZY = {
     "SimulatedOracle": "tradeoff.simulation.oracles",
     "Noise": "tradeoff.simulation.oracles",
     "simulate": "tradeoff.simulation.simulate",
+    "person_scorer": "tradeoff.choose.scorer",
 }
 
 __all__ = [
@@ -35,12 +36,14 @@ __all__ = [
     "SimulatedOracle",
     "__version__",
     "load_scenario",
+    "person_scorer",
     "simulate",
 ]
 
 if TYPE_CHECKING:
     from tradeoff.ask.metric import LinearMetric
     from tradeoff.ask.scenario import Scenario, load_scenario
+    from tradeoff.choose.scorer import person_scorer
     from tradeoff.errors import InputError
     from tradeoff.learn import Choice, ElicitationResult, Engine
     from tradeoff.simulation.oracles import Noise, SimulatedOracle

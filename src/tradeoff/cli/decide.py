@@ -74,6 +74,7 @@ def format_selection(chosen: Selection) -> str:
         chance_words,
         change_sentence,
         copa_differs,
+        tuned_words,
         unfinished_words,
     )
     from tradeoff.text import percent
@@ -95,6 +96,8 @@ def format_selection(chosen: Selection) -> str:
             lines += [f"    {change_sentence(c, names)}" for c in chosen.changes[i]]
         if s.consistency is not None and s.consistency.flagged:
             lines.append(f"  {s.consistency.sentence()}")
+        if tuned := tuned_words(chosen, i):
+            lines.append(f"  {tuned}")
         swing = s.swing_weights or s.weights
         shown = ", ".join(
             f"{n} {percent(w)}"

@@ -67,6 +67,11 @@ def cmd_pool_sklearn(args: argparse.Namespace) -> int:
         )
     estimators = load_estimators(args.estimators)
     dataset = load_dataset(args.dataset, args.target)
+    tuned = None
+    if args.for_session is not None:
+        from tradeoff.choose.scorer import tuning_for
+
+        tuned = tuning_for(args.for_session, dataset)
     measured = measure(
         estimators,
         dataset,
@@ -74,6 +79,7 @@ def cmd_pool_sklearn(args: argparse.Namespace) -> int:
         test_size=args.test_size,
         seed=args.seed,
         latency_repeats=args.latency_repeats,
+        tuned=tuned,
     )
     measured.provenance["command"] = "tradeoff " + " ".join(args.argv)
     return _written(args, measured, "measured")
@@ -217,6 +223,13 @@ def add_pool_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=int,
         default=60,
         help="single-case predictions timed (1 to 10,000, default 60)",
+    )
+    sk.add_argument(
+        "--for",
+        dest="for_session",
+        metavar="SESSION",
+        help="add to every model with class probabilities a variant tuned to the person of "
+        "this session file: its decisions maximise their expected metric",
     )
     sk.add_argument("--out", required=True, help="the pool file to write (CSV or .parquet)")
     sk.add_argument("--force", action="store_true", help="replace --out if it exists")

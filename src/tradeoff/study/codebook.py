@@ -558,7 +558,10 @@ def codebook_md(scenario: Scenario, tables: Iterable[Table]) -> str:
     return "\n".join(lines)
 
 
-def _field(column: Column) -> dict[str, Any]:
+def _field(column: Column, fmt: str) -> dict[str, Any]:
+    """A column as a Table Schema field; a probability is constrained to 0–1 in a CSV
+    table (not in Parquet: frictionless reads a Parquet null number as NaN, which a
+    constraint refuses)."""
     field: dict[str, Any] = {
         "name": column.name,
         "type": SCHEMA_TYPES[column.dtype],
@@ -567,7 +570,7 @@ def _field(column: Column) -> dict[str, Any]:
     }
     if column.dtype == "bool":
         field["trueValues"], field["falseValues"] = ["TRUE"], ["FALSE"]
-    if column.unit == "probability":
+    if column.unit == "probability" and fmt == "csv":
         field["constraints"] = {"minimum": 0, "maximum": 1}
     return field
 
@@ -601,7 +604,7 @@ def datapackage(
     resources = []
     for t in tables:
         schema: dict[str, Any] = {
-            "fields": [_field(c) for c in t.columns],
+            "fields": [_field(c, fmt) for c in t.columns],
             "missingValues": [""],
             "primaryKey": list(t.key),
         }

@@ -478,7 +478,8 @@ def _text_cell(value: Any) -> Any:
 def _frame(cols: Sequence[Column], rows: Sequence[Row], fmt: str) -> pd.DataFrame:
     """The rows as a pandas DataFrame with every column's type set, every text through
     :func:`tradeoff.text.spreadsheet_cell` (numbers are never touched); for CSV, true/false
-    as the words ``TRUE``/``FALSE`` (what R's ``read.csv`` reads as logical)."""
+    as the words ``TRUE``/``FALSE`` (what R's ``read.csv`` reads as logical). A missing
+    number is an empty cell in CSV, null in Parquet (pyarrow writes pandas' NaN so)."""
     import pandas as pd
 
     # text: pandas 3's own string type (missing is NaN, as read_csv gives it); object before

@@ -82,6 +82,7 @@ TIERS = {
         "test_report_plain",
         "test_selection",
         "test_decide",
+        "test_study_analysis",
     },
 }
 #: Single statistical tests in files of the core tier (a scan or a brute force over many

@@ -25,6 +25,7 @@ from tradeoff.study.codebook import aspect_slugs
 from tradeoff.study.export import _session_rows, export_files, export_study
 from tradeoff.study.folder import Study, create_study, load_study
 from tradeoff.study.opening import start_session
+from tradeoff.study.report import study_sessions
 from tradeoff.study.withdrawals import withdraw
 
 from ..conftest import ROOT
@@ -283,3 +284,19 @@ def test_the_undone_answer_is_false_or_true_never_missing(made: Made, tmp_path: 
     answers = pd.read_csv(tmp_path / "a.csv")
     assert answers["undone"].dtype == bool
     assert answers[answers["participant"] == "p04"]["undone"].tolist() == [True]
+
+
+def test_the_report_leaves_out_whom_the_export_leaves_out_and_says_why(made: Made) -> None:
+    """``study report``'s sessions: the newest complete session of everyone else; p02
+    unfinished, p03 withdrawn, p04 not started and p05's pilot named with the reason."""
+    found = study_sessions(made.study.path)
+    assert found.sessions == (made.files["p01"], made.files["p06"])
+    why = dict(found.left_out)
+    assert set(why) == {"p02", "p03", "p04", "p05"}
+    assert why["p02"] == "unfinished after 3 answers"
+    assert why["p03"].startswith("withdrawn ")
+    assert why["p04"] == "not started"
+    assert why["p05"].startswith("pilot, left out")
+    counted = study_sessions(made.study.path, include_pilot=True)
+    assert counted.sessions == (made.files["p01"], made.files["p05"], made.files["p06"])
+    assert "p05" not in dict(counted.left_out)

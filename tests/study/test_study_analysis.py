@@ -116,7 +116,7 @@ def test_the_report_counts_a_pilot_only_when_asked(
     out = tmp_path / "r1"
     assert main(["study", "report", str(copy), "--out", str(out)]) == 0
     md = (out / "report.md").read_text(encoding="utf-8")
-    assert "p02 (only a pilot session complete, pilots left out)" in md
+    assert "p02 (unfinished after 3 answers)" in md
     assert "### p02" not in md
     out = tmp_path / "r2"
     assert main(["study", "report", str(copy), "--out", str(out), "--include-pilot"]) == 0

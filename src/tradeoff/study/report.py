@@ -84,16 +84,23 @@ def study_sessions(
         if pid in gone:
             left_out.append((pid, missing.get(pid, "withdrawn")))
             continue
-        done = [p for p, f in session_facts(study, pid)[0].items() if f.complete]
-        counted = done if include_pilot else [p for p in done if not is_pilot(p)]
-        if counted:
-            sessions.append(max(counted, key=_mtime))
+        facts = session_facts(study, pid)[0]
+        pilots = set() if include_pilot else {f for f in facts if is_pilot(f)}
+        real = [f for f in facts if f not in pilots]
+        done = [f for f in real if facts[f].complete]
+        if done:
+            sessions.append(max(done, key=_mtime))
             if pid in missing:  # flagged as inconsistent and excluded: in the report
                 left_out.append((pid, missing[pid]))
-        elif done:
-            left_out.append((pid, "only a pilot session complete, pilots left out"))
+        elif pilots and not real:
+            left_out.append((pid, "pilot, left out (--include-pilot counts pilots)"))
+        elif pid in missing:
+            left_out.append((pid, missing[pid]))  # as study status says it
+        elif real:  # a complete pilot session besides, or a pilot counted only here
+            newest = max(real, key=_mtime)
+            left_out.append((pid, f"unfinished after {facts[newest].answers} answers"))
         else:
-            left_out.append((pid, missing.get(pid, "no complete session")))
+            left_out.append((pid, "not started"))
     return StudySessions(study, tuple(sessions), tuple(left_out), exclude_inconsistent)
 
 

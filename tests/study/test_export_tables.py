@@ -216,8 +216,9 @@ def test_the_data_package_is_valid_by_the_frictionless_library(exported: Path) -
 
 
 def test_the_validation_can_fail(exported: Path, tmp_path: Path) -> None:
-    """The validation is not vacuous: Python's True in a boolean column, and an answer of
-    a participant the participants table lacks, are both reported."""
+    """The validation is not vacuous: Python's True in a boolean column, a state that is
+    none of the three, and an answer of a participant the participants table lacks, are
+    each reported."""
     for name in export_files(exported / "answers.csv").values():
         (tmp_path / name.name).write_bytes(name.read_bytes())
     people = tmp_path / "answers.participants.csv"
@@ -226,6 +227,9 @@ def test_the_validation_can_fail(exported: Path, tmp_path: Path) -> None:
     report = frictionless.validate(str(tmp_path / "answers.csv.datapackage.json"))
     assert not report.valid
     assert "type-error" in {e[0] for e in report.flatten(["type"])}
+    people.write_text(text.replace(",unfinished,", ",unfinishd,", 1), encoding="utf-8")
+    report = frictionless.validate(str(tmp_path / "answers.csv.datapackage.json"))
+    assert [e[1] for e in report.flatten(["type", "fieldName"])] == ["state"]
     lines = text.splitlines()
     people.write_text("\n".join(ln for ln in lines if not ln.startswith("p01,")) + "\n")
     report = frictionless.validate(str(tmp_path / "answers.csv.datapackage.json"))

@@ -66,12 +66,15 @@ class Column:
         One sentence in the scenario's own words.
     dtype
         How it is stored (:data:`Dtype`).
+    values
+        For a category, every value it may hold (the data package's ``enum``).
     """
 
     name: str
     unit: str
     meaning: str
     dtype: Dtype
+    values: tuple[str, ...] = ()
 
 
 # -- columns --------------------------------------------------------------------------------
@@ -134,6 +137,7 @@ _FIXED_BEFORE = (
         "'trade' for two made-up classifiers that trade one aspect against another, "
         "'candidates' for two real models of the scenario's pool.",
         "str",
+        ("trade", "candidates"),
     ),
     Column(
         "candidate_A",
@@ -157,6 +161,7 @@ _FIXED_MIDDLE = (
         "category",
         "The answer: 'A' (Option A preferred), 'B' (Option B preferred) or 'cant_tell'.",
         "str",
+        ("A", "B", "cant_tell"),
     ),
     Column(
         "response_ms",
@@ -174,6 +179,7 @@ _FIXED_MIDDLE = (
         "change it), 'app' for any other session (the program that recorded it, such as the "
         "terminal app, on the computer it ran on).",
         "str",
+        ("server", "app"),
     ),
     Column("answered_at", "ISO 8601 time", "When the answer was saved (UTC).", "str"),
     Column(
@@ -235,6 +241,7 @@ PARTICIPANT_COLUMNS = (
         "one but finished none, 'not started' when they have no session yet. Participants "
         "who withdrew are not in the table at all.",
         "str",
+        ("not started", "unfinished", "complete"),
     ),
     Column(
         "completed",
@@ -293,6 +300,7 @@ PARTICIPANT_COLUMNS = (
         "How they came in: 'code' (an access code), 'panel' (a recruitment panel's link) or "
         "'open' (an open link); empty when the session recorded no entry (as at a terminal).",
         "str",
+        ("code", "panel", "open"),
     ),
     Column(
         "pilot",
@@ -572,6 +580,8 @@ def _field(column: Column, fmt: str) -> dict[str, Any]:
         field["trueValues"], field["falseValues"] = ["TRUE"], ["FALSE"]
     if column.unit == "probability" and fmt == "csv":
         field["constraints"] = {"minimum": 0, "maximum": 1}
+    if column.values:
+        field["constraints"] = {"enum": list(column.values)}
     return field
 
 

@@ -1,9 +1,13 @@
-"""The export's columns and its codebook: what each column of the table
-:func:`tradeoff.study.export.export_study` writes holds, in which unit, and the codebook
-written beside it
-(``<stem>.codebook.csv``: ``column``, ``unit``, ``meaning``; ``<stem>.codebook.md``, the same
-as a Markdown table, every label and name as text, :func:`tradeoff.text.markdown_text`).
-The columns depend on the scenario: one group per class and attribute (:func:`aspect_slugs`).
+"""The export's columns and its codebook: what each column of the two tables
+:func:`tradeoff.study.export.export_study` writes (the answers, :func:`columns`; the
+participants, :data:`PARTICIPANT_COLUMNS`) holds, in which unit, and the codebook written
+beside them, named after the answers table (``answers.csv``):
+``answers.csv.codebook.csv`` (``table``, ``column``, ``unit``, ``meaning``: :func:`codebook_csv`),
+``answers.csv.codebook.md`` (the same as Markdown, every label and name as text,
+:func:`tradeoff.text.markdown_text`: :func:`codebook_md`) and
+``answers.csv.datapackage.json`` (a Frictionless Data Package, https://datapackage.org/:
+:func:`datapackage`). The answers' columns depend on the scenario: one group per class and
+attribute (:func:`aspect_slugs`).
 """
 
 from __future__ import annotations

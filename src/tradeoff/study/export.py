@@ -1,10 +1,14 @@
-"""A study's answers as one table for analysis, with a codebook: :func:`export_study`.
+"""A study's answers and participants as two tables for analysis, with a codebook:
+:func:`export_study`.
 
-The table has one row per ``answer`` line of every session file (docs/architecture.md,
+The answers table has one row per ``answer`` line of every session file (docs/architecture.md,
 "Files": the study folder and the session format) of every participant who has not
 withdrawn: who answered, the question as the screen showed it (Option A is the question's
 left profile, Option B its right one) and exactly, the answer, and what the engine had
-learned right after it. That posterior comes from replaying the file the way
+learned right after it; the language the question was shown in (the answer's own, else the
+session's) and whose clock timed the answer (``response_timer``: the study server's for a
+session of the study web page, else the recording app's, :func:`served`). That posterior
+comes from replaying the file the way
 :func:`tradeoff.record.replay.replay` does, asking the engine for its result (and, when its
 questions aim at a decision, for P(best)) after every answer; an answer that a later
 ``undo`` took back keeps its row, flagged ``undone``, with the posterior right after it was

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from tradeoff.ask.scenario import load_scenario
+from tradeoff.choose.decide import decide
 from tradeoff.learn import Choice
 from tradeoff.record.log import read_session
 from tradeoff.record.records import AnswerRecord, ConsentRecord, EntryRecord
@@ -138,15 +139,25 @@ def test_one_row_per_participant_left_in_with_their_state(made: Made, exported: 
 def test_the_pick_and_its_probability_are_the_ones_the_questions_stopped_on(
     made: Made, exported: Path
 ) -> None:
-    """``final_pick`` is a model of the pool; ``p_best`` is the probability the engine's own
-    verdict states for that session (:attr:`SessionSummary.verdict`), computed there over
-    the candidates recorded in the header, here by the decide step over the pool."""
+    """``final_pick`` is the decide step's pick (:func:`tradeoff.choose.decide.decide` over
+    the session files, as ``study report`` runs it, replaying them anew); ``p_best`` is the
+    probability the engine's own verdict states for that session
+    (:attr:`SessionSummary.verdict`), computed there over the candidates recorded in the
+    header, here over the pool."""
     people = pd.read_csv(exported / "answers.participants.csv").set_index("participant")
     names = set(pd.read_csv(ROOT / "scenarios" / "pools" / "breast-cancer.csv")["model"])
-    for pid in ("p01", "p02", "p06"):
+    study = load_study(made.study.path)
+    pids = ("p01", "p02", "p06")
+    decided = decide(
+        [made.files[pid] for pid in pids],
+        scenario=study.scenario_path,
+        populations=study.populations(),
+    )
+    for pid, rec in zip(pids, decided.recommendations, strict=True):
         verdict = summarise(made.files[pid]).verdict
         assert verdict is not None
         assert people.loc[pid, "final_pick"] in names
+        assert people.loc[pid, "final_pick"] == rec.name
         assert people.loc[pid, "p_best"] == pytest.approx(verdict.stated, abs=1e-6)
     # a complete session stopped because it was sure enough, or ran out of questions
     assert people["p_best"].dropna().between(0.0, 1.0).all()

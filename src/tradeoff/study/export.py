@@ -16,8 +16,9 @@ given.
 
 Beside it, a second table has one row per participant who has not withdrawn: their state
 (not started, unfinished, complete), the questions they answered, the model their answers
-pick (by name from the scenario's pool, as ``tradeoff study report`` computes it:
-:func:`tradeoff.choose.decide.decide`) and the one probability the questions stopped on,
+pick (by name from the scenario's pool, as ``tradeoff study report`` computes it: the
+decide step's recommendation, :func:`tradeoff.choose.recommend.recommend`) and the one
+probability the questions stopped on,
 how they came in (panel id, entry, pilot), their consent version and language.
 
 Pilot sessions (a session whose entry record says ``pilot``) are left out unless asked for
@@ -375,30 +376,46 @@ def _person(pid: str, sessions: Sequence[_Session]) -> Row:
     }
 
 
-def _picks(study: Study, people: list[Row], described: dict[str, Path]) -> str | None:
-    """Each described session's pick and the probability it was stated with, by the
-    decide step over them all (:func:`tradeoff.choose.decide.decide`, as ``tradeoff study
-    report`` runs it), written into ``people``; nothing when the scenario has no pool.
-    Returns why the picks were left empty when the decide step refused (a pool file gone
-    missing, say), else ``None``."""
-    from tradeoff.choose.decide import decide
+def _picks(
+    study: Study, scenario: Scenario, people: list[Row], described: dict[str, _Session]
+) -> str | None:
+    """Each described session's pick and the probability it was stated with, written into
+    ``people``: the recommendation of the decide step (:func:`tradeoff.choose.recommend.
+    recommend` over the scenario's pool, with the stakeholder's posterior draws, as
+    :func:`tradeoff.choose.decide.decide` and so ``tradeoff study report`` make it), from
+    the engine the export replayed (nothing is replayed again, and no group consensus is
+    computed: its cost grows with the square of the participants). Nothing when the
+    scenario has no pool; returns why the picks were left empty when its pool cannot be
+    read, else ``None``."""
+    from tradeoff.choose.candidates import scenario_pool
+    from tradeoff.choose.pool_metric import metric_vectors
+    from tradeoff.choose.recommend import recommend
+    from tradeoff.choose.selection import stakeholder_of
 
-    if not described or load_scenario(study.scenario_path).scenario.pool is None:
+    if not described or scenario.pool is None:
         return None
     try:
-        chosen = decide(
-            list(described.values()),
-            scenario=study.scenario_path,
-            populations=study.populations(),
-        )
+        pool = scenario_pool(scenario, study.scenario_path.parent)
     except InputError as exc:
         return f"final_pick and p_best left empty: {exc.message()}"
-    by_id = dict(zip(described, chosen.recommendations, strict=True))
-    for row in people:
-        rec = by_id.get(row["participant"])
-        if rec is not None:
-            row["final_pick"] = rec.name
-            row["p_best"] = rec.stated
+    vectors: dict[tuple[float, ...], Any] = {}  # the pool's metric rows, once per priors
+    by_id: dict[str, Row] = {row["participant"]: row for row in people}
+    for pid, session in described.items():
+        person = stakeholder_of(session.log.header, session.engine, session.log.path)
+        if person.priors not in vectors:
+            vectors[person.priors] = metric_vectors(scenario, pool, person.priors)
+        draws, weights = person.posterior if person.posterior is not None else (person.draws, None)
+        rec = recommend(
+            scenario,
+            pool,
+            person.weights,
+            person.priors,
+            draws=draws,
+            draw_weights=weights,
+            vectors=vectors[person.priors],
+        )
+        by_id[pid]["final_pick"] = rec.name
+        by_id[pid]["p_best"] = rec.stated
     return None
 
 
@@ -413,7 +430,7 @@ def _collect(
     warnings: list[str] = []
     pilot_only: list[str] = []
     pilot_sessions = 0
-    described: dict[str, Path] = {}
+    described: dict[str, _Session] = {}
     population: Population | None = None
     for pid in study.participants:
         if pid in gone:
@@ -452,10 +469,10 @@ def _collect(
         people.append(_person(pid, sessions))
         chosen = _described(sessions)
         if chosen is not None and chosen.engine.answered > 0:
-            described[pid] = chosen.log.path
+            described[pid] = chosen
         if len(rows) > before:
             exported.append(pid)
-    refused = _picks(study, people, described)
+    refused = _picks(study, scenario, people, described)
     if refused is not None:
         warnings.append(refused)
     return _Collected(

@@ -22,7 +22,7 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
 from tradeoff.record.records import EntryRecord
 from tradeoff.simulation.oracles import SimulatedOracle
-from tradeoff.study.folder import create_study
+from tradeoff.study.folder import create_study, load_study
 from tradeoff.study.opening import start_session
 
 from ..conftest import ROOT
@@ -31,8 +31,6 @@ ENTRY = EntryRecord(type="entry", via="panel", panel_id="P1", pilot=False)
 
 
 def _answer(study_dir: Path, pid: str, answers: int | None, *, seed: int) -> None:
-    from tradeoff.study.folder import load_study
-
     study = load_study(study_dir)
     loaded = load_scenario(study.scenario_path)
     sc = loaded.scenario
@@ -95,8 +93,6 @@ def test_the_report_counts_a_pilot_only_when_asked(
 ) -> None:
     copy = tmp_path / "s"
     shutil.copytree(study_dir, copy)
-    from tradeoff.study.folder import load_study
-
     study = load_study(copy)
     loaded = load_scenario(study.scenario_path)
     rec = start_session(

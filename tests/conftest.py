@@ -67,6 +67,7 @@ TIERS = {
         "test_tui_pty",
         "test_joint_app",
         "test_study",
+        "test_study_analysis",
         "test_web",
         "test_web_processes",
         "test_study_web_cli",
@@ -82,7 +83,6 @@ TIERS = {
         "test_report_plain",
         "test_selection",
         "test_decide",
-        "test_study_analysis",
     },
 }
 #: Single statistical tests in files of the core tier (a scan or a brute force over many

@@ -67,6 +67,7 @@ TIERS = {
         "test_tui_pty",
         "test_joint_app",
         "test_study",
+        "test_study_analysis",
         "test_web",
         "test_web_processes",
         "test_study_web_cli",

@@ -192,7 +192,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_no_csv_text_cell_is_a_formula(exported: Path) -> None:
-    for name in ("answers.csv", "answers.codebook.csv"):
+    for name in ("answers.csv", "answers.participants.csv", "answers.csv.codebook.csv"):
         with open(exported / name, newline="", encoding="utf-8") as fh:
             rows = list(csv.reader(fh))
         for row in rows:
@@ -201,7 +201,7 @@ def test_no_csv_text_cell_is_a_formula(exported: Path) -> None:
                 assert re.search(r"[\x00-\x1f\x7f]", cell) is None, (name, cell)
     table = pd.read_csv(exported / "answers.csv")
     assert sorted(set(table["consent_version"])) == sorted("'" + clean_text(v) for v in FORMULAS)
-    book = pd.read_csv(exported / "answers.codebook.csv").set_index("column")
+    book = pd.read_csv(exported / "answers.csv.codebook.csv").set_index("column")
     assert book.loc["A_memory", "unit"] == "'=1+1"
 
 
@@ -221,7 +221,7 @@ def test_parquet_holds_the_same_safe_text(exported: Path) -> None:
 
 
 def test_the_codebook_is_text_and_says_how_text_cells_are_written(exported: Path) -> None:
-    md = (exported / "answers.codebook.md").read_text(encoding="utf-8")
+    md = (exported / "answers.csv.codebook.md").read_text(encoding="utf-8")
     assert re.search(r"(?<!\\)[<>]", md) is None, "raw HTML in the codebook"
     page = markdown_html(md)
     assert "<script" not in page and "<img" not in page and "onerror" not in page.split("&lt;")[0]

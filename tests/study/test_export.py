@@ -115,12 +115,13 @@ def frames(
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, Path]:
     out = tmp_path_factory.mktemp("out")
     study = load_study(made.study.path)
+    # a CSV and a Parquet export of one name, side by side in one folder
     csv_summary = export_study(study, out / "answers.csv")
-    pq_summary = export_study(study, out / "answers_pq.parquet")
+    pq_summary = export_study(study, out / "answers.parquet")
     assert csv_summary.rows == pq_summary.rows
-    assert csv_summary.codebook == out / "answers.codebook.csv"
+    assert csv_summary.codebook == out / "answers.csv.codebook.csv"
     as_csv = pd.read_csv(out / "answers.csv")
-    as_parquet = pd.read_parquet(out / "answers_pq.parquet")
+    as_parquet = pd.read_parquet(out / "answers.parquet")
     book = pd.read_csv(csv_summary.codebook, keep_default_na=False)
     return as_csv, as_parquet, book, out
 
@@ -287,11 +288,13 @@ def test_the_codebook_names_every_column_once(
     frames: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, Path],
 ) -> None:
     as_csv, as_parquet, book, out = frames
-    assert list(book.columns) == ["column", "unit", "meaning"]
-    assert list(book["column"]) == list(as_csv.columns) == list(as_parquet.columns)
-    assert book["column"].is_unique
+    assert list(book.columns) == ["table", "column", "unit", "meaning"]
+    assert list(book["table"].unique()) == ["answers", "participants"]
+    answers = book[book["table"] == "answers"]
+    assert list(answers["column"]) == list(as_csv.columns) == list(as_parquet.columns)
+    assert answers["column"].is_unique
     assert (book["meaning"].str.len() > 20).all()
-    entry = book.set_index("column")
+    entry = answers.set_index("column")
     assert entry.loc["A_malignant_lumps_per_1000", "unit"] == "per 1,000 cases"
     assert "malignant lumps" in entry.loc["A_malignant_lumps_per_1000", "meaning"]
     assert "flagged" in entry.loc["A_malignant_lumps_per_1000", "meaning"]
@@ -303,20 +306,35 @@ def test_the_codebook_names_every_column_once(
     assert entry.loc["answered_at", "unit"] == "ISO 8601 time"
     assert entry.loc["w_memory", "unit"] == "weight (0–1, sums to 1)"
     assert entry.loc["p_best", "unit"] == "probability"
-    md = (out / "answers.codebook.md").read_text(encoding="utf-8")
+    assert "server" in entry.loc["response_timer", "meaning"]
+    md = (out / "answers.csv.codebook.md").read_text(encoding="utf-8")
+    participants = pd.read_csv(out / "answers.participants.csv")
+    answers_md, participants_md = md.split("## participants", 1)
     for name in as_csv.columns:
-        assert md.count(f"| `{name}` |") == 1, name
+        assert answers_md.count(f"| `{name}` |") == 1, name
+    for name in participants.columns:
+        assert participants_md.count(f"| `{name}` |") == 1, name
+    assert list(book[book["table"] == "participants"]["column"]) == list(participants.columns)
     # the Parquet export has its own codebook, the same one
-    pq_book = pd.read_csv(out / "answers_pq.codebook.csv", keep_default_na=False)
+    pq_book = pd.read_csv(out / "answers.parquet.codebook.csv", keep_default_na=False)
     pd.testing.assert_frame_equal(pq_book, book)
 
 
-@pytest.mark.parametrize("existing", ["table", "codebook"])
+@pytest.mark.parametrize(
+    "existing",
+    [
+        "answers.parquet",
+        "answers.participants.parquet",
+        "answers.parquet.codebook.csv",
+        "answers.parquet.codebook.md",
+        "answers.parquet.datapackage.json",
+    ],
+)
 def test_an_existing_file_is_refused_and_left_as_it_was(
     made: Made, tmp_path: Path, existing: str
 ) -> None:
     out = tmp_path / "answers.parquet"
-    there = out if existing == "table" else tmp_path / "answers.codebook.csv"
+    there = tmp_path / existing
     there.write_bytes(b"keep me\x00\xff")
     before = sorted(p.name for p in tmp_path.iterdir())
     with pytest.raises(InputError, match="exists already") as caught:

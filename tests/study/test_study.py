@@ -4,6 +4,7 @@ and report, and a server that refuses what it should."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +167,9 @@ def test_status_and_report_after_simulated_answers(
     assert "participant dr-okafor is not in the report: not started" in captured.err
     assert "dr-lee" not in captured.err
     md = Path(written["markdown"]).read_text()
-    assert "dr-lee" in md and "dr-silva" in md and "dr-okafor" not in md
+    assert "dr-lee" in md and "dr-silva" in md
+    # the one left out is named in the summary too, not only on stderr
+    assert md.count("dr-okafor") == 1 and "Not in this report: dr-okafor (not started)." in md
     status = study_status(load_study(tmp_path / "s"))
     assert len(status.complete_sessions()) == 2
     assert main(["study", "withdraw", str(tmp_path / "s"), "dr-silva"]) == 0
@@ -184,7 +187,8 @@ def test_status_and_report_after_simulated_answers(
     captured = capsys.readouterr()
     assert "participant dr-silva is not in the report: withdrawn" in captured.err
     md = Path(json.loads(captured.out)["markdown"]).read_text()
-    assert "dr-lee" in md and "dr-silva" not in md
+    assert "dr-lee" in md and "### dr-silva" not in md
+    assert re.search(r"Not in this report: dr-okafor \(not started\), dr-silva \(withdrawn ", md)
 
 
 def test_elicit_study_takes_no_participant(

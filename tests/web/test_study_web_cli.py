@@ -114,12 +114,12 @@ def test_status_counts_who_consented_and_export_round_trips(
     out = tmp_path / "answers.csv"
     assert main(["study", "export", str(study.path), "--out", str(out)]) == 0
     said = capsys.readouterr().out
-    assert "4 answers of 1 participant written" in said and "answers.codebook.csv" in said
+    assert "4 answers of 1 participant written" in said and "answers.csv.codebook.csv" in said
     frame = pd.read_csv(out)
     assert len(frame) == 4 and set(frame["participant"]) == {"p01"}
     assert (frame["answer"] == "A").all() and (frame["response_ms"] == 1500.0).all()
-    codebook = pd.read_csv(tmp_path / "answers.codebook.csv")
-    assert list(codebook["column"]) == list(frame.columns)
+    codebook = pd.read_csv(tmp_path / "answers.csv.codebook.csv")
+    assert list(codebook[codebook["table"] == "answers"]["column"]) == list(frame.columns)
     before = out.read_bytes()
     assert main(["study", "export", str(study.path), "--out", str(out)]) == 2
     assert "exists" in capsys.readouterr().err and out.read_bytes() == before

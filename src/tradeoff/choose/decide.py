@@ -75,7 +75,9 @@ class Decision:
     ``scenario`` is the one the stakeholders' weights are read in (given, or recorded in
     the sessions); ``pool`` the candidates, ``pool_path`` where they were read from;
     ``selection`` holds each stakeholder's recommendation and COPA pick, the regret matrix
-    and the consensus.
+    and the consensus; ``left_out`` who the decision leaves out and why, as (participant,
+    reason), for the report to say (a study's report: unfinished, withdrawn, not started,
+    pilot).
     """
 
     scenario: Scenario
@@ -83,6 +85,7 @@ class Decision:
     pool_path: str
     stakeholders: tuple[Stakeholder, ...]
     selection: Selection = field(repr=False)
+    left_out: tuple[tuple[str, str], ...] = ()
 
     @property
     def recommendations(self) -> tuple[Recommendation, ...]:

@@ -229,7 +229,7 @@ def write_report(
         "",
         "## Summary",
         "",
-        summary(selection),
+        summary(selection, chosen.left_out),
         "",
         "## Scenario",
         "",
@@ -450,10 +450,33 @@ def _html(md_text: str, out: Path, figures: list[tuple[str, str]], title: str) -
     )
 
 
-def summary(selection: Selection) -> str:
+def not_in_report(selection: Selection, left_out: Sequence[tuple[str, str]]) -> str:
+    """The sentence naming who is not in the report and why (``left_out``: participant and
+    reason, as :attr:`~tradeoff.choose.decide.Decision.left_out` gives them; those who are
+    in the report, left out of the consensus only, are said elsewhere), or ``""``; as
+    Markdown, every id and reason as text.
+
+    >>> from types import SimpleNamespace as S
+    >>> sel = S(stakeholders=[S(participant="p01")])
+    >>> not_in_report(sel, [("p02", "unfinished after 3 answers"), ("p03", "withdrawn")])
+    'Not in this report: p02 (unfinished after 3 answers), p03 (withdrawn).'
+    >>> not_in_report(sel, [("p01", "flagged as inconsistent and excluded")])
+    ''
+    """
+    inside = {s.participant for s in selection.stakeholders}
+    named = [f"{pid} ({why})" for pid, why in left_out if pid not in inside]
+    if not named:
+        return ""
+    return markdown_text("Not in this report: " + ", ".join(named) + ".")
+
+
+def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> str:
     """The report's opening paragraph: the recommendation, how far the people agree, who
-    was left out and why, how sure the pick is and the nearest change that would alter it."""
+    was left out and why (``left_out``: participants not in the report, with the reason;
+    those whose answers failed the consistency check and were left out of the consensus),
+    how sure the pick is and the nearest change that would alter it."""
     people = selection.stakeholders
+    absent = not_in_report(selection, left_out)
     raw = selection.pool.names
     names = [markdown_text(name) for name in raw]  # names from a file are text, never a link
     n = selection.pool.n
@@ -510,12 +533,14 @@ def summary(selection: Selection) -> str:
             "answers "
             "failed the consistency check."
         )
-    elif len(people) > 1:
+    flagged_words = markdown_text(", ".join(s.participant for s in flagged))
+    if absent:
+        text += f" {absent}"
+        if flagged and not selection.excluded:
+            text += f" Answers flagged as inconsistent, but counted: {flagged_words}."
+    elif len(people) > 1 and not selection.excluded:
         text += " Nobody was left out" + (
-            f" (answers flagged as inconsistent, but counted: "
-            f"{markdown_text(', '.join(s.participant for s in flagged))})."
-            if flagged
-            else "."
+            f" (answers flagged as inconsistent, but counted: {flagged_words})." if flagged else "."
         )
     near = nearest_changes(changes)
     if near:

@@ -98,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     srep.add_argument("--p", default="inf", help="the p of COPA's p-norm: a number ≥ 1 or inf")
     srep.add_argument("--top", type=int, default=10, help="ranked models to report")
     srep.add_argument("--exclude-inconsistent", action="store_true")
+    srep.add_argument(
+        "--include-pilot", action="store_true", help="count pilot sessions (left out by default)"
+    )
     srep.add_argument("--json", action="store_true", help="print one JSON document")
     srep.set_defaults(func=cmd_study_report)
     wd = st_sub.add_parser("withdraw", help="leave a participant out of status, report, export")
@@ -139,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ex.add_argument("study", help="study folder")
     ex.add_argument("--out", required=True, metavar="FILE.csv|FILE.parquet", help="a new file")
+    ex.add_argument(
+        "--include-pilot", action="store_true", help="export pilot sessions (left out by default)"
+    )
     ex.add_argument("--json", action="store_true", help="print one JSON document")
     ex.set_defaults(func=cmd_study_export)
 

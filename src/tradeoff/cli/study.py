@@ -135,7 +135,9 @@ def cmd_study_report(args: argparse.Namespace) -> int:
     from tradeoff.study.report import NothingToDecide, decide_study, study_sessions
 
     check_out(args.out)
-    found = study_sessions(args.study, exclude_inconsistent=args.exclude_inconsistent)
+    found = study_sessions(
+        args.study, exclude_inconsistent=args.exclude_inconsistent, include_pilot=args.include_pilot
+    )
     for pid, why in found.left_out:
         error(f"{found.study.path}: participant {pid} is not in the report: {why}")
     try:
@@ -143,6 +145,7 @@ def cmd_study_report(args: argparse.Namespace) -> int:
     except NothingToDecide as exc:
         raise UsageError(str(exc)) from None
     argv = ["study", "report", str(found.study.path), "--out", args.out]
+    argv += ["--include-pilot"] if args.include_pilot else []
     return emit_report(chosen, args.out, argv, json=args.json)
 
 
@@ -202,7 +205,7 @@ def cmd_study_export(args: argparse.Namespace) -> int:
     from tradeoff.study.folder import load_study
 
     study = load_study(args.study)
-    summary = export_study(study, args.out)
+    summary = export_study(study, args.out, include_pilot=args.include_pilot)
     for path, why in summary.skipped:
         error(f"{path}: not exported: {why}")
     if args.json:
@@ -211,9 +214,12 @@ def cmd_study_export(args: argparse.Namespace) -> int:
     left_out = (
         f"; left out as withdrawn: {', '.join(summary.withdrawn)}" if summary.withdrawn else ""
     )
+    if summary.pilot_sessions:
+        left_out += f"; {summary.pilot_sessions} pilot session(s) left out (--include-pilot)"
     say(
         f"{summary.rows} answers of {len(summary.participants)} "
         f"participant{'s' if len(summary.participants) != 1 else ''} written to "
-        f"{summary.path}{left_out}.\nEvery column is explained in {summary.codebook}."
+        f"{summary.path}{left_out}.\nOne row per participant in {summary.participants_table}; "
+        f"every column is explained in {summary.codebook} and {summary.datapackage}."
     )
     return 0

@@ -1,9 +1,13 @@
-"""The export's columns and its codebook: what each column of the table
-:func:`tradeoff.study.export.export_study` writes holds, in which unit, and the codebook
-written beside it
-(``<stem>.codebook.csv``: ``column``, ``unit``, ``meaning``; ``<stem>.codebook.md``, the same
-as a Markdown table, every label and name as text, :func:`tradeoff.text.markdown_text`).
-The columns depend on the scenario: one group per class and attribute (:func:`aspect_slugs`).
+"""The export's columns and its codebook: what each column of the two tables
+:func:`tradeoff.study.export.export_study` writes (the answers, :func:`columns`; the
+participants, :data:`PARTICIPANT_COLUMNS`) holds, in which unit, and the codebook written
+beside them, named after the answers table (``answers.csv``):
+``answers.csv.codebook.csv`` (``table``, ``column``, ``unit``, ``meaning``: :func:`codebook_csv`),
+``answers.csv.codebook.md`` (the same as Markdown, every label and name as text,
+:func:`tradeoff.text.markdown_text`: :func:`codebook_md`) and
+``answers.csv.datapackage.json`` (a Frictionless Data Package, https://datapackage.org/:
+:func:`datapackage`). The answers' columns depend on the scenario: one group per class and
+attribute (:func:`aspect_slugs`).
 """
 
 from __future__ import annotations
@@ -12,24 +16,27 @@ import csv
 import io
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from tradeoff.ask.scenario import Scenario
 from tradeoff.learn import Choice
-from tradeoff.text import markdown_text, spreadsheet_cell
+from tradeoff.text import clean_text, markdown_text, spreadsheet_cell
 
 __all__ = [
     "ANSWERS",
     "FORMATS",
+    "PARTICIPANT_COLUMNS",
     "SIDES",
     "TEXT_CELLS",
     "Column",
+    "Table",
     "aspect_slugs",
     "codebook_csv",
     "codebook_md",
     "columns",
+    "datapackage",
     "slugify",
 ]
 
@@ -63,12 +70,15 @@ class Column:
         One sentence in the scenario's own words.
     dtype
         How it is stored (:data:`Dtype`).
+    values
+        For a category, every value it may hold (the data package's ``enum``).
     """
 
     name: str
     unit: str
     meaning: str
     dtype: Dtype
+    values: tuple[str, ...] = ()
 
 
 # -- columns --------------------------------------------------------------------------------
@@ -91,9 +101,10 @@ _FIXED_BEFORE = (
     Column(
         "language",
         "language tag",
-        "The language the pages were shown in (from the consent record, or the study web "
-        "page's 'language' note when the study asked no consent; empty when neither was "
-        "recorded, as at a terminal).",
+        "The language this question was shown in (recorded with the answer by the study web "
+        "page; for an answer recorded without it, the session's language: the consent "
+        "record's, or the study web page's 'language' note when the study asked no consent; "
+        "empty when none was recorded, as at a terminal).",
         "str",
     ),
     Column(
@@ -102,6 +113,13 @@ _FIXED_BEFORE = (
         "The version of the consent text the participant agreed to (empty when the session "
         "recorded no consent).",
         "str",
+    ),
+    Column(
+        "pilot",
+        "true/false",
+        "TRUE when the session was a pilot, a try-out of the study kept apart from the real "
+        "data (left out of the export unless it was asked for with --include-pilot).",
+        "bool",
     ),
     Column("strategy", "name", "The strategy that chose the questions.", "str"),
     Column(
@@ -123,6 +141,7 @@ _FIXED_BEFORE = (
         "'trade' for two made-up classifiers that trade one aspect against another, "
         "'candidates' for two real models of the scenario's pool.",
         "str",
+        ("trade", "candidates"),
     ),
     Column(
         "candidate_A",
@@ -146,18 +165,31 @@ _FIXED_MIDDLE = (
         "category",
         "The answer: 'A' (Option A preferred), 'B' (Option B preferred) or 'cant_tell'.",
         "str",
+        ("A", "B", "cant_tell"),
     ),
     Column(
         "response_ms",
         "ms",
-        "Time from showing the question to the answer (empty when not recorded).",
+        "Time from showing the question to the answer, measured as response_timer says "
+        "(empty when not recorded).",
         "float",
+    ),
+    Column(
+        "response_timer",
+        "category",
+        "Whose clock measured response_ms: 'server' for a session of the study web page "
+        "(the study server's clock, from making the question's page to receiving the answer, "
+        "so the network's time both ways is included and the participant's device cannot "
+        "change it), 'app' for any other session (the program that recorded it, such as the "
+        "terminal app, on the computer it ran on).",
+        "str",
+        ("server", "app"),
     ),
     Column("answered_at", "ISO 8601 time", "When the answer was saved (UTC).", "str"),
     Column(
         "undone",
         "true/false",
-        "True when a later undo in the same session took this answer back (it then does not "
+        "TRUE when a later undo in the same session took this answer back (it then does not "
         "count towards the session's result).",
         "bool",
     ),
@@ -172,7 +204,7 @@ _FIXED_MIDDLE = (
     Column(
         "is_repeat",
         "true/false",
-        "True when the question asks an earlier question again to check consistency.",
+        "TRUE when the question asks an earlier question again to check consistency.",
         "bool",
     ),
 )
@@ -193,6 +225,107 @@ _FIXED_AFTER = (
         "fraction of the mean spread between the pool's best and worst models (empty when "
         "the questions did not aim at a pick).",
         "float",
+    ),
+)
+
+
+#: The participants table: one row per participant of the study who has not withdrawn
+#: (withdrawn participants are left out entirely, as from the answers table).
+PARTICIPANT_COLUMNS = (
+    Column(
+        "participant",
+        "id",
+        "The participant's id in the study (the answers table's participant column).",
+        "str",
+    ),
+    Column(
+        "state",
+        "category",
+        "'complete' when a session of theirs was finished, 'unfinished' when they started "
+        "one but finished none, 'not started' when they have no session yet. Participants "
+        "who withdrew are not in the table at all.",
+        "str",
+        ("not started", "unfinished", "complete"),
+    ),
+    Column(
+        "completed",
+        "true/false",
+        "TRUE when state is 'complete'.",
+        "bool",
+    ),
+    Column(
+        "questions_answered",
+        "number",
+        "Answers that count in the session this row describes (answers taken back by an "
+        "undo not included); 0 when not started.",
+        "int",
+    ),
+    Column(
+        "sessions",
+        "number",
+        "Session files of theirs that were exported.",
+        "int",
+    ),
+    Column(
+        "session",
+        "file name",
+        "The session this row describes: their newest complete session, else their newest "
+        "session (empty when not started).",
+        "str",
+    ),
+    Column(
+        "final_pick",
+        "model name",
+        "The model the session's answers make best, by name from the scenario's pool, as "
+        "'tradeoff study report' computes it (empty when not started or the scenario has "
+        "no pool).",
+        "str",
+    ),
+    Column(
+        "p_best",
+        "probability",
+        "The one probability the questions stopped on: the posterior probability that "
+        "final_pick is the best model for this participant (or, when the pick is practically "
+        "tied with another, that it is best or within the participant's perceivable margin "
+        "of the best); empty when not started, without a pool, or when the strategy keeps "
+        "no posterior.",
+        "float",
+    ),
+    Column(
+        "panel_id",
+        "id",
+        "The participant's id on the recruitment panel whose link they came in by (empty "
+        "otherwise).",
+        "str",
+    ),
+    Column(
+        "entry_via",
+        "category",
+        "How they came in: 'code' (an access code), 'panel' (a recruitment panel's link) or "
+        "'open' (an open link); empty when the session recorded no entry (as at a terminal).",
+        "str",
+        ("code", "panel", "open"),
+    ),
+    Column(
+        "pilot",
+        "true/false",
+        "TRUE when the session this row describes was a pilot, a try-out of the study (pilot "
+        "sessions are left out unless the export was asked for them with --include-pilot).",
+        "bool",
+    ),
+    Column(
+        "consent_version",
+        "text",
+        "The version of the consent text they agreed to (empty when no consent was recorded).",
+        "str",
+    ),
+    Column(
+        "language",
+        "language tag",
+        "The language the session was shown in (its consent record's, else its 'language' "
+        "note, else the language its last answer was shown in; empty when none was "
+        "recorded).",
+        "str",
     ),
 )
 
@@ -241,7 +374,7 @@ def columns(scenario: Scenario) -> tuple[Column, ...]:
 
     >>> from tradeoff.ask.scenario import load_scenario
     >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
-    >>> [c.name for c in columns(sc)][10:14]
+    >>> [c.name for c in columns(sc)][11:15]
     ['A_malignant_lumps_per_1000', 'B_malignant_lumps_per_1000', 'A_malignant_lumps_recall', \
 'B_malignant_lumps_recall']
     """
@@ -321,11 +454,78 @@ def columns(scenario: Scenario) -> tuple[Column, ...]:
 
 # -- the codebook ---------------------------------------------------------------------------
 
-def codebook_csv(cols: Iterable[Column]) -> str:
+
+@dataclass(frozen=True)
+class Table:
+    """One table of an export, as its codebook and data package describe it.
+
+    Parameters
+    ----------
+    name
+        The table's name in the codebook and the data package (``answers``,
+        ``participants``).
+    path
+        Its file name (beside the data package, which names it relative to itself).
+    columns
+        Its columns, in order.
+    description
+        What one row is.
+    key
+        The columns whose values name one row (the primary key).
+    """
+
+    name: str
+    path: str
+    columns: tuple[Column, ...]
+    description: str
+    key: tuple[str, ...]
+
+
+#: What one row of each table is.
+ANSWERS_ROW = (
+    "One row per answer line of every session file of every participant who has not "
+    "withdrawn (pilot sessions only when asked for). Option A is the question's left "
+    "option, Option B its right one."
+)
+PARTICIPANTS_ROW = (
+    "One row per participant of the study who has not withdrawn (withdrawn participants "
+    "are left out entirely): their state, how many questions they answered, the model "
+    "their answers pick and how sure that pick is, and how they came in."
+)
+
+#: How true/false and missing values are written in a CSV table, as the codebook says it.
+CSV_VALUES = (
+    "In a CSV table, true/false columns hold TRUE or FALSE (R's read.csv reads them as "
+    "logical, pandas' read_csv as bool), and an empty cell is a missing value (NA). A "
+    "Parquet table holds true/false and missing values natively."
+)
+
+#: Table Schema field types by :data:`Dtype`.
+SCHEMA_TYPES = {
+    "str": "string",
+    "int": "integer",
+    "Int64": "integer",
+    "float": "number",
+    "bool": "boolean",
+}
+
+
+def codebook_csv(tables: Iterable[Table]) -> str:
+    """The codebook as CSV: ``table``, ``column``, ``unit``, ``meaning``, every text through
+    :func:`tradeoff.text.spreadsheet_cell`.
+
+    >>> t = Table("answers", "a.csv", (Column("x", "ms", "=time", "float"),), "", ("x",))
+    >>> codebook_csv([t])
+    "table,column,unit,meaning\\nanswers,x,ms,'=time\\n"
+    """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["column", "unit", "meaning"])
-    writer.writerows([spreadsheet_cell(t) for t in (c.name, c.unit, c.meaning)] for c in cols)
+    writer.writerow(["table", "column", "unit", "meaning"])
+    writer.writerows(
+        [spreadsheet_cell(x) for x in (t.name, c.name, c.unit, c.meaning)]
+        for t in tables
+        for c in t.columns
+    )
     return buffer.getvalue()
 
 
@@ -341,21 +541,108 @@ TEXT_CELLS = (
 )
 
 
-def codebook_md(scenario: Scenario, cols: Iterable[Column]) -> str:
+def codebook_md(scenario: Scenario, tables: Iterable[Table]) -> str:
+    """The codebook as Markdown: one section per table, every label and name as text."""
     lines = [
         f"# Codebook: {markdown_text(scenario.title)}",
         "",
-        "One row per answer line of every session file of every participant who has not "
-        "withdrawn. Option A is the question's left option, Option B its right one.",
-        "",
         markdown_text(TEXT_CELLS),
         "",
-        "| column | unit | meaning |",
-        "| --- | --- | --- |",
+        markdown_text(CSV_VALUES),
+        "",
     ]
-    # a column's name is a slug (a-z, 0-9, _: see slugify), safe as a code span; units and
-    # meanings carry the scenario's labels and names, text from a file
-    lines += [
-        f"| `{c.name}` | {markdown_text(c.unit)} | {markdown_text(c.meaning)} |" for c in cols
-    ]
-    return "\n".join(lines) + "\n"
+    for t in tables:
+        # a column's name is a slug (a-z, 0-9, _: see slugify), safe as a code span; units
+        # and meanings carry the scenario's labels and names, text from a file
+        lines += [
+            f"## {markdown_text(t.name)}: {markdown_text(t.path)}",
+            "",
+            markdown_text(t.description),
+            "",
+            "| column | unit | meaning |",
+            "| --- | --- | --- |",
+        ]
+        lines += [
+            f"| `{c.name}` | {markdown_text(c.unit)} | {markdown_text(c.meaning)} |"
+            for c in t.columns
+        ]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _field(column: Column, fmt: str) -> dict[str, Any]:
+    """A column as a Table Schema field; a probability is constrained to 0–1 in a CSV
+    table (not in Parquet: frictionless reads a Parquet null number as NaN, which a
+    constraint refuses)."""
+    field: dict[str, Any] = {
+        "name": column.name,
+        "type": SCHEMA_TYPES[column.dtype],
+        "description": column.meaning,
+        "unit": column.unit,
+    }
+    if column.dtype == "bool":
+        field["trueValues"], field["falseValues"] = ["TRUE"], ["FALSE"]
+    if column.unit == "probability" and fmt == "csv":
+        field["constraints"] = {"minimum": 0, "maximum": 1}
+    if column.values:
+        field["constraints"] = {"enum": list(column.values)}
+    return field
+
+
+#: Each table format as a data package's resource gives it.
+RESOURCE_FORMATS = {
+    "csv": {"format": "csv", "mediatype": "text/csv", "encoding": "utf-8"},
+    "parquet": {"format": "parquet", "mediatype": "application/vnd.apache.parquet"},
+}
+
+
+def datapackage(
+    scenario: Scenario, tables: Sequence[Table], fmt: str, created: str
+) -> dict[str, Any]:
+    """The export's codebook as a Frictionless Data Package (``datapackage.json``): one
+    resource per table, each with its Table Schema (every column's type, meaning and unit,
+    ``missingValues`` (an empty cell), ``trueValues``/``falseValues`` (``TRUE``/``FALSE``),
+    its primary key), and the answers' participant a foreign key into the participants
+    table. The same descriptor describes a Parquet export (``format`` ``parquet``: its true/
+    false and missing values are the file's own).
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> t = Table("participants", "a.participants.csv",
+    ...           (Column("participant", "id", "Who.", "str"),), "A row.", ("participant",))
+    >>> d = datapackage(load_scenario("scenarios/breast-cancer-triage.toml").scenario, [t],
+    ...                 "csv", "2026-01-01T00:00:00Z")
+    >>> d["resources"][0]["schema"]["primaryKey"], d["resources"][0]["format"]
+    (['participant'], 'csv')
+    """
+    names = {t.name for t in tables}
+    resources = []
+    for t in tables:
+        schema: dict[str, Any] = {
+            "fields": [_field(c, fmt) for c in t.columns],
+            "missingValues": [""],
+            "primaryKey": list(t.key),
+        }
+        if t.name != "participants" and "participants" in names:
+            schema["foreignKeys"] = [
+                {
+                    "fields": ["participant"],
+                    "reference": {"resource": "participants", "fields": ["participant"]},
+                }
+            ]
+        resources.append(
+            {
+                "name": t.name,
+                "path": t.path,
+                "profile": "tabular-data-resource",
+                **RESOURCE_FORMATS[fmt],
+                "description": t.description,
+                "schema": schema,
+            }
+        )
+    return {
+        "name": (slugify(scenario.id).replace("_", "-") or "study") + "-answers",
+        "title": f"Answers: {clean_text(scenario.title)}",
+        "description": f"{TEXT_CELLS} {CSV_VALUES}",
+        "created": created,
+        "resources": resources,
+    }

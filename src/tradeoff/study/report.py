@@ -3,19 +3,26 @@ and the decision over the others (``tradeoff study report``).
 
 :func:`study_sessions` reads the study folder: it refuses a withdrawals file it cannot read
 (it could not tell who withdrew), and finds each participant's newest complete session and
-who a report leaves out. :func:`decide_study` is the decide step
-(:func:`tradeoff.choose.decide.decide`) over those sessions, in the study's copy of the
-scenario; the report itself is :func:`tradeoff.choose.report.write_report`.
+who a report leaves out (not started, unfinished after N answers, withdrawn, only pilot
+sessions complete: pilot sessions count only when asked for). :func:`decide_study` is the
+decide step (:func:`tradeoff.choose.decide.decide`) over those sessions, in the study's copy
+of the scenario, and carries who is left out to the report
+(:func:`tradeoff.choose.report.write_report`), whose summary names them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.decide import Decision, decide
+from tradeoff.errors import InputError
+from tradeoff.record.log import read_session
+from tradeoff.study.counted import session_facts
 from tradeoff.study.folder import Study, load_study
 from tradeoff.study.status import study_status
 from tradeoff.study.withdrawals import certain_withdrawals
@@ -38,8 +45,29 @@ class StudySessions:
     exclude_inconsistent: bool = False
 
 
-def study_sessions(path: str | Path, *, exclude_inconsistent: bool = False) -> StudySessions:
-    """The sessions a report over the study at ``path`` is made of, and who it leaves out.
+def is_pilot(path: Path) -> bool:
+    """Whether the session file at ``path`` is a pilot (its entry record says so); a file
+    that cannot be read is not (the status names it)."""
+    try:
+        entry = read_session(path).entry
+    except InputError:
+        return False
+    return entry is not None and entry.pilot
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return os.lstat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+def study_sessions(
+    path: str | Path, *, exclude_inconsistent: bool = False, include_pilot: bool = False
+) -> StudySessions:
+    """The sessions a report over the study at ``path`` is made of, and who it leaves out:
+    each participant's newest complete session (pilot sessions only with
+    ``include_pilot``), in study order.
 
     Raises
     ------
@@ -47,19 +75,39 @@ def study_sessions(path: str | Path, *, exclude_inconsistent: bool = False) -> S
         For a folder that is not a study, or a withdrawals file that cannot be read.
     """
     study = load_study(path)
-    certain_withdrawals(study)  # refuses an unreadable withdrawals file
+    gone = certain_withdrawals(study)  # refuses an unreadable withdrawals file
     status = study_status(study)
-    return StudySessions(
-        study,
-        tuple(status.complete_sessions()),
-        tuple(status.missing(exclude_inconsistent)),
-        exclude_inconsistent,
-    )
+    missing = dict(status.missing(exclude_inconsistent))
+    sessions: list[Path] = []
+    left_out: list[tuple[str, str]] = []
+    for pid in study.participants:
+        if pid in gone:
+            left_out.append((pid, missing.get(pid, "withdrawn")))
+            continue
+        facts = session_facts(study, pid)[0]
+        pilots = set() if include_pilot else {f for f in facts if is_pilot(f)}
+        real = [f for f in facts if f not in pilots]
+        done = [f for f in real if facts[f].complete]
+        if done:
+            sessions.append(max(done, key=_mtime))
+            if pid in missing:  # flagged as inconsistent and excluded: in the report
+                left_out.append((pid, missing[pid]))
+        elif pilots and not real:
+            left_out.append((pid, "pilot, left out (--include-pilot counts pilots)"))
+        elif pid in missing:
+            left_out.append((pid, missing[pid]))  # as study status says it
+        elif real:  # a complete pilot session besides, or a pilot counted only here
+            newest = max(real, key=_mtime)
+            left_out.append((pid, f"unfinished after {facts[newest].answers} answers"))
+        else:
+            left_out.append((pid, "not started"))
+    return StudySessions(study, tuple(sessions), tuple(left_out), exclude_inconsistent)
 
 
 def decide_study(found: StudySessions, *, p: float = math.inf, top: int = 10) -> Decision:
     """The decision over a study's complete sessions, in the study's copy of the scenario
-    (whose ``[pool]`` names the candidates).
+    (whose ``[pool]`` names the candidates), with who is left out and why
+    (:attr:`~tradeoff.choose.decide.Decision.left_out`).
 
     Raises
     ------
@@ -73,7 +121,7 @@ def decide_study(found: StudySessions, *, p: float = math.inf, top: int = 10) ->
         raise NothingToDecide(f"no participant of {study.path} has a complete session yet")
     if load_scenario(study.scenario_path).scenario.pool is None:  # a study's copy is fixed
         raise NothingToDecide("the study's scenario has no [pool]; there is nothing to choose from")
-    return decide(
+    chosen = decide(
         list(found.sessions),
         scenario=study.scenario_path,
         p=p,
@@ -81,3 +129,4 @@ def decide_study(found: StudySessions, *, p: float = math.inf, top: int = 10) ->
         exclude_inconsistent=found.exclude_inconsistent,
         populations=study.populations(),
     )
+    return dataclasses.replace(chosen, left_out=found.left_out)

@@ -1,0 +1,317 @@
+"""The export's two tables and their codebook as an analyst reads them: one row per
+participant beside the answers (state, questions answered, the pick and the probability the
+questions stopped on, how they came in), pilots left out unless asked for, true/false that
+pandas reads as bool, a Frictionless Data Package that the ``frictionless`` library itself
+validates, and a CSV and a Parquet export of one name side by side in either order."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.choose.decide import decide
+from tradeoff.learn import Choice
+from tradeoff.record.log import read_session
+from tradeoff.record.records import AnswerRecord, ConsentRecord, EntryRecord
+from tradeoff.record.summary import summarise
+from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.codebook import aspect_slugs
+from tradeoff.study.export import _session_rows, export_files, export_study
+from tradeoff.study.folder import Study, create_study, load_study
+from tradeoff.study.opening import start_session
+from tradeoff.study.report import study_sessions
+from tradeoff.study.withdrawals import withdraw
+
+from ..conftest import ROOT
+
+frictionless = pytest.importorskip("frictionless", reason="frictionless (the test extra)")
+
+PANEL = EntryRecord(type="entry", via="panel", panel_id="P1", params={"STUDY_ID": "s1"})
+CODE = EntryRecord(type="entry", via="code")
+PILOT = EntryRecord(type="entry", via="open", pilot=True)
+CONSENT = ConsentRecord(type="consent", version="v7", text_sha256="ab" * 32, language="nl")
+
+
+@dataclass
+class Made:
+    study: Study
+    files: dict[str, Path] = field(default_factory=dict)
+
+
+def _session(
+    made: Made,
+    pid: str,
+    answers: int | None,
+    *,
+    entry: EntryRecord | None = None,
+    consent: ConsentRecord | None = None,
+    finish: bool = False,
+    seed: int = 0,
+) -> None:
+    """``answers`` answers (``None``: until the questions stop), as a simulated person."""
+    study = made.study
+    loaded = load_scenario(study.scenario_path)
+    sc = loaded.scenario
+    rec = start_session(
+        loaded,
+        pid,
+        study.sessions_dir,
+        spec=sc.elicitation.override(budget=6),
+        cache_dir=study.cache_dir,
+        consent=consent,
+        entry=entry,
+        seed=seed,
+    )
+    oracle = SimulatedOracle.for_scenario(sc, (0.5, 0.3, 0.1, 0.1))
+    with rec:
+        given = 0
+        while (answers is None or given < answers) and (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q), response_ms=1200.0 + given)
+            given += 1
+        if finish:
+            rec.finish()
+    made.files[pid] = rec.path
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
+    """p01 complete (panel, consent), p02 unfinished after 3 (access code), p03 complete
+    then withdrawn, p04 not started, p05 only a pilot, p06 complete without entry or
+    consent (as the terminal app records)."""
+    root = tmp_path_factory.mktemp("tables")
+    ids = ["p01", "p02", "p03", "p04", "p05", "p06"]
+    study, _ = create_study(ROOT / "scenarios" / "breast-cancer-triage.toml", ids, root / "s")
+    m = Made(study)
+    _session(m, "p01", None, entry=PANEL, consent=CONSENT, finish=True)
+    _session(m, "p02", 3, entry=CODE, seed=1)
+    _session(m, "p03", None, entry=CODE, finish=True, seed=2)
+    withdraw(study, "p03")
+    _session(m, "p05", None, entry=PILOT, finish=True, seed=3)
+    _session(m, "p06", None, finish=True, seed=4)
+    return m
+
+
+@pytest.fixture(scope="module")
+def exported(made: Made, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("out")
+    summary = export_study(load_study(made.study.path), out / "answers.csv")
+    assert summary.pilot == ("p05",) and summary.pilot_sessions == 1
+    assert summary.withdrawn == ("p03",)
+    assert dict(summary.states) == {
+        "p01": "complete",
+        "p02": "unfinished",
+        "p04": "not started",
+        "p06": "complete",
+    }
+    return out
+
+
+def test_one_row_per_participant_left_in_with_their_state(made: Made, exported: Path) -> None:
+    people = pd.read_csv(exported / "answers.participants.csv")
+    assert list(people["participant"]) == ["p01", "p02", "p04", "p06"]
+    by = people.set_index("participant")
+    assert list(by["state"]) == ["complete", "unfinished", "not started", "complete"]
+    assert list(by["completed"]) == [True, False, False, True]
+    # the questions answered are what a replay of the file counts (tradeoff session show)
+    for pid in ("p01", "p02", "p06"):
+        assert by.loc[pid, "questions_answered"] == summarise(made.files[pid]).answers
+        assert by.loc[pid, "session"] == made.files[pid].name
+        assert by.loc[pid, "sessions"] == 1
+    assert by.loc["p02", "questions_answered"] == 3
+    assert by.loc["p04", "questions_answered"] == 0 and by.loc["p04", "sessions"] == 0
+    assert pd.isna(by.loc["p04", "session"]) and pd.isna(by.loc["p04", "final_pick"])
+    # how they came in
+    assert by.loc["p01", "entry_via"] == "panel" and by.loc["p01", "panel_id"] == "P1"
+    assert by.loc["p02", "entry_via"] == "code" and pd.isna(by.loc["p02", "panel_id"])
+    assert pd.isna(by.loc["p06", "entry_via"])
+    assert not by["pilot"].any()
+    assert by.loc["p01", "consent_version"] == "v7" and by.loc["p01", "language"] == "nl"
+    assert pd.isna(by.loc["p06", "consent_version"]) and pd.isna(by.loc["p06", "language"])
+
+
+def test_the_pick_and_its_probability_are_the_ones_the_questions_stopped_on(
+    made: Made, exported: Path
+) -> None:
+    """``final_pick`` is the decide step's pick (:func:`tradeoff.choose.decide.decide` over
+    the session files, as ``study report`` runs it, replaying them anew); ``p_best`` is the
+    probability the engine's own verdict states for that session
+    (:attr:`SessionSummary.verdict`), computed there over the candidates recorded in the
+    header, here over the pool."""
+    people = pd.read_csv(exported / "answers.participants.csv").set_index("participant")
+    names = set(pd.read_csv(ROOT / "scenarios" / "pools" / "breast-cancer.csv")["model"])
+    study = load_study(made.study.path)
+    pids = ("p01", "p02", "p06")
+    decided = decide(
+        [made.files[pid] for pid in pids],
+        scenario=study.scenario_path,
+        populations=study.populations(),
+    )
+    for pid, rec in zip(pids, decided.recommendations, strict=True):
+        verdict = summarise(made.files[pid]).verdict
+        assert verdict is not None
+        assert people.loc[pid, "final_pick"] in names
+        assert people.loc[pid, "final_pick"] == rec.name
+        assert people.loc[pid, "p_best"] == pytest.approx(verdict.stated, abs=1e-6)
+    # a complete session stopped because it was sure enough, or ran out of questions
+    assert people["p_best"].dropna().between(0.0, 1.0).all()
+
+
+def test_answers_carry_the_pilot_flag_and_whose_clock_timed_them(exported: Path) -> None:
+    answers = pd.read_csv(exported / "answers.csv")
+    assert set(answers["participant"]) == {"p01", "p02", "p06"}
+    assert not answers["pilot"].any()
+    timer = answers.groupby("participant")["response_timer"].agg(set)
+    assert timer["p01"] == {"server"} and timer["p02"] == {"server"}
+    assert timer["p06"] == {"app"}
+    # every answer's participant has a row in the participants table
+    people = pd.read_csv(exported / "answers.participants.csv")
+    assert set(answers["participant"]) <= set(people["participant"])
+
+
+def test_pilots_are_exported_only_when_asked_for(made: Made, tmp_path: Path) -> None:
+    summary = export_study(load_study(made.study.path), tmp_path / "all.csv", include_pilot=True)
+    assert summary.pilot == () and summary.pilot_sessions == 0
+    people = pd.read_csv(tmp_path / "all.participants.csv").set_index("participant")
+    assert list(people.index) == ["p01", "p02", "p04", "p05", "p06"]
+    assert people.loc["p05", "pilot"] and people.loc["p05", "entry_via"] == "open"
+    assert people["pilot"].sum() == 1
+    answers = pd.read_csv(tmp_path / "all.csv")
+    assert answers[answers["pilot"]]["participant"].unique().tolist() == ["p05"]
+    assert summary.to_dict()["pilot"] == []
+
+
+def test_pandas_reads_true_false_as_bool_and_numbers_as_numbers(exported: Path) -> None:
+    answers = pd.read_csv(exported / "answers.csv")
+    people = pd.read_csv(exported / "answers.participants.csv")
+    for frame, flags in (
+        (answers, ("undone", "is_repeat", "pilot")),
+        (people, ("completed", "pilot")),
+    ):
+        for name in flags:
+            assert pd.api.types.is_bool_dtype(frame[name]), name
+    for name in ("question", "answer_seq", "response_ms", "w_memory", "p_best"):
+        assert pd.api.types.is_numeric_dtype(answers[name]), name
+    for name in ("questions_answered", "sessions", "p_best"):
+        assert pd.api.types.is_numeric_dtype(people[name]), name
+    raw = (exported / "answers.participants.csv").read_text(encoding="utf-8")
+    assert "TRUE" in raw and "FALSE" in raw and "True" not in raw and "False" not in raw
+    # ~ on a bool column is "not": on text it would fail
+    assert (~answers["undone"]).sum() == len(answers) - answers["undone"].sum()
+
+
+def test_the_data_package_is_valid_by_the_frictionless_library(exported: Path) -> None:
+    report = frictionless.validate(str(exported / "answers.csv.datapackage.json"))
+    assert report.valid, report.flatten(["rowNumber", "fieldName", "type", "note"])
+    package = json.loads((exported / "answers.csv.datapackage.json").read_text())
+    answers, people = package["resources"]
+    assert (answers["name"], people["name"]) == ("answers", "participants")
+    assert answers["path"] == "answers.csv" and people["path"] == "answers.participants.csv"
+    fields = {f["name"]: f for f in answers["schema"]["fields"]}
+    assert fields["undone"]["type"] == "boolean" and fields["undone"]["trueValues"] == ["TRUE"]
+    assert (
+        fields["response_ms"]["unit"] == "ms"
+        and "server" in fields["response_timer"]["description"]
+    )
+    assert answers["schema"]["foreignKeys"][0]["reference"]["resource"] == "participants"
+    assert people["schema"]["primaryKey"] == ["participant"]
+    # every column of each table is described, in order
+    frame = pd.read_csv(exported / "answers.csv")
+    assert [f["name"] for f in answers["schema"]["fields"]] == list(frame.columns)
+
+
+def test_the_validation_can_fail(exported: Path, tmp_path: Path) -> None:
+    """The validation is not vacuous: Python's True in a boolean column, a state that is
+    none of the three, and an answer of a participant the participants table lacks, are
+    each reported."""
+    for name in export_files(exported / "answers.csv").values():
+        (tmp_path / name.name).write_bytes(name.read_bytes())
+    people = tmp_path / "answers.participants.csv"
+    text = people.read_text(encoding="utf-8")
+    people.write_text(text.replace("TRUE", "True", 1), encoding="utf-8")
+    report = frictionless.validate(str(tmp_path / "answers.csv.datapackage.json"))
+    assert not report.valid
+    assert "type-error" in {e[0] for e in report.flatten(["type"])}
+    people.write_text(text.replace(",unfinished,", ",unfinishd,", 1), encoding="utf-8")
+    report = frictionless.validate(str(tmp_path / "answers.csv.datapackage.json"))
+    assert [e[1] for e in report.flatten(["type", "fieldName"])] == ["state"]
+    lines = text.splitlines()
+    people.write_text("\n".join(ln for ln in lines if not ln.startswith("p01,")) + "\n")
+    report = frictionless.validate(str(tmp_path / "answers.csv.datapackage.json"))
+    assert "foreign-key" in {e[0] for e in report.flatten(["type"])}
+
+
+def test_parquet_then_csv_of_one_name_live_side_by_side(made: Made, tmp_path: Path) -> None:
+    """Parquet first, then CSV, in one folder (tests/study/test_export.py exports CSV
+    first): no file is shared or touched, both tables hold the same, and the Parquet data
+    package is valid too."""
+    study = load_study(made.study.path)
+    export_study(study, tmp_path / "answers.parquet")
+    first = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert set(first) == {p.name for p in export_files(tmp_path / "answers.parquet").values()}
+    export_study(study, tmp_path / "answers.csv")
+    assert len(list(tmp_path.iterdir())) == 10
+    assert all((tmp_path / name).read_bytes() == data for name, data in first.items())
+    report = frictionless.validate(str(tmp_path / "answers.parquet.datapackage.json"))
+    assert report.valid, report.flatten(["rowNumber", "fieldName", "type", "note"])
+    a = pd.read_csv(tmp_path / "answers.participants.csv")
+    b = pd.read_parquet(tmp_path / "answers.participants.parquet")
+    assert b["completed"].dtype == bool and b["pilot"].dtype == bool
+    pd.testing.assert_frame_equal(a, b, check_dtype=False)
+
+
+def test_an_answer_carries_the_language_it_was_shown_in(made: Made) -> None:
+    """The answer's own language wins; an answer without one gets the session's (the
+    consent's)."""
+    log = read_session(made.files["p01"])
+    lines = [
+        dataclasses.replace(
+            line,
+            event=line.event.model_copy(update={"language": "de"}),
+        )
+        if isinstance(line.event, AnswerRecord) and line.number % 2
+        else line
+        for line in log.lines
+    ]
+    shown = dataclasses.replace(log, lines=lines)
+    sc = load_scenario(made.study.scenario_path).scenario
+    rows, _ = _session_rows(shown, sc, aspect_slugs(sc), None)
+    answer_lines = [ln for ln in lines if isinstance(ln.event, AnswerRecord)]
+    assert [r["language"] for r in rows] == ["de" if ln.number % 2 else "nl" for ln in answer_lines]
+    assert {"de", "nl"} == {r["language"] for r in rows}
+
+
+def test_the_undone_answer_is_false_or_true_never_missing(made: Made, tmp_path: Path) -> None:
+    shutil.copytree(made.study.path, tmp_path / "s")
+    study = load_study(tmp_path / "s")
+    loaded = load_scenario(study.scenario_path)
+    rec = start_session(loaded, "p04", study.sessions_dir, cache_dir=study.cache_dir)
+    with rec:
+        rec.answer(Choice.LEFT)
+        rec.undo()
+    export_study(study, tmp_path / "a.csv")
+    answers = pd.read_csv(tmp_path / "a.csv")
+    assert answers["undone"].dtype == bool
+    assert answers[answers["participant"] == "p04"]["undone"].tolist() == [True]
+
+
+def test_the_report_leaves_out_whom_the_export_leaves_out_and_says_why(made: Made) -> None:
+    """``study report``'s sessions: the newest complete session of everyone else; p02
+    unfinished, p03 withdrawn, p04 not started and p05's pilot named with the reason."""
+    found = study_sessions(made.study.path)
+    assert found.sessions == (made.files["p01"], made.files["p06"])
+    why = dict(found.left_out)
+    assert set(why) == {"p02", "p03", "p04", "p05"}
+    assert why["p02"] == "unfinished after 3 answers"
+    assert why["p03"].startswith("withdrawn ")
+    assert why["p04"] == "not started"
+    assert why["p05"].startswith("pilot, left out")
+    counted = study_sessions(made.study.path, include_pilot=True)
+    assert counted.sessions == (made.files["p01"], made.files["p05"], made.files["p06"])
+    assert "p05" not in dict(counted.left_out)

@@ -1,0 +1,194 @@
+"""A study as its analyst meets it, end to end: with one complete, one unfinished and one
+withdrawn participant, the report's summary names the two left out and why (in report.html
+and report.md, not only on stderr), and the README's "Analysing the answers" lines, read
+from the README itself, run as written on the export: in R (``Rscript``, skipped when it is
+missing) and in Python with pandas, and agree with each other."""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import io
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.cli import main
+from tradeoff.record.records import EntryRecord
+from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.folder import create_study, load_study
+from tradeoff.study.opening import start_session
+
+from ..conftest import ROOT
+
+ENTRY = EntryRecord(type="entry", via="panel", panel_id="P1", pilot=False)
+
+
+def _answer(study_dir: Path, pid: str, answers: int | None, *, seed: int) -> None:
+    study = load_study(study_dir)
+    loaded = load_scenario(study.scenario_path)
+    sc = loaded.scenario
+    rec = start_session(
+        loaded,
+        pid,
+        study.sessions_dir,
+        spec=sc.elicitation.override(budget=6),
+        cache_dir=study.cache_dir,
+        entry=ENTRY.model_copy(update={"panel_id": f"P-{pid}"}),
+        seed=seed,
+    )
+    oracle = SimulatedOracle.for_scenario(sc, (0.5, 0.3, 0.1, 0.1))
+    with rec:
+        given = 0
+        while (answers is None or given < answers) and (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q), response_ms=900.0 + 100 * given)
+            given += 1
+        if answers is None:
+            rec.finish()
+
+
+@pytest.fixture(scope="module")
+def study_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """p01 complete, p02 unfinished after 3 answers, p03 complete and then withdrawn."""
+    root = tmp_path_factory.mktemp("analysis")
+    scenario = ROOT / "scenarios" / "breast-cancer-triage.toml"
+    create_study(scenario, ["p01", "p02", "p03"], root / "s")
+    _answer(root / "s", "p01", None, seed=0)
+    _answer(root / "s", "p02", 3, seed=1)
+    _answer(root / "s", "p03", None, seed=2)
+    assert main(["study", "withdraw", str(root / "s"), "p03"]) == 0
+    return root / "s"
+
+
+def test_the_report_names_who_it_leaves_out_and_why(
+    study_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report"
+    assert main(["study", "report", str(study_dir), "--out", str(out), "--json"]) == 0
+    captured = capsys.readouterr()
+    written = json.loads(captured.out)
+    assert "p02 is not in the report: unfinished after 3 answers" in captured.err
+    assert "p03 is not in the report: withdrawn" in captured.err
+    md = Path(written["markdown"]).read_text(encoding="utf-8")
+    summary = md.split("## Summary", 1)[1].split("\n## ", 1)[0]
+    found = re.search(
+        r"Not in this report: p02 \(unfinished after 3 answers\), p03 \(withdrawn ([^)]*)\)\.",
+        summary,
+    )
+    assert found is not None, summary
+    page = html.unescape(re.sub(r"<[^>]+>", "", Path(written["html"]).read_text(encoding="utf-8")))
+    assert found.group(0) in page
+    # the one in the report is named as the recommendation's person, not as left out
+    assert "### p01" in md and "### p02" not in md and "### p03" not in md
+
+
+def test_the_report_counts_a_pilot_only_when_asked(
+    study_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / "s"
+    shutil.copytree(study_dir, copy)
+    study = load_study(copy)
+    loaded = load_scenario(study.scenario_path)
+    rec = start_session(
+        loaded,
+        "p02",
+        study.sessions_dir,
+        spec=loaded.scenario.elicitation.override(budget=6),
+        cache_dir=study.cache_dir,
+        entry=ENTRY.model_copy(update={"pilot": True}),
+        seed=5,
+    )
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, (0.2, 0.2, 0.3, 0.3))
+    with rec:
+        while (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q))
+        rec.finish()
+    out = tmp_path / "r1"
+    assert main(["study", "report", str(copy), "--out", str(out)]) == 0
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "p02 (unfinished after 3 answers)" in md
+    assert "### p02" not in md
+    out = tmp_path / "r2"
+    assert main(["study", "report", str(copy), "--out", str(out), "--include-pilot"]) == 0
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "### p02" in md and "--include-pilot" in md  # and the command to repeat it
+    capsys.readouterr()
+
+
+def _readme_block(language: str) -> str:
+    """The code block in ``language`` of the README's "Analysing the answers"."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Analysing the answers", 1)[1].split("\n## ", 1)[0]
+    found = re.search(rf"```{language}\n(.*?)```", section, re.S)
+    assert found is not None, f"no {language} block in the README's analysis section"
+    return found.group(1)
+
+
+@pytest.fixture(scope="module")
+def exported(study_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("export")
+    assert main(["study", "export", str(study_dir), "--out", str(out / "answers.csv")]) == 0
+    return out
+
+
+def test_the_readme_pandas_lines_run_on_the_export(
+    exported: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code = _readme_block("python")
+    namespace: dict[str, object] = {}
+    printed = io.StringIO()
+    monkeypatch.chdir(exported)
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, "README.md", "exec"), namespace)
+    answers = namespace["answers"]
+    both = namespace["both"]
+    assert isinstance(answers, pd.DataFrame) and isinstance(both, pd.DataFrame)
+    assert answers["undone"].dtype == bool
+    assert set(both["participant"]) == {"p01", "p02"}  # p03 withdrew
+    assert len(both) == int((~answers["undone"]).sum())
+    assert set(both["state"]) == {"complete", "unfinished"}
+    assert "complete" in printed.getvalue()
+
+
+def test_the_readme_r_lines_run_on_the_export_and_agree_with_pandas(exported: Path) -> None:
+    rscript = shutil.which("Rscript")
+    if rscript is None:
+        pytest.skip("Rscript is not installed (Debian: apt-get install r-base-core)")
+    checks = (
+        "stopifnot(is.logical(answers$undone), is.logical(answers$is_repeat))\n"
+        "stopifnot(is.logical(participants$completed), is.logical(participants$pilot))\n"
+        "stopifnot(is.numeric(answers$response_ms), is.numeric(participants$p_best))\n"
+        'cat("check:counted", nrow(counted), "\\n")\n'
+        'cat("check:merged", nrow(both), "\\n")\n'
+        'cat("check:complete", sum(participants$completed), "\\n")\n'
+        'p01 <- both$response_ms[both$participant == "p01"]\n'
+        'cat("check:median", median(p01, na.rm = TRUE), "\\n")\n'
+    )
+    done = subprocess.run(
+        [rscript, "--vanilla", "-e", _readme_block("r") + checks],
+        cwd=exported,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    said = {
+        line.split()[0].removeprefix("check:"): float(line.split()[1])
+        for line in done.stdout.splitlines()
+        if line.startswith("check:")
+    }
+    answers = pd.read_csv(exported / "answers.csv")
+    people = pd.read_csv(exported / "answers.participants.csv")
+    counted = answers[~answers["undone"]]
+    assert said["counted"] == len(counted) == said["merged"]
+    assert said["complete"] == people["completed"].sum() == 1
+    p01 = counted[counted["participant"] == "p01"]["response_ms"].median()
+    assert said["median"] == pytest.approx(p01)
+    assert "complete" in done.stdout and "unfinished" in done.stdout  # table(both$state)

@@ -210,9 +210,38 @@ def chance_words(rec: Recommendation, *, voice: str = "the") -> str:
     """
     if rec.probability is None:
         return ""
-    return stated_words(
+    said = stated_words(
         rec.name, rec.probability, rec.p_near, rec.tied if rec.practically_tied else (), voice
     )
+    noise = noise_words(rec)
+    return f"{said}; {noise.rstrip('.')}" if noise else said
+
+
+def noise_words(rec: Recommendation, voice: str = "you") -> str:
+    """The models within measurement noise of the pick
+    (:attr:`~tradeoff.choose.recommend.Recommendation.noise_tied`), in one sentence; "" when
+    there are none (always so for a pool whose numbers are exact).
+
+    >>> from tradeoff.choose.recommend import NoiseTie, Recommendation
+    >>> rec = Recommendation("mlp-8", 0, (1.0, 0.9), (0.6, 0.4), "logreg", "", 0.6,
+    ...                      noise_tied=(NoiseTie("logreg", 0.4, 0.02, 300),))
+    >>> print(noise_words(rec))  # doctest: +NORMALIZE_WHITESPACE
+    mlp-8 and logreg are within measurement noise for you: on 300 cases their difference
+    could go either way (logreg is better in 40% of the plausible measurements, 2% if the
+    numbers were exact).
+    """
+    if not rec.noise_tied:
+        return ""
+    parts = []
+    for tie in rec.noise_tied:
+        on = "within their standard errors " if tie.cases is None else f"on {tie.cases:,} cases "
+        parts.append(
+            f"{rec.name} and {tie.name} are within measurement noise for {voice}: {on}their "
+            f"difference could go either way ({tie.name} is better in "
+            f"{probability_words(tie.share)} of the plausible measurements, "
+            f"{probability_words(tie.exact)} if the numbers were exact)"
+        )
+    return "; ".join(parts) + "."
 
 
 def stated_words(

@@ -31,7 +31,7 @@ from tradeoff.errors import InputError
 from tradeoff.learn.joint import said_tied, tied_with
 from tradeoff.learn.particles import near_best
 from tradeoff.pool import Pool
-from tradeoff.stable import settled, stable_argmax_rows, stable_order
+from tradeoff.stable import rounded_rows, settled, stable_argmax_rows, stable_order
 
 FloatArray = NDArray[np.float64]
 
@@ -114,11 +114,14 @@ def _noise_ties(
     cases = np.zeros(pool.values.shape) if pool.uncertainty is None else pool.uncertainty.cases
     used = np.asarray(weights, dtype=np.float64) > 0  # the numbers that matter to the person
     found: list[NoiseTie] = []
+    # Compared after rounding (stable.rounded_rows): two models equal at their measured
+    # numbers never beat each other by the last bits of a matrix product.
+    joint, plain = rounded_rows(psi), rounded_rows(exact)
     for m in rows:
         if m == pick:
             continue
-        share = float(w @ (psi[:, m] > psi[:, pick]))
-        before = float(exact_w @ (exact[:, m] > exact[:, pick]))
+        share = float(w @ (joint[:, m] > joint[:, pick]))
+        before = float(exact_w @ (plain[:, m] > plain[:, pick]))
         if settled(share) >= NOISE_SHARE and settled(share - before) >= NOISE_GAIN:
             counted = cases[[pick, m]][:, used]
             counted = counted[counted > 0]

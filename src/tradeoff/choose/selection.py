@@ -251,13 +251,19 @@ def select_for_stakeholders(
     """
     picks, linear_picks, psis, omegas, recs = [], [], [], [], []
     measured: list[FloatArray | None] = []  # plausible metric rows, when the pool has them
+    plausible: dict[tuple[tuple[float, ...], int], FloatArray | None] = {}
     vectors: dict[tuple[float, ...], FloatArray] = {}  # ψ's rows, once per set of priors
     for s in stakeholders:
         if s.priors not in vectors:
             vectors[s.priors] = metric_vectors(scenario, pool, s.priors)
         rows = vectors[s.priors]
         draws, draw_weights = s.posterior if s.posterior is not None else (s.draws, None)
-        noisy = None if draws is None else measured_vectors(scenario, pool, s.priors, len(draws))
+        noisy = None
+        if draws is not None:  # the same tables for everyone with these priors and draws
+            key = (s.priors, len(draws))
+            if key not in plausible:
+                plausible[key] = measured_vectors(scenario, pool, s.priors, len(draws))
+            noisy = plausible[key]
         measured.append(noisy)
         rec = recommend(
             scenario,

@@ -106,19 +106,23 @@ class Uncertainty:
         from scipy.special import betaincinv, ndtri
 
         values = np.asarray(values, dtype=np.float64)
-        uniform = np.random.default_rng(seed).random((count, *values.shape))
-        uniform = np.clip(uniform, _EDGE, 1.0 - _EDGE)
-        out = np.broadcast_to(values, uniform.shape).copy()
+        out = np.broadcast_to(values, (count, *values.shape)).copy()
         spread = self.spread(values)
         beta = (self.cases > 0) & (self.se <= _beta_sd(self, values))
         normal = ~beta & (spread > 0)
+        drawn_cells = beta | normal  # uniform numbers only for these, in row-major order
+        uniform = np.random.default_rng(seed).random((count, int(drawn_cells.sum())))
+        uniform = np.clip(uniform, _EDGE, 1.0 - _EDGE)
+        column = np.cumsum(drawn_cells.ravel()).reshape(values.shape) - 1
         if beta.any():
             a, b = self._beta(values)
             rows, cols = np.nonzero(beta)
-            out[:, rows, cols] = betaincinv(a[rows, cols], b[rows, cols], uniform[:, rows, cols])
+            u = uniform[:, column[rows, cols]]
+            out[:, rows, cols] = betaincinv(a[rows, cols], b[rows, cols], u)
         if normal.any():
             rows, cols = np.nonzero(normal)
-            drawn = values[rows, cols] + spread[rows, cols] * ndtri(uniform[:, rows, cols])
+            u = uniform[:, column[rows, cols]]
+            drawn = values[rows, cols] + spread[rows, cols] * ndtri(u)
             out[:, rows, cols] = np.clip(drawn, self.low[cols], self.high[cols])
         result: FloatArray = out
         return result

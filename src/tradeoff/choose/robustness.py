@@ -176,13 +176,15 @@ class WeightChange:
 
     ``more`` is (the smallest factor > 1 by which the weight must grow, the model that then
     wins), ``less`` the same for shrinking (a factor < 1); ``None`` when no factor within
-    [1/:data:`LIMIT`, :data:`LIMIT`] changes the pick.
+    [1/:data:`LIMIT`, :data:`LIMIT`] changes the pick. ``noisy``: the factors are medians
+    over plausible measurements (the pool's numbers carry an uncertainty).
     """
 
     index: int
     aspect: str
     more: tuple[float, int] | None
     less: tuple[float, int] | None
+    noisy: bool = False
 
     def nearest(self) -> tuple[float, int] | None:
         """The smaller of the two changes, as a ratio (2 and 1/2 are as far)."""
@@ -314,7 +316,9 @@ def _noisy_changes(
                 down = (ahead | (slope > 0)) & (t >= 1.0 / limit) & (t <= 1.0) & (t > less_t)
                 more_t, more_m = np.where(up, t, more_t), np.where(up, m, more_m)
                 less_t, less_m = np.where(down, t, less_t), np.where(down, m, less_m)
-        out.append(WeightChange(j, aspect, _median(more_t, more_m), _median(less_t, less_m)))
+        out.append(
+            WeightChange(j, aspect, _median(more_t, more_m), _median(less_t, less_m), noisy=True)
+        )
     return tuple(out)
 
 

@@ -1,13 +1,14 @@
 """Is P(best) honest when the pool's recalls were measured on finite test sets?
 
 Run: ``.venv/bin/python -m benchmarks.measurement_noise [--pools 30] [--people 10]
-[--cases 100 300 1000] [--draws 500] [--spread 60] [--seed 0] [--no-write]`` (writes
+[--cases 100 300 1000 0] [--draws 500] [--spread 60] [--seed 0] [--pull 0.003]
+[--no-write]`` (writes
 benchmarks/results/measurement-noise.md unless ``--no-write``).
 
 For each test-set size n (cases per class) the benchmark makes ``--pools`` simulated pools
 on the shipped breast-cancer scenario: 10–30 models whose *true* recalls of the two
 classes lie near a concave front (r = 0.70 + 0.28·(sin θ, cos θ), θ uniform, each pulled
-inwards by |N(0, 0.003)|), with the same latency and size (the choice hangs on the
+inwards by |N(0, ``pull``)|), with the same latency and size (the choice hangs on the
 recalls). Each model's recalls are *measured* as binomial draws on n cases per class
 (n = 0: the true recalls themselves, exactly known: the control, where the weight
 posterior alone decides and P(best) should be calibrated).
@@ -51,12 +52,13 @@ BINS = (0.0, 0.5, 0.8, 0.95, 1.0 + 1e-9)
 SURE = 0.95
 
 
-def true_pool(rng: np.random.Generator) -> np.ndarray:
-    """True recalls of 10–30 models near a concave front (models × 2)."""
+def true_pool(rng: np.random.Generator, pull: float = 0.003) -> np.ndarray:
+    """True recalls of 10–30 models near a concave front (models × 2), each pulled inwards
+    by |N(0, ``pull``)|."""
     m = int(rng.integers(10, 31))
     theta = np.sort(rng.uniform(0.15, 1.42, m))
     front = 0.70 + 0.28 * np.column_stack((np.sin(theta), np.cos(theta)))
-    out: np.ndarray = front - np.abs(rng.normal(0.0, 0.003, front.shape))
+    out: np.ndarray = front - np.abs(rng.normal(0.0, pull, front.shape))
     return out
 
 
@@ -80,7 +82,13 @@ def measured_pool(truth: np.ndarray, cases: int, rng: np.random.Generator) -> Po
 
 
 def run(
-    pools: int, people: int, sizes: Sequence[int], draws: int, spread: float, seed: int
+    pools: int,
+    people: int,
+    sizes: Sequence[int],
+    draws: int,
+    spread: float,
+    seed: int,
+    pull: float = 0.003,
 ) -> dict[int, dict[str, list[tuple[float, bool]]]]:
     """Per test-set size, per way ("exact", "noise"): (P(best) of the pick, right) per person."""
     out: dict[int, dict[str, list[tuple[float, bool]]]] = {}
@@ -88,7 +96,7 @@ def run(
         rng = np.random.default_rng([seed, size])
         found: dict[str, list[tuple[float, bool]]] = {"exact": [], "noise": []}
         for _ in range(pools):
-            truth = true_pool(rng)
+            truth = true_pool(rng, pull)
             pool = measured_pool(truth, size, rng)
             exact_pool = Pool(
                 pool.source, pool.names, pool.objectives, pool.values, pool.frame, pool.rows
@@ -191,7 +199,7 @@ def report(
     command = (
         f".venv/bin/python -m benchmarks.measurement_noise --pools {args.pools} --people "
         f"{args.people} --cases {' '.join(map(str, args.cases))} --draws {args.draws} "
-        f"--spread {args.spread:g} --seed {args.seed}"
+        f"--spread {args.spread:g} --seed {args.seed} --pull {args.pull:g}"
     )
     return (
         f"`{command}` ({seconds:.0f} s, one process). Simulated pools of 10–30 models near a "
@@ -216,10 +224,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--draws", type=int, default=500)
     parser.add_argument("--spread", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--pull", type=float, default=0.003, help="how far models lie inside the front (sd)"
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    results = run(args.pools, args.people, args.cases, args.draws, args.spread, args.seed)
+    results = run(
+        args.pools, args.people, args.cases, args.draws, args.spread, args.seed, args.pull
+    )
     body = report(results, time.perf_counter() - start, args)
     if args.no_write:
         print(body)

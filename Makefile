@@ -72,6 +72,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.cross_path
 	$(BIN)/python -m benchmarks.slow_clients --slow 600 --addresses 10
 	$(BIN)/python -m benchmarks.weights_mode --runs 30
+	$(BIN)/python -m benchmarks.measurement_noise
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

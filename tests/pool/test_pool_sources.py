@@ -88,6 +88,10 @@ def test_recall_is_the_cross_validated_recall_of_each_class(measured: Path) -> N
         "accuracy",
         "latency_ms",
         "size_kb",
+        "recall_malignant_cases",
+        "recall_benign_cases",
+        "recall_malignant_se",
+        "recall_benign_se",
     ]
     folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=3)
     for name, est in namespace["ESTIMATORS"].items():

@@ -4,6 +4,14 @@
 posterior draws of them) and the pool's ψ rows (:func:`tradeoff.choose.pool_metric.metric_vectors`),
 and returns the selectable model of highest posterior expected metric, every model's
 P(best), and the trade against the runner-up in the person's words.
+
+When the pool's numbers carry an uncertainty (:mod:`tradeoff.pool.uncertainty`), P(best),
+P(best or practically tied) and rank acceptability integrate over it together with the
+weight posterior, as SMAA does (Lahdelma & Salminen): each draw of the weights meets
+plausible measurements (:func:`measured_vectors`, :func:`~tradeoff.choose.robustness.joint_psi`),
+and a model that beats the pick in a fair share of them only because of the measurement
+is named (:attr:`Recommendation.noise_tied`: within measurement noise for the person).
+The pick itself is still the model of highest expected ψ at the measured numbers.
 """
 
 from __future__ import annotations
@@ -18,13 +26,109 @@ from numpy.typing import NDArray
 from tradeoff.ask.presentation import difference_words
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.pool_metric import metric_vectors
+from tradeoff.choose.robustness import joint_psi
 from tradeoff.errors import InputError
 from tradeoff.learn.joint import said_tied, tied_with
 from tradeoff.learn.particles import near_best
 from tradeoff.pool import Pool
-from tradeoff.stable import stable_argmax_rows, stable_order
+from tradeoff.stable import rounded_rows, settled, stable_argmax_rows, stable_order
 
 FloatArray = NDArray[np.float64]
+
+#: Plausible measurements drawn for a decision on a pool that carries uncertainty (at
+#: least; rounded up to a whole number of repeats of the weight draws).
+NOISE_DRAWS = 4000
+#: The seed of those draws: the same plausible measurements for every decision on a pool.
+NOISE_SEED = 20_000_417
+#: A model beats the pick in at least this share of the joint draws, and ...
+NOISE_SHARE = 0.2
+#: ... at least this much more often than at the measured numbers: then the two are said
+#: to be within measurement noise for the person.
+NOISE_GAIN = 0.1
+
+
+@dataclass(frozen=True)
+class NoiseTie:
+    """A model that is within measurement noise of the pick for a person: it beats the
+    pick in a share ``share`` of the draws of weights and plausible measurements, against
+    ``exact`` at the measured numbers; ``cases`` is the fewest cases either model's
+    numbers that matter to the person were measured on (``None``: only standard errors)."""
+
+    name: str
+    share: float
+    exact: float
+    cases: int | None
+
+
+def noise_draws(draws: int) -> int:
+    """How many plausible measurements a decision over ``draws`` weight draws uses:
+    :data:`NOISE_DRAWS`, rounded up to a whole number of repeats of the draws.
+
+    >>> noise_draws(1000), noise_draws(3000), noise_draws(5000)
+    (4000, 6000, 5000)
+    """
+    return -(-NOISE_DRAWS // draws) * draws
+
+
+def measured_vectors(
+    scenario: Scenario,
+    pool: Pool,
+    priors: Sequence[float],
+    draws: int,
+    *,
+    seed: int = NOISE_SEED,
+) -> FloatArray | None:
+    """Plausible metric rows of the pool (samples × models × weights), one table per
+    sample, :func:`noise_draws` of them for ``draws`` weight draws; ``None`` when the
+    pool's numbers are exact (it carries no uncertainty).
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> from tradeoff.choose.pool_metric import metric_objectives
+    >>> from tradeoff.pool import load_pool
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> pool = load_pool("scenarios/pools/breast-cancer.csv", metric_objectives(sc))
+    >>> measured_vectors(sc, pool, [0.37, 0.63], 1000) is None
+    True
+    """
+    u = pool.uncertainty
+    if u is None or not u.any:
+        return None
+    values = u.sample(pool.values, noise_draws(draws), seed)
+    return metric_vectors(scenario, values, priors)
+
+
+def _noise_ties(
+    pool: Pool,
+    pick: int,
+    weights: Sequence[float] | FloatArray,
+    psi: FloatArray,
+    w: FloatArray,
+    exact: FloatArray,
+    exact_w: FloatArray,
+    rows: NDArray[np.intp],
+) -> tuple[NoiseTie, ...]:
+    """The models within measurement noise of the pick: each beats it in at least
+    :data:`NOISE_SHARE` of the joint draws (``psi`` with row weights ``w``) and in at least
+    :data:`NOISE_GAIN` more of them than at the measured numbers (``exact``, ``exact_w``);
+    the more often first (ties: the earlier row)."""
+    cases = np.zeros(pool.values.shape) if pool.uncertainty is None else pool.uncertainty.cases
+    used = np.asarray(weights, dtype=np.float64) > 0  # the numbers that matter to the person
+    found: list[NoiseTie] = []
+    # Compared after rounding (stable.rounded_rows): two models equal at their measured
+    # numbers never beat each other by the last bits of a matrix product.
+    joint, plain = rounded_rows(psi), rounded_rows(exact)
+    for m in rows:
+        if m == pick:
+            continue
+        share = float(w @ (joint[:, m] > joint[:, pick]))
+        before = float(exact_w @ (plain[:, m] > plain[:, pick]))
+        if settled(share) >= NOISE_SHARE and settled(share - before) >= NOISE_GAIN:
+            counted = cases[[pick, m]][:, used]
+            counted = counted[counted > 0]
+            fewest = int(counted.min()) if counted.size else None
+            found.append(NoiseTie(pool.names[m], share, before, fewest))
+    order = stable_order([-t.share for t in found])
+    return tuple(found[i] for i in order)
 
 
 @dataclass(frozen=True)
@@ -52,6 +156,9 @@ class Recommendation:
     tied: tuple[str, ...] = ()
     #: The confidence the person's questions stopped at (``decision_confidence``).
     confidence: float = 0.95
+    #: The models within measurement noise of the pick for the person (the pool's numbers
+    #: carry an uncertainty, :mod:`tradeoff.pool.uncertainty`), most often better first.
+    noise_tied: tuple[NoiseTie, ...] = ()
 
     @property
     def practically_tied(self) -> bool:
@@ -89,6 +196,16 @@ class Recommendation:
             "runner_up": self.runner_up,
             "trade": self.trade,
         }
+        if self.noise_tied:
+            data["within_measurement_noise"] = [
+                {
+                    "name": t.name,
+                    "p_better": t.share,
+                    "p_better_if_exact": t.exact,
+                    "cases": t.cases,
+                }
+                for t in self.noise_tied
+            ]
         if self.p_best is None:
             data["p_best_why_none"] = (
                 "the weights are a point metric (no posterior draws), so no probability of "
@@ -107,6 +224,7 @@ def recommend(
     draw_weights: FloatArray | None = None,
     selectable: NDArray[np.bool_] | None = None,
     vectors: FloatArray | None = None,
+    measured: FloatArray | None = None,
 ) -> Recommendation:
     """The Bayes decision for one person: the selectable model with the highest posterior
     expected value of their own linear metric, with every model's P(best).
@@ -120,6 +238,13 @@ def recommend(
     without, the point estimate ``weights`` decides and P(best) is ``None``. ``vectors``
     are the pool's :func:`~tradeoff.choose.pool_metric.metric_vectors` under ``priors``
     when the caller has them already (they are computed here otherwise).
+
+    A pool whose numbers carry an uncertainty adds plausible measurements to the draws
+    (``measured``, :func:`measured_vectors`, drawn here when not given): P(best) and
+    P(best or practically tied) count over each draw paired with them
+    (:func:`~tradeoff.choose.robustness.joint_psi`), and the models within measurement noise
+    of the pick are named (:attr:`Recommendation.noise_tied`). The pick and E[ψ] are those
+    at the measured numbers.
 
     Examples
     --------
@@ -140,15 +265,13 @@ def recommend(
         vectors = metric_vectors(scenario, pool, priors)
     p_near: float | None = None
     tied: tuple[str, ...] = ()
+    noise_tied: tuple[NoiseTie, ...] = ()
     if draws is not None:
-        d = np.asarray(draws, dtype=np.float64)
-        if draw_weights is None:
-            w = np.full(len(d), 1.0 / len(d))
-        else:
-            w = np.asarray(draw_weights, dtype=np.float64)
-            w = w / w.sum()
-        psi = d @ vectors.T  # (draws, models)
-        expected = w @ psi
+        exact, d0, w0 = joint_psi(np.asarray(draws, dtype=np.float64), vectors, draw_weights)
+        expected = w0 @ exact
+        if measured is None:
+            measured = measured_vectors(scenario, pool, priors, len(d0))
+        psi, d, w = (exact, d0, w0) if measured is None else joint_psi(d0, vectors, w0, measured)
         best = rows[stable_argmax_rows(psi[:, rows])]  # ties: the earlier row, everywhere
         p_best: tuple[float, ...] | None = tuple(
             float(x) for x in np.bincount(best, weights=w, minlength=pool.n)
@@ -163,6 +286,8 @@ def recommend(
         near = near_best(psi, best, index, d, spans, w)
         p_near = float(near.sum())
         tied = tuple(pool.names[i] for i in tied_with(near, index))
+        if measured is not None:
+            noise_tied = _noise_ties(pool, index, d0.T @ w0, psi, w, exact, w0, rows)
     runner = int(order[1]) if order.size > 1 else None
     trade = ""
     if runner is not None:
@@ -181,4 +306,5 @@ def recommend(
         p_near=p_near,
         tied=tied,
         confidence=scenario.elicitation.decision_confidence,
+        noise_tied=noise_tied,
     )

@@ -15,6 +15,16 @@ posterior draws of the person's weights.
   posterior mean, and each candidate overtakes the pick where two lines cross: exact, no
   search.
 
+**Measurement noise.** A pool whose numbers carry an uncertainty
+(:mod:`tradeoff.pool.uncertainty`) gives ``measured``: plausible metric rows, one table per
+sample (samples × models × weights; :func:`tradeoff.choose.recommend.measured_vectors`).
+Then, as in SMAA (Lahdelma & Salminen's stochastic multicriteria acceptability analysis,
+which integrates over uncertain criteria values and weights together), each posterior draw
+of the weights is paired with one plausible table (:func:`joint_psi`: the draws repeated,
+each repeat with its own tables), and rank acceptability counts over the pairs; the change
+of a weight is taken in every plausible table and its median said. Without ``measured``
+every result is exactly the one from the measured numbers.
+
 For a group, :func:`consensus_acceptability` counts how often each candidate is the
 consensus (the smallest largest relative regret, ``selection.select_for_stakeholders``)
 when every person's weights are one of their posterior draws, and
@@ -42,6 +52,7 @@ __all__ = [
     "aspect_words",
     "consensus_acceptability",
     "consensus_changes",
+    "joint_psi",
     "rank_acceptability",
     "weight_changes",
 ]
@@ -71,6 +82,43 @@ def _order(psi: FloatArray) -> NDArray[np.intp]:
     return np.argsort(-rounded_rows(psi), axis=1, kind="stable")
 
 
+def joint_psi(
+    draws: FloatArray,
+    vectors: FloatArray,
+    draw_weights: FloatArray | None = None,
+    measured: FloatArray | None = None,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """ψ of every model per draw (rows), the draws as paired and the weight of each row.
+
+    Without ``measured``: ψ = draws @ vectors.T with the draws' weights (normalised; equal
+    when ``None``). With ``measured`` (S × models × weights plausible metric rows) the
+    draws are repeated r = ⌈S / draws⌉ times, each repeat's weight divided by r, and row
+    i is scored on table i mod S: every draw of the weights meets r plausible measurements
+    (SMAA's joint integration over weights and values).
+
+    >>> d = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> measured = np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [1.0, 1.0]]] * 2)
+    >>> psi, rows, w = joint_psi(d, measured[0], None, measured)
+    >>> psi.tolist(), w.tolist()
+    ([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]], [0.25, 0.25, 0.25, 0.25])
+    """
+    d = np.atleast_2d(np.asarray(draws, dtype=np.float64))
+    if draw_weights is None:
+        w = np.full(d.shape[0], 1.0 / d.shape[0])
+    else:
+        w = np.asarray(draw_weights, dtype=np.float64) / float(np.sum(draw_weights))
+    if measured is None:
+        psi: FloatArray = d @ np.asarray(vectors).T
+        return psi, d, w
+    samples = measured.shape[0]
+    reps = -(-samples // d.shape[0])
+    d = np.tile(d, (reps, 1))
+    w = np.tile(w, reps) / reps
+    tables = measured if d.shape[0] == samples else measured[np.arange(d.shape[0]) % samples]
+    psi = np.einsum("sw,smw->sm", d, tables)
+    return psi, d, w
+
+
 def rank_acceptability(
     draws: FloatArray,
     vectors: FloatArray,
@@ -78,6 +126,7 @@ def rank_acceptability(
     draw_weights: FloatArray | None = None,
     ranks: int = 3,
     selectable: NDArray[np.bool_] | None = None,
+    measured: FloatArray | None = None,
 ) -> FloatArray:
     """P(rank = r) of every candidate over the posterior draws, r = 1 … ``ranks``.
 
@@ -93,6 +142,9 @@ def rank_acceptability(
         How many ranks to count (capped at the number of selectable models).
     selectable
         Only these models are ranked (the others get 0).
+    measured
+        Plausible metric rows (samples × models × weights) when the pool's numbers carry
+        an uncertainty: each draw is paired with them (:func:`joint_psi`).
 
     Returns
     -------
@@ -108,14 +160,10 @@ def rank_acceptability(
            [0.25, 0.5 ],
            [0.  , 0.5 ]])
     """
-    psi = np.atleast_2d(np.asarray(draws, dtype=np.float64)) @ np.asarray(vectors).T
+    psi, _, w = joint_psi(draws, vectors, draw_weights, measured)
     rows = np.arange(psi.shape[1]) if selectable is None else np.flatnonzero(selectable)
     order = rows[_order(psi[:, rows])]
     ranks = min(ranks, rows.size)
-    if draw_weights is None:
-        w = np.full(psi.shape[0], 1.0 / psi.shape[0])
-    else:
-        w = np.asarray(draw_weights, dtype=np.float64) / float(np.sum(draw_weights))
     out = np.zeros((psi.shape[1], ranks))
     for r in range(ranks):
         out[:, r] = np.bincount(order[:, r], weights=w, minlength=psi.shape[1])
@@ -128,13 +176,15 @@ class WeightChange:
 
     ``more`` is (the smallest factor > 1 by which the weight must grow, the model that then
     wins), ``less`` the same for shrinking (a factor < 1); ``None`` when no factor within
-    [1/:data:`LIMIT`, :data:`LIMIT`] changes the pick.
+    [1/:data:`LIMIT`, :data:`LIMIT`] changes the pick. ``noisy``: the factors are medians
+    over plausible measurements (the pool's numbers carry an uncertainty).
     """
 
     index: int
     aspect: str
     more: tuple[float, int] | None
     less: tuple[float, int] | None
+    noisy: bool = False
 
     def nearest(self) -> tuple[float, int] | None:
         """The smaller of the two changes, as a ratio (2 and 1/2 are as far)."""
@@ -162,8 +212,15 @@ def weight_changes(
     *,
     selectable: NDArray[np.bool_] | None = None,
     limit: float = LIMIT,
+    measured: FloatArray | None = None,
 ) -> tuple[WeightChange, ...]:
     """For each weight, the smallest change (others held) that makes another model best.
+
+    With ``measured`` (plausible metric rows, samples × models × weights) the pick stays
+    the one ``vectors`` give, and the change is found in every plausible table as below;
+    said is the median over the tables of how far it is (as a ratio), with the model that
+    wins in that table. In a table where another model already beats the pick the change
+    is any change at all (factor 1).
 
     The pick is argmax ψ = vectors @ ``weights`` (pass the posterior mean: E[ψ] is ψ at the
     mean). Multiplying weight j by t moves model m's ψ by (t − 1)·w_j·v_mj, a line in t;
@@ -183,6 +240,8 @@ def weight_changes(
     w = np.asarray(weights, dtype=np.float64)
     v = np.asarray(vectors, dtype=np.float64)
     rows = np.arange(v.shape[0]) if selectable is None else np.flatnonzero(selectable)
+    if measured is not None:
+        return _noisy_changes(w, v, np.asarray(measured), aspects, rows, limit)
     psi = v @ w
     # The pick as stable_argmax makes it (rounded, then the earlier row); models equal to it
     # after rounding tie it (gap 0) on every machine, whatever their last bits: the change
@@ -211,6 +270,72 @@ def weight_changes(
                     less = (float(t), int(m))
         out.append(WeightChange(j, aspect, more, less))
     return tuple(out)
+
+
+def _pick(psi: FloatArray, rows: NDArray[np.intp]) -> tuple[int, NDArray[np.bool_]]:
+    """The pick of ψ among ``rows`` as :func:`~tradeoff.stable.stable_argmax` makes it, and
+    the models equal to it after rounding."""
+    key = np.full(psi.shape, -np.inf)
+    key[rows] = rounded_rows(psi[rows][None, :])[0]
+    best = int(rows[np.argmax(key[rows])])
+    return best, key == key[best]
+
+
+def _noisy_changes(
+    w: FloatArray,
+    v: FloatArray,
+    tables: FloatArray,
+    aspects: Sequence[str],
+    rows: NDArray[np.intp],
+    limit: float,
+) -> tuple[WeightChange, ...]:
+    """:func:`weight_changes` over plausible tables: the pick from ``v``; per table, the
+    nearest factor each way (1 where another model already beats the pick there), the
+    median over the tables (the lower middle one, ordered by distance from 1 as a ratio,
+    after rounding; ties: the earlier table)."""
+    best, _ = _pick(v @ w, rows)
+    psi = tables @ w  # samples × models
+    key = np.full(psi.shape, -np.inf)
+    key[:, rows] = rounded_rows(psi[:, rows])
+    samples = psi.shape[0]
+    out = []
+    for j, aspect in enumerate(aspects):
+        more_t, less_t = np.full(samples, np.inf), np.zeros(samples)
+        more_m, less_m = np.full(samples, -1), np.full(samples, -1)
+        if w[j] > 0:
+            for m in rows:
+                if m == best:
+                    continue
+                ahead = key[:, m] > key[:, best]
+                tied = key[:, m] == key[:, best]
+                gap = np.where(tied, 0.0, psi[:, best] - psi[:, m])
+                slope = w[j] * (tables[:, best, j] - tables[:, m, j])
+                with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                    t = np.where(ahead, 1.0, 1.0 - gap / slope)
+                up = (ahead | (slope < 0)) & (t <= limit) & (t < more_t)
+                down = (ahead | (slope > 0)) & (t >= 1.0 / limit) & (t <= 1.0) & (t > less_t)
+                more_t, more_m = np.where(up, t, more_t), np.where(up, m, more_m)
+                less_t, less_m = np.where(down, t, less_t), np.where(down, m, less_m)
+        out.append(
+            WeightChange(j, aspect, _median(more_t, more_m), _median(less_t, less_m), noisy=True)
+        )
+    return tuple(out)
+
+
+def _median(factors: FloatArray, winners: NDArray[np.int_]) -> tuple[float, int] | None:
+    """The lower median over the tables of a factor (a ratio's distance from 1), with its
+    table's winner; ``None`` when in half the tables or more no factor changes the pick."""
+    with np.errstate(divide="ignore"):
+        far = np.where(winners >= 0, np.abs(np.log(np.where(winners >= 0, factors, 1.0))), np.inf)
+    order = np.argsort(
+        rounded_rows(np.where(np.isfinite(far), far, 0.0)[None, :])[0]
+        + np.where(np.isfinite(far), 0.0, np.inf),
+        kind="stable",
+    )
+    mid = int(order[(len(order) - 1) // 2])
+    if winners[mid] < 0:
+        return None
+    return float(factors[mid]), int(winners[mid])
 
 
 def _consensus_order(psis: Sequence[FloatArray]) -> NDArray[np.intp]:
@@ -305,5 +430,3 @@ def consensus_changes(
 
 LEAD = "Chance of being best, over the weights the answers allow"
 CONSENSUS_LEAD = "Chance of being the consensus, over the weights everyone's answers allow"
-
-

@@ -22,7 +22,7 @@ from tradeoff.choose.candidates import (
 )
 from tradeoff.choose.pool_metric import metric_coefficients, metric_vectors, omega_for_metric
 from tradeoff.choose.rank import RankOutcome, rank_pool
-from tradeoff.choose.recommend import Recommendation, recommend
+from tradeoff.choose.recommend import Recommendation, measured_vectors, recommend
 from tradeoff.choose.robustness import (
     WeightChange,
     aspect_words,
@@ -77,12 +77,17 @@ class SessionHeader(Protocol):
     def scenario_sha256(self) -> str: ...
 
 
-def _acceptability(s: Stakeholder, vectors: FloatArray) -> FloatArray | None:
+def _acceptability(
+    s: Stakeholder, vectors: FloatArray, measured: FloatArray | None = None
+) -> FloatArray | None:
     """P(rank = 1, 2, 3) of every model for one stakeholder, over the posterior as their
-    questions' stop read it (``None`` for a point estimate)."""
+    questions' stop read it (``None`` for a point estimate), and over the pool's
+    plausible measurements when it carries them (``measured``)."""
     if s.posterior is not None:
-        return rank_acceptability(s.posterior[0], vectors, draw_weights=s.posterior[1])
-    return None if s.draws is None else rank_acceptability(s.draws, vectors)
+        return rank_acceptability(
+            s.posterior[0], vectors, draw_weights=s.posterior[1], measured=measured
+        )
+    return None if s.draws is None else rank_acceptability(s.draws, vectors, measured=measured)
 
 
 def stakeholder_of(header: SessionHeader, engine: Engine, path: str | Path) -> Stakeholder:
@@ -245,12 +250,21 @@ def select_for_stakeholders(
     averaged ω are the practitioner's view, reported beside them.
     """
     picks, linear_picks, psis, omegas, recs = [], [], [], [], []
+    measured: list[FloatArray | None] = []  # plausible metric rows, when the pool has them
+    plausible: dict[tuple[tuple[float, ...], int], FloatArray | None] = {}
     vectors: dict[tuple[float, ...], FloatArray] = {}  # ψ's rows, once per set of priors
     for s in stakeholders:
         if s.priors not in vectors:
             vectors[s.priors] = metric_vectors(scenario, pool, s.priors)
         rows = vectors[s.priors]
         draws, draw_weights = s.posterior if s.posterior is not None else (s.draws, None)
+        noisy = None
+        if draws is not None:  # the same tables for everyone with these priors and draws
+            key = (s.priors, len(draws))
+            if key not in plausible:
+                plausible[key] = measured_vectors(scenario, pool, s.priors, len(draws))
+            noisy = plausible[key]
+        measured.append(noisy)
         rec = recommend(
             scenario,
             pool,
@@ -259,6 +273,7 @@ def select_for_stakeholders(
             draws=draws,
             draw_weights=draw_weights,
             vectors=rows,
+            measured=noisy,
         )
         recs.append(rec)
         coefficients = metric_coefficients(scenario, s.weights, s.priors)
@@ -280,14 +295,17 @@ def select_for_stakeholders(
     worst, total = per_model.max(axis=0), per_model.sum(axis=0)
     best = int(np.lexsort((np.arange(pool.n), total, worst))[0])
     aspects = aspect_words(scenario)
-    acceptability = [_acceptability(s, vectors[s.priors]) for s in stakeholders]
+    acceptability = [
+        _acceptability(s, vectors[s.priors], noisy)
+        for s, noisy in zip(stakeholders, measured, strict=True)
+    ]
     means = [
         np.asarray(s.weights) if s.draws is None else np.asarray(s.draws).mean(axis=0)
         for s in stakeholders
     ]
     changes = [
-        weight_changes(w, vectors[s.priors], aspects)
-        for s, w in zip(stakeholders, means, strict=True)
+        weight_changes(w, vectors[s.priors], aspects, measured=noisy)
+        for s, w, noisy in zip(stakeholders, means, measured, strict=True)
     ]
     group_table: FloatArray | None = None
     group_changes: tuple[WeightChange, ...] = ()

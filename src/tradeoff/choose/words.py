@@ -95,6 +95,11 @@ def change_sentence(change: WeightChange, names: Sequence[str]) -> str:
     'mlp-8 ties with the pick: if latency mattered the least bit less, mlp-8 would win.'
     >>> change_sentence(WeightChange(0, "memory", None, None), names)[:44]
     'No change in how much memory matters (from a'
+
+    Over plausible measurements (:attr:`~tradeoff.choose.robustness.WeightChange.noisy`):
+
+    >>> change_sentence(WeightChange(0, "memory", (2.0, 1), None, noisy=True), names)
+    'If memory mattered twice as much, logreg would win (in half the plausible measurements).'
     """
     near = change.nearest()
     if near is None:
@@ -103,6 +108,17 @@ def change_sentence(change: WeightChange, names: Sequence[str]) -> str:
             f"{plain_number(LIMIT)} times as much) changes the pick."
         )
     factor, winner = near
+    if change.noisy and factor == 1.0:
+        return (
+            f"Any change in how much {change.aspect} matters may change the pick: within "
+            "measurement noise it is already in doubt (in half the plausible measurements "
+            f"or more another model, such as {names[winner]}, wins at these weights)."
+        )
+    if change.noisy:
+        return (
+            f"If {change.aspect} mattered {factor_words(factor)}, {names[winner]} would win "
+            "(in half the plausible measurements)."
+        )
     if factor == 1.0:  # a tie with the pick: any change that way decides it
         way = "more" if near == change.more else "less"
         return (
@@ -149,7 +165,8 @@ def change_sentences(
     near = nearest_changes(changes)
     if not near:
         return ["No change of one weight within a factor of 100 alters the pick."]
-    return [change_sentence(c, names) for c in near[:limit]]
+    said = dict.fromkeys(change_sentence(c, names) for c in near)  # each sentence once
+    return list(said)[:limit]
 
 
 def copa_differs(selection: Selection, rec: Recommendation, pick: RankOutcome) -> str:
@@ -212,9 +229,50 @@ def chance_words(rec: Recommendation, *, voice: str = "the") -> str:
     """
     if rec.probability is None:
         return ""
-    return stated_words(
+    said = stated_words(
         rec.name, rec.probability, rec.p_near, rec.tied if rec.practically_tied else (), voice
     )
+    noise = noise_words(rec)
+    return f"{said}; {noise.rstrip('.')}" if noise else said
+
+
+def noise_words(rec: Recommendation, voice: str = "you") -> str:
+    """The models within measurement noise of the pick
+    (:attr:`~tradeoff.choose.recommend.Recommendation.noise_tied`), in one sentence; "" when
+    there are none (always so for a pool whose numbers are exact).
+
+    >>> from tradeoff.choose.recommend import NoiseTie, Recommendation
+    >>> rec = Recommendation("mlp-8", 0, (1.0, 0.9), (0.6, 0.4), "logreg", "", 0.6,
+    ...                      noise_tied=(NoiseTie("logreg", 0.4, 0.02, 300),))
+    >>> print(noise_words(rec))  # doctest: +NORMALIZE_WHITESPACE
+    mlp-8 and logreg are within measurement noise for you: on 300 cases their difference
+    could go either way (logreg is better in 40% of the plausible measurements, 2% if the
+    numbers were exact).
+
+    Further models are named with how often they are better, two at most:
+
+    >>> more = tuple(NoiseTie(f"knn-{k}", 0.3, 0.0, 300) for k in (1, 3, 5, 7))
+    >>> print(noise_words(Recommendation("mlp-8", 0, (1.0,), (0.5,), None, "", 0.5,
+    ...                                  noise_tied=more)).partition("; ")[2])
+    so are knn-3 (30%), knn-5 (30%) and 1 more model.
+    """
+    if not rec.noise_tied:
+        return ""
+    tie, *rest = rec.noise_tied
+    on = "within their standard errors " if tie.cases is None else f"on {tie.cases:,} cases "
+    said = (
+        f"{rec.name} and {tie.name} are within measurement noise for {voice}: {on}their "
+        f"difference could go either way ({tie.name} is better in "
+        f"{probability_words(tie.share)} of the plausible measurements, "
+        f"{probability_words(tie.exact)} if the numbers were exact)"
+    )
+    if rest:
+        named = [f"{t.name} ({probability_words(t.share)})" for t in rest[:2]]
+        more = len(rest) - len(named)
+        tail = f" and {more} more model{'s' if more > 1 else ''}" if more else ""
+        listed = ", ".join(named) if tail else " and ".join(named)
+        said += f"; so are {listed}{tail}"
+    return said + "."
 
 
 def stated_words(

@@ -18,7 +18,7 @@ Rows are reported as in the file: "row 17" is the 17th data row (line 18 of a CS
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 from tradeoff.errors import InputError, Problem
 from tradeoff.pool.expr import CONDITION_HELP, ExpressionError, parse_condition
 from tradeoff.pool.meaning import Meaning, capped, read_cell, value_problems
+from tradeoff.pool.uncertainty import Uncertainty, read_uncertainty
 from tradeoff.text import clean_text, clean_texts
 
 if TYPE_CHECKING:
@@ -83,6 +84,9 @@ class Pool:
         The file's data-row number (1-based) of each model.
     warnings
         Things worth knowing that are not errors (e.g. a constant objective).
+    uncertainty
+        The standard errors and case counts of the values, when the file gives them
+        (``<column>_se``, ``<column>_cases``; :mod:`tradeoff.pool.uncertainty`).
     """
 
     source: str
@@ -92,6 +96,9 @@ class Pool:
     frame: pd.DataFrame = field(repr=False)
     rows: NDArray[np.int64] = field(repr=False)
     warnings: tuple[str, ...] = ()
+    #: How exactly each value was measured (:mod:`tradeoff.pool.uncertainty`), or
+    #: ``None``: every value is taken as exact.
+    uncertainty: Uncertainty | None = field(default=None, repr=False, compare=False)
 
     @property
     def n(self) -> int:
@@ -205,6 +212,7 @@ def load_pool(
     drop_missing: bool = False,
     frame: pd.DataFrame | None = None,
     unique_names: bool = True,
+    uncertainty: Mapping[str, str] | None = None,
 ) -> Pool:
     """Load and validate a candidate pool.
 
@@ -227,6 +235,11 @@ def load_pool(
     unique_names
         Refuse repeated model names (off for tables with several rows per model, such as
         one row per system and seed).
+    uncertainty
+        Further columns that give an objective's uncertainty, each mapped to its objective
+        column (a name ending in ``_cases`` counts cases, any other is a standard error);
+        ``<column>_se`` and ``<column>_cases`` are read without being named
+        (:func:`tradeoff.pool.uncertainty.read_uncertainty`).
 
     Raises
     ------
@@ -325,6 +338,15 @@ def load_pool(
             problems += value_problems(
                 objective.column, arr[:, j], objective.meaning, names, table.index.tolist()
             )
+    noise, noise_problems = read_uncertainty(
+        table,
+        cols,
+        np.asarray(arr, dtype=np.float64),
+        names,
+        [(o.meaning.low, o.meaning.high) if o.meaning else (-np.inf, np.inf) for o in objectives],
+        declared=uncertainty,
+    )
+    problems += noise_problems
     if problems:
         raise InputError.many(source, capped(problems))
     if len(names) < 2:
@@ -352,6 +374,7 @@ def load_pool(
         frame=table,
         rows=np.asarray(table.index, dtype=np.int64),
         warnings=warnings,
+        uncertainty=noise,
     )
 
 
@@ -370,6 +393,7 @@ __all__ = [
     "Measured",
     "Objective",
     "Pool",
+    "Uncertainty",
     "condition_mask",
     "load_dataset",
     "load_estimators",

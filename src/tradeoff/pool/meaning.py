@@ -127,7 +127,21 @@ def column_meaning(column: str) -> Meaning:
 
     >>> column_meaning("recall_benign").high, column_meaning("latency_ms").low
     (1.0, 0.0)
+
+    A column that gives another's uncertainty (:mod:`tradeoff.pool.uncertainty`) is a
+    standard error ≥ 0 (``<column>_se``) or a count of cases ≥ 1 (``<column>_cases``):
+
+    >>> column_meaning("recall_benign_se").low, column_meaning("recall_benign_cases").low
+    (0.0, 1.0)
     """
+    if column.endswith("_se"):
+        return Meaning(
+            f"the standard error in {column}", 0.0, MAX_MAGNITUDE, "give a value of 0 or more."
+        )
+    if column.endswith("_cases"):
+        return Meaning(
+            f"the count of cases in {column}", 1.0, MAX_MAGNITUDE, "give a whole number ≥ 1."
+        )
     if column.startswith("recall_") or column == "recall":
         return class_meaning(f"column {column}")
     if column == "accuracy":

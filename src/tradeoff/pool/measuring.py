@@ -516,6 +516,32 @@ def _marked(measured: Measured, variants: Mapping[str, str], tuned: Tuning | Non
         "variants": dict(variants),
     }
     return Measured(frame, provenance, measured.meanings, measured.notes)
+def _noise_columns(
+    truth: NDArray[Any],
+    pred: NDArray[Any],
+    labels: Sequence[Any],
+    columns: Sequence[str],
+    folds: Sequence[NDArray[np.intp]] | None,
+) -> dict[str, float | int]:
+    """How exactly each recall was measured (:mod:`tradeoff.pool.uncertainty`): the cases
+    of each class it was measured on (``<column>_cases``) and, with cross-validation, the
+    standard error of the recall over the folds (``<column>_se``: the folds' recalls'
+    standard deviation over √folds).
+
+    >>> truth = np.array([0, 0, 1, 1, 0, 0, 1, 1])
+    >>> pred = np.array([0, 1, 1, 1, 0, 0, 1, 0])
+    >>> folds = [np.arange(4), np.arange(4, 8)]
+    >>> _noise_columns(truth, pred, [0, 1], ["recall_a", "recall_b"], folds)
+    {'recall_a_cases': 4, 'recall_b_cases': 4, 'recall_a_se': 0.25, 'recall_b_se': 0.25}
+    """
+    out: dict[str, float | int] = {
+        f"{c}_cases": int(np.sum(truth == label)) for c, label in zip(columns, labels, strict=True)
+    }
+    if folds is not None:
+        per_fold = np.array([_recalls(truth[f], pred[f], labels) for f in folds])
+        spread = per_fold.std(axis=0, ddof=1) / np.sqrt(len(folds))
+        out.update({f"{c}_se": round(float(x), 6) for c, x in zip(columns, spread, strict=True)})
+    return out
 
 
 def measure(
@@ -560,7 +586,11 @@ def measure(
         Columns ``model``, ``family`` (the estimator's class), ``recall_<class>`` per class
         in ``dataset.classes`` order (:func:`class_column`), ``accuracy``, ``latency_ms``
         (median of ``latency_repeats`` single-case ``predict`` calls of the model fitted on
-        the training data) and ``size_kb`` (the fitted model pickled).
+        the training data) and ``size_kb`` (the fitted model pickled); then how exactly each
+        recall was measured: ``recall_<class>_cases`` (the cases of that class it was
+        measured on) and, with cross-validation, ``recall_<class>_se`` (its standard error
+        over the folds), which :func:`tradeoff.pool.load_pool` reads
+        (:mod:`tradeoff.pool.uncertainty`).
     """
     _sklearn(dataset.source or "dataset")
     from sklearn.base import clone
@@ -649,6 +679,11 @@ def measure(
                 "size_kb": round(size, 2),
             }
         )
+        fold_tests = None  # the folds' test cases, as cross_val_predict made them
+        if test_size is None:
+            split = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+            fold_tests = [test for _, test in split.split(dataset.x, dataset.y)]
+        rows[-1].update(_noise_columns(np.asarray(truth), pred, labels, columns, fold_tests))
         if progress is not None:
             progress(name, recalls)
     sklearn = _sklearn("estimators")

@@ -1,0 +1,244 @@
+"""Is P(best) honest when the pool's recalls were measured on finite test sets?
+
+Run: ``.venv/bin/python -m benchmarks.measurement_noise [--pools 30] [--people 10]
+[--cases 100 300 1000 0] [--draws 500] [--spread 60] [--seed 0] [--pull 0.003]
+[--no-write]`` (writes
+benchmarks/results/measurement-noise.md unless ``--no-write``).
+
+For each test-set size n (cases per class) the benchmark makes ``--pools`` simulated pools
+on the shipped breast-cancer scenario: 10–30 models whose *true* recalls of the two
+classes lie near a concave front (r = 0.70 + 0.28·(sin θ, cos θ), θ uniform, each pulled
+inwards by |N(0, ``pull``)|), with the same latency and size (the choice hangs on the
+recalls). Each model's recalls are *measured* as binomial draws on n cases per class
+(n = 0: the true recalls themselves, exactly known: the control, where the weight
+posterior alone decides and P(best) should be calibrated).
+
+People: for each, a posterior mean m ~ Dirichlet(1, 1, 1, 1) of the metric weights, a
+posterior Dirichlet(``spread``·m) of which ``--draws`` draws stand for the engine's
+posterior draws, and the true weights are one more draw from it (so the weight posterior
+is calibrated by construction and any miscalibration comes from the measurements). The
+truth's best model is the argmax of ψ under the true recalls and the true weights.
+
+Each person is recommended a model (:func:`tradeoff.choose.recommend.recommend`) on the
+measured pool twice: as today, the measured recalls taken as exact, and with the pool's
+case counts (``recall_<class>_cases``), P(best) integrated over the measurement noise
+(SMAA). For both: among the picks stated with P(best) ≥ 0.95, the share that are not the
+truth's best (goal with the noise: ≤ 5%), and a reliability table by P(best) bins: people,
+mean P(best), share right.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from benchmarks._table import markdown, write
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.choose.pool_metric import metric_objectives, metric_vectors
+from tradeoff.choose.recommend import measured_vectors, recommend
+from tradeoff.data import resolve_scenario
+from tradeoff.pool import Pool, load_pool
+
+SCENARIO = load_scenario(resolve_scenario("breast-cancer-triage")).scenario
+OBJECTIVES = metric_objectives(SCENARIO)
+COLUMNS = [o.column for o in OBJECTIVES]
+PRIORS = (0.37, 0.63)
+BINS = (0.0, 0.5, 0.8, 0.95, 1.0 + 1e-9)
+SURE = 0.95
+
+
+def true_pool(rng: np.random.Generator, pull: float = 0.003) -> np.ndarray:
+    """True recalls of 10–30 models near a concave front (models × 2), each pulled inwards
+    by |N(0, ``pull``)|."""
+    m = int(rng.integers(10, 31))
+    theta = np.sort(rng.uniform(0.15, 1.42, m))
+    front = 0.70 + 0.28 * np.column_stack((np.sin(theta), np.cos(theta)))
+    out: np.ndarray = front - np.abs(rng.normal(0.0, pull, front.shape))
+    return out
+
+
+def measured_pool(truth: np.ndarray, cases: int, rng: np.random.Generator) -> Pool:
+    """The pool as measured on ``cases`` cases per class, with its case counts (``cases``
+    0: the true recalls, exact: the control)."""
+    measured = truth if cases == 0 else rng.binomial(cases, truth) / cases
+    frame = pd.DataFrame(
+        {
+            "model": [f"m{i}" for i in range(len(truth))],
+            COLUMNS[0]: measured[:, 0],
+            COLUMNS[1]: measured[:, 1],
+            COLUMNS[2]: 1.0,
+            COLUMNS[3]: 50.0,
+        }
+    )
+    if cases:
+        frame[f"{COLUMNS[0]}_cases"] = cases
+        frame[f"{COLUMNS[1]}_cases"] = cases
+    return load_pool("simulated.csv", OBJECTIVES, frame=frame, name_column="model")
+
+
+def run(
+    pools: int,
+    people: int,
+    sizes: Sequence[int],
+    draws: int,
+    spread: float,
+    seed: int,
+    pull: float = 0.003,
+) -> dict[int, dict[str, list[tuple[float, bool]]]]:
+    """Per test-set size, per way ("exact", "noise"): (P(best) of the pick, right) per person."""
+    out: dict[int, dict[str, list[tuple[float, bool]]]] = {}
+    for size in sizes:
+        rng = np.random.default_rng([seed, size])
+        found: dict[str, list[tuple[float, bool]]] = {"exact": [], "noise": []}
+        for _ in range(pools):
+            truth = true_pool(rng, pull)
+            pool = measured_pool(truth, size, rng)
+            exact_pool = Pool(
+                pool.source, pool.names, pool.objectives, pool.values, pool.frame, pool.rows
+            )
+            true_vectors = metric_vectors(
+                SCENARIO, np.column_stack((truth, pool.values[:, 2:])), PRIORS
+            )
+            measured = measured_vectors(SCENARIO, pool, PRIORS, draws)
+            vectors = metric_vectors(SCENARIO, pool, PRIORS)
+            for _ in range(people):
+                mean = rng.dirichlet(np.ones(4))
+                posterior = rng.dirichlet(spread * mean, size=draws + 1)
+                true_w, sample = posterior[0], posterior[1:]
+                best = int(np.argmax(true_vectors @ true_w))
+                for way, on, noisy in (("exact", exact_pool, None), ("noise", pool, measured)):
+                    rec = recommend(
+                        SCENARIO,
+                        on,
+                        sample.mean(axis=0),
+                        PRIORS,
+                        draws=sample,
+                        vectors=vectors,
+                        measured=noisy,
+                    )
+                    assert rec.probability is not None
+                    found[way].append((rec.probability, rec.index == best))
+        out[size] = found
+    return out
+
+
+def _label(size: int) -> str:
+    return "none (true recalls)" if size == 0 else f"{size:,}"
+
+
+def _sure(rows: list[tuple[float, bool]]) -> tuple[int, str]:
+    sure = [right for p, right in rows if p >= SURE]
+    if not sure:
+        return 0, "–"
+    return len(sure), f"{1 - np.mean(sure):.1%}"
+
+
+def report(
+    results: dict[int, dict[str, list[tuple[float, bool]]]],
+    seconds: float,
+    args: argparse.Namespace,
+) -> str:
+    head = [
+        "cases per class",
+        "people",
+        "P(best) ≥ 0.95, exact: people",
+        "wrong",
+        "with noise: people",
+        "wrong",
+        "right picks",
+    ]
+    summary = []
+    for size, found in results.items():
+        n_exact, wrong_exact = _sure(found["exact"])
+        n_noise, wrong_noise = _sure(found["noise"])
+        right = np.mean([r for _, r in found["noise"]])
+        summary.append(
+            [
+                _label(size),
+                len(found["noise"]),
+                n_exact,
+                wrong_exact,
+                n_noise,
+                wrong_noise,
+                f"{right:.1%}",
+            ]
+        )
+    bins_head = [
+        "cases per class",
+        "P(best) bin",
+        "exact: people",
+        "mean P(best)",
+        "right",
+        "noise: people",
+        "mean P(best)",
+        "right",
+    ]
+    table = []
+    for size, found in results.items():
+        for low, high in itertools.pairwise(BINS):
+            cells: list[object] = [
+                _label(size),
+                f"[{low:.2f}, {min(high, 1.0):.2f}{']' if high > 1 else ')'}",
+            ]
+            for way in ("exact", "noise"):
+                inside = [(p, r) for p, r in found[way] if low <= p < high]
+                if inside:
+                    cells += [
+                        len(inside),
+                        f"{np.mean([p for p, _ in inside]):.3f}",
+                        f"{np.mean([r for _, r in inside]):.1%}",
+                    ]
+                else:
+                    cells += [0, "–", "–"]
+            table.append(cells)
+    command = (
+        f".venv/bin/python -m benchmarks.measurement_noise --pools {args.pools} --people "
+        f"{args.people} --cases {' '.join(map(str, args.cases))} --draws {args.draws} "
+        f"--spread {args.spread:g} --seed {args.seed} --pull {args.pull:g}"
+    )
+    return (
+        f"`{command}` ({seconds:.0f} s, one process). Simulated pools of 10–30 models near a "
+        "front of true recalls, measured on n cases per class (binomial); people whose "
+        f"weight posterior (Dirichlet, concentration {args.spread:g}, {args.draws} draws) holds "
+        "their true weights as one more draw. A pick is right when it is the best model under "
+        "the true recalls and the true weights. *exact*: the measured recalls taken as exact "
+        "(as before); *noise*: the pool's case counts read and P(best) integrated over the "
+        "measurement noise (Jeffreys Beta posterior of each recall, SMAA).\n\n"
+        "## Picks stated with P(best) ≥ 0.95 that are wrong (goal with the noise: ≤ 5%)\n\n"
+        + markdown(head, summary)
+        + "\n\n## Reliability by P(best) bin\n\n"
+        + markdown(bins_head, table)
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--pools", type=int, default=30)
+    parser.add_argument("--people", type=int, default=10)
+    parser.add_argument("--cases", type=int, nargs="+", default=[100, 300, 1000, 0])
+    parser.add_argument("--draws", type=int, default=500)
+    parser.add_argument("--spread", type=float, default=60.0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--pull", type=float, default=0.003, help="how far models lie inside the front (sd)"
+    )
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    results = run(
+        args.pools, args.people, args.cases, args.draws, args.spread, args.seed, args.pull
+    )
+    body = report(results, time.perf_counter() - start, args)
+    if args.no_write:
+        print(body)
+    else:
+        write("measurement-noise", "P(best) under measurement noise", body)
+
+
+if __name__ == "__main__":
+    main()

@@ -48,6 +48,7 @@ from tradeoff.choose.words import (
     change_sentence,
     copa_differs,
     nearest_changes,
+    noise_words,
     omega_note,
     unfinished_words,
 )
@@ -264,6 +265,8 @@ def write_report(
         md += [
             f"**Recommended: {markdown_text(rec.name)}**{sure}, the model these answers make best."
         ]
+        if noise := noise_words(rec, voice=s.participant):
+            md += [markdown_text(noise)]
         if rec.trade:
             md += [markdown_text(f"{rec.trade[0].upper()}{rec.trade[1:]}.")]
         md += [""]
@@ -488,6 +491,8 @@ def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> s
             f"{markdown_text(s.participant)} "
             f"({s.answers} answers): the model their answers make best{sure}."
         )
+        if noise := noise_words(rec, voice="them"):
+            text += f" {markdown_text(noise)}"
         table = selection.acceptability[0] if selection.acceptability else None
         if table is not None:
             text += f" {markdown_text(acceptability_words(table, raw))}"

@@ -229,17 +229,16 @@ def chance_words(rec: Recommendation, *, voice: str = "the") -> str:
     """
     if rec.probability is None:
         return ""
-    said = stated_words(
+    return stated_words(
         rec.name, rec.probability, rec.p_near, rec.tied if rec.practically_tied else (), voice
     )
-    noise = noise_words(rec)
-    return f"{said}; {noise.rstrip('.')}" if noise else said
 
 
 def noise_words(rec: Recommendation, voice: str = "you") -> str:
     """The models within measurement noise of the pick
-    (:attr:`~tradeoff.choose.recommend.Recommendation.noise_tied`), in one sentence; "" when
-    there are none (always so for a pool whose numbers are exact).
+    (:attr:`~tradeoff.choose.recommend.Recommendation.noise_tied`), in one sentence of its
+    own, said beside :func:`chance_words` by every face; "" when there are none (always so
+    for a pool whose numbers are exact).
 
     >>> from tradeoff.choose.recommend import NoiseTie, Recommendation
     >>> rec = Recommendation("mlp-8", 0, (1.0, 0.9), (0.6, 0.4), "logreg", "", 0.6,
@@ -307,6 +306,8 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
     for i, (s, rec, _, _) in enumerate(selection.rows()):
         sure = "" if rec.probability is None else f" ({chance_words(rec, voice='their')})"
         line = f"For {s.participant}: {rec.name}, the model their answers make best{sure}."
+        if noise := noise_words(rec, voice="them"):
+            line += f" {noise}"
         if rec.trade:
             line += f" {rec.trade[0].upper()}{rec.trade[1:]}."
         if s.consistency is not None and s.consistency.flagged:

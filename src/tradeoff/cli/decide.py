@@ -74,6 +74,7 @@ def format_selection(chosen: Selection) -> str:
         chance_words,
         change_sentence,
         copa_differs,
+        noise_words,
         tuned_words,
         unfinished_words,
     )
@@ -84,6 +85,8 @@ def format_selection(chosen: Selection) -> str:
     for i, (s, rec, pick, _) in enumerate(chosen.rows()):
         sure = "" if rec.probability is None else f" ({chance_words(rec)})"
         lines += [f"{s.participant}: recommended {rec.name}{sure}"]
+        if noise := noise_words(rec, voice=s.participant):
+            lines.append(f"  {noise}")
         if not s.complete:
             lines.append(f"  {unfinished_words(s.answers)}")
         if rec.trade:

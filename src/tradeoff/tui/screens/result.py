@@ -43,7 +43,7 @@ def recommendation_text(advice: Recommendation, candidates: int) -> Text:
     which your answers cannot tell apart; mlp-8 is picked because it is the more likely
     best (80%); probability it is the best or practically tied with it: 98%.
     """
-    from tradeoff.choose.words import chance_words
+    from tradeoff.choose.words import chance_words, noise_words
 
     if advice.probability is None:
         sure = ""
@@ -54,6 +54,8 @@ def recommendation_text(advice: Recommendation, candidates: int) -> Text:
             " The chance that it really is the best for you: "
             f"{probability_words(advice.probability)}."
         )
+    if noise := noise_words(advice):
+        sure += f" {noise}"
     trade = f"\n{advice.trade[0].upper()}{advice.trade[1:]}." if advice.trade else ""
     return Text.assemble(
         ("Recommended for you: ", "bold"),

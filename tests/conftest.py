@@ -81,6 +81,7 @@ TIERS = {
         "test_hostile_pools",
         "test_bench",
         "test_cli_simulate",
+        "test_readme_walk",
         "test_report_plain",
         "test_selection",
         "test_decide",

@@ -397,8 +397,9 @@ def tuned_words(selection: Selection, person: int) -> str:
     """One sentence on the models tuned to a person (``tradeoff pool from-sklearn --for``:
     the rows whose ``variant_of`` names a model) for stakeholder ``person``: the best of
     them against the best untuned model, in their expected metric, the gain said as what it
-    is worth in the aspect they weigh most over its whole range ("as much as a model that
-    clears 4.7 more benign lumps per 1,000"); that none is when the gain is below what they
+    is worth in the aspect they weigh most over its whole range among those their answers
+    informed ("as much as a model that clears 4.7 more benign lumps per 1,000"; "as much as a
+    model whose latency is 3 ms lower"); that none is when the gain is below what they
     can perceive (:func:`~tradeoff.learn.particles.perceivable_margin`); "" when the pool
     holds no tuned model.
 
@@ -411,7 +412,7 @@ def tuned_words(selection: Selection, person: int) -> str:
     >>> pool = Fake(names=("lr", "lr (tuned for kim)"),
     ...             frame=pd.DataFrame({"variant_of": [None, "lr"], "tuned_for": [None, "kim"]}))
     >>> kim = Fake(participant="kim", priors=(0.4, 0.6), posterior=None, draws=None,
-    ...            weights=(0.5, 0.5, 0.0, 0.0))
+    ...            weights=(0.5, 0.5, 0.0, 0.0), asked=None)
     >>> rec = Fake(expected=(0.40, 0.4014))
     >>> print(tuned_words(Fake(pool=pool, scenario=sc, stakeholders=[kim],
     ...                        recommendations=[rec]), 0))  # doctest: +NORMALIZE_WHITESPACE
@@ -450,6 +451,8 @@ def tuned_words(selection: Selection, person: int) -> str:
         list(s.priors) + [a.range[1] - a.range[0] for a in scenario.attributes], dtype=np.float64
     )
     swing = weights * spans
+    if s.asked is not None and any(s.asked):  # said in an aspect the answers informed
+        swing = np.where(np.asarray(s.asked, dtype=bool), swing, 0.0)
     top = stable_argmax(swing)
     if gain < PERCEIVABLE * float(swing[top]):  # within what they can perceive: no gain
         return (
@@ -465,7 +468,7 @@ def tuned_words(selection: Selection, person: int) -> str:
     else:
         a = scenario.attributes[top - k]
         lower = "lower" if a.kind == "cost" else "higher"
-        worth = f"{a.name} {plain_number(gain / weights[top])} {a.unit} {lower}"
+        worth = f"a model whose {a.name} is {plain_number(gain / weights[top])} {a.unit} {lower}"
     return (
         f"Tuned to a person: {names[best_tuned]} is better for {s.participant} than the best "
         f"untuned model, {names[best_plain]}, by as much as {worth}."

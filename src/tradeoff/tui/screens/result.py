@@ -25,10 +25,11 @@ if TYPE_CHECKING:
     from tradeoff.choose.recommend import Recommendation
 
 
-def recommendation_text(advice: Recommendation, candidates: int) -> Text:
+def recommendation_text(advice: Recommendation, candidates: int, *, noisy: bool = False) -> Text:
     """What the result screen says of the recommendation: the model, the chance that it is
-    the best (:func:`~tradeoff.text.probability_words`: never "100%") and what the
-    runner-up would trade.
+    the best (:func:`~tradeoff.text.probability_words`: never "100%"; over the measurement
+    noise too when the pool says how exactly its numbers were measured, ``noisy``, which the
+    questions' own stop does not see) and what the runner-up would trade.
 
     >>> from tradeoff.choose.recommend import Recommendation
     >>> sure = Recommendation("mlp-8", 0, (1.0, 0.5), (1.0, 0.0), "logreg", "")
@@ -50,8 +51,9 @@ def recommendation_text(advice: Recommendation, candidates: int) -> Text:
     elif advice.practically_tied:
         sure = f" It is {chance_words(advice, voice='your')}."
     else:
+        allowing = ", allowing for how exactly each model was measured" if noisy else ""
         sure = (
-            " The chance that it really is the best for you: "
+            f" The chance that it really is the best for you{allowing}: "
             f"{probability_words(advice.probability)}."
         )
     if noise := noise_words(advice):
@@ -126,7 +128,12 @@ class ResultScreen(Screen[None]):
     def _show(self, decision: Decision) -> None:
         self.decision = decision
         s, pool, advice = self.recorder.engine.scenario, decision.pool, decision.recommendations[0]
-        self.query_one("#result-recommend", Static).update(recommendation_text(advice, pool.n))
+        from tradeoff.choose.words import tuned_words
+
+        said = recommendation_text(advice, pool.n, noisy=pool.uncertainty is not None)
+        if tuned := tuned_words(decision.selection, 0):
+            said.append(f"\n{tuned}")
+        self.query_one("#result-recommend", Static).update(said)
         table = self.query_one("#result-table", DataTable)
         chance = advice.p_best is not None
         headers = ["model", *[aspect_header(s, j) for j in range(len(s.weight_names))]]

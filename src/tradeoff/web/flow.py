@@ -363,8 +363,8 @@ def _answered(form: dict[str, str]) -> int:
         return -1
 
 
-def _answer(rec: Recorder, form: dict[str, str], response_ms: float | None) -> None:
-    rec.answer(Choice(form.get("choice", "")), response_ms=response_ms)
+def _answer(rec: Recorder, form: dict[str, str], response_ms: float | None, language: str) -> None:
+    rec.answer(Choice(form.get("choice", "")), response_ms=response_ms, language=language)
 
 
 def _next_question(rec: Recorder) -> object:
@@ -372,7 +372,7 @@ def _next_question(rec: Recorder) -> object:
 
 
 def _form_action(
-    step: Callable[[Recorder, dict[str, str], float | None], object],
+    step: Callable[[Recorder, dict[str, str], float | None, str], object],
     to: str,
     *,
     needs: Literal["question", "answers", "review"],
@@ -384,10 +384,11 @@ def _form_action(
     the review, no question left (finish, more). A step that refuses the form's values
     (ValueError) does nothing either; the participant is sent back to where they are.
     ``step`` is also given the time since the page was made, on the server's clock
-    (:meth:`Site.response_ms`). With ``ahead`` the next question is chosen as soon as the
-    step is done (:meth:`Site.ahead`)."""
+    (:meth:`Site.response_ms`), and the page's language (recorded with an answer). With
+    ``ahead`` the next question is chosen as soon as the step is done
+    (:meth:`Site.ahead`)."""
 
-    def act(form: dict[str, str], response_ms: float | None, rec: Recorder) -> bool:
+    def act(form: dict[str, str], response_ms: float | None, language: str, rec: Recorder) -> bool:
         engine = rec.engine
         if engine.answered != _answered(form):
             return False
@@ -399,7 +400,7 @@ def _form_action(
         if needs == "answers" and engine.answered == 0:
             return False
         try:
-            step(rec, form, response_ms)
+            step(rec, form, response_ms, language)
         except ValueError:
             return False
         return True
@@ -416,7 +417,7 @@ def _form_action(
                     site.participants.run,
                     visitor.participant,
                     path,
-                    partial(act, form, response_ms),
+                    partial(act, form, response_ms, visitor.language.tag),
                 )
             )
             if done and ahead:

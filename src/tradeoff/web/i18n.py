@@ -5,9 +5,14 @@ and the templates and looked up in a catalogue for the participant's language
 (docs/architecture.md, "The study web page"). ``locale/tradeoff.pot`` lists them (made by
 :func:`extract`; a test checks that it is current); a language is a
 ``locale/<lang>/LC_MESSAGES/tradeoff.po`` file beside it, read with Babel and compiled in
-memory. English ships (it is the text itself); :func:`pseudo_catalogue` builds a
-pseudo-locale in which every catalogued string is visibly marked, so a test can show that
-no string escapes the catalogue.
+memory. English ships (it is the text itself), and German (``de``); :func:`pseudo_catalogue`
+builds a pseudo-locale in which every catalogued string is visibly marked, so a test can
+show that no string escapes the catalogue.
+
+The sentences the core writes for the page (the option cards, the trade-offs and the
+consistency check: :data:`CORE_SOURCES`) are catalogued too: they are marked there and said
+through a :class:`tradeoff.text.Words` the page makes from its :class:`Language`
+(:meth:`Language.words`), numbers in the language's Babel locale ("1.000", "0,21").
 """
 
 from __future__ import annotations
@@ -20,10 +25,13 @@ from gettext import NullTranslations
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import extract_from_dir, extract_from_file
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 from babel.support import Translations
+
+from tradeoff.text import N_ as N_
+from tradeoff.text import Words
 
 HERE = Path(__file__).parent
 LOCALE_DIR = HERE / "locale"
@@ -37,15 +45,16 @@ METHOD_MAP = [
     ("templates/**.html", "jinja2.ext:babel_extract"),
 ]
 EXTRACT_OPTIONS = {"templates/**.html": {"extensions": "jinja2.ext.i18n"}}
-
-
-def N_(message: str) -> str:
-    """Mark a string for the catalogue where it is defined, translated where it is shown.
-
-    >>> N_("Option A")
-    'Option A'
-    """
-    return message
+#: The core's modules whose sentences the page shows, relative to the package: the option
+#: cards and the trade-offs (:mod:`tradeoff.ask.presentation`), the consistency check and
+#: the answer patterns it names (:mod:`tradeoff.learn.engine`).
+CORE_SOURCES = ("ask/presentation.py", "learn/engine.py")
+KEYWORDS: dict[str, tuple[int, ...] | None] = {
+    "_": None,
+    "N_": None,
+    "gettext": None,
+    "ngettext": (1, 2),
+}
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,15 @@ class Language:
     def ngettext(self, singular: str, plural: str, n: int) -> str:
         return self.translations.ngettext(singular, plural, n)
 
+    def words(self) -> Words:
+        """This language for the core's sentences (:mod:`tradeoff.ask.presentation`):
+        its catalogue, and its tag as the Babel locale of numbers.
+
+        >>> languages()["de"].words().count(1000), languages()["en"].words().count(1000)
+        ('1.000', '1,000')
+        """
+        return Words(self.gettext, self.ngettext, self.tag)
+
 
 def extract() -> Catalog:
     """Every catalogued string of the web page, from its code and templates."""
@@ -69,10 +87,16 @@ def extract() -> Catalog:
         str(HERE),
         METHOD_MAP,
         options_map=EXTRACT_OPTIONS,
-        keywords={"_": None, "N_": None, "gettext": None, "ngettext": (1, 2)},
+        keywords=KEYWORDS,
         strip_comment_tags=True,
     ):
         catalog.add(message, None, [(filename, lineno)], auto_comments=comments, context=context)
+    package = HERE.parent
+    for source in CORE_SOURCES:
+        for lineno, message, comments, context in extract_from_file(
+            "python", str(package / source), keywords=KEYWORDS, strip_comment_tags=True
+        ):
+            catalog.add(message, None, [(source, lineno)], auto_comments=comments, context=context)
     return catalog
 
 

@@ -322,6 +322,10 @@ CANDIDATES_PROMPT = N_(
 )
 
 
+#: The two options' names, left and right.
+OPTION_NAMES = (N_("Option A"), N_("Option B"))
+
+
 def question_prompt(query: Query, words: Words = ENGLISH) -> str:
     """The words above a question's options: real candidates are said to be real.
 
@@ -342,7 +346,7 @@ def option_title(query: Query, side: int, words: Words = ENGLISH) -> str:
     >>> option_title(Query(p, p, (0, 0), (0.0, 0.0), kind="candidates", candidates=(1, 2)), 1)
     'Option B: a candidate model'
     """
-    name = words.gettext((N_("Option A"), N_("Option B"))[side])
+    name = words.gettext(OPTION_NAMES[side])
     if query.kind != "candidates":
         return name
     return words.gettext("%(option)s: a candidate model") % {"option": name}

@@ -10,7 +10,9 @@ every C0 and C1 control character, DEL and the bidirectional overrides with ``?`
 
 Numbers a person reads are written here too: :func:`probability_words` for every chance
 shown (never a false 0% or 100%), :func:`plain_number` for a factor ("100 times", never
-"1e+02 times").
+"1e+02 times"). :class:`Words` is a language for the sentences the core writes (English,
+:data:`ENGLISH`, unless the study web page gives its own), :func:`N_` marks a string for
+a message catalogue.
 """
 
 from __future__ import annotations

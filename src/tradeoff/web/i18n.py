@@ -152,6 +152,8 @@ def choose(accept_language: str | None, available: dict[str, Language]) -> Langu
 
     >>> choose("fr-CH, fr;q=0.9, en;q=0.8", languages()).tag
     'en'
+    >>> choose("de-CH, en;q=0.5", languages()).tag
+    'de'
     """
     wanted: list[tuple[float, int, str]] = []
     for index, item in enumerate((accept_language or "").split(",")[:20]):

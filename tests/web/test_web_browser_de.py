@@ -4,7 +4,8 @@ the questions (one answer taken back) and the review to the thank-you, every pag
 German: no English message of the catalogue is left on any page (only the scenario's and
 the consent text's own words, which stay as the study wrote them), numbers with German
 separators ("1.000", "$0,21", "37 %"), axe-core finds no WCAG 2.1 A/AA problem at a
-phone's and a desktop's width, and every answer recorded says ``language: "de"``."""
+phone's and a desktop's width, and every answer recorded says ``language: "de"``. An
+English browser gets there by the code page's language switch, from the keyboard."""
 
 from __future__ import annotations
 
@@ -123,6 +124,44 @@ def test_the_page_in_german_from_the_code_to_the_thank_you(
     answers = [e for e in log.events if e.type == "answer"]
     assert log.finished and log.consent is not None and log.consent.language == "de"
     assert len(answers) >= 5 and all(a.language == "de" for a in answers)
+
+
+
+def test_an_english_browser_switches_to_german_on_the_first_page(
+    served: tuple[Study, dict[str, str], str],  # noqa: F811
+    browser: Browser,  # noqa: F811
+) -> None:
+    """The switch on the code page: reached with the keyboard, it turns the page German and
+    the pages after it stay German (its cookie), axe-clean at both sizes."""
+    study, codes, base = served
+    context = browser.new_context(locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(base)
+        assert h1(page) == "Welcome"
+        for _ in range(20):
+            page.keyboard.press("Tab")
+            if page.locator("nav.languages a[lang=de]:focus").count() == 1:
+                break
+        else:
+            raise AssertionError("Tab never reached the switch's Deutsch")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        assert h1(page) == "Willkommen"
+        if Axe is not None:
+            assert axe_problems(page) == []
+        enter(page, base, codes["p02"])
+        assert h1(page) == "Information und Einwilligung"
+        page.click("button[value=agree]")
+        assert h1(page) == "Frage 1"
+        page.click("button[value=left]")
+        assert h1(page) == "Frage 2"
+    finally:
+        context.close()
+    [path] = sorted((study.sessions_dir / "p02").glob("*.jsonl"))
+    log = read_session(path)
+    assert log.consent is not None and log.consent.language == "de"
+    assert [e.language for e in log.events if e.type == "answer"] == ["de"]
 
 
 if Axe is None:  # pragma: no cover - the test extra installs it

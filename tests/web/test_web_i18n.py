@@ -41,6 +41,7 @@ from tradeoff.web.i18n import (
     extract,
     languages,
     pseudo_catalogue,
+    switch,
     template_text,
 )
 from tradeoff.web.pages import review_view, safe_markdown
@@ -96,6 +97,7 @@ async def test_no_string_escapes_the_catalogue(tmp_path: Path) -> None:
     site.languages = {**languages(), PSEUDO: pseudo_catalogue(PSEUDO)}
     scenario = site.participants.loaded.scenario
     data = {scenario.title, *markdown_nodes(scenario.description), *markdown_nodes(CONSENT)}
+    data |= {choice.name for choice in switch(languages()["en"], languages())}  # autonyms
     server = TestServer(app)
     await server.start_server()
     p = Participant(str(server.make_url("/")), language=PSEUDO)
@@ -285,3 +287,43 @@ def test_german_translates_every_message_with_the_same_fields() -> None:
     assert extra == set()
     assert [problem for problem in german.check()] == []
 
+
+
+async def test_the_switch_keeps_a_chosen_language_over_the_browsers(tmp_path: Path) -> None:
+    """An English browser that picks German on the code page's switch gets every later page
+    in German (the cookie the switch set), its consent and answers recorded as German; a
+    tag the page does not have is ignored; with one language there is no switch."""
+    study, codes = make_study(tmp_path, budget=3)
+    app = make_web_app(study)
+    server = TestServer(app)
+    await server.start_server()
+    p = Participant(str(server.make_url("/")), language="en-GB")
+    try:
+        english = await p.get("")
+        assert '<html lang="en">' in english.html
+        assert '<a href="./?lang=de" lang="de" hreflang="de">Deutsch</a>' in english.html
+        assert 'aria-current="true">English</a>' in english.html
+        assert '<html lang="en">' in (await p.get("?lang=xx")).html
+        german = await p.get("?lang=de")
+        assert '<html lang="de">' in german.html and german.h1 == "Willkommen"
+        assert 'aria-current="true">Deutsch</a>' in german.html
+        consent = await p.submit(await p.get(""), "code", code=codes["p01"])
+        assert consent.h1 == "Information und Einwilligung"
+        page = await p.submit(consent, "consent", choice="agree")
+        while page.path.endswith("/question"):
+            assert page.h1.startswith("Frage ")
+            page = await p.submit(page, "answer", choice="left")
+        assert page.h1 == "Was wir erfahren haben"
+    finally:
+        await p.close()
+        app[SITE].languages = {"en": languages()["en"]}
+        only = Participant(str(server.make_url("/")))
+        try:
+            assert 'class="languages"' not in (await only.get("")).html
+        finally:
+            await only.close()
+        await server.close()
+    [path] = sessions(study, "p01")
+    log = read_session(path)
+    assert log.consent is not None and log.consent.language == "de"
+    assert {e.language for e in log.events if e.type == "answer"} == {"de"}

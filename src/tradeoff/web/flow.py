@@ -30,7 +30,7 @@ from tradeoff.study.attempts import recent_failures, record_failure, wrong_code_
 from tradeoff.study.folder import Study, load_study
 from tradeoff.web.connection import REQUEST_LOG, Timeouts
 from tradeoff.web.held import Participants
-from tradeoff.web.i18n import N_
+from tradeoff.web.i18n import LANGUAGE_COOKIE, LANGUAGE_PARAMETER, N_, switch
 from tradeoff.web.pages import QuestionView, question_view, review_view, safe_markdown
 from tradeoff.web.site import (
     CSRF_COOKIE,
@@ -100,8 +100,12 @@ def code_page(request: web.Request, site: Site, visitor: Visitor, error: str = "
         error=error,
         description=site.description_html,
         expect=expect,
+        languages=switch(visitor.language, site.languages),
     )
     set_cookie(response, CSRF_COOKIE, visitor.nonce, is_secure(request, site.trust_proxy))
+    if request.query.get(LANGUAGE_PARAMETER) == visitor.language.tag:  # chosen on the switch
+        secure = is_secure(request, site.trust_proxy)
+        set_cookie(response, LANGUAGE_COOKIE, visitor.language.tag, secure, SESSION_SECONDS)
     return response
 
 

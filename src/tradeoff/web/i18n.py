@@ -24,6 +24,7 @@ from functools import cache
 from gettext import NullTranslations
 from pathlib import Path
 
+from babel.core import Locale, UnknownLocaleError
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir, extract_from_file
 from babel.messages.mofile import write_mo
@@ -171,6 +172,64 @@ def choose(accept_language: str | None, available: dict[str, Language]) -> Langu
             if candidate in available:
                 return available[candidate]
     return available[SOURCE_LANGUAGE]
+
+
+#: The code page's language switch: its links' query parameter, and the cookie that keeps
+#: the language chosen there (over the browser's ``Accept-Language``) for the session.
+LANGUAGE_PARAMETER = "lang"
+LANGUAGE_COOKIE = "lang"
+
+
+def requested(
+    chosen: str | None,
+    kept: str | None,
+    accept_language: str | None,
+    available: dict[str, Language],
+) -> Language:
+    """The language of a request: one ``chosen`` on the switch (``?lang=``) or ``kept`` in
+    its cookie, when the page has it; else the browser's (:func:`choose`).
+
+    >>> on = languages()
+    >>> requested(None, "de", "en-GB", on).tag, requested("en", "de", None, on).tag
+    ('de', 'en')
+    >>> requested("xx", None, "de", languages()).tag
+    'de'
+    """
+    for tag in (chosen, kept):
+        if tag and tag in available:
+            return available[tag]
+    return choose(accept_language, available)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One language of the switch: its tag, its name in itself, and its link."""
+
+    tag: str
+    name: str
+    href: str
+    current: bool
+
+
+def switch(current: Language, available: dict[str, Language]) -> list[Choice]:
+    """The code page's language switch: every language the page has (a private-use tag such
+    as the pseudo-locale's left out), each named in itself, the one shown marked current;
+    empty when there is only one.
+
+    >>> [(c.name, c.href, c.current) for c in switch(languages()["de"], languages())]
+    [('Deutsch', './?lang=de', True), ('English', './?lang=en', False)]
+    """
+    out = []
+    for tag in sorted(available):
+        if tag.startswith("x-"):
+            continue
+        try:
+            name = Locale.parse(tag.replace("-", "_")).get_display_name(tag.replace("-", "_"))
+        except (ValueError, UnknownLocaleError):
+            name = tag
+        name = (name or tag)[:1].upper() + (name or tag)[1:]
+        out.append(Choice(tag, name, f"./?{LANGUAGE_PARAMETER}={tag}", tag == current.tag))
+    return out if len(out) > 1 else []
 
 
 

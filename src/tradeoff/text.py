@@ -10,14 +10,18 @@ every C0 and C1 control character, DEL and the bidirectional overrides with ``?`
 
 Numbers a person reads are written here too: :func:`probability_words` for every chance
 shown (never a false 0% or 100%), :func:`plain_number` for a factor ("100 times", never
-"1e+02 times").
+"1e+02 times"). :class:`Words` is a language for the sentences the core writes (English,
+:data:`ENGLISH`, unless the study web page gives its own), :func:`N_` marks a string for
+a message catalogue.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 #: C0 and C1 controls, DEL, the bidirectional embeddings, overrides and isolates, and the
@@ -293,3 +297,80 @@ def plain_number(x: float, digits: int = 2) -> str:
     decimals = max(0, digits - 1 - math.floor(math.log10(abs(rounded))))
     text = f"{rounded:,.{decimals}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+# -- words in a language ------------------------------------------------------------------
+
+
+def N_(message: str) -> str:
+    """Mark a string for a message catalogue where it is defined; it is translated where it
+    is shown (``Words.gettext``). The catalogue's extractor finds ``N_``, ``_``,
+    ``gettext`` and ``ngettext`` calls (:mod:`tradeoff.web.i18n`).
+
+    >>> N_("Option A")
+    'Option A'
+    """
+    return message
+
+
+def _same(message: str) -> str:
+    return message
+
+
+def _english_plural(singular: str, plural: str, n: int) -> str:
+    return singular if n == 1 else plural
+
+
+@functools.lru_cache(maxsize=32)
+def _separators(locale: str) -> tuple[str, str]:
+    """The decimal and group symbols of a Babel locale (English's for one Babel does not
+    know, such as a pseudo-locale)."""
+    if locale in ("en", "en_US"):
+        return ".", ","
+    from babel.core import Locale, UnknownLocaleError
+    from babel.numbers import get_decimal_symbol, get_group_symbol
+
+    try:
+        parsed = Locale.parse(locale.replace("-", "_"))
+    except (ValueError, UnknownLocaleError):
+        return ".", ","
+    return get_decimal_symbol(parsed), get_group_symbol(parsed)
+
+
+@dataclass(frozen=True)
+class Words:
+    """A language for the sentences the core writes (:mod:`tradeoff.ask.presentation`, the
+    consistency check): its ``gettext`` and ``ngettext`` and the Babel locale its numbers
+    are written in. The default, :data:`ENGLISH`, is the text as written, so the terminal,
+    the command line and the reports are English; the study web page passes its catalogue's
+    (:class:`tradeoff.web.i18n.Language`).
+
+    >>> german = Words(locale="de")
+    >>> german.count(1000), german.digits("1,234.5"), ENGLISH.digits("1,234.5")
+    ('1.000', '1.234,5', '1,234.5')
+    """
+
+    gettext: Callable[[str], str] = _same
+    ngettext: Callable[[str, str, int], str] = _english_plural
+    #: A Babel locale identifier ("de", "en_US"); its decimal and group symbols are used.
+    locale: str = "en"
+
+    def digits(self, text: str) -> str:
+        """A number Python formatted (``.`` decimal point, ``,`` between thousands) in the
+        locale's symbols ("1,234.5" reads "1.234,5" in German); other characters stay."""
+        decimal, group = _separators(self.locale)
+        if (decimal, group) == (".", ","):
+            return text
+        return text.translate({ord("."): "\0", ord(","): group}).replace("\0", decimal)
+
+    def count(self, n: int) -> str:
+        """A whole number with the locale's thousands separator: "1,000", "1.000"."""
+        return self.digits(f"{n:,}")
+
+    def number(self, x: float, spec: str) -> str:
+        """``format(x, spec)`` in the locale's symbols."""
+        return self.digits(format(x, spec))
+
+
+#: The text as written: English, numbers as "1,000.5".
+ENGLISH = Words()

@@ -353,22 +353,23 @@ async def test_a_study_without_consent_starts_at_once_and_records_the_language(
     p = Participant(str(server.make_url("/")), language="de-CH, en;q=0.5")
     try:
         q1 = await p.enter(codes["p01"])
-        assert q1.h1 == "Question 1"
-        assert '<html lang="en">' in q1.html
-        assert (await p.submit(q1, "answer", choice="left")).h1 == "Question 2"
+        assert q1.h1 == "Frage 1"  # de-CH: German, the nearest the page has
+        assert '<html lang="de">' in q1.html
+        assert (await p.submit(q1, "answer", choice="left")).h1 == "Frage 2"
     finally:
         await p.close()
         await server.close()
     [path] = sessions(study, "p01")
     log = read_session(path)
     assert log.consent is None
-    assert [e.text for e in log.events if e.type == "note"] == ["language en"]
+    assert [e.text for e in log.events if e.type == "note"] == ["language de"]
+    assert [e.language for e in log.events if e.type == "answer"] == ["de"]
     from tradeoff.study.export import export_study
 
     export_study(study, tmp_path / "answers.csv")
     import pandas as pd
 
-    assert set(pd.read_csv(tmp_path / "answers.csv")["language"]) == {"en"}
+    assert set(pd.read_csv(tmp_path / "answers.csv")["language"]) == {"de"}
 
 
 async def test_a_guesser_cannot_run_wrong_codes_in_parallel(

@@ -3,11 +3,19 @@
 The app, the reports and ``tradeoff session show`` all phrase things through this module, so
 a clinician reads "finds 912 of 1,000 glaucoma cases" and "$0.21 per scan" everywhere.
 Recall is shown as a natural frequency per 1,000 (docs/architecture.md: people see d_i / ζ_i).
+
+The words around the scenario's own (its classes' verbs and labels, its attributes' names
+and formats, which stay as the study wrote them) are English as written here; a function
+given ``words`` (a :class:`tradeoff.text.Words`) says them in that language, numbers in its
+locale's symbols ("1.000", "0,21"). The strings are marked (``N_``, ``gettext``,
+``ngettext``) so the study web page's catalogue lists them (:mod:`tradeoff.web.i18n`).
+Sentences about a named person (a team's report, :class:`Voice`) are English.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,6 +26,7 @@ from numpy.typing import NDArray
 from tradeoff.ask.queries import ClassifierProfile, Query
 from tradeoff.ask.scenario import AttributeSpec, Scenario
 from tradeoff.stable import settled
+from tradeoff.text import ENGLISH, N_, Words
 
 PER = 1000
 
@@ -33,15 +42,46 @@ def per_thousand(recall: float) -> int:
     return round(settled(recall * PER))
 
 
-def class_line(scenario: Scenario, i: int, recall: float) -> str:
-    """E.g. "finds 912 of 1,000 glaucoma cases"."""
+def class_line(scenario: Scenario, i: int, recall: float, words: Words = ENGLISH) -> str:
+    """E.g. "finds 912 of 1,000 glaucoma cases".
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/glaucoma-screening.toml").scenario
+    >>> class_line(sc, 0, 0.912), class_line(sc, 0, 0.912, Words(locale="de"))
+    ('finds 912 of 1,000 glaucoma cases', 'finds 912 of 1.000 glaucoma cases')
+    """
     c = scenario.classes[i]
-    return f"{c.verb} {per_thousand(recall):,} of {PER:,} {c.label}"
+    return words.gettext("%(verb)s %(count)s of %(per)s %(label)s") % {
+        "verb": c.verb,
+        "count": words.count(per_thousand(recall)),
+        "per": words.count(PER),
+        "label": c.label,
+    }
 
 
-def attribute_line(scenario: Scenario, j: int, value: float) -> str:
-    """E.g. "$0.21 per scan"."""
-    return scenario.attributes[j].render(value)
+def attribute_line(scenario: Scenario, j: int, value: float, words: Words = ENGLISH) -> str:
+    """E.g. "$0.21 per scan": the attribute's format, its number in the locale's symbols.
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/glaucoma-screening.toml").scenario
+    >>> attribute_line(sc, 0, 0.214), attribute_line(sc, 0, 0.214, Words(locale="de"))
+    ('$0.21 per scan', '$0,21 per scan')
+    """
+    spec = scenario.attributes[j]
+    if words is ENGLISH:
+        return spec.render(value)
+    value = settled(value)  # the same text on every machine (tradeoff.stable)
+    if not spec.format:
+        unit = f" {spec.unit}" if spec.unit else ""
+        return f"{words.number(value, '.3g')}{unit} {spec.label}"
+    formatter = string.Formatter()
+    out = []
+    for literal, name, fmt, conversion in formatter.parse(spec.format):
+        out.append(literal)
+        if name is not None:
+            field = formatter.convert_field(value, conversion)
+            out.append(words.digits(formatter.format_field(field, fmt or "")))
+    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -71,7 +111,7 @@ def _number(spec: AttributeSpec, value: float) -> str:
     return format(settled(value), _value_format(spec.format))
 
 
-def amount(spec: AttributeSpec, value: float) -> str:
+def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
     """An amount of an attribute with its unit and nothing else: "0.1 ms", "$0.05", "31 KB"
     (the format's own prefix, such as "$", is kept; its trailing words are not).
 
@@ -83,7 +123,7 @@ def amount(spec: AttributeSpec, value: float) -> str:
     prefix = ""
     if spec.format:
         prefix = spec.format.split("{", 1)[0]
-    number = _number(spec, value)
+    number = words.digits(_number(spec, value))
     unit = f" {spec.unit}" if spec.unit and spec.unit not in prefix else ""
     return f"{prefix}{number}{unit}"
 
@@ -235,31 +275,58 @@ def _common_noun(scenario: Scenario) -> str:
     return last.pop() if len(last) == 1 else "cases"
 
 
-def card_lines(scenario: Scenario, mine: ClassifierProfile, other: ClassifierProfile) -> list[Line]:
-    """The lines of one option's card, each marked where it differs from the other option."""
+def card_lines(
+    scenario: Scenario,
+    mine: ClassifierProfile,
+    other: ClassifierProfile,
+    words: Words = ENGLISH,
+) -> list[Line]:
+    """The lines of one option's card, each marked where it differs from the other option
+    (whether it differs is the same in every language: it is read from the English text).
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/glaucoma-screening.toml").scenario
+    >>> a = ClassifierProfile((0.3, 0.5), (0.912, 0.84), (0.21, 5.0))
+    >>> b = ClassifierProfile((0.3, 0.5), (0.9, 0.84), (0.2, 5.0))
+    >>> [line.delta for line in card_lines(sc, a, b)]
+    ['12 more', '', '$0.01 more', '']
+    """
+    _ = words.gettext
     lines = []
     for i, (r, o) in enumerate(zip(mine.recalls, other.recalls, strict=True)):
         a, b = per_thousand(r), per_thousand(o)
-        delta = f"{abs(a - b):,} {'more' if a > b else 'fewer'}" if a != b else ""
-        lines.append(Line(class_line(scenario, i, r), a != b, a > b, delta))
+        delta = ""
+        if a != b:
+            n = {"amount": words.count(abs(a - b))}
+            delta = (_("%(amount)s more") if a > b else _("%(amount)s fewer")) % n
+        lines.append(Line(class_line(scenario, i, r, words), a != b, a > b, delta))
     for j, (v, o) in enumerate(zip(mine.attributes, other.attributes, strict=True)):
         differs = attribute_line(scenario, j, v) != attribute_line(scenario, j, o)
-        better, delta = _attr_delta(scenario, j, v, o) if differs else (False, "")
-        delta = delta.removesuffix(f" {scenario.attributes[j].name}")
-        lines.append(Line(attribute_line(scenario, j, v), differs, better, delta))
+        better, delta = False, ""
+        if differs:
+            spec = scenario.attributes[j]
+            diff = v - o
+            better = diff < 0 if spec.kind == "cost" else diff > 0
+            n = {"amount": amount(spec, abs(diff), words)}
+            delta = (_("%(amount)s more") if diff > 0 else _("%(amount)s less")) % n
+        lines.append(Line(attribute_line(scenario, j, v, words), differs, better, delta))
     return lines
 
 
 #: What a question asks, above its two options.
-QUESTION_PROMPT = "Which one would you rather have?"
+QUESTION_PROMPT = N_("Which one would you rather have?")
 #: The same for two of the candidate models (their measured numbers, not a hypothetical trade).
-CANDIDATES_PROMPT = (
+CANDIDATES_PROMPT = N_(
     "These are two of the candidate models, with the numbers they were measured at. "
     "Which one would you rather have?"
 )
 
 
-def question_prompt(query: Query) -> str:
+#: The two options' names, left and right.
+OPTION_NAMES = (N_("Option A"), N_("Option B"))
+
+
+def question_prompt(query: Query, words: Words = ENGLISH) -> str:
     """The words above a question's options: real candidates are said to be real.
 
     >>> p = ClassifierProfile((0.3, 0.5), (0.8, 0.9), ())
@@ -268,18 +335,21 @@ def question_prompt(query: Query) -> str:
     >>> question_prompt(Query(p, p, (0, 0), (0.0, 0.0), kind="candidates", candidates=(1, 2)))[:34]
     'These are two of the candidate mod'
     """
-    return CANDIDATES_PROMPT if query.kind == "candidates" else QUESTION_PROMPT
+    prompt = CANDIDATES_PROMPT if query.kind == "candidates" else QUESTION_PROMPT
+    return words.gettext(prompt)
 
 
-def option_title(query: Query, side: int) -> str:
+def option_title(query: Query, side: int, words: Words = ENGLISH) -> str:
     """A card's title: "Option A" / "Option B", with "candidate model" for real candidates.
 
     >>> p = ClassifierProfile((0.3, 0.5), (0.8, 0.9), ())
     >>> option_title(Query(p, p, (0, 0), (0.0, 0.0), kind="candidates", candidates=(1, 2)), 1)
     'Option B: a candidate model'
     """
-    name = f"Option {'AB'[side]}"
-    return f"{name}: a candidate model" if query.kind == "candidates" else name
+    name = words.gettext(OPTION_NAMES[side])
+    if query.kind != "candidates":
+        return name
+    return words.gettext("%(option)s: a candidate model") % {"option": name}
 
 
 @dataclass(frozen=True)
@@ -311,12 +381,37 @@ class Voice:
         """Whose answers: "your" or "their"."""
         return "your" if self.name is None else "their"
 
+    def say(self, message: str, words: Words = ENGLISH) -> str:
+        """A message written to the reader ("you") as this voice says it: translated by
+        ``words`` for the reader; for a named person, in English with "you" and "your"
+        made "they", "them" and "their", and "You would" the name (as ``%(subject)s``).
+
+        >>> Voice("dr-kim").say("Not settled by your answers: %(text)s")
+        'Not settled by their answers: %(text)s'
+        >>> Voice("dr-kim").say("You would give up 10; say you would; to you.")
+        '%(subject)s would give up 10; say they would; to them.'
+        """
+        if self.name is None:
+            return words.gettext(message)
+        for pattern, replacement in _NAMED:
+            message = pattern.sub(replacement, message)
+        return message
+
+
+#: How a sentence to the reader speaks of a named person (:meth:`Voice.say`).
+_NAMED = (
+    (re.compile(r"\bYou would\b"), "%(subject)s would"),
+    (re.compile(r"\byou would\b"), "they would"),
+    (re.compile(r"\byour\b"), "their"),
+    (re.compile(r"\byou\b"), "them"),
+)
+
 
 #: The person reading.
 YOU = Voice()
 
 
-def not_asked_words(voice: Voice = YOU) -> str:
+def not_asked_words(voice: Voice = YOU, words: Words = ENGLISH) -> str:
     """What a face shows instead of a weight no answer informed
     (:attr:`~tradeoff.learn.base.ElicitationResult.asked` is false for it): no question
     showed two options that differ on it, so its number would be the starting guess, not
@@ -325,10 +420,10 @@ def not_asked_words(voice: Voice = YOU) -> str:
     >>> not_asked_words(), not_asked_words(Voice("dr-kim"))
     ('not asked: your answers did not need it', 'not asked: their answers did not need it')
     """
-    return f"not asked: {voice.their} answers did not need it"
+    return voice.say(N_("not asked: your answers did not need it"), words)
 
 
-def tradeoff_headings(voice: Voice = YOU) -> tuple[str, str]:
+def tradeoff_headings(voice: Voice = YOU, words: Words = ENGLISH) -> tuple[str, str]:
     """The headings over the trade-offs the answers settled and over those they did not
     (:func:`tradeoffs`), so each sits under words that are true of it.
 
@@ -337,10 +432,9 @@ def tradeoff_headings(voice: Voice = YOU) -> tuple[str, str]:
     >>> tradeoff_headings(Voice("dr-kim"))[0]
     'Trade-offs their answers say they would make'
     """
-    they = "you" if voice.name is None else "they"
     return (
-        f"Trade-offs {voice.their} answers say {they} would make",
-        f"Not settled by {voice.their} answers yet",
+        voice.say(N_("Trade-offs your answers say you would make"), words),
+        voice.say(N_("Not settled by your answers yet"), words),
     )
 
 
@@ -358,12 +452,15 @@ class TradeOff:
     text: str
     settled: bool
     voice: Voice = YOU
+    words: Words = ENGLISH
 
     @property
     def sentence(self) -> str:
         if self.settled:
             return self.text
-        return f"Not settled by {self.voice.their} answers: {self.text}"
+        return self.voice.say(N_("Not settled by your answers: %(text)s"), self.words) % {
+            "text": self.text
+        }
 
 
 #: A trade-off is said as a fact only when the answers settle it: its 90% range (over the
@@ -373,13 +470,13 @@ class TradeOff:
 SETTLED_FACTOR = 2.0
 
 
-def _rounded(x: float) -> str:
+def _rounded(x: float, words: Words = ENGLISH) -> str:
     """A count per 1,000 to two significant figures: 0.24, 3.1, 95.
 
-    >>> _rounded(0.2412), _rounded(3.14), _rounded(95.4)
-    ('0.24', '3.1', '95')
+    >>> _rounded(0.2412), _rounded(3.14), _rounded(95.4), _rounded(3.14, Words(locale="de"))
+    ('0.24', '3.1', '95', '3,1')
     """
-    return f"{x:.0f}" if x >= 10 else f"{x:.1f}" if x >= 1 else f"{x:.2f}"
+    return words.number(x, ".0f" if x >= 10 else ".1f" if x >= 1 else ".2f")
 
 
 def tradeoffs(
@@ -390,6 +487,7 @@ def tradeoffs(
     *,
     asked: Sequence[bool] | None = None,
     voice: Voice = YOU,
+    words: Words = ENGLISH,
 ) -> list[TradeOff]:
     """What the weights mean, in the scenario's words, each trade-off marked settled or not.
 
@@ -421,24 +519,25 @@ def tradeoffs(
     dr-kim would give up 100 flagged malignant lumps per 1,000 to save 0.5 ms of latency.
     """
     k = scenario.n_classes
-    point = _point_tradeoffs(scenario, weights, priors, voice)
+    point = _point_tradeoffs(scenario, weights, priors, voice, words)
     if asked is not None:
         point = [(j, s) for j, s in point if asked[0] and asked[j]]
     if draws is None or len(draws) < 2:
-        return [TradeOff(j, s, True, voice) for j, s in point]
+        return [TradeOff(j, s, True, voice, words) for j, s in point]
     w = np.asarray(draws, dtype=np.float64)
     c0 = scenario.classes[0]
     lo0, hi0 = c0.recall_range
     most = max(1, round((hi0 - lo0) * PER))
+    per = words.count(PER)
     out = []
     for other, sentence in point:
         if other == 0 or weights[other] <= 0:  # "carry no weight", "does not matter"
-            out.append(TradeOff(other, sentence, True, voice))
+            out.append(TradeOff(other, sentence, True, voice, words))
             continue
         ratio = w[:, 0] / np.maximum(w[:, other], 1e-300)  # class-1 weight per unit of other
         low, high = np.quantile(ratio, [0.05, 0.95])
         if low > 0 and high / low <= SETTLED_FACTOR:
-            out.append(TradeOff(other, sentence, True, voice))
+            out.append(TradeOff(other, sentence, True, voice, words))
             continue
         if other < k:
             ci = scenario.classes[other]
@@ -449,36 +548,62 @@ def tradeoffs(
                 first, second, r_low, r_high = ci, c0, 100 / r_high, 100 / r_low
             else:
                 first, second = c0, ci
-            text = (
-                f"10 more {first.outcome} {first.label} per 1,000 are worth between "
-                f"{_rounded(r_low)} and {_rounded(r_high)} more {second.outcome} "
-                f"{second.label} per 1,000 to {voice.them} (90% range)."
-            )
-            out.append(TradeOff(other, text, False, voice))
+            text = voice.say(
+                N_(
+                    "10 more %(this)s per %(per)s are worth between %(low)s and %(high)s "
+                    "more %(that)s per %(per)s to you (90%% range)."
+                ),
+                words,
+            ) % {
+                "this": f"{first.outcome} {first.label}",
+                "that": f"{second.outcome} {second.label}",
+                "per": per,
+                "low": _rounded(r_low, words),
+                "high": _rounded(r_high, words),
+            }
+            out.append(TradeOff(other, text, False, voice, words))
             continue
         spec = scenario.attributes[other - k]
         n = min(10, most)
         unit = n * priors[0] / PER
         a_lo, a_hi = spec.range
+        fields = {
+            "n": words.count(n),
+            "this": f"{c0.outcome} {c0.label}",
+            "per": per,
+            "name": spec.name,
+            "low": amount(spec, unit * low, words),
+        }
         top = (
-            f"more than its whole range ({amount(spec, a_lo)} to {amount(spec, a_hi)})"
+            words.gettext("more than its whole range (%(low)s to %(high)s)")
+            % {"low": amount(spec, a_lo, words), "high": amount(spec, a_hi, words)}
             if unit * high > a_hi - a_lo
-            else amount(spec, unit * high)
+            else amount(spec, unit * high, words)
         )
-        bottom = amount(spec, unit * low)
-        if top == amount(spec, 0.0):  # the whole range rounds to nothing: settled, as shown
-            text = (
-                f"{n:,} more {c0.outcome} {c0.label} per 1,000 are worth next to no "
-                f"{spec.name} to {voice.them}: less than the smallest amount shown (90% range)."
-            )
-            out.append(TradeOff(other, text, True, voice))
+        nothing = amount(spec, 0.0, words)
+        if top == nothing:  # the whole range rounds to nothing: settled, as shown
+            text = voice.say(
+                N_(
+                    "%(n)s more %(this)s per %(per)s are worth next to no %(name)s to you: "
+                    "less than the smallest amount shown (90%% range)."
+                ),
+                words,
+            ) % fields
+            out.append(TradeOff(other, text, True, voice, words))
             continue
-        span = f"up to {top}" if bottom == amount(spec, 0.0) else f"between {bottom} and {top}"
-        text = (
-            f"{n:,} more {c0.outcome} {c0.label} per 1,000 are worth {span} of {spec.name} "
-            f"to {voice.them} (90% range)."
-        )
-        out.append(TradeOff(other, text, False, voice))
+        fields["high"] = top
+        if fields["low"] == nothing:
+            message = N_(
+                "%(n)s more %(this)s per %(per)s are worth up to %(high)s of %(name)s to you "
+                "(90%% range)."
+            )
+        else:
+            message = N_(
+                "%(n)s more %(this)s per %(per)s are worth between %(low)s and %(high)s of "
+                "%(name)s to you (90%% range)."
+            )
+        text = voice.say(message, words) % fields
+        out.append(TradeOff(other, text, False, voice, words))
     return out
 
 
@@ -490,6 +615,7 @@ def settled_tradeoff_sentences(
     *,
     asked: Sequence[bool] | None = None,
     voice: Voice = YOU,
+    words: Words = ENGLISH,
 ) -> list[str]:
     """:func:`tradeoffs` as one list of sentences (``session show --json``): the settled
     ones as facts, the others opening with "Not settled by your answers".
@@ -523,12 +649,17 @@ def settled_tradeoff_sentences(
     0.08 and 14 more flagged malignant lumps per 1,000 to you (90% range).
     """
     return [
-        t.sentence for t in tradeoffs(scenario, weights, priors, draws, asked=asked, voice=voice)
+        t.sentence
+        for t in tradeoffs(scenario, weights, priors, draws, asked=asked, voice=voice, words=words)
     ]
 
 
 def tradeoff_sentences(
-    scenario: Scenario, weights: Sequence[float], priors: Sequence[float], voice: Voice = YOU
+    scenario: Scenario,
+    weights: Sequence[float],
+    priors: Sequence[float],
+    voice: Voice = YOU,
+    words: Words = ENGLISH,
 ) -> list[str]:
     """What the weights mean, in the scenario's words.
 
@@ -542,52 +673,54 @@ def tradeoff_sentences(
     >>> tradeoff_sentences(sc, [0.0, 0.5, 0.3, 0.2], [0.37, 0.63], Voice("dr-kim"))
     ['Flagged malignant lumps carry no weight for them.']
     """
-    return [s for _, s in _point_tradeoffs(scenario, weights, priors, voice)]
+    return [s for _, s in _point_tradeoffs(scenario, weights, priors, voice, words)]
 
 
 def _point_tradeoffs(
-    scenario: Scenario, weights: Sequence[float], priors: Sequence[float], voice: Voice
+    scenario: Scenario,
+    weights: Sequence[float],
+    priors: Sequence[float],
+    voice: Voice,
+    words: Words = ENGLISH,
 ) -> list[tuple[int, str]]:
     """:func:`tradeoff_sentences`, each with the weight it trades the first class against
     (0 for the one sentence said when the first class carries no weight)."""
     k = scenario.n_classes
     out = []
     c0 = scenario.classes[0]
+    first = f"{c0.outcome} {c0.label}"
+    per = words.count(PER)
+    subject = {"subject": voice.subject}
+    no_weight = N_("%(aspect)s carry no weight for you.")
     value_per_case0 = weights[0] * priors[0] / PER  # ψ of one more class-1 case per 1,000
     if value_per_case0 <= 0:
-        return [(0, f"{c0.outcome.capitalize()} {c0.label} carry no weight for {voice.them}.")]
+        aspect = f"{c0.outcome.capitalize()} {c0.label}"
+        return [(0, voice.say(no_weight, words) % {"aspect": aspect})]
     for i in range(1, k):
         ci = scenario.classes[i]
         per_case = weights[i] * priors[i] / PER
         if per_case <= 0:
-            out.append(
-                (i, f"{ci.outcome.capitalize()} {ci.label} carry no weight for {voice.them}.")
-            )
+            aspect = f"{ci.outcome.capitalize()} {ci.label}"
+            out.append((i, voice.say(no_weight, words) % {"aspect": aspect}))
             continue
         n0 = 10 * per_case / value_per_case0
+        as_much = N_(
+            "10 more %(this)s per %(per)s are worth as much to you as %(n)s more %(that)s "
+            "per %(per)s."
+        )
         if n0 <= 10:
-            out.append(
-                (
-                    i,
-                    f"10 more {ci.outcome} {ci.label} per 1,000 are worth as much to "
-                    f"{voice.them} as {n0:.1f} more {c0.outcome} {c0.label} per 1,000.",
-                )
-            )
+            this, that, n = f"{ci.outcome} {ci.label}", first, n0
         else:
-            ni = 10 * value_per_case0 / per_case
-            out.append(
-                (
-                    i,
-                    f"10 more {c0.outcome} {c0.label} per 1,000 are worth as much to "
-                    f"{voice.them} as {ni:.1f} more {ci.outcome} {ci.label} per 1,000.",
-                )
-            )
+            this, that, n = first, f"{ci.outcome} {ci.label}", 10 * value_per_case0 / per_case
+        fields = {"this": this, "that": that, "per": per, "n": words.number(n, ".1f")}
+        out.append((i, voice.say(as_much, words) % fields))
     for j, spec in enumerate(scenario.attributes):
         low, high = spec.range
         weight = weights[k + j]
-        change = "save" if spec.kind == "cost" else "gain"
         if weight <= 0:
-            out.append((k + j, f"{spec.name.capitalize()} does not matter to {voice.them}."))
+            aspect = spec.name.capitalize()
+            text = voice.say(N_("%(aspect)s does not matter to you."), words) % {"aspect": aspect}
+            out.append((k + j, text))
             continue
         # The natural units worth n class-1 cases; n grows until the amount is visible,
         # but never beyond the class's recall range (a person cannot trade more cases).
@@ -600,23 +733,40 @@ def _point_tradeoffs(
             worth = n * value_per_case0 / weight
             if worth >= 0.02 * (high - low):
                 break
+        fields = {
+            **subject,
+            "n": words.count(n),
+            "this": first,
+            "per": per,
+            "name": spec.name,
+            "aspect": spec.name.capitalize(),
+        }
         if worth > high - low:
-            text = (
-                f"Even the whole range of {spec.name}, {amount(spec, low)} to "
-                f"{amount(spec, high)}, is worth less to {voice.them} than {n:,} more "
-                f"{c0.outcome} {c0.label} per 1,000."
+            fields |= {"low": amount(spec, low, words), "high": amount(spec, high, words)}
+            message = N_(
+                "Even the whole range of %(name)s, %(low)s to %(high)s, is worth less to you "
+                "than %(n)s more %(this)s per %(per)s."
             )
         elif worth < 0.02 * (high - low):
-            text = (
-                f"{spec.name.capitalize()} matters more to {voice.them} than {c0.outcome} "
-                f"{c0.label}: all {n:,} more {c0.outcome} {c0.label} per 1,000 that the range "
-                f"allows ({per_thousand(lo0):,} to {per_thousand(hi0):,}) are worth only "
-                f"{amount(spec, worth)} of {spec.name} to {voice.them}."
+            fields |= {
+                "low": words.count(per_thousand(lo0)),
+                "high": words.count(per_thousand(hi0)),
+                "amount": amount(spec, worth, words),
+            }
+            message = N_(
+                "%(aspect)s matters more to you than %(this)s: all %(n)s more %(this)s per "
+                "%(per)s that the range allows (%(low)s to %(high)s) are worth only "
+                "%(amount)s of %(name)s to you."
             )
         else:
-            text = (
-                f"{voice.subject} would give up {n:,} {c0.outcome} {c0.label} per 1,000 to "
-                f"{change} {amount(spec, worth)} of {spec.name}."
+            fields["amount"] = amount(spec, worth, words)
+            message = (
+                N_("You would give up %(n)s %(this)s per %(per)s to save %(amount)s of %(name)s.")
+                if spec.kind == "cost"
+                else N_(
+                    "You would give up %(n)s %(this)s per %(per)s to gain %(amount)s of "
+                    "%(name)s."
+                )
             )
-        out.append((k + j, text))
+        out.append((k + j, voice.say(message, words) % fields))
     return out

@@ -26,6 +26,7 @@ from tradeoff.learn.joint import JointStrategy, Verdict
 from tradeoff.learn.paper import PaperStrategy, planned_questions
 from tradeoff.learn.posterior import QUESTIONS_PER_RATIO
 from tradeoff.learn.probabilistic import ProbabilisticStrategy
+from tradeoff.text import ENGLISH, Words
 
 
 class EngineFinished(RuntimeError):
@@ -342,29 +343,50 @@ class Consistency:
     def flagged(self) -> bool:
         return self.pattern is not None or self.failed_check
 
-    def sentence(self) -> str:
+    def sentence(self, words: Words = ENGLISH) -> str:
         """One or two sentences for the review screen, ``session show``, ``select`` and
-        the report."""
+        the report (in ``words``'s language; the pattern is in the language
+        :func:`consistency_of` was given).
+
+        >>> print(Consistency(12, (3, 4), 0.125, None).sentence())
+        ... # doctest: +NORMALIZE_WHITESPACE
+        Consistency check: 3 of 4 repeated questions were answered the same way both times
+        (estimated chance of a slip: 12%).
+        """
+        _ = words.gettext
         parts = []
         if self.repeats is None:
-            parts.append("This strategy does not repeat questions to check consistency.")
+            parts.append(_("This strategy does not repeat questions to check consistency."))
         elif self.repeats[1] == 0:
-            parts.append("No question was repeated, so consistency was not checked.")
+            parts.append(_("No question was repeated, so consistency was not checked."))
         else:
             same, total = self.repeats
-            parts.append(
-                f"Consistency check: {same} of {total} repeated questions were answered the "
-                "same way both times"
-                + (
-                    f" (estimated chance of a slip: {self.slip_rate:.0%})."
-                    if self.slip_rate is not None
-                    else "."
+            fields = {"same": words.count(same), "total": words.count(total)}
+            if self.slip_rate is None:
+                message = words.ngettext(
+                    "Consistency check: %(same)s of %(total)s repeated question was answered "
+                    "the same way both times.",
+                    "Consistency check: %(same)s of %(total)s repeated questions were answered "
+                    "the same way both times.",
+                    total,
                 )
-            )
+            else:
+                fields["rate"] = words.digits(f"{self.slip_rate:.0%}".removesuffix("%"))
+                message = words.ngettext(
+                    "Consistency check: %(same)s of %(total)s repeated question was answered "
+                    "the same way both times (estimated chance of a slip: %(rate)s%%).",
+                    "Consistency check: %(same)s of %(total)s repeated questions were answered "
+                    "the same way both times (estimated chance of a slip: %(rate)s%%).",
+                    total,
+                )
+            parts.append(message % fields)
         if self.pattern is not None:
-            parts.append(f"Warning: {self.pattern}; these weights may not reflect a preference.")
+            parts.append(
+                _("Warning: %(pattern)s; these weights may not reflect a preference.")
+                % {"pattern": self.pattern}
+            )
         elif self.failed_check:
-            parts.append("Warning: the answers contradict each other too often to trust.")
+            parts.append(_("Warning: the answers contradict each other too often to trust."))
         return " ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
@@ -376,7 +398,7 @@ class Consistency:
         }
 
 
-def answer_pattern(choices: Sequence[Choice]) -> str | None:
+def answer_pattern(choices: Sequence[Choice], words: Words = ENGLISH) -> str | None:
     """A sentence when answers follow a pattern that ignores the options, else ``None``:
     the same side (A or B) nearly every time, strict alternation, or "can't tell" nearly
     every time.
@@ -386,31 +408,47 @@ def answer_pattern(choices: Sequence[Choice]) -> str | None:
     >>> answer_pattern([Choice.LEFT, Choice.RIGHT] * 5)
     'the answers alternated between A and B 9 of 9 times'
     """
+    _ = words.gettext
     n = len(choices)
     if n < PATTERN_MIN_ANSWERS:
         return None
     unsure = sum(c is Choice.INDIFFERENT for c in choices)
     if unsure >= PATTERN_SHARE * n:
-        return f'"can\'t tell" was answered {unsure} of {n} times'
+        return _("\"can't tell\" was answered %(n)s of %(total)s times") % {
+            "n": words.count(unsure),
+            "total": words.count(n),
+        }
     sided = [c for c in choices if c is not Choice.INDIFFERENT]
     if len(sided) < PATTERN_MIN_ANSWERS:
         return None
     left = sum(c is Choice.LEFT for c in sided)
-    for count, side in ((left, "A"), (len(sided) - left, "B")):
-        if count >= PATTERN_SHARE * len(sided):
-            return f"Option {side} was chosen {count} of {len(sided)} times"
+    total = words.count(len(sided))
+    if left >= PATTERN_SHARE * len(sided):
+        return _("Option A was chosen %(n)s of %(total)s times") % {
+            "n": words.count(left),
+            "total": total,
+        }
+    if len(sided) - left >= PATTERN_SHARE * len(sided):
+        return _("Option B was chosen %(n)s of %(total)s times") % {
+            "n": words.count(len(sided) - left),
+            "total": total,
+        }
     switches = sum(a is not b for a, b in itertools.pairwise(sided))
     if switches >= PATTERN_SHARE * (len(sided) - 1):
-        return f"the answers alternated between A and B {switches} of {len(sided) - 1} times"
+        return _("the answers alternated between A and B %(n)s of %(total)s times") % {
+            "n": words.count(switches),
+            "total": words.count(len(sided) - 1),
+        }
     return None
 
 
-def consistency_of(engine: Engine) -> Consistency:
-    """The :class:`Consistency` of an engine's answers so far."""
+def consistency_of(engine: Engine, words: Words = ENGLISH) -> Consistency:
+    """The :class:`Consistency` of an engine's answers so far (its pattern, if any, in
+    ``words``'s language)."""
     choices = [c for _, c in engine.history]
     return Consistency(
         engine.answered,
         engine.consistency(),
         engine.result().error_rate_estimate,
-        answer_pattern(choices),
+        answer_pattern(choices, words),
     )

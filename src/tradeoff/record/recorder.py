@@ -357,8 +357,12 @@ class Recorder:
         self._chain = chain
         self._dangling = False
 
-    def answer(self, choice: Choice | str, response_ms: float | None = None) -> Query:
-        """Give the answer to the current question; it is on disk when this returns."""
+    def answer(
+        self, choice: Choice | str, response_ms: float | None = None, language: str | None = None
+    ) -> Query:
+        """Give the answer to the current question; it is on disk when this returns.
+        ``language``: the language the question was shown in (a study web page's tag,
+        written as the answer's ``language``; the terminal leaves it out)."""
         choice = Choice(choice)
         query = self.engine.next_query()
         if query is None:
@@ -371,6 +375,7 @@ class Recorder:
                 choice=choice,
                 response_ms=None if response_ms is None else round(response_ms, 1),
                 at=now(),
+                language=language,
             )
         )
         self.engine.answer(choice)

@@ -30,7 +30,7 @@ from tradeoff.study.attempts import recent_failures, record_failure, wrong_code_
 from tradeoff.study.folder import Study, load_study
 from tradeoff.web.connection import REQUEST_LOG, Timeouts
 from tradeoff.web.held import Participants
-from tradeoff.web.i18n import N_
+from tradeoff.web.i18n import LANGUAGE_COOKIE, LANGUAGE_PARAMETER, N_, switch
 from tradeoff.web.pages import QuestionView, question_view, review_view, safe_markdown
 from tradeoff.web.site import (
     CSRF_COOKIE,
@@ -100,8 +100,12 @@ def code_page(request: web.Request, site: Site, visitor: Visitor, error: str = "
         error=error,
         description=site.description_html,
         expect=expect,
+        languages=switch(visitor.language, site.languages),
     )
     set_cookie(response, CSRF_COOKIE, visitor.nonce, is_secure(request, site.trust_proxy))
+    if request.query.get(LANGUAGE_PARAMETER) == visitor.language.tag:  # chosen on the switch
+        secure = is_secure(request, site.trust_proxy)
+        set_cookie(response, LANGUAGE_COOKIE, visitor.language.tag, secure, SESSION_SECONDS)
     return response
 
 
@@ -363,8 +367,8 @@ def _answered(form: dict[str, str]) -> int:
         return -1
 
 
-def _answer(rec: Recorder, form: dict[str, str], response_ms: float | None) -> None:
-    rec.answer(Choice(form.get("choice", "")), response_ms=response_ms)
+def _answer(rec: Recorder, form: dict[str, str], response_ms: float | None, language: str) -> None:
+    rec.answer(Choice(form.get("choice", "")), response_ms=response_ms, language=language)
 
 
 def _next_question(rec: Recorder) -> object:
@@ -372,7 +376,7 @@ def _next_question(rec: Recorder) -> object:
 
 
 def _form_action(
-    step: Callable[[Recorder, dict[str, str], float | None], object],
+    step: Callable[[Recorder, dict[str, str], float | None, str], object],
     to: str,
     *,
     needs: Literal["question", "answers", "review"],
@@ -384,10 +388,11 @@ def _form_action(
     the review, no question left (finish, more). A step that refuses the form's values
     (ValueError) does nothing either; the participant is sent back to where they are.
     ``step`` is also given the time since the page was made, on the server's clock
-    (:meth:`Site.response_ms`). With ``ahead`` the next question is chosen as soon as the
-    step is done (:meth:`Site.ahead`)."""
+    (:meth:`Site.response_ms`), and the page's language (recorded with an answer). With
+    ``ahead`` the next question is chosen as soon as the step is done
+    (:meth:`Site.ahead`)."""
 
-    def act(form: dict[str, str], response_ms: float | None, rec: Recorder) -> bool:
+    def act(form: dict[str, str], response_ms: float | None, language: str, rec: Recorder) -> bool:
         engine = rec.engine
         if engine.answered != _answered(form):
             return False
@@ -399,7 +404,7 @@ def _form_action(
         if needs == "answers" and engine.answered == 0:
             return False
         try:
-            step(rec, form, response_ms)
+            step(rec, form, response_ms, language)
         except ValueError:
             return False
         return True
@@ -416,7 +421,7 @@ def _form_action(
                     site.participants.run,
                     visitor.participant,
                     path,
-                    partial(act, form, response_ms),
+                    partial(act, form, response_ms, visitor.language.tag),
                 )
             )
             if done and ahead:

@@ -5,9 +5,14 @@ and the templates and looked up in a catalogue for the participant's language
 (docs/architecture.md, "The study web page"). ``locale/tradeoff.pot`` lists them (made by
 :func:`extract`; a test checks that it is current); a language is a
 ``locale/<lang>/LC_MESSAGES/tradeoff.po`` file beside it, read with Babel and compiled in
-memory. English ships (it is the text itself); :func:`pseudo_catalogue` builds a
-pseudo-locale in which every catalogued string is visibly marked, so a test can show that
-no string escapes the catalogue.
+memory. English ships (it is the text itself), and German (``de``); :func:`pseudo_catalogue`
+builds a pseudo-locale in which every catalogued string is visibly marked, so a test can
+show that no string escapes the catalogue.
+
+The sentences the core writes for the page (the option cards, the trade-offs and the
+consistency check: :data:`CORE_SOURCES`) are catalogued too: they are marked there and said
+through a :class:`tradeoff.text.Words` the page makes from its :class:`Language`
+(:meth:`Language.words`), numbers in the language's Babel locale ("1.000", "0,21").
 """
 
 from __future__ import annotations
@@ -19,11 +24,15 @@ from functools import cache
 from gettext import NullTranslations
 from pathlib import Path
 
+from babel.core import Locale, UnknownLocaleError
 from babel.messages.catalog import Catalog
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import extract_from_dir, extract_from_file
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 from babel.support import Translations
+
+from tradeoff.text import N_ as N_
+from tradeoff.text import Words
 
 HERE = Path(__file__).parent
 LOCALE_DIR = HERE / "locale"
@@ -37,15 +46,16 @@ METHOD_MAP = [
     ("templates/**.html", "jinja2.ext:babel_extract"),
 ]
 EXTRACT_OPTIONS = {"templates/**.html": {"extensions": "jinja2.ext.i18n"}}
-
-
-def N_(message: str) -> str:
-    """Mark a string for the catalogue where it is defined, translated where it is shown.
-
-    >>> N_("Option A")
-    'Option A'
-    """
-    return message
+#: The core's modules whose sentences the page shows, relative to the package: the option
+#: cards and the trade-offs (:mod:`tradeoff.ask.presentation`), the consistency check and
+#: the answer patterns it names (:mod:`tradeoff.learn.engine`).
+CORE_SOURCES = ("ask/presentation.py", "learn/engine.py")
+KEYWORDS: dict[str, tuple[int, ...] | None] = {
+    "_": None,
+    "N_": None,
+    "gettext": None,
+    "ngettext": (1, 2),
+}
 
 
 @dataclass(frozen=True)
@@ -61,6 +71,15 @@ class Language:
     def ngettext(self, singular: str, plural: str, n: int) -> str:
         return self.translations.ngettext(singular, plural, n)
 
+    def words(self) -> Words:
+        """This language for the core's sentences (:mod:`tradeoff.ask.presentation`):
+        its catalogue, and its tag as the Babel locale of numbers.
+
+        >>> languages()["de"].words().count(1000), languages()["en"].words().count(1000)
+        ('1.000', '1,000')
+        """
+        return Words(self.gettext, self.ngettext, self.tag)
+
 
 def extract() -> Catalog:
     """Every catalogued string of the web page, from its code and templates."""
@@ -69,10 +88,16 @@ def extract() -> Catalog:
         str(HERE),
         METHOD_MAP,
         options_map=EXTRACT_OPTIONS,
-        keywords={"_": None, "N_": None, "gettext": None, "ngettext": (1, 2)},
+        keywords=KEYWORDS,
         strip_comment_tags=True,
     ):
         catalog.add(message, None, [(filename, lineno)], auto_comments=comments, context=context)
+    package = HERE.parent
+    for source in CORE_SOURCES:
+        for lineno, message, comments, context in extract_from_file(
+            "python", str(package / source), keywords=KEYWORDS, strip_comment_tags=True
+        ):
+            catalog.add(message, None, [(source, lineno)], auto_comments=comments, context=context)
     return catalog
 
 
@@ -128,6 +153,8 @@ def choose(accept_language: str | None, available: dict[str, Language]) -> Langu
 
     >>> choose("fr-CH, fr;q=0.9, en;q=0.8", languages()).tag
     'en'
+    >>> choose("de-CH, en;q=0.5", languages()).tag
+    'de'
     """
     wanted: list[tuple[float, int, str]] = []
     for index, item in enumerate((accept_language or "").split(",")[:20]):
@@ -145,6 +172,64 @@ def choose(accept_language: str | None, available: dict[str, Language]) -> Langu
             if candidate in available:
                 return available[candidate]
     return available[SOURCE_LANGUAGE]
+
+
+#: The code page's language switch: its links' query parameter, and the cookie that keeps
+#: the language chosen there (over the browser's ``Accept-Language``) for the session.
+LANGUAGE_PARAMETER = "lang"
+LANGUAGE_COOKIE = "lang"
+
+
+def requested(
+    chosen: str | None,
+    kept: str | None,
+    accept_language: str | None,
+    available: dict[str, Language],
+) -> Language:
+    """The language of a request: one ``chosen`` on the switch (``?lang=``) or ``kept`` in
+    its cookie, when the page has it; else the browser's (:func:`choose`).
+
+    >>> on = languages()
+    >>> requested(None, "de", "en-GB", on).tag, requested("en", "de", None, on).tag
+    ('de', 'en')
+    >>> requested("xx", None, "de", languages()).tag
+    'de'
+    """
+    for tag in (chosen, kept):
+        if tag and tag in available:
+            return available[tag]
+    return choose(accept_language, available)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One language of the switch: its tag, its name in itself, and its link."""
+
+    tag: str
+    name: str
+    href: str
+    current: bool
+
+
+def switch(current: Language, available: dict[str, Language]) -> list[Choice]:
+    """The code page's language switch: every language the page has (a private-use tag such
+    as the pseudo-locale's left out), each named in itself, the one shown marked current;
+    empty when there is only one.
+
+    >>> [(c.name, c.href, c.current) for c in switch(languages()["de"], languages())]
+    [('Deutsch', './?lang=de', True), ('English', './?lang=en', False)]
+    """
+    out = []
+    for tag in sorted(available):
+        if tag.startswith("x-"):
+            continue
+        try:
+            name = Locale.parse(tag.replace("-", "_")).get_display_name(tag.replace("-", "_"))
+        except (ValueError, UnknownLocaleError):
+            name = tag
+        name = (name or tag)[:1].upper() + (name or tag)[1:]
+        out.append(Choice(tag, name, f"./?{LANGUAGE_PARAMETER}={tag}", tag == current.tag))
+    return out if len(out) > 1 else []
 
 
 

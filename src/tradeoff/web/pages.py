@@ -1,14 +1,24 @@
 """What each page of the study web page shows, in the participant's language.
 
-The option cards use :mod:`tradeoff.ask.presentation`, the same code and numbers as the
-terminal; the words around them come from the catalogue (:mod:`tradeoff.web.i18n`).
+The option cards, the trade-offs and the consistency check use
+:mod:`tradeoff.ask.presentation` and :mod:`tradeoff.learn`, the same code and numbers as the
+terminal, said in the participant's language (:meth:`Language.words`: the catalogue of
+:mod:`tradeoff.web.i18n`, numbers in the language's locale); the scenario's own words (its
+classes, attributes and formats) stay as the study wrote them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tradeoff.ask.presentation import card_lines, tradeoffs
+from tradeoff.ask.presentation import (
+    YOU,
+    card_lines,
+    not_asked_words,
+    option_title,
+    question_prompt,
+    tradeoffs,
+)
 from tradeoff.ask.scenario import Scenario
 from tradeoff.learn import consistency_of
 from tradeoff.record.recorder import Recorder
@@ -73,6 +83,7 @@ class QuestionView:
 def question_view(recorder: Recorder, lang: Language) -> QuestionView | None:
     """The engine's next question, or ``None`` when none is left."""
     _ = lang.gettext
+    words = lang.words()
     engine = recorder.engine
     query = engine.next_query()
     if query is None:
@@ -80,12 +91,7 @@ def question_view(recorder: Recorder, lang: Language) -> QuestionView | None:
     s = engine.scenario
     options = []
     for side, (mine, other) in enumerate(((query.left, query.right), (query.right, query.left))):
-        name = _("Option A") if side == 0 else _("Option B")
-        title = (
-            _("%(option)s: a candidate model") % {"option": name}
-            if (query.kind == "candidates")
-            else name
-        )
+        title = option_title(query, side, words)
         lines = tuple(
             CardLine(
                 line.text,
@@ -94,17 +100,10 @@ def question_view(recorder: Recorder, lang: Language) -> QuestionView | None:
                 line.delta,
                 _("better") if line.better else _("worse"),
             )
-            for line in card_lines(s, mine, other)
+            for line in card_lines(s, mine, other, words)
         )
         options.append(Option(title, lines))
-    prompt = (
-        _(
-            "These are two of the candidate models, with the numbers they were measured at. "
-            "Which one would you rather have?"
-        )
-        if query.kind == "candidates"
-        else _("Which one would you rather have?")
-    )
+    prompt = question_prompt(query, words)
     number = engine.answered + 1
     total = max(engine.expected_total(), number)
     left = engine.expected_remaining()
@@ -121,12 +120,12 @@ def question_view(recorder: Recorder, lang: Language) -> QuestionView | None:
             "About %(left)s questions left, this one included.",
             left,
         )
-    ) % {"left": left}
+    ) % {"left": words.count(left)}
     return QuestionView(
         number,
         engine.answered,
         total,
-        _("Question %(n)s") % {"n": number},
+        _("Question %(n)s") % {"n": words.count(number)},
         progress,
         prompt,
         tuple(options),
@@ -192,12 +191,17 @@ def _why_stopped(recorder: Recorder, lang: Language) -> str:
         )
     if reason == "precise":
         return _("The questions stopped: your weights are known as precisely as planned.")
-    return _("You answered all %(n)s planned questions.") % {"n": engine.answered}
+    return lang.ngettext(
+        "You answered the one planned question.",
+        "You answered all %(n)s planned questions.",
+        engine.answered,
+    ) % {"n": lang.words().count(engine.answered)}
 
 
 def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> ReviewView:
     """The review of what the answers say, with its uncertainty."""
     _ = lang.gettext
+    words = lang.words()
     engine = recorder.engine
     result = engine.result()
     names = [f"{c.outcome} {c.label}" for c in scenario.classes] + [
@@ -208,33 +212,47 @@ def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> Revie
     weights = []
     for i, (name, w, interval) in enumerate(zip(names, shown, intervals, strict=True)):
         if not result.informed(i):  # the starting guess: no number, no meter
-            weights.append(Weight(name, _("not asked: your answers did not need it"), "", 0, False))
+            weights.append(Weight(name, not_asked_words(YOU, words), "", 0, False))
             continue
         span = (
             ""
             if interval is None
             else _("90%% range %(low)s%%–%(high)s%%")
-            % {"low": round(100 * interval[0]), "high": round(100 * interval[1])}
+            % {
+                "low": words.count(round(100 * interval[0])),
+                "high": words.count(round(100 * interval[1])),
+            }
         )
-        weights.append(Weight(name, f"{round(100 * w)}%", span, round(100 * w)))
+        share = _("%(n)s%%") % {"n": words.count(round(100 * w))}
+        weights.append(Weight(name, share, span, round(100 * w)))
     said = tradeoffs(
-        scenario, result.weights, engine.space.priors, engine.weight_draws(), asked=result.asked
+        scenario,
+        result.weights,
+        engine.space.priors,
+        engine.weight_draws(),
+        asked=result.asked,
+        words=words,
     )
-    check = consistency_of(engine)
+    check = consistency_of(engine, words)
     return ReviewView(
         engine.answered,
         _why_stopped(recorder, lang),
-        _(
+        lang.ngettext(
+            "From your one answer, this is how much each aspect weighs for you over its "
+            "whole range (finding none to all of a class's cases; each cost or reward from "
+            "one end of its range to the other), with the range it lies in with 90%% "
+            "probability.",
             "From your %(n)s answers, this is how much each aspect weighs for you over its "
             "whole range (finding none to all of a class's cases; each cost or reward from "
             "one end of its range to the other), with the range it lies in with 90%% "
-            "probability."
+            "probability.",
+            result.answers,
         )
-        % {"n": result.answers},
+        % {"n": words.count(result.answers)},
         tuple(weights),
         tuple(t.text for t in said if t.settled),
         tuple(t.text for t in said if not t.settled),
-        check.sentence(),
+        check.sentence(words),
         check.flagged,
         engine.stop_reason() not in ("exhausted", "precise"),
     )

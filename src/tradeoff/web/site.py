@@ -42,7 +42,7 @@ from tradeoff.study.withdrawals import withdrawals_path, withdrawn
 from tradeoff.text import clean_text
 from tradeoff.web.connection import LOG, Timeouts, log_request
 from tradeoff.web.held import Participants
-from tradeoff.web.i18n import Language, choose, languages
+from tradeoff.web.i18n import LANGUAGE_COOKIE, LANGUAGE_PARAMETER, Language, languages, requested
 
 T = TypeVar("T")
 HERE = Path(__file__).parent
@@ -424,7 +424,12 @@ def is_secure(request: web.Request, trust_proxy: bool) -> bool:
 
 def visitor_of(request: web.Request) -> Visitor:
     site = request.app[SITE]
-    language = choose(request.headers.get("Accept-Language"), site.languages)
+    language = requested(
+        request.query.get(LANGUAGE_PARAMETER),
+        request.cookies.get(LANGUAGE_COOKIE),
+        request.headers.get("Accept-Language"),
+        site.languages,
+    )
     found = site.read_session(request.cookies.get(SESSION_COOKIE))
     if found is not None:
         return Visitor(found[0], found[1], language)

@@ -18,7 +18,7 @@ makes the cap and the quotas count right when many server processes let people i
 what was appended since it last looked (:class:`EntryLog`), so a request's cost does not
 grow with the study's history. Screen-outs are written once per panel id that a process
 has seen, and not at all past :data:`SCREENED_STOP` bytes (a flood of made-up ids fills
-no disk; they are still counted in memory and logged).
+no disk): the screen-outs counted are the distinct panel ids written.
 """
 
 from __future__ import annotations
@@ -306,8 +306,6 @@ def admit(
                     log.folder,
                     {"event": "screened", "panel_id": panel_id, "reason": reason, "at": _now()},
                 )
-            else:  # counted, not written again
-                state.screened[reason] += 1
             if len(state.screened_ids) < SCREENED_MEMORY:
                 state.screened_ids.add(panel_id)
             log.refresh()

@@ -179,7 +179,12 @@ class StudyStatus:
             reverse=True,
         )
         return [
-            {"participant": r.participant, "state": r.state, "last_activity": r.last_activity}
+            {
+                "participant": r.participant,
+                "panel_id": r.panel_id,
+                "state": r.state,
+                "last_activity": r.last_activity,
+            }
             for r in active[:RECENT]
         ]
 

@@ -201,9 +201,11 @@ def test_redirect_urls_and_allow_lists_are_checked() -> None:
         with pytest.raises(InputError):
             check_url(bad, "--complete-url")
     with pytest.raises(InputError, match="does not carry"):
-        check_panel(Panel("PID", (), SALT, complete=Ending("https://x.example/?p={OTHER}")))
+        check_panel(Panel("PID", (), SALT, cap=1, complete=Ending("https://x.example/?p={OTHER}")))
     with pytest.raises(InputError, match="kept parameter"):
-        check_panel(Panel("PID", (), SALT, quota_field="sex", quotas={"f": 1}))
+        check_panel(Panel("PID", (), SALT, cap=2, quota_field="sex", quotas={"f": 1}))
+    with pytest.raises(InputError, match="needs a cap"):
+        check_panel(Panel("PID", (), SALT))
     with pytest.raises(InputError, match="line 3"):
         read_panel_ids("ok1\n# note\nbad id\n", "ids.txt")
     with pytest.raises(InputError, match=r"line 2.*twice"):
@@ -232,7 +234,7 @@ def test_the_command_line_makes_a_panel_study_and_moves_pilots_aside(
     base = ["study", "create", str(scenario), "--panel", "prolific"]
     assert main([*base, "--out", str(tmp_path / "a"), "--panel-ids", str(ids)]) == 2
     assert "line 2" in capsys.readouterr().err
-    assert main([*base, "--out", str(tmp_path / "b"), "--quota", "f=1"]) == 2
+    assert main([*base, "--out", str(tmp_path / "b"), "--cap", "5", "--quota", "f=1"]) == 2
     assert "--quota-field" in capsys.readouterr().err
     bad_url = ["--complete-url", "javascript:alert(1)"]
     assert main([*base, "--out", str(tmp_path / "c"), *bad_url]) == 2

@@ -22,6 +22,7 @@ from tradeoff.study.folder import Study, create_study, load_study
 from tradeoff.study.keys import new_key
 from tradeoff.study.panel import Ending, Panel
 from tradeoff.study.status import study_status
+from tradeoff.web import flow
 from tradeoff.web.flow import make_web_app
 from tradeoff.web.site import COORDINATOR_COOKIE
 
@@ -165,12 +166,36 @@ async def test_open_enrolment_stops_at_the_cap_and_a_declined_place_is_freed(
     assert state.declines == 1 and dict(state.screened) == {"study full": 1}
     summary = state.summary(study.panel)
     assert summary["holding_a_place"] == 2 and summary["entered"] == 3
+    rows = study_status(load_study(study.path)).to_dict()["rows"]
+    states = {r["panel_id"]: r["state"] for r in rows}
+    assert states == {"P1": "not started", "P2": "declined consent", "P3": "not started"}
+
+
+async def test_one_address_brings_a_bounded_number_of_new_entries(
+    tmp_path: Path, serve: Callable[[Study], object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(flow, "NEW_ENTRIES_PER_SOURCE", 2)
+    study = panel_study(tmp_path, cap=100)
+    base = await serve(study)  # type: ignore[misc]
+    p = Participant(base)
+    try:
+        assert (await p.get(link("N1"))).path.endswith("/consent")
+        assert (await p.get(link("N2"))).path.endswith("/consent")
+        third = await p.get(link("N3"))
+        assert third.status == 429 and "Too many new entries" in third.text
+        assert (await p.get(link("N1"))).path.endswith("/consent")  # a return is let in
+    finally:
+        await p.close()
+    assert set(read_entries(study.path).people) == {
+        study.panel.participant_of(i)  # type: ignore[union-attr]
+        for i in ("N1", "N2")
+    }
 
 
 async def test_quotas_screen_out_a_full_group_and_an_unknown_one(
     tmp_path: Path, serve: Callable[[Study], object]
 ) -> None:
-    study = panel_study(tmp_path, keep=("sex",), quota_field="sex", quotas={"f": 1, "m": 1})
+    study = panel_study(tmp_path, cap=10, keep=("sex",), quota_field="sex", quotas={"f": 1, "m": 1})
     base = await serve(study)  # type: ignore[misc]
     p = Participant(base)
     try:

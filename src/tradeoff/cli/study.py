@@ -175,7 +175,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             f"the {len(panel_ids)} panel ids of the allow-list"
             if panel.allow_list
             else "open enrolment by the panel's link"
-            + (f" (at most {panel.cap})" if panel.cap else "")
+            + (f", at most {panel.cap} people," if panel.cap else "")
         )
     lines = [
         f"study made in {study.path} for {who} (scenario sha256 {study.scenario_sha256[:12]}).",
@@ -184,7 +184,8 @@ def cmd_study_create(args: argparse.Namespace) -> int:
     if panel is not None:
         lines += [
             "",
-            "The link to give the panel (with the address the page is served at):",
+            "The link to give the panel (put the address the page is served at in place of "
+            f"{BASE_URL.rstrip('/')}):",
             f"  {panel_link(panel, BASE_URL)}",
         ]
     if not codes:
@@ -260,6 +261,8 @@ def _format_rows(data: dict[str, object]) -> str:
         note = "inconsistent answers" if r["consistency_flagged"] else r["note"]
         if (not r["complete"] or str(r["state"]).startswith("withdrawn")) and not note:
             note = str(r["state"])
+        if r.get("panel_id"):
+            note = f"panel id {r['panel_id']}" + (f"; {note}" if note else "")
         line = (
             f"  {r['participant']:<{width}}  {r['answers']:>7}  "
             f"{'yes' if r['complete'] else 'no':<8}  {r['last_activity'] or '—':<25}  {note}"

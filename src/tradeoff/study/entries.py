@@ -271,19 +271,24 @@ def admit(
     panel_id: str,
     params: Mapping[str, str],
     allowed: frozenset[str] = frozenset(),
+    may_enrol: bool = True,
 ) -> Admission:
     """Let ``panel_id`` in or screen it out, under the study's lock so every server
     process counts the same cap and quotas: a panel id already let in comes back to its
     participant (never a second one); an allow-list lets in only ``allowed`` participant
     ids; open enrolment lets in while the cap and the person's quota group have room.
     Every decision is written to ``entries.jsonl`` (:func:`append_entry`) before it is
-    acted on."""
+    acted on. With ``may_enrol`` false (the caller's limit of new entries from one
+    address is reached) only a returning panel id is let in; a new one is refused with
+    the reason ``too many from one address`` and nothing is written."""
     pid = panel.participant_of(panel_id)
     with study_lock(log.folder):
         state = log.refresh()
         known = state.people.get(pid)
         if known is not None and not known.declined and not known.removed:
             return Admission(pid, returning=True)
+        if not may_enrol:
+            return Admission(None, "too many from one address")
         reason = None
         group = None if panel.quota_field is None else params.get(panel.quota_field)
         if panel.allow_list:

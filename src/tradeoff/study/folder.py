@@ -51,7 +51,7 @@ from tradeoff.errors import InputError
 from tradeoff.record.records import check_participant, valid_participant
 from tradeoff.study.codes import hash_code, new_code, write_codes
 from tradeoff.study.files import NotRegularFile, open_regular, read_bounded
-from tradeoff.study.panel import ALLOW_FILE, Panel, read_panel_ids
+from tradeoff.study.panel import ALLOW_FILE, Panel, check_panel, read_panel_ids
 
 if TYPE_CHECKING:
     from tradeoff.ask.population import PopulationSource
@@ -335,6 +335,8 @@ def create_study(
             "already exists and is not an empty folder.",
             "give a new folder for the study; an existing study is never overwritten.",
         )
+    if panel is not None:
+        check_panel(panel)
     if panel is not None and panel.allow_list != bool(panel_ids):
         raise InputError.single(
             "--panel-ids", "", "the allow-list and the panel disagree.", "give the list once."

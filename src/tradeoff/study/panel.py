@@ -286,6 +286,14 @@ def check_panel(panel: Panel) -> Panel:
             "an allow-list is given with a cap or quotas.",
             "give either an allow-list of panel ids, or a cap and quotas for open enrolment.",
         )
+    if not panel.allow_list and panel.cap is None:
+        raise InputError.single(
+            "--cap",
+            "",
+            "open enrolment (no --panel-ids) needs a cap.",
+            "give --cap N, the most people the study takes (a flood of made-up ids would "
+            "otherwise enrol without end), or an allow-list with --panel-ids FILE.",
+        )
     if panel.cap is not None and panel.cap < 1:
         raise InputError.single("--cap", "", f"{panel.cap} is not a cap.", "give a number ≥ 1.")
     if (panel.quota_field is None) != (not panel.quotas):

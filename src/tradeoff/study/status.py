@@ -56,6 +56,8 @@ class ParticipantStatus:
     pilot: bool = False
     #: Their id on the panel, when they came in by a panel's link.
     panel_id: str | None = None
+    #: Whether they came in by a panel's link and declined consent (no session).
+    declined: bool = False
 
     @property
     def longest_s(self) -> float | None:
@@ -64,8 +66,9 @@ class ParticipantStatus:
 
     @property
     def state(self) -> str:
-        """``not started``, ``consented, no answer yet``, ``unfinished after N answers``,
-        ``complete``, ``withdrawn …`` or ``unreadable``.
+        """``not started``, ``declined consent`` (by a panel's link), ``consented, no answer
+        yet``, ``unfinished after N answers``, ``complete``, ``withdrawn …`` or
+        ``unreadable``.
 
         >>> ParticipantStatus("p01", 1, 4, False, None, False).state
         'unfinished after 4 answers'
@@ -77,7 +80,7 @@ class ParticipantStatus:
         if self.complete:
             return "complete"
         if self.sessions == 0:
-            return "not started"
+            return "declined consent" if self.declined else "not started"
         if self.note.startswith("unreadable"):
             return "unreadable"
         if self.answers == 0 and self.consented:
@@ -240,6 +243,8 @@ def study_status(study: Study) -> StudyStatus:
     read, belongs to another participant or scenario, or carries warnings is named with
     them (file and line), never hidden."""
     rows = []
+    entries = read_entries(study.path)
+    declined = {p for p, e in entries.people.items() if e.declined}
     withdrawals = read_withdrawals(study)
     gone = withdrawals.times
     replay_unknown(study, study.participants)
@@ -260,6 +265,7 @@ def study_status(study: Study) -> StudyStatus:
                     gone.get(pid),
                     pilot=pid in study.pilots,
                     panel_id=study.panel_ids.get(pid),
+                    declined=pid in declined,
                 )
             )
             continue
@@ -284,7 +290,6 @@ def study_status(study: Study) -> StudyStatus:
                 study.panel_ids.get(pid),
             )
         )
-    entries = read_entries(study.path)
     return StudyStatus(
         study,
         tuple(r for r in rows if not r.pilot),

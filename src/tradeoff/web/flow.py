@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import secrets
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -57,6 +58,11 @@ from tradeoff.web.site import (
     visitor_of,
 )
 
+#: One address may bring at most this many new panel entries per
+#: :data:`NEW_ENTRY_WINDOW` seconds (per server process; a returning panel id is never
+#: held back), so one client cannot fill an open study's cap with made-up ids at once.
+NEW_ENTRIES_PER_SOURCE = 20
+NEW_ENTRY_WINDOW = 600.0
 #: A source that entered a wrong code lately may have this many codes checked or waiting
 #: out their delay at once (more are refused unchecked, so a guesser cannot run the delays
 #: in parallel; a source without wrong codes, such as a ward behind one address, is not
@@ -571,7 +577,7 @@ def ending(
     if which == "complete":
         heading = _("Thank you")
         paragraphs = [_("Your answers are saved and complete.")]
-        code_label = _("Your completion code for the panel:")
+        code_label = _("Your completion code (enter it on the panel's site):")
     elif which == "declined":
         heading = _("Thank you")
         paragraphs = [
@@ -580,7 +586,7 @@ def ending(
                 "can be told; no answer was recorded."
             )
         ]
-        code_label = _("Your code for the panel:")
+        code_label = _("Your code for the panel (enter it on the panel's site):")
     else:
         heading = _("This study cannot take you")
         paragraphs = [
@@ -591,7 +597,7 @@ def ending(
             else _("The study is not open to this link."),
             _("Only this visit was noted, so that the panel can be told. Thank you for your time."),
         ]
-        code_label = _("Your code for the panel:")
+        code_label = _("Your code for the panel (enter it on the panel's site):")
     return site.page(
         visitor,
         "ending.html",
@@ -635,9 +641,20 @@ async def panel_entry(request: web.Request) -> web.StreamResponse:
         log_request(request, f"panel link refused: {read}")
         return link_refused(site, visitor)
     panel_id, params = read
+    source = source_of(request, site.trust_proxy)
+    now_s = time.monotonic()
+    recent = [t for t in site.new_entries.get(source, []) if now_s - t < NEW_ENTRY_WINDOW]
     try:
         admitted = await site.work(
-            partial(admit, panel, site.entries, panel_id, params, frozenset(site.study.panel_ids))
+            partial(
+                admit,
+                panel,
+                site.entries,
+                panel_id,
+                params,
+                frozenset(site.study.panel_ids),
+                len(recent) < NEW_ENTRIES_PER_SOURCE,
+            )
         )
     except OSError as exc:
         print(f"entries.jsonl not written: {exc}", file=sys.stderr)
@@ -648,6 +665,19 @@ async def panel_entry(request: web.Request) -> web.StreamResponse:
             [_("Please try again in a minute; if it happens again, tell the panel.")],
             503,
         )
+    if admitted.reason == "too many from one address":
+        log_request(request, "panel link refused: too many new entries from one address")
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("Too many new entries from your address"),
+            [_("Please try again later, or ask the panel for help.")],
+            429,
+        )
+    if admitted.participant is not None and not admitted.returning:
+        site.new_entries[source] = [*recent, now_s]
+        if len(site.new_entries) > 10_000:  # forget the oldest addresses
+            site.new_entries.clear()
     if admitted.participant is None:
         return ending(
             site, visitor, "screened", {panel.id_param: panel_id, **params}, admitted.reason

@@ -14,7 +14,9 @@ import json
 import multiprocessing
 import os
 import re
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -53,25 +55,44 @@ def open_panel(cap: int | None = None, **more: object) -> Panel:
     return Panel("PID", ("sex",), SALT, cap=cap, **more)  # type: ignore[arg-type]
 
 
-def _admit_many(folder: str, cap: int, ids: list[str], out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+def _admit_many(
+    folder: str,
+    cap: int,
+    ids: list[str],
+    out: multiprocessing.Queue,  # type: ignore[type-arg]
+    start: Any,
+) -> None:
     log = EntryLog(Path(folder))
     panel = open_panel(cap)
+    start.wait()
     for pid in ids:
         out.put((pid, admit(panel, log, pid, {}).participant is not None))
 
 
-def test_the_cap_holds_when_many_processes_let_people_in_at_once(tmp_path: Path) -> None:
-    """Eight processes each try ten new ids (and two ids every process tries) against a
-    cap of 25; every process reads and appends under the folder's lock. The file's own
+def test_the_cap_holds_when_many_processes_let_people_in_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eight processes, started together, each try ten new ids (and two ids every process
+    tries) against a cap of 25, each write held up 10 ms so that the others read the file
+    meanwhile; every process reads and appends under the folder's lock. The file's own
     lines, counted independently, show exactly 25 people let in, each once, and each
-    process's answers agree with the file."""
+    process's answers agree with the file (without the lock, the cap is overrun)."""
+    real_append = entries.append_entry
+
+    def slow_append(folder: Path, record: dict[str, object]) -> None:
+        time.sleep(0.01)
+        real_append(folder, record)
+
+    monkeypatch.setattr(entries, "append_entry", slow_append)  # the children inherit it
     cap = 25
     shared = ["same-a", "same-b"]
     jobs = [[*shared, *(f"p{w}-{i}" for i in range(10))] for w in range(8)]
-    queue: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
     context = multiprocessing.get_context("fork")
+    queue: multiprocessing.Queue = context.Queue()  # type: ignore[type-arg]
+    start = context.Barrier(len(jobs))
     workers = [
-        context.Process(target=_admit_many, args=(str(tmp_path), cap, ids, queue)) for ids in jobs
+        context.Process(target=_admit_many, args=(str(tmp_path), cap, ids, queue, start))
+        for ids in jobs
     ]
     for w in workers:
         w.start()

@@ -292,3 +292,51 @@ async def test_the_coordinators_page_needs_its_key_and_shows_the_status_numbers(
         assert text.strip() == ("—" if value is None else str(value)), name
     assert expected["started"] == 1 and expected["panel"]["screened_total"] == 1
     assert 'data-stop="1"' in page.html  # one person stands after one answer
+
+
+def test_two_processes_starting_one_participant_at_once_make_one_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two server processes (two ``Participants``, each with its own in-process lock) start
+    the same panel participant's session at the same moment, eight times over, each start
+    held up for 50 ms so that both look for an open session before either writes one: the
+    participant folder's ``flock`` lets one start it and the other find it (without the
+    lock, every round makes two files)."""
+    import threading
+    import time
+
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.web import held as held_module
+    from tradeoff.web.held import Participants
+
+    real_start = held_module.start_session
+
+    def slow_start(*args: object, **kwargs: object) -> object:
+        time.sleep(0.05)
+        return real_start(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(held_module, "start_session", slow_start)
+
+    study = panel_study(tmp_path, ids=("AAA111",))
+    loaded = load_scenario(study.scenario_path)
+    for round_ in range(8):
+        pid = f"panel-race{round_}"
+        servers = [Participants(study, loaded), Participants(study, loaded)]
+        barrier = threading.Barrier(2)
+        paths: list[Path] = []
+
+        def start(
+            held: Participants, who: str, barrier: threading.Barrier, paths: list[Path]
+        ) -> None:
+            barrier.wait()
+            paths.append(held.start(who, None, "en"))
+
+        threads = [
+            threading.Thread(target=start, args=(h, pid, barrier, paths)) for h in servers
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(set(paths)) == 1
+        assert len(list((study.sessions_dir / pid).glob("*.jsonl"))) == 1

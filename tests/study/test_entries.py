@@ -285,5 +285,9 @@ def test_the_command_line_makes_a_panel_study_and_moves_pilots_aside(
     assert moved["participants"] == ["pilot-00000000000a"]
     assert (Path(moved["moved_to"]) / "pilot-00000000000a" / "x.jsonl").is_file()
     assert load_study(study.path).pilots == frozenset()
+    # a panel id names its participant for study withdraw
+    assert main(["study", "withdraw", str(study.path), "60aa01", "--json"]) == 0
+    withdrawn = json.loads(capsys.readouterr().out)
+    assert withdrawn["participant"] == study.panel.participant_of("60aa01")
     assert main(["study", "pilot-link", str(study.path), "--json"]) == 0
     assert "/pilot?key=" in json.loads(capsys.readouterr().out)["pilot_link"]

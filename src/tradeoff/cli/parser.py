@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     srep.set_defaults(func=cmd_study_report)
     wd = st_sub.add_parser("withdraw", help="leave a participant out of status, report, export")
     wd.add_argument("study", help="study folder")
-    wd.add_argument("participant", help="the participant's id")
+    wd.add_argument("participant", help="the participant's id (or their panel id)")
     wd.add_argument("--json", action="store_true", help="print one JSON document")
     wd.set_defaults(func=cmd_study_withdraw)
     web = st_sub.add_parser(

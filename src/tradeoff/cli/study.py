@@ -313,6 +313,9 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
     from tradeoff.study.withdrawals import withdraw
 
     study = load_study(args.study)
+    by_panel_id = {panel_id: pid for pid, panel_id in study.panel_ids.items()}
+    if args.participant not in study.participants and args.participant in by_panel_id:
+        args.participant = by_panel_id[args.participant]  # a panel id names its participant
     record = withdraw(study, args.participant)
     if args.json:
         emit(record)

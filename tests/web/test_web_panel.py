@@ -340,3 +340,29 @@ def test_two_processes_starting_one_participant_at_once_make_one_session(
             t.join()
         assert len(set(paths)) == 1
         assert len(list((study.sessions_dir / pid).glob("*.jsonl"))) == 1
+
+
+def test_the_coordinators_facts_are_gathered_at_most_every_few_seconds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However many reloads, the status is gathered once per STATUS_SECONDS per process."""
+    from tradeoff.web import coordinator
+    from tradeoff.web.site import SITE
+
+    study = panel_study(tmp_path, ids=("AAA111",))
+    site = make_web_app(study)[SITE]
+    calls: list[int] = []
+    real = coordinator.study_status
+
+    def counted(s: Study) -> object:
+        calls.append(1)
+        return real(s)
+
+    monkeypatch.setattr(coordinator, "study_status", counted)
+    start = 1000.0
+    for step in range(50):  # 50 reloads within the window
+        coordinator.status_facts(site, start + step * (coordinator.STATUS_SECONDS / 60))
+    assert len(calls) == 1
+    facts = coordinator.status_facts(site, start + coordinator.STATUS_SECONDS + 0.01)
+    assert len(calls) == 2 and facts["participants"] == 1
+    site.executor.shutdown()

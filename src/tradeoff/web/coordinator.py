@@ -62,7 +62,7 @@ def status_facts(site: Site, now: float | None = None) -> dict[str, Any]:
             return dict(cached[1])
         facts = study_status(site.roster()).to_dict()
         facts["gathered"] = time.strftime("%H:%M:%S UTC", time.gmtime())
-        site.status_cache = (time.monotonic(), facts)
+        site.status_cache = (now, facts)
         return dict(facts)
 
 

@@ -1,7 +1,9 @@
 """The study web page: the participant's flow as plain HTML forms (no script needed).
 
-Code entry → information and consent → questions → what we learned → thank-you
-(docs/architecture.md, "The study web page"). Every answer is written to the
+Code entry (or a panel's link, ``/panel``, or the pilot link, ``/pilot``) → information
+and consent → questions → what we learned → thank-you, or the panel's ending
+(docs/architecture.md, "The study web page"); the coordinator's page is
+:mod:`tradeoff.web.coordinator`. Every answer is written to the
 participant's session file and synced before the next page is sent (post, redirect, get);
 each form carries the number of answers the page was showing, so a second submit of the
 same page, or one from the back button, records nothing. Every URL is relative, so the

@@ -781,7 +781,9 @@ def make_web_app(
     app.router.add_get("/consent", consent)
     app.router.add_post("/consent", give_consent)
     app.router.add_get("/question", question)
-    app.router.add_post("/answer", _form_action(_answer, "question", needs="question", ahead=True))
+    app.router.add_post(
+        "/answer", _form_action(_answer, "question", needs="question", ahead=True)
+    )
     app.router.add_post(
         "/undo",
         _form_action(lambda rec, *_: rec.undo(), "question?notice=undone", needs="answers"),

@@ -58,7 +58,7 @@ def small(name: str, samples: int = 20_000) -> Scenario:
 #: process of its own, the app, scikit-learn and MLflow, several numeric paths); ``stats``
 #: measures a statistical property over many runs; ``browser`` needs Chromium.
 TIERS = {
-    "browser": {"test_web_browser", "test_web_browser_de"},
+    "browser": {"test_web_browser", "test_web_browser_de", "test_web_panel_browser"},
     "stats": {"test_strategies", "test_engine_paper"},
     "e2e": {
         "test_machines",
@@ -70,6 +70,7 @@ TIERS = {
         "test_study_analysis",
         "test_web",
         "test_web_processes",
+        "test_web_panel",
         "test_study_web_cli",
         "test_hostile_serving",
         "test_hostile_study",

@@ -22,6 +22,8 @@ from tradeoff.cli.pool import add_pool_commands
 from tradeoff.cli.rank import cmd_rank
 from tradeoff.cli.scenarios import cmd_bench, cmd_scenario_check, cmd_scenario_list, cmd_simulate
 from tradeoff.cli.study import (
+    add_panel_arguments,
+    add_pilot_commands,
     cmd_study_create,
     cmd_study_export,
     cmd_study_report,
@@ -67,9 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     mk.add_argument("scenario", help=SCENARIO_HELP + " (copied into the study)")
     mk.add_argument(
         "--participants",
-        required=True,
         metavar="FILE|N",
-        help="a file of participant ids, one per line, or a number N (ids p01 … pN)",
+        help="a file of participant ids, one per line, or a number N (ids p01 … pN); "
+        "each gets an access code (not needed with a panel)",
     )
     mk.add_argument("--out", required=True, help="the new study folder")
     mk.add_argument("--codes", metavar="FILE.csv", help="write the codes here, not on screen")
@@ -82,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     mk.add_argument(
         "--consent-version", default="1", help="the consent text's version (recorded with it)"
     )
+    add_panel_arguments(mk)
     mk.add_argument("--json", action="store_true", help="print one JSON document")
     mk.set_defaults(func=cmd_study_create)
     status = st_sub.add_parser("status", help="who has answered, who is done")
@@ -105,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     srep.set_defaults(func=cmd_study_report)
     wd = st_sub.add_parser("withdraw", help="leave a participant out of status, report, export")
     wd.add_argument("study", help="study folder")
-    wd.add_argument("participant", help="the participant's id")
+    wd.add_argument("participant", help="the participant's id (or their panel id)")
     wd.add_argument("--json", action="store_true", help="print one JSON document")
     wd.set_defaults(func=cmd_study_withdraw)
     web = st_sub.add_parser(
@@ -147,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ex.add_argument("--json", action="store_true", help="print one JSON document")
     ex.set_defaults(func=cmd_study_export)
+    add_pilot_commands(st_sub)
 
     sc = sub.add_parser("scenario", help="work with scenario files")
     sc_sub = sc.add_subparsers(title="scenario commands", metavar="ACTION", required=True)

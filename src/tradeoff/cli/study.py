@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tradeoff.cli.common import UsageError, emit, error, parse_p, say
+
+if TYPE_CHECKING:
+    from tradeoff.study.panel import Panel
 
 
 def _participants(value: str) -> list[str]:
@@ -29,11 +33,113 @@ def _participants(value: str) -> list[str]:
     return read_participants(path.read_text(encoding="utf-8", errors="replace"), str(path))
 
 
+PANEL_FLAGS = (
+    "panel_id_param",
+    "panel_keep_param",
+    "panel_ids",
+    "cap",
+    "quota_field",
+    "quota",
+    "complete_url",
+    "complete_code",
+    "declined_url",
+    "declined_code",
+    "screened_url",
+    "screened_code",
+)
+
+
+def _panel(args: argparse.Namespace) -> tuple[Panel | None, list[str]]:
+    """The panel ``study create``'s flags describe (``None`` without any), and its
+    allow-list's ids (read with line-numbered errors)."""
+    import secrets
+
+    from tradeoff.study.panel import (
+        PRESETS,
+        Ending,
+        Panel,
+        check_ending_code,
+        check_panel,
+        check_url,
+        parse_quotas,
+        read_panel_ids,
+    )
+
+    given = [f for f in PANEL_FLAGS if getattr(args, f, None)]
+    if args.panel is None and not given:
+        return None, []
+    if args.panel is not None:
+        id_param, keep = PRESETS[args.panel]
+    elif args.panel_id_param is None:
+        raise UsageError(
+            "a panel needs the name of its id parameter: --panel prolific, or --panel-id-param NAME"
+        )
+    else:
+        id_param, keep = args.panel_id_param, ()
+    if args.panel_id_param is not None:
+        id_param = args.panel_id_param
+    keep = tuple(dict.fromkeys([*keep, *(args.panel_keep_param or [])]))
+    ids: list[str] = []
+    if args.panel_ids:
+        path = Path(args.panel_ids)
+        if not path.is_file():
+            raise UsageError(f"--panel-ids {args.panel_ids!r} is not a file of panel ids")
+        ids = read_panel_ids(path.read_text(encoding="utf-8", errors="replace"), str(path))
+    if args.cap is not None and not 1 <= args.cap <= 10_000:
+        raise UsageError("--cap needs a number from 1 to 10000")
+
+    def end(kind: str) -> Ending:
+        url, code = getattr(args, f"{kind}_url"), getattr(args, f"{kind}_code")
+        return Ending(
+            None if url is None else check_url(url, f"--{kind}-url"),
+            None if code is None else check_ending_code(code, f"--{kind}-code"),
+        )
+
+    panel = check_panel(
+        Panel(
+            id_param=id_param,
+            keep_params=keep,
+            salt=secrets.token_bytes(16),
+            allow_list=bool(ids),
+            cap=args.cap,
+            quota_field=args.quota_field,
+            quotas=parse_quotas(args.quota or []),
+            complete=end("complete"),
+            declined=end("declined"),
+            screened=end("screened"),
+        )
+    )
+    return panel, ids
+
+
+def panel_link(panel: Panel, base: str) -> str:
+    """The study's link to give the panel, with a placeholder for each parameter (in
+    Prolific's ``{{%NAME%}}`` form for the Prolific preset's names).
+
+    >>> from tradeoff.study.panel import Panel
+    >>> panel_link(Panel("PID", ("WAVE",), b"k" * 16), "http://127.0.0.1:8000/")
+    'http://127.0.0.1:8000/panel?PID=<PID>&WAVE=<WAVE>'
+    """
+    from tradeoff.study.panel import PRESETS
+
+    prolific = {PRESETS["prolific"][0], *PRESETS["prolific"][1]}
+    names = [panel.id_param, *panel.keep_params]
+    query = "&".join(f"{n}={{{{%{n}%}}}}" if n in prolific else f"{n}=<{n}>" for n in names)
+    return f"{base.rstrip('/')}/panel?{query}"
+
+
 def cmd_study_create(args: argparse.Namespace) -> int:
     from tradeoff.study.codes import CODE_BITS
     from tradeoff.study.folder import create_study
+    from tradeoff.study.keys import new_key
 
-    ids = _participants(args.participants)
+    panel, panel_ids = _panel(args)
+    if args.participants is None and panel is None:
+        raise UsageError(
+            "give --participants (access codes) or a panel (--panel prolific, "
+            "--panel-id-param NAME)"
+        )
+    ids = [] if args.participants is None else _participants(args.participants)
     codes_file = Path(args.codes) if args.codes else None
     study, codes = create_study(
         args.scenario,
@@ -42,26 +148,49 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         codes_file=codes_file,
         consent=args.consent,
         consent_version=args.consent_version,
+        panel=panel,
+        panel_ids=panel_ids,
     )
+    coordinator_key = new_key(study.path, "coordinator")
     if args.json:
         data: dict[str, object] = {
             "study": str(study.path),
             "scenario_sha256": study.scenario_sha256,
             "participants": list(codes),
+            "coordinator_key": coordinator_key,
         }
         if codes_file is None:
             data["codes"] = codes
         else:
             data["codes_file"] = str(codes_file)
+        if panel is not None:
+            data["panel_link"] = panel_link(panel, BASE_URL)
+            data["panel_ids"] = len(panel_ids)
         emit(data)
         return 0
     cache_mb = sum(f.stat().st_size for f in study.cache_dir.rglob("*") if f.is_file()) / 1e6
+    who = f"{len(codes)} participants"
+    if panel is not None:
+        who = (f"{len(codes)} participants with access codes and " if codes else "") + (
+            f"the {len(panel_ids)} panel ids of the allow-list"
+            if panel.allow_list
+            else "open enrolment by the panel's link"
+            + (f", at most {panel.cap} people," if panel.cap else "")
+        )
     lines = [
-        f"study made in {study.path} for {len(codes)} participants "
-        f"(scenario sha256 {study.scenario_sha256[:12]}).",
+        f"study made in {study.path} for {who} (scenario sha256 {study.scenario_sha256[:12]}).",
         f"The questions' tables are prepared in {study.cache_dir} ({cache_mb:.0f} MB).",
     ]
-    if codes_file is not None:
+    if panel is not None:
+        lines += [
+            "",
+            "The link to give the panel (put the address the page is served at in place of "
+            f"{BASE_URL.rstrip('/')}):",
+            f"  {panel_link(panel, BASE_URL)}",
+        ]
+    if not codes:
+        pass
+    elif codes_file is not None:
         lines.append(f"access codes written to {codes_file}; hand each participant their own.")
     else:
         lines += ["", "Access codes (shown once, stored only as salted hashes):", ""]
@@ -69,8 +198,12 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         lines += [f"  {p:<{width}}  {c}" for p, c in codes.items()]
     lines += [
         "",
-        f"Each code is {CODE_BITS} bits. Open the study's web page with: "
-        f"tradeoff study serve {study.path}",
+        (f"Each code is {CODE_BITS} bits. " if codes else "")
+        + f"Open the study's web page with: tradeoff study serve {study.path}",
+        "",
+        "The coordinator's page (/coordinator on the study's web page) opens with this key,",
+        f"shown once: {coordinator_key}",
+        f"(a new one: tradeoff study coordinator-key {study.path})",
     ]
     if study.consent_file is not None:
         lines.append(
@@ -82,6 +215,33 @@ def cmd_study_create(args: argparse.Namespace) -> int:
 
 
 def format_status(data: dict[str, object]) -> str:
+    """``study status`` in words: the counts, a line each for pilots and panel entries,
+    then a row per participant."""
+    lines = _format_rows(data).split("\n")
+    extra = []
+    pilots = data.get("pilots")
+    if isinstance(pilots, dict) and pilots.get("participants"):
+        n = pilots["sessions"]
+        extra.append(
+            f"{n} pilot session{'s' if n != 1 else ''} of {pilots['participants']} pilot "
+            f"participant{'s' if pilots['participants'] != 1 else ''}, not counted "
+            "(tradeoff study remove-pilots moves them aside)"
+        )
+    panel = data.get("panel")
+    if isinstance(panel, dict):
+        screened = panel.get("screened") or {}
+        reasons = ", ".join(f"{n} {r}" for r, n in screened.items())
+        extra.append(
+            f"panel: {panel['entered']} entered by link, {panel['holding_a_place']} holding a "
+            f"place"
+            + (f" of {panel['cap']}" if panel.get("cap") else "")
+            + f", {panel['declined']} declined consent, {panel['screened_total']} screened out"
+            + (f" ({reasons})" if reasons else "")
+        )
+    return "\n".join(lines[:1] + extra + lines[1:])
+
+
+def _format_rows(data: dict[str, object]) -> str:
     rows = data["rows"]
     assert isinstance(rows, list)
     width = max([11] + [len(str(r["participant"])) for r in rows])
@@ -101,6 +261,8 @@ def format_status(data: dict[str, object]) -> str:
         note = "inconsistent answers" if r["consistency_flagged"] else r["note"]
         if (not r["complete"] or str(r["state"]).startswith("withdrawn")) and not note:
             note = str(r["state"])
+        if r.get("panel_id"):
+            note = f"panel id {r['panel_id']}" + (f"; {note}" if note else "")
         line = (
             f"  {r['participant']:<{width}}  {r['answers']:>7}  "
             f"{'yes' if r['complete'] else 'no':<8}  {r['last_activity'] or '—':<25}  {note}"
@@ -154,6 +316,9 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
     from tradeoff.study.withdrawals import withdraw
 
     study = load_study(args.study)
+    by_panel_id = {panel_id: pid for pid, panel_id in study.panel_ids.items()}
+    if args.participant not in study.participants and args.participant in by_panel_id:
+        args.participant = by_panel_id[args.participant]  # a panel id names its participant
     record = withdraw(study, args.participant)
     if args.json:
         emit(record)
@@ -223,3 +388,145 @@ def cmd_study_export(args: argparse.Namespace) -> int:
         f"every column is explained in {summary.codebook} and {summary.datapackage}."
     )
     return 0
+
+
+#: The address ``tradeoff study serve`` listens at by default, for the links printed.
+BASE_URL = "http://127.0.0.1:8000/"
+
+
+def cmd_study_pilot_link(args: argparse.Namespace) -> int:
+    from tradeoff.study.folder import load_study
+    from tradeoff.study.keys import new_key
+
+    study = load_study(args.study)
+    key = new_key(study.path, "pilot")
+    link = f"{args.url.rstrip('/')}/pilot?key={key}"
+    if args.json:
+        emit({"study": str(study.path), "pilot_link": link})
+        return 0
+    say(
+        f"The pilot link of {study.path} (shown once; a new one replaces it):\n\n  {link}\n\n"
+        "Each visit starts a pilot session, marked as a pilot in its file and never counted "
+        "by status, export or report;\n"
+        f"tradeoff study remove-pilots {study.path} moves them aside."
+    )
+    return 0
+
+
+def cmd_study_coordinator_key(args: argparse.Namespace) -> int:
+    from tradeoff.study.folder import load_study
+    from tradeoff.study.keys import new_key
+
+    study = load_study(args.study)
+    key = new_key(study.path, "coordinator")
+    if args.json:
+        emit({"study": str(study.path), "coordinator_key": key})
+        return 0
+    say(
+        f"The coordinator's key of {study.path} (shown once; it replaces any earlier one):\n\n"
+        f"  {key}\n\nEnter it at /coordinator on the study's web page "
+        f"(tradeoff study serve {study.path})."
+    )
+    return 0
+
+
+def cmd_study_remove_pilots(args: argparse.Namespace) -> int:
+    from tradeoff.study.entries import remove_pilots
+    from tradeoff.study.folder import load_study
+
+    study = load_study(args.study)
+    pilots = sorted(study.pilots)
+    if not pilots:
+        say(f"{study.path} has no pilot sessions.")
+        return 0
+    if not args.yes:
+        say(
+            f"{len(pilots)} pilot participant{'s' if len(pilots) != 1 else ''} in {study.path}: "
+            f"{', '.join(pilots)}.\nTheir session folders would be moved to "
+            f"{study.path / 'pilot-removed'}/<time>/ (nothing is deleted).\n"
+            "Run again with --yes to move them."
+        )
+        return 0
+    dest, moved = remove_pilots(study.path, study.pilots)
+    if args.json:
+        emit({"study": str(study.path), "moved_to": str(dest), "participants": moved})
+        return 0
+    say(
+        f"{len(moved)} pilot participant{'s' if len(moved) != 1 else ''} moved aside to {dest}: "
+        f"{', '.join(moved)}.\nNothing was deleted; entries.jsonl records the move."
+    )
+    return 0
+
+
+def add_panel_arguments(mk: argparse.ArgumentParser) -> None:
+    """``study create``'s options of a panel (recruiting by link)."""
+    from tradeoff.study.panel import PRESETS
+
+    group = mk.add_argument_group(
+        "recruiting through a panel",
+        "people open the study by the panel's link (/panel?...), their panel id in a URL "
+        "parameter; an allow-list of panel ids, or open enrolment with a cap and quotas",
+    )
+    group.add_argument(
+        "--panel",
+        choices=sorted(PRESETS),
+        help="a panel's parameter names: prolific (PROLIFIC_PID; keeps STUDY_ID, SESSION_ID)",
+    )
+    group.add_argument("--panel-id-param", metavar="NAME", help="the URL parameter of the id")
+    group.add_argument(
+        "--panel-keep-param",
+        metavar="NAME",
+        action="append",
+        help="another URL parameter to record with the entry (repeat for more)",
+    )
+    group.add_argument(
+        "--panel-ids",
+        metavar="FILE",
+        help="the allow-list: panel ids, one per line; only they may enter",
+    )
+    group.add_argument("--cap", type=int, help="open enrolment: at most N people")
+    group.add_argument(
+        "--quota-field", metavar="NAME", help="open enrolment: the kept parameter of the quotas"
+    )
+    group.add_argument(
+        "--quota",
+        metavar="VALUE=N",
+        action="append",
+        help="at most N people whose quota field is VALUE (repeat for each group)",
+    )
+    for kind, what in (
+        ("complete", "a completed session"),
+        ("declined", "declined consent"),
+        ("screened", "a screen-out (not on the list, the cap or a quota full)"),
+    ):
+        group.add_argument(
+            f"--{kind}-url",
+            metavar="URL",
+            help=f"after {what}, send the browser here (http/https; {{NAME}} is the link's "
+            "parameter NAME, e.g. {PROLIFIC_PID})",
+        )
+        group.add_argument(f"--{kind}-code", metavar="CODE", help=f"after {what}, show this code")
+
+
+def add_pilot_commands(st_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``study pilot-link``, ``study remove-pilots`` and ``study coordinator-key``."""
+    pl = st_sub.add_parser("pilot-link", help="a new pilot link (pilot sessions are not counted)")
+    pl.add_argument("study", help="study folder")
+    pl.add_argument(
+        "--url", default=BASE_URL, help=f"where the study's web page is served (default {BASE_URL})"
+    )
+    pl.add_argument("--json", action="store_true", help="print one JSON document")
+    pl.set_defaults(func=cmd_study_pilot_link)
+    rp = st_sub.add_parser(
+        "remove-pilots", help="move the pilot sessions aside to pilot-removed/<time>/"
+    )
+    rp.add_argument("study", help="study folder")
+    rp.add_argument("--yes", action="store_true", help="move them (without: only list them)")
+    rp.add_argument("--json", action="store_true", help="print one JSON document")
+    rp.set_defaults(func=cmd_study_remove_pilots)
+    ck = st_sub.add_parser(
+        "coordinator-key", help="a new key for the coordinator's page (/coordinator)"
+    )
+    ck.add_argument("study", help="study folder")
+    ck.add_argument("--json", action="store_true", help="print one JSON document")
+    ck.set_defaults(func=cmd_study_coordinator_key)

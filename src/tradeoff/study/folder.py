@@ -15,7 +15,16 @@ A study is a folder (docs/architecture.md, "Files"):
 * ``attempts.log``: the times of wrong access codes, for the growing delay
   (:mod:`tradeoff.study.attempts`);
 * ``withdrawals.jsonl``: one line per withdrawal (``study withdraw``,
-  :mod:`tradeoff.study.withdrawals`).
+  :mod:`tradeoff.study.withdrawals`);
+* with a panel (``study.json``'s ``panel``, :mod:`tradeoff.study.panel`): ``panel-ids.txt``,
+  the allow-list of panel ids when there is one, and ``entries.jsonl``, who came in by
+  link, who declined and who was screened out (:mod:`tradeoff.study.entries`);
+* ``keys.json``: the hashes of the pilot link's and the coordinator's keys
+  (:mod:`tradeoff.study.keys`).
+
+A participant who comes in by a panel's link, or by the pilot link, has no access code:
+:func:`load_study` adds them to :attr:`Study.participants` (with an empty code hash, which
+no code matches) from the allow-list and ``entries.jsonl``.
 
 Every shared file of a study is opened only when it is a regular file (never through a
 symbolic link, never a FIFO or a device that would block a reader) and read to a bound
@@ -32,19 +41,21 @@ import os
 import secrets
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError
-from tradeoff.record.records import check_participant
+from tradeoff.record.records import check_participant, valid_participant
 from tradeoff.study.codes import hash_code, new_code, write_codes
 from tradeoff.study.files import NotRegularFile, open_regular, read_bounded
+from tradeoff.study.panel import ALLOW_FILE, Panel, check_panel, read_panel_ids
 
 if TYPE_CHECKING:
     from tradeoff.ask.population import PopulationSource
+    from tradeoff.study.entries import EntryState
 
 STUDY_FILE = "study.json"
 #: The version of ``study.json`` written (2: the hash of every copied file); 1 is read too.
@@ -77,6 +88,12 @@ class Study:
     #: Markdown file in the study, hashed in ``files``) and its version, or ``None``.
     consent_file: str | None = None
     consent_version: str | None = None
+    #: How people enter by a panel's link (``None``: by access code only).
+    panel: Panel | None = None
+    #: Participant id → panel id, of the allow-list and of everyone let in by link.
+    panel_ids: dict[str, str] = field(default_factory=dict)
+    #: The participants who came in by the pilot link (kept apart from the real data).
+    pilots: frozenset[str] = frozenset()
 
     @property
     def consent_path(self) -> Path | None:
@@ -113,7 +130,7 @@ class Study:
         digest = hash_code(code, self.salt)
         found = None
         for pid, stored in self.participants.items():
-            if hmac.compare_digest(digest, stored):
+            if stored and hmac.compare_digest(digest, stored):
                 found = pid
         return found
 
@@ -285,6 +302,8 @@ def create_study(
     codes_file: str | Path | None = None,
     consent: str | Path | None = None,
     consent_version: str = "1",
+    panel: Panel | None = None,
+    panel_ids: Sequence[str] = (),
 ) -> tuple[Study, dict[str, str]]:
     """Make a study folder; returns the study and every participant's access code.
 
@@ -298,6 +317,10 @@ def create_study(
     ``consent`` is a Markdown file of information and consent that the study web page
     shows before the first question (copied as ``consent.md``, hashed, with
     ``consent_version``); a participant's agreement opens their session file.
+
+    ``panel`` lets people in by a panel's link (:mod:`tradeoff.study.panel`); with
+    ``panel_ids`` (its allow-list, read by :func:`tradeoff.study.panel.read_panel_ids`)
+    only they may enter. A study with a panel may have no access-code participants.
     """
     loaded = load_scenario(scenario_path)  # validated before anything is written
     consent_text = None if consent is None else read_consent(Path(consent))
@@ -312,7 +335,13 @@ def create_study(
             "already exists and is not an empty folder.",
             "give a new folder for the study; an existing study is never overwritten.",
         )
-    if len(participants) != len(set(participants)) or not participants:
+    if panel is not None:
+        check_panel(panel)
+    if panel is not None and panel.allow_list != bool(panel_ids):
+        raise InputError.single(
+            "--panel-ids", "", "the allow-list and the panel disagree.", "give the list once."
+        )
+    if len(participants) != len(set(participants)) or (not participants and panel is None):
         raise InputError.single("participants", "", "need distinct ids.", "give each id once.")
     for pid in participants:
         check_participant(pid)
@@ -325,7 +354,15 @@ def create_study(
         write_codes(codes_path, codes)
     try:
         study = _make_study(
-            src, referenced, participants, dest, codes, consent_text, consent_version
+            src,
+            referenced,
+            participants,
+            dest,
+            codes,
+            consent_text,
+            consent_version,
+            panel,
+            panel_ids,
         )
     except BaseException as exc:
         _remove_made(dest, existed)
@@ -364,9 +401,14 @@ def _make_study(
     codes: dict[str, str],
     consent_text: str | None = None,
     consent_version: str = "1",
+    panel: Panel | None = None,
+    panel_ids: Sequence[str] = (),
 ) -> Study:
     dest.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
+    if panel_ids:
+        (dest / ALLOW_FILE).write_text("".join(f"{i}\n" for i in panel_ids), encoding="utf-8")
+        files[ALLOW_FILE] = _sha256(dest / ALLOW_FILE)
     if consent_text is not None:
         (dest / CONSENT_FILE).write_text(consent_text, encoding="utf-8")
         files[CONSENT_FILE] = _sha256(dest / CONSENT_FILE)
@@ -388,8 +430,16 @@ def _make_study(
         files=files,
         consent_file=None if consent_text is None else CONSENT_FILE,
         consent_version=None if consent_text is None else consent_version,
+        panel=panel,
     )
-    document = {
+    if panel is not None:
+        allowed = {panel.participant_of(i): i for i in panel_ids}
+        study = replace(
+            study,
+            participants={**study.participants, **dict.fromkeys(allowed, "")},
+            panel_ids=allowed,
+        )
+    document: dict[str, object] = {
         "version": STUDY_VERSION,
         "scenario": study.scenario,
         "scenario_sha256": study.scenario_sha256,
@@ -397,10 +447,12 @@ def _make_study(
         "created": study.created,
         "salt": salt.hex(),
         "code_hash": "scrypt n=16384 r=8 p=1 over the code without dashes, in capitals",
-        "participants": [{"id": p, "code_hash": h} for p, h in study.participants.items()],
+        "participants": [{"id": p, "code_hash": h} for p, h in study.participants.items() if h],
     }
     if consent_text is not None:
         document["consent"] = {"file": CONSENT_FILE, "version": consent_version}
+    if panel is not None:
+        document["panel"] = panel.to_json()
     tmp = dest / (STUDY_FILE + ".tmp")
     tmp.write_text(json.dumps(document, indent=2) + "\n")
     tmp.replace(dest / STUDY_FILE)
@@ -467,6 +519,12 @@ def load_study(folder: str | Path) -> Study:
         consent_file = consent_version = None
         if consent is not None:
             consent_file, consent_version = str(consent["file"]), str(consent["version"])
+        field = "panel"
+        panel = None if data.get("panel") is None else Panel.from_json(data["panel"])
+    except InputError as exc:
+        raise InputError.single(
+            path, "panel", f"is not a usable panel ({exc.problems[0].problem})", restore
+        ) from None
     except RecursionError:
         raise InputError.single(
             path, "", "is nested too deeply to be a study file.", restore
@@ -528,6 +586,41 @@ def load_study(folder: str | Path) -> Study:
         raise InputError.single(
             path, "consent", f"names {consent_file!r}, which files does not hash.", restore
         )
-    return Study(
+    study = Study(
         root, scenario, sha, salt, participants, created, files, consent_file, consent_version
     )
+    if panel is not None and panel.allow_list and ALLOW_FILE not in files:
+        raise InputError.single(
+            path, "panel", f"has an allow-list, but files does not hash {ALLOW_FILE}.", restore
+        )
+    allowed: dict[str, str] = {}
+    if panel is not None and panel.allow_list:
+        text = (root / ALLOW_FILE).read_text(encoding="utf-8", errors="replace")
+        allowed = {panel.participant_of(i): i for i in read_panel_ids(text, str(root / ALLOW_FILE))}
+    return with_entries(replace(study, panel=panel), allowed)
+
+
+def with_entries(
+    study: Study, allowed: dict[str, str] | None = None, state: EntryState | None = None
+) -> Study:
+    """``study`` with everyone who came in by link (``entries.jsonl``, or what a server
+    read of it, ``state``; the allow-list ``allowed``) among its participants, without an
+    access code; pilot participants whose sessions were moved aside (``study
+    remove-pilots``) are left out."""
+    from tradeoff.study.entries import read_entries
+
+    state = read_entries(study.path) if state is None else state
+    participants = dict(study.participants)
+    panel_ids = dict(study.panel_ids if allowed is None else allowed)
+    for pid in panel_ids:
+        participants.setdefault(pid, "")
+    pilots = set()
+    for pid, entered in state.people.items():
+        if entered.removed or not valid_participant(pid):
+            continue
+        participants.setdefault(pid, "")
+        if entered.pilot:
+            pilots.add(pid)
+        elif entered.panel_id is not None:
+            panel_ids[pid] = entered.panel_id
+    return replace(study, participants=participants, panel_ids=panel_ids, pilots=frozenset(pilots))

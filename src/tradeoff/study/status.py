@@ -1,6 +1,10 @@
 """The coordinator's view of a study: each participant's state (not started, unfinished
 after N answers, complete, withdrawn), their newest complete sessions, who a report leaves
-out and why."""
+out and why; where people stop, the time per question, long pauses, who came in by a
+panel's link and who was turned away; pilot participants apart, never counted.
+
+``study status --json`` and the coordinator's web page (:mod:`tradeoff.web.coordinator`)
+both show :meth:`StudyStatus.to_dict`."""
 
 from __future__ import annotations
 
@@ -11,8 +15,27 @@ from pathlib import Path
 from typing import Any
 
 from tradeoff.study.counted import replay_unknown, session_facts
+from tradeoff.study.entries import read_entries
 from tradeoff.study.folder import Study
 from tradeoff.study.withdrawals import read_withdrawals, withdrawn
+
+#: An answer that took longer than this (seconds) is a long pause.
+LONG_PAUSE_S = 300.0
+#: The coordinator's view lists this many participants of the latest activity.
+RECENT = 10
+
+
+def median(values: list[float]) -> float | None:
+    """The median (``None`` of nothing).
+
+    >>> median([3.0, 1.0, 2.0]), median([1.0, 2.0]), median([])
+    (2.0, 1.5, None)
+    """
+    if not values:
+        return None
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
 @dataclass(frozen=True)
@@ -27,11 +50,25 @@ class ParticipantStatus:
     withdrawn: str | None = None
     #: Whether a session of theirs opens with their consent (the study web page's).
     consented: bool = False
+    #: Response times of the newest session's answers, in order (milliseconds).
+    times_ms: tuple[float, ...] = ()
+    #: Whether they came in by the pilot link.
+    pilot: bool = False
+    #: Their id on the panel, when they came in by a panel's link.
+    panel_id: str | None = None
+    #: Whether they came in by a panel's link and declined consent (no session).
+    declined: bool = False
+
+    @property
+    def longest_s(self) -> float | None:
+        """The longest time they took over an answer (seconds)."""
+        return max(self.times_ms) / 1000 if self.times_ms else None
 
     @property
     def state(self) -> str:
-        """``not started``, ``consented, no answer yet``, ``unfinished after N answers``,
-        ``complete``, ``withdrawn …`` or ``unreadable``.
+        """``not started``, ``declined consent`` (by a panel's link), ``consented, no answer
+        yet``, ``unfinished after N answers``, ``complete``, ``withdrawn …`` or
+        ``unreadable``.
 
         >>> ParticipantStatus("p01", 1, 4, False, None, False).state
         'unfinished after 4 answers'
@@ -43,7 +80,7 @@ class ParticipantStatus:
         if self.complete:
             return "complete"
         if self.sessions == 0:
-            return "not started"
+            return "declined consent" if self.declined else "not started"
         if self.note.startswith("unreadable"):
             return "unreadable"
         if self.answers == 0 and self.consented:
@@ -60,6 +97,8 @@ class ParticipantStatus:
             "consented": self.consented,
             "last_activity": self.last_activity,
             "consistency_flagged": self.flagged,
+            "long_pause": (self.longest_s or 0.0) > LONG_PAUSE_S,
+            "panel_id": self.panel_id,
             "note": self.note,
         }
 
@@ -71,6 +110,10 @@ class StudyStatus:
     #: What is wrong with the study's shared files (``withdrawals.jsonl``), each naming the
     #: file, the line and the fix.
     problems: tuple[str, ...] = ()
+    #: The pilot participants (never in ``rows``, never counted).
+    pilot_rows: tuple[ParticipantStatus, ...] = ()
+    #: Who came in by link, declined, was screened out (:meth:`EntryState.summary`).
+    entries: dict[str, Any] | None = None
 
     @property
     def started(self) -> int:
@@ -93,18 +136,60 @@ class StudyStatus:
         return out
 
     def median_response_s(self) -> float | None:
-        """Median seconds per answer over every recorded answer of every session."""
-        times = sorted(
-            t
-            for pid in self.study.participants
-            for f in session_facts(self.study, pid)[0].values()
-            for t in f.response_ms
+        """Median seconds per answer over every recorded answer of every session (pilots
+        left out)."""
+        ms = median(
+            [
+                t
+                for pid in self.study.participants
+                if pid not in self.study.pilots
+                for f in session_facts(self.study, pid)[0].values()
+                for t in f.response_ms
+            ]
         )
-        if not times:
-            return None
-        mid = len(times) // 2
-        ms = times[mid] if len(times) % 2 else (times[mid - 1] + times[mid]) / 2
-        return round(ms / 1000, 1)
+        return None if ms is None else round(ms / 1000, 1)
+
+    def stopped_at(self) -> dict[str, int]:
+        """Where people stop: of those started and not complete (nor withdrawn), how many
+        stand after each number of answers."""
+        counts: dict[int, int] = {}
+        for r in self.rows:
+            if r.sessions and not r.complete and r.withdrawn is None:
+                counts[r.answers] = counts.get(r.answers, 0) + 1
+        return {str(k): counts[k] for k in sorted(counts)}
+
+    def by_question(self) -> list[dict[str, Any]]:
+        """Median seconds of the n-th answer given (newest session of each participant,
+        pilots and withdrawn left out), with how many answers it is over."""
+        times: dict[int, list[float]] = {}
+        for r in self.rows:
+            if r.withdrawn is not None:
+                continue
+            for i, t in enumerate(r.times_ms, start=1):
+                times.setdefault(i, []).append(t)
+        out = []
+        for i in sorted(times):
+            ms = median(times[i])
+            assert ms is not None
+            out.append({"question": i, "median_s": round(ms / 1000, 1), "answers": len(times[i])})
+        return out
+
+    def recent(self) -> list[dict[str, Any]]:
+        """The :data:`RECENT` participants with the latest activity, latest first."""
+        active = sorted(
+            (r for r in self.rows if r.last_activity),
+            key=lambda r: (r.last_activity or "", r.participant),
+            reverse=True,
+        )
+        return [
+            {
+                "participant": r.participant,
+                "panel_id": r.panel_id,
+                "state": r.state,
+                "last_activity": r.last_activity,
+            }
+            for r in active[:RECENT]
+        ]
 
     def missing(self, exclude_inconsistent: bool = False) -> list[tuple[str, str]]:
         """Who a report over the complete sessions leaves out, and why (in study order)."""
@@ -127,8 +212,20 @@ class StudyStatus:
             "median_response_s": self.median_response_s(),
             "complete": self.complete,
             "flagged": sum(r.flagged for r in self.rows),
+            "long_pauses": sum((r.longest_s or 0.0) > LONG_PAUSE_S for r in self.rows),
+            "long_pause_s": LONG_PAUSE_S,
+            "stopped_at": self.stopped_at(),
+            "by_question": self.by_question(),
+            "recent": self.recent(),
+            "pilots": {
+                "participants": len(self.pilot_rows),
+                "sessions": sum(r.sessions for r in self.pilot_rows),
+                "complete": sum(r.complete for r in self.pilot_rows),
+            },
+            "panel": self.entries,
             "problems": list(self.problems),
             "rows": [r.to_dict() for r in self.rows],
+            "pilot_rows": [r.to_dict() for r in self.pilot_rows],
         }
 
 
@@ -146,6 +243,8 @@ def study_status(study: Study) -> StudyStatus:
     read, belongs to another participant or scenario, or carries warnings is named with
     them (file and line), never hidden."""
     rows = []
+    entries = read_entries(study.path)
+    declined = {p for p, e in entries.people.items() if e.declined}
     withdrawals = read_withdrawals(study)
     gone = withdrawals.times
     replay_unknown(study, study.participants)
@@ -154,7 +253,21 @@ def study_status(study: Study) -> StudyStatus:
         files = list(facts)
         if not files:
             note = "; ".join(others)
-            rows.append(ParticipantStatus(pid, 0, 0, False, None, False, note, gone.get(pid)))
+            rows.append(
+                ParticipantStatus(
+                    pid,
+                    0,
+                    0,
+                    False,
+                    None,
+                    False,
+                    note,
+                    gone.get(pid),
+                    pilot=pid in study.pilots,
+                    panel_id=study.panel_ids.get(pid),
+                    declined=pid in declined,
+                )
+            )
             continue
         newest = max(files, key=_mtime)
         when = datetime.fromtimestamp(_mtime(newest), UTC).isoformat(timespec="seconds")
@@ -172,6 +285,15 @@ def study_status(study: Study) -> StudyStatus:
                 "; ".join(notes),
                 gone.get(pid),
                 any(f.consented for f in facts.values()),
+                facts[newest].response_ms,
+                pid in study.pilots,
+                study.panel_ids.get(pid),
             )
         )
-    return StudyStatus(study, tuple(rows), tuple(withdrawals.messages()))
+    return StudyStatus(
+        study,
+        tuple(r for r in rows if not r.pilot),
+        tuple(withdrawals.messages()),
+        tuple(r for r in rows if r.pilot),
+        entries.summary(study.panel) if study.panel is not None or entries.people else None,
+    )

@@ -1,7 +1,9 @@
 """The study web page: the participant's flow as plain HTML forms (no script needed).
 
-Code entry → information and consent → questions → what we learned → thank-you
-(docs/architecture.md, "The study web page"). Every answer is written to the
+Code entry (or a panel's link, ``/panel``, or the pilot link, ``/pilot``) → information
+and consent → questions → what we learned → thank-you, or the panel's ending
+(docs/architecture.md, "The study web page"); the coordinator's page is
+:mod:`tradeoff.web.coordinator`. Every answer is written to the
 participant's session file and synced before the next page is sent (post, redirect, get);
 each form carries the number of answers the page was showing, so a second submit of the
 same page, or one from the back button, records nothing. Every URL is relative, so the
@@ -12,7 +14,10 @@ page works under any path of a reverse proxy. What a request passes before a pag
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import secrets
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -25,10 +30,13 @@ from tradeoff.ask.scenario import DECIDING_STRATEGIES, load_scenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice, expected_questions
 from tradeoff.record.recorder import Recorder, SessionLocked, SessionWriteError
-from tradeoff.record.records import ConsentRecord, now
+from tradeoff.record.records import ConsentRecord, EntryRecord, now
 from tradeoff.study.attempts import recent_failures, record_failure, wrong_code_delay
+from tradeoff.study.entries import Entered, admit, new_pilot, record_decline
 from tradeoff.study.folder import Study, load_study
-from tradeoff.web.connection import REQUEST_LOG, Timeouts
+from tradeoff.study.keys import check_key
+from tradeoff.web.connection import REQUEST_LOG, Timeouts, log_request
+from tradeoff.web.coordinator import coordinator_login, coordinator_page
 from tradeoff.web.held import Participants
 from tradeoff.web.i18n import LANGUAGE_COOKIE, LANGUAGE_PARAMETER, N_, switch
 from tradeoff.web.pages import QuestionView, question_view, review_view, safe_markdown
@@ -52,6 +60,11 @@ from tradeoff.web.site import (
     visitor_of,
 )
 
+#: One address may bring at most this many new panel entries per
+#: :data:`NEW_ENTRY_WINDOW` seconds (per server process; a returning panel id is never
+#: held back), so one client cannot fill an open study's cap with made-up ids at once.
+NEW_ENTRIES_PER_SOURCE = 20
+NEW_ENTRY_WINDOW = 600.0
 #: A source that entered a wrong code lately may have this many codes checked or waiting
 #: out their delay at once (more are refused unchecked, so a guesser cannot run the delays
 #: in parallel; a source without wrong codes, such as a ward behind one address, is not
@@ -199,8 +212,24 @@ async def where_next(request: web.Request, visitor: Visitor) -> web.StreamRespon
         return redirect("done")
     if site.study.consent_file is not None:
         return redirect("consent")
-    await site.work(partial(site.participants.start, pid, None, visitor.language.tag))
+    entry = await site.work(partial(entry_record, site, pid))
+    await site.work(partial(site.participants.start, pid, None, visitor.language.tag, entry))
     return redirect("question")
+
+
+def entry_record(site: Site, participant: str) -> EntryRecord | None:
+    """How ``participant`` came in, for their session file (``None``: by access code)."""
+    entered = site.entered(participant)
+    if entered is None:
+        return None
+    return EntryRecord(
+        type="entry",
+        via="panel" if entered.panel_id is not None else "open",
+        panel_id=entered.panel_id,
+        params=entered.params,
+        pilot=entered.pilot,
+        at=now(),
+    )
 
 
 def withdrawn_page(site: Site, visitor: Visitor) -> web.Response:
@@ -248,6 +277,13 @@ async def give_consent(request: web.Request) -> web.StreamResponse:
         return withdrawn_page(site, visitor)
     if form.get("choice") != "agree":
         _ = visitor.language.gettext
+        entered = await site.work(partial(site.entered, visitor.participant))
+        if entered is not None and site.study.panel is not None and not entered.pilot:
+            await site.work(partial(record_decline, site.entries, visitor.participant))
+            response = ending(site, visitor, "declined", link_values(site, entered))
+            await site.work(partial(site.revoke, visitor.nonce))
+            set_cookie(response, SESSION_COOKIE, "", is_secure(request, site.trust_proxy), 0)
+            return response
         response = site.message(
             visitor,
             _("Thank you"),
@@ -268,8 +304,9 @@ async def give_consent(request: web.Request) -> web.StreamResponse:
         language=visitor.language.tag,
         at=now(),
     )
+    entry = await site.work(partial(entry_record, site, visitor.participant))
     await site.work(
-        partial(site.participants.start, visitor.participant, record, visitor.language.tag)
+        partial(site.participants.start, visitor.participant, record, visitor.language.tag, entry)
     )
     return redirect("question")
 
@@ -493,6 +530,9 @@ async def done(request: web.Request) -> web.StreamResponse:
         return redirect("./")
     if not await site.work(partial(site.participants.has_finished, visitor.participant)):
         return await where_next(request, visitor)
+    entered = await site.work(partial(site.entered, visitor.participant))
+    if entered is not None and site.study.panel is not None and not entered.pilot:
+        return ending(site, visitor, "complete", link_values(site, entered))
     _ = visitor.language.gettext
     return site.message(
         visitor,
@@ -502,6 +542,207 @@ async def done(request: web.Request) -> web.StreamResponse:
             _("If you have questions about the study, contact its coordinator."),
         ],
     )
+
+
+def finish(site: Site, rec: Recorder) -> None:
+    """End a session; one that came in by link first notes its outcome in its chain."""
+    entered = site.entered(rec.header.participant)
+    if entered is not None:
+        rec.note("outcome completed" + (" (pilot)" if entered.pilot else ""))
+    rec.finish()
+
+
+# -- coming in by link ---------------------------------------------------------------------
+
+
+def link_values(site: Site, entered: Entered) -> dict[str, str]:
+    """The link's parameters of a person let in, for an ending's URL."""
+    panel = site.study.panel
+    values = dict(entered.params)
+    if panel is not None and entered.panel_id is not None:
+        values[panel.id_param] = entered.panel_id
+    return values
+
+
+def ending(
+    site: Site,
+    visitor: Visitor,
+    which: Literal["complete", "declined", "screened"],
+    values: dict[str, str],
+    reason: str | None = None,
+) -> web.Response:
+    """The end of a panel participant's visit: back to the panel (its URL with the link's
+    parameters put in), or a page with the code to give the panel (and a link back when
+    there is also a URL). A URL without a code is followed at once by a refresh of the
+    page, not an HTTP redirect: after a form (finish, decline) the page's policy lets
+    forms lead only to this server, and the browser would refuse the panel's address."""
+    panel = site.study.panel
+    assert panel is not None
+    end = getattr(panel, which)
+    url = end.target(values)
+    _ = visitor.language.gettext
+    if which == "complete":
+        heading = _("Thank you")
+        paragraphs = [_("Your answers are saved and complete.")]
+        code_label = _("Your completion code (enter it on the panel's site):")
+    elif which == "declined":
+        heading = _("Thank you")
+        paragraphs = [
+            _(
+                "You chose not to take part. Only that choice was noted, so that the panel "
+                "can be told; no answer was recorded."
+            )
+        ]
+        code_label = _("Your code for the panel (enter it on the panel's site):")
+    else:
+        heading = _("This study cannot take you")
+        paragraphs = [
+            _("This link is not on the study's list of participants.")
+            if reason == "not on the list"
+            else _("The study has all the participants it needs.")
+            if reason in ("study full", "quota full")
+            else _("The study is not open to this link."),
+            _("Only this visit was noted, so that the panel can be told. Thank you for your time."),
+        ]
+        code_label = _("Your code for the panel (enter it on the panel's site):")
+    return site.page(
+        visitor,
+        "ending.html",
+        heading,
+        heading=heading,
+        paragraphs=paragraphs,
+        code=end.code,
+        code_label=code_label,
+        url=url,
+        back=_("Go back to the panel"),
+    )
+
+
+def link_refused(site: Site, visitor: Visitor) -> web.Response:
+    _ = visitor.language.gettext
+    return site.message(
+        visitor,
+        _("This link is not complete"),
+        [
+            _(
+                "The link that brought you here lacks your panel id, or it is not one. Please "
+                "go back to the panel and open the study from there."
+            )
+        ],
+        400,
+    )
+
+
+async def panel_entry(request: web.Request) -> web.StreamResponse:
+    """``/panel?<id param>=…``: a panel's link. A panel id let in before comes back to its
+    own session; a new one is let in when the allow-list names it, or the cap and its quota
+    group have room (counted under the study's lock); else it is screened out."""
+    site = request.app[SITE]
+    visitor = visitor_of(request)
+    panel = site.study.panel
+    if panel is None:
+        raise web.HTTPNotFound()
+    query = {k: v for k, v in request.query.items() if k in (panel.id_param, *panel.keep_params)}
+    read = panel.read_link(query)
+    if isinstance(read, str):
+        log_request(request, f"panel link refused: {read}")
+        return link_refused(site, visitor)
+    panel_id, params = read
+    source = source_of(request, site.trust_proxy)
+    now_s = time.monotonic()
+    recent = [t for t in site.new_entries.get(source, []) if now_s - t < NEW_ENTRY_WINDOW]
+    try:
+        admitted = await site.work(
+            partial(
+                admit,
+                panel,
+                site.entries,
+                panel_id,
+                params,
+                frozenset(site.study.panel_ids),
+                len(recent) < NEW_ENTRIES_PER_SOURCE,
+            )
+        )
+    except OSError as exc:
+        print(f"entries.jsonl not written: {exc}", file=sys.stderr)
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("The study cannot start"),
+            [_("Please try again in a minute; if it happens again, tell the panel.")],
+            503,
+        )
+    if admitted.reason == "too many from one address":
+        log_request(request, "panel link refused: too many new entries from one address")
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("Too many new entries from your address"),
+            [_("Please try again later, or ask the panel for help.")],
+            429,
+        )
+    if admitted.participant is not None and not admitted.returning:
+        site.new_entries[source] = [*recent, now_s]
+        if len(site.new_entries) > 10_000:  # forget the oldest addresses
+            site.new_entries.clear()
+    if admitted.participant is None:
+        return ending(
+            site, visitor, "screened", {panel.id_param: panel_id, **params}, admitted.reason
+        )
+    response = redirect("./")
+    set_cookie(
+        response,
+        SESSION_COOKIE,
+        site.session_value(admitted.participant),
+        is_secure(request, site.trust_proxy),
+        SESSION_SECONDS,
+    )
+    return response
+
+
+async def pilot_entry(request: web.Request) -> web.StreamResponse:
+    """``/pilot?key=…``: the pilot link (``tradeoff study pilot-link``). Each visit starts
+    a new pilot participant, marked so in their session's entry and never counted; a
+    browser in the middle of a pilot session continues it. A wrong key counts as a wrong
+    access code (the same growing delay)."""
+    site = request.app[SITE]
+    visitor = visitor_of(request)
+    if visitor.participant is not None and visitor.participant in site.roster().pilots:
+        finished = await site.work(partial(site.participants.has_finished, visitor.participant))
+        if not finished:
+            return redirect("./")
+    key = request.query.get("key", "")[:64]
+    if not await site.work(partial(check_key, site.study.path, "pilot", key)):
+        source = source_of(request, site.trust_proxy)
+        delay = await site.work(partial(wrong_code_delay, site.study, source))
+        with contextlib.suppress(OSError):
+            await site.work(partial(record_failure, site.study, source=source))
+        await asyncio.sleep(delay)
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("This link does not open the study"),
+            [_("Ask the study's coordinator for a new pilot link.")],
+            403,
+        )
+    pid = f"pilot-{secrets.token_hex(6)}"
+    if not await site.work(partial(new_pilot, site.entries, pid)):
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("Too many pilot sessions"),
+            [_("Remove the pilot sessions (tradeoff study remove-pilots), then try again.")],
+            503,
+        )
+    response = redirect("./")
+    set_cookie(
+        response,
+        SESSION_COOKIE,
+        site.session_value(pid),
+        is_secure(request, site.trust_proxy),
+        SESSION_SECONDS,
+    )
+    return response
 
 
 # -- the application -------------------------------------------------------------------
@@ -556,12 +797,17 @@ def make_web_app(
         "/more", _form_action(lambda rec, *_: rec.extend(10), "question", needs="review")
     )
     app.router.add_post(
-        "/finish", _form_action(lambda rec, *_: rec.finish(), "done", needs="review")
+        "/finish",
+        _form_action(lambda rec, *_: finish(site, rec), "done", needs="review"),
     )
     app.router.add_get("/review", review)
     app.router.add_post("/pause", pause)
     app.router.add_get("/done", done)
     app.router.add_get("/static/style.css", style)
+    app.router.add_get("/panel", panel_entry)
+    app.router.add_get("/pilot", pilot_entry)
+    app.router.add_get("/coordinator", coordinator_page)
+    app.router.add_post("/coordinator", coordinator_login)
 
     async def close(app: web.Application) -> None:
         held = app[SITE].participants

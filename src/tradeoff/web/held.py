@@ -21,8 +21,9 @@ from tradeoff.errors import InputError
 from tradeoff.learn import Engine
 from tradeoff.record.log import closed, read_session
 from tradeoff.record.recorder import Recorder
-from tradeoff.record.records import ConsentRecord, Header
+from tradeoff.record.records import ConsentRecord, EntryRecord, Header
 from tradeoff.study.counted import session_files
+from tradeoff.study.entries import study_lock
 from tradeoff.study.folder import Study
 from tradeoff.study.opening import resume_session, start_session
 
@@ -87,10 +88,20 @@ class Participants:
                 continue
         return False
 
-    def start(self, participant: str, consent: ConsentRecord | None, language: str) -> Path:
-        """Open a new session (the consent, when given, as its first line; the language
-        shown as a note when there is no consent to carry it)."""
-        with self._lock_for(participant):
+    def start(
+        self,
+        participant: str,
+        consent: ConsentRecord | None,
+        language: str,
+        entry: EntryRecord | None = None,
+    ) -> Path:
+        """Open a new session (the consent, when given, as its first line, then the
+        ``entry``: how they came in; the language shown as a note when there is no consent
+        to carry it). Their session folder's lock is held meanwhile, so two tabs (even on
+        two server processes) agreeing at once start one session."""
+        folder = self.study.sessions_dir / participant
+        folder.mkdir(exist_ok=True)
+        with self._lock_for(participant), study_lock(folder):
             existing = self.open_session(participant)
             if existing is not None:  # two tabs agreeing at once start one session
                 return existing
@@ -100,6 +111,7 @@ class Participants:
                 self.study.sessions_dir,
                 cache_dir=self.study.cache_dir,
                 consent=consent,
+                entry=entry,
             )
             try:
                 if consent is None:

@@ -36,8 +36,9 @@ from markupsafe import Markup
 
 from tradeoff.errors import InputError
 from tradeoff.net import client_source
+from tradeoff.study.entries import Entered, EntryLog
 from tradeoff.study.files import open_regular, replace_atomically, write_all
-from tradeoff.study.folder import Study
+from tradeoff.study.folder import Study, with_entries
 from tradeoff.study.withdrawals import withdrawals_path, withdrawn
 from tradeoff.text import clean_text
 from tradeoff.web.connection import LOG, Timeouts, log_request
@@ -55,6 +56,9 @@ MAX_BODY = 16 * 1024
 SECRET_FILE = "web-secret"
 #: One source may have this many requests in flight, all sources this many.
 REQUESTS_AT_ONCE = (64, 512)
+#: The coordinator's cookie, and how long it is good for.
+COORDINATOR_COOKIE = "tradeoff_coordinator"
+COORDINATOR_SECONDS = 8 * 3600
 #: Session cookies dropped by "save and come back later" or by declining consent: their
 #: nonces, kept for :data:`SESSION_SECONDS` (every server process on the folder reads it).
 REVOKED_FILE = "web-revoked"
@@ -246,11 +250,36 @@ class Site:
     consent_html: Markup | None = None
     _withdrawn: tuple[tuple[int, int] | None, frozenset[str]] = (None, frozenset())
     revoked: Revoked = field(init=False)
+    #: Who came in by link (``entries.jsonl``), read as it grows.
+    entries: EntryLog = field(init=False)
+    _roster: tuple[int, Study] | None = None
+    #: The coordinator's page's facts and when they were gathered (:data:`STATUS_SECONDS`).
+    status_cache: tuple[float, dict[str, object]] | None = None
+    status_lock: threading.Lock = field(default_factory=threading.Lock)
+    #: When each source address brought a new panel entry lately (monotonic seconds).
+    new_entries: dict[str, list[float]] = field(default_factory=dict)
     #: Work started ahead of the request that needs it (:meth:`ahead`), kept until done.
     _ahead: set[asyncio.Future[None]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.revoked = Revoked(self.study.path / REVOKED_FILE)
+        self.entries = EntryLog(self.study.path)
+
+    def roster(self) -> Study:
+        """The study with everyone let in by link so far among its participants (made
+        again only when ``entries.jsonl`` grew: this is asked on every request)."""
+        state = self.entries.refresh()
+        size = self.entries.size
+        if self._roster is not None and self._roster[0] == size:
+            return self._roster[1]
+        study = with_entries(self.study, None, state)
+        self._roster = (size, study)
+        return study
+
+    def entered(self, participant: str) -> Entered | None:
+        """How ``participant`` came in by link (``None``: by access code)."""
+        found = self.entries.refresh().people.get(participant)
+        return None if found is None or found.removed else found
 
     def is_withdrawn(self, participant: str) -> bool:
         """Whether ``participant`` withdrew (the withdrawals file read again only when it
@@ -262,7 +291,7 @@ class Site:
         except FileNotFoundError:
             key = None
         if key != self._withdrawn[0]:
-            self._withdrawn = (key, frozenset(withdrawn(self.study)) if key else frozenset())
+            self._withdrawn = (key, frozenset(withdrawn(self.roster())) if key else frozenset())
         return participant in self._withdrawn[1]
 
     def revoke(self, nonce: str) -> None:
@@ -301,11 +330,28 @@ class Site:
             age = time.time() - int(issued)
         except ValueError:
             return None
-        if not 0 <= age <= SESSION_SECONDS or participant not in self.study.participants:
+        if not 0 <= age <= SESSION_SECONDS or participant not in self.roster().participants:
             return None
         if self.is_revoked(nonce):
             return None
         return participant, nonce
+
+    def coordinator_value(self, issued: int | None = None) -> str:
+        """The coordinator's cookie: signed apart from any participant's (its own prefix),
+        good for :data:`COORDINATOR_SECONDS`."""
+        issued = int(time.time()) if issued is None else issued
+        return f"{issued}:{self._sign(f'coordinator:{issued}')}"
+
+    def is_coordinator(self, value: str | None) -> bool:
+        """Whether ``value`` is a coordinator's cookie of this study, unexpired."""
+        if not value or value.count(":") != 1:
+            return False
+        issued, sig = value.split(":")
+        if not (issued.isascii() and issued.isdigit() and len(issued) <= 12):
+            return False
+        if not same(sig, self._sign(f"coordinator:{issued}")):
+            return False
+        return 0 <= time.time() - int(issued) <= COORDINATOR_SECONDS
 
     def csrf(self, nonce: str) -> str:
         return self._sign(f"csrf:{nonce}")

@@ -1,0 +1,385 @@
+"""Who came in by link: ``entries.jsonl`` in a study's folder, one JSON line per event.
+
+The events (each with its time, ``at``):
+
+* ``enrolled``: a panel id let in (its participant id, the panel id, its quota group and
+  the link's kept parameters), once per person (again only after a decline);
+* ``declined``: a panel participant declined consent (no session was opened);
+* ``screened``: a panel id turned away, with the reason
+  (:data:`~tradeoff.study.panel.SCREEN_REASONS`);
+* ``pilot``: a pilot participant began (the pilot link, :mod:`tradeoff.study.keys`);
+* ``pilot-removed``: a pilot participant's sessions were moved aside
+  (``study remove-pilots``).
+
+A completed panel session says so in its own chain (a ``note`` before its result). The
+file is appended to under the study folder's ``flock`` (:func:`study_lock`), which also
+makes the cap and the quotas count right when many server processes let people in at once
+(:func:`admit`). It is read to a bound (:data:`ENTRIES_LIMIT`), and a server reads only
+what was appended since it last looked (:class:`EntryLog`), so a request's cost does not
+grow with the study's history. Screen-outs are written once per panel id that a process
+has seen, and not at all past :data:`SCREENED_STOP` bytes (a flood of made-up ids fills
+no disk): the screen-outs counted are the distinct panel ids written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import stat
+import threading
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tradeoff.study.files import open_regular, read_bounded, write_all
+from tradeoff.study.panel import Panel
+
+ENTRIES_FILE = "entries.jsonl"
+#: entries.jsonl is read only up to this size (10,000 entries with full parameters take
+#: about 40 MB; without, about 2 MB).
+ENTRIES_LIMIT = 64_000_000
+#: A server reads at most this many bytes of new lines at one look.
+ENTRIES_READ = 1 << 16
+#: Screen-outs are no longer written once the file is this large.
+SCREENED_STOP = 8_000_000
+#: A participant is enrolled again after a decline at most this many times.
+REENROL_LIMIT = 10
+#: At most this many pilot participants are made (each pilot link's visit makes one).
+PILOT_LIMIT = 1000
+#: Panel ids of screen-outs a process remembers, so each is written once.
+SCREENED_MEMORY = 100_000
+
+
+@contextlib.contextmanager
+def study_lock(folder: Path) -> Iterator[None]:
+    """The exclusive ``flock`` of a study's folder for the ``with`` block (the same lock
+    ``study withdraw`` takes)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class Entered:
+    """A participant who came in by link."""
+
+    participant: str
+    panel_id: str | None
+    group: str | None
+    params: dict[str, str]
+    pilot: bool
+    at: str
+    declined: bool = False
+    removed: bool = False
+    lines: int = 1
+
+
+@dataclass
+class EntryState:
+    """What ``entries.jsonl`` says so far."""
+
+    people: dict[str, Entered] = field(default_factory=dict)
+    declines: int = 0
+    screened: Counter[str] = field(default_factory=Counter)
+    screened_ids: set[str] = field(default_factory=set)
+    #: Lines that are not events of this file (skipped; named by :func:`read_entries`).
+    bad_lines: list[int] = field(default_factory=list)
+    lines: int = 0
+
+    def add(self, record: Any) -> None:
+        self.lines += 1
+        if not isinstance(record, dict) or not isinstance(record.get("event"), str):
+            self.bad_lines.append(self.lines)
+            return
+        event, pid, at = record["event"], record.get("participant"), str(record.get("at", ""))
+        if event == "screened":
+            reason = str(record.get("reason", ""))[:64]
+            self.screened[reason] += 1
+            if isinstance(record.get("panel_id"), str):
+                self.screened_ids.add(record["panel_id"])
+            return
+        if not isinstance(pid, str):
+            self.bad_lines.append(self.lines)
+            return
+        known = self.people.get(pid)
+        if event in ("enrolled", "pilot"):
+            params = record.get("params", {})
+            params = {str(k): str(v) for k, v in params.items()} if isinstance(params, dict) else {}
+            panel_id = record.get("panel_id")
+            group = record.get("group")
+            self.people[pid] = Entered(
+                pid,
+                panel_id if isinstance(panel_id, str) else None,
+                group if isinstance(group, str) else None,
+                params,
+                event == "pilot",
+                at,
+                lines=1 + (known.lines if known else 0),
+            )
+        elif event == "declined" and known is not None:
+            known.declined = True
+            self.declines += 1
+        elif event == "pilot-removed" and known is not None:
+            known.removed = True
+        else:
+            self.bad_lines.append(self.lines)
+
+    def active(self) -> list[Entered]:
+        """Panel participants holding a place (let in, not declined; pilots apart)."""
+        return [e for e in self.people.values() if not e.pilot and not e.declined]
+
+    def summary(self, panel: Panel | None) -> dict[str, Any]:
+        """The counts ``study status`` and the coordinator's page show."""
+        active = self.active()
+        groups = Counter(e.group for e in active if e.group is not None)
+        out: dict[str, Any] = {
+            "entered": sum(not e.pilot for e in self.people.values()),
+            "holding_a_place": len(active),
+            "declined": self.declines,
+            "screened": dict(sorted(self.screened.items())),
+            "screened_total": sum(self.screened.values()),
+        }
+        if panel is not None:
+            out["cap"] = panel.cap
+            out["allow_list"] = panel.allow_list
+            out["quotas"] = {g: {"filled": groups[g], "size": n} for g, n in panel.quotas.items()}
+        return out
+
+
+def entries_path(folder: Path) -> Path:
+    return folder / ENTRIES_FILE
+
+
+def _feed(state: EntryState, data: bytes) -> None:
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            state.lines += 1
+            state.bad_lines.append(state.lines)
+            continue
+        state.add(record)
+
+
+def read_entries(folder: Path) -> EntryState:
+    """What the study's ``entries.jsonl`` says (absent: nothing), read to
+    :data:`ENTRIES_LIMIT` bytes; a file that is not a regular one reads as empty."""
+    state = EntryState()
+    try:
+        fd = open_regular(entries_path(folder), os.O_RDONLY)
+    except OSError:
+        return state
+    try:
+        data = read_bounded(fd, ENTRIES_LIMIT)
+    finally:
+        os.close(fd)
+    _feed(state, data[: data.rfind(b"\n") + 1])
+    return state
+
+
+class EntryLog:
+    """A server process's view of ``entries.jsonl``: only what was appended since the last
+    look is read (a ``stat`` when nothing was), as :class:`tradeoff.web.site.Revoked`
+    reads its file."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.path = entries_path(folder)
+        self.state = EntryState()
+        self._file: tuple[int, int] | None = None
+        self._offset = 0
+        self._lock = threading.Lock()
+
+    def refresh(self) -> EntryState:
+        """The state with every complete line appended so far (up to the file's bound)."""
+        with self._lock:
+            for _ in range(ENTRIES_LIMIT // ENTRIES_READ + 1):
+                if not self._read():
+                    break
+            return self.state
+
+    @property
+    def size(self) -> int:
+        return self._offset
+
+    def _read(self) -> bool:
+        try:
+            st = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        file = (st.st_dev, st.st_ino)
+        if file != self._file or st.st_size < self._offset:
+            self._file, self._offset, self.state = file, 0, EntryState()
+        if st.st_size == self._offset or self._offset >= ENTRIES_LIMIT:
+            return False
+        try:
+            fd = open_regular(self.path, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            chunk = os.pread(fd, ENTRIES_READ, self._offset)
+        finally:
+            os.close(fd)
+        complete = chunk[: chunk.rfind(b"\n") + 1]
+        if not complete and len(chunk) == ENTRIES_READ:  # no line end in a whole read
+            complete = chunk
+        self._offset += len(complete)
+        _feed(self.state, complete)
+        return bool(complete)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def append_entry(folder: Path, record: Mapping[str, Any]) -> None:
+    """Append one event (the caller holds :func:`study_lock`), synced."""
+    line = (json.dumps(dict(record), sort_keys=True, ensure_ascii=True) + "\n").encode("ascii")
+    fd = open_regular(entries_path(folder), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        write_all(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class Admission:
+    """The outcome of a panel link: the participant let in, or the reason they were not."""
+
+    participant: str | None
+    reason: str | None = None
+    #: Whether they came back (already let in before).
+    returning: bool = False
+
+
+def admit(
+    panel: Panel,
+    log: EntryLog,
+    panel_id: str,
+    params: Mapping[str, str],
+    allowed: frozenset[str] = frozenset(),
+    may_enrol: bool = True,
+) -> Admission:
+    """Let ``panel_id`` in or screen it out, under the study's lock so every server
+    process counts the same cap and quotas: a panel id already let in comes back to its
+    participant (never a second one); an allow-list lets in only ``allowed`` participant
+    ids; open enrolment lets in while the cap and the person's quota group have room.
+    Every decision is written to ``entries.jsonl`` (:func:`append_entry`) before it is
+    acted on. With ``may_enrol`` false (the caller's limit of new entries from one
+    address is reached) only a returning panel id is let in; a new one is refused with
+    the reason ``too many from one address`` and nothing is written."""
+    pid = panel.participant_of(panel_id)
+    with study_lock(log.folder):
+        state = log.refresh()
+        known = state.people.get(pid)
+        if known is not None and not known.declined and not known.removed:
+            return Admission(pid, returning=True)
+        if not may_enrol:
+            return Admission(None, "too many from one address")
+        reason = None
+        group = None if panel.quota_field is None else params.get(panel.quota_field)
+        if panel.allow_list:
+            if pid not in allowed:
+                reason = "not on the list"
+        else:
+            if panel.quota_field is not None:
+                active = state.active()
+                if group not in panel.quotas:
+                    reason = "quota group unknown"
+                elif sum(e.group == group for e in active) >= panel.quotas[group]:
+                    reason = "quota full"
+            if reason is None and panel.cap is not None and len(state.active()) >= panel.cap:
+                reason = "study full"
+        if reason is None and known is not None and known.lines >= REENROL_LIMIT:
+            reason = "study full"
+        if reason is not None:
+            if panel_id not in state.screened_ids and log.size < SCREENED_STOP:
+                append_entry(
+                    log.folder,
+                    {"event": "screened", "panel_id": panel_id, "reason": reason, "at": _now()},
+                )
+            if len(state.screened_ids) < SCREENED_MEMORY:
+                state.screened_ids.add(panel_id)
+            log.refresh()
+            return Admission(None, reason)
+        record: dict[str, Any] = {
+            "event": "enrolled",
+            "participant": pid,
+            "panel_id": panel_id,
+            "params": dict(params),
+            "at": _now(),
+        }
+        if group is not None:
+            record["group"] = group
+        append_entry(log.folder, record)
+        log.refresh()
+        return Admission(pid)
+
+
+def record_decline(log: EntryLog, participant: str) -> None:
+    """A panel participant declined consent: their place is given up (written once)."""
+    with study_lock(log.folder):
+        state = log.refresh()
+        known = state.people.get(participant)
+        if known is None or known.declined:
+            return
+        append_entry(
+            log.folder,
+            {
+                "event": "declined",
+                "participant": participant,
+                "panel_id": known.panel_id,
+                "at": _now(),
+            },
+        )
+        log.refresh()
+
+
+def new_pilot(log: EntryLog, participant: str) -> bool:
+    """Record a new pilot participant; ``False`` when :data:`PILOT_LIMIT` are made."""
+    with study_lock(log.folder):
+        state = log.refresh()
+        if sum(e.pilot for e in state.people.values()) >= PILOT_LIMIT:
+            return False
+        append_entry(log.folder, {"event": "pilot", "participant": participant, "at": _now()})
+        log.refresh()
+        return True
+
+
+def remove_pilots(folder: Path, pilots: frozenset[str] | set[str]) -> tuple[Path, list[str]]:
+    """Move every pilot participant's session folder to ``pilot-removed/<time>/`` in the
+    study (nothing is deleted) and record each as ``pilot-removed``, under the study's
+    lock; returns the folder they were moved to and who was moved, in order."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    dest = folder / "pilot-removed" / stamp
+    moved: list[str] = []
+    with study_lock(folder):
+        for pid in sorted(pilots):
+            source = folder / "sessions" / pid
+            if source.is_dir() and not source.is_symlink():
+                dest.mkdir(parents=True, exist_ok=True)
+                source.rename(dest / pid)
+            append_entry(
+                folder,
+                {
+                    "event": "pilot-removed",
+                    "participant": pid,
+                    "moved_to": str(dest.relative_to(folder)),
+                    "at": _now(),
+                },
+            )
+            moved.append(pid)
+    return dest, moved

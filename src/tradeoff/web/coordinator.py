@@ -1,0 +1,153 @@
+"""The coordinator's page of the study web page: ``/coordinator``, read-only.
+
+It opens with the coordinator's key (``tradeoff study coordinator-key``, stored as a salted
+hash in ``keys.json``: :mod:`tradeoff.study.keys`), entered on a form; a wrong key waits
+out the same growing delay as a wrong access code, and a right one gives a cookie of its
+own (signed apart from any participant's, :meth:`tradeoff.web.site.Site.coordinator_value`).
+
+The page shows :meth:`tradeoff.study.status.StudyStatus.to_dict`, the same facts as
+``tradeoff study status --json``: counts by state, where people stop, the median time per
+question, flags (inconsistent answers, long pauses), the latest activity, who came in by
+a panel's link, declined or was screened out, and the pilot sessions apart. The facts are
+gathered at most once every :data:`STATUS_SECONDS` per server process, whatever the number
+of requests, each gathering reusing the status's caches (:mod:`tradeoff.study.counted`).
+The page is in English only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from functools import partial
+from gettext import NullTranslations
+from typing import Any
+
+from aiohttp import web
+
+from tradeoff.study.attempts import record_failure, wrong_code_delay
+from tradeoff.study.keys import check_key, has_key
+from tradeoff.study.status import study_status
+from tradeoff.web.i18n import Language
+from tradeoff.web.site import (
+    COORDINATOR_COOKIE,
+    COORDINATOR_SECONDS,
+    CSRF_COOKIE,
+    SITE,
+    Site,
+    Visitor,
+    checked_form,
+    is_secure,
+    redirect,
+    set_cookie,
+    source_of,
+    visitor_of,
+)
+
+#: The facts are gathered again after this many seconds (per server process).
+STATUS_SECONDS = 5.0
+#: At most this many participants are listed under each flag.
+FLAG_LIST = 50
+ENGLISH = Language("en", NullTranslations())
+
+
+def status_facts(site: Site, now: float | None = None) -> dict[str, Any]:
+    """The study's status as ``study status --json`` has it, gathered again only when the
+    last gathering is older than :data:`STATUS_SECONDS` (one thread gathers; the others
+    wait for it and use its result)."""
+    now = time.monotonic() if now is None else now
+    with site.status_lock:
+        cached = site.status_cache
+        if cached is not None and now - cached[0] < STATUS_SECONDS:
+            return dict(cached[1])
+        facts = study_status(site.roster()).to_dict()
+        facts["gathered"] = time.strftime("%H:%M:%S UTC", time.gmtime())
+        site.status_cache = (now, facts)
+        return dict(facts)
+
+
+def _english(visitor: Visitor) -> Visitor:
+    return Visitor(None, visitor.nonce, ENGLISH)
+
+
+def login_page(
+    request: web.Request, site: Site, visitor: Visitor, error: str = "", status: int = 200
+) -> web.Response:
+    english = _english(visitor)
+    response = site.page(
+        english,
+        "coordinator_key.html",
+        "The coordinator's page",
+        status,
+        error=error,
+        has_key=has_key(site.study.path, "coordinator"),
+        folder=site.study.path.name,
+    )
+    set_cookie(response, CSRF_COOKIE, visitor.nonce, is_secure(request, site.trust_proxy))
+    return response
+
+
+async def coordinator_page(request: web.Request) -> web.StreamResponse:
+    """The page, or the form for the key."""
+    site = request.app[SITE]
+    visitor = visitor_of(request)
+    if not site.is_coordinator(request.cookies.get(COORDINATOR_COOKIE)):
+        return login_page(request, site, visitor)
+    facts = await site.work(partial(status_facts, site))
+    rows = facts["rows"]
+    flagged = [r["participant"] for r in rows if r["consistency_flagged"]]
+    paused = [r["participant"] for r in rows if r["long_pause"]]
+    stops = facts["stopped_at"]
+    most = max(stops.values(), default=1)
+    return site.page(
+        _english(visitor),
+        "coordinator.html",
+        "The coordinator's page",
+        facts=facts,
+        flagged=flagged[:FLAG_LIST],
+        flagged_more=max(0, len(flagged) - FLAG_LIST),
+        paused=paused[:FLAG_LIST],
+        paused_more=max(0, len(paused) - FLAG_LIST),
+        stops=list(stops.items()),
+        most=most,
+        refresh=int(STATUS_SECONDS),
+    )
+
+
+async def coordinator_login(request: web.Request) -> web.StreamResponse:
+    """Check the key: a right one sets the coordinator's cookie; a wrong one is logged
+    and waits out the growing delay of wrong access codes (from the same source, shared
+    with the code form)."""
+    site = request.app[SITE]
+    visitor = visitor_of(request)
+    form = await checked_form(request, visitor)
+    if form is None:
+        return login_page(request, site, visitor, "The form had expired. Enter the key again.")
+    source = source_of(request, site.trust_proxy)
+    if site.checking.get(source, 0) >= 2:
+        return login_page(request, site, visitor, "A key is being checked already; wait.", 429)
+    site.checking[source] = site.checking.get(source, 0) + 1
+    try:
+        key = form.get("key", "").strip()[:64]
+        right = await site.work(partial(check_key, site.study.path, "coordinator", key))
+        if not right:
+            delay = await site.work(partial(wrong_code_delay, site.study, source))
+            with contextlib.suppress(OSError):
+                await site.work(partial(record_failure, site.study, source=source))
+            await asyncio.sleep(delay)
+            return login_page(
+                request, site, visitor, "That key does not open the coordinator's page.", 403
+            )
+    finally:
+        site.checking[source] -= 1
+        if not site.checking[source]:
+            del site.checking[source]
+    response = redirect("coordinator")
+    set_cookie(
+        response,
+        COORDINATOR_COOKIE,
+        site.coordinator_value(),
+        is_secure(request, site.trust_proxy),
+        COORDINATOR_SECONDS,
+    )
+    return response

@@ -315,3 +315,25 @@ def test_the_report_leaves_out_whom_the_export_leaves_out_and_says_why(made: Mad
     counted = study_sessions(made.study.path, include_pilot=True)
     assert counted.sessions == (made.files["p01"], made.files["p05"], made.files["p06"])
     assert "p05" not in dict(counted.left_out)
+
+
+def test_an_allow_listed_panel_member_who_has_not_started_has_their_panel_id(
+    tmp_path: Path,
+) -> None:
+    """The participants table names the panel id the study knows from its allow-list, so
+    a coordinator can tell the panel who never came."""
+    from tradeoff.study.panel import Panel
+
+    panel = Panel("PROLIFIC_PID", (), b"0123456789abcdef", allow_list=True)
+    study, _ = create_study(
+        ROOT / "scenarios" / "breast-cancer-triage.toml",
+        [],
+        tmp_path / "s",
+        panel=panel,
+        panel_ids=["5f0c1e2d3b4a"],
+    )
+    export_study(load_study(study.path), tmp_path / "out.csv")
+    people = pd.read_csv(tmp_path / "out.participants.csv", dtype={"panel_id": str})
+    assert list(people["state"]) == ["not started"]
+    assert list(people["panel_id"]) == ["5f0c1e2d3b4a"]
+    assert people["participant"][0] == panel.participant_of("5f0c1e2d3b4a")

@@ -335,8 +335,9 @@ def _described(sessions: Sequence[_Session]) -> _Session | None:
     return max(done or sessions, key=lambda s: s.mtime)
 
 
-def _person(pid: str, sessions: Sequence[_Session]) -> Row:
-    """A participant's row, without the pick (:func:`_picks` adds it)."""
+def _person(pid: str, sessions: Sequence[_Session], panel_id: str | None = None) -> Row:
+    """A participant's row, without the pick (:func:`_picks` adds it); ``panel_id``, their
+    id on the panel as the study knows it (its allow-list), for one who has not started."""
     chosen = _described(sessions)
     if chosen is None:
         return {
@@ -348,7 +349,7 @@ def _person(pid: str, sessions: Sequence[_Session]) -> Row:
             "session": None,
             "final_pick": None,
             "p_best": None,
-            "panel_id": None,
+            "panel_id": panel_id,
             "entry_via": None,
             "pilot": False,
             "consent_version": None,
@@ -466,7 +467,7 @@ def _collect(
         if pilots and not sessions:
             pilot_only.append(pid)
             continue
-        people.append(_person(pid, sessions))
+        people.append(_person(pid, sessions, study.panel_ids.get(pid)))
         chosen = _described(sessions)
         if chosen is not None and chosen.engine.answered > 0:
             described[pid] = chosen

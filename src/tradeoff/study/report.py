@@ -98,7 +98,8 @@ def study_sessions(
             left_out.append((pid, missing[pid]))  # as study status says it
         elif real:  # a complete pilot session besides, or a pilot counted only here
             newest = max(real, key=_mtime)
-            left_out.append((pid, f"unfinished after {facts[newest].answers} answers"))
+            n = facts[newest].answers
+            left_out.append((pid, f"unfinished after {n} answer{'' if n == 1 else 's'}"))
         else:
             left_out.append((pid, "not started"))
     return StudySessions(study, tuple(sessions), tuple(left_out), exclude_inconsistent)

@@ -85,7 +85,7 @@ class ParticipantStatus:
             return "unreadable"
         if self.answers == 0 and self.consented:
             return "consented, no answer yet"
-        return f"unfinished after {self.answers} answers"
+        return f"unfinished after {self.answers} answer{'' if self.answers == 1 else 's'}"
 
     def to_dict(self) -> dict[str, Any]:
         return {

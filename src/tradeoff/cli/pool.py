@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from tradeoff.cli.common import UsageError, emit, error, say, writable_file
 
 if TYPE_CHECKING:
+    from tradeoff.ask.scenario import Scenario
     from tradeoff.pool import Measured
 
 
@@ -85,17 +86,23 @@ def cmd_pool_sklearn(args: argparse.Namespace) -> int:
     return _written(args, measured, "measured")
 
 
+def _mapped_scenario(args: argparse.Namespace, example: str) -> Scenario | None:
+    """The ``--scenario`` a store's values are mapped onto, or ``None`` when ``--map``
+    names every column (``example``: a source of the store, for the message)."""
+    if args.scenario:
+        from tradeoff.ask.scenario import load_scenario
+
+        return load_scenario(args.scenario).scenario
+    if not args.map:
+        raise UsageError(f"map at least one column (--map NAME={example}), or give --scenario")
+    return None
+
+
 def cmd_pool_mlflow(args: argparse.Namespace) -> int:
     from tradeoff.pool.tracking import from_mlflow, parse_mapping
 
     _new_file(args)
-    scenario = None
-    if args.scenario:
-        from tradeoff.ask.scenario import load_scenario
-
-        scenario = load_scenario(args.scenario).scenario
-    elif not args.map:
-        raise UsageError("map at least one column (--map NAME=metrics.KEY), or give --scenario")
+    scenario = _mapped_scenario(args, "metrics.KEY")
     measured = from_mlflow(
         parse_mapping(args.map or []),
         tracking_uri=args.tracking_uri,
@@ -113,13 +120,7 @@ def cmd_pool_optuna(args: argparse.Namespace) -> int:
     from tradeoff.pool.searches import from_optuna, parse_mapping
 
     _new_file(args)
-    scenario = None
-    if args.scenario:
-        from tradeoff.ask.scenario import load_scenario
-
-        scenario = load_scenario(args.scenario).scenario
-    elif not args.map:
-        raise UsageError("map at least one column (--map NAME=values.0), or give --scenario")
+    scenario = _mapped_scenario(args, "values.0")
     measured = from_optuna(
         parse_mapping(args.map or []),
         storage=args.storage,

@@ -54,9 +54,9 @@ import pandas as pd
 
 from tradeoff.ask.scenario import Scenario
 from tradeoff.errors import InputError, Problem
-from tradeoff.pool.meaning import capped, value_problems
+from tradeoff.pool.meaning import capped
 from tradeoff.pool.measuring import Measured
-from tradeoff.pool.tracking import _meanings, _short
+from tradeoff.pool.tracking import _meanings, _short, keep_row
 from tradeoff.text import clean_text
 
 __all__ = [
@@ -494,36 +494,19 @@ def from_optuna(
                 missing.append(f"{column} ({looked})")
             row[column] = value
         label = f"trial {trial.number}"
-        bad = [
-            p
-            for column, meaning in meanings.items()
-            if row[column] is not None
-            for p in value_problems(column, [row[column]], meaning, [row["model"]], [0])
-        ]
-        if missing or bad:
-            if skip_incomplete:
-                skipped.append(label)
-                why = [f"has no {', '.join(missing)}"] if missing else []
-                why += [f"{p.location.split(', ', 1)[1]} {p.problem.rstrip('.')}" for p in bad]
-                notes.append(f"left out {label}: {'; '.join(why)}.")
-                continue
-            if missing:
-                problems.append(
-                    Problem(
-                        label,
-                        f"has no {', '.join(missing)}.",
-                        "record it in the trial (trial.set_user_attr), map another key, or "
-                        "leave such trials out (--skip-incomplete).",
-                    )
-                )
-            problems += [
-                Problem(
-                    f"{label}, {p.location.split(', ', 1)[1]}",
-                    p.problem,
-                    f"{p.fix.rstrip('.')}; or leave such trials out (--skip-incomplete).",
-                )
-                for p in bad
-            ]
+        if not keep_row(
+            row,
+            meanings,
+            missing,
+            label,
+            record="record it in the trial (trial.set_user_attr)",
+            things="trials",
+            skip_incomplete=skip_incomplete,
+            notes=notes,
+            problems=problems,
+        ):
+            skipped.append(label)
+            continue
         rows.append(row)
     if problems:
         raise InputError.many(shown, capped(problems))

@@ -292,6 +292,56 @@ def _name_source(name: str) -> tuple[str, str]:
     return kind, key
 
 
+def keep_row(
+    row: Mapping[str, Any],
+    meanings: Mapping[str, Meaning],
+    missing: Sequence[str],
+    where: str,
+    *,
+    record: str,
+    things: str,
+    skip_incomplete: bool,
+    notes: list[str],
+    problems: list[Problem],
+) -> bool:
+    """Whether a row read from a tracking store (an MLflow run, an Optuna trial: ``where``)
+    goes into the pool: its values checked against what their columns mean
+    (:func:`~tradeoff.pool.meaning.value_problems`) and the ``missing`` ones named. A
+    row with a gap or an impossible value is left out with a note under
+    ``skip_incomplete``, else each problem is added to ``problems`` (with ``record``, how
+    to give a missing value, and the ``things`` to leave out) and the row kept, so that
+    every problem of every row is said at once."""
+    bad = [
+        p
+        for column, meaning in meanings.items()
+        if row[column] is not None
+        for p in value_problems(column, [row[column]], meaning, [row["model"]], [0])
+    ]
+    if not (missing or bad):
+        return True
+    if skip_incomplete:
+        why = [f"has no {', '.join(missing)}"] if missing else []
+        why += [f"{p.location.split(', ', 1)[1]} {p.problem.rstrip('.')}" for p in bad]
+        notes.append(f"left out {where}: {'; '.join(why)}.")
+        return False
+    leave = f"leave such {things} out (--skip-incomplete)"
+    if missing:
+        problems.append(
+            Problem(
+                where, f"has no {', '.join(missing)}.", f"{record}, map another key, or {leave}."
+            )
+        )
+    problems += [
+        Problem(
+            f"{where}, {p.location.split(', ', 1)[1]}",
+            p.problem,
+            f"{p.fix.rstrip('.')}; or {leave}.",
+        )
+        for p in bad
+    ]
+    return True
+
+
 def from_mlflow(
     mapping: Mapping[str, str],
     *,
@@ -381,36 +431,19 @@ def from_mlflow(
                 missing.append(f"{column} ({looked})")
             row[column] = value
         where_run = f"run {clean_text(label)!r} ({run.info.run_id})"
-        bad = [
-            p
-            for column, meaning in meanings.items()
-            if row[column] is not None
-            for p in value_problems(column, [row[column]], meaning, [row["model"]], [0])
-        ]
-        if missing or bad:
-            if skip_incomplete:
-                skipped.append(label)
-                why = [f"has no {', '.join(missing)}"] if missing else []
-                why += [f"{p.location.split(', ', 1)[1]} {p.problem.rstrip('.')}" for p in bad]
-                notes.append(f"left out {where_run}: {'; '.join(why)}.")
-                continue
-            if missing:
-                problems.append(
-                    Problem(
-                        where_run,
-                        f"has no {', '.join(missing)}.",
-                        "log it in the run, map another key, or leave such runs out "
-                        "(--skip-incomplete).",
-                    )
-                )
-            problems += [
-                Problem(
-                    f"{where_run}, {p.location.split(', ', 1)[1]}",
-                    p.problem,
-                    f"{p.fix.rstrip('.')}; or leave such runs out (--skip-incomplete).",
-                )
-                for p in bad
-            ]
+        if not keep_row(
+            row,
+            meanings,
+            missing,
+            where_run,
+            record="log it in the run",
+            things="runs",
+            skip_incomplete=skip_incomplete,
+            notes=notes,
+            problems=problems,
+        ):
+            skipped.append(label)
+            continue
         rows.append(row)
     if problems:
         raise InputError.many(tracking_uri or "MLflow", capped(problems))

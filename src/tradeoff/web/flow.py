@@ -183,6 +183,12 @@ async def enter_code(request: web.Request) -> web.StreamResponse:
             ],
             503,
         )
+    return signed_in(request, site, participant)
+
+
+def signed_in(request: web.Request, site: Site, participant: str) -> web.Response:
+    """On to where ``participant`` is (``./``), holding their new signed session cookie:
+    after a right code, a panel's link or the pilot link."""
     response = redirect("./")
     set_cookie(
         response,
@@ -689,15 +695,7 @@ async def panel_entry(request: web.Request) -> web.StreamResponse:
         return ending(
             site, visitor, "screened", {panel.id_param: panel_id, **params}, admitted.reason
         )
-    response = redirect("./")
-    set_cookie(
-        response,
-        SESSION_COOKIE,
-        site.session_value(admitted.participant),
-        is_secure(request, site.trust_proxy),
-        SESSION_SECONDS,
-    )
-    return response
+    return signed_in(request, site, admitted.participant)
 
 
 async def pilot_entry(request: web.Request) -> web.StreamResponse:
@@ -734,15 +732,7 @@ async def pilot_entry(request: web.Request) -> web.StreamResponse:
             [_("Remove the pilot sessions (tradeoff study remove-pilots), then try again.")],
             503,
         )
-    response = redirect("./")
-    set_cookie(
-        response,
-        SESSION_COOKIE,
-        site.session_value(pid),
-        is_secure(request, site.trust_proxy),
-        SESSION_SECONDS,
-    )
-    return response
+    return signed_in(request, site, pid)
 
 
 # -- the application -------------------------------------------------------------------

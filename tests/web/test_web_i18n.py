@@ -327,3 +327,41 @@ async def test_the_switch_keeps_a_chosen_language_over_the_browsers(tmp_path: Pa
     log = read_session(path)
     assert log.consent is not None and log.consent.language == "de"
     assert {e.language for e in log.events if e.type == "answer"} == {"de"}
+
+
+async def test_a_study_in_german_shows_german_to_an_english_browser(tmp_path: Path) -> None:
+    """``study create --language de``: an English browser gets the German page (recorded
+    as German) unless the participant picks English on the switch; the language is kept in
+    study.json and read back; a language the page has no catalogue for is refused with the
+    ones it has."""
+    from tradeoff.cli import main
+    from tradeoff.study.folder import create_study, load_study
+
+    from ..conftest import small_scenario_file
+
+    scenario = small_scenario_file(tmp_path, **{"budget = 30": "budget = 3"})
+    study, codes = create_study(scenario, ["p01", "p02"], tmp_path / "study", language="de")
+    assert load_study(study.path).language == "de"
+    server = TestServer(make_web_app(load_study(study.path)))
+    await server.start_server()
+    p = Participant(str(server.make_url("/")), language="en-GB")
+    q = Participant(str(server.make_url("/")), language="en-GB")
+    try:
+        first = await p.get("")
+        assert '<html lang="de">' in first.html and first.h1 == "Willkommen"
+        page = await p.submit(first, "code", code=codes["p01"])
+        while page.path.endswith("/question"):
+            assert page.h1.startswith("Frage ")
+            page = await p.submit(page, "answer", choice="left")
+        assert page.h1 == "Was wir erfahren haben"
+        assert '<html lang="en">' in (await q.get("?lang=en")).html  # the switch still wins
+    finally:
+        await p.close()
+        await q.close()
+        await server.close()
+    [path] = sessions(study, "p01")
+    assert {e.language for e in read_session(path).events if e.type == "answer"} == {"de"}
+    other = tmp_path / "other"
+    assert main(["study", "create", str(scenario), "--participants", "2", "--out", str(other),
+                 "--language", "fr"]) == 2
+    assert not other.exists()

@@ -84,6 +84,12 @@ def build_parser() -> argparse.ArgumentParser:
     mk.add_argument(
         "--consent-version", default="1", help="the consent text's version (recorded with it)"
     )
+    mk.add_argument(
+        "--language",
+        metavar="TAG",
+        help="show the page in this language (en, de) whatever the browser asks for; "
+        "participants may still pick another on the first page (default: the browser's)",
+    )
     add_panel_arguments(mk)
     mk.add_argument("--json", action="store_true", help="print one JSON document")
     mk.set_defaults(func=cmd_study_create)

@@ -140,6 +140,16 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             "--panel-id-param NAME)"
         )
     ids = [] if args.participants is None else _participants(args.participants)
+    if args.language is not None:
+        from tradeoff.web.i18n import languages
+
+        known = languages()
+        if args.language not in known:
+            raise UsageError(
+                f"--language {args.language!r}: the page has no such language; give one of "
+                f"{', '.join(sorted(known))} (a new language is a catalogue in "
+                "tradeoff/web/locale: see the README's Languages)"
+            )
     codes_file = Path(args.codes) if args.codes else None
     study, codes = create_study(
         args.scenario,
@@ -150,6 +160,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         consent_version=args.consent_version,
         panel=panel,
         panel_ids=panel_ids,
+        language=args.language,
     )
     coordinator_key = new_key(study.path, "coordinator")
     if args.json:

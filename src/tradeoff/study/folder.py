@@ -38,6 +38,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Sequence
@@ -94,6 +95,9 @@ class Study:
     panel_ids: dict[str, str] = field(default_factory=dict)
     #: The participants who came in by the pilot link (kept apart from the real data).
     pilots: frozenset[str] = frozenset()
+    #: The language the study's page is shown in unless a participant picks another on
+    #: its switch (``None``: the one the participant's browser asks for).
+    language: str | None = None
 
     @property
     def consent_path(self) -> Path | None:
@@ -294,6 +298,26 @@ def check_consent_version(version: str) -> str:
     return version
 
 
+_LANGUAGE_TAG = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}")
+
+
+def check_language(tag: str) -> str:
+    """A study's language: a language tag such as ``de`` or ``es-MX`` (the page must also
+    have a catalogue for it: the command line checks that).
+
+    >>> check_language("de")
+    'de'
+    """
+    if not _LANGUAGE_TAG.fullmatch(tag):
+        raise InputError.single(
+            "--language",
+            repr(tag),
+            "is not a language tag.",
+            "give a tag such as de or en (lower-case language, then optional -REGION).",
+        )
+    return tag
+
+
 def create_study(
     scenario_path: str | Path,
     participants: Sequence[str],
@@ -304,6 +328,7 @@ def create_study(
     consent_version: str = "1",
     panel: Panel | None = None,
     panel_ids: Sequence[str] = (),
+    language: str | None = None,
 ) -> tuple[Study, dict[str, str]]:
     """Make a study folder; returns the study and every participant's access code.
 
@@ -321,7 +346,12 @@ def create_study(
     ``panel`` lets people in by a panel's link (:mod:`tradeoff.study.panel`); with
     ``panel_ids`` (its allow-list, read by :func:`tradeoff.study.panel.read_panel_ids`)
     only they may enter. A study with a panel may have no access-code participants.
+
+    ``language`` shows the study's page in that language to everyone, whatever their
+    browser asks for, unless they pick another on the page's switch.
     """
+    if language is not None:
+        check_language(language)
     loaded = load_scenario(scenario_path)  # validated before anything is written
     consent_text = None if consent is None else read_consent(Path(consent))
     check_consent_version(consent_version)
@@ -363,6 +393,7 @@ def create_study(
             consent_version,
             panel,
             panel_ids,
+            language,
         )
     except BaseException as exc:
         _remove_made(dest, existed)
@@ -403,6 +434,7 @@ def _make_study(
     consent_version: str = "1",
     panel: Panel | None = None,
     panel_ids: Sequence[str] = (),
+    language: str | None = None,
 ) -> Study:
     dest.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
@@ -431,6 +463,7 @@ def _make_study(
         consent_file=None if consent_text is None else CONSENT_FILE,
         consent_version=None if consent_text is None else consent_version,
         panel=panel,
+        language=language,
     )
     if panel is not None:
         allowed = {panel.participant_of(i): i for i in panel_ids}
@@ -453,6 +486,8 @@ def _make_study(
         document["consent"] = {"file": CONSENT_FILE, "version": consent_version}
     if panel is not None:
         document["panel"] = panel.to_json()
+    if language is not None:
+        document["language"] = language
     tmp = dest / (STUDY_FILE + ".tmp")
     tmp.write_text(json.dumps(document, indent=2) + "\n")
     tmp.replace(dest / STUDY_FILE)
@@ -519,6 +554,12 @@ def load_study(folder: str | Path) -> Study:
         consent_file = consent_version = None
         if consent is not None:
             consent_file, consent_version = str(consent["file"]), str(consent["version"])
+        field = "language"
+        language = data.get("language")
+        if language is not None and not (
+            isinstance(language, str) and _LANGUAGE_TAG.fullmatch(language)
+        ):
+            raise ValueError(f"{language!r} is not a language tag")
         field = "panel"
         panel = None if data.get("panel") is None else Panel.from_json(data["panel"])
     except InputError as exc:
@@ -597,7 +638,7 @@ def load_study(folder: str | Path) -> Study:
     if panel is not None and panel.allow_list:
         text = (root / ALLOW_FILE).read_text(encoding="utf-8", errors="replace")
         allowed = {panel.participant_of(i): i for i in read_panel_ids(text, str(root / ALLOW_FILE))}
-    return with_entries(replace(study, panel=panel), allowed)
+    return with_entries(replace(study, panel=panel, language=language), allowed)
 
 
 def with_entries(

@@ -473,7 +473,7 @@ def visitor_of(request: web.Request) -> Visitor:
     language = requested(
         request.query.get(LANGUAGE_PARAMETER),
         request.cookies.get(LANGUAGE_COOKIE),
-        request.headers.get("Accept-Language"),
+        site.study.language or request.headers.get("Accept-Language"),
         site.languages,
     )
     found = site.read_session(request.cookies.get(SESSION_COOKIE))

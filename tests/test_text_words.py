@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 
 from tradeoff.text import ENGLISH, Words
 
-#: Locales that group every number from 1,000 up (Babel's minimum grouping of 1).
-LOCALES = ("de", "de_CH", "fr", "it", "nl", "en")
+#: Locales that group every number from 1,000 up (Babel's minimum grouping of 1). Not
+#: de_CH: Babel 2.19 writes 12'345 but 1000000 there, 2.18 1’000’000 (the page shows
+#: German in the ``de`` locale whatever the region a browser names).
+LOCALES = ("de", "fr", "it", "nl", "en")
 
 
 @given(

@@ -337,3 +337,29 @@ def test_an_allow_listed_panel_member_who_has_not_started_has_their_panel_id(
     assert list(people["state"]) == ["not started"]
     assert list(people["panel_id"]) == ["5f0c1e2d3b4a"]
     assert people["participant"][0] == panel.participant_of("5f0c1e2d3b4a")
+
+
+def test_a_declined_panel_entry_and_an_unstarted_pilot_are_said_as_such(tmp_path: Path) -> None:
+    """Someone who came by the panel's link and declined has no session: the participants
+    table says 'declined consent' (as study status does), with their panel id; a pilot
+    who has not started is left out with the pilots unless asked for."""
+    from tradeoff.study.entries import EntryLog, admit, new_pilot, record_decline
+    from tradeoff.study.panel import Panel
+
+    panel = Panel("PROLIFIC_PID", (), b"0123456789abcdef", cap=5)
+    study, _ = create_study(
+        ROOT / "scenarios" / "breast-cancer-triage.toml", [], tmp_path / "s", panel=panel
+    )
+    log = EntryLog(study.path)
+    came = admit(panel, log, "6a1b2c3d", {})
+    assert came.participant is not None
+    record_decline(log, came.participant)
+    assert new_pilot(log, "pilot-0123456789ab")
+    export_study(load_study(study.path), tmp_path / "out.csv")
+    people = pd.read_csv(tmp_path / "out.participants.csv", dtype={"panel_id": str})
+    assert list(people["participant"]) == [came.participant]
+    assert list(people["state"]) == ["declined consent"]
+    assert list(people["panel_id"]) == ["6a1b2c3d"]
+    export_study(load_study(study.path), tmp_path / "all.csv", include_pilot=True)
+    everyone = pd.read_csv(tmp_path / "all.participants.csv")
+    assert sorted(everyone["participant"]) == sorted([came.participant, "pilot-0123456789ab"])

@@ -242,10 +242,11 @@ PARTICIPANT_COLUMNS = (
         "state",
         "category",
         "'complete' when a session of theirs was finished, 'unfinished' when they started "
-        "one but finished none, 'not started' when they have no session yet. Participants "
+        "one but finished none, 'not started' when they have no session yet, 'declined "
+        "consent' when they came by a panel's link and declined (no session). Participants "
         "who withdrew are not in the table at all.",
         "str",
-        ("not started", "unfinished", "complete"),
+        ("not started", "declined consent", "unfinished", "complete"),
     ),
     Column(
         "completed",

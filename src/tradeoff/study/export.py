@@ -15,11 +15,11 @@ questions aim at a decision, for P(best)) after every answer; an answer that a l
 given.
 
 Beside it, a second table has one row per participant who has not withdrawn: their state
-(not started, unfinished, complete), the questions they answered, the model their answers
-pick (by name from the scenario's pool, as ``tradeoff study report`` computes it: the
-decide step's recommendation, :func:`tradeoff.choose.recommend.recommend`) and the one
-probability the questions stopped on,
-how they came in (panel id, entry, pilot), their consent version and language.
+(not started, declined consent, unfinished, complete), the questions they answered, the
+model their answers pick (by name from the scenario's pool, as ``tradeoff study report``
+computes it: the decide step's recommendation,
+:func:`tradeoff.choose.recommend.recommend`) and the one probability the questions stopped
+on, how they came in (panel id, entry, pilot), their consent version and language.
 
 Pilot sessions (a session whose entry record says ``pilot``) are left out unless asked for
 (``include_pilot``); a participant with nothing but pilot sessions is then left out of both
@@ -86,6 +86,7 @@ from tradeoff.study.codebook import (
     datapackage,
 )
 from tradeoff.study.counted import not_counted, session_files
+from tradeoff.study.entries import read_entries
 from tradeoff.study.folder import Study
 from tradeoff.study.withdrawals import certain_withdrawals
 from tradeoff.text import spreadsheet_cell
@@ -424,6 +425,7 @@ def _collect(
     study: Study, scenario: Scenario, slugs: Sequence[str], include_pilot: bool
 ) -> _Collected:
     gone = certain_withdrawals(study)
+    declined = {p for p, e in read_entries(study.path).people.items() if e.declined}
     rows: list[Row] = []
     people: list[Row] = []
     exported: list[str] = []
@@ -464,10 +466,13 @@ def _collect(
             sessions.append(_Session(log, engine, _mtime(path)))
             warnings += log.warnings
         pilot_sessions += pilots
-        if pilots and not sessions:
-            pilot_only.append(pid)
+        if not sessions and (pilots or (pid in study.pilots and not include_pilot)):
+            pilot_only.append(pid)  # a pilot, with or without a session yet
             continue
-        people.append(_person(pid, sessions, study.panel_ids.get(pid)))
+        row = _person(pid, sessions, study.panel_ids.get(pid))
+        if not sessions and pid in declined:
+            row["state"] = "declined consent"
+        people.append(row)
         chosen = _described(sessions)
         if chosen is not None and chosen.engine.answered > 0:
             described[pid] = chosen

@@ -16,8 +16,6 @@ The page is in English only.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
 from functools import partial
 from gettext import NullTranslations
@@ -25,7 +23,6 @@ from typing import Any
 
 from aiohttp import web
 
-from tradeoff.study.attempts import record_failure, wrong_code_delay
 from tradeoff.study.keys import check_key, has_key
 from tradeoff.study.status import study_status
 from tradeoff.web.i18n import Language
@@ -131,10 +128,7 @@ async def coordinator_login(request: web.Request) -> web.StreamResponse:
         key = form.get("key", "").strip()[:64]
         right = await site.work(partial(check_key, site.study.path, "coordinator", key))
         if not right:
-            delay = await site.work(partial(wrong_code_delay, site.study, source))
-            with contextlib.suppress(OSError):
-                await site.work(partial(record_failure, site.study, source=source))
-            await asyncio.sleep(delay)
+            await site.wait_out_wrong(source)
             return login_page(
                 request, site, visitor, "That key does not open the coordinator's page.", 403
             )

@@ -13,8 +13,6 @@ page works under any path of a reverse proxy. What a request passes before a pag
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import secrets
 import sys
 import time
@@ -31,7 +29,7 @@ from tradeoff.errors import InputError
 from tradeoff.learn import Choice, expected_questions
 from tradeoff.record.recorder import Recorder, SessionLocked, SessionWriteError
 from tradeoff.record.records import ConsentRecord, EntryRecord, now
-from tradeoff.study.attempts import recent_failures, record_failure, wrong_code_delay
+from tradeoff.study.attempts import recent_failures
 from tradeoff.study.entries import Entered, admit, new_pilot, record_decline
 from tradeoff.study.folder import Study, load_study
 from tradeoff.study.keys import check_key
@@ -156,12 +154,7 @@ async def enter_code(request: web.Request) -> web.StreamResponse:
         code = form.get("code", "")[:64]
         participant = await site.work(partial(site.study.participant_for, code)) if code else None
         if participant is None:
-            delay = await site.work(partial(wrong_code_delay, site.study, source))
-            try:
-                await site.work(partial(record_failure, site.study, source=source))
-            except OSError as exc:
-                print(f"attempts.log not written: {exc}", file=sys.stderr)
-            await asyncio.sleep(delay)
+            await site.wait_out_wrong(source)
             return code_page(request, site, visitor, visitor.language.gettext(WRONG_CODE))
     finally:
         site.checking[source] -= 1
@@ -711,11 +704,7 @@ async def pilot_entry(request: web.Request) -> web.StreamResponse:
             return redirect("./")
     key = request.query.get("key", "")[:64]
     if not await site.work(partial(check_key, site.study.path, "pilot", key)):
-        source = source_of(request, site.trust_proxy)
-        delay = await site.work(partial(wrong_code_delay, site.study, source))
-        with contextlib.suppress(OSError):
-            await site.work(partial(record_failure, site.study, source=source))
-        await asyncio.sleep(delay)
+        await site.wait_out_wrong(source_of(request, site.trust_proxy))
         _ = visitor.language.gettext
         return site.message(
             visitor,

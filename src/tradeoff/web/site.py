@@ -22,11 +22,13 @@ import hmac
 import os
 import secrets
 import stat
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -36,6 +38,7 @@ from markupsafe import Markup
 
 from tradeoff.errors import InputError
 from tradeoff.net import client_source
+from tradeoff.study.attempts import record_failure, wrong_code_delay
 from tradeoff.study.entries import Entered, EntryLog
 from tradeoff.study.files import open_regular, replace_atomically, write_all
 from tradeoff.study.folder import Study, with_entries
@@ -432,6 +435,17 @@ class Site:
 
     async def work(self, fn: Callable[[], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self.executor, fn)
+
+    async def wait_out_wrong(self, source: str) -> None:
+        """A wrong access code, pilot key or coordinator's key from ``source``: noted in
+        ``attempts.log`` and waited out (:func:`~tradeoff.study.attempts.wrong_code_delay`,
+        which grows with the source's recent wrong ones), whatever was guessed."""
+        delay = await self.work(partial(wrong_code_delay, self.study, source))
+        try:
+            await self.work(partial(record_failure, self.study, source=source))
+        except OSError as exc:
+            print(f"attempts.log not written: {exc}", file=sys.stderr)
+        await asyncio.sleep(delay)
 
     def ahead(self, fn: Callable[[], object]) -> None:
         """Start ``fn`` in a worker thread now, without waiting for it: work the next

@@ -226,6 +226,54 @@ def _relative_regret(psi: FloatArray, index: int) -> float:
     return float((psi.max() - psi[index]) / spread) if spread > 0 else 0.0
 
 
+@dataclass(frozen=True)
+class EachRecommended:
+    """Every stakeholder's :func:`recommend` (:func:`recommend_each`), with what it was
+    computed from: ψ's rows per set of priors and each stakeholder's plausible metric rows
+    (``None``: the pool's numbers are exact, or a point estimate)."""
+
+    recommendations: list[Recommendation]
+    measured: list[FloatArray | None]
+    vectors: dict[tuple[float, ...], FloatArray]
+
+
+def recommend_each(
+    scenario: Scenario, stakeholders: Sequence[Stakeholder], pool: Pool
+) -> EachRecommended:
+    """Each stakeholder's Bayes decision over the posterior their questions stopped on,
+    ψ's rows computed once per set of priors and the pool's plausible measurements once per
+    priors and number of draws (the same tables for everyone alike); what
+    :func:`select_for_stakeholders` and a study's export (without a consensus) both use."""
+    recs: list[Recommendation] = []
+    measured: list[FloatArray | None] = []
+    plausible: dict[tuple[tuple[float, ...], int], FloatArray | None] = {}
+    vectors: dict[tuple[float, ...], FloatArray] = {}
+    for s in stakeholders:
+        if s.priors not in vectors:
+            vectors[s.priors] = metric_vectors(scenario, pool, s.priors)
+        draws, draw_weights = s.posterior if s.posterior is not None else (s.draws, None)
+        noisy = None
+        if draws is not None:
+            key = (s.priors, len(draws))
+            if key not in plausible:
+                plausible[key] = measured_vectors(scenario, pool, s.priors, len(draws))
+            noisy = plausible[key]
+        measured.append(noisy)
+        recs.append(
+            recommend(
+                scenario,
+                pool,
+                s.weights,
+                s.priors,
+                draws=draws,
+                draw_weights=draw_weights,
+                vectors=vectors[s.priors],
+                measured=noisy,
+            )
+        )
+    return EachRecommended(recs, measured, vectors)
+
+
 def select_for_stakeholders(
     scenario: Scenario,
     stakeholders: Sequence[Stakeholder],
@@ -249,33 +297,11 @@ def select_for_stakeholders(
     picks (ω chosen by :func:`~tradeoff.choose.pool_metric.omega_for_metric`) and the pick from the
     averaged ω are the practitioner's view, reported beside them.
     """
-    picks, linear_picks, psis, omegas, recs = [], [], [], [], []
-    measured: list[FloatArray | None] = []  # plausible metric rows, when the pool has them
-    plausible: dict[tuple[tuple[float, ...], int], FloatArray | None] = {}
-    vectors: dict[tuple[float, ...], FloatArray] = {}  # ψ's rows, once per set of priors
-    for s in stakeholders:
-        if s.priors not in vectors:
-            vectors[s.priors] = metric_vectors(scenario, pool, s.priors)
+    picks, linear_picks, psis, omegas = [], [], [], []
+    each = recommend_each(scenario, stakeholders, pool)
+    recs, measured, vectors = each.recommendations, each.measured, each.vectors
+    for s, rec in zip(stakeholders, recs, strict=True):
         rows = vectors[s.priors]
-        draws, draw_weights = s.posterior if s.posterior is not None else (s.draws, None)
-        noisy = None
-        if draws is not None:  # the same tables for everyone with these priors and draws
-            key = (s.priors, len(draws))
-            if key not in plausible:
-                plausible[key] = measured_vectors(scenario, pool, s.priors, len(draws))
-            noisy = plausible[key]
-        measured.append(noisy)
-        rec = recommend(
-            scenario,
-            pool,
-            s.weights,
-            s.priors,
-            draws=draws,
-            draw_weights=draw_weights,
-            vectors=rows,
-            measured=noisy,
-        )
-        recs.append(rec)
         coefficients = metric_coefficients(scenario, s.weights, s.priors)
         omega, _ = omega_for_metric(pool, coefficients, p, psi=np.asarray(rec.expected))
         omegas.append(omega)

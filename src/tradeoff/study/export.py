@@ -390,9 +390,7 @@ def _picks(
     scenario has no pool; returns why the picks were left empty when its pool cannot be
     read, else ``None``."""
     from tradeoff.choose.candidates import scenario_pool
-    from tradeoff.choose.pool_metric import metric_vectors
-    from tradeoff.choose.recommend import recommend
-    from tradeoff.choose.selection import stakeholder_of
+    from tradeoff.choose.selection import recommend_each, stakeholder_of
 
     if not described or scenario.pool is None:
         return None
@@ -400,22 +398,13 @@ def _picks(
         pool = scenario_pool(scenario, study.scenario_path.parent)
     except InputError as exc:
         return f"final_pick and p_best left empty: {exc.message()}"
-    vectors: dict[tuple[float, ...], Any] = {}  # the pool's metric rows, once per priors
     by_id: dict[str, Row] = {row["participant"]: row for row in people}
-    for pid, session in described.items():
-        person = stakeholder_of(session.log.header, session.engine, session.log.path)
-        if person.priors not in vectors:
-            vectors[person.priors] = metric_vectors(scenario, pool, person.priors)
-        draws, weights = person.posterior if person.posterior is not None else (person.draws, None)
-        rec = recommend(
-            scenario,
-            pool,
-            person.weights,
-            person.priors,
-            draws=draws,
-            draw_weights=weights,
-            vectors=vectors[person.priors],
-        )
+    people_of = [
+        stakeholder_of(session.log.header, session.engine, session.log.path)
+        for session in described.values()
+    ]
+    each = recommend_each(scenario, people_of, pool)
+    for pid, rec in zip(described, each.recommendations, strict=True):
         by_id[pid]["final_pick"] = rec.name
         by_id[pid]["p_best"] = rec.stated
     return None

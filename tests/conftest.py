@@ -101,6 +101,10 @@ STATS_TESTS = {
 }
 
 
+#: Seconds a browser test may take before it fails (pytest-timeout).
+BROWSER_TIMEOUT = 300
+
+
 def mark_tiers(items: list[pytest.Item]) -> None:
     """Mark every test with its tier (:data:`TIERS`, :data:`STATS_TESTS`)."""
     for item in items:
@@ -108,6 +112,10 @@ def mark_tiers(items: list[pytest.Item]) -> None:
         for tier, files in TIERS.items():
             if stem in files:
                 item.add_marker(getattr(pytest.mark, tier))
+        if stem in TIERS["browser"]:
+            # A browser that stops answering fails its test with a traceback of where,
+            # instead of holding the whole run (the slowest takes under a minute).
+            item.add_marker(pytest.mark.timeout(BROWSER_TIMEOUT, method="signal"))
         if item.name.split("[")[0] in STATS_TESTS or "slow" in item.keywords:
             item.add_marker(pytest.mark.stats)  # the slow ones are statistical runs too
 

@@ -254,11 +254,16 @@ def test_a_pilot_session_is_marked_and_not_counted(
 ) -> None:
     study, base = listed
     key = new_key(study.path, "pilot")
-    page = browser.new_context().new_page()
-    page.goto(base + f"pilot?key={key}")
-    page.click("button[value=agree]")
-    page.click("button[value=left]")
-    page.close()
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(base + f"pilot?key={key}")
+        page.click("button[value=agree]")
+        page.wait_for_url("**/question")
+        page.click("button[value=left]")
+        page.wait_for_url("**/question")
+    finally:
+        context.close()
     loaded = load_study(study.path)
     [pilot] = loaded.pilots
     [path] = (loaded.sessions_dir / pilot).glob("*.jsonl")

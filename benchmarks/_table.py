@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from tradeoff.judge.render import markdown_table
 
@@ -82,3 +83,18 @@ def cpu_name() -> str:
     except OSError:
         pass
     return f"{name}, {os.cpu_count()} cores"
+
+
+def importable(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as its module's importable name has it (for a script run with ``python -m``,
+    whose functions live in ``__main__``), so worker processes pickle it by name."""
+    import importlib
+    import sys
+
+    if fn.__module__ != "__main__":
+        return fn
+    spec = getattr(sys.modules["__main__"], "__spec__", None)
+    if spec is None:
+        return fn
+    found: Callable[..., Any] = getattr(importlib.import_module(spec.name), fn.__name__)
+    return found

@@ -84,6 +84,16 @@ def chunk_size(total: int, workers: int) -> int:
     return max(1, min(MOST_PER_CHUNK, math.ceil(total / (workers * CHUNKS_PER_WORKER))))
 
 
+def each(fn: Callable[[T], R], item: T) -> R:
+    """``fn(item)``: for :func:`run_people` over tasks that need nothing shared
+    (``run_people(each, fn, tasks)``).
+
+    >>> run_people(each, abs, [-1, 2, -3])
+    [1, 2, 3]
+    """
+    return fn(item)
+
+
 def _run_chunk(run: Callable[[Any, T], R], shared: Any, people: Sequence[T]) -> list[R]:
     """``run(shared, person)`` for each person of one chunk, in order."""
     return [run(shared, person) for person in people]
@@ -95,12 +105,14 @@ def run_people(
     people: Sequence[T],
     backend: Backend | None = None,
     progress: Callable[[int, int], None] | None = None,
+    per_chunk: int | None = None,
 ) -> list[R]:
     """``[run(shared, p) for p in people]``, run where ``backend`` says.
 
     ``run`` is a module-level function (it is pickled by name); ``shared`` is what every
     person needs (sent once a chunk, or scattered once to a cluster's workers); ``progress``
-    is called with (people done, people in all) after every chunk, in order.
+    is called with (people done, people in all) after every chunk, in order; ``per_chunk``
+    fixes the people in a chunk (default :func:`chunk_size`).
 
     >>> def add(k, x):
     ...     return k + x
@@ -111,12 +123,12 @@ def run_people(
     total = len(people)
     out: list[R] = []
     if not backend.parallel:
-        for part in chunks(total, chunk_size(total, 1)):
+        for part in chunks(total, per_chunk or chunk_size(total, 1)):
             out.extend(_run_chunk(run, shared, [people[i] for i in part]))
             if progress is not None:
                 progress(len(out), total)
         return out
-    for done in _parallel(run, shared, people, backend):
+    for done in _parallel(run, shared, people, backend, per_chunk):
         out.extend(done)
         if progress is not None:
             progress(len(out), total)
@@ -124,7 +136,11 @@ def run_people(
 
 
 def _parallel(
-    run: Callable[[Any, T], R], shared: Any, people: Sequence[T], backend: Backend
+    run: Callable[[Any, T], R],
+    shared: Any,
+    people: Sequence[T],
+    backend: Backend,
+    per_chunk: int | None,
 ) -> Iterator[list[R]]:
     """The chunks' outcomes, in order, from joblib's loky or dask backend."""
     import joblib
@@ -139,7 +155,7 @@ def _parallel(
             n_jobs = -1
         else:
             workers = n_jobs = backend.workers
-        size = chunk_size(len(people), workers)
+        size = per_chunk or chunk_size(len(people), workers)
         tasks = (
             joblib.delayed(_run_chunk)(run, shared, [people[i] for i in part])
             for part in chunks(len(people), size)

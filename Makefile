@@ -12,9 +12,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-# The tests of pools measured from scikit-learn and read from MLflow or Optuna need their extras.
+# The tests of pools measured from scikit-learn and read from MLflow or Optuna, and of
+# simulated people on a Dask cluster, need their extras.
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,sklearn,mlflow,optuna]'
+	$(BIN)/python -m pip install --quiet -e '.[test,sklearn,mlflow,optuna,cluster]'
 	touch $@ $(VENV)/.installed
 
 ## run: install and open the app on the default scenario

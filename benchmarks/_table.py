@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from tradeoff.judge.render import markdown_table
 
@@ -48,3 +49,52 @@ def write(name: str, title: str, body: str) -> Path:
     path.write_text(head + body + "\n")
     print(head + body)
     return path
+
+
+def reference_unit(repeats: int = 30) -> float:
+    """Median seconds of the numpy reference unit on this machine: one 150×2000 @ 2000×34
+    product plus an exp over 2000×150, the engine's two largest kinds of arithmetic. Times
+    divided by it compare across CPUs."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    a = rng.random((150, 2000))
+    b = rng.random((2000, 34))
+    c = rng.random((2000, 150))
+
+    def unit() -> None:
+        a @ b
+        np.exp(c)
+
+    unit()
+    return median_seconds(unit, repeats)
+
+
+def cpu_name() -> str:
+    """The CPU's model name (from /proc/cpuinfo where there is one), and its core count."""
+    import os
+
+    name = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith(("model name", "cpu model", "hardware")):
+                name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{name}, {os.cpu_count()} cores"
+
+
+def importable(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as its module's importable name has it (for a script run with ``python -m``,
+    whose functions live in ``__main__``), so worker processes pickle it by name."""
+    import importlib
+    import sys
+
+    if fn.__module__ != "__main__":
+        return fn
+    spec = getattr(sys.modules["__main__"], "__spec__", None)
+    if spec is None:
+        return fn
+    found: Callable[..., Any] = getattr(importlib.import_module(spec.name), fn.__name__)
+    return found

@@ -1,7 +1,8 @@
 """Questions that settle the choice: is the recommended model right, and is P(best) honest?
 
 Run: ``.venv/bin/python -m benchmarks.decision [--runs 300] [--runs-other 100]
-[--knockout-factor 1] [--cells PATTERN ...] [--seed 0] [--workers 2] [--no-write]`` (writes
+[--knockout-factor 1] [--cells PATTERN ...] [--seed 0] [--workers 2 | --dask-scheduler
+ADDRESS] [--no-write]`` (writes
 benchmarks/results/decision.md unless ``--no-write``).
 
 Cells are scenario × strategy × truth family × answers:
@@ -52,12 +53,10 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-import multiprocessing
 import os
 import time
 import zlib
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -65,7 +64,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmarks._table import markdown, write
+from benchmarks._table import importable, markdown, write
 from tradeoff.ask.population import Population, scenario_population
 from tradeoff.ask.presentation import card_lines
 from tradeoff.ask.queries import QuerySpace
@@ -77,6 +76,7 @@ from tradeoff.learn.joint import JointStrategy
 from tradeoff.learn.particles import perceivable_margin
 from tradeoff.pool import Pool
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
+from tradeoff.simulation.parallel import Backend, each, run_people
 from tradeoff.simulation.simulate import score_run
 
 FloatArray = NDArray[np.float64]
@@ -469,6 +469,7 @@ def main(
     command: str,
     knockout_factor: int = 1,
     out_name: str = "decision",
+    scheduler: str | None = None,
 ) -> None:
     started = time.perf_counter()
     tasks = []
@@ -484,10 +485,9 @@ def main(
     # a freshly started worker).
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context) as ex:
-        for part in ex.map(run_cell, tasks):
-            results.setdefault(part["cell"], []).extend(part["people"])
+    backend = Backend(workers, scheduler)
+    for part in run_people(each, importable(run_cell), tasks, backend, per_chunk=1):
+        results.setdefault(part["cell"], []).extend(part["people"])
     took = time.perf_counter() - started
     sections = []
     for name in SCENARIOS:
@@ -556,7 +556,10 @@ if __name__ == "__main__":
         "--knockout-factor", type=int, default=1, help="people per knockout cell: this many times"
     )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="local worker processes")
+    parser.add_argument(
+        "--dask-scheduler", metavar="ADDRESS", help="run the cells on a Dask cluster instead"
+    )
     parser.add_argument("--chunk", type=int, default=25, help="people per task")
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument(
@@ -579,4 +582,5 @@ if __name__ == "__main__":
         cmd,
         args.knockout_factor,
         args.name,
+        args.dask_scheduler,
     )

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import argparse
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from benchmarks._table import markdown, write
+from benchmarks._table import importable, markdown, write
 from tradeoff.ask.metric import l1_error
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.learn import Engine
 from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.simulation.parallel import Backend, each, run_people
 
 SCENARIOS = ("paper-k2-reward-cost", "paper-k2-two-costs")
 STRATEGIES = ("probabilistic", "bisection")
@@ -61,8 +61,7 @@ def main() -> None:
     args = parser.parse_args()
     start = time.perf_counter()
     tasks = [(n, s, args.truths) for n in SCENARIOS for s in STRATEGIES]
-    with ProcessPoolExecutor(2) as ex:
-        cells = list(ex.map(_cell, tasks))
+    cells = run_people(each, importable(_cell), tasks, Backend(2), per_chunk=1)
     rows = []
     for name, strategy, errors in cells:
         e = np.array(errors)

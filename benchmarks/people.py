@@ -26,12 +26,11 @@ from __future__ import annotations
 import argparse
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
 
-from benchmarks._table import markdown, write
+from benchmarks._table import importable, markdown, write
 from tradeoff.ask.metric import l1_error, normalise
 from tradeoff.ask.population import scenario_population
 from tradeoff.ask.presentation import shown_pair
@@ -40,6 +39,7 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.learn import Engine, truth_from_dirichlet
 from tradeoff.learn.base import swing_weights
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
+from tradeoff.simulation.parallel import Backend, each, run_people
 
 SCENARIOS = ("breast-cancer-triage", "glaucoma-screening")
 PEOPLE = ("exact", "flip:0.1", "logistic:0.01", "display", "indifference:0.002")
@@ -110,8 +110,7 @@ def _cell(args: tuple[str, str, int, int]) -> dict[str, Any]:
 def main(runs: int, seed: int = 0, workers: int = 2) -> None:
     start = time.perf_counter()
     tasks = [(name, person, runs, seed) for name in SCENARIOS for person in PEOPLE]
-    with ProcessPoolExecutor(workers) as ex:
-        cells = list(ex.map(_cell, tasks))
+    cells = run_people(each, importable(_cell), tasks, Backend(workers), per_chunk=1)
     took = time.perf_counter() - start
     elicitation = markdown(
         [

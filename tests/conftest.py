@@ -82,6 +82,7 @@ TIERS = {
         "test_hostile_pools",
         "test_bench",
         "test_cli_simulate",
+        "test_parallel_cluster",
         "test_readme_walk",
         "test_report_plain",
         "test_selection",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -193,6 +194,46 @@ def say(text: object = "") -> None:
 def error(text: str) -> None:
     """Write a message to stderr, control characters made harmless."""
     sys.stderr.write("\n".join(clean_text(line) for line in text.split("\n")) + "\n")
+
+
+class Progress:
+    """How far a long command has come, on stderr: on a terminal one line rewritten at most
+    twice a second; elsewhere (a log) one line at most every ``every`` seconds, so a short
+    run writes nothing.
+
+    >>> import io
+    >>> p = Progress("simulated", "people", stream=io.StringIO(), every=0.0)
+    >>> p(3, 10); p(10, 10)
+    >>> p.stream.getvalue().splitlines()
+    ['simulated 3 of 10 people (30 %)', 'simulated 10 of 10 people (100 %)']
+    """
+
+    def __init__(
+        self, verb: str, things: str, *, stream: Any = None, every: float = 10.0
+    ) -> None:
+        self.verb = verb
+        self.things = things
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.every = 0.5 if self.tty else every
+        self.started = time.monotonic()
+        self.last = self.started
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        final = done >= total
+        if now - self.last < self.every and not (final and self.last > self.started):
+            return
+        if final and not self.tty and now - self.started < self.every:
+            return
+        self.last = now
+        line = f"{self.verb} {done:,} of {total:,} {self.things} ({done / max(total, 1):.0%})"
+        line = line.replace("%)", " %)")
+        if self.tty:
+            self.stream.write("\r\x1b[2K" + line + ("\n" if final else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
 
 
 def objectives(items: Sequence[str] | None, at_least: int = 1) -> list[Objective]:

@@ -208,6 +208,21 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="report the L1 error after every question (paper 004 Fig. 4)",
     )
+    sim.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run the simulated people in N local processes (default 1); the results are "
+        "the same whatever N",
+    )
+    sim.add_argument(
+        "--dask-scheduler",
+        metavar="ADDRESS",
+        help="run the simulated people on the workers of a running Dask cluster "
+        "(tcp://host:8786; needs tradeoff[cluster]); the results are the same as on one "
+        "machine",
+    )
     sim.add_argument("--json", action="store_true", help="print one JSON document")
     sim.set_defaults(func=cmd_simulate)
 

@@ -7,7 +7,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tradeoff.ask.strategies import STRATEGY_NAMES
-from tradeoff.cli.common import UsageError, emit, finite, floats, in_range, say, seed
+from tradeoff.cli.common import (
+    Progress,
+    UsageError,
+    emit,
+    finite,
+    floats,
+    in_range,
+    say,
+    seed,
+)
 
 if TYPE_CHECKING:
     from tradeoff.simulation.simulate import Summary
@@ -181,8 +190,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         from tradeoff.choose.candidates import scenario_pool
 
         pool = scenario_pool(scenario, Path(loaded.path).parent)
+    from tradeoff.simulation.parallel import Backend
+
+    in_range(args.workers, "--workers", 1, 256)
+    if args.dask_scheduler is not None and args.workers != 1:
+        raise UsageError("give --workers or --dask-scheduler, not both")
     summary = simulate(
         scenario,
+        backend=Backend(args.workers, args.dask_scheduler),
+        progress=Progress("simulated", "people"),
         pool=pool,
         spec=spec,
         truth=truth,

@@ -12,7 +12,7 @@ import csv
 import io
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.learn import ElicitationResult, Engine, truth_from_dirichlet
 from tradeoff.pool import Pool
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
+from tradeoff.simulation.parallel import Backend, run_people
 from tradeoff.text import clean_text
 
 
@@ -347,6 +348,35 @@ def _numbers(cells: Sequence[str]) -> tuple[float, ...] | None:
         return None
 
 
+@dataclass(frozen=True)
+class _Shared:
+    """What every simulated person of one :func:`simulate` call runs with."""
+
+    scenario: Scenario
+    spec: ElicitationSpec | None
+    noise: Noise | None
+    indifference: float
+    population: Population
+    pool: Pool | None
+    trace: bool
+
+
+def _run_person(shared: _Shared, person: tuple[Sequence[float], int]) -> RunOutcome:
+    """One person of :func:`simulate`: their truth and seed, run to the stop."""
+    truth, run_seed = person
+    return run_once(
+        shared.scenario,
+        truth,
+        spec=shared.spec,
+        noise=shared.noise,
+        indifference=shared.indifference,
+        seed=run_seed,
+        population=shared.population,
+        pool=shared.pool,
+        trace=shared.trace,
+    )
+
+
 def simulate(
     scenario: Scenario,
     *,
@@ -360,6 +390,8 @@ def simulate(
     pool: Pool | None = None,
     trace: bool = False,
     population: Population | None = None,
+    backend: Backend | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Summary:
     """Simulate ``runs`` stakeholders; each run gets its own seeds from ``seed``.
 
@@ -369,6 +401,11 @@ def simulate(
     ``pool``, every run's final recommendation is compared with the truth's best model
     (``decision`` in :meth:`Summary.to_dict`). ``population`` is the scenario's when the
     caller has it (memory-mapped from a cache, say); else it is built.
+
+    Every person's truth and seed are drawn here, in order, before any runs; ``backend``
+    says where they run (this process, local workers, a Dask cluster: see
+    :mod:`~tradeoff.simulation.parallel`), which changes nothing in the summary.
+    ``progress`` is called with (people done, people in all) as they finish.
     """
     if truth is not None and truths is not None:
         raise ValueError("give truth or truths, not both")
@@ -382,7 +419,7 @@ def simulate(
             raise ValueError(f"truth needs {n} weights ({', '.join(scenario.weight_names)})")
     population = population or scenario_population(scenario)
     spans = QuerySpace(scenario, population).spans
-    outcomes = []
+    people: list[tuple[Sequence[float], int]] = []
     for i, child in enumerate(np.random.SeedSequence(seed).spawn(runs)):
         rng = np.random.default_rng(child)
         if truths is not None:
@@ -391,19 +428,8 @@ def simulate(
             run_truth = truth
         else:
             run_truth = truth_from_dirichlet(spans, rng)
-        run_seed = int(rng.integers(2**31))
-        outcomes.append(
-            run_once(
-                scenario,
-                run_truth,
-                spec=spec,
-                noise=noise,
-                indifference=indifference,
-                seed=run_seed,
-                population=population,
-                pool=pool,
-                trace=trace,
-            )
-        )
+        people.append((run_truth, int(rng.integers(2**31))))
+    shared = _Shared(scenario, spec, noise, indifference, population, pool, trace)
+    outcomes = run_people(_run_person, shared, people, backend, progress)
     name = outcomes[0].result.strategy
     return Summary(name, scenario.weight_names, tuple(outcomes), noise, indifference)

@@ -1,0 +1,62 @@
+"""Simulated people on local worker processes and on a two-worker Dask ``LocalCluster``:
+the same summary as in one process, from the library and from the command line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tradeoff.cli import main
+from tradeoff.errors import InputError
+from tradeoff.simulation.oracles import Noise
+from tradeoff.simulation.parallel import Backend, connect
+from tradeoff.simulation.simulate import simulate
+
+from ..conftest import SCENARIOS, small
+
+
+def _summary(backend: Backend | None) -> str:
+    summary = simulate(
+        small("glaucoma-screening"),
+        runs=5,
+        seed=4,
+        noise=Noise.parse("flip:0.1"),
+        backend=backend,
+    )
+    return json.dumps(summary.to_dict())
+
+
+@pytest.mark.slow
+def test_two_local_workers_and_a_two_worker_cluster_give_the_same_summary() -> None:
+    distributed = pytest.importorskip("distributed")
+    one = _summary(None)
+    assert _summary(Backend(workers=2)) == one
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        assert _summary(Backend(scheduler=cluster.scheduler_address)) == one
+
+
+def test_an_unreachable_scheduler_is_a_located_error() -> None:
+    pytest.importorskip("distributed")
+    with pytest.raises(InputError) as caught:
+        connect("tcp://127.0.0.1:9", timeout=1)
+    text = str(caught.value)
+    assert "--dask-scheduler" in text
+    assert "dask scheduler" in text
+
+
+def test_the_command_line_takes_workers_and_refuses_both(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    k2 = str(SCENARIOS / "paper-k2-two-costs.toml")
+    argv = ["simulate", k2, "--runs", "3", "--seed", "2", "--budget", "8", "--json"]
+    assert main(argv) == 0
+    alone = capsys.readouterr().out
+    assert main([*argv, "--workers", "2"]) == 0
+    assert capsys.readouterr().out == alone
+    assert main([*argv, "--workers", "2", "--dask-scheduler", "tcp://127.0.0.1:9"]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main([*argv, "--workers", "0"]) == 2
+    assert "--workers" in capsys.readouterr().err

@@ -70,6 +70,7 @@ TIERS = {
         "test_study_analysis",
         "test_web",
         "test_web_processes",
+        "test_crash_appends",
         "test_web_panel",
         "test_study_web_cli",
         "test_hostile_serving",

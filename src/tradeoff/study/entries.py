@@ -27,7 +27,6 @@ import contextlib
 import fcntl
 import json
 import os
-import stat
 import threading
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -36,8 +35,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tradeoff.study.files import open_regular, read_bounded, write_all
+from tradeoff.study.files import open_regular, read_bounded
 from tradeoff.study.panel import Panel
+from tradeoff.study.tail import Tail, append_line, complete_lines, open_for_append
 
 ENTRIES_FILE = "entries.jsonl"
 #: entries.jsonl is read only up to this size (10,000 entries with full parameters take
@@ -90,12 +90,15 @@ class EntryState:
     declines: int = 0
     screened: Counter[str] = field(default_factory=Counter)
     screened_ids: set[str] = field(default_factory=set)
-    #: Lines that are not events of this file (skipped; named by :func:`read_entries`).
+    #: The numbers of the lines that are not events of this file (a line cut short by a
+    #: crash, a line edited by hand): each is skipped, and named by :meth:`problems`.
     bad_lines: list[int] = field(default_factory=list)
+    #: The number of the last line read.
     lines: int = 0
 
-    def add(self, record: Any) -> None:
-        self.lines += 1
+    def add(self, record: Any, number: int | None = None) -> None:
+        """Take in the event ``record``, line ``number`` of the file (the next one)."""
+        self.lines = self.lines + 1 if number is None else number
         if not isinstance(record, dict) or not isinstance(record.get("event"), str):
             self.bad_lines.append(self.lines)
             return
@@ -132,6 +135,19 @@ class EntryState:
         else:
             self.bad_lines.append(self.lines)
 
+    def problems(self, path: Path) -> list[str]:
+        """Each line skipped, named: ``…/entries.jsonl: line 7: …`` (at most 20, then how
+        many more)."""
+        out = [
+            f"{path}: line {n}: is not an event of this file (cut short by a crash, or "
+            "edited); it is skipped and every other line is read. Leave it as it is, or "
+            "restore the line from a backup if it was edited."
+            for n in self.bad_lines[:20]
+        ]
+        if len(self.bad_lines) > 20:
+            out.append(f"{path}: {len(self.bad_lines) - 20} more such lines.")
+        return out
+
     def active(self) -> list[Entered]:
         """Panel participants holding a place (let in, not declined; pilots apart)."""
         return [e for e in self.people.values() if not e.pilot and not e.declined]
@@ -158,17 +174,18 @@ def entries_path(folder: Path) -> Path:
     return folder / ENTRIES_FILE
 
 
-def _feed(state: EntryState, data: bytes) -> None:
-    for raw in data.split(b"\n"):
+def _feed(state: EntryState, lines: list[bytes], first: int) -> None:
+    """Take in ``lines``, the file's lines from number ``first`` on (blank ones skipped)."""
+    for number, raw in enumerate(lines, first):
+        state.lines = number
         if not raw.strip():
             continue
         try:
             record = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
-            state.lines += 1
-            state.bad_lines.append(state.lines)
+            state.bad_lines.append(number)
             continue
-        state.add(record)
+        state.add(record, number)
 
 
 def read_entries(folder: Path) -> EntryState:
@@ -183,61 +200,34 @@ def read_entries(folder: Path) -> EntryState:
         data = read_bounded(fd, ENTRIES_LIMIT)
     finally:
         os.close(fd)
-    _feed(state, data[: data.rfind(b"\n") + 1])
+    _feed(state, complete_lines(data), 1)
     return state
 
 
 class EntryLog:
     """A server process's view of ``entries.jsonl``: only what was appended since the last
-    look is read (a ``stat`` when nothing was), as :class:`tradeoff.web.site.Revoked`
-    reads its file."""
+    look is read (a ``stat`` when nothing was), by the study's one reader of appended
+    files (:class:`tradeoff.study.tail.Tail`)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.path = entries_path(folder)
         self.state = EntryState()
-        self._file: tuple[int, int] | None = None
-        self._offset = 0
+        self._tail = Tail(self.path, ENTRIES_READ, ENTRIES_LIMIT)
         self._lock = threading.Lock()
 
     def refresh(self) -> EntryState:
         """The state with every complete line appended so far (up to the file's bound)."""
         with self._lock:
-            for _ in range(ENTRIES_LIMIT // ENTRIES_READ + 1):
-                if not self._read():
-                    break
+            for piece in self._tail.pieces(ENTRIES_LIMIT // ENTRIES_READ + 1):
+                if piece.fresh:
+                    self.state = EntryState()
+                _feed(self.state, piece.lines, piece.first)
             return self.state
 
     @property
     def size(self) -> int:
-        return self._offset
-
-    def _read(self) -> bool:
-        try:
-            st = os.stat(self.path, follow_symlinks=False)
-        except FileNotFoundError:
-            return False
-        if not stat.S_ISREG(st.st_mode):
-            return False
-        file = (st.st_dev, st.st_ino)
-        if file != self._file or st.st_size < self._offset:
-            self._file, self._offset, self.state = file, 0, EntryState()
-        if st.st_size == self._offset or self._offset >= ENTRIES_LIMIT:
-            return False
-        try:
-            fd = open_regular(self.path, os.O_RDONLY)
-        except OSError:
-            return False
-        try:
-            chunk = os.pread(fd, ENTRIES_READ, self._offset)
-        finally:
-            os.close(fd)
-        complete = chunk[: chunk.rfind(b"\n") + 1]
-        if not complete and len(chunk) == ENTRIES_READ:  # no line end in a whole read
-            complete = chunk
-        self._offset += len(complete)
-        _feed(self.state, complete)
-        return bool(complete)
+        return self._tail.offset
 
 
 def _now() -> str:
@@ -245,11 +235,12 @@ def _now() -> str:
 
 
 def append_entry(folder: Path, record: Mapping[str, Any]) -> None:
-    """Append one event (the caller holds :func:`study_lock`), synced."""
+    """Append one event (the caller holds :func:`study_lock`), synced; on a line of its own
+    even after a writer cut short (:func:`tradeoff.study.tail.append_line`)."""
     line = (json.dumps(dict(record), sort_keys=True, ensure_ascii=True) + "\n").encode("ascii")
-    fd = open_regular(entries_path(folder), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = open_for_append(entries_path(folder), 0o644)
     try:
-        write_all(fd, line)
+        append_line(fd, line)
         os.fsync(fd)
     finally:
         os.close(fd)

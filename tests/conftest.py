@@ -71,6 +71,7 @@ TIERS = {
         "test_web",
         "test_web_processes",
         "test_crash_appends",
+        "test_key_revocation",
         "test_web_panel",
         "test_study_web_cli",
         "test_hostile_serving",

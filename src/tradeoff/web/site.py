@@ -39,6 +39,7 @@ from tradeoff.net import client_source
 from tradeoff.study.attempts import record_failure, wrong_code_delay
 from tradeoff.study.entries import Entered, EntryLog
 from tradeoff.study.folder import Study, with_entries
+from tradeoff.study.keys import KEYS_FILE, key_mark, read_keys
 from tradeoff.study.withdrawals import withdrawals_path, withdrawn
 from tradeoff.text import clean_text
 from tradeoff.web.connection import LOG, Timeouts, log_request
@@ -154,6 +155,8 @@ class Site:
     #: Who came in by link (``entries.jsonl``), read as it grows.
     entries: EntryLog = field(init=False)
     _roster: tuple[int, Study] | None = None
+    #: ``keys.json`` as last read, and what its ``stat`` said then (:meth:`key_mark`).
+    _keys: tuple[tuple[int, int, int] | None, dict[str, dict[str, str]]] = (None, {})
     #: The coordinator's page's facts and when they were gathered (:data:`STATUS_SECONDS`).
     status_cache: tuple[float, dict[str, object]] | None = None
     status_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -214,18 +217,41 @@ class Site:
     def _sign(self, text: str) -> str:
         return hmac.new(self.secret, text.encode(), hashlib.sha256).hexdigest()[:43]
 
+    def key_mark(self, kind: str) -> str:
+        """The mark of the current pilot or coordinator key
+        (:func:`~tradeoff.study.keys.key_mark`), read again only when ``keys.json``
+        changes (a new key replaces the file: another inode)."""
+        path = self.study.path / KEYS_FILE
+        try:
+            st = os.stat(path, follow_symlinks=False)
+            seen: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            seen = None
+        if seen is None or seen != self._keys[0]:
+            self._keys = (seen, read_keys(self.study.path) if seen else {})
+        return key_mark(self._keys[1], kind)
+
+    def _session_text(self, participant: str, issued: str, nonce: str) -> str:
+        """What a session cookie's signature covers: a pilot's also covers the pilot key's
+        mark, so a new pilot link closes the pages the old one opened."""
+        text = f"{participant}:{issued}:{nonce}"
+        if participant in self.roster().pilots:
+            text += f":pilot:{self.key_mark('pilot')}"
+        return text
+
     def session_value(self, participant: str, issued: int | None = None) -> str:
         issued = int(time.time()) if issued is None else issued
         nonce = secrets.token_urlsafe(12)
         body = f"{participant}:{issued}:{nonce}"
-        return f"{body}:{self._sign(body)}"
+        return f"{body}:{self._sign(self._session_text(participant, str(issued), nonce))}"
 
     def read_session(self, value: str | None) -> tuple[str, str] | None:
-        """The participant and nonce of a valid, unexpired session cookie."""
+        """The participant and nonce of a valid, unexpired session cookie (a pilot's
+        opened with the current pilot key)."""
         if not value or value.count(":") != 3:
             return None
         participant, issued, nonce, sig = value.split(":")
-        if not same(sig, self._sign(f"{participant}:{issued}:{nonce}")):
+        if not same(sig, self._sign(self._session_text(participant, issued, nonce))):
             return None
         try:
             age = time.time() - int(issued)
@@ -239,18 +265,23 @@ class Site:
 
     def coordinator_value(self, issued: int | None = None) -> str:
         """The coordinator's cookie: signed apart from any participant's (its own prefix),
-        good for :data:`COORDINATOR_SECONDS`."""
+        and with the coordinator key's mark (a new key closes the page it opened), good
+        for :data:`COORDINATOR_SECONDS`."""
         issued = int(time.time()) if issued is None else issued
-        return f"{issued}:{self._sign(f'coordinator:{issued}')}"
+        return f"{issued}:{self._sign(self._coordinator_text(str(issued)))}"
+
+    def _coordinator_text(self, issued: str) -> str:
+        return f"coordinator:{issued}:{self.key_mark('coordinator')}"
 
     def is_coordinator(self, value: str | None) -> bool:
-        """Whether ``value`` is a coordinator's cookie of this study, unexpired."""
+        """Whether ``value`` is a coordinator's cookie of this study, unexpired, opened
+        with the current coordinator key."""
         if not value or value.count(":") != 1:
             return False
         issued, sig = value.split(":")
         if not (issued.isascii() and issued.isdigit() and len(issued) <= 12):
             return False
-        if not same(sig, self._sign(f"coordinator:{issued}")):
+        if not same(sig, self._sign(self._coordinator_text(issued))):
             return False
         return 0 <= time.time() - int(issued) <= COORDINATOR_SECONDS
 

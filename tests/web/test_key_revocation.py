@@ -6,18 +6,36 @@ session opened with the old one; neither touches anyone else's session."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from aiohttp.test_utils import TestServer
 
 from tradeoff.cli import main
 from tradeoff.study.folder import Study
 from tradeoff.study.keys import new_key
+from tradeoff.web.flow import make_web_app
 from tradeoff.web.site import COORDINATOR_COOKIE, SESSION_COOKIE
 
 from ..webclient import Participant
-from .test_web_panel import link, panel_study, serve  # noqa: F401  (the fixture)
+from .test_web_panel import link, panel_study
+
+
+@pytest.fixture
+async def serve() -> AsyncIterator[Callable[[Study], Awaitable[str]]]:
+    """Serve a study (each call another server, as another process would be)."""
+    servers: list[TestServer] = []
+
+    async def start(study: Study) -> str:
+        server = TestServer(make_web_app(study))
+        await server.start_server()
+        servers.append(server)
+        return str(server.make_url("/"))
+
+    yield start
+    for server in servers:
+        await server.close()
 
 
 def fresh_key(study: Study, command: str, capsys: pytest.CaptureFixture[str]) -> str:
@@ -28,12 +46,12 @@ def fresh_key(study: Study, command: str, capsys: pytest.CaptureFixture[str]) ->
 
 
 async def test_a_new_coordinator_key_closes_the_page_opened_with_the_old_one(
-    tmp_path: Path, serve: Callable[[Study], object], capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, serve: Callable[[Study], Awaitable[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     study = panel_study(tmp_path, ids=("AAA111",))
     old = new_key(study.path, "coordinator")
-    first = await serve(study)  # type: ignore[misc]
-    second = await serve(study)  # type: ignore[misc]  # another process on the folder
+    first = await serve(study)
+    second = await serve(study)  # another process on the folder
     coordinator = Participant(first)
     try:
         form = await coordinator.get("coordinator")
@@ -56,11 +74,11 @@ async def test_a_new_coordinator_key_closes_the_page_opened_with_the_old_one(
 
 
 async def test_a_new_pilot_link_closes_the_pilot_sessions_opened_with_the_old_one(
-    tmp_path: Path, serve: Callable[[Study], object], capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, serve: Callable[[Study], Awaitable[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     study = panel_study(tmp_path, ids=("AAA111",))
     old = new_key(study.path, "pilot")
-    base = await serve(study)  # type: ignore[misc]
+    base = await serve(study)
     pilot, person = Participant(base), Participant(base)
     try:
         consent = await pilot.get(f"pilot?key={old}")

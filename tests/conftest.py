@@ -72,6 +72,7 @@ TIERS = {
         "test_web_processes",
         "test_crash_appends",
         "test_key_revocation",
+        "test_panel_bounds",
         "test_web_panel",
         "test_study_web_cli",
         "test_hostile_serving",

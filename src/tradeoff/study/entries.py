@@ -18,7 +18,10 @@ makes the cap and the quotas count right when many server processes let people i
 what was appended since it last looked (:class:`EntryLog`), so a request's cost does not
 grow with the study's history. Screen-outs are written once per panel id that a process
 has seen, and not at all past :data:`SCREENED_STOP` bytes (a flood of made-up ids fills
-no disk): the screen-outs counted are the distinct panel ids written.
+no disk): the screen-outs counted are the distinct panel ids written. One address brings
+at most :data:`NEW_ENTRIES_PER_SOURCE` new panel ids in :data:`NEW_ENTRY_WINDOW` seconds,
+counted for the whole study from :data:`SOURCES_FILE` (not per server process). A line cut
+short by a crash is skipped and named (:mod:`tradeoff.study.tail`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -35,6 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tradeoff.net import clean_source
 from tradeoff.study.files import open_regular, read_bounded
 from tradeoff.study.panel import Panel
 from tradeoff.study.tail import Tail, append_line, complete_lines, open_for_append
@@ -53,6 +59,17 @@ REENROL_LIMIT = 10
 PILOT_LIMIT = 1000
 #: Panel ids of screen-outs a process remembers, so each is written once.
 SCREENED_MEMORY = 100_000
+#: Where each new panel entry came from: ``<unix time> <address>`` lines (as
+#: ``attempts.log`` has them), appended under the study's lock, so that every server
+#: process on the study counts the same new entries from one address. Never exported.
+SOURCES_FILE = "entry-sources.log"
+#: One address may bring at most this many new panel entries per
+#: :data:`NEW_ENTRY_WINDOW` seconds, in the whole study (every server process counts them
+#: from :data:`SOURCES_FILE`; a returning panel id is never held back), so one client
+#: cannot fill an open study's cap with made-up ids at once.
+NEW_ENTRIES_PER_SOURCE = 20
+NEW_ENTRY_WINDOW = 600.0
+_SOURCE_LINE = re.compile(rb"([0-9]{1,12}\.[0-9]{3}) ([A-Za-z0-9:.-]{1,64})")
 
 
 @contextlib.contextmanager
@@ -215,6 +232,8 @@ class EntryLog:
         self.state = EntryState()
         self._tail = Tail(self.path, ENTRIES_READ, ENTRIES_LIMIT)
         self._lock = threading.Lock()
+        self._sources = Tail(folder / SOURCES_FILE, ENTRIES_READ, ENTRIES_LIMIT)
+        self._recent: dict[bytes, list[float]] = {}
 
     def refresh(self) -> EntryState:
         """The state with every complete line appended so far (up to the file's bound)."""
@@ -228,6 +247,38 @@ class EntryLog:
     @property
     def size(self) -> int:
         return self._tail.offset
+
+    def recent_from(self, source: str, now: float) -> int:
+        """How many new entries ``source`` brought in the last :data:`NEW_ENTRY_WINDOW`
+        seconds, by every server process on the study (the caller holds
+        :func:`study_lock`; only lines appended since the last look are read)."""
+        since = now - NEW_ENTRY_WINDOW
+        for piece in self._sources.pieces(ENTRIES_LIMIT // ENTRIES_READ + 1):
+            if piece.fresh:
+                self._recent = {}
+            for line in piece.lines:
+                found = _SOURCE_LINE.fullmatch(line)
+                if found is not None and float(found[1]) > since:
+                    self._recent.setdefault(found[2], []).append(float(found[1]))
+            if len(self._recent) > SCREENED_MEMORY:  # forget what is past the window
+                self._recent = {
+                    who: kept
+                    for who, times in self._recent.items()
+                    if (kept := [t for t in times if t > since])
+                }
+        times = [t for t in self._recent.get(clean_source(source).encode(), []) if t > since]
+        return len(times)
+
+    def note_source(self, source: str, now: float) -> None:
+        """Write that ``source`` brought a new entry at ``now`` (the caller holds
+        :func:`study_lock`)."""
+        line = f"{now:.3f} {clean_source(source)}\n".encode("ascii")
+        fd = open_for_append(self.folder / SOURCES_FILE, 0o600)
+        try:
+            append_line(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _now() -> str:
@@ -262,23 +313,28 @@ def admit(
     panel_id: str,
     params: Mapping[str, str],
     allowed: frozenset[str] = frozenset(),
-    may_enrol: bool = True,
+    source: str | None = None,
+    most_from_source: int | None = None,
 ) -> Admission:
     """Let ``panel_id`` in or screen it out, under the study's lock so every server
     process counts the same cap and quotas: a panel id already let in comes back to its
     participant (never a second one); an allow-list lets in only ``allowed`` participant
     ids; open enrolment lets in while the cap and the person's quota group have room.
     Every decision is written to ``entries.jsonl`` (:func:`append_entry`) before it is
-    acted on. With ``may_enrol`` false (the caller's limit of new entries from one
-    address is reached) only a returning panel id is let in; a new one is refused with
-    the reason ``too many from one address`` and nothing is written."""
+    acted on. A new panel id from a ``source`` address that brought ``most_from_source``
+    (:data:`NEW_ENTRIES_PER_SOURCE` unless given) new entries in the last
+    :data:`NEW_ENTRY_WINDOW` seconds (in any server process: :meth:`EntryLog.recent_from`)
+    is refused with the reason ``too many from one address``, and nothing is written; a
+    returning one is let in."""
     pid = panel.participant_of(panel_id)
+    now = time.time()
     with study_lock(log.folder):
         state = log.refresh()
         known = state.people.get(pid)
         if known is not None and not known.declined and not known.removed:
             return Admission(pid, returning=True)
-        if not may_enrol:
+        most = NEW_ENTRIES_PER_SOURCE if most_from_source is None else most_from_source
+        if source is not None and log.recent_from(source, now) >= most:
             return Admission(None, "too many from one address")
         reason = None
         group = None if panel.quota_field is None else params.get(panel.quota_field)
@@ -316,6 +372,8 @@ def admit(
         if group is not None:
             record["group"] = group
         append_entry(log.folder, record)
+        if source is not None:
+            log.note_source(source, now)
         log.refresh()
         return Admission(pid)
 

@@ -160,8 +160,6 @@ class Site:
     #: The coordinator's page's facts and when they were gathered (:data:`STATUS_SECONDS`).
     status_cache: tuple[float, dict[str, object]] | None = None
     status_lock: threading.Lock = field(default_factory=threading.Lock)
-    #: When each source address brought a new panel entry lately (monotonic seconds).
-    new_entries: dict[str, list[float]] = field(default_factory=dict)
     #: Work started ahead of the request that needs it (:meth:`ahead`), kept until done.
     _ahead: set[asyncio.Future[None]] = field(default_factory=set)
 

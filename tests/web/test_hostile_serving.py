@@ -375,16 +375,20 @@ def test_revoked_cookies_cost_a_request_what_was_appended_since_not_the_history(
     """The revocation file is asked on every request: a process reads only the lines
     appended since it last looked, forgets what expired, and the file is rewritten with only
     the live entries once long; a junk line or a link never stops it."""
-    from tradeoff.web import site as web_site
-    from tradeoff.web.site import REVOKED_FILE, Revoked
+    from tradeoff.web import revoked as web_revoked
+    from tradeoff.web.revoked import REVOKED_FILE, Revoked
+    from tradeoff.web.site import SESSION_SECONDS
+
+    def nonce(name: str) -> str:  # a session cookie's nonce is 16 characters
+        return name.ljust(16, "_")
 
     path = tmp_path / REVOKED_FILE
-    old = int(time.time()) - web_site.SESSION_SECONDS - 10
-    path.write_bytes(b"".join(f"{old} gone{i:06d}\n".encode() for i in range(200_000)))
-    reader, writer = Revoked(path), Revoked(path)
-    assert not reader.has("gone000001")  # expired: the cookie could not be used anyway
-    writer.add("fresh")
-    writer.add("x" * 10)
+    old = int(time.time()) - SESSION_SECONDS - 10
+    path.write_bytes(b"".join(f"{old} gone{i:06d}______\n".encode() for i in range(200_000)))
+    reader, writer = Revoked(path, SESSION_SECONDS), Revoked(path, SESSION_SECONDS)
+    assert not reader.has(nonce("gone000001"))  # expired: the cookie could not be used anyway
+    writer.add(nonce("fresh"))
+    writer.add("x" * 16)
     read: list[int] = []
     real = os.pread
 
@@ -394,24 +398,26 @@ def test_revoked_cookies_cost_a_request_what_was_appended_since_not_the_history(
         return data
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(web_site.os, "pread", counting)
+        mp.setattr(web_revoked.os, "pread", counting)
         for _ in range(200):  # catching up reads the history once, then nothing
-            reader.has("fresh")
+            reader.has(nonce("fresh"))
         caught_up = sum(read)
         read.clear()
         for _ in range(1000):
-            assert reader.has("fresh") and not reader.has("other")
+            assert reader.has(nonce("fresh")) and not reader.has(nonce("other"))
         assert sum(read) == 0
-        writer.add("later")
-        assert reader.has("later") and sum(read) < 100
-    assert caught_up <= path.stat().st_size + web_site.REVOKED_READ
+        writer.add(nonce("later"))
+        assert reader.has(nonce("later")) and sum(read) < 100
+    assert caught_up <= path.stat().st_size + web_revoked.REVOKED_READ
     # the file was compacted past REVOKED_KEEP: only the live entries are left
     lines = path.read_text().splitlines()
-    assert len(lines) < 10 and {line.split()[1] for line in lines} >= {"fresh", "later"}
+    assert len(lines) < 10
+    assert {line.split()[1] for line in lines} >= {nonce("fresh"), nonce("later")}
     with path.open("ab") as fh:
-        fh.write(b"\xff" * (web_site.REVOKED_READ + 5) + b"\n")
-    writer.add("after-junk")
-    assert all(Revoked(path).has(n) for n in ("fresh", "later", "after-junk"))
+        fh.write(b"\xff" * (web_revoked.REVOKED_READ + 5) + b"\n")
+    writer.add(nonce("after-junk"))
+    again = Revoked(path, SESSION_SECONDS)
+    assert all(again.has(nonce(n)) for n in ("fresh", "later", "after-junk"))
     path.unlink()
     path.symlink_to(tmp_path / "elsewhere")
-    assert not Revoked(path).has("fresh")
+    assert not Revoked(path, SESSION_SECONDS).has(nonce("fresh"))

@@ -17,12 +17,12 @@ from aiohttp.test_utils import TestServer
 
 from tradeoff.record.log import read_session
 from tradeoff.record.records import NoteRecord
+from tradeoff.study import entries
 from tradeoff.study.entries import read_entries
 from tradeoff.study.folder import Study, create_study, load_study
 from tradeoff.study.keys import new_key
 from tradeoff.study.panel import Ending, Panel
 from tradeoff.study.status import study_status
-from tradeoff.web import flow
 from tradeoff.web.flow import make_web_app
 from tradeoff.web.site import COORDINATOR_COOKIE
 
@@ -174,7 +174,7 @@ async def test_open_enrolment_stops_at_the_cap_and_a_declined_place_is_freed(
 async def test_one_address_brings_a_bounded_number_of_new_entries(
     tmp_path: Path, serve: Callable[[Study], object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(flow, "NEW_ENTRIES_PER_SOURCE", 2)
+    monkeypatch.setattr(entries, "NEW_ENTRIES_PER_SOURCE", 2)
     study = panel_study(tmp_path, cap=100)
     base = await serve(study)  # type: ignore[misc]
     p = Participant(base)

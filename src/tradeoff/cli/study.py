@@ -346,8 +346,9 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
 
 
 def cmd_study_serve(args: argparse.Namespace) -> int:
-    from tradeoff.study.folder import load_study
+    from tradeoff.study.folder import STUDY_FILE, load_study
     from tradeoff.web.connection import Timeouts
+    from tradeoff.web.i18n import check_study_language, languages
     from tradeoff.web.serving import serve_study
 
     if not 1 <= args.workers <= 64:
@@ -359,6 +360,7 @@ def cmd_study_serve(args: argparse.Namespace) -> int:
         if not 0.1 <= value <= 3600:
             raise UsageError(f"{flag} needs a number of seconds from 0.1 to 3600")
     study = load_study(args.study)
+    check_study_language(study.language, study.path / STUDY_FILE, languages())
     timeouts = Timeouts(args.header_seconds, args.body_seconds)
     try:
         return serve_study(

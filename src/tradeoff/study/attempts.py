@@ -20,6 +20,7 @@ from pathlib import Path
 from tradeoff.net import clean_source
 from tradeoff.study.files import open_regular, read_bounded, sync_folder, write_all
 from tradeoff.study.folder import Study
+from tradeoff.study.tail import append_line, open_for_append
 
 ATTEMPTS_FILE = "attempts.log"
 #: Wrong codes within this many seconds count toward the delay.
@@ -104,12 +105,13 @@ def record_failure(study: Study, now: float | None = None, source: str | None = 
 
     The line is appended under an exclusive ``flock`` of the log (so several processes
     append whole lines, and none appends to a file just rotated away); a line only partly
-    written (a full disk) is cut off again and the error raised. Past ``ATTEMPTS_ROTATE``
-    bytes the log is rotated (:func:`_rotate_attempts`)."""
+    written (a full disk) is cut off again and the error raised, and one left by a writer
+    killed mid-line stays a line of its own (:func:`tradeoff.study.tail.append_line`).
+    Past ``ATTEMPTS_ROTATE`` bytes the log is rotated (:func:`_rotate_attempts`)."""
     line = f"{time.time() if now is None else now:.3f} {clean_source(source)}\n".encode()
     path = study.path / ATTEMPTS_FILE
     for _ in range(16):
-        fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = open_for_append(path, 0o644)
         try:
             _lock_within(fd, ATTEMPTS_LOCK_WAIT)
             try:
@@ -120,7 +122,7 @@ def record_failure(study: Study, now: float | None = None, source: str | None = 
                 continue  # rotated while this process waited: append to the new file
             size = os.fstat(fd).st_size
             try:
-                write_all(fd, line)
+                append_line(fd, line)  # on a line of its own after a writer cut short
             except OSError:
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, size)  # no partial line is left for the next one

@@ -16,6 +16,7 @@ import secrets
 from pathlib import Path
 
 from tradeoff.errors import InputError
+from tradeoff.record.records import check_participant
 from tradeoff.study.files import write_all
 
 #: Letters of an access code: Crockford's base 32 (no I, L, O or U), 5 bits each; a typed
@@ -25,6 +26,35 @@ CODE_LENGTH = 16
 CODE_BITS = 80
 #: scrypt cost (about 30 ms a check on a laptop core).
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
+
+
+#: Participant ids that only a link makes (``pilot-``: the pilot link; ``panel-``: a
+#: panel's link, :meth:`tradeoff.study.panel.Panel.participant_of`), in any case: a
+#: participant with an access code is never named so, so that no one is taken for a pilot
+#: and no panel id comes into a session made for a code.
+LINK_PREFIXES = ("pilot-", "panel-")
+
+
+def check_code_participant(participant: str) -> str:
+    """A participant id for an access code: a safe folder name
+    (:func:`~tradeoff.record.records.check_participant`), not beginning with a prefix
+    that only a link makes (:data:`LINK_PREFIXES`).
+
+    >>> check_code_participant("p01")
+    'p01'
+    >>> check_code_participant("pilot-000000000000")
+    Traceback (most recent call last):
+    tradeoff.errors.InputError: ...
+    """
+    check_participant(participant)
+    if participant.lower().startswith(LINK_PREFIXES):
+        raise InputError.single(
+            "participant id",
+            repr(participant),
+            f"begins with {participant[:6]!r}, which only the pilot or a panel's link gives.",
+            "name participants with access codes otherwise, e.g. p01.",
+        )
+    return participant
 
 
 def new_code() -> str:

@@ -18,7 +18,10 @@ makes the cap and the quotas count right when many server processes let people i
 what was appended since it last looked (:class:`EntryLog`), so a request's cost does not
 grow with the study's history. Screen-outs are written once per panel id that a process
 has seen, and not at all past :data:`SCREENED_STOP` bytes (a flood of made-up ids fills
-no disk): the screen-outs counted are the distinct panel ids written.
+no disk): the screen-outs counted are the distinct panel ids written. One address brings
+at most :data:`NEW_ENTRIES_PER_SOURCE` new panel ids in :data:`NEW_ENTRY_WINDOW` seconds,
+counted for the whole study from :data:`SOURCES_FILE` (not per server process). A line cut
+short by a crash is skipped and named (:mod:`tradeoff.study.tail`).
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ import contextlib
 import fcntl
 import json
 import os
-import stat
+import re
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -36,8 +40,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tradeoff.study.files import open_regular, read_bounded, write_all
+from tradeoff.net import clean_source
+from tradeoff.study.files import open_regular, read_bounded
 from tradeoff.study.panel import Panel
+from tradeoff.study.tail import Tail, append_line, complete_lines, open_for_append
 
 ENTRIES_FILE = "entries.jsonl"
 #: entries.jsonl is read only up to this size (10,000 entries with full parameters take
@@ -53,6 +59,17 @@ REENROL_LIMIT = 10
 PILOT_LIMIT = 1000
 #: Panel ids of screen-outs a process remembers, so each is written once.
 SCREENED_MEMORY = 100_000
+#: Where each new panel entry came from: ``<unix time> <address>`` lines (as
+#: ``attempts.log`` has them), appended under the study's lock, so that every server
+#: process on the study counts the same new entries from one address. Never exported.
+SOURCES_FILE = "entry-sources.log"
+#: One address may bring at most this many new panel entries per
+#: :data:`NEW_ENTRY_WINDOW` seconds, in the whole study (every server process counts them
+#: from :data:`SOURCES_FILE`; a returning panel id is never held back), so one client
+#: cannot fill an open study's cap with made-up ids at once.
+NEW_ENTRIES_PER_SOURCE = 20
+NEW_ENTRY_WINDOW = 600.0
+_SOURCE_LINE = re.compile(rb"([0-9]{1,12}\.[0-9]{3}) ([A-Za-z0-9:.-]{1,64})")
 
 
 @contextlib.contextmanager
@@ -90,12 +107,15 @@ class EntryState:
     declines: int = 0
     screened: Counter[str] = field(default_factory=Counter)
     screened_ids: set[str] = field(default_factory=set)
-    #: Lines that are not events of this file (skipped; named by :func:`read_entries`).
+    #: The numbers of the lines that are not events of this file (a line cut short by a
+    #: crash, a line edited by hand): each is skipped, and named by :meth:`problems`.
     bad_lines: list[int] = field(default_factory=list)
+    #: The number of the last line read.
     lines: int = 0
 
-    def add(self, record: Any) -> None:
-        self.lines += 1
+    def add(self, record: Any, number: int | None = None) -> None:
+        """Take in the event ``record``, line ``number`` of the file (the next one)."""
+        self.lines = self.lines + 1 if number is None else number
         if not isinstance(record, dict) or not isinstance(record.get("event"), str):
             self.bad_lines.append(self.lines)
             return
@@ -132,6 +152,19 @@ class EntryState:
         else:
             self.bad_lines.append(self.lines)
 
+    def problems(self, path: Path) -> list[str]:
+        """Each line skipped, named: ``…/entries.jsonl: line 7: …`` (at most 20, then how
+        many more)."""
+        out = [
+            f"{path}: line {n}: is not an event of this file (cut short by a crash, or "
+            "edited); it is skipped and every other line is read. Leave it as it is, or "
+            "restore the line from a backup if it was edited."
+            for n in self.bad_lines[:20]
+        ]
+        if len(self.bad_lines) > 20:
+            out.append(f"{path}: {len(self.bad_lines) - 20} more such lines.")
+        return out
+
     def active(self) -> list[Entered]:
         """Panel participants holding a place (let in, not declined; pilots apart)."""
         return [e for e in self.people.values() if not e.pilot and not e.declined]
@@ -158,17 +191,18 @@ def entries_path(folder: Path) -> Path:
     return folder / ENTRIES_FILE
 
 
-def _feed(state: EntryState, data: bytes) -> None:
-    for raw in data.split(b"\n"):
+def _feed(state: EntryState, lines: list[bytes], first: int) -> None:
+    """Take in ``lines``, the file's lines from number ``first`` on (blank ones skipped)."""
+    for number, raw in enumerate(lines, first):
+        state.lines = number
         if not raw.strip():
             continue
         try:
             record = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
-            state.lines += 1
-            state.bad_lines.append(state.lines)
+            state.bad_lines.append(number)
             continue
-        state.add(record)
+        state.add(record, number)
 
 
 def read_entries(folder: Path) -> EntryState:
@@ -183,61 +217,68 @@ def read_entries(folder: Path) -> EntryState:
         data = read_bounded(fd, ENTRIES_LIMIT)
     finally:
         os.close(fd)
-    _feed(state, data[: data.rfind(b"\n") + 1])
+    _feed(state, complete_lines(data), 1)
     return state
 
 
 class EntryLog:
     """A server process's view of ``entries.jsonl``: only what was appended since the last
-    look is read (a ``stat`` when nothing was), as :class:`tradeoff.web.site.Revoked`
-    reads its file."""
+    look is read (a ``stat`` when nothing was), by the study's one reader of appended
+    files (:class:`tradeoff.study.tail.Tail`)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.path = entries_path(folder)
         self.state = EntryState()
-        self._file: tuple[int, int] | None = None
-        self._offset = 0
+        self._tail = Tail(self.path, ENTRIES_READ, ENTRIES_LIMIT)
         self._lock = threading.Lock()
+        self._sources = Tail(folder / SOURCES_FILE, ENTRIES_READ, ENTRIES_LIMIT)
+        self._recent: dict[bytes, list[float]] = {}
 
     def refresh(self) -> EntryState:
         """The state with every complete line appended so far (up to the file's bound)."""
         with self._lock:
-            for _ in range(ENTRIES_LIMIT // ENTRIES_READ + 1):
-                if not self._read():
-                    break
+            for piece in self._tail.pieces(ENTRIES_LIMIT // ENTRIES_READ + 1):
+                if piece.fresh:
+                    self.state = EntryState()
+                _feed(self.state, piece.lines, piece.first)
             return self.state
 
     @property
     def size(self) -> int:
-        return self._offset
+        return self._tail.offset
 
-    def _read(self) -> bool:
+    def recent_from(self, source: str, now: float) -> int:
+        """How many new entries ``source`` brought in the last :data:`NEW_ENTRY_WINDOW`
+        seconds, by every server process on the study (the caller holds
+        :func:`study_lock`; only lines appended since the last look are read)."""
+        since = now - NEW_ENTRY_WINDOW
+        for piece in self._sources.pieces(ENTRIES_LIMIT // ENTRIES_READ + 1):
+            if piece.fresh:
+                self._recent = {}
+            for line in piece.lines:
+                found = _SOURCE_LINE.fullmatch(line)
+                if found is not None and float(found[1]) > since:
+                    self._recent.setdefault(found[2], []).append(float(found[1]))
+            if len(self._recent) > SCREENED_MEMORY:  # forget what is past the window
+                self._recent = {
+                    who: kept
+                    for who, times in self._recent.items()
+                    if (kept := [t for t in times if t > since])
+                }
+        times = [t for t in self._recent.get(clean_source(source).encode(), []) if t > since]
+        return len(times)
+
+    def note_source(self, source: str, now: float) -> None:
+        """Write that ``source`` brought a new entry at ``now`` (the caller holds
+        :func:`study_lock`)."""
+        line = f"{now:.3f} {clean_source(source)}\n".encode("ascii")
+        fd = open_for_append(self.folder / SOURCES_FILE, 0o600)
         try:
-            st = os.stat(self.path, follow_symlinks=False)
-        except FileNotFoundError:
-            return False
-        if not stat.S_ISREG(st.st_mode):
-            return False
-        file = (st.st_dev, st.st_ino)
-        if file != self._file or st.st_size < self._offset:
-            self._file, self._offset, self.state = file, 0, EntryState()
-        if st.st_size == self._offset or self._offset >= ENTRIES_LIMIT:
-            return False
-        try:
-            fd = open_regular(self.path, os.O_RDONLY)
-        except OSError:
-            return False
-        try:
-            chunk = os.pread(fd, ENTRIES_READ, self._offset)
+            append_line(fd, line)
+            os.fsync(fd)
         finally:
             os.close(fd)
-        complete = chunk[: chunk.rfind(b"\n") + 1]
-        if not complete and len(chunk) == ENTRIES_READ:  # no line end in a whole read
-            complete = chunk
-        self._offset += len(complete)
-        _feed(self.state, complete)
-        return bool(complete)
 
 
 def _now() -> str:
@@ -245,11 +286,12 @@ def _now() -> str:
 
 
 def append_entry(folder: Path, record: Mapping[str, Any]) -> None:
-    """Append one event (the caller holds :func:`study_lock`), synced."""
+    """Append one event (the caller holds :func:`study_lock`), synced; on a line of its own
+    even after a writer cut short (:func:`tradeoff.study.tail.append_line`)."""
     line = (json.dumps(dict(record), sort_keys=True, ensure_ascii=True) + "\n").encode("ascii")
-    fd = open_regular(entries_path(folder), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = open_for_append(entries_path(folder), 0o644)
     try:
-        write_all(fd, line)
+        append_line(fd, line)
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -271,23 +313,28 @@ def admit(
     panel_id: str,
     params: Mapping[str, str],
     allowed: frozenset[str] = frozenset(),
-    may_enrol: bool = True,
+    source: str | None = None,
+    most_from_source: int | None = None,
 ) -> Admission:
     """Let ``panel_id`` in or screen it out, under the study's lock so every server
     process counts the same cap and quotas: a panel id already let in comes back to its
     participant (never a second one); an allow-list lets in only ``allowed`` participant
     ids; open enrolment lets in while the cap and the person's quota group have room.
     Every decision is written to ``entries.jsonl`` (:func:`append_entry`) before it is
-    acted on. With ``may_enrol`` false (the caller's limit of new entries from one
-    address is reached) only a returning panel id is let in; a new one is refused with
-    the reason ``too many from one address`` and nothing is written."""
+    acted on. A new panel id from a ``source`` address that brought ``most_from_source``
+    (:data:`NEW_ENTRIES_PER_SOURCE` unless given) new entries in the last
+    :data:`NEW_ENTRY_WINDOW` seconds (in any server process: :meth:`EntryLog.recent_from`)
+    is refused with the reason ``too many from one address``, and nothing is written; a
+    returning one is let in."""
     pid = panel.participant_of(panel_id)
+    now = time.time()
     with study_lock(log.folder):
         state = log.refresh()
         known = state.people.get(pid)
         if known is not None and not known.declined and not known.removed:
             return Admission(pid, returning=True)
-        if not may_enrol:
+        most = NEW_ENTRIES_PER_SOURCE if most_from_source is None else most_from_source
+        if source is not None and log.recent_from(source, now) >= most:
             return Admission(None, "too many from one address")
         reason = None
         group = None if panel.quota_field is None else params.get(panel.quota_field)
@@ -325,6 +372,8 @@ def admit(
         if group is not None:
             record["group"] = group
         append_entry(log.folder, record)
+        if source is not None:
+            log.note_source(source, now)
         log.refresh()
         return Admission(pid)
 

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError
 from tradeoff.record.records import check_participant, valid_participant
-from tradeoff.study.codes import hash_code, new_code, write_codes
+from tradeoff.study.codes import check_code_participant, hash_code, new_code, write_codes
 from tradeoff.study.files import NotRegularFile, open_regular, read_bounded
 from tradeoff.study.panel import ALLOW_FILE, Panel, check_panel, read_panel_ids
 
@@ -163,13 +163,13 @@ def read_participants(text: str, source: str) -> list[str]:
         if not pid:
             continue
         try:
-            check_participant(pid)
+            check_code_participant(pid)
         except InputError as exc:
             raise InputError.single(
                 source,
                 f"line {number}",
                 f"{pid!r} is not a usable participant id ({exc.problems[0].problem}).",
-                "use letters, digits, '-', '_' or '.', one id per line.",
+                f"{exc.problems[0].fix.rstrip('.')}; one id per line.",
             ) from None
         if pid in ids:
             raise InputError.single(
@@ -374,7 +374,7 @@ def create_study(
     if len(participants) != len(set(participants)) or (not participants and panel is None):
         raise InputError.single("participants", "", "need distinct ids.", "give each id once.")
     for pid in participants:
-        check_participant(pid)
+        check_code_participant(pid)
     referenced = _referenced(src)
     for rel in referenced:
         _check_copyable(src, rel)

@@ -2,7 +2,9 @@
 coordinator's key, in ``keys.json`` (mode 0600), each as a salted SHA-256 only.
 
 A key is made by ``tradeoff study pilot-link`` or ``tradeoff study coordinator-key`` and
-shown once; making a new one replaces the old (a leaked key is so revoked). Each key is
+shown once; making a new one replaces the old (a leaked key is so revoked): the pages
+opened with the old key close at their next request, since the web page's cookies are
+signed with the key's mark (:func:`key_mark`). Each key is
 128 random bits, so one hash round is enough: no one guesses it, and the web page's
 coordinator form is rate-limited like the code form besides.
 """
@@ -85,6 +87,23 @@ def check_key(folder: Path, kind: str, given: str) -> bool:
     except ValueError:
         return False
     return hmac.compare_digest(_digest(given, salt), stored["hash"])
+
+
+def key_mark(keys: dict[str, dict[str, str]], kind: str) -> str:
+    """What tells the current key of ``kind`` from every earlier one (its salt and hash;
+    empty when there is none): the web page signs it into the cookies a key opened, so a
+    new key closes every page the old one opened.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = new_key(folder, "coordinator")
+    >>> first = key_mark(read_keys(folder), "coordinator")
+    >>> _ = new_key(folder, "coordinator")
+    >>> first != key_mark(read_keys(folder), "coordinator"), key_mark({}, "pilot")
+    (True, '')
+    """
+    stored = keys.get(kind)
+    return "" if stored is None else f"{stored['salt']}.{stored['hash']}"
 
 
 def has_key(folder: Path, kind: str) -> bool:

@@ -230,7 +230,57 @@ def check_url(url: str, flag: str) -> str:
                 f"{{{name[:40]}}} is not a parameter's name.",
                 "write {NAME} with the name of a link parameter, e.g. {PROLIFIC_PID}.",
             )
+    if "\\" in url:
+        raise InputError.single(
+            flag,
+            "",
+            f"{url[:80]!r} has a backslash (browsers read it as '/').",
+            "write '/' or %5C instead.",
+        )
+    part = _filled_part(url)
+    if part is not None:
+        raise InputError.single(
+            flag,
+            "",
+            f"{url[:80]!r} lets a link parameter fill its {part}: a participant could choose "
+            "where the ending sends people.",
+            "write the panel's address in full; a parameter may fill only the path or the "
+            "query, e.g. https://app.prolific.com/submissions/complete?cc=C1&pid={PROLIFIC_PID}.",
+        )
     return url
+
+
+def _filled_part(url: str) -> str | None:
+    """The part of ``url`` other than its path and query that a ``{NAME}`` falls in (the
+    scheme, the host, the port, the user or password, the fragment), or ``None``: each
+    ``{NAME}`` is put in as a mark the URL does not hold, and the URL split.
+
+    >>> _filled_part("https://{STUDY_ID}/x"), _filled_part("https://a.example/{X}?y={Y}")
+    ('host', None)
+    """
+    mark = "tradeoffparam"
+    while mark in url.lower():
+        mark += "x"
+    marked = "".join(
+        literal + ("" if name is None else mark)
+        for literal, name, _spec, _conv in string.Formatter().parse(url)
+    )
+    parts = urlsplit(marked)
+    if mark in parts.scheme.lower():
+        return "scheme"
+    userinfo, _at, hostport = parts.netloc.lower().rpartition("@")
+    if mark in userinfo:
+        return "user or password"
+    host, colon, port = hostport.rpartition(":")
+    if not colon or "]" in port:  # no port (or the colon of an IPv6 address)
+        host, port = hostport, ""
+    if mark in port:
+        return "port"
+    if mark in host:
+        return "host"
+    if mark in parts.fragment.lower():
+        return "fragment"
+    return None
 
 
 def check_ending_code(code: str, flag: str) -> str:

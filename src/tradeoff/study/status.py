@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tradeoff.study.counted import replay_unknown, session_facts
-from tradeoff.study.entries import read_entries
+from tradeoff.study.entries import entries_path, read_entries
 from tradeoff.study.folder import Study
 from tradeoff.study.withdrawals import read_withdrawals, withdrawn
 
@@ -107,8 +107,8 @@ class ParticipantStatus:
 class StudyStatus:
     study: Study
     rows: tuple[ParticipantStatus, ...]
-    #: What is wrong with the study's shared files (``withdrawals.jsonl``), each naming the
-    #: file, the line and the fix.
+    #: What is wrong with the study's shared files (``withdrawals.jsonl``,
+    #: ``entries.jsonl``), each naming the file, the line and the fix.
     problems: tuple[str, ...] = ()
     #: The pilot participants (never in ``rows``, never counted).
     pilot_rows: tuple[ParticipantStatus, ...] = ()
@@ -293,7 +293,7 @@ def study_status(study: Study) -> StudyStatus:
     return StudyStatus(
         study,
         tuple(r for r in rows if not r.pilot),
-        tuple(withdrawals.messages()),
+        tuple(withdrawals.messages() + entries.problems(entries_path(study.path))),
         tuple(r for r in rows if r.pilot),
         entries.summary(study.panel) if study.panel is not None or entries.people else None,
     )

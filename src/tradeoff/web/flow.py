@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import secrets
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -31,12 +30,18 @@ from tradeoff.record.recorder import Recorder, SessionLocked, SessionWriteError
 from tradeoff.record.records import ConsentRecord, EntryRecord, now
 from tradeoff.study.attempts import recent_failures
 from tradeoff.study.entries import Entered, admit, new_pilot, record_decline
-from tradeoff.study.folder import Study, load_study
+from tradeoff.study.folder import STUDY_FILE, Study, load_study
 from tradeoff.study.keys import check_key
 from tradeoff.web.connection import REQUEST_LOG, Timeouts, log_request
 from tradeoff.web.coordinator import coordinator_login, coordinator_page
 from tradeoff.web.held import Participants
-from tradeoff.web.i18n import LANGUAGE_COOKIE, LANGUAGE_PARAMETER, N_, switch
+from tradeoff.web.i18n import (
+    LANGUAGE_COOKIE,
+    LANGUAGE_PARAMETER,
+    N_,
+    check_study_language,
+    switch,
+)
 from tradeoff.web.pages import QuestionView, question_view, review_view, safe_markdown
 from tradeoff.web.site import (
     CSRF_COOKIE,
@@ -58,11 +63,6 @@ from tradeoff.web.site import (
     visitor_of,
 )
 
-#: One address may bring at most this many new panel entries per
-#: :data:`NEW_ENTRY_WINDOW` seconds (per server process; a returning panel id is never
-#: held back), so one client cannot fill an open study's cap with made-up ids at once.
-NEW_ENTRIES_PER_SOURCE = 20
-NEW_ENTRY_WINDOW = 600.0
 #: A source that entered a wrong code lately may have this many codes checked or waiting
 #: out their delay at once (more are refused unchecked, so a guesser cannot run the delays
 #: in parallel; a source without wrong codes, such as a ward behind one address, is not
@@ -648,8 +648,6 @@ async def panel_entry(request: web.Request) -> web.StreamResponse:
         return link_refused(site, visitor)
     panel_id, params = read
     source = source_of(request, site.trust_proxy)
-    now_s = time.monotonic()
-    recent = [t for t in site.new_entries.get(source, []) if now_s - t < NEW_ENTRY_WINDOW]
     try:
         admitted = await site.work(
             partial(
@@ -659,7 +657,7 @@ async def panel_entry(request: web.Request) -> web.StreamResponse:
                 panel_id,
                 params,
                 frozenset(site.study.panel_ids),
-                len(recent) < NEW_ENTRIES_PER_SOURCE,
+                source,
             )
         )
     except OSError as exc:
@@ -680,10 +678,6 @@ async def panel_entry(request: web.Request) -> web.StreamResponse:
             [_("Please try again later, or ask the panel for help.")],
             429,
         )
-    if admitted.participant is not None and not admitted.returning:
-        site.new_entries[source] = [*recent, now_s]
-        if len(site.new_entries) > 10_000:  # forget the oldest addresses
-            site.new_entries.clear()
     if admitted.participant is None:
         return ending(
             site, visitor, "screened", {panel.id_param: panel_id, **params}, admitted.reason
@@ -756,6 +750,7 @@ def make_web_app(
         if consent_file is None
         else Markup(safe_markdown(consent_file.read_text(encoding="utf-8"))),
     )
+    check_study_language(study.language, study.path / STUDY_FILE, site.languages)
     app = web.Application(
         middlewares=[protect], client_max_size=MAX_BODY, handler_args=timeouts.handler_args()
     )

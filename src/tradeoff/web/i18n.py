@@ -31,6 +31,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 from babel.support import Translations
 
+from tradeoff.errors import InputError
 from tradeoff.text import N_ as N_
 from tradeoff.text import Words
 
@@ -117,6 +118,29 @@ def languages() -> dict[str, Language]:
         with po.open("rb") as fh:
             out[tag] = Language(tag, _compiled(read_po(fh, locale=tag, domain=DOMAIN)))
     return out
+
+
+def check_study_language(tag: str | None, study_file: Path, known: dict[str, Language]) -> None:
+    """Refuse a study's language (``study.json``'s ``language``) that the page has no
+    words for: it would be shown in English without a word. The error names the file,
+    the field and the languages there are.
+
+    >>> check_study_language("de", Path("study.json"), languages())
+    >>> check_study_language("xx", Path("study.json"), languages())
+    Traceback (most recent call last):
+    tradeoff.errors.InputError: ...
+    """
+    if tag is None or tag in known:
+        return
+    raise InputError.single(
+        study_file,
+        "language",
+        f"is {tag[:40]!r}, a language the study's page has no words for (it would be "
+        "shown in English).",
+        f"set it to one of {', '.join(sorted(known))}, or remove the field (each "
+        "participant's browser then chooses); a new language is a catalogue in "
+        "tradeoff/web/locale (the README's Languages).",
+    )
 
 
 _FIELD = re.compile(r"(%\([a-z_]+\)[sd]|%[sd]|\{[a-z_]*\})")

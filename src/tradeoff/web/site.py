@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import hashlib
 import hmac
 import os
 import secrets
-import stat
 import sys
 import threading
 import time
@@ -40,13 +38,14 @@ from tradeoff.errors import InputError
 from tradeoff.net import client_source
 from tradeoff.study.attempts import record_failure, wrong_code_delay
 from tradeoff.study.entries import Entered, EntryLog
-from tradeoff.study.files import open_regular, replace_atomically, write_all
 from tradeoff.study.folder import Study, with_entries
+from tradeoff.study.keys import KEYS_FILE, key_mark, read_keys
 from tradeoff.study.withdrawals import withdrawals_path, withdrawn
 from tradeoff.text import clean_text
 from tradeoff.web.connection import LOG, Timeouts, log_request
 from tradeoff.web.held import Participants
 from tradeoff.web.i18n import LANGUAGE_COOKIE, LANGUAGE_PARAMETER, Language, languages, requested
+from tradeoff.web.revoked import REVOKED_FILE, Revoked
 
 T = TypeVar("T")
 HERE = Path(__file__).parent
@@ -62,13 +61,6 @@ REQUESTS_AT_ONCE = (64, 512)
 #: The coordinator's cookie, and how long it is good for.
 COORDINATOR_COOKIE = "tradeoff_coordinator"
 COORDINATOR_SECONDS = 8 * 3600
-#: Session cookies dropped by "save and come back later" or by declining consent: their
-#: nonces, kept for :data:`SESSION_SECONDS` (every server process on the folder reads it).
-REVOKED_FILE = "web-revoked"
-#: At most this many bytes of :data:`REVOKED_FILE` are read for one request.
-REVOKED_READ = 1 << 16
-#: :data:`REVOKED_FILE` is rewritten with only its live entries past this size.
-REVOKED_KEEP = 1 << 20
 CSP = (
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'"
@@ -135,99 +127,6 @@ class Visitor:
     language: Language
 
 
-class Revoked:
-    """Session cookies ended before their time, shared by every server process on a study
-    folder through one file of ``<unix time> <nonce>`` lines (:data:`REVOKED_FILE`).
-
-    Asked on every request, so nothing here grows with the study's history: a request
-    costs one ``stat``; only lines appended since this process last looked are read (in
-    pieces of :data:`REVOKED_READ` bytes, at most about :data:`REVOKED_KEEP` a request,
-    any rest at the next); entries older than
-    :data:`SESSION_SECONDS` are forgotten (their cookies have expired anyway); and the file
-    is rewritten with only those younger entries once it passes :data:`REVOKED_KEEP`
-    bytes (a new file: readers see the inode change and read it from the start). The file
-    is opened without following links and only if it is a regular file.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._file: tuple[int, int] | None = None  # (device, inode) read so far
-        self._offset = 0  # bytes of complete lines read
-        self._when: dict[str, int] = {}
-        self._kept = 1024
-        # The event loop asks, a worker thread adds: one of them at a time reads the file.
-        self._lock = threading.Lock()
-
-    def add(self, nonce: str) -> None:
-        """Revoke ``nonce`` (one line appended under a lock; the file compacted if long)."""
-        line = f"{int(time.time())} {nonce}\n".encode("ascii")
-        fd = open_regular(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            write_all(fd, line)
-            os.fsync(fd)
-            if os.fstat(fd).st_size > REVOKED_KEEP:
-                self._compact()
-        finally:
-            os.close(fd)
-
-    def _compact(self) -> None:
-        """Write the entries of the last :data:`SESSION_SECONDS` to a new file (called with
-        the old one locked; a process appending meanwhile waits for the lock, then finds
-        the new inode at its next look)."""
-        with self._lock:
-            while self._read():  # to the end, however much other processes appended
-                pass
-            since = time.time() - SESSION_SECONDS
-            keep = "".join(f"{at} {n}\n" for n, at in self._when.items() if at >= since)
-        replace_atomically(self.path, keep.encode("ascii"), 0o600)
-
-    def has(self, nonce: str) -> bool:
-        """Whether ``nonce`` was revoked in the last :data:`SESSION_SECONDS`."""
-        with self._lock, contextlib.suppress(OSError):
-            for _ in range(REVOKED_KEEP // REVOKED_READ + 1):  # caught up within the bound
-                if not self._read():
-                    break
-        at = self._when.get(nonce)
-        return at is not None and at >= time.time() - SESSION_SECONDS
-
-    def _read(self) -> bool:
-        """Read what was appended since the last look, up to :data:`REVOKED_READ` bytes;
-        whether anything was read (called with ``_lock`` held)."""
-        try:
-            st = os.stat(self.path, follow_symlinks=False)
-        except FileNotFoundError:
-            self._file, self._offset, self._when = None, 0, {}
-            return False
-        if not stat.S_ISREG(st.st_mode):
-            return False
-        file = (st.st_dev, st.st_ino)
-        if file != self._file or st.st_size < self._offset:  # a new file: read it afresh
-            self._file, self._offset, self._when = file, 0, {}
-        if st.st_size == self._offset:
-            return False
-        fd = open_regular(self.path, os.O_RDONLY)
-        try:
-            if (os.fstat(fd).st_dev, os.fstat(fd).st_ino) != file:
-                return False  # replaced since the stat: the next look reads the new one
-            chunk = os.pread(fd, REVOKED_READ, self._offset)
-        finally:
-            os.close(fd)
-        complete = chunk[: chunk.rfind(b"\n") + 1]
-        if not complete and len(chunk) == REVOKED_READ:  # no line end in a whole read: junk
-            complete = chunk
-        self._offset += len(complete)
-        for line in complete.decode("ascii", errors="replace").splitlines():
-            at, _, nonce = line.partition(" ")
-            if at.isdigit() and nonce:
-                self._when[nonce] = int(at)
-        if len(self._when) > 2 * self._kept:  # forget what expired, now and then
-            since = time.time() - SESSION_SECONDS
-            self._when = {n: at for n, at in self._when.items() if at >= since}
-            self._kept = max(len(self._when), 1024)
-        return bool(complete)
-
-
 @dataclass
 class Site:
     """Everything the handlers share (one per server process)."""
@@ -256,16 +155,16 @@ class Site:
     #: Who came in by link (``entries.jsonl``), read as it grows.
     entries: EntryLog = field(init=False)
     _roster: tuple[int, Study] | None = None
+    #: ``keys.json`` as last read, and what its ``stat`` said then (:meth:`key_mark`).
+    _keys: tuple[tuple[int, int, int] | None, dict[str, dict[str, str]]] = (None, {})
     #: The coordinator's page's facts and when they were gathered (:data:`STATUS_SECONDS`).
     status_cache: tuple[float, dict[str, object]] | None = None
     status_lock: threading.Lock = field(default_factory=threading.Lock)
-    #: When each source address brought a new panel entry lately (monotonic seconds).
-    new_entries: dict[str, list[float]] = field(default_factory=dict)
     #: Work started ahead of the request that needs it (:meth:`ahead`), kept until done.
     _ahead: set[asyncio.Future[None]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        self.revoked = Revoked(self.study.path / REVOKED_FILE)
+        self.revoked = Revoked(self.study.path / REVOKED_FILE, SESSION_SECONDS)
         self.entries = EntryLog(self.study.path)
 
     def roster(self) -> Study:
@@ -316,18 +215,41 @@ class Site:
     def _sign(self, text: str) -> str:
         return hmac.new(self.secret, text.encode(), hashlib.sha256).hexdigest()[:43]
 
+    def key_mark(self, kind: str) -> str:
+        """The mark of the current pilot or coordinator key
+        (:func:`~tradeoff.study.keys.key_mark`), read again only when ``keys.json``
+        changes (a new key replaces the file: another inode)."""
+        path = self.study.path / KEYS_FILE
+        try:
+            st = os.stat(path, follow_symlinks=False)
+            seen: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            seen = None
+        if seen is None or seen != self._keys[0]:
+            self._keys = (seen, read_keys(self.study.path) if seen else {})
+        return key_mark(self._keys[1], kind)
+
+    def _session_text(self, participant: str, issued: str, nonce: str) -> str:
+        """What a session cookie's signature covers: a pilot's also covers the pilot key's
+        mark, so a new pilot link closes the pages the old one opened."""
+        text = f"{participant}:{issued}:{nonce}"
+        if participant in self.roster().pilots:
+            text += f":pilot:{self.key_mark('pilot')}"
+        return text
+
     def session_value(self, participant: str, issued: int | None = None) -> str:
         issued = int(time.time()) if issued is None else issued
         nonce = secrets.token_urlsafe(12)
         body = f"{participant}:{issued}:{nonce}"
-        return f"{body}:{self._sign(body)}"
+        return f"{body}:{self._sign(self._session_text(participant, str(issued), nonce))}"
 
     def read_session(self, value: str | None) -> tuple[str, str] | None:
-        """The participant and nonce of a valid, unexpired session cookie."""
+        """The participant and nonce of a valid, unexpired session cookie (a pilot's
+        opened with the current pilot key)."""
         if not value or value.count(":") != 3:
             return None
         participant, issued, nonce, sig = value.split(":")
-        if not same(sig, self._sign(f"{participant}:{issued}:{nonce}")):
+        if not same(sig, self._sign(self._session_text(participant, issued, nonce))):
             return None
         try:
             age = time.time() - int(issued)
@@ -341,18 +263,23 @@ class Site:
 
     def coordinator_value(self, issued: int | None = None) -> str:
         """The coordinator's cookie: signed apart from any participant's (its own prefix),
-        good for :data:`COORDINATOR_SECONDS`."""
+        and with the coordinator key's mark (a new key closes the page it opened), good
+        for :data:`COORDINATOR_SECONDS`."""
         issued = int(time.time()) if issued is None else issued
-        return f"{issued}:{self._sign(f'coordinator:{issued}')}"
+        return f"{issued}:{self._sign(self._coordinator_text(str(issued)))}"
+
+    def _coordinator_text(self, issued: str) -> str:
+        return f"coordinator:{issued}:{self.key_mark('coordinator')}"
 
     def is_coordinator(self, value: str | None) -> bool:
-        """Whether ``value`` is a coordinator's cookie of this study, unexpired."""
+        """Whether ``value`` is a coordinator's cookie of this study, unexpired, opened
+        with the current coordinator key."""
         if not value or value.count(":") != 1:
             return False
         issued, sig = value.split(":")
         if not (issued.isascii() and issued.isdigit() and len(issued) <= 12):
             return False
-        if not same(sig, self._sign(f"coordinator:{issued}")):
+        if not same(sig, self._sign(self._coordinator_text(issued))):
             return False
         return 0 <= time.time() - int(issued) <= COORDINATOR_SECONDS
 

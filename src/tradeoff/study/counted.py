@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError, read_user_file
 from tradeoff.record.log import session_entries
 from tradeoff.record.records import AnswerRecord, Header
@@ -38,6 +39,7 @@ from tradeoff.study.cache import (
     user_cache_dir,
     write_record,
 )
+from tradeoff.study import sealed
 from tradeoff.study.files import file_kind
 from tradeoff.study.folder import Study
 
@@ -229,8 +231,11 @@ def replay_unknown(study: Study, participants: Iterable[str]) -> int:
     workers = min(cores or 1, len(todo) // 4)
     if len(todo) < PARALLEL_FROM or workers < 2:
         return 0
+    # The study's population checked here first (rebuilt here if it must be, and said
+    # here once): the workers then find it sealed, and say nothing themselves.
+    study.populations()(load_scenario(study.scenario_path).scenario)
     context = multiprocessing.get_context("spawn")  # no threads of this process copied
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=sealed.quiet) as pool:
         done = pool.map(
             _replayed,
             [p for p, _ in todo],

@@ -93,6 +93,7 @@ TIERS = {
         "test_decide",
         "test_tuned_pool",
         "test_scorer_sessions",
+        "test_cache_trust_commands",
     },
 }
 #: Single statistical tests in files of the core tier (a scan or a brute force over many

@@ -117,8 +117,7 @@ def checked_cache_dir(value: str, source: str) -> Path:
             "",
             f"{shown} is a relative path, which would put a cache in every folder a command "
             "runs in.",
-            f"give an absolute path (for a folder here: {source}=$PWD/{value}), or unset "
-            f"{source}.",
+            f"give an absolute path (for a folder here: {source}=$PWD/{value}), or unset {source}.",
         )
     for at in (path, *path.parents):
         try:
@@ -159,7 +158,6 @@ def entry_key(payload: dict[str, Any]) -> str:
     """
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
-
 
 
 @lru_cache(maxsize=1)

@@ -31,6 +31,7 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError, read_user_file
 from tradeoff.record.log import session_entries
 from tradeoff.record.records import AnswerRecord, Header
+from tradeoff.study import sealed
 from tradeoff.study.cache import (
     CACHE_VERSION,
     entry_key,
@@ -39,7 +40,6 @@ from tradeoff.study.cache import (
     user_cache_dir,
     write_record,
 )
-from tradeoff.study import sealed
 from tradeoff.study.files import file_kind
 from tradeoff.study.folder import Study
 

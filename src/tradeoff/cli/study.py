@@ -359,6 +359,9 @@ def cmd_study_serve(args: argparse.Namespace) -> int:
         if not 0.1 <= value <= 3600:
             raise UsageError(f"{flag} needs a number of seconds from 0.1 to 3600")
     study = load_study(args.study)
+    from tradeoff.study.cache import user_cache_dir
+
+    user_cache_dir()  # a cache folder that is no folder: said now, not on the coordinator's page
     timeouts = Timeouts(args.header_seconds, args.body_seconds)
     try:
         return serve_study(

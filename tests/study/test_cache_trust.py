@@ -214,3 +214,32 @@ def test_a_cache_folder_that_is_no_folder_is_a_located_error(
         for word in words:
             assert word in err
     assert not (tmp_path / "relative").exists()  # nothing written into the working folder
+
+
+def test_a_link_or_a_fifo_in_an_entry_is_never_followed_nor_waited_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A link in place of a part (to a file sealed right, elsewhere) or of the whole entry,
+    and a FIFO in place of a part: none is opened as a file; each entry is rebuilt."""
+    sc = small("glaucoma-screening")
+    built = build_population(sc.population, tuple(c.name for c in sc.classes))
+    cached_population(sc, tmp_path / "c")
+    cached_population(sc, tmp_path / "copy")
+    (entry,) = (tmp_path / "c").glob("population-*")
+    meta = entry / "meta.json"
+    meta.unlink()
+    meta.symlink_to(tmp_path / "copy" / entry.name / "meta.json")
+    cache._MAPPED.clear()
+    np.testing.assert_array_equal(np.asarray(cached_population(sc, tmp_path / "c").eta), built.eta)
+    assert not meta.is_symlink()
+    (entry / "eta.npy").unlink()
+    os.mkfifo(entry / "eta.npy")
+    cache._MAPPED.clear()
+    np.testing.assert_array_equal(np.asarray(cached_population(sc, tmp_path / "c").eta), built.eta)
+    shutil.rmtree(entry)
+    entry.symlink_to(tmp_path / "copy" / entry.name)
+    cache._MAPPED.clear()
+    np.testing.assert_array_equal(np.asarray(cached_population(sc, tmp_path / "c").eta), built.eta)
+    assert entry.is_dir() and not entry.is_symlink()
+    assert (tmp_path / "copy" / entry.name / "seal").exists()  # the link's target untouched
+    assert len(_rebuilt_lines(capsys.readouterr().err)) == 1

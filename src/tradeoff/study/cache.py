@@ -6,8 +6,8 @@ second of CPU and 150 MB at its peak), sorts it for each class pair (paper 004 P
 restricted Bayes-optimal classifiers are read off those sorted tables) and reads the pool
 to find the models its questions aim at (pandas alone takes half a second to import). With
 a cache folder they are built once, written as ``.npy`` files and memory-mapped: the
-operating system shares the pages between all participants' processes, and a process only
-touches the few pages a binary search visits.
+operating system shares the pages between all participants' processes (a process reads
+each page once, to check the entry's seal, then only the few a binary search visits).
 
 Layout of a cache folder (one entry per key; a key is the SHA-256 of everything the entry
 depends on, so a changed scenario, population file, pool or numpy version gets a new one)::
@@ -15,18 +15,26 @@ depends on, so a changed scenario, population file, pool or numpy version gets a
     population-<key>/meta.json        n, k, the class priors, the format version
     population-<key>/eta.npy          class probabilities, n × k
     population-<key>/pair-0-<j>-{rho,cs0,cs1}.npy   sorted tables of class 1 against j+1
-    candidates-<key>.npy              the pool's models as metric rows (.none: no pool)
+    population-<key>/seal             its HMAC-SHA256 under this user's key
+    candidates-<key>/rows.npy         the pool's models as metric rows (none.json: no pool)
+    candidates-<key>/seal
+    facts-<key>.json                  a record: its seal on the first line, then JSON
 
 Entries are written to a temporary name and renamed into place, so a process never reads
-half an entry even when several build the same one at once. An entry that cannot be read
-is set aside and built again; a folder that cannot be written (a read-only home, a full
-disk) costs time, never the work: what was built is used from memory, and only
-``study create`` (``strict``) refuses to go on without its entries.
+half an entry even when several build the same one at once. Each is sealed with a key of
+this user's, and one that this user's tradeoff did not write (edited, copied from another
+scenario, folder, user or machine), or that cannot be read, is set aside and built again,
+said once per folder; a folder others may write is not used at all
+(:mod:`tradeoff.study.sealed`; docs/architecture.md, "What a cache trusts"). A folder that
+cannot be written (a read-only home, a full disk) costs time, never the work: what was
+built is used from memory, and only ``study create`` (``strict``) refuses to go on
+without its entries.
 
 Commands outside a study (``tradeoff session show``, ``select``, ``scenario check``,
 ``simulate``, the app) keep the same entries in the user's cache folder
 (:func:`user_cache_dir`: ``$TRADEOFF_CACHE_DIR``, else ``$XDG_CACHE_HOME/tradeoff``, else
-``~/.cache/tradeoff``; ``TRADEOFF_CACHE_DIR=`` set but empty keeps nothing), through
+``~/.cache/tradeoff``; ``TRADEOFF_CACHE_DIR=`` set but empty keeps nothing; a value that
+is not an absolute path to a folder is a located error: :func:`checked_cache_dir`), through
 :func:`command_population`. Small JSON entries (:func:`read_record`, :func:`write_record`)
 hold what a session file says, so ``study status`` replays a file once, not on every run
 (:mod:`tradeoff.study.counted`); their keys include :func:`package_digest`, since the

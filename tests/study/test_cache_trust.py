@@ -243,3 +243,24 @@ def test_a_link_or_a_fifo_in_an_entry_is_never_followed_nor_waited_on(
     assert entry.is_dir() and not entry.is_symlink()
     assert (tmp_path / "copy" / entry.name / "seal").exists()  # the link's target untouched
     assert len(_rebuilt_lines(capsys.readouterr().err)) == 1
+
+
+def test_study_create_refuses_a_key_others_may_read_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tradeoff.errors import InputError
+    from tradeoff.study.folder import create_study
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    key = tmp_path / "state" / "tradeoff" / "cache-key"
+    key.parent.mkdir(parents=True)
+    key.write_bytes(os.urandom(sealed.KEY_BYTES))
+    os.chmod(key, 0o640)
+    scenario = tmp_path / "glaucoma-screening.toml"
+    scenario.write_text((ROOT / "scenarios" / "glaucoma-screening.toml").read_text())
+    with pytest.raises(InputError) as caught:
+        create_study(scenario, ["p01"], tmp_path / "s")
+    assert caught.value.source == str(key)
+    assert "read or written by others" in caught.value.message()
+    assert "Fix: remove it" in caught.value.message()
+    assert not (tmp_path / "s").exists()

@@ -311,7 +311,11 @@ def cached_population(
                 except (ValueError, KeyError, TypeError):  # Untrusted is a ValueError
                     _set_aside(entry)
             _write_population(entry, build_population(scenario.population, names))
-        return _mapped(entry)
+        try:
+            return _mapped(entry)
+        except (ValueError, KeyError, TypeError):  # replaced again at once: not used
+            _set_aside(entry)
+            return build_population(scenario.population, names)
     except OSError as exc:
         if strict or exc.errno in _TRANSIENT:
             raise

@@ -12,7 +12,9 @@ the files no one has replayed yet side by side, one process per core
 (:func:`replay_unknown`). What a file says is kept, per process and in the user's cache folder
 (:func:`tradeoff.study.cache.read_record`), under a key of everything it depends on: the
 file's bytes, its path, the participant, the study's scenario and copied files, and the
-package's code (:func:`~tradeoff.study.cache.package_digest`); a file replays once.
+package's code (:func:`~tradeoff.study.cache.package_digest`); a file replays once. An
+entry there is read only when this user's tradeoff sealed it under that key
+(:mod:`tradeoff.study.sealed`): edited facts, or another file's, are replayed again.
 """
 
 from __future__ import annotations

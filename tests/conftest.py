@@ -33,6 +33,11 @@ PAPER_SCENARIOS = (
 TEST_CACHE = tempfile.mkdtemp(prefix="tradeoff-test-cache-")
 os.environ["TRADEOFF_CACHE_DIR"] = TEST_CACHE
 atexit.register(shutil.rmtree, TEST_CACHE, True)
+#: The key that seals cache entries (tradeoff.study.sealed.key_path) is kept under
+#: $XDG_STATE_HOME: the tests' in a folder of their own too, never the real one.
+TEST_STATE = tempfile.mkdtemp(prefix="tradeoff-test-state-")
+os.environ["XDG_STATE_HOME"] = TEST_STATE
+atexit.register(shutil.rmtree, TEST_STATE, True)
 
 settings.register_profile("default", deadline=None, print_blob=True)
 # In CI the examples are derandomised, so a run is reproducible and cannot fail by chance.
@@ -92,6 +97,7 @@ TIERS = {
         "test_decide",
         "test_tuned_pool",
         "test_scorer_sessions",
+        "test_cache_trust_commands",
     },
 }
 #: Single statistical tests in files of the core tier (a scan or a brute force over many

@@ -109,10 +109,10 @@ def test_cached_candidates_are_the_pools_rows(tmp_path: Path) -> None:
         got = cached_candidates(sc, base, priors, None, tmp_path)
         assert got is not None
         np.testing.assert_array_equal(got, expected)
-    assert len(list(tmp_path.glob("candidates-*.npy"))) == 1
+    assert len(list(tmp_path.glob("candidates-*/rows.npy"))) == 1
     assert cached_candidates(sc, base, priors, "weights", tmp_path) is None
     assert cached_candidates(sc, base, [0.5, 0.5], None, tmp_path) is not None
-    assert len(list(tmp_path.glob("candidates-*.npy"))) == 2  # other priors: another entry
+    assert len(list(tmp_path.glob("candidates-*/rows.npy"))) == 2  # other priors: another entry
 
 
 def test_a_session_recorded_with_the_cache_replays_the_same_without_it(tmp_path: Path) -> None:
@@ -158,7 +158,7 @@ def test_a_participants_process_needs_neither_scipy_nor_pandas(tmp_path: Path) -
     assert not (tmp_path / "s").exists()  # anything is written
     shutil.copytree(ROOT / "scenarios" / "pools", tmp_path / "pools")
     study, _ = create_study(scenario, ["p01"], tmp_path / "s")
-    assert any(study.cache_dir.glob("candidates-*.npy"))
+    assert any(study.cache_dir.glob("candidates-*/rows.npy"))
     code = f"""
 import sys
 from tradeoff.tui.screens.question import QuestionScreen
@@ -257,10 +257,9 @@ def test_a_cache_folder_that_cannot_be_written_costs_time_not_the_work(
 
     blocked = tmp_path / "a-file"
     blocked.write_text("")
-    monkeypatch.setenv(CACHE_DIR_ENV, str(blocked / "cache"))
     sc = small("glaucoma-screening")
     built = build_population(sc.population, tuple(c.name for c in sc.classes))
-    np.testing.assert_array_equal(np.asarray(command_population(sc).eta), built.eta)
+    np.testing.assert_array_equal(np.asarray(cached_population(sc, blocked / "c").eta), built.eta)
     with pytest.raises(NotADirectoryError):  # study create must have its entries
         cached_population(sc, blocked / "cache", strict=True)
     loaded = load_scenario(ROOT / "scenarios" / "breast-cancer-triage.toml")
@@ -299,14 +298,22 @@ def _recorded(tmp_path: Path, budget: int = 6) -> Path:
 def test_session_show_and_select_read_the_cache_and_work_without_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import errno
+
+    from tradeoff.study import sealed
+
+    def read_only(entry: Path, parts: object) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
     session = _recorded(tmp_path)
     outputs = []
-    blocked = tmp_path / "a-file"
-    blocked.write_text("")
-    for folder in (tmp_path / "cache", tmp_path / "cache", blocked / "cache", ""):
+    for folder in (tmp_path / "cache", tmp_path / "cache", tmp_path / "read-only", ""):
         monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
-        assert main(["session", "show", str(session), "--json"]) == 0
-        assert main(["select", "--session", str(session), "--json"]) == 0
+        with monkeypatch.context() as patched:
+            if folder == tmp_path / "read-only":
+                patched.setattr(sealed, "write_entry", read_only)
+            assert main(["session", "show", str(session), "--json"]) == 0
+            assert main(["select", "--session", str(session), "--json"]) == 0
         out, err = capsys.readouterr()
         assert err == ""  # no traceback, no warning
         outputs.append(out)

@@ -6,8 +6,8 @@ second of CPU and 150 MB at its peak), sorts it for each class pair (paper 004 P
 restricted Bayes-optimal classifiers are read off those sorted tables) and reads the pool
 to find the models its questions aim at (pandas alone takes half a second to import). With
 a cache folder they are built once, written as ``.npy`` files and memory-mapped: the
-operating system shares the pages between all participants' processes, and a process only
-touches the few pages a binary search visits.
+operating system shares the pages between all participants' processes (a process reads
+each page once, to check the entry's seal, then only the few a binary search visits).
 
 Layout of a cache folder (one entry per key; a key is the SHA-256 of everything the entry
 depends on, so a changed scenario, population file, pool or numpy version gets a new one)::
@@ -15,18 +15,26 @@ depends on, so a changed scenario, population file, pool or numpy version gets a
     population-<key>/meta.json        n, k, the class priors, the format version
     population-<key>/eta.npy          class probabilities, n × k
     population-<key>/pair-0-<j>-{rho,cs0,cs1}.npy   sorted tables of class 1 against j+1
-    candidates-<key>.npy              the pool's models as metric rows (.none: no pool)
+    population-<key>/seal             its HMAC-SHA256 under this user's key
+    candidates-<key>/rows.npy         the pool's models as metric rows (none.json: no pool)
+    candidates-<key>/seal
+    facts-<key>.json                  a record: its seal on the first line, then JSON
 
 Entries are written to a temporary name and renamed into place, so a process never reads
-half an entry even when several build the same one at once. An entry that cannot be read
-is set aside and built again; a folder that cannot be written (a read-only home, a full
-disk) costs time, never the work: what was built is used from memory, and only
-``study create`` (``strict``) refuses to go on without its entries.
+half an entry even when several build the same one at once. Each is sealed with a key of
+this user's, and one that this user's tradeoff did not write (edited, copied from another
+scenario, folder, user or machine), or that cannot be read, is set aside and built again,
+said once per folder; a folder others may write is not used at all
+(:mod:`tradeoff.study.sealed`; docs/architecture.md, "What a cache trusts"). A folder that
+cannot be written (a read-only home, a full disk) costs time, never the work: what was
+built is used from memory, and only ``study create`` (``strict``) refuses to go on
+without its entries.
 
 Commands outside a study (``tradeoff session show``, ``select``, ``scenario check``,
 ``simulate``, the app) keep the same entries in the user's cache folder
 (:func:`user_cache_dir`: ``$TRADEOFF_CACHE_DIR``, else ``$XDG_CACHE_HOME/tradeoff``, else
-``~/.cache/tradeoff``; ``TRADEOFF_CACHE_DIR=`` set but empty keeps nothing), through
+``~/.cache/tradeoff``; ``TRADEOFF_CACHE_DIR=`` set but empty keeps nothing; a value that
+is not an absolute path to a folder is a located error: :func:`checked_cache_dir`), through
 :func:`command_population`. Small JSON entries (:func:`read_record`, :func:`write_record`)
 hold what a session file says, so ``study status`` replays a file once, not on every run
 (:mod:`tradeoff.study.counted`); their keys include :func:`package_digest`, since the
@@ -41,23 +49,26 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
+import stat
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.ask.population import Population, build_population
 from tradeoff.ask.scenario import Scenario
+from tradeoff.errors import InputError
+from tradeoff.study import sealed
+from tradeoff.study.files import file_kind
 
 FloatArray = NDArray[np.float64]
 
 #: Bumped when the files' layout or meaning changes (old entries are then ignored).
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 #: The environment variable naming the commands' cache folder (:func:`user_cache_dir`);
 #: set but empty, commands keep nothing and build in memory.
 CACHE_DIR_ENV = "TRADEOFF_CACHE_DIR"
@@ -65,13 +76,14 @@ CACHE_DIR_ENV = "TRADEOFF_CACHE_DIR"
 
 def user_cache_dir() -> Path | None:
     """Where commands outside a study keep their entries: ``$TRADEOFF_CACHE_DIR`` when it
-    is set (``None`` when it is set but empty: nothing is kept), else
-    ``$XDG_CACHE_HOME/tradeoff`` (an absolute path only, as the XDG specification says),
-    else ``~/.cache/tradeoff``; ``None`` when there is no home to find either.
+    is set (``None`` when it is set but empty: nothing is kept; checked as every path a
+    user gives is: :func:`checked_cache_dir`), else ``$XDG_CACHE_HOME/tradeoff`` (an
+    absolute path only, as the XDG specification says), else ``~/.cache/tradeoff``;
+    ``None`` when there is no home to find either.
     """
     value = os.environ.get(CACHE_DIR_ENV)
     if value is not None:
-        return Path(value).expanduser() if value.strip() else None
+        return checked_cache_dir(value, CACHE_DIR_ENV) if value.strip() else None
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     if xdg and Path(xdg).is_absolute():
         return Path(xdg) / "tradeoff"
@@ -79,6 +91,63 @@ def user_cache_dir() -> Path | None:
         return Path.home() / ".cache" / "tradeoff"
     except RuntimeError:  # no home directory to be found
         return None
+
+
+def checked_cache_dir(value: str, source: str) -> Path:
+    """The cache folder a user named in ``source`` (an environment variable), or an
+    :class:`InputError` naming it, the problem and the fix: a ``~user`` that names no
+    one, a relative path (refused, not resolved: each working folder would get a cache
+    of its own, written where the command happens to run, perhaps a folder others share),
+    or a path that is, or is below, something other than a folder.
+
+    >>> checked_cache_dir("/tmp/x/../y", "TRADEOFF_CACHE_DIR")
+    PosixPath('/tmp/x/../y')
+    >>> checked_cache_dir("cache", "TRADEOFF_CACHE_DIR")
+    Traceback (most recent call last):
+    ...
+    tradeoff.errors.InputError: TRADEOFF_CACHE_DIR: 'cache' is a relative path, ...
+    """
+    shown = repr(value)
+    try:
+        path = Path(value).expanduser()
+    except RuntimeError:
+        user = value[1:].split("/", 1)[0]
+        who = f"there is no user {user!r}" if user else "no home folder is set"
+        raise InputError.single(
+            source,
+            "",
+            f"{shown} starts with a home folder that cannot be found ({who}).",
+            f"give an absolute path, e.g. {source}=$HOME/.cache/tradeoff, or unset {source}.",
+        ) from None
+    if not path.is_absolute():
+        raise InputError.single(
+            source,
+            "",
+            f"{shown} is a relative path, which would put a cache in every folder a command "
+            "runs in.",
+            f"give an absolute path (for a folder here: {source}=$PWD/{value}), or unset {source}.",
+        )
+    for at in (path, *path.parents):
+        try:
+            mode = os.stat(at).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError:
+            break  # not reachable from here: building in memory, as for a read-only folder
+        if not stat.S_ISDIR(mode):
+            where = "is" if at == path else f"is below {at}, which is"
+            raise InputError.single(
+                source,
+                "",
+                f"{shown} {where} {_kind(mode)}, not a folder.",
+                f"name a folder (one that does not exist yet is made), or unset {source}.",
+            )
+        break
+    return path
+
+
+def _kind(mode: int) -> str:
+    return "a file" if stat.S_ISREG(mode) else file_kind(mode)
 
 
 def command_population(scenario: Scenario) -> Population:
@@ -97,7 +166,6 @@ def entry_key(payload: dict[str, Any]) -> str:
     """
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
-
 
 
 @lru_cache(maxsize=1)
@@ -140,74 +208,50 @@ def population_key(scenario: Scenario) -> str:
     return entry_key(payload)
 
 
-def _atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
-    """``path`` written whole by ``write`` or not at all: a temporary name in the same
-    folder (made by ``mkstemp``: readable by its owner only), then one rename. A cache
-    entry needs no ``fsync``: one lost in a crash is built again."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _write_population(entry: Path, population: Population) -> None:
+    """Build the tables and write the sealed entry (:func:`tradeoff.study.sealed.write_entry`)."""
+    parts: dict[str, bytes | NDArray[Any]] = {"eta.npy": np.ascontiguousarray(population.eta)}
+    for j in range(1, population.k):
+        rho, cs0, cs1 = population.pair_tables(0, j)
+        parts[f"pair-0-{j}-rho.npy"] = rho
+        parts[f"pair-0-{j}-cs0.npy"] = cs0
+        parts[f"pair-0-{j}-cs1.npy"] = cs1
+    meta = {
+        "version": CACHE_VERSION,
+        "n": population.n,
+        "k": population.k,
+        "priors": [float(z) for z in population.priors],
+    }
+    parts["meta.json"] = json.dumps(meta).encode()
+    sealed.write_entry(entry, parts)
 
 
-def _atomic_save(path: Path, array: NDArray[Any]) -> None:
-    _atomic_write(path, lambda fh: np.save(fh, array))
+def _array(parts: dict[str, bytes | NDArray[Any]], name: str, shape: tuple[int, ...]) -> Any:
+    value = parts.get(name)
+    if not isinstance(value, np.ndarray) or value.shape != shape or value.dtype != np.float64:
+        raise ValueError(f"{name} is missing or has the wrong shape")
+    return value
 
 
-def _make_folder(folder: Path) -> None:
-    """The cache folder, made if missing (its entries are made by ``mkstemp`` and
-    ``mkdtemp``: readable by their owner only)."""
-    folder.mkdir(parents=True, exist_ok=True)
-
-
-def _write_population(folder: Path, population: Population) -> None:
-    """Build the tables and write the entry to a temporary folder, then rename it."""
-    _make_folder(folder.parent)
-    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".tmp-population-"))
-    try:
-        np.save(tmp / "eta.npy", np.ascontiguousarray(population.eta))
-        for j in range(1, population.k):
-            rho, cs0, cs1 = population.pair_tables(0, j)
-            np.save(tmp / f"pair-0-{j}-rho.npy", rho)
-            np.save(tmp / f"pair-0-{j}-cs0.npy", cs0)
-            np.save(tmp / f"pair-0-{j}-cs1.npy", cs1)
-        meta = {
-            "version": CACHE_VERSION,
-            "n": population.n,
-            "k": population.k,
-            "priors": [float(z) for z in population.priors],
-        }
-        (tmp / "meta.json").write_text(json.dumps(meta))
-        try:
-            os.rename(tmp, folder)
-        except OSError:  # another process put the same entry in place first
-            shutil.rmtree(tmp, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
-def _read_population(folder: Path) -> Population:
-    """Memory-map an entry; ``ValueError`` or ``OSError`` if it is not whole."""
-    meta = json.loads((folder / "meta.json").read_text())
+def _read_population(entry: Path) -> Population:
+    """Memory-map a sealed entry; :class:`~tradeoff.study.sealed.Untrusted` if this user's
+    tradeoff did not write it, ``ValueError`` or ``OSError`` if it is not whole."""
+    parts = sealed.read_entry(entry)
+    raw = parts.get("meta.json")
+    if not isinstance(raw, bytes):
+        raise ValueError("no meta.json")
+    meta = json.loads(raw)
     if meta.get("version") != CACHE_VERSION:
         raise ValueError("another cache version")
     n, k = int(meta["n"]), int(meta["k"])
-    eta = np.load(folder / "eta.npy", mmap_mode="r")
-    if eta.shape != (n, k) or eta.dtype != np.float64:
-        raise ValueError("eta has the wrong shape")
+    eta = _array(parts, "eta.npy", (n, k))
     pairs: dict[tuple[int, int], tuple[FloatArray, FloatArray, FloatArray]] = {}
     for j in range(1, k):
-        rho = np.load(folder / f"pair-0-{j}-rho.npy", mmap_mode="r")
-        cs0 = np.load(folder / f"pair-0-{j}-cs0.npy", mmap_mode="r")
-        cs1 = np.load(folder / f"pair-0-{j}-cs1.npy", mmap_mode="r")
-        if rho.shape != (n,) or cs0.shape != (n + 1,) or cs1.shape != (n + 1,):
-            raise ValueError("a pair table has the wrong shape")
-        pairs[(0, j)] = (rho, cs0, cs1)
+        pairs[(0, j)] = (
+            _array(parts, f"pair-0-{j}-rho.npy", (n,)),
+            _array(parts, f"pair-0-{j}-cs0.npy", (n + 1,)),
+            _array(parts, f"pair-0-{j}-cs1.npy", (n + 1,)),
+        )
     priors = np.array(meta["priors"], dtype=np.float64)
     if priors.shape != (k,):
         raise ValueError("priors have the wrong shape")
@@ -215,14 +259,16 @@ def _read_population(folder: Path) -> Population:
 
 
 def _set_aside(path: Path) -> None:
-    """Move an unreadable entry out of the way (another process may be reading it)."""
+    """Move an entry that cannot be used out of the way (another process may be reading
+    it), and say once for its folder that it was rebuilt."""
     aside = path.with_name(f".broken-{path.name}-{os.getpid()}")
     with contextlib.suppress(OSError):
         os.rename(path, aside)
-        if aside.is_dir():
+        if aside.is_dir() and not aside.is_symlink():
             shutil.rmtree(aside, ignore_errors=True)
         else:
             aside.unlink(missing_ok=True)
+    sealed.rebuilt(path.parent)
 
 
 def cached_population(
@@ -232,11 +278,15 @@ def cached_population(
     first if it is not); without a folder, built in memory as
     :func:`tradeoff.ask.population.scenario_population` does.
 
-    The arrays are the same numbers either way: the entry is the built population, written.
-    When the entry can be neither read nor written (a read-only or full folder), the
-    population built in memory is returned, unless ``strict``: then the ``OSError`` is
-    raised (``study create`` makes sure its cache is there). A process out of descriptors
-    or memory gets the error either way (the entry is not broken).
+    The arrays are the same numbers either way: the entry is the built population, written
+    and sealed under this user's key (:mod:`tradeoff.study.sealed`). An entry this user's
+    tradeoff did not write is set aside and rebuilt; a folder that is not this user's
+    alone, or a key that cannot be used, is not read (built in memory, said once). When
+    the entry can be neither read nor written (a read-only or full folder), the
+    population built in memory is returned, unless ``strict``: then the ``OSError`` (or
+    the :class:`InputError` about the key or the folder) is raised (``study create`` makes
+    sure its cache is there). A process out of descriptors or memory gets the error
+    either way (the entry is not broken).
     """
     names = tuple(c.name for c in scenario.classes)
     if folder is None:
@@ -245,20 +295,27 @@ def cached_population(
         key = population_key(scenario)
     except OSError:  # an unreadable probability file: reported as building it reports it
         return build_population(scenario.population, names)
-    entry = Path(folder) / f"population-{key}"
+    folder = Path(folder)
+    if not sealed.usable_folder(folder, strict=strict):
+        return build_population(scenario.population, names)  # built once: lru_cache
+    entry = folder / f"population-{key}"
     try:
         for _ in range(2):
-            if entry.is_dir():
+            if os.path.lexists(entry):
                 try:
                     return _mapped(entry)
                 except OSError as exc:
                     if exc.errno in _TRANSIENT:  # out of descriptors or memory: not broken
                         raise
                     _set_aside(entry)
-                except (ValueError, KeyError, TypeError):
+                except (ValueError, KeyError, TypeError):  # Untrusted is a ValueError
                     _set_aside(entry)
             _write_population(entry, build_population(scenario.population, names))
-        return _mapped(entry)
+        try:
+            return _mapped(entry)
+        except (ValueError, KeyError, TypeError):  # replaced again at once: not used
+            _set_aside(entry)
+            return build_population(scenario.population, names)
     except OSError as exc:
         if strict or exc.errno in _TRANSIENT:
             raise
@@ -268,21 +325,21 @@ def cached_population(
 #: Errors that say nothing about an entry (the process is out of descriptors or memory):
 #: the entry is left in place for the next try.
 _TRANSIENT = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN, errno.EINTR})
-#: Populations this process has mapped, by entry (its path and each file's inode, time and
-#: size: an entry edited or replaced is read again): a server that
-#: opens many sessions maps each entry once and every engine shares it (each mapping holds
-#: a file descriptor).
-_MAPPED: dict[tuple[str, tuple[tuple[str, int, int, int], ...]], Population] = {}
+#: Populations this process has mapped and whose seal it checked, by entry (the key in use,
+#: its path, and each file's inode, times and size: an entry edited or replaced is read and
+#: checked again): a server that opens many sessions maps each entry once and every engine
+#: shares it (each mapping holds a file descriptor).
+_MAPPED: dict[tuple[str, str, tuple[tuple[str, int, int, int, int], ...]], Population] = {}
 _MAPPED_LOCK = threading.Lock()
 
 
 def _mapped(entry: Path) -> Population:
     stats = tuple(
-        (f.name, st.st_ino, st.st_mtime_ns, st.st_size)
+        (f.name, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
         for f in sorted(entry.iterdir())
-        for st in (f.stat(),)
+        for st in (f.lstat(),)
     )
-    key = (str(entry), stats)
+    key = (sealed.key_id(), str(entry), stats)
     with _MAPPED_LOCK:
         found = _MAPPED.get(key)
     if found is None:
@@ -318,6 +375,33 @@ def candidates_key(
     )
 
 
+def _read_candidates(entry: Path) -> tuple[FloatArray | None] | None:
+    """The candidates a sealed entry holds (in a 1-tuple: ``(None,)`` when it says the pool
+    offers none), or ``None`` when there is no entry; one that cannot be used is set
+    aside."""
+    if not os.path.lexists(entry):
+        return None
+    try:
+        parts = sealed.read_entry(entry)
+        if set(parts) == {"none.json"} and parts["none.json"] == b"null":
+            return (None,)
+        rows = parts.get("rows.npy")
+        if (
+            set(parts) == {"rows.npy"}
+            and isinstance(rows, np.ndarray)
+            and rows.ndim == 2
+            and rows.dtype == np.float64
+        ):
+            return (np.array(rows),)
+    except OSError as exc:
+        if exc.errno in _TRANSIENT:
+            raise
+    except ValueError:
+        pass
+    _set_aside(entry)
+    return None
+
+
 def cached_candidates(
     scenario: Scenario,
     base: str | Path,
@@ -327,36 +411,31 @@ def cached_candidates(
     *,
     strict: bool = False,
 ) -> FloatArray | None:
-    """:func:`tradeoff.choose.candidates.decision_candidates`, read from ``folder`` when an entry
-    for the same scenario, pool file, priors and stop rule is there (and written there
-    when it is not; a folder that cannot be written keeps nothing, unless ``strict``: then
-    the ``OSError`` is raised)."""
+    """:func:`tradeoff.choose.candidates.decision_candidates`, read from ``folder`` when a
+    sealed entry for the same scenario, pool file, priors and stop rule is there (and
+    written there when it is not; a folder that cannot be written keeps nothing, unless
+    ``strict``: then the ``OSError`` is raised). An entry this user's tradeoff did not
+    write is set aside and rebuilt, as for :func:`cached_population`."""
     if scenario.pool is None or stop == "weights":
         return None  # what decision_candidates answers, without importing pandas
     key = None if folder is None else candidates_key(scenario, base, priors, stop)
-    path = None if key is None or folder is None else Path(folder) / f"candidates-{key}.npy"
-    none_marker = None if path is None else path.with_suffix(".none")
-    if path is not None and none_marker is not None:
-        if none_marker.is_file():
-            return None
-        if path.is_file():
-            try:
-                rows: FloatArray = np.load(path)
-                if rows.ndim == 2 and rows.dtype == np.float64:
-                    return rows
-            except (OSError, ValueError):
-                pass
-            _set_aside(path)
+    entry = None
+    if key is not None and folder is not None and sealed.usable_folder(Path(folder), strict=strict):
+        entry = Path(folder) / f"candidates-{key}"
+        found = _read_candidates(entry)
+        if found is not None:
+            return found[0]
     from tradeoff.choose.candidates import decision_candidates  # pandas only when it is needed
 
     candidates = decision_candidates(scenario, base, priors, stop)
-    if path is not None and none_marker is not None:
+    if entry is not None:
+        parts: dict[str, bytes | NDArray[Any]] = (
+            {"none.json": b"null"}
+            if candidates is None
+            else {"rows.npy": np.ascontiguousarray(candidates, dtype=np.float64)}
+        )
         try:
-            _make_folder(path.parent)
-            if candidates is None:
-                none_marker.touch()
-            else:
-                _atomic_save(path, np.ascontiguousarray(candidates, dtype=np.float64))
+            sealed.write_entry(entry, parts)
         except OSError:
             if strict:
                 raise
@@ -364,30 +443,33 @@ def cached_candidates(
 
 
 def read_record(folder: str | Path, name: str) -> Any:
-    """The JSON entry ``<name>.json`` in ``folder``, or ``None`` when there is none; one
-    that cannot be read or parsed is set aside (the caller builds it again)."""
-    path = Path(folder) / f"{name}.json"
+    """The JSON entry ``<name>.json`` in ``folder`` once its seal is checked, or ``None``
+    when there is none, or the folder is not this user's alone; one that this user's
+    tradeoff did not write, or that cannot be read or parsed, is set aside (the caller
+    builds it again)."""
+    folder = Path(folder)
+    if not sealed.usable_folder(folder):
+        return None
+    path = folder / f"{name}.json"
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError):
-        _set_aside(path)
-        return None
-    try:
-        return json.loads(text)
-    except ValueError:
-        _set_aside(path)
-        return None
+        payload = sealed.read_record(path)
+        return None if payload is None else json.loads(payload)
+    except OSError as exc:
+        if exc.errno in _TRANSIENT:
+            return None
+    except (ValueError, UnicodeDecodeError):  # Untrusted is a ValueError
+        pass
+    _set_aside(path)
+    return None
 
 
 def write_record(folder: str | Path, name: str, data: Any) -> None:
-    """Write the JSON entry ``<name>.json`` whole (a temporary name, then one rename); a
-    folder that cannot be written keeps nothing."""
+    """Write the JSON entry ``<name>.json`` whole and sealed (a temporary name, then one
+    rename); a folder that cannot be written, or is not this user's alone, keeps nothing."""
     folder = Path(folder)
     try:
-        text = json.dumps(data).encode()
-        _make_folder(folder)
-        _atomic_write(folder / f"{name}.json", lambda fh: fh.write(text))
-    except (OSError, TypeError, ValueError):
+        if not sealed.usable_folder(folder):
+            return
+        sealed.write_record(folder / f"{name}.json", json.dumps(data).encode())
+    except (OSError, TypeError, ValueError, InputError):
         return

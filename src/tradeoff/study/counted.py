@@ -12,7 +12,9 @@ the files no one has replayed yet side by side, one process per core
 (:func:`replay_unknown`). What a file says is kept, per process and in the user's cache folder
 (:func:`tradeoff.study.cache.read_record`), under a key of everything it depends on: the
 file's bytes, its path, the participant, the study's scenario and copied files, and the
-package's code (:func:`~tradeoff.study.cache.package_digest`); a file replays once.
+package's code (:func:`~tradeoff.study.cache.package_digest`); a file replays once. An
+entry there is read only when this user's tradeoff sealed it under that key
+(:mod:`tradeoff.study.sealed`): edited facts, or another file's, are replayed again.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError, read_user_file
 from tradeoff.record.log import session_entries
 from tradeoff.record.records import AnswerRecord, Header
+from tradeoff.study import sealed
 from tradeoff.study.cache import (
     CACHE_VERSION,
     entry_key,
@@ -229,8 +233,11 @@ def replay_unknown(study: Study, participants: Iterable[str]) -> int:
     workers = min(cores or 1, len(todo) // 4)
     if len(todo) < PARALLEL_FROM or workers < 2:
         return 0
+    # The study's population checked here first (rebuilt here if it must be, and said
+    # here once): the workers then find it sealed, and say nothing themselves.
+    study.populations()(load_scenario(study.scenario_path).scenario)
     context = multiprocessing.get_context("spawn")  # no threads of this process copied
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=sealed.quiet) as pool:
         done = pool.map(
             _replayed,
             [p for p, _ in todo],

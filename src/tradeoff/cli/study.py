@@ -392,8 +392,14 @@ def cmd_study_export(args: argparse.Namespace) -> int:
     )
     if summary.pilot_sessions:
         left_out += f"; {summary.pilot_sessions} pilot session(s) left out (--include-pilot)"
+    counted = summary.rows - summary.undone
+    undone = (
+        f" (and {summary.undone} taken back by an undo, in rows flagged undone)"
+        if summary.undone
+        else ""
+    )
     say(
-        f"{summary.rows} answers of {len(summary.participants)} "
+        f"{counted} answer{'s' if counted != 1 else ''}{undone} of {len(summary.participants)} "
         f"participant{'s' if len(summary.participants) != 1 else ''} written to "
         f"{summary.path}{left_out}.\nOne row per participant in {summary.participants_table}; "
         f"every column is explained in {summary.codebook} and {summary.datapackage}."

@@ -156,6 +156,24 @@ def test_tradeoffs_leave_out_a_weight_not_asked_and_speak_of_a_named_person() ->
     assert nobody == []  # every trade-off is against the first class, itself not asked
 
 
+def test_a_cost_worth_more_than_its_whole_range_is_not_said_as_an_amount() -> None:
+    """Not "worth between 0.1 ms and more than its whole range (0.1 ms to 15.0 ms)": an
+    interval whose top lies past the whole range says its bottom and the range."""
+    sc = load_scenario(SCENARIOS / "breast-cancer-triage.toml").scenario
+    w = np.array([0.5 / 0.37, 0.3 / 0.63, 0.01, 0.1])
+    said = []
+    for top in (0.05, 100.0):
+        draws = np.tile(w, (100, 1))
+        draws[:, 2] = np.geomspace(top, 1e-5, 100)  # latency from heavy to next to nothing
+        said += [t.text for t in tradeoffs(sc, w, [0.37, 0.63], draws) if t.aspect == 2]
+    assert said == [
+        "10 more flagged malignant lumps per 1,000 are worth at least 0.2 ms of latency to "
+        "you, perhaps more than its whole range of 0.1 ms to 15.0 ms (90% range).",
+        "10 more flagged malignant lumps per 1,000 may be worth anything from no latency to "
+        "more than its whole range of 0.1 ms to 15.0 ms to you (90% range).",
+    ]
+
+
 def test_session_show_says_not_asked(unasked: Path, capsys: pytest.CaptureFixture[str]) -> None:
     j = not_asked_index(unasked)
     summary = summarise(unasked)

@@ -306,6 +306,16 @@ def test_a_person_answering_by_a_fixed_rule_is_not_flagged_or_left_out(
     assert "left out" not in data["consensus"]["rule"]
 
 
+def test_two_people_who_agree_both_recommend(loaded: LoadedScenario, tmp_path: Path) -> None:
+    a = record(loaded, tmp_path, "ann", natural(loaded, SWINGS[0]), seed=1, budget=5)
+    b = record(loaded, tmp_path, "bob", natural(loaded, SWINGS[0]), seed=2, budget=5)
+    from tradeoff.choose.decide import decide
+    from tradeoff.choose.report import summary
+
+    said = summary(decide([a, b], POOL).selection)
+    assert "2 people answered; both recommend " in said and "all 2" not in said
+
+
 def test_a_person_who_always_picks_a_is_flagged_everywhere(
     loaded: LoadedScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

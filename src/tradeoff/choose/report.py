@@ -504,7 +504,7 @@ def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> s
     else:
         picks = [names[r.index] for r in selection.recommendations]
         agree = (
-            f"all {len(people)} recommend {picks[0]}"
+            f"{'both' if len(people) == 2 else f'all {len(people)}'} recommend {picks[0]}"
             if len(set(picks)) == 1
             else "their answers recommend "
             + ", ".join(

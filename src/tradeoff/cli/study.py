@@ -186,7 +186,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             f"the {len(panel_ids)} panel ids of the allow-list"
             if panel.allow_list
             else "open enrolment by the panel's link"
-            + (f", at most {panel.cap} people," if panel.cap else "")
+            + (f", at most {panel.cap} people" if panel.cap else "")
         )
     lines = [
         f"study made in {study.path} for {who} (scenario sha256 {study.scenario_sha256[:12]}).",

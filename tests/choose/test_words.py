@@ -174,6 +174,22 @@ def test_a_cost_worth_more_than_its_whole_range_is_not_said_as_an_amount() -> No
     ]
 
 
+def test_a_pick_in_doubt_within_noise_is_said_once_for_every_aspect() -> None:
+    """"Any change in how much X matters may change the pick…" once, naming every aspect,
+    not once per aspect."""
+    from tradeoff.choose.words import change_lines, change_sentences
+
+    names = ["trial-17", "trial-3", "trial-11"]
+    aspects = ["fraud", "legitimate", "latency", "memory"]
+    doubt = [WeightChange(i, a, (1.0, 1 + i % 2), None, noisy=True) for i, a in enumerate(aspects)]
+    for said in (change_sentences(doubt, names, 4), change_lines(doubt, names)):
+        assert len(said) == 1 and said[0].count("Any change in how much") == 1
+        assert "fraud, legitimate, latency or memory matters" in said[0]
+        assert "such as trial-3 or trial-11" in said[0]
+    one = change_lines([*doubt[:1], WeightChange(1, "cost", (2.0, 1), None)], names)
+    assert one[0].startswith("Any change in how much fraud matters") and len(one) == 2
+
+
 def test_session_show_says_not_asked(unasked: Path, capsys: pytest.CaptureFixture[str]) -> None:
     j = not_asked_index(unasked)
     summary = summarise(unasked)

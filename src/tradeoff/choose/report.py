@@ -45,6 +45,7 @@ from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import (
     acceptability_words,
     chance_words,
+    change_lines,
     change_sentence,
     copa_differs,
     nearest_changes,
@@ -311,9 +312,8 @@ def write_report(
         if table is not None:
             md += [f"- {markdown_text(acceptability_words(table, pool.names))}"]
         if selection.changes:
-            md += [
-                f"- {markdown_text(change_sentence(c, pool.names))}" for c in selection.changes[i]
-            ]
+            changes = change_lines(selection.changes[i], pool.names)
+            md += [f"- {markdown_text(line)}" for line in changes]
         md += [""]
         said = tradeoffs(scenario, s.weights, s.priors, s.draws, asked=s.asked, voice=voice)
         for heading, settled in zip(tradeoff_headings(voice), (True, False), strict=True):

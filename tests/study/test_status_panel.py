@@ -113,3 +113,33 @@ def test_time_per_question_counts_the_answers_that_count_by_question(tmp_path: P
     ]
     assert data["median_response_s"] == 3.5
     assert {r["participant"]: r["answers"] for r in data["rows"]} == {"p01": 3, "p02": 2}
+
+
+def test_a_person_answering_by_a_fixed_rule_is_not_flagged_in_status(tmp_path: Path) -> None:
+    """Every repeated question answered the same way, as shown, though the repeat's numbers
+    differ from the first asking's in their last bits: status does not flag
+    them, and `study report --exclude-inconsistent` keeps them (they were flagged, with
+    "0 of 2", when repeats were compared bit for bit)."""
+    from tradeoff.simulation.oracles import SimulatedOracle
+
+    from ..choose.test_selection import natural
+    from ..conftest import SCENARIOS
+
+    study, _ = create_study(SCENARIOS / "breast-cancer-triage.toml", ["p01"], tmp_path / "s")
+    loaded = load_scenario(study.scenario_path)
+    spec = loaded.scenario.elicitation.override(budget=40)
+    rec = start_session(
+        loaded, "p01", study.sessions_dir, spec=spec, cache_dir=study.cache_dir, seed=47
+    )
+    oracle = SimulatedOracle.for_scenario(
+        loaded.scenario, natural(loaded, [0.07, 0.36, 0.04, 0.53])
+    )
+    with rec:
+        while (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q))
+        rec.finish()
+        repeats = rec.engine.consistency()
+    assert repeats == (2, 2)
+    status = study_status(load_study(study.path))
+    assert [r["consistency_flagged"] for r in status.to_dict()["rows"]] == [False]
+    assert status.missing(exclude_inconsistent=True) == []  # study report keeps them

@@ -279,6 +279,43 @@ def test_shipped_example_sessions_replay_and_select(capsys: pytest.CaptureFixtur
     assert "consensus:" in out
 
 
+def test_a_person_answering_by_a_fixed_rule_is_not_flagged_or_left_out(
+    loaded: LoadedScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exact answers by one weight vector answer every repeated question the same way, as
+    shown, though the repeat's statistics are computed anew and differ in their last bits:
+    `session show` says 2 of 2, and `--exclude-inconsistent` keeps the person (they were
+    "0 of 2", flagged and left out, when repeats were compared bit for bit)."""
+    truth = natural(loaded, [0.07, 0.36, 0.04, 0.53])
+    rec = start_session(loaded, "rule", tmp_path, spec=spec(loaded.scenario, budget=40), seed=47)
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, truth)
+    while (q := rec.engine.next_query()) is not None:
+        rec.answer(oracle.choose(q))
+    rec.finish()
+    rec.close()
+    careful = record(loaded, tmp_path, "careful", natural(loaded, SWINGS[0]), seed=1, budget=12)
+
+    assert main(["session", "show", str(rec.path)]) == 0
+    out = capsys.readouterr().out
+    assert "2 of 2 repeated questions were answered the same way" in out
+    assert "Warning" not in out
+    base = ["select", str(POOL), "--session", str(careful), str(rec.path), "--json"]
+    assert main([*base, "--exclude-inconsistent"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert not any(s["consistency"]["flagged"] for s in data["stakeholders"])
+    assert "left out" not in data["consensus"]["rule"]
+
+
+def test_two_people_who_agree_both_recommend(loaded: LoadedScenario, tmp_path: Path) -> None:
+    a = record(loaded, tmp_path, "ann", natural(loaded, SWINGS[0]), seed=1, budget=5)
+    b = record(loaded, tmp_path, "bob", natural(loaded, SWINGS[0]), seed=2, budget=5)
+    from tradeoff.choose.decide import decide
+    from tradeoff.choose.report import summary
+
+    said = summary(decide([a, b], POOL).selection)
+    assert "2 people answered; both recommend " in said and "all 2" not in said
+
+
 def test_a_person_who_always_picks_a_is_flagged_everywhere(
     loaded: LoadedScenario, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -156,6 +156,40 @@ def test_tradeoffs_leave_out_a_weight_not_asked_and_speak_of_a_named_person() ->
     assert nobody == []  # every trade-off is against the first class, itself not asked
 
 
+def test_a_cost_worth_more_than_its_whole_range_is_not_said_as_an_amount() -> None:
+    """Not "worth between 0.1 ms and more than its whole range (0.1 ms to 15.0 ms)": an
+    interval whose top lies past the whole range says its bottom and the range."""
+    sc = load_scenario(SCENARIOS / "breast-cancer-triage.toml").scenario
+    w = np.array([0.5 / 0.37, 0.3 / 0.63, 0.01, 0.1])
+    said = []
+    for top in (0.05, 100.0):
+        draws = np.tile(w, (100, 1))
+        draws[:, 2] = np.geomspace(top, 1e-5, 100)  # latency from heavy to next to nothing
+        said += [t.text for t in tradeoffs(sc, w, [0.37, 0.63], draws) if t.aspect == 2]
+    assert said == [
+        "10 more flagged malignant lumps per 1,000 are worth at least 0.2 ms of latency to "
+        "you, perhaps more than its whole range of 0.1 ms to 15.0 ms (90% range).",
+        "10 more flagged malignant lumps per 1,000 may be worth anything from no latency to "
+        "more than its whole range of 0.1 ms to 15.0 ms to you (90% range).",
+    ]
+
+
+def test_a_pick_in_doubt_within_noise_is_said_once_for_every_aspect() -> None:
+    """"Any change in how much X matters may change the pick…" once, naming every aspect,
+    not once per aspect."""
+    from tradeoff.choose.words import change_lines, change_sentences
+
+    names = ["trial-17", "trial-3", "trial-11"]
+    aspects = ["fraud", "legitimate", "latency", "memory"]
+    doubt = [WeightChange(i, a, (1.0, 1 + i % 2), None, noisy=True) for i, a in enumerate(aspects)]
+    for said in (change_sentences(doubt, names, 4), change_lines(doubt, names)):
+        assert len(said) == 1 and said[0].count("Any change in how much") == 1
+        assert "fraud, legitimate, latency or memory matters" in said[0]
+        assert "such as trial-3 or trial-11" in said[0]
+    one = change_lines([*doubt[:1], WeightChange(1, "cost", (2.0, 1), None)], names)
+    assert one[0].startswith("Any change in how much fraud matters") and len(one) == 2
+
+
 def test_session_show_says_not_asked(unasked: Path, capsys: pytest.CaptureFixture[str]) -> None:
     j = not_asked_index(unasked)
     summary = summarise(unasked)

@@ -76,3 +76,38 @@ def test_candidate_names_need_the_recorded_rows(tmp_path: Path) -> None:
     assert candidate_names(h.scenario, rows, summary.result.priors) is not None
     assert candidate_names(h.scenario, rows + 0.01, summary.result.priors) is None
     assert candidate_names(h.scenario, None, summary.result.priors) is None
+
+
+def test_session_show_names_the_pick_from_a_scenario_of_ones_own_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scenario and its pool in a folder of one's own (not scenarios/): `session show`
+    reads the pool beside the scenario file the session was recorded from, and names the
+    pick (it said "candidate 2 of the recorded pool")."""
+    import shutil
+
+    own = tmp_path / "own"
+    (own / "pools").mkdir(parents=True)
+    text = (SCENARIOS / "breast-cancer-triage.toml").read_text(encoding="utf-8")
+    text = text.replace("breast-cancer-triage", "my-triage").replace("breast-cancer.csv", "my.csv")
+    (own / "triage.toml").write_text(text)
+    shutil.copy(SCENARIOS / "pools" / "breast-cancer.csv", own / "pools" / "my.csv")
+    loaded = load_scenario(own / "triage.toml")
+    assert loaded.scenario.id == "my-triage"
+    rec = start_session(loaded, "dr-kim", tmp_path / "sessions", seed=3)
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, (0.3, 0.5, 0.1, 0.1))
+    with rec:
+        for _ in range(3):
+            query = rec.engine.next_query()
+            assert query is not None
+            rec.answer(oracle.choose(query))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    summary = summarise(rec.path)
+    assert summary.verdict is not None
+    pick_line = next(
+        x for x in format_session(summary).splitlines() if x.startswith("The pick the questions")
+    )
+    assert "candidate" not in pick_line
+    assert decide([rec.path]).recommendations[0].name in pick_line

@@ -469,6 +469,55 @@ def test_replay_and_undo_reach_identical_particles(triage: tuple[Any, np.ndarray
     assert np.array_equal(b.state.swing, engine_after(choices[:6]).state.swing)
 
 
+def test_repeats_answered_the_same_way_count_whatever_the_last_bits() -> None:
+    """The pilot's case: three repeated questions answered the same way, the repeat's
+    statistics differing from the first asking's in the last bits (0.6154793999985732
+    against 0.615479399998573), are 3 of 3 answered the same way; a reversed answer and a
+    "can't tell" against a preference are not."""
+    from dataclasses import replace
+
+    from tradeoff.learn.particles import JointRecord, JointState
+
+    shown = ((("a",), ("b",)), (("c",), ("d",)), (("e",), ("f",)))
+    first = [
+        JointRecord((0.6154793999985732, 0.0, -0.3, 0.0), 0, "trade", shown[0]),
+        JointRecord((0.0, -0.08407159999980518, 3.2, 0.0), 1, "trade", shown[1]),
+        JointRecord((-0.06706800000026442, 0.0, 0.6, 0.0), 1, "trade", shown[2]),
+    ]
+    again = [
+        JointRecord((-0.615479399998573, 0.0, 0.3, 0.0), 1, "trade", shown[0], repeat_of=0),
+        JointRecord((0.0, -0.0840715999998052, 3.2, 0.0), 1, "trade", shown[1], repeat_of=1),
+        JointRecord((0.06706800000026436, 0.0, -0.6, 0.0), 0, "trade", shown[2], repeat_of=2),
+    ]
+    strategy = JointStrategy(small_space(), spec(small_space().scenario, strategy="joint"), 0)
+    assert strategy.consistency(JointState(tuple(first + again))) == (3, 3)
+    reversed_ = [replace(again[0], outcome=0), replace(again[1], outcome=2), again[2]]
+    assert strategy.consistency(JointState(tuple(first + reversed_))) == (1, 3)
+
+
+def test_a_person_answering_by_a_fixed_rule_answers_every_repeat_the_same_way(
+    triage: tuple[Any, np.ndarray],
+) -> None:
+    """Exact answers by one fixed weight vector: every repeated question is answered the
+    same way, though a repeat's statistics may be computed anew (seed 1 here differs from
+    its first asking in the 16th digit)."""
+    sc, rows = triage
+    truths = np.random.default_rng(5).dirichlet(np.ones(4), size=28)
+    checked = 0
+    for k in (1, 17, 27):
+        engine = Engine(sc, spec(sc, strategy="joint", budget=20), seed=k, candidates=rows)
+        truth = natural_weights(truths[k][None, :], engine.space.spans)[0]
+        oracle = SimulatedOracle.for_scenario(sc, truth)
+        while (q := engine.next_query()) is not None:
+            engine.answer(oracle.choose(q))
+        repeats = engine.consistency()
+        assert repeats is not None
+        same, total = repeats
+        assert same == total, (k, repeats)
+        checked += total
+    assert checked >= 3
+
+
 def test_exact_answers_pick_the_best_model(triage: tuple[Any, np.ndarray]) -> None:
     sc, rows = triage
     rng = np.random.default_rng(5)

@@ -135,6 +135,7 @@ def test_rows_are_the_answer_lines_of_participants_who_did_not_withdraw(
     assert len(recorded["p02"]) == 3 and len(recorded["p03"]) == 2
     summary = export_study(load_study(made.study.path), tmp_path / "again.csv")
     assert summary.rows == len(recorded["p01"]) + len(recorded["p02"]) == 10
+    assert summary.undone == 1 and summary.to_dict()["undone"] == 1
     assert summary.participants == ("p01", "p02")
     assert summary.withdrawn == ("p03",)
     assert summary.skipped == ()
@@ -388,3 +389,19 @@ def test_misplaced_and_unreadable_session_files_are_skipped_and_named(
     assert list(again[again["participant"] == "p02"]["session"]) == [made.files["p02"].name] * 3
     pd.testing.assert_frame_equal(again, as_csv)
     assert summary.to_dict()["skipped"][0]["file"] in skipped
+
+
+def test_the_export_says_the_answers_that_count_as_status_does(
+    made: Made, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`study export` says 9 answers (and the one taken back) where `study status` counts
+    6 + 3: not the 10 rows."""
+    from tradeoff.cli import main
+    from tradeoff.study.status import study_status
+
+    status = study_status(load_study(made.study.path))
+    counted = sum(r.answers for r in status.rows if r.withdrawn is None)
+    assert counted == 9
+    assert main(["study", "export", str(made.study.path), "--out", str(tmp_path / "a.csv")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("9 answers (and 1 taken back by an undo, in rows flagged undone) of 2 ")

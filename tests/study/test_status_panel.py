@@ -83,3 +83,63 @@ def test_stops_times_pauses_and_pilots_match_a_direct_count(tmp_path: Path) -> N
     assert len(data["recent"]) == min(10, len(logs))
     latest = [r["last_activity"] for r in data["recent"]]
     assert latest == sorted(latest, reverse=True)
+
+
+def test_time_per_question_counts_the_answers_that_count_by_question(tmp_path: Path) -> None:
+    """An undone answer is no question of its own and shifts none after it; an answer with
+    no recorded time leaves its question out and shifts none after it either."""
+    scenario = small_scenario_file(tmp_path, **{"budget = 30": "budget = 5"})
+    study, _ = create_study(scenario, ["p01", "p02"], tmp_path / "s")
+    loaded = load_scenario(study.scenario_path)
+    plan = {
+        # (choice, response ms) or "undo"
+        "p01": [("left", 1000.0), ("left", 9000.0), "undo", ("right", 3000.0), ("left", 4000.0)],
+        "p02": [("left", None), ("right", 5000.0)],
+    }
+    for pid, steps in plan.items():
+        rec = start_session(loaded, pid, study.sessions_dir, cache_dir=study.cache_dir)
+        with rec:
+            for step in steps:
+                if step == "undo":
+                    rec.undo()
+                else:
+                    choice, ms = step
+                    rec.answer(choice, response_ms=ms)
+    data = study_status(load_study(study.path)).to_dict()
+    assert data["by_question"] == [
+        {"question": 1, "median_s": 1.0, "answers": 1},
+        {"question": 2, "median_s": 4.0, "answers": 2},
+        {"question": 3, "median_s": 4.0, "answers": 1},
+    ]
+    assert data["median_response_s"] == 3.5
+    assert {r["participant"]: r["answers"] for r in data["rows"]} == {"p01": 3, "p02": 2}
+
+
+def test_a_person_answering_by_a_fixed_rule_is_not_flagged_in_status(tmp_path: Path) -> None:
+    """Every repeated question answered the same way, as shown, though the repeat's numbers
+    differ from the first asking's in their last bits: status does not flag
+    them, and `study report --exclude-inconsistent` keeps them (they were flagged, with
+    "0 of 2", when repeats were compared bit for bit)."""
+    from tradeoff.simulation.oracles import SimulatedOracle
+
+    from ..choose.test_selection import natural
+    from ..conftest import SCENARIOS
+
+    study, _ = create_study(SCENARIOS / "breast-cancer-triage.toml", ["p01"], tmp_path / "s")
+    loaded = load_scenario(study.scenario_path)
+    spec = loaded.scenario.elicitation.override(budget=40)
+    rec = start_session(
+        loaded, "p01", study.sessions_dir, spec=spec, cache_dir=study.cache_dir, seed=47
+    )
+    oracle = SimulatedOracle.for_scenario(
+        loaded.scenario, natural(loaded, [0.07, 0.36, 0.04, 0.53])
+    )
+    with rec:
+        while (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q))
+        rec.finish()
+        repeats = rec.engine.consistency()
+    assert repeats == (2, 2)
+    status = study_status(load_study(study.path))
+    assert [r["consistency_flagged"] for r in status.to_dict()["rows"]] == [False]
+    assert status.missing(exclude_inconsistent=True) == []  # study report keeps them

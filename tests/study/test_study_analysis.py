@@ -20,7 +20,7 @@ import pytest
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
-from tradeoff.record.records import EntryRecord
+from tradeoff.record.records import ConsentRecord, EntryRecord
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.folder import create_study, load_study
 from tradeoff.study.opening import start_session
@@ -28,9 +28,12 @@ from tradeoff.study.opening import start_session
 from ..conftest import ROOT
 
 ENTRY = EntryRecord(type="entry", via="panel", panel_id="P1", pilot=False)
+CONSENT = ConsentRecord(type="consent", version="2026-01", text_sha256="ab" * 32, language="en")
 
 
-def _answer(study_dir: Path, pid: str, answers: int | None, *, seed: int) -> None:
+def _answer(
+    study_dir: Path, pid: str, answers: int | None, *, seed: int, consent: bool = False
+) -> None:
     study = load_study(study_dir)
     loaded = load_scenario(study.scenario_path)
     sc = loaded.scenario
@@ -41,6 +44,7 @@ def _answer(study_dir: Path, pid: str, answers: int | None, *, seed: int) -> Non
         spec=sc.elicitation.override(budget=6),
         cache_dir=study.cache_dir,
         entry=ENTRY.model_copy(update={"panel_id": f"P-{pid}"}),
+        consent=CONSENT if consent else None,
         seed=seed,
     )
     oracle = SimulatedOracle.for_scenario(sc, (0.5, 0.3, 0.1, 0.1))
@@ -55,11 +59,12 @@ def _answer(study_dir: Path, pid: str, answers: int | None, *, seed: int) -> Non
 
 @pytest.fixture(scope="module")
 def study_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """p01 complete, p02 unfinished after 3 answers, p03 complete and then withdrawn."""
+    """p01 complete (with consent recorded), p02 unfinished after 3 answers, p03 complete
+    and then withdrawn."""
     root = tmp_path_factory.mktemp("analysis")
     scenario = ROOT / "scenarios" / "breast-cancer-triage.toml"
     create_study(scenario, ["p01", "p02", "p03"], root / "s")
-    _answer(root / "s", "p01", None, seed=0)
+    _answer(root / "s", "p01", None, seed=0, consent=True)
     _answer(root / "s", "p02", 3, seed=1)
     _answer(root / "s", "p03", None, seed=2)
     assert main(["study", "withdraw", str(root / "s"), "p03"]) == 0
@@ -169,6 +174,10 @@ def test_the_readme_r_lines_run_on_the_export_and_agree_with_pandas(exported: Pa
         'cat("check:complete", sum(participants$completed), "\\n")\n'
         'p01 <- both$response_ms[both$participant == "p01"]\n'
         'cat("check:median", median(p01, na.rm = TRUE), "\\n")\n'
+        # an empty text cell is missing (the codebook says so), not the text ""
+        'empty <- function(t) sum(sapply(t, function(x) sum(x == "", na.rm = TRUE)))\n'
+        'cat("check:empty", empty(answers) + empty(participants), "\\n")\n'
+        'cat("check:missing", sum(is.na(answers)) + sum(is.na(participants)), "\\n")\n'
     )
     done = subprocess.run(
         [rscript, "--vanilla", "-e", _readme_block("r") + checks],
@@ -191,4 +200,7 @@ def test_the_readme_r_lines_run_on_the_export_and_agree_with_pandas(exported: Pa
     assert said["complete"] == people["completed"].sum() == 1
     p01 = counted[counted["participant"] == "p01"]["response_ms"].median()
     assert said["median"] == pytest.approx(p01)
+    assert said["empty"] == 0
+    assert people["consent_version"].isna().sum() == 1  # a text column with an empty cell
+    assert said["missing"] == answers.isna().to_numpy().sum() + people.isna().to_numpy().sum()
     assert "complete" in done.stdout and "unfinished" in done.stdout  # table(both$state)

@@ -114,6 +114,20 @@ async def test_undo_shows_the_same_question_again(tmp_path: Path) -> None:
     assert kinds == ["answer", "undo"]
 
 
+async def test_what_an_undo_said_goes_with_the_next_answer(tmp_path: Path) -> None:
+    app = app_for(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot)
+        await pilot.press("a", "u")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert any("taken back" in m for m in said), said
+        await pilot.press("b")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert not any("taken back" in m for m in said), said
+
+
 @pytest.mark.parametrize("key", ["equals_sign", "space"])
 async def test_cant_tell(tmp_path: Path, key: str) -> None:
     app = app_for(tmp_path)

@@ -22,6 +22,7 @@ from tradeoff.web.pages import safe_markdown
 
 from .test_web import CONSENT
 from .test_web_browser import (  # noqa: F401 - the fixtures, a server of this module's own
+    SIZES,
     Axe,
     Browser,
     Page,
@@ -75,6 +76,7 @@ def test_the_page_in_german_from_the_code_to_the_thank_you(
     page = context.new_page()
     seen: dict[str, str] = {}
     problems: dict[str, list[str]] = {}
+    wide: list[str] = []
 
     def check(name: str, title: str) -> None:
         assert h1(page) == title, (name, page.url)
@@ -87,6 +89,11 @@ def test_the_page_in_german_from_the_code_to_the_thank_you(
         seen[name] = "\n".join(nodes)
         if Axe is not None:
             problems[name] = axe_problems(page)
+        for size in SIZES:  # the longer German words fit a phone's width too
+            page.set_viewport_size(size)
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            if width > size["width"]:
+                wide.append(f"{name} is {width} px wide at {size['width']} px")
 
     try:
         page.goto(base)
@@ -117,6 +124,7 @@ def test_the_page_in_german_from_the_code_to_the_thank_you(
     assert re.search(r"\$\d+,\d\d per scan", seen["question"]), seen["question"]
     assert re.search(r"\d\u00a0%", seen["review"]), seen["review"]
     assert not re.search(r"\d%", seen["review"]), seen["review"]
+    assert wide == []
     report = "\n".join(f"{name}: {line}" for name, lines in problems.items() for line in lines)
     assert not report, report
     [path] = sorted((study.sessions_dir / "p01").glob("*.jsonl"))

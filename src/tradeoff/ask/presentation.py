@@ -574,14 +574,10 @@ def tradeoffs(
             "name": spec.name,
             "low": amount(spec, unit * low, words),
         }
-        top = (
-            words.gettext("more than its whole range (%(low)s to %(high)s)")
-            % {"low": amount(spec, a_lo, words), "high": amount(spec, a_hi, words)}
-            if unit * high > a_hi - a_lo
-            else amount(spec, unit * high, words)
-        )
+        over = unit * high > a_hi - a_lo  # more than the whole range: no amount to name
+        top = amount(spec, unit * high, words)
         nothing = amount(spec, 0.0, words)
-        if top == nothing:  # the whole range rounds to nothing: settled, as shown
+        if top == nothing and not over:  # the whole range rounds to nothing: settled
             text = voice.say(
                 N_(
                     "%(n)s more %(this)s per %(per)s are worth next to no %(name)s to you: "
@@ -591,8 +587,22 @@ def tradeoffs(
             ) % fields
             out.append(TradeOff(other, text, True, voice, words))
             continue
-        fields["high"] = top
-        if fields["low"] == nothing:
+        fields |= {"high": top, "a_low": amount(spec, a_lo, words)}
+        fields["a_high"] = amount(spec, a_hi, words)
+        if over:
+            message = (
+                N_(
+                    "%(n)s more %(this)s per %(per)s may be worth anything from no %(name)s "
+                    "to more than its whole range of %(a_low)s to %(a_high)s to you (90%% range)."
+                )
+                if fields["low"] == nothing
+                else N_(
+                    "%(n)s more %(this)s per %(per)s are worth at least %(low)s of %(name)s to "
+                    "you, perhaps more than its whole range of %(a_low)s to %(a_high)s "
+                    "(90%% range)."
+                )
+            )
+        elif fields["low"] == nothing:
             message = N_(
                 "%(n)s more %(this)s per %(per)s are worth up to %(high)s of %(name)s to you "
                 "(90%% range)."

@@ -76,17 +76,23 @@ def decision_candidates(
 
 
 def candidate_names(
-    scenario: Scenario, rows: FloatArray | None, priors: Sequence[float] | None
+    scenario: Scenario,
+    rows: FloatArray | None,
+    priors: Sequence[float] | None,
+    scenario_path: str = "",
 ) -> tuple[str, ...] | None:
     """The names of a session's recorded candidates (``rows``, the header's, made with the
-    class ``priors``), read from the scenario's pool where it is found (beside the scenarios
-    of the working folder, or the shipped ones) and only when each recorded row is one of
-    its models (to 9 digits); else ``None`` (the pool moved or changed since)."""
+    class ``priors``), read from the scenario's pool where it is found (beside the scenario
+    file the session was recorded from, ``scenario_path``, the header's; beside the
+    scenarios of the working folder; or beside the shipped ones) and only when each
+    recorded row is one of its models (to 9 digits); else ``None`` (the pool moved or
+    changed since)."""
     if rows is None or priors is None or scenario.pool is None:
         return None
     from tradeoff.data import shipped_scenarios
 
-    for base in (Path("scenarios"), shipped_scenarios()):
+    recorded = [Path(scenario_path).parent] if scenario_path else []
+    for base in (*recorded, Path("scenarios"), shipped_scenarios()):
         try:
             pool = scenario_pool(scenario, base)
         except InputError:

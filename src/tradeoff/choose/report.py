@@ -45,6 +45,7 @@ from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import (
     acceptability_words,
     chance_words,
+    change_lines,
     change_sentence,
     copa_differs,
     nearest_changes,
@@ -311,9 +312,8 @@ def write_report(
         if table is not None:
             md += [f"- {markdown_text(acceptability_words(table, pool.names))}"]
         if selection.changes:
-            md += [
-                f"- {markdown_text(change_sentence(c, pool.names))}" for c in selection.changes[i]
-            ]
+            changes = change_lines(selection.changes[i], pool.names)
+            md += [f"- {markdown_text(line)}" for line in changes]
         md += [""]
         said = tradeoffs(scenario, s.weights, s.priors, s.draws, asked=s.asked, voice=voice)
         for heading, settled in zip(tradeoff_headings(voice), (True, False), strict=True):
@@ -504,7 +504,7 @@ def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> s
     else:
         picks = [names[r.index] for r in selection.recommendations]
         agree = (
-            f"all {len(people)} recommend {picks[0]}"
+            f"{'both' if len(people) == 2 else f'all {len(people)}'} recommend {picks[0]}"
             if len(set(picks)) == 1
             else "their answers recommend "
             + ", ".join(

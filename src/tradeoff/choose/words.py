@@ -108,12 +108,8 @@ def change_sentence(change: WeightChange, names: Sequence[str]) -> str:
             f"{plain_number(LIMIT)} times as much) changes the pick."
         )
     factor, winner = near
-    if change.noisy and factor == 1.0:
-        return (
-            f"Any change in how much {change.aspect} matters may change the pick: within "
-            "measurement noise it is already in doubt (in half the plausible measurements "
-            f"or more another model, such as {names[winner]}, wins at these weights)."
-        )
+    if _in_doubt(change):
+        return _doubt_sentence([change.aspect], [names[winner]])
     if change.noisy:
         return (
             f"If {change.aspect} mattered {factor_words(factor)}, {names[winner]} would win "
@@ -126,6 +122,54 @@ def change_sentence(change: WeightChange, names: Sequence[str]) -> str:
             f"{way}, {names[winner]} would win."
         )
     return f"If {change.aspect} mattered {factor_words(factor)}, {names[winner]} would win."
+
+
+def _in_doubt(change: WeightChange) -> bool:
+    """Whether the pick is in doubt within measurement noise whatever this weight is."""
+    near = change.nearest()
+    if not change.noisy or near is None:
+        return False
+    factor, _ = near
+    return factor == 1.0  # a tie after rounding (robustness.weight_change)
+
+
+def _doubt_sentence(aspects: Sequence[str], winners: Sequence[str]) -> str:
+    listed = ", ".join(aspects[:-1]) + f" or {aspects[-1]}" if len(aspects) > 1 else aspects[0]
+    others = ", ".join(winners[:-1]) + f" or {winners[-1]}" if len(winners) > 1 else winners[0]
+    return (
+        f"Any change in how much {listed} matters may change the pick: within measurement "
+        "noise it is already in doubt (in half the plausible measurements or more another "
+        f"model, such as {others}, wins at these weights)."
+    )
+
+
+def change_lines(changes: Sequence[WeightChange], names: Sequence[str]) -> list[str]:
+    """:func:`change_sentence` of each change, in their order, those that say the pick is
+    already in doubt within measurement noise said once for all their aspects (where the
+    first of them stood).
+
+    >>> names = ["mlp-8", "logreg", "knn"]
+    >>> doubt = [WeightChange(i, a, (1.0, 1 + i % 2), None, noisy=True)
+    ...          for i, a in enumerate(["latency", "memory", "recall"])]
+    >>> for line in change_lines([*doubt, WeightChange(3, "cost", (2.0, 1), None)], names):
+    ...     print(line)  # doctest: +NORMALIZE_WHITESPACE
+    Any change in how much latency, memory or recall matters may change the pick: within
+    measurement noise it is already in doubt (in half the plausible measurements or more
+    another model, such as logreg or knn, wins at these weights).
+    If cost mattered twice as much, logreg would win.
+    """
+    doubt = [c for c in changes if _in_doubt(c)]
+    if len(doubt) < 2:
+        return [change_sentence(c, names) for c in changes]
+    winners = list(dict.fromkeys(names[n[1]] for c in doubt if (n := c.nearest()) is not None))
+    once = _doubt_sentence([c.aspect for c in doubt], winners)
+    out = []
+    for c in changes:
+        if not _in_doubt(c):
+            out.append(change_sentence(c, names))
+        elif c is doubt[0]:
+            out.append(once)
+    return out
 
 
 def acceptability_words(
@@ -165,7 +209,7 @@ def change_sentences(
     near = nearest_changes(changes)
     if not near:
         return ["No change of one weight within a factor of 100 alters the pick."]
-    said = dict.fromkeys(change_sentence(c, names) for c in near)  # each sentence once
+    said = dict.fromkeys(change_lines(near, names))  # each sentence once
     return list(said)[:limit]
 
 

@@ -19,7 +19,15 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from tradeoff.cli.common import FIX_NAMES, FLAG_NAMES, UsageError, error
+from tradeoff.cli.common import (
+    FIX_FALLBACKS,
+    FIX_NAMES,
+    FLAG_NAMES,
+    UsageError,
+    command_options,
+    error,
+    known_names,
+)
 from tradeoff.cli.parser import build_parser
 from tradeoff.errors import InputError
 
@@ -56,7 +64,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         return code
     except InputError as exc:
-        error(exc.renamed(FLAG_NAMES, FIX_NAMES).message())
+        options = command_options(parser, argv)
+        renamed = exc.renamed(
+            known_names(FLAG_NAMES, options), known_names(FIX_NAMES, options, FIX_FALLBACKS)
+        )
+        error(renamed.message())
         return 2
     except UsageError as exc:
         error(f"tradeoff: {exc}")

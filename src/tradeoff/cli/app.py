@@ -145,7 +145,7 @@ def format_session(summary: SessionSummary) -> str:
         )
     v = summary.verdict
     if v is not None:
-        names = candidate_names(h.scenario, h.candidate_array(), r.priors)
+        names = candidate_names(h.scenario, h.candidate_array(), r.priors, h.scenario_path)
         pick = names[v.pick] if names else f"candidate {v.pick + 1} of the recorded pool"
         tied = [names[i] if names else f"candidate {i + 1}" for i in v.tied]
         said = stated_words(pick, v.p_best, v.p_near, tied if v.practically_tied else ())

@@ -7,8 +7,10 @@ which builds the whole document before writing, so stdout holds one document or 
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
+import re
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -44,6 +46,7 @@ FLAG_NAMES = {
 
 FIX_NAMES = {
     "the where condition": "--where",
+    "use drop_missing to leave those models out": "use --drop-missing to leave those models out",
     "drop_missing": "--drop-missing",
     "criterion p = ": "--p ",
     "method ideal, delta or norm": "--method ideal, delta or norm",
@@ -51,6 +54,53 @@ FIX_NAMES = {
     "or the scenario file (its [pool]": "or --scenario FILE (its [pool]",
 }
 """Core parameter names in an error's fix, and the flags that set them."""
+
+FIX_FALLBACKS = {
+    "use drop_missing to leave those models out": "leave those models out of the file",
+}
+"""What a fix says instead when the command has no flag for the core parameter it names."""
+
+
+def flags_of(text: str) -> set[str]:
+    """The command-line options a text names.
+
+    >>> sorted(flags_of("use --where 'x > 1' or --drop-missing; see -h"))
+    ['--drop-missing', '--where']
+    """
+    return set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", text))
+
+
+def command_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set[str]:
+    """Every option of the command ``argv`` runs (its subcommands followed from
+    ``parser``), with the options of the commands above it."""
+    options: set[str] = set()
+    words = iter(argv)
+    current: argparse.ArgumentParser | None = parser
+    while current is not None:
+        options |= {s for action in current._actions for s in action.option_strings}
+        subs = [a for a in current._actions if isinstance(a, argparse._SubParsersAction)]
+        word = next((w for w in words if subs and w in subs[0].choices), None)
+        current = None if word is None else subs[0].choices[word]
+    return options
+
+
+def known_names(
+    names: dict[str, str], options: set[str], fallbacks: dict[str, str] | None = None
+) -> dict[str, str]:
+    """Of ``names`` (a core name and the flags that set it), those whose flags the command
+    has (``options``); for the others, what ``fallbacks`` says instead, if anything. A fix
+    never names an option the command does not have.
+
+    >>> known_names({"top": "--top", "drop_missing": "--drop-missing"}, {"--top"})
+    {'top': '--top'}
+    """
+    out = {}
+    for old, new in names.items():
+        if flags_of(new) <= options:
+            out[old] = new
+        elif fallbacks is not None and old in fallbacks:
+            out[old] = fallbacks[old]
+    return out
 
 
 class UsageError(Exception):

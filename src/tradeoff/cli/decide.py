@@ -72,7 +72,7 @@ def format_selection(chosen: Selection) -> str:
     from tradeoff.choose.words import (
         acceptability_words,
         chance_words,
-        change_sentence,
+        change_lines,
         copa_differs,
         noise_words,
         tuned_words,
@@ -96,7 +96,7 @@ def format_selection(chosen: Selection) -> str:
             lines.append(f"  {acceptability_words(table, names)}")
         if chosen.changes:
             lines.append("  What would change the pick:")
-            lines += [f"    {change_sentence(c, names)}" for c in chosen.changes[i]]
+            lines += [f"    {line}" for line in change_lines(chosen.changes[i], names)]
         if s.consistency is not None and s.consistency.flagged:
             lines.append(f"  {s.consistency.sentence()}")
         if tuned := tuned_words(chosen, i):
@@ -133,7 +133,7 @@ def format_selection(chosen: Selection) -> str:
         )
     if chosen.consensus_changes:
         lines.append("What would change the consensus (that weight of everyone):")
-        lines += [f"  {change_sentence(c, names)}" for c in chosen.consensus_changes]
+        lines += [f"  {line}" for line in change_lines(chosen.consensus_changes, names)]
     return "\n".join(lines)
 
 

@@ -186,7 +186,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             f"the {len(panel_ids)} panel ids of the allow-list"
             if panel.allow_list
             else "open enrolment by the panel's link"
-            + (f", at most {panel.cap} people," if panel.cap else "")
+            + (f", at most {panel.cap} people" if panel.cap else "")
         )
     lines = [
         f"study made in {study.path} for {who} (scenario sha256 {study.scenario_sha256[:12]}).",
@@ -397,8 +397,14 @@ def cmd_study_export(args: argparse.Namespace) -> int:
     )
     if summary.pilot_sessions:
         left_out += f"; {summary.pilot_sessions} pilot session(s) left out (--include-pilot)"
+    counted = summary.rows - summary.undone
+    undone = (
+        f" (and {summary.undone} taken back by an undo, in rows flagged undone)"
+        if summary.undone
+        else ""
+    )
     say(
-        f"{summary.rows} answers of {len(summary.participants)} "
+        f"{counted} answer{'s' if counted != 1 else ''}{undone} of {len(summary.participants)} "
         f"participant{'s' if len(summary.participants) != 1 else ''} written to "
         f"{summary.path}{left_out}.\nOne row per participant in {summary.participants_table}; "
         f"every column is explained in {summary.codebook} and {summary.datapackage}."

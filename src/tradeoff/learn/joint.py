@@ -65,6 +65,7 @@ from tradeoff.learn.posterior import (
     PosteriorStrategy,
     non_dominated,
     repeats,
+    same_answer,
 )
 from tradeoff.stable import canonical, settled, stable_order
 
@@ -715,15 +716,10 @@ class JointStrategy(PosteriorStrategy[JointState]):
         return self._result(state, weights, intervals, swing_intervals, lapse / 2)
 
     def consistency(self, state: JointState) -> tuple[int, int]:
-        """(repeated questions answered the same way both times, repeated questions)."""
-        return repeats(state.records, lambda a, b: _preference(a) == _preference(b))
-
-
-def _preference(record: JointRecord) -> tuple[float, ...]:
-    """An answer whatever side each option was shown on: the preferred option's
-    statistics minus the other's (zeros for "can't tell")."""
-    sign = (1.0, -1.0, 0.0)[record.outcome]
-    return tuple(sign * x + 0.0 for x in record.diff)
+        """(repeated questions answered the same way both times, repeated questions): the
+        same way when the same option as shown was preferred
+        (:func:`~tradeoff.learn.posterior.same_answer`)."""
+        return repeats(state.records, same_answer)
 
 
 def _readable(space: QuerySpace, query: Query) -> bool:

@@ -7,7 +7,7 @@ questions the same way, aim them at the pick when candidate models are given, sh
 options as the screen rounds them, stop for the same reasons, choose each state's question
 once and report intervals with their estimate (:class:`PosteriorStrategy`); both count
 shown pairs (:func:`shows`) and repeated questions answered the same way
-(:func:`repeats`).
+(:func:`repeats`, :func:`same_answer`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import ClassVar, Protocol, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.ask.queries import Query, QuerySpace
+from tradeoff.ask.queries import Query, QuerySpace, close_values
 from tradeoff.ask.scenario import ElicitationSpec
 from tradeoff.ask.shown import ShownKey
 from tradeoff.learn.base import ElicitationResult, S, Strategy, point_result
@@ -83,6 +83,48 @@ def repeats(records: Sequence[R], agree: Callable[[R, R], bool]) -> tuple[int, i
         total += 1
         same += agree(rec, records[rec.repeat_of])
     return same, total
+
+
+class AnswerRecord(Protocol):
+    """An answer as a difference of two options' statistics and which one was preferred."""
+
+    @property
+    def diff(self) -> tuple[float, ...]:
+        """The left option's statistics minus the right one's, as shown."""
+        ...
+
+    @property
+    def outcome(self) -> int:
+        """0 (left), 1 (right) or 2 (can't tell)."""
+        ...
+
+
+def same_answer(a: AnswerRecord, b: AnswerRecord) -> bool:
+    """Whether two answers to one question as shown (a question and its repeat, the sides
+    perhaps swapped) say the same: the same option preferred, or "can't tell" both times.
+    The statistics are compared as the replay compares questions
+    (:func:`~tradeoff.ask.queries.close_values`), never bit for bit: the same two options as
+    shown can differ in the last bits of a float when they are computed anew.
+
+    >>> from tradeoff.learn.particles import JointRecord
+    >>> shown = (("a",), ("b",))
+    >>> first = JointRecord((0.6154793999985732, -0.3), 0, "trade", shown)
+    >>> again = JointRecord((-0.615479399998573, 0.3), 1, "trade", shown, repeat_of=0)
+    >>> same_answer(first, again), same_answer(first, replace(again, outcome=0))
+    (True, False)
+    >>> same_answer(replace(first, outcome=2), replace(again, outcome=2))
+    True
+    """
+    if (a.outcome == 2) != (b.outcome == 2):
+        return False
+    return close_values(_preference(a), _preference(b))
+
+
+def _preference(record: AnswerRecord) -> tuple[float, ...]:
+    """An answer whatever side each option was shown on: the preferred option's
+    statistics minus the other's (zeros for "can't tell")."""
+    sign = (1.0, -1.0, 0.0)[record.outcome]
+    return tuple(sign * x + 0.0 for x in record.diff)
 
 
 def shows(records: Iterable[ShownRecord]) -> dict[ShownKey, int]:

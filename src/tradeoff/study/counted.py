@@ -26,13 +26,14 @@ import stat
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, fields
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError, read_user_file
 from tradeoff.record.log import session_entries
-from tradeoff.record.records import AnswerRecord, Header
+from tradeoff.record.records import AnswerRecord, ExtendRecord, Header, UndoRecord
 from tradeoff.study import sealed
 from tradeoff.study.cache import (
     CACHE_VERSION,
@@ -44,6 +45,9 @@ from tradeoff.study.cache import (
 )
 from tradeoff.study.files import file_kind
 from tradeoff.study.folder import Study
+
+if TYPE_CHECKING:
+    from tradeoff.learn.engine import Engine
 
 
 def session_files(study: Study, participant: str) -> tuple[list[Path], list[str]]:
@@ -91,8 +95,9 @@ class SessionFacts:
     problem: str = ""
     #: The reader's warnings, each naming the file and the line.
     warnings: tuple[str, ...] = ()
-    #: Response times of its answers that recorded one (milliseconds).
-    response_ms: tuple[float, ...] = ()
+    #: Response times of the answers that count (an undo's answer left out), by question:
+    #: the n-th is the n-th question's (milliseconds; ``None`` where none was recorded).
+    response_ms: tuple[float | None, ...] = ()
     consented: bool = False
 
     def to_json(self) -> dict[str, Any]:
@@ -123,7 +128,7 @@ class SessionFacts:
             and isinstance(texts, list)
             and all(isinstance(x, str) for x in texts)
             and isinstance(times, list)
-            and all(type(x) in (int, float) for x in times)
+            and all(x is None or type(x) in (int, float) for x in times)
         ):
             return None
         return cls(
@@ -132,7 +137,7 @@ class SessionFacts:
             data["flagged"],
             data["problem"],
             tuple(texts),
-            tuple(float(x) for x in times),
+            tuple(None if x is None else float(x) for x in times),
             data["consented"],
         )
 
@@ -262,14 +267,18 @@ def _replayed(path: Path, participant: str, study: Study) -> SessionFacts:
     from tradeoff.record.log import read_session
     from tradeoff.record.replay import replay
 
+    times: list[float | None] = []
     try:
         log = read_session(path)
-        engine = replay(log, population=study.populations()(log.header.scenario), check=False)
+        engine = replay(
+            log,
+            population=study.populations()(log.header.scenario),
+            after=partial(_counted_times, times),
+            check=False,
+        )
     except InputError as exc:
         return SessionFacts(False, 0, False, f"unreadable: {exc.message()}")
     warnings = tuple(log.warnings)
-    answers = [e for e in log.events if isinstance(e, AnswerRecord)]
-    times = tuple(e.response_ms for e in answers if e.response_ms is not None)
     foreign = not_counted(log.header, participant, study.scenario_sha256)
     if foreign is not None:
         return SessionFacts(False, 0, False, f"{path.name} was {foreign}: not counted", warnings)
@@ -279,9 +288,19 @@ def _replayed(path: Path, participant: str, study: Study) -> SessionFacts:
         consistency_of(engine).flagged,
         "",
         warnings,
-        times,
+        tuple(times),
         log.consent is not None,
     )
+
+
+def _counted_times(
+    times: list[float | None], engine: Engine, event: AnswerRecord | UndoRecord | ExtendRecord
+) -> None:
+    """Keep ``times`` the response times of the answers ``engine`` counts, by question
+    (a ``replay`` callback): an answer's is added, an undone answer's taken back."""
+    if isinstance(event, AnswerRecord):
+        times.append(event.response_ms)
+    del times[engine.answered :]
 
 
 def session_facts(study: Study, participant: str) -> tuple[dict[Path, SessionFacts], list[str]]:

@@ -132,6 +132,9 @@ class ExportSummary:
         Pilot session files left out (only without ``include_pilot``).
     states
         Each participant in the participants table and their state, in study order.
+    undone
+        Of the rows, the answers an undo took back: ``rows - undone`` answers count, as
+        ``study status`` counts them.
     """
 
     path: Path
@@ -147,6 +150,7 @@ class ExportSummary:
     pilot: tuple[str, ...] = ()
     pilot_sessions: int = 0
     states: tuple[tuple[str, str], ...] = field(default=())
+    undone: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The summary as JSON-ready values.
@@ -163,6 +167,7 @@ class ExportSummary:
             "participants_table": _str(self.participants_table),
             "datapackage": _str(self.datapackage),
             "rows": self.rows,
+            "undone": self.undone,
             "participants": list(self.participants),
             "states": {p: state for p, state in self.states},
             "withdrawn": list(self.withdrawn),
@@ -699,6 +704,7 @@ def export_study(study: Study, out: str | Path, *, include_pilot: bool = False) 
         path=target,
         codebook=files["codebook"],
         rows=len(collected.rows),
+        undone=sum(bool(r.get("undone")) for r in collected.rows),
         participants=collected.participants,
         withdrawn=collected.withdrawn,
         skipped=collected.skipped,

@@ -50,8 +50,9 @@ class ParticipantStatus:
     withdrawn: str | None = None
     #: Whether a session of theirs opens with their consent (the study web page's).
     consented: bool = False
-    #: Response times of the newest session's answers, in order (milliseconds).
-    times_ms: tuple[float, ...] = ()
+    #: Response times of the newest session's answers that count, by question
+    #: (milliseconds; ``None`` where none was recorded).
+    times_ms: tuple[float | None, ...] = ()
     #: Whether they came in by the pilot link.
     pilot: bool = False
     #: Their id on the panel, when they came in by a panel's link.
@@ -62,7 +63,8 @@ class ParticipantStatus:
     @property
     def longest_s(self) -> float | None:
         """The longest time they took over an answer (seconds)."""
-        return max(self.times_ms) / 1000 if self.times_ms else None
+        times = [t for t in self.times_ms if t is not None]
+        return max(times) / 1000 if times else None
 
     @property
     def state(self) -> str:
@@ -136,8 +138,8 @@ class StudyStatus:
         return out
 
     def median_response_s(self) -> float | None:
-        """Median seconds per answer over every recorded answer of every session (pilots
-        left out)."""
+        """Median seconds per answer over the answers that count of every session (an
+        undone answer left out; pilots left out)."""
         ms = median(
             [
                 t
@@ -145,6 +147,7 @@ class StudyStatus:
                 if pid not in self.study.pilots
                 for f in session_facts(self.study, pid)[0].values()
                 for t in f.response_ms
+                if t is not None
             ]
         )
         return None if ms is None else round(ms / 1000, 1)
@@ -159,14 +162,16 @@ class StudyStatus:
         return {str(k): counts[k] for k in sorted(counts)}
 
     def by_question(self) -> list[dict[str, Any]]:
-        """Median seconds of the n-th answer given (newest session of each participant,
+        """Median seconds of the answer to the n-th question (newest session of each
+        participant, its answers that count: an answer an undo took back is not a question;
         pilots and withdrawn left out), with how many answers it is over."""
         times: dict[int, list[float]] = {}
         for r in self.rows:
             if r.withdrawn is not None:
                 continue
             for i, t in enumerate(r.times_ms, start=1):
-                times.setdefault(i, []).append(t)
+                if t is not None:
+                    times.setdefault(i, []).append(t)
         out = []
         for i in sorted(times):
             ms = median(times[i])

@@ -135,8 +135,14 @@ class QuestionScreen(Screen[None]):
             self,
             lambda: self.recorder.answer(Choice(choice), response_ms=elapsed),
             f"Your answer to question {self.recorder.engine.answered + 1} ({label})",
-            lambda _: self.show_question(),
+            lambda _: self._answered(),
         )
+
+    def _answered(self) -> None:
+        """The next question, with what was said about the one before taken away (an
+        undo's "here is that question again" is not about the new one)."""
+        self.app.clear_notifications()
+        self.show_question()
 
     @on(OptionCard.Chosen)
     def _clicked(self, event: OptionCard.Chosen) -> None:

@@ -289,6 +289,13 @@ def threshold_words(threshold: Threshold, scenario: Scenario, whose: str = "Your
     Your answers put the threshold probability at 9% (90% credible interval 5%–12%): to find
     one more of the malignant lumps you would accept about 10 (7.3 to 19) benign lumps taken
     for malignant.
+
+    Above 50%, fewer than one per case found, said the other way round:
+
+    >>> print(threshold_words(Threshold(0.75), sc, whose="kim's"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    kim's answers put the threshold probability at 75%: they would accept one of the benign
+    lumps taken for malignant only for about every 3 more of the malignant lumps found.
     """
     pos, neg = scenario.classes[0], scenario.classes[1]
     you = "you" if whose == "Your" else "they"
@@ -301,13 +308,22 @@ def threshold_words(threshold: Threshold, scenario: Scenario, whose: str = "Your
     per = threshold.per_found(threshold.value)
     if not math.isfinite(per):
         return f"{head}: {you} would act on every case, whatever its probability."
-    spread = ""
+    bounds = None
     if threshold.low is not None and threshold.high is not None and threshold.low > 0:
-        spread = (
-            f" ({_count(threshold.per_found(threshold.high))} to "
-            f"{_count(threshold.per_found(threshold.low))})"
+        bounds = (threshold.per_found(threshold.high), threshold.per_found(threshold.low))
+    if per >= 1 or per == 0:
+        spread = "" if bounds is None else f" ({_count(bounds[0])} to {_count(bounds[1])})"
+        return (
+            f"{head}: to find one more of the {pos.label} {you} would accept about "
+            f"{_count(per)}{spread} {neg.label} taken for {pos.name}."
         )
+    # above 50%: fewer than one unnecessary action per case found, said the other way
+    spread = (
+        ""
+        if bounds is None or bounds[0] <= 0
+        else f" ({_count(1 / bounds[1])} to {_count(1 / bounds[0])})"
+    )
     return (
-        f"{head}: to find one more of the {pos.label} {you} would accept about "
-        f"{_count(per)}{spread} {neg.label} taken for {pos.name}."
+        f"{head}: {you} would accept one of the {neg.label} taken for {pos.name} only for "
+        f"about every {_count(1 / per)}{spread} more of the {pos.label} found."
     )

@@ -151,3 +151,19 @@ def test_a_pool_with_tuned_models_says_the_rule_is_the_curve_at_the_threshold() 
     assert lines[0].startswith("kim's answers put the threshold probability at 15%")
     assert "it is that model's decision curve read at this threshold" in lines[-1]
     assert "at least 15%" in lines[-1]
+
+
+def test_a_model_name_that_a_spreadsheet_would_run_is_written_as_text(
+    tmp_path: Path, decision: Decision
+) -> None:
+    from dataclasses import replace
+
+    from tradeoff.choose.decision_curves import write_curve_table
+
+    pool = decision.selection.pool
+    hostile = replace(pool, names=('=HYPERLINK("http://x")', *pool.names[1:]))
+    write_curve_table(replace(decision.selection, pool=hostile), tmp_path / "c.csv")
+    with (tmp_path / "c.csv").open(newline="") as f:
+        names = {r["model"] for r in csv.DictReader(f)}
+    assert '\'=HYPERLINK("http://x")' in names
+    assert not any(n.startswith("=") for n in names)

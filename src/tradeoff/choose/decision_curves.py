@@ -156,14 +156,17 @@ def curve_rows(selection: Selection) -> list[tuple[str, str, float, float]]:
 
 
 def write_curve_table(selection: Selection, path: Path) -> None:
-    """:func:`curve_rows` as CSV (names quoted as CSV quotes them)."""
+    """:func:`curve_rows` as CSV; a model's name (from a file) as a cell a spreadsheet
+    shows as text (:func:`tradeoff.pool.meaning.pool_cell`: no formula is evaluated)."""
     import csv
+
+    from tradeoff.pool.meaning import pool_cell
 
     with path.open("w", newline="", encoding="utf-8") as f:
         out = csv.writer(f)
         out.writerow(["model", "kind", "threshold", "net_benefit"])
         for name, kind, t, v in curve_rows(selection):
-            out.writerow([name, kind, f"{t:.3f}", f"{v:.9f}"])
+            out.writerow([pool_cell(name), kind, f"{t:.3f}", f"{v:.9f}"])
 
 
 def decision_curves_figure(selection: Selection, path: Path) -> str | None:

@@ -67,6 +67,7 @@ __all__ = [
     "net_benefit",
     "person_threshold",
     "threshold_from_recall_weights",
+    "threshold_percent",
     "threshold_words",
     "treat_all",
 ]
@@ -267,8 +268,12 @@ def person_threshold(
     return Threshold(value, float(low), float(high), level)
 
 
-def _pct(pt: float) -> str:
-    """A threshold as a percentage: whole percent from 1% on, one decimal below."""
+def threshold_percent(pt: float) -> str:
+    """A threshold as a percentage: whole percent from 1% on, one decimal below.
+
+    >>> threshold_percent(0.0826), threshold_percent(0.004)
+    ('8%', '0.4%')
+    """
     return f"{pt:.1%}" if pt < 0.0095 else f"{pt:.0%}"
 
 
@@ -299,11 +304,11 @@ def threshold_words(threshold: Threshold, scenario: Scenario, whose: str = "Your
     """
     pos, neg = scenario.classes[0], scenario.classes[1]
     you = "you" if whose == "Your" else "they"
-    head = f"{whose} answers put the threshold probability at {_pct(threshold.value)}"
+    head = f"{whose} answers put the threshold probability at {threshold_percent(threshold.value)}"
     if threshold.low is not None and threshold.high is not None:
         head += (
             f" ({threshold.level:.0%} credible interval "
-            f"{_pct(threshold.low)}–{_pct(threshold.high)})"
+            f"{threshold_percent(threshold.low)}–{threshold_percent(threshold.high)})"
         )
     per = threshold.per_found(threshold.value)
     if not math.isfinite(per):

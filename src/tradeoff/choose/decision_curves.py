@@ -22,7 +22,13 @@ from numpy.typing import NDArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.scorer import expected_weights
 from tradeoff.choose.selection import Selection, Stakeholder
-from tradeoff.curves import Threshold, fixed_net_benefit, person_threshold, threshold_words
+from tradeoff.curves import (
+    Threshold,
+    fixed_net_benefit,
+    person_threshold,
+    threshold_percent,
+    threshold_words,
+)
 from tradeoff.curves import treat_all as treat_all_curve
 from tradeoff.text import percent
 
@@ -224,6 +230,36 @@ def decision_curves_figure(selection: Selection, path: Path) -> str | None:
     )
 
 
+def group_words(selection: Selection) -> str:
+    """The group's spread of thresholds ("" for one person or more than two classes): the
+    lowest, the median and the highest of the people's, who holds the two ends, and whether
+    their 90% intervals overlap at all."""
+    scenario = selection.scenario
+    if scenario is None or len(selection.stakeholders) < 2:
+        return ""
+    found = [(s.participant, stakeholder_threshold(scenario, s)) for s in selection.stakeholders]
+    held = [(who, t) for who, t in found if t is not None]
+    if len(held) < 2:
+        return ""
+    held.sort(key=lambda x: x[1].value)
+    values = [t.value for _, t in held]
+    lows = [t.low for _, t in held if t.low is not None]
+    highs = [t.high for _, t in held if t.high is not None]
+    overlap = ""
+    if len(lows) == len(held) and len(highs) == len(held):
+        overlap = (
+            " Their 90% intervals all overlap."
+            if max(lows) <= min(highs)
+            else " Their 90% intervals do not all overlap: the people differ in where they "
+            "would act, not only in how sure their answers are."
+        )
+    return (
+        f"Across the {len(held)} people the threshold probability runs from "
+        f"{threshold_percent(values[0])} ({held[0][0]}) to {threshold_percent(values[-1])} "
+        f"({held[-1][0]}), median {threshold_percent(float(np.median(values)))}.{overlap}"
+    )
+
+
 def curves_section(selection: Selection, out: Path) -> list[str]:
     """The report's "Decision curves" section (Markdown lines, text from files escaped):
     what the threshold and the curves are (each person's threshold sentence is in
@@ -238,6 +274,8 @@ def curves_section(selection: Selection, out: Path) -> list[str]:
     if none := two_classes_words(scenario):
         return [*md, markdown_text(none), ""]
     write_curve_table(selection, out / "decision-curves.csv")
+    if spread := group_words(selection):
+        md += [markdown_text(spread), ""]
     md += [
         markdown_text(
             "The threshold probability is the chance of "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tradeoff.ask.scenario import load_scenario
@@ -41,15 +41,14 @@ def test_the_implied_threshold_is_where_the_metric_and_net_benefit_tie_two_model
     where their net benefits are equal (a scan over pₜ) is the pₜ implied by the metric
     weights under which the person's metric ranks them equally (a scan over the weights'
     ratio), and the formula gives it; away from the tie, both rank the models alike."""
-    if (r1a - r1b) * (r0a - r0b) >= 0 or abs(r1a - r1b) < 0.02 or abs(r0a - r0b) < 0.02:
-        return  # one dominates the other: no tie anywhere
+    # one dominating the other ties nowhere
+    assume((r1a - r1b) * (r0a - r0b) < 0 and abs(r1a - r1b) >= 0.02 and abs(r0a - r0b) >= 0.02)
     pi1, pi0 = prevalence, 1 - prevalence
     # scan pₜ: where do the two net benefits cross (counted as TP/n − FP/n · w)?
     nb_a = pi1 * r1a - pi0 * (1 - r0a) * GRID / (1 - GRID)
     nb_b = pi1 * r1b - pi0 * (1 - r0b) * GRID / (1 - GRID)
     diff = nb_a - nb_b
-    if np.sign(diff[0]) == np.sign(diff[-1]):
-        return
+    assume(np.sign(diff[0]) != np.sign(diff[-1]))
     pt_nb = _crossing(diff)
     # scan the person's weights (a₁, a₀) = (1 − s, s) on d = π·recall: where do they tie?
     s = GRID

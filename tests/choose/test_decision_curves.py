@@ -172,3 +172,18 @@ def test_a_model_name_that_a_spreadsheet_would_run_is_written_as_text(
         names = {r["model"] for r in csv.DictReader(f)}
     assert '\'=HYPERLINK("http://x")' in names
     assert not any(n.startswith("=") for n in names)
+
+
+def test_a_model_name_with_dollars_is_drawn_as_text(tmp_path: Path, decision: Decision) -> None:
+    from dataclasses import replace
+
+    from tradeoff.choose.decision_curves import decision_curves_figure
+
+    selection = decision.selection
+    pool = selection.pool
+    i = pool.names.index(selection.consensus_name)
+    hostile = r"m$\frac{$x"  # matplotlib would parse it as mathematics, and fail
+    names = (*pool.names[:i], hostile, *pool.names[i + 1 :])
+    odd = replace(selection, pool=replace(pool, names=names), consensus_name=hostile)
+    assert decision_curves_figure(odd, tmp_path / "c.png") is not None
+    assert (tmp_path / "c.png").stat().st_size > 10_000

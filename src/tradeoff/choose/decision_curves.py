@@ -201,7 +201,8 @@ def decision_curves_figure(selection: Selection, path: Path) -> str | None:
     for m, name in enumerate(pool.names):
         if name in named:
             nb = fixed_net_benefit(pool.values[m, 0], pool.values[m, 1], pi, x)
-            ax.plot(x, nb, lw=1.8, label=name, zorder=3)
+            # a name from a file is text, never matplotlib's mathematics
+            ax.plot(x, nb, lw=1.8, label=name.replace("$", r"\$"), zorder=3)
     ax.plot(x, treat_all_curve(pi, x), color="black", ls="--", lw=1, label="treat all")
     ax.axhline(0, color="black", lw=1, label="treat none")
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]

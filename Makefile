@@ -16,6 +16,12 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 # simulated people on a Dask cluster, need their extras.
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test,sklearn,mlflow,optuna,cluster]'
+	# The decision-curve reference (tests/test_curves_dcurves.py), a peer for the tests only:
+	# lifelines, which dcurves imports, pins pandas below 3 in its metadata though it runs on
+	# it, so it is installed without its pins rather than let it downgrade pandas.
+	$(BIN)/python -m pip install --quiet statsmodels 'autograd>=1.5' 'autograd-gamma>=0.3' \
+		'formulaic>=0.2.2'
+	$(BIN)/python -m pip install --quiet --no-deps 'dcurves>=1.1' 'lifelines>=0.27'
 	touch $@ $(VENV)/.installed
 
 ## run: install and open the app on the default scenario

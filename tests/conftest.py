@@ -98,6 +98,8 @@ TIERS = {
         "test_tuned_pool",
         "test_scorer_sessions",
         "test_cache_trust_commands",
+        "test_curves_dcurves",
+        "test_decision_curves",
     },
 }
 #: Single statistical tests in files of the core tier (a scan or a brute force over many

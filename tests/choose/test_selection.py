@@ -163,8 +163,8 @@ def test_report_html_markdown_and_figures(
     assert main(argv) == 0
     html = (out / "report.html").read_text()
     md = (out / "report.md").read_text()
-    assert html.count("data:image/png;base64,") == 3  # α front, weights, radar
-    for png in ("pareto-alpha.png", "weights.png", "radar.png"):
+    assert html.count("data:image/png;base64,") == 4  # α front, weights, radar, curves
+    for png in ("pareto-alpha.png", "weights.png", "radar.png", "decision-curves.png"):
         assert (out / png).stat().st_size > 5000
         assert f"]({png})" in md
     for text in ("Consensus", "Regret", "Reproduce", "p0", "p1"):
@@ -205,7 +205,7 @@ def _open_in_chromium(path: Path) -> None:
         print(f"screenshot: {out / 'report.png'}")
         browser.close()
     assert errors == []
-    assert images == [True, True, True]
+    assert images == [True, True, True, True]
 
 
 async def test_selection_screen(loaded: LoadedScenario, tmp_path: Path) -> None:

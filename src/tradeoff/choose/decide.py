@@ -99,8 +99,16 @@ class Decision:
         return self.selection.consensus_name
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON ``tradeoff select --json`` prints."""
-        return {"scenario": self.scenario.id, "pool": self.pool_path, **self.selection.to_dict()}
+        """The JSON ``tradeoff select --json`` prints; each stakeholder with their
+        threshold probability (``threshold``: ``None`` for more than two classes)."""
+        from tradeoff.choose.decision_curves import threshold_json
+
+        data = self.selection.to_dict()
+        for entry, threshold in zip(
+            data["stakeholders"], threshold_json(self.selection), strict=True
+        ):
+            entry["threshold"] = threshold
+        return {"scenario": self.scenario.id, "pool": self.pool_path, **data}
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,11 @@ from tradeoff.ask.presentation import (
     tradeoffs,
 )
 from tradeoff.choose.decide import Decision
+from tradeoff.choose.decision_curves import (
+    curves_section,
+    decision_curves_figure,
+    threshold_lines,
+)
 from tradeoff.choose.robustness import CONSENSUS_LEAD, aspect_words
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import (
@@ -220,6 +225,7 @@ def write_report(
         ("pareto-alpha.png", alpha_front_figure),
         ("weights.png", weights_figure),
         ("radar.png", radar_figure),
+        ("decision-curves.png", decision_curves_figure),
     ):
         caption = make(selection, out / name)
         if caption:
@@ -314,7 +320,7 @@ def write_report(
         if selection.changes:
             changes = change_lines(selection.changes[i], pool.names)
             md += [f"- {markdown_text(line)}" for line in changes]
-        md += [""]
+        md += [f"- {markdown_text(t)}" for t in threshold_lines(selection, i)] + [""]
         said = tradeoffs(scenario, s.weights, s.priors, s.draws, asked=s.asked, voice=voice)
         for heading, settled in zip(tradeoff_headings(voice), (True, False), strict=True):
             group = [t.text for t in said if t.settled is settled]
@@ -335,6 +341,7 @@ def write_report(
             f"> {markdown_text(pick.explanation)}",
             "",
         ]
+    md += curves_section(selection, out)
     names = [s.participant for s in selection.stakeholders]
     md += [
         "## Regret and consensus",

@@ -344,7 +344,10 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
     recommendation with its chance of being best and the runner-up trade, how sure that is
     (rank acceptability) and the nearest changes of a weight that would alter it; then the
     consensus for a group; a pick from unfinished questions is said to be provisional. The
-    first view of ranking details and the report's summary."""
+    first view of ranking details and the report's summary. For two classes, each person's
+    threshold probability (:func:`~tradeoff.choose.decision_curves.threshold_lines`)."""
+    from tradeoff.choose.decision_curves import threshold_lines
+
     names = selection.pool.names
     lines = []
     for i, (s, rec, _, _) in enumerate(selection.rows()):
@@ -366,6 +369,7 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
             lines += [f"  {t}" for t in change_sentences(selection.changes[i], names, changes)]
         if tuned := tuned_words(selection, i):
             lines.append(f"  {tuned}")
+        lines += [f"  {t}" for t in threshold_lines(selection, i)]
     if len(selection.stakeholders) > 1:
         lines.append(
             f"For the group: {selection.consensus_name}, the model whose largest regret over "

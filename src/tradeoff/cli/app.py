@@ -175,6 +175,8 @@ def format_session(summary: SessionSummary) -> str:
         if group:
             lines.append(f"{heading}:")
             lines += [f"  • {text}" for text in group]
+    if summary.threshold_sentence:
+        lines.append(summary.threshold_sentence)
     if summary.consistency is not None:
         lines.append(summary.consistency.sentence())
     lines += [f"warning: {w}" for w in summary.log.warnings]

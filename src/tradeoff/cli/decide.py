@@ -68,6 +68,7 @@ def decision(args: argparse.Namespace) -> Decision:
 def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
     from tradeoff.ask.presentation import Voice, not_asked_words
+    from tradeoff.choose.decision_curves import threshold_lines
     from tradeoff.choose.robustness import CONSENSUS_LEAD
     from tradeoff.choose.words import (
         acceptability_words,
@@ -101,6 +102,7 @@ def format_selection(chosen: Selection) -> str:
             lines.append(f"  {s.consistency.sentence()}")
         if tuned := tuned_words(chosen, i):
             lines.append(f"  {tuned}")
+        lines += [f"  {t}" for t in threshold_lines(chosen, i)]
         swing = s.swing_weights or s.weights
         shown = ", ".join(
             f"{n} {percent(w)}"

@@ -7,7 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tradeoff.ask.presentation import TradeOff, tradeoffs
+from tradeoff.curves import Threshold, person_threshold, threshold_words
 from tradeoff.learn import Consistency, ElicitationResult, consistency_of
 from tradeoff.learn.joint import Verdict
 from tradeoff.record.log import SessionLog, read_session
@@ -32,6 +35,17 @@ class SessionSummary:
     #: unfinished), its P(best), P(best or practically tied) and the candidates it may be
     #: tied with (:class:`~tradeoff.learn.joint.Verdict`); ``None`` without candidates.
     verdict: Verdict | None = None
+    #: The threshold probability the answers imply, two classes only
+    #: (:func:`~tradeoff.curves.person_threshold`: the posterior mean weights, the 90%
+    #: interval over the draws the questions stopped on).
+    threshold: Threshold | None = None
+
+    @property
+    def threshold_sentence(self) -> str:
+        """The threshold in the scenario's words ("" without one)."""
+        if self.threshold is None:
+            return ""
+        return threshold_words(self.threshold, self.log.header.scenario)
 
     @property
     def tradeoffs(self) -> tuple[str, ...]:
@@ -79,6 +93,12 @@ class SessionSummary:
                 "practically_tied_with": list(v.tied) if v.practically_tied else [],
                 "stated_probability": v.stated,
             }
+        if self.threshold is not None:
+            data["threshold"] = {
+                **self.threshold.to_dict(),
+                "positive_class": h.scenario.classes[0].name,
+                "sentence": self.threshold_sentence,
+            }
         if r.intervals is not None:
             data["intervals"] = [list(iv) for iv in r.intervals]
         if r.error_rate_estimate is not None:
@@ -105,6 +125,19 @@ def summarise(path: str | Path, *, populations: PopulationSource | None = None) 
         engine.weight_draws(),
         asked=result.asked,
     )
+    posterior = engine.weighted_draws()
+    if posterior is None:
+        threshold = person_threshold(log.header.scenario, result.weights)
+    else:
+        draws, weights = posterior
+        mean = np.asarray(draws).T @ (np.asarray(weights) / np.sum(weights))
+        threshold = person_threshold(log.header.scenario, mean, draws, weights)
     return SessionSummary(
-        log, result, engine.answered, consistency_of(engine), tuple(said), engine.verdict()
+        log,
+        result,
+        engine.answered,
+        consistency_of(engine),
+        tuple(said),
+        engine.verdict(),
+        threshold,
     )

@@ -128,11 +128,14 @@ class ResultScreen(Screen[None]):
     def _show(self, decision: Decision) -> None:
         self.decision = decision
         s, pool, advice = self.recorder.engine.scenario, decision.pool, decision.recommendations[0]
+        from tradeoff.choose.decision_curves import threshold_lines
         from tradeoff.choose.words import tuned_words
 
         said = recommendation_text(advice, pool.n, noisy=pool.uncertainty is not None)
         if tuned := tuned_words(decision.selection, 0):
             said.append(f"\n{tuned}")
+        if threshold := threshold_lines(decision.selection, 0, whose="Your")[:1]:
+            said.append(f"\n{threshold[0]}")
         self.query_one("#result-recommend", Static).update(said)
         table = self.query_one("#result-table", DataTable)
         chance = advice.p_best is not None

@@ -54,7 +54,7 @@ import pandas as pd
 
 from tradeoff.ask.scenario import Scenario
 from tradeoff.errors import InputError, Problem
-from tradeoff.pool.meaning import capped
+from tradeoff.pool.meaning import capped, empty_name, row_number
 from tradeoff.pool.measuring import Measured
 from tradeoff.pool.tracking import _meanings, _short, keep_row
 from tradeoff.text import clean_text
@@ -420,7 +420,7 @@ def from_optuna(
         completed trial. Default: ``"pareto"`` for several objectives, ``"all"`` for one.
     name
         The model name of each row: ``number`` (``trial-<number>``), or ``user_attrs.KEY``
-        / ``params.KEY`` (a trial without it is incomplete).
+        / ``params.KEY`` (a trial without it, or with it empty, is incomplete).
     skip_incomplete
         Leave out trials that lack a mapped value or the name, or whose value its column's
         meaning does not allow; else they are an error naming the trial, the column and
@@ -484,10 +484,11 @@ def from_optuna(
         missing = []
         if name_kind != "number":
             given = getattr(trial, name_kind)
-            if name_key in given:
+            if name_key in given and not empty_name(given[name_key]):
                 row["model"] = str(given[name_key])
             else:
-                missing.append(f"{name} (the model name, --name)")
+                empty = "; it is empty" if name_key in given else ""
+                missing.append(f"{name} (the model name, --name{empty})")
         for column, source in columns.items():
             value, looked = _value(shown, trial, source, names)
             if value is None:
@@ -598,7 +599,7 @@ def record_pick(
             f"{clean_text(str(row.get('model')))!r} is.",
             "build the pool with tradeoff pool from-optuna (it writes optuna_trial).",
         )
-    number = int(number)
+    number = row_number(row, TRIAL_COLUMN, source)
     read_from = _pool_study(source)
     if read_from is not None and read_from != study.study_name:
         raise InputError.single(

@@ -41,7 +41,15 @@ import pandas as pd
 
 from tradeoff.ask.scenario import AttributeSpec, ClassSpec, Scenario
 from tradeoff.errors import InputError, Problem
-from tradeoff.pool.meaning import Meaning, attribute_meaning, capped, column_meaning, value_problems
+from tradeoff.pool.meaning import (
+    Meaning,
+    attribute_meaning,
+    capped,
+    column_meaning,
+    empty_name,
+    row_number,
+    value_problems,
+)
 from tradeoff.pool.measuring import Measured
 from tradeoff.text import clean_text
 
@@ -367,9 +375,9 @@ def from_mlflow(
         Exactly one: an experiment's name (its active runs), or a registered model's name
         (each version, with its run's metrics, params and tags).
     name
-        The model name of each row: ``run_name``, or ``params.KEY`` / ``tags.KEY`` (a run
-        without it is incomplete); a registered model's version is named
-        ``<model>-v<version>``.
+        The model name of each row: ``run_name`` (a run without one is named by its id), or
+        ``params.KEY`` / ``tags.KEY`` (a run without it, or with it empty, is incomplete); a
+        registered model's version is named ``<model>-v<version>``.
     skip_incomplete
         Leave out runs that lack a mapped value or the name, or whose value its column's
         meaning does not allow (NaN, infinite, a recall outside [0, 1], a negative cost);
@@ -413,7 +421,7 @@ def from_mlflow(
     skipped: list[str] = []
     notes: list[str] = []
     for run, version in runs:
-        label = run.info.run_name or run.info.run_id
+        label = run.info.run_id if empty_name(run.info.run_name) else run.info.run_name
         row: dict[str, Any] = {"model": label, RUN_COLUMN: run.info.run_id}
         missing = []
         if version is not None:
@@ -421,10 +429,11 @@ def from_mlflow(
             row[VERSION_COLUMN] = int(version)
         elif name_kind != "run_name":
             given = getattr(run.data, name_kind, {})
-            if name_key in given:
+            if name_key in given and not empty_name(given[name_key]):
                 row["model"] = str(given[name_key])
             else:
-                missing.append(f"{name} (the model name, --name)")
+                empty = "; it is empty" if name_key in given else ""
+                missing.append(f"{name} (the model name, --name{empty})")
         for column, source in columns.items():
             value, looked = _value(run, source)
             if value is None:
@@ -534,7 +543,7 @@ class RecordedDecision:
 def _version_of(client: Any, model: str, row: Mapping[str, Any], source: str) -> Any:
     version = row.get(VERSION_COLUMN)
     if version is not None and not pd.isna(version):
-        return client.get_model_version(model, str(int(version)))
+        return client.get_model_version(model, str(row_number(row, VERSION_COLUMN, source)))
     run_id = row.get(RUN_COLUMN)
     if not run_id or pd.isna(run_id):
         raise InputError.single(

@@ -48,6 +48,7 @@ __all__ = [
     "class_meaning",
     "column_meaning",
     "empty_name",
+    "frame_meanings",
     "name_problems",
     "pool_cell",
     "read_cell",
@@ -426,6 +427,27 @@ def capped(problems: Sequence[Problem]) -> list[Problem]:
         return list(problems)
     rest = len(problems) - MAX_PROBLEMS
     return [*problems[:MAX_PROBLEMS], Problem("", f"… and {rest} more problems like these.")]
+
+
+def frame_meanings(
+    frame: pd.DataFrame, given: Mapping[str, Meaning] | None = None
+) -> dict[str, Meaning]:
+    """What each column of a pool table means: ``given``, else what its name says
+    (:func:`column_meaning`) for every numeric column and every column whose name gives a
+    meaning (a count, a recall: whatever its cells hold), the ``model`` column aside.
+
+    >>> table = pd.DataFrame({"model": ["a"], "recall_a_cases": ["x"], "note": ["y"]})
+    >>> list(frame_meanings(table))
+    ['recall_a_cases']
+    """
+    meanings = dict(given or {})
+    for column in frame.columns:
+        meaning = column_meaning(str(column))
+        if column != "model" and (
+            meaning != NUMBER or pd.api.types.is_numeric_dtype(frame[column])
+        ):
+            meanings.setdefault(str(column), meaning)
+    return meanings
 
 
 def check_frame(

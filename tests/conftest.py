@@ -88,6 +88,7 @@ TIERS = {
         "test_decide",
         "test_tuned_pool",
         "test_scorer_sessions",
+        "test_url_credentials",
     },
 }
 #: Single statistical tests in files of the core tier (a scan or a brute force over many

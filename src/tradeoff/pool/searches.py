@@ -29,8 +29,9 @@ only when called; its absence is an :class:`~tradeoff.errors.InputError` saying 
 install it. The storage is looked at before Optuna opens it, so that a URL that is not an
 Optuna storage is refused without a table being added to it (Optuna creates its tables in
 any database it is given) and a SQLite file that does not exist is not created. A database
-server waits at most :data:`CONNECT_SECONDS` to connect. A password in a URL is shown as
-``***`` in every message and in the provenance.
+server waits at most :data:`CONNECT_SECONDS` to connect. A password in a URL (in its
+userinfo or its query, :func:`tradeoff.net.shown_url`) is shown as ``***`` in every message
+and in the provenance.
 
 Every value read is checked against what its column means before anything is written
 (:mod:`tradeoff.pool.meaning`); with ``skip_incomplete`` a trial with a missing or impossible
@@ -42,7 +43,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -54,6 +54,7 @@ import pandas as pd
 
 from tradeoff.ask.scenario import Scenario
 from tradeoff.errors import InputError, Problem
+from tradeoff.net import shown_url
 from tradeoff.pool.meaning import capped, empty_name, row_number
 from tradeoff.pool.measuring import Measured
 from tradeoff.pool.tracking import _meanings, _short, keep_row
@@ -126,18 +127,14 @@ def parse_mapping(items: Sequence[str], source: str = "--map") -> dict[str, str]
 
 
 def _shown_url(storage: str) -> str:
-    """``storage`` as messages show it: a password replaced by ``***``.
+    """``storage`` as messages show it: its credentials hidden (:func:`tradeoff.net.shown_url`).
 
     >>> _shown_url("postgresql://ann:secret@db.example/optuna")
     'postgresql://ann:***@db.example/optuna'
-    >>> _shown_url("no such://ann:secret@db.example/optuna")
-    'no such://ann:***@db.example/optuna'
+    >>> _shown_url("sqlite:///x.db?password=secret")
+    'sqlite:///x.db?password=***'
     """
-    try:
-        url = importlib.import_module("sqlalchemy.engine").make_url(storage)
-        return clean_text(str(url.render_as_string(hide_password=True)))
-    except Exception:  # no SQLAlchemy, or not a URL it reads: hide what looks like one
-        return clean_text(re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", storage))
+    return clean_text(shown_url(storage))
 
 
 def _engine_kwargs(url: Any) -> dict[str, Any]:

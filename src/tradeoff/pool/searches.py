@@ -159,7 +159,7 @@ def _storage(storage: str) -> Any:
     except Exception:
         fix = _URL_FIX
         if Path(storage).is_file():
-            fix = f"for this file give sqlite:///{storage} (the file as a SQLite URL)."
+            fix = f"for this file give {_shown_url('sqlite:///' + storage)} (as a SQLite URL)."
         raise _storage_error(shown, "is not a database URL.", fix) from None
     if url.get_backend_name() == "sqlite":
         database = url.database or ""

@@ -100,6 +100,7 @@ TIERS = {
         "test_cache_trust_commands",
         "test_curves_dcurves",
         "test_decision_curves",
+        "test_url_credentials",
     },
 }
 #: Single statistical tests in files of the core tier (a scan or a brute force over many

@@ -189,6 +189,47 @@ def test_from_mlflow_refuses_a_name_no_run_has(
     assert not out.exists()
 
 
+def test_from_mlflow_refuses_an_empty_model_name(
+    poisoned: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run whose name tag is empty or spaces was written as a model of no name (which
+    `select` then could not read); now it is incomplete: named, or left out."""
+    import mlflow
+
+    client = mlflow.MlflowClient(tracking_uri=poisoned)
+    runs = client.search_runs([client.get_experiment_by_name("poison").experiment_id])
+    labels = {"good-1": "", "good-2": "   "}
+    for run in runs:
+        client.set_tag(run.info.run_id, "label", labels.get(run.info.run_name, "x"))
+    argv = ["pool", "from-mlflow", "--tracking-uri", poisoned, *MAP, "--experiment", "poison"]
+    out = tmp_path / "pool.csv"
+    assert main([*argv, "--name", "tags.label", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    for name in ("good-1", "good-2"):
+        assert f"run {name!r}" in err
+    assert err.count("has no tags.label (the model name, --name; it is empty)") == 2
+    assert main([*argv, "--name", "tags.label", "--skip-incomplete", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "gives 0 complete run(s), 6 left out as incomplete or impossible" in err
+    assert not out.exists()
+
+
+def test_select_on_a_pool_with_an_empty_model_name_is_a_located_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It ended in `TypeError: 'float' object is not subscriptable` (meaning.read_cell)."""
+    scenario, sessions = _sessions(tmp_path, [(0.1, 0.6, 0.2, 0.1)])
+    pool = tmp_path / "pools" / "breast-cancer.csv"
+    frame = pd.read_csv(pool)
+    frame.loc[4, "model"] = ""
+    frame.to_csv(pool, index=False)
+    capsys.readouterr()
+    assert main(["select", "--scenario", str(scenario), "--session", str(sessions[0])]) == 2
+    err = capsys.readouterr().err
+    assert f"{pool}: row 5, column 'model': the model name is empty." in err
+    assert "Fix: give every model a name." in err and "Traceback" not in err
+
+
 def test_from_mlflow_refuses_to_replace_a_recorded_pool(
     poisoned: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

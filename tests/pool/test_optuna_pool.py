@@ -434,3 +434,32 @@ def test_hostile_names_and_impossible_values(
     assert written == ['\'=HYPERLINK("http://x","y")', "'+plus?[2J", "ok"]
     loaded = load_pool(out, [Objective("recall_a", "max"), Objective("latency_ms", "min")])
     assert loaded.names == ('=HYPERLINK("http://x","y")', "+plus?[2J", "ok")
+
+
+def test_an_empty_model_name_is_named_or_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--name user_attrs.name` wrote a model of no name for an empty attribute (and
+    `select` then ended in a TypeError); now such a trial is incomplete: named with its
+    number, or left out with --skip-incomplete."""
+    optuna = _optuna()
+    url = f"sqlite:///{tmp_path / 'names.db'}"
+    study = optuna.create_study(storage=url, study_name="n", directions=["maximize"] * 2)
+    for i, name in enumerate(["", "   ", None, "a", "b"]):
+        study.add_trial(
+            optuna.trial.create_trial(
+                values=[0.5 + 0.05 * i, 0.9 - 0.05 * i], user_attrs={"name": name}
+            )
+        )
+    out = tmp_path / "n.csv"
+    argv = ["pool", "from-optuna", "--storage", url, "--name", "user_attrs.name"]
+    argv += ["--map", "recall_a=values.0", "--map", "recall_b=values.1", "--out", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    for number in (0, 1, 2):
+        assert f"trial {number}: has no user_attrs.name (the model name, --name; it is " in err
+    assert not out.exists()
+    assert main([*argv, "--skip-incomplete"]) == 0
+    err = capsys.readouterr().err
+    assert all(f"left out trial {n}" in err for n in (0, 1, 2))
+    assert pd.read_csv(out)["model"].tolist() == ["a", "b"]

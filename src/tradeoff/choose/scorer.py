@@ -40,7 +40,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from tradeoff.ask.scenario import Scenario
-from tradeoff.choose.pool_metric import check_metric, metric_vectors
+from tradeoff.choose.pool_metric import metric_vectors
+from tradeoff.choose.scorer_inputs import (
+    check_attribute,
+    check_cases,
+    check_labels,
+    check_priors,
+    check_weights,
+)
 from tradeoff.choose.selection import Stakeholder
 from tradeoff.errors import InputError
 from tradeoff.pool.measuring import Dataset, Tuning, class_column
@@ -110,12 +117,17 @@ class PersonScorer:
     attributes: tuple[Attribute, ...]
     who: str = "explicit weights"
 
+    def __post_init__(self) -> None:
+        """Refuse priors or labels that do not fit the scenario (:mod:`.scorer_inputs`)."""
+        object.__setattr__(self, "priors", check_priors(self.scenario, self.priors))
+        object.__setattr__(self, "labels", check_labels(self.scenario, self.labels))
+
     def row(
         self, y_true: ArrayLike, y_pred: ArrayLike, times_ms: float | None = None
     ) -> FloatArray:
         """The pool row of these predictions: each class's recall (scenario order), then
         each attribute's value (a measured time from ``times_ms``, in the attribute's unit)."""
-        truth, pred = np.asarray(y_true), np.asarray(y_pred)
+        truth, pred = check_cases(self.labels, y_true, y_pred)
         recalls = []
         for label, spec in zip(self.labels, self.scenario.classes, strict=True):
             cases = truth == label
@@ -211,32 +223,6 @@ class GroupScorer:
         return self.value(first.row(y, estimator.predict(xs), times))
 
 
-def _labels(
-    scenario: Scenario, labels: Sequence[Any] | Mapping[str, Any] | None
-) -> tuple[Any, ...]:
-    names = [c.name for c in scenario.classes]
-    if labels is None:
-        return tuple(range(len(names)))
-    if isinstance(labels, Mapping):
-        missing = [n for n in names if n not in labels]
-        if missing:
-            raise InputError.single(
-                "labels",
-                missing[0],
-                "no label given for this class.",
-                f"give one for each of {names}.",
-            )
-        return tuple(labels[n] for n in names)
-    if len(labels) != len(names):
-        raise InputError.single(
-            "labels",
-            "",
-            f"{len(labels)} labels for {len(names)} classes ({', '.join(names)}).",
-            "give the label of each class in y, in the scenario's class order.",
-        )
-    return tuple(labels)
-
-
 def _attributes(scenario: Scenario, given: Mapping[str, Attribute] | None) -> tuple[Attribute, ...]:
     given = dict(given or {})
     names = [a.name for a in scenario.attributes]
@@ -269,15 +255,8 @@ def _attributes(scenario: Scenario, given: Mapping[str, Attribute] | None) -> tu
                     "give its value per case as a number.",
                 )
             out.append("measured")
-        elif isinstance(value, int | float) and np.isfinite(value):
-            out.append(float(value))
         else:
-            raise InputError.single(
-                "attributes",
-                spec.name,
-                f"{value!r} is not a number.",
-                'give a number or "measured".',
-            )
+            out.append(check_attribute(spec, value))
     return tuple(out)
 
 
@@ -303,10 +282,18 @@ def person_scorer(
         The scenario (a file, a shipped id or a loaded one) of explicit weights; with a
         session, the recorded one is used.
     priors
-        The class priors ζ of explicit weights (default: the scenario population's).
+        The class priors ζ of explicit weights (default: the scenario population's): one
+        per class, each strictly between 0 and 1, summing to 1.
     labels
         The label in ``y`` of each class, in the scenario's order or by class name
-        (default 0, 1, …).
+        (default 0, 1, …), no two equal; every label of ``y`` must be one of them.
+
+    Raises
+    ------
+    InputError
+        Naming the argument (``weights``, ``priors``, ``labels``, ``attributes``, and when
+        scoring ``y`` or ``y_pred``) and the fix, for every input that does not fit the
+        scenario (:mod:`tradeoff.choose.scorer_inputs`).
 
     Examples
     --------
@@ -323,7 +310,7 @@ def person_scorer(
             recorded,
             expected_weights(person),
             person.priors,
-            _labels(recorded, labels),
+            check_labels(recorded, labels),
             _attributes(recorded, attributes),
             person.participant,
         )
@@ -335,7 +322,7 @@ def person_scorer(
         from tradeoff.ask.scenario import load_scenario
 
         scenario = load_scenario(scenario).scenario
-    weights = check_metric(scenario, list(source))
+    weights = check_weights(scenario, source)
     if priors is None:
         from tradeoff.ask.population import scenario_priors
 
@@ -343,8 +330,8 @@ def person_scorer(
     return PersonScorer(
         scenario,
         weights,
-        tuple(float(z) for z in priors),
-        _labels(scenario, labels),
+        check_priors(scenario, priors),
+        check_labels(scenario, labels),
         _attributes(scenario, attributes),
     )
 
@@ -375,7 +362,7 @@ def group_scorer(
             scenario,
             expected_weights(person),
             person.priors,
-            _labels(scenario, labels),
+            check_labels(scenario, labels),
             _attributes(scenario, attributes),
             person.participant,
         )

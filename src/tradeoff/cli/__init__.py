@@ -7,6 +7,9 @@ group of commands: :mod:`~tradeoff.cli.scenarios` (scenario check, simulate, ben
 :mod:`~tradeoff.cli.decide` (select, report) and :mod:`~tradeoff.cli.app` (the app,
 session show). Domain work lives in the core; these modules only wire and render.
 
+The command line as recorded (a pool's provenance, a report) and every message on stderr
+show a URL without its credentials (:func:`tradeoff.net.redacted`).
+
 Exit codes (docs/architecture.md): 0 ok, 2 a mistake in what the user gave (a message on
 stderr naming the file, line or row, field or option, and the fix; no traceback), 1 an
 internal error or an answer that could not be saved. With ``--json``, stdout holds exactly
@@ -30,6 +33,7 @@ from tradeoff.cli.common import (
 )
 from tradeoff.cli.parser import build_parser
 from tradeoff.errors import InputError
+from tradeoff.net import redacted
 
 __all__ = ["build_parser", "main"]
 
@@ -57,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tradeoff.record.recorder import SessionWriteError, ignore_file_size_signal
 
     ignore_file_size_signal()
-    args.argv = argv
+    args.argv = [redacted(a, a if "://" in a else None) for a in argv]  # as recorded
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         code = func(args)

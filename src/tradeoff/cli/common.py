@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tradeoff.net import redacted
 from tradeoff.text import clean_text
 
 if TYPE_CHECKING:
@@ -242,8 +243,10 @@ def say(text: object = "") -> None:
 
 
 def error(text: str) -> None:
-    """Write a message to stderr, control characters made harmless."""
-    sys.stderr.write("\n".join(clean_text(line) for line in text.split("\n")) + "\n")
+    """Write a message to stderr, control characters made harmless and any URL in it
+    without its credentials (:func:`tradeoff.net.redacted`)."""
+    lines = redacted(text).split("\n")
+    sys.stderr.write("\n".join(clean_text(line) for line in lines) + "\n")
 
 
 class Progress:

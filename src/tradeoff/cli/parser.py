@@ -12,6 +12,7 @@ pandas, scipy, pydantic nor textual (tests/test_import_hygiene.py).
 from __future__ import annotations
 
 import argparse
+from typing import NoReturn
 
 from tradeoff.ask.strategies import STRATEGY_NAMES
 from tradeoff.cli.app import cmd_default, cmd_elicit, cmd_session_show
@@ -31,14 +32,24 @@ from tradeoff.cli.study import (
     cmd_study_status,
     cmd_study_withdraw,
 )
+from tradeoff.net import redacted
 from tradeoff.simulation.noise import noise_help
 from tradeoff.version import __version__
 
 SCENARIO_HELP = "scenario TOML file, or a shipped scenario's id (tradeoff scenario list)"
 
 
+class Parser(argparse.ArgumentParser):
+    """The parser of every command: a usage error, which repeats what was typed
+    (``unrecognized arguments: …``), shows a URL in it without its credentials
+    (:func:`tradeoff.net.redacted`)."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(redacted(message))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser: argparse.ArgumentParser = Parser(
         prog="tradeoff",
         description="Find out what a person values in a classifier, then pick the model.",
     )

@@ -4,11 +4,12 @@
 population with a condition (``where``, see :mod:`tradeoff.pool.expr`), and validates every
 objective column: the file must exist, the columns must exist and be numeric, NaN and ±inf
 are refused (or their rows dropped on request), a value its objective's meaning does not
-allow (a recall outside [0, 1], a negative latency; :mod:`tradeoff.pool.meaning`) is
-refused naming the row, model, column and value, model names must be unique, and at least
-two models must remain. In a CSV file a model name that starts with an apostrophe before a
-formula character (``'=x``, as spreadsheets and the pool writers mark a text that would
-otherwise be evaluated) is read without it.
+allow (a recall outside [0, 1], a negative latency, a yes/no value;
+:mod:`tradeoff.pool.meaning`) is refused naming the row, model, column and value, model
+names must be given (not empty) and unique, and at least two models must remain. In a CSV
+file a model name that starts with an apostrophe before a formula character (``'=x``, as
+spreadsheets and the pool writers mark a text that would otherwise be evaluated) is read
+without it.
 A constant objective only warns, since it carries no information. Every mistake is an
 :class:`~tradeoff.errors.InputError` naming the file, the rows and the column.
 
@@ -30,7 +31,14 @@ from numpy.typing import NDArray
 
 from tradeoff.errors import InputError, Problem
 from tradeoff.pool.expr import CONDITION_HELP, ExpressionError, parse_condition
-from tradeoff.pool.meaning import Meaning, capped, read_cell, value_problems
+from tradeoff.pool.meaning import (
+    Meaning,
+    boolean_problems,
+    capped,
+    name_problems,
+    read_cell,
+    value_problems,
+)
 from tradeoff.pool.uncertainty import Uncertainty, read_uncertainty
 from tradeoff.text import clean_text, clean_texts
 
@@ -305,6 +313,9 @@ def load_pool(
                     )
             raise InputError.many(source, problems)
     if name_column is not None:
+        problems += name_problems(table[name_column].tolist(), table.index.tolist(), name_column)
+        if problems:  # a missing name cannot be told apart, nor its row's other problems
+            raise InputError.many(source, capped(problems))
         name_series = table[name_column].astype(str)
         if Path(source).suffix.lower() not in (".parquet", ".pq"):
             unquoted = name_series.map(read_cell)
@@ -335,6 +346,13 @@ def load_pool(
                     first[name] = int(row)
     for j, objective in enumerate(objectives):
         if objective.meaning is not None:
+            problems += boolean_problems(
+                objective.column,
+                table[objective.column],
+                objective.meaning,
+                names,
+                table.index.tolist(),
+            )
             problems += value_problems(
                 objective.column, arr[:, j], objective.meaning, names, table.index.tolist()
             )

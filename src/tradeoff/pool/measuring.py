@@ -44,7 +44,7 @@ from tradeoff.pool.meaning import (
     Meaning,
     check_frame,
     class_meaning,
-    column_meaning,
+    frame_meanings,
     pool_cell,
 )
 
@@ -356,11 +356,7 @@ class Measured:
         """Refuse a table that :func:`tradeoff.pool.load_pool` would refuse
         (:func:`tradeoff.pool.meaning.check_frame`): every column's values against its
         meaning (``meanings``, else the one its name gives), the model names, the size."""
-        meanings = dict(self.meanings or {})
-        for column in self.frame.columns:
-            if column != "model" and pd.api.types.is_numeric_dtype(self.frame[column]):
-                meanings.setdefault(str(column), column_meaning(str(column)))
-        check_frame(str(source), self.frame, meanings)
+        check_frame(str(source), self.frame, frame_meanings(self.frame, self.meanings))
 
     def write(self, path: str | Path, *, replace: bool = True) -> tuple[Path, Path]:
         """Check the table (:meth:`check`), then write it (CSV, or Parquet for ``.parquet``)

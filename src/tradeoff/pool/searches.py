@@ -29,8 +29,9 @@ only when called; its absence is an :class:`~tradeoff.errors.InputError` saying 
 install it. The storage is looked at before Optuna opens it, so that a URL that is not an
 Optuna storage is refused without a table being added to it (Optuna creates its tables in
 any database it is given) and a SQLite file that does not exist is not created. A database
-server waits at most :data:`CONNECT_SECONDS` to connect. A password in a URL is shown as
-``***`` in every message and in the provenance.
+server waits at most :data:`CONNECT_SECONDS` to connect. A password in a URL (in its
+userinfo or its query, :func:`tradeoff.net.shown_url`) is shown as ``***`` in every message
+and in the provenance.
 
 Every value read is checked against what its column means before anything is written
 (:mod:`tradeoff.pool.meaning`); with ``skip_incomplete`` a trial with a missing or impossible
@@ -42,7 +43,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -54,7 +54,8 @@ import pandas as pd
 
 from tradeoff.ask.scenario import Scenario
 from tradeoff.errors import InputError, Problem
-from tradeoff.pool.meaning import capped
+from tradeoff.net import shown_url
+from tradeoff.pool.meaning import capped, empty_name, row_number
 from tradeoff.pool.measuring import Measured
 from tradeoff.pool.tracking import _meanings, _short, keep_row
 from tradeoff.text import clean_text
@@ -126,18 +127,14 @@ def parse_mapping(items: Sequence[str], source: str = "--map") -> dict[str, str]
 
 
 def _shown_url(storage: str) -> str:
-    """``storage`` as messages show it: a password replaced by ``***``.
+    """``storage`` as messages show it: its credentials hidden (:func:`tradeoff.net.shown_url`).
 
     >>> _shown_url("postgresql://ann:secret@db.example/optuna")
     'postgresql://ann:***@db.example/optuna'
-    >>> _shown_url("no such://ann:secret@db.example/optuna")
-    'no such://ann:***@db.example/optuna'
+    >>> _shown_url("sqlite:///x.db?password=secret")
+    'sqlite:///x.db?password=***'
     """
-    try:
-        url = importlib.import_module("sqlalchemy.engine").make_url(storage)
-        return clean_text(str(url.render_as_string(hide_password=True)))
-    except Exception:  # no SQLAlchemy, or not a URL it reads: hide what looks like one
-        return clean_text(re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", storage))
+    return clean_text(shown_url(storage))
 
 
 def _engine_kwargs(url: Any) -> dict[str, Any]:
@@ -162,7 +159,7 @@ def _storage(storage: str) -> Any:
     except Exception:
         fix = _URL_FIX
         if Path(storage).is_file():
-            fix = f"for this file give sqlite:///{storage} (the file as a SQLite URL)."
+            fix = f"for this file give {_shown_url('sqlite:///' + storage)} (as a SQLite URL)."
         raise _storage_error(shown, "is not a database URL.", fix) from None
     if url.get_backend_name() == "sqlite":
         database = url.database or ""
@@ -420,7 +417,7 @@ def from_optuna(
         completed trial. Default: ``"pareto"`` for several objectives, ``"all"`` for one.
     name
         The model name of each row: ``number`` (``trial-<number>``), or ``user_attrs.KEY``
-        / ``params.KEY`` (a trial without it is incomplete).
+        / ``params.KEY`` (a trial without it, or with it empty, is incomplete).
     skip_incomplete
         Leave out trials that lack a mapped value or the name, or whose value its column's
         meaning does not allow; else they are an error naming the trial, the column and
@@ -484,10 +481,11 @@ def from_optuna(
         missing = []
         if name_kind != "number":
             given = getattr(trial, name_kind)
-            if name_key in given:
+            if name_key in given and not empty_name(given[name_key]):
                 row["model"] = str(given[name_key])
             else:
-                missing.append(f"{name} (the model name, --name)")
+                empty = "; it is empty" if name_key in given else ""
+                missing.append(f"{name} (the model name, --name{empty})")
         for column, source in columns.items():
             value, looked = _value(shown, trial, source, names)
             if value is None:
@@ -598,7 +596,7 @@ def record_pick(
             f"{clean_text(str(row.get('model')))!r} is.",
             "build the pool with tradeoff pool from-optuna (it writes optuna_trial).",
         )
-    number = int(number)
+    number = row_number(row, TRIAL_COLUMN, source)
     read_from = _pool_study(source)
     if read_from is not None and read_from != study.study_name:
         raise InputError.single(

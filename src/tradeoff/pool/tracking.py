@@ -16,7 +16,8 @@ otherwise) on the registered model's version of the recommended row, tags that v
 MLflow is an optional dependency (``pip install 'tradeoff[mlflow]'``), imported only here and
 only when called; its absence is an :class:`~tradeoff.errors.InputError` saying how to
 install it. Everything MLflow refuses (a missing experiment, model or metric) is a located
-error too.
+error too. A tracking URI is shown in messages and the provenance without its credentials
+(:func:`tradeoff.net.shown_url`).
 
 Every value read is checked against what its column means before anything is written
 (:mod:`tradeoff.pool.meaning`: a recall in [0, 1], a cost finite and not negative, …); with
@@ -41,7 +42,16 @@ import pandas as pd
 
 from tradeoff.ask.scenario import AttributeSpec, ClassSpec, Scenario
 from tradeoff.errors import InputError, Problem
-from tradeoff.pool.meaning import Meaning, attribute_meaning, capped, column_meaning, value_problems
+from tradeoff.net import redacted, shown_url
+from tradeoff.pool.meaning import (
+    Meaning,
+    attribute_meaning,
+    capped,
+    column_meaning,
+    empty_name,
+    row_number,
+    value_problems,
+)
 from tradeoff.pool.measuring import Measured
 from tradeoff.text import clean_text
 
@@ -147,7 +157,7 @@ def _unreachable(exc: BaseException) -> bool:
 def _failure(tracking_uri: str | None, location: str, exc: Exception, fix: str) -> InputError:
     """The error for an MLflow call that failed: an unreachable server said as such."""
     if _unreachable(exc):
-        uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI", "") or "MLflow"
+        uri = _where(tracking_uri or os.environ.get("MLFLOW_TRACKING_URI"))
         timeout = os.environ.get("MLFLOW_HTTP_REQUEST_TIMEOUT", "?")
         retries = os.environ.get("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "?")
         return InputError.single(
@@ -158,9 +168,7 @@ def _failure(tracking_uri: str | None, location: str, exc: Exception, fix: str) 
             "(or MLFLOW_TRACKING_URI); to wait longer, set MLFLOW_HTTP_REQUEST_TIMEOUT "
             "and MLFLOW_HTTP_REQUEST_MAX_RETRIES.",
         )
-    return InputError.single(
-        tracking_uri or "MLflow", location, f"MLflow refused: {_short(exc)}", fix
-    )
+    return InputError.single(_where(tracking_uri), location, f"MLflow refused: {_short(exc)}", fix)
 
 
 INSTALL = "install the extra: pip install 'tradeoff[mlflow]'"
@@ -179,21 +187,27 @@ def _mlflow(source: str) -> Any:
 
 
 def _client(tracking_uri: str | None) -> Any:
-    mlflow = _mlflow(tracking_uri or "MLflow")
+    mlflow = _mlflow(_where(tracking_uri))
     try:
         return mlflow.MlflowClient(tracking_uri=tracking_uri)
     except Exception as exc:
         raise InputError.single(
-            tracking_uri or "MLFLOW_TRACKING_URI",
+            _where(tracking_uri) if tracking_uri else "MLFLOW_TRACKING_URI",
             "tracking URI",
             f"MLflow cannot open it: {_short(exc)}",
             "give a tracking URI such as sqlite:///mlflow.db or http://host:5000.",
         ) from None
 
 
+def _where(uri: str | None) -> str:
+    """A tracking URI as messages show it, its credentials hidden; ``MLflow`` for none."""
+    return clean_text(shown_url(uri)) if uri else "MLflow"
+
+
 def _short(exc: Exception) -> str:
+    """The first line of an exception's message, any URL in it shown without credentials."""
     text = str(getattr(exc, "message", "") or exc).strip().splitlines()
-    return (text[0] if text else type(exc).__name__).rstrip(".") + "."
+    return redacted((text[0] if text else type(exc).__name__).rstrip(".") + ".")
 
 
 def parse_mapping(items: Sequence[str], source: str = "--map") -> dict[str, str]:
@@ -367,9 +381,9 @@ def from_mlflow(
         Exactly one: an experiment's name (its active runs), or a registered model's name
         (each version, with its run's metrics, params and tags).
     name
-        The model name of each row: ``run_name``, or ``params.KEY`` / ``tags.KEY`` (a run
-        without it is incomplete); a registered model's version is named
-        ``<model>-v<version>``.
+        The model name of each row: ``run_name`` (a run without one is named by its id), or
+        ``params.KEY`` / ``tags.KEY`` (a run without it, or with it empty, is incomplete); a
+        registered model's version is named ``<model>-v<version>``.
     skip_incomplete
         Leave out runs that lack a mapped value or the name, or whose value its column's
         meaning does not allow (NaN, infinite, a recall outside [0, 1], a negative cost);
@@ -413,7 +427,7 @@ def from_mlflow(
     skipped: list[str] = []
     notes: list[str] = []
     for run, version in runs:
-        label = run.info.run_name or run.info.run_id
+        label = run.info.run_id if empty_name(run.info.run_name) else run.info.run_name
         row: dict[str, Any] = {"model": label, RUN_COLUMN: run.info.run_id}
         missing = []
         if version is not None:
@@ -421,10 +435,11 @@ def from_mlflow(
             row[VERSION_COLUMN] = int(version)
         elif name_kind != "run_name":
             given = getattr(run.data, name_kind, {})
-            if name_key in given:
+            if name_key in given and not empty_name(given[name_key]):
                 row["model"] = str(given[name_key])
             else:
-                missing.append(f"{name} (the model name, --name)")
+                empty = "; it is empty" if name_key in given else ""
+                missing.append(f"{name} (the model name, --name{empty})")
         for column, source in columns.items():
             value, looked = _value(run, source)
             if value is None:
@@ -446,11 +461,11 @@ def from_mlflow(
             continue
         rows.append(row)
     if problems:
-        raise InputError.many(tracking_uri or "MLflow", capped(problems))
+        raise InputError.many(_where(tracking_uri), capped(problems))
     if len(rows) < 2:
         left_out = f", {len(skipped)} left out as incomplete or impossible" if skipped else ""
         raise InputError.single(
-            tracking_uri or "MLflow",
+            _where(tracking_uri),
             repr(where),
             f"gives {len(rows)} complete run(s){left_out}; a pool needs at least 2, so "
             "nothing was written.",
@@ -459,7 +474,7 @@ def from_mlflow(
     mlflow = _mlflow("MLflow")
     provenance = {
         "source": "MLflow",
-        "tracking_uri": str(client.tracking_uri),
+        "tracking_uri": _where(str(client.tracking_uri)),
         "experiment" if experiment is not None else "registered_model": where,
         "rows": len(rows),
         "skipped_incomplete": skipped,
@@ -483,7 +498,7 @@ def _runs(
             if found is None:
                 names = [e.name for e in client.search_experiments()]
                 raise InputError.single(
-                    tracking_uri or "MLflow",
+                    _where(tracking_uri),
                     f"experiment {experiment!r}",
                     "no such experiment.",
                     f"the experiments are {', '.join(map(repr, names[:12])) or 'none'}.",
@@ -504,7 +519,7 @@ def _runs(
             )
             if not versions:
                 raise InputError.single(
-                    tracking_uri or "MLflow",
+                    _where(tracking_uri),
                     f"registered model {registered_model!r}",
                     "has no versions (or does not exist).",
                     "register the model's versions first, or give --experiment.",
@@ -534,7 +549,7 @@ class RecordedDecision:
 def _version_of(client: Any, model: str, row: Mapping[str, Any], source: str) -> Any:
     version = row.get(VERSION_COLUMN)
     if version is not None and not pd.isna(version):
-        return client.get_model_version(model, str(int(version)))
+        return client.get_model_version(model, str(row_number(row, VERSION_COLUMN, source)))
     run_id = row.get(RUN_COLUMN)
     if not run_id or pd.isna(run_id):
         raise InputError.single(
@@ -598,7 +613,7 @@ def _record(
         if _unreachable(exc):
             raise _failure(tracking_uri, "", exc, "") from None
         raise InputError.single(
-            tracking_uri or "MLflow",
+            _where(tracking_uri),
             f"registered model {model!r}",
             "no such registered model.",
             "give the name the candidates are registered under (--mlflow-model).",
@@ -617,7 +632,7 @@ def _record(
         if _unreachable(exc):
             raise _failure(tracking_uri, "", exc, "") from None
         raise InputError.single(
-            tracking_uri or "MLflow",
+            _where(tracking_uri),
             f"registered model {model!r} version {version.version}",
             f"MLflow refused the write: {_short(exc)}",
             "check that the tracking store is writable.",

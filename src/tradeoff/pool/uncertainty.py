@@ -5,9 +5,11 @@ per model and objective column, in two ways (both optional; a column without eit
 taken as exact):
 
 - ``<column>_cases``: the number of cases a share (a class's recall) was measured on, a
-  whole number ≥ 1. The recall r measured on n cases has the Jeffreys posterior
+  whole number from 1 to :data:`~tradeoff.pool.meaning.MAX_CASES` (a billion), not a
+  yes/no value. The recall r measured on n cases has the Jeffreys posterior
   Beta(r·n + ½, (1 − r)·n + ½) (the binomial likelihood with the Beta(½, ½) prior).
-- ``<column>_se``: the standard error of the value, finite and ≥ 0 (e.g. the spread over
+- ``<column>_se``: the standard error of the value, finite, ≥ 0 and at most
+  :data:`~tradeoff.ask.scenario.MAX_MAGNITUDE` (e.g. the spread over
   cross-validation folds, divided by √folds). A value is then Normal(value, se), kept
   within what its column may hold (a recall in [0, 1], a latency ≥ 0).
 
@@ -32,6 +34,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from tradeoff.errors import Problem
+from tradeoff.pool.meaning import CASES, MAX_CASES, SE, allowed, boolean_problems
 from tradeoff.text import clean_text
 
 __all__ = [
@@ -158,8 +161,10 @@ def read_uncertainty(
     For each objective ``column`` the table's ``<column>_se`` and ``<column>_cases`` are
     read when present; ``declared`` maps further uncertainty columns to the objective they
     belong to (a name ending in ``_se`` is a standard error, ``_cases`` a count). A
-    standard error must be a finite number ≥ 0, a count a whole number ≥ 1, and a count
-    belongs to a share in [0, 1]; each problem names the row (its number and model), the
+    standard error must be a finite number ≥ 0 (:data:`~tradeoff.pool.meaning.SE`), a
+    count a whole number from 1 to a billion (:data:`~tradeoff.pool.meaning.CASES`), neither
+    a yes/no value, and a count belongs to a share in [0, 1]; each problem names the row
+    (its number and model), the
     column and the fix. ``table``'s index holds the file's row numbers. Returns ``None``
     (and no problem) when no column gives an uncertainty: the pool is then exact.
     """
@@ -199,28 +204,29 @@ def read_uncertainty(
         raw = table[name]
         cell = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64)
         what = "standard error" if suffix == SE_SUFFIX else "count of cases"
+        meaning = SE if suffix == SE_SUFFIX else CASES
         if suffix == SE_SUFFIX:
-            bad = ~(np.isfinite(cell) & (cell >= 0))
             fix = (
                 f"give the standard error of {columns[j]!r} as a finite number of 0 or more "
                 "(0: measured exactly), in the column's own units."
             )
+            rule = f"a finite number ≥ 0 (at most {SE.high:g})."
         else:
-            bad = ~(np.isfinite(cell) & (cell >= 1) & (cell == np.floor(cell)))
             fix = (
-                f"give the number of cases {columns[j]!r} was measured on, a whole number of "
-                "1 or more."
+                f"give the number of cases {columns[j]!r} was measured on, a whole number "
+                f"from 1 to {MAX_CASES:,}."
             )
+            rule = f"a whole number ≥ 1 (at most {MAX_CASES:,})."
+        booleans = boolean_problems(name, raw, meaning, names, rows)
+        problems += [Problem(p.location, p.problem, fix) for p in booleans]
+        flagged = {p.location for p in booleans}
+        bad = ~allowed(cell, meaning)
         for i in np.flatnonzero(bad).tolist():
             shown = raw.iloc[i]
-            problems.append(
-                Problem(
-                    f"row {rows[i]} (model {clean_text(names[i])!r}), column {name!r}",
-                    f"is {_shown(shown)}; a {what} must be "
-                    + ("a finite number ≥ 0." if suffix == SE_SUFFIX else "a whole number ≥ 1."),
-                    fix,
-                )
-            )
+            where = f"row {rows[i]} (model {clean_text(names[i])!r}), column {name!r}"
+            if where in flagged:
+                continue
+            problems.append(Problem(where, f"is {_shown(shown)}; a {what} must be {rule}", fix))
         if suffix == CASES_SUFFIX:
             outside = ~bad & ~((values[:, j] >= 0) & (values[:, j] <= 1))
             if outside.any():

@@ -88,6 +88,7 @@ TIERS = {
         "test_decide",
         "test_tuned_pool",
         "test_scorer_sessions",
+        "test_aspect_pool",
     },
 }
 #: Single statistical tests in files of the core tier (a scan or a brute force over many

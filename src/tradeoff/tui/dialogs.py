@@ -52,10 +52,16 @@ class HelpScreen(ModalScreen[None]):
         "You can also click an option. " + NO_WRONG_ANSWERS
     )
 
+    def __init__(self, options: str = "classifiers") -> None:
+        super().__init__()
+        #: What the two options are ("classifiers", or "options" when they are described
+        #: by their aspects alone).
+        self.options = options
+
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
             yield Label(self.HEADING, id="title")
-            yield Static(self.BODY)
+            yield Static(self.BODY.replace("two classifiers,", f"two {self.options},", 1))
             yield Button("Close", id="close", variant="primary")
 
     @on(Button.Pressed, "#close")

@@ -158,7 +158,8 @@ class QuestionScreen(Screen[None]):
         save(self, self.recorder.undo, "Taking back your last answer", undone)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        aspects_only = self.recorder.engine.scenario.aspects_only
+        self.app.push_screen(HelpScreen("options" if aspects_only else "classifiers"))
 
     def action_quit_session(self) -> None:
         self.post_message(PauseSession(self.recorder, "paused"))

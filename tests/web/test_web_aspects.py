@@ -9,6 +9,7 @@ from pathlib import Path
 
 from aiohttp.test_utils import TestServer
 
+from tradeoff.cli import main
 from tradeoff.record.log import read_session
 from tradeoff.record.replay import replay
 from tradeoff.study.folder import create_study
@@ -59,3 +60,11 @@ async def test_a_leaderboard_session_from_code_to_thank_you(tmp_path: Path) -> N
     )
     row = next(r for r in study_status(study).rows if r.participant == "p01")
     assert row.complete
+    # the coordinator's report and export read it
+    folder = str(tmp_path / "study")
+    assert main(["study", "report", folder, "--out", str(tmp_path / "report")]) == 0
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert "| CO2 | cost |" in report and "per 1,000" not in report
+    assert main(["study", "export", folder, "--out", str(tmp_path / "answers.csv")]) == 0
+    header = (tmp_path / "answers.csv").read_text().splitlines()[0]
+    assert "A_co2" in header and "w_ifeval" in header

@@ -91,6 +91,7 @@ TIERS = {
         "test_tuned_pool",
         "test_scorer_sessions",
         "test_aspect_pool",
+        "test_choices_fit",
     },
 }
 #: Single statistical tests in files of the core tier (a scan or a brute force over many

@@ -130,6 +130,23 @@ class Query:
         )
 
 
+#: The kind of a question answered elsewhere (a choice recorded in another tool): two
+#: options as they were shown there, no exchange rate tested.
+RECORDED = "recorded"
+
+
+def recorded_query(left: ClassifierProfile, right: ClassifierProfile) -> Query:
+    """A choice made elsewhere between ``left`` and ``right`` as a question of the kind
+    :data:`RECORDED` (``pair`` (0, 0), ``params`` (0, 0), no threshold).
+
+    >>> q = recorded_query(ClassifierProfile((), (), (24.0, 150.0)),
+    ...                    ClassifierProfile((), (), (40.0, 130.0)))
+    >>> q.kind, q.pair, q.threshold
+    ('recorded', (0, 0), None)
+    """
+    return Query(left, right, (0, 0), (0.0, 0.0), kind=RECORDED)
+
+
 def internal_bounds(attr: AttributeSpec) -> tuple[float, float]:
     """(lower, upper) of an attribute in the metric's signed scale (higher is better).
 
@@ -539,6 +556,18 @@ class QuerySpace:
                 return False
         expected = self.threshold_of(ref, other, query.left, query.right)
         return math.isclose(expected, query.threshold, rel_tol=1e-6, abs_tol=1e-9)
+
+    def describes(self, query: Query) -> bool:
+        """Whether both options of ``query`` are options of this scenario: a finite
+        accuracy and recall per class and a finite value per attribute (a choice recorded
+        elsewhere, :func:`recorded_query`, is any such pair)."""
+        for p in (query.left, query.right):
+            sizes = (len(p.accuracies), len(p.recalls), len(p.attributes))
+            if sizes != (self.k, self.k, len(self.scenario.attributes)):
+                return False
+            if not all(math.isfinite(x) for x in (*p.accuracies, *p.recalls, *p.attributes)):
+                return False
+        return True
 
     def query(self, reference: int, other: int, m_left: float, m_right: float) -> Query:
         """Compare the frontier classifiers built with m_left and m_right."""

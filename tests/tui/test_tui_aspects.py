@@ -1,7 +1,8 @@
 """The app on a scenario whose options are described by their aspects alone (the LLM
 leaderboard), driven by Pilot at 80×24: the question shows two candidate models by their
 scores and CO₂, the help speaks of options (not classifiers), the review of costs and
-rewards (not of a class's cases) and its trade-offs of the aspects; the session replays."""
+rewards (not of a class's cases) and its trade-offs of the aspects, the result screen and
+its help of each aspect in its unit (no counts per 1,000); the session replays."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from tradeoff.ask.scenario import SpecOverrides
 from tradeoff.record.log import read_session
 from tradeoff.record.replay import replay
 from tradeoff.tui import make_app
-from tradeoff.tui.dialogs import HelpScreen
+from tradeoff.tui.dialogs import HelpScreen, ResultHelpScreen
+from tradeoff.tui.screens.result import ResultScreen
 from tradeoff.tui.screens.review import ReviewScreen
 
 from ..conftest import SCENARIOS
@@ -54,6 +56,24 @@ async def test_the_leaderboard_is_answered_in_the_app(tmp_path: Path) -> None:
         assert "CO2" in review and "IFEval" in review
         weights = screen.recorder.engine.result().weights
         await pilot.press("c")
+        await wait_for(pilot, ResultScreen)
+        shown = app.screen
+        assert isinstance(shown, ResultScreen)
+        for _ in range(400):  # the ranking is computed in a thread
+            if shown.decision is not None or shown.failure is not None:
+                break
+            await pilot.pause(0.05)
+        assert shown.decision is not None, shown.failure
+        await pilot.pause()
+        result = screen_text(app)
+        assert "Counts are per 1,000" not in result and "candidates, best for you first" in result
+        assert "CO2 in kg, IFEval in points" in result
+        await pilot.press("question_mark")
+        await wait_for(pilot, ResultHelpScreen)
+        help_text = screen_text(app)
+        assert "Every column is in its own units." in help_text and "1,000" not in help_text
+        await pilot.press("escape")
+        await pilot.press("q")
         await pilot.pause()
     files = list((tmp_path / "sessions" / "ana").glob("*.jsonl"))
     log = read_session(files[0])

@@ -266,6 +266,8 @@ def table_legend(scenario: Scenario) -> str:
     kinds = ", ".join(f"{c.label} {c.outcome}" for c in scenario.classes)
     text = f"Counts are per 1,000 {_common_noun(scenario)} of each kind ({kinds})"
     units = [f"{a.name} in {a.unit}" for a in scenario.attributes if a.unit]
+    if scenario.aspects_only:  # no counts: each aspect in its own unit
+        return ", ".join(units) + "." if units else ""
     return text + ("; " + ", ".join(units) if units else "") + "."
 
 

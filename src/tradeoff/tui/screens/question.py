@@ -158,8 +158,7 @@ class QuestionScreen(Screen[None]):
         save(self, self.recorder.undo, "Taking back your last answer", undone)
 
     def action_help(self) -> None:
-        aspects_only = self.recorder.engine.scenario.aspects_only
-        self.app.push_screen(HelpScreen("options" if aspects_only else "classifiers"))
+        self.app.push_screen(HelpScreen(self.recorder.engine.scenario.aspects_only))
 
     def action_quit_session(self) -> None:
         self.post_message(PauseSession(self.recorder, "paused"))

@@ -18,6 +18,7 @@ from tradeoff.tui import make_app
 from tradeoff.tui.dialogs import HelpScreen, ResultHelpScreen
 from tradeoff.tui.screens.result import ResultScreen
 from tradeoff.tui.screens.review import ReviewScreen
+from tradeoff.tui.screens.start import StartScreen
 
 from ..conftest import SCENARIOS
 from .test_tui import start, wait_for
@@ -35,6 +36,8 @@ async def test_the_leaderboard_is_answered_in_the_app(tmp_path: Path) -> None:
         overrides=SpecOverrides(budget=6),
     )
     async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, StartScreen)
+        assert "what matters to you in a choice" in str(app.screen.query_one("#title").render())
         screen = await start(pilot)
         text = screen_text(app)
         assert "kg CO₂ to evaluate" in text and "points on IFEval" in text

@@ -9,6 +9,8 @@ wrong with a scenario that is neither.
 
 from __future__ import annotations
 
+from pydantic_core import PydanticCustomError
+
 
 def options_fault(k: int, n: int, population: object) -> tuple[str, str, str] | None:
     """(Key at fault, what is wrong, the fix) for a scenario with ``k`` classes, ``n``
@@ -54,3 +56,23 @@ def options_fault(k: int, n: int, population: object) -> tuple[str, str, str] | 
             "remove [population]",
         )
     return fault
+
+
+def check_options(k: int, n: int, population: object) -> None:
+    """Raise the :func:`options_fault` of a scenario, if any, as a ``PydanticCustomError``
+    of type ``options`` whose context names the key at fault and the fix (the scenario's
+    reader reports it there).
+
+    >>> check_options(0, 1, None)
+    Traceback (most recent call last):
+    ...
+    pydantic_core._pydantic_core.PydanticCustomError: a scenario needs at least 2 [[classes]] \
+(options are classifiers) or, without classes, at least 2 [[attributes]] (options described \
+by their aspects alone); this one has no classes and 1 attribute
+    """
+    fault = options_fault(k, n, population)
+    if fault is not None:
+        where, message, fix = fault
+        raise PydanticCustomError(
+            "options", "{message}", {"message": message, "where": where, "fix": fix}
+        )

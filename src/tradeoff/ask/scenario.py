@@ -33,7 +33,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails, PydanticCustomError
 
-from tradeoff.ask.options import options_fault
+from tradeoff.ask.options import check_options
 from tradeoff.ask.strategies import DECIDING_STRATEGIES as DECIDING_STRATEGIES
 from tradeoff.ask.strategies import STRATEGY_NAMES as STRATEGY_NAMES
 from tradeoff.ask.strategies import StrategyName as StrategyName
@@ -355,7 +355,8 @@ class Scenario(_Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
-        self._kind_of_options()
+        # Classifiers, or options described by their aspects alone (tradeoff.ask.options).
+        check_options(len(self.classes), len(self.attributes), self.population)
         names = [c.name for c in self.classes] + [a.name for a in self.attributes]
         seen: set[str] = set()
         for name in names:
@@ -383,19 +384,6 @@ class Scenario(_Model):
                     "samples or features (1,000,000 samples of 10 features are plenty)"
                 )
         return self._pool_columns_known(seen)
-
-    def _kind_of_options(self) -> None:
-        """Options are classifiers (two or more classes, a population to build them from)
-        or are described by their aspects alone (no classes, two or more attributes).
-
-        Raises a ``PydanticCustomError`` of type ``options`` whose context names the key
-        at fault and the fix (:func:`_problem_from` reports it there)."""
-        fault = options_fault(len(self.classes), len(self.attributes), self.population)
-        if fault is not None:
-            where, message, fix = fault
-            raise PydanticCustomError(
-                "options", "{message}", {"message": message, "where": where, "fix": fix}
-            )
 
     def _pool_columns_known(self, seen: set[str]) -> Scenario:
         if self.pool is not None:

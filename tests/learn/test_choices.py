@@ -137,3 +137,13 @@ def test_the_converter_keeps_every_train_choice() -> None:
     }
     train, held = split(rows, 3)
     assert len(held) == 3 * 235 and len(train) + len(held) == 2929
+
+
+def test_a_classifier_scenarios_recalls_are_aspects_too() -> None:
+    """In a scenario with classes each class's recall is an aspect (A_<class>): a person who
+    took the tool finding more glaucoma cases is predicted to do so again."""
+    sc = scenario("glaucoma-screening")
+    finder, clearer = [0.95, 0.7, 0.3, 10.0], [0.8, 0.9, 0.3, 10.0]
+    train = ([finder] * 4, [clearer] * 4, ["left"] * 4)
+    p = forced(predict_person(sc, train, ([finder, clearer], [clearer, finder]), priors=(0.1, 0.9)))
+    assert p[0] > 0.8 and p[1] == pytest.approx(1 - p[0], abs=1e-9)

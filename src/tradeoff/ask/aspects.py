@@ -20,12 +20,35 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.ask.presentation import SETTLED_FACTOR, YOU, TradeOff, Voice, amount
+from tradeoff.ask.presentation import SETTLED_FACTOR, YOU, TradeOff, Voice, shown_number
+from tradeoff.ask.presentation import amount as shown_amount
 from tradeoff.ask.scenario import AttributeSpec, Scenario
+from tradeoff.stable import settled
 from tradeoff.text import ENGLISH, N_, Words
 
 #: An amount is shown when it is at least this share of its attribute's range.
 VISIBLE_SHARE = 0.02
+
+
+def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
+    """An amount of an attribute as its format shows it (:func:`~tradeoff.ask.presentation.
+    amount`), or to two significant digits where the format would round it by more than a
+    twentieth (a format of whole changes of train would say an exchange rate of 1.25
+    changes as "1").
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> changes = load_scenario("scenarios/train-trips.toml").scenario.attributes[2]
+    >>> amount(changes, 1.25), amount(changes, 3.0), amount(changes, 0.0)
+    ('1.2 changes', '3 changes', '0 changes')
+    """
+    value = settled(value)
+    text = shown_amount(spec, value, words)
+    if value == 0 or abs(shown_number(spec, value) - value) <= 0.05 * abs(value):
+        return text
+    digits = max(0, 1 - math.floor(math.log10(abs(value))))
+    prefix = spec.format.split("{", 1)[0] if spec.format else ""
+    unit = f" {spec.unit}" if spec.unit and spec.unit not in prefix else ""
+    return f"{prefix}{words.number(value, f'.{digits}f')}{unit}"
 
 
 def round_step(span: float) -> float:

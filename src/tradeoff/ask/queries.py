@@ -369,7 +369,9 @@ class QuerySpace:
         quarter ellipse over both attributes' ranges.
         """
         if not self.can_refer(reference):
-            raise ValueError("the reference statistic must be a class accuracy")
+            raise ValueError(
+                "the reference statistic must be a class accuracy (without classes: an attribute)"
+            )
         if self.is_class(other):
             return self.rbo(reference, other, m)
         return self.ellipse(reference, other - self.k, m)
@@ -461,10 +463,6 @@ class QuerySpace:
     def statistic(self, profile: ClassifierProfile, index: int) -> float:
         """Statistic ``index`` of a profile in the metric's signed scale (d_i, or an
         attribute with costs negated)."""
-        return self._statistic(profile, index)
-
-    def _statistic(self, profile: ClassifierProfile, index: int) -> float:
-        """Statistic ``index`` of a profile in the metric's signed scale."""
         if self.is_class(index):
             return profile.accuracies[index]
         attr = self.scenario.attributes[index - self.k]
@@ -522,8 +520,8 @@ class QuerySpace:
     ) -> float:
         """The m at which ``a`` and ``b`` are equally good when they differ only in the
         reference accuracy and the other statistic: 1 / (1 + Δd_ref / Δother)."""
-        gain = self._statistic(a, reference) - self._statistic(b, reference)
-        loss = self._statistic(b, other) - self._statistic(a, other)
+        gain = self.statistic(a, reference) - self.statistic(b, reference)
+        loss = self.statistic(b, other) - self.statistic(a, other)
         if gain < 0:
             gain, loss = -gain, -loss
         if loss <= 0:
@@ -548,8 +546,8 @@ class QuerySpace:
             return close_profiles(left, query.left) and close_profiles(right, query.right)
         for i in range(self.n_weights):
             if i not in (ref, other) and not math.isclose(
-                self._statistic(query.left, i),
-                self._statistic(query.right, i),
+                self.statistic(query.left, i),
+                self.statistic(query.right, i),
                 rel_tol=SAME_TOLERANCE,
                 abs_tol=1e-12,
             ):

@@ -70,10 +70,12 @@ TIERS = {
         "test_wheel",
         "test_tui",
         "test_tui_pty",
+        "test_tui_aspects",
         "test_joint_app",
         "test_study",
         "test_study_analysis",
         "test_web",
+        "test_web_aspects",
         "test_web_processes",
         "test_crash_appends",
         "test_key_revocation",
@@ -101,6 +103,8 @@ TIERS = {
         "test_curves_dcurves",
         "test_decision_curves",
         "test_url_credentials",
+        "test_aspect_pool",
+        "test_choices_fit",
     },
 }
 #: Single statistical tests in files of the core tier (a scan or a brute force over many

@@ -117,7 +117,7 @@ BAD = {
     ),
     "one class": (
         GOOD.replace('[[classes]]\nname = "well"\nlabel = "well people"\n', ""),
-        "(top level)",
+        "classes: ",
         "at least 2 [[classes]]",
     ),
     "missing seed": (GOOD.replace("seed = 1", ""), "population.seed", "add e.g. 'seed = 1'"),

@@ -207,10 +207,15 @@ def test_every_sentence_the_core_writes_for_the_page_is_catalogued() -> None:
     asked = Asked()
     words = Words(asked.gettext, asked.ngettext, PSEUDO)
     said: list[str] = []
-    for name in ("breast-cancer-triage", "glaucoma-screening", "paper-k2-reward-cost"):
+    for name in (
+        "breast-cancer-triage",
+        "glaucoma-screening",
+        "paper-k2-reward-cost",
+        "train-trips",  # options described by their aspects alone
+    ):
         sc = load_scenario(f"scenarios/{name}.toml").scenario
         k, m = sc.n_classes, len(sc.attributes)
-        priors = [1 / k] * k
+        priors = [1 / k] * k if k else []
         rng = np.random.default_rng(3)
         cases = [np.ones(k + m), np.r_[0.0, np.ones(k + m - 1)], np.r_[np.ones(k), [0.0] * m]]
         cases += [np.r_[np.ones(k), [1e-6] * m], np.r_[np.ones(k), [1e6] * m]]

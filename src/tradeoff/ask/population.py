@@ -278,8 +278,17 @@ def make_population(spec: PopulationSpec, class_names: tuple[str, ...]) -> Popul
 PopulationSource = Callable[[Scenario], Population]
 
 
+#: The population of a scenario without classes (options described by their attributes
+#: alone): no class probabilities, so no priors and no class questions.
+NO_CLASSES = Population(np.zeros((1, 0), dtype=np.float64))
+
+
 def scenario_population(scenario: Scenario) -> Population:
-    """The population of a scenario's ``[population]`` (built once per process, cached)."""
+    """The population of a scenario's ``[population]`` (built once per process, cached);
+    :data:`NO_CLASSES` for a scenario whose options are described by their attributes
+    alone."""
+    if scenario.population is None:
+        return NO_CLASSES
     return build_population(scenario.population, tuple(c.name for c in scenario.classes))
 
 

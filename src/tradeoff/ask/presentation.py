@@ -266,6 +266,8 @@ def table_legend(scenario: Scenario) -> str:
     kinds = ", ".join(f"{c.label} {c.outcome}" for c in scenario.classes)
     text = f"Counts are per 1,000 {_common_noun(scenario)} of each kind ({kinds})"
     units = [f"{a.name} in {a.unit}" for a in scenario.attributes if a.unit]
+    if scenario.aspects_only:  # no counts: each aspect in its own unit
+        return ", ".join(units) + "." if units else ""
     return text + ("; " + ", ".join(units) if units else "") + "."
 
 
@@ -518,6 +520,10 @@ def tradeoffs(
     ... # doctest: +NORMALIZE_WHITESPACE
     dr-kim would give up 100 flagged malignant lumps per 1,000 to save 0.5 ms of latency.
     """
+    if scenario.aspects_only:  # no classes: said against the first attribute
+        from tradeoff.ask import aspects
+
+        return aspects.tradeoffs(scenario, weights, draws, asked=asked, voice=voice, words=words)
     k = scenario.n_classes
     point = _point_tradeoffs(scenario, weights, priors, voice, words)
     if asked is not None:
@@ -695,6 +701,10 @@ def _point_tradeoffs(
 ) -> list[tuple[int, str]]:
     """:func:`tradeoff_sentences`, each with the weight it trades the first class against
     (0 for the one sentence said when the first class carries no weight)."""
+    if scenario.aspects_only:
+        from tradeoff.ask.aspects import point_tradeoffs
+
+        return point_tradeoffs(scenario, weights, voice, words)
     k = scenario.n_classes
     out = []
     c0 = scenario.classes[0]

@@ -130,6 +130,23 @@ class Query:
         )
 
 
+#: The kind of a question answered elsewhere (a choice recorded in another tool): two
+#: options as they were shown there, no exchange rate tested.
+RECORDED = "recorded"
+
+
+def recorded_query(left: ClassifierProfile, right: ClassifierProfile) -> Query:
+    """A choice made elsewhere between ``left`` and ``right`` as a question of the kind
+    :data:`RECORDED` (``pair`` (0, 0), ``params`` (0, 0), no threshold).
+
+    >>> q = recorded_query(ClassifierProfile((), (), (24.0, 150.0)),
+    ...                    ClassifierProfile((), (), (40.0, 130.0)))
+    >>> q.kind, q.pair, q.threshold
+    ('recorded', (0, 0), None)
+    """
+    return Query(left, right, (0, 0), (0.0, 0.0), kind=RECORDED)
+
+
 def internal_bounds(attr: AttributeSpec) -> tuple[float, float]:
     """(lower, upper) of an attribute in the metric's signed scale (higher is better).
 
@@ -254,6 +271,25 @@ class QuerySpace:
         """Whether weight ``index`` belongs to a class accuracy (else to an attribute)."""
         return index < self.k
 
+    @property
+    def references(self) -> range:
+        """The statistics questions trade the others against: the classes, or, in a scenario
+        without classes, every attribute (each against those declared after it)."""
+        return range(self.k) if self.k else range(self.n_weights)
+
+    def can_refer(self, index: int) -> bool:
+        """Whether statistic ``index`` may be the reference of a question: a class accuracy,
+        or, in a scenario without classes (options described by their attributes alone),
+        any attribute."""
+        return self.is_class(index) or (self.k == 0 and 0 <= index < self.n_weights)
+
+    def _set(self, acc: list[float], attrs: list[float], index: int, internal: float) -> None:
+        """Put statistic ``index`` (in the metric's signed scale) into an option's values."""
+        if self.is_class(index):
+            acc[index] = internal
+        else:
+            attrs[index - self.k] = to_natural(self.scenario.attributes[index - self.k], internal)
+
     def _profile(self, accuracies: list[float], attributes: list[float]) -> ClassifierProfile:
         recalls = tuple(
             d / z if z > 0 else 0.0 for d, z in zip(accuracies, self.priors, strict=True)
@@ -283,7 +319,12 @@ class QuerySpace:
         return self._profile(acc, list(self.reference_attributes))
 
     def _ellipse_height(self, cls: int) -> tuple[float, float]:
-        """(d at θ = 0, d gained from θ = 0 to π/2) of class ``cls`` on the ellipse."""
+        """(d at θ = 0, d gained from θ = 0 to π/2) of class ``cls`` on the ellipse; for an
+        attribute as the reference (a scenario without classes), its whole range in the
+        signed scale."""
+        if not self.is_class(cls):
+            lower, upper = internal_bounds(self.scenario.attributes[cls - self.k])
+            return lower, upper - lower
         zeta = self.priors[cls]
         if not self.context:
             return 0.0, zeta
@@ -307,12 +348,11 @@ class QuerySpace:
         """
         if not 0.0 <= m <= 1.0:
             raise ValueError(f"m must lie in [0, 1], got {m}")
-        spec = self.scenario.attributes[attr]
         d, internal = self.stats(cls, self.k + attr, m)
         acc = self._context_accuracies()
-        acc[cls] = d
         attrs = list(self.reference_attributes)
-        attrs[attr] = to_natural(spec, internal)
+        self._set(acc, attrs, cls, d)
+        self._set(acc, attrs, self.k + attr, internal)
         return self._profile(acc, attrs)
 
     def ellipse_angle(self, cls: int, attr: int, m: float) -> float:
@@ -324,10 +364,14 @@ class QuerySpace:
     def frontier(self, reference: int, other: int, m: float) -> ClassifierProfile:
         """The optimal classifier for weights m on ``reference`` (a class), 1−m on ``other``.
 
-        ``other`` is a weight index: a class (RBO classifier) or an attribute (ellipse).
+        ``other`` is a weight index: a class (RBO classifier) or an attribute (ellipse). In
+        a scenario without classes the reference is an attribute too, and the frontier the
+        quarter ellipse over both attributes' ranges.
         """
-        if not self.is_class(reference):
-            raise ValueError("the reference statistic must be a class accuracy")
+        if not self.can_refer(reference):
+            raise ValueError(
+                "the reference statistic must be a class accuracy (without classes: an attribute)"
+            )
         if self.is_class(other):
             return self.rbo(reference, other, m)
         return self.ellipse(reference, other - self.k, m)
@@ -416,7 +460,7 @@ class QuerySpace:
                 m2 = min(1.0, m2 + eps)
         return m1, m2, threshold(m1, m2)
 
-    def _statistic(self, profile: ClassifierProfile, index: int) -> float:
+    def statistic(self, profile: ClassifierProfile, index: int) -> float:
         """Statistic ``index`` of a profile in the metric's signed scale (d_i, or an
         attribute with costs negated)."""
         if self.is_class(index):
@@ -440,9 +484,15 @@ class QuerySpace:
         """
         t = min(max(m_target, 1e-12), 1 - 1e-12)
         slope = (1 - t) / t  # Δd_reference per unit of the other statistic, at indifference
-        low0, high0 = self.scenario.classes[reference].recall_range
-        zeta = self.priors[reference]
-        span_d = zeta * (high0 - low0)
+        if self.is_class(reference):
+            low0, high0 = self.scenario.classes[reference].recall_range
+            zeta = self.priors[reference]
+            span_d = zeta * (high0 - low0)
+            mid_d = zeta * (low0 + high0) / 2
+        else:  # no classes: the reference is an attribute, traded over its range
+            low_r, high_r = internal_bounds(self.scenario.attributes[reference - self.k])
+            span_d = high_r - low_r
+            mid_d = (low_r + high_r) / 2
         if self.is_class(other):
             lo_o, hi_o = self.scenario.classes[other].recall_range
             z_o = self.priors[other]
@@ -451,17 +501,13 @@ class QuerySpace:
             lower, upper = internal_bounds(self.scenario.attributes[other - self.k])
         dx = share * min(upper - lower, span_d / slope)
         dd = slope * dx
-        mid_d = zeta * (low0 + high0) / 2
         mid_x = (lower + upper) / 2
 
         def option(d: float, x: float) -> ClassifierProfile:
             acc = self._context_accuracies()
             attrs = list(self.reference_attributes)
-            acc[reference] = d
-            if self.is_class(other):
-                acc[other] = x
-            else:
-                attrs[other - self.k] = to_natural(self.scenario.attributes[other - self.k], x)
+            self._set(acc, attrs, reference, d)
+            self._set(acc, attrs, other, x)
             return self._profile(acc, attrs)
 
         better = option(mid_d + dd / 2, mid_x - dx / 2)
@@ -474,8 +520,8 @@ class QuerySpace:
     ) -> float:
         """The m at which ``a`` and ``b`` are equally good when they differ only in the
         reference accuracy and the other statistic: 1 / (1 + Δd_ref / Δother)."""
-        gain = self._statistic(a, reference) - self._statistic(b, reference)
-        loss = self._statistic(b, other) - self._statistic(a, other)
+        gain = self.statistic(a, reference) - self.statistic(b, reference)
+        loss = self.statistic(b, other) - self.statistic(a, other)
         if gain < 0:
             gain, loss = -gain, -loss
         if loss <= 0:
@@ -491,7 +537,7 @@ class QuerySpace:
         Used to accept questions recorded in a session file without asking them again.
         """
         ref, other = query.pair
-        if not (self.is_class(ref) and 0 <= other < self.n_weights and other != ref):
+        if not (self.can_refer(ref) and 0 <= other < self.n_weights and other != ref):
             return False
         if not all(0.0 <= m <= 1.0 for m in query.params):
             return False
@@ -500,14 +546,26 @@ class QuerySpace:
             return close_profiles(left, query.left) and close_profiles(right, query.right)
         for i in range(self.n_weights):
             if i not in (ref, other) and not math.isclose(
-                self._statistic(query.left, i),
-                self._statistic(query.right, i),
+                self.statistic(query.left, i),
+                self.statistic(query.right, i),
                 rel_tol=SAME_TOLERANCE,
                 abs_tol=1e-12,
             ):
                 return False
         expected = self.threshold_of(ref, other, query.left, query.right)
         return math.isclose(expected, query.threshold, rel_tol=1e-6, abs_tol=1e-9)
+
+    def describes(self, query: Query) -> bool:
+        """Whether both options of ``query`` are options of this scenario: a finite
+        accuracy and recall per class and a finite value per attribute (a choice recorded
+        elsewhere, :func:`recorded_query`, is any such pair)."""
+        for p in (query.left, query.right):
+            sizes = (len(p.accuracies), len(p.recalls), len(p.attributes))
+            if sizes != (self.k, self.k, len(self.scenario.attributes)):
+                return False
+            if not all(math.isfinite(x) for x in (*p.accuracies, *p.recalls, *p.attributes)):
+                return False
+        return True
 
     def query(self, reference: int, other: int, m_left: float, m_right: float) -> Query:
         """Compare the frontier classifiers built with m_left and m_right."""

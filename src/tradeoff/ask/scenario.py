@@ -33,6 +33,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails, PydanticCustomError
 
+from tradeoff.ask.options import check_options
 from tradeoff.ask.strategies import DECIDING_STRATEGIES as DECIDING_STRATEGIES
 from tradeoff.ask.strategies import STRATEGY_NAMES as STRATEGY_NAMES
 from tradeoff.ask.strategies import StrategyName as StrategyName
@@ -346,18 +347,16 @@ class Scenario(_Model):
     id: Annotated[str, Field(pattern=NAME_PATTERN, max_length=80)]
     title: str = Field(min_length=1)
     description: str = ""
-    population: PopulationSpec
-    classes: Annotated[tuple[ClassSpec, ...], Field(max_length=MAX_CLASSES)]
+    population: PopulationSpec | None = None
+    classes: Annotated[tuple[ClassSpec, ...], Field(max_length=MAX_CLASSES)] = ()
     attributes: Annotated[tuple[AttributeSpec, ...], Field(max_length=MAX_ATTRIBUTES)] = ()
     elicitation: ElicitationSpec = ElicitationSpec()
     pool: PoolSpec | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
-        if len(self.classes) < 2:
-            raise ValueError(
-                f"a scenario needs at least 2 [[classes]], this one has {len(self.classes)}"
-            )
+        # Classifiers, or options described by their aspects alone (tradeoff.ask.options).
+        check_options(len(self.classes), len(self.attributes), self.population)
         names = [c.name for c in self.classes] + [a.name for a in self.attributes]
         seen: set[str] = set()
         for name in names:
@@ -367,13 +366,15 @@ class Scenario(_Model):
                     "every class and attribute needs its own name"
                 )
             seen.add(name)
-        prev = self.population.prevalence
+        pop = self.population
+        if pop is None:
+            return self._pool_columns_known(seen)
+        prev = pop.prevalence
         if prev is not None and len(prev) != len(self.classes):
             raise ValueError(
                 f"population.prevalence has {len(prev)} values but there are "
                 f"{len(self.classes)} classes"
             )
-        pop = self.population
         if pop.kind != "probabilities":
             work = pop.samples * (pop.features + len(self.classes))
             if work > MAX_POPULATION_WORK:
@@ -382,6 +383,9 @@ class Scenario(_Model):
                     f"{MAX_POPULATION_WORK:,} numbers to build and keep in memory; use fewer "
                     "samples or features (1,000,000 samples of 10 features are plenty)"
                 )
+        return self._pool_columns_known(seen)
+
+    def _pool_columns_known(self, seen: set[str]) -> Scenario:
         if self.pool is not None:
             unknown = sorted(set(self.pool.columns) - seen)
             if unknown:
@@ -396,6 +400,11 @@ class Scenario(_Model):
     @property
     def n_classes(self) -> int:
         return len(self.classes)
+
+    @property
+    def aspects_only(self) -> bool:
+        """Whether options are described by their attributes alone (no classes)."""
+        return not self.classes
 
 
 class LoadedScenario(BaseModel):
@@ -458,6 +467,9 @@ def _problem_from(err: ErrorDetails) -> Problem:
     if kind == "value_error":
         msg = msg.removeprefix("Value error, ")
         fix = "correct the value as described"
+    ctx = err.get("ctx") or {}
+    if kind == "options":
+        return Problem(str(ctx["where"]), msg, str(ctx["fix"]))
     if kind == "extra_forbidden" and loc:
         section = next((str(p) for p in loc[:-1] if isinstance(p, str)), "")
         known = _KNOWN_KEYS.get(section, ())
@@ -534,7 +546,7 @@ def load_scenario(path: str | Path) -> LoadedScenario:
             p, "", "is nested too deeply to be a scenario.", "give a scenario TOML file."
         ) from None
     scenario = parse_scenario(data, str(p))
-    if scenario.population.path is not None:
+    if scenario.population is not None and scenario.population.path is not None:
         prob_path = (p.parent / scenario.population.path).resolve()
         if not prob_path.is_file():
             raise InputError.single(
@@ -543,9 +555,8 @@ def load_scenario(path: str | Path) -> LoadedScenario:
                 f"file {scenario.population.path!r} not found (looked in {prob_path}).",
                 "give a path relative to the scenario file.",
             )
-        scenario = scenario.model_copy(
-            update={"population": scenario.population.model_copy(update={"path": str(prob_path)})}
-        )
+        spec = scenario.population.model_copy(update={"path": str(prob_path)})
+        scenario = scenario.model_copy(update={"population": spec})
     return LoadedScenario(
         scenario=scenario, path=str(p), sha256=hashlib.sha256(raw).hexdigest(), text=text
     )
@@ -557,13 +568,18 @@ def summary(loaded: LoadedScenario) -> str:
     lines = [
         f"{s.id}: {s.title}",
         f"  file     {loaded.path} (sha256 {loaded.sha256[:12]})",
-        "  classes  " + ", ".join(f"{c.name} ({c.label})" for c in s.classes),
     ]
+    if s.classes:
+        lines.append("  classes  " + ", ".join(f"{c.name} ({c.label})" for c in s.classes))
+    else:
+        lines.append("  options  described by their attributes alone (no classes)")
     for a in s.attributes:
         lo, hi = a.range
         lines.append(f"  {a.kind:<8} {a.name}: {a.render(lo)} … {a.render(hi)}")
     pop = s.population
-    if pop.kind == "softmax-linear":
+    if pop is None:
+        pass
+    elif pop.kind == "softmax-linear":
         prev = f", prevalence {list(pop.prevalence)}" if pop.prevalence else ""
         lines.append(
             f"  population softmax-linear, {pop.samples:,} samples, {pop.features} features, "

@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from tradeoff.ask.strategies import STRATEGY_NAMES
 from tradeoff.cli.app import cmd_default, cmd_elicit, cmd_session_show
+from tradeoff.cli.choices import add_choices_commands
 from tradeoff.cli.common import LazyNames
 from tradeoff.cli.decide import cmd_report, cmd_select
 from tradeoff.cli.judge import cmd_compare, cmd_gap
@@ -168,6 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--json", action="store_true", help="print one JSON document")
     ex.set_defaults(func=cmd_study_export)
     add_pilot_commands(st_sub)
+
+    add_choices_commands(sub)
 
     sc = sub.add_parser("scenario", help="work with scenario files")
     sc_sub = sc.add_subparsers(title="scenario commands", metavar="ACTION", required=True)

@@ -28,7 +28,7 @@ def cmd_scenario_check(args: argparse.Namespace) -> int:
 
     loaded = load_scenario(args.file)
     s = loaded.scenario
-    if s.population.kind == "probabilities":
+    if s.population is not None and s.population.kind == "probabilities":
         # Read and check the probabilities now: what simulate and elicit would fail on later
         # (an entry in the cache, keyed by the file's content, was checked when it was built).
         command_population(s)

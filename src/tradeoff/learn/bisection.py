@@ -154,17 +154,24 @@ def _closer_trade(
     return query if best is None else best
 
 
-def prefers_reference(query: Query, choice: Choice) -> bool | None:
-    """Whether the answer prefers the side with more class-1 accuracy (None: can't tell)."""
+def prefers_reference(
+    query: Query, choice: Choice, space: QuerySpace | None = None
+) -> bool | None:
+    """Whether the answer prefers the side with more class-1 accuracy, or more of the
+    reference attribute in a scenario without classes (None: can't tell)."""
     if choice is Choice.INDIFFERENT:
         return None
-    return reference_left(query) == (choice is Choice.LEFT)
+    return reference_left(query, space) == (choice is Choice.LEFT)
 
 
-def reference_left(query: Query) -> bool:
-    """Whether the left option has more accuracy on the question's reference class."""
+def reference_left(query: Query, space: QuerySpace | None = None) -> bool:
+    """Whether the left option has more accuracy on the question's reference class (or,
+    in a scenario without classes, more of its reference attribute in the metric's signed
+    scale: ``space`` says which way is more)."""
     ref = query.pair[0]
-    return query.left.accuracies[ref] > query.right.accuracies[ref]
+    if ref < len(query.left.accuracies) or space is None:
+        return query.left.accuracies[ref] > query.right.accuracies[ref]
+    return space.statistic(query.left, ref) > space.statistic(query.right, ref)
 
 
 @dataclass(frozen=True)
@@ -247,7 +254,7 @@ class BisectionStrategy(Strategy[BisectionState]):
             t = (lo + hi) / 2
         else:
             t = min(max(raw_to_scaled(self.space, ratio, query.threshold), lo), hi)
-        side = prefers_reference(query, choice)
+        side = prefers_reference(query, choice, self.space)
         if side is None:
             quarter = (hi - lo) / 4
             new = (max(lo, t - quarter), min(hi, t + quarter))

@@ -18,12 +18,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.ask.population import Population, scenario_population
-from tradeoff.ask.queries import Query, QuerySpace
+from tradeoff.ask.queries import RECORDED, Query, QuerySpace
 from tradeoff.ask.scenario import STRATEGY_NAMES, ElicitationSpec, Scenario
 from tradeoff.learn.base import Choice, ElicitationResult, Strategy, asked_aspects
 from tradeoff.learn.bisection import BisectionStrategy
 from tradeoff.learn.joint import JointStrategy, Verdict
+from tradeoff.learn.likelihood import NoiseGrid
 from tradeoff.learn.paper import PaperStrategy, planned_questions
+from tradeoff.learn.particles import natural_weights
 from tradeoff.learn.posterior import QUESTIONS_PER_RATIO
 from tradeoff.learn.probabilistic import ProbabilisticStrategy
 from tradeoff.text import ENGLISH, Words
@@ -31,6 +33,17 @@ from tradeoff.text import ENGLISH, Words
 
 class EngineFinished(RuntimeError):
     """Raised when an answer is given but the strategy asks no more questions."""
+
+
+@dataclass(frozen=True)
+class Particles:
+    """A ``joint`` posterior as weighted particles: natural-unit weights (rows, ‖a‖₁ = 1),
+    each particle's cell of the noise grid, and the particles' weights (summing to 1)."""
+
+    natural: NDArray[np.float64]
+    noise: NDArray[np.intp]
+    weights: NDArray[np.float64]
+    grid: NoiseGrid
 
 
 StrategyFactory = Callable[[QuerySpace, ElicitationSpec, int], Strategy[Any]]
@@ -176,15 +189,24 @@ class Engine:
             If the strategy learns only from its own questions, the question is not one
             this scenario builds, or it repeats an answer that does not exist.
         """
-        if not self._strategy.learns_from_any_question:
-            raise ValueError(f"strategy {self.strategy_name!r} learns only from its own questions")
-        if not self.space.can_ask(query) and not self._strategy.is_candidate_pair(query):
-            raise ValueError("the question is not one this scenario builds")
-        if query.repeat_of is not None and not 0 <= query.repeat_of < self.answered:
-            raise ValueError(f"the question repeats answer {query.repeat_of}, which does not exist")
+        self.check_recorded(query)
         choice = Choice(choice)
         self._states.append(self._strategy.update(self.state, query, choice))
         self._counted(query, choice)
+
+    def check_recorded(self, query: Query) -> None:
+        """Raise ``ValueError`` (saying why) unless :meth:`answer_recorded` takes an answer
+        to ``query``: a question this scenario builds, a pair of candidates, or a choice made
+        elsewhere (kind ``recorded``: any two options of the scenario)."""
+        if not self._strategy.learns_from_any_question:
+            raise ValueError(f"strategy {self.strategy_name!r} learns only from its own questions")
+        if query.kind == RECORDED:
+            if not self.space.describes(query):
+                raise ValueError("the recorded options are not options of this scenario")
+        elif not self.space.can_ask(query) and not self._strategy.is_candidate_pair(query):
+            raise ValueError("the question is not one this scenario builds")
+        if query.repeat_of is not None and not 0 <= query.repeat_of < self.answered:
+            raise ValueError(f"the question repeats answer {query.repeat_of}, which does not exist")
 
     def _counted(self, query: Query, choice: Choice) -> None:
         """Count an answer the strategy has just taken."""
@@ -250,6 +272,16 @@ class Engine:
         if plain is None:
             return None
         return plain, np.full(len(plain), 1.0 / len(plain))
+
+    def particles(self) -> Particles | None:
+        """The posterior as its particles (natural-unit weights, each one's noise cell,
+        their weights) for ``joint``, else ``None``: what a posterior predictive needs."""
+        if not isinstance(self._strategy, JointStrategy):
+            return None
+        state = self.state
+        posterior = self._strategy.posterior
+        natural = natural_weights(state.swing, posterior.spans)
+        return Particles(natural, state.noise, state.weights(), posterior.noise_grid)
 
     def verdict(self) -> Verdict | None:
         """The pick, its P(best), P(best or practically tied), the candidates it may be

@@ -504,7 +504,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
         out: list[Trade] = []
         # Two trades that are the same in exact arithmetic are one option on every machine.
         seen: set[tuple[str, str]] = set()
-        pairs = [(i, j) for i in range(space.k) for j in range(i + 1, space.n_weights)]
+        pairs = [(i, j) for i in space.references for j in range(i + 1, space.n_weights)]
         m = np.stack([a[:, i] / (a[:, i] + a[:, j]) for i, j in pairs], axis=1)
         targets = weighted_quantiles(m, w, TRADE_QUANTILES)
         for col, (i, j) in enumerate(pairs):

@@ -533,8 +533,8 @@ class ProbabilisticStrategy(PosteriorStrategy[ProbabilisticState]):
         return None  # nothing left that a person could tell apart
 
     def update(self, state: ProbabilisticState, query: Query, choice: Choice) -> ProbabilisticState:
-        side = prefers_reference(query, choice)
-        left = reference_left(query)
+        side = prefers_reference(query, choice, self.space)
+        left = reference_left(query, self.space)
         ref, alt = (query.left, query.right) if left else (query.right, query.left)
         rec = Record(
             ratio=query.pair[1] - 1,

@@ -202,6 +202,8 @@ def _with_population_file(
     """The embedded scenario with its probabilities file (``[population] path``, relative to
     the scenario file, as :func:`~tradeoff.ask.scenario.load_scenario` reads it) found beside the
     scenario file it was recorded from, whatever the folder the session is read from."""
+    if scenario.population is None:
+        return scenario
     relative = scenario.population.path
     if relative is None or Path(relative).is_absolute():
         return scenario

@@ -381,6 +381,24 @@ class Recorder:
         self.engine.answer(choice)
         return query
 
+    def answer_given(self, query: Query, choice: Choice | str) -> None:
+        """Record an answer given elsewhere to ``query`` (a choice recorded in another tool,
+        :func:`~tradeoff.ask.queries.recorded_query`) and apply it
+        (:meth:`~tradeoff.learn.Engine.answer_recorded`, which checks it first); it is on
+        disk when this returns, and a replay applies it as recorded."""
+        choice = Choice(choice)
+        self.engine.check_recorded(query)
+        self._write(
+            AnswerRecord(
+                type="answer",
+                index=self.engine.answered + 1,
+                query=QueryRecord.of(query),
+                choice=choice,
+                at=now(),
+            )
+        )
+        self.engine.answer_recorded(query, choice)
+
     def undo(self) -> Query | None:
         """Take back the last answer (recorded as an ``undo`` event)."""
         if self.engine.answered == 0:

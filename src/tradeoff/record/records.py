@@ -124,7 +124,7 @@ class QueryRecord(_Record):
     params: tuple[FiniteFloat, FiniteFloat]
     threshold: FiniteFloat | None = None
     repeat_of: Annotated[int, Field(strict=True, ge=0)] | None = None
-    kind: Literal["trade", "candidates"] = "trade"
+    kind: Literal["trade", "candidates", "recorded"] = "trade"
     candidates: (
         tuple[Annotated[int, Field(strict=True, ge=0)], Annotated[int, Field(strict=True, ge=0)]]
         | None

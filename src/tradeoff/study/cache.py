@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.ask.population import Population, build_population
+from tradeoff.ask.population import Population, build_population, scenario_population
 from tradeoff.ask.scenario import Scenario
 from tradeoff.errors import InputError
 from tradeoff.study import sealed
@@ -200,9 +200,9 @@ def population_key(scenario: Scenario) -> str:
         "version": CACHE_VERSION,
         "numpy": np.__version__,
         "classes": [c.name for c in scenario.classes],
-        "spec": spec.model_dump(mode="json", exclude={"path"}),
+        "spec": None if spec is None else spec.model_dump(mode="json", exclude={"path"}),
     }
-    if spec.kind == "probabilities":
+    if spec is not None and spec.kind == "probabilities":
         assert spec.path is not None
         payload["file"] = _file_sha256(spec.path)
     return entry_key(payload)
@@ -289,6 +289,8 @@ def cached_population(
     either way (the entry is not broken).
     """
     names = tuple(c.name for c in scenario.classes)
+    if scenario.population is None:
+        return scenario_population(scenario)  # no classes: nothing to build or keep
     if folder is None:
         return build_population(scenario.population, names)
     try:

@@ -52,10 +52,30 @@ class HelpScreen(ModalScreen[None]):
         "You can also click an option. " + NO_WRONG_ANSWERS
     )
 
+    #: How the body reads when the options are described by their aspects alone (no
+    #: classes): each English phrase of a classifier's, and what replaces it.
+    ASPECT_WORDS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("two classifiers,", "two options,"),
+        (
+            "Counts are per 1,000 cases of each kind; the other columns are in their own "
+            "units.",
+            "Every column is in its own units.",
+        ),
+    )
+
+    def __init__(self, aspects_only: bool = False) -> None:
+        super().__init__()
+        #: Whether the options are described by their aspects alone (not classifiers).
+        self.aspects_only = aspects_only
+
     def compose(self) -> ComposeResult:
+        body = self.BODY
+        if self.aspects_only:
+            for old, new in self.ASPECT_WORDS:
+                body = body.replace(old, new)
         with Vertical(id="help-box"):
             yield Label(self.HEADING, id="title")
-            yield Static(self.BODY)
+            yield Static(body)
             yield Button("Close", id="close", variant="primary")
 
     @on(Button.Pressed, "#close")

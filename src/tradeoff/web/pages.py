@@ -237,16 +237,28 @@ def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> Revie
     return ReviewView(
         engine.answered,
         _why_stopped(recorder, lang),
-        lang.ngettext(
-            "From your one answer, this is how much each aspect weighs for you over its "
-            "whole range (finding none to all of a class's cases; each cost or reward from "
-            "one end of its range to the other), with the range it lies in with 90%% "
-            "probability.",
-            "From your %(n)s answers, this is how much each aspect weighs for you over its "
-            "whole range (finding none to all of a class's cases; each cost or reward from "
-            "one end of its range to the other), with the range it lies in with 90%% "
-            "probability.",
-            result.answers,
+        (
+            lang.ngettext(
+                "From your one answer, this is how much each aspect weighs for you over its "
+                "whole range (each cost or reward from one end of its range to the other), "
+                "with the range it lies in with 90%% probability.",
+                "From your %(n)s answers, this is how much each aspect weighs for you over its "
+                "whole range (each cost or reward from one end of its range to the other), "
+                "with the range it lies in with 90%% probability.",
+                result.answers,
+            )
+            if engine.scenario.aspects_only
+            else lang.ngettext(
+                "From your one answer, this is how much each aspect weighs for you over its "
+                "whole range (finding none to all of a class's cases; each cost or reward from "
+                "one end of its range to the other), with the range it lies in with 90%% "
+                "probability.",
+                "From your %(n)s answers, this is how much each aspect weighs for you over its "
+                "whole range (finding none to all of a class's cases; each cost or reward from "
+                "one end of its range to the other), with the range it lies in with 90%% "
+                "probability.",
+                result.answers,
+            )
         )
         % {"n": words.count(result.answers)},
         tuple(weights),

@@ -164,7 +164,7 @@ class QuestionScreen(Screen[None]):
         save(self, self.recorder.undo, "Taking back your last answer", undone)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        self.app.push_screen(HelpScreen(self.recorder.engine.scenario.aspects_only))
 
     def action_quit_session(self) -> None:
         self.post_message(PauseSession(self.recorder, "paused"))

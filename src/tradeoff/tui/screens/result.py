@@ -159,7 +159,7 @@ class ResultScreen(Screen[None]):
         )
 
     def action_help(self) -> None:
-        self.app.push_screen(ResultHelpScreen())
+        self.app.push_screen(ResultHelpScreen(self.recorder.engine.scenario.aspects_only))
 
     def action_done(self) -> None:
         self._done()

@@ -65,10 +65,15 @@ class ReviewScreen(Screen[None]):
         yield Label("What we learned", id="title")
         with VerticalScroll(id="review-body"):
             yield Static(self._why_stopped(), id="why-stopped")
+            ranges = (
+                "each cost or reward from one end of its range to the other"
+                if s.aspects_only
+                else "finding none to all of a class's cases; each cost or reward from one end "
+                "of its range to the other"
+            )
             yield Static(
                 f"From your {result.answers} answers, this is how much each aspect weighs for "
-                "you over its whole range (finding none to all of a class's cases; each cost "
-                "or reward from one end of its range to the other). Bar: best estimate; "
+                f"you over its whole range ({ranges}). Bar: best estimate; "
                 "shaded and in brackets: the range it lies in with 90% probability.",
                 classes="muted",
             )

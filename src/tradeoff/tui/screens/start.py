@@ -39,9 +39,16 @@ from tradeoff.tui.common import (
 )
 
 
+def title(aspects_only: bool = False) -> str:
+    """The start screen's title: what the person is asked about (a classifier, or options
+    described by their aspects alone: a choice)."""
+    return f"tradeoff: what matters to you in {'a choice' if aspects_only else 'a classifier'}"
+
+
 def describe(screen: Screen[None], loaded: LoadedScenario, overrides: SpecOverrides) -> None:
-    """Fill a start screen's ``#description`` and ``#expect`` for a scenario."""
+    """Fill a start screen's ``#title``, ``#description`` and ``#expect`` for a scenario."""
     s = loaded.scenario
+    screen.query_one("#title", Label).update(title(s.aspects_only))
     screen.query_one("#description", Static).update(
         Text.assemble((s.title + "\n", "bold"), reflow(s.description))
     )
@@ -116,7 +123,7 @@ class StartScreen(FormScreen):
         return files
 
     def compose(self) -> ComposeResult:
-        yield Label("tradeoff: what matters to you in a classifier", id="title")
+        yield Label(title(), id="title")
         with VerticalScroll(id="start-body"):
             options = [(p.stem, str(p)) for p in self.scenario_files()]
             yield Label("Scenario")
@@ -219,7 +226,7 @@ class StudyStartScreen(FormScreen):
         self.loaded: LoadedScenario | None = None
 
     def compose(self) -> ComposeResult:
-        yield Label("tradeoff: what matters to you in a classifier", id="title")
+        yield Label(title(), id="title")
         with VerticalScroll(id="start-body"):
             yield Static("", id="description")
             yield Static("", id="expect", classes="muted")

@@ -1,0 +1,256 @@
+"""Choices recorded elsewhere, as files: read them, predict held-out ones, fit each person.
+
+``TRAIN.csv`` holds one recorded choice per row: ``person``, then ``A_<aspect>`` and
+``B_<aspect>`` for every aspect of the scenario (each class's recall, then each attribute in
+its natural unit, named as the scenario names them), then ``answer`` (``A``, ``B`` or
+``can't tell``); other columns are ignored. ``HOLDOUT.csv`` has the same layout without
+``answer``; its other columns are kept in the predictions. Every mistake is reported with
+its line, column and fix (:class:`~tradeoff.errors.InputError`).
+
+:func:`predict_file` learns each person's posterior from their rows of TRAIN
+(:mod:`tradeoff.learn.choices`: the engine's strategy ``joint``, its one answer model) and
+writes, for each row of HOLDOUT, ``p_A`` (the posterior predictive probability that the
+person picks A over B, given that they pick one), ``p_cant_tell`` (that they would say
+"can't tell" if they could) and ``train_choices`` (how many of their choices it learned
+from; 0: the prior alone). :func:`fit_file` writes one session file per person, with their
+choices as recorded answers, which ``session show``, ``select`` and ``report`` read like any
+session (a replay applies the answers as recorded).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tradeoff.ask.population import scenario_priors
+from tradeoff.ask.scenario import LoadedScenario, Scenario
+from tradeoff.errors import InputError, Problem, read_user_file
+from tradeoff.learn import Engine
+from tradeoff.learn.base import Choice
+from tradeoff.learn.choices import choice_spec, forced, learn_choices, pairs, predictive
+from tradeoff.record.records import valid_participant
+from tradeoff.study.opening import start_session
+from tradeoff.text import spreadsheet_cell
+
+#: What the ``answer`` column may say (case and surrounding spaces aside).
+ANSWERS = {"a": Choice.LEFT, "b": Choice.RIGHT, "can't tell": Choice.INDIFFERENT}
+#: At most this many problems are listed (a file with a wrong layout has one per row).
+MAX_PROBLEMS = 20
+
+
+@dataclass(frozen=True)
+class ChoiceRow:
+    """One row: its line in the file, the person, both options' aspects, the answer
+    (``None`` in a holdout file) and the row's cells as read (kept in the predictions)."""
+
+    line: int
+    person: str
+    a: tuple[float, ...]
+    b: tuple[float, ...]
+    choice: Choice | None
+    cells: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ChoiceTable:
+    """A file of recorded choices, read and checked."""
+
+    path: str
+    header: tuple[str, ...]
+    rows: tuple[ChoiceRow, ...]
+
+    def people(self) -> dict[str, list[ChoiceRow]]:
+        """Each person's rows in file order, people in order of first appearance."""
+        out: dict[str, list[ChoiceRow]] = {}
+        for row in self.rows:
+            out.setdefault(row.person, []).append(row)
+        return out
+
+
+def aspect_columns(scenario: Scenario, side: str) -> list[str]:
+    """The columns of one option: ``A_<aspect>`` (``side`` "A") for every aspect.
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> aspect_columns(load_scenario("scenarios/train-trips.toml").scenario, "B")
+    ['B_price', 'B_time', 'B_changes', 'B_comfort']
+    """
+    return [f"{side}_{name}" for name in scenario.weight_names]
+
+
+def _bounds(scenario: Scenario) -> list[tuple[float, float, str]]:
+    """(low, high, what) of every aspect: a recall in [0, 1], an attribute in its range."""
+    out = [(0.0, 1.0, f"a recall of {c.label}") for c in scenario.classes]
+    out += [(a.range[0], a.range[1], f"the range of {a.name}") for a in scenario.attributes]
+    return out
+
+
+def read_choices(
+    path: str | Path, scenario: Scenario, *, answers: bool, scenario_path: str = "the scenario"
+) -> ChoiceTable:
+    """Read a file of recorded choices (``answers``: a TRAIN file, with ``answer``).
+
+    Raises
+    ------
+    InputError
+        Naming the file, and per problem the line and column and the fix: a missing
+        column, an empty person, a value that is not a number or lies outside the
+        scenario's range for its aspect, an answer that is not A, B or can't tell.
+    """
+    raw = read_user_file(path, "give the path of a CSV file of recorded choices.")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError.single(
+            path, f"byte {exc.start}", "is not UTF-8 text.", "save the file as UTF-8."
+        ) from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = [h.strip() for h in next(reader, [])]
+    needed = ["person", *aspect_columns(scenario, "A"), *aspect_columns(scenario, "B")]
+    needed += ["answer"] if answers else []
+    missing = [c for c in needed if c not in header]
+    if missing:
+        layout = ", ".join(needed)
+        raise InputError.single(
+            path,
+            "line 1 (header)",
+            f"has no column {', '.join(repr(c) for c in missing)}.",
+            f"name the columns {layout} (the aspects as {scenario_path} names them).",
+        )
+    where = {c: header.index(c) for c in needed}
+    bounds = _bounds(scenario)
+    problems: list[Problem] = []
+    rows: list[ChoiceRow] = []
+    for cells in reader:
+        line = reader.line_num
+        if not any(c.strip() for c in cells):
+            continue  # a blank line
+        if len(cells) != len(header):
+            problems.append(
+                Problem(
+                    f"line {line}",
+                    f"has {len(cells)} cells, the header {len(header)}.",
+                    "give every row one cell per column (quote cells that hold commas).",
+                )
+            )
+            continue
+        person = cells[where["person"]].strip()
+        if not valid_participant(person):
+            problems.append(
+                Problem(
+                    f"line {line}, column 'person'",
+                    f"{person!r} is not a usable person id.",
+                    "use 1–64 letters, digits, '.', '-' or '_', starting with a letter or "
+                    "digit.",
+                )
+            )
+        sides: list[tuple[float, ...]] = []
+        for side in ("A", "B"):
+            values = []
+            columns = aspect_columns(scenario, side)
+            for column, (low, high, what) in zip(columns, bounds, strict=True):
+                cell = cells[where[column]].strip()
+                try:
+                    value = float(cell)
+                except ValueError:
+                    value = float("nan")
+                if not low <= value <= high:  # also NaN, inf and text
+                    said = "is not a number" if value != value else f"lies outside {what}"
+                    problems.append(
+                        Problem(
+                            f"line {line}, column {column!r}",
+                            f"{cell!r} {said} ([{low:g}, {high:g}] in {scenario_path}).",
+                            "write a number in that range, or widen the range in the scenario.",
+                        )
+                    )
+                values.append(value)
+            sides.append(tuple(values))
+        choice = None
+        if answers:
+            said = cells[where["answer"]].strip()
+            choice = ANSWERS.get(said.lower().replace("’", "'"))
+            if choice is None:
+                problems.append(
+                    Problem(
+                        f"line {line}, column 'answer'",
+                        f"{said!r} is not an answer.",
+                        "write A, B or can't tell.",
+                    )
+                )
+        kept = dict(zip(header, cells, strict=True))
+        rows.append(ChoiceRow(line, person, sides[0], sides[1], choice, kept))
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    if problems:
+        raise InputError.many(path, problems)
+    if not rows:
+        raise InputError.single(path, "", "holds no rows.", "give one row per recorded choice.")
+    return ChoiceTable(str(path), tuple(header), tuple(rows))
+
+
+def _person_engine(
+    scenario: Scenario, rows: Sequence[ChoiceRow], seed: int, priors: Sequence[float]
+) -> Engine:
+    """The engine after one person's recorded choices (the prior without any)."""
+    queries = pairs(scenario, [r.a for r in rows], [r.b for r in rows], priors)
+    choices = [r.choice or Choice.INDIFFERENT for r in rows]
+    return learn_choices(scenario, queries, choices, seed=seed)
+
+
+def predict_file(
+    scenario: Scenario, train: ChoiceTable, holdout: ChoiceTable, out: str | Path, *, seed: int = 0
+) -> int:
+    """Write the predictions of every row of ``holdout`` to ``out`` (a new file: an
+    existing one is never overwritten); returns the number of rows written."""
+    priors = scenario_priors(scenario)
+    learned = train.people()
+    columns = [*holdout.header, "p_A", "p_cant_tell", "train_choices"]
+    lines: dict[int, list[str]] = {}
+    for person, rows in holdout.people().items():
+        mine = learned.get(person, [])
+        engine = _person_engine(scenario, mine, seed, priors)
+        p = predictive(engine, pairs(scenario, [r.a for r in rows], [r.b for r in rows], priors))
+        for row, p_a, p_unsure in zip(rows, forced(p), p[:, 2], strict=True):
+            cells = [spreadsheet_cell(row.cells[c]) for c in holdout.header]
+            lines[row.line] = [*cells, f"{p_a:.6f}", f"{p_unsure:.6f}", str(len(mine))]
+    target = Path(out)
+    try:
+        with target.open("x", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(columns)
+            writer.writerows(lines[row.line] for row in holdout.rows)
+    except FileExistsError:
+        raise InputError.single(
+            target, "", "already exists; nothing was written.", "give a new file name with --out."
+        ) from None
+    except OSError as exc:
+        raise InputError.single(
+            target, "", f"cannot be written ({exc.strerror}).", "choose another place."
+        ) from None
+    return len(holdout.rows)
+
+
+def fit_file(
+    loaded: LoadedScenario, train: ChoiceTable, sessions_dir: str | Path, *, seed: int = 0
+) -> list[Path]:
+    """One finished session file per person of ``train`` under ``sessions_dir``
+    (``<person>/<scenario>-<time>.jsonl``), their choices as recorded answers; the
+    questions would aim at the scenario's pool, so P(best) is on it. Returns the files."""
+    written = []
+    for person, rows in train.people().items():
+        # The recorded choices are all there is: the session is finished at the last one.
+        spec = choice_spec(loaded.scenario).override(budget=len(rows))
+        rec = start_session(loaded, person, sessions_dir, spec=spec, seed=seed)
+        try:
+            priors = [float(z) for z in rec.engine.space.priors]
+            queries = pairs(loaded.scenario, [r.a for r in rows], [r.b for r in rows], priors)
+            for query, row in zip(queries, rows, strict=True):
+                assert row.choice is not None
+                rec.answer_given(query, row.choice)
+            rec.finish()
+        finally:
+            rec.close()
+        written.append(rec.path)
+    return written

@@ -1,0 +1,176 @@
+"""Options described by their aspects alone: a scenario without classes and two or more
+attributes (the LLM leaderboard, train trips) is validated with located errors, asked by
+every strategy with questions whose exchange rates are what they claim, answered end to
+end by a simulated person, and said in the trade-off words (select, rank, the report and
+simulate: tests/choose/test_aspect_pool.py)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tradeoff.ask.aspects import point_tradeoffs, round_step
+from tradeoff.ask.population import scenario_population
+from tradeoff.ask.presentation import card_lines, tradeoffs
+from tradeoff.ask.queries import QuerySpace
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.cli import main
+from tradeoff.errors import InputError
+from tradeoff.learn.bisection import prefers_reference
+from tradeoff.learn.engine import Engine
+from tradeoff.simulation.oracles import SimulatedOracle
+
+from ..conftest import scenario
+
+ASPECTS = """
+id = "trips"
+title = "Trips"
+
+[[attributes]]
+name = "price"
+kind = "cost"
+range = [1.0, 125.0]
+label = "fare"
+
+[[attributes]]
+name = "time"
+kind = "cost"
+range = [55.0, 250.0]
+label = "minutes"
+"""
+
+POPULATION = """
+[population]
+seed = 1
+"""
+
+ONE_CLASS = """
+[[classes]]
+name = "sick"
+label = "sick people"
+"""
+
+
+def load_text(tmp_path: Path, text: str) -> InputError | None:
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    try:
+        load_scenario(path)
+    except InputError as exc:
+        return exc
+    return None
+
+
+def test_a_scenario_without_classes_loads_with_two_attributes(tmp_path: Path) -> None:
+    assert load_text(tmp_path, ASPECTS) is None
+    for name in ("llm-leaderboard", "train-trips"):
+        sc = scenario(name)
+        assert sc.aspects_only and sc.population is None and len(sc.attributes) >= 2
+        assert sc.weight_names == tuple(a.name for a in sc.attributes)
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "fragment"),
+    [
+        (ASPECTS.split("[[attributes]]\nname = \"time\"")[0], "classes: ", "no classes and 1"),
+        ('id = "x"\ntitle = "t"\n', "classes: ", "no classes and 0 attributes"),
+        (ASPECTS + ONE_CLASS + POPULATION, "classes: ", "this one has 1"),
+        (ASPECTS + POPULATION, "population: ", "remove [population]"),
+        (
+            ASPECTS + ONE_CLASS + ONE_CLASS.replace("sick", "well"),
+            "population: ",
+            "needs a [population]",
+        ),
+    ],
+    ids=["one attribute", "nothing", "one class", "population without classes", "no population"],
+)
+def test_options_neither_classifiers_nor_aspects_are_located(
+    tmp_path: Path, text: str, where: str, fragment: str
+) -> None:
+    error = load_text(tmp_path, text)
+    assert error is not None
+    message = error.message()
+    assert str(tmp_path / "s.toml") in message and where in message and fragment in message
+    assert "Fix:" in message
+
+
+def test_scenario_check_says_what_the_options_are(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scenario", "check", "train-trips"]) == 0
+    out = capsys.readouterr().out
+    assert "options  described by their attributes alone" in out
+    assert "  classes  " not in out
+
+
+@given(
+    st.lists(st.floats(0.01, 10.0), min_size=4, max_size=4),
+    st.integers(0, 3),
+    st.integers(0, 3),
+    st.floats(0.02, 0.98),
+    st.sampled_from([0.3, 0.6, 1.0]),
+)
+def test_a_trade_between_two_aspects_has_the_exchange_rate_it_claims(
+    weights: list[float], ref: int, other: int, m: float, share: float
+) -> None:
+    """Brute force: a person prefers the option with more of the reference aspect exactly
+    when their m = w_ref / (w_ref + w_other) (in the signed scale) exceeds the threshold."""
+    if ref == other:
+        return
+    sc = scenario("train-trips")
+    space = QuerySpace(sc, scenario_population(sc), context=True)
+    assert space.k == 0 and space.can_refer(ref)
+    query = space.trade(ref, other, m, share)
+    assert query.threshold is not None and math.isclose(query.threshold, m, rel_tol=1e-6)
+    for i in range(4):  # only the two traded aspects differ
+        if i not in (ref, other):
+            assert query.left.attributes[i] == query.right.attributes[i]
+    for i in (ref, other):  # every value in its range
+        lo, hi = sc.attributes[i].range
+        assert lo - 1e-9 <= query.left.attributes[i] <= hi + 1e-9
+    assert space.can_ask(query)
+    oracle = SimulatedOracle.for_scenario(sc, weights)
+    true_m = weights[ref] / (weights[ref] + weights[other])
+    if abs(true_m - query.threshold) < 1e-6:
+        return
+    assert prefers_reference(query, oracle.choose(query), space) == (true_m > query.threshold)
+
+
+def test_the_frontier_between_two_aspects_is_a_quarter_ellipse() -> None:
+    sc = scenario("train-trips")
+    space = QuerySpace(sc, scenario_population(sc))
+    ends = [space.frontier(0, 1, m) for m in (0.0, 1.0)]
+    # m = 0: all weight on time (the least of it, 55 min) and the fare at its worst
+    assert ends[0].attributes[:2] == pytest.approx((125.0, 55.0))
+    assert ends[1].attributes[:2] == pytest.approx((1.0, 250.0))
+    assert space.frontier(0, 1, 0.5).attributes[2:] == (2.0, 1.0)  # the others at the middle
+
+
+@pytest.mark.parametrize("strategy", ["joint", "probabilistic", "bisection", "paper"])
+def test_every_strategy_learns_a_simulated_traveller(strategy: str) -> None:
+    sc = scenario("train-trips")
+    truth = [0.02, 0.006, 0.5, 0.3]  # per natural unit: ƒ1 ~ 3.3 min
+    spec = sc.elicitation.override(strategy=strategy, budget=120 if strategy == "paper" else 25)
+    engine = Engine(sc, spec, seed=3)
+    oracle = SimulatedOracle.for_scenario(sc, truth)
+    while (q := engine.next_query()) is not None:
+        engine.answer(oracle.choose(q))
+    estimate = np.asarray(engine.result().weights)
+    ratio = estimate[1] / estimate[0]  # the value of time in guilders per minute
+    assert ratio == pytest.approx(truth[1] / truth[0], rel=0.35), (strategy, estimate)
+
+
+def test_cards_and_tradeoffs_speak_of_aspects() -> None:
+    sc = scenario("train-trips")
+    space = QuerySpace(sc, scenario_population(sc), context=True)
+    q = space.trade(0, 1, 0.5, 0.6)
+    lines = card_lines(sc, q.left, q.right)
+    assert [line.text.split()[-1] for line in lines][:2] == ["fare", "way"]
+    assert lines[0].delta and lines[1].delta and not lines[2].delta
+    said = [t.text for t in tradeoffs(sc, [1.0, 0.5, 8.0, 4.0], [], None)]
+    assert said[0] == "ƒ10.00 of price are worth as much to you as 20 min of time."
+    assert point_tradeoffs(sc, [0.0, 1.0, 1.0, 1.0])[0][1] == "Price does not matter to you."
+    assert round_step(195.0) == 20.0

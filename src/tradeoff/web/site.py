@@ -184,8 +184,11 @@ class Site:
         return None if found is None or found.removed else found
 
     def is_withdrawn(self, participant: str) -> bool:
-        """Whether ``participant`` withdrew (the withdrawals file read again only when it
-        changes: this is asked on every request)."""
+        """Whether ``participant`` withdrew (:meth:`gone`)."""
+        return participant in self.gone()
+
+    def gone(self) -> frozenset[str]:
+        """Who withdrew (the file read again only when it changes: asked on every request)."""
         path = withdrawals_path(self.study)
         try:
             st = path.stat()
@@ -194,13 +197,12 @@ class Site:
             key = None
         if key != self._withdrawn[0]:
             self._withdrawn = (key, frozenset(withdrawn(self.roster())) if key else frozenset())
-        return participant in self._withdrawn[1]
+        return self._withdrawn[1]
 
     def revoke(self, nonce: str) -> None:
-        """End the session cookie of ``nonce`` for every server process on the folder:
-        "save and come back later" and declining consent leave the page, and only the
-        access code opens it again (:class:`Revoked`). If the file cannot be written (a
-        full disk), the browser still drops the cookie; the server's log says so."""
+        """End the session cookie of ``nonce`` for every server process on the folder
+        (pausing, declining, withdrawing: :class:`Revoked`); if the file cannot be written,
+        the browser still drops the cookie and the server's log says so."""
         try:
             self.revoked.add(nonce)
         except OSError as exc:

@@ -74,6 +74,7 @@ TIERS = {
         "test_key_revocation",
         "test_panel_bounds",
         "test_web_panel",
+        "test_panel_leaving",
         "test_study_web_cli",
         "test_hostile_serving",
         "test_hostile_study",

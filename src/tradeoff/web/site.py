@@ -3,14 +3,13 @@ page shares (:class:`Site`).
 
 After a right access code the browser holds a signed session cookie (HttpOnly,
 SameSite=Strict, Secure behind TLS) under the study's key (:func:`study_secret`); a cookie
-ended early ("save and come back later", declining consent) is revoked for every server
+ended early ("save and come back later", declining, withdrawing) is revoked for every server
 process on the folder (:class:`Revoked`); every form carries a CSRF token
 (:func:`checked_form`). The :func:`protect` middleware reads a request's body within
 :attr:`tradeoff.web.connection.Timeouts.body_seconds`, only then counts it against the
 caps of requests in flight (:data:`REQUESTS_AT_ONCE`), sets the security headers (a strict
 CSP: pages name nothing outside this server) and answers errors with pages in words. The
-pages themselves are :mod:`tradeoff.web.flow`.
-"""
+pages themselves are :mod:`tradeoff.web.flow` and :mod:`tradeoff.web.leaving`."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ from tradeoff.web.flow import make_web_app
 
 from ..conftest import small_scenario_file
 from ..webclient import Page, Participant
-from .test_web import make_study
+from .test_web import answer_all, make_study
 from .test_web_panel import link, panel_study
 
 Serve = Callable[[Study], object]
@@ -120,10 +120,23 @@ async def test_withdrawing_on_the_page_for_each_way_in(tmp_path: Path, serve: Se
         assert again.h1 == "You have withdrawn from this study"
     finally:
         await p.close()
-    [line] = withdrawals_path(codes_study).read_text().splitlines()
-    record = json.loads(line)
-    assert record["participant"] == "p01" and len(record["kept_session_files"]) == 1
+    # after finishing too: the thank-you page links to the same withdraw page
+    p = Participant(code_base)
+    try:
+        q1 = await p.submit(await p.enter(codes["p02"]), "consent", choice="agree")
+        done = await p.submit(await answer_all(p, q1), "finish")
+        assert done.h1 == "Thank you" and 'href="withdraw"' in done.html
+        asked = await p.get("withdraw")
+        assert asked.h1 == "Withdraw from the study?"
+        gone = await p.submit(asked, "withdraw", choice="withdraw")
+        assert gone.h1 == "You have withdrawn from this study"
+    finally:
+        await p.close()
+    lines = [json.loads(x) for x in withdrawals_path(codes_study).read_text().splitlines()]
+    assert [r["participant"] for r in lines] == ["p01", "p02"]
+    assert len(lines[0]["kept_session_files"]) == 1
     assert states(codes_study)["p01"].startswith("withdrawn")
+    assert states(codes_study)["p02"].startswith("withdrawn")
 
     study = panel_study(tmp_path, ids=("AAA111", "BBB222"))
     key = new_key(study.path, "pilot")

@@ -74,7 +74,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Study, dict
         declined=Ending(code="LEFT01"),
     )
     study, codes = create_study(
-        scenario, ["p01", "p02"], tmp / "study", consent=consent, panel=panel
+        scenario, ["p01", "p02", "p03", "p04"], tmp / "study", consent=consent, panel=panel
     )
     server, base, log = serve(study, tmp)
     try:
@@ -192,3 +192,32 @@ def test_leaving_pages_for_each_way_in_pass_axe_and_fit_the_window(
         assert study.panel is not None and study.panel.participant_of(panel_id) in gone
     elif way == "code":
         assert ("p01" if language == "en" else "p02") in gone
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_the_thank_you_page_offers_withdrawing_and_passes_axe(
+    site: tuple[Study, dict[str, str], str],
+    browser: Browser,  # noqa: F811
+    language: str,
+) -> None:
+    study, codes, base = site
+    code = codes["p03" if language == "en" else "p04"]
+    context = browser.new_context(locale="de-DE" if language == "de" else "en-US")
+    page = context.new_page()
+    come_in(page, "code", base, study, code, "")
+    page.click("button[value=agree]")
+    page.wait_for_url("**/question")
+    while page.url.endswith("/question"):
+        page.click("button[value=right]")
+    page.click("form[action=finish] button")
+    page.wait_for_url("**/done")
+    problems: dict[str, list[str]] = {}
+    check(page, "done", problems)
+    page.click("main a[href=withdraw]")
+    assert h1(page) == TITLES[language]["ask"]
+    page.click("button[value=withdraw]")
+    assert h1(page) == TITLES[language]["gone"]
+    check(page, "gone", problems)
+    context.close()
+    assert {k: v for k, v in problems.items() if v} == {}
+    assert ("p03" if language == "en" else "p04") in withdrawn(load_study(study.path))

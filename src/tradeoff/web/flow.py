@@ -533,6 +533,7 @@ async def done(request: web.Request) -> web.StreamResponse:
             _("Your answers are saved and complete. You can close this page."),
             _("If you have questions about the study, contact its coordinator."),
         ],
+        link=("withdraw", _("Withdraw from the study")),
     )
 
 

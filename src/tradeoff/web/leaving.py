@@ -149,7 +149,7 @@ async def confirm_withdraw(request: web.Request) -> web.StreamResponse:
         return redirect("./")
     if not await site.work(partial(site.is_withdrawn, pid)):
         try:
-            await site.work(partial(withdraw, site.roster(), pid))
+            await site.work(lambda: withdraw(site.roster(), pid))
         except InputError as exc:
             print(exc.message(), file=sys.stderr)
             return site.message(

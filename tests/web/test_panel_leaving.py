@@ -179,6 +179,10 @@ async def test_a_decline_stays_declined_when_the_link_is_opened_again(
         declined = await p.submit(await p.get(link("P1")), "consent", choice="decline")
         assert "DECL1" in declined.text
         assert (await p.get(link("P1"))).path.endswith("/consent")  # opened again
+        assert states(study) == {"P1": "declined consent"}
+        declined = await p.submit(await p.get(link("P1")), "consent", choice="decline")
+        assert "DECL1" in declined.text  # and declined again: one person who declined
+        assert (await p.get(link("P1"))).path.endswith("/consent")
     finally:
         await p.close()
     assert states(study) == {"P1": "declined consent"}

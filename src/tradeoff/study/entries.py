@@ -199,7 +199,7 @@ class EntryState:
         started: Callable[[str], bool] | None = None,
     ) -> list[Entered]:
         """Panel participants holding a place: let in, not declined, not withdrawn
-        (``gone``), and started or let in less than the ``panel``'s
+        (``gone``), and (in open enrolment) started or let in less than the ``panel``'s
         :attr:`~tradeoff.study.panel.Panel.consent_minutes` before ``now``; pilots apart.
         ``started`` says whether someone has a session all the same (a study begun before
         ``started`` events were written); a ``True`` is remembered.
@@ -213,7 +213,9 @@ class EntryState:
         >>> [e.participant for e in s.active(Panel("PID", (), b"k" * 16), frozenset(), at)]
         ['b']
         """
-        limit = None if panel is None or now is None else panel.consent_minutes * 60.0
+        limit = None
+        if panel is not None and not panel.allow_list and now is not None:
+            limit = panel.consent_minutes * 60.0
         out = []
         for e in self.people.values():
             if e.pilot or e.declined or e.removed or e.participant in gone:
@@ -238,7 +240,7 @@ class EntryState:
         out: dict[str, Any] = {
             "entered": sum(not e.pilot for e in self.people.values()),
             "holding_a_place": len(active),
-            "declined": self.declines,
+            "declined": sum(e.ever_declined and not e.pilot for e in self.people.values()),
             "screened": dict(sorted(self.screened.items())),
             "screened_total": sum(self.screened.values()),
         }

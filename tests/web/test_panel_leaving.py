@@ -21,8 +21,9 @@ from tradeoff.cli import main
 from tradeoff.study import entries
 from tradeoff.study.entries import read_entries
 from tradeoff.study.export import export_files, export_study
-from tradeoff.study.folder import Study, load_study
+from tradeoff.study.folder import Study, create_study, load_study
 from tradeoff.study.keys import new_key
+from tradeoff.study.panel import Panel
 from tradeoff.study.status import study_status
 from tradeoff.study.withdrawals import withdraw, withdrawals_path
 from tradeoff.web.flow import make_web_app
@@ -301,3 +302,40 @@ def test_study_create_prints_links_the_panel_can_open(
     assert main([*other, "--out", str(tmp_path / "d")]) == 0
     out = capsys.readouterr().out
     assert "/panel?uid=<uid>" in out and "panel's own placeholder for <uid>" in out
+
+
+async def test_without_consent_the_first_page_takes_up_the_place(
+    tmp_path: Path, serve: Serve
+) -> None:
+    scenario = small_scenario_file(tmp_path, **{"budget = 30": "budget = 3"})
+    panel = Panel("PID", (), b"0123456789abcdef", cap=1, consent_minutes=1)
+    study, _ = create_study(scenario, [], tmp_path / "study", panel=panel)
+    base = await serve(study)  # type: ignore[misc]
+    p = Participant(base)
+    try:
+        assert (await p.get("panel?PID=N1")).path.endswith("/question")
+    finally:
+        await p.close()
+    [person] = read_entries(study.path).people.values()
+    assert person.started
+
+
+def test_a_session_on_disk_keeps_a_place_from_before_started_lines(tmp_path: Path) -> None:
+    """A study's entries from before ``started`` lines: a person let in long ago with a
+    session file holds their place; one without has given it up."""
+    panel = Panel("PID", (), b"0123456789abcdef", cap=1)
+    folder = tmp_path / "study"
+    (folder / "sessions").mkdir(parents=True)
+    old = "2026-01-01T00:00:00+00:00"
+    for panel_id in ("HAS", "NONE"):
+        pid = panel.participant_of(panel_id)
+        line = {"event": "enrolled", "participant": pid, "panel_id": panel_id, "at": old}
+        with (folder / "entries.jsonl").open("a") as fh:
+            fh.write(json.dumps(line) + "\n")
+    has = folder / "sessions" / panel.participant_of("HAS")
+    has.mkdir()
+    (has / "s1.jsonl").write_text("{}\n")
+    log = entries.EntryLog(folder)
+    assert entries.admit(panel, log, "NEW", {}).reason == "study full"
+    assert entries.admit(panel, log, "HAS", {}).returning
+    assert entries.admit(panel, log, "NONE", {}).reason == "study full"

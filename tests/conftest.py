@@ -63,7 +63,12 @@ def small(name: str, samples: int = 20_000) -> Scenario:
 #: process of its own, the app, scikit-learn and MLflow, several numeric paths); ``stats``
 #: measures a statistical property over many runs; ``browser`` needs Chromium.
 TIERS = {
-    "browser": {"test_web_browser", "test_web_browser_de", "test_web_panel_browser"},
+    "browser": {
+        "test_web_browser",
+        "test_web_browser_de",
+        "test_web_panel_browser",
+        "test_panel_leaving_browser",
+    },
     "stats": {"test_strategies", "test_engine_paper"},
     "e2e": {
         "test_machines",
@@ -81,6 +86,7 @@ TIERS = {
         "test_key_revocation",
         "test_panel_bounds",
         "test_web_panel",
+        "test_panel_leaving",
         "test_study_web_cli",
         "test_hostile_serving",
         "test_hostile_study",

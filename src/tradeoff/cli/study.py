@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tradeoff.cli.common import UsageError, emit, error, parse_p, say
+from tradeoff.cli.panel_links import BASE_URL, panel_link, panel_link_lines, quota_links
 
 if TYPE_CHECKING:
     from tradeoff.study.panel import Panel
@@ -40,6 +41,7 @@ PANEL_FLAGS = (
     "cap",
     "quota_field",
     "quota",
+    "consent_within",
     "complete_url",
     "complete_code",
     "declined_url",
@@ -55,6 +57,7 @@ def _panel(args: argparse.Namespace) -> tuple[Panel | None, list[str]]:
     import secrets
 
     from tradeoff.study.panel import (
+        CONSENT_MINUTES,
         PRESETS,
         Ending,
         Panel,
@@ -104,28 +107,13 @@ def _panel(args: argparse.Namespace) -> tuple[Panel | None, list[str]]:
             cap=args.cap,
             quota_field=args.quota_field,
             quotas=parse_quotas(args.quota or []),
+            consent_minutes=CONSENT_MINUTES if args.consent_within is None else args.consent_within,
             complete=end("complete"),
             declined=end("declined"),
             screened=end("screened"),
         )
     )
     return panel, ids
-
-
-def panel_link(panel: Panel, base: str) -> str:
-    """The study's link to give the panel, with a placeholder for each parameter (in
-    Prolific's ``{{%NAME%}}`` form for the Prolific preset's names).
-
-    >>> from tradeoff.study.panel import Panel
-    >>> panel_link(Panel("PID", ("WAVE",), b"k" * 16), "http://127.0.0.1:8000/")
-    'http://127.0.0.1:8000/panel?PID=<PID>&WAVE=<WAVE>'
-    """
-    from tradeoff.study.panel import PRESETS
-
-    prolific = {PRESETS["prolific"][0], *PRESETS["prolific"][1]}
-    names = [panel.id_param, *panel.keep_params]
-    query = "&".join(f"{n}={{{{%{n}%}}}}" if n in prolific else f"{n}=<{n}>" for n in names)
-    return f"{base.rstrip('/')}/panel?{query}"
 
 
 def cmd_study_create(args: argparse.Namespace) -> int:
@@ -175,7 +163,9 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         else:
             data["codes_file"] = str(codes_file)
         if panel is not None:
-            data["panel_link"] = panel_link(panel, BASE_URL)
+            data["panel_link"] = None if panel.quotas else panel_link(panel, BASE_URL)
+            data["quota_links"] = quota_links(panel, BASE_URL)
+            data["consent_minutes"] = panel.consent_minutes
             data["panel_ids"] = len(panel_ids)
         emit(data)
         return 0
@@ -193,12 +183,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         f"The questions' tables are prepared in {study.cache_dir} ({cache_mb:.0f} MB).",
     ]
     if panel is not None:
-        lines += [
-            "",
-            "The link to give the panel (put the address the page is served at in place of "
-            f"{BASE_URL.rstrip('/')}):",
-            f"  {panel_link(panel, BASE_URL)}",
-        ]
+        lines += panel_link_lines(panel)
     if not codes:
         pass
     elif codes_file is not None:
@@ -413,7 +398,6 @@ def cmd_study_export(args: argparse.Namespace) -> int:
 
 
 #: The address ``tradeoff study serve`` listens at by default, for the links printed.
-BASE_URL = "http://127.0.0.1:8000/"
 
 
 def cmd_study_pilot_link(args: argparse.Namespace) -> int:
@@ -515,6 +499,13 @@ def add_panel_arguments(mk: argparse.ArgumentParser) -> None:
         metavar="VALUE=N",
         action="append",
         help="at most N people whose quota field is VALUE (repeat for each group)",
+    )
+    group.add_argument(
+        "--consent-within",
+        metavar="MINUTES",
+        type=int,
+        help="open enrolment: a place is held this long for someone who opened the link "
+        "and has not consented, then freed (default 60)",
     )
     for kind, what in (
         ("complete", "a completed session"),

@@ -5,6 +5,11 @@ The events (each with its time, ``at``):
 * ``enrolled``: a panel id let in (its participant id, the panel id, its quota group and
   the link's kept parameters), once per person (again only after a decline);
 * ``declined``: a panel participant declined consent (no session was opened);
+* ``started``: a panel participant took up their place (consented, or began where the
+  study asks no consent), written under the lock before their session is made: from then
+  on their place is theirs, however long they take. One who is let in and does not start
+  within the panel's :attr:`~tradeoff.study.panel.Panel.consent_minutes` gives up the
+  place (it counts for nobody; opening the link again takes a place anew if there is room);
 * ``screened``: a panel id turned away, with the reason
   (:data:`~tradeoff.study.panel.SCREEN_REASONS`);
 * ``pilot``: a pilot participant began (the pilot link, :mod:`tradeoff.study.keys`);
@@ -34,7 +39,7 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -97,6 +102,24 @@ class Entered:
     declined: bool = False
     removed: bool = False
     lines: int = 1
+    #: Whether they took up their place (the ``started`` event).
+    started: bool = False
+    #: Whether an earlier entry of theirs declined (they opened the link again since).
+    declined_before: bool = False
+
+    @property
+    def ever_declined(self) -> bool:
+        """Whether they declined consent, now or on an earlier entry: without a session
+        they stay "declined consent" in status and the export."""
+        return self.declined or self.declined_before
+
+    def age(self, now: float) -> float:
+        """Seconds since they were let in (0 when the time cannot be read: the place
+        is held)."""
+        try:
+            return max(0.0, now - datetime.fromisoformat(self.at).timestamp())
+        except (ValueError, OverflowError):
+            return 0.0
 
 
 @dataclass
@@ -143,10 +166,13 @@ class EntryState:
                 event == "pilot",
                 at,
                 lines=1 + (known.lines if known else 0),
+                declined_before=known is not None and known.ever_declined,
             )
         elif event == "declined" and known is not None:
             known.declined = True
             self.declines += 1
+        elif event == "started" and known is not None:
+            known.started = True
         elif event == "pilot-removed" and known is not None:
             known.removed = True
         else:
@@ -165,18 +191,56 @@ class EntryState:
             out.append(f"{path}: {len(self.bad_lines) - 20} more such lines.")
         return out
 
-    def active(self) -> list[Entered]:
-        """Panel participants holding a place (let in, not declined; pilots apart)."""
-        return [e for e in self.people.values() if not e.pilot and not e.declined]
+    def active(
+        self,
+        panel: Panel | None = None,
+        gone: frozenset[str] = frozenset(),
+        now: float | None = None,
+        started: Callable[[str], bool] | None = None,
+    ) -> list[Entered]:
+        """Panel participants holding a place: let in, not declined, not withdrawn
+        (``gone``), and (in open enrolment) started or let in less than the ``panel``'s
+        :attr:`~tradeoff.study.panel.Panel.consent_minutes` before ``now``; pilots apart.
+        ``started`` says whether someone has a session all the same (a study begun before
+        ``started`` events were written); a ``True`` is remembered.
 
-    def summary(self, panel: Panel | None) -> dict[str, Any]:
-        """The counts ``study status`` and the coordinator's page show."""
-        active = self.active()
+        >>> from tradeoff.study.panel import Panel
+        >>> s = EntryState()
+        >>> s.add({"event": "enrolled", "participant": "a", "at": "2026-01-01T10:00:00+00:00"})
+        >>> s.add({"event": "enrolled", "participant": "b", "at": "2026-01-01T10:00:00+00:00"})
+        >>> s.add({"event": "started", "participant": "b"})
+        >>> at = datetime(2026, 1, 1, 11, 1, tzinfo=UTC).timestamp()  # 61 minutes on
+        >>> [e.participant for e in s.active(Panel("PID", (), b"k" * 16), frozenset(), at)]
+        ['b']
+        """
+        limit = None
+        if panel is not None and not panel.allow_list and now is not None:
+            limit = panel.consent_minutes * 60.0
+        out = []
+        for e in self.people.values():
+            if e.pilot or e.declined or e.removed or e.participant in gone:
+                continue
+            if not e.started and limit is not None and e.age(now or 0.0) >= limit:
+                if started is None or not started(e.participant):
+                    continue
+                e.started = True
+            out.append(e)
+        return out
+
+    def summary(
+        self,
+        panel: Panel | None,
+        gone: frozenset[str] = frozenset(),
+        started: Callable[[str], bool] | None = None,
+    ) -> dict[str, Any]:
+        """The counts ``study status`` and the coordinator's page show (the places held as
+        :func:`admit` counts them now, without ``gone``, those who withdrew)."""
+        active = self.active(panel, gone, time.time(), started)
         groups = Counter(e.group for e in active if e.group is not None)
         out: dict[str, Any] = {
             "entered": sum(not e.pilot for e in self.people.values()),
             "holding_a_place": len(active),
-            "declined": self.declines,
+            "declined": sum(e.ever_declined and not e.pilot for e in self.people.values()),
             "screened": dict(sorted(self.screened.items())),
             "screened_total": sum(self.screened.values()),
         }
@@ -307,6 +371,41 @@ class Admission:
     returning: bool = False
 
 
+def session_on_disk(folder: Path) -> Callable[[str], bool]:
+    """Whether a participant has a session file in the study ``folder`` (a place taken up
+    before ``started`` events were written counts as started)."""
+
+    def found(participant: str) -> bool:
+        try:
+            return any((folder / "sessions" / participant).glob("*.jsonl"))
+        except OSError:
+            return False
+
+    return found
+
+
+def _no_room(
+    panel: Panel,
+    state: EntryState,
+    group: str | None,
+    gone: frozenset[str],
+    now: float,
+    started: Callable[[str], bool],
+    leaving: str | None = None,
+) -> str | None:
+    """Why open enrolment has no place for one more person of quota ``group`` now (``None``:
+    there is room); ``leaving`` is not counted (the person asking, whose own place lapsed)."""
+    active = [e for e in state.active(panel, gone, now, started) if e.participant != leaving]
+    if panel.quota_field is not None:
+        if group not in panel.quotas:
+            return "quota group unknown"
+        if sum(e.group == group for e in active) >= panel.quotas[group]:
+            return "quota full"
+    if panel.cap is not None and len(active) >= panel.cap:
+        return "study full"
+    return None
+
+
 def admit(
     panel: Panel,
     log: EntryLog,
@@ -315,26 +414,33 @@ def admit(
     allowed: frozenset[str] = frozenset(),
     source: str | None = None,
     most_from_source: int | None = None,
+    gone: frozenset[str] = frozenset(),
 ) -> Admission:
     """Let ``panel_id`` in or screen it out, under the study's lock so every server
     process counts the same cap and quotas: a panel id already let in comes back to its
     participant (never a second one); an allow-list lets in only ``allowed`` participant
     ids; open enrolment lets in while the cap and the person's quota group have room.
-    Every decision is written to ``entries.jsonl`` (:func:`append_entry`) before it is
-    acted on. A new panel id from a ``source`` address that brought ``most_from_source``
-    (:data:`NEW_ENTRIES_PER_SOURCE` unless given) new entries in the last
-    :data:`NEW_ENTRY_WINDOW` seconds (in any server process: :meth:`EntryLog.recent_from`)
-    is refused with the reason ``too many from one address``, and nothing is written; a
-    returning one is let in."""
+    A place counts while its person holds it (:meth:`EntryState.active`): not once they
+    declined, withdrew (``gone``) or were let in :attr:`Panel.consent_minutes` ago
+    without starting; such a person opening the link again is let in anew only if there
+    is room. Every decision is written to ``entries.jsonl`` (:func:`append_entry`) before
+    it is acted on. A new panel id from a ``source`` address that brought
+    ``most_from_source`` (:data:`NEW_ENTRIES_PER_SOURCE` unless given) new entries in the
+    last :data:`NEW_ENTRY_WINDOW` seconds (in any server process:
+    :meth:`EntryLog.recent_from`) is refused with the reason ``too many from one
+    address``, and nothing is written; a returning one is let in."""
     pid = panel.participant_of(panel_id)
     now = time.time()
+    started = session_on_disk(log.folder)
     with study_lock(log.folder):
         state = log.refresh()
         known = state.people.get(pid)
         if known is not None and not known.declined and not known.removed:
-            return Admission(pid, returning=True)
+            fresh = known.age(now) < panel.consent_minutes * 60.0
+            if panel.allow_list or pid in gone or known.started or fresh or started(pid):
+                return Admission(pid, returning=True)
         most = NEW_ENTRIES_PER_SOURCE if most_from_source is None else most_from_source
-        if source is not None and log.recent_from(source, now) >= most:
+        if known is None and source is not None and log.recent_from(source, now) >= most:
             return Admission(None, "too many from one address")
         reason = None
         group = None if panel.quota_field is None else params.get(panel.quota_field)
@@ -342,14 +448,7 @@ def admit(
             if pid not in allowed:
                 reason = "not on the list"
         else:
-            if panel.quota_field is not None:
-                active = state.active()
-                if group not in panel.quotas:
-                    reason = "quota group unknown"
-                elif sum(e.group == group for e in active) >= panel.quotas[group]:
-                    reason = "quota full"
-            if reason is None and panel.cap is not None and len(state.active()) >= panel.cap:
-                reason = "study full"
+            reason = _no_room(panel, state, group, gone, now, started, pid)
         if reason is None and known is not None and known.lines >= REENROL_LIMIT:
             reason = "study full"
         if reason is not None:
@@ -372,10 +471,35 @@ def admit(
         if group is not None:
             record["group"] = group
         append_entry(log.folder, record)
-        if source is not None:
+        if source is not None and known is None:
             log.note_source(source, now)
         log.refresh()
-        return Admission(pid)
+        return Admission(pid, returning=known is not None)
+
+
+def take_place(
+    panel: Panel, log: EntryLog, participant: str, gone: frozenset[str] = frozenset()
+) -> str | None:
+    """``participant``, let in by the panel's link, takes up their place before their
+    session is made (consent given, or the first page where no consent is asked): a
+    ``started`` event is written under the study's lock. One let in more than
+    :attr:`Panel.consent_minutes` ago, whose place lapsed, takes one anew only if the cap
+    and their quota group have room; else the reason they cannot (``study full``, ``quota
+    full``), and nothing is written. ``None``: the place is theirs."""
+    now = time.time()
+    started = session_on_disk(log.folder)
+    with study_lock(log.folder):
+        state = log.refresh()
+        known = state.people.get(participant)
+        if known is None or known.pilot or known.started:
+            return None
+        if not panel.allow_list and known.age(now) >= panel.consent_minutes * 60.0:
+            reason = _no_room(panel, state, known.group, gone, now, started, participant)
+            if reason is not None:
+                return reason
+        append_entry(log.folder, {"event": "started", "participant": participant, "at": _now()})
+        log.refresh()
+        return None
 
 
 def record_decline(log: EntryLog, participant: str) -> None:

@@ -419,7 +419,7 @@ def _collect(
     study: Study, scenario: Scenario, slugs: Sequence[str], include_pilot: bool
 ) -> _Collected:
     gone = certain_withdrawals(study)
-    declined = {p for p, e in read_entries(study.path).people.items() if e.declined}
+    declined = {p for p, e in read_entries(study.path).people.items() if e.ever_declined}
     rows: list[Row] = []
     people: list[Row] = []
     exported: list[str] = []

@@ -47,6 +47,11 @@ KEEP_LIMIT = 15
 URL_LIMIT = 2000
 #: An ending's code: letters, digits, ``-`` and ``_``, at most 64.
 ENDING_CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: A place under the cap is held this long for someone who opened the link and has not
+#: consented yet (``study create --consent-within``), unless the study says otherwise.
+CONSENT_MINUTES = 60
+#: The longest ``--consent-within`` (a week).
+CONSENT_MINUTES_MAX = 7 * 24 * 60
 #: Why a person was screened out, as the log and the coordinator's page name it.
 SCREEN_REASONS = ("not on the list", "study full", "quota full", "quota group unknown")
 
@@ -117,6 +122,9 @@ class Panel:
     complete: Ending = field(default_factory=Ending)
     declined: Ending = field(default_factory=Ending)
     screened: Ending = field(default_factory=Ending)
+    #: Open enrolment: a person let in who has not consented (started) this many minutes
+    #: later gives up their place under the cap and their quota (:data:`CONSENT_MINUTES`).
+    consent_minutes: int = CONSENT_MINUTES
 
     def participant_of(self, panel_id: str) -> str:
         """The study's participant id for a panel id: ``panel-`` and 20 hex digits of a
@@ -154,6 +162,7 @@ class Panel:
             "cap": self.cap,
             "quota_field": self.quota_field,
             "quotas": dict(self.quotas),
+            "consent_minutes": self.consent_minutes,
         }
         for name in ("complete", "declined", "screened"):
             ending: Ending = getattr(self, name)
@@ -179,6 +188,9 @@ class Panel:
         cap = data.get("cap")
         if cap is not None and (type(cap) is not int or cap < 1):
             raise ValueError("cap is not a positive whole number")
+        minutes = data.get("consent_minutes", CONSENT_MINUTES)
+        if type(minutes) is not int or not 1 <= minutes <= CONSENT_MINUTES_MAX:
+            raise ValueError(f"consent_minutes is not from 1 to {CONSENT_MINUTES_MAX}")
         quotas = data.get("quotas", {})
         if not isinstance(quotas, dict) or not all(
             type(v) is int and v >= 0 for v in quotas.values()
@@ -193,6 +205,7 @@ class Panel:
                 cap=cap,
                 quota_field=None if data.get("quota_field") is None else str(data["quota_field"]),
                 quotas={str(k): v for k, v in quotas.items()},
+                consent_minutes=minutes,
                 **endings,
             )
         )
@@ -343,6 +356,13 @@ def check_panel(panel: Panel) -> Panel:
             "open enrolment (no --panel-ids) needs a cap.",
             "give --cap N, the most people the study takes (a flood of made-up ids would "
             "otherwise enrol without end), or an allow-list with --panel-ids FILE.",
+        )
+    if not 1 <= panel.consent_minutes <= CONSENT_MINUTES_MAX:
+        raise InputError.single(
+            "--consent-within",
+            "",
+            f"{panel.consent_minutes} is not a number of minutes a place is held.",
+            f"give a whole number of minutes from 1 to {CONSENT_MINUTES_MAX}, e.g. 60.",
         )
     if panel.cap is not None and panel.cap < 1:
         raise InputError.single("--cap", "", f"{panel.cap} is not a cap.", "give a number ≥ 1.")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tradeoff.study.counted import replay_unknown, session_facts
-from tradeoff.study.entries import entries_path, read_entries
+from tradeoff.study.entries import entries_path, read_entries, session_on_disk
 from tradeoff.study.folder import Study
 from tradeoff.study.withdrawals import read_withdrawals, withdrawn
 
@@ -249,7 +249,7 @@ def study_status(study: Study) -> StudyStatus:
     them (file and line), never hidden."""
     rows = []
     entries = read_entries(study.path)
-    declined = {p for p, e in entries.people.items() if e.declined}
+    declined = {p for p, e in entries.people.items() if e.ever_declined}
     withdrawals = read_withdrawals(study)
     gone = withdrawals.times
     replay_unknown(study, study.participants)
@@ -300,5 +300,7 @@ def study_status(study: Study) -> StudyStatus:
         tuple(r for r in rows if not r.pilot),
         tuple(withdrawals.messages() + entries.problems(entries_path(study.path))),
         tuple(r for r in rows if r.pilot),
-        entries.summary(study.panel) if study.panel is not None or entries.people else None,
+        entries.summary(study.panel, frozenset(gone), session_on_disk(study.path))
+        if study.panel is not None or entries.people
+        else None,
     )

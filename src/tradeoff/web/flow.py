@@ -29,7 +29,7 @@ from tradeoff.learn import Choice, expected_questions
 from tradeoff.record.recorder import Recorder, SessionLocked, SessionWriteError
 from tradeoff.record.records import ConsentRecord, EntryRecord, now
 from tradeoff.study.attempts import recent_failures
-from tradeoff.study.entries import Entered, admit, new_pilot, record_decline
+from tradeoff.study.entries import Entered, admit, new_pilot, record_decline, take_place
 from tradeoff.study.folder import STUDY_FILE, Study, load_study
 from tradeoff.study.keys import check_key
 from tradeoff.web.connection import REQUEST_LOG, Timeouts, log_request
@@ -211,9 +211,27 @@ async def where_next(request: web.Request, visitor: Visitor) -> web.StreamRespon
         return redirect("done")
     if site.study.consent_file is not None:
         return redirect("consent")
+    lapsed = await place_lapsed(site, visitor, pid)
+    if lapsed is not None:
+        return lapsed
     entry = await site.work(partial(entry_record, site, pid))
     await site.work(partial(site.participants.start, pid, None, visitor.language.tag, entry))
     return redirect("question")
+
+
+async def place_lapsed(site: Site, visitor: Visitor, pid: str) -> web.Response | None:
+    """The screen-out page when ``pid``, let in by a panel's link, no longer has a place
+    to start in (theirs lapsed unused and the cap or their quota filled meanwhile:
+    :func:`~tradeoff.study.entries.take_place`); ``None`` when their place is taken up."""
+    entered = await site.work(partial(site.entered, pid))
+    panel = site.study.panel
+    if entered is None or entered.pilot or panel is None:
+        return None
+    gone = await site.work(site.gone)
+    reason = await site.work(partial(take_place, panel, site.entries, pid, gone))
+    if reason is None:
+        return None
+    return ending(site, visitor, "screened", link_values(site, entered), reason)
 
 
 def entry_record(site: Site, participant: str) -> EntryRecord | None:
@@ -288,7 +306,9 @@ async def give_consent(request: web.Request) -> web.StreamResponse:
             _("Thank you"),
             [
                 _("You chose not to take part. Nothing was recorded."),
-                _("If you change your mind, open this page again and enter your code."),
+                _("If you change your mind, open the pilot link again.")
+                if entered is not None and entered.pilot
+                else _("If you change your mind, open this page again and enter your code."),
             ],
         )
         await site.work(partial(site.revoke, visitor.nonce))
@@ -296,6 +316,9 @@ async def give_consent(request: web.Request) -> web.StreamResponse:
         return response
     if site.study.consent_version is None:
         return redirect("./")
+    lapsed = await place_lapsed(site, visitor, visitor.participant)
+    if lapsed is not None:
+        return lapsed
     record = ConsentRecord(
         type="consent",
         version=site.study.consent_version,
@@ -492,36 +515,6 @@ async def review(request: web.Request) -> web.StreamResponse:
     return await with_session(request, show)
 
 
-async def pause(request: web.Request) -> web.StreamResponse:
-    async def act(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
-        assert visitor.participant is not None
-        form = await checked_form(request, visitor)
-        if form is None:
-            return expired(site, visitor)
-
-        def note(rec: Recorder) -> None:
-            rec.note("paused")
-
-        await site.work(partial(site.participants.run, visitor.participant, path, note))
-        _ = visitor.language.gettext
-        response = site.message(
-            visitor,
-            _("Saved"),
-            [
-                _("Every answer you gave is saved."),
-                _(
-                    "To go on later, open this page again and enter your access code: you "
-                    "will continue where you left off."
-                ),
-            ],
-        )
-        await site.work(partial(site.revoke, visitor.nonce))
-        set_cookie(response, SESSION_COOKIE, "", is_secure(request, site.trust_proxy), 0)
-        return response
-
-    return await with_session(request, act)
-
-
 async def done(request: web.Request) -> web.StreamResponse:
     site = request.app[SITE]
     visitor = participant(request)
@@ -540,6 +533,7 @@ async def done(request: web.Request) -> web.StreamResponse:
             _("Your answers are saved and complete. You can close this page."),
             _("If you have questions about the study, contact its coordinator."),
         ],
+        link=("withdraw", _("Withdraw from the study")),
     )
 
 
@@ -648,6 +642,7 @@ async def panel_entry(request: web.Request) -> web.StreamResponse:
         return link_refused(site, visitor)
     panel_id, params = read
     source = source_of(request, site.trust_proxy)
+    gone = await site.work(site.gone)
     try:
         admitted = await site.work(
             partial(
@@ -658,6 +653,7 @@ async def panel_entry(request: web.Request) -> web.StreamResponse:
                 params,
                 frozenset(site.study.panel_ids),
                 source,
+                gone=gone,
             )
         )
     except OSError as exc:
@@ -736,6 +732,8 @@ def make_web_app(
 ) -> web.Application:
     """The study web page for ``study`` as an aiohttp application (its connection handler's
     limits, :meth:`Timeouts.handler_args`, go with it to whatever runner serves it)."""
+    from tradeoff.web.leaving import add_leaving_routes  # its pages use this module's
+
     timeouts = Timeouts() if timeouts is None else timeouts
     loaded = load_scenario(study.scenario_path)
     consent_file = study.consent_path
@@ -775,7 +773,7 @@ def make_web_app(
         _form_action(lambda rec, *_: finish(site, rec), "done", needs="review"),
     )
     app.router.add_get("/review", review)
-    app.router.add_post("/pause", pause)
+    add_leaving_routes(app)
     app.router.add_get("/done", done)
     app.router.add_get("/static/style.css", style)
     app.router.add_get("/panel", panel_entry)

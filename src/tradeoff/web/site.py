@@ -3,14 +3,13 @@ page shares (:class:`Site`).
 
 After a right access code the browser holds a signed session cookie (HttpOnly,
 SameSite=Strict, Secure behind TLS) under the study's key (:func:`study_secret`); a cookie
-ended early ("save and come back later", declining consent) is revoked for every server
+ended early ("save and come back later", declining, withdrawing) is revoked for every server
 process on the folder (:class:`Revoked`); every form carries a CSRF token
 (:func:`checked_form`). The :func:`protect` middleware reads a request's body within
 :attr:`tradeoff.web.connection.Timeouts.body_seconds`, only then counts it against the
 caps of requests in flight (:data:`REQUESTS_AT_ONCE`), sets the security headers (a strict
 CSP: pages name nothing outside this server) and answers errors with pages in words. The
-pages themselves are :mod:`tradeoff.web.flow`.
-"""
+pages themselves are :mod:`tradeoff.web.flow` and :mod:`tradeoff.web.leaving`."""
 
 from __future__ import annotations
 
@@ -184,8 +183,11 @@ class Site:
         return None if found is None or found.removed else found
 
     def is_withdrawn(self, participant: str) -> bool:
-        """Whether ``participant`` withdrew (the withdrawals file read again only when it
-        changes: this is asked on every request)."""
+        """Whether ``participant`` withdrew (:meth:`gone`)."""
+        return participant in self.gone()
+
+    def gone(self) -> frozenset[str]:
+        """Who withdrew (the file read again only when it changes: asked on every request)."""
         path = withdrawals_path(self.study)
         try:
             st = path.stat()
@@ -194,13 +196,12 @@ class Site:
             key = None
         if key != self._withdrawn[0]:
             self._withdrawn = (key, frozenset(withdrawn(self.roster())) if key else frozenset())
-        return participant in self._withdrawn[1]
+        return self._withdrawn[1]
 
     def revoke(self, nonce: str) -> None:
-        """End the session cookie of ``nonce`` for every server process on the folder:
-        "save and come back later" and declining consent leave the page, and only the
-        access code opens it again (:class:`Revoked`). If the file cannot be written (a
-        full disk), the browser still drops the cookie; the server's log says so."""
+        """End the session cookie of ``nonce`` for every server process on the folder
+        (pausing, declining, withdrawing: :class:`Revoked`); if the file cannot be written,
+        the browser still drops the cookie and the server's log says so."""
         try:
             self.revoked.add(nonce)
         except OSError as exc:

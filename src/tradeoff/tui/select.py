@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Footer, Label, Static
 
 from tradeoff.ask.presentation import aspect_cell, aspect_header, table_legend
 from tradeoff.ask.scenario import Scenario
+from tradeoff.choose.informed import MARK, InformedOrder, order_words, person_order
 from tradeoff.choose.rank import rank_pool
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import omega_note, plain_summary
@@ -148,7 +149,12 @@ class SelectionScreen(Screen[None]):
         s = self.selection
         if len(s.stakeholders) == 1:
             rec = s.recommendations[0]
-            order = sorted(range(self.pool.n), key=lambda i: (-rec.expected[i], i))
+            informed = self._informed()
+            order = (
+                list(informed.order)
+                if informed is not None
+                else sorted(range(self.pool.n), key=lambda i: (-rec.expected[i], i))
+            )
             best = [
                 "" if rec.p_best is None else probability_words(rec.p_best[i])
                 for i in range(self.pool.n)
@@ -162,6 +168,16 @@ class SelectionScreen(Screen[None]):
         ]
         order = sorted(range(self.pool.n), key=lambda i: (worst[i], i))
         return order, "largest\nregret", [f"{w:.0%}" for w in worst]
+
+    def _informed(self) -> InformedOrder | None:
+        """One person's candidates in the order their answers informed
+        (:func:`~tradeoff.choose.informed.person_order`); ``None`` for a group or without
+        a scenario."""
+        s = self.selection
+        if len(s.stakeholders) != 1 or self.scenario is None:
+            return None
+        expected = s.recommendations[0].expected
+        return person_order(self.scenario, self.pool.values, s.stakeholders[0], expected)
 
     def refresh_ranking(self) -> None:
         weights = self.current_weights()
@@ -181,12 +197,20 @@ class SelectionScreen(Screen[None]):
             self._status(weights, outcome.selected.name, outcome.explanation)
         else:
             order, label, extra = self._people_order()
+            informed = self._informed()
             table.add_columns("#", "model", *headers, label)
             for rank, i in enumerate(order, 1):
                 values = [self._cell(j, float(self.pool.values[i, j])) for j in range(len(cols))]
-                table.add_row(str(rank), self.pool.names[i], *values, extra[i])
+                name = self.pool.names[i]
+                if informed is not None and informed.placed_by[i]:
+                    name += f" {MARK}"
+                table.add_row(str(rank), name, *values, extra[i])
             self.query_one("#select-status", Static).update("")
         legend = table_legend(self.scenario) if self.scenario is not None else ""
+        if not self.details and (informed := self._informed()) is not None and self.scenario:
+            pick = self.selection.recommendations[0].index
+            if about := order_words(self.scenario, informed, self.pool.names, pick):
+                legend += f" {about}"
         self.query_one("#select-legend", Static).update(
             "COPA's ranking: top-% is the share of candidates doing better on that aspect."
             if self.details

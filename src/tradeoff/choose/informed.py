@@ -42,6 +42,7 @@ from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.learn.particles import perceivable_margin
 from tradeoff.stable import settled, stable_order
+from tradeoff.text import probability_words
 
 FloatArray = NDArray[np.float64]
 
@@ -208,6 +209,93 @@ def person_order(
         posterior=person.posterior,
         weights=person.weights,
     )
+
+
+class Advice(Protocol):
+    """What :func:`listed` needs of a recommendation
+    (:class:`~tradeoff.choose.recommend.Recommendation`)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def expected(self) -> tuple[float, ...]: ...
+    @property
+    def p_best(self) -> tuple[float, ...] | None: ...
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One person's candidates as a face lists them: pool rows in :func:`person_order`'s
+    order, every model's name as listed (:data:`MARK` after one whose place rests on an
+    unasked aspect; pool order) and what the list says of its order (:func:`order_words`)."""
+
+    order: tuple[int, ...]
+    names: tuple[str, ...]
+    words: str
+
+
+def listed(
+    scenario: Scenario, names: Sequence[str], values: FloatArray, person: Person, advice: Advice
+) -> Listed:
+    """One person's candidates as every face lists them "best for you first"."""
+    informed = person_order(scenario, values, person, advice.expected)
+    shown = tuple(
+        f"{name} {MARK}" if placed else name
+        for name, placed in zip(names, informed.placed_by, strict=True)
+    )
+    return Listed(informed.order, shown, order_words(scenario, informed, names, advice.index))
+
+
+@dataclass(frozen=True)
+class PeopleList:
+    """The candidates as the people's own metrics order them: pool rows, the heading and
+    the cells of the column that says why, every name as listed (pool order), and what the
+    list says of its order."""
+
+    order: tuple[int, ...]
+    label: str
+    extra: tuple[str, ...]
+    names: tuple[str, ...]
+    words: str = ""
+
+
+class Pooled(Protocol):
+    """What :func:`people_list` needs of a pool (:class:`~tradeoff.pool.Pool`)."""
+
+    @property
+    def names(self) -> Sequence[str]: ...
+    @property
+    def values(self) -> FloatArray: ...
+
+
+def people_list(
+    scenario: Scenario | None,
+    pool: Pooled,
+    people: Sequence[Person],
+    advice: Sequence[Advice],
+) -> PeopleList:
+    """One person's candidates by :func:`listed` (with each one's chance to be the best),
+    a group's by the largest regret (the consensus rule: each person's shortfall from
+    their best, as a share of their spread, the worst of them first-smallest)."""
+    n = len(pool.names)
+    if len(people) == 1:
+        rec = advice[0]
+        p = rec.p_best
+        best = tuple("" if p is None else probability_words(p[i]) for i in range(n))
+        if scenario is None:
+            by = tuple(int(i) for i in stable_order(-np.asarray(rec.expected)))
+            return PeopleList(by, "chance\nbest", best, tuple(pool.names))
+        one = listed(scenario, pool.names, pool.values, people[0], rec)
+        return PeopleList(one.order, "chance\nbest", best, one.names, one.words)
+    psis = [np.asarray(r.expected) for r in advice]
+    spread = [max(float(p.max() - p.min()), 1e-300) for p in psis]
+    worst = [
+        max(float(p.max() - p[i]) / w for p, w in zip(psis, spread, strict=True))
+        for i in range(n)
+    ]
+    order = tuple(sorted(range(n), key=lambda i: (worst[i], i)))
+    regret = tuple(f"{w:.0%}" for w in worst)
+    return PeopleList(order, "largest\nregret", regret, tuple(pool.names))
 
 
 def _names(names: Sequence[str]) -> str:

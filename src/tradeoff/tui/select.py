@@ -24,12 +24,11 @@ from textual.widgets import DataTable, Footer, Label, Static
 
 from tradeoff.ask.presentation import aspect_cell, aspect_header, table_legend
 from tradeoff.ask.scenario import Scenario
-from tradeoff.choose.informed import MARK, InformedOrder, order_words, person_order
+from tradeoff.choose.informed import PeopleList, people_list
 from tradeoff.choose.rank import rank_pool
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import omega_note, plain_summary
 from tradeoff.pool import Pool, copa
-from tradeoff.text import probability_words
 from tradeoff.tui.dialogs import SelectionHelpScreen
 from tradeoff.tui.scatter import LEGEND, MIN_ROWS, Points, ScatterPlot
 
@@ -143,41 +142,11 @@ class SelectionScreen(Screen[None]):
         w = copa.alpha_weights(len(self.pool.objectives), [self.objective], [self.alpha])[0]
         return tuple(float(x) for x in w)
 
-    def _people_order(self) -> tuple[list[int], str, list[str]]:
-        """The candidates as the people's own metrics order them: one person by expected
-        value (with the chance best), a group by the largest regret (the consensus rule)."""
+    def _people_order(self) -> PeopleList:
+        """The candidates as the people's own metrics order them
+        (:func:`~tradeoff.choose.informed.people_list`)."""
         s = self.selection
-        if len(s.stakeholders) == 1:
-            rec = s.recommendations[0]
-            informed = self._informed()
-            order = (
-                list(informed.order)
-                if informed is not None
-                else sorted(range(self.pool.n), key=lambda i: (-rec.expected[i], i))
-            )
-            best = [
-                "" if rec.p_best is None else probability_words(rec.p_best[i])
-                for i in range(self.pool.n)
-            ]
-            return order, "chance\nbest", best
-        psis = [np.asarray(r.expected) for r in s.recommendations]
-        spread = [max(float(p.max() - p.min()), 1e-300) for p in psis]
-        worst = [
-            max(float(p.max() - p[i]) / w for p, w in zip(psis, spread, strict=True))
-            for i in range(self.pool.n)
-        ]
-        order = sorted(range(self.pool.n), key=lambda i: (worst[i], i))
-        return order, "largest\nregret", [f"{w:.0%}" for w in worst]
-
-    def _informed(self) -> InformedOrder | None:
-        """One person's candidates in the order their answers informed
-        (:func:`~tradeoff.choose.informed.person_order`); ``None`` for a group or without
-        a scenario."""
-        s = self.selection
-        if len(s.stakeholders) != 1 or self.scenario is None:
-            return None
-        expected = s.recommendations[0].expected
-        return person_order(self.scenario, self.pool.values, s.stakeholders[0], expected)
+        return people_list(self.scenario, self.pool, s.stakeholders, s.recommendations)
 
     def refresh_ranking(self) -> None:
         weights = self.current_weights()
@@ -196,21 +165,15 @@ class SelectionScreen(Screen[None]):
                 table.add_row(str(i), row.name, *cells, "yes" if row.pareto else "")
             self._status(weights, outcome.selected.name, outcome.explanation)
         else:
-            order, label, extra = self._people_order()
-            informed = self._informed()
-            table.add_columns("#", "model", *headers, label)
-            for rank, i in enumerate(order, 1):
+            people = self._people_order()
+            table.add_columns("#", "model", *headers, people.label)
+            for rank, i in enumerate(people.order, 1):
                 values = [self._cell(j, float(self.pool.values[i, j])) for j in range(len(cols))]
-                name = self.pool.names[i]
-                if informed is not None and informed.placed_by[i]:
-                    name += f" {MARK}"
-                table.add_row(str(rank), name, *values, extra[i])
+                table.add_row(str(rank), people.names[i], *values, people.extra[i])
             self.query_one("#select-status", Static).update("")
         legend = table_legend(self.scenario) if self.scenario is not None else ""
-        if not self.details and (informed := self._informed()) is not None and self.scenario:
-            pick = self.selection.recommendations[0].index
-            if about := order_words(self.scenario, informed, self.pool.names, pick):
-                legend += f" {about}"
+        if not self.details and (about := self._people_order().words):
+            legend += f" {about}"
         self.query_one("#select-legend", Static).update(
             "COPA's ranking: top-% is the share of candidates doing better on that aspect."
             if self.details
@@ -221,7 +184,7 @@ class SelectionScreen(Screen[None]):
 
     def _pick(self, copa_pick: int) -> int:
         """The model marked on the plot: COPA's pick in the details, else the people's."""
-        return copa_pick if self.details else self._people_order()[0][0]
+        return copa_pick if self.details else self._people_order().order[0]
 
     def _status(self, weights: tuple[float, ...], pick: str, explanation: str) -> None:
         ptxt = "∞" if math.isinf(self.p) else f"{self.p:g}"

@@ -128,7 +128,7 @@ class ResultScreen(Screen[None]):
     def _show(self, decision: Decision) -> None:
         self.decision = decision
         s, pool, advice = self.recorder.engine.scenario, decision.pool, decision.recommendations[0]
-        from tradeoff.choose.informed import MARK, order_words, person_order
+        from tradeoff.choose.informed import listed
         from tradeoff.choose.words import tuned_words
 
         said = recommendation_text(advice, pool.n, noisy=pool.uncertainty is not None)
@@ -140,16 +140,16 @@ class ResultScreen(Screen[None]):
         headers = ["model", *[aspect_header(s, j) for j in range(len(s.weight_names))]]
         table.add_columns(*headers, *(["chance\nbest"] if chance else []))
         # Ordered by what the answers informed: a guess for an unasked aspect moves nothing.
-        informed = person_order(s, pool.values, decision.selection.stakeholders[0], advice.expected)
-        for i in informed.order:
+        person = decision.selection.stakeholders[0]
+        one = listed(s, pool.names, pool.values, person, advice)
+        for i in one.order:
             cells = [
                 aspect_cell(s, j, float(pool.values[i, j])) for j in range(pool.values.shape[1])
             ]
             best = [probability_words(advice.p_best[i])] if advice.p_best is not None else []
-            label = pool.names[i] + (f" {MARK}" if informed.placed_by[i] else "")
-            name = Text(label, style="bold") if i == advice.index else label
+            name = Text(one.names[i], style="bold") if i == advice.index else one.names[i]
             table.add_row(name, *cells, *best)
-        about = order_words(s, informed, pool.names, advice.index)
+        about = one.words
         self.query_one("#result-status", Static).update(
             f"\nAll {pool.n} candidates, best for you first (↑ ↓ to scroll). {table_legend(s)}"
             + (

@@ -321,7 +321,7 @@ def order_words(
     scenario: Scenario, informed: InformedOrder, names: Sequence[str], pick: int | None = None
 ) -> str:
     """What a list in ``informed``'s order says of it, in English ("" when every aspect
-    was asked): which aspects order it, which do not, what :data:`MARK` means when some
+    was asked): which aspects do not order it, what :data:`MARK` means when some
     place rests on an unasked aspect, and where the recommendation (pool row ``pick``) is
     when it is not first (it is made by the posterior, the unasked guess included).
 
@@ -329,30 +329,26 @@ def order_words(
     >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
     >>> o = InformedOrder((1, 0), (3,), ((3,), ()))
     >>> print(order_words(sc, o, ["a", "b"], pick=0))  # doctest: +NORMALIZE_WHITESPACE
-    Memory was not asked, so it does not order this list: the order is by malignant,
-    benign and latency, as your answers weigh them. *: placed above a model practically
-    tied with it on those, because it is better on memory. The recommended a is 2nd: it
-    is chosen with a starting guess for memory, which your answers did not inform.
+    Memory was not asked, so it does not order this list. *: placed above a practically
+    tied model because it is better on memory. The recommended a is 2nd: the pick also
+    counts a starting guess for memory.
     """
     if not informed.unasked:
         return ""
     aspect = [c.name for c in scenario.classes] + [a.name for a in scenario.attributes]
-    left = [aspect[j] for j in informed.unasked]
-    used = [aspect[j] for j in range(len(aspect)) if j not in informed.unasked]
-    was = "was" if len(left) == 1 else "were"
-    it = "it does" if len(left) == 1 else "they do"
-    text = f"{_names(left)} {was} not asked, so {it} not order this list"
-    text = text[0].upper() + text[1:]
-    text += f": the order is by {_names(used)}, as your answers weigh them." if used else "."
+    left = _names([aspect[j] for j in informed.unasked])
+    one = len(informed.unasked) == 1
+    text = f"{left} {'was' if one else 'were'} not asked, so "
+    text = text[0].upper() + text[1:] + ("it does" if one else "they do") + " not order this list."
     marked = sorted({j for p in informed.placed_by for j in p})
     if marked:
         text += (
-            f" {MARK}: placed above a model practically tied with it on those, because it is "
-            f"better on {_names([aspect[j] for j in marked])}."
+            f" {MARK}: placed above a practically tied model because it is better on "
+            f"{_names([aspect[j] for j in marked])}."
         )
     if pick is not None and informed.order[0] != pick:
         text += (
-            f" The recommended {names[pick]} is {_ordinal(informed.rank_of(pick))}: it is "
-            f"chosen with a starting guess for {_names(left)}, which your answers did not inform."
+            f" The recommended {names[pick]} is {_ordinal(informed.rank_of(pick))}: the pick "
+            f"also counts a starting guess for {left}."
         )
     return text

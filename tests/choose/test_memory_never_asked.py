@@ -106,3 +106,35 @@ async def test_the_app_list_is_ordered_by_what_the_answers_informed(recorder: Re
         )
         assert [pool.names[i] for i in again.order] == names
     assert np.isclose(sum(draws[1]), 1.0)
+
+
+def test_session_show_says_the_shares_of_the_asked(recorder: Recorder) -> None:
+    from tradeoff.cli.app import format_session
+    from tradeoff.record.summary import summarise
+
+    summary = summarise(recorder.path)
+    text = format_session(summary)
+    shown = [float(x) for x in re.findall(r"\s(\d+\.\d)% 90%", text)]
+    assert len(shown) == 3 and 99.5 <= sum(shown) <= 100.5
+    assert "Not asked, so not counted: memory." in text
+    data = summary.to_dict()
+    assert data["asked_shares"][3] is None
+    assert sum(data["asked_shares"][:3]) == pytest.approx(1.0)
+
+
+def test_the_report_gives_the_shares_of_the_asked(
+    recorder: Recorder, tmp_path: Path
+) -> None:
+    from tradeoff.choose.decide import decide_session
+    from tradeoff.choose.report import write_report
+
+    chosen = decide_session(recorder.header, recorder.engine, recorder.path)
+    _, md = write_report(chosen, tmp_path, argv=["report"])
+    text = md.read_text(encoding="utf-8")
+    rows = {
+        m.group(1).strip(): float(m.group(2))
+        for m in re.finditer(r"^\| ([a-z ]+) \| (\d+(?:\.\d+)?)% \|", text, re.M)
+    }
+    assert set(rows) == {"flagged malignant lumps", "cleared benign lumps", "latency"}
+    assert 99 <= sum(rows.values()) <= 101
+    assert "add up to 100% among them" in text

@@ -41,6 +41,7 @@ from tradeoff.ask.presentation import per_thousand, shown_number
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.learn.particles import perceivable_margin
+from tradeoff.learn.shares import Shares, shares_of
 from tradeoff.stable import settled, stable_order
 from tradeoff.text import probability_words
 
@@ -192,6 +193,23 @@ class Person(Protocol):
     def asked(self) -> tuple[bool, ...] | None: ...
     @property
     def posterior(self) -> tuple[FloatArray, FloatArray] | None: ...
+    @property
+    def swing_weights(self) -> tuple[float, ...] | None: ...
+    @property
+    def swing_intervals(self) -> tuple[tuple[float, float], ...] | None: ...
+
+
+def person_shares(scenario: Scenario, person: Person) -> Shares:
+    """A replayed person's shares of the aspects their answers informed, as their review
+    showed them (:func:`~tradeoff.learn.shares.shares_of`)."""
+    spans = (*person.priors, *(a.range[1] - a.range[0] for a in scenario.attributes))
+    return shares_of(
+        person.swing_weights or person.weights,
+        person.swing_intervals,
+        person.asked,
+        spans,
+        person.posterior,
+    )
 
 
 def person_order(

@@ -64,15 +64,7 @@ def asked_shares(
     draws: tuple[FloatArray, FloatArray] | None = None,
 ) -> Shares:
     """Every aspect's swing weight as a share of the asked aspects' (``None`` for an
-    aspect no answer informed), and its 90 % range.
-
-    With every aspect asked (or ``asked`` unknown) these are the result's own swing
-    weights and ranges. Otherwise the point share is the result's swing weight over the
-    sum of the asked ones', and the range is taken over ``draws`` (natural-unit weights,
-    rows, and the weight of each: :meth:`~tradeoff.learn.Engine.weighted_draws`), each
-    draw's swing weights divided by the sum of its asked ones: the range of the ratio the
-    answers speak to, not of a share that moves with the guess of the unasked weight.
-    Without draws there is no range.
+    aspect no answer informed), and its 90 % range: :func:`shares_of` of a result.
 
     Examples
     --------
@@ -86,31 +78,53 @@ def asked_shares(
     >>> s.intervals[0], s.intervals[3]
     ((0.5, 0.625), None)
     """
-    shown = result.swing_weights or result.weights
-    n = len(shown)
-    if result.asked is None or all(result.asked):
-        ranges = result.swing_intervals or (None,) * n
-        return Shares(tuple(float(x) for x in shown), tuple(ranges))
-    asked = np.asarray(result.asked, dtype=bool)
-    point = np.asarray(shown, dtype=np.float64)
-    total = float(point[asked].sum())
+    return shares_of(
+        result.swing_weights or result.weights, result.swing_intervals, result.asked, spans, draws
+    )
+
+
+def shares_of(
+    swing: Sequence[float],
+    swing_intervals: Sequence[tuple[float, float]] | None,
+    asked: Sequence[bool] | None,
+    spans: Sequence[float],
+    draws: tuple[FloatArray, FloatArray] | None = None,
+) -> Shares:
+    """Every aspect's swing weight as a share of the asked aspects' (``None`` for an
+    aspect no answer informed), and its 90 % range.
+
+    With every aspect asked (or ``asked`` unknown) these are the swing weights ``swing``
+    and their ranges ``swing_intervals`` as they are. Otherwise the point share is the
+    swing weight over the sum of the asked ones', and the range is taken over ``draws``
+    (natural-unit weights, rows, and the weight of each:
+    :meth:`~tradeoff.learn.Engine.weighted_draws`), each draw's swing weights divided by
+    the sum of its asked ones: the range of the ratio the answers speak to, not of a share
+    that moves with the guess of the unasked weight. Without draws there is no range.
+    """
+    n = len(swing)
+    if asked is None or all(asked):
+        ranges = tuple(swing_intervals) if swing_intervals else (None,) * n
+        return Shares(tuple(float(x) for x in swing), ranges)
+    mask = np.asarray(asked, dtype=bool)
+    point = np.asarray(swing, dtype=np.float64)
+    total = float(point[mask].sum())
     values = tuple(
-        (float(point[j]) / total if total > 0 else 1.0 / int(asked.sum())) if asked[j] else None
+        (float(point[j]) / total if total > 0 else 1.0 / int(mask.sum())) if mask[j] else None
         for j in range(n)
     )
-    if draws is None or len(draws[0]) == 0 or not asked.any():
+    if draws is None or len(draws[0]) == 0 or not mask.any():
         return Shares(values, (None,) * n)
-    swing = np.asarray(draws[0], dtype=np.float64)[:, asked] * np.asarray(spans)[asked]
-    sums = swing.sum(axis=1, keepdims=True)
+    rows = np.asarray(draws[0], dtype=np.float64)[:, mask] * np.asarray(spans)[mask]
+    sums = rows.sum(axis=1, keepdims=True)
     keep = sums[:, 0] > 0
     if not keep.any():
         return Shares(values, (None,) * n)
-    rel = swing[keep] / sums[keep]
+    rel = rows[keep] / sums[keep]
     q = _weighted_quantiles(rel, np.asarray(draws[1], dtype=np.float64)[keep])
     columns = iter(range(rel.shape[1]))
     intervals: list[tuple[float, float] | None] = []
     for j in range(n):
-        if asked[j]:
+        if mask[j]:
             c = next(columns)
             intervals.append((float(q[0, c]), float(q[1, c])))
         else:

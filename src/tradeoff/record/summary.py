@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from tradeoff.ask.presentation import TradeOff, tradeoffs
 from tradeoff.learn import Consistency, ElicitationResult, consistency_of
 from tradeoff.learn.joint import Verdict
+from tradeoff.learn.shares import Shares, asked_shares
 from tradeoff.record.log import SessionLog, read_session
 from tradeoff.record.replay import replay, shown_result
 
@@ -32,6 +33,9 @@ class SessionSummary:
     #: unfinished), its P(best), P(best or practically tied) and the candidates it may be
     #: tied with (:class:`~tradeoff.learn.joint.Verdict`); ``None`` without candidates.
     verdict: Verdict | None = None
+    #: Each aspect's share of the aspects the answers informed, as the reviews show them
+    #: (:func:`~tradeoff.learn.shares.asked_shares`).
+    shares: Shares | None = None
 
     @property
     def tradeoffs(self) -> tuple[str, ...]:
@@ -87,6 +91,12 @@ class SessionSummary:
             data["swing_weights"] = list(r.swing_weights)
         if r.swing_intervals is not None:
             data["swing_intervals"] = [list(iv) for iv in r.swing_intervals]
+        if self.shares is not None and self.shares.left_out:
+            # The shares of the asked aspects only (they add up to 1 among them), as shown.
+            data["asked_shares"] = list(self.shares.values)
+            data["asked_share_intervals"] = [
+                None if iv is None else list(iv) for iv in self.shares.intervals
+            ]
         return data
 
 
@@ -105,6 +115,13 @@ def summarise(path: str | Path, *, populations: PopulationSource | None = None) 
         engine.weight_draws(),
         asked=result.asked,
     )
+    shares = asked_shares(result, engine.space.spans, engine.weighted_draws())
     return SessionSummary(
-        log, result, engine.answered, consistency_of(engine), tuple(said), engine.verdict()
+        log,
+        result,
+        engine.answered,
+        consistency_of(engine),
+        tuple(said),
+        engine.verdict(),
+        shares,
     )

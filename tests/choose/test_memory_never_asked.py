@@ -123,9 +123,7 @@ def test_session_show_says_the_shares_of_the_asked(recorder: Recorder) -> None:
     assert sum(data["asked_shares"][:3]) == pytest.approx(1.0)
 
 
-def test_the_report_gives_the_shares_of_the_asked(
-    recorder: Recorder, tmp_path: Path
-) -> None:
+def test_the_report_gives_the_shares_of_the_asked(recorder: Recorder, tmp_path: Path) -> None:
     from tradeoff.choose.decide import decide_session
     from tradeoff.choose.report import write_report
 

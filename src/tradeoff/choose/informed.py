@@ -308,8 +308,7 @@ def people_list(
     psis = [np.asarray(r.expected) for r in advice]
     spread = [max(float(p.max() - p.min()), 1e-300) for p in psis]
     worst = [
-        max(float(p.max() - p[i]) / w for p, w in zip(psis, spread, strict=True))
-        for i in range(n)
+        max(float(p.max() - p[i]) / w for p, w in zip(psis, spread, strict=True)) for i in range(n)
     ]
     order = tuple(sorted(range(n), key=lambda i: (worst[i], i)))
     regret = tuple(f"{w:.0%}" for w in worst)

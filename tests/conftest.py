@@ -85,6 +85,7 @@ TIERS = {
         "test_crash_appends",
         "test_key_revocation",
         "test_panel_bounds",
+        "test_memory_never_asked",
         "test_web_panel",
         "test_panel_leaving",
         "test_study_web_cli",
@@ -185,6 +186,28 @@ def three_answers_one_unasked(folder: Path, participant: str) -> Recorder:
         rec.answer(oracle.choose(q))
     asked = rec.engine.result().asked
     assert asked is not None and not all(asked), "pick a session that leaves one unasked"
+    return rec
+
+
+#: A simulated clinician's true weights (per unit, the scenario's order) whose session on the
+#: shipped breast-cancer scenario (seed 4) stops after five answers that never show memory
+#: apart: the review then showed malignant 36 %, benign 4 %, latency 24 % and memory "not
+#: asked", the missing 37 % the prior's guess for memory.
+MEMORY_NEVER_ASKED = (0.9178304159279578, 0.0816802655174012, 4.4605838676753916e-4, 4.326e-05)
+
+
+def five_answers_memory_unasked(folder: Path, participant: str) -> Recorder:
+    """A recorder (open: the caller closes it) of :data:`MEMORY_NEVER_ASKED`'s session: five
+    answers, stopped, memory never asked."""
+    from tradeoff.simulation.oracles import SimulatedOracle
+    from tradeoff.study.opening import start_session
+
+    loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
+    rec = start_session(loaded, participant, folder, seed=4)
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, MEMORY_NEVER_ASKED)
+    while (q := rec.engine.next_query()) is not None:
+        rec.answer(oracle.choose(q))
+    assert rec.engine.answered == 5 and rec.engine.result().asked == (True, True, True, False)
     return rec
 
 

@@ -30,6 +30,7 @@ from tradeoff.ask.queries import ClassifierProfile, Query
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.learn import Choice, Consistency
 from tradeoff.learn.engine import answer_pattern
+from tradeoff.learn.shares import Shares, left_out_words
 from tradeoff.record.log import read_session
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import Words
@@ -228,6 +229,8 @@ def test_every_sentence_the_core_writes_for_the_page_is_catalogued() -> None:
                 for t in tradeoffs(sc, w, priors, draws, words=words):
                     said += [t.text, t.sentence]
         said += [*tradeoff_headings(words=words), not_asked_words(words=words)]
+        unasked = Shares((*[1 / (k + m - 1)] * (k + m - 1), None), (None,) * (k + m))
+        said.append(left_out_words(unasked, sc.weight_names, words=words))
         a = ClassifierProfile((0.3,) * k, (0.9,) * k, tuple(x.range[1] for x in sc.attributes))
         b = ClassifierProfile((0.3,) * k, (0.8,) * k, tuple(x.range[0] for x in sc.attributes))
         for kind in ("frontier", "candidates"):

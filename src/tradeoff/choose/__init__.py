@@ -3,6 +3,7 @@
 * :mod:`~tradeoff.choose.pool_metric`: the metric on a pool, ω ↔ weights;
 * :mod:`~tradeoff.choose.rank`: a pool ranked by COPA, a baseline or the metric;
 * :mod:`~tradeoff.choose.recommend`: the Bayes pick, with P(best);
+* :mod:`~tradeoff.choose.informed`: a person's candidates in the order their answers informed;
 * :mod:`~tradeoff.choose.robustness`: rank acceptability and what would change the pick;
 * :mod:`~tradeoff.choose.selection`: one person's or a group's pick from a pool;
 * :mod:`~tradeoff.choose.words`: the words about a decision;

@@ -45,6 +45,7 @@ from tradeoff.choose.decision_curves import (
     decision_curves_figure,
     threshold_lines,
 )
+from tradeoff.choose.informed import person_shares
 from tradeoff.choose.robustness import CONSENSUS_LEAD, aspect_words
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import (
@@ -144,12 +145,19 @@ def weights_figure(selection: Selection, path: Path) -> str:
     top = 0.0
     unasked = False
     for k, (s, pick) in enumerate(zip(people, selection.picks, strict=True)):
+        # Shares of the asked aspects only, as on the review (no guess is counted).
+        shares = person_shares(scenario, s) if scenario is not None else None
         w = np.array(s.swing_weights or s.weights)
         asked = np.ones(len(w), dtype=bool) if s.asked is None else np.array(s.asked, dtype=bool)
         pos = x + (k - (n - 1) / 2) * width
         err = None
-        if s.swing_intervals is not None:
-            iv = np.array(s.swing_intervals)
+        ranges = s.swing_intervals
+        if shares is not None:
+            w = np.array([0.0 if v is None else v for v in shares.values])
+            known = all(iv is not None for iv, a in zip(shares.intervals, asked, strict=True) if a)
+            ranges = tuple(iv or (0.0, 0.0) for iv in shares.intervals) if known else None
+        if ranges is not None:
+            iv = np.array(ranges)
             err = np.vstack((np.maximum(w - iv[:, 0], 0), np.maximum(iv[:, 1] - w, 0)))
             err[:, ~asked] = 0.0
             top = max(top, float(iv[asked, 1].max(initial=0.0)))
@@ -282,23 +290,19 @@ def write_report(
         if s.consistency is not None and s.consistency.flagged:
             md += [f"**{markdown_text(s.consistency.sentence())}**", ""]
         voice = YOU if len(selection.stakeholders) == 1 else Voice(s.participant)
-        swing = s.swing_weights or s.weights
-        intervals = s.swing_intervals
+        shares = person_shares(scenario, s)  # of the asked aspects, as on the review
         aspects = [f"{c.outcome} {c.label}" for c in scenario.classes] + [
             a.name for a in scenario.attributes
         ]
         rows = []
         for i, aspect in enumerate(aspects):
             omega = percent(pick.weights[i])
-            if s.asked is not None and not s.asked[i]:  # the starting guess: no number
+            share, interval = shares.values[i], shares.intervals[i]
+            if share is None:  # the starting guess: no number
                 rows.append((aspect, not_asked_words(voice), "", omega))
                 continue
-            iv = (
-                ""
-                if intervals is None
-                else f"{percent(intervals[i][0])} – {percent(intervals[i][1])}"
-            )
-            rows.append((aspect, percent(swing[i]), iv, omega))
+            iv = "" if interval is None else f"{percent(interval[0])} – {percent(interval[1])}"
+            rows.append((aspect, percent(share), iv, omega))
         headers = ("aspect", "weight over its whole range", "90% interval", "COPA ω")
         md += [markdown_table(headers, rows), ""]
         md += [
@@ -306,7 +310,8 @@ def write_report(
             "scenario (as on the review screen)."
             + (
                 " An aspect no question asked about shows no weight: its number would be "
-                "only the starting guess."
+                "only the starting guess; the others are shares of the asked aspects and "
+                "add up to 100% among them."
                 if s.asked is not None and not all(s.asked)
                 else ""
             ),

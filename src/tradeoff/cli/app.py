@@ -128,6 +128,7 @@ def format_session(summary: SessionSummary) -> str:
     from tradeoff.ask.presentation import not_asked_words, tradeoff_headings
     from tradeoff.choose.candidates import candidate_names
     from tradeoff.choose.words import stated_words, unfinished_words
+    from tradeoff.learn.shares import left_out_words
 
     h, r = summary.log.header, summary.result
     lines = [
@@ -152,6 +153,8 @@ def format_session(summary: SessionSummary) -> str:
         stopped = "stopped on" if r.complete else "stand on now"
         lines.append(f"The pick the questions {stopped}: {pick} ({said}).")
     lines.append(f"  {'':<16} {'per unit (3 significant digits)':<36} over its whole range (swing)")
+    # Swing weights as the review shows them: shares of the asked aspects only.
+    shares = summary.shares
     for i, name in enumerate(r.names):
         if not r.informed(i):  # the starting guess, not something the person said
             lines.append(f"  {name:<16} {not_asked_words()}")
@@ -164,12 +167,18 @@ def format_session(summary: SessionSummary) -> str:
             line += f" 90% [{lo:.3g}, {hi:.3g}]".ljust(27)
         else:
             line += " " * 27
-        if r.swing_weights is not None:
-            line += f"  {r.swing_weights[i]:5.1%}"
-        if r.swing_intervals is not None:
-            lo, hi = r.swing_intervals[i]
-            line += f" 90% [{lo:.1%}, {hi:.1%}]"
+        if shares is not None:
+            share, span = shares.values[i], shares.intervals[i]
+        else:
+            share = None if r.swing_weights is None else r.swing_weights[i]
+            span = None if r.swing_intervals is None else r.swing_intervals[i]
+        if share is not None:
+            line += f"  {share:5.1%}"
+        if span is not None:
+            line += f" 90% [{span[0]:.1%}, {span[1]:.1%}]"
         lines.append(line)
+    if shares is not None and (left_out := left_out_words(shares, r.names)):
+        lines.append(f"  {left_out}")
     for heading, settled in zip(tradeoff_headings(), (True, False), strict=True):
         group = [t.text for t in summary.said if t.settled is settled]
         if group:

@@ -10,7 +10,8 @@
 * :mod:`~tradeoff.learn.joint`: one posterior over the whole weight vector, questions
   aimed at the pick (``joint``), its particles (:mod:`~tradeoff.learn.particles`) and its
   likelihood of an answer (:mod:`~tradeoff.learn.likelihood`);
-* :mod:`~tradeoff.learn.engine`: the :class:`Engine` every face drives.
+* :mod:`~tradeoff.learn.engine`: the :class:`Engine` every face drives;
+* :mod:`~tradeoff.learn.shares`: the shares of the aspects the answers informed.
 """
 
 from tradeoff.learn.base import (

@@ -28,6 +28,7 @@ from tradeoff.learn.paper import PaperStrategy, planned_questions
 from tradeoff.learn.particles import natural_weights
 from tradeoff.learn.posterior import QUESTIONS_PER_RATIO
 from tradeoff.learn.probabilistic import ProbabilisticStrategy
+from tradeoff.learn.shares import Shares, asked_shares
 from tradeoff.text import ENGLISH, Words
 
 
@@ -232,6 +233,12 @@ class Engine:
         """What has been learned so far (normalised weights, and uncertainty if known), and
         which weights some answer informed (:func:`~tradeoff.learn.base.asked_aspects`)."""
         return replace(self._strategy.result(self.state), asked=self._asked[-1])
+
+    def shares(self) -> Shares:
+        """How much each aspect weighs over its whole range, as a share of the aspects
+        some answer informed (:func:`~tradeoff.learn.shares.asked_shares`): what a review
+        shows, an unasked aspect without a number."""
+        return asked_shares(self.result(), self.space.spans, self.weighted_draws())
 
     def extend(self, extra: int) -> int:
         """Ask at most ``extra`` more questions (e.g. "10 more" after a review).

@@ -13,6 +13,7 @@ from tradeoff.ask.presentation import TradeOff, tradeoffs
 from tradeoff.curves import Threshold, person_threshold, threshold_words
 from tradeoff.learn import Consistency, ElicitationResult, consistency_of
 from tradeoff.learn.joint import Verdict
+from tradeoff.learn.shares import Shares, asked_shares
 from tradeoff.record.log import SessionLog, read_session
 from tradeoff.record.replay import replay, shown_result
 
@@ -46,6 +47,9 @@ class SessionSummary:
         if self.threshold is None:
             return ""
         return threshold_words(self.threshold, self.log.header.scenario)
+    #: Each aspect's share of the aspects the answers informed, as the reviews show them
+    #: (:func:`~tradeoff.learn.shares.asked_shares`).
+    shares: Shares | None = None
 
     @property
     def tradeoffs(self) -> tuple[str, ...]:
@@ -107,6 +111,12 @@ class SessionSummary:
             data["swing_weights"] = list(r.swing_weights)
         if r.swing_intervals is not None:
             data["swing_intervals"] = [list(iv) for iv in r.swing_intervals]
+        if self.shares is not None and self.shares.left_out:
+            # The shares of the asked aspects only (they add up to 1 among them), as shown.
+            data["asked_shares"] = list(self.shares.values)
+            data["asked_share_intervals"] = [
+                None if iv is None else list(iv) for iv in self.shares.intervals
+            ]
         return data
 
 
@@ -132,6 +142,7 @@ def summarise(path: str | Path, *, populations: PopulationSource | None = None) 
         draws, weights = posterior
         mean = np.asarray(draws).T @ (np.asarray(weights) / np.sum(weights))
         threshold = person_threshold(log.header.scenario, mean, draws, weights)
+    shares = asked_shares(result, engine.space.spans, engine.weighted_draws())
     return SessionSummary(
         log,
         result,
@@ -140,4 +151,5 @@ def summarise(path: str | Path, *, populations: PopulationSource | None = None) 
         tuple(said),
         engine.verdict(),
         threshold,
+        shares,
     )

@@ -106,7 +106,9 @@ class ResultHelpScreen(HelpScreen):
     BODY = (
         "Every candidate model, the one your answers make best first. Counts are per "
         "1,000 cases of each kind; the other columns are in their own units. 'Chance best' "
-        "is how likely each model is the best for you, given your answers.\n\n"
+        "is how likely each model is the best for you, given your answers. An aspect no "
+        "question asked about does not order the list; a model marked * is placed above "
+        "one practically tied with it because it is better on such an aspect.\n\n"
         "  ↑ ↓ PgUp PgDn  scroll through every candidate\n"
         "  e              ranking details (for the team)\n"
         "  q or Done      finish (your answers are saved)\n"

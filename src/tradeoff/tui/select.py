@@ -24,11 +24,11 @@ from textual.widgets import DataTable, Footer, Label, Static
 
 from tradeoff.ask.presentation import aspect_cell, aspect_header, table_legend
 from tradeoff.ask.scenario import Scenario
+from tradeoff.choose.informed import PeopleList, people_list
 from tradeoff.choose.rank import rank_pool
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import omega_note, plain_summary
 from tradeoff.pool import Pool, copa
-from tradeoff.text import probability_words
 from tradeoff.tui.dialogs import SelectionHelpScreen
 from tradeoff.tui.scatter import LEGEND, MIN_ROWS, Points, ScatterPlot
 
@@ -142,26 +142,11 @@ class SelectionScreen(Screen[None]):
         w = copa.alpha_weights(len(self.pool.objectives), [self.objective], [self.alpha])[0]
         return tuple(float(x) for x in w)
 
-    def _people_order(self) -> tuple[list[int], str, list[str]]:
-        """The candidates as the people's own metrics order them: one person by expected
-        value (with the chance best), a group by the largest regret (the consensus rule)."""
+    def _people_order(self) -> PeopleList:
+        """The candidates as the people's own metrics order them
+        (:func:`~tradeoff.choose.informed.people_list`)."""
         s = self.selection
-        if len(s.stakeholders) == 1:
-            rec = s.recommendations[0]
-            order = sorted(range(self.pool.n), key=lambda i: (-rec.expected[i], i))
-            best = [
-                "" if rec.p_best is None else probability_words(rec.p_best[i])
-                for i in range(self.pool.n)
-            ]
-            return order, "chance\nbest", best
-        psis = [np.asarray(r.expected) for r in s.recommendations]
-        spread = [max(float(p.max() - p.min()), 1e-300) for p in psis]
-        worst = [
-            max(float(p.max() - p[i]) / w for p, w in zip(psis, spread, strict=True))
-            for i in range(self.pool.n)
-        ]
-        order = sorted(range(self.pool.n), key=lambda i: (worst[i], i))
-        return order, "largest\nregret", [f"{w:.0%}" for w in worst]
+        return people_list(self.scenario, self.pool, s.stakeholders, s.recommendations)
 
     def refresh_ranking(self) -> None:
         weights = self.current_weights()
@@ -180,13 +165,15 @@ class SelectionScreen(Screen[None]):
                 table.add_row(str(i), row.name, *cells, "yes" if row.pareto else "")
             self._status(weights, outcome.selected.name, outcome.explanation)
         else:
-            order, label, extra = self._people_order()
-            table.add_columns("#", "model", *headers, label)
-            for rank, i in enumerate(order, 1):
+            people = self._people_order()
+            table.add_columns("#", "model", *headers, people.label)
+            for rank, i in enumerate(people.order, 1):
                 values = [self._cell(j, float(self.pool.values[i, j])) for j in range(len(cols))]
-                table.add_row(str(rank), self.pool.names[i], *values, extra[i])
+                table.add_row(str(rank), people.names[i], *values, people.extra[i])
             self.query_one("#select-status", Static).update("")
         legend = table_legend(self.scenario) if self.scenario is not None else ""
+        if not self.details and (about := self._people_order().words):
+            legend += f" {about}"
         self.query_one("#select-legend", Static).update(
             "COPA's ranking: top-% is the share of candidates doing better on that aspect."
             if self.details
@@ -197,7 +184,7 @@ class SelectionScreen(Screen[None]):
 
     def _pick(self, copa_pick: int) -> int:
         """The model marked on the plot: COPA's pick in the details, else the people's."""
-        return copa_pick if self.details else self._people_order()[0][0]
+        return copa_pick if self.details else self._people_order().order[0]
 
     def _status(self, weights: tuple[float, ...], pick: str, explanation: str) -> None:
         ptxt = "∞" if math.isinf(self.p) else f"{self.p:g}"

@@ -21,6 +21,7 @@ from tradeoff.ask.presentation import (
 )
 from tradeoff.ask.scenario import Scenario
 from tradeoff.learn import consistency_of
+from tradeoff.learn.shares import left_out_words
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import markdown_html, probability_words
 from tradeoff.web.i18n import Language
@@ -152,6 +153,8 @@ class ReviewView:
     why: str
     explain: str
     weights: tuple[Weight, ...]
+    #: Which aspects no answer informed, so the shares are of the others ("" when none).
+    left_out: str
     #: The trade-offs the answers settled, and the ranges of those they did not, each
     #: under its own heading (:func:`~tradeoff.ask.presentation.tradeoffs`).
     settled: tuple[str, ...]
@@ -207,11 +210,11 @@ def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> Revie
     names = [f"{c.outcome} {c.label}" for c in scenario.classes] + [
         a.name for a in scenario.attributes
     ]
-    shown = result.swing_weights or result.weights
-    intervals = result.swing_intervals or [None] * len(shown)
+    # Shares of the asked aspects only: a guess for an unasked one is not counted.
+    shares = engine.shares()
     weights = []
-    for i, (name, w, interval) in enumerate(zip(names, shown, intervals, strict=True)):
-        if not result.informed(i):  # the starting guess: no number, no meter
+    for name, w, interval in zip(names, shares.values, shares.intervals, strict=True):
+        if w is None:  # the starting guess: no number, no meter
             weights.append(Weight(name, not_asked_words(YOU, words), "", 0, False))
             continue
         span = (
@@ -262,6 +265,7 @@ def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> Revie
         )
         % {"n": words.count(result.answers)},
         tuple(weights),
+        left_out_words(shares, names, YOU, words),
         tuple(t.text for t in said if t.settled),
         tuple(t.text for t in said if not t.settled),
         check.sentence(words),

@@ -129,6 +129,7 @@ class ResultScreen(Screen[None]):
         self.decision = decision
         s, pool, advice = self.recorder.engine.scenario, decision.pool, decision.recommendations[0]
         from tradeoff.choose.decision_curves import threshold_lines
+        from tradeoff.choose.informed import listed
         from tradeoff.choose.words import tuned_words
 
         said = recommendation_text(advice, pool.n, noisy=pool.uncertainty is not None)
@@ -141,14 +142,17 @@ class ResultScreen(Screen[None]):
         chance = advice.p_best is not None
         headers = ["model", *[aspect_header(s, j) for j in range(len(s.weight_names))]]
         table.add_columns(*headers, *(["chance\nbest"] if chance else []))
-        order = sorted(range(pool.n), key=lambda i: -advice.expected[i])
-        for i in order:
+        # Ordered by what the answers informed: a guess for an unasked aspect moves nothing.
+        person = decision.selection.stakeholders[0]
+        one = listed(s, pool.names, pool.values, person, advice)
+        for i in one.order:
             cells = [
                 aspect_cell(s, j, float(pool.values[i, j])) for j in range(pool.values.shape[1])
             ]
             best = [probability_words(advice.p_best[i])] if advice.p_best is not None else []
-            name = Text(pool.names[i], style="bold") if i == advice.index else pool.names[i]
+            name = Text(one.names[i], style="bold") if i == advice.index else one.names[i]
             table.add_row(name, *cells, *best)
+        about = one.words
         self.query_one("#result-status", Static).update(
             f"\nAll {pool.n} candidates, best for you first (↑ ↓ to scroll). {table_legend(s)}"
             + (
@@ -156,6 +160,7 @@ class ResultScreen(Screen[None]):
                 if chance
                 else ""
             )
+            + (f"\n{about}" if about else "")
         )
 
     def action_help(self) -> None:

@@ -14,6 +14,7 @@ from textual.widgets import Button, Footer, Label, Static
 
 from tradeoff.ask.presentation import not_asked_words, tradeoff_headings, tradeoffs
 from tradeoff.learn import consistency_of
+from tradeoff.learn.shares import left_out_words
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import probability_words
 from tradeoff.tui.common import BackToQuestions, Confirmed, PauseSession
@@ -78,19 +79,22 @@ class ReviewScreen(Screen[None]):
                 classes="muted",
             )
             names = [f"{c.outcome} {c.label}" for c in s.classes] + [a.name for a in s.attributes]
-            shown = result.swing_weights or result.weights
-            intervals = result.swing_intervals or [(None, None)] * len(shown)
-            for i, (name, w, (lo, hi)) in enumerate(zip(names, shown, intervals, strict=True)):
+            # Shares of the asked aspects only: a guess for an unasked one is not counted.
+            shares = engine.shares()
+            for name, w, interval in zip(names, shares.values, shares.intervals, strict=True):
                 line = Text(f"{name[:28]:<28} ")
-                if not result.informed(i):  # the starting guess: no bar, no number
+                if w is None:  # the starting guess: no bar, no number
                     line.append(not_asked_words(), style="italic")
                     yield Static(line, classes="weight-row")
                     continue
+                lo, hi = (None, None) if interval is None else interval
                 line.append_text(bar(w, lo, hi))
                 # Whole percentages: the intervals do not know more than that.
                 rng = f"  {w:4.0%}" + (f" ({lo:.0%}–{hi:.0%})" if lo is not None else "")
                 line.append(rng)
                 yield Static(line, classes="weight-row")
+            if left_out := left_out_words(shares, names):
+                yield Static(left_out, id="left-out", classes="muted")
             priors, draws = engine.space.priors, engine.weight_draws()
             said = tradeoffs(s, result.weights, priors, draws, asked=result.asked)
             for heading, settled in zip(tradeoff_headings(), (True, False), strict=True):

@@ -99,6 +99,7 @@ TIERS = {
         "test_decide",
         "test_tuned_pool",
         "test_scorer_sessions",
+        "test_scorer_labels",
         "test_cache_trust_commands",
         "test_curves_dcurves",
         "test_decision_curves",

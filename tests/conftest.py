@@ -100,6 +100,7 @@ TIERS = {
         "test_tuned_pool",
         "test_scorer_sessions",
         "test_scorer_labels",
+        "test_settled_weights",
         "test_cache_trust_commands",
         "test_curves_dcurves",
         "test_decision_curves",

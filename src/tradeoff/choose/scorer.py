@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import statistics
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -52,6 +53,9 @@ from tradeoff.choose.scorer_inputs import (
 from tradeoff.choose.selection import Stakeholder
 from tradeoff.errors import InputError
 from tradeoff.pool.measuring import Dataset, Tuning, class_column
+
+if TYPE_CHECKING:
+    from tradeoff.choose.settled import WeightsCertainty
 
 __all__ = [
     "GroupScorer",
@@ -109,7 +113,9 @@ class PersonScorer:
     ``priors`` the class priors ζ they were elicited with, ``labels`` the label of each of
     the scenario's classes in ``y`` (``None``: ``y`` holds the classes' names, and any
     other label is refused, :func:`~tradeoff.choose.scorer_inputs.check_named`),
-    ``attributes`` each cost's or reward's value per case or ``"measured"``.
+    ``attributes`` each cost's or reward's value per case or ``"measured"``;
+    ``certainty``, for a session's weights, how sure they are
+    (:class:`~tradeoff.choose.settled.WeightsCertainty`).
     """
 
     scenario: Scenario
@@ -119,6 +125,7 @@ class PersonScorer:
     attributes: tuple[Attribute, ...]
     who: str = "explicit weights"
     named: bool = False
+    certainty: WeightsCertainty | None = None
 
     def __post_init__(self) -> None:
         """Refuse priors or labels that do not fit the scenario (:mod:`.scorer_inputs`);
@@ -274,6 +281,17 @@ def _attributes(scenario: Scenario, given: Mapping[str, Attribute] | None) -> tu
     return tuple(out)
 
 
+def _said_certainty(scenario: Scenario, person: Stakeholder) -> WeightsCertainty | None:
+    """How sure a session's weights are, warned (:class:`~tradeoff.choose.settled.
+    UnsettledWeights`) when the answers did not settle them."""
+    from tradeoff.choose.settled import UnsettledWeights, weights_certainty
+
+    certainty = weights_certainty(scenario, person)
+    if certainty is not None and not certainty.settled:
+        warnings.warn(f"{person.participant}: {certainty.words()}", UnsettledWeights, stacklevel=3)
+    return certainty
+
+
 def person_scorer(
     source: str | Path | Sequence[float],
     *,
@@ -305,6 +323,14 @@ def person_scorer(
         position unasked (with the usual ``y = 1`` for the positive class that would score
         the swapped metric), and any other ``y`` is an :class:`InputError` naming the fix.
 
+    Warns
+    -----
+    UnsettledWeights
+        For a session whose answers did not settle its weights (the interval of the
+        threshold they imply is wide, :mod:`tradeoff.choose.settled`): how many answers
+        they rest on, the interval, and to answer more questions. The scorer's
+        ``certainty`` holds the same.
+
     Raises
     ------
     InputError
@@ -331,6 +357,7 @@ def person_scorer(
             None if labels is None else check_labels(recorded, labels),
             _attributes(recorded, attributes),
             person.participant,
+            certainty=_said_certainty(recorded, person),
         )
     if scenario is None:
         raise InputError.single(
@@ -383,6 +410,7 @@ def group_scorer(
             None if labels is None else check_labels(scenario, labels),
             _attributes(scenario, attributes),
             person.participant,
+            certainty=_said_certainty(scenario, person),
         )
         psi = metric_vectors(scenario, decision.pool, person.priors) @ np.asarray(scorer.weights)
         people.append(scorer)

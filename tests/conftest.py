@@ -101,6 +101,7 @@ TIERS = {
         "test_scorer_sessions",
         "test_scorer_labels",
         "test_settled_weights",
+        "test_tuned_variants",
         "test_cache_trust_commands",
         "test_curves_dcurves",
         "test_decision_curves",

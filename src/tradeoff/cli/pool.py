@@ -43,6 +43,7 @@ def _written(
                 "provenance": str(side),
                 "models": frame["model"].tolist(),
                 "columns": [str(c) for c in frame.columns],
+                "notes": list(measured.notes),
                 **(extra or {}),
             }
         )

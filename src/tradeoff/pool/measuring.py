@@ -447,6 +447,8 @@ def _marked(measured: Measured, variants: Mapping[str, str], tuned: Tuning | Non
         "variants": dict(variants),
     }
     return Measured(frame, provenance, measured.meanings, measured.notes)
+
+
 def _noise_columns(
     truth: NDArray[Any],
     pred: NDArray[Any],

@@ -194,7 +194,6 @@ def collapsed_notes(
                 )
                 notes.append(
                     f"{variant!r} finds {mine:.0%} of {column.removeprefix('recall_')}, where "
-                    f"{model!r} finds {theirs:.0%}: the rule nearly gives up that class."
-                    + cause
+                    f"{model!r} finds {theirs:.0%}: the rule nearly gives up that class." + cause
                 )
     return notes

@@ -102,6 +102,7 @@ TIERS = {
         "test_scorer_labels",
         "test_settled_weights",
         "test_tuned_variants",
+        "test_measuring_progress",
         "test_cache_trust_commands",
         "test_curves_dcurves",
         "test_decision_curves",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from tradeoff.cli.common import UsageError, emit, error, say, writable_file
+from tradeoff.cli.common import Progress, UsageError, emit, error, say, writable_file
 
 if TYPE_CHECKING:
     from tradeoff.ask.scenario import Scenario
@@ -92,6 +92,7 @@ def cmd_pool_sklearn(args: argparse.Namespace) -> int:
         seed=args.seed,
         latency_repeats=args.latency_repeats,
         tuned=tuned,
+        progress=Progress("measured", "models"),
     )
     measured.provenance["command"] = "tradeoff " + " ".join(args.argv)
     if "tuned_threshold" in extra and isinstance(measured.provenance.get("tuned"), dict):

@@ -485,7 +485,7 @@ def measure(
     test_size: float | None = None,
     seed: int = 0,
     latency_repeats: int = 60,
-    progress: Callable[[str, list[float]], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
     tuned: Tuning | None = None,
 ) -> Measured:
     """Measure every estimator on ``dataset`` into a pool table with provenance.
@@ -508,7 +508,8 @@ def measure(
     latency_repeats
         Single-case predictions timed per model (the median is reported).
     progress
-        Called with each model's name and recalls as it is measured.
+        Called with the models measured so far and how many there are (variants included),
+        after each (``tradeoff.cli.common.Progress`` takes them).
     tuned
         A person's weights and prevalences: every candidate with ``predict_proba`` gains a
         variant with the person's own rule (:class:`Tuning`), measured the same way.
@@ -618,7 +619,7 @@ def measure(
             fold_tests = [test for _, test in split.split(dataset.x, dataset.y)]
         rows[-1].update(_noise_columns(np.asarray(truth), pred, labels, columns, fold_tests))
         if progress is not None:
-            progress(name, recalls)
+            progress(len(rows), len(named))
     sklearn = _sklearn("estimators")
     provenance = {
         "dataset": dataset.description,

@@ -103,6 +103,7 @@ TIERS = {
         "test_settled_weights",
         "test_tuned_variants",
         "test_measuring_progress",
+        "test_mlflow_checks",
         "test_cache_trust_commands",
         "test_curves_dcurves",
         "test_decision_curves",

@@ -371,7 +371,7 @@ class Measured:
         """
         out = Path(path)
         side = out.with_suffix(".provenance.json")
-        self.check(out)
+        self.check(f"the pool for {out} (not written)")  # the file is not to blame
         if not replace:
             for existing in (out, side):
                 if existing.exists():

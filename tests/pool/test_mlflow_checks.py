@@ -78,9 +78,8 @@ def test_failed_runs_are_left_out_and_counted(
     assert main([*argv, "--out", str(out), "--json"]) == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out)["models"] == ["logreg", "forest", "stump"]
-    assert f"1 FAILED run of 'fraud' left out (a failed run is no candidate): logreg ({ids[0]})" in (
-        captured.err
-    )
+    said = f"1 FAILED run of 'fraud' left out (a failed run is no candidate): logreg ({ids[0]})"
+    assert said in captured.err
     provenance = json.loads(out.with_suffix(".provenance.json").read_text())
     assert provenance["failed_runs_left_out"] == [f"logreg ({ids[0]})"]
 

@@ -104,6 +104,7 @@ TIERS = {
         "test_tuned_variants",
         "test_measuring_progress",
         "test_mlflow_checks",
+        "test_likeliest",
         "test_cache_trust_commands",
         "test_curves_dcurves",
         "test_decision_curves",

@@ -52,6 +52,10 @@ ALLOWED = {
         "m == 1.0",
     ): "a guard before dividing by 1 − m; an m within the last bits of 1 gives the same cut",
     (
+        "tradeoff/choose/scorer_inputs.py",
+        "np.ndim(label) != 0",
+    ): "a count of dimensions, an integer: whether a label is a single value",
+    (
         "tradeoff/choose/words.py",
         "factor == 1.0",
     ): "the factor is set to exactly 1.0 for a tie after rounding (robustness.weight_change)",

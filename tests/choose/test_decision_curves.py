@@ -149,6 +149,7 @@ def test_a_pool_with_tuned_models_says_the_rule_is_the_curve_at_the_threshold() 
         draws=np.array([[0.8, 0.2, 0, 0], [0.9, 0.1, 0, 0]]),
         weights=(0.85, 0.15, 0.0, 0.0),
         swing_weights=None,
+        answers=12,
     )
     frame = pd.DataFrame({"variant_of": ["", "lr"], "tuned_for": ["", "kim"]})
     selection = Fake(scenario=BREAST, stakeholders=[person], pool=Fake(frame=frame))
@@ -156,6 +157,29 @@ def test_a_pool_with_tuned_models_says_the_rule_is_the_curve_at_the_threshold() 
     assert lines[0].startswith("kim's answers put the threshold probability at 15%")
     assert "it is that model's decision curve read at this threshold" in lines[-1]
     assert "at least 15%" in lines[-1]
+
+
+def test_a_tuned_rule_on_unsettled_weights_says_so() -> None:
+    """Draws whose thresholds run from 1% to 50% (odds 0.01 to 1) after two answers: the
+    tuned model's words are followed by what the threshold rests on and to ask on."""
+    person = Fake(
+        participant="kim",
+        priors=(0.4, 0.6),
+        posterior=None,
+        draws=np.array([[0.99, 0.01, 0, 0], [0.5, 0.5, 0, 0], [0.9, 0.1, 0, 0]]),
+        weights=(0.85, 0.15, 0.0, 0.0),
+        swing_weights=None,
+        answers=2,
+    )
+    frame = pd.DataFrame({"variant_of": ["", "lr"], "tuned_for": ["", "kim"]})
+    selection = Fake(scenario=BREAST, stakeholders=[person], pool=Fake(frame=frame))
+    lines = threshold_lines(selection, 0)  # type: ignore[arg-type]
+    assert "decision curve read at this threshold" in lines[-2]
+    assert lines[-1].startswith("The threshold of the rule tuned to these weights (20%)")
+    assert "rests on 2 answers: 90% between" in lines[-1]
+    assert lines[-1].endswith("answer more questions to settle it.")
+    said = threshold_json(selection)[0]  # type: ignore[arg-type]
+    assert said is not None and said["weights_settled"]["settled"] is False
 
 
 def test_a_model_name_that_a_spreadsheet_would_run_is_written_as_text(

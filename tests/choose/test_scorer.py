@@ -31,6 +31,7 @@ SCENARIO = "breast-cancer-triage"
 WEIGHTS = [0.5, 0.3, 0.01, 0.0004]  # malignant, benign (on ζ·recall), per ms, per KB
 PRIORS = [0.37, 0.63]
 CONSTANTS = {"latency": 0.4, "memory": 3.0}
+LABELS = {"malignant": 0, "benign": 1}  # scikit-learn's breast cancer data
 
 
 def _hand_metric(y: np.ndarray, pred: np.ndarray, latency: float, memory: float) -> float:
@@ -54,7 +55,12 @@ def data() -> tuple[np.ndarray, np.ndarray]:
 
 
 def _scorer(**kw: object) -> object:
-    options: dict[str, object] = {"scenario": SCENARIO, "priors": PRIORS, "attributes": CONSTANTS}
+    options: dict[str, object] = {
+        "scenario": SCENARIO,
+        "priors": PRIORS,
+        "attributes": CONSTANTS,
+        "labels": LABELS,
+    }
     return person_scorer(WEIGHTS, **(options | kw))  # type: ignore[arg-type]
 
 
@@ -148,7 +154,11 @@ def test_a_tuned_threshold_follows_the_persons_weights(
         ("benign", [0.1 / 0.37, 0.9 / 0.63]),
     ):
         scorer = person_scorer(
-            [*classes, 0.0, 0.0], scenario=SCENARIO, priors=PRIORS, attributes=CONSTANTS
+            [*classes, 0.0, 0.0],
+            scenario=SCENARIO,
+            priors=PRIORS,
+            attributes=CONSTANTS,
+            labels=LABELS,
         )
         tuned = TunedThresholdClassifierCV(model, scoring=scorer.sklearn_scorer(), cv=5)
         tuned.fit(x, y)

@@ -30,7 +30,7 @@ def _score(
     *,
     weights: Any = WEIGHTS,
     priors: Any = PRIORS,
-    labels: Any = None,
+    labels: Any = (0, 1),
     attributes: Any = ATTRIBUTES,
     y: Any = (0, 1, 1, 0),
     pred: Any = (0, 1, 0, 0),

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.scorer import expected_weights
 from tradeoff.choose.selection import Selection, Stakeholder
+from tradeoff.choose.settled import WeightsCertainty
 from tradeoff.curves import (
     Threshold,
     fixed_net_benefit,
@@ -98,6 +99,9 @@ def threshold_lines(selection: Selection, person: int, whose: str | None = None)
         lines.append(costs)
     if tuned := _tuned_words(selection, threshold):
         lines.append(tuned)
+        certainty = WeightsCertainty(s.answers, threshold)
+        if not certainty.settled:  # the tuned rule is built from unsettled weights
+            lines.append(certainty.words())
     return lines
 
 
@@ -118,6 +122,7 @@ def threshold_json(selection: Selection) -> list[dict[str, Any] | None]:
                 "positive_class": scenario.classes[0].name,
                 "sentence": lines[0],
                 "left_out": costs_words(scenario, s),
+                "weights_settled": WeightsCertainty(s.answers, threshold).to_dict(),
             }
         )
     return out

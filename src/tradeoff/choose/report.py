@@ -54,6 +54,7 @@ from tradeoff.choose.words import (
     change_lines,
     change_sentence,
     copa_differs,
+    likeliest_words,
     nearest_changes,
     noise_words,
     omega_note,
@@ -280,6 +281,8 @@ def write_report(
         md += [
             f"**Recommended: {markdown_text(rec.name)}**{sure}, the model these answers make best."
         ]
+        if likelier := likeliest_words(rec, selection.pool.names, voice="their"):
+            md += [markdown_text(likelier)]
         if noise := noise_words(rec, voice=s.participant):
             md += [markdown_text(noise)]
         if rec.trade:
@@ -503,6 +506,8 @@ def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> s
             f"{markdown_text(s.participant)} "
             f"({s.answers} answers): the model their answers make best{sure}."
         )
+        if likelier := likeliest_words(rec, raw, voice="their"):
+            text += f" {markdown_text(likelier)}"
         if noise := noise_words(rec, voice="them"):
             text += f" {markdown_text(noise)}"
         table = selection.acceptability[0] if selection.acceptability else None

@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import statistics
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -45,12 +46,16 @@ from tradeoff.choose.scorer_inputs import (
     check_attribute,
     check_cases,
     check_labels,
+    check_named,
     check_priors,
     check_weights,
 )
 from tradeoff.choose.selection import Stakeholder
 from tradeoff.errors import InputError
 from tradeoff.pool.measuring import Dataset, Tuning, class_column
+
+if TYPE_CHECKING:
+    from tradeoff.choose.settled import WeightsCertainty
 
 __all__ = [
     "GroupScorer",
@@ -106,30 +111,46 @@ class PersonScorer:
 
     ``weights`` are the posterior mean weights in natural units (scenario order),
     ``priors`` the class priors ζ they were elicited with, ``labels`` the label of each of
-    the scenario's classes in ``y``, ``attributes`` each cost's or reward's value per case
-    or ``"measured"``.
+    the scenario's classes in ``y`` (``None``: ``y`` holds the classes' names, and any
+    other label is refused, :func:`~tradeoff.choose.scorer_inputs.check_named`),
+    ``attributes`` each cost's or reward's value per case or ``"measured"``;
+    ``certainty``, for a session's weights, how sure they are
+    (:class:`~tradeoff.choose.settled.WeightsCertainty`).
     """
 
     scenario: Scenario
     weights: tuple[float, ...]
     priors: tuple[float, ...]
-    labels: tuple[Any, ...]
+    labels: tuple[Any, ...] | None
     attributes: tuple[Attribute, ...]
     who: str = "explicit weights"
+    named: bool = False
+    certainty: WeightsCertainty | None = None
 
     def __post_init__(self) -> None:
-        """Refuse priors or labels that do not fit the scenario (:mod:`.scorer_inputs`)."""
+        """Refuse priors or labels that do not fit the scenario (:mod:`.scorer_inputs`);
+        no labels: the classes' names, which ``y`` must then hold."""
         object.__setattr__(self, "priors", check_priors(self.scenario, self.priors))
+        if self.labels is None:
+            object.__setattr__(self, "named", True)
         object.__setattr__(self, "labels", check_labels(self.scenario, self.labels))
+
+    @property
+    def class_labels(self) -> tuple[Any, ...]:
+        """The label in ``y`` of each class, in the scenario's order."""
+        assert self.labels is not None
+        return self.labels
 
     def row(
         self, y_true: ArrayLike, y_pred: ArrayLike, times_ms: float | None = None
     ) -> FloatArray:
         """The pool row of these predictions: each class's recall (scenario order), then
         each attribute's value (a measured time from ``times_ms``, in the attribute's unit)."""
-        truth, pred = check_cases(self.labels, y_true, y_pred)
+        if self.named:
+            check_named(self.scenario, y_true)
+        truth, pred = check_cases(self.class_labels, y_true, y_pred)
         recalls = []
-        for label, spec in zip(self.labels, self.scenario.classes, strict=True):
+        for label, spec in zip(self.class_labels, self.scenario.classes, strict=True):
             cases = truth == label
             if not cases.any():
                 raise InputError.single(
@@ -260,6 +281,17 @@ def _attributes(scenario: Scenario, given: Mapping[str, Attribute] | None) -> tu
     return tuple(out)
 
 
+def _said_certainty(scenario: Scenario, person: Stakeholder) -> WeightsCertainty | None:
+    """How sure a session's weights are, warned (:class:`~tradeoff.choose.settled.
+    UnsettledWeights`) when the answers did not settle them."""
+    from tradeoff.choose.settled import UnsettledWeights, weights_certainty
+
+    certainty = weights_certainty(scenario, person)
+    if certainty is not None and not certainty.settled:
+        warnings.warn(f"{person.participant}: {certainty.words()}", UnsettledWeights, stacklevel=3)
+    return certainty
+
+
 def person_scorer(
     source: str | Path | Sequence[float],
     *,
@@ -285,8 +317,19 @@ def person_scorer(
         The class priors ζ of explicit weights (default: the scenario population's): one
         per class, each strictly between 0 and 1, summing to 1.
     labels
-        The label in ``y`` of each class, in the scenario's order or by class name
-        (default 0, 1, …), no two equal; every label of ``y`` must be one of them.
+        The label in ``y`` of each class by class name (``{"fraud": 1, "legit": 0}``) or
+        in the scenario's order, no two equal; every label of ``y`` must be one of them.
+        Not given, ``y`` must hold the classes' names: labels are never matched by
+        position unasked (with the usual ``y = 1`` for the positive class that would score
+        the swapped metric), and any other ``y`` is an :class:`InputError` naming the fix.
+
+    Warns
+    -----
+    UnsettledWeights
+        For a session whose answers did not settle its weights (the interval of the
+        threshold they imply is wide, :mod:`tradeoff.choose.settled`): how many answers
+        they rest on, the interval, and to answer more questions. The scorer's
+        ``certainty`` holds the same.
 
     Raises
     ------
@@ -298,8 +341,9 @@ def person_scorer(
     Examples
     --------
     >>> score = person_scorer([0.5, 0.5, 0.0, 0.0], scenario="breast-cancer-triage",
-    ...                       priors=[0.4, 0.6], attributes={"latency": 1.0, "memory": 2.0})
-    >>> round(score.metric([0, 0, 1, 1], [0, 1, 1, 1]), 6)  # ½·0.4·½ + ½·0.6·1
+    ...                       priors=[0.4, 0.6], attributes={"latency": 1.0, "memory": 2.0},
+    ...                       labels={"malignant": 1, "benign": 0})
+    >>> round(score.metric([1, 1, 0, 0], [1, 0, 0, 0]), 6)  # ½·0.4·½ + ½·0.6·1
     0.4
     """
     if isinstance(source, str | Path):
@@ -310,9 +354,10 @@ def person_scorer(
             recorded,
             expected_weights(person),
             person.priors,
-            check_labels(recorded, labels),
+            None if labels is None else check_labels(recorded, labels),
             _attributes(recorded, attributes),
             person.participant,
+            certainty=_said_certainty(recorded, person),
         )
     if scenario is None:
         raise InputError.single(
@@ -331,7 +376,7 @@ def person_scorer(
         scenario,
         weights,
         check_priors(scenario, priors),
-        check_labels(scenario, labels),
+        None if labels is None else check_labels(scenario, labels),
         _attributes(scenario, attributes),
     )
 
@@ -362,9 +407,10 @@ def group_scorer(
             scenario,
             expected_weights(person),
             person.priors,
-            check_labels(scenario, labels),
+            None if labels is None else check_labels(scenario, labels),
             _attributes(scenario, attributes),
             person.participant,
+            certainty=_said_certainty(scenario, person),
         )
         psi = metric_vectors(scenario, decision.pool, person.priors) @ np.asarray(scorer.weights)
         people.append(scorer)

@@ -9,9 +9,11 @@ what to give:
   :func:`~tradeoff.choose.pool_metric.check_metric`: finite, ≥ 0, not all zero);
 - class priors ζ: one per class, each a real number strictly between 0 and 1, summing to 1
   (as a scenario's ``prevalence``);
-- labels: one per class (in the scenario's order, or by class name), each a single value
+- labels: one per class (by class name, or in the scenario's order), each a single value
   equal to itself (not NaN, not a list), no two equal (``[1, 1]`` would count one class's
-  cases as both);
+  cases as both); none given, ``y`` must hold the classes' names
+  (:func:`check_named`): labels are never taken by position unasked (with the usual
+  ``y = 1`` for the positive class that scores the swapped metric);
 - a cost's or reward's value per case: a real number its scenario's meaning allows
   (:func:`~tradeoff.pool.meaning.attribute_meaning`: not a yes/no value, finite, not
   negative when its range starts at 0);
@@ -43,6 +45,7 @@ __all__ = [
     "check_attribute",
     "check_cases",
     "check_labels",
+    "check_named",
     "check_priors",
     "check_weights",
 ]
@@ -145,12 +148,15 @@ def check_labels(
     scenario: Scenario, labels: Sequence[Any] | Mapping[str, Any] | None
 ) -> tuple[Any, ...]:
     """The label in ``y`` of each of the scenario's classes, in its order: ``labels`` in
-    that order or by class name; default 0, 1, …
+    that order or by class name; none given, the classes' names (``y`` then must hold
+    them: :func:`check_named`).
 
     >>> from tradeoff.ask.scenario import load_scenario
     >>> sc = load_scenario("breast-cancer-triage").scenario
     >>> check_labels(sc, {"benign": "B", "malignant": "M"})
     ('M', 'B')
+    >>> check_labels(sc, None)
+    ('malignant', 'benign')
     >>> print(InputError.message(_caught(check_labels, sc, [1, 1])))
     ... # doctest: +NORMALIZE_WHITESPACE
     labels: [1] (benign): is 1, the label of malignant too. Fix: give each class a label
@@ -158,7 +164,7 @@ def check_labels(
     """
     names = [c.name for c in scenario.classes]
     if labels is None:
-        return tuple(range(len(names)))
+        return tuple(names)
     fix = f"give each class a label of its own, in the scenario's order ({', '.join(names)})."
     if isinstance(labels, Mapping):
         unknown = [str(k) for k in labels if k not in names]
@@ -257,8 +263,8 @@ def check_cases(
     >>> print(InputError.message(_caught(check_cases, (0, 1), [0, 1, 2], [0, 1, 1])))
     ... # doctest: +NORMALIZE_WHITESPACE
     y: case 3: holds the label 2, which is no class's label (the labels are 0, 1). Fix:
-    give labels= the label of each class in y, in the scenario's order, or score only
-    cases of the scenario's classes.
+    give labels= the label in y of each class by name (labels={'a class': 1, …}), or
+    score only cases of the scenario's classes.
     """
     truth = _one_per_case(y_true, "y")
     pred = _one_per_case(y_pred, "y_pred")
@@ -283,10 +289,56 @@ def check_cases(
             f"case {first + 1}",
             f"holds the label {_shown(truth[first])}, which is no class's label (the labels "
             f"are {listed}).",
-            "give labels= the label of each class in y, in the scenario's order, or score "
-            "only cases of the scenario's classes.",
+            "give labels= the label in y of each class by name (labels={'a class': 1, …}), "
+            "or score only cases of the scenario's classes.",
         )
     return truth, pred
+
+
+def check_named(scenario: Scenario, y_true: ArrayLike) -> None:
+    """With no ``labels`` given, ``y`` must hold the scenario's class names: any other
+    label (``0``/``1``, ``"M"``/``"B"``) leaves which class is which unknown, and is refused
+    with the fix that names the classes (never a guess by position).
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("breast-cancer-triage").scenario
+    >>> check_named(sc, ["malignant", "benign"])
+    >>> print(InputError.message(_caught(check_named, sc, [1, 0, 1])))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    labels: not given, and y holds 0, 1, not the classes' names (malignant, benign), so
+    which label is which class is not known. Fix: name the label in y of each class, e.g.
+    labels={'malignant': 1, 'benign': 0} if 1 is a malignant case in y (the usual positive
+    class), or give y the classes' names.
+    """
+    names = [c.name for c in scenario.classes]
+    truth = _one_per_case(y_true, "y")
+    found: list[Any] = []
+    for value in truth.tolist():
+        if not any(_same(value, other) for other in found):
+            found.append(value)
+            if len(found) > _SHOWN:
+                break
+    strangers = [v for v in found if not (isinstance(v, str) and v in names)]
+    if not strangers:
+        return
+    try:
+        shown: list[Any] = sorted(_plain(v) for v in found[:_SHOWN])
+    except TypeError:
+        shown = sorted((_plain(v) for v in found[:_SHOWN]), key=repr)
+    listed = ", ".join(repr(x) if isinstance(x, str) else str(x) for x in shown)
+    first = shown[-1]  # y = 1 is the usual positive class: the largest label first
+    rest: list[Any] = [first, *shown[:-1]]
+    example = ", ".join(
+        f"{n!r}: {rest[i]!r}" if i < len(rest) else f"{n!r}: …" for i, n in enumerate(names)
+    )
+    raise InputError.single(
+        "labels",
+        "",
+        f"not given, and y holds {listed}, not the classes' names ({', '.join(names)}), "
+        "so which label is which class is not known.",
+        f"name the label in y of each class, e.g. labels={{{example}}} if {first!r} is a "
+        f"{names[0]} case in y (the usual positive class), or give y the classes' names.",
+    )
 
 
 def _plain(value: object) -> object:

@@ -318,6 +318,41 @@ def noise_words(rec: Recommendation, voice: str = "you") -> str:
     return said + "."
 
 
+#: Another model's P(best) above the pick's by at least this much is said to be the
+#: likeliest best (half a percentage point: a difference the shown percentages can show).
+LIKELIER = 0.005
+
+
+def likeliest_words(rec: Recommendation, names: Sequence[str], voice: str = "your") -> str:
+    """Why the pick is not the likeliest best, when it is not, in one sentence; "" when
+    it is (or within :data:`LIKELIER`), or with a point estimate. The pick maximises the
+    expected value of the metric over what the answers leave open, not P(best): a model
+    best more often can be worse on average.
+
+    >>> from tradeoff.choose.recommend import Recommendation
+    >>> rec = Recommendation("trial-17", 2, (0.50, 0.49, 0.52), (0.36, 0.34, 0.28), "trial-3", "")
+    >>> print(likeliest_words(rec, ["trial-3", "trial-11", "trial-17"]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    trial-3 is more often the best (36%, against 28%), but trial-17 is recommended because
+    it has the highest expected value of your metric over what the answers leave open:
+    trial-3 is worse on average.
+    >>> likeliest_words(Recommendation("a", 0, (1.0, 0.5), (0.6, 0.4), "b", ""), ["a", "b"])
+    ''
+    """
+    if rec.p_best is None:
+        return ""
+    p = np.asarray(rec.p_best, dtype=np.float64)
+    other = stable_argmax([float(x) if i != rec.index else -1.0 for i, x in enumerate(p)])
+    if not p[other] >= p[rec.index] + LIKELIER:
+        return ""
+    return (
+        f"{names[other]} is more often the best ({probability_words(float(p[other]))}, "
+        f"against {probability_words(float(p[rec.index]))}), but {rec.name} is recommended "
+        f"because it has the highest expected value of {voice} metric over what the answers "
+        f"leave open: {names[other]} is worse on average."
+    )
+
+
 def stated_words(
     name: str, p_best: float, p_near: float | None, tied: Sequence[str], voice: str = "the"
 ) -> str:
@@ -353,6 +388,8 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
     for i, (s, rec, _, _) in enumerate(selection.rows()):
         sure = "" if rec.probability is None else f" ({chance_words(rec, voice='their')})"
         line = f"For {s.participant}: {rec.name}, the model their answers make best{sure}."
+        if likelier := likeliest_words(rec, names, voice="their"):
+            line += f" {likelier}"
         if noise := noise_words(rec, voice="them"):
             line += f" {noise}"
         if rec.trade:

@@ -75,6 +75,7 @@ def format_selection(chosen: Selection) -> str:
         chance_words,
         change_lines,
         copa_differs,
+        likeliest_words,
         noise_words,
         tuned_words,
         unfinished_words,
@@ -86,6 +87,8 @@ def format_selection(chosen: Selection) -> str:
     for i, (s, rec, pick, _) in enumerate(chosen.rows()):
         sure = "" if rec.probability is None else f" ({chance_words(rec)})"
         lines += [f"{s.participant}: recommended {rec.name}{sure}"]
+        if likelier := likeliest_words(rec, names, voice=f"{s.participant}'s"):
+            lines.append(f"  {likelier}")
         if noise := noise_words(rec, voice=s.participant):
             lines.append(f"  {noise}")
         if not s.complete:

@@ -6,9 +6,9 @@ from-optuna``: a candidate pool from where the models live. The work is
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from tradeoff.cli.common import UsageError, emit, error, say, writable_file
+from tradeoff.cli.common import Progress, UsageError, emit, error, say, writable_file
 
 if TYPE_CHECKING:
     from tradeoff.ask.scenario import Scenario
@@ -29,7 +29,9 @@ def _new_file(args: argparse.Namespace) -> None:
             )
 
 
-def _written(args: argparse.Namespace, measured: Measured, what: str) -> int:
+def _written(
+    args: argparse.Namespace, measured: Measured, what: str, extra: dict[str, Any] | None = None
+) -> int:
     for note in measured.notes:
         error(note)
     table, side = measured.write(args.out, replace=args.force)
@@ -41,6 +43,8 @@ def _written(args: argparse.Namespace, measured: Measured, what: str) -> int:
                 "provenance": str(side),
                 "models": frame["model"].tolist(),
                 "columns": [str(c) for c in frame.columns],
+                "notes": list(measured.notes),
+                **(extra or {}),
             }
         )
     else:
@@ -69,10 +73,17 @@ def cmd_pool_sklearn(args: argparse.Namespace) -> int:
     estimators = load_estimators(args.estimators)
     dataset = load_dataset(args.dataset, args.target)
     tuned = None
+    extra: dict[str, Any] = {}
     if args.for_session is not None:
         from tradeoff.choose.scorer import tuning_for
+        from tradeoff.choose.settled import session_certainty
 
         tuned = tuning_for(args.for_session, dataset)
+        certainty = session_certainty(args.for_session)
+        if certainty is not None:
+            extra["tuned_threshold"] = certainty.to_dict()
+            if not certainty.settled:  # said before the minutes of measuring
+                error(f"{tuned.participant}: {certainty.words()}")
     measured = measure(
         estimators,
         dataset,
@@ -81,9 +92,12 @@ def cmd_pool_sklearn(args: argparse.Namespace) -> int:
         seed=args.seed,
         latency_repeats=args.latency_repeats,
         tuned=tuned,
+        progress=Progress("measured", "models"),
     )
     measured.provenance["command"] = "tradeoff " + " ".join(args.argv)
-    return _written(args, measured, "measured")
+    if "tuned_threshold" in extra and isinstance(measured.provenance.get("tuned"), dict):
+        measured.provenance["tuned"]["threshold"] = extra["tuned_threshold"]
+    return _written(args, measured, "measured", extra)
 
 
 def _mapped_scenario(args: argparse.Namespace, example: str) -> Scenario | None:

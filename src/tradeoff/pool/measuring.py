@@ -47,6 +47,7 @@ from tradeoff.pool.meaning import (
     frame_meanings,
     pool_cell,
 )
+from tradeoff.pool.tuned import Tuning, collapsed_notes, with_variants
 
 __all__ = [
     "SHIPPED_DATASETS",
@@ -370,7 +371,7 @@ class Measured:
         """
         out = Path(path)
         side = out.with_suffix(".provenance.json")
-        self.check(out)
+        self.check(f"the pool for {out} (not written)")  # the file is not to blame
         if not replace:
             for existing in (out, side):
                 if existing.exists():
@@ -423,72 +424,6 @@ def _recalls(y: NDArray[Any], pred: NDArray[Any], labels: Sequence[Any]) -> list
     return [float(np.mean(pred[y == label] == label)) for label in labels]
 
 
-@dataclass(frozen=True)
-class Tuning:
-    """A person's own decision rule, as plain numbers, for :func:`measure`.
-
-    ``weights`` are the metric's weight of each class (on d_k = π_k·recall_k, paper 004 §2)
-    and ``prevalences`` the scenario's class shares π_k, both in the dataset's class order
-    (``Dataset.classes``); ``participant`` names whom the variants are for. Every candidate
-    with ``predict_proba`` gains the variant
-    ``PersonalRule(candidate, weights, prevalences)`` (:mod:`tradeoff.pool.rule`), named
-    ``"<model> (tuned for <participant>)"`` and measured as every other model (the same
-    folds or split, latency and size), with the columns ``variant_of`` (the model it is a
-    variant of; empty for the others) and ``tuned_for``. For a posterior over the weights
-    give the posterior mean: the metric is linear in the weights, so the rule that
-    maximises the posterior expected metric is the rule of the mean weights.
-    """
-
-    participant: str
-    weights: tuple[float, ...]
-    prevalences: tuple[float, ...]
-
-    def variant_name(self, model: str) -> str:
-        """The name of ``model``'s variant.
-
-        >>> Tuning("dr-kim", (1.0, 1.0), (0.5, 0.5)).variant_name("knn-5")
-        'knn-5 (tuned for dr-kim)'
-        """
-        return f"{model} (tuned for {self.participant})"
-
-
-def _with_variants(
-    named: dict[str, Any], tuned: Tuning | None, labels: Sequence[Any]
-) -> tuple[dict[str, Any], dict[str, str]]:
-    """The estimators with each probabilistic one's variant right after it, and the
-    variant → model map (:class:`Tuning`)."""
-    if tuned is None:
-        return named, {}
-    for what, values in (("weights", tuned.weights), ("prevalences", tuned.prevalences)):
-        if len(values) != len(labels):
-            raise InputError.single(
-                "tuned",
-                what,
-                f"{len(values)} values for {len(labels)} classes.",
-                "give one per class of the dataset, in its order.",
-            )
-    from tradeoff.pool.rule import PersonalRule
-
-    weights = dict(zip(labels, tuned.weights, strict=True))
-    prevalences = dict(zip(labels, tuned.prevalences, strict=True))
-    out: dict[str, Any] = {}
-    variants: dict[str, str] = {}
-    for name, est in named.items():
-        out[name] = est
-        if hasattr(est, "predict_proba"):
-            variant = tuned.variant_name(name)
-            out[variant] = PersonalRule(est, weights, prevalences)
-            variants[variant] = name
-    if not variants:
-        raise InputError.single(
-            "estimators",
-            "",
-            "no candidate gives class probabilities (predict_proba), so none can be tuned.",
-            "add probabilistic models (e.g. SVC(probability=True)), or leave out --for.",
-        )
-    return out, variants
-
-
 def _marked(measured: Measured, variants: Mapping[str, str], tuned: Tuning | None) -> Measured:
     """The measured pool with its variants marked: ``variant_of``, ``tuned_for`` and each
     variant's family its model's; the tuning in the provenance."""
@@ -512,6 +447,8 @@ def _marked(measured: Measured, variants: Mapping[str, str], tuned: Tuning | Non
         "variants": dict(variants),
     }
     return Measured(frame, provenance, measured.meanings, measured.notes)
+
+
 def _noise_columns(
     truth: NDArray[Any],
     pred: NDArray[Any],
@@ -548,7 +485,7 @@ def measure(
     test_size: float | None = None,
     seed: int = 0,
     latency_repeats: int = 60,
-    progress: Callable[[str, list[float]], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
     tuned: Tuning | None = None,
 ) -> Measured:
     """Measure every estimator on ``dataset`` into a pool table with provenance.
@@ -571,7 +508,8 @@ def measure(
     latency_repeats
         Single-case predictions timed per model (the median is reported).
     progress
-        Called with each model's name and recalls as it is measured.
+        Called with the models measured so far and how many there are (variants included),
+        after each (``tradeoff.cli.common.Progress`` takes them).
     tuned
         A person's weights and prevalences: every candidate with ``predict_proba`` gains a
         variant with the person's own rule (:class:`Tuning`), measured the same way.
@@ -594,7 +532,7 @@ def measure(
 
     named = _named(estimators, "estimators")
     labels = list(dataset.classes)
-    named, variants = _with_variants(named, tuned, labels)
+    named, variants, notes = with_variants(named, tuned, labels)
     counts = {label: int(np.sum(dataset.y == label)) for label in labels}
     columns = [class_column(dataset.classes[label]) for label in labels]
     if len(set(columns)) != len(columns):
@@ -681,7 +619,7 @@ def measure(
             fold_tests = [test for _, test in split.split(dataset.x, dataset.y)]
         rows[-1].update(_noise_columns(np.asarray(truth), pred, labels, columns, fold_tests))
         if progress is not None:
-            progress(name, recalls)
+            progress(len(rows), len(named))
     sklearn = _sklearn("estimators")
     provenance = {
         "dataset": dataset.description,
@@ -697,4 +635,8 @@ def measure(
         "size": "pickled fitted model, KB",
         "estimators": {name: repr(est) for name, est in named.items()},
     }
-    return _marked(Measured(pd.DataFrame(rows), provenance, meanings), variants, tuned)
+    marked = _marked(Measured(pd.DataFrame(rows), provenance, meanings), variants, tuned)
+    notes += collapsed_notes(marked.frame, variants, columns, named)
+    if notes and isinstance(marked.provenance.get("tuned"), dict):
+        marked.provenance["tuned"]["notes"] = list(notes)
+    return Measured(marked.frame, marked.provenance, meanings, tuple(notes))

@@ -53,6 +53,7 @@ from tradeoff.pool.meaning import (
     value_problems,
 )
 from tradeoff.pool.measuring import Measured
+from tradeoff.pool.tracking_checks import check_tracking_uri, failed_runs
 from tradeoff.text import clean_text
 
 __all__ = [
@@ -188,6 +189,7 @@ def _mlflow(source: str) -> Any:
 
 def _client(tracking_uri: str | None) -> Any:
     mlflow = _mlflow(_where(tracking_uri))
+    check_tracking_uri(tracking_uri)  # a local store that is not there: nothing created
     try:
         return mlflow.MlflowClient(tracking_uri=tracking_uri)
     except Exception as exc:
@@ -410,8 +412,9 @@ def from_mlflow(
     with bounded_http():
         client = _client(tracking_uri)
         runs = _runs(client, tracking_uri, experiment, registered_model)
-    meanings = _meanings(scenario, columns)
     where = experiment or registered_model or ""
+    runs, failed, notes = failed_runs(runs, where)
+    meanings = _meanings(scenario, columns)
     named_by = name_kind not in ("", "run_name")
     if named_by and runs and not any(name_key in getattr(r.data, name_kind) for r, _ in runs):
         known = sorted({k for run, _ in runs for k in getattr(run.data, name_kind)})
@@ -425,7 +428,6 @@ def from_mlflow(
     rows: list[dict[str, Any]] = []
     problems: list[Problem] = []
     skipped: list[str] = []
-    notes: list[str] = []
     for run, version in runs:
         label = run.info.run_id if empty_name(run.info.run_name) else run.info.run_name
         row: dict[str, Any] = {"model": label, RUN_COLUMN: run.info.run_id}
@@ -464,6 +466,7 @@ def from_mlflow(
         raise InputError.many(_where(tracking_uri), capped(problems))
     if len(rows) < 2:
         left_out = f", {len(skipped)} left out as incomplete or impossible" if skipped else ""
+        left_out += f", {len(failed)} FAILED left out" if failed else ""
         raise InputError.single(
             _where(tracking_uri),
             repr(where),
@@ -478,6 +481,7 @@ def from_mlflow(
         "experiment" if experiment is not None else "registered_model": where,
         "rows": len(rows),
         "skipped_incomplete": skipped,
+        "failed_runs_left_out": failed,
         "columns": columns,
         "name": "<model>-v<version>" if registered_model is not None else name,
         "read": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -48,6 +48,10 @@ NOT_FLOAT = frozenset(
 #: (file under src/, the comparison as ``ast.unparse`` writes it): why it is right as it is.
 ALLOWED = {
     (
+        "tradeoff/pool/meaning.py",
+        "np.floor(np.where(ok, array, 0.0)) == np.where(ok, array, 0.0)",
+    ): "whether a user's count is a whole number: floor is exact, so equal means integral",
+    (
         "tradeoff/ask/population.py",
         "m == 1.0",
     ): "a guard before dividing by 1 − m; an m within the last bits of 1 gives the same cut",

@@ -16,6 +16,7 @@ The pick itself is still the model of highest expected ψ at the measured number
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,19 +26,22 @@ from numpy.typing import NDArray
 
 from tradeoff.ask.presentation import difference_words
 from tradeoff.ask.scenario import Scenario
-from tradeoff.choose.pool_metric import metric_vectors
+from tradeoff.choose.pool_metric import metric_scale, metric_vectors
 from tradeoff.choose.robustness import joint_psi
 from tradeoff.errors import InputError
 from tradeoff.learn.joint import said_tied, tied_with
-from tradeoff.learn.particles import near_best
+from tradeoff.learn.particles import PARTICLES, near_best
 from tradeoff.pool import Pool
+from tradeoff.record.records import MeasurementRecord
 from tradeoff.stable import rounded_rows, settled, stable_argmax_rows, stable_order
 
 FloatArray = NDArray[np.float64]
 
 #: Plausible measurements drawn for a decision on a pool that carries uncertainty (at
-#: least; rounded up to a whole number of repeats of the weight draws).
-NOISE_DRAWS = 4000
+#: least; rounded up to a whole number of repeats of the weight draws): one per particle of
+#: the engine's posterior, so that the stop and every later recommendation pair each
+#: particle with the same table and state the same P(best).
+NOISE_DRAWS = PARTICLES
 #: The seed of those draws: the same plausible measurements for every decision on a pool.
 NOISE_SEED = 20_000_417
 #: A model beats the pick in at least this share of the joint draws, and ...
@@ -64,8 +68,8 @@ def noise_draws(draws: int) -> int:
     """How many plausible measurements a decision over ``draws`` weight draws uses:
     :data:`NOISE_DRAWS`, rounded up to a whole number of repeats of the draws.
 
-    >>> noise_draws(1000), noise_draws(3000), noise_draws(5000)
-    (4000, 6000, 5000)
+    >>> noise_draws(1000), noise_draws(2000), noise_draws(3000)
+    (2000, 2000, 3000)
     """
     return -(-NOISE_DRAWS // draws) * draws
 
@@ -95,6 +99,46 @@ def measured_vectors(
         return None
     values = u.sample(pool.values, noise_draws(draws), seed)
     return metric_vectors(scenario, values, priors)
+
+
+def measurement_record(
+    scenario: Scenario,
+    pool: Pool,
+    priors: Sequence[float],
+    candidates: FloatArray | None,
+    *,
+    seed: int = NOISE_SEED,
+) -> MeasurementRecord | None:
+    """How the pool's models were measured, for a session's header when its questions aim
+    at ``candidates`` (the pool's :func:`metric_vectors` under ``priors``): the engine's
+    stop then counts over the same plausible tables as :func:`measured_vectors` draws for
+    every later recommendation. ``None`` when the pool is exact or the candidates are not
+    its models one for one.
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> from tradeoff.choose.pool_metric import metric_objectives
+    >>> from tradeoff.pool import load_pool
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> pool = load_pool("scenarios/pools/breast-cancer.csv", metric_objectives(sc))
+    >>> measurement_record(sc, pool, [0.37, 0.63], metric_vectors(sc, pool, [0.37, 0.63]))
+    """
+    u = pool.uncertainty
+    if u is None or not u.any or candidates is None or len(candidates) != pool.n:
+        return None
+
+    def bound(x: float) -> float | None:
+        return float(x) if math.isfinite(x) else None
+
+    return MeasurementRecord(
+        seed=seed,
+        tables=noise_draws(PARTICLES),
+        values=tuple(tuple(float(x) for x in row) for row in pool.values),
+        scale=tuple(float(x) for x in metric_scale(scenario, priors)),
+        cases=tuple(tuple(float(x) for x in row) for row in u.cases),
+        se=tuple(tuple(float(x) for x in row) for row in u.se),
+        low=tuple(bound(float(x)) for x in u.low),
+        high=tuple(bound(float(x)) for x in u.high),
+    )
 
 
 def _noise_ties(

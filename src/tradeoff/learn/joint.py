@@ -205,7 +205,7 @@ _TRADES: dict[tuple[str, int, int, float, float], Trade] = {}
 _READABLE: dict[tuple[str, ClassifierProfile, ClassifierProfile], ShownKey | None] = {}
 #: The non-dominated candidates and the questions about two of them, by question space and
 #: candidates (:meth:`JointStrategy._front_pairs`).
-_FRONTS: dict[tuple[str, str], Front] = {}
+_FRONTS: dict[tuple[str, str, bool], Front] = {}
 #: Entries kept in each shared cache before it is cleared.
 CACHE_BOUND = 50_000
 
@@ -228,6 +228,15 @@ def _space_key(space: QuerySpace, rounded: bool) -> str:
     parts = (space.scenario.model_dump_json(), canonical(space.priors), space.context, rounded)
     text = "|".join(str(x) for x in parts)
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def _tables(measured: FloatArray, front: IntArray) -> FloatArray:
+    """The plausible tables of the ``front`` candidates (tables × front × statistics)."""
+    tables = np.asarray(measured, dtype=np.float64)
+    if tables.ndim != 3:
+        raise ValueError("measured must be tables × candidates × statistics")
+    out: FloatArray = tables[:, front, :]
+    return out
 
 
 @dataclass(frozen=True)
@@ -257,6 +266,12 @@ class JointStrategy(PosteriorStrategy[JointState]):
     _covers: dict[JointState, list[Trade | Candidate]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+    #: Plausible values of the candidates' rows when the pool's numbers carry a measurement
+    #: noise (tables × candidates × statistics; one table per particle), or ``None``: the
+    #: stop's P(best) then counts over them (:class:`~tradeoff.learn.particles.ParticlePosterior`)
+    #: and every candidate stays in the running, since one dominated at the measured numbers
+    #: may be best at plausible ones (the questions still pair non-dominated ones only).
+    measured: FloatArray | None = field(default=None, compare=False, repr=False)
     #: The posterior over the weights (built from the fields above).
     posterior: ParticlePosterior = field(init=False, compare=False, repr=False)
 
@@ -268,8 +283,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
         if self.candidates is not None:
             rows = np.asarray(self.candidates, dtype=np.float64)
             object.__setattr__(self, "candidates", rows)
-            key = (space, hashlib.blake2b(rows.tobytes()).hexdigest() + str(rows.shape))
-            known = _FRONTS.get(key) or _kept(_FRONTS, key, self._front_pairs(rows), 64)
+            everyone = self.measured is not None
+            key = (space, hashlib.blake2b(rows.tobytes()).hexdigest() + str(rows.shape), everyone)
+            known = _FRONTS.get(key) or _kept(_FRONTS, key, self._front_pairs(rows, everyone), 64)
             front, pairs, shown_rows = known.indices, known.pairs, known.shown_rows
             lines = known.lines
         else:
@@ -290,15 +306,19 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 self.sparse_share,
                 self.natural_share,
                 None if self.candidates is None else self.candidates[front],
+                None
+                if self.measured is None or self.candidates is None
+                else _tables(self.measured, front),
             ),
         )
 
-    def _front_pairs(self, rows: FloatArray) -> Front:
-        """The non-dominated candidates, every pair of them a person could tell apart on the
-        screen as a question, the candidates by the key of their shown profile, and their
-        card lines (a pure function of the question space and the candidates: shared by
-        every strategy)."""
-        front = non_dominated(rows)
+    def _front_pairs(self, rows: FloatArray, everyone: bool = False) -> Front:
+        """The non-dominated candidates (``everyone``: all candidates), every pair of
+        non-dominated ones a person could tell apart on the screen as a question, the
+        candidates by the key of their shown profile, and their card lines (a pure function
+        of the question space and the candidates: shared by every strategy)."""
+        asked = {int(i) for i in non_dominated(rows)}
+        front = np.arange(len(rows), dtype=np.intp) if everyone else non_dominated(rows)
         pairs: dict[tuple[int, int], Candidate] = {}
         shown_rows: dict[str, int] = {}
         profiles = {int(i): self.candidate_profile(int(i)) for i in front}
@@ -307,6 +327,8 @@ class JointStrategy(PosteriorStrategy[JointState]):
         front_list = [int(x) for x in front]
         for a_pos, i in enumerate(front_list):
             for j in front_list[a_pos + 1 :]:
+                if i not in asked or j not in asked:
+                    continue
                 left, right = profiles[i], profiles[j]
                 query = Query(left, right, (0, 0), (0.0, 0.0), kind="candidates", candidates=(i, j))
                 if not _readable(self.space, query):

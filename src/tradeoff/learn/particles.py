@@ -40,7 +40,7 @@ from tradeoff.ask.queries import Query, profile_key
 from tradeoff.ask.shown import ShownKey
 from tradeoff.learn.base import Choice
 from tradeoff.learn.likelihood import NOISE_PRIOR, NoiseGrid, answer_log_likelihoods
-from tradeoff.stable import stable_argmax
+from tradeoff.stable import stable_argmax, stable_argmax_rows
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
@@ -314,6 +314,19 @@ def near_best(
     return out
 
 
+def measured_psi(natural: FloatArray, measured: FloatArray) -> FloatArray:
+    """ψ of every candidate per row of natural-unit weights, row i scored on the plausible
+    table i mod tables of ``measured`` (tables × candidates × statistics).
+
+    >>> measured = np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [1.0, 1.0]]])
+    >>> measured_psi(np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]), measured).tolist()
+    [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]
+    """
+    tables = measured[np.arange(len(natural)) % measured.shape[0]]
+    out: FloatArray = np.einsum("sw,smw->sm", natural, tables)
+    return out
+
+
 def weighted_quantiles(values: FloatArray, weights: FloatArray, qs: Sequence[float]) -> FloatArray:
     """Quantiles of every column of ``values`` under the row weights ``weights``."""
     order = np.argsort(values, axis=0)
@@ -411,6 +424,13 @@ class ParticlePosterior:
     front
         The non-dominated candidates' statistics in the metric's terms (one row each),
         whose ψ the summaries compare, or ``None`` without candidates.
+    measured
+        Plausible values of ``front`` when the pool's numbers carry a measurement noise
+        (tables × candidates × statistics), or ``None``: particle i is then scored on table
+        i mod tables (the pairing of :func:`tradeoff.choose.robustness.joint_psi` when there
+        are as many tables as particles), so P(best) and P(best or practically tied) count
+        over the weights and the measurements together. The pick stays the best candidate
+        at ``front`` itself.
     """
 
     spans: tuple[float, ...]
@@ -420,6 +440,7 @@ class ParticlePosterior:
     sparse_share: float = SPARSE_PRIOR_SHARE
     natural_share: float = 0.0
     front: FloatArray | None = field(default=None, compare=False, repr=False)
+    measured: FloatArray | None = field(default=None, compare=False, repr=False)
     _summaries: dict[JointState, Summary] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
@@ -607,11 +628,15 @@ class ParticlePosterior:
         psi = best = p_best = near = None
         pick = None
         if self.front is not None:
-            psi = natural @ self.front.T
-            best = np.argmax(psi, axis=1).astype(np.intp)
+            psi = exact = natural @ self.front.T
+            if self.measured is None:
+                best = np.argmax(psi, axis=1).astype(np.intp)
+            else:
+                psi = measured_psi(natural, self.measured)
+                best = stable_argmax_rows(psi)  # as the recommendation counts it
             m = len(self.front)
             p_best = np.bincount(best, weights=weights, minlength=m).astype(np.float64)
-            pick = stable_argmax(weights @ psi)
+            pick = stable_argmax(weights @ exact)
             near = near_best(psi, best, pick, natural, self.spans, weights)
         out = Summary(natural, weights, psi, best, p_best, pick, near)
         if len(self._summaries) >= SUMMARIES_KEPT:

@@ -17,7 +17,7 @@ from hypothesis.extra.numpy import arrays
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.pool_metric import metric_objectives, metric_vectors
-from tradeoff.choose.recommend import measured_vectors, recommend
+from tradeoff.choose.recommend import measured_vectors, noise_draws, recommend
 from tradeoff.choose.robustness import rank_acceptability, weight_changes
 from tradeoff.choose.words import chance_words, noise_words
 from tradeoff.errors import InputError
@@ -251,7 +251,7 @@ def test_the_same_draws_everywhere() -> None:
     pool = pool_of(v, recall_malignant_cases=[100, 100], recall_benign_cases=[100, 100])
     a = measured_vectors(SC, pool, PRIORS, 500)
     b = measured_vectors(SC, pool, PRIORS, 500)
-    assert a is not None and b is not None and a.shape == (4000, 2, 4)
+    assert a is not None and b is not None and a.shape == (noise_draws(500), 2, 4)
     assert np.array_equal(a, b)
 
 

@@ -123,12 +123,32 @@ def run(
                     )
                     assert rec.probability is not None
                     found[way].append((rec.probability, rec.index == best))
+                    if way == "noise" and rec.index != best:
+                        named = [t.name for t in rec.noise_tied]
+                        NAMED.setdefault(size, []).append(
+                            (pool.names[best] in named, pool.names[best] in named[:3])
+                        )
         out[size] = found
     return out
 
 
+#: Per test-set size, for each wrong pick with the noise: (the noise sentence names the
+#: truth's best, among the first three it names).
+NAMED: dict[int, list[tuple[bool, bool]]] = {}
+
+
 def _label(size: int) -> str:
     return "none (true recalls)" if size == 0 else f"{size:,}"
+
+
+def _named(size: int) -> str:
+    rows = NAMED.get(size, [])
+    if not rows:
+        return "–"
+    return (
+        f"{sum(a for a, _ in rows)} of {len(rows)} ({sum(b for _, b in rows)} among the first "
+        "three named)"
+    )
 
 
 def _sure(rows: list[tuple[float, bool]]) -> tuple[int, str]:
@@ -151,6 +171,7 @@ def report(
         "with noise: people",
         "wrong",
         "right picks",
+        "wrong picks whose noise sentence names the best (first three)",
     ]
     summary = []
     for size, found in results.items():
@@ -166,6 +187,7 @@ def report(
                 n_noise,
                 wrong_noise,
                 f"{right:.1%}",
+                _named(size),
             ]
         )
     bins_head = [

@@ -13,10 +13,11 @@ import pandas as pd
 from tradeoff.ask.population import scenario_population
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.candidates import scenario_pool
-from tradeoff.choose.pool_metric import metric_vectors
+from tradeoff.choose.pool_metric import metric_objectives, metric_vectors
 from tradeoff.choose.recommend import measured_vectors, recommend
 from tradeoff.learn import Engine
 from tradeoff.learn.particles import PARTICLES
+from tradeoff.pool import load_pool
 from tradeoff.record.log import read_session
 from tradeoff.record.replay import replay
 from tradeoff.simulation.oracles import SimulatedOracle
@@ -121,3 +122,40 @@ def test_noise_lowers_the_stated_p_best_on_few_cases(tmp_path: Path) -> None:
     assert v_noisy is not None and v_exact is not None
     assert v_noisy.p_best < v_exact.p_best
     assert np.isfinite(v_noisy.p_best)
+
+
+def test_the_noise_sentence_names_a_model_that_could_be_best_first(tmp_path: Path) -> None:
+    """Three models tied at the top within noise and one that beats the pick only at its
+    edge: each that is best in at least 5% of the plausible draws is named, the likelier
+    best first (the rule before named only a model beating the pick in 20% of them)."""
+    sc = load_scenario(SCENARIOS / "breast-cancer-triage.toml").scenario
+    frame = pd.DataFrame(
+        {
+            "model": ["a", "b", "c", "d", "e"],
+            "recall_malignant": [0.9, 0.9, 0.9, 0.9, 0.9],
+            "recall_benign": [0.95, 0.945, 0.944, 0.943, 0.90],
+            "latency_ms": 1.0,
+            "size_kb": 50.0,
+        }
+    )
+    values = frame[["recall_malignant", "recall_benign", "latency_ms", "size_kb"]].to_numpy()
+    rng = np.random.default_rng(0)
+    tables = np.broadcast_to(values, (2000, *values.shape)).copy()
+    tables[:, :, 1] += rng.normal(0.0, 0.004, (2000, 5))  # b, c, d each sometimes best
+    pool = load_pool("p.csv", metric_objectives(sc), frame=frame, name_column="model")
+    priors = [0.37, 0.63]
+    draws = np.tile([0.5, 0.5, 0.0, 0.0], (2000, 1))
+    rec = recommend(
+        sc,
+        pool,
+        [0.5, 0.5, 0.0, 0.0],
+        priors,
+        draws=draws,
+        measured=metric_vectors(sc, tables, priors),
+    )
+    assert rec.name == "a" and rec.p_best is not None
+    named = [t.name for t in rec.noise_tied]
+    could = [pool.names[i] for i in range(5) if i != 0 and rec.p_best[i] >= 0.05]
+    assert set(could) <= set(named) and could
+    assert named[: len(could)] == sorted(could, key=lambda n: -rec.p_best[pool.names.index(n)])
+    assert "e" not in named

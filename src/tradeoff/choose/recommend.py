@@ -49,6 +49,10 @@ NOISE_SHARE = 0.2
 #: ... at least this much more often than at the measured numbers: then the two are said
 #: to be within measurement noise for the person.
 NOISE_GAIN = 0.1
+#: A model best in at least this share of the draws of weights and plausible measurements,
+#: and better than the pick in at least this share more of them than at the measured
+#: numbers, is named as one that could be best, however rarely it beats the pick.
+NOISE_BEST = 0.05
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,8 @@ class NoiseTie:
     share: float
     exact: float
     cases: int | None
+    #: P(best) of the model over the weights and the plausible measurements.
+    p_best: float = 0.0
 
 
 def noise_draws(draws: int) -> int:
@@ -150,11 +156,14 @@ def _noise_ties(
     exact: FloatArray,
     exact_w: FloatArray,
     rows: NDArray[np.intp],
+    p_best: Sequence[float],
 ) -> tuple[NoiseTie, ...]:
-    """The models within measurement noise of the pick: each beats it in at least
-    :data:`NOISE_SHARE` of the joint draws (``psi`` with row weights ``w``) and in at least
+    """The models within measurement noise of the pick: each is best in at least
+    :data:`NOISE_BEST` of the joint draws (``p_best``) and beats the pick in that much
+    more of them than at the measured numbers, or beats the pick in at least
+    :data:`NOISE_SHARE` of them (``psi`` with row weights ``w``) and in at least
     :data:`NOISE_GAIN` more of them than at the measured numbers (``exact``, ``exact_w``);
-    the more often first (ties: the earlier row)."""
+    the likelier best first, then the more often better (ties: the earlier row)."""
     cases = np.zeros(pool.values.shape) if pool.uncertainty is None else pool.uncertainty.cases
     used = np.asarray(weights, dtype=np.float64) > 0  # the numbers that matter to the person
     found: list[NoiseTie] = []
@@ -166,12 +175,16 @@ def _noise_ties(
             continue
         share = float(w @ (joint[:, m] > joint[:, pick]))
         before = float(exact_w @ (plain[:, m] > plain[:, pick]))
-        if settled(share) >= NOISE_SHARE and settled(share - before) >= NOISE_GAIN:
+        gain = settled(share - before)
+        often = settled(share) >= NOISE_SHARE and gain >= NOISE_GAIN
+        if often or (settled(p_best[m]) >= NOISE_BEST and gain >= NOISE_BEST):
             counted = cases[[pick, m]][:, used]
             counted = counted[counted > 0]
             fewest = int(counted.min()) if counted.size else None
-            found.append(NoiseTie(pool.names[m], share, before, fewest))
+            found.append(NoiseTie(pool.names[m], share, before, fewest, float(p_best[m])))
     order = stable_order([-t.share for t in found])
+    found = [found[i] for i in order]
+    order = stable_order([-t.p_best for t in found])
     return tuple(found[i] for i in order)
 
 
@@ -246,6 +259,7 @@ class Recommendation:
                     "name": t.name,
                     "p_better": t.share,
                     "p_better_if_exact": t.exact,
+                    "p_best": t.p_best,
                     "cases": t.cases,
                 }
                 for t in self.noise_tied
@@ -331,7 +345,8 @@ def recommend(
         p_near = float(near.sum())
         tied = tuple(pool.names[i] for i in tied_with(near, index))
         if measured is not None:
-            noise_tied = _noise_ties(pool, index, d0.T @ w0, psi, w, exact, w0, rows)
+            assert p_best is not None
+            noise_tied = _noise_ties(pool, index, d0.T @ w0, psi, w, exact, w0, rows, p_best)
     runner = int(order[1]) if order.size > 1 else None
     trade = ""
     if runner is not None:

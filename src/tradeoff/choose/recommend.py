@@ -32,6 +32,7 @@ from tradeoff.errors import InputError
 from tradeoff.learn.joint import said_tied, tied_with
 from tradeoff.learn.particles import PARTICLES, near_best
 from tradeoff.pool import Pool
+from tradeoff.pool.pooled import pooled_sample
 from tradeoff.record.records import MeasurementRecord
 from tradeoff.stable import rounded_rows, settled, stable_argmax_rows, stable_order
 
@@ -87,10 +88,13 @@ def measured_vectors(
     draws: int,
     *,
     seed: int = NOISE_SEED,
+    pooled: bool = True,
 ) -> FloatArray | None:
     """Plausible metric rows of the pool (samples × models × weights), one table per
     sample, :func:`noise_draws` of them for ``draws`` weight draws; ``None`` when the
-    pool's numbers are exact (it carries no uncertainty).
+    pool's numbers are exact (it carries no uncertainty). ``pooled``: strength borrowed
+    across the pool's models (:func:`tradeoff.pool.pooled.pooled_sample`), else each
+    model's numbers judged on their own (:meth:`~tradeoff.pool.Uncertainty.sample`).
 
     >>> from tradeoff.ask.scenario import load_scenario
     >>> from tradeoff.choose.pool_metric import metric_objectives
@@ -103,7 +107,10 @@ def measured_vectors(
     u = pool.uncertainty
     if u is None or not u.any:
         return None
-    values = u.sample(pool.values, noise_draws(draws), seed)
+    count = noise_draws(draws)
+    values = (
+        pooled_sample(u, pool.values, count, seed) if pooled else u.sample(pool.values, count, seed)
+    )
     return metric_vectors(scenario, values, priors)
 
 
@@ -144,6 +151,7 @@ def measurement_record(
         se=tuple(tuple(float(x) for x in row) for row in u.se),
         low=tuple(bound(float(x)) for x in u.low),
         high=tuple(bound(float(x)) for x in u.high),
+        pooled=True,
     )
 
 

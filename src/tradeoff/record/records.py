@@ -294,6 +294,8 @@ class MeasurementRecord(_Record):
     se: tuple[tuple[Annotated[float, Field(allow_inf_nan=False, ge=0)], ...], ...]
     low: tuple[MaybeBound, ...]
     high: tuple[MaybeBound, ...]
+    #: Strength borrowed across the models (:func:`tradeoff.pool.pooled.pooled_sample`).
+    pooled: Annotated[bool, Field(strict=True)] = False
 
     def array(self) -> NDArray[np.float64]:
         """The plausible metric rows (tables × candidates × statistics) the stop counted
@@ -307,9 +309,13 @@ class MeasurementRecord(_Record):
         low = np.array([-np.inf if x is None else x for x in self.low], dtype=np.float64)
         high = np.array([np.inf if x is None else x for x in self.high], dtype=np.float64)
         u = Uncertainty(se, cases, low, high, ("",) * shape[1])
-        out: NDArray[np.float64] = u.sample(values, self.tables, self.seed) * np.asarray(
-            self.scale, dtype=np.float64
-        )
+        if self.pooled:
+            from tradeoff.pool.pooled import pooled_sample
+
+            drawn = pooled_sample(u, values, self.tables, self.seed)
+        else:
+            drawn = u.sample(values, self.tables, self.seed)
+        out: NDArray[np.float64] = drawn * np.asarray(self.scale, dtype=np.float64)
         return out
 
 

@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python -m benchmarks.measurement_noise [--pools 30] [--people 10]
 [--cases 100 300 1000 0] [--draws 500] [--spread 60] [--seed 0] [--pull 0.003]
-[--no-write]`` (writes
+[--engine 0] [--no-write]`` (writes
 benchmarks/results/measurement-noise.md unless ``--no-write``).
 
 For each test-set size n (cases per class) the benchmark makes ``--pools`` simulated pools
@@ -137,6 +137,85 @@ def run(
 NAMED: dict[int, list[tuple[bool, bool]]] = {}
 
 
+def engine_agreement(
+    sizes: Sequence[int], people: int, seed: int
+) -> dict[int, list[tuple[float, float, float, bool]]]:
+    """Per test-set size, ``people`` simulated people answering the ``joint`` engine
+    exactly on a measured pool (one pool per person): (the P(best) the stop states, the one
+    ``simulate`` states, the one ``select`` states, the pick is the truth's best)."""
+    from tradeoff.ask.population import scenario_population
+    from tradeoff.choose.selection import Stakeholder, recommend_each
+    from tradeoff.learn import Engine
+    from tradeoff.learn.particles import PARTICLES, perceivable_margin
+    from tradeoff.simulation.oracles import SimulatedOracle
+
+    population = scenario_population(SCENARIO)
+    priors = population.priors.tolist()
+    spec = SCENARIO.elicitation.override(strategy="joint")
+    spans = (*priors, *(a.range[1] - a.range[0] for a in SCENARIO.attributes))
+    out: dict[int, list[tuple[float, float, float, bool]]] = {}
+    for size in sizes:
+        rng = np.random.default_rng([seed, size, 1])
+        rows = []
+        for person in range(people):
+            truth = true_pool(rng)
+            pool = measured_pool(truth, size, rng)
+            w = rng.dirichlet(np.ones(4))
+            vectors = metric_vectors(SCENARIO, pool, priors)
+            noisy = measured_vectors(SCENARIO, pool, priors, PARTICLES)
+            engine = Engine(
+                SCENARIO,
+                spec,
+                seed=person,
+                population=population,
+                candidates=vectors,
+                measured=noisy,
+            )
+            oracle = SimulatedOracle.for_scenario(SCENARIO, w, seed=person)
+            while (query := engine.next_query()) is not None:
+                engine.answer(oracle.choose(query))
+            verdict = engine.verdict()
+            posterior = engine.weighted_draws()
+            assert verdict is not None and posterior is not None
+            result = engine.result()
+            simulated = recommend(
+                SCENARIO,
+                pool,
+                result.weights,
+                priors,
+                draws=posterior[0],
+                draw_weights=posterior[1],
+                vectors=vectors,
+                measured=engine.measured,
+            )
+            person_row = Stakeholder(
+                f"p{person}",
+                "",
+                SCENARIO.id,
+                "",
+                result.names,
+                result.weights,
+                None,
+                result.answers,
+                tuple(priors),
+                posterior=posterior,
+            )
+            selected = recommend_each(SCENARIO, [person_row], pool).recommendations[0]
+            true_vectors = metric_vectors(
+                SCENARIO, np.column_stack((truth, pool.values[:, 2:])), priors
+            )
+            true_psi = true_vectors @ w
+            best = int(np.argmax(true_psi))
+            margin = float(perceivable_margin(w[None, :], spans)[0])
+            right = verdict.pick == best or (
+                verdict.practically_tied and true_psi[best] - true_psi[verdict.pick] <= margin
+            )
+            assert simulated.stated is not None and selected.stated is not None
+            rows.append((verdict.stated, simulated.stated, selected.stated, bool(right)))
+        out[size] = rows
+    return out
+
+
 def _label(size: int) -> str:
     return "none (true recalls)" if size == 0 else f"{size:,}"
 
@@ -223,6 +302,8 @@ def report(
         f"{args.people} --cases {' '.join(map(str, args.cases))} --draws {args.draws} "
         f"--spread {args.spread:g} --seed {args.seed} --pull {args.pull:g}"
     )
+    if args.engine:
+        command += f" --engine {args.engine}"
     return (
         f"`{command}` ({seconds:.0f} s, one process). Simulated pools of 10–30 models near a "
         "front of true recalls, measured on n cases per class (binomial); people whose "
@@ -235,6 +316,52 @@ def report(
         + markdown(head, summary)
         + "\n\n## Reliability by P(best) bin\n\n"
         + markdown(bins_head, table)
+        + _engine_section(args)
+    )
+
+
+#: What :func:`engine_agreement` found, for the report.
+ENGINE: dict[int, list[tuple[float, float, float, bool]]] = {}
+
+
+def _engine_section(args: argparse.Namespace) -> str:
+    if not ENGINE:
+        return ""
+    head = [
+        "cases per class",
+        "people",
+        "largest |stop − simulate|",
+        "largest |stop − select|",
+        "mean P(best) stated",
+        "right",
+        "stated ≥ 0.95: people",
+        "wrong",
+    ]
+    body = []
+    for size, rows in ENGINE.items():
+        stop = np.array([r[0] for r in rows])
+        sure = [r[3] for r in rows if r[0] >= SURE]
+        body.append(
+            [
+                _label(size),
+                len(rows),
+                f"{max(abs(r[0] - r[1]) for r in rows):.1e}",
+                f"{max(abs(r[0] - r[2]) for r in rows):.1e}",
+                f"{stop.mean():.3f}",
+                f"{np.mean([r[3] for r in rows]):.1%}",
+                len(sure),
+                f"{1 - np.mean(sure):.1%}" if sure else "–",
+            ]
+        )
+    return (
+        f"\n\n## One number: the stop, `simulate` and `select` (`--engine {args.engine}`)\n\n"
+        f"{args.engine} simulated people per test-set size answer the `joint` engine exactly, "
+        "each on a pool of its own (as above), the engine given the pool's plausible "
+        "measurements; the P(best) the stop states (the review's), the one `simulate` states "
+        "and the one `select` states for the same person (a stakeholder made from the "
+        "engine's posterior, its plausible measurements drawn afresh from the pool). Right: "
+        "the pick is the truth's best, or it was said practically tied and is within the "
+        "truth's perceivable margin of it.\n\n" + markdown(head, body)
     )
 
 
@@ -249,12 +376,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--pull", type=float, default=0.003, help="how far models lie inside the front (sd)"
     )
+    parser.add_argument(
+        "--engine", type=int, default=0, help="people per size through the engine (0: none)"
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     results = run(
         args.pools, args.people, args.cases, args.draws, args.spread, args.seed, args.pull
     )
+    if args.engine:
+        ENGINE.update(engine_agreement([c for c in args.cases if c], args.engine, args.seed))
     body = report(results, time.perf_counter() - start, args)
     if args.no_write:
         print(body)

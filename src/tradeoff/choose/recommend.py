@@ -11,7 +11,9 @@ weight posterior, as SMAA does (Lahdelma & Salminen): each draw of the weights m
 plausible measurements (:func:`measured_vectors`, :func:`~tradeoff.choose.robustness.joint_psi`),
 and a model that beats the pick in a fair share of them only because of the measurement
 is named (:attr:`Recommendation.noise_tied`: within measurement noise for the person).
-The pick itself is still the model of highest expected ψ at the measured numbers.
+The pick is the model of highest expected ψ over both: where the plausible measurements
+borrow strength across the pool's models (:mod:`tradeoff.pool.pooled`), the model that
+measured best by luck alone is no longer taken at that luck.
 """
 
 from __future__ import annotations
@@ -51,8 +53,8 @@ NOISE_SHARE = 0.2
 #: to be within measurement noise for the person.
 NOISE_GAIN = 0.1
 #: A model best in at least this share of the draws of weights and plausible measurements,
-#: and better than the pick in at least this share more of them than at the measured
-#: numbers, is named as one that could be best, however rarely it beats the pick.
+#: and better than the pick in a share of them at least this far from the one at the
+#: measured numbers, is named as one that could be best, however rarely it beats the pick.
 NOISE_BEST = 0.05
 
 
@@ -167,10 +169,11 @@ def _noise_ties(
     p_best: Sequence[float],
 ) -> tuple[NoiseTie, ...]:
     """The models within measurement noise of the pick: each is best in at least
-    :data:`NOISE_BEST` of the joint draws (``p_best``) and beats the pick in that much
-    more of them than at the measured numbers, or beats the pick in at least
-    :data:`NOISE_SHARE` of them (``psi`` with row weights ``w``) and in at least
-    :data:`NOISE_GAIN` more of them than at the measured numbers (``exact``, ``exact_w``);
+    :data:`NOISE_BEST` of the joint draws (``p_best``) and beats the pick in a share of
+    them that far from the one at the measured numbers, or beats the pick in at least
+    :data:`NOISE_SHARE` of them (``psi`` with row weights ``w``), a share at least
+    :data:`NOISE_GAIN` from the one at the measured numbers (``exact``, ``exact_w``; the
+    pick, of highest expected ψ over the plausible measurements, may lose at them);
     the likelier best first, then the more often better (ties: the earlier row)."""
     cases = np.zeros(pool.values.shape) if pool.uncertainty is None else pool.uncertainty.cases
     used = np.asarray(weights, dtype=np.float64) > 0  # the numbers that matter to the person
@@ -183,7 +186,7 @@ def _noise_ties(
             continue
         share = float(w @ (joint[:, m] > joint[:, pick]))
         before = float(exact_w @ (plain[:, m] > plain[:, pick]))
-        gain = settled(share - before)
+        gain = abs(settled(share - before))  # the noise changes how often it wins
         often = settled(share) >= NOISE_SHARE and gain >= NOISE_GAIN
         if often or (settled(p_best[m]) >= NOISE_BEST and gain >= NOISE_BEST):
             counted = cases[[pick, m]][:, used]
@@ -309,8 +312,9 @@ def recommend(
     (``measured``, :func:`measured_vectors`, drawn here when not given): P(best) and
     P(best or practically tied) count over each draw paired with them
     (:func:`~tradeoff.choose.robustness.joint_psi`), and the models within measurement noise
-    of the pick are named (:attr:`Recommendation.noise_tied`). The pick and E[ψ] are those
-    at the measured numbers.
+    of the pick are named (:attr:`Recommendation.noise_tied`). The pick and E[ψ] are
+    those over the draws and the plausible measurements together, as the engine's stop
+    reads them.
 
     Examples
     --------
@@ -334,10 +338,10 @@ def recommend(
     noise_tied: tuple[NoiseTie, ...] = ()
     if draws is not None:
         exact, d0, w0 = joint_psi(np.asarray(draws, dtype=np.float64), vectors, draw_weights)
-        expected = w0 @ exact
         if measured is None:
             measured = measured_vectors(scenario, pool, priors, len(d0))
         psi, d, w = (exact, d0, w0) if measured is None else joint_psi(d0, vectors, w0, measured)
+        expected = w @ psi  # over the weights and the plausible measurements together
         best = rows[stable_argmax_rows(psi[:, rows])]  # ties: the earlier row, everywhere
         p_best: tuple[float, ...] | None = tuple(
             float(x) for x in np.bincount(best, weights=w, minlength=pool.n)

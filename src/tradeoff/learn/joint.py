@@ -88,9 +88,6 @@ MIN_BEST_SHARE = 1e-3
 #: A candidate that is best, by less than the person's perceivable margin over the pick,
 #: for at least this share of the posterior is one the pick may be practically tied with.
 TIE_MENTION = 0.01
-#: Answers that agree with the posterior and show an aspect that decides the pick before
-#: a settled pick may end the questions (:meth:`JointStrategy.resting_on_one`).
-DECISIVE_ANSWERS = 2
 #: A pick not settled as best is said to be practically tied when the candidates that may
 #: beat it by less than the margin hold at least this share of the posterior together.
 TIE_SHARE = 0.05
@@ -675,38 +672,14 @@ class JointStrategy(PosteriorStrategy[JointState]):
             asked |= np.asarray(r.differs, dtype=bool)
         return tuple(int(j) for j in np.flatnonzero(differ & ~asked))
 
-    def resting_on_one(self, state: JointState) -> tuple[int, ...]:
-        """The statistics that decide the pick (the candidates still possibly best read
-        differently on them, as for :meth:`unasked`) that fewer than
-        :data:`DECISIVE_ANSWERS` answers agreeing with the posterior showed differing: one
-        answer, perhaps a slip, carries them (a "can't tell" agrees with nothing)."""
-        s = self.posterior.summary(state)
-        if s.p_best is None:
-            return ()
-        live = [i for i, x in enumerate(s.p_best) if settled(float(x)) >= MIN_BEST_SHARE]
-        if len(live) < 2:
-            return ()
-        lines = self._lines[live]
-        differ = (lines != lines[0]).any(axis=0)
-        mean = s.weights @ s.natural
-        agreeing = np.zeros(self.space.n_weights, dtype=np.intp)
-        for r in state.records:
-            if r.outcome == 2 or not r.differs:
-                continue
-            diff = np.asarray(r.diff, dtype=np.float64)
-            side = float(diff @ mean) * (1.0 if r.outcome == 0 else -1.0)
-            if side > 1e-9 * float(np.abs(diff) @ np.abs(mean)):  # not by the last bits
-                agreeing += np.asarray(r.differs, dtype=bool)
-        return tuple(int(j) for j in np.flatnonzero(differ & (agreeing < DECISIVE_ANSWERS)))
-
     def _covering(self, state: JointState) -> list[Trade | Candidate]:
         """The questions that may be asked now and show two options differing on a
-        statistic of :meth:`unasked`, or else of :meth:`resting_on_one` (kept for the
-        state: the stop and the choice of a question both read them)."""
+        statistic of :meth:`unasked` (kept for the state: the stop and the choice of a
+        question both read them)."""
         known = self._covers.get(state)
         if known is not None:
             return known
-        unasked = self.unasked(state) or self.resting_on_one(state)
+        unasked = self.unasked(state)
         out: list[Trade | Candidate] = []
         if unasked:
             out = [
@@ -721,11 +694,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
 
     def may_stop_decided(self, state: JointState) -> bool:
         """A settled pick ends the questions only once every aspect on which the
-        candidates still possibly best differ has been on the table in some answer, and
-        in at least :data:`DECISIVE_ANSWERS` answers that agree with the posterior (or
+        candidates still possibly best differ has been on the table in some answer (or
         no question a person could answer would put it there): a pick the prior alone
-        settles for an aspect never asked about is the prior's, not the person's, and one
-        that a single answer settles rests on that answer (a slip would go unseen)."""
+        settles for an aspect never asked about is the prior's, not the person's."""
         return not self._covering(state)
 
     def _choose(self, state: JointState) -> Query | None:

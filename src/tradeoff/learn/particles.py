@@ -429,8 +429,8 @@ class ParticlePosterior:
         (tables × candidates × statistics), or ``None``: particle i is then scored on table
         i mod tables (the pairing of :func:`tradeoff.choose.robustness.joint_psi` when there
         are as many tables as particles), so P(best) and P(best or practically tied) count
-        over the weights and the measurements together, and the pick is the candidate of
-        highest expected ψ over both (as :func:`tradeoff.choose.recommend.recommend` picks).
+        over the weights and the measurements together. The pick stays the best candidate
+        at ``front`` itself (as :func:`tradeoff.choose.recommend.recommend` picks).
     """
 
     spans: tuple[float, ...]
@@ -628,7 +628,7 @@ class ParticlePosterior:
         psi = best = p_best = near = None
         pick = None
         if self.front is not None:
-            psi = natural @ self.front.T
+            psi = exact = natural @ self.front.T
             if self.measured is None:
                 best = np.argmax(psi, axis=1).astype(np.intp)
             else:
@@ -636,7 +636,7 @@ class ParticlePosterior:
                 best = stable_argmax_rows(psi)  # as the recommendation counts it
             m = len(self.front)
             p_best = np.bincount(best, weights=weights, minlength=m).astype(np.float64)
-            pick = stable_argmax(weights @ psi)
+            pick = stable_argmax(weights @ exact)
             near = near_best(psi, best, pick, natural, self.spans, weights)
         out = Summary(natural, weights, psi, best, p_best, pick, near)
         if len(self._summaries) >= SUMMARIES_KEPT:

@@ -38,7 +38,7 @@ from tradeoff.learn.joint import said_tied, tied_with
 from tradeoff.learn.particles import PARTICLES, near_best
 from tradeoff.pool import Pool
 from tradeoff.pool.pooled import pooled_sample
-from tradeoff.record.records import MeasurementRecord
+from tradeoff.record.records import MAX_MEASURED_CANDIDATES, MeasurementRecord
 from tradeoff.stable import rounded_rows, settled, stable_argmax_rows, stable_order
 
 FloatArray = NDArray[np.float64]
@@ -130,8 +130,10 @@ def measurement_record(
     """How the pool's models were measured, for a session's header when its questions aim
     at ``candidates`` (the pool's :func:`metric_vectors` under ``priors``): the engine's
     stop then counts over the same plausible tables as :func:`measured_vectors` draws for
-    every later recommendation. ``None`` when the pool is exact or the candidates are not
-    its models one for one.
+    every later recommendation. ``None`` when the pool is exact, the candidates are not
+    its models one for one, or there are more than
+    :data:`~tradeoff.record.records.MAX_MEASURED_CANDIDATES` of them (the stop then reads
+    their numbers as exact).
 
     >>> from tradeoff.ask.scenario import load_scenario
     >>> from tradeoff.choose.pool_metric import metric_objectives
@@ -143,6 +145,8 @@ def measurement_record(
     u = pool.uncertainty
     if u is None or not u.any or candidates is None or len(candidates) != pool.n:
         return None
+    if pool.n > MAX_MEASURED_CANDIDATES:
+        return None  # the stop then reads the numbers as exact; the result still counts
 
     def bound(x: float) -> float | None:
         return float(x) if math.isfinite(x) else None

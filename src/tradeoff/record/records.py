@@ -274,6 +274,9 @@ Event = Annotated[
 
 
 MaybeBound = FiniteFloat | None
+#: The most candidates whose measurement a header records (their plausible tables are held
+#: in memory: tables × candidates × statistics).
+MAX_MEASURED_CANDIDATES = 2500
 
 
 class MeasurementRecord(_Record):
@@ -287,8 +290,11 @@ class MeasurementRecord(_Record):
     """
 
     seed: Annotated[int, Field(strict=True, ge=0)]
-    tables: Annotated[int, Field(strict=True, ge=1, le=100_000)]
-    values: tuple[tuple[FiniteFloat, ...], ...]
+    tables: Annotated[int, Field(strict=True, ge=1, le=20_000)]
+    values: Annotated[
+        tuple[Annotated[tuple[FiniteFloat, ...], Field(max_length=64)], ...],
+        Field(max_length=MAX_MEASURED_CANDIDATES),
+    ]
     scale: tuple[FiniteFloat, ...]
     cases: tuple[tuple[Annotated[float, Field(allow_inf_nan=False, ge=0)], ...], ...]
     se: tuple[tuple[Annotated[float, Field(allow_inf_nan=False, ge=0)], ...], ...]

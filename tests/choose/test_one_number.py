@@ -159,3 +159,25 @@ def test_the_noise_sentence_names_a_model_that_could_be_best_first(tmp_path: Pat
     assert set(could) <= set(named) and could
     assert named[: len(could)] == sorted(could, key=lambda n: -rec.p_best[pool.names.index(n)])
     assert "e" not in named
+
+
+def test_questions_end_once_the_weights_settle_the_pick_whatever_the_noise(
+    tmp_path: Path,
+) -> None:
+    """On 30 cases per class no answer can lift P(best) to 95%: the questions end once the
+    answers settle the pick at the measured numbers, and the stop states the noise-aware
+    P(best) (below 95%), not the budget's worth of questions."""
+    path = noisy_scenario(tmp_path, cases=30)
+    sc = load_scenario(path).scenario
+    pool = scenario_pool(sc, tmp_path)
+    priors = scenario_population(sc).priors.tolist()
+    rows = metric_vectors(sc, pool, priors)
+    measured = measured_vectors(sc, pool, priors, PARTICLES)
+    engine = Engine(sc, seed=0, candidates=rows, measured=measured)
+    oracle = SimulatedOracle.for_scenario(sc, TRUTH, seed=1)
+    while (q := engine.next_query()) is not None:
+        engine.answer(oracle.choose(q))
+    verdict = engine.verdict()
+    assert verdict is not None
+    assert engine.answered < sc.elicitation.budget
+    assert verdict.stated < sc.elicitation.decision_confidence

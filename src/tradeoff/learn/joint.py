@@ -486,6 +486,21 @@ class JointStrategy(PosteriorStrategy[JointState]):
         v = self.verdict(state)
         return None if v is None else (v.stated, v.regret)
 
+    def stop_decision(self, state: JointState) -> tuple[float, float] | None:
+        """What ends the questions: :meth:`decision`, or, with a measurement noise, the
+        stated probability the same pick would have at the candidates' measured numbers
+        when that is higher. Answers settle the weights, never the measurements: once
+        the weights settle the pick, more questions cannot lift a P(best) that the
+        measurement noise holds down (the person is told the noise-aware one)."""
+        known = self.decision(state)
+        s = self.posterior.summary(state)
+        if known is None or s.exact_p_best is None or s.exact_near is None or s.pick is None:
+            return known
+        others = bool(tied_with(s.exact_near, s.pick))
+        p, near = float(s.exact_p_best[s.pick]), float(s.exact_near.sum())
+        exact = near if said_tied(p, near, others, self.spec.decision_confidence) else p
+        return (max(known[0], exact), known[1])
+
     def pick(self, state: JointState) -> int | None:
         """Index (into the candidates) of the Bayes pick, or ``None`` without candidates."""
         s = self.posterior.summary(state)
@@ -608,6 +623,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
         over its three answers and the particles (see the module docstring)."""
         a, w, noise = summary.natural, summary.weights, state.noise
         psi, best = summary.psi, summary.best
+        if summary.exact_psi is not None:
+            # Answers settle the weights, not the measurements: score what they can settle.
+            psi, best = summary.exact_psi, summary.exact_best
         deciding = self.aims_at_decision and psi is not None and best is not None
         if deciding:
             assert psi is not None and best is not None
@@ -662,7 +680,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
         s = self.posterior.summary(state)
         if s.p_best is None:
             return ()
-        live = [i for i, x in enumerate(s.p_best) if settled(float(x)) >= MIN_BEST_SHARE]
+        # What the answers can settle: who may be best at the measured numbers.
+        shares = s.p_best if s.exact_p_best is None else s.exact_p_best
+        live = [i for i, x in enumerate(shares) if settled(float(x)) >= MIN_BEST_SHARE]
         if len(live) < 2:
             return ()
         lines = self._lines[live]
@@ -702,7 +722,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
     def _choose(self, state: JointState) -> Query | None:
         summary = self.posterior.summary(state)
         options = self._options(summary)
-        known = self.decision(state)
+        known = self.stop_decision(state)
         if known is not None and self.spec.decided(*known):
             # Settled but for an aspect never asked about: ask about it first.
             options = list(self._covering(state)) or options

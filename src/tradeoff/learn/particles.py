@@ -273,6 +273,13 @@ class Summary:
     #: perceivable margin of it (:func:`perceivable_margin`; the pick's own entry is its
     #: P(best)): P(the pick is best or practically tied with the best) is their sum.
     near: FloatArray | None = None
+    #: With a measurement noise (:attr:`ParticlePosterior.measured`): ``p_best`` and
+    #: ``near`` at the candidates' measured numbers, what the answers alone settle.
+    exact_p_best: FloatArray | None = None
+    exact_near: FloatArray | None = None
+    #: ... and ψ and each particle's best there (what the questions are scored on).
+    exact_psi: FloatArray | None = None
+    exact_best: IntArray | None = None
 
 
 def perceivable_margin(natural: FloatArray, spans: Sequence[float]) -> FloatArray:
@@ -625,7 +632,8 @@ class ParticlePosterior:
             return cached
         natural = natural_weights(state.swing, self.spans)
         weights = self.robust_weights(state)
-        psi = best = p_best = near = None
+        psi = best = p_best = near = exact_p_best = exact_near = None
+        exact = top = None
         pick = None
         if self.front is not None:
             psi = exact = natural @ self.front.T
@@ -638,7 +646,23 @@ class ParticlePosterior:
             p_best = np.bincount(best, weights=weights, minlength=m).astype(np.float64)
             pick = stable_argmax(weights @ exact)
             near = near_best(psi, best, pick, natural, self.spans, weights)
-        out = Summary(natural, weights, psi, best, p_best, pick, near)
+            if self.measured is not None:
+                top = stable_argmax_rows(exact)
+                exact_p_best = np.bincount(top, weights=weights, minlength=m).astype(np.float64)
+                exact_near = near_best(exact, top, pick, natural, self.spans, weights)
+        out = Summary(
+            natural,
+            weights,
+            psi,
+            best,
+            p_best,
+            pick,
+            near,
+            exact_p_best,
+            exact_near,
+            None if self.measured is None or self.front is None else exact,
+            None if self.measured is None else top,
+        )
         if len(self._summaries) >= SUMMARIES_KEPT:
             self._summaries.pop(next(iter(self._summaries)))  # the oldest
         self._summaries[state] = out

@@ -274,6 +274,8 @@ Event = Annotated[
 
 
 MaybeBound = FiniteFloat | None
+#: :meth:`MeasurementRecord.array` by the sha256 of the record's JSON.
+_MEASURED: dict[str, NDArray[np.float64]] = {}
 #: The most candidates whose measurement a header records (their plausible tables are held
 #: in memory: tables × candidates × statistics).
 MAX_MEASURED_CANDIDATES = 2500
@@ -305,7 +307,19 @@ class MeasurementRecord(_Record):
 
     def array(self) -> NDArray[np.float64]:
         """The plausible metric rows (tables × candidates × statistics) the stop counted
-        over (:func:`tradeoff.choose.recommend.measured_vectors` draws the same)."""
+        over (:func:`tradeoff.choose.recommend.measured_vectors` draws the same), kept per
+        process for the last few measurements (drawing them takes about a second)."""
+        key = hashlib.sha256(record_bytes(self).encode()).hexdigest()
+        known = _MEASURED.get(key)
+        if known is None:
+            known = self._draw()
+            if len(_MEASURED) >= 8:
+                _MEASURED.pop(next(iter(_MEASURED)))
+            _MEASURED[key] = known
+        out: NDArray[np.float64] = known.copy()
+        return out
+
+    def _draw(self) -> NDArray[np.float64]:
         from tradeoff.pool.uncertainty import Uncertainty
 
         values = np.asarray(self.values, dtype=np.float64)

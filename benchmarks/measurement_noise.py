@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python -m benchmarks.measurement_noise [--pools 30] [--people 10]
 [--cases 100 300 1000 0] [--draws 500] [--spread 60] [--seed 0] [--pull 0.003]
-[--no-write]`` (writes
+[--engine 0] [--no-write]`` (writes
 benchmarks/results/measurement-noise.md unless ``--no-write``).
 
 For each test-set size n (cases per class) the benchmark makes ``--pools`` simulated pools
@@ -22,9 +22,12 @@ truth's best model is the argmax of ψ under the true recalls and the true weigh
 Each person is recommended a model (:func:`tradeoff.choose.recommend.recommend`) on the
 measured pool twice: as today, the measured recalls taken as exact, and with the pool's
 case counts (``recall_<class>_cases``), P(best) integrated over the measurement noise
-(SMAA). For both: among the picks stated with P(best) ≥ 0.95, the share that are not the
-truth's best (goal with the noise: ≤ 5%), and a reliability table by P(best) bins: people,
-mean P(best), share right.
+(SMAA over plausible recalls that borrow strength across the pool's models,
+:mod:`tradeoff.pool.pooled`). With ``--engine N``, N people per size also answer the
+``joint`` engine on a pool of their own, and the P(best) its stop states is compared with
+``simulate``'s and ``select``'s for the same person. For both ways: among the picks
+stated with P(best) ≥ 0.95, the share that are not the truth's best (goal with the
+noise: ≤ 5%), and a reliability table by P(best) bins: people, mean P(best), share right.
 """
 
 from __future__ import annotations
@@ -123,12 +126,111 @@ def run(
                     )
                     assert rec.probability is not None
                     found[way].append((rec.probability, rec.index == best))
+                    if way == "noise" and rec.index != best:
+                        named = [t.name for t in rec.noise_tied]
+                        NAMED.setdefault(size, []).append(
+                            (pool.names[best] in named, pool.names[best] in named[:3])
+                        )
         out[size] = found
+    return out
+
+
+#: Per test-set size, for each wrong pick with the noise: (the noise sentence names the
+#: truth's best, among the first three it names).
+NAMED: dict[int, list[tuple[bool, bool]]] = {}
+
+
+def engine_agreement(
+    sizes: Sequence[int], people: int, seed: int
+) -> dict[int, list[tuple[float, float, float, bool]]]:
+    """Per test-set size, ``people`` simulated people answering the ``joint`` engine
+    exactly on a measured pool (one pool per person): (the P(best) the stop states, the one
+    ``simulate`` states, the one ``select`` states, the pick is the truth's best)."""
+    from tradeoff.ask.population import scenario_population
+    from tradeoff.choose.selection import Stakeholder, recommend_each
+    from tradeoff.learn import Engine
+    from tradeoff.learn.particles import PARTICLES, perceivable_margin
+    from tradeoff.simulation.oracles import SimulatedOracle
+
+    population = scenario_population(SCENARIO)
+    priors = population.priors.tolist()
+    spec = SCENARIO.elicitation.override(strategy="joint")
+    spans = (*priors, *(a.range[1] - a.range[0] for a in SCENARIO.attributes))
+    out: dict[int, list[tuple[float, float, float, bool]]] = {}
+    for size in sizes:
+        rng = np.random.default_rng([seed, size, 1])
+        rows = []
+        for person in range(people):
+            truth = true_pool(rng)
+            pool = measured_pool(truth, size, rng)
+            w = rng.dirichlet(np.ones(4))
+            vectors = metric_vectors(SCENARIO, pool, priors)
+            noisy = measured_vectors(SCENARIO, pool, priors, PARTICLES)
+            engine = Engine(
+                SCENARIO,
+                spec,
+                seed=person,
+                population=population,
+                candidates=vectors,
+                measured=noisy,
+            )
+            oracle = SimulatedOracle.for_scenario(SCENARIO, w, seed=person)
+            while (query := engine.next_query()) is not None:
+                engine.answer(oracle.choose(query))
+            verdict = engine.verdict()
+            posterior = engine.weighted_draws()
+            assert verdict is not None and posterior is not None
+            result = engine.result()
+            simulated = recommend(
+                SCENARIO,
+                pool,
+                result.weights,
+                priors,
+                draws=posterior[0],
+                draw_weights=posterior[1],
+                vectors=vectors,
+                measured=engine.measured,
+            )
+            person_row = Stakeholder(
+                f"p{person}",
+                "",
+                SCENARIO.id,
+                "",
+                result.names,
+                result.weights,
+                None,
+                result.answers,
+                tuple(priors),
+                posterior=posterior,
+            )
+            selected = recommend_each(SCENARIO, [person_row], pool).recommendations[0]
+            true_vectors = metric_vectors(
+                SCENARIO, np.column_stack((truth, pool.values[:, 2:])), priors
+            )
+            true_psi = true_vectors @ w
+            best = int(np.argmax(true_psi))
+            margin = float(perceivable_margin(w[None, :], spans)[0])
+            right = verdict.pick == best or (
+                verdict.practically_tied and true_psi[best] - true_psi[verdict.pick] <= margin
+            )
+            assert simulated.stated is not None and selected.stated is not None
+            rows.append((verdict.stated, simulated.stated, selected.stated, bool(right)))
+        out[size] = rows
     return out
 
 
 def _label(size: int) -> str:
     return "none (true recalls)" if size == 0 else f"{size:,}"
+
+
+def _named(size: int) -> str:
+    rows = NAMED.get(size, [])
+    if not rows:
+        return "–"
+    return (
+        f"{sum(a for a, _ in rows)} of {len(rows)} ({sum(b for _, b in rows)} among the first "
+        "three named)"
+    )
 
 
 def _sure(rows: list[tuple[float, bool]]) -> tuple[int, str]:
@@ -151,6 +253,7 @@ def report(
         "with noise: people",
         "wrong",
         "right picks",
+        "wrong picks whose noise sentence names the best (first three)",
     ]
     summary = []
     for size, found in results.items():
@@ -166,6 +269,7 @@ def report(
                 n_noise,
                 wrong_noise,
                 f"{right:.1%}",
+                _named(size),
             ]
         )
     bins_head = [
@@ -201,6 +305,8 @@ def report(
         f"{args.people} --cases {' '.join(map(str, args.cases))} --draws {args.draws} "
         f"--spread {args.spread:g} --seed {args.seed} --pull {args.pull:g}"
     )
+    if args.engine:
+        command += f" --engine {args.engine}"
     return (
         f"`{command}` ({seconds:.0f} s, one process). Simulated pools of 10–30 models near a "
         "front of true recalls, measured on n cases per class (binomial); people whose "
@@ -208,11 +314,58 @@ def report(
         "their true weights as one more draw. A pick is right when it is the best model under "
         "the true recalls and the true weights. *exact*: the measured recalls taken as exact "
         "(as before); *noise*: the pool's case counts read and P(best) integrated over the "
-        "measurement noise (Jeffreys Beta posterior of each recall, SMAA).\n\n"
+        "measurement noise (SMAA over plausible recalls that borrow strength across the "
+        "pool's models: tradeoff.pool.pooled).\n\n"
         "## Picks stated with P(best) ≥ 0.95 that are wrong (goal with the noise: ≤ 5%)\n\n"
         + markdown(head, summary)
         + "\n\n## Reliability by P(best) bin\n\n"
         + markdown(bins_head, table)
+        + _engine_section(args)
+    )
+
+
+#: What :func:`engine_agreement` found, for the report.
+ENGINE: dict[int, list[tuple[float, float, float, bool]]] = {}
+
+
+def _engine_section(args: argparse.Namespace) -> str:
+    if not ENGINE:
+        return ""
+    head = [
+        "cases per class",
+        "people",
+        "largest |stop − simulate|",
+        "largest |stop − select|",
+        "mean P(best) stated",
+        "right",
+        "stated ≥ 0.95: people",
+        "wrong",
+    ]
+    body = []
+    for size, rows in ENGINE.items():
+        stop = np.array([r[0] for r in rows])
+        sure = [r[3] for r in rows if r[0] >= SURE]
+        body.append(
+            [
+                _label(size),
+                len(rows),
+                f"{max(abs(r[0] - r[1]) for r in rows):.1e}",
+                f"{max(abs(r[0] - r[2]) for r in rows):.1e}",
+                f"{stop.mean():.3f}",
+                f"{np.mean([r[3] for r in rows]):.1%}",
+                len(sure),
+                f"{1 - np.mean(sure):.1%}" if sure else "–",
+            ]
+        )
+    return (
+        f"\n\n## One number: the stop, `simulate` and `select` (`--engine {args.engine}`)\n\n"
+        f"{args.engine} simulated people per test-set size answer the `joint` engine exactly, "
+        "each on a pool of its own (as above), the engine given the pool's plausible "
+        "measurements; the P(best) the stop states (the review's), the one `simulate` states "
+        "and the one `select` states for the same person (a stakeholder made from the "
+        "engine's posterior, its plausible measurements drawn afresh from the pool). Right: "
+        "the pick is the truth's best, or it was said practically tied and is within the "
+        "truth's perceivable margin of it.\n\n" + markdown(head, body)
     )
 
 
@@ -227,12 +380,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--pull", type=float, default=0.003, help="how far models lie inside the front (sd)"
     )
+    parser.add_argument(
+        "--engine", type=int, default=0, help="people per size through the engine (0: none)"
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     results = run(
         args.pools, args.people, args.cases, args.draws, args.spread, args.seed, args.pull
     )
+    if args.engine:
+        ENGINE.update(engine_agreement([c for c in args.cases if c], args.engine, args.seed))
     body = report(results, time.perf_counter() - start, args)
     if args.no_write:
         print(body)

@@ -75,10 +75,6 @@ ALLOWED = {
         "tradeoff/learn/probabilistic.py",
         "consistent == 1.0",
     ): "np.clip's bounds, returned exactly; a value a bit inside is split, which is continuous",
-    (
-        "tradeoff/pool/uncertainty.py",
-        "cell == np.floor(cell)",
-    ): "whether a count read from the user's table is a whole number (data, not arithmetic)",
 }
 
 

@@ -111,6 +111,18 @@ def _metric_scale(scenario: Scenario, priors: Sequence[float]) -> FloatArray:
     return np.asarray(list(priors)[:k] + signs, dtype=np.float64)
 
 
+def metric_scale(scenario: Scenario, priors: Sequence[float]) -> FloatArray:
+    """dψ per unit of each pool column for a unit weight (``metric_vectors`` is the
+    pool's values times this).
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> metric_scale(sc, [0.4, 0.6]).tolist()
+    [0.4, 0.6, -1.0, -1.0]
+    """
+    return _metric_scale(scenario, priors)
+
+
 def metric_vectors(
     scenario: Scenario, candidates: Pool | FloatArray, priors: Sequence[float]
 ) -> FloatArray:

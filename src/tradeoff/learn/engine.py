@@ -67,12 +67,14 @@ def make_strategy(
     spec: ElicitationSpec,
     seed: int = 0,
     candidates: NDArray[np.float64] | None = None,
+    measured: NDArray[np.float64] | None = None,
 ) -> Strategy[Any]:
-    """Build the strategy ``spec.strategy`` names (``candidates``: see :class:`Engine`)."""
+    """Build the strategy ``spec.strategy`` names (``candidates``, ``measured``: see
+    :class:`Engine`)."""
     if spec.strategy == "probabilistic":
         return ProbabilisticStrategy(space, spec, seed, candidates=candidates)
     if spec.strategy == "joint":
-        return JointStrategy(space, spec, seed, candidates=candidates)
+        return JointStrategy(space, spec, seed, candidates=candidates, measured=measured)
     return STRATEGY_FACTORIES[spec.strategy](space, spec, seed)
 
 
@@ -95,6 +97,12 @@ class Engine:
         :func:`tradeoff.choose.pool_metric.metric_vectors`): the ``probabilistic``
         strategy then aims its questions at the pick and stops once it is settled
         (``[elicitation] stop``).
+    measured
+        Plausible values of ``candidates`` when the pool's numbers carry a measurement
+        noise (tables × candidates × statistics, one table per particle:
+        :func:`tradeoff.choose.recommend.measured_vectors`): the ``joint`` strategy's stop
+        then counts P(best) over the weights and the measurements together, as the
+        recommendation does (other strategies read the candidates as exact).
 
     Examples
     --------
@@ -117,16 +125,18 @@ class Engine:
         seed: int = 0,
         population: Population | None = None,
         candidates: NDArray[np.float64] | None = None,
+        measured: NDArray[np.float64] | None = None,
     ) -> None:
         pop = population or scenario_population(scenario)
         self.candidates = candidates
+        self.measured = measured
         self.scenario = scenario
         self.spec = spec if spec is not None else scenario.elicitation
         self.seed = seed
         self.strategy_name = self.spec.strategy
         # Algorithm 1 keeps the paper's query classifiers; ours show realistic ones.
         self.space = QuerySpace(scenario, pop, context=self.strategy_name != "paper")
-        self._strategy = make_strategy(self.space, self.spec, seed, candidates)
+        self._strategy = make_strategy(self.space, self.spec, seed, candidates, measured)
         self._states: list[Any] = [self._strategy.initial()]
         self._history: list[tuple[Query, Choice]] = []
         #: Per counted answer, which statistics some answer so far showed differing

@@ -206,7 +206,7 @@ _TRADES: dict[tuple[str, int, int, float, float], Trade] = {}
 _READABLE: dict[tuple[str, ClassifierProfile, ClassifierProfile], ShownKey | None] = {}
 #: The non-dominated candidates and the questions about two of them, by question space and
 #: candidates (:meth:`JointStrategy._front_pairs`).
-_FRONTS: dict[tuple[str, str], Front] = {}
+_FRONTS: dict[tuple[str, str, bool], Front] = {}
 #: Entries kept in each shared cache before it is cleared.
 CACHE_BOUND = 50_000
 
@@ -229,6 +229,15 @@ def _space_key(space: QuerySpace, rounded: bool) -> str:
     parts = (space.scenario.model_dump_json(), canonical(space.priors), space.context, rounded)
     text = "|".join(str(x) for x in parts)
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def _tables(measured: FloatArray, front: IntArray) -> FloatArray:
+    """The plausible tables of the ``front`` candidates (tables × front × statistics)."""
+    tables = np.asarray(measured, dtype=np.float64)
+    if tables.ndim != 3:
+        raise ValueError("measured must be tables × candidates × statistics")
+    out: FloatArray = tables[:, front, :]
+    return out
 
 
 @dataclass(frozen=True)
@@ -258,6 +267,12 @@ class JointStrategy(PosteriorStrategy[JointState]):
     _covers: dict[JointState, list[Trade | Candidate]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+    #: Plausible values of the candidates' rows when the pool's numbers carry a measurement
+    #: noise (tables × candidates × statistics; one table per particle), or ``None``: the
+    #: stop's P(best) then counts over them (:class:`~tradeoff.learn.particles.ParticlePosterior`)
+    #: and every candidate stays in the running, since one dominated at the measured numbers
+    #: may be best at plausible ones (the questions still pair non-dominated ones only).
+    measured: FloatArray | None = field(default=None, compare=False, repr=False)
     #: The posterior over the weights (built from the fields above).
     posterior: ParticlePosterior = field(init=False, compare=False, repr=False)
 
@@ -269,8 +284,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
         if self.candidates is not None:
             rows = np.asarray(self.candidates, dtype=np.float64)
             object.__setattr__(self, "candidates", rows)
-            key = (space, hashlib.blake2b(rows.tobytes()).hexdigest() + str(rows.shape))
-            known = _FRONTS.get(key) or _kept(_FRONTS, key, self._front_pairs(rows), 64)
+            everyone = self.measured is not None
+            key = (space, hashlib.blake2b(rows.tobytes()).hexdigest() + str(rows.shape), everyone)
+            known = _FRONTS.get(key) or _kept(_FRONTS, key, self._front_pairs(rows, everyone), 64)
             front, pairs, shown_rows = known.indices, known.pairs, known.shown_rows
             lines = known.lines
         else:
@@ -291,15 +307,19 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 self.sparse_share,
                 self.natural_share,
                 None if self.candidates is None else self.candidates[front],
+                None
+                if self.measured is None or self.candidates is None
+                else _tables(self.measured, front),
             ),
         )
 
-    def _front_pairs(self, rows: FloatArray) -> Front:
-        """The non-dominated candidates, every pair of them a person could tell apart on the
-        screen as a question, the candidates by the key of their shown profile, and their
-        card lines (a pure function of the question space and the candidates: shared by
-        every strategy)."""
-        front = non_dominated(rows)
+    def _front_pairs(self, rows: FloatArray, everyone: bool = False) -> Front:
+        """The non-dominated candidates (``everyone``: all candidates), every pair of
+        non-dominated ones a person could tell apart on the screen as a question, the
+        candidates by the key of their shown profile, and their card lines (a pure function
+        of the question space and the candidates: shared by every strategy)."""
+        asked = {int(i) for i in non_dominated(rows)}
+        front = np.arange(len(rows), dtype=np.intp) if everyone else non_dominated(rows)
         pairs: dict[tuple[int, int], Candidate] = {}
         shown_rows: dict[str, int] = {}
         profiles = {int(i): self.candidate_profile(int(i)) for i in front}
@@ -308,6 +328,8 @@ class JointStrategy(PosteriorStrategy[JointState]):
         front_list = [int(x) for x in front]
         for a_pos, i in enumerate(front_list):
             for j in front_list[a_pos + 1 :]:
+                if i not in asked or j not in asked:
+                    continue
                 left, right = profiles[i], profiles[j]
                 query = Query(left, right, (0, 0), (0.0, 0.0), kind="candidates", candidates=(i, j))
                 if not _readable(self.space, query):
@@ -465,6 +487,21 @@ class JointStrategy(PosteriorStrategy[JointState]):
         v = self.verdict(state)
         return None if v is None else (v.stated, v.regret)
 
+    def stop_decision(self, state: JointState) -> tuple[float, float] | None:
+        """What ends the questions: :meth:`decision`, or, with a measurement noise, the
+        stated probability the same pick would have at the candidates' measured numbers
+        when that is higher. Answers settle the weights, never the measurements: once
+        the weights settle the pick, more questions cannot lift a P(best) that the
+        measurement noise holds down (the person is told the noise-aware one)."""
+        known = self.decision(state)
+        s = self.posterior.summary(state)
+        if known is None or s.exact_p_best is None or s.exact_near is None or s.pick is None:
+            return known
+        others = bool(tied_with(s.exact_near, s.pick))
+        p, near = float(s.exact_p_best[s.pick]), float(s.exact_near.sum())
+        exact = near if said_tied(p, near, others, self.spec.decision_confidence) else p
+        return (max(known[0], exact), known[1])
+
     def pick(self, state: JointState) -> int | None:
         """Index (into the candidates) of the Bayes pick, or ``None`` without candidates."""
         s = self.posterior.summary(state)
@@ -587,6 +624,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
         over its three answers and the particles (see the module docstring)."""
         a, w, noise = summary.natural, summary.weights, state.noise
         psi, best = summary.psi, summary.best
+        if summary.exact_psi is not None:
+            # Answers settle the weights, not the measurements: score what they can settle.
+            psi, best = summary.exact_psi, summary.exact_best
         deciding = self.aims_at_decision and psi is not None and best is not None
         if deciding:
             assert psi is not None and best is not None
@@ -641,7 +681,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
         s = self.posterior.summary(state)
         if s.p_best is None:
             return ()
-        live = [i for i, x in enumerate(s.p_best) if settled(float(x)) >= MIN_BEST_SHARE]
+        # What the answers can settle: who may be best at the measured numbers.
+        shares = s.p_best if s.exact_p_best is None else s.exact_p_best
+        live = [i for i, x in enumerate(shares) if settled(float(x)) >= MIN_BEST_SHARE]
         if len(live) < 2:
             return ()
         lines = self._lines[live]
@@ -681,7 +723,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
     def _choose(self, state: JointState) -> Query | None:
         summary = self.posterior.summary(state)
         options = self._options(summary)
-        known = self.decision(state)
+        known = self.stop_decision(state)
         if known is not None and self.spec.decided(*known):
             # Settled but for an aspect never asked about: ask about it first.
             options = list(self._covering(state)) or options

@@ -40,7 +40,7 @@ from tradeoff.ask.queries import Query, profile_key
 from tradeoff.ask.shown import ShownKey
 from tradeoff.learn.base import Choice
 from tradeoff.learn.likelihood import NOISE_PRIOR, NoiseGrid, answer_log_likelihoods
-from tradeoff.stable import stable_argmax
+from tradeoff.stable import stable_argmax, stable_argmax_rows
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
@@ -273,6 +273,13 @@ class Summary:
     #: perceivable margin of it (:func:`perceivable_margin`; the pick's own entry is its
     #: P(best)): P(the pick is best or practically tied with the best) is their sum.
     near: FloatArray | None = None
+    #: With a measurement noise (:attr:`ParticlePosterior.measured`): ``p_best`` and
+    #: ``near`` at the candidates' measured numbers, what the answers alone settle.
+    exact_p_best: FloatArray | None = None
+    exact_near: FloatArray | None = None
+    #: ... and ψ and each particle's best there (what the questions are scored on).
+    exact_psi: FloatArray | None = None
+    exact_best: IntArray | None = None
 
 
 def perceivable_margin(natural: FloatArray, spans: Sequence[float]) -> FloatArray:
@@ -311,6 +318,19 @@ def near_best(
     out: FloatArray = np.bincount(best, weights=weights * within, minlength=psi.shape[1]).astype(
         np.float64
     )
+    return out
+
+
+def measured_psi(natural: FloatArray, measured: FloatArray) -> FloatArray:
+    """ψ of every candidate per row of natural-unit weights, row i scored on the plausible
+    table i mod tables of ``measured`` (tables × candidates × statistics).
+
+    >>> measured = np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [1.0, 1.0]]])
+    >>> measured_psi(np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]), measured).tolist()
+    [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]
+    """
+    tables = measured[np.arange(len(natural)) % measured.shape[0]]
+    out: FloatArray = np.einsum("sw,smw->sm", natural, tables)
     return out
 
 
@@ -411,6 +431,13 @@ class ParticlePosterior:
     front
         The non-dominated candidates' statistics in the metric's terms (one row each),
         whose ψ the summaries compare, or ``None`` without candidates.
+    measured
+        Plausible values of ``front`` when the pool's numbers carry a measurement noise
+        (tables × candidates × statistics), or ``None``: particle i is then scored on table
+        i mod tables (the pairing of :func:`tradeoff.choose.robustness.joint_psi` when there
+        are as many tables as particles), so P(best) and P(best or practically tied) count
+        over the weights and the measurements together. The pick stays the best candidate
+        at ``front`` itself (as :func:`tradeoff.choose.recommend.recommend` picks).
     """
 
     spans: tuple[float, ...]
@@ -420,6 +447,7 @@ class ParticlePosterior:
     sparse_share: float = SPARSE_PRIOR_SHARE
     natural_share: float = 0.0
     front: FloatArray | None = field(default=None, compare=False, repr=False)
+    measured: FloatArray | None = field(default=None, compare=False, repr=False)
     _summaries: dict[JointState, Summary] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
@@ -604,16 +632,37 @@ class ParticlePosterior:
             return cached
         natural = natural_weights(state.swing, self.spans)
         weights = self.robust_weights(state)
-        psi = best = p_best = near = None
+        psi = best = p_best = near = exact_p_best = exact_near = None
+        exact = top = None
         pick = None
         if self.front is not None:
-            psi = natural @ self.front.T
-            best = np.argmax(psi, axis=1).astype(np.intp)
+            psi = exact = natural @ self.front.T
+            if self.measured is None:
+                best = np.argmax(psi, axis=1).astype(np.intp)
+            else:
+                psi = measured_psi(natural, self.measured)
+                best = stable_argmax_rows(psi)  # as the recommendation counts it
             m = len(self.front)
             p_best = np.bincount(best, weights=weights, minlength=m).astype(np.float64)
-            pick = stable_argmax(weights @ psi)
+            pick = stable_argmax(weights @ exact)
             near = near_best(psi, best, pick, natural, self.spans, weights)
-        out = Summary(natural, weights, psi, best, p_best, pick, near)
+            if self.measured is not None:
+                top = stable_argmax_rows(exact)
+                exact_p_best = np.bincount(top, weights=weights, minlength=m).astype(np.float64)
+                exact_near = near_best(exact, top, pick, natural, self.spans, weights)
+        out = Summary(
+            natural,
+            weights,
+            psi,
+            best,
+            p_best,
+            pick,
+            near,
+            exact_p_best,
+            exact_near,
+            None if self.measured is None or self.front is None else exact,
+            None if self.measured is None else top,
+        )
         if len(self._summaries) >= SUMMARIES_KEPT:
             self._summaries.pop(next(iter(self._summaries)))  # the oldest
         self._summaries[state] = out

@@ -224,7 +224,7 @@ class PosteriorStrategy(Strategy[S]):
             return "budget"
         if self.aims_at_decision:
             if state.answered >= self.first_decision:
-                known = self.decision(state)
+                known = self.stop_decision(state)
                 assert known is not None
                 if self.spec.decided(*known) and self.may_stop_decided(state):
                     return "decided"
@@ -238,6 +238,12 @@ class PosteriorStrategy(Strategy[S]):
         ):
             return "precise"
         return None
+
+    def stop_decision(self, state: S) -> tuple[float, float] | None:
+        """What the stop compares with the confidence: :meth:`decision`, unless a subclass
+        says otherwise (the ``joint`` strategy, when measurement noise no answer can
+        resolve keeps the stated P(best) below it)."""
+        return self.decision(state)
 
     def may_stop_decided(self, state: S) -> bool:
         """Whether a settled pick may end the questions now (a strategy may first ask

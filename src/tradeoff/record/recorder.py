@@ -50,6 +50,7 @@ from tradeoff.record.records import (
     ExtendRecord,
     Header,
     HeaderRecord,
+    MeasurementRecord,
     NoteRecord,
     QueryRecord,
     ResultRecord,
@@ -193,6 +194,7 @@ class Recorder:
         seed: int = 0,
         consent: ConsentRecord | None = None,
         entry: EntryRecord | None = None,
+        measurement: MeasurementRecord | None = None,
     ) -> Recorder:
         """Create a new session file and write its first lines.
 
@@ -204,6 +206,9 @@ class Recorder:
         budget it sets, which is what a replay needs besides the scenario. ``consent``, when
         given, is written first: the chain of the file starts at it; ``entry`` (how a study
         participant came in), when given, next, just before the header.
+        ``measurement``, when the pool carries a measurement noise, says how the
+        candidates were measured: the stop then counts over their plausible values, and the
+        header keeps it for every replay.
         """
         check_participant(participant)
         folder = check_sessions_dir(sessions_dir) / participant
@@ -213,8 +218,17 @@ class Recorder:
             raise InputError.single(
                 folder, "", f"cannot hold sessions ({exc.strerror})", "choose another folder."
             ) from None
+        if candidates is None or (
+            measurement is not None and len(measurement.values) != len(candidates)
+        ):
+            measurement = None
         engine = Engine(
-            loaded.scenario, spec, seed=seed, population=population, candidates=candidates
+            loaded.scenario,
+            spec,
+            seed=seed,
+            population=population,
+            candidates=candidates,
+            measured=None if measurement is None else measurement.array(),
         )
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         path = folder / f"{loaded.scenario.id}-{stamp}.jsonl"
@@ -233,6 +247,7 @@ class Recorder:
             budget=engine.spec.budget,
             started=now(),
             candidates=None if candidates is None else tuple(map(tuple, candidates.tolist())),
+            measurement=measurement,
         )
         rec = cls(engine, path, fd, Header.of(record, loaded.scenario))
         try:

@@ -8,7 +8,8 @@ consent; when present, line 1), :class:`EntryRecord` (how a study participant ca
 access code, a panel's link, a pilot; when present, just before the header), the
 :class:`HeaderRecord` (format, tradeoff version, the scenario stored once as its TOML text
 and sha256, participant, strategy, seed, budget, start
-time, the candidates' metric rows; read into :class:`Header`, which adds the parsed
+time, the candidates' metric rows and, when the pool carries a measurement noise, how
+they were measured (:class:`MeasurementRecord`); read into :class:`Header`, which adds the parsed
 scenario), then :class:`AnswerRecord` (both profiles, the choice left/right/indifferent, the
 response time), :class:`UndoRecord`, :class:`NoteRecord`, :class:`ExtendRecord` (more
 questions asked for after a review); a :class:`ResultRecord` closes a finished session and is
@@ -272,6 +273,72 @@ Event = Annotated[
 ]
 
 
+MaybeBound = FiniteFloat | None
+#: :meth:`MeasurementRecord.array` by the sha256 of the record's JSON.
+_MEASURED: dict[str, NDArray[np.float64]] = {}
+#: The most candidates whose measurement a header records (their plausible tables are held
+#: in memory: tables × candidates × statistics).
+MAX_MEASURED_CANDIDATES = 2500
+
+
+class MeasurementRecord(_Record):
+    """How exactly the candidates' numbers were measured, when the pool carries a
+    measurement noise (:mod:`tradeoff.pool.uncertainty`): the candidates' numbers in the
+    pool's units (``values``, one row per candidate), the scale that makes them the
+    header's metric rows (:func:`tradeoff.choose.pool_metric.metric_vectors`), each
+    number's cases and standard error, each column's bounds (``None``: unbounded), and the
+    seed and count of the plausible tables the stop counted over. :meth:`array` draws them
+    again: the same tables on every machine but for the last bits of a value.
+    """
+
+    seed: Annotated[int, Field(strict=True, ge=0)]
+    tables: Annotated[int, Field(strict=True, ge=1, le=20_000)]
+    values: Annotated[
+        tuple[Annotated[tuple[FiniteFloat, ...], Field(max_length=64)], ...],
+        Field(max_length=MAX_MEASURED_CANDIDATES),
+    ]
+    scale: tuple[FiniteFloat, ...]
+    cases: tuple[tuple[Annotated[float, Field(allow_inf_nan=False, ge=0)], ...], ...]
+    se: tuple[tuple[Annotated[float, Field(allow_inf_nan=False, ge=0)], ...], ...]
+    low: tuple[MaybeBound, ...]
+    high: tuple[MaybeBound, ...]
+    #: Strength borrowed across the models (:func:`tradeoff.pool.pooled.pooled_sample`).
+    pooled: Annotated[bool, Field(strict=True)] = False
+
+    def array(self) -> NDArray[np.float64]:
+        """The plausible metric rows (tables × candidates × statistics) the stop counted
+        over (:func:`tradeoff.choose.recommend.measured_vectors` draws the same), kept per
+        process for the last few measurements (drawing them takes about a second)."""
+        key = hashlib.sha256(record_bytes(self).encode()).hexdigest()
+        known = _MEASURED.get(key)
+        if known is None:
+            known = self._draw()
+            if len(_MEASURED) >= 8:
+                _MEASURED.pop(next(iter(_MEASURED)))
+            _MEASURED[key] = known
+        out: NDArray[np.float64] = known.copy()
+        return out
+
+    def _draw(self) -> NDArray[np.float64]:
+        from tradeoff.pool.uncertainty import Uncertainty
+
+        values = np.asarray(self.values, dtype=np.float64)
+        shape = values.shape
+        cases = np.asarray(self.cases, dtype=np.float64).reshape(shape)
+        se = np.asarray(self.se, dtype=np.float64).reshape(shape)
+        low = np.array([-np.inf if x is None else x for x in self.low], dtype=np.float64)
+        high = np.array([np.inf if x is None else x for x in self.high], dtype=np.float64)
+        u = Uncertainty(se, cases, low, high, ("",) * shape[1])
+        if self.pooled:
+            from tradeoff.pool.pooled import pooled_sample
+
+            drawn = pooled_sample(u, values, self.tables, self.seed)
+        else:
+            drawn = u.sample(values, self.tables, self.seed)
+        out: NDArray[np.float64] = drawn * np.asarray(self.scale, dtype=np.float64)
+        return out
+
+
 class HeaderRecord(_Record):
     """The header line of a session file: written from this model and read into it.
 
@@ -302,6 +369,17 @@ class HeaderRecord(_Record):
         ]
         | None
     ) = None
+    #: How exactly the candidates were measured, when the pool carries a measurement
+    #: noise: the stop's P(best) counted over the plausible tables this draws again.
+    measurement: MeasurementRecord | None = None
+
+    @model_serializer(mode="wrap")
+    def _written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Without ``measurement`` when the candidates were exact (as before it existed)."""
+        out: dict[str, Any] = handler(self)
+        if self.measurement is None:
+            out.pop("measurement", None)
+        return out
 
     @field_validator("participant")
     @classmethod
@@ -340,6 +418,21 @@ class Header(HeaderRecord):
         if self.candidates is None:
             return None
         return np.asarray(self.candidates, dtype=np.float64)
+
+    def measured_array(self) -> NDArray[np.float64] | None:
+        """The plausible tables of the candidates the stop counted over (``None``: exact,
+        or a measurement that does not fit the candidates)."""
+        m, rows = self.measurement, self.candidates
+        if m is None or rows is None:
+            return None
+        k = len(m.scale)
+        if not len(m.values) == len(m.cases) == len(m.se) == len(rows) or any(
+            len(row) != k for table in (m.values, m.cases, m.se) for row in table
+        ):
+            return None
+        if len(m.low) != k or len(m.high) != k:
+            return None
+        return m.array()
 
     @property
     def spec(self) -> ElicitationSpec:

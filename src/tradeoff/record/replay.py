@@ -53,6 +53,7 @@ def replay(
         seed=h.seed,
         population=population,
         candidates=h.candidate_array(),
+        measured=h.measured_array(),
     )
     differs = 0
     check = check or not engine.learns_from_any_question

@@ -26,9 +26,10 @@ from tradeoff.ask.presentation import shown_pair
 from tradeoff.ask.queries import QuerySpace
 from tradeoff.ask.scenario import ElicitationSpec, Scenario
 from tradeoff.choose.pool_metric import metric_vectors
-from tradeoff.choose.recommend import recommend
+from tradeoff.choose.recommend import measured_vectors, recommend
 from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.learn import ElicitationResult, Engine, truth_from_dirichlet
+from tradeoff.learn.particles import PARTICLES
 from tradeoff.pool import Pool
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
 from tradeoff.simulation.parallel import Backend, run_people
@@ -108,6 +109,7 @@ def score_run(
         draws=draws,
         draw_weights=draw_weights,
         vectors=vectors,
+        measured=engine.measured,  # the tables the stop counted over (None: drawn here)
     )
     psi = vectors @ np.asarray(truth, dtype=np.float64)
     best = int(np.argmax(psi))
@@ -136,10 +138,18 @@ def run_once(
     ``trace``, it holds the L1 error of the estimate after every answer (paper 004 Fig. 4).
     """
     population = population or scenario_population(scenario)
-    candidates = (
-        None if pool is None else metric_vectors(scenario, pool, population.priors.tolist())
+    priors = population.priors.tolist()
+    candidates = None if pool is None else metric_vectors(scenario, pool, priors)
+    # A pool measured with noise: the stop counts over the tables every later decision uses.
+    measured = None if pool is None else measured_vectors(scenario, pool, priors, PARTICLES)
+    engine = Engine(
+        scenario,
+        spec,
+        seed=seed,
+        population=population,
+        candidates=candidates,
+        measured=measured,
     )
-    engine = Engine(scenario, spec, seed=seed, population=population, candidates=candidates)
     oracle = SimulatedOracle.for_scenario(
         scenario, truth, noise=noise, indifference=indifference, seed=seed
     )

@@ -54,7 +54,7 @@ import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -64,6 +64,9 @@ from tradeoff.ask.scenario import Scenario
 from tradeoff.errors import InputError
 from tradeoff.study import sealed
 from tradeoff.study.files import file_kind
+
+if TYPE_CHECKING:
+    from tradeoff.record.records import MeasurementRecord
 
 FloatArray = NDArray[np.float64]
 
@@ -442,6 +445,46 @@ def cached_candidates(
             if strict:
                 raise
     return candidates
+
+
+def cached_measurement(
+    scenario: Scenario,
+    base: str | Path,
+    priors: Sequence[float],
+    candidates: FloatArray | None,
+    folder: str | Path | None,
+) -> MeasurementRecord | None:
+    """How the scenario pool's models were measured when ``candidates`` are its models and
+    the pool carries a measurement noise (:func:`tradeoff.choose.recommend.measurement_record`),
+    read from ``folder`` when an entry for the same scenario, pool and priors is there
+    (written there when it is not); ``None`` without candidates or noise."""
+    from tradeoff.record.records import MeasurementRecord
+
+    if candidates is None or scenario.pool is None:
+        return None
+    key = None if folder is None else candidates_key(scenario, base, priors, "pick")
+    name = None if key is None else f"measurement-{key}"
+    if name is not None and folder is not None:
+        known = read_record(folder, name)
+        if isinstance(known, dict):
+            if not known:
+                return None
+            try:
+                return MeasurementRecord.model_validate(known)
+            except ValueError:
+                pass
+    from tradeoff.choose.candidates import scenario_pool
+    from tradeoff.choose.recommend import measurement_record
+    from tradeoff.errors import InputError
+
+    try:
+        pool = scenario_pool(scenario, base)
+    except InputError:
+        return None
+    found = measurement_record(scenario, pool, priors, candidates)
+    if name is not None and folder is not None:
+        write_record(folder, name, {} if found is None else found.model_dump(mode="json"))
+    return found
 
 
 def read_record(folder: str | Path, name: str) -> Any:

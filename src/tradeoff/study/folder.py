@@ -503,17 +503,20 @@ def prepare_cache(study: Study) -> int:
     A participant's process builds a missing entry itself, so a deleted cache only costs
     time.
     """
-    from tradeoff.study.cache import cached_candidates, cached_population
+    from tradeoff.study.cache import cached_candidates, cached_measurement, cached_population
 
     scenario = load_scenario(study.scenario_path).scenario
     population = cached_population(scenario, study.cache_dir, strict=True)
-    cached_candidates(
+    candidates = cached_candidates(
         scenario,
         study.path,
         population.priors.tolist(),
         scenario.elicitation.stop,
         study.cache_dir,
         strict=True,
+    )
+    cached_measurement(
+        scenario, study.path, population.priors.tolist(), candidates, study.cache_dir
     )
     return sum(f.stat().st_size for f in study.cache_dir.rglob("*") if f.is_file())
 

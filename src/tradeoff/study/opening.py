@@ -17,7 +17,7 @@ from tradeoff.ask.scenario import ElicitationSpec, LoadedScenario
 from tradeoff.record.log import SessionLog
 from tradeoff.record.recorder import Recorder
 from tradeoff.record.records import ConsentRecord, EntryRecord
-from tradeoff.study.cache import cached_candidates, cached_population
+from tradeoff.study.cache import cached_candidates, cached_measurement, cached_population
 
 
 def start_session(
@@ -44,11 +44,19 @@ def start_session(
     candidates = cached_candidates(
         loaded.scenario, Path(loaded.path).parent, population.priors.tolist(), stop, cache_dir
     )
+    measurement = cached_measurement(
+        loaded.scenario,
+        Path(loaded.path).parent,
+        population.priors.tolist(),
+        candidates,
+        cache_dir,
+    )
     return Recorder.start(
         loaded,
         participant,
         sessions_dir,
         candidates=candidates,
+        measurement=measurement,
         population=population,
         spec=spec,
         seed=seed,

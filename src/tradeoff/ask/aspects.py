@@ -180,24 +180,24 @@ def tradeoffs(
             out.append(TradeOff(j, sentence, True, voice, words))
             continue
         target = scenario.attributes[that]
-        top = (
-            words.gettext("more than its whole range (%(low)s to %(high)s)")
-            % {
-                "low": amount(target, target.range[0], words),
-                "high": amount(target, target.range[1], words),
-            }
-            if high > _span(target)
-            else amount(target, high, words)
-        )
         fields = {
             **_names(scenario, this, that),
             "this": amount(scenario.attributes[this], step, words),
             "low": amount(target, low, words),
-            "high": top,
+            "high": amount(target, high, words),
+            "a_low": amount(target, target.range[0], words),
+            "a_high": amount(target, target.range[1], words),
         }
-        message = N_(
-            "%(this)s of %(this_name)s are worth between %(low)s and %(high)s of "
-            "%(that_name)s to you (90%% range)."
+        message = (
+            N_(
+                "%(this)s of %(this_name)s are worth at least %(low)s of %(that_name)s to "
+                "you, perhaps more than its whole range of %(a_low)s to %(a_high)s (90%% range)."
+            )
+            if high > _span(target)
+            else N_(
+                "%(this)s of %(this_name)s are worth between %(low)s and %(high)s of "
+                "%(that_name)s to you (90%% range)."
+            )
         )
         out.append(TradeOff(j, voice.say(message, words) % fields, False, voice, words))
     return out

@@ -77,6 +77,18 @@ class Population:
         priors.setflags(write=False)
         return cls(eta, dict(pairs), priors)
 
+    def in_memory(self) -> Population:
+        """The same population with every table copied into this process's memory (one
+        memory-mapped from a cache entry cannot be sent to another process by its file)."""
+        return Population.prepared(
+            np.array(self.eta),
+            priors=np.array(self.priors),
+            pairs={
+                key: (np.array(a), np.array(b), np.array(c))
+                for key, (a, b, c) in self._pairs.items()
+            },
+        )
+
     @property
     def n(self) -> int:
         return int(self.eta.shape[0])

@@ -439,6 +439,8 @@ def simulate(
         else:
             run_truth = truth_from_dirichlet(spans, rng)
         people.append((run_truth, int(rng.integers(2**31))))
+    if backend is not None and backend.parallel:
+        population = population.in_memory()  # a cache's memory map does not travel
     shared = _Shared(scenario, spec, noise, indifference, population, pool, trace)
     outcomes = run_people(_run_person, shared, people, backend, progress)
     name = outcomes[0].result.strategy

@@ -129,8 +129,9 @@ def threshold_json(selection: Selection) -> list[dict[str, Any] | None]:
 
 
 def two_classes_words(scenario: Scenario) -> str:
-    """Why there are no decision curves for a scenario of more than two classes ("" for two)."""
-    if scenario.n_classes == 2:
+    """Why there are no decision curves for a scenario of more than two classes ("" for two,
+    and for options described by their aspects alone, where no class is decided)."""
+    if scenario.n_classes in (0, 2):
         return ""
     return (
         f"Decision curves apply to a two-class decision (act or do not act); this scenario "
@@ -274,7 +275,7 @@ def curves_section(selection: Selection, out: Path) -> list[str]:
     from tradeoff.text import markdown_text
 
     scenario = selection.scenario
-    if scenario is None:
+    if scenario is None or scenario.n_classes == 0:  # options by their aspects: no class
         return []
     md = ["## Decision curves", ""]
     if none := two_classes_words(scenario):

@@ -208,12 +208,13 @@ def mixed_logit_draws(
 
 def mixed_logit_posterior(
     draws: FloatArray, d: FloatArray, y: FloatArray, d_new: FloatArray
-) -> FloatArray:
+) -> tuple[FloatArray, float]:
     """P(A) of ``d_new`` for one person: the population ``draws`` of β weighted by the
-    likelihood of their choices (``d``, ``y``), the logit averaged over them."""
+    likelihood of their choices (``d``, ``y``), the logit averaged over them; and the
+    effective number of draws that carry it (1/Σw²)."""
     sign = 2 * y - 1
-    log_w = log_expit(sign[:, None] * (d @ draws.T)).sum(axis=0) if len(y) else np.zeros(len(draws))
+    log_w = log_expit(sign[:, None] * (d @ draws.T)).sum(axis=0)
     w = np.exp(log_w - log_w.max())
     w /= w.sum()
     out: FloatArray = expit(d_new @ draws.T) @ w
-    return out
+    return out, float(1.0 / np.sum(w**2))

@@ -68,9 +68,10 @@ def test_individual_predictions_follow_each_person() -> None:
     rng = np.random.default_rng(0)
     draws = rng.normal(0, 1, size=(4000, 2))  # half the population prefers aspect 0
     d = np.array([[1.0, 0.0]] * 6)
-    up = mixed_logit_posterior(draws, d, np.ones(6), np.array([[1.0, 0.0]]))
-    down = mixed_logit_posterior(draws, d, np.zeros(6), np.array([[1.0, 0.0]]))
+    up, ess = mixed_logit_posterior(draws, d, np.ones(6), np.array([[1.0, 0.0]]))
+    down, _ = mixed_logit_posterior(draws, d, np.zeros(6), np.array([[1.0, 0.0]]))
     assert up[0] > 0.75 > 0.25 > down[0]
+    assert 100 < ess < 4000  # the draws that fit the choices carry it
     scale = np.ones(2)
     yes = per_person_logistic(d, np.ones(6), np.array([[1.0, 0.0]]), scale)
     assert yes[0] > 0.75

@@ -428,12 +428,28 @@ def _closeness(
     for short in ("engine", "prior", "mixed"):
         headers += [f"{short}: confidence / hit", f"{short}: log loss"]
     mean_gap = float(np.abs(u).mean())
+    gaps = []
+    for model in (ENGINE, POOLED, MIXED):
+        p = np.array(preds[(split, model)])
+        per_fifth = []
+        for b in (0, 4):
+            inside = which == b
+            hit = accuracy(ys[inside], p[inside])
+            per_fifth.append(float(np.maximum(p, 1 - p)[inside].mean()) - hit)
+        gaps.append(
+            f"{model}: {per_fifth[0]:+.3f} in the closest fifth, {per_fifth[1]:+.3f} in the "
+            "farthest"
+        )
     return (
         f"## By how close the options are ({split})\n\n"
         "Rows in fifths of |β·d|, the pooled conditional logit's utility difference (mean "
         f"{mean_gap:.2f} over this split's held-out rows); per model the mean probability of "
         "the side it favours (confidence) against the share of rows where that side was "
-        "picked (hit), and the log loss.\n\n" + markdown(headers, rows)
+        "picked (hit), and the log loss.\n\n"
+        + markdown(headers, rows[:-1])
+        + "\n\nConfidence minus hit rate (positive: overconfident): "
+        + "; ".join(gaps)
+        + "."
     )
 
 

@@ -36,7 +36,7 @@ def log_loss(y: FloatArray, p: FloatArray) -> float:
     """Mean negative log likelihood (natural log) of outcomes ``y`` (1: A) under P(A) = ``p``.
 
     >>> round(log_loss(np.array([1.0, 0.0]), np.array([0.8, 0.4])), 4)
-    0.3670
+    0.367
     """
     q = np.clip(p, CLIP, 1 - CLIP)
     return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
@@ -79,7 +79,7 @@ def ece(y: FloatArray, p: FloatArray, bins: int = BINS) -> float:
     for b in np.unique(index):
         inside = index == b
         total += inside.sum() * abs(float(y[inside].mean() - p[inside].mean()))
-    return total / len(p)
+    return float(total / len(p))
 
 
 def reliability(

@@ -381,6 +381,12 @@ def _goals(
     own, pooled = table[("after 3", ENGINE)][0], table[("after 3", POOLED)][0]
     cut = 1 - pooled / own
     lines.append(
+        f"- (not a goal) after 3 choices the engine per person scores log loss {own:.3f}, "
+        f"against {np.log(2):.3f} for a coin (P(A) = ½ throughout), with ECE "
+        f"{table[('after 3', ENGINE)][3]:.3f} (floor's 95th percentile "
+        f"{table[('after 3', ENGINE)][5]:.3f})."
+    )
+    lines.append(
         f"- after each person's first 3 choices: log loss {pooled:.3f} with the prior vs "
         f"{own:.3f} without, {cut:.1%} lower: {'met' if cut >= 0.2 else 'missed'} "
         f"(goal ≥ 20 %)."
@@ -446,7 +452,7 @@ def _closeness(
         f"{mean_gap:.2f} over this split's held-out rows); per model the mean probability of "
         "the side it favours (confidence) against the share of rows where that side was "
         "picked (hit), and the log loss.\n\n"
-        + markdown(headers, rows[:-1])
+        + markdown(headers, rows)
         + "\n\nConfidence minus hit rate (positive: overconfident): "
         + "; ".join(gaps)
         + "."

@@ -91,7 +91,11 @@ def _elsewhere(src: str, runs: int, scenario: str, kind: str) -> dict[str, Any]:
     )
     env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{ROOT}"}
     done = subprocess.run(
-        [sys.executable, "-c", code], env=env, cwd=ROOT, check=True, capture_output=True,
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
         text=True,
     )
     return dict(json.loads(done.stdout.splitlines()[-1]))
@@ -169,7 +173,7 @@ def main() -> None:
         f"{info['strategy']}; one answer = the update and the next question (one BLAS "
         "thread, one process, pinned to one core). Goal: median ≤ 5 ms, p95 ≤ 15 ms."
         + (
-            f" \"before\" is `{args.before}` (another version's package), measured in the "
+            f' "before" is `{args.before}` (another version\'s package), measured in the '
             "same run in a fresh process, alternating kind by kind with this version."
             if args.before
             else ""

@@ -27,10 +27,7 @@ SCENARIO = (ROOT / "scenarios" / "breast-cancer-triage.toml").read_text()
 
 def scenario_with(population: str = "", classes: int = 2) -> str:
     rows = ", ".join(f'{{name = "c{i}", label = "c{i}"}}' for i in range(classes))
-    return (
-        f'id = "big"\ntitle = "big"\nclasses = [{rows}]\n'
-        f"[population]\nseed = 1\n{population}\n"
-    )
+    return f'id = "big"\ntitle = "big"\nclasses = [{rows}]\n[population]\nseed = 1\n{population}\n'
 
 
 def session_with(folder: Path, change: dict[str, object]) -> Path:
@@ -42,8 +39,9 @@ def session_with(folder: Path, change: dict[str, object]) -> Path:
     from tradeoff.record.records import chain_hash
     from tradeoff.study.opening import start_session
 
-    rec = start_session(load_scenario(ROOT / "scenarios" / "breast-cancer-triage.toml"), "p01",
-                        folder / "s")
+    rec = start_session(
+        load_scenario(ROOT / "scenarios" / "breast-cancer-triage.toml"), "p01", folder / "s"
+    )
     rec.answer(Choice.LEFT)
     out, previous = [], None
     for number, line in enumerate(rec.path.read_text().splitlines()):
@@ -86,8 +84,10 @@ def cases(folder: Path) -> list[tuple[str, list[str]]]:
         ("session header: a candidate row 100,000 wide", ["session", "show", str(wide)]),
         ("session header: 40,000 candidate rows", ["session", "show", str(many)]),
         ("session header: budget 10¹⁸", ["session", "show", str(budget)]),
-        ("simulate --truths: a row 200,000 wide", ["simulate", "breast-cancer-triage",
-                                                   "--truths", truths]),
+        (
+            "simulate --truths: a row 200,000 wide",
+            ["simulate", "breast-cancer-triage", "--truths", truths],
+        ),
     ]
 
 
@@ -95,8 +95,12 @@ def run(argv: list[str]) -> tuple[str, float]:
     """(exit, seconds) of ``tradeoff ARGV`` in a fresh process (a traceback is marked)."""
     start = time.perf_counter()
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    proc = subprocess.Popen([sys.executable, "-m", "tradeoff", *argv], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tradeoff", *argv],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         _, err = proc.communicate(timeout=60)
         code = str(proc.returncode) + (" (traceback)" if b"Traceback" in err else "")
@@ -117,11 +121,17 @@ def main(out: bool) -> None:
             if given is None:
                 given = sum(f.stat().st_size for f in Path(argv[-1]).glob("*") if f.is_file())
             words = [a for a in argv[:2] if not a.startswith("/")]
-            rows.append([label, "tradeoff " + " ".join(words),
-                         f"{given / 1e6:.2f}", code, f"{peak:.0f}", f"{seconds:.1f}"])
-    body = markdown(
-        ["input", "command", "MB given", "exit", "peak MB", "seconds"], rows
-    ) + (
+            rows.append(
+                [
+                    label,
+                    "tradeoff " + " ".join(words),
+                    f"{given / 1e6:.2f}",
+                    code,
+                    f"{peak:.0f}",
+                    f"{seconds:.1f}",
+                ]
+            )
+    body = markdown(["input", "command", "MB given", "exit", "peak MB", "seconds"], rows) + (
         "\n\nExit 2 is a located error naming the file and the field (no traceback). Times "
         "include starting Python and importing tradeoff (1–2 s on this machine); limits: "
         "1 GB and 30 s.\n"
@@ -144,8 +154,9 @@ def _peak(argv: list[str]) -> float:
         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
     )
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=90)
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=90
+        )
         return int(done.stdout.strip().splitlines()[-1]) / 1024
     except (subprocess.TimeoutExpired, ValueError, IndexError):
         return float("nan")

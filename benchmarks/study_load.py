@@ -172,8 +172,18 @@ async def serve(study_path: Path, workers: int) -> tuple[subprocess.Popen[str], 
     are up; the process and its port."""
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "tradeoff", "study", "serve", str(study_path), "--port",
-         str(port), "--workers", str(workers)],
+        [
+            sys.executable,
+            "-m",
+            "tradeoff",
+            "study",
+            "serve",
+            str(study_path),
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -337,9 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         f"(±10 %), {args.answers} answers, arriving over {args.arrival:g} s; the shipped "
         f"breast-cancer triage scenario ({args.strategy or 'its joint'} strategy, its pool), "
         "with a consent page. The clients (one Python process) run on the same machine as "
-        "the server.\n\n"
-        + table
-        + f"\n\nLargest study here with p95 submit → next page ≤ 250 ms: "
+        "the server.\n\n" + table + f"\n\nLargest study here with p95 submit → next page ≤ 250 ms: "
         f"{max(held) if held else 'none'} participants. Server memory before the first "
         f"participant: {rows[0]['base_mb']:.0f} MB (PSS, all processes).\n\n"
         "Reproduce: `.venv/bin/python -m benchmarks.study_load"

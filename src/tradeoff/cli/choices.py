@@ -31,6 +31,13 @@ def add_choices_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
     pr.add_argument("--scenario", required=True, help="scenario file, or a shipped one's id")
     pr.add_argument("--out", required=True, metavar="PRED.csv", help="a new CSV file")
     pr.add_argument("--seed", type=int, default=0, help="seed of the posterior (default 0)")
+    pr.add_argument(
+        "--pooled",
+        action="store_true",
+        help="start each person from a population prior learnt from the other people of "
+        "TRAIN (their posteriors, with a tenth of the engine's own prior) instead of the "
+        "engine's prior",
+    )
     pr.add_argument("--json", action="store_true", help="print one JSON document")
     pr.set_defaults(func=cmd_choices_predict)
     fit = ch_sub.add_parser(
@@ -58,7 +65,7 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
     sc = loaded.scenario
     train = read_choices(args.train, sc, answers=True, scenario_path=loaded.path)
     holdout = read_choices(args.holdout, sc, answers=False, scenario_path=loaded.path)
-    n = predict_file(sc, train, holdout, args.out, seed=args.seed)
+    n = predict_file(sc, train, holdout, args.out, seed=args.seed, pooled=args.pooled)
     people = len(holdout.people())
     unseen = len(set(holdout.people()) - set(train.people()))
     if args.json:

@@ -12,9 +12,11 @@ its line, column and fix (:class:`~tradeoff.errors.InputError`).
 writes, for each row of HOLDOUT, ``p_A`` (the posterior predictive probability that the
 person picks A over B, given that they pick one), ``p_cant_tell`` (that they would say
 "can't tell" if they could) and ``train_choices`` (how many of their choices it learned
-from; 0: the prior alone). :func:`fit_file` writes one session file per person, with their
-choices as recorded answers, which ``session show``, ``select`` and ``report`` read like any
-session (a replay applies the answers as recorded).
+from; 0: the prior alone); with ``pooled`` each person starts from the population prior
+learnt from the other people of TRAIN (:mod:`tradeoff.learn.pooled`). :func:`fit_file`
+writes one session file per person, with their choices as recorded answers, which
+``session show``, ``select`` and ``report`` read like any session (a replay applies the
+answers as recorded).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.learn import Engine
 from tradeoff.learn.base import Choice
 from tradeoff.learn.choices import choice_spec, forced, learn_choices, pairs, predictive
+from tradeoff.learn.pooled import pooled_predictive, population_prior
 from tradeoff.record.records import valid_participant
 from tradeoff.study.opening import start_session
 from tradeoff.text import spreadsheet_cell
@@ -142,8 +145,7 @@ def read_choices(
                 Problem(
                     f"line {line}, column 'person'",
                     f"{person!r} is not a usable person id.",
-                    "use 1–64 letters, digits, '.', '-' or '_', starting with a letter or "
-                    "digit.",
+                    "use 1–64 letters, digits, '.', '-' or '_', starting with a letter or digit.",
                 )
             )
         sides: list[tuple[float, ...]] = []
@@ -200,18 +202,40 @@ def _person_engine(
 
 
 def predict_file(
-    scenario: Scenario, train: ChoiceTable, holdout: ChoiceTable, out: str | Path, *, seed: int = 0
+    scenario: Scenario,
+    train: ChoiceTable,
+    holdout: ChoiceTable,
+    out: str | Path,
+    *,
+    seed: int = 0,
+    pooled: bool = False,
 ) -> int:
     """Write the predictions of every row of ``holdout`` to ``out`` (a new file: an
-    existing one is never overwritten); returns the number of rows written."""
+    existing one is never overwritten); returns the number of rows written. ``pooled``:
+    each person starts from the population prior learnt from the other people of
+    ``train`` (:mod:`tradeoff.learn.pooled`) instead of the engine's own prior."""
     priors = scenario_priors(scenario)
     learned = train.people()
+    population = None
+    if pooled:
+        engines = {
+            person: _person_engine(scenario, rows, seed, priors).particles()
+            for person, rows in learned.items()
+        }
+        population = population_prior(
+            scenario, {k: v for k, v in engines.items() if v is not None}, seed=seed
+        )
     columns = [*holdout.header, "p_A", "p_cant_tell", "train_choices"]
     lines: dict[int, list[str]] = {}
     for person, rows in holdout.people().items():
         mine = learned.get(person, [])
-        engine = _person_engine(scenario, mine, seed, priors)
-        p = predictive(engine, pairs(scenario, [r.a for r in rows], [r.b for r in rows], priors))
+        asked = pairs(scenario, [r.a for r in rows], [r.b for r in rows], priors)
+        if population is not None:
+            seen = pairs(scenario, [r.a for r in mine], [r.b for r in mine], priors)
+            answers = [r.choice or Choice.INDIFFERENT for r in mine]
+            p, _ = pooled_predictive(scenario, population.without(person), seen, answers, asked)
+        else:
+            p = predictive(_person_engine(scenario, mine, seed, priors), asked)
         for row, p_a, p_unsure in zip(rows, forced(p), p[:, 2], strict=True):
             cells = [spreadsheet_cell(row.cells[c]) for c in holdout.header]
             lines[row.line] = [*cells, f"{p_a:.6f}", f"{p_unsure:.6f}", str(len(mine))]

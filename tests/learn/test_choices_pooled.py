@@ -1,0 +1,38 @@
+"""``tradeoff choices predict --pooled``: a person starts from the population prior learnt
+from the other people of TRAIN, not from the engine's own prior; someone whose own choices
+go against everyone else's still gets their own answer."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from tradeoff.cli import main
+
+HEADER = "person,A_price,A_time,A_changes,A_comfort,B_price,B_time,B_changes,B_comfort"
+CHEAP, FAST = "20,150,0,1", "40,120,0,1"
+
+
+def predictions(tmp_path: Path, name: str, *extra: str) -> dict[str, float]:
+    train = tmp_path / "train.csv"
+    if not train.exists():
+        rows = [f"{p},{CHEAP},{FAST},A" for p in ("ana", "bo", "cy", "di") for _ in range(6)]
+        rows += [f"ed,{CHEAP},{FAST},B" for _ in range(6)]
+        train.write_text("\n".join([HEADER + ",answer", *rows]) + "\n")
+    holdout = tmp_path / "holdout.csv"
+    holdout.write_text("\n".join([HEADER, f"new,{CHEAP},{FAST}", f"ed,{CHEAP},{FAST}"]) + "\n")
+    out = tmp_path / name
+    args = ["choices", "predict", str(train), str(holdout), "--scenario", "train-trips"]
+    assert main([*args, "--out", str(out), *extra]) == 0
+    with out.open(newline="") as fh:
+        return {r["person"]: float(r["p_A"]) for r in csv.DictReader(fh)}
+
+
+def test_pooled_borrows_from_the_others_and_keeps_a_persons_own_choices(
+    tmp_path: Path,
+) -> None:
+    alone = predictions(tmp_path, "alone.csv")
+    pooled = predictions(tmp_path, "pooled.csv", "--pooled")
+    assert 0.2 < alone["new"] < 0.8  # the engine's own prior: no idea
+    assert pooled["new"] > alone["new"] + 0.15  # four of five people took the cheap trip
+    assert pooled["ed"] < 0.25 and alone["ed"] < 0.25  # ed's six choices still decide

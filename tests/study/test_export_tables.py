@@ -423,3 +423,32 @@ def test_options_by_their_aspects_alone_leave_the_threshold_empty(tmp_path: Path
     assert summary.threshold_median is None
     report = frictionless.validate(str(tmp_path / "answers.csv.datapackage.json"))
     assert report.valid, report.flatten(["rowNumber", "fieldName", "type", "note"])
+
+
+def test_the_study_report_gives_each_threshold_in_the_table_and_the_spread(
+    made: Made, exported: Path, tmp_path: Path
+) -> None:
+    """``study report`` states each participant's threshold as the export's columns hold
+    it, and the group's spread (lowest, median, highest) over the same people."""
+    from tradeoff.choose.report import write_report
+    from tradeoff.curves import threshold_percent
+    from tradeoff.study.report import decide_study
+
+    md_path, _ = write_report(
+        decide_study(study_sessions(made.study.path)), tmp_path / "r", argv=["study", "report"]
+    )
+    md = md_path.read_text(encoding="utf-8")
+    people = pd.read_csv(exported / "answers.participants.csv").set_index("participant")
+    for pid in ("p01", "p06"):
+        t, low, high = (float(people.loc[pid, c]) for c in THRESHOLD_CELLS)
+        said = (
+            f"{pid}'s answers put the threshold probability at {threshold_percent(t)} (90% "
+            f"credible interval {threshold_percent(low)}–{threshold_percent(high)})"
+        )
+        assert said in md, pid
+    values = people.loc[["p01", "p06"], "threshold"]
+    assert (
+        f"Across the 2 people the threshold probability runs from {threshold_percent(values.min())}"
+        in md
+    )
+    assert f"median {threshold_percent(float(values.median()))}." in md

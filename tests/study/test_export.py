@@ -14,6 +14,7 @@ import pytest
 
 from tradeoff.ask.presentation import per_thousand, shown_number
 from tradeoff.ask.scenario import load_scenario
+from tradeoff.curves import threshold_percent
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice
 from tradeoff.record.log import read_session
@@ -405,3 +406,6 @@ def test_the_export_says_the_answers_that_count_as_status_does(
     assert main(["study", "export", str(made.study.path), "--out", str(tmp_path / "a.csv")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("9 answers (and 1 taken back by an undo, in rows flagged undone) of 2 ")
+    # and the group's median threshold probability, from the participants table's column
+    median = pd.read_csv(tmp_path / "a.participants.csv")["threshold"].median()
+    assert f"median threshold probability is {threshold_percent(median)} " in out

@@ -363,3 +363,92 @@ def test_a_declined_panel_entry_and_an_unstarted_pilot_are_said_as_such(tmp_path
     export_study(load_study(study.path), tmp_path / "all.csv", include_pilot=True)
     everyone = pd.read_csv(tmp_path / "all.participants.csv")
     assert sorted(everyone["participant"]) == sorted([came.participant, "pilot-0123456789ab"])
+
+
+THRESHOLD_CELLS = ("threshold", "threshold_low", "threshold_high")
+
+
+def test_each_participant_has_the_threshold_the_study_report_gives(
+    made: Made, exported: Path
+) -> None:
+    """The threshold columns hold each participant's threshold probability and its 90%
+    interval, as :func:`stakeholder_threshold` reads it from the stakeholder the decide
+    step builds by replaying the files anew (as ``study report`` does); empty for one who
+    has not started. The summary's median is theirs."""
+    from tradeoff.choose.decision_curves import stakeholder_threshold
+
+    people = pd.read_csv(exported / "answers.participants.csv").set_index("participant")
+    study = load_study(made.study.path)
+    scenario = load_scenario(study.scenario_path).scenario
+    pids = ("p01", "p02", "p06")
+    decided = decide(
+        [made.files[pid] for pid in pids],
+        scenario=study.scenario_path,
+        populations=study.populations(),
+    )
+    for pid, s in zip(pids, decided.selection.stakeholders, strict=True):
+        t = stakeholder_threshold(scenario, s)
+        assert t is not None and t.low is not None and t.high is not None
+        got = [people.loc[pid, c] for c in THRESHOLD_CELLS]
+        assert got == pytest.approx([t.value, t.low, t.high], abs=1e-9)
+        assert 0.0 <= t.low <= t.high <= 1.0
+    assert people.loc["p04", list(THRESHOLD_CELLS)].isna().all()
+    summary = export_study(study, exported / "again.csv")
+    assert summary.threshold_median == pytest.approx(float(people["threshold"].median()), abs=1e-12)
+
+
+def test_options_by_their_aspects_alone_leave_the_threshold_empty(tmp_path: Path) -> None:
+    """A scenario without classes decides no class: the threshold cells stay empty (and
+    the data package still validates), though the participant has a pick."""
+    study, _ = create_study(ROOT / "scenarios" / "llm-leaderboard.toml", ["p01"], tmp_path / "s")
+    loaded = load_scenario(study.scenario_path)
+    sc = loaded.scenario
+    rec = start_session(
+        loaded,
+        "p01",
+        study.sessions_dir,
+        spec=sc.elicitation.override(budget=3),
+        cache_dir=study.cache_dir,
+    )
+    oracle = SimulatedOracle.for_scenario(sc, (0.2, 0.2, 0.2, 0.2, 0.2))
+    with rec:
+        while (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q), response_ms=1000.0)
+        rec.finish()
+    summary = export_study(load_study(study.path), tmp_path / "answers.csv")
+    people = pd.read_csv(tmp_path / "answers.participants.csv")
+    assert list(people.columns[8:11]) == list(THRESHOLD_CELLS)
+    assert isinstance(people.loc[0, "final_pick"], str)
+    assert people[list(THRESHOLD_CELLS)].isna().all().all()
+    assert summary.threshold_median is None
+    report = frictionless.validate(str(tmp_path / "answers.csv.datapackage.json"))
+    assert report.valid, report.flatten(["rowNumber", "fieldName", "type", "note"])
+
+
+def test_the_study_report_gives_each_threshold_in_the_table_and_the_spread(
+    made: Made, exported: Path, tmp_path: Path
+) -> None:
+    """``study report`` states each participant's threshold as the export's columns hold
+    it, and the group's spread (lowest, median, highest) over the same people."""
+    from tradeoff.choose.report import write_report
+    from tradeoff.curves import threshold_percent
+    from tradeoff.study.report import decide_study
+
+    md_path, _ = write_report(
+        decide_study(study_sessions(made.study.path)), tmp_path / "r", argv=["study", "report"]
+    )
+    md = md_path.read_text(encoding="utf-8")
+    people = pd.read_csv(exported / "answers.participants.csv").set_index("participant")
+    for pid in ("p01", "p06"):
+        t, low, high = (float(people.loc[pid, c]) for c in THRESHOLD_CELLS)
+        said = (
+            f"{pid}'s answers put the threshold probability at {threshold_percent(t)} (90% "
+            f"credible interval {threshold_percent(low)}–{threshold_percent(high)})"
+        )
+        assert said in md, pid
+    values = people.loc[["p01", "p06"], "threshold"]
+    assert (
+        f"Across the 2 people the threshold probability runs from {threshold_percent(values.min())}"
+        in md
+    )
+    assert f"median {threshold_percent(float(values.median()))}." in md

@@ -394,6 +394,14 @@ def cmd_study_export(args: argparse.Namespace) -> int:
         f"{summary.path}{left_out}.\nOne row per participant in {summary.participants_table}; "
         f"every column is explained in {summary.codebook} and {summary.datapackage}."
     )
+    if summary.threshold_median is not None:
+        from tradeoff.curves import threshold_percent
+
+        say(
+            "The participants' median threshold probability is "
+            f"{threshold_percent(summary.threshold_median)} (each one's, with its 90% "
+            "credible interval, in the threshold columns)."
+        )
     return 0
 
 

@@ -74,7 +74,6 @@ from tradeoff.study.codebook import (
     ANSWERS,
     ANSWERS_ROW,
     FORMATS,
-    PARTICIPANT_COLUMNS,
     PARTICIPANTS_ROW,
     SIDES,
     Column,
@@ -88,11 +87,14 @@ from tradeoff.study.codebook import (
 from tradeoff.study.counted import not_counted, session_files
 from tradeoff.study.entries import read_entries
 from tradeoff.study.folder import Study
+from tradeoff.study.thresholds import add_thresholds, median_threshold, participant_columns
 from tradeoff.study.withdrawals import certain_withdrawals
 from tradeoff.text import spreadsheet_cell
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from tradeoff.choose.selection import Stakeholder
 
 __all__ = ["ExportSummary", "export_files", "export_study"]
 
@@ -135,6 +137,9 @@ class ExportSummary:
     undone
         Of the rows, the answers an undo took back: ``rows - undone`` answers count, as
         ``study status`` counts them.
+    threshold_median
+        The median of the participants' threshold probabilities (the participants table's
+        ``threshold``, :mod:`tradeoff.study.thresholds`); ``None`` when none has one.
     """
 
     path: Path
@@ -151,6 +156,7 @@ class ExportSummary:
     pilot_sessions: int = 0
     states: tuple[tuple[str, str], ...] = field(default=())
     undone: int = 0
+    threshold_median: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The summary as JSON-ready values.
@@ -175,6 +181,7 @@ class ExportSummary:
             "pilot_sessions": self.pilot_sessions,
             "skipped": [{"file": f, "reason": r} for f, r in self.skipped],
             "warnings": list(self.warnings),
+            "threshold_median": self.threshold_median,
         }
 
 
@@ -384,7 +391,7 @@ def _person(pid: str, sessions: Sequence[_Session], panel_id: str | None = None)
 
 
 def _picks(
-    study: Study, scenario: Scenario, people: list[Row], described: dict[str, _Session]
+    study: Study, scenario: Scenario, people: list[Row], described: dict[str, Stakeholder]
 ) -> str | None:
     """Each described session's pick and the probability it was stated with, written into
     ``people``: the recommendation of the decide step (:func:`tradeoff.choose.recommend.
@@ -395,7 +402,7 @@ def _picks(
     scenario has no pool; returns why the picks were left empty when its pool cannot be
     read, else ``None``."""
     from tradeoff.choose.candidates import scenario_pool
-    from tradeoff.choose.selection import recommend_each, stakeholder_of
+    from tradeoff.choose.selection import recommend_each
 
     if not described or scenario.pool is None:
         return None
@@ -404,11 +411,7 @@ def _picks(
     except InputError as exc:
         return f"final_pick and p_best left empty: {exc.message()}"
     by_id: dict[str, Row] = {row["participant"]: row for row in people}
-    people_of = [
-        stakeholder_of(session.log.header, session.engine, session.log.path)
-        for session in described.values()
-    ]
-    each = recommend_each(scenario, people_of, pool)
+    each = recommend_each(scenario, list(described.values()), pool)
     for pid, rec in zip(described, each.recommendations, strict=True):
         by_id[pid]["final_pick"] = rec.name
         by_id[pid]["p_best"] = rec.stated
@@ -472,7 +475,11 @@ def _collect(
             described[pid] = chosen
         if len(rows) > before:
             exported.append(pid)
-    refused = _picks(study, scenario, people, described)
+    from tradeoff.choose.selection import stakeholder_of
+
+    of = {p: stakeholder_of(s.log.header, s.engine, s.log.path) for p, s in described.items()}
+    refused = _picks(study, scenario, people, of)
+    add_thresholds(scenario, people, of)  # from the posterior each pick comes from
     if refused is not None:
         warnings.append(refused)
     return _Collected(
@@ -657,7 +664,7 @@ def export_study(study: Study, out: str | Path, *, include_pilot: bool = False) 
         Table(
             "participants",
             files["participants"].name,
-            PARTICIPANT_COLUMNS,
+            participant_columns(),
             PARTICIPANTS_ROW,
             ("participant",),
         ),
@@ -715,4 +722,5 @@ def export_study(study: Study, out: str | Path, *, include_pilot: bool = False) 
         pilot=collected.pilot,
         pilot_sessions=collected.pilot_sessions,
         states=tuple((r["participant"], r["state"]) for r in collected.people),
+        threshold_median=median_threshold(collected.people),
     )

@@ -127,6 +127,7 @@ class SelectionHelpScreen(HelpScreen):
         "largest regret over everyone is smallest. The table lists the candidates in that "
         "order; the plot shows two aspects, the Pareto front and the pick.\n\n"
         "  x        plot other aspects\n"
+        "  c        decision curves (two classes): net benefit at each threshold\n"
         "  d        COPA's ranking for the practitioner (top-%, ω, p), and back\n"
         "  p        change COPA's p (1, 2, ∞)\n"
         "  o + -    put weight α on one aspect and move it\n"

@@ -71,6 +71,7 @@ class CurveView:
     models: tuple[Curve, ...]
     everyone: FloatArray
     people: tuple[tuple[str, Threshold], ...]
+    right: float
     prevalence: float
     positive: str
     caption: str
@@ -123,7 +124,7 @@ def curve_view(selection: Selection, scenario: Scenario | None = None) -> CurveV
             chosen.append(m)
     highs = [t.high if t.high is not None else t.value for _, t in people]
     right = max(0.5, min(0.99, 2 * max(highs)))
-    x = np.round(np.arange(1, round(right / STEP) + 1) * STEP, 3)
+    x = np.round(np.arange(1, round(0.99 / STEP) + 1) * STEP, 3)
     roles = ("recommended", "runner-up")
     models = tuple(
         Curve(
@@ -147,6 +148,7 @@ def curve_view(selection: Selection, scenario: Scenario | None = None) -> CurveV
         models,
         treat_all(pi, x),
         tuple(people),
+        right,
         pi,
         scenario.classes[0].name,
         "; ".join(said) + ".",
@@ -204,11 +206,16 @@ class CurvesPlot(PlotextPlot):
         rows, columns = self.size.height - 3, self.size.width - 8
         low = -0.05 * max(v.prevalence, 0.1)
         ys = nice_ticks(low, v.prevalence * 1.05, max(2, rows // 3 + 1))
-        xs = nice_ticks(0.0, float(v.thresholds[-1]) * 100, max(2, columns // 8))
-        x = v.thresholds
-        lines = [(c.net_benefit, MARKERS[k], COLOURS[k]) for k, c in enumerate(v.models)]
+        xs = nice_ticks(0.0, v.right * 100, max(2, columns // 8))
+        shown = v.thresholds * 100 <= xs[-1]  # the curves run to the axis's end
+        x = v.thresholds[shown]
+        lines = [(c.net_benefit[shown], MARKERS[k], COLOURS[k]) for k, c in enumerate(v.models)]
         # the recommended model last, on top of the others where the curves meet
-        for nb, marker, colour in [(v.everyone, *ALL), (np.zeros_like(x), *NONE), *lines[::-1]]:
+        for nb, marker, colour in [
+            (v.everyone[shown], *ALL),
+            (np.zeros_like(x), *NONE),
+            *lines[::-1],
+        ]:
             keep = nb >= ys[0]  # each curve falls with the threshold: what is in view
             plt.plot((x[keep] * 100).tolist(), nb[keep].tolist(), marker=marker, color=colour)
         for k, (_, t) in enumerate(v.people[: len(PEOPLE)]):

@@ -44,6 +44,7 @@ async def test_the_curves_show_the_models_and_say_which_is_best_at_the_threshold
     names = [c.name for c in view.models]
     assert 2 <= len(names) <= 5 and len(set(names)) == len(names)
     assert [c.role for c in view.models[:2]] == ["recommended", "runner-up"]
+    assert names[0] == example_selection.consensus_name  # what the result screen recommends
     pi = float(example_selection.stakeholders[0].priors[0])
     for who, t in view.people:  # the caption's model is the best of the whole pool there
         nb = [float(fixed_net_benefit(r[0], r[1], pi, [t.value])[0]) for r in pool.values]
@@ -121,3 +122,29 @@ async def test_options_by_their_aspects_alone_have_no_curves(tmp_path: Path) -> 
         await pilot.press("c")
         await pilot.pause(0.2)
         assert isinstance(app.screen, SelectionScreen)
+
+
+def test_the_recommended_curve_is_the_persons_pick_not_the_lists_first_row(
+    example_selection: Any,
+) -> None:
+    for k, rec in enumerate(example_selection.recommendations):
+        one = dataclasses.replace(
+            example_selection,
+            stakeholders=[example_selection.stakeholders[k]],
+            recommendations=[rec],
+        )
+        view = curve_view(one)
+        assert view is not None
+        assert view.models[0].name == rec.name
+        if rec.runner_up is not None:
+            assert view.models[1].name == rec.runner_up
+        # A pick the list (ordered by the asked aspects only) does not put first is still the
+        # curve called recommended, as on the result screen.
+        last = example_selection.pool.n - 1
+        moved = dataclasses.replace(
+            rec, name=example_selection.pool.names[last], index=last, runner_up=None
+        )
+        view = curve_view(dataclasses.replace(one, recommendations=[moved]))
+        assert view is not None
+        assert view.models[0].name == moved.name
+        assert view.models[1].name != moved.name

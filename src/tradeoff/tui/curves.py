@@ -97,8 +97,8 @@ def _interval(t: Threshold) -> str:
 def curve_view(selection: Selection, scenario: Scenario | None = None) -> CurveView | None:
     """The decision curves of a two-class ``selection`` (``None`` for any other scenario).
 
-    The models drawn: the people's recommended model and runner-up (their own metrics'
-    order), the model with the highest net benefit at each person's threshold, then the
+    The models drawn: the recommended model (the person's pick, or the group's consensus)
+    and the runner-up, the model with the highest net benefit at each person's threshold, then the
     next in the people's order, :data:`MODELS` in all.
     """
     scenario = scenario or selection.scenario
@@ -115,7 +115,17 @@ def curve_view(selection: Selection, scenario: Scenario | None = None) -> CurveV
     order = list(
         people_list(scenario, pool, selection.stakeholders, selection.recommendations).order
     )
-    chosen = order[:2]
+    # The recommended model and its runner-up as the result screen names them (one person's
+    # pick, or the group's consensus), not the list's first rows, which are ordered by the
+    # asked aspects only and may not start with the pick.
+    names = list(pool.names)
+    if len(selection.recommendations) == 1:
+        rec = selection.recommendations[0]
+        pick, runner = rec.index, rec.runner_up
+    else:
+        pick, runner = names.index(selection.consensus_name), None
+    second = names.index(runner) if runner in names else next(m for m in order if m != pick)
+    chosen = [pick, second]
     bests = [_best_at(selection, t.value)[0] for _, t in people]
     for m in [b for b in bests if b is not None] + order[2:]:
         if len(chosen) >= MODELS:

@@ -339,6 +339,15 @@ async def _show_selection_details(pilot: Pilot[Any]) -> None:
     await pilot.pause(0.3)
 
 
+async def _show_selection_curves(pilot: Pilot[Any]) -> None:
+    from tradeoff.tui.curves import DecisionCurvesScreen
+
+    await _show_selection(pilot)
+    await pilot.press("c")
+    await wait_for(pilot, DecisionCurvesScreen)
+    await pilot.pause(0.3)
+
+
 async def _show_selection_help(pilot: Pilot[Any]) -> None:
     from tradeoff.tui.dialogs import SelectionHelpScreen
 
@@ -362,6 +371,7 @@ SCREENS: dict[str, Callable[[Pilot[Any]], Awaitable[None]]] = {
     "selection": _show_selection,
     "selection-details": _show_selection_details,
     "selection-help": _show_selection_help,
+    "selection-curves": _show_selection_curves,
 }
 
 

@@ -126,7 +126,7 @@ class SelectionHelpScreen(HelpScreen):
         "that would make another model best. For a group, the consensus: the model whose "
         "largest regret over everyone is smallest. The table lists the candidates in that "
         "order; the plot shows two aspects, the Pareto front and the pick.\n\n"
-        "  x        plot other aspects\n"
+        "  x · c    plot other aspects · decision curves\n"
         "  d        COPA's ranking for the practitioner (top-%, ω, p), and back\n"
         "  p        change COPA's p (1, 2, ∞)\n"
         "  o + -    put weight α on one aspect and move it\n"

@@ -1,7 +1,8 @@
 """Ranking details, the team's screen: which model fits whom and why, in the people's words
 and units (each person's recommendation, how sure it is, what change of a weight would alter
 it; the group's consensus), the candidates in that order, and a scatter plot of two aspects
-with the Pareto front. COPA's ω, p and top-% are one level down (``d``), with the controls
+with the Pareto front; for two classes, ``c`` shows the decision curves
+(:mod:`tradeoff.tui.curves`). COPA's ω, p and top-% are one level down (``d``), with the controls
 for p and for moving weight between aspects.
 
 Opened by ``tradeoff select POOL --session FILE ... --tui`` and from the stakeholder app's
@@ -29,6 +30,7 @@ from tradeoff.choose.rank import rank_pool
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import omega_note, plain_summary
 from tradeoff.pool import Pool, copa
+from tradeoff.tui.curves import DecisionCurvesScreen, curve_view
 from tradeoff.tui.dialogs import SelectionHelpScreen
 from tradeoff.tui.scatter import LEGEND, MIN_ROWS, Points, ScatterPlot
 
@@ -43,6 +45,7 @@ class SelectionScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "details", "COPA details", id="copa-details"),
         Binding("x", "next_axes", "Plot axes", id="plot-axes"),
+        Binding("c", "curves", "Decision curves", id="decision-curves"),
         Binding("p", "next_p", "Change p", id="change-p", show=False),
         Binding("o", "next_objective", "α aspect", id="alpha-objective", show=False),
         Binding("plus,equals_sign", "alpha(0.05)", "α +0.05", id="alpha-up", show=False),
@@ -64,6 +67,7 @@ class SelectionScreen(Screen[None]):
         self.axes = (0, 1)
         self.omega: tuple[float, ...] = tuple(selection.average_pick.weights)
         self.axis_names = ("", "")  # the plot's (up, across), named as the table names them
+        self.curves = curve_view(selection, self.scenario)
 
     def compose(self) -> ComposeResult:
         yield Label("Ranking details: which model fits whom, and why", id="title")
@@ -254,6 +258,13 @@ class SelectionScreen(Screen[None]):
     def _current_pick(self) -> int:
         outcome = rank_pool(self.pool, weights=self.current_weights(), p=self.p, top=1)
         return outcome.selected.index
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "curves" or self.curves is not None  # two classes only
+
+    def action_curves(self) -> None:
+        if self.curves is not None:
+            self.app.push_screen(DecisionCurvesScreen(self.curves))
 
     def action_help(self) -> None:
         self.app.push_screen(SelectionHelpScreen())

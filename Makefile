@@ -47,6 +47,8 @@ OTHER_PATH_TESTS := tests/test_machines.py tests/learn/test_joint.py tests/learn
 	tests/record/test_session.py tests/record/test_records.py tests/study/test_export.py \
 	tests/learn/test_extend.py tests/choose/test_recommend.py tests/choose/test_robustness.py \
 	tests/choose/test_decide.py tests/choose/test_selection.py tests/tui/test_tui.py \
+	tests/choose/test_one_number.py tests/test_curves.py tests/learn/test_choices.py \
+	tests/choose/test_informed_order.py tests/learn/test_real_choices_scores.py \
 	src/tradeoff/stable.py
 
 ## check: the core tier only (no statistical, end-to-end or browser tests): under a minute

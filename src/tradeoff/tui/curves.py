@@ -17,11 +17,10 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 from rich.text import Text
-from textual.app import ComposeResult, RenderResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
-from textual_plotext import PlotextPlot
 
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.decision_curves import stakeholder_threshold
@@ -29,7 +28,7 @@ from tradeoff.choose.informed import people_list
 from tradeoff.choose.selection import Selection
 from tradeoff.curves import Threshold, fixed_net_benefit, threshold_percent, treat_all
 from tradeoff.stable import stable_argmax
-from tradeoff.tui.scatter import MIN_COLUMNS, MIN_ROWS, nice_ticks, tick_labels
+from tradeoff.tui.scatter import MIN_ROWS, SizedPlot, nice_ticks, tick_labels
 
 FloatArray = NDArray[np.float64]
 
@@ -185,7 +184,7 @@ def legend(view: CurveView) -> Text:
     return out
 
 
-class CurvesPlot(PlotextPlot):
+class CurvesPlot(SizedPlot):
     """The decision curves, drawn anew for its size, or a note when too small to read."""
 
     DEFAULT_CSS = f"CurvesPlot {{ height: 1fr; min-height: {MIN_ROWS}; }}"
@@ -193,21 +192,6 @@ class CurvesPlot(PlotextPlot):
     def __init__(self, view: CurveView, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.view = view
-
-    @property
-    def fits(self) -> bool:
-        """Whether the plot has room enough to be read."""
-        return self.size.height >= MIN_ROWS and self.size.width >= MIN_COLUMNS
-
-    def render(self) -> RenderResult:
-        if not self.fits:
-            return Text(
-                f"The plot needs {MIN_COLUMNS}×{MIN_ROWS} characters; it has "
-                f"{self.size.width}×{self.size.height}. Make the terminal larger to see it.",
-                style="italic",
-            )
-        self._draw()
-        return super().render()
 
     def _draw(self) -> None:
         plt, v = self.plt, self.view

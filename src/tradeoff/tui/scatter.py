@@ -100,20 +100,10 @@ class Points:
     y_whole: bool = False
 
 
-class ScatterPlot(PlotextPlot):
-    """Models as ``•``, the Pareto front as ``◆`` joined by a fine line, the pick as
-    ``X``; drawn anew for its size, or a note when it is too small to read."""
-
-    DEFAULT_CSS = f"ScatterPlot {{ height: 1fr; min-height: {MIN_ROWS}; }}"
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.points: Points | None = None
-
-    def show(self, points: Points) -> None:
-        """Plot ``points`` (drawn at the next refresh, for the size the plot has then)."""
-        self.points = points
-        self.refresh()
+class SizedPlot(PlotextPlot):
+    """A plot that says the room it needs when it has less (at least
+    :data:`MIN_COLUMNS` × :data:`MIN_ROWS`), and otherwise draws itself (``_draw``) for the
+    size it has at each render."""
 
     @property
     def fits(self) -> bool:
@@ -129,6 +119,25 @@ class ScatterPlot(PlotextPlot):
             )
         self._draw()
         return super().render()
+
+    def _draw(self) -> None:
+        raise NotImplementedError
+
+
+class ScatterPlot(SizedPlot):
+    """Models as ``•``, the Pareto front as ``◆`` joined by a fine line, the pick as
+    ``X``; drawn anew for its size, or a note when it is too small to read."""
+
+    DEFAULT_CSS = f"ScatterPlot {{ height: 1fr; min-height: {MIN_ROWS}; }}"
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.points: Points | None = None
+
+    def show(self, points: Points) -> None:
+        """Plot ``points`` (drawn at the next refresh, for the size the plot has then)."""
+        self.points = points
+        self.refresh()
 
     def _draw(self) -> None:
         plt = self.plt

@@ -6,36 +6,18 @@ session opened with the old one; neither touches anyone else's session."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from aiohttp.test_utils import TestServer
 
 from tradeoff.cli import main
 from tradeoff.study.folder import Study
 from tradeoff.study.keys import new_key
-from tradeoff.web.flow import make_web_app
 from tradeoff.web.site import COORDINATOR_COOKIE, SESSION_COOKIE
 
 from ..webclient import Participant
 from .test_web_panel import link, panel_study
-
-
-@pytest.fixture
-async def serve() -> AsyncIterator[Callable[[Study], Awaitable[str]]]:
-    """Serve a study (each call another server, as another process would be)."""
-    servers: list[TestServer] = []
-
-    async def start(study: Study) -> str:
-        server = TestServer(make_web_app(study))
-        await server.start_server()
-        servers.append(server)
-        return str(server.make_url("/"))
-
-    yield start
-    for server in servers:
-        await server.close()
 
 
 def fresh_key(study: Study, command: str, capsys: pytest.CaptureFixture[str]) -> str:

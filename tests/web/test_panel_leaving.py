@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from aiohttp.test_utils import TestServer
 
 from tradeoff.cli import main
 from tradeoff.study import entries
@@ -26,7 +25,6 @@ from tradeoff.study.keys import new_key
 from tradeoff.study.panel import Panel
 from tradeoff.study.status import study_status
 from tradeoff.study.withdrawals import withdraw, withdrawals_path
-from tradeoff.web.flow import make_web_app
 
 from ..conftest import small_scenario_file
 from ..webclient import Page, Participant
@@ -34,22 +32,6 @@ from .test_web import answer_all, make_study
 from .test_web_panel import link, panel_study
 
 Serve = Callable[[Study], object]
-
-
-@pytest.fixture
-async def serve() -> AsyncIterator[Serve]:
-    """Serve a study in this process; its address."""
-    servers: list[TestServer] = []
-
-    async def start(study: Study) -> str:
-        server = TestServer(make_web_app(study))
-        await server.start_server()
-        servers.append(server)
-        return str(server.make_url("/"))
-
-    yield start
-    for server in servers:
-        await server.close()
 
 
 def states(study: Study) -> dict[str | None, str]:

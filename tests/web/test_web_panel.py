@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
-from aiohttp.test_utils import TestServer
 
 from tradeoff.record.log import read_session
 from tradeoff.record.records import NoteRecord
@@ -57,21 +56,6 @@ def panel_study(
 
 
 Served = Callable[[Study], AsyncIterator[str]]
-
-
-@pytest.fixture
-async def serve() -> AsyncIterator[Callable[[Study], object]]:
-    servers: list[TestServer] = []
-
-    async def start(study: Study) -> str:
-        server = TestServer(make_web_app(study))
-        await server.start_server()
-        servers.append(server)
-        return str(server.make_url("/"))
-
-    yield start
-    for server in servers:
-        await server.close()
 
 
 def link(pid: str, **more: str) -> str:

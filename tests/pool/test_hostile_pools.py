@@ -263,7 +263,7 @@ def test_an_unreachable_tracking_server_fails_within_seconds_and_says_which(
     assert f"{uri}: tracking server: could not be reached" in err
     assert "--tracking-uri" in err and "Traceback" not in err
 
-    from tradeoff.pool.tracking import record_decision
+    from tradeoff.pool.mlflow_pick import record_decision
 
     start = time.monotonic()
     with pytest.raises(InputError, match="could not be reached"):

@@ -15,8 +15,8 @@ from tradeoff.cli.common import UsageError, emit, parse_p, say
 if TYPE_CHECKING:
     from tradeoff.choose.decide import Decision
     from tradeoff.choose.selection import Selection
+    from tradeoff.pool.mlflow_pick import RecordedDecision
     from tradeoff.pool.searches import RecordedPick
-    from tradeoff.pool.tracking import RecordedDecision
 
 #: Suffixes of pool files: a session argument with one of these was meant as the pool.
 POOL_SUFFIXES = (".csv", ".parquet", ".pq")
@@ -149,7 +149,7 @@ def record_in_mlflow(chosen: Decision, args: argparse.Namespace) -> RecordedDeci
 
     from tradeoff.choose.decide import decision_tags
     from tradeoff.choose.report import write_report
-    from tradeoff.pool.tracking import record_decision
+    from tradeoff.pool.mlflow_pick import record_decision
 
     index, tags = decision_tags(chosen)
     row = {str(k): v for k, v in chosen.pool.frame.iloc[index].to_dict().items()}

@@ -21,7 +21,7 @@ from tradeoff.choose.pool_metric import metric_objectives
 from tradeoff.errors import InputError
 from tradeoff.pool import Measured, load_pool
 from tradeoff.pool.meaning import CASES, MAX_CASES, column_meaning, row_number
-from tradeoff.pool.searches import record_pick
+from tradeoff.pool.optuna_pick import record_pick
 
 from ..conftest import SCENARIOS
 

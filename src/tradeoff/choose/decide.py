@@ -353,7 +353,7 @@ def decision_facts(chosen: Decision) -> tuple[int, dict[str, Any]]:
     participant for a group), ``max_regret`` (a group), ``p_rank_1_2_3``,
     ``what_would_change``, ``unfinished``, ``scenario``, ``participants``, ``sessions``,
     ``answers`` (those that do not apply are left out). :func:`decision_tags` writes them
-    as MLflow tags, :func:`tradeoff.pool.searches.record_pick` as an Optuna study's
+    as MLflow tags, :func:`tradeoff.pool.optuna_pick.record_pick` as an Optuna study's
     attribute."""
     selection = chosen.selection
     people = selection.stakeholders

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from tradeoff.choose.decide import Decision
     from tradeoff.choose.selection import Selection
     from tradeoff.pool.mlflow_pick import RecordedDecision
-    from tradeoff.pool.searches import RecordedPick
+    from tradeoff.pool.optuna_pick import RecordedPick
 
 #: Suffixes of pool files: a session argument with one of these was meant as the pool.
 POOL_SUFFIXES = (".csv", ".parquet", ".pq")
@@ -170,7 +170,7 @@ def record_in_mlflow(chosen: Decision, args: argparse.Namespace) -> RecordedDeci
 def record_in_optuna(chosen: Decision, study: object, args: argparse.Namespace) -> RecordedPick:
     """``select --optuna-storage``: the pick as the study's user attribute."""
     from tradeoff.choose.decide import decision_facts
-    from tradeoff.pool.searches import record_pick
+    from tradeoff.pool.optuna_pick import record_pick
 
     index, facts = decision_facts(chosen)
     row = {str(k): v for k, v in chosen.pool.frame.iloc[index].to_dict().items()}

@@ -55,7 +55,7 @@ def _written(
 
 def cmd_pool_sklearn(args: argparse.Namespace) -> int:
     from tradeoff.pool import load_dataset, load_estimators, measure
-    from tradeoff.pool.measuring import MAX_FOLDS, MAX_LATENCY_REPEATS
+    from tradeoff.pool.sklearn_inputs import MAX_FOLDS, MAX_LATENCY_REPEATS
 
     _new_file(args)
     if args.folds is not None and args.test_size is not None:

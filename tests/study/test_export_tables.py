@@ -22,11 +22,13 @@ from tradeoff.record.log import read_session
 from tradeoff.record.records import AnswerRecord, ConsentRecord, EntryRecord
 from tradeoff.record.summary import summarise
 from tradeoff.simulation.oracles import SimulatedOracle
-from tradeoff.study.codebook import aspect_slugs
-from tradeoff.study.export import _session_rows, export_files, export_study
+from tradeoff.study.export import export_study
+from tradeoff.study.export_rows import session_rows
 from tradeoff.study.folder import Study, create_study, load_study
 from tradeoff.study.opening import start_session
 from tradeoff.study.report import study_sessions
+from tradeoff.study.table_columns import aspect_slugs
+from tradeoff.study.table_files import export_files
 from tradeoff.study.withdrawals import withdraw
 
 from ..conftest import ROOT
@@ -281,7 +283,7 @@ def test_an_answer_carries_the_language_it_was_shown_in(made: Made) -> None:
     ]
     shown = dataclasses.replace(log, lines=lines)
     sc = load_scenario(made.study.scenario_path).scenario
-    rows, _ = _session_rows(shown, sc, aspect_slugs(sc), None)
+    rows, _ = session_rows(shown, sc, aspect_slugs(sc), None)
     answer_lines = [ln for ln in lines if isinstance(ln.event, AnswerRecord)]
     assert [r["language"] for r in rows] == ["de" if ln.number % 2 else "nl" for ln in answer_lines]
     assert {"de", "nl"} == {r["language"] for r in rows}

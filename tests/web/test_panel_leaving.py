@@ -19,11 +19,12 @@ import pytest
 from tradeoff.cli import main
 from tradeoff.study import entries
 from tradeoff.study.entries import read_entries
-from tradeoff.study.export import export_files, export_study
+from tradeoff.study.export import export_study
 from tradeoff.study.folder import Study, create_study, load_study
 from tradeoff.study.keys import new_key
 from tradeoff.study.panel import Panel
 from tradeoff.study.status import study_status
+from tradeoff.study.table_files import export_files
 from tradeoff.study.withdrawals import withdraw, withdrawals_path
 
 from ..conftest import small_scenario_file

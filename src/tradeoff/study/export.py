@@ -52,51 +52,38 @@ study's, is left out and listed in :attr:`ExportSummary.skipped` with the reason
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from tradeoff.ask.population import Population
-from tradeoff.ask.presentation import per_thousand, shown_number
-from tradeoff.ask.scenario import Scenario, load_scenario
+from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError
-from tradeoff.learn import Engine
-from tradeoff.record.log import SessionLog, read_session
-from tradeoff.record.records import AnswerRecord, ExtendRecord, UndoRecord
-from tradeoff.record.replay import replay
 from tradeoff.study.codebook import (
-    ANSWERS,
     ANSWERS_ROW,
-    FORMATS,
     PARTICIPANTS_ROW,
-    SIDES,
-    Column,
     Table,
-    aspect_slugs,
     codebook_csv,
     codebook_md,
-    columns,
     datapackage,
 )
-from tradeoff.study.counted import not_counted, session_files
-from tradeoff.study.entries import read_entries
+from tradeoff.study.export_people import collect
 from tradeoff.study.folder import Study
-from tradeoff.study.thresholds import add_thresholds, median_threshold, participant_columns
-from tradeoff.study.withdrawals import certain_withdrawals
-from tradeoff.text import spreadsheet_cell
+from tradeoff.study.table_columns import aspect_slugs, columns
+from tradeoff.study.table_files import (
+    FORMATS,
+    discard,
+    export_files,
+    publish,
+    refuse_existing,
+    stage,
+    table_frame,
+)
+from tradeoff.study.thresholds import median_threshold, participant_columns
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from tradeoff.choose.selection import Stakeholder
-
-__all__ = ["ExportSummary", "export_files", "export_study"]
+__all__ = ["ExportSummary", "export_study"]
 
 
 @dataclass(frozen=True)
@@ -189,415 +176,6 @@ def _str(path: Path | None) -> str | None:
     return None if path is None else str(path)
 
 
-# -- rows -----------------------------------------------------------------------------------
-
-
-Row = dict[str, Any]
-
-
-def _posterior(engine: Engine, slugs: Sequence[str]) -> Row:
-    """The engine's swing weights, their intervals and P(best), by column."""
-    result = engine.result()
-    if result.swing_weights is not None:
-        weights, intervals = result.swing_weights, result.swing_intervals
-    else:
-        weights, intervals = result.weights, result.intervals
-    row: Row = {}
-    for k, slug in enumerate(slugs):
-        row[f"w_{slug}"] = float(weights[k])
-        lo, hi = (None, None) if intervals is None else intervals[k]
-        row[f"w_{slug}_lo"] = lo
-        row[f"w_{slug}_hi"] = hi
-    decision = engine.decision()
-    row["p_best"] = None if decision is None else decision[0]
-    row["expected_regret"] = None if decision is None else decision[1]
-    return row
-
-
-def _answer_row(scenario: Scenario, slugs: Sequence[str], event: AnswerRecord) -> Row:
-    """What an answer line says, by column (without the session's and the posterior's)."""
-    q = event.query
-    k = scenario.n_classes
-    row: Row = {
-        "kind": q.kind,
-        "candidate_A": None if q.candidates is None else q.candidates[0],
-        "candidate_B": None if q.candidates is None else q.candidates[1],
-    }
-    for side, attr in SIDES:
-        profile = getattr(q, attr)
-        for i, slug in enumerate(slugs[:k]):
-            row[f"{side}_{slug}_per_1000"] = per_thousand(profile.recalls[i])
-            row[f"{side}_{slug}_recall"] = profile.recalls[i]
-        for j, slug in enumerate(slugs[k:]):
-            row[f"{side}_{slug}_shown"] = shown_number(
-                scenario.attributes[j], profile.attributes[j]
-            )
-            row[f"{side}_{slug}"] = profile.attributes[j]
-    row.update(
-        answer=ANSWERS[event.choice],
-        response_ms=event.response_ms,
-        answered_at=event.at,
-        undone=False,
-        repeat_of=q.repeat_of,
-        is_repeat=q.repeat_of is not None,
-    )
-    return row
-
-
-def session_language(log: SessionLog) -> str | None:
-    """The language a session was shown in: its consent record's, else the study web
-    page's ``language`` note, else ``None``."""
-    if log.consent is not None:
-        return log.consent.language
-    for e in log.events:
-        if e.type == "note" and e.text.startswith("language "):
-            return e.text.removeprefix("language ")
-    return None
-
-
-def served(log: SessionLog) -> bool:
-    """Whether the study web page recorded the session (it opens with an entry or a
-    consent record, or notes its language, or an answer carries one), so its response
-    times are the server's (:data:`tradeoff.study.codebook` ``response_timer``)."""
-    return (
-        log.entry is not None
-        or log.consent is not None
-        or session_language(log) is not None
-        or any(isinstance(e, AnswerRecord) and e.language is not None for e in log.events)
-    )
-
-
-def _session_rows(
-    log: SessionLog, scenario: Scenario, slugs: Sequence[str], population: Population | None
-) -> tuple[list[Row], Engine]:
-    """One row per answer line of ``log``, read as :func:`tradeoff.record.replay.replay`
-    applies it, and the engine after the whole file.
-
-    Raises
-    ------
-    InputError
-        If a recorded question can be neither asked again nor applied as recorded.
-    """
-    h = log.header
-    consent = log.consent
-    language = session_language(log)
-    common: Row = {
-        "participant": h.participant,
-        "session": log.path.name,
-        "consent_version": None if consent is None else consent.version,
-        "pilot": log.entry is not None and log.entry.pilot,
-        "strategy": h.strategy,
-        "response_timer": "server" if served(log) else "app",
-    }
-    rows: list[Row] = []
-    counted: list[Row] = []  # the rows of the answers the engine counts now, oldest first
-
-    def after(engine: Engine, event: AnswerRecord | UndoRecord | ExtendRecord) -> None:
-        if isinstance(event, AnswerRecord):
-            row = {
-                **common,
-                "language": event.language if event.language is not None else language,
-                "question": event.index if event.index is not None else engine.answered,
-                "answer_seq": len(rows) + 1,
-                **_answer_row(scenario, slugs, event),
-                **_posterior(engine, slugs),
-            }
-            rows.append(row)
-            counted.append(row)
-        while len(counted) > engine.answered:  # an undo took the newest answer back
-            counted.pop()["undone"] = True
-
-    engine = replay(log, population=population, after=after)
-    return rows, engine
-
-
-@dataclass(frozen=True)
-class _Session:
-    """One exported session file: its log, the engine after it, its modification time."""
-
-    log: SessionLog
-    engine: Engine
-    mtime: float
-
-
-@dataclass(frozen=True)
-class _Collected:
-    rows: list[Row]
-    people: list[Row]
-    participants: tuple[str, ...]
-    withdrawn: tuple[str, ...]
-    skipped: tuple[tuple[str, str], ...]
-    warnings: tuple[str, ...]
-    pilot: tuple[str, ...]
-    pilot_sessions: int
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return os.lstat(path).st_mtime
-    except OSError:
-        return 0.0
-
-
-def _described(sessions: Sequence[_Session]) -> _Session | None:
-    """The session a participant's row describes: their newest complete session, else
-    their newest (by modification time, as ``study status`` and ``study report`` tell)."""
-    if not sessions:
-        return None
-    done = [s for s in sessions if s.log.finished]
-    return max(done or sessions, key=lambda s: s.mtime)
-
-
-def _person(pid: str, sessions: Sequence[_Session], panel_id: str | None = None) -> Row:
-    """A participant's row, without the pick (:func:`_picks` adds it); ``panel_id``, their
-    id on the panel as the study knows it (its allow-list), for one who has not started."""
-    chosen = _described(sessions)
-    if chosen is None:
-        return {
-            "participant": pid,
-            "state": "not started",
-            "completed": False,
-            "questions_answered": 0,
-            "sessions": 0,
-            "session": None,
-            "final_pick": None,
-            "p_best": None,
-            "panel_id": panel_id,
-            "entry_via": None,
-            "pilot": False,
-            "consent_version": None,
-            "language": None,
-        }
-    log, entry = chosen.log, chosen.log.entry
-    answers = [e for e in log.events if isinstance(e, AnswerRecord)]
-    shown = [e.language for e in answers if e.language is not None]
-    language = session_language(log)
-    complete = log.finished
-    return {
-        "participant": pid,
-        "state": "complete" if complete else "unfinished",
-        "completed": complete,
-        "questions_answered": chosen.engine.answered,
-        "sessions": len(sessions),
-        "session": log.path.name,
-        "final_pick": None,
-        "p_best": None,
-        "panel_id": None if entry is None else entry.panel_id,
-        "entry_via": None if entry is None else entry.via,
-        "pilot": entry is not None and entry.pilot,
-        "consent_version": None if log.consent is None else log.consent.version,
-        "language": language if language is not None else (shown[-1] if shown else None),
-    }
-
-
-def _picks(
-    study: Study, scenario: Scenario, people: list[Row], described: dict[str, Stakeholder]
-) -> str | None:
-    """Each described session's pick and the probability it was stated with, written into
-    ``people``: the recommendation of the decide step (:func:`tradeoff.choose.recommend.
-    recommend` over the scenario's pool, with the stakeholder's posterior draws, as
-    :func:`tradeoff.choose.decide.decide` and so ``tradeoff study report`` make it), from
-    the engine the export replayed (nothing is replayed again, and no group consensus is
-    computed: its cost grows with the square of the participants). Nothing when the
-    scenario has no pool; returns why the picks were left empty when its pool cannot be
-    read, else ``None``."""
-    from tradeoff.choose.candidates import scenario_pool
-    from tradeoff.choose.selection import recommend_each
-
-    if not described or scenario.pool is None:
-        return None
-    try:
-        pool = scenario_pool(scenario, study.scenario_path.parent)
-    except InputError as exc:
-        return f"final_pick and p_best left empty: {exc.message()}"
-    by_id: dict[str, Row] = {row["participant"]: row for row in people}
-    each = recommend_each(scenario, list(described.values()), pool)
-    for pid, rec in zip(described, each.recommendations, strict=True):
-        by_id[pid]["final_pick"] = rec.name
-        by_id[pid]["p_best"] = rec.stated
-    return None
-
-
-def _collect(
-    study: Study, scenario: Scenario, slugs: Sequence[str], include_pilot: bool
-) -> _Collected:
-    gone = certain_withdrawals(study)
-    declined = {p for p, e in read_entries(study.path).people.items() if e.ever_declined}
-    rows: list[Row] = []
-    people: list[Row] = []
-    exported: list[str] = []
-    skipped: list[tuple[str, str]] = []
-    warnings: list[str] = []
-    pilot_only: list[str] = []
-    pilot_sessions = 0
-    described: dict[str, _Session] = {}
-    population: Population | None = None
-    for pid in study.participants:
-        if pid in gone:
-            continue
-        before = len(rows)
-        sessions: list[_Session] = []
-        pilots = 0
-        for path in session_files(study, pid)[0]:
-            try:
-                log = read_session(path)
-            except InputError as exc:
-                skipped.append((str(path), f"unreadable: {exc.message()}"))
-                continue
-            header = log.header
-            foreign = not_counted(header, pid, study.scenario_sha256)
-            if foreign is not None:
-                skipped.append((str(path), foreign))
-                continue
-            if log.entry is not None and log.entry.pilot and not include_pilot:
-                pilots += 1
-                continue
-            if population is None:
-                population = study.populations()(header.scenario)
-            try:
-                found, engine = _session_rows(log, scenario, slugs, population)
-            except InputError as exc:
-                skipped.append((str(path), f"cannot be replayed: {exc.message()}"))
-                continue
-            rows += found
-            sessions.append(_Session(log, engine, _mtime(path)))
-            warnings += log.warnings
-        pilot_sessions += pilots
-        if not sessions and (pilots or (pid in study.pilots and not include_pilot)):
-            pilot_only.append(pid)  # a pilot, with or without a session yet
-            continue
-        row = _person(pid, sessions, study.panel_ids.get(pid))
-        if not sessions and pid in declined:
-            row["state"] = "declined consent"
-        people.append(row)
-        chosen = _described(sessions)
-        if chosen is not None and chosen.engine.answered > 0:
-            described[pid] = chosen
-        if len(rows) > before:
-            exported.append(pid)
-    from tradeoff.choose.selection import stakeholder_of
-
-    of = {p: stakeholder_of(s.log.header, s.engine, s.log.path) for p, s in described.items()}
-    refused = _picks(study, scenario, people, of)
-    add_thresholds(scenario, people, of)  # from the posterior each pick comes from
-    if refused is not None:
-        warnings.append(refused)
-    return _Collected(
-        rows,
-        people,
-        tuple(exported),
-        tuple(p for p in study.participants if p in gone),
-        tuple(skipped),
-        tuple(warnings),
-        tuple(pilot_only),
-        pilot_sessions,
-    )
-
-
-# -- files ----------------------------------------------------------------------------------
-
-
-def _text_cell(value: Any) -> Any:
-    """A text value as the table holds it (:func:`tradeoff.text.spreadsheet_cell`); a
-    missing one stays missing."""
-    return spreadsheet_cell(value) if isinstance(value, str) else value
-
-
-def _frame(cols: Sequence[Column], rows: Sequence[Row], fmt: str) -> pd.DataFrame:
-    """The rows as a pandas DataFrame with every column's type set, every text through
-    :func:`tradeoff.text.spreadsheet_cell` (numbers are never touched); for CSV, true/false
-    as the words ``TRUE``/``FALSE`` (what R's ``read.csv`` reads as logical). A missing
-    number is an empty cell in CSV, null in Parquet (pyarrow writes pandas' NaN so)."""
-    import pandas as pd
-
-    # text: pandas 3's own string type (missing is NaN, as read_csv gives it); object before
-    text = "str" if int(pd.__version__.split(".")[0]) >= 3 else "object"
-    dtypes = {"str": text, "int": "int64", "Int64": "Int64", "float": "float64", "bool": "bool"}
-
-    def series(c: Column) -> pd.Series:
-        values = [r[c.name] for r in rows]
-        if c.dtype == "str":
-            return pd.Series([_text_cell(v) for v in values], dtype=text)
-        if c.dtype == "bool" and fmt == "csv":
-            return pd.Series(["TRUE" if v else "FALSE" for v in values], dtype=text)
-        return pd.Series(values, dtype=dtypes[c.dtype])
-
-    return pd.DataFrame({c.name: series(c) for c in cols}, columns=[c.name for c in cols])
-
-
-def _refuse_existing(paths: Iterable[Path]) -> None:
-    for p in paths:
-        if os.path.lexists(p):
-            raise InputError.single(
-                p,
-                "",
-                "exists already; an export never writes over a file.",
-                "give a new name for the export (its participants table and codebook are "
-                "written beside it: for answers.csv, answers.participants.csv, "
-                "answers.csv.codebook.csv, answers.csv.codebook.md and "
-                "answers.csv.datapackage.json).",
-            )
-
-
-def _publish(staged: Sequence[tuple[Path, Path]]) -> None:
-    """Link every temporary file to its name (which must not exist), then remove the
-    temporary names; if a name appeared meanwhile, the names already linked are removed
-    again (they were ours) and an InputError names the file."""
-    done: list[Path] = []
-    try:
-        for tmp, final in staged:
-            try:
-                os.link(tmp, final)
-            except FileExistsError:
-                _refuse_existing([final])
-                raise
-            except OSError:  # a file system without hard links: check, then rename
-                _refuse_existing([final])
-                os.replace(tmp, final)
-            done.append(final)
-    except BaseException:
-        for final in done:
-            with contextlib.suppress(OSError):
-                final.unlink()
-        raise
-    finally:
-        _discard(staged)
-
-
-def _discard(staged: Sequence[tuple[Path, Path]]) -> None:
-    for tmp, _ in staged:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-
-
-def _stage(folder: Path, name: str) -> Path:
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    os.close(fd)
-    return Path(tmp)
-
-
-def export_files(out: str | Path) -> dict[str, Path]:
-    """Every file an export to ``out`` writes, by role: ``answers`` (``out`` itself),
-    ``participants``, ``codebook``, ``codebook_md`` and ``datapackage``. The companions of
-    the answers table are named after its whole file name, so a CSV and a Parquet export of
-    one name never share a file.
-
-    >>> [p.name for p in export_files("out/answers.csv").values()]
-    ... # doctest: +NORMALIZE_WHITESPACE
-    ['answers.csv', 'answers.participants.csv', 'answers.csv.codebook.csv',
-     'answers.csv.codebook.md', 'answers.csv.datapackage.json']
-    """
-    target = Path(out)
-    folder, name = target.parent, target.name
-    return {
-        "answers": target,
-        "participants": folder / f"{target.stem}.participants{target.suffix}",
-        "codebook": folder / f"{name}.codebook.csv",
-        "codebook_md": folder / f"{name}.codebook.md",
-        "datapackage": folder / f"{name}.datapackage.json",
-    }
-
-
 def export_study(study: Study, out: str | Path, *, include_pilot: bool = False) -> ExportSummary:
     """Write a study's answers and participants as two tables (CSV or Parquet) and their
     codebook beside them.
@@ -650,7 +228,7 @@ def export_study(study: Study, out: str | Path, *, include_pilot: bool = False) 
             target, "", "its folder does not exist.", "give a file in an existing folder."
         )
     files = export_files(target)
-    _refuse_existing(files.values())
+    refuse_existing(files.values())
 
     scenario = load_scenario(study.scenario_path).scenario
     tables = (
@@ -669,10 +247,10 @@ def export_study(study: Study, out: str | Path, *, include_pilot: bool = False) 
             ("participant",),
         ),
     )
-    collected = _collect(study, scenario, aspect_slugs(scenario), include_pilot)
+    collected = collect(study, scenario, aspect_slugs(scenario), include_pilot)
     frames = (
-        _frame(tables[0].columns, collected.rows, fmt),
-        _frame(tables[1].columns, collected.people, fmt),
+        table_frame(tables[0].columns, collected.rows, fmt),
+        table_frame(tables[1].columns, collected.people, fmt),
     )
     created = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     package = datapackage(scenario, tables, fmt, created)
@@ -680,7 +258,7 @@ def export_study(study: Study, out: str | Path, *, include_pilot: bool = False) 
     staged: list[tuple[Path, Path]] = []
     try:
         for final in files.values():
-            staged.append((_stage(folder, final.name), final))
+            staged.append((stage(folder, final.name), final))
         tmp = dict(zip(files, (t for t, _ in staged), strict=True))
         for name, frame in zip(("answers", "participants"), frames, strict=True):
             if fmt == "parquet":
@@ -696,7 +274,7 @@ def export_study(study: Study, out: str | Path, *, include_pilot: bool = False) 
             with open(t, "rb") as fh:
                 os.fsync(fh.fileno())
     except OSError as exc:
-        _discard(staged)
+        discard(staged)
         raise InputError.single(
             target,
             "",
@@ -704,9 +282,9 @@ def export_study(study: Study, out: str | Path, *, include_pilot: bool = False) 
             "give a folder you can write to, with room for the export.",
         ) from None
     except BaseException:
-        _discard(staged)
+        discard(staged)
         raise
-    _publish(staged)
+    publish(staged)
     return ExportSummary(
         path=target,
         codebook=files["codebook"],

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tradeoff.study.codebook import PARTICIPANT_COLUMNS, Column
+from tradeoff.study.table_columns import PARTICIPANT_COLUMNS, Column
 
 if TYPE_CHECKING:
     from tradeoff.ask.scenario import Scenario
@@ -68,7 +68,7 @@ THRESHOLD_COLUMNS = (
 
 
 def participant_columns() -> tuple[Column, ...]:
-    """The participants table's columns: :data:`~tradeoff.study.codebook.
+    """The participants table's columns: :data:`~tradeoff.study.table_columns.
     PARTICIPANT_COLUMNS` with :data:`THRESHOLD_COLUMNS` right after ``p_best``.
 
     >>> [c.name for c in participant_columns()][6:11]

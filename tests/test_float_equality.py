@@ -64,7 +64,7 @@ ALLOWED = {
         "factor == 1.0",
     ): "the factor is set to exactly 1.0 for a tie after rounding (robustness.weight_change)",
     (
-        "tradeoff/learn/particles.py",
+        "tradeoff/learn/particle_move.py",
         "powers[-1] != 1.0",
     ): "skips multiplying by 1.0, which changes nothing either way",
     (

@@ -24,13 +24,8 @@ from tradeoff.learn.likelihood import (
     answer_probabilities,
     outcome_probabilities,
 )
-from tradeoff.learn.particles import (
-    NOISE_TAIL,
-    PARTICLES,
-    draw_swing_prior,
-    natural_weights,
-    swing_log_prior,
-)
+from tradeoff.learn.particles import NOISE_TAIL, PARTICLES
+from tradeoff.learn.swing_prior import draw_swing_prior, natural_weights, swing_log_prior
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
 
 from ..conftest import scenario, small, spec
@@ -476,7 +471,7 @@ def test_repeats_answered_the_same_way_count_whatever_the_last_bits() -> None:
     "can't tell" against a preference are not."""
     from dataclasses import replace
 
-    from tradeoff.learn.particles import JointRecord, JointState
+    from tradeoff.learn.joint_state import JointRecord, JointState
 
     shown = ((("a",), ("b",)), (("c",), ("d",)), (("e",), ("f",)))
     first = [

@@ -154,9 +154,7 @@ def _closer_trade(
     return query if best is None else best
 
 
-def prefers_reference(
-    query: Query, choice: Choice, space: QuerySpace | None = None
-) -> bool | None:
+def prefers_reference(query: Query, choice: Choice, space: QuerySpace | None = None) -> bool | None:
     """Whether the answer prefers the side with more class-1 accuracy, or more of the
     reference attribute in a scenario without classes (None: can't tell)."""
     if choice is Choice.INDIFFERENT:

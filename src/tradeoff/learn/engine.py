@@ -25,10 +25,10 @@ from tradeoff.learn.bisection import BisectionStrategy
 from tradeoff.learn.joint import JointStrategy, Verdict
 from tradeoff.learn.likelihood import NoiseGrid
 from tradeoff.learn.paper import PaperStrategy, planned_questions
-from tradeoff.learn.particles import natural_weights
 from tradeoff.learn.posterior import QUESTIONS_PER_RATIO
 from tradeoff.learn.probabilistic import ProbabilisticStrategy
 from tradeoff.learn.shares import Shares, asked_shares
+from tradeoff.learn.swing_prior import natural_weights
 from tradeoff.text import ENGLISH, Words
 
 
@@ -463,7 +463,7 @@ def answer_pattern(choices: Sequence[Choice], words: Words = ENGLISH) -> str | N
         return None
     unsure = sum(c is Choice.INDIFFERENT for c in choices)
     if unsure >= PATTERN_SHARE * n:
-        return _("\"can't tell\" was answered %(n)s of %(total)s times") % {
+        return _('"can\'t tell" was answered %(n)s of %(total)s times') % {
             "n": words.count(unsure),
             "total": words.count(n),
         }

@@ -41,6 +41,7 @@ from tradeoff.ask.presentation import card_lines, shown_profile, unanswerable
 from tradeoff.ask.queries import ClassifierProfile, Query, QuerySpace, profile_key
 from tradeoff.ask.shown import ShownKey, as_shown, question_key
 from tradeoff.learn.base import Choice, ElicitationResult, asked_aspects, logit
+from tradeoff.learn.joint_state import JointRecord, JointState, answer_digest
 from tradeoff.learn.likelihood import (
     NOISE_PRIOR,
     OUTCOME,
@@ -49,13 +50,9 @@ from tradeoff.learn.likelihood import (
 )
 from tradeoff.learn.particles import (
     PARTICLES,
-    SPARSE_PRIOR_SHARE,
     SUMMARIES_KEPT,
-    JointRecord,
-    JointState,
     ParticlePosterior,
     Summary,
-    answer_digest,
     weighted_quantiles,
 )
 from tradeoff.learn.posterior import (
@@ -67,6 +64,7 @@ from tradeoff.learn.posterior import (
     repeats,
     same_answer,
 )
+from tradeoff.learn.swing_prior import SPARSE_PRIOR_SHARE
 from tradeoff.stable import canonical, settled, stable_order
 
 FloatArray = NDArray[np.float64]

@@ -106,7 +106,7 @@ def same_answer(a: AnswerRecord, b: AnswerRecord) -> bool:
     (:func:`~tradeoff.ask.queries.close_values`), never bit for bit: the same two options as
     shown can differ in the last bits of a float when they are computed anew.
 
-    >>> from tradeoff.learn.particles import JointRecord
+    >>> from tradeoff.learn.joint_state import JointRecord
     >>> shown = (("a",), ("b",))
     >>> first = JointRecord((0.6154793999985732, -0.3), 0, "trade", shown)
     >>> again = JointRecord((-0.615479399998573, 0.3), 1, "trade", shown, repeat_of=0)

@@ -570,7 +570,7 @@ def slow_scores(strategy: JointStrategy, state: Any, options: list[Any]) -> np.n
     """The look-ahead's loss of every option written out particle by particle and answer by
     answer: expected regret of the Bayes pick after the answer, less the information the
     answer carries about the best model (the module docstring of tradeoff.learn.joint)."""
-    from tradeoff.learn.joint import INFORMATION_WEIGHT
+    from tradeoff.learn.lookahead import INFORMATION_WEIGHT
 
     summary = strategy.posterior.summary(state)
     a, w, psi, best = summary.natural, summary.weights, summary.psi, summary.best
@@ -624,7 +624,7 @@ def test_trades_are_shared_by_strategies_on_the_same_space_only(
     """A trade, and the questions about two candidates, are built once per question space;
     another scenario (or the same one with other rounding) gets its own, and a trade built
     afresh equals the shared one."""
-    from tradeoff.learn import joint
+    from tradeoff.learn import joint_questions
 
     sc, rows = triage
     first = Engine(sc, spec(sc, strategy="joint"), seed=1, candidates=rows)._strategy
@@ -634,13 +634,14 @@ def test_trades_are_shared_by_strategies_on_the_same_space_only(
     other = Engine(other_sc, spec(other_sc, strategy="joint"), seed=1)._strategy
     assert isinstance(first, JointStrategy) and isinstance(second, JointStrategy)
     assert isinstance(exact, JointStrategy) and isinstance(other, JointStrategy)
-    assert first._space == second._space
+    assert first._space_questions.key == second._space_questions.key
     assert first._pairs is second._pairs and np.array_equal(first._front, second._front)
-    assert len({first._space, exact._space, other._space}) == 3
-    t = first._trade(0, 2, 0.5, 0.6)
-    assert second._trade(0, 2, 0.5, 0.6) is t
-    assert exact._trade(0, 2, 0.5, 0.6) is not t
-    joint._TRADES.clear()
-    again = second._trade(0, 2, 0.5, 0.6)
+    keys = (first._space_questions.key, exact._space_questions.key, other._space_questions.key)
+    assert len(set(keys)) == 3
+    t = first._space_questions.trade(0, 2, 0.5, 0.6)
+    assert second._space_questions.trade(0, 2, 0.5, 0.6) is t
+    assert exact._space_questions.trade(0, 2, 0.5, 0.6) is not t
+    joint_questions._TRADES.clear()
+    again = second._space_questions.trade(0, 2, 0.5, 0.6)
     assert again is not t and again.query == t.query and again.keys == t.keys
     assert np.array_equal(again.diff, t.diff)

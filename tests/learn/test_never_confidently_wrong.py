@@ -12,8 +12,9 @@ from tradeoff.ask.presentation import card_lines
 from tradeoff.choose.recommend import recommend
 from tradeoff.choose.robustness import rank_acceptability
 from tradeoff.learn import Engine
-from tradeoff.learn.joint import JointStrategy, Verdict, said_tied
+from tradeoff.learn.joint import JointStrategy
 from tradeoff.learn.particles import PERCEIVABLE, perceivable_margin
+from tradeoff.learn.verdict import Verdict, said_tied
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
 
 from ..conftest import scenario, spec

@@ -34,8 +34,8 @@ from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.pool_metric import metric_scale, metric_vectors
 from tradeoff.choose.robustness import joint_psi
 from tradeoff.errors import InputError
-from tradeoff.learn.joint import said_tied, tied_with
 from tradeoff.learn.particles import PARTICLES, near_best
+from tradeoff.learn.verdict import said_tied, tied_with
 from tradeoff.pool import Pool
 from tradeoff.pool.pooled import pooled_sample
 from tradeoff.record.records import MAX_MEASURED_CANDIDATES, MeasurementRecord
@@ -227,7 +227,7 @@ class Recommendation:
     #: best: :func:`~tradeoff.learn.particles.perceivable_margin`), with draws.
     p_near: float | None = None
     #: The models that may be better for the person by less than that margin (each for at
-    #: least :data:`~tradeoff.learn.joint.TIE_MENTION` of the draws), most likely first.
+    #: least :data:`~tradeoff.learn.verdict.TIE_MENTION` of the draws), most likely first.
     tied: tuple[str, ...] = ()
     #: The confidence the person's questions stopped at (``decision_confidence``).
     confidence: float = 0.95
@@ -238,7 +238,7 @@ class Recommendation:
     @property
     def practically_tied(self) -> bool:
         """Whether the recommendation is to be said practically tied with :attr:`tied` (the
-        rule of :class:`~tradeoff.learn.joint.Verdict`): then :attr:`stated` is P(best or
+        rule of :class:`~tradeoff.learn.verdict.Verdict`): then :attr:`stated` is P(best or
         practically tied)."""
         p = self.probability
         if p is None or self.p_near is None:

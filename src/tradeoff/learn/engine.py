@@ -22,13 +22,14 @@ from tradeoff.ask.queries import RECORDED, Query, QuerySpace
 from tradeoff.ask.scenario import STRATEGY_NAMES, ElicitationSpec, Scenario
 from tradeoff.learn.base import Choice, ElicitationResult, Strategy, asked_aspects
 from tradeoff.learn.bisection import BisectionStrategy
-from tradeoff.learn.joint import JointStrategy, Verdict
+from tradeoff.learn.joint import JointStrategy
 from tradeoff.learn.likelihood import NoiseGrid
 from tradeoff.learn.paper import PaperStrategy, planned_questions
 from tradeoff.learn.posterior import QUESTIONS_PER_RATIO
 from tradeoff.learn.probabilistic import ProbabilisticStrategy
 from tradeoff.learn.shares import Shares, asked_shares
 from tradeoff.learn.swing_prior import natural_weights
+from tradeoff.learn.verdict import Verdict
 from tradeoff.text import ENGLISH, Words
 
 
@@ -302,7 +303,7 @@ class Engine:
 
     def verdict(self) -> Verdict | None:
         """The pick, its P(best), P(best or practically tied), the candidates it may be
-        practically tied with (:class:`~tradeoff.learn.joint.Verdict`), when the strategy
+        practically tied with (:class:`~tradeoff.learn.verdict.Verdict`), when the strategy
         knows them (``joint`` with candidates), else ``None``."""
         if isinstance(self._strategy, JointStrategy):
             return self._strategy.verdict(self.state)

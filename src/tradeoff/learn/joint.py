@@ -3,8 +3,10 @@
 Where :mod:`~tradeoff.learn.probabilistic` keeps one posterior per ratio against
 class 1, this strategy keeps one joint posterior over all swing weights at once, as
 weighted particles (:mod:`~tradeoff.learn.particles`), and learns from any question
-through one likelihood (:mod:`~tradeoff.learn.likelihood`). This module chooses the
-questions.
+through one likelihood (:mod:`~tradeoff.learn.likelihood`). This module is the strategy:
+what it holds, when it stops and which question it asks next. The questions it may ask are
+built in :mod:`~tradeoff.learn.joint_questions`, scored by the look-ahead of
+:mod:`~tradeoff.learn.lookahead`; what it says of the pick is :mod:`~tradeoff.learn.verdict`'s.
 
 * **Questions.** Two kinds, scored by one criterion: (a) hypothetical trades
   (:meth:`~tradeoff.ask.queries.QuerySpace.trade`) between any class and any other statistic,
@@ -28,205 +30,27 @@ questions.
 
 from __future__ import annotations
 
-import hashlib
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.ask.presentation import card_lines, shown_profile, unanswerable
-from tradeoff.ask.queries import ClassifierProfile, Query, QuerySpace, profile_key
-from tradeoff.ask.shown import ShownKey, as_shown, question_key
-from tradeoff.learn.base import Choice, ElicitationResult, asked_aspects, logit
+from tradeoff.ask.queries import ClassifierProfile, Query, profile_key
+from tradeoff.ask.shown import question_key
+from tradeoff.learn.base import Choice, ElicitationResult, asked_aspects
+from tradeoff.learn.joint_questions import MIN_BEST_SHARE, Candidate, Questions, Trade
 from tradeoff.learn.joint_state import JointRecord, JointState, answer_digest
-from tradeoff.learn.likelihood import (
-    NOISE_PRIOR,
-    OUTCOME,
-    NoiseGrid,
-    answer_probabilities,
-)
-from tradeoff.learn.particles import (
-    PARTICLES,
-    SUMMARIES_KEPT,
-    ParticlePosterior,
-    Summary,
-    weighted_quantiles,
-)
-from tradeoff.learn.posterior import (
-    MAX_SHOWS,
-    NATURAL_PRIOR_SHARE,
-    UNSURE_GAP,
-    PosteriorStrategy,
-    non_dominated,
-    repeats,
-    same_answer,
-)
+from tradeoff.learn.likelihood import NOISE_PRIOR, OUTCOME, NoiseGrid
+from tradeoff.learn.lookahead import scores
+from tradeoff.learn.particles import PARTICLES, SUMMARIES_KEPT, ParticlePosterior, Summary
+from tradeoff.learn.posterior import NATURAL_PRIOR_SHARE, PosteriorStrategy, repeats, same_answer
 from tradeoff.learn.swing_prior import SPARSE_PRIOR_SHARE
-from tradeoff.stable import canonical, settled, stable_order
+from tradeoff.learn.verdict import Verdict, said_tied, tied_with
+from tradeoff.stable import settled, stable_order
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
-
-#: Quantiles of a pair's exchange rate at which trades are offered.
-TRADE_QUANTILES = (0.1, 0.3, 0.5, 0.7, 0.9)
-#: Sizes of a trade, as shares of the ranges (:meth:`~tradeoff.ask.queries.QuerySpace.trade`);
-#: a trade that cannot be read at the first size is tried at the whole range.
-TRADE_SHARES = (0.6, 0.9)
-#: A trade is aimed at its target exchange rate rounded to this many decimals in logit m
-#: (a factor 1.01 in the weight ratio, finer than the screen's rounding), so trades are
-#: built once per rounded target.
-TRADE_AIM_DIGITS = 2
-#: Weight of the information about the best model's identity (nats) beside the expected
-#: regret (as a share of the metric's spread) when choosing a question.
-INFORMATION_WEIGHT = 0.01
-#: Candidate models best for less than this share of the posterior are not asked about.
-MIN_BEST_SHARE = 1e-3
-#: A candidate that is best, by less than the person's perceivable margin over the pick,
-#: for at least this share of the posterior is one the pick may be practically tied with.
-TIE_MENTION = 0.01
-#: A pick not settled as best is said to be practically tied when the candidates that may
-#: beat it by less than the margin hold at least this share of the posterior together.
-TIE_SHARE = 0.05
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """Two candidate models as a question: the query, v(left) − v(right) and its shown key."""
-
-    query: Query
-    diff: FloatArray
-    shown: ShownKey
-    #: Per statistic, whether the two cards' lines for it read differently.
-    differs: tuple[bool, ...]
-
-
-@dataclass(frozen=True)
-class Front:
-    """The non-dominated candidates (indices), the questions about two of them a person
-    could tell apart, the candidates by the key of their shown profile, and each front
-    candidate's card lines as the screen reads them (one per statistic)."""
-
-    indices: IntArray
-    pairs: dict[tuple[int, int], Candidate]
-    shown_rows: dict[str, int]
-    lines: FloatArray
-
-
-def said_tied(p_best: float, p_near: float, others: bool, confidence: float) -> bool:
-    """Whether a pick with P(best) ``p_best`` and P(best or practically tied) ``p_near``
-    is said to be practically tied: it is not best with the ``confidence`` asked for, but
-    best or practically tied with it is, and other models (``others``) that may beat it by
-    less than the person's perceivable margin hold at least ``TIE_SHARE`` of the posterior.
-    (A pick that is neither is said with its P(best): a tie that is itself unsure is no
-    news to a person.)
-
-    >>> said_tied(0.90, 0.97, True, 0.95), said_tied(0.96, 0.99, True, 0.95)
-    (True, False)
-    >>> said_tied(0.42, 0.51, True, 0.95)
-    False
-    """
-    return (
-        others
-        and settled(p_best) < confidence <= settled(p_near)
-        and settled(p_near - p_best) >= TIE_SHARE
-    )
-
-
-def tied_with(near: FloatArray, pick: int) -> list[int]:
-    """The candidates the pick may be practically tied with: each best, by less than the
-    margin over the pick, for at least ``TIE_MENTION`` of the posterior (``near``,
-    :func:`~tradeoff.learn.particles.near_best`), most likely first (ties: the earlier).
-
-    >>> tied_with(np.array([0.8, 0.005, 0.15, 0.03]), 0)
-    [2, 3]
-    """
-    others = np.array(
-        [i for i, x in enumerate(near) if i != pick and settled(float(x)) >= TIE_MENTION],
-        dtype=np.intp,
-    )
-    return [int(i) for i in others[stable_order(-near[others])]]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What the posterior says of the pick (:meth:`JointStrategy.verdict`).
-
-    ``pick`` indexes the candidates; ``p_best`` is P(it is best); ``p_near`` P(it is best or
-    practically tied with the best: within the person's perceivable margin,
-    :func:`~tradeoff.learn.particles.perceivable_margin`); ``tied`` the other candidates
-    that may be better by less than that margin (each with at least ``TIE_MENTION`` of the
-    posterior), most likely first. ``practically_tied`` says whether the pick is to be
-    stated as practically tied (:func:`said_tied`): then the stated
-    probability (:attr:`stated`) is ``p_near`` and the words name ``tied``; else it is
-    ``p_best``. ``regret`` is the pick's expected regret as a share of the metric's spread.
-    """
-
-    pick: int
-    p_best: float
-    p_near: float
-    regret: float
-    tied: tuple[int, ...]
-
-    #: The confidence the stop asks for (``decision_confidence``).
-    confidence: float = 0.95
-
-    @property
-    def practically_tied(self) -> bool:
-        """Whether the pick is said to be practically tied (:func:`said_tied`)."""
-        return said_tied(self.p_best, self.p_near, bool(self.tied), self.confidence)
-
-    @property
-    def stated(self) -> float:
-        """The probability said to the person and compared with the stop's confidence."""
-        return self.p_near if self.practically_tied else self.p_best
-
-
-@dataclass(frozen=True)
-class Trade:
-    """A trade as a question: the query as shown, v(left) − v(right), and the two options'
-    :func:`~tradeoff.ask.queries.profile_key` (two trades that read the same are one)."""
-
-    query: Query
-    diff: FloatArray
-    keys: tuple[str, str]
-    #: Per statistic, whether the two cards' lines for it read differently.
-    differs: tuple[bool, ...]
-
-
-#: Trades and what a person can read of them are pure functions of the question space (the
-#: scenario, its priors, whether options show context and are rounded as shown), so every
-#: strategy on the same space shares them: a study's server, a benchmark and a replay build
-#: each trade once. Keyed by :func:`_space_key` first; cleared when it grows past its bound.
-_TRADES: dict[tuple[str, int, int, float, float], Trade] = {}
-_READABLE: dict[tuple[str, ClassifierProfile, ClassifierProfile], ShownKey | None] = {}
-#: The non-dominated candidates and the questions about two of them, by question space and
-#: candidates (:meth:`JointStrategy._front_pairs`).
-_FRONTS: dict[tuple[str, str, bool], Front] = {}
-#: Entries kept in each shared cache before it is cleared.
-CACHE_BOUND = 50_000
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-def _kept(cache: dict[K, V], key: K, value: V, bound: int = CACHE_BOUND) -> V:
-    """Keep ``value`` under ``key`` in one of the shared caches (emptied first when it
-    holds ``bound`` entries) and return it."""
-    if len(cache) >= bound:
-        cache.clear()
-    cache[key] = value
-    return value
-
-
-def _space_key(space: QuerySpace, rounded: bool) -> str:
-    """A digest of everything a trade and its readability depend on: the scenario, its
-    priors at :data:`~tradeoff.stable.DIGITS` digits, the options' context and rounding."""
-    parts = (space.scenario.model_dump_json(), canonical(space.priors), space.context, rounded)
-    text = "|".join(str(x) for x in parts)
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 def _tables(measured: FloatArray, front: IntArray) -> FloatArray:
@@ -249,8 +73,8 @@ class JointStrategy(PosteriorStrategy[JointState]):
     name: str = field(default="joint", init=False)
     #: An answer is a likelihood on Δ of its two options, whatever the question.
     learns_from_any_question: bool = field(default=True, init=False)
-    #: :func:`_space_key` of this strategy's question space (its trades are shared).
-    _space: str = field(init=False, compare=False, repr=False)
+    #: The questions on this strategy's question space (shared by every strategy on it).
+    _space_questions: Questions = field(init=False, compare=False, repr=False)
     #: Indices (into ``candidates``) of the non-dominated candidates, and for every pair
     #: of them that a person could tell apart on the screen: (i, j, diff, shown key, query).
     _front: IntArray = field(init=False, compare=False, repr=False)
@@ -259,7 +83,8 @@ class JointStrategy(PosteriorStrategy[JointState]):
     #: recorded pair is recognised whatever the last bits of the machine that recorded it).
     _shown_rows: dict[str, int] = field(init=False, compare=False, repr=False)
     #: Each front candidate's card line for each statistic, as a number that is equal for
-    #: two candidates exactly when the lines read the same (:meth:`_front_pairs`).
+    #: two candidates exactly when the lines read the same
+    #: (:meth:`~tradeoff.learn.joint_questions.Questions.front`).
     _lines: FloatArray = field(init=False, compare=False, repr=False)
     #: :meth:`_covering` by state.
     _covers: dict[JointState, list[Trade | Candidate]] = field(
@@ -275,21 +100,19 @@ class JointStrategy(PosteriorStrategy[JointState]):
     posterior: ParticlePosterior = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        space = _space_key(self.space, self.shows_rounded)
+        questions = Questions(self.space, self.shows_rounded)
         front = np.empty(0, dtype=np.intp)
         pairs: dict[tuple[int, int], Candidate] = {}
         shown_rows: dict[str, int] = {}
         if self.candidates is not None:
             rows = np.asarray(self.candidates, dtype=np.float64)
             object.__setattr__(self, "candidates", rows)
-            everyone = self.measured is not None
-            key = (space, hashlib.blake2b(rows.tobytes()).hexdigest() + str(rows.shape), everyone)
-            known = _FRONTS.get(key) or _kept(_FRONTS, key, self._front_pairs(rows, everyone), 64)
+            known = questions.front(rows, self.measured is not None)
             front, pairs, shown_rows = known.indices, known.pairs, known.shown_rows
             lines = known.lines
         else:
             lines = np.empty((0, self.space.n_weights))
-        object.__setattr__(self, "_space", space)
+        object.__setattr__(self, "_space_questions", questions)
         object.__setattr__(self, "_front", front)
         object.__setattr__(self, "_pairs", pairs)
         object.__setattr__(self, "_shown_rows", shown_rows)
@@ -311,81 +134,19 @@ class JointStrategy(PosteriorStrategy[JointState]):
             ),
         )
 
-    def _front_pairs(self, rows: FloatArray, everyone: bool = False) -> Front:
-        """The non-dominated candidates (``everyone``: all candidates), every pair of
-        non-dominated ones a person could tell apart on the screen as a question, the
-        candidates by the key of their shown profile, and their card lines (a pure function
-        of the question space and the candidates: shared by every strategy)."""
-        asked = {int(i) for i in non_dominated(rows)}
-        front = np.arange(len(rows), dtype=np.intp) if everyone else non_dominated(rows)
-        pairs: dict[tuple[int, int], Candidate] = {}
-        shown_rows: dict[str, int] = {}
-        profiles = {int(i): self.candidate_profile(int(i)) for i in front}
-        for i, p in profiles.items():
-            shown_rows.setdefault(profile_key(p), i)
-        front_list = [int(x) for x in front]
-        for a_pos, i in enumerate(front_list):
-            for j in front_list[a_pos + 1 :]:
-                if i not in asked or j not in asked:
-                    continue
-                left, right = profiles[i], profiles[j]
-                query = Query(left, right, (0, 0), (0.0, 0.0), kind="candidates", candidates=(i, j))
-                if not _readable(self.space, query):
-                    continue
-                pairs[(i, j)] = Candidate(
-                    query,
-                    self._vector(left) - self._vector(right),
-                    question_key(self.space, query, True),
-                    asked_aspects(self.space.scenario, (query,)),
-                )
-        # Each line's text numbered by first appearance: equal numbers, equal lines.
-        texts: dict[str, int] = {}
-        lines = np.array(
-            [
-                [
-                    texts.setdefault(line.text, len(texts))
-                    for line in card_lines(self.space.scenario, profiles[i], profiles[i])
-                ]
-                for i in front_list
-            ],
-            dtype=np.float64,
-        ).reshape(len(front_list), self.space.n_weights)
-        return Front(front, pairs, shown_rows, lines)
-
     # -- settings ---------------------------------------------------------------------
 
     @property
     def natural_share(self) -> float:
         return NATURAL_PRIOR_SHARE if self.spec.precision == "natural" else 0.0
 
-    # -- statistics of options ----------------------------------------------------------
-
-    def _signs(self) -> FloatArray:
-        return np.array([-1.0 if a.kind == "cost" else 1.0 for a in self.space.scenario.attributes])
-
-    def _vector(self, profile: ClassifierProfile) -> FloatArray:
-        """The statistics ψ is linear in: d, then each attribute signed."""
-        out: FloatArray = np.concatenate(
-            (
-                np.asarray(profile.accuracies, dtype=np.float64),
-                self._signs() * np.asarray(profile.attributes, dtype=np.float64),
-            )
-        )
-        return out
+    # -- the candidates as shown ----------------------------------------------------------
 
     def candidate_profile(self, index: int) -> ClassifierProfile:
-        """Candidate ``index`` as the screen shows it: recalls d_i/ζ_i per 1,000 and every
-        attribute in its natural unit, rounded as its format shows it."""
+        """Candidate ``index`` as the screen shows it
+        (:meth:`~tradeoff.learn.joint_questions.Questions.candidate_profile`)."""
         assert self.candidates is not None
-        row = self.candidates[index]
-        k = self.space.k
-        priors = self.space.priors
-        accuracies = tuple(float(x) for x in row[:k])
-        recalls = tuple(d / z if z > 0 else 0.0 for d, z in zip(accuracies, priors, strict=True))
-        attributes = tuple(float(x) for x in self._signs() * row[k:])
-        return shown_profile(
-            self.space.scenario, ClassifierProfile(accuracies, recalls, attributes)
-        )
+        return self._space_questions.candidate_profile(self.candidates[index])
 
     # -- the posterior ------------------------------------------------------------------
 
@@ -402,7 +163,8 @@ class JointStrategy(PosteriorStrategy[JointState]):
 
     def _record(self, state: JointState, query: Query, choice: Choice) -> JointRecord:
         shown = question_key(self.space, query, self.shows_rounded)
-        diff = tuple(float(x) for x in self._vector(query.left) - self._vector(query.right))
+        vector = self._space_questions.vector
+        diff = tuple(float(x) for x in vector(query.left) - vector(query.right))
         differs = asked_aspects(self.space.scenario, (query,))
         indices = self._candidate_indices(query)
         repeat = next(
@@ -530,146 +292,23 @@ class JointStrategy(PosteriorStrategy[JointState]):
 
     # -- choosing a question ------------------------------------------------------------------
 
-    def _trades(self, summary: Summary) -> list[Trade]:
-        """Trades between every class and every other statistic, aimed at the posterior
-        quantiles of their exchange rate, at the sizes of ``TRADE_SHARES``, as the screen
-        shows them (not yet checked for what a person can read)."""
-        space = self.space
-        a, w = summary.natural, summary.weights
-        out: list[Trade] = []
-        # Two trades that are the same in exact arithmetic are one option on every machine.
-        seen: set[tuple[str, str]] = set()
-        pairs = [(i, j) for i in space.references for j in range(i + 1, space.n_weights)]
-        m = np.stack([a[:, i] / (a[:, i] + a[:, j]) for i, j in pairs], axis=1)
-        targets = weighted_quantiles(m, w, TRADE_QUANTILES)
-        for col, (i, j) in enumerate(pairs):
-            for target in targets[:, col]:
-                aim = round(logit(float(target)), TRADE_AIM_DIGITS)
-                for share in TRADE_SHARES:
-                    t = self._trade(i, j, aim, share)
-                    if t.keys in seen:
-                        continue
-                    seen.add(t.keys)
-                    out.append(t)
-        return out
-
-    def _trade(self, i: int, j: int, aim: float, share: float) -> Trade:
-        """The trade of statistic ``i`` (a class) against ``j`` at the exchange rate
-        logit m = ``aim`` and size ``share``, as the screen shows it (cached: a pure
-        function of its arguments and the question space, shared by every strategy on it)."""
-        key = (self._space, i, j, aim, share)
-        cached = _TRADES.get(key)
-        if cached is not None:
-            return cached
-        space = self.space
-        query = space.trade(i, j, 1.0 / (1.0 + math.exp(-aim)), share)
-        if self.shows_rounded:
-            query = as_shown(space, query)
-        diff = self._vector(query.left) - self._vector(query.right)
-        keys = (profile_key(query.left), profile_key(query.right))
-        differs = asked_aspects(space.scenario, (query,))
-        return _kept(_TRADES, key, Trade(query, diff, keys, differs))
-
-    def _shown_key(self, query: Query) -> ShownKey | None:
-        """The trade's two options as the screen shows them
-        (:func:`~tradeoff.ask.shown.question_key`), or ``None`` when a person could not
-        answer it from the screen (cached, shared by every strategy on the same space)."""
-        key = (self._space, query.left, query.right)
-        if key in _READABLE:
-            return _READABLE[key]
-        out: ShownKey | None = None
-        if not self.shows_rounded or unanswerable(self.space.scenario, query) is None:
-            out = question_key(self.space, query, self.shows_rounded)
-        return _kept(_READABLE, key, out)
-
     def _options(self, summary: Summary) -> list[Trade | Candidate]:
         """Every question that may be scored now (both kinds), before what a person can
-        read and what was shown before are checked (:meth:`_allowed`)."""
-        options: list[Trade | Candidate] = list(self._trades(summary))
+        read and what was shown before are checked
+        (:meth:`~tradeoff.learn.joint_questions.Questions.allowed`)."""
+        options: list[Trade | Candidate] = list(self._space_questions.trades(summary))
         if self.aims_at_decision and summary.best is not None:
             share = np.bincount(summary.best, weights=summary.weights, minlength=len(self._front))
             live = {int(self._front[i]) for i in np.flatnonzero(share >= MIN_BEST_SHARE)}
             options.extend(c for (i, j), c in self._pairs.items() if i in live and j in live)
         return options
 
-    def _allowed(self, state: JointState, option: Trade | Candidate) -> ShownKey | None:
-        """The option's shown key when it may be asked now, else ``None``: a person could
-        not read it, it was shown ``MAX_SHOWS`` times or answered "can't tell", or (a
-        trade) its exchange rate lies within ``UNSURE_GAP`` of one answered "can't tell"
-        on the same two statistics."""
-        key = option.shown if isinstance(option, Candidate) else self._shown_key(option.query)
-        if key is None:
-            return None
-        shows = sum(r.shown == key for r in state.records)
-        if shows >= MAX_SHOWS or any(r.shown == key and r.outcome == 2 for r in state.records):
-            return None
-        t = option.query.threshold
-        if isinstance(option, Trade) and t is not None:
-            for r in state.records:
-                if (
-                    r.outcome == 2
-                    and r.pair == option.query.pair
-                    and r.threshold is not None
-                    and abs(logit(t) - logit(r.threshold)) < UNSURE_GAP
-                ):
-                    return None
-        return key
-
     def _scores(
         self, summary: Summary, state: JointState, options: Sequence[Trade | Candidate]
     ) -> FloatArray:
-        """The loss left after each question (lower is better), by a one-step look-ahead
-        over its three answers and the particles (see the module docstring)."""
-        a, w, noise = summary.natural, summary.weights, state.noise
-        psi, best = summary.psi, summary.best
-        if summary.exact_psi is not None:
-            # Answers settle the weights, not the measurements: score what they can settle.
-            psi, best = summary.exact_psi, summary.exact_best
-        deciding = self.aims_at_decision and psi is not None and best is not None
-        if deciding:
-            assert psi is not None and best is not None
-            # The particles grouped by their best candidate, so that P(answer, best) is a
-            # sum over consecutive columns.
-            order = np.argsort(best, kind="stable")
-            a, w, noise, psi, best = a[order], w[order], noise[order], psi[order], best[order]
-        diffs = np.array([c.diff for c in options])  # (Q, n)
-        n_q = len(options)
-        lapse, temp, band = self.noise_grid.values(noise)
-        # P(particle, answer): a row per (answer, question), a column per particle.
-        delta = diffs @ a.T  # (Q, N)
-        flat = answer_probabilities(delta, lapse, temp, band, w).reshape(3 * n_q, len(w))
-        if deciding:
-            assert psi is not None and best is not None
-            top = psi.max(axis=1)
-            spread = float(w @ (top - psi.min(axis=1))) or 1.0
-            # Expected regret of the Bayes pick after each answer:
-            # E[max_m ψ_m] − Σ_answers max_m Σ_n P(n, answer)·ψ_nm.
-            value = (flat @ psi).reshape(3, n_q, -1).max(axis=2).sum(axis=0)
-            regret = (float(w @ top) - value) / spread
-            # Information each answer carries about which candidate is best (nats):
-            # P(answer, best) sums P(particle, answer) over the particles of each best.
-            present, starts = np.unique(best, return_index=True)
-            by_best = np.zeros((3 * n_q, psi.shape[1]))
-            by_best[:, present] = np.add.reduceat(flat, starts, axis=1)
-            p_joint = by_best.reshape(3, n_q, -1)
-            p_answer = p_joint.sum(axis=2, keepdims=True)
-            p_best = p_joint.sum(axis=0, keepdims=True)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(p_joint > 0, p_joint / (p_answer * p_best), 1.0)
-            info = (p_joint * np.log(ratio)).sum(axis=(0, 2))
-            out: FloatArray = np.maximum(regret, 0.0) - INFORMATION_WEIGHT * info
-            return out
-        flat = flat.reshape(3, n_q, -1).transpose(2, 1, 0).reshape(len(w), n_q * 3)
-        # Expected L1 error of the swing weights' posterior mean after each answer.
-        s = state.swing
-        p_answer = flat.sum(axis=0)  # (Q*3,)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means = (flat.T @ s) / p_answer[:, None]  # (Q*3, n)
-        means = np.nan_to_num(means)
-        loss = np.empty(n_q * 3)
-        for col in range(n_q * 3):
-            loss[col] = flat[:, col] @ np.abs(s - means[col]).sum(axis=1)
-        return np.asarray(loss.reshape(n_q, 3).sum(axis=1), dtype=np.float64)
+        """The loss left after each question (lower is better): the one-step look-ahead of
+        :func:`~tradeoff.learn.lookahead.scores` under this strategy's answer model."""
+        return scores(summary, state, options, self.noise_grid, self.aims_at_decision)
 
     def unasked(self, state: JointState) -> tuple[int, ...]:
         """The statistics on which the candidates still possibly best (each best for at
@@ -704,7 +343,8 @@ class JointStrategy(PosteriorStrategy[JointState]):
             out = [
                 o
                 for o in self._options(self.posterior.summary(state))
-                if any(o.differs[j] for j in unasked) and self._allowed(state, o) is not None
+                if any(o.differs[j] for j in unasked)
+                and self._space_questions.allowed(state, o) is not None
             ]
         if len(self._covers) >= SUMMARIES_KEPT:
             self._covers.clear()
@@ -731,7 +371,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
         # Scores equal to DIGITS digits fall in the options' order on every machine.
         for index in stable_order(scores):
             option = options[int(index)]
-            key = self._allowed(state, option)
+            key = self._space_questions.allowed(state, option)
             if key is None:
                 continue
             query = option.query
@@ -760,15 +400,3 @@ class JointStrategy(PosteriorStrategy[JointState]):
         same way when the same option as shown was preferred
         (:func:`~tradeoff.learn.posterior.same_answer`)."""
         return repeats(state.records, same_answer)
-
-
-def _readable(space: QuerySpace, query: Query) -> bool:
-    """Whether a person could tell two candidate models apart on the screen: they read
-    differently and each is better on something (else one reads better on every line)."""
-    lines = card_lines(space.scenario, query.left, query.right)
-    differing = [line for line in lines if line.differs]
-    return (
-        bool(differing)
-        and any(x.better for x in differing)
-        and not all(x.better for x in differing)
-    )

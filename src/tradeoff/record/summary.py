@@ -12,8 +12,8 @@ import numpy as np
 from tradeoff.ask.presentation import TradeOff, tradeoffs
 from tradeoff.curves import Threshold, person_threshold, threshold_words
 from tradeoff.learn import Consistency, ElicitationResult, consistency_of
-from tradeoff.learn.joint import Verdict
 from tradeoff.learn.shares import Shares, asked_shares
+from tradeoff.learn.verdict import Verdict
 from tradeoff.record.log import SessionLog, read_session
 from tradeoff.record.replay import replay, shown_result
 
@@ -34,7 +34,7 @@ class SessionSummary:
     said: tuple[TradeOff, ...] = ()
     #: The pick among the recorded candidates as the questions stopped on it (or stand now,
     #: unfinished), its P(best), P(best or practically tied) and the candidates it may be
-    #: tied with (:class:`~tradeoff.learn.joint.Verdict`); ``None`` without candidates.
+    #: tied with (:class:`~tradeoff.learn.verdict.Verdict`); ``None`` without candidates.
     verdict: Verdict | None = None
     #: The threshold probability the answers imply, two classes only
     #: (:func:`~tradeoff.curves.person_threshold`: the posterior mean weights, the 90%

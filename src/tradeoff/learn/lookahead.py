@@ -1,0 +1,91 @@
+"""The one-step look-ahead that scores strategy `joint`'s questions: for each question, the
+loss left after its answer, averaged over its three answers and the particles. With
+candidates, the expected regret of the Bayes pick after the answer (as a share of the
+metric's spread) less ``INFORMATION_WEIGHT`` × the information the answer carries about
+which model is best (which separates questions when no single answer could change the
+pick); without, the expected L1 error of the swing weights' posterior mean (:func:`scores`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tradeoff.learn.joint_questions import Candidate, Trade
+from tradeoff.learn.joint_state import JointState
+from tradeoff.learn.likelihood import NoiseGrid, answer_probabilities
+from tradeoff.learn.particles import Summary
+
+__all__ = ["INFORMATION_WEIGHT", "scores"]
+
+FloatArray = NDArray[np.float64]
+
+#: Weight of the information about the best model's identity (nats) beside the expected
+#: regret (as a share of the metric's spread) when choosing a question.
+INFORMATION_WEIGHT = 0.01
+
+
+def scores(
+    summary: Summary,
+    state: JointState,
+    options: Sequence[Trade | Candidate],
+    noise_grid: NoiseGrid,
+    aims_at_decision: bool,
+) -> FloatArray:
+    """The loss left after each of ``options`` (lower is better), by a one-step look-ahead
+    over its three answers and the particles, under the answer model of ``noise_grid``:
+    with candidates and ``aims_at_decision``, the expected regret of the Bayes pick less
+    ``INFORMATION_WEIGHT`` × the information about the best model; else the expected L1
+    error of the swing weights (see the module docstring)."""
+    a, w, noise = summary.natural, summary.weights, state.noise
+    psi, best = summary.psi, summary.best
+    if summary.exact_psi is not None:
+        # Answers settle the weights, not the measurements: score what they can settle.
+        psi, best = summary.exact_psi, summary.exact_best
+    deciding = aims_at_decision and psi is not None and best is not None
+    if deciding:
+        assert psi is not None and best is not None
+        # The particles grouped by their best candidate, so that P(answer, best) is a
+        # sum over consecutive columns.
+        order = np.argsort(best, kind="stable")
+        a, w, noise, psi, best = a[order], w[order], noise[order], psi[order], best[order]
+    diffs = np.array([c.diff for c in options])  # (Q, n)
+    n_q = len(options)
+    lapse, temp, band = noise_grid.values(noise)
+    # P(particle, answer): a row per (answer, question), a column per particle.
+    delta = diffs @ a.T  # (Q, N)
+    flat = answer_probabilities(delta, lapse, temp, band, w).reshape(3 * n_q, len(w))
+    if deciding:
+        assert psi is not None and best is not None
+        top = psi.max(axis=1)
+        spread = float(w @ (top - psi.min(axis=1))) or 1.0
+        # Expected regret of the Bayes pick after each answer:
+        # E[max_m ψ_m] − Σ_answers max_m Σ_n P(n, answer)·ψ_nm.
+        value = (flat @ psi).reshape(3, n_q, -1).max(axis=2).sum(axis=0)
+        regret = (float(w @ top) - value) / spread
+        # Information each answer carries about which candidate is best (nats):
+        # P(answer, best) sums P(particle, answer) over the particles of each best.
+        present, starts = np.unique(best, return_index=True)
+        by_best = np.zeros((3 * n_q, psi.shape[1]))
+        by_best[:, present] = np.add.reduceat(flat, starts, axis=1)
+        p_joint = by_best.reshape(3, n_q, -1)
+        p_answer = p_joint.sum(axis=2, keepdims=True)
+        p_best = p_joint.sum(axis=0, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(p_joint > 0, p_joint / (p_answer * p_best), 1.0)
+        info = (p_joint * np.log(ratio)).sum(axis=(0, 2))
+        out: FloatArray = np.maximum(regret, 0.0) - INFORMATION_WEIGHT * info
+        return out
+    flat = flat.reshape(3, n_q, -1).transpose(2, 1, 0).reshape(len(w), n_q * 3)
+    # Expected L1 error of the swing weights' posterior mean after each answer.
+    s = state.swing
+    p_answer = flat.sum(axis=0)  # (Q*3,)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (flat.T @ s) / p_answer[:, None]  # (Q*3, n)
+    means = np.nan_to_num(means)
+    loss = np.empty(n_q * 3)
+    for col in range(n_q * 3):
+        loss[col] = flat[:, col] @ np.abs(s - means[col]).sum(axis=1)
+    return np.asarray(loss.reshape(n_q, 3).sum(axis=1), dtype=np.float64)

@@ -1,0 +1,96 @@
+"""What the posterior of strategy `joint` says of the pick, and the one rule for saying it
+practically tied: the pick is not best with the confidence asked for, but best or
+practically tied with it is, and others that may beat it by less than the person's
+perceivable margin hold at least ``TIE_SHARE`` of the posterior (:func:`said_tied`,
+:func:`tied_with`, :class:`Verdict`). The decide step (:mod:`tradeoff.choose.recommend`)
+states its pick by the same rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tradeoff.stable import settled, stable_order
+
+__all__ = ["TIE_MENTION", "TIE_SHARE", "Verdict", "said_tied", "tied_with"]
+
+FloatArray = NDArray[np.float64]
+
+#: A candidate that is best, by less than the person's perceivable margin over the pick,
+#: for at least this share of the posterior is one the pick may be practically tied with.
+TIE_MENTION = 0.01
+#: A pick not settled as best is said to be practically tied when the candidates that may
+#: beat it by less than the margin hold at least this share of the posterior together.
+TIE_SHARE = 0.05
+
+
+def said_tied(p_best: float, p_near: float, others: bool, confidence: float) -> bool:
+    """Whether a pick with P(best) ``p_best`` and P(best or practically tied) ``p_near``
+    is said to be practically tied: it is not best with the ``confidence`` asked for, but
+    best or practically tied with it is, and other models (``others``) that may beat it by
+    less than the person's perceivable margin hold at least ``TIE_SHARE`` of the posterior.
+    (A pick that is neither is said with its P(best): a tie that is itself unsure is no
+    news to a person.)
+
+    >>> said_tied(0.90, 0.97, True, 0.95), said_tied(0.96, 0.99, True, 0.95)
+    (True, False)
+    >>> said_tied(0.42, 0.51, True, 0.95)
+    False
+    """
+    return (
+        others
+        and settled(p_best) < confidence <= settled(p_near)
+        and settled(p_near - p_best) >= TIE_SHARE
+    )
+
+
+def tied_with(near: FloatArray, pick: int) -> list[int]:
+    """The candidates the pick may be practically tied with: each best, by less than the
+    margin over the pick, for at least ``TIE_MENTION`` of the posterior (``near``,
+    :func:`~tradeoff.learn.particles.near_best`), most likely first (ties: the earlier).
+
+    >>> tied_with(np.array([0.8, 0.005, 0.15, 0.03]), 0)
+    [2, 3]
+    """
+    others = np.array(
+        [i for i, x in enumerate(near) if i != pick and settled(float(x)) >= TIE_MENTION],
+        dtype=np.intp,
+    )
+    return [int(i) for i in others[stable_order(-near[others])]]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the posterior says of the pick (:meth:`~tradeoff.learn.joint.JointStrategy.verdict`).
+
+    ``pick`` indexes the candidates; ``p_best`` is P(it is best); ``p_near`` P(it is best or
+    practically tied with the best: within the person's perceivable margin,
+    :func:`~tradeoff.learn.particles.perceivable_margin`); ``tied`` the other candidates
+    that may be better by less than that margin (each with at least ``TIE_MENTION`` of the
+    posterior), most likely first. ``practically_tied`` says whether the pick is to be
+    stated as practically tied (:func:`said_tied`): then the stated
+    probability (:attr:`stated`) is ``p_near`` and the words name ``tied``; else it is
+    ``p_best``. ``regret`` is the pick's expected regret as a share of the metric's spread.
+    """
+
+    pick: int
+    p_best: float
+    p_near: float
+    regret: float
+    tied: tuple[int, ...]
+
+    #: The confidence the stop asks for (``decision_confidence``).
+    confidence: float = 0.95
+
+    @property
+    def practically_tied(self) -> bool:
+        """Whether the pick is said to be practically tied (:func:`said_tied`)."""
+        return said_tied(self.p_best, self.p_near, bool(self.tied), self.confidence)
+
+    @property
+    def stated(self) -> float:
+        """The probability said to the person and compared with the stop's confidence."""
+        return self.p_near if self.practically_tied else self.p_best

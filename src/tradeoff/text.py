@@ -12,7 +12,7 @@ Numbers a person reads are written here too: :func:`probability_words` for every
 shown (never a false 0% or 100%), :func:`plain_number` for a factor ("100 times", never
 "1e+02 times"). :class:`Words` is a language for the sentences the core writes (English,
 :data:`ENGLISH`, unless the study web page gives its own), :func:`N_` marks a string for
-a message catalogue.
+a message catalogue, :class:`Voice` whom a sentence about a person's answers speaks to.
 """
 
 from __future__ import annotations
@@ -339,7 +339,7 @@ def _separators(locale: str) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class Words:
-    """A language for the sentences the core writes (:mod:`tradeoff.ask.presentation`, the
+    """A language for the sentences the core writes (:mod:`tradeoff.ask.words`, the
     consistency check): its ``gettext`` and ``ngettext`` and the Babel locale its numbers
     are written in. The default, :data:`ENGLISH`, is the text as written, so the terminal,
     the command line and the reports are English; the study web page passes its catalogue's
@@ -374,3 +374,65 @@ class Words:
 
 #: The text as written: English, numbers as "1,000.5".
 ENGLISH = Words()
+
+
+# -- whom a sentence speaks to ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Voice:
+    """Whom the sentences about a person's answers speak to: the person reading them
+    ("you", the default), or, in a team's report, a person named above them ("they").
+
+    >>> YOU.subject, YOU.them, YOU.their
+    ('You', 'you', 'your')
+    >>> Voice("dr-kim").subject, Voice("dr-kim").them, Voice("dr-kim").their
+    ('dr-kim', 'them', 'their')
+    """
+
+    #: The person's name (a participant id); ``None`` speaks to the reader.
+    name: str | None = None
+
+    @property
+    def subject(self) -> str:
+        """Who does something, at the start of a sentence: "You", or the name."""
+        return "You" if self.name is None else self.name
+
+    @property
+    def them(self) -> str:
+        """Who something is worth to: "you" or "them"."""
+        return "you" if self.name is None else "them"
+
+    @property
+    def their(self) -> str:
+        """Whose answers: "your" or "their"."""
+        return "your" if self.name is None else "their"
+
+    def say(self, message: str, words: Words = ENGLISH) -> str:
+        """A message written to the reader ("you") as this voice says it: translated by
+        ``words`` for the reader; for a named person, in English with "you" and "your"
+        made "they", "them" and "their", and "You would" the name (as ``%(subject)s``).
+
+        >>> Voice("dr-kim").say("Not settled by your answers: %(text)s")
+        'Not settled by their answers: %(text)s'
+        >>> Voice("dr-kim").say("You would give up 10; say you would; to you.")
+        '%(subject)s would give up 10; say they would; to them.'
+        """
+        if self.name is None:
+            return words.gettext(message)
+        for pattern, replacement in _NAMED:
+            message = pattern.sub(replacement, message)
+        return message
+
+
+#: How a sentence to the reader speaks of a named person (:meth:`Voice.say`).
+_NAMED = (
+    (re.compile(r"\bYou would\b"), "%(subject)s would"),
+    (re.compile(r"\byou would\b"), "they would"),
+    (re.compile(r"\byour\b"), "their"),
+    (re.compile(r"\byou\b"), "them"),
+)
+
+
+#: The person reading.
+YOU = Voice()

@@ -63,8 +63,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tradeoff.ask.population import Population
-from tradeoff.ask.presentation import per_thousand, shown_number
 from tradeoff.ask.scenario import Scenario, load_scenario
+from tradeoff.ask.shown import per_thousand, shown_number
 from tradeoff.errors import InputError
 from tradeoff.learn import Engine
 from tradeoff.record.log import SessionLog, read_session

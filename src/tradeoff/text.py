@@ -106,19 +106,32 @@ _MD_ORDERED = re.compile(r"\d+[.)](?= |$)")
 
 
 def markdown_text(value: object) -> str:
-    """``str(value)`` as Markdown that reads as exactly that text, on one line: the one rule
-    for text from a file a person gave (a model, class or attribute name, a label, an id, a
-    title) wherever the project writes Markdown (reports, codebooks).
+    """``str(value)`` as Markdown that reads as exactly that text, on one line: the one
+    escaper of the project, for text from a file a person gave (a model, class or attribute
+    name, a label, an id, a title) and for the project's own words wherever it writes
+    Markdown (reports, codebooks, the judging tables, the benchmarks' tables).
 
-    Line breaks become spaces, control characters ``?`` (:func:`clean_text`), the ends are
-    trimmed, and every character that could make Markdown or HTML of it is escaped with a
-    backslash, which every CommonMark renderer shows as the character itself: ``\\``, `````,
-    ``*``, ``[``, ``]``, ``<``, ``>``, ``&``, ``|``, ``#``, ``~`` everywhere, ``_`` unless
-    between two letters or digits (``recall_benign`` stays as it is: such an underscore
-    never makes emphasis), a leading ``-``, ``+`` or ``=`` unless a letter or digit follows
-    (``-0.5`` stays), and the ``.`` or ``)`` of a leading ordered-list number. The
-    result holds no HTML tag, link, image, table cell break or heading, in a table cell,
-    a heading, a list item or a paragraph.
+    The rules, for CommonMark with GitHub's tables and strikethrough:
+
+    * **line breaks** (``\\n``, ``\\r``, U+2028 and the others :meth:`str.splitlines`
+      knows) become spaces, so the text stays one paragraph, heading, list item or table
+      cell; tabs become spaces and other control characters ``?`` (:func:`clean_text`);
+      the ends are trimmed (no indented code block);
+    * **always escaped** with a backslash, which every CommonMark renderer shows as the
+      character itself: ``\\`` (so a trailing backslash escapes nothing after it),
+      backticks (no code span), ``*`` (no emphasis, no list), ``[`` and ``]`` (no link,
+      image or reference, so ``!`` needs nothing), ``<`` and ``>`` (no HTML tag, no
+      autolink, no block quote), ``&`` (no character reference), ``|`` (a **table's pipe**:
+      a cell never splits), ``#`` (no heading), ``~`` (no strikethrough or code fence);
+    * ``_`` escaped unless between two letters or digits (``recall_benign`` stays as it is:
+      such an underscore never makes emphasis);
+    * **at the start**: a ``-``, ``+`` or ``=`` unless a letter or digit follows (no list
+      item, thematic break or setext underline; ``-0.5`` stays), and the ``.`` or ``)``
+      of a leading number followed by a space or nothing (``1.`` is no ordered list; ``1.5``
+      stays).
+
+    A bare address (``https://…``) stays text in CommonMark; a renderer that links bare
+    addresses (GitHub's) links the address the text shows, never another.
 
     >>> markdown_text("<script>alert(1)</script>")
     '\\\\<script\\\\>alert(1)\\\\</script\\\\>'
@@ -148,7 +161,9 @@ def markdown_text(value: object) -> str:
 
 
 def markdown_table(headers: Sequence[object], rows: Sequence[Sequence[object]]) -> str:
-    """A Markdown table of text: every header and cell through :func:`markdown_text`.
+    """A Markdown table of text: every header and cell through :func:`markdown_text`, so
+    a cell is one line and never splits (its pipes are escaped). The one Markdown-table
+    writer of the project.
 
     >>> print(markdown_table(["model", "acc"], [["<b>m|1</b>", 0.9]]))
     | model | acc |

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tradeoff.judge.render import markdown_table
+from tradeoff.text import markdown_table
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

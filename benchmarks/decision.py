@@ -66,9 +66,9 @@ from numpy.typing import NDArray
 
 from benchmarks._table import importable, markdown, write
 from tradeoff.ask.population import Population, scenario_population
-from tradeoff.ask.presentation import card_lines
 from tradeoff.ask.queries import QuerySpace
 from tradeoff.ask.scenario import PoolSpec, Scenario, load_scenario
+from tradeoff.ask.shown import card_lines
 from tradeoff.choose.candidates import scenario_pool
 from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.learn import Choice, Engine

@@ -33,9 +33,9 @@ import numpy as np
 from benchmarks._table import importable, markdown, write
 from tradeoff.ask.metric import l1_error, normalise
 from tradeoff.ask.population import scenario_population
-from tradeoff.ask.presentation import shown_pair
 from tradeoff.ask.queries import QuerySpace
 from tradeoff.ask.scenario import load_scenario
+from tradeoff.ask.shown import shown_pair
 from tradeoff.learn import Engine, truth_from_dirichlet
 from tradeoff.learn.base import swing_weights
 from tradeoff.simulation.oracles import Noise, SimulatedOracle

@@ -223,7 +223,7 @@ def test_a_far_tail_likelihood_is_not_zero_on_one_machine_only() -> None:
 
 def test_a_count_on_a_rounding_boundary_reads_the_same_everywhere() -> None:
     """857.5 per 1,000 reads 858 whatever the last bits of the recall carrying it."""
-    from tradeoff.ask.presentation import per_thousand
+    from tradeoff.ask.shown import per_thousand
 
     exact = 0.8575
     assert {per_thousand(_ulps(exact, k)) for k in range(-4, 5)} == {858}

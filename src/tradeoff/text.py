@@ -12,7 +12,7 @@ Numbers a person reads are written here too: :func:`probability_words` for every
 shown (never a false 0% or 100%), :func:`plain_number` for a factor ("100 times", never
 "1e+02 times"). :class:`Words` is a language for the sentences the core writes (English,
 :data:`ENGLISH`, unless the study web page gives its own), :func:`N_` marks a string for
-a message catalogue.
+a message catalogue, :class:`Voice` whom a sentence about a person's answers speaks to.
 """
 
 from __future__ import annotations
@@ -106,19 +106,32 @@ _MD_ORDERED = re.compile(r"\d+[.)](?= |$)")
 
 
 def markdown_text(value: object) -> str:
-    """``str(value)`` as Markdown that reads as exactly that text, on one line: the one rule
-    for text from a file a person gave (a model, class or attribute name, a label, an id, a
-    title) wherever the project writes Markdown (reports, codebooks).
+    """``str(value)`` as Markdown that reads as exactly that text, on one line: the one
+    escaper of the project, for text from a file a person gave (a model, class or attribute
+    name, a label, an id, a title) and for the project's own words wherever it writes
+    Markdown (reports, codebooks, the judging tables, the benchmarks' tables).
 
-    Line breaks become spaces, control characters ``?`` (:func:`clean_text`), the ends are
-    trimmed, and every character that could make Markdown or HTML of it is escaped with a
-    backslash, which every CommonMark renderer shows as the character itself: ``\\``, `````,
-    ``*``, ``[``, ``]``, ``<``, ``>``, ``&``, ``|``, ``#``, ``~`` everywhere, ``_`` unless
-    between two letters or digits (``recall_benign`` stays as it is: such an underscore
-    never makes emphasis), a leading ``-``, ``+`` or ``=`` unless a letter or digit follows
-    (``-0.5`` stays), and the ``.`` or ``)`` of a leading ordered-list number. The
-    result holds no HTML tag, link, image, table cell break or heading, in a table cell,
-    a heading, a list item or a paragraph.
+    The rules, for CommonMark with GitHub's tables and strikethrough:
+
+    * **line breaks** (``\\n``, ``\\r``, U+2028 and the others :meth:`str.splitlines`
+      knows) become spaces, so the text stays one paragraph, heading, list item or table
+      cell; tabs become spaces and other control characters ``?`` (:func:`clean_text`);
+      the ends are trimmed (no indented code block);
+    * **always escaped** with a backslash, which every CommonMark renderer shows as the
+      character itself: ``\\`` (so a trailing backslash escapes nothing after it),
+      backticks (no code span), ``*`` (no emphasis, no list), ``[`` and ``]`` (no link,
+      image or reference, so ``!`` needs nothing), ``<`` and ``>`` (no HTML tag, no
+      autolink, no block quote), ``&`` (no character reference), ``|`` (a **table's pipe**:
+      a cell never splits), ``#`` (no heading), ``~`` (no strikethrough or code fence);
+    * ``_`` escaped unless between two letters or digits (``recall_benign`` stays as it is:
+      such an underscore never makes emphasis);
+    * **at the start**: a ``-``, ``+`` or ``=`` unless a letter or digit follows (no list
+      item, thematic break or setext underline; ``-0.5`` stays), and the ``.`` or ``)``
+      of a leading number followed by a space or nothing (``1.`` is no ordered list; ``1.5``
+      stays).
+
+    A bare address (``https://…``) stays text in CommonMark; a renderer that links bare
+    addresses (GitHub's) links the address the text shows, never another.
 
     >>> markdown_text("<script>alert(1)</script>")
     '\\\\<script\\\\>alert(1)\\\\</script\\\\>'
@@ -148,7 +161,9 @@ def markdown_text(value: object) -> str:
 
 
 def markdown_table(headers: Sequence[object], rows: Sequence[Sequence[object]]) -> str:
-    """A Markdown table of text: every header and cell through :func:`markdown_text`.
+    """A Markdown table of text: every header and cell through :func:`markdown_text`, so
+    a cell is one line and never splits (its pipes are escaped). The one Markdown-table
+    writer of the project.
 
     >>> print(markdown_table(["model", "acc"], [["<b>m|1</b>", 0.9]]))
     | model | acc |
@@ -339,7 +354,7 @@ def _separators(locale: str) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class Words:
-    """A language for the sentences the core writes (:mod:`tradeoff.ask.presentation`, the
+    """A language for the sentences the core writes (:mod:`tradeoff.ask.words`, the
     consistency check): its ``gettext`` and ``ngettext`` and the Babel locale its numbers
     are written in. The default, :data:`ENGLISH`, is the text as written, so the terminal,
     the command line and the reports are English; the study web page passes its catalogue's
@@ -374,3 +389,65 @@ class Words:
 
 #: The text as written: English, numbers as "1,000.5".
 ENGLISH = Words()
+
+
+# -- whom a sentence speaks to ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Voice:
+    """Whom the sentences about a person's answers speak to: the person reading them
+    ("you", the default), or, in a team's report, a person named above them ("they").
+
+    >>> YOU.subject, YOU.them, YOU.their
+    ('You', 'you', 'your')
+    >>> Voice("dr-kim").subject, Voice("dr-kim").them, Voice("dr-kim").their
+    ('dr-kim', 'them', 'their')
+    """
+
+    #: The person's name (a participant id); ``None`` speaks to the reader.
+    name: str | None = None
+
+    @property
+    def subject(self) -> str:
+        """Who does something, at the start of a sentence: "You", or the name."""
+        return "You" if self.name is None else self.name
+
+    @property
+    def them(self) -> str:
+        """Who something is worth to: "you" or "them"."""
+        return "you" if self.name is None else "them"
+
+    @property
+    def their(self) -> str:
+        """Whose answers: "your" or "their"."""
+        return "your" if self.name is None else "their"
+
+    def say(self, message: str, words: Words = ENGLISH) -> str:
+        """A message written to the reader ("you") as this voice says it: translated by
+        ``words`` for the reader; for a named person, in English with "you" and "your"
+        made "they", "them" and "their", and "You would" the name (as ``%(subject)s``).
+
+        >>> Voice("dr-kim").say("Not settled by your answers: %(text)s")
+        'Not settled by their answers: %(text)s'
+        >>> Voice("dr-kim").say("You would give up 10; say you would; to you.")
+        '%(subject)s would give up 10; say they would; to them.'
+        """
+        if self.name is None:
+            return words.gettext(message)
+        for pattern, replacement in _NAMED:
+            message = pattern.sub(replacement, message)
+        return message
+
+
+#: How a sentence to the reader speaks of a named person (:meth:`Voice.say`).
+_NAMED = (
+    (re.compile(r"\bYou would\b"), "%(subject)s would"),
+    (re.compile(r"\byou would\b"), "they would"),
+    (re.compile(r"\byour\b"), "their"),
+    (re.compile(r"\byou\b"), "them"),
+)
+
+
+#: The person reading.
+YOU = Voice()

@@ -15,10 +15,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tradeoff.ask.aspects import point_tradeoffs, round_step
+from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.population import scenario_population
-from tradeoff.ask.presentation import card_lines, tradeoffs
 from tradeoff.ask.queries import QuerySpace
 from tradeoff.ask.scenario import load_scenario
+from tradeoff.ask.shown import card_lines
 from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.learn.bisection import prefers_reference

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tradeoff.ask.presentation import Voice, tradeoffs
+from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.scenario import LoadedScenario, load_scenario
 from tradeoff.choose.decide import Decision, decide, decision_tags
 from tradeoff.choose.report import summary, weights_figure, write_report
@@ -28,7 +28,7 @@ from tradeoff.record.log import read_session
 from tradeoff.record.summary import summarise
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.opening import start_session
-from tradeoff.text import percent, probability_words
+from tradeoff.text import Voice, percent, probability_words
 from tradeoff.tui.screens.result import recommendation_text
 
 from ..conftest import ROOT, SCENARIOS

@@ -379,7 +379,7 @@ def triage() -> tuple[Any, np.ndarray]:
 def test_candidate_questions_show_two_real_models_as_the_screen_does(
     triage: tuple[Any, np.ndarray],
 ) -> None:
-    from tradeoff.ask.presentation import shown_profile
+    from tradeoff.ask.shown import shown_profile
 
     sc, rows = triage
     engine = Engine(sc, spec(sc, strategy="joint", budget=30), seed=2, candidates=rows)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tradeoff.ask.presentation import card_lines
+from tradeoff.ask.shown import card_lines
 from tradeoff.choose.recommend import recommend
 from tradeoff.choose.robustness import rank_acceptability
 from tradeoff.learn import Engine

@@ -334,7 +334,7 @@ def test_all_cant_tell_never_shows_a_pair_more_than_twice(strategy: str) -> None
     tell" is never asked again."""
     from collections import Counter
 
-    from tradeoff.ask.presentation import shown_pair, unanswerable
+    from tradeoff.ask.shown import shown_pair, unanswerable
 
     sc = scenario("breast-cancer-triage")
     engine = Engine(sc, spec(sc, strategy=strategy, budget=30), seed=5)
@@ -361,7 +361,7 @@ def test_no_pair_is_shown_more_than_twice(noise: str) -> None:
 
 
 def test_questions_stay_inside_the_recall_ranges_and_read_as_trade_offs() -> None:
-    from tradeoff.ask.presentation import per_thousand, unanswerable
+    from tradeoff.ask.shown import per_thousand, unanswerable
 
     sc = scenario("breast-cancer-triage")
     for truth in [(0.05, 0.9, 0.03, 0.02), (0.9, 0.05, 0.03, 0.02), (0.25, 0.25, 0.25, 0.25)]:
@@ -395,7 +395,7 @@ def test_shown_trade_question_is_answered_by_its_recorded_threshold(
     rounded options can read the same or one better on every line; such a question is
     flagged as unanswerable (and the strategies skip it), the others can be asked. The
     same holds of a question aimed finely (a ``tolerance``: a trade of another size)."""
-    from tradeoff.ask.presentation import unanswerable
+    from tradeoff.ask.shown import unanswerable
     from tradeoff.learn.bisection import chord_query, prefers_reference
 
     sc = scenario("breast-cancer-triage")
@@ -424,7 +424,7 @@ def test_a_question_aimed_finely_shows_a_threshold_near_its_target(name: str) ->
     most), and never further than the usual trade's."""
     import math
 
-    from tradeoff.ask.presentation import unanswerable
+    from tradeoff.ask.shown import unanswerable
     from tradeoff.learn.base import logit, scale_shift
     from tradeoff.learn.bisection import chord_query
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tradeoff.ask.presentation import per_thousand, shown_number
 from tradeoff.ask.scenario import load_scenario
+from tradeoff.ask.shown import per_thousand, shown_number
 from tradeoff.curves import threshold_percent
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice

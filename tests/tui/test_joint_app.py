@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.widgets import Static
 
-from tradeoff.ask.presentation import CANDIDATES_PROMPT, QUESTION_PROMPT
+from tradeoff.ask.words import CANDIDATES_PROMPT, QUESTION_PROMPT
 from tradeoff.learn import Choice
 from tradeoff.record.log import read_session
 from tradeoff.record.records import AnswerRecord

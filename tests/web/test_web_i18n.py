@@ -17,17 +17,11 @@ import numpy as np
 from aiohttp.test_utils import TestServer
 from babel.messages.pofile import read_po
 
-from tradeoff.ask.presentation import (
-    attribute_line,
-    card_lines,
-    not_asked_words,
-    option_title,
-    question_prompt,
-    tradeoff_headings,
-    tradeoffs,
-)
+from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.queries import ClassifierProfile, Query
 from tradeoff.ask.scenario import load_scenario
+from tradeoff.ask.shown import attribute_line, card_lines
+from tradeoff.ask.words import not_asked_words, option_title, question_prompt, tradeoff_headings
 from tradeoff.learn import Choice, Consistency
 from tradeoff.learn.engine import answer_pattern
 from tradeoff.learn.shares import Shares, left_out_words

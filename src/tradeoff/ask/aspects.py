@@ -8,7 +8,7 @@ amount of the first attribute is a round tenth of its range (1, 2 or 5 times a p
 ten); when the other attribute's worth would be too small to show, the sentence is said
 the other way round.
 
-:func:`tradeoffs` and :func:`tradeoff_sentences` of :mod:`tradeoff.ask.presentation` call
+:func:`tradeoffs` and :func:`tradeoff_sentences` of :mod:`tradeoff.ask.narrative` call
 these for such a scenario.
 """
 
@@ -20,21 +20,21 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.ask.presentation import SETTLED_FACTOR, YOU, TradeOff, Voice, shown_number
-from tradeoff.ask.presentation import amount as shown_amount
 from tradeoff.ask.scenario import AttributeSpec, Scenario
+from tradeoff.ask.shown import amount as shown_amount
+from tradeoff.ask.shown import shown_number
+from tradeoff.ask.words import SETTLED_FACTOR, TradeOff
 from tradeoff.stable import settled
-from tradeoff.text import ENGLISH, N_, Words
+from tradeoff.text import ENGLISH, N_, YOU, Voice, Words
 
 #: An amount is shown when it is at least this share of its attribute's range.
 VISIBLE_SHARE = 0.02
 
 
 def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
-    """An amount of an attribute as its format shows it (:func:`~tradeoff.ask.presentation.
-    amount`), or to two significant digits where the format would round it by more than a
-    twentieth (a format of whole changes of train would say an exchange rate of 1.25
-    changes as "1").
+    """An amount of an attribute as its format shows it (:func:`tradeoff.ask.shown.amount`),
+    or to two significant digits where the format would round it by more than a twentieth
+    (a format of whole changes of train would say an exchange rate of 1.25 changes as "1").
 
     >>> from tradeoff.ask.scenario import load_scenario
     >>> changes = load_scenario("scenarios/train-trips.toml").scenario.attributes[2]
@@ -147,7 +147,7 @@ def tradeoffs(
     words: Words = ENGLISH,
 ) -> list[TradeOff]:
     """:func:`point_tradeoffs`, each marked settled when the 90% range of its exchange rate
-    over ``draws`` spans at most :data:`~tradeoff.ask.presentation.SETTLED_FACTOR`, else
+    over ``draws`` spans at most :data:`~tradeoff.ask.words.SETTLED_FACTOR`, else
     said as that range; a trade-off with a weight no answer informed (``asked``) is left
     out.
 

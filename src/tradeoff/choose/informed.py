@@ -37,8 +37,8 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.ask.presentation import per_thousand, shown_number
 from tradeoff.ask.scenario import Scenario
+from tradeoff.ask.shown import per_thousand, shown_number
 from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.learn.particles import perceivable_margin
 from tradeoff.learn.shares import Shares, shares_of

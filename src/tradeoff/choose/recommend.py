@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.ask.presentation import difference_words
 from tradeoff.ask.scenario import Scenario
+from tradeoff.ask.words import difference_words
 from tradeoff.choose.pool_metric import metric_scale, metric_vectors
 from tradeoff.choose.robustness import joint_psi
 from tradeoff.errors import InputError

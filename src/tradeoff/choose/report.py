@@ -32,13 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from tradeoff.ask.presentation import (
-    YOU,
-    Voice,
-    not_asked_words,
-    tradeoff_headings,
-    tradeoffs,
-)
+from tradeoff.ask.narrative import tradeoffs
+from tradeoff.ask.words import not_asked_words, tradeoff_headings
 from tradeoff.choose.decide import Decision
 from tradeoff.choose.decision_curves import (
     curves_section,
@@ -62,6 +57,8 @@ from tradeoff.choose.words import (
 )
 from tradeoff.pool import copa
 from tradeoff.text import (
+    YOU,
+    Voice,
     clean_text,
     markdown_html,
     markdown_table,

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.ask.presentation import difference_words
+from tradeoff.ask.words import difference_words
 from tradeoff.choose.rank import RankOutcome
 from tradeoff.choose.recommend import Recommendation
 from tradeoff.choose.robustness import CONSENSUS_LEAD, LEAD, LIMIT, WeightChange, aspect_words

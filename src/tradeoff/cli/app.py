@@ -125,7 +125,7 @@ def format_session(summary: SessionSummary) -> str:
     interval (or that no answer asked about it), the trade-offs under headings that say
     whether the answers settled them, and the consistency check; a session whose questions
     were not finished is said to be provisional."""
-    from tradeoff.ask.presentation import not_asked_words, tradeoff_headings
+    from tradeoff.ask.words import not_asked_words, tradeoff_headings
     from tradeoff.choose.candidates import candidate_names
     from tradeoff.choose.words import stated_words, unfinished_words
     from tradeoff.learn.shares import left_out_words

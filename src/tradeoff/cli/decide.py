@@ -67,7 +67,7 @@ def decision(args: argparse.Namespace) -> Decision:
 
 def format_selection(chosen: Selection) -> str:
     """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
-    from tradeoff.ask.presentation import Voice, not_asked_words
+    from tradeoff.ask.words import not_asked_words
     from tradeoff.choose.decision_curves import threshold_lines
     from tradeoff.choose.robustness import CONSENSUS_LEAD
     from tradeoff.choose.words import (
@@ -80,7 +80,7 @@ def format_selection(chosen: Selection) -> str:
         tuned_words,
         unfinished_words,
     )
-    from tradeoff.text import percent
+    from tradeoff.text import Voice, percent
 
     names = chosen.pool.names
     lines = []

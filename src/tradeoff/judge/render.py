@@ -1,7 +1,8 @@
 """Tables and figures of the judging analyses (Markdown, terminal text, PNG).
 
 The analyses themselves (:mod:`tradeoff.judge`) return typed results; this module only
-draws them. :func:`markdown_table` is the one Markdown-table writer of the project.
+draws them. Their Markdown tables are :func:`tradeoff.text.markdown_table`'s, every cell
+escaped by the one rule (:func:`tradeoff.text.markdown_text`).
 """
 
 from __future__ import annotations
@@ -12,39 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tradeoff.judge.indicators import RADAR_AXES, SystemIndicators
-
-#: Characters that would make text in a table cell Markdown or HTML: escaped, so a model
-#: name such as ``![x](http://host/x.png)`` stays text and loads nothing.
-_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\[]<>!|"})
-
-
-def markdown_text(value: object) -> str:
-    """Text from a file as Markdown that reads as the same text: no link, image or HTML is
-    made of it (emphasis and code marks are left as they are: they load nothing, tables of
-    commands keep their code spans, and names like ``recall_benign`` stay readable where
-    tables are printed to a terminal).
-
-    >>> markdown_text("![beacon](http://evil.example/b.png) <b>x</b> | y")
-    '\\\\!\\\\[beacon\\\\](http://evil.example/b.png) \\\\<b\\\\>x\\\\</b\\\\> \\\\| y'
-    """
-    return str(value).translate(_MARKDOWN_SPECIAL).replace("\n", " ")
-
-
-def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A Markdown table; every cell is text (:func:`markdown_text`), pipes included.
-
-    >>> print(markdown_table(["a", "b"], [[1, "x|y"]]))
-    | a | b |
-    |---|---|
-    | 1 | x\\|y |
-    """
-
-    def cell(value: object) -> str:
-        return markdown_text(value)
-
-    out = ["| " + " | ".join(cell(h) for h in headers) + " |", "|" + "---|" * len(headers)]
-    out += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(out)
+from tradeoff.text import markdown_table
 
 
 def measurement_table(rows: Sequence[SystemIndicators]) -> str:

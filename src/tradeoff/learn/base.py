@@ -12,9 +12,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.ask.metric import normalise
-from tradeoff.ask.presentation import card_lines
 from tradeoff.ask.queries import Query, QuerySpace
 from tradeoff.ask.scenario import ElicitationSpec, Scenario
+from tradeoff.ask.shown import card_lines
 
 
 class Choice(StrEnum):
@@ -105,7 +105,7 @@ class ElicitationResult:
 def asked_aspects(scenario: Scenario, queries: Iterable[Query]) -> tuple[bool, ...]:
     """Per statistic (classes, then attributes), whether one of ``queries`` showed two
     options whose card lines for it read differently
-    (:func:`~tradeoff.ask.presentation.card_lines`): only then could an answer say
+    (:func:`~tradeoff.ask.shown.card_lines`): only then could an answer say
     anything about its weight.
 
     >>> from tradeoff.ask.queries import ClassifierProfile

@@ -20,10 +20,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tradeoff.ask.presentation import unanswerable
 from tradeoff.ask.queries import Query, QuerySpace
 from tradeoff.ask.scenario import ElicitationSpec
-from tradeoff.ask.shown import VISIBLE, ShownKey, as_shown, question_key, visible_difference
+from tradeoff.ask.shown import (
+    VISIBLE,
+    ShownKey,
+    as_shown,
+    question_key,
+    unanswerable,
+    visible_difference,
+)
 from tradeoff.learn.base import (
     Choice,
     ElicitationResult,
@@ -102,7 +108,7 @@ def chord_query(
     a ``tolerance`` (in logit m), a shown pair whose threshold misses the target by more is
     replaced by the answerable one, among trades of ``FINE_SHARES`` of the ranges, whose
     threshold lies closest to it. A question a person still could not answer from the screen
-    (:func:`~tradeoff.ask.presentation.unanswerable`) is returned as it is; the strategies skip
+    (:func:`~tradeoff.ask.shown.unanswerable`) is returned as it is; the strategies skip
     it.
 
     Without ``shown`` (paper 004's setting, answered from exact values) both options are

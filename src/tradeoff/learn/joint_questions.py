@@ -20,9 +20,15 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.ask.presentation import card_lines, shown_profile, unanswerable
 from tradeoff.ask.queries import ClassifierProfile, Query, QuerySpace, profile_key
-from tradeoff.ask.shown import ShownKey, as_shown, question_key
+from tradeoff.ask.shown import (
+    ShownKey,
+    as_shown,
+    card_lines,
+    question_key,
+    shown_profile,
+    unanswerable,
+)
 from tradeoff.learn.base import asked_aspects, logit
 from tradeoff.learn.joint_state import JointState
 from tradeoff.learn.particles import Summary, weighted_quantiles

@@ -55,9 +55,8 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.ask.presentation import unanswerable
 from tradeoff.ask.queries import ClassifierProfile, Query
-from tradeoff.ask.shown import ShownKey, question_key
+from tradeoff.ask.shown import ShownKey, question_key, unanswerable
 from tradeoff.learn.base import (
     Choice,
     ElicitationResult,
@@ -132,7 +131,7 @@ class Record:
     reference_left: bool
     side: int
     repeat_of: int | None = None
-    #: The two options as the screen showed them (:func:`~tradeoff.ask.presentation.shown_pair`).
+    #: The two options as the screen showed them (:func:`~tradeoff.ask.shown.shown_pair`).
     shown: ShownKey = ((), ())
 
 

@@ -18,9 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.ask.presentation import YOU, Voice
 from tradeoff.learn.base import ElicitationResult
-from tradeoff.text import ENGLISH, N_, Words
+from tradeoff.text import ENGLISH, N_, YOU, Voice, Words
 
 FloatArray = NDArray[np.float64]
 

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tradeoff.ask.presentation import TradeOff, tradeoffs
+from tradeoff.ask.narrative import tradeoffs
+from tradeoff.ask.words import TradeOff
 from tradeoff.curves import Threshold, person_threshold, threshold_words
 from tradeoff.learn import Consistency, ElicitationResult, consistency_of
 from tradeoff.learn.shares import Shares, asked_shares
@@ -30,7 +31,7 @@ class SessionSummary:
     answers: int
     consistency: Consistency | None = None
     #: The trade-offs the answers settled, and the ranges of those they did not; none with
-    #: a weight no answer informed (:func:`~tradeoff.ask.presentation.tradeoffs`).
+    #: a weight no answer informed (:func:`~tradeoff.ask.narrative.tradeoffs`).
     said: tuple[TradeOff, ...] = ()
     #: The pick among the recorded candidates as the questions stopped on it (or stand now,
     #: unfinished), its P(best), P(best or practically tied) and the candidates it may be

@@ -26,9 +26,9 @@ from tradeoff.ask.metric import LinearMetric, l1_error, normalise
 from tradeoff.ask.population import scenario_population
 from tradeoff.ask.queries import QuerySpace
 from tradeoff.ask.scenario import STRATEGY_NAMES, Scenario, load_scenario
-from tradeoff.judge.render import markdown_table
 from tradeoff.learn import ElicitationResult, Engine, truth_from_dirichlet
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
+from tradeoff.text import markdown_table
 
 FloatArray = NDArray[np.float64]
 

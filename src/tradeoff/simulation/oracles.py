@@ -11,7 +11,7 @@ The simulated ones compare ψ of both sides under a true linear metric (paper 00
   tell" whenever |ψ_left − ψ_right| < τ;
 * a person who reads the screen ``display``: ψ of the options *as shown* (recalls per
   1,000, attributes rounded as their format shows them,
-  :func:`~tradeoff.ask.presentation.shown_profile`), "can't tell" when those are equal.
+  :func:`~tradeoff.ask.shown.shown_profile`), "can't tell" when those are equal.
 
 ψ differences are in the metric's natural units (weights normalised to ‖a‖₁ = 1), so T and τ
 are too. All randomness comes from a seeded generator.
@@ -26,9 +26,9 @@ from typing import Protocol
 import numpy as np
 
 from tradeoff.ask.metric import LinearMetric, normalise
-from tradeoff.ask.presentation import shown_profile
 from tradeoff.ask.queries import Query
 from tradeoff.ask.scenario import Scenario
+from tradeoff.ask.shown import shown_profile
 from tradeoff.learn import Choice
 from tradeoff.simulation.noise import (  # the registry, re-exported where simulated people live
     NOISE_HELP,

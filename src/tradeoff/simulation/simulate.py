@@ -22,9 +22,9 @@ from numpy.typing import NDArray
 
 from tradeoff.ask.metric import l1_error, normalise
 from tradeoff.ask.population import Population, scenario_population
-from tradeoff.ask.presentation import shown_pair
 from tradeoff.ask.queries import QuerySpace
 from tradeoff.ask.scenario import ElicitationSpec, Scenario
+from tradeoff.ask.shown import shown_pair
 from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.choose.recommend import measured_vectors, recommend
 from tradeoff.errors import InputError, Problem, read_user_file
@@ -46,7 +46,7 @@ class RunOutcome:
     #: The final recommendation scored against the truth (``None`` without candidates).
     score: RunScore | None = None
     trace: tuple[float, ...] | None = None
-    #: The most times one pair of options was shown (:func:`~tradeoff.ask.presentation.shown_pair`).
+    #: The most times one pair of options was shown (:func:`~tradeoff.ask.shown.shown_pair`).
     pair_repeats: int = 1
     #: P(best) of the pick the engine stated at the stop (``None`` without candidates).
     p_best: float | None = None

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from tradeoff.ask.population import Population
-from tradeoff.ask.presentation import per_thousand, shown_number
 from tradeoff.ask.scenario import Scenario
+from tradeoff.ask.shown import per_thousand, shown_number
 from tradeoff.learn import Engine
 from tradeoff.record.log import SessionLog
 from tradeoff.record.records import AnswerRecord, ExtendRecord, UndoRecord

@@ -23,8 +23,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
 
-from tradeoff.ask.presentation import aspect_cell, aspect_header, table_legend
 from tradeoff.ask.scenario import Scenario
+from tradeoff.ask.shown import aspect_cell
+from tradeoff.ask.words import aspect_header, table_legend
 from tradeoff.choose.informed import PeopleList, people_list
 from tradeoff.choose.rank import rank_pool
 from tradeoff.choose.selection import Selection

@@ -50,7 +50,14 @@ EXTRACT_OPTIONS = {"templates/**.html": {"extensions": "jinja2.ext.i18n"}}
 #: The core's modules whose sentences the page shows, relative to the package: the option
 #: cards and the trade-offs (:mod:`tradeoff.ask.presentation`), the consistency check and
 #: the answer patterns it names (:mod:`tradeoff.learn.engine`).
-CORE_SOURCES = ("ask/presentation.py", "ask/aspects.py", "learn/engine.py", "learn/shares.py")
+CORE_SOURCES = (
+    "ask/shown.py",
+    "ask/words.py",
+    "ask/narrative.py",
+    "ask/aspects.py",
+    "learn/engine.py",
+    "learn/shares.py",
+)
 KEYWORDS: dict[str, tuple[int, ...] | None] = {
     "_": None,
     "N_": None,

@@ -11,19 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tradeoff.ask.presentation import (
-    YOU,
-    card_lines,
-    not_asked_words,
-    option_title,
-    question_prompt,
-    tradeoffs,
-)
+from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.scenario import Scenario
+from tradeoff.ask.shown import card_lines
+from tradeoff.ask.words import not_asked_words, option_title, question_prompt
 from tradeoff.learn import consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.record.recorder import Recorder
-from tradeoff.text import markdown_html, probability_words
+from tradeoff.text import YOU, markdown_html, probability_words
 from tradeoff.web.i18n import Language
 
 

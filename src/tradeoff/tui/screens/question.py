@@ -15,14 +15,9 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, ProgressBar, Static
 
-from tradeoff.ask.presentation import (
-    QUESTION_PROMPT,
-    Line,
-    card_lines,
-    option_title,
-    question_prompt,
-)
 from tradeoff.ask.queries import Query
+from tradeoff.ask.shown import Line, card_lines
+from tradeoff.ask.words import QUESTION_PROMPT, option_title, question_prompt
 from tradeoff.learn import Choice
 from tradeoff.record.recorder import Recorder
 from tradeoff.tui.common import PauseSession, QuestionsDone

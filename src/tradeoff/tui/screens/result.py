@@ -13,7 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Label, Static
 
-from tradeoff.ask.presentation import aspect_cell, aspect_header, table_legend
+from tradeoff.ask.shown import aspect_cell
+from tradeoff.ask.words import aspect_header, table_legend
 from tradeoff.errors import InputError
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import probability_words

@@ -12,7 +12,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, Static
 
-from tradeoff.ask.presentation import not_asked_words, tradeoff_headings, tradeoffs
+from tradeoff.ask.narrative import tradeoffs
+from tradeoff.ask.words import not_asked_words, tradeoff_headings
 from tradeoff.learn import consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.record.recorder import Recorder

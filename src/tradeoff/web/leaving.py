@@ -22,8 +22,9 @@ from aiohttp import web
 from tradeoff.errors import InputError
 from tradeoff.record.recorder import Recorder
 from tradeoff.study.withdrawals import withdraw
-from tradeoff.web.flow import link_values, participant, with_session, withdrawn_page
+from tradeoff.web.endings import link_values, withdrawn_page
 from tradeoff.web.i18n import N_
+from tradeoff.web.questions import with_session
 from tradeoff.web.site import (
     SESSION_COOKIE,
     SITE,
@@ -35,6 +36,7 @@ from tradeoff.web.site import (
     redirect,
     set_cookie,
 )
+from tradeoff.web.where import participant
 
 Way = Literal["code", "panel", "pilot"]
 

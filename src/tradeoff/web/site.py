@@ -9,7 +9,7 @@ process on the folder (:class:`Revoked`); every form carries a CSRF token
 :attr:`tradeoff.web.connection.Timeouts.body_seconds`, only then counts it against the
 caps of requests in flight (:data:`REQUESTS_AT_ONCE`), sets the security headers (a strict
 CSP: pages name nothing outside this server) and answers errors with pages in words. The
-pages themselves are :mod:`tradeoff.web.flow` and :mod:`tradeoff.web.leaving`."""
+pages themselves are wired by :mod:`tradeoff.web.flow`."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ class Site:
     )
     envs: dict[str, jinja2.Environment] = field(default_factory=dict)
     #: Codes being checked (or waiting out their delay) per source address, and requests
-    #: in flight per source and in all (:data:`tradeoff.web.flow.CODES_AT_ONCE`,
+    #: in flight per source and in all (:data:`tradeoff.web.code_entry.CODES_AT_ONCE`,
     #: :data:`REQUESTS_AT_ONCE`).
     checking: dict[str, int] = field(default_factory=dict)
     in_flight: dict[str, int] = field(default_factory=dict)

@@ -3,7 +3,8 @@ page of where a participant already signed in is) and ``POST /code``. A right co
 the participant's session cookie (:func:`tradeoff.web.where.signed_in`); a wrong one is
 logged and waits out a delay that grows with the source's recent wrong codes
 (:meth:`tradeoff.web.site.Site.wait_out_wrong`), and a source that guesses may have only a
-few codes checked at once.
+few codes checked at once
+(:class:`tradeoff.web.limiter.PerSource`, :data:`tradeoff.web.limiter.CODES_AT_ONCE`).
 """
 
 from __future__ import annotations
@@ -32,12 +33,6 @@ from tradeoff.web.site import (
     visitor_of,
 )
 from tradeoff.web.where import signed_in, where_next
-
-#: A source that entered a wrong code lately may have this many codes checked or waiting
-#: out their delay at once (more are refused unchecked, so a guesser cannot run the delays
-#: in parallel; a source without wrong codes, such as a ward behind one address, is not
-#: held back).
-CODES_AT_ONCE = 2
 
 WRONG_CODE = N_(
     "That code does not open a session. Check it and try again (capitals, spaces and "
@@ -100,7 +95,8 @@ async def enter_code(request: web.Request) -> web.StreamResponse:
             visitor.language.gettext("The form had expired. Enter your code again."),
         )
     source = source_of(request, site.trust_proxy)
-    guessing = site.checking.get(source, 0) >= CODES_AT_ONCE and (
+    checked = site.throttles.checked
+    guessing = checked.full(source) and (
         await site.work(partial(recent_failures, site.study, None, source)) > 0
     )
     if guessing:
@@ -117,17 +113,12 @@ async def enter_code(request: web.Request) -> web.StreamResponse:
             429,
             ("./", _("Back to the code")),
         )
-    site.checking[source] = site.checking.get(source, 0) + 1
-    try:
+    with checked.holding(source, past_each=True):
         code = form.get("code", "")[:64]
         participant = await site.work(partial(site.study.participant_for, code)) if code else None
         if participant is None:
             await site.wait_out_wrong(source)
             return code_page(request, site, visitor, visitor.language.gettext(WRONG_CODE))
-    finally:
-        site.checking[source] -= 1
-        if not site.checking[source]:
-            del site.checking[source]
     try:  # the study's files are what they were when it was made
         await site.work(partial(load_study, site.study.path))
     except InputError as exc:

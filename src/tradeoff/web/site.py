@@ -7,9 +7,10 @@ ended early ("save and come back later", declining, withdrawing) is revoked for 
 process on the folder (:class:`Revoked`); every form carries a CSRF token
 (:func:`checked_form`). The :func:`protect` middleware reads a request's body within
 :attr:`tradeoff.web.connection.Timeouts.body_seconds`, only then counts it against the
-caps of requests in flight (:data:`REQUESTS_AT_ONCE`), sets the security headers (a strict
-CSP: pages name nothing outside this server) and answers errors with pages in words. The
-pages themselves are wired by :mod:`tradeoff.web.flow`."""
+caps of requests in flight (:data:`tradeoff.web.limiter.REQUESTS_AT_ONCE`, counted by the
+one per-source limiter, :class:`tradeoff.web.limiter.PerSource`), sets the security
+headers (a strict CSP: pages name nothing outside this server) and answers errors with
+pages in words. The pages themselves are wired by :mod:`tradeoff.web.flow`."""
 
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ from tradeoff.text import clean_text
 from tradeoff.web.connection import LOG, Timeouts, log_request
 from tradeoff.web.held import Participants
 from tradeoff.web.i18n import LANGUAGE_COOKIE, LANGUAGE_PARAMETER, Language, languages, requested
+from tradeoff.web.limiter import Throttles
 from tradeoff.web.revoked import REVOKED_FILE, Revoked
 
 T = TypeVar("T")
@@ -55,8 +57,6 @@ SESSION_SECONDS = 12 * 3600
 #: The largest request body (the forms hold a few short fields).
 MAX_BODY = 16 * 1024
 SECRET_FILE = "web-secret"
-#: One source may have this many requests in flight, all sources this many.
-REQUESTS_AT_ONCE = (64, 512)
 #: The coordinator's cookie, and how long it is good for.
 COORDINATOR_COOKIE = "tradeoff_coordinator"
 COORDINATOR_SECONDS = 8 * 3600
@@ -140,11 +140,8 @@ class Site:
         default_factory=lambda: ThreadPoolExecutor(4, thread_name_prefix="tradeoff-web")
     )
     envs: dict[str, jinja2.Environment] = field(default_factory=dict)
-    #: Codes being checked (or waiting out their delay) per source address, and requests
-    #: in flight per source and in all (:data:`tradeoff.web.code_entry.CODES_AT_ONCE`,
-    #: :data:`REQUESTS_AT_ONCE`).
-    checking: dict[str, int] = field(default_factory=dict)
-    in_flight: dict[str, int] = field(default_factory=dict)
+    #: Requests in flight, codes and keys being checked, per source address.
+    throttles: Throttles = field(default_factory=Throttles)
     #: The scenario's description and the consent text as HTML, made once (both files are
     #: fixed for the study's life: their hashes are checked at every right code).
     description_html: Markup = field(default_factory=Markup)
@@ -514,26 +511,20 @@ async def protect(
     except Exception as exc:  # a body that cannot be decoded (chunks, compression)
         log_request(request, f"body not readable ({type(exc).__name__}) (400)", source)
         return secured(refused(400, "Bad request."))
-    mine, total = site.in_flight.get(source, 0), sum(site.in_flight.values())
-    if mine >= REQUESTS_AT_ONCE[0] or total >= REQUESTS_AT_ONCE[1]:
-        log_request(request, "too many requests in flight (503)", source)
-        visitor = visitor_of(request)
-        _ = visitor.language.gettext
-        response = site.message(
-            visitor,
-            _("Too busy right now"),
-            [_("Too many pages are open at once. Please try again in a minute; nothing was lost.")],
-            503,
-        )
-        response.headers["Retry-After"] = "30"
-        return secured(response)
-    site.in_flight[source] = mine + 1
-    try:
-        return secured(await _handle(request, handler))
-    finally:
-        site.in_flight[source] -= 1
-        if not site.in_flight[source]:
-            del site.in_flight[source]
+    with site.throttles.requests.holding(source) as let_in:
+        if let_in:
+            return secured(await _handle(request, handler))
+    log_request(request, "too many requests in flight (503)", source)
+    visitor = visitor_of(request)
+    _ = visitor.language.gettext
+    response = site.message(
+        visitor,
+        _("Too busy right now"),
+        [_("Too many pages are open at once. Please try again in a minute; nothing was lost.")],
+        503,
+    )
+    response.headers["Retry-After"] = "30"
+    return secured(response)
 
 
 def secured(response: web.StreamResponse) -> web.StreamResponse:

@@ -20,7 +20,7 @@ from tradeoff.ask.presentation import (
     tradeoffs,
 )
 from tradeoff.ask.scenario import Scenario
-from tradeoff.learn import consistency_of
+from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import markdown_html, probability_words
@@ -81,11 +81,16 @@ class QuestionView:
     options: tuple[Option, ...]
 
 
-def question_view(recorder: Recorder, lang: Language) -> QuestionView | None:
-    """The engine's next question, or ``None`` when none is left."""
+def _engine(of: Engine | Recorder) -> Engine:
+    return of.engine if isinstance(of, Recorder) else of
+
+
+def question_view(of: Engine | Recorder, lang: Language) -> QuestionView | None:
+    """The engine's next question (of an engine, or a recorder's), or ``None`` when none
+    is left."""
     _ = lang.gettext
     words = lang.words()
-    engine = recorder.engine
+    engine = _engine(of)
     query = engine.next_query()
     if query is None:
         return None
@@ -164,9 +169,8 @@ class ReviewView:
     can_ask_more: bool
 
 
-def _why_stopped(recorder: Recorder, lang: Language) -> str:
+def _why_stopped(engine: Engine, lang: Language) -> str:
     _ = lang.gettext
-    engine = recorder.engine
     reason = engine.stop_reason()
     if reason == "decided":
         settled = engine.decision()
@@ -201,11 +205,12 @@ def _why_stopped(recorder: Recorder, lang: Language) -> str:
     ) % {"n": lang.words().count(engine.answered)}
 
 
-def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> ReviewView:
-    """The review of what the answers say, with its uncertainty."""
+def review_view(of: Engine | Recorder, scenario: Scenario, lang: Language) -> ReviewView:
+    """The review of what the answers say (of an engine, or a recorder's), with its
+    uncertainty."""
     _ = lang.gettext
     words = lang.words()
-    engine = recorder.engine
+    engine = _engine(of)
     result = engine.result()
     names = [f"{c.outcome} {c.label}" for c in scenario.classes] + [
         a.name for a in scenario.attributes
@@ -239,7 +244,7 @@ def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> Revie
     check = consistency_of(engine, words)
     return ReviewView(
         engine.answered,
-        _why_stopped(recorder, lang),
+        _why_stopped(engine, lang),
         (
             lang.ngettext(
                 "From your one answer, this is how much each aspect weighs for you over its "

@@ -21,7 +21,7 @@ from typing import Literal
 from aiohttp import web
 
 from tradeoff.errors import InputError
-from tradeoff.learn import Choice
+from tradeoff.learn import Choice, Engine
 from tradeoff.record.recorder import Recorder, SessionLocked, SessionWriteError
 from tradeoff.web.endings import finish, thank_you
 from tradeoff.web.i18n import N_
@@ -90,10 +90,10 @@ async def question(request: web.Request) -> web.StreamResponse:
         assert visitor.participant is not None
         view: QuestionView | None = await site.work(
             partial(
-                site.participants.run,
+                site.participants.look,
                 visitor.participant,
                 path,
-                lambda rec: question_view(rec, visitor.language),
+                lambda engine: question_view(engine, visitor.language),
             )
         )
         if view is None:
@@ -129,8 +129,8 @@ def _answer(rec: Recorder, form: dict[str, str], response_ms: float | None, lang
     rec.answer(Choice(form.get("choice", "")), response_ms=response_ms, language=language)
 
 
-def _next_question(rec: Recorder) -> object:
-    return rec.engine.next_query()
+def _next_question(engine: Engine) -> object:
+    return engine.next_query()
 
 
 def form_action(
@@ -186,7 +186,7 @@ def form_action(
                 # The answer is on disk: the next question is chosen while the browser
                 # follows the redirect to it.
                 site.ahead(
-                    partial(site.participants.run, visitor.participant, path, _next_question)
+                    partial(site.participants.look, visitor.participant, path, _next_question)
                 )
             return redirect(to if done else "question")
 
@@ -200,12 +200,12 @@ async def review(request: web.Request) -> web.StreamResponse:
         assert visitor.participant is not None
         scenario = site.participants.loaded.scenario
 
-        def view(rec: Recorder) -> object:
-            if rec.engine.next_query() is not None:
+        def view(engine: Engine) -> object:
+            if engine.next_query() is not None:
                 return None
-            return review_view(rec, scenario, visitor.language)
+            return review_view(engine, scenario, visitor.language)
 
-        shown = await site.work(partial(site.participants.run, visitor.participant, path, view))
+        shown = await site.work(partial(site.participants.look, visitor.participant, path, view))
         if shown is None:
             return redirect("question")
         _ = visitor.language.gettext

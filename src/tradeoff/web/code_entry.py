@@ -17,7 +17,6 @@ from aiohttp import web
 from tradeoff.ask.scenario import DECIDING_STRATEGIES
 from tradeoff.errors import InputError
 from tradeoff.learn import expected_questions
-from tradeoff.study.attempts import recent_failures
 from tradeoff.study.folder import load_study
 from tradeoff.web.i18n import LANGUAGE_COOKIE, LANGUAGE_PARAMETER, N_, switch
 from tradeoff.web.site import (
@@ -97,7 +96,7 @@ async def enter_code(request: web.Request) -> web.StreamResponse:
     source = source_of(request, site.trust_proxy)
     checked = site.throttles.checked
     guessing = checked.full(source) and (
-        await site.work(partial(recent_failures, site.study, None, source)) > 0
+        (await site.work(partial(site.attempts.counts, source)))[0] > 0
     )
     if guessing:
         _ = visitor.language.gettext

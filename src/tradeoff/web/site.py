@@ -36,7 +36,7 @@ from markupsafe import Markup
 
 from tradeoff.errors import InputError
 from tradeoff.net import client_source
-from tradeoff.study.attempts import record_failure, wrong_code_delay
+from tradeoff.study.attempts import RecentFailures, record_failure
 from tradeoff.study.entries import Entered, EntryLog
 from tradeoff.study.folder import Study, with_entries
 from tradeoff.study.keys import KEYS_FILE, key_mark, read_keys
@@ -148,6 +148,8 @@ class Site:
     consent_html: Markup | None = None
     _withdrawn: tuple[tuple[int, int] | None, frozenset[str]] = (None, frozenset())
     revoked: Revoked = field(init=False)
+    #: The recent wrong codes (``attempts.log``, read as it grows).
+    attempts: RecentFailures = field(init=False)
     #: Who came in by link (``entries.jsonl``), read as it grows.
     entries: EntryLog = field(init=False)
     _roster: tuple[int, Study] | None = None
@@ -162,6 +164,7 @@ class Site:
     def __post_init__(self) -> None:
         self.revoked = Revoked(self.study.path / REVOKED_FILE, SESSION_SECONDS)
         self.entries = EntryLog(self.study.path)
+        self.attempts = RecentFailures(self.study)
 
     def roster(self) -> Study:
         """The study with everyone let in by link so far among its participants (made
@@ -364,8 +367,9 @@ class Site:
     async def wait_out_wrong(self, source: str) -> None:
         """A wrong access code, pilot key or coordinator's key from ``source``: noted in
         ``attempts.log`` and waited out (:func:`~tradeoff.study.attempts.wrong_code_delay`,
-        which grows with the source's recent wrong ones), whatever was guessed."""
-        delay = await self.work(partial(wrong_code_delay, self.study, source))
+        which grows with the source's recent wrong ones, from :attr:`attempts`), whatever
+        was guessed."""
+        delay = await self.work(partial(self.attempts.delay, source))
         try:
             await self.work(partial(record_failure, self.study, source=source))
         except OSError as exc:

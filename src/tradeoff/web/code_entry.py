@@ -96,7 +96,7 @@ async def enter_code(request: web.Request) -> web.StreamResponse:
     source = source_of(request, site.trust_proxy)
     checked = site.throttles.checked
     guessing = checked.full(source) and (
-        (await site.work(partial(site.attempts.counts, source)))[0] > 0
+        (await site.work(partial(site.watched.attempts.counts, source)))[0] > 0
     )
     if guessing:
         _ = visitor.language.gettext

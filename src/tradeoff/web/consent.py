@@ -54,15 +54,15 @@ async def give_consent(request: web.Request) -> web.StreamResponse:
     form = await checked_form(request, visitor)
     if form is None:
         return expired(site, visitor)
-    if await site.work(partial(site.is_withdrawn, visitor.participant)):
+    if await site.work(partial(site.watched.is_withdrawn, visitor.participant)):
         return withdrawn_page(site, visitor)
     if form.get("choice") != "agree":
         _ = visitor.language.gettext
-        entered = await site.work(partial(site.entered, visitor.participant))
+        entered = await site.work(partial(site.watched.entered, visitor.participant))
         if entered is not None and site.study.panel is not None and not entered.pilot:
-            await site.work(partial(record_decline, site.entries, visitor.participant))
+            await site.work(partial(record_decline, site.watched.entries, visitor.participant))
             response = ending(site, visitor, "declined", link_values(site, entered))
-            await site.work(partial(site.revoke, visitor.nonce))
+            await site.work(partial(site.watched.revoke, visitor.nonce))
             set_cookie(response, SESSION_COOKIE, "", is_secure(request, site.trust_proxy), 0)
             return response
         response = site.message(
@@ -75,7 +75,7 @@ async def give_consent(request: web.Request) -> web.StreamResponse:
                 else _("If you change your mind, open this page again and enter your code."),
             ],
         )
-        await site.work(partial(site.revoke, visitor.nonce))
+        await site.work(partial(site.watched.revoke, visitor.nonce))
         set_cookie(response, SESSION_COOKIE, "", is_secure(request, site.trust_proxy), 0)
         return response
     if site.study.consent_version is None:

@@ -57,7 +57,7 @@ def status_facts(site: Site, now: float | None = None) -> dict[str, Any]:
         cached = site.status_cache
         if cached is not None and now - cached[0] < STATUS_SECONDS:
             return dict(cached[1])
-        facts = study_status(site.roster()).to_dict()
+        facts = study_status(site.watched.roster()).to_dict()
         facts["gathered"] = time.strftime("%H:%M:%S UTC", time.gmtime())
         site.status_cache = (now, facts)
         return dict(facts)

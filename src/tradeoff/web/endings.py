@@ -113,7 +113,7 @@ def withdrawn_page(site: Site, visitor: Visitor) -> web.Response:
 
 def finish(site: Site, rec: Recorder) -> None:
     """End a session; one that came in by link first notes its outcome in its chain."""
-    entered = site.entered(rec.header.participant)
+    entered = site.watched.entered(rec.header.participant)
     if entered is not None:
         rec.note("outcome completed" + (" (pilot)" if entered.pilot else ""))
     rec.finish()

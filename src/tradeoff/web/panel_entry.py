@@ -50,13 +50,13 @@ async def panel_entry(request: web.Request) -> web.StreamResponse:
         return link_refused(site, visitor)
     panel_id, params = read
     source = source_of(request, site.trust_proxy)
-    gone = await site.work(site.gone)
+    gone = await site.work(site.watched.gone)
     try:
         admitted = await site.work(
             partial(
                 admit,
                 panel,
-                site.entries,
+                site.watched.entries,
                 panel_id,
                 params,
                 frozenset(site.study.panel_ids),

@@ -23,7 +23,7 @@ async def pilot_entry(request: web.Request) -> web.StreamResponse:
     access code (the same growing delay)."""
     site = request.app[SITE]
     visitor = visitor_of(request)
-    if visitor.participant is not None and visitor.participant in site.roster().pilots:
+    if visitor.participant is not None and visitor.participant in site.watched.roster().pilots:
         finished = await site.work(partial(site.participants.has_finished, visitor.participant))
         if not finished:
             return redirect("./")
@@ -38,7 +38,7 @@ async def pilot_entry(request: web.Request) -> web.StreamResponse:
             403,
         )
     pid = f"pilot-{secrets.token_hex(6)}"
-    if not await site.work(partial(new_pilot, site.entries, pid)):
+    if not await site.work(partial(new_pilot, site.watched.entries, pid)):
         _ = visitor.language.gettext
         return site.message(
             visitor,

@@ -39,12 +39,16 @@ async def with_session(
     request: web.Request,
     act: Callable[[Site, Visitor, Path], Awaitable[web.StreamResponse]],
 ) -> web.StreamResponse:
+    """``act`` on the participant's open session (its path), or on to where they are when
+    they have none or withdrew; what ``act`` raises becomes a page: the session open in
+    another process (409), finished meanwhile (``done``), unreadable (500), or an answer
+    that could not be saved (503)."""
     site = request.app[SITE]
     visitor = participant(request)
     if visitor is None or visitor.participant is None:
         return redirect("./")
     path = await site.work(partial(site.participants.open_session, visitor.participant))
-    if path is None or await site.work(partial(site.is_withdrawn, visitor.participant)):
+    if path is None or await site.work(partial(site.watched.is_withdrawn, visitor.participant)):
         return await where_next(request, visitor)
     try:
         return await act(site, visitor, path)
@@ -222,7 +226,7 @@ async def done(request: web.Request) -> web.StreamResponse:
         return redirect("./")
     if not await site.work(partial(site.participants.has_finished, visitor.participant)):
         return await where_next(request, visitor)
-    entered = await site.work(partial(site.entered, visitor.participant))
+    entered = await site.work(partial(site.watched.entered, visitor.participant))
     return thank_you(site, visitor, entered)
 
 

@@ -55,7 +55,7 @@ async def where_next(request: web.Request, visitor: Visitor) -> web.StreamRespon
     site = request.app[SITE]
     pid = visitor.participant
     assert pid is not None
-    if await site.work(partial(site.is_withdrawn, pid)):
+    if await site.work(partial(site.watched.is_withdrawn, pid)):
         return withdrawn_page(site, visitor)
     path = await site.work(partial(site.participants.open_session, pid))
     if path is not None:
@@ -76,12 +76,12 @@ async def place_lapsed(site: Site, visitor: Visitor, pid: str) -> web.Response |
     """The screen-out page when ``pid``, let in by a panel's link, no longer has a place
     to start in (theirs lapsed unused and the cap or their quota filled meanwhile:
     :func:`~tradeoff.study.entries.take_place`); ``None`` when their place is taken up."""
-    entered = await site.work(partial(site.entered, pid))
+    entered = await site.work(partial(site.watched.entered, pid))
     panel = site.study.panel
     if entered is None or entered.pilot or panel is None:
         return None
-    gone = await site.work(site.gone)
-    reason = await site.work(partial(take_place, panel, site.entries, pid, gone))
+    gone = await site.work(site.watched.gone)
+    reason = await site.work(partial(take_place, panel, site.watched.entries, pid, gone))
     if reason is None:
         return None
     return ending(site, visitor, "screened", link_values(site, entered), reason)
@@ -89,7 +89,7 @@ async def place_lapsed(site: Site, visitor: Visitor, pid: str) -> web.Response |
 
 def entry_record(site: Site, participant: str) -> EntryRecord | None:
     """How ``participant`` came in, for their session file (``None``: by access code)."""
-    entered = site.entered(participant)
+    entered = site.watched.entered(participant)
     if entered is None:
         return None
     return EntryRecord(

@@ -92,3 +92,31 @@ async def test_one_answer_takes_one_exclusive_lock_and_lists_no_folder(
         await server.close()
     assert len(counted.exclusive) == 1, counted.exclusive
     assert counted.listed == []
+
+
+def test_a_session_another_process_starts_is_found_without_a_listing_each_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kept listing of a participant's folder is used while the folder is unchanged,
+    and listed again once another process (here: a recorder of its own) adds a file."""
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.study.opening import start_session
+    from tradeoff.web import held
+
+    scenario = small_scenario_file(tmp_path)
+    study, _ = create_study(scenario, ["p01"], tmp_path / "study")
+    loaded = load_scenario(study.scenario_path)
+    participants = held.Participants(study, loaded)
+    (study.sessions_dir / "p01").mkdir()
+    monkeypatch.setattr(held, "SETTLED", 0.0)  # every listing trusted at once
+    counted = Counted(monkeypatch)
+    counted.on = True
+    assert participants.open_session("p01") is None
+    assert participants.open_session("p01") is None
+    assert len([c for c in counted.listed if c.startswith("glob")]) == 1  # listed once
+    other = start_session(loaded, "p01", study.sessions_dir, cache_dir=study.cache_dir)
+    other.close()
+    os.utime(study.sessions_dir / "p01", ns=(1, 1))  # the folder's time moved (any tick)
+    assert participants.open_session("p01") == other.path
+    assert participants.open_session("p01") == other.path
+    assert len([c for c in counted.listed if c.startswith("glob")]) == 2

@@ -81,6 +81,7 @@ TIERS = {
         "test_study",
         "test_study_analysis",
         "test_web",
+        "test_answer_walk",
         "test_web_aspects",
         "test_web_processes",
         "test_crash_appends",

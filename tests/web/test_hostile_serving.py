@@ -27,7 +27,8 @@ from tradeoff.record.log import read_session
 from tradeoff.study.folder import Study
 from tradeoff.web.connection import Timeouts
 from tradeoff.web.flow import make_web_app
-from tradeoff.web.site import REQUESTS_AT_ONCE, SECRET_FILE, SESSION_COOKIE
+from tradeoff.web.limiter import REQUESTS_AT_ONCE
+from tradeoff.web.site import SECRET_FILE, SESSION_COOKIE
 
 from ..webclient import Page, Participant
 from .test_web import make_study, sessions
@@ -359,8 +360,11 @@ def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
         assert all(gone(c) for c in children), "a worker outlived its killed parent"
         # (Nothing of the server is left to hold the port. Connecting to it proves nothing
         # while other tests run: another test's server may have been given the same port.)
-        assert all(not Path(f"/proc/{c}/fd").exists() or not os.listdir(f"/proc/{c}/fd")
-                   for c in children if Path(f"/proc/{c}").exists())
+        assert all(
+            not Path(f"/proc/{c}/fd").exists() or not os.listdir(f"/proc/{c}/fd")
+            for c in children
+            if Path(f"/proc/{c}").exists()
+        )
     finally:
         for child in children:
             if not gone(child):

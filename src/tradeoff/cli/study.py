@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def _participants(value: str) -> list[str]:
-    from tradeoff.study.folder import read_participants
+    from tradeoff.study.inputs import read_participants
 
     if value.isascii() and value.isdigit():
         n = int(value) if len(value) <= 6 else 0

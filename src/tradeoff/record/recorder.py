@@ -133,13 +133,16 @@ class Recorder:
     # -- creating and opening ---------------------------------------------------------
 
     @staticmethod
-    def _lock(fd: int, path: Path, wait: float = 0.0) -> None:
-        """Take the file's exclusive lock, waiting up to ``wait`` seconds for another
-        writer to let go (a web server holds it only while it writes one answer)."""
+    def _lock(fd: int, path: Path, wait: float = 0.0, *, shared: bool = False) -> None:
+        """Take the file's exclusive lock (a writer's; with ``shared``, a reader's shared
+        lock, which keeps writers out but not other readers), waiting up to ``wait``
+        seconds for a writer to let go (a web server holds it only while it writes one
+        answer); ``fd`` is closed and :class:`SessionLocked` raised when it does not."""
         deadline = time.monotonic() + wait
+        kind = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
         while True:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, kind | fcntl.LOCK_NB)
                 return
             except BlockingIOError:
                 if time.monotonic() >= deadline:
@@ -333,6 +336,24 @@ class Recorder:
         rec.warnings = list(log.warnings)
         rec._dangling = log.truncated_tail
         return rec
+
+    @classmethod
+    def read_between_writes(cls, path: Path, *, wait: float = 5.0) -> tuple[SessionLog, int]:
+        """A session file read whole under its shared lock (no writer appends meanwhile,
+        other readers are not kept out; no exclusive lock is taken), and its size in bytes
+        as read: what a reader that only shows the session needs. Waits up to ``wait``
+        seconds for a writer (then :class:`SessionLocked`)."""
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as exc:
+            raise InputError.single(
+                path, "", f"cannot be opened ({exc.strerror}).", "check its permissions."
+            ) from None
+        cls._lock(fd, path, wait, shared=True)
+        try:
+            return read_session(path), os.fstat(fd).st_size
+        finally:
+            os.close(fd)  # releases the lock
 
     # -- recording ----------------------------------------------------------------------
 

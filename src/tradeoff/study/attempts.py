@@ -1,7 +1,8 @@
 """Wrong access codes: ``attempts.log`` in a study's folder, and the growing delay.
 
 Every refused code is logged with its time and source (the client's address,
-:mod:`tradeoff.net`). Only the end of the log is read (``ATTEMPTS_TAIL`` bytes), and it is
+:mod:`tradeoff.net`). Only the end of the log is read (``ATTEMPTS_TAIL`` bytes, then what
+is appended: :class:`RecentFailures`, through :class:`tradeoff.study.tail.Tail`), and it is
 rotated past ``ATTEMPTS_ROTATE`` bytes: the whole log is kept in ``attempts-<time>.log``
 files beside it, never on the way of a request.
 """
@@ -13,14 +14,16 @@ import errno
 import fcntl
 import os
 import secrets
+import threading
 import time
+from collections import deque
 from datetime import UTC, datetime
 from pathlib import Path
 
 from tradeoff.net import clean_source
 from tradeoff.study.files import open_regular, read_bounded, sync_folder, write_all
 from tradeoff.study.folder import Study
-from tradeoff.study.tail import append_line, open_for_append
+from tradeoff.study.tail import Tail, append_line, open_for_append
 
 ATTEMPTS_FILE = "attempts.log"
 #: Wrong codes within this many seconds count toward the delay.
@@ -29,6 +32,8 @@ ATTEMPT_WINDOW = 600.0
 #: ``attempts.log``. A line is at most 80 bytes, so this holds over 1,600 lines: more than
 #: the 1,000 recent wrong codes that bring the shared delay to its ceiling.
 ATTEMPTS_TAIL = 128 * 1024
+#: At most this many of the latest wrong codes are kept in memory (those bytes hold fewer).
+ATTEMPTS_KEPT = 4096
 #: Past this size ``attempts.log`` is rotated: the whole file is kept as
 #: ``attempts-<time>.log`` and ``attempts.log`` starts again from its last
 #: ``ATTEMPTS_TAIL`` bytes (the window the delay needs).
@@ -37,43 +42,51 @@ ATTEMPTS_ROTATE = 1024 * 1024
 ATTEMPTS_LOCK_WAIT = 2.0
 
 
-def _attempt_lines(study: Study) -> list[bytes]:
-    """The whole lines in the last ``ATTEMPTS_TAIL`` bytes of ``attempts.log`` (a bounded
-    read, whatever its history: the file is read from its end). A missing file, or one
-    that is not a regular file, holds none (:func:`record_failure` refuses to write it)."""
-    try:
-        fd = open_regular(study.path / ATTEMPTS_FILE, os.O_RDONLY)
-    except OSError:
-        return []
-    try:
-        size = os.fstat(fd).st_size
-        start = max(0, size - ATTEMPTS_TAIL)
-        os.lseek(fd, start, os.SEEK_SET)
-        data = read_bounded(fd, ATTEMPTS_TAIL)
-    finally:
-        os.close(fd)
-    lines = data.split(b"\n")
-    if start > 0:
-        lines = lines[1:]  # begun mid-line
-    return lines[:-1]  # after the last newline: nothing, or a line being written
+class RecentFailures:
+    """One process's view of the recent wrong codes in ``attempts.log``, read as it grows by
+    the study's one reader of appended files (:class:`tradeoff.study.tail.Tail`): at the
+    first look (and after a rotation) only the log's last ``ATTEMPTS_TAIL`` bytes, then
+    only what was appended since, so a wrong code costs the same whatever the study's
+    history. At most ``ATTEMPTS_KEPT`` of the latest wrong codes are kept (more than
+    bring the shared delay to its ceiling). A missing file, or one that is not a regular
+    file, holds none (:func:`record_failure` refuses to write it)."""
+
+    def __init__(self, study: Study) -> None:
+        self._tail = Tail(study.path / ATTEMPTS_FILE, ATTEMPTS_TAIL, from_end=ATTEMPTS_TAIL)
+        self._seen: deque[tuple[float, bytes]] = deque(maxlen=ATTEMPTS_KEPT)
+        # Worker threads ask at once: one of them at a time reads the file.
+        self._lock = threading.Lock()
+
+    def counts(self, source: str | None, now: float | None = None) -> tuple[int, int]:
+        """Wrong codes in the last ``ATTEMPT_WINDOW`` seconds: from ``source`` (from
+        anywhere when it is ``None``) and from anywhere."""
+        now = time.time() if now is None else now
+        wanted = None if source is None else clean_source(source).encode()
+        with self._lock:
+            for piece in self._tail.pieces(ATTEMPTS_ROTATE // ATTEMPTS_TAIL + 1):
+                if piece.fresh:
+                    self._seen.clear()
+                for line in piece.lines:
+                    stamp, _, who = line.partition(b" ")
+                    try:
+                        self._seen.append((float(stamp), who or b"unknown"))
+                    except ValueError:
+                        continue
+            own = every = 0
+            for at, who in self._seen:
+                if now - at < ATTEMPT_WINDOW:
+                    every += 1
+                    own += wanted is None or who == wanted
+        return own, every
+
+    def delay(self, source: str | None, now: float | None = None) -> float:
+        """:func:`wrong_code_delay` from this view."""
+        return _delay(*self.counts(source, now))
 
 
 def _failure_counts(study: Study, now: float | None, source: str | None) -> tuple[int, int]:
-    """Wrong codes in the last ``ATTEMPT_WINDOW`` seconds: from ``source`` (from anywhere
-    when it is ``None``) and from anywhere, out of one bounded read of the log's end."""
-    now = time.time() if now is None else now
-    wanted = None if source is None else clean_source(source).encode()
-    own = every = 0
-    for line in _attempt_lines(study):
-        when, _, who = line.partition(b" ")
-        try:
-            recent = now - float(when) < ATTEMPT_WINDOW
-        except ValueError:
-            continue
-        if recent:
-            every += 1
-            own += wanted is None or (who or b"unknown") == wanted
-    return own, every
+    """:meth:`RecentFailures.counts` of one look (a caller without a view of its own)."""
+    return RecentFailures(study).counts(source, now)
 
 
 def recent_failures(study: Study, now: float | None = None, source: str | None = None) -> int:
@@ -206,7 +219,10 @@ def wrong_code_delay(study: Study, source: str | None, now: float | None = None)
     checked: a right code is accepted at once, whatever others typed). Its source's own
     recent wrong codes give :func:`failure_delay`; all recent wrong codes add a second per
     ``GLOBAL_STEP[0]``, at most ``GLOBAL_CEILING``."""
-    mine, everyone = _failure_counts(study, now, source)
+    return _delay(*_failure_counts(study, now, source))
+
+
+def _delay(mine: int, everyone: int) -> float:
     own = failure_delay(mine)
     every, step = GLOBAL_STEP
     shared = min(GLOBAL_CEILING, step * (everyone // every))

@@ -34,11 +34,8 @@ it back checked (:func:`load_study`).
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
-import os
-import re
 import secrets
 import shutil
 from collections.abc import Sequence
@@ -51,7 +48,15 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError
 from tradeoff.record.records import check_participant, valid_participant
 from tradeoff.study.codes import check_code_participant, hash_code, new_code, write_codes
-from tradeoff.study.files import NotRegularFile, open_regular, read_bounded
+from tradeoff.study.inputs import (
+    LANGUAGE_TAG,
+    check_consent_version,
+    check_copyable,
+    check_language,
+    file_sha256,
+    read_consent,
+    referenced_files,
+)
 from tradeoff.study.panel import ALLOW_FILE, Panel, check_panel, read_panel_ids
 
 if TYPE_CHECKING:
@@ -67,9 +72,7 @@ STUDY_VERSIONS = (1, 2)
 STUDY_FILE_LIMIT = 16_000_000
 #: The information and consent text in a study (Markdown), and its largest size.
 CONSENT_FILE = "consent.md"
-CONSENT_LIMIT = 200_000
 #: Folders whose files are the system's, never a study's text (``/proc/self/environ``).
-SYSTEM_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
 
 
 @dataclass(frozen=True)
@@ -139,185 +142,6 @@ class Study:
         return found
 
 
-def _referenced(scenario_path: Path) -> list[str]:
-    """Files a scenario refers to, relative to its folder (pool, probability population)."""
-    import tomllib
-
-    data = tomllib.loads(scenario_path.read_text(encoding="utf-8"))
-    out = []
-    pool = data.get("pool", {})
-    if isinstance(pool, dict) and isinstance(pool.get("path"), str):
-        out.append(pool["path"])
-    population = data.get("population", {})
-    if isinstance(population, dict) and isinstance(population.get("path"), str):
-        out.append(population["path"])
-    return out
-
-
-def read_participants(text: str, source: str) -> list[str]:
-    """Participant ids, one per line (blank lines and ``#`` comments skipped), each a safe
-    folder name and none twice."""
-    ids: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        pid = line.split("#", 1)[0].strip()
-        if not pid:
-            continue
-        try:
-            check_code_participant(pid)
-        except InputError as exc:
-            raise InputError.single(
-                source,
-                f"line {number}",
-                f"{pid!r} is not a usable participant id ({exc.problems[0].problem}).",
-                f"{exc.problems[0].fix.rstrip('.')}; one id per line.",
-            ) from None
-        if pid in ids:
-            raise InputError.single(
-                source, f"line {number}", f"{pid!r} appears twice.", "give each id once."
-            )
-        ids.append(pid)
-    if not ids:
-        raise InputError.single(source, "", "names no participant.", "give one id per line.")
-    return ids
-
-
-def _sha256(path: Path) -> str:
-    """The SHA-256 of a regular file, read in pieces (never through a link or from a FIFO)."""
-    digest = hashlib.sha256()
-    fd = open_regular(path, os.O_RDONLY)
-    try:
-        while chunk := os.read(fd, 1 << 20):
-            digest.update(chunk)
-    finally:
-        os.close(fd)
-    return digest.hexdigest()
-
-
-def _check_copyable(src: Path, rel: str) -> None:
-    """A file a scenario names may be copied into a study: below the scenario's folder,
-    a regular file, and no symbolic link on the way (a copy never follows a link out of
-    the study, such as a pool linked to ``/etc/passwd``)."""
-    if Path(rel).is_absolute() or ".." in Path(rel).parts:
-        raise InputError.single(
-            src,
-            "path",
-            f"{rel!r} is outside the scenario's folder.",
-            "give paths relative to the scenario file, below its folder.",
-        )
-    here = src.parent
-    for part in Path(rel).parts:
-        here = here / part
-        if here.is_symlink():
-            raise InputError.single(
-                src,
-                "path",
-                f"{rel!r} goes through the symbolic link {str(here)!r}; a study copies only "
-                "real files.",
-                "copy the file itself there instead of a link.",
-            )
-    if not (src.parent / rel).is_file():
-        raise InputError.single(
-            src,
-            "path",
-            f"names {rel!r}, which is not a file in {src.parent}.",
-            "put the file there or correct the path; a study copies every file its scenario names.",
-        )
-
-
-def _system_folder(path: Path) -> Path | None:
-    """The system folder (``/proc``, ``/sys``, ``/dev``) ``path`` lies in, links followed.
-
-    >>> _system_folder(Path("/proc/self/environ")), _system_folder(Path("/nonexistent/x.md"))
-    (PosixPath('/proc'), None)
-    """
-    try:
-        real = path.resolve()
-    except (OSError, RuntimeError):
-        real = path.absolute()
-    for folder in SYSTEM_FOLDERS:
-        if real == folder or real.is_relative_to(folder) or path.absolute().is_relative_to(folder):
-            return folder
-    return None
-
-
-def read_consent(path: Path) -> str:
-    """An information and consent text: a UTF-8 Markdown file of at most 200 KB with some
-    words in it (shown to participants as safe HTML: raw HTML in it is shown as text).
-
-    Only a regular file is read: a FIFO, a device or a file under ``/proc``, ``/sys`` or
-    ``/dev`` (``/proc/self/environ`` would make the process's environment the text) is
-    refused, and no more than the size limit is ever read."""
-    give = "give the consent text's own Markdown file."
-    system = _system_folder(path)
-    if system is not None:
-        raise InputError.single(
-            path, "", f"is a file of the system ({system}), not a consent text.", give
-        )
-    try:
-        fd = open_regular(path.resolve(), os.O_RDONLY)
-    except NotRegularFile as exc:
-        raise InputError.single(path, "", f"{exc.strerror}.", give) from None
-    except FileNotFoundError:
-        raise InputError.single(path, "", "is not a file.", give) from None
-    except OSError as exc:
-        raise InputError.single(
-            path, "", f"cannot be read ({exc.strerror}).", "check the file's permissions."
-        ) from None
-    try:
-        data = read_bounded(fd, CONSENT_LIMIT + 1)
-    finally:
-        os.close(fd)
-    if len(data) > CONSENT_LIMIT:
-        raise InputError.single(
-            path, "", f"is larger than {CONSENT_LIMIT // 1000} KB.", "shorten the text."
-        )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError.single(
-            path, f"byte {exc.start}", "is not UTF-8 text.", "save it as UTF-8 Markdown."
-        ) from None
-    if not text.strip():
-        raise InputError.single(path, "", "is empty.", "write the information participants read.")
-    return text
-
-
-def check_consent_version(version: str) -> str:
-    """A consent text's version: 1–64 printable characters (recorded with each consent).
-
-    >>> check_consent_version("2026-11 v2")
-    '2026-11 v2'
-    """
-    if not (1 <= len(version) <= 64 and version.isprintable()):
-        raise InputError.single(
-            "--consent-version",
-            "",
-            f"{version[:80]!r} is not a usable version.",
-            "give 1–64 printable characters, e.g. 1 or 2026-11.",
-        )
-    return version
-
-
-_LANGUAGE_TAG = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}")
-
-
-def check_language(tag: str) -> str:
-    """A study's language: a language tag such as ``de`` or ``es-MX`` (the page must also
-    have a catalogue for it: the command line checks that).
-
-    >>> check_language("de")
-    'de'
-    """
-    if not _LANGUAGE_TAG.fullmatch(tag):
-        raise InputError.single(
-            "--language",
-            repr(tag),
-            "is not a language tag.",
-            "give a tag such as de or en (lower-case language, then optional -REGION).",
-        )
-    return tag
-
-
 def create_study(
     scenario_path: str | Path,
     participants: Sequence[str],
@@ -375,9 +199,9 @@ def create_study(
         raise InputError.single("participants", "", "need distinct ids.", "give each id once.")
     for pid in participants:
         check_code_participant(pid)
-    referenced = _referenced(src)
+    referenced = referenced_files(src)
     for rel in referenced:
-        _check_copyable(src, rel)
+        check_copyable(src, rel)
     codes = {pid: new_code() for pid in participants}
     codes_path = None if codes_file is None else Path(codes_file)
     if codes_path is not None:
@@ -440,22 +264,22 @@ def _make_study(
     files: dict[str, str] = {}
     if panel_ids:
         (dest / ALLOW_FILE).write_text("".join(f"{i}\n" for i in panel_ids), encoding="utf-8")
-        files[ALLOW_FILE] = _sha256(dest / ALLOW_FILE)
+        files[ALLOW_FILE] = file_sha256(dest / ALLOW_FILE)
     if consent_text is not None:
         (dest / CONSENT_FILE).write_text(consent_text, encoding="utf-8")
-        files[CONSENT_FILE] = _sha256(dest / CONSENT_FILE)
+        files[CONSENT_FILE] = file_sha256(dest / CONSENT_FILE)
     for rel in referenced:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src.parent / rel, target, follow_symlinks=False)
-        files[Path(rel).as_posix()] = _sha256(target)
+        files[Path(rel).as_posix()] = file_sha256(target)
     shutil.copyfile(src, dest / "scenario.toml", follow_symlinks=False)
     (dest / "sessions").mkdir()
     salt = secrets.token_bytes(16)
     study = Study(
         path=dest,
         scenario="scenario.toml",
-        scenario_sha256=_sha256(dest / "scenario.toml"),
+        scenario_sha256=file_sha256(dest / "scenario.toml"),
         salt=salt,
         participants={pid: hash_code(codes[pid], salt) for pid in participants},
         created=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -560,7 +384,7 @@ def load_study(folder: str | Path) -> Study:
         field = "language"
         language = data.get("language")
         if language is not None and not (
-            isinstance(language, str) and _LANGUAGE_TAG.fullmatch(language)
+            isinstance(language, str) and LANGUAGE_TAG.fullmatch(language)
         ):
             raise ValueError(f"{language!r} is not a language tag")
         field = "panel"
@@ -613,7 +437,7 @@ def load_study(folder: str | Path) -> Study:
                 copy, "", "is missing from the study.", "restore the study's copy."
             )
         try:
-            actual = _sha256(copy)
+            actual = file_sha256(copy)
         except OSError as exc:
             raise InputError.single(
                 copy, "", f"cannot be read ({exc.strerror or exc}).", "restore the study's copy."

@@ -1,6 +1,7 @@
 """Files of lines that every server process on a study folder appends to and reads as they
-grow (``entries.jsonl``, the revoked session cookies; ``attempts.log`` is appended the
-same way), and the one rule for a line cut short.
+grow (``entries.jsonl``, ``entry-sources.log``, the revoked session cookies,
+``attempts.log``: each read through :class:`Tail`, the one incremental reader), and the one
+rule for a line cut short.
 
 A writer killed in the middle of a line (a crash, a full disk, ``kill -9``) leaves a half
 line without its newline. The rule, in one place:
@@ -86,12 +87,31 @@ class Tail:
     replaced (another inode), cut shorter or removed is read again from its start. A file
     that is not a regular one is not opened. The caller keeps one look at a time (a lock
     of its own).
+
+    With ``from_end`` a file met anew (the first look, or replaced, or cut) is read from
+    its last ``from_end`` bytes only (a reader that needs only the recent lines, whatever
+    the file's history); a line begun before them is skipped, and lines are numbered from
+    the first one read.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "log"
+    >>> _ = path.write_bytes(b"old line\\nrecent\\n")
+    >>> tail = Tail(path, 64, from_end=10)
+    >>> [piece.lines for piece in tail.pieces()]
+    [[b'recent']]
+    >>> with path.open("ab") as fh:
+    ...     _ = fh.write(b"newer\\nhalf")
+    >>> [piece.lines for piece in tail.pieces()]
+    [[b'newer']]
     """
 
-    def __init__(self, path: Path, chunk: int, limit: int | None = None) -> None:
+    def __init__(
+        self, path: Path, chunk: int, limit: int | None = None, *, from_end: int | None = None
+    ) -> None:
         self.path = path
         self.chunk = chunk
         self.limit = limit
+        self.from_end = from_end
         #: Bytes of whole lines read so far, and their number.
         self.offset = 0
         self.line = 0
@@ -124,7 +144,11 @@ class Tail:
             return None
         file = (st.st_dev, st.st_ino)
         fresh = file != self._file or st.st_size < self.offset
-        offset = 0 if fresh else self.offset
+        offset = self.offset
+        if fresh:
+            offset = 0
+            if self.from_end is not None and st.st_size > self.from_end:
+                offset = st.st_size - self.from_end
         if self.limit is not None and offset >= self.limit:
             return None
         if st.st_size == offset:
@@ -140,10 +164,17 @@ class Tail:
             if (os.fstat(fd).st_dev, os.fstat(fd).st_ino) != file:
                 return None  # replaced since the stat: the next look reads the new one
             chunk = os.pread(fd, self.chunk, offset)
+            begun = fresh and offset > 0 and os.pread(fd, 1, offset - 1) != b"\n"
         finally:
             os.close(fd)
         if fresh:
-            self._file, self.offset, self.line = file, 0, 0
+            self._file, self.offset, self.line = file, offset, 0
+        if begun:  # the rest of a line begun before ``from_end``: skipped
+            skip = chunk.find(b"\n") + 1 or len(chunk)
+            chunk = chunk[skip:]
+            self.offset += skip
+            if not chunk:
+                return Piece([], 1, True)
         end = chunk.rfind(b"\n") + 1
         if end == 0 and len(chunk) < self.chunk:
             return Piece([], self.line + 1, True) if fresh else None  # a line being written

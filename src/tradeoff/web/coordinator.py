@@ -57,7 +57,7 @@ def status_facts(site: Site, now: float | None = None) -> dict[str, Any]:
         cached = site.status_cache
         if cached is not None and now - cached[0] < STATUS_SECONDS:
             return dict(cached[1])
-        facts = study_status(site.roster()).to_dict()
+        facts = study_status(site.watched.roster()).to_dict()
         facts["gathered"] = time.strftime("%H:%M:%S UTC", time.gmtime())
         site.status_cache = (now, facts)
         return dict(facts)
@@ -121,10 +121,9 @@ async def coordinator_login(request: web.Request) -> web.StreamResponse:
     if form is None:
         return login_page(request, site, visitor, "The form had expired. Enter the key again.")
     source = source_of(request, site.trust_proxy)
-    if site.checking.get(source, 0) >= 2:
-        return login_page(request, site, visitor, "A key is being checked already; wait.", 429)
-    site.checking[source] = site.checking.get(source, 0) + 1
-    try:
+    with site.throttles.checked.holding(source) as let_in:
+        if not let_in:
+            return login_page(request, site, visitor, "A key is being checked already; wait.", 429)
         key = form.get("key", "").strip()[:64]
         right = await site.work(partial(check_key, site.study.path, "coordinator", key))
         if not right:
@@ -132,10 +131,6 @@ async def coordinator_login(request: web.Request) -> web.StreamResponse:
             return login_page(
                 request, site, visitor, "That key does not open the coordinator's page.", 403
             )
-    finally:
-        site.checking[source] -= 1
-        if not site.checking[source]:
-            del site.checking[source]
     response = redirect("coordinator")
     set_cookie(
         response,

@@ -4,15 +4,21 @@ Each participant's engine is kept between requests (rebuilt from their session f
 was evicted, or when another process wrote to the file in between); their session file is
 locked only while one request writes to it, so several processes behind one proxy can
 serve one study folder: one writer per participant at a time, enforced by the file's lock
-(docs/architecture.md, "The study web page").
+(docs/architecture.md, "The study web page"). A request that only shows the session
+(:meth:`Participants.look`) takes no exclusive lock: the kept engine when the file is as
+this process left it (one ``stat``), else the file read under its shared lock. Which
+session files a participant has is kept too (:class:`Listing`): their folder is listed
+again only when it changed, so a request's work does not grow with the study's history.
 """
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -22,6 +28,8 @@ from tradeoff.learn import Engine
 from tradeoff.record.log import closed, read_session
 from tradeoff.record.recorder import Recorder
 from tradeoff.record.records import ConsentRecord, EntryRecord, Header
+from tradeoff.record.replay import replay
+from tradeoff.study.cache import cached_population
 from tradeoff.study.counted import session_files
 from tradeoff.study.entries import study_lock
 from tradeoff.study.folder import Study
@@ -31,6 +39,10 @@ T = TypeVar("T")
 
 #: How long a request waits for another process to finish writing a participant's file.
 LOCK_WAIT = 5.0
+#: A folder's listing is trusted only when it was made this many seconds after the folder
+#: last changed: a file made within the same tick of the file system's clock as the
+#: listing leaves the folder's time as it was, so such a listing is made again next time.
+SETTLED = 0.1
 
 
 @dataclass
@@ -42,6 +54,27 @@ class Held:
     header: Header
     chain: str | None
     size: int
+
+
+@dataclass
+class Listing:
+    """A participant's session files of the study's scenario (sorted by name), as their
+    folder was listed when its ``stat`` said ``key``; those found finished or closed are
+    noted (a session file's closing line is never taken back)."""
+
+    key: tuple[int, int] | None
+    files: list[Path]
+    trusted: bool
+    closed: set[Path] = field(default_factory=set)
+    finished: set[Path] = field(default_factory=set)
+
+
+def _folder_key(folder: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(folder, follow_symlinks=False)
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns
 
 
 class Participants:
@@ -56,6 +89,7 @@ class Participants:
         self._held: OrderedDict[str, Held] = OrderedDict()
         self._guard = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}
+        self._listings: OrderedDict[str, Listing] = OrderedDict()
         #: How many times an engine was rebuilt from its file (evicted, or written by
         #: another process); the load benchmark reports it.
         self.rebuilt = 0
@@ -69,20 +103,55 @@ class Participants:
         files, _ = session_files(self.study, participant)  # the study's one list
         return [p for p in files if p.name.startswith(prefix)]
 
-    def open_session(self, participant: str) -> Path | None:
+    def _listing(self, participant: str, *, fresh: bool = False) -> Listing:
+        """The participant's session files: their folder listed again only when its
+        ``stat`` changed since the last listing (or that listing was not :data:`SETTLED`),
+        or when ``fresh``."""
+        key = _folder_key(self.study.sessions_dir / participant)
+        with self._guard:
+            kept = self._listings.get(participant)
+            if kept is not None:
+                self._listings.move_to_end(participant)
+        if kept is not None and kept.trusted and kept.key == key and not fresh:
+            return kept
+        files = self._sessions(participant) if key is not None else []
+        trusted = key is not None and time.time_ns() - key[1] > SETTLED * 1e9
+        listing = Listing(key, files, trusted)
+        if kept is not None:  # what was found closed stays so
+            listing.closed = {p for p in kept.closed if p in files}
+            listing.finished = {p for p in kept.finished if p in files}
+        with self._guard:
+            self._listings[participant] = listing
+            while len(self._listings) > self.capacity:
+                self._listings.popitem(last=False)
+        return listing
+
+    def open_session(self, participant: str, *, fresh: bool = False) -> Path | None:
         """The participant's newest unfinished session of the study's scenario, if any
-        (each file's last line looked at, not the whole file: this is asked on every
-        request; a file that cannot be resumed says so when it is opened)."""
-        found = [p for p in self._sessions(participant) if not closed(p)]
-        return found[-1] if found else None
+        (its last line looked at, not the whole file: this is asked on every request; a
+        file that cannot be resumed says so when it is opened). Their folder is not
+        listed again unless it changed (or ``fresh``)."""
+        listing = self._listing(participant, fresh=fresh)
+        for path in reversed(listing.files):
+            if path in listing.closed:
+                continue
+            if not closed(path):
+                return path
+            listing.closed.add(path)
+        return None
 
     def has_finished(self, participant: str) -> bool:
         """Whether a session of theirs is complete (its closing record checked whole)."""
-        for path in self._sessions(participant):
-            if not closed(path):
+        listing = self._listing(participant)
+        if listing.finished:
+            return True
+        for path in listing.files:
+            if path not in listing.closed and not closed(path):
                 continue
+            listing.closed.add(path)
             try:
                 if read_session(path).finished:
+                    listing.finished.add(path)
                     return True
             except InputError:  # an unreadable file is the coordinator's to see
                 continue
@@ -102,7 +171,7 @@ class Participants:
         folder = self.study.sessions_dir / participant
         folder.mkdir(exist_ok=True)
         with self._lock_for(participant), study_lock(folder):
-            existing = self.open_session(participant)
+            existing = self.open_session(participant, fresh=True)
             if existing is not None:  # two tabs agreeing at once start one session
                 return existing
             recorder = start_session(
@@ -119,6 +188,7 @@ class Participants:
                 self._keep(participant, recorder)
             finally:
                 recorder.close()
+            self._listing(participant, fresh=True)  # the new file listed
             return recorder.path
 
     def run(self, participant: str, path: Path, work: Callable[[Recorder], T]) -> T:
@@ -145,14 +215,40 @@ class Participants:
                 recorder.close()
             return out
 
+    def look(self, participant: str, path: Path, see: Callable[[Engine], T]) -> T:
+        """What ``see`` makes of the participant's engine on ``path``, with no exclusive
+        lock taken: the engine kept in memory when the file is as this process left it
+        (one ``stat``), else the file read again under its shared lock (waiting for a
+        writer at most :data:`LOCK_WAIT`, then
+        :class:`~tradeoff.record.recorder.SessionLocked`). A finished session raises
+        :class:`~tradeoff.errors.InputError`, as opening it to write would."""
+        with self._lock_for(participant):
+            with self._guard:
+                held = self._held.get(participant)
+            if held is not None and held.path == path and _size(path) == held.size:
+                with self._guard:
+                    if participant in self._held:
+                        self._held.move_to_end(participant)
+                return see(held.engine)
+            self.rebuilt += 1
+            log, size = Recorder.read_between_writes(path, wait=LOCK_WAIT)
+            if log.finished:
+                raise InputError.single(
+                    path, "", "this session is already finished.", "start a new session."
+                )
+            population = cached_population(log.header.scenario, self.study.cache_dir)
+            engine = replay(log, population=population)
+            if not log.truncated_tail:  # a writer must first end the cut line: not kept
+                self._hold(participant, Held(path, engine, log.header, log.chain, size))
+            return see(engine)
+
     def _keep(self, participant: str, recorder: Recorder) -> None:
-        held = Held(
-            recorder.path,
-            recorder.engine,
-            recorder.header,
-            recorder.chain,
-            recorder.size,
+        self._hold(
+            participant,
+            Held(recorder.path, recorder.engine, recorder.header, recorder.chain, recorder.size),
         )
+
+    def _hold(self, participant: str, held: Held) -> None:
         with self._guard:
             self._held[participant] = held
             self._held.move_to_end(participant)
@@ -161,3 +257,10 @@ class Participants:
 
     def __len__(self) -> int:
         return len(self._held)
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return -1

@@ -48,8 +48,9 @@ METHOD_MAP = [
 ]
 EXTRACT_OPTIONS = {"templates/**.html": {"extensions": "jinja2.ext.i18n"}}
 #: The core's modules whose sentences the page shows, relative to the package: the option
-#: cards and the trade-offs (:mod:`tradeoff.ask.presentation`), the consistency check and
-#: the answer patterns it names (:mod:`tradeoff.learn.engine`).
+#: cards and the trade-offs (:mod:`tradeoff.ask.shown`, :mod:`tradeoff.ask.words`,
+#: :mod:`tradeoff.ask.narrative`), the consistency check and the answer patterns it names
+#: (:mod:`tradeoff.learn.engine`).
 CORE_SOURCES = (
     "ask/shown.py",
     "ask/words.py",
@@ -80,8 +81,8 @@ class Language:
         return self.translations.ngettext(singular, plural, n)
 
     def words(self) -> Words:
-        """This language for the core's sentences (:mod:`tradeoff.ask.presentation`):
-        its catalogue, and its tag as the Babel locale of numbers.
+        """This language for the core's sentences (:mod:`tradeoff.ask.words`,
+        :mod:`tradeoff.ask.narrative`): its catalogue, and its tag as the Babel locale of numbers.
 
         >>> languages()["de"].words().count(1000), languages()["en"].words().count(1000)
         ('1.000', '1,000')

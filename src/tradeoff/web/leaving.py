@@ -22,8 +22,9 @@ from aiohttp import web
 from tradeoff.errors import InputError
 from tradeoff.record.recorder import Recorder
 from tradeoff.study.withdrawals import withdraw
-from tradeoff.web.flow import link_values, participant, with_session, withdrawn_page
+from tradeoff.web.endings import link_values, withdrawn_page
 from tradeoff.web.i18n import N_
+from tradeoff.web.questions import with_session
 from tradeoff.web.site import (
     SESSION_COOKIE,
     SITE,
@@ -35,6 +36,7 @@ from tradeoff.web.site import (
     redirect,
     set_cookie,
 )
+from tradeoff.web.where import participant
 
 Way = Literal["code", "panel", "pilot"]
 
@@ -76,7 +78,7 @@ WITHDRAW_CLOSES: dict[Way, str] = {
 
 def way_in(site: Site, participant_id: str) -> Way:
     """How ``participant_id`` came in: by access code, a panel's link or the pilot link."""
-    entered = site.entered(participant_id)
+    entered = site.watched.entered(participant_id)
     if entered is None:
         return "code"
     return "pilot" if entered.pilot else "panel"
@@ -84,7 +86,7 @@ def way_in(site: Site, participant_id: str) -> Way:
 
 def _closed(request: web.Request, site: Site, response: web.Response, nonce: str) -> None:
     """The browser's session cookie dropped (and revoked for every server process)."""
-    site.revoke(nonce)
+    site.watched.revoke(nonce)
     set_cookie(response, SESSION_COOKIE, "", is_secure(request, site.trust_proxy), 0)
 
 
@@ -118,7 +120,7 @@ async def withdraw_page(request: web.Request) -> web.StreamResponse:
     visitor = participant(request)
     if visitor is None or visitor.participant is None:
         return redirect("./")
-    if await site.work(partial(site.is_withdrawn, visitor.participant)):
+    if await site.work(partial(site.watched.is_withdrawn, visitor.participant)):
         return withdrawn_page(site, visitor)
     way = await site.work(partial(way_in, site, visitor.participant))
     _ = visitor.language.gettext
@@ -147,9 +149,9 @@ async def confirm_withdraw(request: web.Request) -> web.StreamResponse:
     _ = visitor.language.gettext
     if form.get("choice") != "withdraw":
         return redirect("./")
-    if not await site.work(partial(site.is_withdrawn, pid)):
+    if not await site.work(partial(site.watched.is_withdrawn, pid)):
         try:
-            await site.work(lambda: withdraw(site.roster(), pid))
+            await site.work(lambda: withdraw(site.watched.roster(), pid))
         except InputError as exc:
             print(exc.message(), file=sys.stderr)
             return site.message(
@@ -171,7 +173,7 @@ async def confirm_withdraw(request: web.Request) -> web.StreamResponse:
             "Thank you for your time."
         )
     ]
-    entered = await site.work(partial(site.entered, pid))
+    entered = await site.work(partial(site.watched.entered, pid))
     panel = site.study.panel
     if entered is not None and not entered.pilot and panel is not None:
         end = panel.declined

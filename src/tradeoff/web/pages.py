@@ -1,11 +1,10 @@
 """What each page of the study web page shows, in the participant's language.
 
-The option cards, the trade-offs and the consistency check use
-:mod:`tradeoff.ask.presentation` and :mod:`tradeoff.learn`, the same code and numbers as the
+The option cards, the trade-offs and the consistency check use :mod:`tradeoff.ask.shown`,
+:mod:`tradeoff.ask.words` and :mod:`tradeoff.learn`, the same code and numbers as the
 terminal, said in the participant's language (:meth:`Language.words`: the catalogue of
 :mod:`tradeoff.web.i18n`, numbers in the language's locale); the scenario's own words (its
-classes, attributes and formats) stay as the study wrote them.
-"""
+classes, attributes and formats) stay as the study wrote them."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.shown import card_lines
 from tradeoff.ask.words import not_asked_words, option_title, question_prompt
-from tradeoff.learn import consistency_of
+from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import YOU, markdown_html, probability_words
@@ -76,11 +75,16 @@ class QuestionView:
     options: tuple[Option, ...]
 
 
-def question_view(recorder: Recorder, lang: Language) -> QuestionView | None:
-    """The engine's next question, or ``None`` when none is left."""
+def _engine(of: Engine | Recorder) -> Engine:
+    return of.engine if isinstance(of, Recorder) else of
+
+
+def question_view(of: Engine | Recorder, lang: Language) -> QuestionView | None:
+    """The engine's next question (of an engine, or a recorder's), or ``None`` when none
+    is left."""
     _ = lang.gettext
     words = lang.words()
-    engine = recorder.engine
+    engine = _engine(of)
     query = engine.next_query()
     if query is None:
         return None
@@ -151,7 +155,7 @@ class ReviewView:
     #: Which aspects no answer informed, so the shares are of the others ("" when none).
     left_out: str
     #: The trade-offs the answers settled, and the ranges of those they did not, each
-    #: under its own heading (:func:`~tradeoff.ask.presentation.tradeoffs`).
+    #: under its own heading (:func:`~tradeoff.ask.narrative.tradeoffs`).
     settled: tuple[str, ...]
     unsettled: tuple[str, ...]
     consistency: str
@@ -159,9 +163,8 @@ class ReviewView:
     can_ask_more: bool
 
 
-def _why_stopped(recorder: Recorder, lang: Language) -> str:
+def _why_stopped(engine: Engine, lang: Language) -> str:
     _ = lang.gettext
-    engine = recorder.engine
     reason = engine.stop_reason()
     if reason == "decided":
         settled = engine.decision()
@@ -196,11 +199,12 @@ def _why_stopped(recorder: Recorder, lang: Language) -> str:
     ) % {"n": lang.words().count(engine.answered)}
 
 
-def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> ReviewView:
-    """The review of what the answers say, with its uncertainty."""
+def review_view(of: Engine | Recorder, scenario: Scenario, lang: Language) -> ReviewView:
+    """The review of what the answers say (of an engine, or a recorder's), with its
+    uncertainty."""
     _ = lang.gettext
     words = lang.words()
-    engine = recorder.engine
+    engine = _engine(of)
     result = engine.result()
     names = [f"{c.outcome} {c.label}" for c in scenario.classes] + [
         a.name for a in scenario.attributes
@@ -234,7 +238,7 @@ def review_view(recorder: Recorder, scenario: Scenario, lang: Language) -> Revie
     check = consistency_of(engine, words)
     return ReviewView(
         engine.answered,
-        _why_stopped(recorder, lang),
+        _why_stopped(engine, lang),
         (
             lang.ngettext(
                 "From your one answer, this is how much each aspect weighs for you over its "

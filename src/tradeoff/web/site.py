@@ -4,12 +4,13 @@ page shares (:class:`Site`).
 After a right access code the browser holds a signed session cookie (HttpOnly,
 SameSite=Strict, Secure behind TLS) under the study's key (:func:`study_secret`); a cookie
 ended early ("save and come back later", declining, withdrawing) is revoked for every server
-process on the folder (:class:`Revoked`); every form carries a CSRF token
+process on the folder (:class:`~tradeoff.web.revoked.Revoked`); every form carries a CSRF token
 (:func:`checked_form`). The :func:`protect` middleware reads a request's body within
 :attr:`tradeoff.web.connection.Timeouts.body_seconds`, only then counts it against the
-caps of requests in flight (:data:`REQUESTS_AT_ONCE`), sets the security headers (a strict
-CSP: pages name nothing outside this server) and answers errors with pages in words. The
-pages themselves are :mod:`tradeoff.web.flow` and :mod:`tradeoff.web.leaving`."""
+caps of requests in flight (:data:`tradeoff.web.limiter.REQUESTS_AT_ONCE`, counted by the
+one per-source limiter, :class:`tradeoff.web.limiter.PerSource`), sets the security
+headers (a strict CSP: pages name nothing outside this server) and answers errors with
+pages in words. The pages themselves are wired by :mod:`tradeoff.web.flow`."""
 
 from __future__ import annotations
 
@@ -35,29 +36,25 @@ from markupsafe import Markup
 
 from tradeoff.errors import InputError
 from tradeoff.net import client_source
-from tradeoff.study.attempts import record_failure, wrong_code_delay
-from tradeoff.study.entries import Entered, EntryLog
-from tradeoff.study.folder import Study, with_entries
-from tradeoff.study.keys import KEYS_FILE, key_mark, read_keys
-from tradeoff.study.withdrawals import withdrawals_path, withdrawn
+from tradeoff.study.attempts import record_failure
+from tradeoff.study.folder import Study
 from tradeoff.text import clean_text
-from tradeoff.web.connection import LOG, Timeouts, log_request
+from tradeoff.web.connection import Timeouts, log_request
 from tradeoff.web.held import Participants
 from tradeoff.web.i18n import LANGUAGE_COOKIE, LANGUAGE_PARAMETER, Language, languages, requested
-from tradeoff.web.revoked import REVOKED_FILE, Revoked
+from tradeoff.web.limiter import Throttles
+from tradeoff.web.watched import Watched
 
 T = TypeVar("T")
 HERE = Path(__file__).parent
 SESSION_COOKIE = "tradeoff_session"
 CSRF_COOKIE = "tradeoff_form"
-#: A session cookie is good for this long after the code was entered.
-SESSION_SECONDS = 12 * 3600
 #: The largest request body (the forms hold a few short fields).
 MAX_BODY = 16 * 1024
 SECRET_FILE = "web-secret"
-#: One source may have this many requests in flight, all sources this many.
-REQUESTS_AT_ONCE = (64, 512)
 #: The coordinator's cookie, and how long it is good for.
+#: A session cookie is good for this long after the code was entered.
+SESSION_SECONDS = 12 * 3600
 COORDINATOR_COOKIE = "tradeoff_coordinator"
 COORDINATOR_SECONDS = 8 * 3600
 CSP = (
@@ -140,22 +137,14 @@ class Site:
         default_factory=lambda: ThreadPoolExecutor(4, thread_name_prefix="tradeoff-web")
     )
     envs: dict[str, jinja2.Environment] = field(default_factory=dict)
-    #: Codes being checked (or waiting out their delay) per source address, and requests
-    #: in flight per source and in all (:data:`tradeoff.web.flow.CODES_AT_ONCE`,
-    #: :data:`REQUESTS_AT_ONCE`).
-    checking: dict[str, int] = field(default_factory=dict)
-    in_flight: dict[str, int] = field(default_factory=dict)
+    #: Requests in flight, codes and keys being checked, per source address.
+    throttles: Throttles = field(default_factory=Throttles)
     #: The scenario's description and the consent text as HTML, made once (both files are
     #: fixed for the study's life: their hashes are checked at every right code).
     description_html: Markup = field(default_factory=Markup)
     consent_html: Markup | None = None
-    _withdrawn: tuple[tuple[int, int] | None, frozenset[str]] = (None, frozenset())
-    revoked: Revoked = field(init=False)
-    #: Who came in by link (``entries.jsonl``), read as it grows.
-    entries: EntryLog = field(init=False)
-    _roster: tuple[int, Study] | None = None
-    #: ``keys.json`` as last read, and what its ``stat`` said then (:meth:`key_mark`).
-    _keys: tuple[tuple[int, int, int] | None, dict[str, dict[str, str]]] = (None, {})
+    #: The study's files that change while it is served (read as they change).
+    watched: Watched = field(init=False)
     #: The coordinator's page's facts and when they were gathered (:data:`STATUS_SECONDS`).
     status_cache: tuple[float, dict[str, object]] | None = None
     status_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -163,79 +152,19 @@ class Site:
     _ahead: set[asyncio.Future[None]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        self.revoked = Revoked(self.study.path / REVOKED_FILE, SESSION_SECONDS)
-        self.entries = EntryLog(self.study.path)
-
-    def roster(self) -> Study:
-        """The study with everyone let in by link so far among its participants (made
-        again only when ``entries.jsonl`` grew: this is asked on every request)."""
-        state = self.entries.refresh()
-        size = self.entries.size
-        if self._roster is not None and self._roster[0] == size:
-            return self._roster[1]
-        study = with_entries(self.study, None, state)
-        self._roster = (size, study)
-        return study
-
-    def entered(self, participant: str) -> Entered | None:
-        """How ``participant`` came in by link (``None``: by access code)."""
-        found = self.entries.refresh().people.get(participant)
-        return None if found is None or found.removed else found
-
-    def is_withdrawn(self, participant: str) -> bool:
-        """Whether ``participant`` withdrew (:meth:`gone`)."""
-        return participant in self.gone()
-
-    def gone(self) -> frozenset[str]:
-        """Who withdrew (the file read again only when it changes: asked on every request)."""
-        path = withdrawals_path(self.study)
-        try:
-            st = path.stat()
-            key: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
-        except FileNotFoundError:
-            key = None
-        if key != self._withdrawn[0]:
-            self._withdrawn = (key, frozenset(withdrawn(self.roster())) if key else frozenset())
-        return self._withdrawn[1]
-
-    def revoke(self, nonce: str) -> None:
-        """End the session cookie of ``nonce`` for every server process on the folder
-        (pausing, declining, withdrawing: :class:`Revoked`); if the file cannot be written,
-        the browser still drops the cookie and the server's log says so."""
-        try:
-            self.revoked.add(nonce)
-        except OSError as exc:
-            LOG.warning("%s: could not be written (%s)", clean_text(self.revoked.path), exc)
-
-    def is_revoked(self, nonce: str) -> bool:
-        """Whether the session cookie of ``nonce`` was revoked (asked on every request)."""
-        return self.revoked.has(nonce)
+        self.watched = Watched(self.study, SESSION_SECONDS)
 
     # -- signing ----------------------------------------------------------------------
 
     def _sign(self, text: str) -> str:
         return hmac.new(self.secret, text.encode(), hashlib.sha256).hexdigest()[:43]
 
-    def key_mark(self, kind: str) -> str:
-        """The mark of the current pilot or coordinator key
-        (:func:`~tradeoff.study.keys.key_mark`), read again only when ``keys.json``
-        changes (a new key replaces the file: another inode)."""
-        path = self.study.path / KEYS_FILE
-        try:
-            st = os.stat(path, follow_symlinks=False)
-            seen: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
-        except OSError:
-            seen = None
-        if seen is None or seen != self._keys[0]:
-            self._keys = (seen, read_keys(self.study.path) if seen else {})
-        return key_mark(self._keys[1], kind)
-
     def _session_text(self, participant: str, issued: str, nonce: str) -> str:
         """What a session cookie's signature covers: a pilot's also covers the pilot key's
         mark, so a new pilot link closes the pages the old one opened."""
         text = f"{participant}:{issued}:{nonce}"
-        if participant in self.roster().pilots:
-            text += f":pilot:{self.key_mark('pilot')}"
+        if participant in self.watched.roster().pilots:
+            text += f":pilot:{self.watched.key_mark('pilot')}"
         return text
 
     def session_value(self, participant: str, issued: int | None = None) -> str:
@@ -256,9 +185,9 @@ class Site:
             age = time.time() - int(issued)
         except ValueError:
             return None
-        if not 0 <= age <= SESSION_SECONDS or participant not in self.roster().participants:
+        if not 0 <= age <= SESSION_SECONDS or participant not in self.watched.roster().participants:
             return None
-        if self.is_revoked(nonce):
+        if self.watched.is_revoked(nonce):
             return None
         return participant, nonce
 
@@ -270,7 +199,7 @@ class Site:
         return f"{issued}:{self._sign(self._coordinator_text(str(issued)))}"
 
     def _coordinator_text(self, issued: str) -> str:
-        return f"coordinator:{issued}:{self.key_mark('coordinator')}"
+        return f"coordinator:{issued}:{self.watched.key_mark('coordinator')}"
 
     def is_coordinator(self, value: str | None) -> bool:
         """Whether ``value`` is a coordinator's cookie of this study, unexpired, opened
@@ -367,8 +296,9 @@ class Site:
     async def wait_out_wrong(self, source: str) -> None:
         """A wrong access code, pilot key or coordinator's key from ``source``: noted in
         ``attempts.log`` and waited out (:func:`~tradeoff.study.attempts.wrong_code_delay`,
-        which grows with the source's recent wrong ones), whatever was guessed."""
-        delay = await self.work(partial(wrong_code_delay, self.study, source))
+        which grows with the source's recent wrong ones, from :attr:`Watched.attempts`), whatever
+        was guessed."""
+        delay = await self.work(partial(self.watched.attempts.delay, source))
         try:
             await self.work(partial(record_failure, self.study, source=source))
         except OSError as exc:
@@ -514,26 +444,20 @@ async def protect(
     except Exception as exc:  # a body that cannot be decoded (chunks, compression)
         log_request(request, f"body not readable ({type(exc).__name__}) (400)", source)
         return secured(refused(400, "Bad request."))
-    mine, total = site.in_flight.get(source, 0), sum(site.in_flight.values())
-    if mine >= REQUESTS_AT_ONCE[0] or total >= REQUESTS_AT_ONCE[1]:
-        log_request(request, "too many requests in flight (503)", source)
-        visitor = visitor_of(request)
-        _ = visitor.language.gettext
-        response = site.message(
-            visitor,
-            _("Too busy right now"),
-            [_("Too many pages are open at once. Please try again in a minute; nothing was lost.")],
-            503,
-        )
-        response.headers["Retry-After"] = "30"
-        return secured(response)
-    site.in_flight[source] = mine + 1
-    try:
-        return secured(await _handle(request, handler))
-    finally:
-        site.in_flight[source] -= 1
-        if not site.in_flight[source]:
-            del site.in_flight[source]
+    with site.throttles.requests.holding(source) as let_in:
+        if let_in:
+            return secured(await _handle(request, handler))
+    log_request(request, "too many requests in flight (503)", source)
+    visitor = visitor_of(request)
+    _ = visitor.language.gettext
+    response = site.message(
+        visitor,
+        _("Too busy right now"),
+        [_("Too many pages are open at once. Please try again in a minute; nothing was lost.")],
+        503,
+    )
+    response.headers["Retry-After"] = "30"
+    return secured(response)
 
 
 def secured(response: web.StreamResponse) -> web.StreamResponse:

@@ -1,0 +1,119 @@
+"""The pages that end a visit to the study web page: the panel's endings (complete,
+declined, screened out: back to the panel with its code or URL), the thank-you page, and
+the page of someone who withdrew; and :func:`finish`, which ends a session.
+
+They are built here and shown by the handlers of the ways in (:mod:`tradeoff.web.where`,
+:mod:`tradeoff.web.consent`, :mod:`tradeoff.web.questions`,
+:mod:`tradeoff.web.panel_entry`, :mod:`tradeoff.web.leaving`); this module handles no
+request itself.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from aiohttp import web
+
+from tradeoff.record.recorder import Recorder
+from tradeoff.study.entries import Entered
+from tradeoff.web.site import Site, Visitor
+
+Ending = Literal["complete", "declined", "screened"]
+
+
+def link_values(site: Site, entered: Entered) -> dict[str, str]:
+    """The link's parameters of a person let in, for an ending's URL."""
+    panel = site.study.panel
+    values = dict(entered.params)
+    if panel is not None and entered.panel_id is not None:
+        values[panel.id_param] = entered.panel_id
+    return values
+
+
+def ending(
+    site: Site,
+    visitor: Visitor,
+    which: Ending,
+    values: dict[str, str],
+    reason: str | None = None,
+) -> web.Response:
+    """The end of a panel participant's visit: back to the panel (its URL with the link's
+    parameters put in), or a page with the code to give the panel (and a link back when
+    there is also a URL). A URL without a code is followed at once by a refresh of the
+    page, not an HTTP redirect: after a form (finish, decline) the page's policy lets
+    forms lead only to this server, and the browser would refuse the panel's address."""
+    panel = site.study.panel
+    assert panel is not None
+    end = getattr(panel, which)
+    url = end.target(values)
+    _ = visitor.language.gettext
+    if which == "complete":
+        heading = _("Thank you")
+        paragraphs = [_("Your answers are saved and complete.")]
+        code_label = _("Your completion code (enter it on the panel's site):")
+    elif which == "declined":
+        heading = _("Thank you")
+        paragraphs = [
+            _(
+                "You chose not to take part. Only that choice was noted, so that the panel "
+                "can be told; no answer was recorded."
+            )
+        ]
+        code_label = _("Your code for the panel (enter it on the panel's site):")
+    else:
+        heading = _("This study cannot take you")
+        paragraphs = [
+            _("This link is not on the study's list of participants.")
+            if reason == "not on the list"
+            else _("The study has all the participants it needs.")
+            if reason in ("study full", "quota full")
+            else _("The study is not open to this link."),
+            _("Only this visit was noted, so that the panel can be told. Thank you for your time."),
+        ]
+        code_label = _("Your code for the panel (enter it on the panel's site):")
+    return site.page(
+        visitor,
+        "ending.html",
+        heading,
+        heading=heading,
+        paragraphs=paragraphs,
+        code=end.code,
+        code_label=code_label,
+        url=url,
+        back=_("Go back to the panel"),
+    )
+
+
+def thank_you(site: Site, visitor: Visitor, entered: Entered | None) -> web.Response:
+    """The page after the last answer: the panel's ending for a panel participant, else
+    thanks and the link to withdraw."""
+    if entered is not None and site.study.panel is not None and not entered.pilot:
+        return ending(site, visitor, "complete", link_values(site, entered))
+    _ = visitor.language.gettext
+    return site.message(
+        visitor,
+        _("Thank you"),
+        [
+            _("Your answers are saved and complete. You can close this page."),
+            _("If you have questions about the study, contact its coordinator."),
+        ],
+        link=("withdraw", _("Withdraw from the study")),
+    )
+
+
+def withdrawn_page(site: Site, visitor: Visitor) -> web.Response:
+    """What someone who withdrew sees on every page."""
+    _ = visitor.language.gettext
+    return site.message(
+        visitor,
+        _("You have withdrawn from this study"),
+        [_("Nothing more is recorded. Thank you for your time.")],
+    )
+
+
+def finish(site: Site, rec: Recorder) -> None:
+    """End a session; one that came in by link first notes its outcome in its chain."""
+    entered = site.watched.entered(rec.header.participant)
+    if entered is not None:
+        rec.note("outcome completed" + (" (pilot)" if entered.pilot else ""))
+    rec.finish()

@@ -4,7 +4,8 @@ The option cards, the trade-offs and the consistency check use :mod:`tradeoff.as
 :mod:`tradeoff.ask.words` and :mod:`tradeoff.learn`, the same code and numbers as the
 terminal, said in the participant's language (:meth:`Language.words`: the catalogue of
 :mod:`tradeoff.web.i18n`, numbers in the language's locale); the scenario's own words (its
-classes, attributes and formats) stay as the study wrote them."""
+classes, attributes and formats) stay as the study wrote them.
+"""
 
 from __future__ import annotations
 

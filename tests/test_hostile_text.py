@@ -33,6 +33,8 @@ from tradeoff.text import FORMULA_STARTS, clean_text, markdown_html, markdown_te
 
 from .conftest import SCENARIOS
 
+pytestmark = pytest.mark.e2e
+
 SCRIPT = "<script>alert(1)</script>"
 ONERROR = "<img src=x onerror=alert(1)>"
 #: Consent versions (free text from `study create --consent-version`) a spreadsheet would run.

@@ -27,6 +27,8 @@ from tradeoff.study.withdrawals import withdraw
 
 from ..conftest import ROOT
 
+pytestmark = [pytest.mark.core, pytest.mark.other_path]
+
 SLUGS = ("malignant_lumps", "benign_lumps", "latency", "memory")
 CLASSES = SLUGS[:2]
 ATTRIBUTES = SLUGS[2:]

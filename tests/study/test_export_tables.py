@@ -31,6 +31,8 @@ from tradeoff.study.withdrawals import withdraw
 
 from ..conftest import ROOT
 
+pytestmark = pytest.mark.core
+
 frictionless = pytest.importorskip("frictionless", reason="frictionless (the test extra)")
 
 PANEL = EntryRecord(type="entry", via="panel", panel_id="P1", params={"STUDY_ID": "s1"})

@@ -27,6 +27,8 @@ from tradeoff.study.opening import start_session
 
 from ..conftest import ROOT
 
+pytestmark = pytest.mark.e2e
+
 ENTRY = EntryRecord(type="entry", via="panel", panel_id="P1", pilot=False)
 CONSENT = ConsentRecord(type="consent", version="2026-01", text_sha256="ab" * 32, language="en")
 

@@ -74,9 +74,10 @@ def module_tier_problem(module: ModuleType) -> str | None:
     tiers = [m.name for m in marks if getattr(m, "name", None) in TIERS]
     if len(tiers) == 1:
         return None
+    found = f"{len(tiers)} tiers ({', '.join(tiers)})" if tiers else "no tier"
     return (
-        f"{module.__file__}: declares {len(tiers)} tiers {tiers}; a test file declares exactly "
-        "one: `pytestmark = pytest.mark.core` (or stats, e2e, browser)"
+        f"{module.__file__}: declares {found}; a test file declares exactly one: "
+        "`pytestmark = pytest.mark.core` (or stats, e2e, browser)"
     )
 
 

@@ -203,9 +203,7 @@ class Loop:
         lines = [f"a loop of {len(self.modules)} modules: {', '.join(self.modules)}"]
         for edge in self.cycle:
             where = edge.path.relative_to(root) if edge.path.is_relative_to(root) else edge.path
-            lines.append(
-                f"    {edge.source} -> {edge.target}  ({where}:{edge.line}, {edge.where})"
-            )
+            lines.append(f"    {edge.source} -> {edge.target}  ({where}:{edge.line}, {edge.where})")
         return "\n".join(lines)
 
 

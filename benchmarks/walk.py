@@ -134,14 +134,14 @@ def walk_of(argv: list[str]) -> tuple[Walk, Walk]:
                     folded.enter(room)
 
     out = io.StringIO()
-    threading.setprofile(profile)  # type: ignore[arg-type]
-    sys.setprofile(profile)  # type: ignore[arg-type]
+    threading.setprofile(profile)
+    sys.setprofile(profile)
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             code = main(argv)
     finally:
         sys.setprofile(None)
-        threading.setprofile(None)  # type: ignore[arg-type]
+        threading.setprofile(None)
     if code != 0:
         raise SystemExit(f"tradeoff {' '.join(argv)} failed ({code}):\n{out.getvalue()}")
     return walk, folded

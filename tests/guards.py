@@ -93,8 +93,8 @@ def _imports(tree: ast.Module) -> Iterator[tuple[ast.Import | ast.ImportFrom, st
             for child in node.orelse:
                 yield from walk(child, where)
             return
-        for child in ast.iter_child_nodes(node):
-            yield from walk(child, where)
+        for sub in ast.iter_child_nodes(node):
+            yield from walk(sub, where)
 
     yield from walk(tree, "at import")
 

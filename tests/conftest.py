@@ -81,34 +81,34 @@ def module_tier_problem(module: ModuleType) -> str | None:
     )
 
 
-def mark_tiers(items: list[pytest.Item]) -> None:
-    """Check every test file's tier (its ``pytestmark``) and mark what a file does not:
-    the doctests are core, the slow tests statistical, a browser test has a time limit.
+class TieredModule(pytest.Module):
+    """A test file that declares exactly one tier, else an error collecting it that says
+    how to declare one (the run stops: a file never lands in a tier by chance)."""
 
-    Raises
-    ------
-    pytest.UsageError
-        When a test file declares no tier, or more than one.
-    """
-    problems: dict[str, str] = {}
+    def collect(self) -> list[pytest.Item | pytest.Collector]:
+        problem = module_tier_problem(self.obj)
+        if problem is not None:
+            raise self.CollectError(problem)
+        return list(super().collect())
+
+
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Module:
+    return TieredModule.from_parent(parent, path=module_path)
+
+
+def mark_tiers(items: list[pytest.Item]) -> None:
+    """Mark what a test file's tier does not say: the doctests are core, the slow tests
+    statistical, and a browser test has a time limit."""
     for item in items:
         if isinstance(item, pytest.DoctestItem):
             item.add_marker(pytest.mark.core)  # the examples in docstrings run in the core
             continue
-        module = getattr(item, "module", None)
-        if module is None:
-            continue
-        if module.__name__ not in problems:
-            problems[module.__name__] = module_tier_problem(module) or ""
         if "browser" in item.keywords:
             # A browser that stops answering fails its test with a traceback of where,
             # instead of holding the whole run (the slowest takes under a minute).
             item.add_marker(pytest.mark.timeout(BROWSER_TIMEOUT, method="signal"))
         if "slow" in item.keywords:
             item.add_marker(pytest.mark.stats)  # the slow ones are statistical runs too
-    wrong = sorted(p for p in problems.values() if p)
-    if wrong:
-        raise pytest.UsageError("\n".join(wrong))
 
 
 @pytest.fixture(autouse=True)

@@ -76,6 +76,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.slow_clients --slow 600 --addresses 10
 	$(BIN)/python -m benchmarks.weights_mode --runs 30
 	$(BIN)/python -m benchmarks.measurement_noise
+	$(BIN)/python -m benchmarks.walk
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

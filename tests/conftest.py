@@ -92,7 +92,11 @@ class TieredModule(pytest.Module):
         return list(super().collect())
 
 
-def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Module:
+def pytest_pycollect_makemodule(
+    module_path: Path, parent: pytest.Collector
+) -> pytest.Module | None:
+    if not module_path.name.startswith("test_"):
+        return None  # a helper module named on the command line
     return TieredModule.from_parent(parent, path=module_path)
 
 

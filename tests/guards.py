@@ -31,10 +31,11 @@ def long_modules(root: Path, limit: int = MAX_LINES) -> list[tuple[Path, int]]:
     Examples
     --------
     >>> import tempfile
-    >>> root = Path(tempfile.mkdtemp())
-    >>> _ = (root / "long.py").write_text("x = 1\\n" * 4)
-    >>> _ = (root / "short.py").write_text("x = 1\\n" * 3)
-    >>> [(p.name, n) for p, n in long_modules(root, limit=3)]
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     root = Path(folder)
+    ...     _ = (root / "long.py").write_text("x = 1\\n" * 4)
+    ...     _ = (root / "short.py").write_text("x = 1\\n" * 3)
+    ...     [(p.name, n) for p, n in long_modules(root, limit=3)]
     [('long.py', 4)]
     """
     out = []

@@ -82,22 +82,19 @@ def _type_checking(test: ast.expr) -> bool:
 
 def _imports(tree: ast.Module) -> Iterator[tuple[ast.Import | ast.ImportFrom, str]]:
     """Every import statement of a module, anywhere in it, with when it runs."""
-
-    def walk(node: ast.AST, where: str) -> Iterator[tuple[ast.Import | ast.ImportFrom, str]]:
+    todo: list[tuple[ast.AST, str]] = [(tree, "at import")]
+    while todo:
+        node, where = todo.pop()
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node, where
+            continue
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
             where = "in a function"
         if isinstance(node, ast.If) and _type_checking(node.test):
-            for child in node.body:
-                yield from walk(child, "under TYPE_CHECKING")
-            for child in node.orelse:
-                yield from walk(child, where)
-            return
-        for sub in ast.iter_child_nodes(node):
-            yield from walk(sub, where)
-
-    yield from walk(tree, "at import")
+            todo += [(child, "under TYPE_CHECKING") for child in node.body]
+            todo += [(child, where) for child in node.orelse]
+            continue
+        todo += [(child, where) for child in ast.iter_child_nodes(node)]
 
 
 def module_imports(name: str, path: Path, modules: dict[str, Path]) -> list[Edge]:

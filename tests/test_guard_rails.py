@@ -8,6 +8,7 @@ and on small packages and test folders made in ``tmp_path`` that show it fails w
 
 from __future__ import annotations
 
+import functools
 import textwrap
 import types
 from pathlib import Path
@@ -17,6 +18,8 @@ import pytest
 from .conftest import ROOT, module_tier_problem
 from .guards import (
     MAX_LINES,
+    Edge,
+    find_loops,
     import_edges,
     import_loops,
     long_modules,
@@ -27,6 +30,12 @@ from .guards import (
 pytestmark = pytest.mark.core
 
 SRC = ROOT / "src"
+
+
+@functools.cache
+def code_edges() -> tuple[Edge, ...]:
+    """The package's imports, but the command line's (read once for the tests below)."""
+    return tuple(import_edges(SRC, "tradeoff", ignore_from=["tradeoff.cli"]))
 
 
 # -- on the code ------------------------------------------------------------------------
@@ -42,7 +51,7 @@ def test_no_module_is_over_600_lines() -> None:
 
 
 def test_no_import_loop_even_inside_functions() -> None:
-    loops = import_loops(SRC, "tradeoff", ignore_from=["tradeoff.cli"])
+    loops = find_loops(list(code_edges()))
     assert not loops, (
         f"{len(loops)} import loops (an import inside a function or under TYPE_CHECKING "
         "closes a loop too); open each by placing the shared names lower:\n"
@@ -65,7 +74,7 @@ def test_the_makefile_lists_no_test_file() -> None:
 
 def test_the_checks_see_the_code() -> None:
     """The checks read the real package: its modules, its imports (functions' too)."""
-    edges = import_edges(SRC, "tradeoff", ignore_from=["tradeoff.cli"])
+    edges = code_edges()
     sources = {e.source for e in edges}
     assert "tradeoff.choose.decide" in sources and "tradeoff.pool" in sources
     assert not any(s.startswith("tradeoff.cli") for s in sources)

@@ -41,25 +41,19 @@ test: lint
 	$(BIN)/pytest -n 2
 	$(MAKE) test-other-path
 
-# The tests whose results a CPU's kernels could change: the engine's strategies, sessions and
-# their replay, the export's posterior, the recommendation, the app's screens (snapshots).
-OTHER_PATH_TESTS := tests/test_machines.py tests/learn/test_joint.py tests/learn/test_strategies.py \
-	tests/record/test_session.py tests/record/test_records.py tests/study/test_export.py \
-	tests/learn/test_extend.py tests/choose/test_recommend.py tests/choose/test_robustness.py \
-	tests/choose/test_decide.py tests/choose/test_selection.py tests/tui/test_tui.py \
-	tests/choose/test_one_number.py tests/test_curves.py tests/learn/test_choices.py \
-	tests/choose/test_informed_order.py tests/learn/test_real_choices_scores.py \
-	src/tradeoff/stable.py
-
-## check: the core tier only (no statistical, end-to-end or browser tests): under a minute
+## check: the core tier only (no statistical, end-to-end or browser tests): under a minute.
+## Every test file declares its tier (`pytestmark = pytest.mark.core`, or stats, e2e,
+## browser); a statistical test in a core file is marked stats, and so is every slow one.
 check: lint
-	$(BIN)/pytest -n 2 -m "not (stats or e2e or browser)"
+	$(BIN)/pytest -n 2 -m "core and not stats"
 
-## test-other-path: those tests under the numeric path most unlike this machine's default
-## (numpy's AVX-512 kernels off and OpenBLAS's Haswell kernels on a CPU with AVX-512; see
-## `python -m tradeoff.machines` and docs/architecture.md)
+## test-other-path: the tests whose results a CPU's kernels could change (the engine's
+## strategies, sessions and their replay, the export's posterior, the recommendation, the
+## app's screens; each file marked `other_path`) under the numeric path most unlike this
+## machine's default (numpy's AVX-512 kernels off and OpenBLAS's Haswell kernels on a CPU
+## with AVX-512; see `python -m tradeoff.machines` and docs/architecture.md)
 test-other-path: $(VENV)/.installed-test
-	$(BIN)/python -m tradeoff.machines other -- $(BIN)/pytest -n 2 $(OTHER_PATH_TESTS)
+	$(BIN)/python -m tradeoff.machines other -- $(BIN)/pytest -n 2 -m other_path
 
 ## bench: run every benchmark and write benchmarks/results/
 bench: $(VENV)/.installed-test
@@ -82,6 +76,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m benchmarks.slow_clients --slow 600 --addresses 10
 	$(BIN)/python -m benchmarks.weights_mode --runs 30
 	$(BIN)/python -m benchmarks.measurement_noise
+	$(BIN)/python -m benchmarks.walk
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build src/*.egg-info

@@ -7,12 +7,15 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
 
 from tradeoff.ask.scenario import ElicitationSpec, Scenario, load_scenario
+
+from .guards import TIERS
 
 if TYPE_CHECKING:
     from tradeoff.record.recorder import Recorder
@@ -58,97 +61,57 @@ def small(name: str, samples: int = 20_000) -> Scenario:
     )
 
 
-#: The tiers beyond the core (``make check`` runs the core only; ``make test`` runs all):
-#: ``e2e`` drives a whole face or process (a server and its clients, the command line in a
-#: process of its own, the app, scikit-learn and MLflow, several numeric paths); ``stats``
-#: measures a statistical property over many runs; ``browser`` needs Chromium.
-TIERS = {
-    "browser": {
-        "test_web_browser",
-        "test_web_browser_de",
-        "test_web_panel_browser",
-        "test_panel_leaving_browser",
-    },
-    "stats": {"test_strategies", "test_engine_paper"},
-    "e2e": {
-        "test_machines",
-        "test_wheel",
-        "test_tui",
-        "test_tui_pty",
-        "test_tui_aspects",
-        "test_tui_curves",
-        "test_joint_app",
-        "test_study",
-        "test_study_analysis",
-        "test_web",
-        "test_answer_walk",
-        "test_web_aspects",
-        "test_web_processes",
-        "test_crash_appends",
-        "test_key_revocation",
-        "test_panel_bounds",
-        "test_memory_never_asked",
-        "test_web_panel",
-        "test_panel_leaving",
-        "test_study_web_cli",
-        "test_hostile_serving",
-        "test_hostile_study",
-        "test_proxy",
-        "test_hostile_text",
-        "test_hostile_files",
-        "test_pool_sources",
-        "test_optuna_pool",
-        "test_hostile_pools",
-        "test_bench",
-        "test_cli_simulate",
-        "test_parallel_cluster",
-        "test_readme_walk",
-        "test_report_plain",
-        "test_selection",
-        "test_decide",
-        "test_tuned_pool",
-        "test_scorer_sessions",
-        "test_scorer_labels",
-        "test_settled_weights",
-        "test_tuned_variants",
-        "test_measuring_progress",
-        "test_mlflow_checks",
-        "test_likeliest",
-        "test_cache_trust_commands",
-        "test_curves_dcurves",
-        "test_decision_curves",
-        "test_url_credentials",
-        "test_aspect_pool",
-        "test_choices_fit",
-    },
-}
-#: Single statistical tests in files of the core tier (a scan or a brute force over many
-#: draws).
-STATS_TESTS = {
-    "test_the_smallest_change_is_where_a_scan_first_sees_another_pick",
-    "test_the_first_column_is_the_recommendations_p_best",
-    "test_masks_match_pandas",
-    "test_power_with_a_true_five_percent_gap",
-    "test_particles_match_brute_force_with_the_full_noise_grid",
-}
-
-
 #: Seconds a browser test may take before it fails (pytest-timeout).
 BROWSER_TIMEOUT = 300
 
 
+def module_tier_problem(module: ModuleType) -> str | None:
+    """What is wrong with a test module's tier, or None when its ``pytestmark`` names
+    exactly one of :data:`TIERS` (``core``, ``stats``, ``e2e``, ``browser``: ``make check``
+    runs the core; ``make test`` runs all)."""
+    marks = getattr(module, "pytestmark", [])
+    marks = marks if isinstance(marks, list | tuple) else [marks]
+    tiers = [m.name for m in marks if getattr(m, "name", None) in TIERS]
+    if len(tiers) == 1:
+        return None
+    found = f"{len(tiers)} tiers ({', '.join(tiers)})" if tiers else "no tier"
+    return (
+        f"{module.__file__}: declares {found}; a test file declares exactly one: "
+        "`pytestmark = pytest.mark.core` (or stats, e2e, browser)"
+    )
+
+
+class TieredModule(pytest.Module):
+    """A test file that declares exactly one tier, else an error collecting it that says
+    how to declare one (the run stops: a file never lands in a tier by chance)."""
+
+    def collect(self) -> list[pytest.Item | pytest.Collector]:
+        problem = module_tier_problem(self.obj)
+        if problem is not None:
+            raise self.CollectError(problem)
+        return list(super().collect())
+
+
+def pytest_pycollect_makemodule(
+    module_path: Path, parent: pytest.Collector
+) -> pytest.Module | None:
+    if not module_path.name.startswith("test_"):
+        return None  # a helper module named on the command line
+    return TieredModule.from_parent(parent, path=module_path)
+
+
 def mark_tiers(items: list[pytest.Item]) -> None:
-    """Mark every test with its tier (:data:`TIERS`, :data:`STATS_TESTS`)."""
+    """Mark what a test file's tier does not say: the doctests are core, the slow tests
+    statistical, and a browser test has a time limit."""
     for item in items:
-        stem = item.path.stem
-        for tier, files in TIERS.items():
-            if stem in files:
-                item.add_marker(getattr(pytest.mark, tier))
-        if stem in TIERS["browser"]:
+        if isinstance(item, pytest.DoctestItem):
+            item.add_marker(pytest.mark.core)  # the examples in docstrings run in the core
+            continue
+        if "browser" in item.keywords:
             # A browser that stops answering fails its test with a traceback of where,
             # instead of holding the whole run (the slowest takes under a minute).
             item.add_marker(pytest.mark.timeout(BROWSER_TIMEOUT, method="signal"))
-        if item.name.split("[")[0] in STATS_TESTS or "slow" in item.keywords:
+        if "slow" in item.keywords:
             item.add_marker(pytest.mark.stats)  # the slow ones are statistical runs too
 
 

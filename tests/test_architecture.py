@@ -7,9 +7,13 @@ import importlib
 import pkgutil
 import re
 
+import pytest
+
 import tradeoff
 
 from .conftest import ROOT
+
+pytestmark = pytest.mark.core
 
 DOC = (ROOT / "docs" / "architecture.md").read_text()
 

@@ -18,6 +18,8 @@ from tradeoff.curves import (
     treat_all,
 )
 
+pytestmark = [pytest.mark.core, pytest.mark.other_path]
+
 BREAST = load_scenario("scenarios/breast-cancer-triage.toml").scenario
 GRID = np.linspace(1e-6, 1 - 1e-6, 200_001)
 

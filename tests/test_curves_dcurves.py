@@ -7,8 +7,11 @@ from pathlib import Path
 import dcurves  # the test extra installs it
 import numpy as np
 import pandas as pd
+import pytest
 
 from tradeoff.curves import net_benefit, treat_all
+
+pytestmark = pytest.mark.e2e
 
 THRESHOLDS = [round(0.01 * i, 2) for i in range(1, 100)]
 SHIPPED = Path("src/tradeoff/shipped/populations/breast-cancer-lr.csv")

@@ -8,6 +8,8 @@ import inspect
 
 import pytest
 
+pytestmark = pytest.mark.core
+
 MODULES = (
     "tradeoff.pool.copa",
     "tradeoff.judge.fronts",

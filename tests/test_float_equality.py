@@ -15,7 +15,11 @@ from __future__ import annotations
 
 import ast
 
+import pytest
+
 from .conftest import ROOT
+
+pytestmark = pytest.mark.core
 
 SRC = ROOT / "src"
 #: The module whose helpers exist to compare floats.

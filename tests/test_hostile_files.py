@@ -20,6 +20,8 @@ from tradeoff.study.opening import start_session
 
 from .conftest import ROOT
 
+pytestmark = pytest.mark.e2e
+
 
 def test_a_real_probability_session_reads_back_from_any_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

@@ -32,6 +32,9 @@ from tradeoff.study.opening import start_session
 from tradeoff.text import FORMULA_STARTS, clean_text, markdown_html, markdown_text
 
 from .conftest import SCENARIOS
+from .participants import take_part
+
+pytestmark = pytest.mark.e2e
 
 SCRIPT = "<script>alert(1)</script>"
 ONERROR = "<img src=x onerror=alert(1)>"
@@ -167,23 +170,9 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("hostile-export")
     pids = [f"p{i + 1:02d}" for i in range(len(FORMULAS))]
     study, _ = create_study(_hostile_scenario(root / "sc"), pids, root / "study")
-    loaded = load_scenario(study.scenario_path)
-    sc = loaded.scenario
     for k, (pid, version) in enumerate(zip(pids, FORMULAS, strict=True)):
         consent = ConsentRecord(type="consent", version=version, text_sha256="ab" * 32)
-        rec = start_session(
-            loaded,
-            pid,
-            study.sessions_dir,
-            spec=sc.elicitation.override(budget=2),
-            cache_dir=study.cache_dir,
-            consent=consent,
-            seed=k,
-        )
-        oracle = SimulatedOracle.for_scenario(sc, (0.5, 0.3, 0.1, 0.1))
-        with rec:
-            while (q := rec.engine.next_query()) is not None:
-                rec.answer(oracle.choose(q))
+        take_part(study, pid, budget=2, seed=k, consent=consent)
     out = root / "out"
     out.mkdir()
     export_study(load_study(study.path), out / "answers.csv")

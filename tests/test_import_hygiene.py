@@ -11,7 +11,11 @@ import subprocess
 import sys
 import tomllib
 
+import pytest
+
 from .conftest import ROOT
+
+pytestmark = pytest.mark.core
 
 CONTRACT = "The core never imports the faces (tui, cli, web) or textual or the web server"
 

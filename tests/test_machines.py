@@ -24,6 +24,8 @@ from tradeoff.learn import Choice
 from tradeoff.machines import environment, other_path, simd_paths
 from tradeoff.stable import canonical, settled, stable_argmax, stable_order
 
+pytestmark = [pytest.mark.e2e, pytest.mark.other_path]
+
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "scenarios" / "breast-cancer-triage.toml"
 

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 
 from tradeoff.text import clean_text, markdown_table, markdown_text
+
+pytestmark = pytest.mark.core
 
 #: Text a person could give, heavy in what makes Markdown: every character that has a
 #: meaning somewhere, and any other.

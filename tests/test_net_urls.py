@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from tradeoff.cli.common import error
 from tradeoff.net import redacted, shown_url
 
+pytestmark = pytest.mark.core
+
 SECRET = "S3cr3tValue"
 NAMES = ["password", "passwd", "pwd", "token", "secret", "key", "access_token", "api_key"]
 

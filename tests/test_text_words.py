@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from babel.numbers import format_decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tradeoff.text import ENGLISH, Words
+
+pytestmark = pytest.mark.core
 
 #: Locales that group every number from 1,000 up (Babel's minimum grouping of 1). Not
 #: de_CH: Babel 2.19 writes 12'345 but 1000000 there, 2.18 1’000’000 (the page shows

@@ -14,6 +14,8 @@ import pytest
 
 from .conftest import ROOT
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.mark.slow
 def test_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> None:

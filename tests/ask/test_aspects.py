@@ -28,6 +28,8 @@ from tradeoff.simulation.oracles import SimulatedOracle
 
 from ..conftest import scenario
 
+pytestmark = pytest.mark.core
+
 ASPECTS = """
 id = "trips"
 title = "Trips"

@@ -15,6 +15,8 @@ import pytest
 
 from ..conftest import SCENARIOS
 
+pytestmark = pytest.mark.core
+
 PROBE = """
 import resource, sys
 from tradeoff.cli import main

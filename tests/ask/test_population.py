@@ -26,6 +26,8 @@ from tradeoff.simulation.oracles import SimulatedOracle
 
 from ..conftest import ROOT, small
 
+pytestmark = pytest.mark.core
+
 
 def test_same_seed_same_population() -> None:
     a = softmax_linear(k=3, samples=5000, seed=3)

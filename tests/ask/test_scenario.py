@@ -14,6 +14,8 @@ from tradeoff.errors import InputError
 
 from ..conftest import PAPER_SCENARIOS, SCENARIOS
 
+pytestmark = pytest.mark.core
+
 GOOD = """
 id = "demo"
 title = "Demo"

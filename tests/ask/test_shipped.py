@@ -14,6 +14,8 @@ from tradeoff.data import resolve_scenario, shipped_ids, shipped_scenarios
 
 from ..conftest import SCENARIOS
 
+pytestmark = pytest.mark.core
+
 
 def test_the_shipped_ids_are_the_repositorys_scenarios() -> None:
     assert set(shipped_ids()) == {p.stem for p in SCENARIOS.glob("*.toml")}

@@ -12,7 +12,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import tradeoff
+
+pytestmark = pytest.mark.core
 
 SRC = Path(tradeoff.__file__).resolve().parent
 WORDS = {"tradeoff.ask.words", "tradeoff.ask.narrative", "tradeoff.ask.aspects"}

@@ -20,6 +20,8 @@ from tradeoff.study.opening import start_session
 
 from ..conftest import SCENARIOS, scenario
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.mark.parametrize("name", ["llm-leaderboard", "train-trips"])
 def test_simulate_answers_a_person_on_each_aspect_scenario(

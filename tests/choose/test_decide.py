@@ -22,6 +22,8 @@ from tradeoff.study.opening import start_session
 
 from ..conftest import ROOT, SCENARIOS, small_scenario_file, spec
 
+pytestmark = [pytest.mark.e2e, pytest.mark.other_path]
+
 BREAST = "breast-cancer-triage"
 SMALL = {"seed = 569": "seed = 569\nsamples = 20000"}
 TRUTHS = ((0.6, 0.2, 0.1, 0.1), (0.2, 0.6, 0.1, 0.1))

@@ -25,6 +25,8 @@ from tradeoff.cli import main
 
 from ..conftest import ROOT
 
+pytestmark = pytest.mark.e2e
+
 EXAMPLES = sorted((ROOT / "sessions" / "examples").glob("*/*.jsonl"))
 K3 = load_scenario(ROOT / "scenarios" / "paper-k3-cost-two-rewards.toml").scenario
 BREAST = load_scenario(ROOT / "scenarios" / "breast-cancer-triage.toml").scenario

@@ -5,6 +5,7 @@ unasked weight (it only breaks practical ties by an unasked aspect, and says so)
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,6 +15,8 @@ from tradeoff.learn.particles import perceivable_margin
 from tradeoff.learn.shares import asked_shares
 
 from ..conftest import scenario
+
+pytestmark = [pytest.mark.core, pytest.mark.other_path]
 
 SC = scenario("breast-cancer-triage")
 PRIORS = (0.3726, 0.6274)

@@ -18,6 +18,8 @@ from tradeoff.choose.report import summary, write_report
 from tradeoff.choose.words import LIKELIER, likeliest_words, plain_summary
 from tradeoff.cli.decide import format_selection
 
+pytestmark = pytest.mark.e2e
+
 EXAMPLE = next(Path("sessions/examples/example-oncologist").glob("*.jsonl"))
 
 

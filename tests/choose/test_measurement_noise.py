@@ -25,6 +25,8 @@ from tradeoff.pool import Pool, load_pool
 
 from ..conftest import SCENARIOS
 
+pytestmark = pytest.mark.core
+
 SC = load_scenario(SCENARIOS / "breast-cancer-triage.toml").scenario
 OBJECTIVES = metric_objectives(SC)
 COLUMNS = [c.column for c in OBJECTIVES]  # recall_malignant, recall_benign, latency, size

@@ -26,6 +26,8 @@ from tradeoff.web.pages import review_view
 
 from ..conftest import five_answers_memory_unasked
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture(scope="module")
 def recorder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recorder]:

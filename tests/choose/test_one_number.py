@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from tradeoff.ask.population import scenario_population
 from tradeoff.ask.scenario import load_scenario
@@ -22,6 +23,8 @@ from tradeoff.record.log import read_session
 from tradeoff.record.replay import replay
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.opening import start_session
+
+pytestmark = [pytest.mark.core, pytest.mark.other_path]
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 TRUTH = [0.45, 0.45, 0.05, 0.05]

@@ -24,6 +24,8 @@ from tradeoff.pool import Objective, Pool, copa, load_pool
 
 from ..conftest import ROOT
 
+pytestmark = pytest.mark.core
+
 LLM = str(ROOT / "data" / "open-llm-leaderboard" / "open_llm_leaderboard.csv")
 WHERE = "`Available on the hub` == True and `Submission Date` <= '2025-01-09'"
 BENCH = ["IFEval", "BBH", "MATH Lvl 5", "GPQA", "MUSR", "MMLU-PRO"]

@@ -17,6 +17,8 @@ from tradeoff.pool import load_pool
 
 from ..conftest import SCENARIOS
 
+pytestmark = [pytest.mark.core, pytest.mark.other_path]
+
 SC = load_scenario(SCENARIOS / "breast-cancer-triage.toml").scenario
 COLUMNS = [c.column for c in metric_objectives(SC)]
 PRIORS = (0.37, 0.63)

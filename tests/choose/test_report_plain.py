@@ -16,6 +16,8 @@ from tradeoff.cli import main
 
 from ..conftest import CHROMIUM_ARGS, ROOT
 
+pytestmark = pytest.mark.e2e
+
 EXAMPLES = sorted((ROOT / "sessions" / "examples").glob("*/*.jsonl"))
 
 

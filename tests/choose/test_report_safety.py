@@ -7,12 +7,15 @@ import re
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.report import CSP
 from tradeoff.cli import main
 
 from .test_selection import POOL, SWINGS, natural, record
+
+pytestmark = pytest.mark.core
 
 HOSTILE = (
     "![beacon](http://evil.example/beacon.png)",

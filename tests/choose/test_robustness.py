@@ -26,6 +26,8 @@ from tradeoff.stable import stable_argmax
 
 from ..conftest import ROOT
 
+pytestmark = [pytest.mark.core, pytest.mark.other_path]
+
 EXAMPLES = sorted((ROOT / "sessions" / "examples").glob("*/*.jsonl"))
 
 
@@ -61,6 +63,7 @@ def test_rank_acceptability_is_a_count_over_the_draws(arrays: tuple[np.ndarray, 
     np.testing.assert_allclose(got.sum(axis=0), 1.0)
 
 
+@pytest.mark.stats  # a statistical run in a file of the core tier
 def test_the_first_column_is_the_recommendations_p_best(capsys: pytest.CaptureFixture[str]) -> None:
     """On recorded sessions: P(rank = 1) is the P(best) of the recommendation, and the
     acceptability of every model is the brute-force count over the stakeholder's draws."""
@@ -112,6 +115,7 @@ def argmax(psi: np.ndarray) -> int:
     return stable_argmax(psi)
 
 
+@pytest.mark.stats  # a statistical run in a file of the core tier
 @given(
     hnp.arrays(np.float64, (6, 3), elements=st.integers(0, 40).map(lambda x: x / 40)),
     hnp.arrays(np.float64, 3, elements=st.integers(1, 20).map(lambda x: x / 20)),

@@ -27,6 +27,8 @@ from tradeoff.choose.scorer import person_scorer
 from tradeoff.errors import InputError
 from tradeoff.pool import load_pool
 
+pytestmark = pytest.mark.core
+
 SCENARIO = "breast-cancer-triage"
 WEIGHTS = [0.5, 0.3, 0.01, 0.0004]  # malignant, benign (on ζ·recall), per ms, per KB
 PRIORS = [0.37, 0.63]

@@ -20,6 +20,8 @@ from tradeoff.errors import InputError
 
 from ..conftest import scenario
 
+pytestmark = pytest.mark.core
+
 SC = scenario("breast-cancer-triage")  # classes malignant, benign; latency (ms), memory
 ATTRIBUTES = {"latency": 1.0, "memory": 2.0}
 WEIGHTS = [0.5, 0.5, 0.1, 0.1]

@@ -20,6 +20,8 @@ from sklearn.preprocessing import StandardScaler
 from tradeoff.choose.scorer import person_scorer
 from tradeoff.errors import InputError
 
+pytestmark = pytest.mark.e2e
+
 SCENARIO = "breast-cancer-triage"
 WEIGHTS = [0.9 / 0.37, 0.1 / 0.63, 0.0, 0.0]  # malignant's recall weighs nine times benign's
 PRIORS = [0.37, 0.63]

@@ -11,6 +11,8 @@ import pytest
 from tradeoff.choose.decide import decide
 from tradeoff.choose.scorer import group_scorer, person_scorer
 
+pytestmark = pytest.mark.e2e
+
 SESSIONS = sorted(str(p) for p in Path("sessions/examples").glob("*/*.jsonl"))
 CONSTANTS = {"latency": 0.4, "memory": 3.0}
 

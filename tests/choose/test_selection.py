@@ -24,6 +24,8 @@ from tradeoff.study.opening import start_session
 
 from ..conftest import CHROMIUM_ARGS, ROOT, SCENARIOS, spec
 
+pytestmark = [pytest.mark.e2e, pytest.mark.other_path]
+
 POOL = SCENARIOS / "pools" / "breast-cancer.csv"
 SWINGS = ([0.6, 0.2, 0.1, 0.1], [0.2, 0.6, 0.1, 0.1], [0.25, 0.25, 0.3, 0.2])
 REPS = 10

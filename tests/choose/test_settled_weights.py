@@ -21,6 +21,8 @@ from tradeoff.cli import main
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.opening import start_session
 
+pytestmark = pytest.mark.e2e
+
 ONCOLOGIST = next(Path("sessions/examples/example-oncologist").glob("*.jsonl"))
 CONSTANTS = {"latency": 0.4, "memory": 3.0}
 

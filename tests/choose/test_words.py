@@ -33,6 +33,8 @@ from tradeoff.tui.screens.result import recommendation_text
 
 from ..conftest import ROOT, SCENARIOS
 
+pytestmark = pytest.mark.core
+
 #: "100%" or "100 %" said of a chance (not "top-100%", a rank among the candidates).
 CERTAIN = re.compile(r"(?<![-\w])100 ?%")
 

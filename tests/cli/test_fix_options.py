@@ -22,6 +22,8 @@ from tradeoff.cli.common import (
 
 from ..conftest import ROOT, SCENARIOS
 
+pytestmark = pytest.mark.core
+
 
 def all_options(parser: argparse.ArgumentParser) -> set[str]:
     """Every option of every command."""

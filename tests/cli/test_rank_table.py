@@ -8,6 +8,8 @@ import pytest
 
 from tradeoff.cli import main
 
+pytestmark = pytest.mark.core
+
 POOL = """model,recall_class_0,recall_class_1,recall_class_2,latency_ms
 a,0.91,0.80,0.70,1.2
 b,0.85,0.88,0.75,0.9

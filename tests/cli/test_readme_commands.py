@@ -8,9 +8,13 @@ import argparse
 import re
 from collections.abc import Iterator
 
+import pytest
+
 from tradeoff.cli import build_parser
 
 from ..conftest import ROOT
+
+pytestmark = pytest.mark.core
 
 
 def commands(

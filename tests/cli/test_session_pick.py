@@ -19,6 +19,8 @@ from tradeoff.text import probability_words
 
 from ..conftest import SCENARIOS
 
+pytestmark = pytest.mark.core
+
 
 def record(folder: Path, who: str, truth: tuple[float, ...], stop_after: int | None) -> Path:
     loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")

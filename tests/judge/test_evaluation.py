@@ -24,6 +24,8 @@ from tradeoff.simulation.bench import null_p_values, permutation_power
 
 from ..conftest import ROOT
 
+pytestmark = pytest.mark.core
+
 GAP_DATA = str(ROOT / "data" / "mind-the-gap" / "sgd_randomsearch50_creditg_seed1337.csv")
 
 
@@ -304,6 +306,7 @@ def test_p_values_are_uniform_under_h0() -> None:
     assert kstest(p, "uniform").statistic < 0.12
 
 
+@pytest.mark.stats  # a statistical run in a file of the core tier
 def test_power_with_a_true_five_percent_gap() -> None:
     # Full study (more repetitions) in benchmarks/evaluation.py.
     power10 = permutation_power(10, reps=150, permutations=300, seed=2)

@@ -22,6 +22,8 @@ from tradeoff.study.choices import read_choices
 
 from ..conftest import scenario
 
+pytestmark = [pytest.mark.core, pytest.mark.other_path]
+
 HEADER = "person,A_price,A_time,A_changes,A_comfort,B_price,B_time,B_changes,B_comfort"
 CHEAP, FAST = "20,150,0,1", "40,120,0,1"
 

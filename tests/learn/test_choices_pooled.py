@@ -7,7 +7,11 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import pytest
+
 from tradeoff.cli import main
+
+pytestmark = pytest.mark.core
 
 HEADER = "person,A_price,A_time,A_changes,A_comfort,B_price,B_time,B_changes,B_comfort"
 CHEAP, FAST = "20,150,0,1", "40,120,0,1"

@@ -13,6 +13,8 @@ from tradeoff.simulation.oracles import SimulatedOracle
 
 from ..conftest import PAPER_SCENARIOS, scenario, small, spec
 
+pytestmark = pytest.mark.stats
+
 EPS = 0.001
 
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tradeoff.learn import Engine
 from tradeoff.simulation.oracles import SimulatedOracle
 
 from ..conftest import scenario
+
+pytestmark = [pytest.mark.core, pytest.mark.other_path]
 
 
 def test_ten_more_after_a_settled_pick_asks_at_most_ten() -> None:

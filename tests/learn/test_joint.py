@@ -30,6 +30,8 @@ from tradeoff.simulation.oracles import Noise, SimulatedOracle
 
 from ..conftest import scenario, small, spec
 
+pytestmark = [pytest.mark.core, pytest.mark.other_path]
+
 # -- the likelihood ------------------------------------------------------------------
 
 
@@ -335,6 +337,7 @@ def check_against_brute_force(
             assert abs(cdf_at(values, post, hi) - 0.95) <= 0.07
 
 
+@pytest.mark.stats  # a statistical run in a file of the core tier
 def test_particles_match_brute_force_with_the_full_noise_grid() -> None:
     """The same check once with the noise grid the strategy ships with, after answers that
     contradict each other (so the lapse and the temperature matter)."""

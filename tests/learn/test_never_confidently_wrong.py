@@ -19,6 +19,8 @@ from tradeoff.simulation.oracles import Noise, SimulatedOracle
 
 from ..conftest import scenario, spec
 
+pytestmark = pytest.mark.core
+
 
 def pool_and_rows(sc: Any) -> tuple[Any, np.ndarray]:
     from tradeoff.ask.population import scenario_population

@@ -10,6 +10,8 @@ from tradeoff.cli import main
 
 from ..conftest import SCENARIOS
 
+pytestmark = pytest.mark.core
+
 K3 = "0.12,0.08,0.07,0.32,0.19,0.22"
 CASES = [
     ("paper-k2-reward-cost", "0.10,0.05,0.05,0.80", 120),

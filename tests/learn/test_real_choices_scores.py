@@ -26,6 +26,8 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.learn.choices import forced, learn_choices, pairs, predictive
 from tradeoff.learn.pooled import pooled_predictive, population_prior
 
+pytestmark = [pytest.mark.core, pytest.mark.other_path]
+
 
 @pytest.fixture(scope="module")
 def rows() -> tuple[np.ndarray, np.ndarray]:

@@ -13,6 +13,8 @@ from tradeoff.simulation.simulate import run_once, simulate
 
 from ..conftest import scenario, small, spec
 
+pytestmark = [pytest.mark.stats, pytest.mark.other_path]
+
 K2 = ("paper-k2-reward-cost", (0.10, 0.05, 0.05, 0.80))
 K2B = ("paper-k2-two-costs", (0.32, 0.17, 0.28, 0.23))
 K3 = (0.12, 0.08, 0.07, 0.32, 0.19, 0.22)

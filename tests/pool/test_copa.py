@@ -13,6 +13,8 @@ from scipy.stats import rankdata
 
 from tradeoff.pool import copa
 
+pytestmark = pytest.mark.core
+
 # Small integer grids make ties (equal values, equal scores) common.
 matrices = st.integers(2, 30).flatmap(
     lambda n: st.integers(2, 4).flatmap(

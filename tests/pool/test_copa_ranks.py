@@ -7,11 +7,14 @@ import math
 from unittest.mock import patch
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from tradeoff.pool import copa
+
+pytestmark = pytest.mark.core
 
 # Enough rows for the prefilters (more than twice the patched sample), small integer grids
 # for ties in values, scores and Σû.

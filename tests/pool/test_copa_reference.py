@@ -7,12 +7,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from benchmarks import copa_reference as reference
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from tradeoff.pool import Objective, copa, load_pool
+
+pytestmark = pytest.mark.core
 
 matrices = st.integers(2, 40).flatmap(
     lambda n: st.integers(2, 5).flatmap(

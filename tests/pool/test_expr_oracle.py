@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from tradeoff.pool.expr import ExpressionError, parse_condition
 
+pytestmark = pytest.mark.core
+
 FRAME = pd.DataFrame(
     {
         "acc": [0.9, 0.8, 0.95, 0.5, 0.0, 1.0],
@@ -114,6 +116,7 @@ def check_against_pandas(tree: Any) -> None:
         assert mask == oracle_bool(tree).tolist(), text
 
 
+@pytest.mark.stats  # a statistical run in a file of the core tier
 @settings(max_examples=200, deadline=None)
 @given(conditions)
 def test_masks_match_pandas(tree: Any) -> None:

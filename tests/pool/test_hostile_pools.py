@@ -27,6 +27,8 @@ from tradeoff.pool import Measured, Objective, load_pool
 from ..conftest import SCENARIOS
 from .test_pool_sources import BREAST, _sessions, store  # noqa: F401 (store is a fixture)
 
+pytestmark = pytest.mark.e2e
+
 # --- The reader: values against their meaning -------------------------------------------
 
 

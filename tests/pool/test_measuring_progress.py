@@ -12,6 +12,8 @@ import tradeoff.cli.pool as pool_cli
 from tradeoff.cli import main
 from tradeoff.cli.common import Progress
 
+pytestmark = pytest.mark.e2e
+
 
 def test_measuring_reports_each_model_of_the_total(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

@@ -13,6 +13,8 @@ import pytest
 
 from tradeoff.cli import main
 
+pytestmark = pytest.mark.e2e
+
 RUNS = (("logreg", 0.9, 0.95), ("forest", 0.93, 0.9), ("stump", 0.8, 0.96))
 MAP = ["--map", "recall_malignant=metrics.recall_m", "--map", "recall_benign=metrics.recall_b"]
 

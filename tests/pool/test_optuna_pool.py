@@ -38,6 +38,8 @@ from tradeoff.pool.searches import from_optuna
 
 from ..conftest import ROOT
 
+pytestmark = pytest.mark.e2e
+
 BREAST = "breast-cancer-triage"
 EXAMPLES = ROOT / "sessions" / "examples"
 GRID = {"C": [0.1, 1.0, 10.0], "threshold": [0.2, 0.35, 0.5, 0.65]}

@@ -25,6 +25,8 @@ from tradeoff.pool.optuna_pick import record_pick
 
 from ..conftest import SCENARIOS
 
+pytestmark = pytest.mark.core
+
 SC = load_scenario(SCENARIOS / "breast-cancer-triage.toml").scenario
 OBJECTIVES = metric_objectives(SC)
 SHIPPED = SCENARIOS / "pools" / "breast-cancer.csv"

@@ -26,6 +26,8 @@ from tradeoff.pool import load_pool
 
 from ..conftest import SCENARIOS, small_scenario_file, spec
 
+pytestmark = pytest.mark.e2e
+
 BREAST = "breast-cancer-triage"
 SMALL = {"seed = 569": "seed = 569\nsamples = 20000"}
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from tradeoff.pool.pooled import pooled_posterior, pooled_sample
 from tradeoff.pool.uncertainty import Uncertainty
+
+pytestmark = pytest.mark.core
 
 
 def brute_posterior(x: np.ndarray, s: np.ndarray, h: np.ndarray, pi: np.ndarray) -> np.ndarray:

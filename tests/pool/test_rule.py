@@ -22,6 +22,8 @@ from sklearn.svm import SVC
 
 from tradeoff.pool.rule import PersonalRule, personal_decisions
 
+pytestmark = pytest.mark.core
+
 K, N = 3, 4  # classes, points: 3⁴ = 81 rules, every one tried
 
 

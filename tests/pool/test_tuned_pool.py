@@ -20,6 +20,8 @@ from tradeoff.errors import InputError
 from tradeoff.pool import load_dataset, measure
 from tradeoff.pool.measuring import Tuning
 
+pytestmark = pytest.mark.e2e
+
 ONCOLOGIST = next(Path("sessions/examples/example-oncologist").glob("*.jsonl"))
 ESTIMATORS = {
     "naive-bayes": GaussianNB(),

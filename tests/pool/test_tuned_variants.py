@@ -13,6 +13,8 @@ from sklearn.model_selection import FixedThresholdClassifier
 
 from tradeoff.pool.measuring import Dataset, Tuning, measure
 
+pytestmark = pytest.mark.e2e
+
 PERSON = Tuning("kim", (0.96, 0.04), (0.03, 0.97))  # a fraud found outweighs 24 legit flagged
 
 

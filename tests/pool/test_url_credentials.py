@@ -23,6 +23,8 @@ from tradeoff.cli import main
 
 from ..conftest import ROOT
 
+pytestmark = pytest.mark.e2e
+
 SECRET = "Pw9SECRETzz"
 QUERIES = [
     f"password={SECRET}",

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.learn import Choice
@@ -16,6 +17,8 @@ from tradeoff.record.replay import replay
 from tradeoff.study.opening import start_session
 
 from ..conftest import SCENARIOS
+
+pytestmark = pytest.mark.core
 
 
 def test_an_answer_records_its_language_only_when_given(tmp_path: Path) -> None:

@@ -19,6 +19,8 @@ from tradeoff.study.choices import fit_file, read_choices
 from ..conftest import SCENARIOS, scenario
 from ..learn.test_choices import train_file, write
 
+pytestmark = pytest.mark.e2e
+
 
 def test_fit_writes_sessions_that_replay_to_the_same_posterior(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -38,6 +38,8 @@ from tradeoff.study.opening import start_session
 
 from ..conftest import SCENARIOS
 
+pytestmark = [pytest.mark.core, pytest.mark.other_path]
+
 finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
 stamp = st.text(max_size=30)
 profiles = st.builds(

@@ -22,6 +22,8 @@ from tradeoff.study.opening import start_session
 
 from ..conftest import small_scenario_file, spec
 
+pytestmark = [pytest.mark.core, pytest.mark.other_path]
+
 TRUTH = [0.5, 0.2, 0.2, 0.1]
 
 

@@ -24,6 +24,8 @@ from tradeoff.simulation.simulate import run_once
 
 from ..conftest import small, spec
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.mark.parametrize("strategy", ["paper", "bisection", "probabilistic"])
 def test_checkpoint_equals_a_run_with_that_budget(strategy: str) -> None:

@@ -10,6 +10,8 @@ from tradeoff.cli import main
 
 from ..conftest import SCENARIOS
 
+pytestmark = pytest.mark.e2e
+
 K2 = str(SCENARIOS / "paper-k2-two-costs.toml")
 
 

@@ -20,6 +20,8 @@ from tradeoff.simulation.oracles import (
 
 from ..conftest import ROOT, small
 
+pytestmark = pytest.mark.core
+
 RECORDED = json.loads((ROOT / "tests" / "fixtures" / "oracle_answers.json").read_text())
 
 

@@ -16,6 +16,8 @@ from tradeoff.simulation.oracles import Noise, SimulatedOracle
 
 from ..conftest import small
 
+pytestmark = pytest.mark.core
+
 SC = small("paper-k3-two-costs-reward", 5000)
 SPACE = QuerySpace(SC, softmax_linear(k=3, samples=5000, seed=SC.population.seed))
 weights = st.lists(st.floats(0.001, 1.0), min_size=6, max_size=6)

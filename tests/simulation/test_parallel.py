@@ -7,6 +7,8 @@ import pytest
 
 from tradeoff.simulation.parallel import Backend, chunk_size, chunks, run_people
 
+pytestmark = pytest.mark.core
+
 
 def _square_plus(shared: int, x: int) -> int:
     return x * x + shared

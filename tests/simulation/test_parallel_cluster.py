@@ -15,6 +15,8 @@ from tradeoff.simulation.simulate import simulate
 
 from ..conftest import SCENARIOS, small
 
+pytestmark = pytest.mark.e2e
+
 
 def _summary(backend: Backend | None) -> str:
     summary = simulate(

@@ -11,6 +11,7 @@ import json
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,8 @@ from tradeoff.study.tail import Tail, complete_lines
 from tradeoff.web.revoked import REVOKED_FILE, Revoked
 
 from ..conftest import small_scenario_file
+
+pytestmark = pytest.mark.core
 
 SALT = b"0123456789abcdef"
 #: What a writer killed in the middle of an ``enrolled`` record leaves.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +22,8 @@ from tradeoff.study.attempts import (
 )
 from tradeoff.study.folder import Study
 from tradeoff.study.tail import Tail
+
+pytestmark = pytest.mark.core
 
 NOW = 1_800_000_000.0
 

@@ -36,6 +36,8 @@ from tradeoff.study.opening import resume_session, start_session
 
 from ..conftest import ROOT, TEST_CACHE, small, small_scenario_file
 
+pytestmark = pytest.mark.core
+
 
 def _entry(folder: Path) -> Path:
     (entry,) = folder.glob("population-*")

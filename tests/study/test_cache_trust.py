@@ -29,6 +29,8 @@ from tradeoff.study.cache import (
 
 from ..conftest import ROOT, small
 
+pytestmark = pytest.mark.core
+
 
 @pytest.fixture(autouse=True)
 def _fresh_process() -> Iterator[None]:

@@ -34,6 +34,8 @@ from .test_cache_trust import (
     _replace_files,
 )
 
+pytestmark = pytest.mark.e2e
+
 __all__ = ["_fresh_process"]  # its autouse fixture: each test as a command of its own
 
 

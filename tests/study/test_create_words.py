@@ -10,6 +10,8 @@ from tradeoff.cli import main
 
 from ..conftest import small_scenario_file
 
+pytestmark = pytest.mark.core
+
 
 def test_a_capped_open_enrolment_is_said_without_a_stray_comma(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

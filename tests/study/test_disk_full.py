@@ -14,7 +14,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from ..conftest import ROOT, small_scenario_file
+
+pytestmark = pytest.mark.core
 
 SCRIPT = textwrap.dedent(
     """

@@ -20,6 +20,8 @@ from tradeoff.study.panel import Ending, Panel, check_url
 
 from ..conftest import small_scenario_file
 
+pytestmark = pytest.mark.core
+
 SALT = b"0123456789abcdef"
 #: An ending's address with every part, a parameter put in at each place by the tests.
 FULL = "https://user:pw@panel.example:8443/done/x?cc=C1&p=v#top"

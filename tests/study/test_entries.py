@@ -48,6 +48,8 @@ from tradeoff.study.panel import (
 
 from ..conftest import small_scenario_file
 
+pytestmark = pytest.mark.core
+
 SALT = b"0123456789abcdef"
 
 

@@ -16,16 +16,17 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.ask.shown import per_thousand, shown_number
 from tradeoff.curves import threshold_percent
 from tradeoff.errors import InputError
-from tradeoff.learn import Choice
 from tradeoff.record.log import read_session
+from tradeoff.record.recorder import Recorder
 from tradeoff.record.records import AnswerRecord, ConsentRecord, ResultRecord
-from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.export import export_study
 from tradeoff.study.folder import Study, create_study, load_study
-from tradeoff.study.opening import start_session
 from tradeoff.study.withdrawals import withdraw
 
 from ..conftest import ROOT
+from ..participants import take_part
+
+pytestmark = [pytest.mark.core, pytest.mark.other_path]
 
 SLUGS = ("malignant_lumps", "benign_lumps", "latency", "memory")
 CLASSES = SLUGS[:2]
@@ -42,53 +43,6 @@ class Made:
     files: dict[str, Path] = field(default_factory=dict)
 
 
-def _session(
-    made: Made,
-    pid: str,
-    answers: int,
-    *,
-    undo_after: int | None = None,
-    finish: bool = False,
-    consent: ConsentRecord | None = None,
-    live: bool = False,
-    seed: int = 0,
-) -> None:
-    study = made.study
-    loaded = load_scenario(study.scenario_path)
-    sc = loaded.scenario
-    rec = start_session(
-        loaded,
-        pid,
-        study.sessions_dir,
-        spec=sc.elicitation.override(budget=6),
-        cache_dir=study.cache_dir,
-        consent=consent,
-        seed=seed,
-    )
-    oracle = SimulatedOracle.for_scenario(sc, (0.5, 0.3, 0.1, 0.1))
-    with rec:
-        given = 0
-        while given < answers and (q := rec.engine.next_query()) is not None:
-            choice = oracle.choose(q)
-            if given + 1 == undo_after:
-                # answered the other way, then taken back and answered as the oracle would
-                choice = Choice.RIGHT if choice == Choice.LEFT else Choice.LEFT
-            rec.answer(choice, response_ms=None if given == 1 else 1500.0 + given)
-            if live:
-                decision = rec.engine.decision()
-                swing = rec.engine.result().swing_weights
-                assert swing is not None
-                made.live.append((swing, None if decision is None else decision[0]))
-            given += 1
-            if given == undo_after:
-                rec.undo()
-                given -= 1
-                undo_after = None
-        if finish:
-            rec.finish()
-        made.files[pid] = rec.path
-
-
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     root = tmp_path_factory.mktemp("export")
@@ -97,11 +51,31 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     )
     m = Made(study)
     consent = ConsentRecord(type="consent", version="2026-01", text_sha256="ab" * 32, language="nl")
+
+    def live(rec: Recorder) -> None:
+        decision = rec.engine.decision()
+        swing = rec.engine.result().swing_weights
+        assert swing is not None
+        m.live.append((swing, None if decision is None else decision[0]))
+
+    def response_ms(given: int) -> float | None:
+        return None if given == 1 else 1500.0 + given
+
     # Seed 0: the sixth question repeats an earlier one (on every numeric path:
-    # tests/test_machines.py and make test-other-path run this file on another).
-    _session(m, "p01", 6, undo_after=2, finish=True, consent=consent, live=True, seed=0)
-    _session(m, "p02", 3)
-    _session(m, "p03", 2, finish=True)
+    # tests/test_machines.py and make test-other-path run this file on another). The second
+    # answer is given the other way, taken back and given again.
+    m.files["p01"] = take_part(
+        study,
+        "p01",
+        6,
+        undo_after=2,
+        finish=True,
+        consent=consent,
+        after_answer=live,
+        response_ms=response_ms,
+    )
+    m.files["p02"] = take_part(study, "p02", 3, response_ms=response_ms)
+    m.files["p03"] = take_part(study, "p03", 2, finish=True, response_ms=response_ms)
     withdraw(study, "p03")
     return m
 

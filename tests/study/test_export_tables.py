@@ -11,6 +11,7 @@ import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -32,6 +33,9 @@ from tradeoff.study.table_files import export_files
 from tradeoff.study.withdrawals import withdraw
 
 from ..conftest import ROOT
+from ..participants import take_part
+
+pytestmark = pytest.mark.core
 
 frictionless = pytest.importorskip("frictionless", reason="frictionless (the test extra)")
 
@@ -47,41 +51,6 @@ class Made:
     files: dict[str, Path] = field(default_factory=dict)
 
 
-def _session(
-    made: Made,
-    pid: str,
-    answers: int | None,
-    *,
-    entry: EntryRecord | None = None,
-    consent: ConsentRecord | None = None,
-    finish: bool = False,
-    seed: int = 0,
-) -> None:
-    """``answers`` answers (``None``: until the questions stop), as a simulated person."""
-    study = made.study
-    loaded = load_scenario(study.scenario_path)
-    sc = loaded.scenario
-    rec = start_session(
-        loaded,
-        pid,
-        study.sessions_dir,
-        spec=sc.elicitation.override(budget=6),
-        cache_dir=study.cache_dir,
-        consent=consent,
-        entry=entry,
-        seed=seed,
-    )
-    oracle = SimulatedOracle.for_scenario(sc, (0.5, 0.3, 0.1, 0.1))
-    with rec:
-        given = 0
-        while (answers is None or given < answers) and (q := rec.engine.next_query()) is not None:
-            rec.answer(oracle.choose(q), response_ms=1200.0 + given)
-            given += 1
-        if finish:
-            rec.finish()
-    made.files[pid] = rec.path
-
-
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     """p01 complete (panel, consent), p02 unfinished after 3 (access code), p03 complete
@@ -91,12 +60,16 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     ids = ["p01", "p02", "p03", "p04", "p05", "p06"]
     study, _ = create_study(ROOT / "scenarios" / "breast-cancer-triage.toml", ids, root / "s")
     m = Made(study)
-    _session(m, "p01", None, entry=PANEL, consent=CONSENT, finish=True)
-    _session(m, "p02", 3, entry=CODE, seed=1)
-    _session(m, "p03", None, entry=CODE, finish=True, seed=2)
+
+    def session(pid: str, answers: int | None = None, **given: Any) -> None:
+        m.files[pid] = take_part(study, pid, answers, response_ms=lambda n: 1200.0 + n, **given)
+
+    session("p01", entry=PANEL, consent=CONSENT, finish=True)
+    session("p02", 3, entry=CODE, seed=1)
+    session("p03", entry=CODE, finish=True, seed=2)
     withdraw(study, "p03")
-    _session(m, "p05", None, entry=PILOT, finish=True, seed=3)
-    _session(m, "p06", None, finish=True, seed=4)
+    session("p05", entry=PILOT, finish=True, seed=3)
+    session("p06", finish=True, seed=4)
     return m
 
 

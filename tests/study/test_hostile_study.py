@@ -32,6 +32,8 @@ from tradeoff.study.withdrawals import read_withdrawals, withdraw, withdrawals_p
 from ..conftest import ROOT, small_scenario_file
 from ..webclient import Participant
 
+pytestmark = pytest.mark.e2e
+
 NOW = 2_000_000_000.0
 
 

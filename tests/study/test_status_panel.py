@@ -9,6 +9,8 @@ import random
 import statistics
 from pathlib import Path
 
+import pytest
+
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.record.log import read_session
 from tradeoff.record.records import AnswerRecord, EntryRecord, now
@@ -18,6 +20,8 @@ from tradeoff.study.opening import start_session
 from tradeoff.study.status import LONG_PAUSE_S, study_status
 
 from ..conftest import small_scenario_file
+
+pytestmark = pytest.mark.core
 
 
 def test_stops_times_pauses_and_pilots_match_a_direct_count(tmp_path: Path) -> None:

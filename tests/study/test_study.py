@@ -26,6 +26,8 @@ from tradeoff.tui.screens.start import StudyStartScreen
 from ..conftest import ROOT, small_scenario_file
 from ..tui.test_tui import click_start, wait_for
 
+pytestmark = pytest.mark.e2e
+
 SIZE = (100, 32)
 
 

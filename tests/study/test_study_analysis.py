@@ -18,43 +18,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
 from tradeoff.record.records import ConsentRecord, EntryRecord
-from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.folder import create_study, load_study
-from tradeoff.study.opening import start_session
 
 from ..conftest import ROOT
+from ..participants import take_part
+
+pytestmark = pytest.mark.e2e
 
 ENTRY = EntryRecord(type="entry", via="panel", panel_id="P1", pilot=False)
 CONSENT = ConsentRecord(type="consent", version="2026-01", text_sha256="ab" * 32, language="en")
-
-
-def _answer(
-    study_dir: Path, pid: str, answers: int | None, *, seed: int, consent: bool = False
-) -> None:
-    study = load_study(study_dir)
-    loaded = load_scenario(study.scenario_path)
-    sc = loaded.scenario
-    rec = start_session(
-        loaded,
-        pid,
-        study.sessions_dir,
-        spec=sc.elicitation.override(budget=6),
-        cache_dir=study.cache_dir,
-        entry=ENTRY.model_copy(update={"panel_id": f"P-{pid}"}),
-        consent=CONSENT if consent else None,
-        seed=seed,
-    )
-    oracle = SimulatedOracle.for_scenario(sc, (0.5, 0.3, 0.1, 0.1))
-    with rec:
-        given = 0
-        while (answers is None or given < answers) and (q := rec.engine.next_query()) is not None:
-            rec.answer(oracle.choose(q), response_ms=900.0 + 100 * given)
-            given += 1
-        if answers is None:
-            rec.finish()
 
 
 @pytest.fixture(scope="module")
@@ -64,9 +38,18 @@ def study_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("analysis")
     scenario = ROOT / "scenarios" / "breast-cancer-triage.toml"
     create_study(scenario, ["p01", "p02", "p03"], root / "s")
-    _answer(root / "s", "p01", None, seed=0, consent=True)
-    _answer(root / "s", "p02", 3, seed=1)
-    _answer(root / "s", "p03", None, seed=2)
+    study = load_study(root / "s")
+    for pid, answers, seed in (("p01", None, 0), ("p02", 3, 1), ("p03", None, 2)):
+        take_part(
+            study,
+            pid,
+            answers,
+            seed=seed,
+            entry=ENTRY.model_copy(update={"panel_id": f"P-{pid}"}),
+            consent=CONSENT if pid == "p01" else None,
+            finish=answers is None,
+            response_ms=lambda given: 900.0 + 100 * given,
+        )
     assert main(["study", "withdraw", str(root / "s"), "p03"]) == 0
     return root / "s"
 
@@ -98,22 +81,14 @@ def test_the_report_counts_a_pilot_only_when_asked(
 ) -> None:
     copy = tmp_path / "s"
     shutil.copytree(study_dir, copy)
-    study = load_study(copy)
-    loaded = load_scenario(study.scenario_path)
-    rec = start_session(
-        loaded,
+    take_part(
+        load_study(copy),
         "p02",
-        study.sessions_dir,
-        spec=loaded.scenario.elicitation.override(budget=6),
-        cache_dir=study.cache_dir,
-        entry=ENTRY.model_copy(update={"pilot": True}),
         seed=5,
+        entry=ENTRY.model_copy(update={"pilot": True}),
+        finish=True,
+        weights=(0.2, 0.2, 0.3, 0.3),
     )
-    oracle = SimulatedOracle.for_scenario(loaded.scenario, (0.2, 0.2, 0.3, 0.3))
-    with rec:
-        while (q := rec.engine.next_query()) is not None:
-            rec.answer(oracle.choose(q))
-        rec.finish()
     out = tmp_path / "r1"
     assert main(["study", "report", str(copy), "--out", str(out)]) == 0
     md = (out / "report.md").read_text(encoding="utf-8")

@@ -19,6 +19,8 @@ from tradeoff.study.status import study_status
 
 from ..conftest import SCENARIOS
 
+pytestmark = pytest.mark.core
+
 
 def pooled_scenario(tmp_path: Path) -> Path:
     """The shipped breast-cancer scenario (it names a pool) with its pool beside it."""

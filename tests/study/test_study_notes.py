@@ -20,6 +20,8 @@ from tradeoff.web.flow import make_web_app
 
 from ..conftest import small_scenario_file
 
+pytestmark = pytest.mark.core
+
 SALT = b"0123456789abcdef"
 
 

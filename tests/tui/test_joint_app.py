@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Static
 
 from tradeoff.ask.words import CANDIDATES_PROMPT, QUESTION_PROMPT
@@ -18,6 +19,8 @@ from tradeoff.tui.screens.question import QuestionScreen
 
 from ..conftest import SCENARIOS
 from .test_tui import start
+
+pytestmark = pytest.mark.e2e
 
 
 def joint_scenario(tmp_path: Path) -> Path:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.app import App
 from textual.widgets import Static
 
 from tradeoff.tui.screens.review import ReviewScreen
 
 from ..conftest import three_answers_one_unasked
+
+pytestmark = pytest.mark.core
 
 
 async def test_the_review_says_not_asked(tmp_path: Path) -> None:

@@ -20,6 +20,8 @@ from tradeoff.tui.screens.start import StartScreen
 
 from ..conftest import small_scenario_file
 
+pytestmark = [pytest.mark.e2e, pytest.mark.other_path]
+
 SIZE = (100, 32)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Static
 
 from tradeoff.ask.scenario import SpecOverrides
@@ -22,6 +23,8 @@ from tradeoff.tui.screens.start import StartScreen
 
 from ..conftest import SCENARIOS
 from .test_tui import start, wait_for
+
+pytestmark = pytest.mark.e2e
 
 
 def screen_text(app: Any) -> str:

@@ -24,6 +24,8 @@ from tradeoff.tui.select import SelectionApp, SelectionScreen
 from ..conftest import ROOT, SCENARIOS
 from .test_tui import example_selection, start, wait_for
 
+pytestmark = pytest.mark.e2e
+
 __all__ = ["example_selection"]  # the fixture, shared with test_tui
 
 

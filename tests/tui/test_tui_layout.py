@@ -12,6 +12,8 @@ import pytest
 
 from ..conftest import ROOT
 
+pytestmark = pytest.mark.core
+
 TUI = ROOT / "src" / "tradeoff" / "tui"
 
 

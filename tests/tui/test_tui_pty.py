@@ -22,6 +22,8 @@ from tradeoff.record.log import read_session
 
 from ..conftest import small_scenario_file
 
+pytestmark = pytest.mark.e2e
+
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]")
 
 

@@ -22,6 +22,8 @@ from tradeoff.web.site import SITE
 from ..conftest import small_scenario_file
 from ..webclient import Page, Participant
 
+pytestmark = pytest.mark.e2e
+
 
 class Counted:
     """Exclusive ``flock``s and folder listings made while it counts."""

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tradeoff.study.entries import EntryLog, admit, entries_path, read_entries
 from tradeoff.study.panel import Panel
 
@@ -22,6 +24,8 @@ from ..conftest import ROOT
 from ..webclient import Participant
 from .test_web_panel import link, panel_study
 from .test_web_processes import start, stop
+
+pytestmark = pytest.mark.e2e
 
 SALT = b"0123456789abcdef"
 #: A process that takes the study's lock, writes half an ``enrolled`` record and waits to

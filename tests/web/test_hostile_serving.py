@@ -34,6 +34,8 @@ from ..webclient import Page, Participant
 from .test_web import make_study, sessions
 from .test_web_processes import free_port, launch, start
 
+pytestmark = pytest.mark.e2e
+
 FORM = "application/x-www-form-urlencoded"
 
 

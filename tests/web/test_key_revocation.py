@@ -19,6 +19,8 @@ from tradeoff.web.site import COORDINATOR_COOKIE, SESSION_COOKIE
 from ..webclient import Participant
 from .test_web_panel import link, panel_study
 
+pytestmark = pytest.mark.e2e
+
 
 def fresh_key(study: Study, command: str, capsys: pytest.CaptureFixture[str]) -> str:
     """A new key as the coordinator makes one, from the command line."""

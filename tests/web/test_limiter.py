@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from tradeoff.web.limiter import PerSource, Throttles
 
+pytestmark = pytest.mark.core
+
 WEB = Path(__file__).parents[2] / "src" / "tradeoff" / "web"
 
 

@@ -17,6 +17,8 @@ from tradeoff.web.flow import make_web_app
 from ..webclient import Participant
 from .test_web_panel import link, panel_study
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture
 async def two(tmp_path: Path) -> AsyncIterator[tuple[Path, str, str]]:

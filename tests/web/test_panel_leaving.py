@@ -32,6 +32,8 @@ from ..webclient import Page, Participant
 from .test_web import answer_all, make_study
 from .test_web_panel import link, panel_study
 
+pytestmark = pytest.mark.e2e
+
 Serve = Callable[[Study], object]
 
 

@@ -29,6 +29,7 @@ if sync_playwright is not None:
     from playwright.sync_api import Browser, Page
 
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed"),
     pytest.mark.skipif(sync_playwright is None, reason="playwright is not installed"),
     pytest.mark.skipif(Axe is None, reason="axe-playwright-python is not installed"),

@@ -23,6 +23,8 @@ from ..webclient import Page, Participant
 from .test_web import make_study, sessions
 from .test_web_processes import free_port, start
 
+pytestmark = pytest.mark.e2e
+
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
 OPENSSL = shutil.which("openssl")
 

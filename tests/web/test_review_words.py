@@ -17,6 +17,8 @@ from tradeoff.web.pages import chance_words, review_view
 
 from ..conftest import three_answers_one_unasked
 
+pytestmark = pytest.mark.core
+
 TEMPLATES = Path(__file__).resolve().parents[2] / "src" / "tradeoff" / "web" / "templates"
 
 

@@ -18,6 +18,8 @@ from tradeoff.study.opening import start_session
 
 from ..conftest import small_scenario_file
 
+pytestmark = pytest.mark.e2e
+
 
 def create(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
     scenario = small_scenario_file(tmp_path, **{"budget = 30": "budget = 4"})

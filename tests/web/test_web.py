@@ -25,6 +25,8 @@ from tradeoff.web.site import CSP, SESSION_COOKIE
 from ..conftest import small_scenario_file
 from ..webclient import Page, Participant
 
+pytestmark = pytest.mark.e2e
+
 CONSENT = """# About this study
 
 We ask which of two screening tests you would rather have.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from aiohttp.test_utils import TestServer
 
 from tradeoff.cli import main
@@ -19,6 +20,8 @@ from tradeoff.web.flow import make_web_app
 from ..conftest import SCENARIOS
 from ..webclient import Participant
 from .test_web import CONSENT, answer_all, sessions
+
+pytestmark = pytest.mark.e2e
 
 
 async def test_a_leaderboard_session_from_code_to_thank_you(tmp_path: Path) -> None:

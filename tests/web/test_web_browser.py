@@ -36,6 +36,7 @@ except ImportError:  # pragma: no cover - the test extra installs it
     Axe = None
 
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.skipif(
         CHROMIUM is None,
         reason="Chromium is not installed (.ci/run installs the "

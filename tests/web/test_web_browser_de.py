@@ -34,6 +34,8 @@ from .test_web_browser import (  # noqa: F401 - the fixtures, a server of this m
 )
 from .test_web_i18n import text_nodes
 
+pytestmark = [pytest.mark.browser]
+
 FIELD = re.compile(r"%\([a-z_]+\)[sd]|%%|\{[a-z_]*\}")
 
 
@@ -173,4 +175,4 @@ def test_an_english_browser_switches_to_german_on_the_first_page(
 
 
 if Axe is None:  # pragma: no cover - the test extra installs it
-    pytestmark = pytest.mark.skip(reason="axe-playwright-python is not installed")
+    pytestmark.append(pytest.mark.skip(reason="axe-playwright-python is not installed"))

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 from aiohttp.test_utils import TestServer
 from babel.messages.pofile import read_po
 
@@ -44,6 +45,8 @@ from tradeoff.web.site import SITE
 
 from ..webclient import Page, Participant
 from .test_web import CONSENT, make_study, sessions
+
+pytestmark = pytest.mark.core
 
 PSEUDO = "x-pseudo"
 

@@ -29,6 +29,8 @@ from ..conftest import small_scenario_file
 from ..webclient import Page, Participant
 from .test_web import CONSENT, answer_all
 
+pytestmark = pytest.mark.e2e
+
 DONE_URL = "https://panel.example/complete?cc=DONE1&pid={PROLIFIC_PID}&s={SESSION_ID}"
 
 

@@ -24,6 +24,8 @@ from ..conftest import ROOT
 from ..webclient import Participant
 from .test_web import make_study, sessions
 
+pytestmark = pytest.mark.e2e
+
 
 def free_port() -> int:
     with socket.socket() as s:

@@ -14,6 +14,7 @@ the pick back.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -58,6 +59,11 @@ SKLEARN = Fields(
 )
 #: The columns of a measured pool that say what a row is, kept beside the mapped ones.
 _IDENTITY = ("model", "family", "variant_of", "tuned_for")
+
+
+def _unmeasured(value: Any) -> bool:
+    """Whether a measured table's cell holds no measurement (an empty cell, NaN)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def scenario_names(scenario: Scenario) -> set[str]:
@@ -217,7 +223,7 @@ class SklearnSource:
             Candidate(
                 f"estimator {clean_text(str(record['model']))!r}",
                 {c: record[c] for c in _IDENTITY if c in record},
-                {"measured": {c: record[c] for c in numeric}},
+                {"measured": {c: record[c] for c in numeric if not _unmeasured(record[c])}},
                 label=str(record["model"]),
             )
             for record in frame.to_dict("records")

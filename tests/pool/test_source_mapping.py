@@ -295,3 +295,31 @@ def test_the_scikit_learn_pick_is_the_estimator_refitted_and_a_line_beside_the_p
         "pool.pick-2.pkl",
         "pool.picks.jsonl",
     ]
+
+
+#: What each source calls one candidate and the kind of value mapped.
+THING = {
+    "mlflow": ("run", "metric"),
+    "optuna": ("completed trial", "user attribute"),
+    "sklearn": ("estimator", "measured column"),
+}
+
+
+@pytest.mark.parametrize("kind", ["mlflow", "optuna", "sklearn"])
+def test_a_key_no_candidate_has_is_said_once_with_the_keys_there_are(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mapped key that no candidate has (a typo) is one problem naming the mapping item
+    and listing the keys the candidates have, for every source (MLflow's reader said it
+    once per run, without the keys there are)."""
+    place = {"optuna": "user_attrs"}.get(kind, MEASURED[kind])
+    beside = {m: {"recall_benign": v["recall_benign"]} for m, v in METRICS.items()}
+    build = _source(kind, monkeypatch, METRICS, beside if kind == "optuna" else None)
+    with pytest.raises(InputError) as caught:
+        build({"recall_benign": f"{place}.recal_benign"})
+    message = InputError.message(caught.value)
+    thing, word = THING[kind]
+    assert f"--map recall_benign={place}.recal_benign: no {thing} of " in message
+    assert f"has the {word} 'recal_benign'." in message
+    assert f"{place}.recall_benign" in message.split("map one the")[1]
+    assert message.count("recal_benign'") == 1

@@ -39,6 +39,7 @@ from tradeoff.pool.sources import (
     column_meanings,
     mapped_rows,
     scenario_columns,
+    unknown_keys,
 )
 from tradeoff.pool.tracking import DEFAULT_ALIAS, MLFLOW, from_mlflow, read_runs
 from tradeoff.pool.tuned import Tuning
@@ -56,6 +57,8 @@ SKLEARN = Fields(
     record="measure it (a column of pool from-sklearn)",
     numeric="measured column",
     example="recall_malignant=measured.recall_malignant",
+    words=("measured column",),
+    thing="estimator",
 )
 #: The columns of a measured pool that say what a row is, kept beside the mapped ones.
 _IDENTITY = ("model", "family", "variant_of", "tuned_for")
@@ -250,6 +253,9 @@ class SklearnSource:
             written: next((o[9:] for o in where.split("|") if o[9:] in frame), None)
             for written, where in columns.items()
         }
+        unknown = unknown_keys(columns, self.candidates(), SKLEARN, "the measurement")
+        if unknown:
+            raise InputError.many(self.dataset.source or "dataset", unknown)
         meanings = column_meanings(scenario, columns)
         for written, column in found.items():  # what was measured keeps its meaning
             known = (measured.meanings or {}).get(column or "")

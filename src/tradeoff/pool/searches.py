@@ -61,6 +61,7 @@ from tradeoff.pool.sources import (
     column_meanings,
     mapped_rows,
     scenario_columns,
+    unknown_keys,
 )
 from tradeoff.pool.tracking import _short
 from tradeoff.text import clean_text
@@ -87,6 +88,8 @@ OPTUNA = Fields(
     record="record it in the trial (trial.set_user_attr)",
     numeric="objective, user attribute or param",
     example="recall_malignant=values.0 or latency_ms=user_attrs.latency_ms",
+    words=("objective", "user attribute", "param"),
+    thing="completed trial",
     forms="NAME=values.INDEX, NAME=values.METRIC, NAME=user_attrs.KEY or NAME=params.KEY",
 )
 SOURCES = OPTUNA.kinds
@@ -271,10 +274,11 @@ def _check_sources(
     trials: Sequence[Any],
 ) -> None:
     """Refuse a mapping that names an objective the study does not have, or a user
-    attribute or param no completed trial has (each located, with what there is)."""
+    attribute or param no completed trial has (:func:`~tradeoff.pool.sources.unknown_keys`;
+    each located, with what there is)."""
     names = study.metric_names
     count = len(study.directions)
-    where = f"study {clean_text(study.study_name)!r}"
+    where = f"the study {clean_text(study.study_name)!r}"
     problems = []
     for column, source in mapping.items():
         kind, _, key = source.partition(".")
@@ -295,20 +299,12 @@ def _check_sources(
                     Problem(
                         f"--map {column}={clean_text(source)}",
                         f"{clean_text(key)!r} {why}.",
-                        f"the {where} has {have}{named}.",
+                        f"{where} has {have}{named}.",
                     )
                 )
-        elif not any(key in getattr(t, kind) for t in trials):
-            known = sorted({k for t in trials for k in getattr(t, kind)})
-            shown_keys = ", ".join(f"{kind}.{clean_text(k)}" for k in known[:12]) or "none"
-            what = "user attribute" if kind == "user_attrs" else "param"
-            problems.append(
-                Problem(
-                    f"--map {column}={clean_text(source)}",
-                    f"no completed trial of the {where} has the {what} {clean_text(key)!r}.",
-                    f"map one the trials have: {shown_keys}.",
-                )
-            )
+    name_kind, name_key = _name_source("number")
+    candidates = [_candidate(t, name_kind, name_key, "number", names) for t in trials]
+    problems += unknown_keys(mapping, candidates, OPTUNA, where, kinds=OPTUNA.kinds[1:])
     if problems:
         raise InputError.many(shown, problems)
 

@@ -48,6 +48,7 @@ __all__ = [
     "mapped_rows",
     "parse_mapping",
     "scenario_columns",
+    "unknown_keys",
 ]
 
 
@@ -81,6 +82,10 @@ class Fields:
     record: str
     numeric: str
     example: str
+    #: What one of each kind is called in a sentence, in the order of ``kinds``.
+    words: tuple[str, ...] = ()
+    #: What one candidate is called in a sentence (``run``, ``completed trial``).
+    thing: str = "candidate"
     #: The forms a mapping item takes, for the message of one that is malformed
     #: (default: ``NAME=KIND.KEY`` for each kind).
     forms: str = ""
@@ -230,6 +235,43 @@ def column_meanings(scenario: Scenario | None, columns: Mapping[str, str]) -> di
             if column in out:
                 out[column] = attribute_meaning(spec)
     return out
+
+
+def unknown_keys(
+    columns: Mapping[str, str],
+    candidates: Sequence[Candidate],
+    fields: Fields,
+    where: str,
+    *,
+    kinds: Sequence[str] | None = None,
+) -> list[Problem]:
+    """A problem for each column mapped to one place (``NAME=KIND.KEY``, of ``kinds``,
+    default all) that no candidate has, with the keys they have: a mistyped key is said
+    once, not once per candidate. A scenario's look-ups (``|``) are only tried.
+
+    >>> from tradeoff.pool.tracking import MLFLOW
+    >>> runs = [Candidate("run 'a'", {"model": "a"}, {"metrics": {"recall_m": 0.9}})]
+    >>> [p.problem for p in unknown_keys({"r": "metrics.recal_m"}, runs, MLFLOW, "'e'")]
+    ["no run of 'e' has the metric 'recal_m'."]
+    """
+    problems = []
+    for column, source in columns.items():
+        kind, _, key = source.partition(".")
+        if "|" in source or (kinds is not None and kind not in kinds):
+            continue
+        if any(key in c.fields.get(kind, {}) for c in candidates):
+            continue
+        known = sorted({str(k) for c in candidates for k in c.fields.get(kind, {})})
+        listed = ", ".join(f"{kind}.{clean_text(k)}" for k in known[:12]) or "none"
+        word = dict(zip(fields.kinds, fields.words, strict=False)).get(kind, kind)
+        problems.append(
+            Problem(
+                f"--map {clean_text(column)}={clean_text(source)}",
+                f"no {fields.thing} of {where} has the {word} {clean_text(key)!r}.",
+                f"map one the {fields.things} have: {listed}.",
+            )
+        )
+    return problems
 
 
 def _value(

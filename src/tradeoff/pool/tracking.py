@@ -51,6 +51,7 @@ from tradeoff.pool.sources import (
     column_meanings,
     mapped_rows,
     scenario_columns,
+    unknown_keys,
 )
 from tradeoff.pool.tracking_checks import check_tracking_uri, failed_runs
 from tradeoff.text import clean_text
@@ -183,6 +184,8 @@ MLFLOW = Fields(
     record="log it in the run",
     numeric="metric or param",
     example="recall_malignant=metrics.recall_m",
+    words=("metric", "param", "tag"),
+    thing="run",
 )
 SOURCES = MLFLOW.kinds
 #: The pool columns that tie a row to MLflow (written by :func:`from_mlflow`).
@@ -379,6 +382,9 @@ def from_mlflow(
         name=name,
     )
     where = experiment or registered_model or ""
+    unknown = unknown_keys(columns, read.candidates, MLFLOW, repr(where))
+    if unknown and read.candidates:
+        raise InputError.many(_where(tracking_uri), unknown)
     meanings = column_meanings(scenario, columns)
     rows, skipped, notes, problems = mapped_rows(
         read.candidates, columns, meanings, MLFLOW, skip_incomplete=skip_incomplete

@@ -161,6 +161,8 @@ def test_a_scenario_s_order_and_names_whatever_the_mapping_s_order(
     assert measured.frame["model"].tolist() == list(METRICS)
     expected = np.array([[METRICS[m][c] for c in ORDER] for m in METRICS])
     np.testing.assert_allclose(measured.frame[ORDER].to_numpy(dtype=float), expected)
+    if kind == "sklearn":  # how exactly a recall was measured goes with it
+        assert measured.frame["recall_malignant_cases"].tolist() == [50, 50, 50]
     # without a scenario the mapping's own order stands, the same for every source
     plain = build({"size_kb": f"{where}.size_kb", "recall_benign": f"{where}.recall_benign"})
     assert _mapped(plain.frame) == ["size_kb", "recall_benign"]

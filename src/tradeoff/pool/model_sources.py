@@ -250,7 +250,9 @@ class SklearnSource:
         frame = measured.frame
         # the measured column each column is read from (every row has the same ones)
         found = {
-            written: next((o[9:] for o in where.split("|") if o[9:] in frame), None)
+            written: next(
+                (key for o in where.split("|") if (key := o.partition(".")[2]) in frame), None
+            )
             for written, where in columns.items()
         }
         unknown = unknown_keys(columns, self.candidates(), SKLEARN, "the measurement")
@@ -282,7 +284,7 @@ class SklearnSource:
                 for suffix in ("_cases", "_se"):
                     if column is not None and f"{column}{suffix}" in measured_row:
                         row[f"{written}{suffix}"] = measured_row[f"{column}{suffix}"]
-        provenance = dict(measured.provenance) | {"columns": columns, "skipped": skipped}
+        provenance = dict(measured.provenance) | {"columns": columns, "skipped_incomplete": skipped}
         return Measured(pd.DataFrame(rows), provenance, meanings, measured.notes + tuple(notes))
 
     def write_pick(self, pick: Pick) -> RecordedEstimator:

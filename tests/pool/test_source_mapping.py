@@ -64,6 +64,7 @@ def _mlflow(
     client = SimpleNamespace(tracking_uri="sqlite:///fake.db")
     monkeypatch.setattr(tracking, "_client", lambda uri: client)
     monkeypatch.setattr(tracking, "_runs", lambda *a: runs)
+    monkeypatch.setattr(tracking, "_mlflow", lambda where: SimpleNamespace(__version__="stub"))
 
     def build(mapping: Mapping[str, str], **options: Any) -> Measured:
         return tracking.from_mlflow(mapping, experiment="synthetic", **options)

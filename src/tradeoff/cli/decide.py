@@ -149,32 +149,28 @@ def record_in_mlflow(chosen: Decision, args: argparse.Namespace) -> RecordedDeci
 
     from tradeoff.choose.decide import decision_tags
     from tradeoff.choose.report import write_report
-    from tradeoff.pool.mlflow_pick import record_decision
+    from tradeoff.pool.model_sources import MlflowSource
+    from tradeoff.pool.sources import Pick
 
     index, tags = decision_tags(chosen)
     row = {str(k): v for k, v in chosen.pool.frame.iloc[index].to_dict().items()}
+    source = MlflowSource(args.mlflow_tracking_uri, model=args.mlflow_model, alias=args.alias)
     with tempfile.TemporaryDirectory(prefix="tradeoff-report-") as folder:
         html_path, md_path = write_report(chosen, folder, argv=args.argv)
-        written = record_decision(
-            args.mlflow_model,
-            row,
-            tracking_uri=args.mlflow_tracking_uri,
-            alias=args.alias,
-            tags=tags,
-            artifacts=[html_path, md_path],
-            source=chosen.pool_path,
-        )
-    return written
+        pick = Pick(row, tags=tags, artifacts=(html_path, md_path), pool_path=chosen.pool_path)
+        return source.write_pick(pick)
 
 
 def record_in_optuna(chosen: Decision, study: object, args: argparse.Namespace) -> RecordedPick:
     """``select --optuna-storage``: the pick as the study's user attribute."""
     from tradeoff.choose.decide import decision_facts
-    from tradeoff.pool.optuna_pick import record_pick
+    from tradeoff.pool.model_sources import OptunaSource
+    from tradeoff.pool.sources import Pick
 
     index, facts = decision_facts(chosen)
     row = {str(k): v for k, v in chosen.pool.frame.iloc[index].to_dict().items()}
-    return record_pick(args.optuna_storage, study, row, facts, source=chosen.pool_path)
+    source = OptunaSource(args.optuna_storage, study=args.optuna_study, option="--optuna-study")
+    return source.write_pick(Pick(row, facts, pool_path=chosen.pool_path), study=study)
 
 
 def cmd_select(args: argparse.Namespace) -> int:
@@ -190,9 +186,11 @@ def cmd_select(args: argparse.Namespace) -> int:
         raise UsageError("--optuna-study needs --optuna-storage URL")
     study = None
     if args.optuna_storage and not args.tui:
-        from tradeoff.pool.searches import open_study
+        from tradeoff.pool.model_sources import OptunaSource
 
-        study = open_study(args.optuna_storage, args.optuna_study, option="--optuna-study")
+        study = OptunaSource(
+            args.optuna_storage, study=args.optuna_study, option="--optuna-study"
+        ).opened()
     chosen = decision(args)
     if args.tui:
         from tradeoff.tui.select import run_selection_app

@@ -1,7 +1,6 @@
 """``tradeoff pool from-sklearn``, ``tradeoff pool from-mlflow`` and ``tradeoff pool
-from-optuna``: a candidate pool from where the models live. The work is
-:func:`tradeoff.pool.measure`, :func:`tradeoff.pool.tracking.from_mlflow` and
-:func:`tradeoff.pool.searches.from_optuna`."""
+from-optuna``: a candidate pool from where the models live. The work is each model
+source's ``pool`` (:mod:`tradeoff.pool.model_sources`)."""
 
 from __future__ import annotations
 
@@ -54,7 +53,8 @@ def _written(
 
 
 def cmd_pool_sklearn(args: argparse.Namespace) -> int:
-    from tradeoff.pool import load_dataset, load_estimators, measure
+    from tradeoff.pool import load_dataset, load_estimators
+    from tradeoff.pool.model_sources import SklearnSource
     from tradeoff.pool.sklearn_inputs import MAX_FOLDS, MAX_LATENCY_REPEATS
 
     _new_file(args)
@@ -84,7 +84,7 @@ def cmd_pool_sklearn(args: argparse.Namespace) -> int:
             extra["tuned_threshold"] = certainty.to_dict()
             if not certainty.settled:  # said before the minutes of measuring
                 error(f"{tuned.participant}: {certainty.words()}")
-    measured = measure(
+    measured = SklearnSource(
         estimators,
         dataset,
         folds=5 if args.folds is None else args.folds,
@@ -93,7 +93,7 @@ def cmd_pool_sklearn(args: argparse.Namespace) -> int:
         latency_repeats=args.latency_repeats,
         tuned=tuned,
         progress=Progress("measured", "models"),
-    )
+    ).pool({})
     measured.provenance["command"] = "tradeoff " + " ".join(args.argv)
     if "tuned_threshold" in extra and isinstance(measured.provenance.get("tuned"), dict):
         measured.provenance["tuned"]["threshold"] = extra["tuned_threshold"]
@@ -113,17 +113,19 @@ def _mapped_scenario(args: argparse.Namespace, example: str) -> Scenario | None:
 
 
 def cmd_pool_mlflow(args: argparse.Namespace) -> int:
-    from tradeoff.pool.tracking import from_mlflow, parse_mapping
+    from tradeoff.pool.model_sources import MlflowSource
 
     _new_file(args)
     scenario = _mapped_scenario(args, "metrics.KEY")
-    measured = from_mlflow(
-        parse_mapping(args.map or []),
+    source = MlflowSource(
         tracking_uri=args.tracking_uri,
         experiment=args.experiment,
         registered_model=args.registered_model,
-        scenario=scenario,
         name=args.name,
+    )
+    measured = source.pool(
+        source.fields.parse_mapping(args.map or []),
+        scenario=scenario,
         skip_incomplete=args.skip_incomplete,
     )
     measured.provenance["command"] = "tradeoff " + " ".join(args.argv)
@@ -131,17 +133,14 @@ def cmd_pool_mlflow(args: argparse.Namespace) -> int:
 
 
 def cmd_pool_optuna(args: argparse.Namespace) -> int:
-    from tradeoff.pool.searches import from_optuna, parse_mapping
+    from tradeoff.pool.model_sources import OptunaSource
 
     _new_file(args)
     scenario = _mapped_scenario(args, "values.0")
-    measured = from_optuna(
-        parse_mapping(args.map or []),
-        storage=args.storage,
-        study=args.study,
-        trials=args.trials,
+    source = OptunaSource(args.storage, study=args.study, trials=args.trials, name=args.name)
+    measured = source.pool(
+        source.fields.parse_mapping(args.map or []),
         scenario=scenario,
-        name=args.name,
         skip_incomplete=args.skip_incomplete,
     )
     measured.provenance["command"] = "tradeoff " + " ".join(args.argv)

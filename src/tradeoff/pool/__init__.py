@@ -37,6 +37,7 @@ from tradeoff.pool.meaning import (
     capped,
     name_problems,
     read_cell,
+    read_table,
     value_problems,
 )
 from tradeoff.pool.uncertainty import Uncertainty, read_uncertainty
@@ -174,24 +175,6 @@ def _fix(exc: ExpressionError) -> str:
 def _rows(index: Sequence[int], limit: int = 8) -> str:
     shown = ", ".join(str(i) for i in list(index)[:limit])
     return shown + (f", … ({len(index)} rows)" if len(index) > limit else "")
-
-
-def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a CSV or Parquet file, or raise an InputError that says why not."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputError.single(p, "", "file not found.", "check the path.")
-    try:
-        if p.suffix.lower() in (".parquet", ".pq"):
-            return pd.read_parquet(p)
-        return pd.read_csv(p)
-    except Exception as exc:
-        raise InputError.single(
-            p,
-            "",
-            f"cannot be read as {'Parquet' if p.suffix == '.parquet' else 'CSV'}: {exc}.",
-            "give a CSV file with a header row, or a Parquet file.",
-        ) from None
 
 
 def _check_columns(source: str, frame: pd.DataFrame, wanted: Sequence[str], what: str) -> None:
@@ -396,10 +379,11 @@ def load_pool(
     )
 
 
-# Measuring pools (scikit-learn is imported only when something is measured).
+# Measuring pools (scikit-learn is imported only when something is measured); no module
+# these come from imports this package back.
+from tradeoff.pool.measured import Measured  # noqa: E402
 from tradeoff.pool.measuring import (  # noqa: E402
     Dataset,
-    Measured,
     load_dataset,
     load_estimators,
     measure,

@@ -52,6 +52,7 @@ __all__ = [
     "name_problems",
     "pool_cell",
     "read_cell",
+    "read_table",
     "row_number",
     "shown_cell",
     "value_problems",
@@ -524,3 +525,21 @@ def read_cell(text: str) -> str:
     ('=HYPERLINK(1)', "'=x", "'tis", 'a')
     """
     return _QUOTED.sub("", text, count=1) if text[:1] == "'" else text
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read a CSV or Parquet file, or raise an InputError that says why not."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError.single(p, "", "file not found.", "check the path.")
+    try:
+        if p.suffix.lower() in (".parquet", ".pq"):
+            return pd.read_parquet(p)
+        return pd.read_csv(p)
+    except Exception as exc:
+        raise InputError.single(
+            p,
+            "",
+            f"cannot be read as {'Parquet' if p.suffix == '.parquet' else 'CSV'}: {exc}.",
+            "give a CSV file with a header row, or a Parquet file.",
+        ) from None

@@ -54,8 +54,16 @@ from tradeoff.ask.scenario import Scenario
 from tradeoff.errors import InputError, Problem
 from tradeoff.net import shown_url
 from tradeoff.pool.meaning import capped, empty_name
-from tradeoff.pool.measuring import Measured
-from tradeoff.pool.tracking import _meanings, _short, keep_row
+from tradeoff.pool.measured import Measured
+from tradeoff.pool.sources import (
+    Candidate,
+    Fields,
+    column_meanings,
+    mapped_rows,
+    scenario_columns,
+    unknown_keys,
+)
+from tradeoff.pool.tracking import _short
 from tradeoff.text import clean_text
 
 __all__ = [
@@ -65,10 +73,26 @@ __all__ = [
     "from_optuna",
     "open_study",
     "parse_mapping",
+    "trial_candidates",
 ]
 
 INSTALL = "install the extra: pip install 'tradeoff[optuna]'"
-SOURCES = ("values", "user_attrs", "params")
+#: What Optuna records: a trial's objective values (what was measured, by index or the
+#: study's metric names), user attributes (what a person recorded beside them) and params
+#: (the hyperparameters).
+OPTUNA = Fields(
+    name="the study",
+    kinds=("values", "user_attrs", "params"),
+    looked_up=("values", "user_attrs"),
+    things="trials",
+    record="record it in the trial (trial.set_user_attr)",
+    numeric="objective, user attribute or param",
+    example="recall_malignant=values.0 or latency_ms=user_attrs.latency_ms",
+    words=("objective", "user attribute", "param"),
+    thing="completed trial",
+    forms="NAME=values.INDEX, NAME=values.METRIC, NAME=user_attrs.KEY or NAME=params.KEY",
+)
+SOURCES = OPTUNA.kinds
 #: The pool column that ties a row to its trial (written by :func:`from_optuna`).
 TRIAL_COLUMN = "optuna_trial"
 #: The study user attribute :func:`record_pick` sets.
@@ -103,23 +127,7 @@ def parse_mapping(items: Sequence[str], source: str = "--map") -> dict[str, str]
     >>> parse_mapping(["recall_m=values.0", "latency_ms=user_attrs.latency"])
     {'recall_m': 'values.0', 'latency_ms': 'user_attrs.latency'}
     """
-    out: dict[str, str] = {}
-    for item in items:
-        name, sep, where = item.partition("=")
-        kind, dot, key = where.partition(".")
-        if not sep or not name or kind not in SOURCES or not dot or not key:
-            raise InputError.single(
-                source,
-                repr(clean_text(item)),
-                "is not NAME=values.INDEX, NAME=values.METRIC, NAME=user_attrs.KEY or "
-                "NAME=params.KEY.",
-                "map a column to where the study keeps it, e.g. recall_malignant=values.0 "
-                "or latency_ms=user_attrs.latency_ms.",
-            )
-        if name in out:
-            raise InputError.single(source, repr(item), f"maps {name!r} twice.", "map it once.")
-        out[name] = where
-    return out
+    return OPTUNA.parse_mapping(items, source)
 
 
 def _shown_url(storage: str) -> str:
@@ -250,36 +258,6 @@ def open_study(storage: str, study: str | None = None, *, option: str = "--study
         ) from None
 
 
-def _scenario_mapping(scenario: Scenario, mapping: Mapping[str, str]) -> dict[str, str]:
-    """Pool column → source, with the scenario's classes and attributes as names, in the
-    scenario's order (other columns mapped follow); those not mapped are looked up as an
-    objective, then a user attribute, of their column's name, then of their own name.
-
-    >>> from tradeoff.ask.scenario import load_scenario
-    >>> mapped = _scenario_mapping(load_scenario("breast-cancer-triage").scenario,
-    ...                            {"memory": "user_attrs.kb", "seed": "params.seed"})
-    >>> for column, source in mapped.items():
-    ...     print(column, source.split("|"))  # doctest: +NORMALIZE_WHITESPACE
-    recall_malignant ['values.recall_malignant', 'user_attrs.recall_malignant',
-                      'values.malignant', 'user_attrs.malignant']
-    recall_benign ['values.recall_benign', 'user_attrs.recall_benign', 'values.benign',
-                   'user_attrs.benign']
-    latency_ms ['values.latency_ms', 'user_attrs.latency_ms', 'values.latency',
-                'user_attrs.latency']
-    size_kb ['user_attrs.kb']
-    seed ['params.seed']
-    """
-    columns = dict(scenario.pool.columns) if scenario.pool is not None else {}
-    given = {columns.get(name, name): where for name, where in mapping.items()}
-    out: dict[str, str] = {}
-    for name in scenario.weight_names:  # the scenario's order: classes, then attributes
-        column = columns.get(name, name)
-        keys = dict.fromkeys((column, name))
-        found = "|".join(f"{kind}.{key}" for key in keys for kind in SOURCES[:2])
-        out[column] = given.pop(column, found)
-    return out | given
-
-
 def _objective(key: str, metric_names: Sequence[str] | None) -> int | None:
     """The index of the objective ``key`` names (a number, or one of the metric names)."""
     if key.isdigit():
@@ -296,10 +274,11 @@ def _check_sources(
     trials: Sequence[Any],
 ) -> None:
     """Refuse a mapping that names an objective the study does not have, or a user
-    attribute or param no completed trial has (each located, with what there is)."""
+    attribute or param no completed trial has (:func:`~tradeoff.pool.sources.unknown_keys`;
+    each located, with what there is)."""
     names = study.metric_names
     count = len(study.directions)
-    where = f"study {clean_text(study.study_name)!r}"
+    where = f"the study {clean_text(study.study_name)!r}"
     problems = []
     for column, source in mapping.items():
         kind, _, key = source.partition(".")
@@ -320,52 +299,14 @@ def _check_sources(
                     Problem(
                         f"--map {column}={clean_text(source)}",
                         f"{clean_text(key)!r} {why}.",
-                        f"the {where} has {have}{named}.",
+                        f"{where} has {have}{named}.",
                     )
                 )
-        elif not any(key in getattr(t, kind) for t in trials):
-            known = sorted({k for t in trials for k in getattr(t, kind)})
-            shown_keys = ", ".join(f"{kind}.{clean_text(k)}" for k in known[:12]) or "none"
-            what = "user attribute" if kind == "user_attrs" else "param"
-            problems.append(
-                Problem(
-                    f"--map {column}={clean_text(source)}",
-                    f"no completed trial of the {where} has the {what} {clean_text(key)!r}.",
-                    f"map one the trials have: {shown_keys}.",
-                )
-            )
+    name_kind, name_key = _name_source("number")
+    candidates = [_candidate(t, name_kind, name_key, "number", names) for t in trials]
+    problems += unknown_keys(mapping, candidates, OPTUNA, where, kinds=OPTUNA.kinds[1:])
     if problems:
         raise InputError.many(shown, problems)
-
-
-def _value(
-    shown: str, trial: Any, where: str, names: Sequence[str] | None
-) -> tuple[float | None, str]:
-    """The trial's value at ``where`` (alternatives separated by ``|``), or None and what
-    was looked for."""
-    for option in where.split("|"):
-        kind, _, key = option.partition(".")
-        if kind == "values":
-            index = _objective(key, names)
-            if index is None or index >= len(trial.values):
-                continue
-            found: Any = trial.values[index]
-        elif key in getattr(trial, kind):
-            found = getattr(trial, kind)[key]
-        else:
-            continue
-        if isinstance(found, bool) or not isinstance(found, int | float | str):
-            found = None if found is None else repr(found)
-        try:
-            return float(found), option
-        except (TypeError, ValueError):
-            raise InputError.single(
-                shown,
-                f"trial {trial.number}, {clean_text(option)}",
-                f"is {clean_text(str(found))[:60]!r}, not a number.",
-                "map a numeric objective, user attribute or param.",
-            ) from None
-    return None, " or ".join(where.split("|"))
 
 
 def _name_source(name: str) -> tuple[str, str]:
@@ -382,6 +323,44 @@ def _name_source(name: str) -> tuple[str, str]:
             "attribute or param every trial has, e.g. user_attrs.model_name.",
         )
     return kind, key
+
+
+def _candidate(
+    trial: Any, name_kind: str, name_key: str, name: str, metric_names: Sequence[str] | None
+) -> Candidate:
+    """A trial as a candidate: its objective values by index and by the study's metric
+    names, its user attributes and params; named as :func:`from_optuna` says."""
+    row: dict[str, Any] = {"model": f"trial-{trial.number}", TRIAL_COLUMN: trial.number}
+    missing = []
+    if name_kind != "number":
+        given = getattr(trial, name_kind)
+        if name_key in given and not empty_name(given[name_key]):
+            row["model"] = str(given[name_key])
+        else:
+            empty = "; it is empty" if name_key in given else ""
+            missing.append(f"{name} (the model name, --name{empty})")
+    values = list(trial.values or [])
+    by_name = dict(zip(metric_names or (), values, strict=False))
+    fields = {
+        "values": {str(i): v for i, v in enumerate(values)} | by_name,
+        "user_attrs": dict(trial.user_attrs),
+        "params": dict(trial.params),
+    }
+    return Candidate(f"trial {trial.number}", row, fields, tuple(missing))
+
+
+def trial_candidates(
+    opened: Any, name: str = "number", trials: str | None = None
+) -> tuple[Candidate, ...]:
+    """The trials of an opened study :func:`from_optuna` reads (its Pareto front or every
+    completed trial, as ``trials`` says), as candidates
+    (:class:`~tradeoff.pool.sources.Candidate`)."""
+    name_kind, name_key = _name_source(name)
+    complete_state = _optuna(opened.study_name).trial.TrialState.COMPLETE
+    complete = [t for t in opened.get_trials(deepcopy=False) if t.state == complete_state]
+    which = trials or ("pareto" if len(opened.directions) > 1 else "all")
+    chosen = sorted(opened.best_trials, key=lambda t: t.number) if which == "pareto" else complete
+    return tuple(_candidate(t, name_kind, name_key, name, opened.metric_names) for t in chosen)
 
 
 def from_optuna(
@@ -430,7 +409,7 @@ def from_optuna(
         raise InputError.single(
             "--trials", repr(trials), "is not pareto or all.", "give --trials pareto or all."
         )
-    columns = _scenario_mapping(scenario, mapping) if scenario is not None else dict(mapping)
+    columns = scenario_columns(scenario, mapping, OPTUNA)
     if not columns:
         raise InputError.single("--map", "", "no column mapped.", "map at least one column.")
     name_kind, name_key = _name_source(name)
@@ -466,42 +445,13 @@ def from_optuna(
             f"no completed trial of the {where} has it, so no row could be named by it.",
             f"use number (the default), or one the trials have: {listed}.",
         )
-    meanings = _meanings(scenario, columns)
-    names = opened.metric_names
-    rows: list[dict[str, Any]] = []
-    problems: list[Problem] = []
-    skipped: list[str] = []
-    notes: list[str] = []
-    for trial in chosen:
-        row: dict[str, Any] = {"model": f"trial-{trial.number}", TRIAL_COLUMN: trial.number}
-        missing = []
-        if name_kind != "number":
-            given = getattr(trial, name_kind)
-            if name_key in given and not empty_name(given[name_key]):
-                row["model"] = str(given[name_key])
-            else:
-                empty = "; it is empty" if name_key in given else ""
-                missing.append(f"{name} (the model name, --name{empty})")
-        for column, source in columns.items():
-            value, looked = _value(shown, trial, source, names)
-            if value is None:
-                missing.append(f"{column} ({looked})")
-            row[column] = value
-        label = f"trial {trial.number}"
-        if not keep_row(
-            row,
-            meanings,
-            missing,
-            label,
-            record="record it in the trial (trial.set_user_attr)",
-            things="trials",
-            skip_incomplete=skip_incomplete,
-            notes=notes,
-            problems=problems,
-        ):
-            skipped.append(label)
-            continue
-        rows.append(row)
+    meanings = column_meanings(scenario, columns)
+    candidates = [
+        _candidate(trial, name_kind, name_key, name, opened.metric_names) for trial in chosen
+    ]
+    rows, skipped, notes, problems = mapped_rows(
+        candidates, columns, meanings, OPTUNA, skip_incomplete=skip_incomplete
+    )
     if problems:
         raise InputError.many(shown, capped(problems))
     if len(rows) < 2:
@@ -522,7 +472,7 @@ def from_optuna(
         "storage": shown,
         "study": opened.study_name,
         "directions": directions,
-        "metric_names": names,
+        "metric_names": opened.metric_names,
         "trials": which,
         "rows": len(rows),
         "completed": len(complete),

@@ -21,6 +21,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from tradeoff.errors import InputError
+from tradeoff.pool.meaning import read_table
 
 __all__ = [
     "MAX_FOLDS",
@@ -130,8 +131,6 @@ def load_dataset(spec: str, target: str | None = None) -> Dataset:
             "is neither a file nor one of scikit-learn's bundled datasets.",
             f"give a CSV file with a --target column, or one of {', '.join(SHIPPED_DATASETS)}.",
         )
-    from tradeoff.pool import read_table
-
     frame = read_table(path)
     if target is None:
         raise InputError.single(

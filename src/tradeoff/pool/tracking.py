@@ -5,9 +5,10 @@ into a pool table: one row per run (or version), a ``model`` name, the run's id 
 version), and one column per entry of a column mapping from the run's metrics, params or
 tags (``recall_malignant=metrics.recall_m``). With a scenario, the mapping may name its
 classes and attributes (``malignant=metrics.recall_m``) and the columns are written under
-the names its ``[pool] columns`` give, so the pool loads against that scenario as it is;
-a class or attribute left out is looked up as a metric of its pool column's name, then of
-its own name.
+the names its ``[pool] columns`` give, in the scenario's order, so the pool loads against
+that scenario as it is; a class or attribute left out is looked up as a metric, then a tag,
+of its pool column's name, then the same of its own name (the one mapping of every model
+source, :mod:`tradeoff.pool.sources`).
 
 :func:`record_decision` writes a decision back: it sets an alias (``champion`` unless told
 otherwise) on the registered model's version of the recommended row, tags that version
@@ -33,33 +34,38 @@ import importlib
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
 
-from tradeoff.ask.scenario import AttributeSpec, ClassSpec, Scenario
-from tradeoff.errors import InputError, Problem
+from tradeoff.ask.scenario import Scenario
+from tradeoff.errors import InputError
 from tradeoff.net import redacted, shown_url
-from tradeoff.pool.meaning import (
-    Meaning,
-    attribute_meaning,
-    capped,
-    column_meaning,
-    empty_name,
-    value_problems,
+from tradeoff.pool.meaning import capped, empty_name
+from tradeoff.pool.measured import Measured
+from tradeoff.pool.sources import (
+    Candidate,
+    Fields,
+    column_meanings,
+    mapped_rows,
+    scenario_columns,
+    unknown_keys,
 )
-from tradeoff.pool.measuring import Measured
 from tradeoff.pool.tracking_checks import check_tracking_uri, failed_runs
 from tradeoff.text import clean_text
 
 __all__ = [
     "DEFAULT_ALIAS",
     "HTTP_DEFAULTS",
+    "MLFLOW",
+    "RunsRead",
     "bounded_http",
     "check_alias",
     "from_mlflow",
     "parse_mapping",
+    "read_runs",
 ]
 
 DEFAULT_ALIAS = "champion"
@@ -168,7 +174,20 @@ def _failure(tracking_uri: str | None, location: str, exc: Exception, fix: str) 
 
 
 INSTALL = "install the extra: pip install 'tradeoff[mlflow]'"
-SOURCES = ("metrics", "params", "tags")
+#: What MLflow records: a run's metrics (what was measured), params (the
+#: hyperparameters) and tags (what a person recorded beside them).
+MLFLOW = Fields(
+    name="MLflow",
+    kinds=("metrics", "params", "tags"),
+    looked_up=("metrics", "tags"),
+    things="runs",
+    record="log it in the run",
+    numeric="metric or param",
+    example="recall_malignant=metrics.recall_m",
+    words=("metric", "param", "tag"),
+    thing="run",
+)
+SOURCES = MLFLOW.kinds
 #: The pool columns that tie a row to MLflow (written by :func:`from_mlflow`).
 RUN_COLUMN, VERSION_COLUMN = "mlflow_run_id", "mlflow_version"
 
@@ -213,53 +232,7 @@ def parse_mapping(items: Sequence[str], source: str = "--map") -> dict[str, str]
     >>> parse_mapping(["recall_m=metrics.recall_malignant", "size_kb=params.size"])
     {'recall_m': 'metrics.recall_malignant', 'size_kb': 'params.size'}
     """
-    out: dict[str, str] = {}
-    for item in items:
-        name, sep, where = item.partition("=")
-        kind, dot, key = where.partition(".")
-        if not sep or not name or kind not in SOURCES or not dot or not key:
-            raise InputError.single(
-                source,
-                repr(item),
-                "is not NAME=metrics.KEY, NAME=params.KEY or NAME=tags.KEY.",
-                "map a column to where MLflow keeps it, e.g. recall_malignant=metrics.recall_m.",
-            )
-        if name in out:
-            raise InputError.single(source, repr(item), f"maps {name!r} twice.", "map it once.")
-        out[name] = where
-    return out
-
-
-def _scenario_mapping(scenario: Scenario, mapping: Mapping[str, str]) -> dict[str, str]:
-    """Pool column → source, with the scenario's classes and attributes as names."""
-    columns = dict(scenario.pool.columns) if scenario.pool is not None else {}
-    out: dict[str, str] = {}
-    for name, where in mapping.items():
-        out[columns.get(name, name)] = where
-    for name in scenario.weight_names:
-        column = columns.get(name, name)
-        if column not in out:
-            out[column] = f"metrics.{column}|metrics.{name}"
-    return out
-
-
-def _value(run: Any, where: str) -> tuple[float | None, str]:
-    """The run's value at ``where`` (alternatives separated by ``|``), or None and what was
-    looked for."""
-    for option in where.split("|"):
-        kind, _, key = option.partition(".")
-        values = getattr(run.data, kind)
-        if key in values:
-            try:
-                return float(values[key]), option
-            except (TypeError, ValueError):
-                raise InputError.single(
-                    f"run {run.info.run_id}",
-                    option,
-                    f"is {values[key]!r}, not a number.",
-                    "map a numeric metric or param.",
-                ) from None
-    return None, " or ".join(where.split("|"))
+    return MLFLOW.parse_mapping(items, source)
 
 
 def _all(page_call: Any) -> list[Any]:
@@ -271,20 +244,6 @@ def _all(page_call: Any) -> list[Any]:
         token = getattr(page, "token", None)
         if not token:
             return out
-
-
-def _meanings(scenario: Scenario | None, columns: Mapping[str, str]) -> dict[str, Meaning]:
-    """What each written column means: the scenario's class or attribute it measures, else
-    what its name says (:func:`~tradeoff.pool.meaning.column_meaning`)."""
-    out = {column: column_meaning(column) for column in columns}
-    if scenario is not None and scenario.pool is not None:
-        named = dict(scenario.pool.columns)
-        specs: list[AttributeSpec | ClassSpec] = [*scenario.classes, *scenario.attributes]
-        for spec in specs:
-            column = named.get(spec.name, spec.name)
-            if column in out:
-                out[column] = attribute_meaning(spec)
-    return out
 
 
 def _name_source(name: str) -> tuple[str, str]:
@@ -303,54 +262,69 @@ def _name_source(name: str) -> tuple[str, str]:
     return kind, key
 
 
-def keep_row(
-    row: Mapping[str, Any],
-    meanings: Mapping[str, Meaning],
-    missing: Sequence[str],
-    where: str,
+@dataclass(frozen=True)
+class RunsRead:
+    """What :func:`read_runs` found: the runs as candidates, the FAILED runs left out, the
+    notes that name them, and the client's tracking URI."""
+
+    candidates: tuple[Candidate, ...]
+    failed: list[str]
+    notes: list[str]
+    tracking_uri: str
+
+
+def read_runs(
     *,
-    record: str,
-    things: str,
-    skip_incomplete: bool,
-    notes: list[str],
-    problems: list[Problem],
-) -> bool:
-    """Whether a row read from a tracking store (an MLflow run, an Optuna trial: ``where``)
-    goes into the pool: its values checked against what their columns mean
-    (:func:`~tradeoff.pool.meaning.value_problems`) and the ``missing`` ones named. A
-    row with a gap or an impossible value is left out with a note under
-    ``skip_incomplete``, else each problem is added to ``problems`` (with ``record``, how
-    to give a missing value, and the ``things`` to leave out) and the row kept, so that
-    every problem of every row is said at once."""
-    bad = [
-        p
-        for column, meaning in meanings.items()
-        if row[column] is not None
-        for p in value_problems(column, [row[column]], meaning, [row["model"]], [0])
-    ]
-    if not (missing or bad):
-        return True
-    if skip_incomplete:
-        why = [f"has no {', '.join(missing)}"] if missing else []
-        why += [f"{p.location.split(', ', 1)[1]} {p.problem.rstrip('.')}" for p in bad]
-        notes.append(f"left out {where}: {'; '.join(why)}.")
-        return False
-    leave = f"leave such {things} out (--skip-incomplete)"
-    if missing:
-        problems.append(
-            Problem(
-                where, f"has no {', '.join(missing)}.", f"{record}, map another key, or {leave}."
-            )
+    tracking_uri: str | None = None,
+    experiment: str | None = None,
+    registered_model: str | None = None,
+    name: str = "run_name",
+) -> RunsRead:
+    """The runs of ``experiment``, or the versions of ``registered_model``, as candidates
+    (:class:`~tradeoff.pool.sources.Candidate`): named as :func:`from_mlflow` says, their
+    metrics, params and tags as the fields a mapping reads."""
+    if (experiment is None) == (registered_model is None):
+        raise InputError.single(
+            "MLflow",
+            "source",
+            "give exactly one of an experiment and a registered model.",
+            "use --experiment NAME or --registered-model NAME.",
         )
-    problems += [
-        Problem(
-            f"{where}, {p.location.split(', ', 1)[1]}",
-            p.problem,
-            f"{p.fix.rstrip('.')}; or {leave}.",
+    name_kind, name_key = _name_source(name) if registered_model is None else ("", "")
+    with bounded_http():
+        client = _client(tracking_uri)
+        runs = _runs(client, tracking_uri, experiment, registered_model)
+    where = experiment or registered_model or ""
+    runs, failed, notes = failed_runs(runs, where)
+    named_by = name_kind not in ("", "run_name")
+    if named_by and runs and not any(name_key in getattr(r.data, name_kind) for r, _ in runs):
+        known = sorted({k for run, _ in runs for k in getattr(run.data, name_kind)})
+        shown = ", ".join(f"{name_kind}.{k}" for k in known[:12]) or "none"
+        raise InputError.single(
+            "--name",
+            repr(name),
+            f"no run of {where!r} has this {name_kind[:-1]}, so no row could be named by it.",
+            f"use run_name (the default), or one the runs have: {clean_text(shown)}.",
         )
-        for p in bad
-    ]
-    return True
+    candidates = []
+    for run, version in runs:
+        label = run.info.run_id if empty_name(run.info.run_name) else run.info.run_name
+        row: dict[str, Any] = {"model": label, RUN_COLUMN: run.info.run_id}
+        missing = []
+        if version is not None:
+            row["model"] = f"{registered_model}-v{version}"
+            row[VERSION_COLUMN] = int(version)
+        elif name_kind != "run_name":
+            given = getattr(run.data, name_kind, {})
+            if name_key in given and not empty_name(given[name_key]):
+                row["model"] = str(given[name_key])
+            else:
+                empty = "; it is empty" if name_key in given else ""
+                missing.append(f"{name} (the model name, --name{empty})")
+        fields = {kind: dict(getattr(run.data, kind)) for kind in MLFLOW.kinds}
+        where_run = f"run {clean_text(label)!r} ({run.info.run_id})"
+        candidates.append(Candidate(where_run, row, fields, tuple(missing), label=label))
+    return RunsRead(tuple(candidates), failed, notes, str(client.tracking_uri))
 
 
 def from_mlflow(
@@ -370,8 +344,9 @@ def from_mlflow(
     mapping
         Pool column → ``metrics.KEY``, ``params.KEY`` or ``tags.KEY`` (:func:`parse_mapping`).
         With ``scenario``, a name may be a class or attribute (its ``[pool] columns`` entry
-        is the column written), and every class and attribute left out is looked up as a
-        metric of its column's name, then of its own name.
+        is the column written), the columns follow the scenario's order, and every class
+        and attribute left out is looked up as a metric, then a tag, of its column's name,
+        then of its own name (:func:`tradeoff.pool.sources.scenario_columns`).
     tracking_uri
         MLflow's tracking URI (default: MLflow's own, ``MLFLOW_TRACKING_URI``).
     experiment, registered_model
@@ -382,10 +357,10 @@ def from_mlflow(
         ``params.KEY`` / ``tags.KEY`` (a run without it, or with it empty, is incomplete); a
         registered model's version is named ``<model>-v<version>``.
     skip_incomplete
-        Leave out runs that lack a mapped value or the name, or whose value its column's
-        meaning does not allow (NaN, infinite, a recall outside [0, 1], a negative cost);
-        else they are an error naming the run, the column and the value. Those left out
-        are named in the result's ``notes``.
+        Leave out runs that lack a mapped value or the name, or whose value is not a number
+        or not what its column's meaning allows (NaN, infinite, a recall outside [0, 1], a
+        negative cost); else they are an error naming the run, the column and the value.
+        Those left out are named in the result's ``notes``.
 
     Returns
     -------
@@ -394,74 +369,31 @@ def from_mlflow(
         columns; provenance names the store, the experiment or model and the mapping.
     """
     if (experiment is None) == (registered_model is None):
-        raise InputError.single(
-            "MLflow",
-            "source",
-            "give exactly one of an experiment and a registered model.",
-            "use --experiment NAME or --registered-model NAME.",
-        )
-    columns = _scenario_mapping(scenario, mapping) if scenario is not None else dict(mapping)
+        read_runs(experiment=experiment, registered_model=registered_model)  # says why
+    columns = scenario_columns(scenario, mapping, MLFLOW)
     if not columns:
         raise InputError.single("--map", "", "no column mapped.", "map at least one column.")
-    name_kind, name_key = _name_source(name) if registered_model is None else ("", "")
-    with bounded_http():
-        client = _client(tracking_uri)
-        runs = _runs(client, tracking_uri, experiment, registered_model)
+    if registered_model is None:
+        _name_source(name)  # a malformed --name before the store is opened
+    read = read_runs(
+        tracking_uri=tracking_uri,
+        experiment=experiment,
+        registered_model=registered_model,
+        name=name,
+    )
     where = experiment or registered_model or ""
-    runs, failed, notes = failed_runs(runs, where)
-    meanings = _meanings(scenario, columns)
-    named_by = name_kind not in ("", "run_name")
-    if named_by and runs and not any(name_key in getattr(r.data, name_kind) for r, _ in runs):
-        known = sorted({k for run, _ in runs for k in getattr(run.data, name_kind)})
-        shown = ", ".join(f"{name_kind}.{k}" for k in known[:12]) or "none"
-        raise InputError.single(
-            "--name",
-            repr(name),
-            f"no run of {where!r} has this {name_kind[:-1]}, so no row could be named by it.",
-            f"use run_name (the default), or one the runs have: {clean_text(shown)}.",
-        )
-    rows: list[dict[str, Any]] = []
-    problems: list[Problem] = []
-    skipped: list[str] = []
-    for run, version in runs:
-        label = run.info.run_id if empty_name(run.info.run_name) else run.info.run_name
-        row: dict[str, Any] = {"model": label, RUN_COLUMN: run.info.run_id}
-        missing = []
-        if version is not None:
-            row["model"] = f"{registered_model}-v{version}"
-            row[VERSION_COLUMN] = int(version)
-        elif name_kind != "run_name":
-            given = getattr(run.data, name_kind, {})
-            if name_key in given and not empty_name(given[name_key]):
-                row["model"] = str(given[name_key])
-            else:
-                empty = "; it is empty" if name_key in given else ""
-                missing.append(f"{name} (the model name, --name{empty})")
-        for column, source in columns.items():
-            value, looked = _value(run, source)
-            if value is None:
-                missing.append(f"{column} ({looked})")
-            row[column] = value
-        where_run = f"run {clean_text(label)!r} ({run.info.run_id})"
-        if not keep_row(
-            row,
-            meanings,
-            missing,
-            where_run,
-            record="log it in the run",
-            things="runs",
-            skip_incomplete=skip_incomplete,
-            notes=notes,
-            problems=problems,
-        ):
-            skipped.append(label)
-            continue
-        rows.append(row)
+    unknown = unknown_keys(columns, read.candidates, MLFLOW, repr(where))
+    if unknown and read.candidates:
+        raise InputError.many(_where(tracking_uri), unknown)
+    meanings = column_meanings(scenario, columns)
+    rows, skipped, notes, problems = mapped_rows(
+        read.candidates, columns, meanings, MLFLOW, skip_incomplete=skip_incomplete
+    )
     if problems:
         raise InputError.many(_where(tracking_uri), capped(problems))
     if len(rows) < 2:
         left_out = f", {len(skipped)} left out as incomplete or impossible" if skipped else ""
-        left_out += f", {len(failed)} FAILED left out" if failed else ""
+        left_out += f", {len(read.failed)} FAILED left out" if read.failed else ""
         raise InputError.single(
             _where(tracking_uri),
             repr(where),
@@ -472,17 +404,17 @@ def from_mlflow(
     mlflow = _mlflow("MLflow")
     provenance = {
         "source": "MLflow",
-        "tracking_uri": _where(str(client.tracking_uri)),
+        "tracking_uri": _where(read.tracking_uri),
         "experiment" if experiment is not None else "registered_model": where,
         "rows": len(rows),
         "skipped_incomplete": skipped,
-        "failed_runs_left_out": failed,
+        "failed_runs_left_out": read.failed,
         "columns": columns,
         "name": "<model>-v<version>" if registered_model is not None else name,
         "read": datetime.now(UTC).isoformat(timespec="seconds"),
         "mlflow": mlflow.__version__,
     }
-    return Measured(pd.DataFrame(rows), provenance, meanings, tuple(notes))
+    return Measured(pd.DataFrame(rows), provenance, meanings, tuple(read.notes + notes))
 
 
 def _runs(

@@ -22,6 +22,8 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError
 from tradeoff.pool import Measured, searches, tracking
 
+pytestmark = pytest.mark.core
+
 BREAST = load_scenario("breast-cancer-triage").scenario
 #: The scenario's pool columns, in its order (classes, then attributes).
 ORDER = ["recall_malignant", "recall_benign", "latency_ms", "size_kb"]

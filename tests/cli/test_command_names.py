@@ -216,3 +216,12 @@ def test_python_m_tradeoff_parses_with_the_same_parser() -> None:
     )
     assert out.stdout.startswith("usage: tradeoff pick [POOL]")
     assert "'tradeoff select' is now 'tradeoff pick'" in out.stderr
+
+
+def test_a_command_not_known_is_refused_naming_the_current_commands(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["selectt"]) == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'selectt'" in err and "'pick'" in err
+    assert not any(f"'{old}'" in err for old in OLD)

@@ -131,6 +131,15 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         super().error(redacted(message))
 
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """A command not known is refused naming the current commands (not the old names)."""
+        if isinstance(action, Commands) and value not in action.choices:
+            names = ", ".join(repr(n) for n in action.choices if n not in action.old_names)
+            self.error(
+                f"argument {action.metavar}: invalid choice: {value!r} (choose from {names})"
+            )
+        super()._check_value(action, value)
+
     def commands(self) -> Commands | None:
         """This parser's level of subcommands, if it has one."""
         found = [a for a in self._actions if isinstance(a, Commands)]

@@ -41,7 +41,7 @@ def _session_outputs(session: Path, capsys: pytest.CaptureFixture[str]) -> tuple
     _as_new_process()
     assert main(["session", "show", str(session), "--json"]) == 0
     show = capsys.readouterr()
-    assert main(["select", "--session", str(session), "--json"]) == 0
+    assert main(["pick", "--session", str(session), "--json"]) == 0
     select = capsys.readouterr()
     return show.out, select.out, show.err + select.err
 

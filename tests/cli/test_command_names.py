@@ -102,7 +102,7 @@ def test_an_old_name_runs_the_new_command_with_a_one_line_notice(
     text, err = help_text([old], capsys)
     assert text.startswith(f"usage: {new} ")
     said = f"tradeoff: 'tradeoff {old}' is now {new!r}"
-    assert err == said + " (the old name works until the next release)\n"
+    assert err == said + " (still accepted until the next release)\n"
     _, err = help_text(new.split()[1:], capsys)
     assert err == ""  # the new name says nothing
 

@@ -36,10 +36,10 @@ def notice(old: str, new: str) -> None:
     >>> with contextlib.redirect_stderr(out):
     ...     notice("tradeoff select", "tradeoff pick")
     >>> print(out.getvalue(), end="")
-    tradeoff: 'tradeoff select' is now 'tradeoff pick' (the old name works until the next release)
+    tradeoff: 'tradeoff select' is now 'tradeoff pick' (still accepted until the next release)
     """
     sys.stderr.write(
-        f"tradeoff: {old!r} is now {new!r} (the old name works until the next release)\n"
+        f"tradeoff: {old!r} is now {new!r} (still accepted until the next release)\n"
     )
 
 

@@ -2,11 +2,12 @@
 the old names that still work for a release.
 
 The rule of the names (README, "Commands"): a top-level command is a verb that does one job
-(``elicit``, ``simulate``, ``pick``, ``report``, ``bench``) or names a group whose
-subcommands say what to do with it (``session show``, ``study create``, ``pool rank``,
-``judge gap``); no top-level command is a bare noun that runs something. ``--out`` is always
-the file or folder a command writes; a command that makes a new study takes it as
-``--study DIR``, as every other option that names a study folder does.
+(``elicit``, ``simulate``, ``pick``, ``report``, ``bench``) or names a group, a thing
+(``session``, ``study``, ``pool``, ``scenario``, ``choices``) or the judging stage
+(``judge``), whose subcommands say what to do or show (``session show``, ``study create``,
+``pool rank``, ``judge gap``); no top-level command is a bare noun that runs something.
+``--out`` is always the file or folder a command writes; a command that makes a new study
+takes it as ``--study DIR``, as every other option that names a study folder does.
 
 An old name (``select``, ``rank``, ``compare``, ``gap``) or an old option spelling still
 works: it runs the new command and writes one line to stderr naming the new one (stdout, and
@@ -38,9 +39,7 @@ def notice(old: str, new: str) -> None:
     >>> print(out.getvalue(), end="")
     tradeoff: 'tradeoff select' is now 'tradeoff pick' (still accepted until the next release)
     """
-    sys.stderr.write(
-        f"tradeoff: {old!r} is now {new!r} (still accepted until the next release)\n"
-    )
+    sys.stderr.write(f"tradeoff: {old!r} is now {new!r} (still accepted until the next release)\n")
 
 
 class Help(argparse.HelpFormatter):

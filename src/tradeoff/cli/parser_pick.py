@@ -164,7 +164,7 @@ def add_pool_commands(sub: Commands) -> Commands:
     commands is returned."""
     pl = sub.add_parser(
         "pool",
-        help="make a pool of models (scikit-learn, MLflow, Optuna); rank a pool",
+        help="make a pool of models (scikit-learn, MLflow, Optuna), rank one",
         section=PICK,
     )
     pl_sub = add_commands(pl, "pool commands")

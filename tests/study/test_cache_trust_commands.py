@@ -205,7 +205,7 @@ def test_an_unknown_home_in_the_cache_folder_is_a_located_error_not_a_traceback(
     env = {**os.environ, CACHE_DIR_ENV: "~nosuchuser/x"}
     for argv in (
         ["session", "show", str(session), "--json"],
-        ["select", "--session", str(session)],
+        ["pick", "--session", str(session)],
     ):
         done = subprocess.run(
             [sys.executable, "-m", "tradeoff", *argv],

@@ -835,7 +835,7 @@ def test_broken_pipe_ends_quietly(tmp_path: Path) -> None:
 
     rows = "".join(f"m{i},{i / 1000},{i % 7}\n" for i in range(3000))
     path = pool_file(tmp_path, "model,acc,lat\n" + rows)
-    command = [sys.executable, "-m", "tradeoff", "rank", path, *RANK, "--top", "3000"]
+    command = [sys.executable, "-m", "tradeoff", "pool", "rank", path, *RANK, "--top", "3000"]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.readline()

@@ -127,9 +127,10 @@ def _help_imports(*skip: str) -> tuple[int, list[str]]:
 
 def test_the_help_of_every_command_loads_nothing_heavy() -> None:
     """``tradeoff --help`` and each command's ``--help``: the parser is built and every help
-    written, and none of the heavy modules is imported (``rank``'s help lists the ranking
-    methods, read from :mod:`tradeoff.pool.copa`: it alone is allowed them)."""
-    count, loaded = _help_imports("rank")
+    written, and none of the heavy modules is imported (``pool rank``'s help lists the
+    ranking methods, read from :mod:`tradeoff.pool.copa`: it alone, and its old name
+    ``rank``, are allowed them)."""
+    count, loaded = _help_imports("pool rank", "rank")
     assert count > 20  # the walk found the commands
     assert loaded == []
 
@@ -138,7 +139,7 @@ def test_the_rank_help_loads_the_ranking_registry_only() -> None:
     code = (
         "import contextlib, io, sys\nfrom tradeoff.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-        "    main(['rank', '--help'])\n"
+        "    main(['pool', 'rank', '--help'])\n"
         "assert 'copa, naive, ideal, delta, norm' in out.getvalue()\n"
         "print(sorted(m for m in sys.modules if m.startswith(('scipy', 'textual', "
         "'tradeoff.learn', 'tradeoff.record'))))\n"

@@ -1,4 +1,4 @@
-"""`tradeoff rank`'s table: every objective under its own, whole name."""
+"""`tradeoff pool rank`'s table: every objective under its own, whole name."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def test_objectives_that_share_a_prefix_keep_their_whole_names(
     pool = tmp_path / "three.csv"
     pool.write_text(POOL)
     objectives = ["recall_class_0", "recall_class_1", "recall_class_2"]
-    argv = ["rank", str(pool)]
+    argv = ["pool", "rank", str(pool)]
     for name in objectives:
         argv += ["--objective", f"{name}:max"]
     assert main([*argv, "--objective", "latency_ms:min"]) == 0

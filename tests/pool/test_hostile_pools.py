@@ -288,7 +288,7 @@ def test_select_refuses_an_alias_mlflow_should_not_get(
     assert main([*argv, "--map", "memory=params.size_kb", "--out", str(pool)]) == 0
     scenario, sessions = _sessions(tmp_path, [(0.4, 0.3, 0.2, 0.1)])
     capsys.readouterr()
-    select = ["select", str(pool), "--scenario", str(scenario), "--session", str(sessions[0])]
+    select = ["pick", str(pool), "--scenario", str(scenario), "--session", str(sessions[0])]
     flags = ["--mlflow-model", "triage", "--mlflow-tracking-uri", uri, "--alias", alias]
     assert main([*select, *flags]) == 2
     err = capsys.readouterr().err

@@ -305,7 +305,7 @@ def test_mistakes_in_reading_a_study_are_located(
     refused(["--storage", "nosuchdb://h/x", *m], "Optuna storage", "sqlite:///study.db")
     err = refused(["--storage", "postgresql://ann:secret@127.0.0.1:1/x", *m], "Optuna storage")
     assert "secret" not in err and "ann:***@" in err
-    refused(["--storage", storage, *m], "holds 2 studies", "'loss'", "--study NAME")
+    refused(["--storage", storage, *m], "holds 2 studies", "'loss'", "--optuna-study NAME")
     refused(["--storage", storage, "--study", "nope", *m], "study 'nope'", "'triage'")
     s = ["--storage", storage, "--study", "triage"]
     refused([*s, "--map", "r=values.2"], "values.0 to values.1", "recall_benign")

@@ -315,7 +315,7 @@ def test_session_show_and_select_read_the_cache_and_work_without_it(
             if folder == tmp_path / "read-only":
                 patched.setattr(sealed, "write_entry", read_only)
             assert main(["session", "show", str(session), "--json"]) == 0
-            assert main(["select", "--session", str(session), "--json"]) == 0
+            assert main(["pick", "--session", str(session), "--json"]) == 0
         out, err = capsys.readouterr()
         assert err == ""  # no traceback, no warning
         outputs.append(out)

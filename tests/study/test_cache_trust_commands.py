@@ -43,7 +43,7 @@ def _session_outputs(session: Path, capsys: pytest.CaptureFixture[str]) -> tuple
     _as_new_process()
     assert main(["session", "show", str(session), "--json"]) == 0
     show = capsys.readouterr()
-    assert main(["select", "--session", str(session), "--json"]) == 0
+    assert main(["pick", "--session", str(session), "--json"]) == 0
     select = capsys.readouterr()
     return show.out, select.out, show.err + select.err
 
@@ -207,7 +207,7 @@ def test_an_unknown_home_in_the_cache_folder_is_a_located_error_not_a_traceback(
     env = {**os.environ, CACHE_DIR_ENV: "~nosuchuser/x"}
     for argv in (
         ["session", "show", str(session), "--json"],
-        ["select", "--session", str(session)],
+        ["pick", "--session", str(session)],
     ):
         done = subprocess.run(
             [sys.executable, "-m", "tradeoff", *argv],

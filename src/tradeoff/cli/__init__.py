@@ -1,11 +1,15 @@
 """The ``tradeoff`` command line: it parses options, calls the core, and prints.
 
-Modules: :mod:`~tradeoff.cli.parser` (every command and option),
-:mod:`~tradeoff.cli.common` (shared option parsing and safe output), and one module per
-group of commands: :mod:`~tradeoff.cli.scenarios` (scenario check, simulate, bench),
-:mod:`~tradeoff.cli.rank`, :mod:`~tradeoff.cli.judge` (compare, gap),
-:mod:`~tradeoff.cli.decide` (select, report) and :mod:`~tradeoff.cli.app` (the app,
-session show). Domain work lives in the core; these modules only wire and render.
+Modules: :mod:`~tradeoff.cli.parser` builds the one parser (every command and option,
+with :mod:`~tradeoff.cli.parser_study` and :mod:`~tradeoff.cli.parser_pick`);
+:mod:`~tradeoff.cli.layout` says how it reads (the sections of ``tradeoff --help``, old
+names kept for a release with a notice); :mod:`~tradeoff.cli.common` holds shared option
+parsing and safe output; one module per group of commands runs them:
+:mod:`~tradeoff.cli.app` (the app, elicit, session show), :mod:`~tradeoff.cli.study`,
+:mod:`~tradeoff.cli.choices`, :mod:`~tradeoff.cli.scenarios` (scenario, simulate, bench),
+:mod:`~tradeoff.cli.pool` (pool from-…), :mod:`~tradeoff.cli.rank` (pool rank),
+:mod:`~tradeoff.cli.decide` (pick, report) and :mod:`~tradeoff.cli.judge` (judge compare,
+judge gap). Domain work lives in the core; these modules only wire and render.
 
 The command line as recorded (a pool's provenance, a report) and every message on stderr
 show a URL without its credentials (:func:`tradeoff.net.redacted`).

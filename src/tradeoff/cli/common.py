@@ -53,6 +53,8 @@ FIX_NAMES = {
     "method ideal, delta or norm": "--method ideal, delta or norm",
     "the alpha objective(s)": "--alpha-objective",
     "or the scenario file (its [pool]": "or --scenario FILE (its [pool]",
+    "give --study NAME.": "give --optuna-study NAME.",
+    "give one with --study.": "give one with --optuna-study.",
 }
 """Core parameter names in an error's fix, and the flags that set them."""
 
@@ -261,9 +263,7 @@ class Progress:
     ['simulated 3 of 10 people (30 %)', 'simulated 10 of 10 people (100 %)']
     """
 
-    def __init__(
-        self, verb: str, things: str, *, stream: Any = None, every: float = 10.0
-    ) -> None:
+    def __init__(self, verb: str, things: str, *, stream: Any = None, every: float = 10.0) -> None:
         self.verb = verb
         self.things = things
         self.stream = sys.stderr if stream is None else stream

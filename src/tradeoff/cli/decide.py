@@ -1,4 +1,4 @@
-"""``tradeoff select`` and ``tradeoff report``: from recorded sessions (and a pool, or the
+"""``tradeoff pick`` and ``tradeoff report``: from recorded sessions (and a pool, or the
 one the scenario names) to a decision. The work is :func:`tradeoff.choose.decide.decide`."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def check_out(out: str | None) -> None:
 
 
 def decision(args: argparse.Namespace) -> Decision:
-    """The decide step for ``select`` and ``report``: the options as the core takes them."""
+    """The decide step for ``pick`` and ``report``: the options as the core takes them."""
     from tradeoff.choose.decide import decide
     from tradeoff.study.cache import command_population
 
@@ -51,7 +51,7 @@ def decision(args: argparse.Namespace) -> Decision:
         if meant is not None:
             raise UsageError(
                 f"--session {meant!r} looks like a pool file; give the pool first: "
-                f"tradeoff {(getattr(args, 'argv', None) or ['select'])[0]} POOL --session FILE ..."
+                f"tradeoff {getattr(args, 'command', 'pick')} POOL --session FILE ..."
             )
     return decide(
         sessions,
@@ -66,7 +66,7 @@ def decision(args: argparse.Namespace) -> Decision:
 
 
 def format_selection(chosen: Selection) -> str:
-    """The text ``tradeoff select`` prints: picks, the regret matrix and the consensus."""
+    """The text ``tradeoff pick`` prints: picks, the regret matrix and the consensus."""
     from tradeoff.ask.words import not_asked_words
     from tradeoff.choose.decision_curves import threshold_lines
     from tradeoff.choose.robustness import CONSENSUS_LEAD
@@ -143,7 +143,7 @@ def format_selection(chosen: Selection) -> str:
 
 
 def record_in_mlflow(chosen: Decision, args: argparse.Namespace) -> RecordedDecision:
-    """``select --mlflow-model``: the alias on the decided model's version, its tags, and
+    """``pick --mlflow-model``: the alias on the decided model's version, its tags, and
     the report attached to its run."""
     import tempfile
 
@@ -162,7 +162,7 @@ def record_in_mlflow(chosen: Decision, args: argparse.Namespace) -> RecordedDeci
 
 
 def record_in_optuna(chosen: Decision, study: object, args: argparse.Namespace) -> RecordedPick:
-    """``select --optuna-storage``: the pick as the study's user attribute."""
+    """``pick --optuna-storage``: the pick as the study's user attribute."""
     from tradeoff.choose.decide import decision_facts
     from tradeoff.pool.model_sources import OptunaSource
     from tradeoff.pool.sources import Pick
@@ -173,7 +173,7 @@ def record_in_optuna(chosen: Decision, study: object, args: argparse.Namespace) 
     return source.write_pick(Pick(row, facts, pool_path=chosen.pool_path), study=study)
 
 
-def cmd_select(args: argparse.Namespace) -> int:
+def cmd_pick(args: argparse.Namespace) -> int:
     if args.alias is not None and not args.mlflow_model:
         raise UsageError("--alias needs --mlflow-model NAME (nothing is written without it)")
     if args.mlflow_tracking_uri is not None and not args.mlflow_model:

@@ -1,5 +1,5 @@
-"""``tradeoff compare`` (paper 003 indicators, paper 002 permutation test) and ``tradeoff gap``
-(paper 001's optimistic and pessimistic fronts)."""
+"""``tradeoff judge compare`` (paper 003 indicators, paper 002 permutation test) and
+``tradeoff judge gap`` (paper 001's optimistic and pessimistic fronts)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def format_comparison(comparison: SystemComparison, radar: str | None) -> str:
-    """The text ``tradeoff compare`` prints: the table, the radar, the tests, warnings."""
+    """The text ``tradeoff judge compare`` prints: the table, the radar, the tests, warnings."""
     from tradeoff.judge.render import measurement_table, radar_text
 
     how_hv = (
@@ -80,7 +80,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def format_gaps(report: GapReport) -> str:
-    """The text ``tradeoff gap`` prints."""
+    """The text ``tradeoff judge gap`` prints."""
     lines = []
     for g, r in report.results.items():
         head = f"[{g}] " if len(report.results) > 1 else ""

@@ -1,4 +1,4 @@
-"""``tradeoff rank``: a pool ranked by COPA or a baseline, or by an elicited metric."""
+"""``tradeoff pool rank``: a pool ranked by COPA or a baseline, or by an elicited metric."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def parse_weights(items: Sequence[str]) -> dict[str, float]:
 
 
 def format_rank(outcome: RankOutcome) -> str:
-    """The text ``tradeoff rank`` prints (practitioner's view: û as top-%, ω, p, Pareto)."""
+    """The text ``tradeoff pool rank`` prints (practitioner's view: û as top-%, ω, p, Pareto)."""
     from tradeoff.choose.rank import top_percent
 
     cols = list(outcome.selected.u)

@@ -142,7 +142,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
     study, codes = create_study(
         args.scenario,
         ids,
-        args.out,
+        args.study,
         codes_file=codes_file,
         consent=args.consent,
         consent_version=args.consent_version,
@@ -470,84 +470,3 @@ def cmd_study_remove_pilots(args: argparse.Namespace) -> int:
         f"{', '.join(moved)}.\nNothing was deleted; entries.jsonl records the move."
     )
     return 0
-
-
-def add_panel_arguments(mk: argparse.ArgumentParser) -> None:
-    """``study create``'s options of a panel (recruiting by link)."""
-    from tradeoff.study.panel import PRESETS
-
-    group = mk.add_argument_group(
-        "recruiting through a panel",
-        "people open the study by the panel's link (/panel?...), their panel id in a URL "
-        "parameter; an allow-list of panel ids, or open enrolment with a cap and quotas",
-    )
-    group.add_argument(
-        "--panel",
-        choices=sorted(PRESETS),
-        help="a panel's parameter names: prolific (PROLIFIC_PID; keeps STUDY_ID, SESSION_ID)",
-    )
-    group.add_argument("--panel-id-param", metavar="NAME", help="the URL parameter of the id")
-    group.add_argument(
-        "--panel-keep-param",
-        metavar="NAME",
-        action="append",
-        help="another URL parameter to record with the entry (repeat for more)",
-    )
-    group.add_argument(
-        "--panel-ids",
-        metavar="FILE",
-        help="the allow-list: panel ids, one per line; only they may enter",
-    )
-    group.add_argument("--cap", type=int, help="open enrolment: at most N people")
-    group.add_argument(
-        "--quota-field", metavar="NAME", help="open enrolment: the kept parameter of the quotas"
-    )
-    group.add_argument(
-        "--quota",
-        metavar="VALUE=N",
-        action="append",
-        help="at most N people whose quota field is VALUE (repeat for each group)",
-    )
-    group.add_argument(
-        "--consent-within",
-        metavar="MINUTES",
-        type=int,
-        help="open enrolment: a place is held this long for someone who opened the link "
-        "and has not consented, then freed (default 60)",
-    )
-    for kind, what in (
-        ("complete", "a completed session"),
-        ("declined", "declined consent"),
-        ("screened", "a screen-out (not on the list, the cap or a quota full)"),
-    ):
-        group.add_argument(
-            f"--{kind}-url",
-            metavar="URL",
-            help=f"after {what}, send the browser here (http/https; {{NAME}} is the link's "
-            "parameter NAME, e.g. {PROLIFIC_PID})",
-        )
-        group.add_argument(f"--{kind}-code", metavar="CODE", help=f"after {what}, show this code")
-
-
-def add_pilot_commands(st_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``study pilot-link``, ``study remove-pilots`` and ``study coordinator-key``."""
-    pl = st_sub.add_parser("pilot-link", help="a new pilot link (pilot sessions are not counted)")
-    pl.add_argument("study", help="study folder")
-    pl.add_argument(
-        "--url", default=BASE_URL, help=f"where the study's web page is served (default {BASE_URL})"
-    )
-    pl.add_argument("--json", action="store_true", help="print one JSON document")
-    pl.set_defaults(func=cmd_study_pilot_link)
-    rp = st_sub.add_parser(
-        "remove-pilots", help="move the pilot sessions aside to pilot-removed/<time>/"
-    )
-    rp.add_argument("study", help="study folder")
-    rp.add_argument("--yes", action="store_true", help="move them (without: only list them)")
-    rp.add_argument("--json", action="store_true", help="print one JSON document")
-    rp.set_defaults(func=cmd_study_remove_pilots)
-    ck = st_sub.add_parser(
-        "coordinator-key", help="a new key for the coordinator's page (/coordinator)"
-    )
-    ck.add_argument("study", help="study folder")
-    ck.add_argument("--json", action="store_true", help="print one JSON document")
-    ck.set_defaults(func=cmd_study_coordinator_key)

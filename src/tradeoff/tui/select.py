@@ -5,7 +5,7 @@ with the Pareto front; for two classes, ``c`` shows the decision curves
 (:mod:`tradeoff.tui.curves`). COPA's ω, p and top-% are one level down (``d``), with the controls
 for p and for moving weight between aspects.
 
-Opened by ``tradeoff select POOL --session FILE ... --tui`` and from the stakeholder app's
+Opened by ``tradeoff pick POOL --session FILE ... --tui`` and from the stakeholder app's
 result screen. All ranking is done by :mod:`tradeoff.pool.copa` /
 :mod:`tradeoff.choose.rank` and the
 words by :mod:`tradeoff.choose.words`; the screen only shows them.
@@ -281,7 +281,7 @@ class SelectionApp(App[None]):
     """A stand-alone app around :class:`SelectionScreen`."""
 
     CSS_PATH = "app.tcss"
-    TITLE = "tradeoff select"
+    TITLE = "tradeoff pick"
 
     def __init__(self, selection: Selection, scenario: Scenario | None = None) -> None:
         super().__init__()
@@ -293,5 +293,5 @@ class SelectionApp(App[None]):
 
 
 def run_selection_app(selection: Selection, scenario: Scenario | None = None) -> None:
-    """Open the practitioner's selection screen on its own (``tradeoff select --tui``)."""
+    """Open the practitioner's selection screen on its own (``tradeoff pick --tui``)."""
     SelectionApp(selection, scenario).run()

@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.pool_metric import metric_objectives, metric_vectors
+from tradeoff.data import shipped_scenarios
 from tradeoff.errors import InputError
 from tradeoff.limits import MAX_DECISION_CANDIDATES
 from tradeoff.pool import Pool, load_pool
@@ -89,8 +90,6 @@ def candidate_names(
     changed since)."""
     if rows is None or priors is None or scenario.pool is None:
         return None
-    from tradeoff.data import shipped_scenarios
-
     recorded = [Path(scenario_path).parent] if scenario_path else []
     for base in (*recorded, Path("scenarios"), shipped_scenarios()):
         try:

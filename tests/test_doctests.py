@@ -9,7 +9,7 @@ import inspect
 import pytest
 
 MODULES = (
-    "tradeoff.pool.copa",
+    "tradeoff.choose.copa",
     "tradeoff.judge.fronts",
     "tradeoff.judge.indicators",
     "tradeoff.judge.permutation",

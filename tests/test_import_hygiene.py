@@ -124,7 +124,7 @@ def _help_imports(*skip: str) -> tuple[int, list[str]]:
 def test_the_help_of_every_command_loads_nothing_heavy() -> None:
     """``tradeoff --help`` and each command's ``--help``: the parser is built and every help
     written, and none of the heavy modules is imported (``rank``'s help lists the ranking
-    methods, read from :mod:`tradeoff.pool.copa`: it alone is allowed them)."""
+    methods, read from :mod:`tradeoff.choose.copa`: it alone is allowed them)."""
     count, loaded = _help_imports("rank")
     assert count > 20  # the walk found the commands
     assert loaded == []

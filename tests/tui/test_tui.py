@@ -714,7 +714,7 @@ async def test_the_front_and_the_pick_have_markers_of_their_own(example_selectio
     and the pick now each have a marker, named under the plot."""
     import re
 
-    from tradeoff.pool import copa
+    from tradeoff.choose import copa
     from tradeoff.tui.select import SelectionApp
 
     pool = example_selection.pool

@@ -19,6 +19,7 @@ from tradeoff.choose.pool_metric import metric_objectives, metric_vectors
 from tradeoff.data import shipped_scenarios
 from tradeoff.errors import InputError
 from tradeoff.limits import MAX_DECISION_CANDIDATES
+from tradeoff.pareto import pareto_mask
 from tradeoff.pool import Pool, load_pool
 
 FloatArray = NDArray[np.float64]
@@ -68,8 +69,6 @@ def decision_candidates(
         return None
     rows = metric_vectors(scenario, pool, priors)
     if len(rows) > MAX_DECISION_CANDIDATES:
-        from tradeoff.pool.copa import pareto_mask
-
         rows = rows[pareto_mask(-rows)]  # ψ is maximised
         if len(rows) > MAX_DECISION_CANDIDATES:
             return None

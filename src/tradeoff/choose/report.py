@@ -39,6 +39,7 @@ from tradeoff.ask.presentation import (
     tradeoff_headings,
     tradeoffs,
 )
+from tradeoff.choose import copa
 from tradeoff.choose.decide import Decision
 from tradeoff.choose.decision_curves import (
     curves_section,
@@ -62,7 +63,6 @@ from tradeoff.choose.words import (
 )
 from tradeoff.judge import indicators, to_minimisation
 from tradeoff.judge.render import radar_png
-from tradeoff.pool import copa
 from tradeoff.text import (
     clean_text,
     markdown_html,

@@ -2,7 +2,7 @@
 
 Choices come from the single registries (strategy names from
 :data:`tradeoff.ask.strategies.STRATEGY_NAMES`, ranking methods from
-:data:`tradeoff.pool.copa.METHODS`). Building the parser imports none of the work: the
+:data:`tradeoff.choose.copa.METHODS`). Building the parser imports none of the work: the
 command modules import the core inside their functions, and a registry kept in a heavy
 module is read when a value is checked or a command's help is written
 (:class:`~tradeoff.cli.common.LazyNames`), so ``tradeoff --help`` loads neither numpy,
@@ -270,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rk.add_argument(
         "--method",
-        choices=LazyNames("tradeoff.pool.copa", "METHODS"),
+        choices=LazyNames("tradeoff.choose.copa", "METHODS"),
         default="copa",
         metavar="METHOD",
         help="how models are ranked: %(choices)s (default: %(default)s)",

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from tradeoff.pool import copa
+from tradeoff.choose import copa
 
 # Enough rows for the prefilters (more than twice the patched sample), small integer grids
 # for ties in values, scores and Σû.

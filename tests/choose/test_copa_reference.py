@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from tradeoff.pool import Objective, copa, load_pool
+from tradeoff.choose import copa
+from tradeoff.pool import Objective, load_pool
 
 matrices = st.integers(2, 40).flatmap(
     lambda n: st.integers(2, 5).flatmap(

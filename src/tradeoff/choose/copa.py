@@ -37,10 +37,10 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
-import moocore
 import numpy as np
 from numpy.typing import NDArray
 
+from tradeoff.pareto import nondominated
 from tradeoff.pool.ranks import Ranks as Ranks  # the criterion's û, read from here too
 from tradeoff.pool.ranks import rank_cdf as rank_cdf
 
@@ -291,8 +291,8 @@ def candidates(phi: FloatArray, selectable: BoolArray | None = None) -> IntArray
     rows = np.arange(phi.shape[0]) if selectable is None else np.flatnonzero(selectable)
     if rows.size == 0:
         return rows
-    nd = moocore.is_nondominated(phi[rows], keep_weakly=False)
-    out: IntArray = rows[np.asarray(nd, dtype=bool)]
+    # Exact dominance (a superset the criterion then scores with its own tolerance).
+    out: IntArray = rows[nondominated(phi[rows], duplicates="first", settle=False)]
     return out
 
 
@@ -322,8 +322,7 @@ def _sweep_candidates(
     position = np.empty(rows.size)
     position[np.lexsort((rows, sub.sum(axis=1)))] = np.arange(rows.size)
     feats = np.column_stack((a, b, position))
-    nd = moocore.is_nondominated(feats, keep_weakly=True)
-    out: IntArray = rows[np.asarray(nd, dtype=bool)]
+    out: IntArray = rows[nondominated(feats, settle=False)]
     return out
 
 

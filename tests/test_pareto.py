@@ -23,6 +23,7 @@ from tradeoff.pareto import (
     pareto_mask,
     settled_columns,
 )
+from tradeoff.stable import rounded_rows
 
 
 def brute(y: np.ndarray, duplicates: str) -> np.ndarray:
@@ -77,6 +78,7 @@ def test_any_values_follow_the_rule_on_their_settled_columns(
     copies = data.draw(st.lists(st.integers(0, len(y) - 1), max_size=4))
     y = np.vstack([y, y[copies], np.nextafter(y[copies], np.inf)])  # duplicates, last bits
     settled = settled_columns(y)
+    assert np.array_equal(settled, rounded_rows(y.T).T)  # stable.py's rounding, per column
     for duplicates in ("all", "first"):
         got = nondominated(y, duplicates=duplicates)  # type: ignore[arg-type]
         assert got.tolist() == brute(settled, duplicates).tolist()

@@ -164,9 +164,11 @@ def informed_order(
             if settled(top - float(value[i])) >= tie:
                 break
             window.append(i)
-        # The first of the window no other dominates on the unasked aspects as shown.
-        free = nondominated(shown[window], maximise=True)
-        pick = window[int(np.argmax(free))]
+        # The first of the window no other dominates on the unasked aspects as shown (a
+        # window of one, no practical tie, is its model).
+        pick = window[0]
+        if len(window) > 1:
+            pick = window[int(np.argmax(nondominated(shown[window], maximise=True)))]
         passed = window[: window.index(pick)]  # better on the asked aspects, tied with it
         if passed:
             placed_by[pick] = tuple(

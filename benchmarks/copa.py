@@ -7,7 +7,7 @@ Run: ``.venv/bin/python -m benchmarks.copa`` (writes benchmarks/results/copa.md)
 
   - the project's rank path in-process, the calls ``tradeoff rank`` makes from the file to
     the sweep's picks: :func:`tradeoff.pool.load_pool` (read and validate),
-    ``pool.ranks`` (each column sorted once) and :func:`tradeoff.pool.copa.sweep_ranks`
+    ``pool.ranks`` (each column sorted once) and :func:`tradeoff.choose.copa.sweep_ranks`
     (prefilter on raw values, û of the survivors, candidates, picks), then the names;
   - the plain numpy reference of the same steps, :mod:`benchmarks.copa_reference` (read
     with pandas, û by one argsort per column, 2-D prefilter, picks), which must pick the
@@ -39,8 +39,9 @@ import pandas as pd
 
 from benchmarks import copa_reference
 from benchmarks._table import markdown, median_seconds, write
+from tradeoff.choose import copa
 from tradeoff.choose.rank import rank_pool, weights_from_options
-from tradeoff.pool import Objective, copa, load_pool
+from tradeoff.pool import Objective, load_pool
 
 ROOT = Path(__file__).resolve().parents[1]
 LLM = ROOT / "data" / "open-llm-leaderboard" / "open_llm_leaderboard.csv"

@@ -38,10 +38,11 @@ from scipy.stats import kendalltau
 
 from benchmarks._table import markdown, write
 from tradeoff.ask.scenario import load_scenario
+from tradeoff.choose import copa
 from tradeoff.choose.candidates import scenario_pool
 from tradeoff.choose.pool_metric import OMEGA_MAPPINGS, metric_objectives, omega_for_metric
-from tradeoff.pool import Objective, Pool, copa
-from tradeoff.pool.copa import rank_cdf
+from tradeoff.pool import Objective, Pool
+from tradeoff.pool.ranks import rank_cdf
 
 FloatArray = NDArray[np.float64]
 

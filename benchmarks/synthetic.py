@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from scipy.stats import kstest
 
 from benchmarks._table import RESULTS, markdown, write
-from tradeoff.pool import copa
+from tradeoff.choose import copa
 
 FloatArray = NDArray[np.float64]
 ALPHAS = np.linspace(0.0, 1.0, 1000)

@@ -11,7 +11,7 @@ import pytest
 pytestmark = pytest.mark.core
 
 MODULES = (
-    "tradeoff.pool.copa",
+    "tradeoff.choose.copa",
     "tradeoff.judge.fronts",
     "tradeoff.judge.indicators",
     "tradeoff.judge.permutation",

@@ -64,7 +64,7 @@ ALLOWED = {
         "np.ndim(label) != 0",
     ): "a count of dimensions, an integer: whether a label is a single value",
     (
-        "tradeoff/choose/words.py",
+        "tradeoff/choose/change_words.py",
         "factor == 1.0",
     ): "the factor is set to exactly 1.0 for a tie after rounding (robustness.weight_change)",
     (

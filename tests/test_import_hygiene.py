@@ -128,7 +128,7 @@ def _help_imports(*skip: str) -> tuple[int, list[str]]:
 def test_the_help_of_every_command_loads_nothing_heavy() -> None:
     """``tradeoff --help`` and each command's ``--help``: the parser is built and every help
     written, and none of the heavy modules is imported (``pool rank``'s help lists the
-    ranking methods, read from :mod:`tradeoff.pool.copa`: it alone, and its old name
+    ranking methods, read from :mod:`tradeoff.choose.copa`: it alone, and its old name
     ``rank``, are allowed them)."""
     count, loaded = _help_imports("pool rank", "rank")
     assert count > 20  # the walk found the commands

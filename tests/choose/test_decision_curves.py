@@ -20,7 +20,7 @@ from tradeoff.choose.decision_curves import (
     threshold_json,
     threshold_lines,
 )
-from tradeoff.choose.scorer import expected_weights
+from tradeoff.choose.stakeholder import expected_weights
 from tradeoff.cli import main
 
 from ..conftest import ROOT

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
+from tradeoff.choose import copa
 from tradeoff.choose.pool_metric import (
     OMEGA_MAPPINGS,
     kendall_tau,
@@ -20,7 +21,7 @@ from tradeoff.choose.pool_metric import (
     omega_for_metric,
 )
 from tradeoff.cli import main
-from tradeoff.pool import Objective, Pool, copa, load_pool
+from tradeoff.pool import Objective, Pool, load_pool
 
 from ..conftest import ROOT
 

@@ -14,13 +14,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from tradeoff.choose.change_words import change_dict, change_sentence
 from tradeoff.choose.robustness import (
     consensus_acceptability,
     consensus_changes,
     rank_acceptability,
     weight_changes,
 )
-from tradeoff.choose.words import change_sentence
 from tradeoff.cli import main
 from tradeoff.stable import stable_argmax
 
@@ -214,5 +214,7 @@ def test_a_zero_weight_cannot_change_the_pick_and_says_so() -> None:
     assert change_sentence(c, ["m0", "m1", "m2"]).startswith("No change in how much z matters")
     assert b.more is not None and b.more[1] in (1, 2)
     assert change_sentence(b, ["m0", "m1", "m2"]).startswith("If y mattered ")
-    assert c.to_dict(["m0", "m1", "m2"])["sentence"] == change_sentence(c, ["m0", "m1", "m2"])
+    said = change_dict(c, ["m0", "m1", "m2"])
+    assert said["sentence"] == change_sentence(c, ["m0", "m1", "m2"])
+    assert said["more"] is None and "sentence" not in c.to_dict(["m0", "m1", "m2"])
     assert a.less is not None and a.more is None  # more of x only helps m0, the pick

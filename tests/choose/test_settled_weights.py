@@ -15,8 +15,9 @@ import pytest
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.decide import load_stakeholders
-from tradeoff.choose.scorer import expected_weights, person_scorer
-from tradeoff.choose.settled import SETTLED_SPREAD, UnsettledWeights, session_certainty
+from tradeoff.choose.scorer import person_scorer, session_certainty
+from tradeoff.choose.settled import SETTLED_SPREAD, UnsettledWeights
+from tradeoff.choose.stakeholder import expected_weights
 from tradeoff.cli import main
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.opening import start_session

@@ -111,7 +111,7 @@ def test_the_command_tunes_to_a_session_and_select_says_what_it_gains(
     assert frame["model"].tolist()[1] == "naive-bayes (tuned for example-oncologist)"
     tuned = json.loads(out.with_suffix(".provenance.json").read_text())["tuned"]
     from tradeoff.choose.decide import load_stakeholders
-    from tradeoff.choose.scorer import expected_weights
+    from tradeoff.choose.stakeholder import expected_weights
 
     _, (person,) = load_stakeholders([ONCOLOGIST])
     assert tuned["weights"] == pytest.approx(expected_weights(person)[:2])

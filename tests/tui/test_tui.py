@@ -716,11 +716,11 @@ async def test_the_front_and_the_pick_have_markers_of_their_own(example_selectio
     and the pick now each have a marker, named under the plot."""
     import re
 
-    from tradeoff.pool import copa
+    from tradeoff.pareto import pareto_mask
     from tradeoff.tui.select import SelectionApp
 
     pool = example_selection.pool
-    on_front = copa.pareto_mask(pool.minimisation()[:, [0, 1]])
+    on_front = pareto_mask(pool.minimisation()[:, [0, 1]])
     app = SelectionApp(example_selection)
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.pause(0.3)

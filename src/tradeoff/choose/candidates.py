@@ -16,8 +16,10 @@ from numpy.typing import NDArray
 
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.pool_metric import metric_objectives, metric_vectors
+from tradeoff.data import shipped_scenarios
 from tradeoff.errors import InputError
 from tradeoff.limits import MAX_DECISION_CANDIDATES
+from tradeoff.pareto import pareto_mask
 from tradeoff.pool import Pool, load_pool
 
 FloatArray = NDArray[np.float64]
@@ -67,8 +69,6 @@ def decision_candidates(
         return None
     rows = metric_vectors(scenario, pool, priors)
     if len(rows) > MAX_DECISION_CANDIDATES:
-        from tradeoff.pool.copa import pareto_mask
-
         rows = rows[pareto_mask(-rows)]  # ψ is maximised
         if len(rows) > MAX_DECISION_CANDIDATES:
             return None
@@ -89,8 +89,6 @@ def candidate_names(
     changed since)."""
     if rows is None or priors is None or scenario.pool is None:
         return None
-    from tradeoff.data import shipped_scenarios
-
     recorded = [Path(scenario_path).parent] if scenario_path else []
     for base in (*recorded, Path("scenarios"), shipped_scenarios()):
         try:

@@ -29,6 +29,8 @@ import numpy as np
 from tradeoff.ask.population import PopulationSource, scenario_priors
 from tradeoff.ask.scenario import Scenario, load_scenario
 from tradeoff.choose.candidates import scenario_pool, scenario_pool_path
+from tradeoff.choose.change_words import change_sentence, nearest_changes
+from tradeoff.choose.decision_curves import threshold_json
 from tradeoff.choose.pool_metric import (
     metric_coefficients,
     metric_objectives,
@@ -37,13 +39,8 @@ from tradeoff.choose.pool_metric import (
 )
 from tradeoff.choose.rank import RankOutcome, check_p, check_top, rank_pool
 from tradeoff.choose.recommend import Recommendation
-from tradeoff.choose.selection import (
-    Selection,
-    Stakeholder,
-    select_for_stakeholders,
-    stakeholder_of,
-)
-from tradeoff.choose.words import change_sentence, nearest_changes
+from tradeoff.choose.selection import Selection, select_for_stakeholders
+from tradeoff.choose.stakeholder import Stakeholder, stakeholder_of
 from tradeoff.data import shipped_ids, shipped_scenarios
 from tradeoff.errors import InputError
 from tradeoff.learn import Engine
@@ -101,8 +98,6 @@ class Decision:
     def to_dict(self) -> dict[str, Any]:
         """The JSON ``tradeoff select --json`` prints; each stakeholder with their
         threshold probability (``threshold``: ``None`` for more than two classes)."""
-        from tradeoff.choose.decision_curves import threshold_json
-
         data = self.selection.to_dict()
         for entry, threshold in zip(
             data["stakeholders"], threshold_json(self.selection), strict=True

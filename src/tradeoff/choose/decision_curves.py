@@ -20,9 +20,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.ask.scenario import Scenario
-from tradeoff.choose.scorer import expected_weights
-from tradeoff.choose.selection import Selection, Stakeholder
+from tradeoff.choose.selection import Selection
 from tradeoff.choose.settled import WeightsCertainty
+from tradeoff.choose.stakeholder import Stakeholder, expected_weights
 from tradeoff.curves import (
     Threshold,
     fixed_net_benefit,
@@ -31,7 +31,8 @@ from tradeoff.curves import (
     threshold_words,
 )
 from tradeoff.curves import treat_all as treat_all_curve
-from tradeoff.text import percent
+from tradeoff.pool.meaning import pool_cell
+from tradeoff.text import markdown_text, percent
 
 FloatArray = NDArray[np.float64]
 
@@ -172,8 +173,6 @@ def write_curve_table(selection: Selection, path: Path) -> None:
     shows as text (:func:`tradeoff.pool.meaning.pool_cell`: no formula is evaluated)."""
     import csv
 
-    from tradeoff.pool.meaning import pool_cell
-
     with path.open("w", newline="", encoding="utf-8") as f:
         out = csv.writer(f)
         out.writerow(["model", "kind", "threshold", "net_benefit"])
@@ -272,8 +271,6 @@ def curves_section(selection: Selection, out: Path) -> list[str]:
     what the threshold and the curves are (each person's threshold sentence is in
     their section of the report), the curves' data written as
     ``decision-curves.csv`` in ``out``; for more than two classes, why there are none."""
-    from tradeoff.text import markdown_text
-
     scenario = selection.scenario
     if scenario is None or scenario.n_classes == 0:  # options by their aspects: no class
         return []

@@ -42,6 +42,7 @@ from tradeoff.ask.shown import per_thousand, shown_number
 from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.learn.particles import perceivable_margin
 from tradeoff.learn.shares import Shares, shares_of
+from tradeoff.pareto import nondominated
 from tradeoff.stable import settled, stable_order
 from tradeoff.text import probability_words
 
@@ -152,11 +153,6 @@ def informed_order(
     value, margin = _asked_metric(scenario, values, priors, mask, posterior, weights)
     shown = np.column_stack([_shown(scenario, values, j) for j in unasked])
 
-    def dominates(a: int, b: int) -> bool:
-        """Whether model ``a`` is at least as good as ``b`` on every unasked aspect as
-        shown, and better on one."""
-        return bool(np.all(shown[a] >= shown[b]) and np.any(shown[a] > shown[b]))
-
     remaining = [int(i) for i in stable_order(-value)]
     tie = settled(margin)
     order: list[int] = []
@@ -168,7 +164,11 @@ def informed_order(
             if settled(top - float(value[i])) >= tie:
                 break
             window.append(i)
-        pick = next(i for i in window if not any(dominates(f, i) for f in window if f != i))
+        # The first of the window no other dominates on the unasked aspects as shown (a
+        # window of one, no practical tie, is its model).
+        pick = window[0]
+        if len(window) > 1:
+            pick = window[int(np.argmax(nondominated(shown[window], maximise=True)))]
         passed = window[: window.index(pick)]  # better on the asked aspects, tied with it
         if passed:
             placed_by[pick] = tuple(

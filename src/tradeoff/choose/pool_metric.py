@@ -44,8 +44,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from tradeoff.ask.scenario import Scenario
+from tradeoff.choose import copa
 from tradeoff.errors import InputError
-from tradeoff.pool import Objective, Pool, copa
+from tradeoff.pool import Objective, Pool
 from tradeoff.pool.meaning import attribute_meaning
 from tradeoff.stable import stable_argmax
 

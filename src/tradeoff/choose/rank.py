@@ -1,7 +1,7 @@
 """Rank a candidate pool: COPA or a baseline, constraints, Pareto flags, explanations, α
 sweeps, and the ranking by an elicited linear metric beside COPA's (:func:`rank_with_metric`).
 
-The numeric work is in :mod:`tradeoff.pool.copa`; this module ties it to a
+The numeric work is in :mod:`tradeoff.choose.copa`; this module ties it to a
 :class:`~tradeoff.pool.Pool` and produces what the CLI, the app and reports show. The
 metric's mapping onto the pool's columns and ω is :mod:`tradeoff.choose.pool_metric`; the
 Bayes pick, :mod:`tradeoff.choose.recommend`.
@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.ask.scenario import Scenario
+from tradeoff.choose import copa
 from tradeoff.choose.pool_metric import (
     agreement,
     check_metric,
@@ -28,7 +29,8 @@ from tradeoff.choose.pool_metric import (
 )
 from tradeoff.choose.recommend import Recommendation, recommend
 from tradeoff.errors import InputError
-from tradeoff.pool import Pool, copa
+from tradeoff.pareto import pareto_mask
+from tradeoff.pool import Pool
 from tradeoff.stable import stable_order
 
 FloatArray = NDArray[np.float64]
@@ -140,7 +142,7 @@ def sweep_picks(
     """Table 2 of paper 000 for a sweep: each picked model's α range and CDF summaries.
 
     ``picks`` holds the row picked at each of ``alphas``; models appear in the order they
-    are first picked. The summaries are :func:`tradeoff.pool.copa.summary_cdf` of û
+    are first picked. The summaries are :func:`tradeoff.choose.copa.summary_cdf` of û
     (``ranks``), counted for the picked models only.
     """
     rest = [k for k in range(ranks.k) if k not in set(group)]
@@ -451,7 +453,7 @@ def _rank(
     # The Pareto flags (a K-D non-dominance pass, the slowest step on big pools) run on the
     # other core while the ranking is computed; moocore releases the GIL.
     with ThreadPoolExecutor(1) as pool_exec:
-        pareto_future = pool_exec.submit(copa.pareto_mask, y)
+        pareto_future = pool_exec.submit(pareto_mask, y)
         outcome = _rank_pool(pool, y, weights, settings, selectable, pareto_future, all_scores)
     return outcome
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.words import not_asked_words, tradeoff_headings
+from tradeoff.choose import copa
 from tradeoff.choose.decide import Decision
 from tradeoff.choose.decision_curves import (
     curves_section,
@@ -55,7 +56,8 @@ from tradeoff.choose.words import (
     omega_note,
     unfinished_words,
 )
-from tradeoff.pool import copa
+from tradeoff.judge import indicators, to_minimisation
+from tradeoff.judge.render import radar_png
 from tradeoff.text import (
     YOU,
     Voice,
@@ -198,15 +200,12 @@ def weights_figure(selection: Selection, path: Path) -> str:
 
 def radar_figure(selection: Selection, path: Path) -> str | None:
     """The radar chart of paper 003 when the pool has a ``system`` column."""
-    from tradeoff import judge as ev
-    from tradeoff.judge.render import radar_png
-
     frame = selection.pool.frame
     if "system" not in frame.columns:
         return None
-    y = ev.to_minimisation(selection.pool.values, selection.pool.maximise)
+    y = to_minimisation(selection.pool.values, selection.pool.maximise)
     systems = {str(s): y[np.asarray(frame["system"] == s)] for s in frame["system"].unique()}
-    rows, _ = ev.indicators(systems)
+    rows, _ = indicators(systems)
     radar_png(rows, str(path), title="Systems in the pool")
     return "Radar chart of the systems in the pool (paper 003)."
 

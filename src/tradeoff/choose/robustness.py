@@ -192,7 +192,8 @@ class WeightChange:
         return min(options, key=lambda c: abs(math.log(c[0])), default=None)
 
     def to_dict(self, names: Sequence[str]) -> dict[str, Any]:
-        from tradeoff.choose.words import change_sentence  # words builds on this module
+        """As JSON, the winners by name (the sentence is
+        :func:`tradeoff.choose.change_words.change_dict`'s)."""
 
         def one(change: tuple[float, int] | None) -> dict[str, Any] | None:
             return None if change is None else {"factor": change[0], "winner": names[change[1]]}
@@ -201,7 +202,6 @@ class WeightChange:
             "aspect": self.aspect,
             "more": one(self.more),
             "less": one(self.less),
-            "sentence": change_sentence(self, names),
         }
 
 

@@ -35,12 +35,14 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from tradeoff.ask.scenario import Scenario
+from tradeoff.ask.population import scenario_priors
+from tradeoff.ask.scenario import Scenario, load_scenario
+from tradeoff.choose.decide import decide, load_stakeholders
 from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.choose.scorer_inputs import (
     check_attribute,
@@ -50,12 +52,10 @@ from tradeoff.choose.scorer_inputs import (
     check_priors,
     check_weights,
 )
-from tradeoff.choose.selection import Stakeholder
+from tradeoff.choose.settled import UnsettledWeights, WeightsCertainty, weights_certainty
+from tradeoff.choose.stakeholder import Stakeholder, expected_weights
 from tradeoff.errors import InputError
 from tradeoff.pool.measuring import Dataset, Tuning, class_column
-
-if TYPE_CHECKING:
-    from tradeoff.choose.settled import WeightsCertainty
 
 __all__ = [
     "GroupScorer",
@@ -63,6 +63,7 @@ __all__ = [
     "expected_weights",
     "group_scorer",
     "person_scorer",
+    "session_certainty",
     "tuning_for",
 ]
 
@@ -75,23 +76,6 @@ TIMED_CASES = 20
 _TIME_UNITS = {"ms": 1.0, "s": 1000.0, "µs": 1e-3, "us": 1e-3}
 
 Attribute = float | Literal["measured"]
-
-
-def expected_weights(person: Stakeholder) -> tuple[float, ...]:
-    """A person's posterior mean weights (natural units, the scenario's order): the mean of
-    the draws the questions stopped on, weighted as they were (``posterior``), else of
-    equally weighted draws, else the point estimate. ψ is linear in the weights, so the
-    posterior expected metric of any model, and the rule that maximises it, are those of
-    these weights."""
-    if person.posterior is not None:
-        draws, weights = person.posterior
-        w = np.asarray(weights, dtype=np.float64)
-        mean = np.asarray(draws, dtype=np.float64).T @ (w / w.sum())
-    elif person.draws is not None:
-        mean = np.asarray(person.draws, dtype=np.float64).mean(axis=0)
-    else:
-        mean = np.asarray(person.weights, dtype=np.float64)
-    return tuple(float(x) for x in mean)
 
 
 def _timed_ms(estimator: Any, x: NDArray[Any]) -> float:
@@ -284,12 +268,17 @@ def _attributes(scenario: Scenario, given: Mapping[str, Attribute] | None) -> tu
 def _said_certainty(scenario: Scenario, person: Stakeholder) -> WeightsCertainty | None:
     """How sure a session's weights are, warned (:class:`~tradeoff.choose.settled.
     UnsettledWeights`) when the answers did not settle them."""
-    from tradeoff.choose.settled import UnsettledWeights, weights_certainty
-
     certainty = weights_certainty(scenario, person)
     if certainty is not None and not certainty.settled:
         warnings.warn(f"{person.participant}: {certainty.words()}", UnsettledWeights, stacklevel=3)
     return certainty
+
+
+def session_certainty(session: str | Path) -> WeightsCertainty | None:
+    """How sure the weights of a session file's person are
+    (:func:`~tradeoff.choose.settled.weights_certainty`; ``pool from-sklearn --for``)."""
+    scenario, (person,) = load_stakeholders([session])
+    return weights_certainty(scenario, person)
 
 
 def person_scorer(
@@ -347,8 +336,6 @@ def person_scorer(
     0.4
     """
     if isinstance(source, str | Path):
-        from tradeoff.choose.decide import load_stakeholders
-
         recorded, (person,) = load_stakeholders([source])
         return PersonScorer(
             recorded,
@@ -364,13 +351,9 @@ def person_scorer(
             "scenario", "", "explicit weights need their scenario.", "give scenario=."
         )
     if not isinstance(scenario, Scenario):
-        from tradeoff.ask.scenario import load_scenario
-
         scenario = load_scenario(scenario).scenario
     weights = check_weights(scenario, source)
     if priors is None:
-        from tradeoff.ask.population import scenario_priors
-
         priors = scenario_priors(scenario)
     return PersonScorer(
         scenario,
@@ -397,8 +380,6 @@ def group_scorer(
     (:func:`tradeoff.choose.decide.decide`); ``attributes`` and ``labels`` as for
     :func:`person_scorer`.
     """
-    from tradeoff.choose.decide import decide
-
     decision = decide(sessions, pool)
     scenario = decision.scenario
     people, best, spread = [], [], []
@@ -425,8 +406,6 @@ def tuning_for(session: str | Path, dataset: Dataset) -> Tuning:
     their posterior mean class weights (:func:`expected_weights`) and class priors ζ. The
     metric is linear in the weights, so the rule of the posterior mean weights is the rule
     that maximises the posterior expected metric (``tradeoff pool from-sklearn --for``)."""
-    from tradeoff.choose.decide import load_stakeholders
-
     scenario, (person,) = load_stakeholders([session])
     mean = expected_weights(person)
     by_column = {

@@ -10,8 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,6 +19,7 @@ from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.candidates import (
     scenario_pool as scenario_pool,  # the app imports it from here
 )
+from tradeoff.choose.change_words import change_dict
 from tradeoff.choose.pool_metric import metric_coefficients, metric_vectors, omega_for_metric
 from tradeoff.choose.rank import RankOutcome, rank_pool
 from tradeoff.choose.recommend import Recommendation, measured_vectors, recommend
@@ -31,50 +31,11 @@ from tradeoff.choose.robustness import (
     rank_acceptability,
     weight_changes,
 )
-from tradeoff.learn import Consistency, Engine, consistency_of
+from tradeoff.choose.stakeholder import Stakeholder as Stakeholder  # faces import it from here
+from tradeoff.choose.stakeholder import stakeholder_of as stakeholder_of
 from tradeoff.pool import Pool
 
 FloatArray = NDArray[np.float64]
-
-
-@dataclass(frozen=True)
-class Stakeholder:
-    """One replayed session."""
-
-    participant: str
-    path: str
-    scenario_id: str
-    scenario_sha256: str
-    names: tuple[str, ...]
-    weights: tuple[float, ...]
-    intervals: tuple[tuple[float, float], ...] | None
-    answers: int
-    priors: tuple[float, ...]
-    swing_weights: tuple[float, ...] | None = None
-    draws: FloatArray | None = field(default=None, repr=False, compare=False)
-    #: Whether the answers can be trusted as a preference (a pattern, a failed check).
-    consistency: Consistency | None = None
-    swing_intervals: tuple[tuple[float, float], ...] | None = None
-    #: Whether the session's questions had stopped (an unfinished session's pick is
-    #: provisional, and every face says so).
-    complete: bool = True
-    #: Per weight, whether some answer informed it (:attr:`ElicitationResult.asked`).
-    asked: tuple[bool, ...] | None = None
-    #: The posterior as the questions' stop read it: draws of the weights (rows) and the
-    #: weight of each (:meth:`~tradeoff.learn.Engine.weighted_draws`); the pick and P(best)
-    #: come from these, so they are the ones the session stopped on.
-    posterior: tuple[FloatArray, FloatArray] | None = field(default=None, repr=False, compare=False)
-
-
-class SessionHeader(Protocol):
-    """What a stakeholder needs of a session's header (:class:`tradeoff.record.records.Header`)."""
-
-    @property
-    def participant(self) -> str: ...
-    @property
-    def scenario(self) -> Scenario: ...
-    @property
-    def scenario_sha256(self) -> str: ...
 
 
 def _acceptability(
@@ -88,34 +49,6 @@ def _acceptability(
             s.posterior[0], vectors, draw_weights=s.posterior[1], measured=measured
         )
     return None if s.draws is None else rank_acceptability(s.draws, vectors, measured=measured)
-
-
-def stakeholder_of(header: SessionHeader, engine: Engine, path: str | Path) -> Stakeholder:
-    """The stakeholder of a session as its engine now stands (no file is read).
-
-    :func:`tradeoff.choose.decide.decide_session` is the use case built on it (the app's result
-    screen should call that); :func:`tradeoff.choose.decide.load_stakeholders` replays files.
-    """
-    result = engine.result()
-    assert result.priors is not None
-    return Stakeholder(
-        header.participant,
-        str(path),
-        header.scenario.id,
-        header.scenario_sha256,
-        result.names,
-        result.weights,
-        result.intervals,
-        engine.answered,
-        result.priors,
-        result.swing_weights,
-        engine.weight_draws(),
-        consistency_of(engine),
-        result.swing_intervals,
-        result.complete,
-        result.asked,
-        engine.weighted_draws(),
-    )
 
 
 @dataclass(frozen=True)
@@ -192,7 +125,9 @@ class Selection:
                     "omega": list(pick.weights),
                     "explanation": pick.explanation,
                     "rank_acceptability": self.top_acceptability(table, self.pool.n),
-                    "what_would_change_the_pick": [c.to_dict(self.pool.names) for c in changes],
+                    "what_would_change_the_pick": [
+                        change_dict(c, self.pool.names) for c in changes
+                    ],
                 }
                 for (s, rec, pick, lin), table, changes in zip(
                     self.rows(),
@@ -214,7 +149,7 @@ class Selection:
                 ),
                 "excluded": list(self.excluded),
                 "what_would_change_it": [
-                    c.to_dict(self.pool.names) for c in self.consensus_changes
+                    change_dict(c, self.pool.names) for c in self.consensus_changes
                 ],
             },
             "ranking": [r.to_dict() for r in self.average_pick.ranking],

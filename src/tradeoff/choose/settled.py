@@ -11,26 +11,24 @@ spans at most a factor of :data:`SETTLED_SPREAD` in the odds pₜ/(1 − pₜ) (
 of two either side of its middle); otherwise the sentence says how many answers it rests
 on, the interval, and to answer more questions.
 
-More than two classes have no threshold: then nothing is said (``None``).
+More than two classes have no threshold: then nothing is said (``None``). The certainty of
+a session file's person is :func:`tradeoff.choose.scorer.session_certainty`.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from tradeoff.ask.scenario import Scenario
-from tradeoff.choose.scorer import expected_weights
-from tradeoff.choose.selection import Stakeholder
+from tradeoff.choose.stakeholder import Stakeholder, expected_weights
 from tradeoff.curves import Threshold, person_threshold
 
 __all__ = [
     "SETTLED_SPREAD",
     "UnsettledWeights",
     "WeightsCertainty",
-    "session_certainty",
     "weights_certainty",
 ]
 
@@ -120,11 +118,3 @@ def weights_certainty(scenario: Scenario, person: Stakeholder) -> WeightsCertain
     if threshold is None:
         return None
     return WeightsCertainty(person.answers, threshold)
-
-
-def session_certainty(session: str | Path) -> WeightsCertainty | None:
-    """:func:`weights_certainty` of the person of a session file."""
-    from tradeoff.choose.decide import load_stakeholders
-
-    scenario, (person,) = load_stakeholders([session])
-    return weights_certainty(scenario, person)

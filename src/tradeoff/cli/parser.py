@@ -6,7 +6,7 @@ here and only here (:func:`build_parser`; the commands that run a study are in
 
 Choices come from the single registries (strategy names from
 :data:`tradeoff.ask.strategies.STRATEGY_NAMES`, ranking methods from
-:data:`tradeoff.pool.copa.METHODS`). Building the parser imports none of the work: the
+:data:`tradeoff.choose.copa.METHODS`). Building the parser imports none of the work: the
 command modules import the core inside their functions, and a registry kept in a heavy
 module is read when a value is checked or a command's help is written
 (:class:`~tradeoff.cli.common.LazyNames`), so ``tradeoff --help`` loads neither numpy,

@@ -3,7 +3,7 @@
 ``pool …`` (make a pool, rank one), ``pick``, ``report`` and ``judge …``.
 
 Choices come from the single registries (ranking methods from
-:data:`tradeoff.pool.copa.METHODS`, read when needed: :class:`~tradeoff.cli.common.LazyNames`).
+:data:`tradeoff.choose.copa.METHODS`, read when needed: :class:`~tradeoff.cli.common.LazyNames`).
 """
 
 from __future__ import annotations
@@ -301,7 +301,7 @@ def add_rank_command(pl_sub: Commands) -> None:
     )
     rk.add_argument(
         "--method",
-        choices=LazyNames("tradeoff.pool.copa", "METHODS"),
+        choices=LazyNames("tradeoff.choose.copa", "METHODS"),
         default="copa",
         metavar="METHOD",
         help="%(choices)s (default: %(default)s): how models are ranked",

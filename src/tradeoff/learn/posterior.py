@@ -24,6 +24,7 @@ from tradeoff.ask.queries import Query, QuerySpace, close_values
 from tradeoff.ask.scenario import ElicitationSpec
 from tradeoff.ask.shown import ShownKey
 from tradeoff.learn.base import ElicitationResult, S, Strategy, point_result
+from tradeoff.pareto import nondominated
 from tradeoff.stable import settled
 
 FloatArray = NDArray[np.float64]
@@ -136,20 +137,17 @@ def shows(records: Iterable[ShownRecord]) -> dict[ShownKey, int]:
 
 
 def non_dominated(rows: FloatArray) -> IntArray:
-    """Indices of the rows no other row weakly dominates (higher is better in every
-    column; of equal rows, the first): only they can be best for a positive linear metric.
+    """Indices of the rows no other row dominates (higher is better in every column; of
+    equal rows, the first; :func:`tradeoff.pareto.nondominated`, its rule): only they can be
+    best for a positive linear metric.
 
     >>> non_dominated(np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.5], [1.0, 0.0]])).tolist()
     [0, 1]
     """
-    keep = []
-    for i, r in enumerate(rows):
-        ge = np.all(rows >= r, axis=1)
-        gt = np.any(rows > r, axis=1)
-        if np.any(ge & gt) or np.any(np.all(rows[:i] == r, axis=1)):
-            continue
-        keep.append(i)
-    return np.asarray(keep, dtype=np.intp)
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.intp)
+    keep = nondominated(rows, maximise=True, duplicates="first")
+    return np.flatnonzero(keep).astype(np.intp)
 
 
 @dataclass(frozen=True)

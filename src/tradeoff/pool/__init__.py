@@ -44,7 +44,7 @@ from tradeoff.pool.uncertainty import Uncertainty, read_uncertainty
 from tradeoff.text import clean_text, clean_texts
 
 if TYPE_CHECKING:
-    from tradeoff.pool.copa import Ranks
+    from tradeoff.pool.ranks import Ranks
 
 FloatArray = NDArray[np.float64]
 Direction = Literal["min", "max"]
@@ -135,7 +135,7 @@ class Pool:
     @cached_property
     def ranks(self) -> Ranks:
         """COPA's û on demand: the minimised columns sorted once (computed once per pool)."""
-        from tradeoff.pool.copa import Ranks
+        from tradeoff.pool.ranks import Ranks
 
         return Ranks(self.minimisation())
 

@@ -6,7 +6,7 @@ with the Pareto front; for two classes, ``c`` shows the decision curves
 for p and for moving weight between aspects.
 
 Opened by ``tradeoff pick POOL --session FILE ... --tui`` and from the stakeholder app's
-result screen. All ranking is done by :mod:`tradeoff.pool.copa` /
+result screen. All ranking is done by :mod:`tradeoff.choose.copa` /
 :mod:`tradeoff.choose.rank` and the
 words by :mod:`tradeoff.choose.words`; the screen only shows them.
 """
@@ -26,11 +26,13 @@ from textual.widgets import DataTable, Footer, Label, Static
 from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.shown import aspect_cell
 from tradeoff.ask.words import aspect_header, table_legend
+from tradeoff.choose import copa
 from tradeoff.choose.informed import PeopleList, people_list
 from tradeoff.choose.rank import rank_pool
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import omega_note, plain_summary
-from tradeoff.pool import Pool, copa
+from tradeoff.pareto import pareto_mask
+from tradeoff.pool import Pool
 from tradeoff.tui.curves import DecisionCurvesScreen, curve_view
 from tradeoff.tui.dialogs import SelectionHelpScreen
 from tradeoff.tui.scatter import LEGEND, MIN_ROWS, Points, ScatterPlot
@@ -215,7 +217,7 @@ class SelectionScreen(Screen[None]):
     def _plot(self, pick: int) -> None:
         i, j = self.axes
         (x, xname, x_whole), (y, yname, y_whole) = self._values(i), self._values(j)
-        front = copa.pareto_mask(self.pool.minimisation()[:, [i, j]])
+        front = pareto_mask(self.pool.minimisation()[:, [i, j]])
         self.query_one("#scatter", ScatterPlot).show(Points(x, y, front, pick, x_whole, y_whole))
         self.axis_names = (yname, xname)
         self._caption()

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from tradeoff.pool import copa
+from tradeoff.choose import copa
 
 pytestmark = pytest.mark.core
 

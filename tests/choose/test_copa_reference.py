@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from tradeoff.pool import Objective, copa, load_pool
+from tradeoff.choose import copa
+from tradeoff.pool import Objective, load_pool
 
 pytestmark = pytest.mark.core
 

@@ -1,4 +1,5 @@
-"""COPA (paper 000): make objectives comparable through their rank-based CDF, then aggregate.
+"""COPA (paper 000): make objectives comparable through their rank-based CDF, then aggregate:
+the criterion, the α sweeps and the ranking by it.
 
 Conventions (docs/architecture.md): every objective is turned into one to minimise
 (maximised columns are negated first); the rank-based CDF is û_i = #{j : y_j < y_i} / N
@@ -16,6 +17,8 @@ same model. For any criterion that is monotone
 in û a best model is never strictly dominated, and among identical û vectors the earliest
 row wins the tie-break, so sweeps only need the (first copies of the) non-dominated models.
 
+The rank-based CDF û itself is the pool's (:mod:`tradeoff.pool.ranks`: a pool keeps its
+:class:`~tradeoff.pool.ranks.Ranks`, so nothing below the choose stage imports this module).
 A big pool need not rank every model: :class:`Ranks` sorts each column once and gives û of
 the models asked for; :func:`head` (the first models of a ranking), :func:`sweep_ranks` (an
 α sweep, prefiltered on raw values) and :func:`summary_cdf` (Table 2's CDF columns) use it
@@ -32,130 +35,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import cached_property
 from typing import Literal
 
-import moocore
 import numpy as np
 from numpy.typing import NDArray
+
+from tradeoff.pareto import nondominated
+from tradeoff.pool.ranks import Ranks as Ranks  # the criterion's û, read from here too
+from tradeoff.pool.ranks import rank_cdf as rank_cdf
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
 Method = Literal["copa", "naive", "ideal", "delta", "norm"]
 METHODS: tuple[Method, ...] = ("copa", "naive", "ideal", "delta", "norm")
-
-
-def rank_cdf(y: FloatArray) -> FloatArray:
-    """Rank-based CDF û of every column (eq. 10): the share of models strictly better.
-
-    Parameters
-    ----------
-    y
-        Objective values to minimise, shape (N, K), no NaN.
-
-    Examples
-    --------
-    >>> rank_cdf(np.array([[3.0], [1.0], [3.0], [2.0]])).ravel().tolist()
-    [0.5, 0.0, 0.5, 0.25]
-    """
-    return _rank_columns(y)[0]
-
-
-def _rank_columns(y: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """û of every column (eq. 10) and, by the way, each column sorted (shape (K, N))."""
-    y = np.asarray(y, dtype=np.float64)
-    if y.ndim != 2:
-        raise ValueError("y must be a 2-D array (models × objectives)")
-    n, k = y.shape
-    u = np.empty((n, k), dtype=np.float64)
-    ordered_columns = np.empty((k, n), dtype=np.float64)
-    positions = np.arange(n)
-    for c in range(k):
-        col = y[:, c]
-        # any sort will do: tied values get their run's first position, whatever their order
-        order = np.argsort(col)
-        ordered = ordered_columns[c]
-        np.take(col, order, out=ordered)
-        first = np.empty(n, dtype=np.int64)
-        first[0] = 0
-        if n > 1:
-            starts = np.concatenate(([True], ordered[1:] != ordered[:-1]))
-            first = np.where(starts, positions, 0)
-            np.maximum.accumulate(first, out=first)
-        u[order, c] = first / n
-    return u, ordered_columns
-
-
-class Ranks:
-    """The rank-based CDF û of a population (eq. 10), for the models that need it.
-
-    Each column is sorted once (values only, no argsort); û of a model is then the position
-    of its value in its sorted column by binary search, i.e. the number of strictly smaller
-    values, over N: the same integers divided the same way as :func:`rank_cdf`, so the same
-    floats. Ranking, sweeping and summarising a big pool needs û of a few thousand models
-    (the prefiltered candidates, the head of the ranking), not of all of them.
-
-    Parameters
-    ----------
-    y
-        Objective values to minimise, shape (N, K), no NaN.
-
-    Examples
-    --------
-    >>> ranks = Ranks(np.array([[3.0, 1.0], [1.0, 1.0], [3.0, 0.0], [2.0, 5.0]]))
-    >>> ranks.of(np.array([0, 3])).tolist()
-    [[0.5, 0.25], [0.25, 0.75]]
-    >>> bool((ranks.all() == rank_cdf(ranks.y)).all())
-    True
-    """
-
-    def __init__(self, y: FloatArray) -> None:
-        y = np.asarray(y, dtype=np.float64)
-        if y.ndim != 2:
-            raise ValueError("y must be a 2-D array (models × objectives)")
-        self.y = y
-        self.n: int = int(y.shape[0])
-        self.k: int = int(y.shape[1])
-        self._all: FloatArray | None = None
-
-    @cached_property
-    def columns(self) -> FloatArray:
-        """One contiguous row per objective, shape (K, N) (for filters that scan a column)."""
-        return np.ascontiguousarray(self.y.T)
-
-    @cached_property
-    def sorted(self) -> FloatArray:
-        """Each objective's values in ascending order, shape (K, N)."""
-        out: FloatArray = np.sort(self.columns, axis=1)
-        return out
-
-    def counts(self, rows: IntArray) -> IntArray:
-        """#{j : y_jk < y_ik} for each of ``rows`` (i) and objective k, shape (len(rows), K)."""
-        out = np.empty((len(rows), self.k), dtype=np.int64)
-        for c in range(self.k):
-            out[:, c] = np.searchsorted(self.sorted[c], self.columns[c, rows], side="left")
-        return out
-
-    def of(self, rows: IntArray) -> FloatArray:
-        """û of ``rows`` (eq. 10), shape (len(rows), K); equal to ``rank_cdf(y)[rows]``."""
-        out: FloatArray = self.counts(rows) / self.n
-        return out
-
-    def all(self) -> FloatArray:
-        """û of every model: :func:`rank_cdf` of ``y`` (computed once, read-only; the
-        sorted columns come with it)."""
-        if self._all is None:
-            self._all, ordered = _rank_columns(self.y)
-            self._all.setflags(write=False)
-            self.__dict__.setdefault("sorted", ordered)
-        return self._all
-
-    def at_most(self, c: int, count: int) -> float:
-        """The ``count``-th smallest value of objective ``c`` (1 ≤ count ≤ N): a model has
-        #{j : y_jc < y_ic} < count exactly when y_ic ≤ this value, so a threshold on û_c
-        becomes one on raw values."""
-        return float(self.sorted[c, count - 1])
 
 
 def scale_top(best: float) -> float:
@@ -398,8 +291,8 @@ def candidates(phi: FloatArray, selectable: BoolArray | None = None) -> IntArray
     rows = np.arange(phi.shape[0]) if selectable is None else np.flatnonzero(selectable)
     if rows.size == 0:
         return rows
-    nd = moocore.is_nondominated(phi[rows], keep_weakly=False)
-    out: IntArray = rows[np.asarray(nd, dtype=bool)]
+    # Exact dominance (a superset the criterion then scores with its own tolerance).
+    out: IntArray = rows[nondominated(phi[rows], duplicates="first", settle=False)]
     return out
 
 
@@ -429,8 +322,7 @@ def _sweep_candidates(
     position = np.empty(rows.size)
     position[np.lexsort((rows, sub.sum(axis=1)))] = np.arange(rows.size)
     feats = np.column_stack((a, b, position))
-    nd = moocore.is_nondominated(feats, keep_weakly=True)
-    out: IntArray = rows[np.asarray(nd, dtype=bool)]
+    out: IntArray = rows[nondominated(feats, settle=False)]
     return out
 
 
@@ -681,31 +573,3 @@ def sweep_weights(
     [0, 1, 2]
     """
     return pick_many(phi, np.atleast_2d(weights), p, candidates(phi, selectable))
-
-
-def pareto_mask(y: FloatArray) -> BoolArray:
-    """Models not strictly dominated by any other (duplicates all kept), y minimised.
-
-    Examples
-    --------
-    >>> pareto_mask(np.array([[1.0, 4.0], [2.0, 2.0], [4.0, 1.0], [3.0, 3.0]])).tolist()
-    [True, True, True, False]
-    """
-    return np.asarray(moocore.is_nondominated(y, keep_weakly=True), dtype=bool)
-
-
-def dominated_by_any(y: FloatArray, rows: Sequence[int]) -> BoolArray:
-    """For each of ``rows``, whether some model strictly dominates it (O(N·K) each).
-
-    Examples
-    --------
-    >>> y = np.array([[1.0, 4.0], [2.0, 2.0], [4.0, 1.0], [3.0, 3.0]])
-    >>> dominated_by_any(y, [1, 3]).tolist()  # (2, 2) beats (3, 3)
-    [False, True]
-    """
-    out = np.empty(len(rows), dtype=bool)
-    for i, r in enumerate(rows):
-        le = (y <= y[r]).all(axis=1)
-        lt = (y < y[r]).any(axis=1)
-        out[i] = bool((le & lt).any())
-    return out

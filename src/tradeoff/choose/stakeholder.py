@@ -1,0 +1,108 @@
+"""A replayed session as the choose stage sees it: :class:`Stakeholder`, made from a
+session's header and engine by :func:`stakeholder_of`, and the posterior mean weights
+every use of it reads (:func:`expected_weights`).
+
+The lowest room of :mod:`tradeoff.choose` but the COPA criterion: selection, the decision
+curves, the scorer and the words all build on it, and it imports none of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tradeoff.ask.scenario import Scenario
+from tradeoff.learn import Consistency, Engine, consistency_of
+
+__all__ = ["SessionHeader", "Stakeholder", "expected_weights", "stakeholder_of"]
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Stakeholder:
+    """One replayed session."""
+
+    participant: str
+    path: str
+    scenario_id: str
+    scenario_sha256: str
+    names: tuple[str, ...]
+    weights: tuple[float, ...]
+    intervals: tuple[tuple[float, float], ...] | None
+    answers: int
+    priors: tuple[float, ...]
+    swing_weights: tuple[float, ...] | None = None
+    draws: FloatArray | None = field(default=None, repr=False, compare=False)
+    #: Whether the answers can be trusted as a preference (a pattern, a failed check).
+    consistency: Consistency | None = None
+    swing_intervals: tuple[tuple[float, float], ...] | None = None
+    #: Whether the session's questions had stopped (an unfinished session's pick is
+    #: provisional, and every face says so).
+    complete: bool = True
+    #: Per weight, whether some answer informed it (:attr:`ElicitationResult.asked`).
+    asked: tuple[bool, ...] | None = None
+    #: The posterior as the questions' stop read it: draws of the weights (rows) and the
+    #: weight of each (:meth:`~tradeoff.learn.Engine.weighted_draws`); the pick and P(best)
+    #: come from these, so they are the ones the session stopped on.
+    posterior: tuple[FloatArray, FloatArray] | None = field(default=None, repr=False, compare=False)
+
+
+class SessionHeader(Protocol):
+    """What a stakeholder needs of a session's header (:class:`tradeoff.record.records.Header`)."""
+
+    @property
+    def participant(self) -> str: ...
+    @property
+    def scenario(self) -> Scenario: ...
+    @property
+    def scenario_sha256(self) -> str: ...
+
+
+def stakeholder_of(header: SessionHeader, engine: Engine, path: str | Path) -> Stakeholder:
+    """The stakeholder of a session as its engine now stands (no file is read).
+
+    :func:`tradeoff.choose.decide.decide_session` is the use case built on it (the app's result
+    screen should call that); :func:`tradeoff.choose.decide.load_stakeholders` replays files.
+    """
+    result = engine.result()
+    assert result.priors is not None
+    return Stakeholder(
+        header.participant,
+        str(path),
+        header.scenario.id,
+        header.scenario_sha256,
+        result.names,
+        result.weights,
+        result.intervals,
+        engine.answered,
+        result.priors,
+        result.swing_weights,
+        engine.weight_draws(),
+        consistency_of(engine),
+        result.swing_intervals,
+        result.complete,
+        result.asked,
+        engine.weighted_draws(),
+    )
+
+
+def expected_weights(person: Stakeholder) -> tuple[float, ...]:
+    """A person's posterior mean weights (natural units, the scenario's order): the mean of
+    the draws the questions stopped on, weighted as they were (``posterior``), else of
+    equally weighted draws, else the point estimate. ψ is linear in the weights, so the
+    posterior expected metric of any model, and the rule that maximises it, are those of
+    these weights."""
+    if person.posterior is not None:
+        draws, weights = person.posterior
+        w = np.asarray(weights, dtype=np.float64)
+        mean = np.asarray(draws, dtype=np.float64).T @ (w / w.sum())
+    elif person.draws is not None:
+        mean = np.asarray(person.draws, dtype=np.float64).mean(axis=0)
+    else:
+        mean = np.asarray(person.weights, dtype=np.float64)
+    return tuple(float(x) for x in mean)

@@ -523,8 +523,12 @@ def prepare_cache(study: Study) -> int:
 
 def load_study(folder: str | Path) -> Study:
     """Read a study folder: ``study.json`` checked (its version, every participant id once
-    and well formed) and every copied file unchanged since the study was made."""
+    and well formed) and every copied file unchanged since the study was made; an erasure
+    a crash left half done is completed first (:func:`tradeoff.study.erase.complete_erasure`)."""
+    from tradeoff.study.erase import complete_erasure
+
     root = Path(folder)
+    complete_erasure(root)
     path = root / STUDY_FILE
     if not path.is_file():
         raise InputError.single(
@@ -640,7 +644,8 @@ def load_study(folder: str | Path) -> Study:
     allowed: dict[str, str] = {}
     if panel is not None and panel.allow_list:
         text = (root / ALLOW_FILE).read_text(encoding="utf-8", errors="replace")
-        allowed = {panel.participant_of(i): i for i in read_panel_ids(text, str(root / ALLOW_FILE))}
+        ids = read_panel_ids(text, str(root / ALLOW_FILE), empty=True)
+        allowed = {panel.participant_of(i): i for i in ids}
     return with_entries(replace(study, panel=panel, language=language), allowed)
 
 

@@ -246,6 +246,7 @@ def _format_rows(data: dict[str, object]) -> str:
         + (f"{data['consented']} consented, " if data.get("consented") else "")
         + f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
         f"{data.get('withdrawn', 0)} withdrawn"
+        + (f", {data['erased']} erased" if data.get("erased") else "")
         + (
             f"; median {data['median_response_s']} s per answer"
             if data.get("median_response_s") is not None
@@ -382,6 +383,8 @@ def cmd_study_export(args: argparse.Namespace) -> int:
     )
     if summary.pilot_sessions:
         left_out += f"; {summary.pilot_sessions} pilot session(s) left out (--include-pilot)"
+    if summary.erased:
+        left_out += f"; erased on request (a row each, state erased): {', '.join(summary.erased)}"
     counted = summary.rows - summary.undone
     undone = (
         f" (and {summary.undone} taken back by an undo, in rows flagged undone)"
@@ -472,6 +475,30 @@ def cmd_study_remove_pilots(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_study_erase(args: argparse.Namespace) -> int:
+    from tradeoff.study.erase import erase
+    from tradeoff.study.folder import load_study
+
+    study = load_study(args.study)  # completes an erasure a crash left half done
+    by_panel_id = {panel_id: pid for pid, panel_id in study.panel_ids.items()}
+    pid = by_panel_id.get(args.participant, args.participant)  # a panel id names them
+    if not args.yes:
+        raise UsageError(
+            f"study erase removes every answer of {pid} and their panel id from {study.path} "
+            "for good (a tombstone says when and at whose request); add --yes to erase"
+        )
+    record = erase(study.path, pid, requested_by=args.requested_by)
+    if args.json:
+        emit(record)
+        return 0
+    say(
+        f"{pid} erased from {study.path} at {record['time']} ({record['answers']} answers; "
+        f"{', '.join(record['removed']) or 'nothing else'}).\nThe tombstone is in "
+        f"{study.path / 'erasures.jsonl'}; status, report and export list them as erased."
+    )
+    return 0
+
+
 def add_panel_arguments(mk: argparse.ArgumentParser) -> None:
     """``study create``'s options of a panel (recruiting by link)."""
     from tradeoff.study.panel import PRESETS
@@ -530,7 +557,8 @@ def add_panel_arguments(mk: argparse.ArgumentParser) -> None:
 
 
 def add_pilot_commands(st_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``study pilot-link``, ``study remove-pilots`` and ``study coordinator-key``."""
+    """``study pilot-link``, ``study remove-pilots``, ``study coordinator-key`` and ``study
+    erase``."""
     pl = st_sub.add_parser("pilot-link", help="a new pilot link (pilot sessions are not counted)")
     pl.add_argument("study", help="study folder")
     pl.add_argument(
@@ -551,3 +579,14 @@ def add_pilot_commands(st_sub: argparse._SubParsersAction[argparse.ArgumentParse
     ck.add_argument("study", help="study folder")
     ck.add_argument("--json", action="store_true", help="print one JSON document")
     ck.set_defaults(func=cmd_study_coordinator_key)
+    er = st_sub.add_parser(
+        "erase", help="erase a participant's data on request (a tombstone stays)"
+    )
+    er.add_argument("study", help="study folder")
+    er.add_argument("participant", help="the participant's id (or their panel id)")
+    er.add_argument("--yes", action="store_true", help="erase (without it nothing is done)")
+    er.add_argument(
+        "--requested-by", default="the participant", metavar="TEXT", help="whose request"
+    )
+    er.add_argument("--json", action="store_true", help="print one JSON document")
+    er.set_defaults(func=cmd_study_erase)

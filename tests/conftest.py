@@ -119,6 +119,7 @@ TIERS = {
         "test_url_credentials",
         "test_aspect_pool",
         "test_choices_fit",
+        "test_erase_crash",
     },
 }
 #: Single statistical tests in files of the core tier (a scan or a brute force over many

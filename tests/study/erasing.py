@@ -55,6 +55,7 @@ def _answer(study: Study, pid: str, seed: int, entry: EntryRecord | None = None)
 def make_study(root: Path) -> Made:
     """p01 complete, p02 complete then withdrawn, p03 not started (access codes); A1 let
     in by the panel's link, complete, then withdrawn; B2 let in, declined; a screen-out."""
+    root.mkdir(parents=True, exist_ok=True)
     panel = Panel("PROLIFIC_PID", (), os.urandom(16), allow_list=True)
     study, codes = create_study(
         small_scenario_file(root),

@@ -477,11 +477,14 @@ def cmd_study_remove_pilots(args: argparse.Namespace) -> int:
 
 def cmd_study_erase(args: argparse.Namespace) -> int:
     from tradeoff.study.erase import erase
+    from tradeoff.study.erasures import erased
     from tradeoff.study.folder import load_study
 
     study = load_study(args.study)  # completes an erasure a crash left half done
-    by_panel_id = {panel_id: pid for pid, panel_id in study.panel_ids.items()}
-    pid = by_panel_id.get(args.participant, args.participant)  # a panel id names them
+    pid = args.participant
+    if pid not in study.participants and study.panel is not None:
+        of = study.panel.participant_of(pid)  # a panel id names them (erased ones too)
+        pid = of if of in study.participants or of in erased(study.path) else pid
     if not args.yes:
         raise UsageError(
             f"study erase removes every answer of {pid} and their panel id from {study.path} "

@@ -13,6 +13,7 @@ import pytest
 from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.record.log import read_session
+from tradeoff.study.entries import EntryLog, new_pilot, remove_pilots
 from tradeoff.study.erase import erase
 from tradeoff.study.erasures import ERASURES_FILE, read_erasures
 from tradeoff.study.export import export_study
@@ -153,3 +154,21 @@ def test_an_edited_tombstone_is_named_and_no_tombstone_is_added_after_it(made: M
     with pytest.raises(InputError, match="line 1"):
         erase(root, made.a1)
     assert (root / "sessions" / made.a1).is_dir()
+
+
+def test_the_last_id_of_an_allow_list_and_a_pilot_moved_aside_are_erased_too(made: Made) -> None:
+    root = made.study.path
+    erase(root, made.a1)
+    erase(root, made.b2)
+    text = (root / "panel-ids.txt").read_text()
+    assert A1 not in text and B2 not in text and text.startswith("#")
+    assert load_study(root).panel_ids == {}  # an allow-list left empty still reads
+    pilot = "pilot-00000000000a"
+    assert new_pilot(EntryLog(root), pilot)
+    (made.study.sessions_dir / pilot).mkdir()
+    (made.study.sessions_dir / pilot / "x.jsonl").write_text('{"type": "answer"}\n')
+    moved_to, _ = remove_pilots(root, {pilot})
+    tombstone = erase(root, pilot)
+    assert not (moved_to / pilot).exists() and tombstone["answers"] == 1
+    assert f"{moved_to.relative_to(root).as_posix()}/{pilot}/" in tombstone["removed"]
+    assert pilot.encode() not in (root / "entries.jsonl").read_bytes()

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from tradeoff.errors import InputError
-from tradeoff.study.entries import ENTRIES_FILE, study_lock
+from tradeoff.study.entries import ENTRIES_FILE, read_entries, study_lock
 from tradeoff.study.erasures import (
     DEFAULT_REQUESTER,
     ERASURES_FILE,
@@ -356,7 +356,8 @@ def erase(
                 f"{participant!r} was erased already, at {done.time}.",
                 "nothing is left to erase; study status lists them as erased.",
             )
-        if participant not in study.participants:
+        moved_pilot = participant in read_entries(root).people  # a pilot moved aside
+        if participant not in study.participants and not moved_pilot:
             raise InputError.single(
                 root,
                 "participant",

@@ -4,6 +4,7 @@ study, nothing else changes, a hash-chained tombstone stays, and every reader sa
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.record.log import read_session
+from tradeoff.study.counted import stored_key
 from tradeoff.study.entries import EntryLog, new_pilot, remove_pilots
 from tradeoff.study.erase import erase
 from tradeoff.study.erasures import ERASURES_FILE, read_erasures
@@ -87,7 +89,15 @@ def test_an_erased_code_opens_nothing_and_study_json_keeps_no_hash(made: Made) -
     root = made.study.path
     assert made.study.participant_for(made.codes["p01"]) == "p01"
     hashed = made.study.participants["p01"]
+    study_status(made.study)  # what p01's session file says is kept in the user's cache
+    (session,) = (made.study.sessions_dir / "p01").glob("*.jsonl")
+    kept = (
+        Path(os.environ["TRADEOFF_CACHE_DIR"])
+        / f"facts-{stored_key(session, made.study, 'p01')}.json"
+    )
+    assert kept.is_file()
     erase(root, "p01")
+    assert not kept.exists()
     study = load_study(root)
     assert study.participant_for(made.codes["p01"]) is None
     assert "p01" not in study.participants and hashed not in (root / "study.json").read_text()

@@ -18,6 +18,9 @@ What is removed (:func:`erase`):
   :mod:`tradeoff.study.counted`); a cache of another user, such as the server's, keeps it
   until that user's cache is cleared.
 
+Left as they are: ``attempts.log`` and ``entry-sources.log`` (times and addresses, tied to
+no participant), ``web-revoked`` (the nonces of ended cookies) and ``keys.json``.
+
 Every other line of every file stays byte for byte as it was, and every other session file
 is left untouched (so every remaining record still verifies). ``erasures.jsonl`` gets the
 tombstone (:mod:`tradeoff.study.erasures`), hash-chained to the ones before it.

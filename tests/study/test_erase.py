@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.record.log import read_session
 from tradeoff.study.counted import stored_key
 from tradeoff.study.entries import EntryLog, new_pilot, remove_pilots
-from tradeoff.study.erase import erase
+from tradeoff.study.erase import erase, kept_lines
 from tradeoff.study.erasures import ERASURES_FILE, read_erasures
 from tradeoff.study.export import export_study
 from tradeoff.study.folder import load_study
@@ -182,3 +184,30 @@ def test_the_last_id_of_an_allow_list_and_a_pilot_moved_aside_are_erased_too(mad
     assert not (moved_to / pilot).exists() and tombstone["answers"] == 1
     assert f"{moved_to.relative_to(root).as_posix()}/{pilot}/" in tombstone["removed"]
     assert pilot.encode() not in (root / "entries.jsonl").read_bytes()
+
+
+_LINE = st.one_of(
+    st.builds(
+        lambda p, e: json.dumps({"event": e, "participant": p, "at": "t"}) + "\n",
+        st.sampled_from(["p01", "p02", "panel-x"]),
+        st.sampled_from(["enrolled", "started", "declined"]),
+    ),
+    st.text(alphabet='{}ab"p01 :', max_size=12).map(lambda t: t + "\n"),  # junk, cut lines
+)
+
+
+@given(st.lists(_LINE, max_size=30), st.booleans())
+def test_only_the_participants_lines_go_every_other_stays_byte_for_byte(
+    lines: list[str], cut: bool
+) -> None:
+    data = "".join(lines).encode()
+    if cut and data:
+        data = data[:-1]  # a last line cut short by a crash stays as it was
+    kept, removed = kept_lines(data, lambda r: r.get("participant") == "p01")
+    theirs = [
+        line
+        for line in data.splitlines(keepends=True)
+        if line.startswith(b'{"event"') and b'"participant": "p01"' in line
+    ]
+    assert removed == len(theirs)
+    assert kept == b"".join(line for line in data.splitlines(keepends=True) if line not in theirs)

@@ -98,7 +98,7 @@ def _read(path: Path) -> bytes | None:
         os.close(fd)
 
 
-def _kept_lines(data: bytes, theirs: Any) -> tuple[bytes, int]:
+def kept_lines(data: bytes, theirs: Any) -> tuple[bytes, int]:
     """``data`` without the lines ``theirs(record)`` says are the participant's (every other
     line, readable or not, kept byte for byte), and how many were removed."""
     kept: list[bytes] = []
@@ -170,12 +170,12 @@ def _plan(root: Path, participant: str, panel: Panel | None, requested_by: str, 
                 and (panel.participant_of(panel_id) == participant)
             )
 
-        new, n = _kept_lines(data, theirs)
+        new, n = kept_lines(data, theirs)
         if n:
             files[ENTRIES_FILE], removed[ENTRIES_FILE] = new, {"lines": n}
     data = _read(root / "withdrawals.jsonl")
     if data is not None:
-        new, n = _kept_lines(data, lambda r: r.get("participant") == participant)
+        new, n = kept_lines(data, lambda r: r.get("participant") == participant)
         if n:
             files["withdrawals.jsonl"], removed["withdrawals.jsonl"] = new, {"lines": n}
     data = _read(root / ALLOW_FILE) if panel is not None and panel.allow_list else None

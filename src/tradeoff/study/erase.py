@@ -58,8 +58,16 @@ from tradeoff.study.erasures import (
     read_erasures,
     tombstone_line,
 )
-from tradeoff.study.files import open_regular, read_bounded, replace_atomically, sync_folder
+from tradeoff.study.files import (
+    open_regular,
+    read_bounded,
+    replace_atomically,
+    sync_folder,
+    write_all,
+)
+from tradeoff.study.folder import STUDY_FILE
 from tradeoff.study.panel import ALLOW_FILE, Panel
+from tradeoff.study.withdrawals import WITHDRAWALS_FILE
 
 JOURNAL_FILE = "erase-journal.json"
 STAGED_PREFIX = ".erase-"
@@ -151,33 +159,27 @@ class _Plan:
     tombstone: dict[str, Any]
 
 
-def _plan(root: Path, participant: str, panel: Panel | None, requested_by: str, when: str) -> _Plan:
+def _shared_files(
+    root: Path, participant: str, panel: Panel | None, removed: dict[str, Any]
+) -> dict[str, bytes]:
+    """The new bytes of every shared file the participant is in (``removed`` is told how
+    much of each goes)."""
     files: dict[str, bytes] = {}
-    removed: dict[str, Any] = {}
-    study_json = json.loads((root / "study.json").read_text(encoding="utf-8"))
-    entries = study_json.get("participants", [])
-    left = [p for p in entries if not (isinstance(p, dict) and p.get("id") == participant)]
-    data = _read(root / ENTRIES_FILE)
-    if data is not None:
 
-        def theirs(record: dict[str, Any]) -> bool:
-            if record.get("participant") == participant:
-                return True
-            panel_id = record.get("panel_id")
-            return (
-                panel is not None
-                and isinstance(panel_id, str)
-                and (panel.participant_of(panel_id) == participant)
-            )
+    def theirs(record: dict[str, Any]) -> bool:
+        panel_id = record.get("panel_id")
+        return record.get("participant") == participant or (
+            panel is not None
+            and isinstance(panel_id, str)
+            and panel.participant_of(panel_id) == participant
+        )
 
-        new, n = kept_lines(data, theirs)
+    for name, test in ((ENTRIES_FILE, theirs), (WITHDRAWALS_FILE, theirs)):
+        data = _read(root / name)
+        new, n = kept_lines(data or b"", test)
         if n:
-            files[ENTRIES_FILE], removed[ENTRIES_FILE] = new, {"lines": n}
-    data = _read(root / "withdrawals.jsonl")
-    if data is not None:
-        new, n = kept_lines(data, lambda r: r.get("participant") == participant)
-        if n:
-            files["withdrawals.jsonl"], removed["withdrawals.jsonl"] = new, {"lines": n}
+            files[name], removed[name] = new, {"lines": n}
+    study_json = json.loads((root / STUDY_FILE).read_text(encoding="utf-8"))
     data = _read(root / ALLOW_FILE) if panel is not None and panel.allow_list else None
     if data is not None and panel is not None:
         new, n = _allow_list(data, panel, participant)
@@ -186,13 +188,21 @@ def _plan(root: Path, participant: str, panel: Panel | None, requested_by: str, 
                 new = b"# every panel id of this list was erased (study erase)\n"
             files[ALLOW_FILE], removed[ALLOW_FILE] = new, {"lines": n}
             study_json.setdefault("files", {})[ALLOW_FILE] = hashlib.sha256(new).hexdigest()
-    if len(left) != len(entries) or ALLOW_FILE in files:
-        study_json["participants"] = left
-        files["study.json"] = (json.dumps(study_json, indent=2) + "\n").encode("utf-8")
-        if len(left) != len(entries):
-            removed["study.json"] = {"code_hash": 1}
+    coded = study_json.get("participants", [])
+    left = [p for p in coded if not (isinstance(p, dict) and p.get("id") == participant)]
+    if len(left) != len(coded) or ALLOW_FILE in files:
+        study_json["participants"] = left  # written as study create writes it
+        files[STUDY_FILE] = (json.dumps(study_json, indent=2) + "\n").encode("utf-8")
+        if len(left) != len(coded):
+            removed[STUDY_FILE] = {"code_hash": 1}
+    return files
+
+
+def _plan(root: Path, participant: str, panel: Panel | None, requested_by: str, when: str) -> _Plan:
+    removed: dict[str, Any] = {}
+    files = _shared_files(root, participant, panel, removed)
     folders: list[str] = []
-    sessions = files_count = 0
+    answers = 0
     candidates = [root / "sessions" / participant]
     pilot_root = root / "pilot-removed"
     if pilot_root.is_dir() and not pilot_root.is_symlink():
@@ -203,14 +213,13 @@ def _plan(root: Path, participant: str, panel: Panel | None, requested_by: str, 
             rel = folder.relative_to(root).as_posix()
             folders.append(rel)
             removed[rel + "/"] = {"session_files": n_files}
-            files_count += n_files
-            sessions += n_answers
+            answers += n_answers
     tombstone = {
         "participant": participant,
         "time": when,
         "requested_by": requested_by,
         "removed": removed,
-        "answers": sessions,
+        "answers": answers,
     }
     return _Plan(files, folders, tombstone)
 
@@ -220,9 +229,7 @@ def _write_new(path: Path, data: bytes) -> None:
     path.unlink(missing_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        write_all(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)

@@ -11,6 +11,7 @@ from tradeoff.cli.panel_links import BASE_URL
 from tradeoff.cli.study import (
     cmd_study_coordinator_key,
     cmd_study_create,
+    cmd_study_erase,
     cmd_study_export,
     cmd_study_pilot_link,
     cmd_study_remove_pilots,
@@ -200,7 +201,8 @@ def add_panel_arguments(mk: argparse.ArgumentParser) -> None:
 
 
 def add_pilot_commands(st_sub: Commands) -> None:
-    """``study pilot-link``, ``study remove-pilots`` and ``study coordinator-key``."""
+    """``study pilot-link``, ``study remove-pilots``, ``study coordinator-key`` and ``study
+    erase``."""
     pl = st_sub.add_parser("pilot-link", help="a new pilot link (pilot sessions are not counted)")
     pl.add_argument("study", help="study folder")
     pl.add_argument(
@@ -221,3 +223,14 @@ def add_pilot_commands(st_sub: Commands) -> None:
     ck.add_argument("study", help="study folder")
     ck.add_argument("--json", action="store_true", help="print one JSON document")
     ck.set_defaults(func=cmd_study_coordinator_key)
+    er = st_sub.add_parser(
+        "erase", help="erase a participant's data on request (a tombstone stays)"
+    )
+    er.add_argument("study", help="study folder")
+    er.add_argument("participant", help="the participant's id (or their panel id)")
+    er.add_argument("--yes", action="store_true", help="erase (without it nothing is done)")
+    er.add_argument(
+        "--requested-by", default="the participant", metavar="TEXT", help="whose request"
+    )
+    er.add_argument("--json", action="store_true", help="print one JSON document")
+    er.set_defaults(func=cmd_study_erase)

@@ -246,6 +246,7 @@ def _format_rows(data: dict[str, object]) -> str:
         + (f"{data['consented']} consented, " if data.get("consented") else "")
         + f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
         f"{data.get('withdrawn', 0)} withdrawn"
+        + (f", {data['erased']} erased" if data.get("erased") else "")
         + (
             f"; median {data['median_response_s']} s per answer"
             if data.get("median_response_s") is not None
@@ -382,6 +383,8 @@ def cmd_study_export(args: argparse.Namespace) -> int:
     )
     if summary.pilot_sessions:
         left_out += f"; {summary.pilot_sessions} pilot session(s) left out (--include-pilot)"
+    if summary.erased:
+        left_out += f"; erased on request (a row each, state erased): {', '.join(summary.erased)}"
     counted = summary.rows - summary.undone
     undone = (
         f" (and {summary.undone} taken back by an undo, in rows flagged undone)"
@@ -468,5 +471,32 @@ def cmd_study_remove_pilots(args: argparse.Namespace) -> int:
     say(
         f"{len(moved)} pilot participant{'s' if len(moved) != 1 else ''} moved aside to {dest}: "
         f"{', '.join(moved)}.\nNothing was deleted; entries.jsonl records the move."
+    )
+    return 0
+
+
+def cmd_study_erase(args: argparse.Namespace) -> int:
+    from tradeoff.study.erase import erase
+    from tradeoff.study.erasures import erased
+    from tradeoff.study.folder import load_study
+
+    study = load_study(args.study)  # completes an erasure a crash left half done
+    pid = args.participant
+    if pid not in study.participants and study.panel is not None:
+        of = study.panel.participant_of(pid)  # a panel id names them (erased ones too)
+        pid = of if of in study.participants or of in erased(study.path) else pid
+    if not args.yes:
+        raise UsageError(
+            f"study erase removes every answer of {pid} and their panel id from {study.path} "
+            "for good (a tombstone says when and at whose request); add --yes to erase"
+        )
+    record = erase(study.path, pid, requested_by=args.requested_by)
+    if args.json:
+        emit(record)
+        return 0
+    say(
+        f"{pid} erased from {study.path} at {record['time']} ({record['answers']} answers; "
+        f"{', '.join(record['removed']) or 'nothing else'}).\nThe tombstone is in "
+        f"{study.path / 'erasures.jsonl'}; status, report and export list them as erased."
     )
     return 0

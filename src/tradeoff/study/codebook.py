@@ -62,7 +62,8 @@ ANSWERS_ROW = (
 PARTICIPANTS_ROW = (
     "One row per participant of the study who has not withdrawn (withdrawn participants "
     "are left out entirely): their state, how many questions they answered, the model "
-    "their answers pick and how sure that pick is, and how they came in."
+    "their answers pick and how sure that pick is, and how they came in. A participant "
+    "erased at their request keeps a row, state 'erased', with nothing else in it."
 )
 
 #: How true/false and missing values are written in a CSV table, as the codebook says it.

@@ -148,7 +148,7 @@ class SessionFacts:
 _FACTS: dict[tuple[str, int, int, str, str], SessionFacts] = {}
 
 
-def _stored_key(path: Path, study: Study, participant: str) -> str | None:
+def stored_key(path: Path, study: Study, participant: str) -> str | None:
     """The key of a file's facts in the cache folder (``None`` when it cannot be read: the
     replay then says why)."""
     try:
@@ -208,7 +208,7 @@ def _known(
     if cached is not None:
         return cached
     folder = user_cache_dir()
-    name = None if folder is None else _stored_key(path, study, participant)
+    name = None if folder is None else stored_key(path, study, participant)
     if folder is not None and name is not None:
         stored = SessionFacts.from_json(read_record(folder, f"facts-{name}"))
         if stored is not None:

@@ -15,7 +15,8 @@ questions aim at a decision, for P(best)) after every answer; an answer that a l
 given.
 
 Beside it, a second table has one row per participant who has not withdrawn: their state
-(not started, declined consent, unfinished, complete), the questions they answered, the
+(not started, declined consent, unfinished, complete; erased, for one erased on request,
+whose row holds nothing else), the questions they answered, the
 model their answers pick (by name from the scenario's pool, as ``tradeoff study report``
 computes it: the decide step's recommendation,
 :func:`tradeoff.choose.recommend.recommend`) and the one probability the questions stopped
@@ -127,6 +128,9 @@ class ExportSummary:
     threshold_median
         The median of the participants' threshold probabilities (the participants table's
         ``threshold``, :mod:`tradeoff.study.thresholds`); ``None`` when none has one.
+    erased
+        Participants erased on request (``study erase``): a row each in the participants
+        table, state ``erased``, and nothing else anywhere.
     """
 
     path: Path
@@ -144,6 +148,7 @@ class ExportSummary:
     states: tuple[tuple[str, str], ...] = field(default=())
     undone: int = 0
     threshold_median: float | None = None
+    erased: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The summary as JSON-ready values.
@@ -169,6 +174,7 @@ class ExportSummary:
             "skipped": [{"file": f, "reason": r} for f, r in self.skipped],
             "warnings": list(self.warnings),
             "threshold_median": self.threshold_median,
+            "erased": list(self.erased),
         }
 
 
@@ -301,4 +307,5 @@ def export_study(study: Study, out: str | Path, *, include_pilot: bool = False) 
         pilot_sessions=collected.pilot_sessions,
         states=tuple((r["participant"], r["state"]) for r in collected.people),
         threshold_median=median_threshold(collected.people),
+        erased=collected.erased,
     )

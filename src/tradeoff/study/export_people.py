@@ -2,7 +2,8 @@
 participants, pilots unless asked for, unreadable or foreign files left out and named),
 replayed into answer rows (:mod:`tradeoff.study.export_rows`), and one row per participant
 with their state, the session it describes and the pick their answers make
-(:func:`collect`).
+(:func:`collect`); a participant erased on request (``study erase``) has a row after the
+others, state ``erased``, and nothing else (:mod:`tradeoff.study.erasures`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from tradeoff.record.log import SessionLog, read_session
 from tradeoff.record.records import AnswerRecord
 from tradeoff.study.counted import not_counted, session_files
 from tradeoff.study.entries import read_entries
+from tradeoff.study.erasures import erased
 from tradeoff.study.export_rows import Row, session_language, session_rows
 from tradeoff.study.folder import Study
 from tradeoff.study.thresholds import add_thresholds
@@ -53,6 +55,7 @@ class Collected:
     warnings: tuple[str, ...]
     pilot: tuple[str, ...]
     pilot_sessions: int
+    erased: tuple[str, ...] = ()
 
 
 def _mtime(path: Path) -> float:
@@ -198,6 +201,11 @@ def collect(
             described[pid] = chosen
         if len(rows) > before:
             exported.append(pid)
+    gone_for_good = [p for p in erased(study.path) if p not in study.participants]
+    for pid in gone_for_good:
+        row = _person(pid, [])
+        row["state"] = "erased"
+        people.append(row)
     from tradeoff.choose.selection import stakeholder_of
 
     of = {p: stakeholder_of(s.log.header, s.engine, s.log.path) for p, s in described.items()}
@@ -214,4 +222,5 @@ def collect(
         tuple(warnings),
         tuple(pilot_only),
         pilot_sessions,
+        tuple(gone_for_good),
     )

@@ -48,6 +48,7 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError
 from tradeoff.record.records import check_participant, valid_participant
 from tradeoff.study.codes import check_code_participant, hash_code, new_code, write_codes
+from tradeoff.study.erase_journal import complete_erasure
 from tradeoff.study.inputs import (
     LANGUAGE_TAG,
     check_consent_version,
@@ -347,8 +348,11 @@ def prepare_cache(study: Study) -> int:
 
 def load_study(folder: str | Path) -> Study:
     """Read a study folder: ``study.json`` checked (its version, every participant id once
-    and well formed) and every copied file unchanged since the study was made."""
+    and well formed) and every copied file unchanged since the study was made; an erasure
+    a crash left half done is completed first
+    (:func:`tradeoff.study.erase_journal.complete_erasure`)."""
     root = Path(folder)
+    complete_erasure(root)
     path = root / STUDY_FILE
     if not path.is_file():
         raise InputError.single(
@@ -464,7 +468,8 @@ def load_study(folder: str | Path) -> Study:
     allowed: dict[str, str] = {}
     if panel is not None and panel.allow_list:
         text = (root / ALLOW_FILE).read_text(encoding="utf-8", errors="replace")
-        allowed = {panel.participant_of(i): i for i in read_panel_ids(text, str(root / ALLOW_FILE))}
+        ids = read_panel_ids(text, str(root / ALLOW_FILE), empty=True)
+        allowed = {panel.participant_of(i): i for i in ids}
     return with_entries(replace(study, panel=panel, language=language), allowed)
 
 

@@ -426,9 +426,10 @@ def parse_quotas(given: Sequence[str]) -> dict[str, int]:
     return quotas
 
 
-def read_panel_ids(text: str, source: str) -> list[str]:
+def read_panel_ids(text: str, source: str, empty: bool = False) -> list[str]:
     """Panel ids, one per line (blank lines and ``#`` comments skipped), each well formed
-    (:data:`PANEL_ID`) and none twice; errors name the line.
+    (:data:`PANEL_ID`) and none twice; errors name the line. ``empty``: a list without
+    an id is read too (a study's, once every id on it was erased, :mod:`tradeoff.study.erase`).
 
     >>> read_panel_ids("# Prolific ids\\n5f8a2c1e9b\\n\\n60aa01\\n", "ids.txt")
     ['5f8a2c1e9b', '60aa01']
@@ -453,6 +454,6 @@ def read_panel_ids(text: str, source: str) -> list[str]:
             )
         seen.add(pid)
         ids.append(pid)
-    if not ids:
+    if not ids and not empty:
         raise InputError.single(source, "", "names no panel id.", "give one id per line.")
     return ids

@@ -4,7 +4,8 @@ and the decision over the others (``tradeoff study report``).
 :func:`study_sessions` reads the study folder: it refuses a withdrawals file it cannot read
 (it could not tell who withdrew), and finds each participant's newest complete session and
 who a report leaves out (not started, unfinished after N answers, withdrawn, only pilot
-sessions complete: pilot sessions count only when asked for). :func:`decide_study` is the
+sessions complete: pilot sessions count only when asked for; erased on request, after the
+others, as ``study status`` lists them). :func:`decide_study` is the
 decide step (:func:`tradeoff.choose.decide.decide`) over those sessions, in the study's copy
 of the scenario, and carries who is left out to the report
 (:func:`tradeoff.choose.report.write_report`), whose summary names them.
@@ -102,6 +103,7 @@ def study_sessions(
             left_out.append((pid, f"unfinished after {n} answer{'' if n == 1 else 's'}"))
         else:
             left_out.append((pid, "not started"))
+    left_out += [(r.participant, r.note) for r in status.rows if r.erased is not None]
     return StudySessions(study, tuple(sessions), tuple(left_out), exclude_inconsistent)
 
 

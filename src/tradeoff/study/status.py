@@ -1,7 +1,9 @@
 """The coordinator's view of a study: each participant's state (not started, unfinished
-after N answers, complete, withdrawn), their newest complete sessions, who a report leaves
+after N answers, complete, withdrawn, erased), their newest complete sessions, who a report leaves
 out and why; where people stop, the time per question, long pauses, who came in by a
-panel's link and who was turned away; pilot participants apart, never counted.
+panel's link and who was turned away; pilot participants apart, never counted. An erased
+participant (``study erase``) has a row of their own, after the study's others, that says
+so and nothing more (their tombstone, :mod:`tradeoff.study.erasures`).
 
 ``study status --json`` and the coordinator's web page (:mod:`tradeoff.web.coordinator`)
 both show :meth:`StudyStatus.to_dict`."""
@@ -16,6 +18,7 @@ from typing import Any
 
 from tradeoff.study.counted import replay_unknown, session_facts
 from tradeoff.study.entries import entries_path, read_entries, session_on_disk
+from tradeoff.study.erasures import read_erasures
 from tradeoff.study.folder import Study
 from tradeoff.study.withdrawals import read_withdrawals, withdrawn
 
@@ -59,6 +62,8 @@ class ParticipantStatus:
     panel_id: str | None = None
     #: Whether they came in by a panel's link and declined consent (no session).
     declined: bool = False
+    #: When they were erased on request (``study erase``): nothing of theirs is left.
+    erased: str | None = None
 
     @property
     def longest_s(self) -> float | None:
@@ -69,14 +74,18 @@ class ParticipantStatus:
     @property
     def state(self) -> str:
         """``not started``, ``declined consent`` (by a panel's link), ``consented, no answer
-        yet``, ``unfinished after N answers``, ``complete``, ``withdrawn …`` or
-        ``unreadable``.
+        yet``, ``unfinished after N answers``, ``complete``, ``withdrawn …``,
+        ``unreadable`` or ``erased``.
 
         >>> ParticipantStatus("p01", 1, 4, False, None, False).state
         'unfinished after 4 answers'
         >>> ParticipantStatus("p01", 1, 0, False, None, False, consented=True).state
         'consented, no answer yet'
+        >>> ParticipantStatus("p01", 0, 0, False, None, False, erased="2026-11-27").state
+        'erased'
         """
+        if self.erased is not None:
+            return "erased"
         if self.withdrawn is not None:
             return f"withdrawn {self.withdrawn}"
         if self.complete:
@@ -102,6 +111,7 @@ class ParticipantStatus:
             "long_pause": (self.longest_s or 0.0) > LONG_PAUSE_S,
             "panel_id": self.panel_id,
             "note": self.note,
+            "erased": self.erased,
         }
 
 
@@ -200,7 +210,7 @@ class StudyStatus:
         """Who a report over the complete sessions leaves out, and why (in study order)."""
         out = []
         for r in self.rows:
-            if not r.complete or r.withdrawn is not None:
+            if not r.complete or r.withdrawn is not None or r.erased is not None:
                 out.append((r.participant, r.state))
             elif exclude_inconsistent and r.flagged:
                 out.append((r.participant, "flagged as inconsistent and excluded"))
@@ -214,6 +224,7 @@ class StudyStatus:
             "started": self.started,
             "consented": sum(r.consented for r in self.rows),
             "withdrawn": sum(r.withdrawn is not None for r in self.rows),
+            "erased": sum(r.erased is not None for r in self.rows),
             "median_response_s": self.median_response_s(),
             "complete": self.complete,
             "flagged": sum(r.flagged for r in self.rows),
@@ -295,10 +306,16 @@ def study_status(study: Study) -> StudyStatus:
                 study.panel_ids.get(pid),
             )
         )
+    tombstones = read_erasures(study.path)
+    for pid, erasure in tombstones.by_participant.items():
+        if pid not in study.participants:
+            note = f"erased on request ({erasure.requested_by}) at {erasure.time}"
+            rows.append(ParticipantStatus(pid, 0, 0, False, None, False, note, erased=erasure.time))
+    problems = withdrawals.messages() + entries.problems(entries_path(study.path))
     return StudyStatus(
         study,
         tuple(r for r in rows if not r.pilot),
-        tuple(withdrawals.messages() + entries.problems(entries_path(study.path))),
+        tuple(problems + tombstones.messages()),
         tuple(r for r in rows if r.pilot),
         entries.summary(study.panel, frozenset(gone), session_on_disk(study.path))
         if study.panel is not None or entries.people

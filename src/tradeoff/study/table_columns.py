@@ -225,10 +225,12 @@ PARTICIPANT_COLUMNS = (
         "category",
         "'complete' when a session of theirs was finished, 'unfinished' when they started "
         "one but finished none, 'not started' when they have no session yet, 'declined "
-        "consent' when they came by a panel's link and declined (no session). Participants "
-        "who withdrew are not in the table at all.",
+        "consent' when they came by a panel's link and declined (no session), 'erased' when "
+        "their data was erased at their request (every other cell of the row is then empty, "
+        "0 or FALSE, and they have no row in the answers table). Participants who withdrew "
+        "are not in the table at all.",
         "str",
-        ("not started", "declined consent", "unfinished", "complete"),
+        ("not started", "declined consent", "unfinished", "complete", "erased"),
     ),
     Column(
         "completed",

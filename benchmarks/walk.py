@@ -1,9 +1,9 @@
-"""The select walk: the rooms one ``tradeoff select`` passes through, and how often it comes
+"""The pick walk: the rooms one ``tradeoff pick`` (once ``select``) passes through, and how often it comes
 back to a room it has left.
 
 Run: ``.venv/bin/python -m benchmarks.walk`` (writes benchmarks/results/walk.md).
 
-``tradeoff select`` runs in this process (``tradeoff.cli.main``) with the example of
+``tradeoff pick`` runs in this process (``tradeoff.cli.main``) with the example of
 sessions/README.md: the shipped pool and the two example sessions. Every Python call is
 traced (``sys.setprofile``) and mapped to its room: the first folder under ``tradeoff``
 (ask, learn, record, judge, choose, pool, study, cli, ...) or, for a module of its own,
@@ -12,7 +12,9 @@ Consecutive calls in one room are one visit. A *return* is a visit to a room vis
 before and left since: a walk that finishes each room's work before moving on has none.
 A second count folds the shared rooms (the layers under ``ask`` in pyproject's layers
 contract: limits, errors, text, stable, ...), used by every stage as tools, into the room
-that calls them.
+that calls them. A third follows only each function's first call (the reader's walk: the
+rooms one passes reading the code in the order it runs, each function once), so a loop
+over answers or models does not count each of its turns.
 
 All of the package is imported first, so the walk is the command's, not the imports';
 the first walk starts with an empty cache folder (what a new machine does: it builds the
@@ -43,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "sessions" / "examples"
 #: The example of sessions/README.md.
 SELECT = [
-    "select",
+    "pick",
     str(ROOT / "scenarios" / "pools" / "breast-cancer.csv"),
     "--session",
     *map(str, sorted(EXAMPLES.glob("example-oncologist/*.jsonl"))),
@@ -117,13 +119,16 @@ def shared_rooms() -> set[str]:
     return {room.strip() for layer in below for room in layer.split("|")}
 
 
-def walk_of(argv: list[str]) -> tuple[Walk, Walk]:
-    """The walk of ``tradeoff <argv>`` run in this process, and the walk with the shared
-    rooms (:func:`shared_rooms`) folded into their callers."""
+def walk_of(argv: list[str]) -> tuple[Walk, Walk, Walk]:
+    """The walk of ``tradeoff <argv>`` run in this process; the walk with the shared rooms
+    (:func:`shared_rooms`) folded into their callers; and the reader's walk: that folded
+    walk through each function's first call only (the rooms a reader passes following the
+    code in the order it runs, each function read once)."""
     from tradeoff.cli import main
 
-    walk, folded = Walk(), Walk()
+    walk, folded, first = Walk(), Walk(), Walk()
     shared = shared_rooms()
+    read: set[tuple[str, int, str]] = set()
 
     def profile(frame: FrameType, event: str, arg: Any) -> None:
         if event == "call":
@@ -132,6 +137,11 @@ def walk_of(argv: list[str]) -> tuple[Walk, Walk]:
                 walk.enter(room)
                 if room not in shared:
                     folded.enter(room)
+                    code = frame.f_code
+                    key = (code.co_filename, code.co_firstlineno, code.co_name)
+                    if key not in read:
+                        read.add(key)
+                        first.enter(room)
 
     out = io.StringIO()
     threading.setprofile(profile)
@@ -144,7 +154,7 @@ def walk_of(argv: list[str]) -> tuple[Walk, Walk]:
         threading.setprofile(None)
     if code != 0:
         raise SystemExit(f"tradeoff {' '.join(argv)} failed ({code}):\n{out.getvalue()}")
-    return walk, folded
+    return walk, folded, first
 
 
 def import_everything() -> None:
@@ -186,15 +196,24 @@ def report(walks: dict[str, Walk]) -> str:
 
 
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--verb",
+        default="pick",
+        help="the command's name (select in versions before pick was its name)",
+    )
+    parser.add_argument("--no-write", action="store_true", help="print the table only")
+    args = parser.parse_args()
+    SELECT[0] = args.verb
     with tempfile.TemporaryDirectory(prefix="tradeoff-walk-") as cache:
         os.environ["TRADEOFF_CACHE_DIR"] = cache
         import_everything()
         walks = {}
         for name in ("first (empty cache)", "again (cache kept)"):
-            walk, folded = walk_of(SELECT)
+            walk, folded, first = walk_of(SELECT)
             walks[name] = walk
             walks[f"{name}, shared rooms folded"] = folded
+            walks[f"{name}, shared rooms folded, each function's first call"] = first
     command = "tradeoff " + " ".join(a.replace(str(ROOT) + "/", "") for a in SELECT)
     intro = (
         f"`{command}` run in one process, every Python call traced and mapped to its room "
@@ -202,7 +221,10 @@ def main() -> None:
         "one room are one visit; a return is a visit to a room visited before and left "
         "since.\n\n"
     )
-    write("walk", "The select walk: rooms and returns", intro + report(walks))
+    if args.no_write:
+        print(intro + report(walks))
+    else:
+        write("walk", "The select walk: rooms and returns", intro + report(walks))
 
 
 if __name__ == "__main__":

@@ -257,7 +257,7 @@ def main() -> None:
         "update and the next question (one BLAS thread, one process, pinned to one core). "
         f"CPU: {cpu_name()}. A unit is the reference numpy unit (one 150×2000 @ 2000×34 "
         "product plus an exp over 2000×150), timed after every answer in the same process; "
-        "\"unit ms\" is its median there. The CPU columns count this thread's CPU time "
+        '"unit ms" is its median there. The CPU columns count this thread\'s CPU time '
         "(the engine's and the unit's): on a machine shared with other work they are the "
         "figures that compare, since wall time there includes the time others hold the "
         "core, which a long answer meets more often than a short unit. "

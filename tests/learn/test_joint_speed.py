@@ -3,15 +3,24 @@ keeps between answers gives the same numbers as building it afresh."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import pytest
 
 import tradeoff.learn.joint_questions as joint_questions
+from tradeoff.ask.queries import Query
+from tradeoff.ask.scenario import parse_scenario
+from tradeoff.learn import lookahead
 from tradeoff.learn.base import asked_aspects
+from tradeoff.learn.joint import JointStrategy
 from tradeoff.learn.joint_questions import Questions
+from tradeoff.learn.joint_state import JointState
+from tradeoff.learn.likelihood import answer_probabilities
 
-from .test_joint import small_space
+from ..conftest import spec
+from .test_joint import CHOICES, SMALL, profile, small_space
 
 
 def test_a_trade_reads_its_cards_only_when_asked_what_differs(
@@ -33,3 +42,49 @@ def test_a_trade_reads_its_cards_only_when_asked_what_differs(
     assert trade.differs == asked_aspects(space.scenario, (trade.query,))
     assert trade.differs == asked_aspects(space.scenario, (trade.query,))
     assert len(calls) == 1
+
+
+def _after_answers(seed: int = 7) -> tuple[JointStrategy, JointState]:
+    """A strategy on the small space with six candidates, after six answers that
+    contradict each other (so the noise parameters' tails differ)."""
+    space = small_space()
+    rng = np.random.default_rng(4)
+    candidates = np.column_stack(
+        (rng.uniform(0.15, 0.3, 6), rng.uniform(0.35, 0.7, 6), rng.uniform(-1, 0, 6))
+    )
+    strategy = JointStrategy(space, spec(parse_scenario(SMALL)), seed, candidates=candidates)
+    state = strategy.initial()
+    for i, j, outcome in [(0, 1, 0), (1, 2, 0), (0, 2, 1), (3, 4, 0), (4, 3, 0), (2, 5, 2)]:
+        left, right = profile(space, candidates[i]), profile(space, candidates[j])
+        query = Query(left, right, (0, 1), (0.5, 0.5))
+        state = strategy.update(state, query, CHOICES[outcome])
+    return strategy, state
+
+
+@pytest.mark.parametrize("aims_at_decision", [True, False])
+def test_the_look_ahead_skips_particles_without_weight(
+    monkeypatch: pytest.MonkeyPatch, aims_at_decision: bool
+) -> None:
+    """The look-ahead computes answer probabilities only for particles with weight (the
+    summary's weights leave about two in five at 0), and scores every question as it
+    does with every particle in."""
+    strategy, state = _after_answers()
+    summary = strategy.posterior.summary(state)
+    options = strategy._options(summary)
+    assert len(options) > 3
+    weighed = int(np.count_nonzero(summary.weights > 0))
+    assert 0 < weighed < len(summary.weights)
+    seen: list[int] = []
+
+    def counted(delta: np.ndarray, *args: Any) -> np.ndarray:
+        seen.append(delta.shape[1])
+        return answer_probabilities(delta, *args)
+
+    monkeypatch.setattr(lookahead, "answer_probabilities", counted)
+    got = lookahead.scores(summary, state, options, strategy.noise_grid, aims_at_decision)
+    assert seen == [weighed]
+    # Every particle in: the weights nudged off 0 by far less than the scores' rounding.
+    nudged = replace(summary, weights=np.where(summary.weights > 0, summary.weights, 1e-300))
+    every = lookahead.scores(nudged, state, options, strategy.noise_grid, aims_at_decision)
+    assert seen[-1] == len(summary.weights)
+    assert got == pytest.approx(every, rel=1e-9, abs=1e-12)

@@ -88,3 +88,19 @@ def test_the_look_ahead_skips_particles_without_weight(
     every = lookahead.scores(nudged, state, options, strategy.noise_grid, aims_at_decision)
     assert seen[-1] == len(summary.weights)
     assert got == pytest.approx(every, rel=1e-9, abs=1e-12)
+
+
+def test_the_verdict_is_kept_for_the_state() -> None:
+    """The stop and the choice of a question read the same verdict: it is worked out once
+    per state, and is what a strategy that never saw the state works out."""
+    strategy, state = _after_answers()
+    verdict = strategy.verdict(state)
+    assert verdict is not None
+    assert strategy.verdict(state) is verdict
+    fresh, _ = _after_answers()
+    again = fresh.verdict(state)
+    assert again is not None and again is not verdict
+    assert (again.pick, again.tied) == (verdict.pick, verdict.tied)
+    assert (again.p_best, again.p_near, again.regret) == pytest.approx(
+        (verdict.p_best, verdict.p_near, verdict.regret)
+    )

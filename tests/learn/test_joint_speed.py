@@ -17,7 +17,14 @@ from tradeoff.learn.base import asked_aspects
 from tradeoff.learn.joint import JointStrategy
 from tradeoff.learn.joint_questions import Questions
 from tradeoff.learn.joint_state import JointState
-from tradeoff.learn.likelihood import answer_probabilities
+from tradeoff.learn.likelihood import (
+    NOISE_PRIOR,
+    answer_log_likelihoods,
+    answer_probabilities,
+    answer_signs,
+    outcome_probabilities,
+    signed_log_likelihoods,
+)
 
 from ..conftest import spec
 from .test_joint import CHOICES, SMALL, profile, small_space
@@ -104,3 +111,31 @@ def test_the_verdict_is_kept_for_the_state() -> None:
     assert (again.p_best, again.p_near, again.regret) == pytest.approx(
         (verdict.p_best, verdict.p_near, verdict.regret)
     )
+
+
+def test_the_move_likelihood_with_signs_and_looked_up_logs_is_the_likelihood() -> None:
+    """The move takes the answers' signs once and looks each noise cell's logarithms up
+    (:func:`~tradeoff.learn.likelihood.signed_log_likelihoods`): the same log likelihood
+    as :func:`~tradeoff.learn.likelihood.answer_log_likelihoods` and as the documented
+    probabilities, for every kind of answer and every cell of the shipped grid."""
+    rng = np.random.default_rng(3)
+    grid = NOISE_PRIOR
+    cells = np.arange(len(grid.cell_lapse), dtype=np.intp)
+    outcomes = rng.integers(0, 3, size=7).astype(np.intp)
+    delta = rng.normal(0.0, 0.01, size=(7, len(cells)))
+    lapse, temp, band = grid.values(cells)
+    signed = signed_log_likelihoods(
+        delta * answer_signs(outcomes)[:, None],
+        np.flatnonzero(outcomes == 2),
+        lapse,
+        temp,
+        band,
+        grid.cell_log_hit[cells],
+        grid.cell_log_miss[cells],
+    )
+    plain = answer_log_likelihoods(delta, outcomes, lapse, temp, band)
+    np.testing.assert_allclose(signed, plain, rtol=1e-12, atol=0)
+    documented = outcome_probabilities(delta, lapse, temp, band)
+    rows = np.take_along_axis(documented, outcomes[:, None, None], axis=2)[:, :, 0]
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(signed, np.log(rows), rtol=1e-9, atol=1e-12)

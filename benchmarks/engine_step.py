@@ -4,8 +4,10 @@ Run: ``taskset -c 0 .venv/bin/python -m benchmarks.engine_step`` (writes
 benchmarks/results/engine_step.md). ``--runs`` simulated people per kind of answer (default
 20), ``--scenario`` the shipped scenario (default breast-cancer-triage, aimed at its pool
 with its ``joint`` strategy), ``--before SRC`` also measures another version of the package
-(its ``src`` folder, e.g. a ``git worktree`` of an earlier commit) in the same run, in a
-fresh process, alternating with this one.
+(its ``src`` folder, e.g. a ``git worktree`` of an earlier commit) in the same run,
+alternating with this one. Each kind of answer of each version runs in a fresh process,
+as a server process starts: what a process builds once and keeps (the trades it shows)
+starts empty for every 20 people.
 
 Each simulated person (truth drawn from a flat Dirichlet over swing weights, seeded) answers
 until the engine stops, through a :class:`~tradeoff.record.recorder.Recorder` writing the
@@ -198,17 +200,19 @@ def main() -> None:
     parser.add_argument("--before", metavar="SRC", help="another version's src folder")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
-    versions = [("this version", None)] + ([("before", args.before)] if args.before else [])
+    import tradeoff
+
+    here = str(Path(tradeoff.__file__).resolve().parents[1])
+    versions = [("this version", here)] + ([("before", args.before)] if args.before else [])
     parts: dict[tuple[str, str], dict[str, Any]] = {}
     info: dict[str, Any] = {}
-    # Alternated kind by kind, so both versions see the same machine.
+    # Every kind in a fresh process (what each process builds once and keeps, such as the
+    # trades, starts empty for each), alternated kind by kind, so both versions see the
+    # same machine.
     for label, _ in KINDS:
         for version, src in versions:
-            if src is None:
-                got = measure(args.runs, args.scenario, [label])
-                info = got
-            else:
-                got = _elsewhere(src, args.runs, args.scenario, label)
+            got = _elsewhere(src, args.runs, args.scenario, label)
+            info = info or got
             parts[(version, label)] = got[label]
     table = []
     for version, _ in versions:
@@ -262,9 +266,10 @@ def main() -> None:
         "figures that compare, since wall time there includes the time others hold the "
         "core, which a long answer meets more often than a short unit. "
         "Goal: median ≤ 3 units, p95 ≤ 8 units."
+        + " Each kind of answer of each version ran in a fresh process."
         + (
             f' "before" is `{args.before}` (another version\'s package), measured in the '
-            "same run in a fresh process, alternating kind by kind with this version."
+            "same run, alternating kind by kind with this version."
             if args.before
             else ""
         )

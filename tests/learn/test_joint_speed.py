@@ -16,7 +16,7 @@ from tradeoff.learn import lookahead
 from tradeoff.learn.base import asked_aspects
 from tradeoff.learn.joint import JointStrategy
 from tradeoff.learn.joint_questions import Questions
-from tradeoff.learn.joint_state import JointState
+from tradeoff.learn.joint_state import JointRecord, JointState
 from tradeoff.learn.likelihood import (
     NOISE_PRIOR,
     answer_log_likelihoods,
@@ -25,6 +25,7 @@ from tradeoff.learn.likelihood import (
     outcome_probabilities,
     signed_log_likelihoods,
 )
+from tradeoff.learn.swing_prior import log_sum, swing_log_prior
 
 from ..conftest import spec
 from .test_joint import CHOICES, SMALL, profile, small_space
@@ -139,3 +140,34 @@ def test_the_move_likelihood_with_signs_and_looked_up_logs_is_the_likelihood() -
     rows = np.take_along_axis(documented, outcomes[:, None, None], axis=2)[:, :, 0]
     with np.errstate(divide="ignore"):
         np.testing.assert_allclose(signed, np.log(rows), rtol=1e-9, atol=1e-12)
+
+
+def test_a_state_is_looked_up_without_hashing_its_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The summaries and verdicts kept per state find it by the digest of its answers:
+    a long session does not hash every answer again at each look-up."""
+    strategy, state = _after_answers()
+
+    def refuse(self: JointRecord) -> int:
+        raise AssertionError("an answer was hashed")
+
+    monkeypatch.setattr(JointRecord, "__hash__", refuse)
+    first = strategy.posterior.summary(state)
+    assert strategy.posterior.summary(state) is first
+    assert strategy.verdict(state) is strategy.verdict(state)
+    again = JointState(state.records, state.key, state.swing, state.noise, state.log_weights)
+    assert again == state and hash(again) == hash(state)
+
+
+def test_the_prior_takes_the_weights_logarithms_once() -> None:
+    """The move hands the prior the Σ log s it needs for the Jacobian too
+    (:func:`~tradeoff.learn.swing_prior.log_sum`): the same density as the prior's own."""
+    s = np.random.default_rng(2).dirichlet(np.ones(4), size=50)
+    spans = [0.3, 0.7, 1.0, 2.0]
+    for sparse, natural in ((0.0, 0.0), (0.25, 0.0), (0.25, 0.2)):
+        plain = swing_log_prior(s, spans, sparse, natural)
+        given = swing_log_prior(s, spans, sparse, natural, logs=log_sum(s))
+        np.testing.assert_allclose(given, plain, rtol=1e-12)
+        columns = swing_log_prior(s.T, spans, sparse, natural, axis=0, logs=log_sum(s.T, axis=0))
+        np.testing.assert_allclose(columns, plain, rtol=1e-12)

@@ -27,6 +27,7 @@ from tradeoff.learn.likelihood import (
 from tradeoff.learn.swing_prior import (
     alr_columns,
     alr_inverse_columns,
+    log_sum,
     natural_weights,
     swing_log_prior,
 )
@@ -161,10 +162,11 @@ class MoveKernel:
         """Log prior density of swing weights (rows; columns with ``axis=0``) in additive
         log-ratio coordinates (the prior of
         :func:`~tradeoff.learn.swing_prior.swing_log_prior` times the Jacobian Π s_i)."""
-        with np.errstate(divide="ignore"):
-            out: FloatArray = swing_log_prior(
-                swing, self.spans, self.sparse_share, self.natural_share, axis
-            ) + np.log(swing).sum(axis=axis)
+        logs = log_sum(swing, axis)  # once: the prior's and the Jacobian's
+        out: FloatArray = (
+            swing_log_prior(swing, self.spans, self.sparse_share, self.natural_share, axis, logs)
+            + logs
+        )
         return out
 
     def _move(

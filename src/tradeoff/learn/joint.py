@@ -90,6 +90,10 @@ class JointStrategy(PosteriorStrategy[JointState]):
     _covers: dict[JointState, list[Trade | Candidate]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+    #: :meth:`verdict` by state (the stop and the choice of a question both read it).
+    _verdicts: dict[JointState, Verdict | None] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
     #: Plausible values of the candidates' rows when the pool's numbers carry a measurement
     #: noise (tables × candidates × statistics; one table per particle), or ``None``: the
     #: stop's P(best) then counts over them (:class:`~tradeoff.learn.particles.ParticlePosterior`)
@@ -222,22 +226,28 @@ class JointStrategy(PosteriorStrategy[JointState]):
         """The pick, its P(best), P(best or practically tied with the best), the candidates
         it may be practically tied with and its expected regret (:class:`Verdict`), under the
         posterior as :meth:`~tradeoff.learn.particles.ParticlePosterior.summary` weighs it
-        (its noisy tails weighed up), or ``None`` without candidates."""
+        (its noisy tails weighed up), or ``None`` without candidates (kept for the state)."""
+        if state in self._verdicts:
+            return self._verdicts[state]
         s = self.posterior.summary(state)
-        if s.psi is None or s.p_best is None or s.pick is None or s.near is None:
-            return None
-        top = s.psi.max(axis=1)
-        spread = float(s.weights @ (top - s.psi.min(axis=1))) or 1.0
-        regret = float(s.weights @ (top - s.psi[:, s.pick]))
-        order = tied_with(s.near, s.pick)
-        return Verdict(
-            int(self._front[s.pick]),
-            float(s.p_best[s.pick]),
-            float(s.near.sum()),
-            regret / spread,
-            tuple(int(self._front[i]) for i in order),
-            self.spec.decision_confidence,
-        )
+        out = None
+        if s.psi is not None and s.p_best is not None and s.pick is not None and s.near is not None:
+            top = s.psi.max(axis=1)
+            spread = float(s.weights @ (top - s.psi.min(axis=1))) or 1.0
+            regret = float(s.weights @ (top - s.psi[:, s.pick]))
+            order = tied_with(s.near, s.pick)
+            out = Verdict(
+                int(self._front[s.pick]),
+                float(s.p_best[s.pick]),
+                float(s.near.sum()),
+                regret / spread,
+                tuple(int(self._front[i]) for i in order),
+                self.spec.decision_confidence,
+            )
+        if len(self._verdicts) >= SUMMARIES_KEPT:
+            self._verdicts.pop(next(iter(self._verdicts)))  # the oldest
+        self._verdicts[state] = out
+        return out
 
     def decision(self, state: JointState) -> tuple[float, float] | None:
         """(The stated probability of the Bayes pick: P(best), or P(best or practically tied

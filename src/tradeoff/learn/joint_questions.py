@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TypeVar
 
 import numpy as np
@@ -93,8 +94,14 @@ class Trade:
     query: Query
     diff: FloatArray
     keys: tuple[str, str]
-    #: Per statistic, whether the two cards' lines for it read differently.
-    differs: tuple[bool, ...]
+    #: The question space, whose scenario's cards :attr:`differs` reads.
+    space: QuerySpace = field(compare=False, repr=False)
+
+    @cached_property
+    def differs(self) -> tuple[bool, ...]:
+        """Per statistic, whether the two cards' lines for it read differently (read on
+        first use: most trades built are scored, few are asked about an unasked aspect)."""
+        return asked_aspects(self.space.scenario, (self.query,))
 
 
 #: Trades and what a person can read of them are pure functions of the question space (the
@@ -272,8 +279,7 @@ class Questions:
             query = as_shown(space, query)
         diff = self.vector(query.left) - self.vector(query.right)
         keys = (profile_key(query.left), profile_key(query.right))
-        differs = asked_aspects(space.scenario, (query,))
-        return _kept(_TRADES, key, Trade(query, diff, keys, differs))
+        return _kept(_TRADES, key, Trade(query, diff, keys, space))
 
     def shown_key(self, query: Query) -> ShownKey | None:
         """The trade's two options as the screen shows them

@@ -60,6 +60,11 @@ class JointState:
     #: How many times the particles were resampled and moved.
     moves: int = field(default=0, compare=False)
 
+    def __hash__(self) -> int:
+        """The digest of every answer (equal states have equal digests): the summaries and
+        verdicts kept per state look a state up without hashing each of its records."""
+        return hash(self.key)
+
     @property
     def answered(self) -> int:
         return len(self.records)

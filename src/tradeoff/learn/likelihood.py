@@ -169,13 +169,52 @@ def answer_log_likelihoods(
     [[0.95, 0.731], [0.05, 0.5]]
     """
     # An answer "right" is an answer "left" about −Δ.
-    d = delta * np.where(outcome == 1, -1.0, 1.0)[:, None]
+    d = delta * answer_signs(outcome)[:, None]
+    return signed_log_likelihoods(d, np.flatnonzero(outcome == 2), lapse, temperature, band)
+
+
+def answer_signs(outcome: IntArray) -> FloatArray:
+    """−1 for an answer "right", else 1: an answer "right" is an answer "left" about −Δ
+    (:func:`signed_log_likelihoods` takes Δ times these).
+
+    >>> answer_signs(np.array([0, 1, 2])).tolist()
+    [1.0, -1.0, 1.0]
+    """
+    out: FloatArray = np.where(outcome == 1, -1.0, 1.0)
+    return out
+
+
+def signed_log_likelihoods(
+    d: FloatArray,
+    unsure: IntArray,
+    lapse: FloatArray,
+    temperature: FloatArray,
+    band: FloatArray,
+    hit: FloatArray | None = None,
+    miss: FloatArray | None = None,
+) -> FloatArray:
+    """:func:`answer_log_likelihoods` from Δ times each answer's :func:`answer_signs` (shape
+    (answers, particles)) and the rows answered "can't tell" (``unsure``); ``hit`` and
+    ``miss``, when given, are log(ε/2 + (1 − ε)) and log(ε/2) per particle
+    (:attr:`NoiseGrid.cell_log_hit`, :attr:`NoiseGrid.cell_log_miss` of its cell): the
+    same numbers, looked up instead of taken again.
+
+    >>> d = np.array([[0.01, 0.01], [0.01, 0.0]])  # "left", then "right" about −Δ
+    >>> noise = np.array([0.1, 0.0]), np.array([0.0, 0.01]), np.array([0.0, 0.0])
+    >>> np.round(np.exp(signed_log_likelihoods(d, np.array([], dtype=np.intp), *noise)), 3)
+    array([[0.95 , 0.731],
+           [0.95 , 0.5  ]])
+    """
     b = band[None, :]
     e = lapse[None, :]
     with np.errstate(divide="ignore"):
         # Answering from the numbers (T = 0), P is one of two values per particle: its
         # logarithms are taken once per particle, not once per answer.
-        out: FloatArray = np.where(d > b, np.log(e / 2 + (1 - e) * 1.0), np.log(e / 2 + 0.0))
+        if hit is None or miss is None:
+            hit, miss = np.log(e / 2 + (1 - e) * 1.0), np.log(e / 2 + 0.0)
+        else:
+            hit, miss = hit[None, :], miss[None, :]
+        out: FloatArray = np.where(d > b, hit, miss)
         graded = np.flatnonzero(temperature > 0)
         scale = temperature[None, graded]
         if graded.size:
@@ -183,7 +222,6 @@ def answer_log_likelihoods(
             out[:, graded] = np.log(
                 eg / 2 + (1 - eg) * sigmoid((d[:, graded] - b[:, graded]) / scale)
             )
-        unsure = np.flatnonzero(outcome == 2)
         if unsure.size:
             du = d[unsure]
             mid = (np.abs(du) <= b).astype(np.float64)
@@ -256,6 +294,10 @@ class NoiseGrid:
     cell_temperature: FloatArray = field(init=False, repr=False, compare=False)
     cell_band: FloatArray = field(init=False, repr=False, compare=False)
     cell_log_prior: FloatArray = field(init=False, repr=False, compare=False)
+    #: Per flat cell: log(ε/2 + (1 − ε)) and log(ε/2), the log likelihood of an answer
+    #: from the numbers (T = 0) on the side of Δ and against it.
+    cell_log_hit: FloatArray = field(init=False, repr=False, compare=False)
+    cell_log_miss: FloatArray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         i, j, k = np.unravel_index(np.arange(int(np.prod(self.shape))), self.shape)
@@ -271,6 +313,10 @@ class NoiseGrid:
                 + np.log(self.band_prior)[k]
             )
         object.__setattr__(self, "cell_log_prior", log_prior)
+        e = self.cell_lapse
+        with np.errstate(divide="ignore"):
+            object.__setattr__(self, "cell_log_hit", np.log(e / 2 + (1 - e) * 1.0))
+            object.__setattr__(self, "cell_log_miss", np.log(e / 2 + 0.0))
 
     @property
     def shape(self) -> tuple[int, int, int]:

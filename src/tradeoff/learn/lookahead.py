@@ -18,13 +18,27 @@ from tradeoff.learn.joint_state import JointState
 from tradeoff.learn.likelihood import NoiseGrid, answer_probabilities
 from tradeoff.learn.particles import Summary
 
-__all__ = ["INFORMATION_WEIGHT", "scores"]
+__all__ = ["INFORMATION_WEIGHT", "carrying", "scores"]
 
 FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
 
 #: Weight of the information about the best model's identity (nats) beside the expected
 #: regret (as a share of the metric's spread) when choosing a question.
 INFORMATION_WEIGHT = 0.01
+
+
+def carrying(weights: FloatArray) -> IntArray:
+    """Indices of the particles whose weight is not 0. The weights the summaries read weigh
+    up the noisiest answers (:meth:`~tradeoff.learn.particles.ParticlePosterior.robust_weights`):
+    a particle in none of the noise parameters' upper tails has weight 0 there (about two
+    in five), and adds exact zeros to every probability of an answer the look-ahead sums.
+
+    >>> carrying(np.array([0.5, 0.0, 0.25, 0.25])).tolist()
+    [0, 2, 3]
+    """
+    out: IntArray = np.flatnonzero(weights > 0).astype(np.intp)
+    return out
 
 
 def scores(
@@ -39,18 +53,21 @@ def scores(
     with candidates and ``aims_at_decision``, the expected regret of the Bayes pick less
     ``INFORMATION_WEIGHT`` × the information about the best model; else the expected L1
     error of the swing weights (see the module docstring)."""
-    a, w, noise = summary.natural, summary.weights, state.noise
+    a, w, noise, swing = summary.natural, summary.weights, state.noise, state.swing
     psi, best = summary.psi, summary.best
     if summary.exact_psi is not None:
         # Answers settle the weights, not the measurements: score what they can settle.
         psi, best = summary.exact_psi, summary.exact_best
     deciding = aims_at_decision and psi is not None and best is not None
+    # Only the particles with weight (:func:`carrying`): the others add exact zeros.
+    order = carrying(w)
     if deciding:
         assert psi is not None and best is not None
         # The particles grouped by their best candidate, so that P(answer, best) is a
         # sum over consecutive columns.
-        order = np.argsort(best, kind="stable")
-        a, w, noise, psi, best = a[order], w[order], noise[order], psi[order], best[order]
+        order = order[np.argsort(best[order], kind="stable")]
+        psi, best = psi[order], best[order]
+    a, w, noise, swing = a[order], w[order], noise[order], swing[order]
     diffs = np.array([c.diff for c in options])  # (Q, n)
     n_q = len(options)
     lapse, temp, band = noise_grid.values(noise)
@@ -80,7 +97,7 @@ def scores(
         return out
     flat = flat.reshape(3, n_q, -1).transpose(2, 1, 0).reshape(len(w), n_q * 3)
     # Expected L1 error of the swing weights' posterior mean after each answer.
-    s = state.swing
+    s = swing
     p_answer = flat.sum(axis=0)  # (Q*3,)
     with np.errstate(invalid="ignore", divide="ignore"):
         means = (flat.T @ s) / p_answer[:, None]  # (Q*3, n)

@@ -18,10 +18,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.learn.joint_state import JointRecord, JointState
-from tradeoff.learn.likelihood import NoiseGrid, answer_log_likelihoods
+from tradeoff.learn.likelihood import (
+    NoiseGrid,
+    answer_log_likelihoods,
+    answer_signs,
+    signed_log_likelihoods,
+)
 from tradeoff.learn.swing_prior import (
     alr_columns,
     alr_inverse_columns,
+    log_sum,
     natural_weights,
     swing_log_prior,
 )
@@ -136,14 +142,31 @@ class MoveKernel:
         out: FloatArray = log_p.sum(axis=0)
         return out
 
+    def _signed_log_likelihood(
+        self, d: FloatArray, noise: IntArray, unsure: IntArray, powers: FloatArray
+    ) -> FloatArray:
+        """:meth:`_log_likelihood_of` from Δ times each answer's
+        :func:`~tradeoff.learn.likelihood.answer_signs` and the rows answered "can't tell"
+        (worked out once per move), with the noise cells' logarithms looked up."""
+        grid = self.noise_grid
+        lapse, temp, band = grid.values(noise)
+        log_p = signed_log_likelihoods(
+            d, unsure, lapse, temp, band, grid.cell_log_hit[noise], grid.cell_log_miss[noise]
+        )
+        if powers[-1] != 1.0:
+            log_p[-1] *= powers[-1]
+        out: FloatArray = log_p.sum(axis=0)
+        return out
+
     def _log_prior_z(self, swing: FloatArray, axis: int = -1) -> FloatArray:
         """Log prior density of swing weights (rows; columns with ``axis=0``) in additive
         log-ratio coordinates (the prior of
         :func:`~tradeoff.learn.swing_prior.swing_log_prior` times the Jacobian Π s_i)."""
-        with np.errstate(divide="ignore"):
-            out: FloatArray = swing_log_prior(
-                swing, self.spans, self.sparse_share, self.natural_share, axis
-            ) + np.log(swing).sum(axis=axis)
+        logs = log_sum(swing, axis)  # once: the prior's and the Jacobian's
+        out: FloatArray = (
+            swing_log_prior(swing, self.spans, self.sparse_share, self.natural_share, axis, logs)
+            + logs
+        )
         return out
 
     def _move(
@@ -165,7 +188,11 @@ class MoveKernel:
         n_part, dim = swing.shape[0], swing.shape[1] - 1
         # Every array below holds one particle per column: the per-particle operations then
         # run along long rows.
-        diffs = np.array([r.diff for r in records])  # (t, n)
+        outcomes = np.array([r.outcome for r in records], dtype=np.intp)
+        unsure = np.flatnonzero(outcomes == 2)
+        # Δ of every answer, each times its sign (an answer "right" is an answer "left"
+        # about −Δ): the signs taken once, on the answers' differences.
+        diffs = np.array([r.diff for r in records]) * answer_signs(outcomes)[:, None]  # (t, n)
         s_cur = np.ascontiguousarray(swing.T)  # (n, N)
         noise = noise.astype(np.intp, copy=True)
         z = alr_columns(s_cur)
@@ -174,7 +201,7 @@ class MoveKernel:
         prior_g = self.noise_grid.log_prior(noise)
         powers = np.ones(len(records))
         powers[-1] = power
-        lik = self._log_likelihood_of(delta, noise, records, powers)
+        lik = self._signed_log_likelihood(delta, noise, unsure, powers)
         chol: FloatArray = np.linalg.cholesky(cov + 1e-8 * np.eye(dim)).astype(np.float64)
         shape = self.noise_grid.shape
         columns = np.arange(n_part)
@@ -185,7 +212,7 @@ class MoveKernel:
             s_new = alr_inverse_columns(z_new)
             d_new = diffs @ natural_weights(s_new, self.spans, axis=0)
             p_new = self._log_prior_z(s_new, axis=0)
-            l_new = self._log_likelihood_of(d_new, noise, records, powers)
+            l_new = self._signed_log_likelihood(d_new, noise, unsure, powers)
             gain = (p_new + l_new) - (prior_z + lik)
             accept = (np.log(rng.random(n_part)) < gain) & np.isfinite(p_new + l_new)
             np.copyto(z, z_new, where=accept)
@@ -198,7 +225,7 @@ class MoveKernel:
             coords[which, columns] = (rng.random(n_part) * np.asarray(shape)[which]).astype(np.intp)
             g_new = np.ravel_multi_index(tuple(coords), shape).astype(np.intp)
             pg_new = self.noise_grid.log_prior(g_new)
-            l_new = self._log_likelihood_of(delta, g_new, records, powers)
+            l_new = self._signed_log_likelihood(delta, g_new, unsure, powers)
             gain = (pg_new + l_new) - (prior_g + lik)
             accept = (np.log(rng.random(n_part)) < gain) & np.isfinite(pg_new + l_new)
             np.copyto(noise, g_new, where=accept)

@@ -19,6 +19,7 @@ __all__ = [
     "alr_columns",
     "alr_inverse_columns",
     "draw_swing_prior",
+    "log_sum",
     "natural_weights",
     "swing_log_prior",
 ]
@@ -35,24 +36,34 @@ FloatArray = NDArray[np.float64]
 SPARSE_PRIOR_SHARE = 0.25
 
 
-def _log_dirichlet(s: FloatArray, alpha: float, axis: int = -1) -> FloatArray:
-    n = s.shape[axis]
+def log_sum(s: FloatArray, axis: int = -1) -> FloatArray:
+    """Σ log s_i of swing weights (rows; columns with ``axis=0``): the part of every
+    Dirichlet density that depends on them (:func:`swing_log_prior` takes it once)."""
     with np.errstate(divide="ignore"):
         logs = np.log(s)
-    out: FloatArray = (
-        math.lgamma(n * alpha) - n * math.lgamma(alpha) + (alpha - 1) * logs.sum(axis=axis)
-    )
+    out: FloatArray = logs.sum(axis=axis)
+    return out
+
+
+def _log_dirichlet(n: int, alpha: float, logs: FloatArray) -> FloatArray:
+    """Log Dirichlet(α) density of n weights whose :func:`log_sum` is ``logs``."""
+    out: FloatArray = math.lgamma(n * alpha) - n * math.lgamma(alpha) + (alpha - 1) * logs
     return out
 
 
 def swing_log_prior(
-    s: FloatArray, spans: Sequence[float], sparse: float, natural: float, axis: int = -1
+    s: FloatArray,
+    spans: Sequence[float],
+    sparse: float,
+    natural: float,
+    axis: int = -1,
+    logs: FloatArray | None = None,
 ) -> FloatArray:
     """Log density (on the simplex, w.r.t. the first n − 1 coordinates) of the prior
     over swing weights ``s`` (rows; columns with ``axis=0``): ``sparse`` × Dirichlet(½) +
     ``natural`` × the density that a flat Dirichlet over natural-unit weights a implies,
     (n − 1)!·Π(1/c_i)·(Σ s_j/c_j)^(−n) with c the spans (the Jacobian of a_i ∝ s_i/c_i),
-    + the rest × a flat Dirichlet.
+    + the rest × a flat Dirichlet. ``logs``: the weights' :func:`log_sum`, when known.
 
     >>> s = np.array([[0.2, 0.3, 0.5]])
     >>> round(float(np.exp(swing_log_prior(s, [1.0, 1.0, 1.0], 0.0, 0.0))[0]), 6)
@@ -64,14 +75,16 @@ def swing_log_prior(
     True
     """
     n = s.shape[axis]
+    if logs is None:
+        logs = log_sum(s, axis)
     if sparse == 0 and natural == 0:
-        return _log_dirichlet(s, 1.0, axis)
+        return _log_dirichlet(n, 1.0, logs)
     parts = []
     flat = 1.0 - sparse - natural
     if flat > 0:
-        parts.append(math.log(flat) + _log_dirichlet(s, 1.0, axis))
+        parts.append(math.log(flat) + _log_dirichlet(n, 1.0, logs))
     if sparse > 0:
-        parts.append(math.log(sparse) + _log_dirichlet(s, 0.5, axis))
+        parts.append(math.log(sparse) + _log_dirichlet(n, 0.5, logs))
     if natural > 0:
         c = np.asarray(spans, dtype=np.float64)
         if axis == 0:

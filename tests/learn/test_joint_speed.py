@@ -1,0 +1,173 @@
+"""Strategy `joint` does per answer only the work its question needs: what it builds and
+keeps between answers gives the same numbers as building it afresh."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tradeoff.learn.joint_questions as joint_questions
+from tradeoff.ask.queries import Query
+from tradeoff.ask.scenario import parse_scenario
+from tradeoff.learn import lookahead
+from tradeoff.learn.base import asked_aspects
+from tradeoff.learn.joint import JointStrategy
+from tradeoff.learn.joint_questions import Questions
+from tradeoff.learn.joint_state import JointRecord, JointState
+from tradeoff.learn.likelihood import (
+    NOISE_PRIOR,
+    answer_log_likelihoods,
+    answer_probabilities,
+    answer_signs,
+    outcome_probabilities,
+    signed_log_likelihoods,
+)
+from tradeoff.learn.swing_prior import log_sum, swing_log_prior
+
+from ..conftest import spec
+from .test_joint import CHOICES, SMALL, profile, small_space
+
+
+def test_a_trade_reads_its_cards_only_when_asked_what_differs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Building a trade to score it does not lay out its cards (most trades built are
+    only scored); what differs on them is read on first use, as it reads afresh."""
+    calls: list[Any] = []
+
+    def counted(*args: Any) -> tuple[bool, ...]:
+        calls.append(args)
+        return asked_aspects(*args)
+
+    monkeypatch.setattr(joint_questions, "asked_aspects", counted)
+    monkeypatch.setattr(joint_questions, "_TRADES", {})
+    space = small_space()
+    trade = Questions(space, True).trade(0, 2, 0.37, 0.6)
+    assert calls == []
+    assert trade.differs == asked_aspects(space.scenario, (trade.query,))
+    assert trade.differs == asked_aspects(space.scenario, (trade.query,))
+    assert len(calls) == 1
+
+
+def _after_answers(seed: int = 7) -> tuple[JointStrategy, JointState]:
+    """A strategy on the small space with six candidates, after six answers that
+    contradict each other (so the noise parameters' tails differ)."""
+    space = small_space()
+    rng = np.random.default_rng(4)
+    candidates = np.column_stack(
+        (rng.uniform(0.15, 0.3, 6), rng.uniform(0.35, 0.7, 6), rng.uniform(-1, 0, 6))
+    )
+    strategy = JointStrategy(space, spec(parse_scenario(SMALL)), seed, candidates=candidates)
+    state = strategy.initial()
+    for i, j, outcome in [(0, 1, 0), (1, 2, 0), (0, 2, 1), (3, 4, 0), (4, 3, 0), (2, 5, 2)]:
+        left, right = profile(space, candidates[i]), profile(space, candidates[j])
+        query = Query(left, right, (0, 1), (0.5, 0.5))
+        state = strategy.update(state, query, CHOICES[outcome])
+    return strategy, state
+
+
+@pytest.mark.parametrize("aims_at_decision", [True, False])
+def test_the_look_ahead_skips_particles_without_weight(
+    monkeypatch: pytest.MonkeyPatch, aims_at_decision: bool
+) -> None:
+    """The look-ahead computes answer probabilities only for particles with weight (the
+    summary's weights leave about two in five at 0), and scores every question as it
+    does with every particle in."""
+    strategy, state = _after_answers()
+    summary = strategy.posterior.summary(state)
+    options = strategy._options(summary)
+    assert len(options) > 3
+    weighed = int(np.count_nonzero(summary.weights > 0))
+    assert 0 < weighed < len(summary.weights)
+    seen: list[int] = []
+
+    def counted(delta: np.ndarray, *args: Any) -> np.ndarray:
+        seen.append(delta.shape[1])
+        return answer_probabilities(delta, *args)
+
+    monkeypatch.setattr(lookahead, "answer_probabilities", counted)
+    got = lookahead.scores(summary, state, options, strategy.noise_grid, aims_at_decision)
+    assert seen == [weighed]
+    # Every particle in: the weights nudged off 0 by far less than the scores' rounding.
+    nudged = replace(summary, weights=np.where(summary.weights > 0, summary.weights, 1e-300))
+    every = lookahead.scores(nudged, state, options, strategy.noise_grid, aims_at_decision)
+    assert seen[-1] == len(summary.weights)
+    assert got == pytest.approx(every, rel=1e-9, abs=1e-12)
+
+
+def test_the_verdict_is_kept_for_the_state() -> None:
+    """The stop and the choice of a question read the same verdict: it is worked out once
+    per state, and is what a strategy that never saw the state works out."""
+    strategy, state = _after_answers()
+    verdict = strategy.verdict(state)
+    assert verdict is not None
+    assert strategy.verdict(state) is verdict
+    fresh, _ = _after_answers()
+    again = fresh.verdict(state)
+    assert again is not None and again is not verdict
+    assert (again.pick, again.tied) == (verdict.pick, verdict.tied)
+    assert (again.p_best, again.p_near, again.regret) == pytest.approx(
+        (verdict.p_best, verdict.p_near, verdict.regret)
+    )
+
+
+def test_the_move_likelihood_with_signs_and_looked_up_logs_is_the_likelihood() -> None:
+    """The move takes the answers' signs once and looks each noise cell's logarithms up
+    (:func:`~tradeoff.learn.likelihood.signed_log_likelihoods`): the same log likelihood
+    as :func:`~tradeoff.learn.likelihood.answer_log_likelihoods` and as the documented
+    probabilities, for every kind of answer and every cell of the shipped grid."""
+    rng = np.random.default_rng(3)
+    grid = NOISE_PRIOR
+    cells = np.arange(len(grid.cell_lapse), dtype=np.intp)
+    outcomes = rng.integers(0, 3, size=7).astype(np.intp)
+    delta = rng.normal(0.0, 0.01, size=(7, len(cells)))
+    lapse, temp, band = grid.values(cells)
+    signed = signed_log_likelihoods(
+        delta * answer_signs(outcomes)[:, None],
+        np.flatnonzero(outcomes == 2),
+        lapse,
+        temp,
+        band,
+        grid.cell_log_hit[cells],
+        grid.cell_log_miss[cells],
+    )
+    plain = answer_log_likelihoods(delta, outcomes, lapse, temp, band)
+    np.testing.assert_allclose(signed, plain, rtol=1e-12, atol=0)
+    documented = outcome_probabilities(delta, lapse, temp, band)
+    rows = np.take_along_axis(documented, outcomes[:, None, None], axis=2)[:, :, 0]
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(signed, np.log(rows), rtol=1e-9, atol=1e-12)
+
+
+def test_a_state_is_looked_up_without_hashing_its_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The summaries and verdicts kept per state find it by the digest of its answers:
+    a long session does not hash every answer again at each look-up."""
+    strategy, state = _after_answers()
+
+    def refuse(self: JointRecord) -> int:
+        raise AssertionError("an answer was hashed")
+
+    monkeypatch.setattr(JointRecord, "__hash__", refuse)
+    first = strategy.posterior.summary(state)
+    assert strategy.posterior.summary(state) is first
+    assert strategy.verdict(state) is strategy.verdict(state)
+    again = JointState(state.records, state.key, state.swing, state.noise, state.log_weights)
+    assert again == state and hash(again) == hash(state)
+
+
+def test_the_prior_takes_the_weights_logarithms_once() -> None:
+    """The move hands the prior the Σ log s it needs for the Jacobian too
+    (:func:`~tradeoff.learn.swing_prior.log_sum`): the same density as the prior's own."""
+    s = np.random.default_rng(2).dirichlet(np.ones(4), size=50)
+    spans = [0.3, 0.7, 1.0, 2.0]
+    for sparse, natural in ((0.0, 0.0), (0.25, 0.0), (0.25, 0.2)):
+        plain = swing_log_prior(s, spans, sparse, natural)
+        given = swing_log_prior(s, spans, sparse, natural, logs=log_sum(s))
+        np.testing.assert_allclose(given, plain, rtol=1e-12)
+        columns = swing_log_prior(s.T, spans, sparse, natural, axis=0, logs=log_sum(s.T, axis=0))
+        np.testing.assert_allclose(columns, plain, rtol=1e-12)

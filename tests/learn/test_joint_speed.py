@@ -30,6 +30,8 @@ from tradeoff.learn.swing_prior import log_sum, swing_log_prior
 from ..conftest import spec
 from .test_joint import CHOICES, SMALL, profile, small_space
 
+pytestmark = pytest.mark.core
+
 
 def test_a_trade_reads_its_cards_only_when_asked_what_differs(
     monkeypatch: pytest.MonkeyPatch,

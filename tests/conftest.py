@@ -76,6 +76,7 @@ TIERS = {
         "test_tui",
         "test_tui_pty",
         "test_tui_aspects",
+        "test_tui_leaderboard",
         "test_tui_curves",
         "test_joint_app",
         "test_study",

@@ -268,7 +268,7 @@ class SelectionScreen(Screen[None]):
             self.app.push_screen(DecisionCurvesScreen(self.curves))
 
     def action_help(self) -> None:
-        self.app.push_screen(SelectionHelpScreen())
+        self.app.push_screen(SelectionHelpScreen(curves=self.curves is not None))
 
     def action_close(self) -> None:
         if isinstance(self.app, SelectionApp):

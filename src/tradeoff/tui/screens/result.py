@@ -18,7 +18,7 @@ from tradeoff.ask.words import aspect_header, table_legend
 from tradeoff.errors import InputError
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import probability_words
-from tradeoff.tui.common import Farewell
+from tradeoff.tui.common import Farewell, fit_name
 from tradeoff.tui.dialogs import ResultHelpScreen
 
 if TYPE_CHECKING:
@@ -66,6 +66,22 @@ def recommendation_text(advice: Recommendation, candidates: int, *, noisy: bool 
         f". Of the {candidates} candidate models, it is the one your answers make best."
         f"{sure}{trade}",
     )
+
+
+def name_room(width: int, headers: list[str], rows: list[list[str]]) -> int:
+    """The characters a table ``width`` wide leaves its first column (the models' names)
+    once the other columns (``headers``, each row's cells) have theirs: each column is its
+    widest line and one space either side; the table's scroll bar takes two.
+
+    >>> name_room(76, ["CO2\\nkg", "chance\\nbest"], [["12.38", "under 1%"]])
+    55
+    """
+    others = sum(
+        max(len(line) for text in (header, *(row[c] for row in rows)) for line in text.split("\n"))
+        + 2
+        for c, header in enumerate(headers)
+    )
+    return width - others - 2 - 2
 
 
 class ResultScreen(Screen[None]):
@@ -141,18 +157,25 @@ class ResultScreen(Screen[None]):
         self.query_one("#result-recommend", Static).update(said)
         table = self.query_one("#result-table", DataTable)
         chance = advice.p_best is not None
-        headers = ["model", *[aspect_header(s, j) for j in range(len(s.weight_names))]]
-        table.add_columns(*headers, *(["chance\nbest"] if chance else []))
+        headers = [aspect_header(s, j) for j in range(len(s.weight_names))]
+        headers += ["chance\nbest"] if chance else []
         # Ordered by what the answers informed: a guess for an unasked aspect moves nothing.
         person = decision.selection.stakeholders[0]
         one = listed(s, pool.names, pool.values, person, advice)
+        rows = []
         for i in one.order:
             cells = [
                 aspect_cell(s, j, float(pool.values[i, j])) for j in range(pool.values.shape[1])
             ]
-            best = [probability_words(advice.p_best[i])] if advice.p_best is not None else []
-            name = Text(one.names[i], style="bold") if i == advice.index else one.names[i]
-            table.add_row(name, *cells, *best)
+            cells += [probability_words(advice.p_best[i])] if advice.p_best is not None else []
+            rows.append((i, cells))
+        # Every column in view: the names give way (the chosen one is said in full above).
+        room = name_room(table.size.width, headers, [cells for _, cells in rows])
+        table.add_columns("model", *(Text(h, justify="right") for h in headers))
+        for i, cells in rows:
+            shown = fit_name(one.names[i], room)
+            name = Text(shown, style="bold") if i == advice.index else shown
+            table.add_row(name, *(Text(c, justify="right") for c in cells))
         about = one.words
         self.query_one("#result-status", Static).update(
             f"\nAll {pool.n} candidates, best for you first (↑ ↓ to scroll). {table_legend(s)}"

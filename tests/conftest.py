@@ -68,6 +68,7 @@ TIERS = {
         "test_web_browser_de",
         "test_web_panel_browser",
         "test_panel_leaving_browser",
+        "test_leaderboard_browser",
     },
     "stats": {"test_strategies", "test_engine_paper"},
     "e2e": {

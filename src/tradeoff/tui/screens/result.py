@@ -171,11 +171,11 @@ class ResultScreen(Screen[None]):
             rows.append((i, cells))
         # Every column in view: the names give way (the chosen one is said in full above).
         room = name_room(table.size.width, headers, [cells for _, cells in rows])
-        table.add_columns("model", *(Text(h, justify="right") for h in headers))
+        table.add_columns("model", *headers)
         for i, cells in rows:
             shown = fit_name(one.names[i], room)
             name = Text(shown, style="bold") if i == advice.index else shown
-            table.add_row(name, *(Text(c, justify="right") for c in cells))
+            table.add_row(name, *cells)
         about = one.words
         self.query_one("#result-status", Static).update(
             f"\nAll {pool.n} candidates, best for you first (↑ ↓ to scroll). {table_legend(s)}"

@@ -188,3 +188,19 @@ def fit_name(name: str, width: int) -> str:
         return short
     tail = (width - 1) * 3 // 5
     return f"{short[: width - 1 - tail]}…{short[len(short) - tail :]}"
+
+
+def name_room(width: int, headers: list[str], rows: list[list[str]]) -> int:
+    """The characters a table ``width`` wide leaves its first column (the models' names)
+    once the other columns (``headers``, each row's cells) have theirs: each column is its
+    widest line and one space either side; the table's scroll bar takes two.
+
+    >>> name_room(76, ["CO2\\nkg", "chance\\nbest"], [["12.38", "under 1%"]])
+    55
+    """
+    others = sum(
+        max(len(line) for text in (header, *(row[c] for row in rows)) for line in text.split("\n"))
+        + 2
+        for c, header in enumerate(headers)
+    )
+    return width - others - 2 - 2

@@ -18,7 +18,7 @@ from tradeoff.ask.words import aspect_header, table_legend
 from tradeoff.errors import InputError
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import probability_words
-from tradeoff.tui.common import Farewell, fit_name
+from tradeoff.tui.common import Farewell, fit_name, name_room
 from tradeoff.tui.dialogs import ResultHelpScreen
 
 if TYPE_CHECKING:
@@ -66,22 +66,6 @@ def recommendation_text(advice: Recommendation, candidates: int, *, noisy: bool 
         f". Of the {candidates} candidate models, it is the one your answers make best."
         f"{sure}{trade}",
     )
-
-
-def name_room(width: int, headers: list[str], rows: list[list[str]]) -> int:
-    """The characters a table ``width`` wide leaves its first column (the models' names)
-    once the other columns (``headers``, each row's cells) have theirs: each column is its
-    widest line and one space either side; the table's scroll bar takes two.
-
-    >>> name_room(76, ["CO2\\nkg", "chance\\nbest"], [["12.38", "under 1%"]])
-    55
-    """
-    others = sum(
-        max(len(line) for text in (header, *(row[c] for row in rows)) for line in text.split("\n"))
-        + 2
-        for c, header in enumerate(headers)
-    )
-    return width - others - 2 - 2
 
 
 class ResultScreen(Screen[None]):

@@ -166,3 +166,41 @@ def participant_problem(value: str, error: InputError) -> str:
         f"{shown} is not allowed as a participant id: it names the folder your answers are "
         f"kept in. {fix[:1].upper()}{fix[1:]}"
     ).rstrip()
+
+
+def fit_name(name: str, width: int) -> str:
+    """``name`` in at most ``width`` characters (at least 8): whole if it fits, else without
+    its owner's prefix ("owner/"), else its start and end around "…" (the end of a model's
+    name, its size and kind, is what tells it from its neighbours).
+
+    >>> fit_name("Qwen/Qwen2.5-7B", 20)
+    'Qwen/Qwen2.5-7B'
+    >>> fit_name("Qwen/Qwen2.5-Coder-32B-Instruct", 26)
+    'Qwen2.5-Coder-32B-Instruct'
+    >>> fit_name("cognitivecomputations/dolphin-2.9.2-Phi-3-Medium-abliterated", 22)
+    'dolphin-2…-abliterated'
+    """
+    width = max(width, 8)
+    if len(name) <= width:
+        return name
+    short = name.rsplit("/", 1)[-1]
+    if len(short) <= width:
+        return short
+    tail = (width - 1) * 3 // 5
+    return f"{short[: width - 1 - tail]}…{short[len(short) - tail :]}"
+
+
+def name_room(width: int, headers: list[str], rows: list[list[str]]) -> int:
+    """The characters a table ``width`` wide leaves its first column (the models' names)
+    once the other columns (``headers``, each row's cells) have theirs: each column is its
+    widest line and one space either side; the table's scroll bar takes two.
+
+    >>> name_room(76, ["CO2\\nkg", "chance\\nbest"], [["12.38", "under 1%"]])
+    55
+    """
+    others = sum(
+        max(len(line) for text in (header, *(row[c] for row in rows)) for line in text.split("\n"))
+        + 2
+        for c, header in enumerate(headers)
+    )
+    return width - others - 2 - 2

@@ -135,6 +135,24 @@ class SelectionHelpScreen(HelpScreen):
         "  ?        this help"
     )
 
+    #: Decision curves are drawn for two classes only: without them, ``c`` is not said.
+    NO_CURVES = (
+        "  x · c    plot other aspects · decision curves\n",
+        "  x        plot other aspects\n",
+    )
+
+    def __init__(self, curves: bool = True) -> None:
+        super().__init__()
+        #: Whether ``c`` opens decision curves here.
+        self.curves = curves
+
+    def compose(self) -> ComposeResult:
+        body = self.BODY if self.curves else self.BODY.replace(*self.NO_CURVES)
+        with Vertical(id="help-box"):
+            yield Label(self.HEADING, id="title")
+            yield Static(body)
+            yield Button("Close", id="close", variant="primary")
+
 
 class ConfirmScreen(ModalScreen[bool]):
     """A yes/no question."""

@@ -33,6 +33,7 @@ from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import omega_note, plain_summary
 from tradeoff.pareto import pareto_mask
 from tradeoff.pool import Pool
+from tradeoff.tui.common import fit_name, name_room
 from tradeoff.tui.curves import DecisionCurvesScreen, curve_view
 from tradeoff.tui.dialogs import SelectionHelpScreen
 from tradeoff.tui.scatter import LEGEND, MIN_ROWS, Points, ScatterPlot
@@ -40,6 +41,8 @@ from tradeoff.tui.scatter import LEGEND, MIN_ROWS, Points, ScatterPlot
 P_VALUES = (1.0, 2.0, math.inf)
 #: The lines under the plot that name its axes and its markers.
 AXES_ROWS = 3
+#: The fewest characters of a model's name the table shows.
+NAME_ROOM = 24
 
 
 class SelectionScreen(Screen[None]):
@@ -166,18 +169,38 @@ class SelectionScreen(Screen[None]):
         self.query_one("#select-status-box").display = self.details
         headers = [self._header(j) for j in range(len(cols))]
         if self.details:
-            table.add_columns("#", "model", *headers, "Pareto")
-            for i, row in enumerate(outcome.ranking, 1):
-                cells = [f"top-{max(1, round(100 * row.u[c]))}%" for c in cols]
-                table.add_row(str(i), row.name, *cells, "yes" if row.pareto else "")
+            headers.append("Pareto")
+            rows = [
+                (
+                    row.name,
+                    [
+                        *(f"top-{max(1, round(100 * row.u[c]))}%" for c in cols),
+                        "yes" if row.pareto else "",
+                    ],
+                )
+                for row in outcome.ranking
+            ]
             self._status(weights, outcome.selected.name, outcome.explanation)
         else:
             people = self._people_order()
-            table.add_columns("#", "model", *headers, people.label)
-            for rank, i in enumerate(people.order, 1):
-                values = [self._cell(j, float(self.pool.values[i, j])) for j in range(len(cols))]
-                table.add_row(str(rank), people.names[i], *values, people.extra[i])
+            headers.append(people.label)
+            rows = [
+                (
+                    people.names[i],
+                    [
+                        *(self._cell(j, float(self.pool.values[i, j])) for j in range(len(cols))),
+                        people.extra[i],
+                    ],
+                )
+                for i in people.order
+            ]
             self.query_one("#select-status", Static).update("")
+        # Long names give way to the numbers (never below NAME_ROOM characters).
+        numbered = [[str(n), *cells] for n, (_, cells) in enumerate(rows, 1)]
+        room = max(NAME_ROOM, name_room(table.size.width, ["#", *headers], numbered))
+        table.add_columns("#", "model", *headers)
+        for n, (name, cells) in enumerate(rows, 1):
+            table.add_row(str(n), fit_name(name, room), *cells)
         legend = table_legend(self.scenario) if self.scenario is not None else ""
         if not self.details and (about := self._people_order().words):
             legend += f" {about}"
@@ -270,7 +293,7 @@ class SelectionScreen(Screen[None]):
             self.app.push_screen(DecisionCurvesScreen(self.curves))
 
     def action_help(self) -> None:
-        self.app.push_screen(SelectionHelpScreen())
+        self.app.push_screen(SelectionHelpScreen(curves=self.curves is not None))
 
     def action_close(self) -> None:
         if isinstance(self.app, SelectionApp):

@@ -18,7 +18,7 @@ from tradeoff.ask.words import aspect_header, table_legend
 from tradeoff.errors import InputError
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import probability_words
-from tradeoff.tui.common import Farewell
+from tradeoff.tui.common import Farewell, fit_name, name_room
 from tradeoff.tui.dialogs import ResultHelpScreen
 
 if TYPE_CHECKING:
@@ -141,18 +141,25 @@ class ResultScreen(Screen[None]):
         self.query_one("#result-recommend", Static).update(said)
         table = self.query_one("#result-table", DataTable)
         chance = advice.p_best is not None
-        headers = ["model", *[aspect_header(s, j) for j in range(len(s.weight_names))]]
-        table.add_columns(*headers, *(["chance\nbest"] if chance else []))
+        headers = [aspect_header(s, j) for j in range(len(s.weight_names))]
+        headers += ["chance\nbest"] if chance else []
         # Ordered by what the answers informed: a guess for an unasked aspect moves nothing.
         person = decision.selection.stakeholders[0]
         one = listed(s, pool.names, pool.values, person, advice)
+        rows = []
         for i in one.order:
             cells = [
                 aspect_cell(s, j, float(pool.values[i, j])) for j in range(pool.values.shape[1])
             ]
-            best = [probability_words(advice.p_best[i])] if advice.p_best is not None else []
-            name = Text(one.names[i], style="bold") if i == advice.index else one.names[i]
-            table.add_row(name, *cells, *best)
+            cells += [probability_words(advice.p_best[i])] if advice.p_best is not None else []
+            rows.append((i, cells))
+        # Every column in view: the names give way (the chosen one is said in full above).
+        room = name_room(table.size.width, headers, [cells for _, cells in rows])
+        table.add_columns("model", *headers)
+        for i, cells in rows:
+            shown = fit_name(one.names[i], room)
+            name = Text(shown, style="bold") if i == advice.index else shown
+            table.add_row(name, *cells)
         about = one.words
         self.query_one("#result-status", Static).update(
             f"\nAll {pool.n} candidates, best for you first (↑ ↓ to scroll). {table_legend(s)}"

@@ -18,6 +18,7 @@ from tradeoff.ask.strategies import STRATEGY_NAMES
 from tradeoff.cli.app import cmd_default, cmd_elicit, cmd_session_show
 from tradeoff.cli.choices import add_choices_commands
 from tradeoff.cli.common import LazyNames
+from tradeoff.cli.consent import INATTENTIVE_HELP, add_consent_command
 from tradeoff.cli.decide import cmd_report, cmd_select
 from tradeoff.cli.judge import cmd_compare, cmd_gap
 from tradeoff.cli.pool import add_pool_commands
@@ -103,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
         "participants may still pick another on the first page (default: the browser's)",
     )
     add_panel_arguments(mk)
+    mk.add_argument(
+        "--attention-checks",
+        metavar="N,M",
+        help="attention checks before these questions (e.g. 3,8): a question whose one "
+        "option is better on every line, shown like any other, never learned from",
+    )
     mk.add_argument("--json", action="store_true", help="print one JSON document")
     mk.set_defaults(func=cmd_study_create)
     status = st_sub.add_parser("status", help="who has answered, who is done")
@@ -119,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     srep.add_argument("--p", default="inf", help="the p of COPA's p-norm: a number ≥ 1 or inf")
     srep.add_argument("--top", type=int, default=10, help="ranked models to report")
     srep.add_argument("--exclude-inconsistent", action="store_true")
+    srep.add_argument("--exclude-inattentive", action="store_true", help=INATTENTIVE_HELP)
     srep.add_argument(
         "--include-pilot", action="store_true", help="count pilot sessions (left out by default)"
     )
@@ -166,9 +174,11 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument(
         "--include-pilot", action="store_true", help="export pilot sessions (left out by default)"
     )
+    ex.add_argument("--exclude-inattentive", action="store_true", help=INATTENTIVE_HELP)
     ex.add_argument("--json", action="store_true", help="print one JSON document")
     ex.set_defaults(func=cmd_study_export)
     add_pilot_commands(st_sub)
+    add_consent_command(st_sub)
 
     add_choices_commands(sub)
 

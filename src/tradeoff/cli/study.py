@@ -117,6 +117,7 @@ def _panel(args: argparse.Namespace) -> tuple[Panel | None, list[str]]:
 
 
 def cmd_study_create(args: argparse.Namespace) -> int:
+    from tradeoff.study.checks import parse_positions
     from tradeoff.study.codes import CODE_BITS
     from tradeoff.study.folder import create_study
     from tradeoff.study.keys import new_key
@@ -149,6 +150,9 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         panel=panel,
         panel_ids=panel_ids,
         language=args.language,
+        attention_checks=()
+        if args.attention_checks is None
+        else parse_positions(args.attention_checks),
     )
     coordinator_key = new_key(study.path, "coordinator")
     if args.json:
@@ -294,7 +298,10 @@ def cmd_study_report(args: argparse.Namespace) -> int:
 
     check_out(args.out)
     found = study_sessions(
-        args.study, exclude_inconsistent=args.exclude_inconsistent, include_pilot=args.include_pilot
+        args.study,
+        exclude_inconsistent=args.exclude_inconsistent,
+        include_pilot=args.include_pilot,
+        exclude_inattentive=args.exclude_inattentive,
     )
     for pid, why in found.left_out:
         error(f"{found.study.path}: participant {pid} is not in the report: {why}")
@@ -371,7 +378,12 @@ def cmd_study_export(args: argparse.Namespace) -> int:
     from tradeoff.study.folder import load_study
 
     study = load_study(args.study)
-    summary = export_study(study, args.out, include_pilot=args.include_pilot)
+    summary = export_study(
+        study,
+        args.out,
+        include_pilot=args.include_pilot,
+        exclude_inattentive=args.exclude_inattentive,
+    )
     for path, why in summary.skipped:
         error(f"{path}: not exported: {why}")
     if args.json:

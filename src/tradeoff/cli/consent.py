@@ -1,0 +1,47 @@
+"""``tradeoff study consent``: a new version of a study's consent text (or a version's
+text in another language), and the help of ``--exclude-inattentive``."""
+
+from __future__ import annotations
+
+import argparse
+
+from tradeoff.cli.common import emit, say
+
+INATTENTIVE_HELP = (
+    "leave out every participant who failed an attention check (chose the option worse on "
+    "every line)"
+)
+
+
+def cmd_study_consent(args: argparse.Namespace) -> int:
+    from tradeoff.study.consent_versions import add_consent_version
+
+    added = add_consent_version(args.study, args.text, args.version, args.language)
+    if args.json:
+        emit(added.to_json())
+        return 0
+    language = "" if added.language is None else f" in {added.language}"
+    say(
+        f"Consent text version {added.version}{language} added to {args.study} as "
+        f"{added.file}; the earlier texts are kept. A participant who agreed to an earlier "
+        "version only is asked to consent again before their next question. A running "
+        "`study serve` shows it from its next page."
+    )
+    return 0
+
+
+def add_consent_command(st_sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``study consent``."""
+    cs = st_sub.add_parser(
+        "consent", help="a new consent text version: participants consent again before going on"
+    )
+    cs.add_argument("study", help="study folder")
+    cs.add_argument("text", metavar="NEW.md", help="the new information and consent text")
+    cs.add_argument(
+        "--version",
+        required=True,
+        help="its version (a new one, or an existing version's text in another --language)",
+    )
+    cs.add_argument("--language", metavar="TAG", help="the language the text is in (e.g. de)")
+    cs.add_argument("--json", action="store_true", help="print one JSON document")
+    cs.set_defaults(func=cmd_study_consent)

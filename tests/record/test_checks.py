@@ -77,9 +77,7 @@ def test_a_check_is_dominated_as_shown(sc: Scenario, position: int, seed: int) -
     # brute force over what the page shows: never worse on a line, better on one at least
     assert not any(line.differs and not line.better for line in lines)
     assert any(line.differs and line.better for line in lines)
-    assert all(
-        not line.differs for line in card_lines(sc, worse, better) if line.better
-    )
+    assert all(not line.differs for line in card_lines(sc, worse, better) if line.better)
     assert dominant_side(sc, q.swapped()) == ("right" if side == "left" else "left")
 
 
@@ -96,9 +94,7 @@ def test_a_trade_is_not_a_check() -> None:
 def _session(tmp_path: Path, checks: dict[int, str], answers: int = 6) -> Recorder:
     tmp_path.mkdir()
     loaded = load_scenario(small_scenario_file(tmp_path))
-    rec = start_session(
-        loaded, "p01", tmp_path / "sessions", spec=spec(loaded.scenario, budget=20)
-    )
+    rec = start_session(loaded, "p01", tmp_path / "sessions", spec=spec(loaded.scenario, budget=20))
     oracle = SimulatedOracle.for_scenario(loaded.scenario, TRUTH)
     for _ in range(answers):
         position = rec.engine.answered + 1
@@ -167,6 +163,7 @@ def test_replay_verifies_a_check(two_checks: Path) -> None:
             data = json.loads(split_chain(text)[0])
             if data["type"] == "check" and data["position"] == 3:
                 data.update(edit)
+
             class Raw(BaseModel):
                 model_config = {"extra": "allow"}
 

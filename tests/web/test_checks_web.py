@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.record.log import read_session
 from tradeoff.study.consent_versions import add_consent_version
@@ -55,7 +56,7 @@ def only(study: Study, pid: str) -> Path:
 
 
 async def test_a_check_reads_as_a_question_and_is_recorded_apart(
-    tmp_path: Path, serve: Serve
+    tmp_path: Path, serve: Serve, capsys: pytest.CaptureFixture[str]
 ) -> None:
     study, codes = make_study(tmp_path)
     p = Participant(await serve(study))
@@ -101,6 +102,8 @@ async def test_a_check_reads_as_a_question_and_is_recorded_apart(
     row = next(r for r in study_status(study).rows if r.participant == "p01")
     assert (row.checks_shown, row.checks_failed) == (2, failed)
     assert row.to_dict()["attention"] == ("failed" if failed else "passed")
+    assert main(["study", "status", str(study.path)]) == 0
+    assert "attention checks: 1 of 2 failed" in capsys.readouterr().out
     summary = export_study(study, tmp_path / "answers.csv")
     people = pd.read_csv(summary.participants_table).set_index("participant")
     assert people.loc["p01", "checks_shown"] == 2 and people.loc["p01", "checks_failed"] == failed

@@ -13,6 +13,20 @@ INATTENTIVE_HELP = (
 )
 
 
+def checks_note(row: dict[str, object]) -> str:
+    """A status row's attention checks in words.
+
+    >>> checks_note({"checks_shown": 2, "checks_failed": 1})
+    'attention checks: 1 of 2 failed'
+    >>> checks_note({"checks_shown": 2, "checks_failed": 0})
+    'attention checks: 2 passed'
+    """
+    shown, failed = row.get("checks_shown", 0), row.get("checks_failed", 0)
+    if failed:
+        return f"attention checks: {failed} of {shown} failed"
+    return f"attention checks: {shown} passed"
+
+
 def cmd_study_consent(args: argparse.Namespace) -> int:
     from tradeoff.study.consent_versions import add_consent_version
 

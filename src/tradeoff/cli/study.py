@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tradeoff.cli.common import UsageError, emit, error, parse_p, say
+from tradeoff.cli.consent import checks_note
 from tradeoff.cli.panel_links import BASE_URL, panel_link, panel_link_lines, quota_links
 
 if TYPE_CHECKING:
@@ -263,6 +264,8 @@ def _format_rows(data: dict[str, object]) -> str:
             note = str(r["state"])
         if r.get("panel_id"):
             note = f"panel id {r['panel_id']}" + (f"; {note}" if note else "")
+        if r.get("checks_shown"):
+            note = checks_note(r) + (f"; {note}" if note else "")
         line = (
             f"  {r['participant']:<{width}}  {r['answers']:>7}  "
             f"{'yes' if r['complete'] else 'no':<8}  {r['last_activity'] or '—':<25}  {note}"

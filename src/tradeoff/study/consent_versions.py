@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,9 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tradeoff.errors import InputError
-
-if TYPE_CHECKING:
-    from tradeoff.study.folder import Study
 from tradeoff.study.entries import study_lock
 from tradeoff.study.inputs import (
     check_consent_version,
@@ -32,6 +30,13 @@ from tradeoff.study.inputs import (
     file_sha256,
     read_consent,
 )
+
+if TYPE_CHECKING:
+    from tradeoff.study.folder import Study
+
+
+#: The name of a consent text in a study's folder: ``consent.md``, ``consent-<n>.md``.
+NAME = re.compile(r"consent(-[0-9]{1,6})?\.md")
 
 
 @dataclass(frozen=True)
@@ -62,14 +67,19 @@ def read_versions(consent: dict[str, Any], created: str) -> tuple[ConsentVersion
     out = []
     for item in listed:
         language = item.get("language")
+        name = str(item["file"])
+        if not NAME.fullmatch(name):
+            raise ValueError(f"{name!r} is not the name of a consent text in the study")
         out.append(
             ConsentVersion(
                 check_consent_version(str(item["version"])),
-                str(item["file"]),
+                name,
                 None if language is None else check_language(str(language)),
                 str(item.get("at", "")),
             )
         )
+    if not out:
+        raise ValueError("lists no consent text")
     return tuple(out)
 
 

@@ -80,17 +80,20 @@ async def test_a_check_reads_as_a_question_and_is_recorded_apart(
             )
             nxt = await p.submit(page, "answer", choice=choice)
             after = read_session(only(study, "p01"))
-            if len(after.checks) > len(before.checks) and check_page is None:
+            if len(after.checks) > len(before.checks):
                 check_page = page
+                # the check's page again (the back button): nothing is recorded, and the
+                # question after it is still the one shown
+                again = await p.submit(page, "answer", choice=choice)
+                resent = read_session(only(study, "p01"))
+                assert len(resent.events) == len(after.events)
+                assert again.h1 == nxt.h1
             page = nxt
         assert check_page is not None and page.path.endswith("/review")
         done = await p.submit(page, "finish")
         assert done.path.endswith("/done")
-        answers = sum(e.type == "answer" for e in read_session(only(study, "p01")).events)
-        again = await p.submit(check_page, "answer", choice="left")  # the back button
-        assert again.path.endswith(("/question", "/review", "/done"))
         log = read_session(only(study, "p01"))
-        assert sum(e.type == "answer" for e in log.events) == answers
+        answers = sum(e.type == "answer" for e in log.events)
     finally:
         await p.close()
     # 5 questions and 2 checks, numbered as 7 questions: a check cannot be told apart

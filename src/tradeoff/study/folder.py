@@ -8,7 +8,10 @@ A study is a folder (docs/architecture.md, "Files"):
 * the scenario, copied with every file it refers to (``[pool]`` and a probability
   population), at the same relative paths, so the study does not change when the originals
   do;
-* ``consent.md``: the information and consent text, when the study has one;
+* ``consent.md``: the information and consent text, when the study has one, and
+  ``consent-<n>.md`` for each text added later (:mod:`tradeoff.study.consent_versions`);
+  ``study.json``'s ``attention_checks``, the questions an attention check comes before
+  (:mod:`tradeoff.study.checks`);
 * ``sessions/``: one folder per participant, as ``tradeoff elicit`` writes them (which
   count: :mod:`tradeoff.study.counted`; the coordinator's view:
   :mod:`tradeoff.study.status`);

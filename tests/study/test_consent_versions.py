@@ -9,7 +9,8 @@ import pytest
 
 from tradeoff.cli import main
 from tradeoff.errors import InputError
-from tradeoff.study.consent_versions import add_consent_version, read_current, text_for
+from tradeoff.study.consent_added import add_consent_version, read_current
+from tradeoff.study.consent_versions import text_for
 from tradeoff.study.folder import STUDY_FILE, Study, create_study, load_study
 
 from ..conftest import small_scenario_file

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from tradeoff.record.log import read_session
-from tradeoff.study.consent_versions import add_consent_version
+from tradeoff.study.consent_added import add_consent_version
 from tradeoff.study.folder import Study, create_study
 
 from ..conftest import ROOT, small_scenario_file

@@ -13,7 +13,7 @@ import pytest
 from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.record.log import read_session
-from tradeoff.study.consent_versions import add_consent_version
+from tradeoff.study.consent_added import add_consent_version
 from tradeoff.study.export import export_study
 from tradeoff.study.folder import Study, create_study, load_study
 from tradeoff.study.report import study_sessions

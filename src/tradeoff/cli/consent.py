@@ -28,7 +28,7 @@ def checks_note(row: dict[str, object]) -> str:
 
 
 def cmd_study_consent(args: argparse.Namespace) -> int:
-    from tradeoff.study.consent_versions import add_consent_version
+    from tradeoff.study.consent_added import add_consent_version
 
     added = add_consent_version(args.study, args.text, args.version, args.language)
     if args.json:

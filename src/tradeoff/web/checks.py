@@ -25,7 +25,8 @@ from tradeoff.learn import Choice, Engine
 from tradeoff.record.marks import Marks
 from tradeoff.record.recorder import Recorder
 from tradeoff.study.checks import due_check
-from tradeoff.study.consent_versions import ConsentVersion, read_current, text_for
+from tradeoff.study.consent_added import read_current
+from tradeoff.study.consent_versions import ConsentVersion, text_for
 from tradeoff.study.folder import STUDY_FILE, Study
 from tradeoff.study.inputs import file_sha256, read_consent
 from tradeoff.web.i18n import Language

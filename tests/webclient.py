@@ -71,7 +71,7 @@ class Participant:
         """Post the form of ``page`` that goes to ``action`` (to another server's address
         ``at``, if given), its hidden fields kept."""
         data = {"csrf": page.field("csrf", action)}
-        for hidden in ("answered", "shown"):
+        for hidden in ("answered", "shown", "step"):
             with contextlib.suppress(AssertionError):
                 data[hidden] = page.field(hidden, action)
         data.update(fields)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 
+from tradeoff.cli.consent import cmd_study_consent
 from tradeoff.cli.layout import Commands, OldOption, add_commands
 from tradeoff.cli.panel_links import BASE_URL
 from tradeoff.cli.study import (
@@ -22,6 +23,10 @@ from tradeoff.cli.study import (
 )
 
 RUN = "Run a study"
+INATTENTIVE_HELP = (
+    "leave out every participant who failed an attention check (chose the option worse on "
+    "every line)"
+)
 SCENARIO_HELP = "scenario TOML file, or a shipped scenario's id (tradeoff scenario list)"
 
 
@@ -68,6 +73,12 @@ def add_study_commands(sub: Commands) -> None:
         "participants may still pick another on the first page (default: the browser's)",
     )
     add_panel_arguments(mk)
+    mk.add_argument(
+        "--attention-checks",
+        metavar="N,M",
+        help="attention checks before these questions (e.g. 3,8): a question whose one "
+        "option is better on every line, shown like any other, never learned from",
+    )
     mk.add_argument("--json", action="store_true", help="print one JSON document")
     mk.set_defaults(func=cmd_study_create)
     status = st_sub.add_parser("status", help="who has answered, who is done")
@@ -86,6 +97,7 @@ def add_study_commands(sub: Commands) -> None:
     srep.add_argument("--p", default="inf", help="the p of COPA's p-norm: a number ≥ 1 or inf")
     srep.add_argument("--top", type=int, default=10, help="ranked models to report")
     srep.add_argument("--exclude-inconsistent", action="store_true")
+    srep.add_argument("--exclude-inattentive", action="store_true", help=INATTENTIVE_HELP)
     srep.add_argument(
         "--include-pilot", action="store_true", help="count pilot sessions (left out by default)"
     )
@@ -138,9 +150,11 @@ def add_study_commands(sub: Commands) -> None:
     ex.add_argument(
         "--include-pilot", action="store_true", help="export pilot sessions (left out by default)"
     )
+    ex.add_argument("--exclude-inattentive", action="store_true", help=INATTENTIVE_HELP)
     ex.add_argument("--json", action="store_true", help="print one JSON document")
     ex.set_defaults(func=cmd_study_export)
     add_pilot_commands(st_sub)
+    add_consent_command(st_sub)
 
 
 def add_panel_arguments(mk: argparse.ArgumentParser) -> None:
@@ -234,3 +248,20 @@ def add_pilot_commands(st_sub: Commands) -> None:
     )
     er.add_argument("--json", action="store_true", help="print one JSON document")
     er.set_defaults(func=cmd_study_erase)
+
+
+def add_consent_command(st_sub: Commands) -> None:
+    """``study consent``."""
+    cs = st_sub.add_parser(
+        "consent", help="a new consent text version: participants consent again before going on"
+    )
+    cs.add_argument("study", help="study folder")
+    cs.add_argument("text", metavar="NEW.md", help="the new information and consent text")
+    cs.add_argument(
+        "--version",
+        required=True,
+        help="its version (a new one, or an existing version's text in another --language)",
+    )
+    cs.add_argument("--language", metavar="TAG", help="the language the text is in (e.g. de)")
+    cs.add_argument("--json", action="store_true", help="print one JSON document")
+    cs.set_defaults(func=cmd_study_consent)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tradeoff.cli.common import UsageError, emit, error, parse_p, say
+from tradeoff.cli.consent import checks_note
 from tradeoff.cli.panel_links import BASE_URL, panel_link, panel_link_lines, quota_links
 
 if TYPE_CHECKING:
@@ -117,6 +118,7 @@ def _panel(args: argparse.Namespace) -> tuple[Panel | None, list[str]]:
 
 
 def cmd_study_create(args: argparse.Namespace) -> int:
+    from tradeoff.study.checks import parse_positions
     from tradeoff.study.codes import CODE_BITS
     from tradeoff.study.folder import create_study
     from tradeoff.study.keys import new_key
@@ -149,6 +151,9 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         panel=panel,
         panel_ids=panel_ids,
         language=args.language,
+        attention_checks=()
+        if args.attention_checks is None
+        else parse_positions(args.attention_checks),
     )
     coordinator_key = new_key(study.path, "coordinator")
     if args.json:
@@ -260,6 +265,8 @@ def _format_rows(data: dict[str, object]) -> str:
             note = str(r["state"])
         if r.get("panel_id"):
             note = f"panel id {r['panel_id']}" + (f"; {note}" if note else "")
+        if r.get("checks_shown"):
+            note = checks_note(r) + (f"; {note}" if note else "")
         line = (
             f"  {r['participant']:<{width}}  {r['answers']:>7}  "
             f"{'yes' if r['complete'] else 'no':<8}  {r['last_activity'] or '—':<25}  {note}"
@@ -295,7 +302,10 @@ def cmd_study_report(args: argparse.Namespace) -> int:
 
     check_out(args.out)
     found = study_sessions(
-        args.study, exclude_inconsistent=args.exclude_inconsistent, include_pilot=args.include_pilot
+        args.study,
+        exclude_inconsistent=args.exclude_inconsistent,
+        include_pilot=args.include_pilot,
+        exclude_inattentive=args.exclude_inattentive,
     )
     for pid, why in found.left_out:
         error(f"{found.study.path}: participant {pid} is not in the report: {why}")
@@ -372,7 +382,12 @@ def cmd_study_export(args: argparse.Namespace) -> int:
     from tradeoff.study.folder import load_study
 
     study = load_study(args.study)
-    summary = export_study(study, args.out, include_pilot=args.include_pilot)
+    summary = export_study(
+        study,
+        args.out,
+        include_pilot=args.include_pilot,
+        exclude_inattentive=args.exclude_inattentive,
+    )
     for path, why in summary.skipped:
         error(f"{path}: not exported: {why}")
     if args.json:

@@ -30,16 +30,14 @@ from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.limits import MAX_DECISION_CANDIDATES, check_toml
 from tradeoff.record.records import (
     READABLE_FORMATS,
-    AnswerRecord,
+    CheckRecord,
     ConsentRecord,
     EntryRecord,
     Event,
-    ExtendRecord,
+    EventRecord,
     Header,
     HeaderRecord,
-    NoteRecord,
     ResultRecord,
-    UndoRecord,
     chain_hash,
     split_chain,
 )
@@ -52,13 +50,17 @@ RESTORE = (
 )
 
 _EVENT = TypeAdapter(Event)
+_EVENT_TYPES = ("answer", "undo", "note", "extend", "result", "check", "consent")
 _FIXES = {
     "choice": "an answer's choice is left, right or indifferent.",
     "query": "an answer carries the question as tradeoff wrote it.",
-    "type": "a line's type is consent, entry, header, answer, undo, note, extend or result.",
+    "type": "a line's type is consent, entry, header, answer, check, undo, note, extend or "
+    "result.",
     "version": "a consent record names the consent text's version.",
     "text_sha256": "a consent record carries the sha256 of the text shown (64 hex digits).",
     "extra": "extend needs a whole number of extra questions (1–10000).",
+    "position": "a check names the question it came before (a whole number ≥ 1).",
+    "dominant": "a check names its better side: left or right.",
     "weights": "a result carries what the engine learned, as tradeoff wrote it.",
 }
 
@@ -79,7 +81,7 @@ def _problems(error: ValidationError, line: int, fixes: dict[str, str]) -> list[
     out = []
     for item in error.errors()[:6]:
         loc = [str(x) for x in item["loc"] if not str(x).endswith("Record")]
-        loc = [x for x in loc if x not in ("answer", "undo", "note", "extend", "result")] or loc
+        loc = [x for x in loc if x not in _EVENT_TYPES] or loc
         field_ = ".".join(loc) or ("type" if item["type"].startswith("union_tag") else "")
         given = item.get("input")
         shown = "" if isinstance(given, dict | list) else f" (found {clean_text(repr(given))[:60]})"
@@ -97,7 +99,7 @@ class Line:
     """An event of a session file with the file's line number it came from."""
 
     number: int
-    event: AnswerRecord | UndoRecord | NoteRecord | ExtendRecord | ResultRecord
+    event: EventRecord
 
     @property
     def type(self) -> str:
@@ -121,8 +123,19 @@ class SessionLog:
     entry: EntryRecord | None = None
 
     @property
-    def events(self) -> list[AnswerRecord | UndoRecord | NoteRecord | ExtendRecord | ResultRecord]:
+    def events(self) -> list[EventRecord]:
         return [line.event for line in self.lines]
+
+    @property
+    def checks(self) -> list[CheckRecord]:
+        """The attention checks shown, in order."""
+        return [e for e in self.events if isinstance(e, CheckRecord)]
+
+    @property
+    def consents(self) -> list[ConsentRecord]:
+        """Every consent given: the first line's, then each given again to a new version."""
+        later = [e for e in self.events if isinstance(e, ConsentRecord)]
+        return ([] if self.consent is None else [self.consent]) + later
 
     #: Recorded questions that differ from those this version asks on this machine at that
     #: point (applied as recorded; set by :func:`~tradeoff.record.replay.replay`).

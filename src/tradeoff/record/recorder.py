@@ -31,6 +31,7 @@ import signal
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,9 +43,11 @@ from tradeoff.ask.scenario import ElicitationSpec, LoadedScenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice, ElicitationResult, Engine
 from tradeoff.record.log import SessionLog, read_session
+from tradeoff.record.marks import Marks
 from tradeoff.record.records import (
     FORMAT_VERSION,
     AnswerRecord,
+    CheckRecord,
     ConsentRecord,
     EntryRecord,
     ExtendRecord,
@@ -129,6 +132,8 @@ class Recorder:
         self._chain = chain
         self._chained = header.format >= 2
         self._dangling = False
+        #: Marks of what the session holds besides answers (attention checks, consents).
+        self.marks = Marks()
 
     # -- creating and opening ---------------------------------------------------------
 
@@ -253,6 +258,8 @@ class Recorder:
             measurement=measurement,
         )
         rec = cls(engine, path, fd, Header.of(record, loaded.scenario))
+        if consent is not None:
+            rec.marks = Marks(consented=(consent.version,))
         try:
             if consent is not None:
                 rec._write(consent)
@@ -333,6 +340,7 @@ class Recorder:
             os.close(fd)
             raise
         rec = cls(engine, p, fd, log.header, log.chain)
+        rec.marks = Marks.of(log)
         rec.warnings = list(log.warnings)
         rec._dangling = log.truncated_tail
         return rec
@@ -434,6 +442,35 @@ class Recorder:
             )
         )
         self.engine.answer_recorded(query, choice)
+
+    def check(
+        self,
+        query: Query,
+        dominant: Literal["left", "right"],
+        choice: Choice | str,
+        response_ms: float | None = None,
+        language: str | None = None,
+    ) -> CheckRecord:
+        """Record the person's choice on an attention check shown before the next question
+        (never given to the engine); it is on disk when this returns."""
+        record = CheckRecord(
+            type="check",
+            position=self.engine.answered + 1,
+            query=QueryRecord.of(query),
+            dominant=dominant,
+            choice=Choice(choice),
+            response_ms=None if response_ms is None else round(response_ms, 1),
+            at=now(),
+            language=language,
+        )
+        self._write(record)
+        self.marks = self.marks.checked(record.position)
+        return record
+
+    def consent_again(self, consent: ConsentRecord) -> None:
+        """Record consent given again, to a new version of the study's text."""
+        self._write(consent)
+        self.marks = self.marks.agreed(consent.version)
 
     def undo(self) -> Query | None:
         """Take back the last answer (recorded as an ``undo`` event)."""

@@ -12,7 +12,9 @@ time, the candidates' metric rows and, when the pool carries a measurement noise
 they were measured (:class:`MeasurementRecord`); read into :class:`Header`, which adds the parsed
 scenario), then :class:`AnswerRecord` (both profiles, the choice left/right/indifferent, the
 response time), :class:`UndoRecord`, :class:`NoteRecord`, :class:`ExtendRecord` (more
-questions asked for after a review); a :class:`ResultRecord` closes a finished session and is
+questions asked for after a review), :class:`CheckRecord` (an attention check, never an
+answer) and a later :class:`ConsentRecord` (consent given again to a new version of the
+study's text); a :class:`ResultRecord` closes a finished session and is
 always last. Every line ends with ``"chain"`` (:func:`chained_line`): sha256 of the previous
 line's chain and this line's JSON without the chain (the first line chains from a fixed
 seed), so an edited, deleted, added or moved line is evident. The chain makes edits evident,
@@ -125,7 +127,7 @@ class QueryRecord(_Record):
     params: tuple[FiniteFloat, FiniteFloat]
     threshold: FiniteFloat | None = None
     repeat_of: Annotated[int, Field(strict=True, ge=0)] | None = None
-    kind: Literal["trade", "candidates", "recorded"] = "trade"
+    kind: Literal["trade", "candidates", "recorded", "check"] = "trade"
     candidates: (
         tuple[Annotated[int, Field(strict=True, ge=0)], Annotated[int, Field(strict=True, ge=0)]]
         | None
@@ -178,6 +180,27 @@ class AnswerRecord(_Record):
         if self.language is None:
             out.pop("language", None)
         return out
+
+
+class CheckRecord(_Record):
+    """``check``: an attention check shown before question ``position`` (a dominated pair,
+    :func:`tradeoff.ask.checks.attention_check`), the side that is better as shown and the
+    person's choice. Never an answer: the engine does not learn from it; a replay checks
+    that its better side is as recorded and that it came before that question."""
+
+    type: Literal["check"]
+    position: Annotated[int, Field(strict=True, ge=1)]
+    query: QueryRecord
+    dominant: Literal["left", "right"]
+    choice: Choice
+    response_ms: Annotated[float, Field(allow_inf_nan=False, ge=0)] | None = None
+    at: str = ""
+    language: Annotated[str, Field(min_length=1, max_length=35)] | None = None
+
+    @property
+    def failed(self) -> bool:
+        """Whether the person chose the dominated option."""
+        return self.choice.value in ("left", "right") and self.choice.value != self.dominant
 
 
 class UndoRecord(_Record):
@@ -268,9 +291,26 @@ class EntryRecord(_Record):
 
 
 Event = Annotated[
-    AnswerRecord | UndoRecord | NoteRecord | ExtendRecord | ResultRecord,
+    AnswerRecord
+    | UndoRecord
+    | NoteRecord
+    | ExtendRecord
+    | ResultRecord
+    | CheckRecord
+    | ConsentRecord,
     Field(discriminator="type"),
 ]
+#: A line after the header: an answer, an undo, a note, more questions, the result, an
+#: attention check, or a consent given again to a new version of the study's text.
+EventRecord = (
+    AnswerRecord
+    | UndoRecord
+    | NoteRecord
+    | ExtendRecord
+    | ResultRecord
+    | CheckRecord
+    | ConsentRecord
+)
 
 
 MaybeBound = FiniteFloat | None

@@ -11,12 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from tradeoff.ask.checks import dominant_side
 from tradeoff.ask.population import Population
 from tradeoff.ask.queries import same_question
 from tradeoff.errors import InputError
 from tradeoff.learn import ElicitationResult, Engine
 from tradeoff.record.log import RESTORE, SessionLog
-from tradeoff.record.records import AnswerRecord, ExtendRecord, ResultRecord, UndoRecord
+from tradeoff.record.records import (
+    AnswerRecord,
+    CheckRecord,
+    ExtendRecord,
+    ResultRecord,
+    UndoRecord,
+)
 from tradeoff.version import __version__
 
 
@@ -37,7 +44,9 @@ def replay(
     the result is then the same as when it was recorded. Another version choosing other
     questions is said in ``log.warnings``; the same version on a machine whose arithmetic
     tips a choice the other way is only counted (``log.replay_differs``): nothing about the
-    result changes. A finished session's recomputed result is compared with its recorded
+    result changes. An attention check (:class:`~tradeoff.record.records.CheckRecord`) is
+never given to the engine; it is verified (:func:`check_attention`). A finished
+session's recomputed result is compared with its recorded
     result line (``log.result_difference``); beyond :data:`RESULT_TOLERANCE` a warning says
     by how much (docs/architecture.md, "The same result on every machine").
 
@@ -89,6 +98,9 @@ def replay(
             engine.undo()
         elif isinstance(event, ExtendRecord):
             engine.extend(event.extra)
+        elif isinstance(event, CheckRecord):
+            check_attention(log, line.number, event, engine.answered)
+            continue
         else:
             continue
         if after is not None:
@@ -118,6 +130,28 @@ def replay(
                 )
             )
     return engine
+
+
+def check_attention(log: SessionLog, number: int, event: CheckRecord, answered: int) -> None:
+    """An attention check is never learned from; it is verified: shown before the
+    question it names (``answered`` answers stood when it was recorded) and better on the
+    side it names as the session's scenario shows it."""
+    where = f"line {number} (check before question {event.position})"
+    if event.position != answered + 1:
+        raise InputError.single(
+            log.path,
+            f"{where}, field 'position'",
+            f"was recorded when {answered} answer(s) stood, so it came before question "
+            f"{answered + 1}, not {event.position}.",
+            RESTORE,
+        )
+    if dominant_side(log.header.scenario, event.query.to_query()) != event.dominant:
+        raise InputError.single(
+            log.path,
+            f"{where}, field 'dominant'",
+            f"the {event.dominant} option is not the one better on every line as shown.",
+            RESTORE,
+        )
 
 
 #: A recomputed result within this of the recorded one (weights and interval ends, as

@@ -57,7 +57,8 @@ class Table:
 ANSWERS_ROW = (
     "One row per answer line of every session file of every participant who has not "
     "withdrawn (pilot sessions only when asked for). Option A is the question's left "
-    "option, Option B its right one."
+    "option, Option B its right one. Attention checks are not answers and have no row "
+    "here (the participants table counts them)."
 )
 PARTICIPANTS_ROW = (
     "One row per participant of the study who has not withdrawn (withdrawn participants "

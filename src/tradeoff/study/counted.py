@@ -99,6 +99,9 @@ class SessionFacts:
     #: the n-th is the n-th question's (milliseconds; ``None`` where none was recorded).
     response_ms: tuple[float | None, ...] = ()
     consented: bool = False
+    #: Attention checks shown, and failed (the dominated option chosen).
+    checks_shown: int = 0
+    checks_failed: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The facts as JSON holds them (lists, not tuples)."""
@@ -129,6 +132,8 @@ class SessionFacts:
             and all(isinstance(x, str) for x in texts)
             and isinstance(times, list)
             and all(x is None or type(x) in (int, float) for x in times)
+            and type(data["checks_shown"]) is int
+            and type(data["checks_failed"]) is int
         ):
             return None
         return cls(
@@ -139,6 +144,8 @@ class SessionFacts:
             tuple(texts),
             tuple(None if x is None else float(x) for x in times),
             data["consented"],
+            data["checks_shown"],
+            data["checks_failed"],
         )
 
 
@@ -290,6 +297,8 @@ def _replayed(path: Path, participant: str, study: Study) -> SessionFacts:
         warnings,
         tuple(times),
         log.consent is not None,
+        len(log.checks),
+        sum(c.failed for c in log.checks),
     )
 
 

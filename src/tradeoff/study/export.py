@@ -182,7 +182,13 @@ def _str(path: Path | None) -> str | None:
     return None if path is None else str(path)
 
 
-def export_study(study: Study, out: str | Path, *, include_pilot: bool = False) -> ExportSummary:
+def export_study(
+    study: Study,
+    out: str | Path,
+    *,
+    include_pilot: bool = False,
+    exclude_inattentive: bool = False,
+) -> ExportSummary:
     """Write a study's answers and participants as two tables (CSV or Parquet) and their
     codebook beside them.
 
@@ -195,6 +201,9 @@ def export_study(study: Study, out: str | Path, *, include_pilot: bool = False) 
         table and the codebook are written beside it (:func:`export_files`).
     include_pilot
         Export pilot sessions too (they are left out by default).
+    exclude_inattentive
+        Leave out of both tables every participant who failed an attention check (said
+        in ``skipped``, by participant id).
 
     Returns
     -------
@@ -253,7 +262,9 @@ def export_study(study: Study, out: str | Path, *, include_pilot: bool = False) 
             ("participant",),
         ),
     )
-    collected = collect(study, scenario, aspect_slugs(scenario), include_pilot)
+    collected = collect(
+        study, scenario, aspect_slugs(scenario), include_pilot, exclude_inattentive
+    )
     frames = (
         table_frame(tables[0].columns, collected.rows, fmt),
         table_frame(tables[1].columns, collected.people, fmt),

@@ -20,6 +20,7 @@ from tradeoff.errors import InputError
 from tradeoff.learn import Engine
 from tradeoff.record.log import SessionLog, read_session
 from tradeoff.record.records import AnswerRecord
+from tradeoff.study.checks import INATTENTIVE
 from tradeoff.study.counted import not_counted, session_files
 from tradeoff.study.entries import read_entries
 from tradeoff.study.erasures import erased
@@ -93,6 +94,9 @@ def _person(pid: str, sessions: Sequence[_Session], panel_id: str | None = None)
             "pilot": False,
             "consent_version": None,
             "language": None,
+            "consents": None,
+            "checks_shown": 0,
+            "checks_failed": 0,
         }
     log, entry = chosen.log, chosen.log.entry
     answers = [e for e in log.events if isinstance(e, AnswerRecord)]
@@ -113,7 +117,19 @@ def _person(pid: str, sessions: Sequence[_Session], panel_id: str | None = None)
         "pilot": entry is not None and entry.pilot,
         "consent_version": None if log.consent is None else log.consent.version,
         "language": language if language is not None else (shown[-1] if shown else None),
+        "consents": consents_text([s.log for s in sessions]),
+        "checks_shown": sum(len(s.log.checks) for s in sessions),
+        "checks_failed": sum(c.failed for s in sessions for c in s.log.checks),
     }
+
+
+def consents_text(logs: Sequence[SessionLog]) -> str | None:
+    """Every consent of a participant's sessions, oldest first: "version (language, time)"
+    joined by "; " (``None`` when none was recorded)."""
+    given = sorted((c.at, c.version, c.language) for log in logs for c in log.consents)
+    if not given:
+        return None
+    return "; ".join(f"{version} ({language}, {at})" for at, version, language in given)
 
 
 def _picks(
@@ -145,7 +161,11 @@ def _picks(
 
 
 def collect(
-    study: Study, scenario: Scenario, slugs: Sequence[str], include_pilot: bool
+    study: Study,
+    scenario: Scenario,
+    slugs: Sequence[str],
+    include_pilot: bool,
+    exclude_inattentive: bool = False,
 ) -> Collected:
     gone = certain_withdrawals(study)
     declined = {p for p, e in read_entries(study.path).people.items() if e.ever_declined}
@@ -191,6 +211,10 @@ def collect(
         pilot_sessions += pilots
         if not sessions and (pilots or (pid in study.pilots and not include_pilot)):
             pilot_only.append(pid)  # a pilot, with or without a session yet
+            continue
+        if exclude_inattentive and any(c.failed for s in sessions for c in s.log.checks):
+            del rows[before:]
+            skipped.append((pid, INATTENTIVE))
             continue
         row = _person(pid, sessions, study.panel_ids.get(pid))
         if not sessions and pid in declined:

@@ -8,7 +8,10 @@ A study is a folder (docs/architecture.md, "Files"):
 * the scenario, copied with every file it refers to (``[pool]`` and a probability
   population), at the same relative paths, so the study does not change when the originals
   do;
-* ``consent.md``: the information and consent text, when the study has one;
+* ``consent.md``: the information and consent text, when the study has one, and
+  ``consent-<n>.md`` for each text added later (:mod:`tradeoff.study.consent_versions`);
+  ``study.json``'s ``attention_checks``, the questions an attention check comes before
+  (:mod:`tradeoff.study.checks`);
 * ``sessions/``: one folder per participant, as ``tradeoff elicit`` writes them (which
   count: :mod:`tradeoff.study.counted`; the coordinator's view:
   :mod:`tradeoff.study.status`);
@@ -47,7 +50,9 @@ from typing import TYPE_CHECKING
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError
 from tradeoff.record.records import check_participant, valid_participant
+from tradeoff.study.checks import check_checkable, check_positions
 from tradeoff.study.codes import check_code_participant, hash_code, new_code, write_codes
+from tradeoff.study.consent_versions import ConsentVersion, read_versions
 from tradeoff.study.erase_journal import complete_erasure
 from tradeoff.study.inputs import (
     LANGUAGE_TAG,
@@ -102,6 +107,10 @@ class Study:
     #: The language the study's page is shown in unless a participant picks another on
     #: its switch (``None``: the one the participant's browser asks for).
     language: str | None = None
+    #: Every consent text, oldest first (:mod:`tradeoff.study.consent_versions`).
+    consent_versions: tuple[ConsentVersion, ...] = ()
+    #: The questions an attention check comes before (:mod:`tradeoff.study.checks`).
+    attention_checks: tuple[int, ...] = ()
 
     @property
     def consent_path(self) -> Path | None:
@@ -154,6 +163,7 @@ def create_study(
     panel: Panel | None = None,
     panel_ids: Sequence[str] = (),
     language: str | None = None,
+    attention_checks: Sequence[int] = (),
 ) -> tuple[Study, dict[str, str]]:
     """Make a study folder; returns the study and every participant's access code.
 
@@ -174,10 +184,16 @@ def create_study(
 
     ``language`` shows the study's page in that language to everyone, whatever their
     browser asks for, unless they pick another on the page's switch.
+
+    ``attention_checks`` are the questions an attention check comes before
+    (:mod:`tradeoff.study.checks`).
     """
     if language is not None:
         check_language(language)
     loaded = load_scenario(scenario_path)  # validated before anything is written
+    checks = check_positions(attention_checks, "--attention-checks")
+    if checks:
+        check_checkable(loaded.scenario, "--attention-checks")
     consent_text = None if consent is None else read_consent(Path(consent))
     check_consent_version(consent_version)
     src = Path(loaded.path)
@@ -220,6 +236,8 @@ def create_study(
             panel_ids,
             language,
         )
+        if checks:
+            study = _with_checks(study, checks)
     except BaseException as exc:
         _remove_made(dest, existed)
         if codes_path is not None:
@@ -233,6 +251,17 @@ def create_study(
             ) from None
         raise
     return study, codes
+
+
+def _with_checks(study: Study, checks: tuple[int, ...]) -> Study:
+    """``study`` with its attention checks, written into its ``study.json``."""
+    path = study.path / STUDY_FILE
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["attention_checks"] = list(checks)
+    tmp = study.path / (STUDY_FILE + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    tmp.replace(path)
+    return replace(study, attention_checks=checks)
 
 
 def _remove_made(dest: Path, existed: bool) -> None:
@@ -277,16 +306,20 @@ def _make_study(
     shutil.copyfile(src, dest / "scenario.toml", follow_symlinks=False)
     (dest / "sessions").mkdir()
     salt = secrets.token_bytes(16)
+    now_text = datetime.now(UTC).isoformat(timespec="seconds")
     study = Study(
         path=dest,
         scenario="scenario.toml",
         scenario_sha256=file_sha256(dest / "scenario.toml"),
         salt=salt,
         participants={pid: hash_code(codes[pid], salt) for pid in participants},
-        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        created=now_text,
         files=files,
         consent_file=None if consent_text is None else CONSENT_FILE,
         consent_version=None if consent_text is None else consent_version,
+        consent_versions=()
+        if consent_text is None
+        else (ConsentVersion(consent_version, CONSENT_FILE, language, now_text),),
         panel=panel,
         language=language,
     )
@@ -308,7 +341,11 @@ def _make_study(
         "participants": [{"id": p, "code_hash": h} for p, h in study.participants.items() if h],
     }
     if consent_text is not None:
-        document["consent"] = {"file": CONSENT_FILE, "version": consent_version}
+        document["consent"] = {
+            "file": CONSENT_FILE,
+            "version": consent_version,
+            "versions": [v.to_json() for v in study.consent_versions],
+        }
     if panel is not None:
         document["panel"] = panel.to_json()
     if language is not None:
@@ -385,6 +422,8 @@ def load_study(folder: str | Path) -> Study:
         consent_file = consent_version = None
         if consent is not None:
             consent_file, consent_version = str(consent["file"]), str(consent["version"])
+        field = "attention_checks"
+        raw_checks = list(data.get("attention_checks", []))
         field = "language"
         language = data.get("language")
         if language is not None and not (
@@ -409,6 +448,18 @@ def load_study(folder: str | Path) -> Study:
             else f"is not a study file ({reason})."
         )
         raise InputError.single(path, field, problem, restore) from None
+    try:
+        field = "consent"
+        versions: tuple[ConsentVersion, ...] = (
+            () if consent is None else read_versions(consent, created)
+        )
+        field = "attention_checks"
+        attention = check_positions(raw_checks, field)
+    except (InputError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        reason = exc.problems[0].problem if isinstance(exc, InputError) else str(exc)[:200]
+        raise InputError.single(
+            path, field, f"is not what a study file holds there ({reason}).", restore
+        ) from None
     if version not in STUDY_VERSIONS or isinstance(version, bool):
         raise InputError.single(
             path,
@@ -454,10 +505,11 @@ def load_study(folder: str | Path) -> Study:
                 f"{STUDY_FILE}).",
                 "restore the study's copy; make a new study for new files.",
             )
-    if consent_file is not None and consent_file not in files:
-        raise InputError.single(
-            path, "consent", f"names {consent_file!r}, which files does not hash.", restore
-        )
+    for named in [consent_file, *(v.file for v in versions)]:
+        if named is not None and named not in files:
+            raise InputError.single(
+                path, "consent", f"names {named!r}, which files does not hash.", restore
+            )
     study = Study(
         root, scenario, sha, salt, participants, created, files, consent_file, consent_version
     )
@@ -470,7 +522,10 @@ def load_study(folder: str | Path) -> Study:
         text = (root / ALLOW_FILE).read_text(encoding="utf-8", errors="replace")
         ids = read_panel_ids(text, str(root / ALLOW_FILE), empty=True)
         allowed = {panel.participant_of(i): i for i in ids}
-    return with_entries(replace(study, panel=panel, language=language), allowed)
+    study = replace(
+        study, panel=panel, language=language, consent_versions=versions, attention_checks=attention
+    )
+    return with_entries(study, allowed)
 
 
 def with_entries(

@@ -23,6 +23,7 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.decide import Decision, decide
 from tradeoff.errors import InputError
 from tradeoff.record.log import read_session
+from tradeoff.study.checks import INATTENTIVE
 from tradeoff.study.counted import session_facts
 from tradeoff.study.folder import Study, load_study
 from tradeoff.study.status import study_status
@@ -64,11 +65,16 @@ def _mtime(path: Path) -> float:
 
 
 def study_sessions(
-    path: str | Path, *, exclude_inconsistent: bool = False, include_pilot: bool = False
+    path: str | Path,
+    *,
+    exclude_inconsistent: bool = False,
+    include_pilot: bool = False,
+    exclude_inattentive: bool = False,
 ) -> StudySessions:
     """The sessions a report over the study at ``path`` is made of, and who it leaves out:
     each participant's newest complete session (pilot sessions only with
-    ``include_pilot``), in study order.
+    ``include_pilot``), in study order. With ``exclude_inattentive`` a participant who
+    failed an attention check is left out (:mod:`tradeoff.study.checks`).
 
     Raises
     ------
@@ -78,12 +84,15 @@ def study_sessions(
     study = load_study(path)
     gone = certain_withdrawals(study)  # refuses an unreadable withdrawals file
     status = study_status(study)
-    missing = dict(status.missing(exclude_inconsistent))
+    missing = dict(status.missing(exclude_inconsistent, exclude_inattentive))
     sessions: list[Path] = []
     left_out: list[tuple[str, str]] = []
     for pid in study.participants:
         if pid in gone:
             left_out.append((pid, missing.get(pid, "withdrawn")))
+            continue
+        if missing.get(pid) == INATTENTIVE:
+            left_out.append((pid, INATTENTIVE))
             continue
         facts = session_facts(study, pid)[0]
         pilots = set() if include_pilot else {f for f in facts if is_pilot(f)}

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tradeoff.study.checks import INATTENTIVE, CheckSummary
 from tradeoff.study.counted import replay_unknown, session_facts
 from tradeoff.study.entries import entries_path, read_entries, session_on_disk
 from tradeoff.study.erasures import read_erasures
@@ -64,6 +65,9 @@ class ParticipantStatus:
     declined: bool = False
     #: When they were erased on request (``study erase``): nothing of theirs is left.
     erased: str | None = None
+    #: Attention checks shown and failed over their sessions (:mod:`tradeoff.study.checks`).
+    checks_shown: int = 0
+    checks_failed: int = 0
 
     @property
     def longest_s(self) -> float | None:
@@ -112,6 +116,9 @@ class ParticipantStatus:
             "panel_id": self.panel_id,
             "note": self.note,
             "erased": self.erased,
+            "checks_shown": self.checks_shown,
+            "checks_failed": self.checks_failed,
+            "attention": CheckSummary(self.checks_shown, self.checks_failed).state,
         }
 
 
@@ -206,12 +213,16 @@ class StudyStatus:
             for r in active[:RECENT]
         ]
 
-    def missing(self, exclude_inconsistent: bool = False) -> list[tuple[str, str]]:
+    def missing(
+        self, exclude_inconsistent: bool = False, exclude_inattentive: bool = False
+    ) -> list[tuple[str, str]]:
         """Who a report over the complete sessions leaves out, and why (in study order)."""
         out = []
         for r in self.rows:
             if not r.complete or r.withdrawn is not None or r.erased is not None:
                 out.append((r.participant, r.state))
+            elif exclude_inattentive and r.checks_failed:
+                out.append((r.participant, INATTENTIVE))
             elif exclude_inconsistent and r.flagged:
                 out.append((r.participant, "flagged as inconsistent and excluded"))
         return out
@@ -228,6 +239,8 @@ class StudyStatus:
             "median_response_s": self.median_response_s(),
             "complete": self.complete,
             "flagged": sum(r.flagged for r in self.rows),
+            "attention_checks": list(self.study.attention_checks),
+            "failed_checks": sum(r.checks_failed > 0 for r in self.rows),
             "long_pauses": sum((r.longest_s or 0.0) > LONG_PAUSE_S for r in self.rows),
             "long_pause_s": LONG_PAUSE_S,
             "stopped_at": self.stopped_at(),
@@ -304,6 +317,8 @@ def study_status(study: Study) -> StudyStatus:
                 facts[newest].response_ms,
                 pid in study.pilots,
                 study.panel_ids.get(pid),
+                checks_shown=sum(f.checks_shown for f in facts.values()),
+                checks_failed=sum(f.checks_failed for f in facts.values()),
             )
         )
     tombstones = read_erasures(study.path)

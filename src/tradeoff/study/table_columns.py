@@ -312,6 +312,30 @@ PARTICIPANT_COLUMNS = (
         "recorded).",
         "str",
     ),
+    Column(
+        "consents",
+        "text",
+        "Every consent they gave over their sessions, oldest first, separated by '; ': the "
+        "version, the language the text was shown in and when, as 'version (language, "
+        "time)'; a new consent text makes a participant who agreed to an older one consent "
+        "again before their next question (empty when no consent was recorded).",
+        "str",
+    ),
+    Column(
+        "checks_shown",
+        "count",
+        "Attention checks they were shown over their sessions: questions whose one option is "
+        "better on every line (a check is never an answer: it is not in the answers table "
+        "and the engine never learned from it).",
+        "int",
+    ),
+    Column(
+        "checks_failed",
+        "count",
+        "Attention checks on which they chose the option worse on every line ('can't tell' "
+        "is not a failure); --exclude-inattentive leaves out everyone with one or more.",
+        "int",
+    ),
 )
 
 

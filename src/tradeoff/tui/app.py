@@ -175,7 +175,9 @@ class TradeoffApp(App[None]):
         self.recorder = recorder
         for warning in recorder.warnings:
             self.notify(warning, severity="warning", timeout=10)
-        self.switch_screen(QuestionScreen(recorder))
+        study = self.settings.study
+        checks = () if study is None else study.attention_checks
+        self.switch_screen(QuestionScreen(recorder, checks))
 
     # What comes next: the screens post these, the app decides.
 

@@ -2,20 +2,33 @@
 consent text, then agreeing (a session starts, the consent its first line) or declining
 (nothing recorded; a panel participant's decline noted for the panel and ended by the
 panel's ending).
+
+When the study has a newer consent text than the one a participant agreed to
+(:mod:`tradeoff.study.consent_versions`), the page shows the new text, in their language
+when it has one, before their next question: agreeing adds a consent line to their
+session; declining leads to the withdraw page, which says what withdrawing means and
+asks them to confirm it (or to go back; closing the page leaves everything as it is, and
+the new text is shown again when they come back).
 """
 
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 
 from aiohttp import web
 
+from tradeoff.record.marks import Marks
+from tradeoff.record.recorder import Recorder
 from tradeoff.record.records import ConsentRecord, now
 from tradeoff.study.entries import record_decline
+from tradeoff.web.checks import consent_due, consent_text, consent_texts
 from tradeoff.web.endings import ending, link_values, withdrawn_page
 from tradeoff.web.site import (
     SESSION_COOKIE,
     SITE,
+    Site,
+    Visitor,
     checked_form,
     expired,
     is_secure,
@@ -33,16 +46,30 @@ async def consent(request: web.Request) -> web.StreamResponse:
         return redirect("./")
     if site.consent_html is None:
         return redirect("./")
-    if await site.work(partial(site.participants.open_session, visitor.participant or "")):
+    pid = visitor.participant or ""
+    again = False
+    path = await site.work(partial(site.participants.open_session, pid))
+    if path is not None:
+        marks = await site.work(partial(site.participants.look_marked, pid, path, _marks))
+        if not consent_due(consent_texts(site.study), marks):
+            return redirect("./")
+        again = True
+    shown = await site.work(partial(consent_text, site.study, visitor.language.tag))
+    if shown is None:
         return redirect("./")
     _ = visitor.language.gettext
     return site.page(
         visitor,
         "consent.html",
         _("Information and consent"),
-        version=site.study.consent_version,
-        consent_html=site.consent_html,
+        version=shown[0],
+        consent_html=shown[2],
+        again=again,
     )
+
+
+def _marks(engine: object, marks: Marks) -> Marks:
+    return marks
 
 
 async def give_consent(request: web.Request) -> web.StreamResponse:
@@ -56,6 +83,10 @@ async def give_consent(request: web.Request) -> web.StreamResponse:
         return expired(site, visitor)
     if await site.work(partial(site.watched.is_withdrawn, visitor.participant)):
         return withdrawn_page(site, visitor)
+    pid = visitor.participant
+    path = await site.work(partial(site.participants.open_session, pid))
+    if path is not None:  # consent asked again, to a new text
+        return await _again(site, visitor, pid, path, form.get("choice") == "agree")
     if form.get("choice") != "agree":
         _ = visitor.language.gettext
         entered = await site.work(partial(site.watched.entered, visitor.participant))
@@ -78,15 +109,16 @@ async def give_consent(request: web.Request) -> web.StreamResponse:
         await site.work(partial(site.watched.revoke, visitor.nonce))
         set_cookie(response, SESSION_COOKIE, "", is_secure(request, site.trust_proxy), 0)
         return response
-    if site.study.consent_version is None:
+    shown = await site.work(partial(consent_text, site.study, visitor.language.tag))
+    if shown is None:
         return redirect("./")
     lapsed = await place_lapsed(site, visitor, visitor.participant)
     if lapsed is not None:
         return lapsed
     record = ConsentRecord(
         type="consent",
-        version=site.study.consent_version,
-        text_sha256=site.study.files[site.study.consent_file or ""],
+        version=shown[0],
+        text_sha256=shown[1],
         language=visitor.language.tag,
         at=now(),
     )
@@ -94,4 +126,30 @@ async def give_consent(request: web.Request) -> web.StreamResponse:
     await site.work(
         partial(site.participants.start, visitor.participant, record, visitor.language.tag, entry)
     )
+    return redirect("question")
+
+
+async def _again(
+    site: Site, visitor: Visitor, pid: str, path: Path, agree: bool
+) -> web.StreamResponse:
+    """Consent asked again: agreeing writes it into the open session (then on to the
+    next question); declining leads to the withdraw page, to confirm or go back."""
+    if not agree:
+        return redirect("withdraw")
+    shown = await site.work(partial(consent_text, site.study, visitor.language.tag))
+    if shown is None:
+        return redirect("./")
+    record = ConsentRecord(
+        type="consent",
+        version=shown[0],
+        text_sha256=shown[1],
+        language=visitor.language.tag,
+        at=now(),
+    )
+
+    def write(rec: Recorder) -> None:
+        if shown[0] not in rec.marks.consented:  # a second submit writes nothing
+            rec.consent_again(record)
+
+    await site.work(partial(site.participants.run, pid, path, write))
     return redirect("question")

@@ -94,6 +94,7 @@ async def coordinator_page(request: web.Request) -> web.StreamResponse:
     rows = facts["rows"]
     flagged = [r["participant"] for r in rows if r["consistency_flagged"]]
     paused = [r["participant"] for r in rows if r["long_pause"]]
+    inattentive = [r["participant"] for r in rows if r.get("checks_failed")]
     stops = facts["stopped_at"]
     most = max(stops.values(), default=1)
     return site.page(
@@ -105,6 +106,8 @@ async def coordinator_page(request: web.Request) -> web.StreamResponse:
         flagged_more=max(0, len(flagged) - FLAG_LIST),
         paused=paused[:FLAG_LIST],
         paused_more=max(0, len(paused) - FLAG_LIST),
+        inattentive=inattentive[:FLAG_LIST],
+        inattentive_more=max(0, len(inattentive) - FLAG_LIST),
         stops=list(stops.items()),
         most=most,
         refresh=int(STATUS_SECONDS),

@@ -26,6 +26,7 @@ from tradeoff.ask.scenario import LoadedScenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Engine
 from tradeoff.record.log import closed, read_session
+from tradeoff.record.marks import Marks
 from tradeoff.record.recorder import Recorder
 from tradeoff.record.records import ConsentRecord, EntryRecord, Header
 from tradeoff.record.replay import replay
@@ -54,6 +55,8 @@ class Held:
     header: Header
     chain: str | None
     size: int
+    #: The checks shown and consents given (:class:`~tradeoff.record.marks.Marks`).
+    marks: Marks = field(default_factory=Marks)
 
 
 @dataclass
@@ -202,6 +205,7 @@ class Participants:
                 recorder = Recorder.attach(
                     path, held.engine, held.header, held.chain, wait=LOCK_WAIT
                 )
+                recorder.marks = held.marks
                 if recorder.size != held.size:  # another process wrote in between
                     recorder.close()
                     recorder = None
@@ -216,6 +220,12 @@ class Participants:
             return out
 
     def look(self, participant: str, path: Path, see: Callable[[Engine], T]) -> T:
+        """What ``see`` makes of the participant's engine (:meth:`look_marked`)."""
+        return self.look_marked(participant, path, lambda engine, _marks: see(engine))
+
+    def look_marked(
+        self, participant: str, path: Path, see: Callable[[Engine, Marks], T]
+    ) -> T:
         """What ``see`` makes of the participant's engine on ``path``, with no exclusive
         lock taken: the engine kept in memory when the file is as this process left it
         (one ``stat``), else the file read again under its shared lock (waiting for a
@@ -229,7 +239,7 @@ class Participants:
                 with self._guard:
                     if participant in self._held:
                         self._held.move_to_end(participant)
-                return see(held.engine)
+                return see(held.engine, held.marks)
             self.rebuilt += 1
             log, size = Recorder.read_between_writes(path, wait=LOCK_WAIT)
             if log.finished:
@@ -238,14 +248,22 @@ class Participants:
                 )
             population = cached_population(log.header.scenario, self.study.cache_dir)
             engine = replay(log, population=population)
+            marks = Marks.of(log)
             if not log.truncated_tail:  # a writer must first end the cut line: not kept
-                self._hold(participant, Held(path, engine, log.header, log.chain, size))
-            return see(engine)
+                self._hold(participant, Held(path, engine, log.header, log.chain, size, marks))
+            return see(engine, marks)
 
     def _keep(self, participant: str, recorder: Recorder) -> None:
         self._hold(
             participant,
-            Held(recorder.path, recorder.engine, recorder.header, recorder.chain, recorder.size),
+            Held(
+                recorder.path,
+                recorder.engine,
+                recorder.header,
+                recorder.chain,
+                recorder.size,
+                recorder.marks,
+            ),
         )
 
     def _hold(self, participant: str, held: Held) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tradeoff.ask.narrative import tradeoffs
+from tradeoff.ask.queries import Query
 from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.shown import card_lines
 from tradeoff.ask.words import not_asked_words, option_title, question_prompt
@@ -80,13 +81,22 @@ def _engine(of: Engine | Recorder) -> Engine:
     return of.engine if isinstance(of, Recorder) else of
 
 
-def question_view(of: Engine | Recorder, lang: Language) -> QuestionView | None:
+def question_view(
+    of: Engine | Recorder,
+    lang: Language,
+    query: Query | None = None,
+    *,
+    before: int = 0,
+    planned: int = 0,
+) -> QuestionView | None:
     """The engine's next question (of an engine, or a recorder's), or ``None`` when none
-    is left."""
+    is left; or ``query`` (an attention check) shown exactly as a question. ``before``
+    attention checks were shown before this page and ``planned`` are in the study: they
+    are counted among the questions, so a check reads as one."""
     _ = lang.gettext
     words = lang.words()
     engine = _engine(of)
-    query = engine.next_query()
+    query = engine.next_query() if query is None else query
     if query is None:
         return None
     s = engine.scenario
@@ -105,9 +115,9 @@ def question_view(of: Engine | Recorder, lang: Language) -> QuestionView | None:
         )
         options.append(Option(title, lines))
     prompt = question_prompt(query, words)
-    number = engine.answered + 1
-    total = max(engine.expected_total(), number)
-    left = engine.expected_remaining()
+    number = engine.answered + 1 + before
+    total = max(engine.expected_total() + planned, number)
+    left = engine.expected_remaining() + max(planned - before, 0)
     deciding = engine.candidates is not None and engine.spec.stop != "weights"
     progress = (
         lang.ngettext(

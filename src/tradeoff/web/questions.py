@@ -21,11 +21,13 @@ from typing import Literal
 from aiohttp import web
 
 from tradeoff.errors import InputError
-from tradeoff.learn import Choice, Engine
+from tradeoff.learn import Engine
+from tradeoff.record.marks import Marks
 from tradeoff.record.recorder import Recorder, SessionLocked, SessionWriteError
+from tradeoff.web.checks import answer_or_check, consent_due, consent_texts, page_view
 from tradeoff.web.endings import finish, thank_you
 from tradeoff.web.i18n import N_
-from tradeoff.web.pages import QuestionView, question_view, review_view
+from tradeoff.web.pages import QuestionView, review_view
 from tradeoff.web.site import SITE, Site, Visitor, checked_form, expired, redirect
 from tradeoff.web.where import participant, where_next
 
@@ -92,16 +94,21 @@ async def with_session(
 async def question(request: web.Request) -> web.StreamResponse:
     async def show(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
         assert visitor.participant is not None
-        view: QuestionView | None = await site.work(
-            partial(
-                site.participants.look,
-                visitor.participant,
-                path,
-                lambda engine: question_view(engine, visitor.language),
-            )
+        texts = consent_texts(site.study)
+
+        def see(engine: Engine, marks: Marks) -> tuple[QuestionView, int] | str | None:
+            if consent_due(texts, marks):
+                return "consent"
+            return page_view(site.study, engine, marks, visitor.language)
+
+        seen = await site.work(
+            partial(site.participants.look_marked, visitor.participant, path, see)
         )
-        if view is None:
+        if seen == "consent":
+            return redirect("consent")
+        if not isinstance(seen, tuple):
             return redirect("review")
+        view, step = seen
         notice = request.query.get("notice", "")
         _ = visitor.language.gettext
         notices = {"undone": _("Your last answer was taken back; here is that question again.")}
@@ -113,6 +120,8 @@ async def question(request: web.Request) -> web.StreamResponse:
             progress=view.progress,
             total=view.total,
             answered=view.answered,
+            done=view.number - 1,
+            step=step,
             prompt=view.prompt,
             options=view.options,
             shown=site.shown(visitor.nonce, view.answered),
@@ -129,8 +138,10 @@ def _answered(form: dict[str, str]) -> int:
         return -1
 
 
-def _answer(rec: Recorder, form: dict[str, str], response_ms: float | None, language: str) -> None:
-    rec.answer(Choice(form.get("choice", "")), response_ms=response_ms, language=language)
+def _refuse_unconsented(site: Site, rec: Recorder) -> None:
+    """A form action is refused while the participant must consent again."""
+    if consent_due(consent_texts(site.study), rec.marks):
+        raise ValueError("consent to the new text first")
 
 
 def _next_question(engine: Engine) -> object:
@@ -233,8 +244,13 @@ async def done(request: web.Request) -> web.StreamResponse:
 def add_question_routes(app: web.Application) -> None:
     """The routes of this module on the study's application."""
     site = app[SITE]
+
+    def answer(rec: Recorder, form: dict[str, str], ms: float | None, language: str) -> None:
+        _refuse_unconsented(site, rec)
+        answer_or_check(site.study, rec, form, ms, language)
+
     app.router.add_get("/question", question)
-    app.router.add_post("/answer", form_action(_answer, "question", needs="question", ahead=True))
+    app.router.add_post("/answer", form_action(answer, "question", needs="question", ahead=True))
     app.router.add_post(
         "/undo",
         form_action(lambda rec, *_: rec.undo(), "question?notice=undone", needs="answers"),

@@ -15,11 +15,13 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, ProgressBar, Static
 
+from tradeoff.ask.checks import Side
 from tradeoff.ask.queries import Query
 from tradeoff.ask.shown import Line, card_lines
 from tradeoff.ask.words import QUESTION_PROMPT, option_title, question_prompt
 from tradeoff.learn import Choice
 from tradeoff.record.recorder import Recorder
+from tradeoff.study.checks import due_check
 from tradeoff.tui.common import PauseSession, QuestionsDone
 from tradeoff.tui.dialogs import HelpScreen, save
 
@@ -67,10 +69,26 @@ class QuestionScreen(Screen[None]):
         Binding("q", "quit_session", "Save & quit", id="save-quit"),
     ]
 
-    def __init__(self, recorder: Recorder) -> None:
+    def __init__(self, recorder: Recorder, checks: Sequence[int] = ()) -> None:
         super().__init__()
         self.recorder = recorder
         self.shown_at = time.perf_counter()
+        #: The questions a study's attention check comes before (:mod:`tradeoff.study.checks`).
+        self.checks = tuple(checks)
+
+    def _check(self) -> tuple[Query, Side] | None:
+        """The attention check due now (shown as a question, recorded as a check)."""
+        engine = self.recorder.engine
+        if not self.checks or engine.next_query() is None:
+            return None
+        return due_check(
+            self.checks,
+            self.recorder.marks.checks,
+            engine.answered,
+            engine.scenario,
+            engine.space.priors,
+            engine.seed,
+        )
 
     def compose(self) -> ComposeResult:
         s = self.recorder.engine.scenario
@@ -99,7 +117,8 @@ class QuestionScreen(Screen[None]):
         if query is None:
             self.post_message(QuestionsDone(self.recorder))
             return
-        self._show_query(query)
+        due = self._check()
+        self._show_query(query if due is None else due[0])
         self.shown_at = time.perf_counter()
 
     def _show_query(self, query: Query) -> None:
@@ -112,13 +131,16 @@ class QuestionScreen(Screen[None]):
         self.query_one("#card-b", OptionCard).update(
             render_card(option_title(query, 1), card_lines(s, query.right, query.left))
         )
-        total = max(engine.expected_total(), engine.answered + 1)
+        before = len(self.recorder.marks.checks)  # checks are counted among the questions
+        planned = max(sum(p <= engine.expected_total() + before for p in self.checks), before)
+        number = engine.answered + 1 + before
+        total = max(engine.expected_total() + planned, number)
         bar_ = self.query_one("#progress", ProgressBar)
-        bar_.update(total=total, progress=engine.answered)
-        left = engine.expected_remaining()
+        bar_.update(total=total, progress=number - 1)
+        left = engine.expected_remaining() + max(planned - before, 0)
         deciding = engine.candidates is not None and engine.spec.stop != "weights"
         self.query_one("#progress-label", Label).update(
-            f"question {engine.answered + 1} · {'at most' if deciding else 'about'} {left} to go"
+            f"question {number} · {'at most' if deciding else 'about'} {left} to go"
         )
 
     def action_answer(self, choice: str) -> None:
@@ -126,10 +148,15 @@ class QuestionScreen(Screen[None]):
             return
         elapsed = (time.perf_counter() - self.shown_at) * 1000
         label = {"left": "Option A", "right": "Option B"}.get(choice, "can't tell")
+        rec = self.recorder
+        number = rec.engine.answered + 1 + len(rec.marks.checks)
+        due = self._check()
         save(
             self,
-            lambda: self.recorder.answer(Choice(choice), response_ms=elapsed),
-            f"Your answer to question {self.recorder.engine.answered + 1} ({label})",
+            (lambda: rec.answer(Choice(choice), response_ms=elapsed))
+            if due is None
+            else (lambda: rec.check(due[0], due[1], Choice(choice), response_ms=elapsed)),
+            f"Your answer to question {number} ({label})",
             lambda _: self._answered(),
         )
 

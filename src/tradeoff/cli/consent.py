@@ -1,0 +1,39 @@
+"""``tradeoff study consent``: a new version of a study's consent text (or a version's
+text in another language); a status row's attention checks in words."""
+
+from __future__ import annotations
+
+import argparse
+
+from tradeoff.cli.common import emit, say
+
+
+def checks_note(row: dict[str, object]) -> str:
+    """A status row's attention checks in words.
+
+    >>> checks_note({"checks_shown": 2, "checks_failed": 1})
+    'attention checks: 1 of 2 failed'
+    >>> checks_note({"checks_shown": 2, "checks_failed": 0})
+    'attention checks: 2 passed'
+    """
+    shown, failed = row.get("checks_shown", 0), row.get("checks_failed", 0)
+    if failed:
+        return f"attention checks: {failed} of {shown} failed"
+    return f"attention checks: {shown} passed"
+
+
+def cmd_study_consent(args: argparse.Namespace) -> int:
+    from tradeoff.study.consent_added import add_consent_version
+
+    added = add_consent_version(args.study, args.text, args.version, args.language)
+    if args.json:
+        emit(added.to_json())
+        return 0
+    language = "" if added.language is None else f" in {added.language}"
+    say(
+        f"Consent text version {added.version}{language} added to {args.study} as "
+        f"{added.file}; the earlier texts are kept. A participant who agreed to an earlier "
+        "version only is asked to consent again before their next question. A running "
+        "`study serve` shows it from its next page."
+    )
+    return 0

@@ -1,0 +1,99 @@
+"""Adding a consent text to a study (``tradeoff study consent``), and the texts as
+``study.json`` lists them now, for a server that keeps running while one is added
+(:mod:`tradeoff.study.consent_versions` says what a version is)."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tradeoff.errors import InputError
+from tradeoff.study.consent_versions import ConsentVersion, read_versions
+from tradeoff.study.entries import study_lock
+from tradeoff.study.folder import STUDY_FILE, Study, load_study
+from tradeoff.study.inputs import (
+    check_consent_version,
+    check_language,
+    file_sha256,
+    read_consent,
+)
+
+
+def add_consent_version(
+    folder: str | Path, text: str | Path, version: str, language: str | None = None
+) -> ConsentVersion:
+    """Add a consent text to a study: a new version (participants who agreed to an older
+    one are asked again before their next question), or the text of an existing version
+    in another language. Nothing is overwritten: the text is copied to a new file, and
+    ``study.json`` is replaced atomically under the study's lock."""
+    check_consent_version(version)
+    if language is not None:
+        check_language(language)
+    body = read_consent(Path(text))
+    root = Path(folder)
+    with study_lock(root):
+        study = load_study(root)
+        if study.consent_file is None:
+            raise InputError.single(
+                root,
+                "",
+                "has no consent text, so participants never consented.",
+                "give the first text when the study is made (study create --consent).",
+            )
+        versions = study.consent_versions
+        same = [v for v in versions if v.version == version]
+        if any(v.language == language for v in same):
+            raise InputError.single(
+                "--version",
+                version,
+                "already has a text"
+                + ("" if language is None else f" in {language}")
+                + "; a recorded text is never replaced.",
+                "give a new version (participants are asked again) or another --language.",
+            )
+        number = len(versions) + 1
+        name = f"consent-{number}.md"
+        while (root / name).exists():
+            number += 1
+            name = f"consent-{number}.md"
+        added = ConsentVersion(
+            version, name, language, datetime.now(UTC).isoformat(timespec="seconds")
+        )
+        path = root / STUDY_FILE
+        data = json.loads(path.read_text(encoding="utf-8"))
+        fd = os.open(root / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        with open(fd, "w", encoding="utf-8") as fh:
+            fh.write(body)
+            fh.flush()
+            os.fsync(fh.fileno())
+        data.setdefault("files", {})[name] = file_sha256(root / name)
+        consent = data["consent"]
+        consent["versions"] = [v.to_json() for v in versions] + [added.to_json()]
+        if not same:  # a new version: the one everyone must have agreed to
+            consent["file"], consent["version"] = name, version
+        tmp = root / (STUDY_FILE + ".tmp")
+        tmp.write_text(json.dumps(data, indent=2) + "\n")
+        tmp.replace(path)
+    return added
+
+
+def read_current(study: Study) -> tuple[str | None, tuple[ConsentVersion, ...]]:
+    """The study's newest consent version and every text, as its ``study.json`` lists them
+    now (a running server reads them again when the file changes); each new text's file
+    checked against its hash. What cannot be read leaves the study as it was made."""
+    fallback = (study.consent_version, study.consent_versions)
+    try:
+        data = json.loads((study.path / STUDY_FILE).read_text(encoding="utf-8"))
+        consent = data.get("consent")
+        if not isinstance(consent, dict):
+            return fallback
+        versions = read_versions(consent, study.created)
+        files = dict(data.get("files", {}))
+        for v in versions:
+            if file_sha256(study.path / v.file) != files.get(v.file):
+                return fallback
+        return str(consent["version"]), versions
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, InputError):
+        return fallback

@@ -14,7 +14,9 @@ The events (each with its time, ``at``):
   (:data:`~tradeoff.study.panel.SCREEN_REASONS`);
 * ``pilot``: a pilot participant began (the pilot link, :mod:`tradeoff.study.keys`);
 * ``pilot-removed``: a pilot participant's sessions were moved aside
-  (``study remove-pilots``).
+  (``study remove-pilots``);
+* ``assigned``: a participant (of any way in) given an arm of a study with arms, once
+  (:mod:`tradeoff.study.arms`).
 
 A completed panel session says so in its own chain (a ``note`` before its result). The
 file is appended to under the study folder's ``flock`` (:func:`study_lock`), which also
@@ -135,6 +137,10 @@ class EntryState:
     bad_lines: list[int] = field(default_factory=list)
     #: The number of the last line read.
     lines: int = 0
+    #: Participant → arm, of every ``assigned`` line (:mod:`tradeoff.study.arms`), and
+    #: how many such lines were read.
+    arms: dict[str, str] = field(default_factory=dict)
+    assignments: int = 0
 
     def add(self, record: Any, number: int | None = None) -> None:
         """Take in the event ``record``, line ``number`` of the file (the next one)."""
@@ -153,7 +159,10 @@ class EntryState:
             self.bad_lines.append(self.lines)
             return
         known = self.people.get(pid)
-        if event in ("enrolled", "pilot"):
+        if event == "assigned" and isinstance(record.get("arm"), str):
+            self.assignments += 1
+            self.arms.setdefault(pid, record["arm"])
+        elif event in ("enrolled", "pilot"):
             params = record.get("params", {})
             params = {str(k): str(v) for k, v in params.items()} if isinstance(params, dict) else {}
             panel_id = record.get("panel_id")

@@ -61,6 +61,7 @@ from tradeoff.study.panel import ALLOW_FILE, Panel, check_panel, read_panel_ids
 
 if TYPE_CHECKING:
     from tradeoff.ask.population import PopulationSource
+    from tradeoff.study.arms import Arm, ArmSpec
     from tradeoff.study.entries import EntryState
 
 STUDY_FILE = "study.json"
@@ -101,6 +102,21 @@ class Study:
     #: The language the study's page is shown in unless a participant picks another on
     #: its switch (``None``: the one the participant's browser asks for).
     language: str | None = None
+    #: The study's arms (:mod:`tradeoff.study.arms`; empty: one implicit arm) and the
+    #: seed their ties are drawn with.
+    arms: tuple[Arm, ...] = ()
+    arm_seed: int = 0
+
+    @property
+    def scenario_hashes(self) -> frozenset[str]:
+        """The SHA-256 of every scenario a session of the study may be recorded on (the
+        study's, and each arm's)."""
+        return frozenset(
+            [
+                self.scenario_sha256,
+                *(self.files[a.scenario] for a in self.arms if a.scenario in self.files),
+            ]
+        )
 
     @property
     def consent_path(self) -> Path | None:
@@ -153,6 +169,7 @@ def create_study(
     panel: Panel | None = None,
     panel_ids: Sequence[str] = (),
     language: str | None = None,
+    arms: Sequence[ArmSpec] = (),
 ) -> tuple[Study, dict[str, str]]:
     """Make a study folder; returns the study and every participant's access code.
 
@@ -173,6 +190,9 @@ def create_study(
 
     ``language`` shows the study's page in that language to everyone, whatever their
     browser asks for, unless they pick another on the page's switch.
+
+    ``arms`` (two or more, :func:`tradeoff.study.arms.check_arms`) make a study that
+    compares conditions: each participant is assigned to one (:mod:`tradeoff.study.arms`).
     """
     if language is not None:
         check_language(language)
@@ -202,6 +222,10 @@ def create_study(
     referenced = referenced_files(src)
     for rel in referenced:
         check_copyable(src, rel)
+    if arms:
+        from tradeoff.study.arms import check_arm_scenarios, check_arms
+
+        check_arm_scenarios(check_arms("--arm", arms), src)
     codes = {pid: new_code() for pid in participants}
     codes_path = None if codes_file is None else Path(codes_file)
     if codes_path is not None:
@@ -218,6 +242,7 @@ def create_study(
             panel,
             panel_ids,
             language,
+            arms,
         )
     except BaseException as exc:
         _remove_made(dest, existed)
@@ -259,6 +284,7 @@ def _make_study(
     panel: Panel | None = None,
     panel_ids: Sequence[str] = (),
     language: str | None = None,
+    arm_specs: Sequence[ArmSpec] = (),
 ) -> Study:
     dest.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
@@ -275,6 +301,11 @@ def _make_study(
         files[Path(rel).as_posix()] = file_sha256(target)
     shutil.copyfile(src, dest / "scenario.toml", follow_symlinks=False)
     (dest / "sessions").mkdir()
+    arms: tuple[Arm, ...] = ()
+    if arm_specs:
+        from tradeoff.study.arms import copy_arm_scenarios
+
+        arms = tuple(copy_arm_scenarios(arm_specs, src, dest, files))
     salt = secrets.token_bytes(16)
     study = Study(
         path=dest,
@@ -288,6 +319,8 @@ def _make_study(
         consent_version=None if consent_text is None else consent_version,
         panel=panel,
         language=language,
+        arms=arms,
+        arm_seed=secrets.randbelow(2**31) if arms else 0,
     )
     if panel is not None:
         allowed = {panel.participant_of(i): i for i in panel_ids}
@@ -312,10 +345,16 @@ def _make_study(
         document["panel"] = panel.to_json()
     if language is not None:
         document["language"] = language
+    if arms:
+        document["arms"] = [a.to_json() for a in arms]
+        document["arm_seed"] = study.arm_seed
     tmp = dest / (STUDY_FILE + ".tmp")
     tmp.write_text(json.dumps(document, indent=2) + "\n")
     tmp.replace(dest / STUDY_FILE)
     prepare_cache(study)
+    for arm in arms:
+        if arm.scenario != study.scenario:
+            prepare_cache(replace(study, scenario=arm.scenario))
     return study
 
 
@@ -333,14 +372,18 @@ def prepare_cache(study: Study) -> int:
     population = cached_population(scenario, study.cache_dir, strict=True)
     candidates = cached_candidates(
         scenario,
-        study.path,
+        study.scenario_path.parent,
         population.priors.tolist(),
         scenario.elicitation.stop,
         study.cache_dir,
         strict=True,
     )
     cached_measurement(
-        scenario, study.path, population.priors.tolist(), candidates, study.cache_dir
+        scenario,
+        study.scenario_path.parent,
+        population.priors.tolist(),
+        candidates,
+        study.cache_dir,
     )
     return sum(f.stat().st_size for f in study.cache_dir.rglob("*") if f.is_file())
 
@@ -387,6 +430,8 @@ def load_study(folder: str | Path) -> Study:
             isinstance(language, str) and LANGUAGE_TAG.fullmatch(language)
         ):
             raise ValueError(f"{language!r} is not a language tag")
+        field = "arms"
+        arms = _read_arms(data)
         field = "panel"
         panel = None if data.get("panel") is None else Panel.from_json(data["panel"])
     except InputError as exc:
@@ -465,7 +510,28 @@ def load_study(folder: str | Path) -> Study:
     if panel is not None and panel.allow_list:
         text = (root / ALLOW_FILE).read_text(encoding="utf-8", errors="replace")
         allowed = {panel.participant_of(i): i for i in read_panel_ids(text, str(root / ALLOW_FILE))}
-    return with_entries(replace(study, panel=panel, language=language), allowed)
+    for arm in arms[0]:
+        if arm.scenario != scenario and arm.scenario not in files:
+            raise InputError.single(
+                path, "arms", f"names {arm.scenario!r}, which files does not hash.", restore
+            )
+    study = replace(study, panel=panel, language=language, arms=arms[0], arm_seed=arms[1])
+    return with_entries(study, allowed)
+
+
+def _read_arms(data: dict[str, object]) -> tuple[tuple[Arm, ...], int]:
+    """The arms of a ``study.json`` and their seed (none: a study without arms)."""
+    from tradeoff.study.arms import Arm
+
+    listed = data.get("arms")
+    if listed is None:
+        return (), 0
+    if not isinstance(listed, list):
+        raise TypeError("arms is not a list")
+    seed = data.get("arm_seed")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"arm_seed {seed!r} is not a seed")
+    return tuple(Arm.from_json(a) for a in listed), seed
 
 
 def with_entries(

@@ -119,7 +119,7 @@ def test_assignment_balances_counts_only_who_counts_and_never_changes(tmp_path: 
     assert third == first
     # a pilot is assigned but not counted
     append_entry(folder, {"event": "pilot", "participant": "pilot-1", "at": "x"})
-    pilot = assign_arm(folder, arms, seed, "pilot-1", pilot=True)
+    pilot = assign_arm(folder, arms, seed, "pilot-1")
     state = read_entries(folder)
     assert state.arms["pilot-1"] == pilot
     assert arm_counts(arms, state, ["p01"]) == {first: 1, second: 1}

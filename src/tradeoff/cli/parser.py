@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from tradeoff.ask.strategies import STRATEGY_NAMES
 from tradeoff.cli.app import cmd_default, cmd_elicit, cmd_session_show
+from tradeoff.cli.arms import add_arm_arguments, add_arm_report_arguments
 from tradeoff.cli.choices import add_choices_commands
 from tradeoff.cli.common import LazyNames
 from tradeoff.cli.decide import cmd_report, cmd_select
@@ -103,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
         "participants may still pick another on the first page (default: the browser's)",
     )
     add_panel_arguments(mk)
+    add_arm_arguments(mk)
     mk.add_argument("--json", action="store_true", help="print one JSON document")
     mk.set_defaults(func=cmd_study_create)
     status = st_sub.add_parser("status", help="who has answered, who is done")
@@ -122,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     srep.add_argument(
         "--include-pilot", action="store_true", help="count pilot sessions (left out by default)"
     )
+    add_arm_report_arguments(srep)
     srep.add_argument("--json", action="store_true", help="print one JSON document")
     srep.set_defaults(func=cmd_study_report)
     wd = st_sub.add_parser("withdraw", help="leave a participant out of status, report, export")

@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tradeoff.cli.arms import arm_specs, arms_lines, format_arms, report_arms, say_arms
 from tradeoff.cli.common import UsageError, emit, error, parse_p, say
 from tradeoff.cli.panel_links import BASE_URL, panel_link, panel_link_lines, quota_links
 
@@ -149,6 +150,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         panel=panel,
         panel_ids=panel_ids,
         language=args.language,
+        arms=arm_specs(args),
     )
     coordinator_key = new_key(study.path, "coordinator")
     if args.json:
@@ -167,6 +169,8 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             data["quota_links"] = quota_links(panel, BASE_URL)
             data["consent_minutes"] = panel.consent_minutes
             data["panel_ids"] = len(panel_ids)
+        if study.arms:
+            data["arms"] = [a.to_json() for a in study.arms]
         emit(data)
         return 0
     cache_mb = sum(f.stat().st_size for f in study.cache_dir.rglob("*") if f.is_file()) / 1e6
@@ -184,6 +188,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
     ]
     if panel is not None:
         lines += panel_link_lines(panel)
+    lines += arms_lines(study)
     if not codes:
         pass
     elif codes_file is not None:
@@ -234,7 +239,7 @@ def format_status(data: dict[str, object]) -> str:
             + f", {panel['declined']} declined consent, {panel['screened_total']} screened out"
             + (f" ({reasons})" if reasons else "")
         )
-    return "\n".join(lines[:1] + extra + lines[1:])
+    return "\n".join(lines[:1] + extra + format_arms(data) + lines[1:])
 
 
 def _format_rows(data: dict[str, object]) -> str:
@@ -304,7 +309,13 @@ def cmd_study_report(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     argv = ["study", "report", str(found.study.path), "--out", args.out]
     argv += ["--include-pilot"] if args.include_pilot else []
-    return emit_report(chosen, args.out, argv, json=args.json)
+    if not found.study.arms:
+        return emit_report(chosen, args.out, argv, json=args.json)
+    compared = report_arms(found.study, args.out, args.truths, args.include_pilot)
+    code = emit_report(chosen, args.out, argv, json=args.json)
+    if not args.json:
+        say_arms(compared)
+    return code
 
 
 def cmd_study_withdraw(args: argparse.Namespace) -> int:

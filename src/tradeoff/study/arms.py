@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -272,7 +272,6 @@ def assign_arm(
     seed: int,
     participant: str,
     *,
-    pilot: bool = False,
     gone: Callable[[], Iterable[str]] = tuple,
     refresh: Callable[[], EntryState] | None = None,
 ) -> str:
@@ -281,7 +280,7 @@ def assign_arm(
     (:func:`arm_counts`; ``gone()`` names the withdrawn and erased), ties drawn
     (:func:`draw`), written as an ``assigned`` line under the study's lock before it is
     returned. ``refresh`` reads ``entries.jsonl`` (under the lock; a server's
-    :meth:`~tradeoff.study.entries.EntryLog.refresh`); a ``pilot`` is assigned but not
+    :meth:`~tradeoff.study.entries.EntryLog.refresh`); a pilot is assigned but not
     counted."""
     read = refresh if refresh is not None else (lambda: read_entries(folder))
     known = read().arms.get(participant)
@@ -305,7 +304,8 @@ def assign_arm(
             "tied": tied,
             "at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        if pilot:
+        entered = state.people.get(participant)
+        if entered is not None and entered.pilot:
             record["pilot"] = True
         append_entry(folder, record)
         read()
@@ -371,3 +371,43 @@ def arm_session(study: Study, arm: Arm | None) -> tuple[LoadedScenario, Elicitat
     if arm.strategy is None:
         return loaded, None
     return loaded, loaded.scenario.elicitation.override(strategy=arm.strategy)
+
+
+class _Row(Protocol):
+    @property
+    def arm(self) -> str | None: ...
+    @property
+    def complete(self) -> bool: ...
+    @property
+    def sessions(self) -> int: ...
+    @property
+    def withdrawn(self) -> str | None: ...
+
+
+def arms_status(arms: Sequence[Arm], rows: Iterable[_Row]) -> dict[str, dict[str, Any]]:
+    """Per arm, of the status's rows (pilots apart): its strategy and scenario, and how many
+    were assigned, completed, are in progress, withdrew; ``not assigned`` counts those not
+    yet started."""
+    out: dict[str, dict[str, Any]] = {
+        a.name: {
+            "scenario": a.scenario,
+            "strategy": a.strategy,
+            "assigned": 0,
+            "complete": 0,
+            "in_progress": 0,
+            "withdrawn": 0,
+        }
+        for a in arms
+    }
+    for r in rows:
+        counts = out.get(r.arm or "")
+        if counts is None:
+            continue
+        counts["assigned"] += 1
+        if r.withdrawn is not None:
+            counts["withdrawn"] += 1
+        elif r.complete:
+            counts["complete"] += 1
+        elif r.sessions:
+            counts["in_progress"] += 1
+    return out

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -247,6 +247,13 @@ def export_study(study: Study, out: str | Path, *, include_pilot: bool = False) 
             ("participant",),
         ),
     )
+    if study.arms:  # an arm column in both tables
+        from tradeoff.study.arm_report import with_arm_column
+
+        tables = (
+            replace(tables[0], columns=with_arm_column(tables[0].columns)),
+            replace(tables[1], columns=with_arm_column(tables[1].columns)),
+        )
     collected = collect(study, scenario, aspect_slugs(scenario), include_pilot)
     frames = (
         table_frame(tables[0].columns, collected.rows, fmt),

@@ -9,11 +9,12 @@ both show :meth:`StudyStatus.to_dict`."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tradeoff.study.arms import arms_status
 from tradeoff.study.counted import replay_unknown, session_facts
 from tradeoff.study.entries import entries_path, read_entries, session_on_disk
 from tradeoff.study.folder import Study
@@ -59,6 +60,8 @@ class ParticipantStatus:
     panel_id: str | None = None
     #: Whether they came in by a panel's link and declined consent (no session).
     declined: bool = False
+    #: The arm they were assigned to (a study with arms: :mod:`tradeoff.study.arms`).
+    arm: str | None = None
 
     @property
     def longest_s(self) -> float | None:
@@ -102,7 +105,7 @@ class ParticipantStatus:
             "long_pause": (self.longest_s or 0.0) > LONG_PAUSE_S,
             "panel_id": self.panel_id,
             "note": self.note,
-        }
+        } | ({} if self.arm is None else {"arm": self.arm})
 
 
 @dataclass(frozen=True)
@@ -231,7 +234,7 @@ class StudyStatus:
             "problems": list(self.problems),
             "rows": [r.to_dict() for r in self.rows],
             "pilot_rows": [r.to_dict() for r in self.pilot_rows],
-        }
+        } | ({"arms": arms_status(self.study.arms, self.rows)} if self.study.arms else {})
 
 
 def _mtime(path: Path) -> float:
@@ -295,6 +298,8 @@ def study_status(study: Study) -> StudyStatus:
                 study.panel_ids.get(pid),
             )
         )
+    if study.arms:
+        rows = [replace(r, arm=entries.arms.get(r.participant)) for r in rows]
     return StudyStatus(
         study,
         tuple(r for r in rows if not r.pilot),

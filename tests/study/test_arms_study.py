@@ -25,8 +25,8 @@ from tradeoff.study.folder import Study, create_study, load_study
 from tradeoff.study.opening import resume_session
 
 from ..conftest import ROOT, small_scenario_file
-from ..webclient import Participant
 from ..web.test_web_processes import start, stop
+from ..webclient import Participant
 from .test_arms_race import counts_in_order
 
 pytestmark = pytest.mark.e2e
@@ -71,9 +71,8 @@ def answer_all(study: Study) -> dict[str, str]:
 
 
 def test_two_arms_over_two_workers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    scenario = small_scenario_file(
-        tmp_path, "breast-cancer-triage", **{"budget = 30": "budget = 6"}
-    )
+    smaller = {"budget = 30": "budget = 6", "seed = 569": "seed = 569\nsamples = 20000"}
+    scenario = small_scenario_file(tmp_path, "breast-cancer-triage", **smaller)
     shutil.copytree(ROOT / "scenarios" / "pools", tmp_path / "pools")
     study, codes = create_study(
         scenario,

@@ -303,19 +303,17 @@ def cmd_study_report(args: argparse.Namespace) -> int:
     )
     for pid, why in found.left_out:
         error(f"{found.study.path}: participant {pid} is not in the report: {why}")
+    if found.study.arms or args.truths is not None:  # the arms side by side, written first
+        compared = report_arms(found.study, args.out, args.truths, args.include_pilot)
+        if not args.json:
+            say_arms(compared)
     try:
         chosen = decide_study(found, p=parse_p(args.p), top=args.top)
     except NothingToDecide as exc:
         raise UsageError(str(exc)) from None
     argv = ["study", "report", str(found.study.path), "--out", args.out]
     argv += ["--include-pilot"] if args.include_pilot else []
-    if not found.study.arms:
-        return emit_report(chosen, args.out, argv, json=args.json)
-    compared = report_arms(found.study, args.out, args.truths, args.include_pilot)
-    code = emit_report(chosen, args.out, argv, json=args.json)
-    if not args.json:
-        say_arms(compared)
-    return code
+    return emit_report(chosen, args.out, argv, json=args.json)
 
 
 def cmd_study_withdraw(args: argparse.Namespace) -> int:

@@ -123,6 +123,14 @@ def test_assignment_balances_counts_only_who_counts_and_never_changes(tmp_path: 
     state = read_entries(folder)
     assert state.arms["pilot-1"] == pilot
     assert arm_counts(arms, state, ["p01"]) == {first: 1, second: 1}
+    # one who declined counts not; one who declined, came back and started counts again
+    at = "2026-01-01T10:00:00+00:00"
+    append_entry(folder, {"event": "enrolled", "participant": "p04", "at": at})
+    assign_arm(folder, arms, seed, "p04")
+    append_entry(folder, {"event": "declined", "participant": "p04", "at": at})
+    assert sum(arm_counts(arms, read_entries(folder), ["p01"]).values()) == 2
+    append_entry(folder, {"event": "enrolled", "participant": "p04", "at": at})
+    assert sum(arm_counts(arms, read_entries(folder), ["p01"]).values()) == 3
     assert state.bad_lines == []
     # each tie is drawn as the record says: from its number and the study's seed
     for line in map(json.loads, (folder / "entries.jsonl").read_text().splitlines()):

@@ -245,7 +245,7 @@ def arm_counts(
     """How many participants each arm has that count: assigned, neither withdrawn nor
     erased (``gone``) nor declined, and not a pilot."""
     left_out = set(gone) | set(pilots)
-    left_out |= {p for p, e in state.people.items() if e.pilot or e.ever_declined or e.removed}
+    left_out |= {p for p, e in state.people.items() if e.pilot or e.declined or e.removed}
     counts = {arm.name: 0 for arm in arms}
     for pid, name in state.arms.items():
         if pid not in left_out and name in counts:

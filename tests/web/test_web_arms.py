@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tradeoff.record.log import read_session
+from tradeoff.record.records import NoteRecord
 from tradeoff.study.arms import ArmSpec
 from tradeoff.study.entries import read_entries
 from tradeoff.study.folder import Study, create_study, load_study
@@ -27,8 +28,12 @@ PEOPLE = ("p01", "p02", "p03", "p04", "p05")
 
 
 def strategy_of(study: Study, pid: str) -> str:
+    """The strategy of ``pid``'s one session, which names its arm in a note too."""
     [path] = sorted((study.sessions_dir / pid).glob("*.jsonl"))
-    return read_session(path).header.spec.strategy
+    log = read_session(path)
+    notes = [e.text for e in log.events if isinstance(e, NoteRecord)]
+    assert f"arm {log.header.spec.strategy}" in notes
+    return log.header.spec.strategy
 
 
 async def test_arms_over_two_servers_with_a_pilot_and_the_coordinators_page(

@@ -123,11 +123,13 @@ class Participants:
         arm = None if participant is None else self.arm_of(participant)
         return self.loaded if arm is None else self.arms[arm][0]
 
-    def _arm_session(self, participant: str) -> tuple[LoadedScenario, ElicitationSpec | None]:
-        """The scenario and elicitation of a new session of ``participant``: their arm's
-        (assigned now when they have none: :func:`~tradeoff.study.arms.assign_arm`)."""
+    def _arm_session(
+        self, participant: str
+    ) -> tuple[str | None, LoadedScenario, ElicitationSpec | None]:
+        """The arm of a new session of ``participant`` (assigned now when they have none:
+        :func:`~tradeoff.study.arms.assign_arm`), its scenario and elicitation."""
         if not self.arms:
-            return self.loaded, None
+            return None, self.loaded, None
         study = self.study
         name = assign_arm(
             study.path,
@@ -137,7 +139,7 @@ class Participants:
             gone=partial(withdrawn, study),
             refresh=self._entries.refresh,
         )
-        return self.arms.get(name) or next(iter(self.arms.values()))
+        return (name, *(self.arms.get(name) or next(iter(self.arms.values()))))
 
     def _listing(self, participant: str, *, fresh: bool = False) -> Listing:
         """The participant's session files: their folder listed again only when its
@@ -202,15 +204,16 @@ class Participants:
     ) -> Path:
         """Open a new session (the consent, when given, as its first line, then the
         ``entry``: how they came in; the language shown as a note when there is no consent
-        to carry it). Their session folder's lock is held meanwhile, so two tabs (even on
-        two server processes) agreeing at once start one session."""
+        to carry it; a study with arms: their arm as a note too). Their session folder's
+        lock is held meanwhile, so two tabs (even on two server processes) agreeing at once
+        start one session."""
         folder = self.study.sessions_dir / participant
         folder.mkdir(exist_ok=True)
         with self._lock_for(participant), study_lock(folder):
             existing = self.open_session(participant, fresh=True)
             if existing is not None:  # two tabs agreeing at once start one session
                 return existing
-            loaded, spec = self._arm_session(participant)
+            arm, loaded, spec = self._arm_session(participant)
             recorder = start_session(
                 loaded,
                 participant,
@@ -223,6 +226,8 @@ class Participants:
             try:
                 if consent is None:
                     recorder.note(f"language {language}")
+                if arm is not None:  # the session says its arm too
+                    recorder.note(f"arm {arm}")
                 self._keep(participant, recorder)
             finally:
                 recorder.close()

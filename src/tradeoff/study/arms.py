@@ -411,3 +411,19 @@ def arms_status(arms: Sequence[Arm], rows: Iterable[_Row]) -> dict[str, dict[str
         elif r.sessions:
             counts["in_progress"] += 1
     return out
+
+
+def assigned_scenario(study: Study, participant: str) -> LoadedScenario:
+    """The scenario a new session of ``participant`` runs on in a study with arms, their
+    arm's strategy put in its elicitation (assigned now when they have none: a face that
+    has no spec of its own to pass, the terminal app's)."""
+    from tradeoff.study.withdrawals import withdrawn
+
+    name = assign_arm(
+        study.path, study.arms, study.arm_seed, participant, gone=lambda: withdrawn(study)
+    )
+    loaded, spec = arm_session(study, arm_named(study.arms, name))
+    if spec is None:
+        return loaded
+    scenario = loaded.scenario.model_copy(update={"elicitation": spec})
+    return loaded.model_copy(update={"scenario": scenario})

@@ -66,5 +66,9 @@ def test_racing_processes_keep_the_arms_balanced(tmp_path: Path, arms: int) -> N
         values = [counts.get(name, 0) for name in names]
         assert max(values) - min(values) <= 1, counts
     assert [r["number"] for r in lines] == list(range(40))
-    for r in lines:
+    recount = dict.fromkeys(names, 0)
+    for r in lines:  # each line's counts are the lines before it, and its arm a fewest
+        assert r["counts"] == recount
+        assert r["tied"] == [n for n in names if recount[n] == min(recount.values())]
         assert r["arm"] == draw(study.arm_seed, r["number"], r["tied"])
+        recount[r["arm"]] += 1

@@ -10,15 +10,8 @@ from pathlib import Path
 import pytest
 
 from tradeoff.errors import InputError
-from tradeoff.study.arms import (
-    ArmSpec,
-    arm_counts,
-    arm_session,
-    assign_arm,
-    draw,
-    parse_arm_option,
-    read_arms_file,
-)
+from tradeoff.study.arm_specs import ArmSpec, parse_arm_option, read_arms_file
+from tradeoff.study.arms import arm_counts, arm_session, assign_arm, draw
 from tradeoff.study.entries import append_entry, read_entries
 from tradeoff.study.folder import create_study, load_study
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tradeoff.study.arms import ArmSpec, assign_arm, draw
+from tradeoff.study.arm_specs import ArmSpec
+from tradeoff.study.arms import assign_arm, draw
 from tradeoff.study.folder import create_study, load_study
 
 from ..conftest import small_scenario_file

@@ -20,7 +20,7 @@ from tradeoff.cli import main
 from tradeoff.record.log import read_session
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.simulation.simulate import score_run
-from tradeoff.study.arms import ArmSpec
+from tradeoff.study.arm_specs import ArmSpec
 from tradeoff.study.folder import Study, create_study, load_study
 from tradeoff.study.opening import resume_session
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tradeoff.record.log import read_session
-from tradeoff.study.arms import ArmSpec, assign_arm
+from tradeoff.study.arm_specs import ArmSpec
+from tradeoff.study.arms import assign_arm
 from tradeoff.study.entries import read_entries
 from tradeoff.study.folder import create_study
 from tradeoff.tui import make_app

@@ -12,7 +12,7 @@ import pytest
 
 from tradeoff.record.log import read_session
 from tradeoff.record.records import NoteRecord
-from tradeoff.study.arms import ArmSpec
+from tradeoff.study.arm_specs import ArmSpec
 from tradeoff.study.entries import read_entries
 from tradeoff.study.folder import Study, create_study, load_study
 from tradeoff.study.keys import new_key

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from tradeoff.cli.common import UsageError, say
 
 if TYPE_CHECKING:
-    from tradeoff.study.arms import ArmSpec
+    from tradeoff.study.arm_specs import ArmSpec
     from tradeoff.study.folder import Study
 
 
@@ -49,7 +49,7 @@ def add_arm_report_arguments(report: argparse.ArgumentParser) -> None:
 
 def arm_specs(args: argparse.Namespace) -> list[ArmSpec]:
     """The arms given to ``study create`` (none: a study without arms)."""
-    from tradeoff.study.arms import check_arms, parse_arm_option, read_arms_file
+    from tradeoff.study.arm_specs import check_arms, parse_arm_option, read_arms_file
 
     given = getattr(args, "arm", None) or []
     listed = getattr(args, "arms", None)

@@ -61,7 +61,7 @@ from tradeoff.study.panel import ALLOW_FILE, Panel, check_panel, read_panel_ids
 
 if TYPE_CHECKING:
     from tradeoff.ask.population import PopulationSource
-    from tradeoff.study.arms import Arm, ArmSpec
+    from tradeoff.study.arm_specs import Arm, ArmSpec
     from tradeoff.study.entries import EntryState
 
 STUDY_FILE = "study.json"
@@ -223,7 +223,7 @@ def create_study(
     for rel in referenced:
         check_copyable(src, rel)
     if arms:
-        from tradeoff.study.arms import check_arm_scenarios, check_arms
+        from tradeoff.study.arm_specs import check_arm_scenarios, check_arms
 
         check_arm_scenarios(check_arms("--arm", arms), src)
     codes = {pid: new_code() for pid in participants}
@@ -303,7 +303,7 @@ def _make_study(
     (dest / "sessions").mkdir()
     arms: tuple[Arm, ...] = ()
     if arm_specs:
-        from tradeoff.study.arms import copy_arm_scenarios
+        from tradeoff.study.arm_specs import copy_arm_scenarios
 
         arms = tuple(copy_arm_scenarios(arm_specs, src, dest, files))
     salt = secrets.token_bytes(16)
@@ -521,7 +521,7 @@ def load_study(folder: str | Path) -> Study:
 
 def _read_arms(data: dict[str, object]) -> tuple[tuple[Arm, ...], int]:
     """The arms of a ``study.json`` and their seed (none: a study without arms)."""
-    from tradeoff.study.arms import Arm
+    from tradeoff.study.arm_specs import Arm
 
     listed = data.get("arms")
     if listed is None:

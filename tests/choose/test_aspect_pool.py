@@ -72,3 +72,5 @@ def test_select_rank_and_report_on_the_leaderboard(
     report = (out / "report.md").read_text()
     assert f"**Recommendation: {best}**" in report
     assert "| CO2 | cost |" in report and "class" not in report.lower().split("## stakeholders")[1]
+
+

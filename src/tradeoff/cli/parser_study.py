@@ -73,6 +73,7 @@ def add_study_commands(sub: Commands) -> None:
         "participants may still pick another on the first page (default: the browser's)",
     )
     add_panel_arguments(mk)
+    add_arm_arguments(mk)
     mk.add_argument(
         "--attention-checks",
         metavar="N,M",
@@ -98,6 +99,7 @@ def add_study_commands(sub: Commands) -> None:
     srep.add_argument("--top", type=int, default=10, help="ranked models to report")
     srep.add_argument("--exclude-inconsistent", action="store_true")
     srep.add_argument("--exclude-inattentive", action="store_true", help=INATTENTIVE_HELP)
+    add_arm_report_arguments(srep)
     srep.add_argument(
         "--include-pilot", action="store_true", help="count pilot sessions (left out by default)"
     )
@@ -265,3 +267,35 @@ def add_consent_command(st_sub: Commands) -> None:
     cs.add_argument("--language", metavar="TAG", help="the language the text is in (e.g. de)")
     cs.add_argument("--json", action="store_true", help="print one JSON document")
     cs.set_defaults(func=cmd_study_consent)
+
+
+def add_arm_arguments(mk: argparse.ArgumentParser) -> None:
+    """``study create``'s options of arms (conditions compared in one study)."""
+    group = mk.add_argument_group(
+        "comparing conditions",
+        "two or more arms; each new participant is assigned to the arm with the fewest "
+        "participants (completed or in progress), ties at random",
+    )
+    group.add_argument(
+        "--arm",
+        action="append",
+        metavar="NAME[:KEY=VALUE,...]",
+        help="an arm (give one per arm); keys: strategy (joint, bisection, probabilistic, "
+        "paper), scenario (a scenario file; default: the study's)",
+    )
+    group.add_argument(
+        "--arms",
+        metavar="FILE",
+        help="the arms as TOML: one [[arms]] table each, with name, strategy, scenario "
+        "(relative to the file)",
+    )
+
+
+def add_arm_report_arguments(report: argparse.ArgumentParser) -> None:
+    """``study report``'s option of arms: the right picks that are known."""
+    report.add_argument(
+        "--truths",
+        metavar="CSV",
+        help="a study with arms: each participant's right pick (columns participant, "
+        "right_pick), e.g. from simulated participants' true weights",
+    )

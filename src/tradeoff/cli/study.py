@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tradeoff.cli.arms import arm_specs, arms_lines, format_arms, report_arms, say_arms
 from tradeoff.cli.common import UsageError, emit, error, parse_p, say
 from tradeoff.cli.consent import checks_note
 from tradeoff.cli.panel_links import BASE_URL, panel_link, panel_link_lines, quota_links
@@ -154,6 +155,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         attention_checks=()
         if args.attention_checks is None
         else parse_positions(args.attention_checks),
+        arms=arm_specs(args),
     )
     coordinator_key = new_key(study.path, "coordinator")
     if args.json:
@@ -172,6 +174,8 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             data["quota_links"] = quota_links(panel, BASE_URL)
             data["consent_minutes"] = panel.consent_minutes
             data["panel_ids"] = len(panel_ids)
+        if study.arms:
+            data["arms"] = [a.to_json() for a in study.arms]
         emit(data)
         return 0
     cache_mb = sum(f.stat().st_size for f in study.cache_dir.rglob("*") if f.is_file()) / 1e6
@@ -189,6 +193,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
     ]
     if panel is not None:
         lines += panel_link_lines(panel)
+    lines += arms_lines(study)
     if not codes:
         pass
     elif codes_file is not None:
@@ -239,7 +244,7 @@ def format_status(data: dict[str, object]) -> str:
             + f", {panel['declined']} declined consent, {panel['screened_total']} screened out"
             + (f" ({reasons})" if reasons else "")
         )
-    return "\n".join(lines[:1] + extra + lines[1:])
+    return "\n".join(lines[:1] + extra + format_arms(data) + lines[1:])
 
 
 def _format_rows(data: dict[str, object]) -> str:
@@ -309,6 +314,10 @@ def cmd_study_report(args: argparse.Namespace) -> int:
     )
     for pid, why in found.left_out:
         error(f"{found.study.path}: participant {pid} is not in the report: {why}")
+    if found.study.arms or args.truths is not None:  # the arms side by side, written first
+        compared = report_arms(found.study, args.out, args.truths, args.include_pilot)
+        if not args.json:
+            say_arms(compared)
     try:
         chosen = decide_study(found, p=parse_p(args.p), top=args.top)
     except NothingToDecide as exc:

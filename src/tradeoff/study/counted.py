@@ -68,10 +68,19 @@ def session_files(study: Study, participant: str) -> tuple[list[Path], list[str]
     return files, notes
 
 
-def not_counted(header: Header, participant: str, scenario_sha256: str) -> str | None:
+def not_counted(
+    header: Header, participant: str, scenario_sha256: str | frozenset[str]
+) -> str | None:
     """Why a session file in ``participant``'s folder of a study does not count for them
     (its header names another participant, a file copied from another folder, or another
-    scenario), or ``None`` when it does. Status, report and export all ask this."""
+    scenario than ``scenario_sha256``, or than any of them: a study with arms,
+    :attr:`~tradeoff.study.folder.Study.scenario_hashes`), or ``None`` when it does.
+    Status, report and export all ask this."""
+    if not isinstance(scenario_sha256, str):
+        if header.scenario_sha256 in scenario_sha256 or not scenario_sha256:
+            scenario_sha256 = header.scenario_sha256
+        else:
+            scenario_sha256 = min(scenario_sha256)
     if header.participant != participant:
         return (
             f"recorded by participant {header.participant!r}, not {participant!r} (a file "
@@ -286,7 +295,7 @@ def _replayed(path: Path, participant: str, study: Study) -> SessionFacts:
     except InputError as exc:
         return SessionFacts(False, 0, False, f"unreadable: {exc.message()}")
     warnings = tuple(log.warnings)
-    foreign = not_counted(log.header, participant, study.scenario_sha256)
+    foreign = not_counted(log.header, participant, study.scenario_hashes)
     if foreign is not None:
         return SessionFacts(False, 0, False, f"{path.name} was {foreign}: not counted", warnings)
     return SessionFacts(

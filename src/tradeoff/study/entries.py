@@ -14,7 +14,9 @@ The events (each with its time, ``at``):
   (:data:`~tradeoff.study.panel.SCREEN_REASONS`);
 * ``pilot``: a pilot participant began (the pilot link, :mod:`tradeoff.study.keys`);
 * ``pilot-removed``: a pilot participant's sessions were moved aside
-  (``study remove-pilots``).
+  (``study remove-pilots``);
+* ``assigned``: a participant (of any way in) given an arm of a study with arms, once
+  (:mod:`tradeoff.study.arms`).
 
 A completed panel session says so in its own chain (a ``note`` before its result). The
 file is appended to under the study folder's ``flock`` (:func:`study_lock`), which also
@@ -46,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from tradeoff.net import clean_source
+from tradeoff.record.records import valid_participant
 from tradeoff.study.files import open_regular, read_bounded
 from tradeoff.study.panel import Panel
 from tradeoff.study.tail import Tail, append_line, complete_lines, open_for_append
@@ -135,6 +138,10 @@ class EntryState:
     bad_lines: list[int] = field(default_factory=list)
     #: The number of the last line read.
     lines: int = 0
+    #: Participant → arm, of every ``assigned`` line (:mod:`tradeoff.study.arms`), and
+    #: how many such lines were read.
+    arms: dict[str, str] = field(default_factory=dict)
+    assignments: int = 0
 
     def add(self, record: Any, number: int | None = None) -> None:
         """Take in the event ``record``, line ``number`` of the file (the next one)."""
@@ -153,7 +160,10 @@ class EntryState:
             self.bad_lines.append(self.lines)
             return
         known = self.people.get(pid)
-        if event in ("enrolled", "pilot"):
+        if event == "assigned" and isinstance(record.get("arm"), str):
+            self.assignments += 1
+            self.arms.setdefault(pid, record["arm"])
+        elif event in ("enrolled", "pilot"):
             params = record.get("params", {})
             params = {str(k): str(v) for k, v in params.items()} if isinstance(params, dict) else {}
             panel_id = record.get("panel_id")
@@ -556,3 +566,26 @@ def remove_pilots(folder: Path, pilots: frozenset[str] | set[str]) -> tuple[Path
             )
             moved.append(pid)
     return dest, moved
+
+
+def joined(
+    participants: Mapping[str, str], panel_ids: Mapping[str, str], state: EntryState
+) -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
+    """A study's participants (id → code hash) and panel ids (id → panel id) with everyone
+    who came in by link added (without an access code: an empty hash), and the pilots;
+    pilot participants whose sessions were moved aside (``study remove-pilots``) are left
+    out."""
+    people = dict(participants)
+    ids = dict(panel_ids)
+    for pid in ids:
+        people.setdefault(pid, "")
+    pilots = set()
+    for pid, entered in state.people.items():
+        if entered.removed or not valid_participant(pid):
+            continue
+        people.setdefault(pid, "")
+        if entered.pilot:
+            pilots.add(pid)
+        elif entered.panel_id is not None:
+            ids[pid] = entered.panel_id
+    return people, ids, frozenset(pilots)

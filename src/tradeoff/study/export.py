@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -262,9 +262,14 @@ def export_study(
             ("participant",),
         ),
     )
-    collected = collect(
-        study, scenario, aspect_slugs(scenario), include_pilot, exclude_inattentive
-    )
+    if study.arms:  # an arm column in both tables
+        from tradeoff.study.arm_report import with_arm_column
+
+        tables = (
+            replace(tables[0], columns=with_arm_column(tables[0].columns)),
+            replace(tables[1], columns=with_arm_column(tables[1].columns)),
+        )
+    collected = collect(study, scenario, aspect_slugs(scenario), include_pilot, exclude_inattentive)
     frames = (
         table_frame(tables[0].columns, collected.rows, fmt),
         table_frame(tables[1].columns, collected.people, fmt),

@@ -168,7 +168,8 @@ def collect(
     exclude_inattentive: bool = False,
 ) -> Collected:
     gone = certain_withdrawals(study)
-    declined = {p for p, e in read_entries(study.path).people.items() if e.ever_declined}
+    entries = read_entries(study.path)
+    declined = {p for p, e in entries.people.items() if e.ever_declined}
     rows: list[Row] = []
     people: list[Row] = []
     exported: list[str] = []
@@ -191,7 +192,7 @@ def collect(
                 skipped.append((str(path), f"unreadable: {exc.message()}"))
                 continue
             header = log.header
-            foreign = not_counted(header, pid, study.scenario_sha256)
+            foreign = not_counted(header, pid, study.scenario_hashes)
             if foreign is not None:
                 skipped.append((str(path), foreign))
                 continue
@@ -233,6 +234,9 @@ def collect(
     from tradeoff.choose.selection import stakeholder_of
 
     of = {p: stakeholder_of(s.log.header, s.engine, s.log.path) for p, s in described.items()}
+    if study.arms:  # the arm of each row (a study with arms: tradeoff.study.arms)
+        for row in (*rows, *people):
+            row["arm"] = entries.arms.get(row["participant"])
     refused = _picks(study, scenario, people, of)
     add_thresholds(scenario, people, of)  # from the posterior each pick comes from
     if refused is not None:

@@ -49,10 +49,12 @@ from typing import TYPE_CHECKING
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError
-from tradeoff.record.records import check_participant, valid_participant
+from tradeoff.record.records import check_participant
+from tradeoff.study.arm_specs import Arm, read_arms
 from tradeoff.study.checks import check_checkable, check_positions
 from tradeoff.study.codes import check_code_participant, hash_code, new_code, write_codes
 from tradeoff.study.consent_versions import ConsentVersion, read_versions
+from tradeoff.study.entries import EntryState, joined, read_entries
 from tradeoff.study.erase_journal import complete_erasure
 from tradeoff.study.inputs import (
     LANGUAGE_TAG,
@@ -67,7 +69,7 @@ from tradeoff.study.panel import ALLOW_FILE, Panel, check_panel, read_panel_ids
 
 if TYPE_CHECKING:
     from tradeoff.ask.population import PopulationSource
-    from tradeoff.study.entries import EntryState
+    from tradeoff.study.arm_specs import ArmSpec
 
 STUDY_FILE = "study.json"
 #: The version of ``study.json`` written (2: the hash of every copied file); 1 is read too.
@@ -111,6 +113,21 @@ class Study:
     consent_versions: tuple[ConsentVersion, ...] = ()
     #: The questions an attention check comes before (:mod:`tradeoff.study.checks`).
     attention_checks: tuple[int, ...] = ()
+    #: The study's arms (:mod:`tradeoff.study.arms`; empty: one implicit arm) and the
+    #: seed their ties are drawn with.
+    arms: tuple[Arm, ...] = ()
+    arm_seed: int = 0
+
+    @property
+    def scenario_hashes(self) -> frozenset[str]:
+        """The SHA-256 of every scenario a session of the study may be recorded on (the
+        study's, and each arm's)."""
+        return frozenset(
+            [
+                self.scenario_sha256,
+                *(self.files[a.scenario] for a in self.arms if a.scenario in self.files),
+            ]
+        )
 
     @property
     def consent_path(self) -> Path | None:
@@ -164,6 +181,7 @@ def create_study(
     panel_ids: Sequence[str] = (),
     language: str | None = None,
     attention_checks: Sequence[int] = (),
+    arms: Sequence[ArmSpec] = (),
 ) -> tuple[Study, dict[str, str]]:
     """Make a study folder; returns the study and every participant's access code.
 
@@ -187,6 +205,8 @@ def create_study(
 
     ``attention_checks`` are the questions an attention check comes before
     (:mod:`tradeoff.study.checks`).
+    ``arms`` (two or more, :func:`tradeoff.study.arms.check_arms`) make a study that
+    compares conditions: each participant is assigned to one (:mod:`tradeoff.study.arms`).
     """
     if language is not None:
         check_language(language)
@@ -219,6 +239,10 @@ def create_study(
     referenced = referenced_files(src)
     for rel in referenced:
         check_copyable(src, rel)
+    if arms:
+        from tradeoff.study.arm_specs import check_arm_scenarios, check_arms
+
+        check_arm_scenarios(check_arms("--arm", arms), src)
     codes = {pid: new_code() for pid in participants}
     codes_path = None if codes_file is None else Path(codes_file)
     if codes_path is not None:
@@ -235,6 +259,7 @@ def create_study(
             panel,
             panel_ids,
             language,
+            arms,
         )
         if checks:
             study = _with_checks(study, checks)
@@ -289,6 +314,7 @@ def _make_study(
     panel: Panel | None = None,
     panel_ids: Sequence[str] = (),
     language: str | None = None,
+    arm_specs: Sequence[ArmSpec] = (),
 ) -> Study:
     dest.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
@@ -305,6 +331,11 @@ def _make_study(
         files[Path(rel).as_posix()] = file_sha256(target)
     shutil.copyfile(src, dest / "scenario.toml", follow_symlinks=False)
     (dest / "sessions").mkdir()
+    arms: tuple[Arm, ...] = ()
+    if arm_specs:
+        from tradeoff.study.arm_specs import copy_arm_scenarios
+
+        arms = tuple(copy_arm_scenarios(arm_specs, src, dest, files))
     salt = secrets.token_bytes(16)
     now_text = datetime.now(UTC).isoformat(timespec="seconds")
     study = Study(
@@ -322,6 +353,8 @@ def _make_study(
         else (ConsentVersion(consent_version, CONSENT_FILE, language, now_text),),
         panel=panel,
         language=language,
+        arms=arms,
+        arm_seed=secrets.randbelow(2**31) if arms else 0,
     )
     if panel is not None:
         allowed = {panel.participant_of(i): i for i in panel_ids}
@@ -350,10 +383,16 @@ def _make_study(
         document["panel"] = panel.to_json()
     if language is not None:
         document["language"] = language
+    if arms:
+        document["arms"] = [a.to_json() for a in arms]
+        document["arm_seed"] = study.arm_seed
     tmp = dest / (STUDY_FILE + ".tmp")
     tmp.write_text(json.dumps(document, indent=2) + "\n")
     tmp.replace(dest / STUDY_FILE)
     prepare_cache(study)
+    for arm in arms:
+        if arm.scenario != study.scenario:
+            prepare_cache(replace(study, scenario=arm.scenario))
     return study
 
 
@@ -371,14 +410,18 @@ def prepare_cache(study: Study) -> int:
     population = cached_population(scenario, study.cache_dir, strict=True)
     candidates = cached_candidates(
         scenario,
-        study.path,
+        study.scenario_path.parent,
         population.priors.tolist(),
         scenario.elicitation.stop,
         study.cache_dir,
         strict=True,
     )
     cached_measurement(
-        scenario, study.path, population.priors.tolist(), candidates, study.cache_dir
+        scenario,
+        study.scenario_path.parent,
+        population.priors.tolist(),
+        candidates,
+        study.cache_dir,
     )
     return sum(f.stat().st_size for f in study.cache_dir.rglob("*") if f.is_file())
 
@@ -430,6 +473,8 @@ def load_study(folder: str | Path) -> Study:
             isinstance(language, str) and LANGUAGE_TAG.fullmatch(language)
         ):
             raise ValueError(f"{language!r} is not a language tag")
+        field = "arms"
+        arms = read_arms(data)
         field = "panel"
         panel = None if data.get("panel") is None else Panel.from_json(data["panel"])
     except InputError as exc:
@@ -522,8 +567,19 @@ def load_study(folder: str | Path) -> Study:
         text = (root / ALLOW_FILE).read_text(encoding="utf-8", errors="replace")
         ids = read_panel_ids(text, str(root / ALLOW_FILE), empty=True)
         allowed = {panel.participant_of(i): i for i in ids}
+    for arm in arms[0]:
+        if arm.scenario != scenario and arm.scenario not in files:
+            raise InputError.single(
+                path, "arms", f"names {arm.scenario!r}, which files does not hash.", restore
+            )
     study = replace(
-        study, panel=panel, language=language, consent_versions=versions, attention_checks=attention
+        study,
+        panel=panel,
+        language=language,
+        consent_versions=versions,
+        attention_checks=attention,
+        arms=arms[0],
+        arm_seed=arms[1],
     )
     return with_entries(study, allowed)
 
@@ -534,21 +590,8 @@ def with_entries(
     """``study`` with everyone who came in by link (``entries.jsonl``, or what a server
     read of it, ``state``; the allow-list ``allowed``) among its participants, without an
     access code; pilot participants whose sessions were moved aside (``study
-    remove-pilots``) are left out."""
-    from tradeoff.study.entries import read_entries
-
+    remove-pilots``) are left out (:func:`tradeoff.study.entries.joined`)."""
     state = read_entries(study.path) if state is None else state
-    participants = dict(study.participants)
     panel_ids = dict(study.panel_ids if allowed is None else allowed)
-    for pid in panel_ids:
-        participants.setdefault(pid, "")
-    pilots = set()
-    for pid, entered in state.people.items():
-        if entered.removed or not valid_participant(pid):
-            continue
-        participants.setdefault(pid, "")
-        if entered.pilot:
-            pilots.add(pid)
-        elif entered.panel_id is not None:
-            panel_ids[pid] = entered.panel_id
-    return replace(study, participants=participants, panel_ids=panel_ids, pilots=frozenset(pilots))
+    participants, panel_ids, pilots = joined(study.participants, panel_ids, state)
+    return replace(study, participants=participants, panel_ids=panel_ids, pilots=pilots)

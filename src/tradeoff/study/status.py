@@ -11,11 +11,12 @@ both show :meth:`StudyStatus.to_dict`."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tradeoff.study.arms import arms_status
 from tradeoff.study.checks import INATTENTIVE, CheckSummary
 from tradeoff.study.counted import replay_unknown, session_facts
 from tradeoff.study.entries import entries_path, read_entries, session_on_disk
@@ -68,6 +69,8 @@ class ParticipantStatus:
     #: Attention checks shown and failed over their sessions (:mod:`tradeoff.study.checks`).
     checks_shown: int = 0
     checks_failed: int = 0
+    #: The arm they were assigned to (a study with arms: :mod:`tradeoff.study.arms`).
+    arm: str | None = None
 
     @property
     def longest_s(self) -> float | None:
@@ -119,7 +122,7 @@ class ParticipantStatus:
             "checks_shown": self.checks_shown,
             "checks_failed": self.checks_failed,
             "attention": CheckSummary(self.checks_shown, self.checks_failed).state,
-        }
+        } | ({} if self.arm is None else {"arm": self.arm})
 
 
 @dataclass(frozen=True)
@@ -255,7 +258,7 @@ class StudyStatus:
             "problems": list(self.problems),
             "rows": [r.to_dict() for r in self.rows],
             "pilot_rows": [r.to_dict() for r in self.pilot_rows],
-        }
+        } | ({"arms": arms_status(self.study.arms, self.rows)} if self.study.arms else {})
 
 
 def _mtime(path: Path) -> float:
@@ -327,6 +330,8 @@ def study_status(study: Study) -> StudyStatus:
             note = f"erased on request ({erasure.requested_by}) at {erasure.time}"
             rows.append(ParticipantStatus(pid, 0, 0, False, None, False, note, erased=erasure.time))
     problems = withdrawals.messages() + entries.problems(entries_path(study.path))
+    if study.arms:
+        rows = [replace(r, arm=entries.arms.get(r.participant)) for r in rows]
     return StudyStatus(
         study,
         tuple(r for r in rows if not r.pilot),

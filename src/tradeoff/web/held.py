@@ -19,10 +19,11 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-from tradeoff.ask.scenario import LoadedScenario
+from tradeoff.ask.scenario import ElicitationSpec, LoadedScenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Engine
 from tradeoff.record.log import closed, read_session
@@ -30,11 +31,13 @@ from tradeoff.record.marks import Marks
 from tradeoff.record.recorder import Recorder
 from tradeoff.record.records import ConsentRecord, EntryRecord, Header
 from tradeoff.record.replay import replay
+from tradeoff.study.arms import arm_session, assign_arm
 from tradeoff.study.cache import cached_population
 from tradeoff.study.counted import session_files
-from tradeoff.study.entries import study_lock
+from tradeoff.study.entries import EntryLog, study_lock
 from tradeoff.study.folder import Study
 from tradeoff.study.opening import resume_session, start_session
+from tradeoff.study.withdrawals import withdrawn
 
 T = TypeVar("T")
 
@@ -96,15 +99,50 @@ class Participants:
         #: How many times an engine was rebuilt from its file (evicted, or written by
         #: another process); the load benchmark reports it.
         self.rebuilt = 0
+        #: Each arm's scenario and elicitation (:mod:`tradeoff.study.arms`), and who was
+        #: assigned to which, as ``entries.jsonl`` says (read under the study's lock).
+        self.arms = {a.name: arm_session(study, a) for a in study.arms}
+        self._prefixes = tuple(
+            {f"{loaded.scenario.id}-"} | {f"{s.scenario.id}-" for s, _ in self.arms.values()}
+        )
+        self._entries = EntryLog(study.path)
 
     def _lock_for(self, participant: str) -> threading.Lock:
         with self._guard:
             return self._locks.setdefault(participant, threading.Lock())
 
     def _sessions(self, participant: str) -> list[Path]:
-        prefix = f"{self.loaded.scenario.id}-"
         files, _ = session_files(self.study, participant)  # the study's one list
-        return [p for p in files if p.name.startswith(prefix)]
+        return [p for p in files if p.name.startswith(self._prefixes)]
+
+    def arm_of(self, participant: str) -> str | None:
+        """The arm ``participant`` was assigned to (``None``: not yet, or no arms)."""
+        if not self.arms:
+            return None
+        return self._entries.refresh().arms.get(participant)
+
+    def loaded_for(self, participant: str | None) -> LoadedScenario:
+        """The scenario ``participant``'s sessions run on: their arm's, or the study's."""
+        arm = None if participant is None else self.arm_of(participant)
+        return self.loaded if arm is None else self.arms[arm][0]
+
+    def _arm_session(
+        self, participant: str
+    ) -> tuple[str | None, LoadedScenario, ElicitationSpec | None]:
+        """The arm of a new session of ``participant`` (assigned now when they have none:
+        :func:`~tradeoff.study.arms.assign_arm`), its scenario and elicitation."""
+        if not self.arms:
+            return None, self.loaded, None
+        study = self.study
+        name = assign_arm(
+            study.path,
+            study.arms,
+            study.arm_seed,
+            participant,
+            gone=partial(withdrawn, study),
+            refresh=self._entries.refresh,
+        )
+        return (name, *(self.arms.get(name) or next(iter(self.arms.values()))))
 
     def _listing(self, participant: str, *, fresh: bool = False) -> Listing:
         """The participant's session files: their folder listed again only when its
@@ -169,18 +207,21 @@ class Participants:
     ) -> Path:
         """Open a new session (the consent, when given, as its first line, then the
         ``entry``: how they came in; the language shown as a note when there is no consent
-        to carry it). Their session folder's lock is held meanwhile, so two tabs (even on
-        two server processes) agreeing at once start one session."""
+        to carry it; a study with arms: their arm as a note too). Their session folder's
+        lock is held meanwhile, so two tabs (even on two server processes) agreeing at once
+        start one session."""
         folder = self.study.sessions_dir / participant
         folder.mkdir(exist_ok=True)
         with self._lock_for(participant), study_lock(folder):
             existing = self.open_session(participant, fresh=True)
             if existing is not None:  # two tabs agreeing at once start one session
                 return existing
+            arm, loaded, spec = self._arm_session(participant)
             recorder = start_session(
-                self.loaded,
+                loaded,
                 participant,
                 self.study.sessions_dir,
+                spec=spec,
                 cache_dir=self.study.cache_dir,
                 consent=consent,
                 entry=entry,
@@ -188,6 +229,8 @@ class Participants:
             try:
                 if consent is None:
                     recorder.note(f"language {language}")
+                if arm is not None:  # the session says its arm too
+                    recorder.note(f"arm {arm}")
                 self._keep(participant, recorder)
             finally:
                 recorder.close()

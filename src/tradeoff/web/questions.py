@@ -213,7 +213,7 @@ def form_action(
 async def review(request: web.Request) -> web.StreamResponse:
     async def show(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
         assert visitor.participant is not None
-        scenario = site.participants.loaded.scenario
+        scenario = site.participants.loaded_for(visitor.participant).scenario
 
         def view(engine: Engine) -> object:
             if engine.next_query() is not None:

@@ -273,11 +273,16 @@ class StudyStartScreen(FormScreen):
             with contextlib.suppress(OSError):
                 record_failure(self.study)
             time.sleep(delay)
-        self.app.call_from_thread(self._checked, participant)
+        loaded = self.loaded
+        if participant is not None and self.study.arms:  # their arm's (assigned now)
+            from tradeoff.study.arms import assigned_scenario
 
-    def _checked(self, participant: str | None) -> None:
+            loaded = assigned_scenario(self.study, participant)
+        self.app.call_from_thread(self._checked, participant, loaded)
+
+    def _checked(self, participant: str | None, loaded: LoadedScenario | None) -> None:
         self.query_one("#start", Button).disabled = False
-        if participant is None or self.loaded is None:
+        if participant is None or loaded is None:
             error = self.query_one("#start-error", Static)
             error.update(
                 "That code does not open a session. Check it and try again (capitals, "
@@ -286,7 +291,7 @@ class StudyStartScreen(FormScreen):
             self.query_one("#code", Input).value = ""
             return
         self.query_one("#start-error", Static).update("")
-        self.post_message(OpenFor(self.loaded, participant))
+        self.post_message(OpenFor(loaded, participant))
 
 
 class LoadingScreen(Screen[None]):

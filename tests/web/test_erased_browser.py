@@ -16,7 +16,7 @@ import pytest
 
 from tradeoff.study.erase import erase
 from tradeoff.study.folder import Study, create_study
-from tradeoff.study.panel import Ending, Panel
+from tradeoff.study.panel import Panel
 
 from ..conftest import small_scenario_file
 from .test_web import CONSENT

@@ -1,11 +1,12 @@
 """Someone erased on request (``study erase``) while the study is served: every server on
-the folder (two here, each with its own view of the files, as two processes have) refuses
-them at once, with no restart, whichever way they come: their access code, their panel's
-link (with an allow-list, and under open enrolment, where nothing of the visit is written),
-and a session cookie they hold in the middle of a session (no answer written, no session
-file started, their folder not made again). They see one page, 410, that says when their
-answers were erased and that they cannot take part again, in English or German, without
-their participant id or panel id; everyone else goes on as before."""
+the folder (two here, each with its own view of the files, as two processes have; and
+``study serve --workers 2``) refuses them at once, with no restart, whichever way they
+come: their access code, their panel's link (with an allow-list, and under open
+enrolment, where nothing of the visit is written), and a session cookie they hold in the
+middle of a session (no answer written, no session file started, their folder not made
+again). They see one page, 410, that says when their answers were erased and that they
+cannot take part again, in English or German, without their participant id or panel id;
+everyone else goes on as before."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from tradeoff.study.entries import entries_path
@@ -23,6 +25,7 @@ from tradeoff.study.panel import Panel
 from ..webclient import Page, Participant
 from .test_web import make_study
 from .test_web_panel import link, panel_study
+from .test_web_processes import start, stop
 
 pytestmark = pytest.mark.e2e
 
@@ -188,3 +191,39 @@ async def test_open_enrolment_refuses_an_erased_panel_id_though_there_is_room(
     finally:
         for x in (p, fresh, other):
             await x.close()
+
+
+async def test_two_worker_processes_refuse_a_held_cookie_with_no_restart(tmp_path: Path) -> None:
+    """``study serve --workers 2``: each worker read the study before the erasure; after
+    it, every request with the held cookie (each on a new connection, so both workers
+    take some) gets the erased page, and the participant's folder is not made again."""
+    study, codes = make_study(tmp_path)
+    server, base = start(study, "--workers", "2")
+    try:
+        p = Participant(base)
+        try:
+            consent = await p.enter(codes["p01"])
+            await p.submit(consent, "consent", choice="agree")
+            cookie = p.cookies["tradeoff_session"]
+        finally:
+            await p.close()
+
+        async def visit() -> Page:
+            connector = aiohttp.TCPConnector(force_close=True)
+            x = Participant(base, connector=connector)
+            x.session.cookie_jar.update_cookies({"tradeoff_session": cookie})
+            try:
+                return await x.get("question")
+            finally:
+                await x.close()
+
+        before = [await visit() for _ in range(12)]
+        assert all(page.path.endswith("/question") for page in before)
+        erase(study.path, "p01", now=WHEN)
+        after = [await visit() for _ in range(12)]
+        for page in after:
+            assert_erased_page(page, "p01")
+        assert not folder_of(study, "p01").exists()
+    finally:
+        code, err = stop(server)
+    assert code == 0, err

@@ -16,11 +16,14 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from aiohttp.test_utils import TestServer
 
 from tradeoff.study.entries import entries_path
 from tradeoff.study.erase import erase
 from tradeoff.study.folder import Study
 from tradeoff.study.panel import Panel
+from tradeoff.web.flow import make_web_app
+from tradeoff.web.site import SITE
 
 from ..webclient import Page, Participant
 from .test_web import make_study
@@ -227,3 +230,27 @@ async def test_two_worker_processes_refuse_a_held_cookie_with_no_restart(tmp_pat
     finally:
         code, err = stop(server)
     assert code == 0, err
+
+
+async def test_a_server_drops_the_engine_it_kept_of_someone_erased(tmp_path: Path) -> None:
+    """The engine a process keeps in memory of someone erased is dropped at the next
+    request of anyone, whether or not they come back."""
+    study, codes = make_study(tmp_path)
+    app = make_web_app(study)
+    server = TestServer(app)
+    await server.start_server()
+    p1, p2 = Participant(str(server.make_url("/"))), Participant(str(server.make_url("/")))
+    try:
+        q1 = await p1.submit(await p1.enter(codes["p01"]), "consent", choice="agree")
+        await p1.submit(q1, "answer", choice="left")
+        other = await p2.submit(await p2.enter(codes["p02"]), "consent", choice="agree")
+        held = app[SITE].participants
+        assert len(held) == 2
+        erase(study.path, "p01", now=WHEN)
+        assert (await p2.submit(other, "answer", choice="left")).status == 200
+        assert len(held) == 1
+        assert (await p2.get("question")).status == 200 and len(held) == 1
+    finally:
+        await p1.close()
+        await p2.close()
+        await server.close()

@@ -202,6 +202,8 @@ def erased(folder: Path) -> dict[str, Erasure]:
 
 #: ``erasures.jsonl`` is read by a server process in pieces of this many bytes.
 ERASURES_READ = 1 << 16
+#: At most this many participants are kept for :meth:`ErasureLog.newly_erased` between calls.
+NEW_KEPT = 10_000
 
 
 class ErasureLog:
@@ -236,18 +238,41 @@ class ErasureLog:
         self._chain: str | None = None
         #: Lines whose chain did not verify, by number (their participants are refused).
         self.unverified: list[int] = []
+        self._new: list[str] = []
         self._lock = threading.Lock()
 
     def erased_on(self, participant: str) -> str | None:
         """When ``participant`` was erased (the tombstone's ``time``), or ``None``."""
         with self._lock:
-            with contextlib.suppress(OSError):
-                for piece in self._tail.pieces(ERASURES_LIMIT // ERASURES_READ + 1):
-                    if piece.fresh:
-                        self._when, self._chain, self.unverified = {}, None, []
-                    for number, raw in enumerate(piece.lines, piece.first):
-                        self._take(number, raw)
+            self._catch_up()
             return self._when.get(participant)
+
+    def newly_erased(self) -> list[str]:
+        """Who was erased since the last call (everyone named, at the first call or after
+        the file was read again from its start), for what a process keeps in memory to be
+        dropped.
+
+        >>> import tempfile
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> log = ErasureLog(folder)
+        >>> _, line = tombstone_line(None, {"participant": "p01", "time": ""})
+        >>> _ = erasures_path(folder).write_bytes(line)
+        >>> log.erased_on("p02"), log.newly_erased(), log.newly_erased()
+        (None, ['p01'], [])
+        """
+        with self._lock:
+            self._catch_up()
+            new, self._new = self._new, []
+            return new
+
+    def _catch_up(self) -> None:
+        """Read what changed since the last look (called with the lock held)."""
+        with contextlib.suppress(OSError):
+            for piece in self._tail.pieces(ERASURES_LIMIT // ERASURES_READ + 1):
+                if piece.fresh:
+                    self._when, self._chain, self.unverified = {}, None, []
+                for number, raw in enumerate(piece.lines, piece.first):
+                    self._take(number, raw)
 
     def _take(self, number: int, raw: bytes) -> None:
         """Note line ``number`` of the file (called with the lock held)."""
@@ -264,4 +289,6 @@ class ErasureLog:
         self._chain = stored if stored is not None else self._chain
         pid, when = record.get("participant"), record.get("time")
         if isinstance(pid, str) and valid_participant(pid):
+            if pid not in self._when and len(self._new) < NEW_KEPT:
+                self._new.append(pid)
             self._when[pid] = when if isinstance(when, str) else ""

@@ -19,7 +19,8 @@ one ``stat`` a request). Each way in asks it:
 * a session cookie they already hold is refused by :func:`refuse_erased` (a middleware)
   before any page runs, so a participant in the middle of a session whose data was erased
   never writes again, nor starts a session file that would make their folder again; the
-  cookie is dropped.
+  cookie is dropped. The same middleware drops the engine a process keeps in memory of
+  anyone erased since its last request, whether or not they come back.
 
 The pilot link starts a new pilot participant at every visit (the coordinator's key, never
 a participant's): an erased pilot's cookie no longer verifies (it was signed with its
@@ -117,10 +118,14 @@ async def refuse_erased(
     """A request with a session cookie of someone erased gets the erased page, whatever
     page it asks for (but :data:`NOT_GUARDED`): the cookie's signature is checked (a
     cookie made up with someone's id learns nothing), not whether the participant is
-    still in the study (a panel participant's entry was erased with them)."""
+    still in the study (a panel participant's entry was erased with them). Whoever was
+    erased since the last request is first dropped from what this process keeps in memory
+    (their engine: :meth:`tradeoff.web.held.Participants.forget`)."""
+    site = request.app[SITE]
+    for participant in site.watched.erasures.newly_erased():
+        site.participants.forget(participant)
     value = request.cookies.get(SESSION_COOKIE)
     if value and request.path not in NOT_GUARDED:
-        site = request.app[SITE]
         when = site.watched.erasures.erased_on(value.split(":", 1)[0])
         if when is not None and site.signed_session(value) is not None:
             log_request(request, "refused: a session cookie of an erased participant (410)")

@@ -255,6 +255,13 @@ class Participants:
             while len(self._held) > self.capacity:
                 self._held.popitem(last=False)
 
+    def forget(self, participant: str) -> None:
+        """Drop what this process keeps of ``participant`` (their engine and the listing of
+        their folder): someone erased on request (:mod:`tradeoff.web.erased`)."""
+        with self._guard:
+            self._held.pop(participant, None)
+            self._listings.pop(participant, None)
+
     def __len__(self) -> int:
         return len(self._held)
 

@@ -21,6 +21,7 @@ from aiohttp.test_utils import TestServer
 from tradeoff.study.entries import entries_path
 from tradeoff.study.erase import erase
 from tradeoff.study.folder import Study
+from tradeoff.study.keys import new_key
 from tradeoff.study.panel import Panel
 from tradeoff.web.flow import make_web_app
 from tradeoff.web.site import SITE
@@ -254,3 +255,33 @@ async def test_a_server_drops_the_engine_it_kept_of_someone_erased(tmp_path: Pat
         await p1.close()
         await p2.close()
         await server.close()
+
+
+async def test_an_erased_pilot_s_cookie_opens_nothing_and_writes_nothing(
+    tmp_path: Path, serve: Serve
+) -> None:
+    """A pilot participant erased mid-session: their cookie no longer verifies (it was
+    signed with their place among the pilots), so no page of theirs runs and nothing is
+    written; the pilot link itself still starts a new pilot participant."""
+    study = panel_study(tmp_path, ids=("AAA111",))
+    key = new_key(study.path, "pilot")
+    base = await serve(study)  # type: ignore[misc]
+    p = Participant(base)
+    try:
+        consent = await p.get(f"pilot?key={key}")
+        q1 = await p.submit(consent, "consent", choice="agree")
+        pilot = p.cookies["tradeoff_session"].split(":")[0]
+        assert pilot.startswith("pilot-") and folder_of(study, pilot).is_dir()
+        erase(study.path, pilot, now=WHEN)
+        for page in (
+            await p.submit(q1, "answer", choice="left"),
+            await p.get("question"),
+            await p.post("consent", {"csrf": consent.field("csrf"), "choice": "agree"}),
+        ):
+            assert page.path == "/" or page.status == 403, (page.status, page.path)
+            assert "question" not in page.path
+        assert not folder_of(study, pilot).exists()
+        again = await p.get(f"pilot?key={key}")
+        assert again.path.endswith("/consent")
+    finally:
+        await p.close()

@@ -22,6 +22,10 @@ one ``stat`` a request). Each way in asks it:
   cookie is dropped. The same middleware drops the engine a process keeps in memory of
   anyone erased since its last request, whether or not they come back.
 
+A request already past these checks when the erasure runs (a few milliseconds: the
+erasure takes the study's lock, a session's writes do not) ends as it would have; the
+participant's next request is refused.
+
 The pilot link starts a new pilot participant at every visit (the coordinator's key, never
 a participant's): an erased pilot's cookie no longer verifies (it was signed with its
 place among the pilots, which the erasure removed), and the link itself is not refused.

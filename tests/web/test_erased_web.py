@@ -13,17 +13,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
+from tradeoff.ask.scenario import load_scenario
 from tradeoff.study.entries import entries_path
 from tradeoff.study.erase import erase
+from tradeoff.study.erasures import ErasureLog
 from tradeoff.study.folder import Study
 from tradeoff.study.keys import new_key
 from tradeoff.study.panel import Panel
+from tradeoff.web import held as held_module
 from tradeoff.web.flow import make_web_app
+from tradeoff.web.held import Erased, Participants
 from tradeoff.web.site import SITE
 
 from ..webclient import Page, Participant
@@ -285,3 +290,57 @@ async def test_an_erased_pilot_s_cookie_opens_nothing_and_writes_nothing(
         assert again.path.endswith("/consent")
     finally:
         await p.close()
+
+
+def participants_of(study: Study) -> Participants:
+    held = Participants(study, load_scenario(study.scenario_path))
+    held.erased_on = ErasureLog(study.path).erased_on
+    return held
+
+
+def test_a_session_is_not_started_for_someone_erased_nor_kept_if_erased_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the page's checks, starting a session still refuses someone erased (their
+    folder not made again), and one started while an erasure ran is removed again."""
+    study, _ = make_study(tmp_path)
+    erase(study.path, "p01", now=WHEN)
+    real = held_module.start_session
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a session file was started")
+
+    monkeypatch.setattr(held_module, "start_session", never)
+    with pytest.raises(Erased):
+        participants_of(study).start("p01", None, "en")
+    assert not folder_of(study, "p01").exists()
+
+    def erased_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        erase(study.path, "p02", now=WHEN)  # between the check and the file
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(held_module, "start_session", erased_meanwhile)
+    with pytest.raises(Erased):
+        participants_of(study).start("p02", None, "en")
+    assert not folder_of(study, "p02").exists()
+    monkeypatch.setattr(held_module, "start_session", real)
+    assert participants_of(study).start("p03", None, "en").is_file()
+
+
+async def test_erased_while_agreeing_shows_the_erased_page(tmp_path: Path) -> None:
+    """The erasure lands between the page's check and the session's start (here: the
+    start sees it, the page's check did not): the erased page, and no folder."""
+    study, codes = make_study(tmp_path)
+    app = make_web_app(study)
+    server = TestServer(app)
+    await server.start_server()
+    p = Participant(str(server.make_url("/")))
+    try:
+        consent = await p.enter(codes["p01"])
+        when = WHEN.isoformat(timespec="seconds")
+        app[SITE].participants.erased_on = lambda pid: when if pid == "p01" else None
+        assert_erased_page(await p.submit(consent, "consent", choice="agree"), "p01")
+        assert not folder_of(study, "p01").exists()
+    finally:
+        await p.close()
+        await server.close()

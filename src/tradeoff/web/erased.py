@@ -22,9 +22,11 @@ one ``stat`` a request). Each way in asks it:
   cookie is dropped. The same middleware drops the engine a process keeps in memory of
   anyone erased since its last request, whether or not they come back.
 
-A request already past these checks when the erasure runs (a few milliseconds: the
-erasure takes the study's lock, a session's writes do not) ends as it would have; the
-participant's next request is refused.
+A request already past these checks when the erasure runs cannot make their folder
+again either: starting a session checks again under the study's lock, which the erasure
+holds throughout (:meth:`tradeoff.web.held.Participants.start`; the page is then the
+erased page too). An answer being written at that moment goes to the file being removed
+with its folder; the participant's next request is refused.
 
 The pilot link starts a new pilot participant at every visit (the coordinator's key, never
 a participant's): an erased pilot's cookie no longer verifies (it was signed with its
@@ -50,6 +52,7 @@ from babel.core import UnknownLocaleError
 from babel.dates import format_date
 
 from tradeoff.web.connection import log_request
+from tradeoff.web.held import Erased
 from tradeoff.web.site import (
     SESSION_COOKIE,
     SITE,
@@ -134,4 +137,8 @@ async def refuse_erased(
         if when is not None and site.signed_session(value) is not None:
             log_request(request, "refused: a session cookie of an erased participant (410)")
             return erased_page(request, site, visitor_of(request), when)
-    return await handler(request)
+    try:
+        return await handler(request)
+    except Erased as exc:  # erased while this request was under way
+        log_request(request, "refused: erased while a session was being started (410)")
+        return erased_page(request, site, visitor_of(request), exc.when)

@@ -66,6 +66,7 @@ def make_web_app(
         if consent_file is None
         else Markup(safe_markdown(consent_file.read_text(encoding="utf-8"))),
     )
+    site.participants.erased_on = site.watched.erasures.erased_on
     check_study_language(study.language, study.path / STUDY_FILE, site.languages)
     app = web.Application(
         middlewares=[protect, refuse_erased],

@@ -13,6 +13,7 @@ again only when it changed, so a request's work does not grow with the study's h
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -77,6 +78,15 @@ def _folder_key(folder: Path) -> tuple[int, int] | None:
     return st.st_ino, st.st_mtime_ns
 
 
+class Erased(Exception):
+    """A session was not started: its participant was erased on request (``when``, the
+    tombstone's time)."""
+
+    def __init__(self, when: str) -> None:
+        super().__init__(when)
+        self.when = when
+
+
 class Participants:
     """The participants one process serves: engines in memory, at most ``capacity`` kept
     (the least recently used are dropped and rebuilt from their file when they come back).
@@ -93,6 +103,9 @@ class Participants:
         #: How many times an engine was rebuilt from its file (evicted, or written by
         #: another process); the load benchmark reports it.
         self.rebuilt = 0
+        #: When a participant was erased on request (``None``: they were not); the page
+        #: sets it (:mod:`tradeoff.web.erased`).
+        self.erased_on: Callable[[str], str | None] = lambda participant: None
 
     def _lock_for(self, participant: str) -> threading.Lock:
         with self._guard:
@@ -167,9 +180,19 @@ class Participants:
         """Open a new session (the consent, when given, as its first line, then the
         ``entry``: how they came in; the language shown as a note when there is no consent
         to carry it). Their session folder's lock is held meanwhile, so two tabs (even on
-        two server processes) agreeing at once start one session."""
+        two server processes) agreeing at once start one session.
+
+        Someone erased on request is refused (:class:`Erased`), their folder not made again:
+        the check and the folder's making hold the study's lock, which ``study erase`` holds
+        throughout (an erasure either ended before, or will find the folder and remove it),
+        and a session started while an erasure ran is removed again once its tombstone is
+        seen (it is in place before any folder is removed)."""
         folder = self.study.sessions_dir / participant
-        folder.mkdir(exist_ok=True)
+        with study_lock(self.study.path):
+            when = self.erased_on(participant)
+            if when is not None:
+                raise Erased(when)
+            folder.mkdir(exist_ok=True)
         with self._lock_for(participant), study_lock(folder):
             existing = self.open_session(participant, fresh=True)
             if existing is not None:  # two tabs agreeing at once start one session
@@ -189,7 +212,14 @@ class Participants:
             finally:
                 recorder.close()
             self._listing(participant, fresh=True)  # the new file listed
-            return recorder.path
+        when = self.erased_on(participant)
+        if when is not None:  # erased while it was being started
+            recorder.path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+            self.forget(participant)
+            raise Erased(when)
+        return recorder.path
 
     def run(self, participant: str, path: Path, work: Callable[[Recorder], T]) -> T:
         """Do ``work`` with the participant's recorder on ``path``, the file locked for the

@@ -14,9 +14,11 @@ line more, by :mod:`tradeoff.study.erase`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from typing import Any
 from tradeoff.errors import InputError, Problem
 from tradeoff.record.records import split_chain, valid_participant
 from tradeoff.study.files import NotRegularFile, open_regular, read_bounded
+from tradeoff.study.tail import Tail
 
 ERASURES_FILE = "erasures.jsonl"
 #: erasures.jsonl is read only up to this size (10,000 erasures take about 4 MB).
@@ -195,3 +198,97 @@ def erased(folder: Path) -> dict[str, Erasure]:
     """Participant → their tombstone (a line that cannot be read is skipped;
     :func:`read_erasures` names it)."""
     return read_erasures(folder).by_participant
+
+
+#: ``erasures.jsonl`` is read by a server process in pieces of this many bytes.
+ERASURES_READ = 1 << 16
+#: At most this many participants are kept for :meth:`ErasureLog.newly_erased` between calls.
+NEW_KEPT = 10_000
+
+
+class ErasureLog:
+    """A server process's view of ``erasures.jsonl``: who was erased and when, asked on
+    every request, so nothing here grows with the study's history. A look when nothing
+    changed is one ``stat`` (by the study's one reader of files that grow,
+    :class:`tradeoff.study.tail.Tail`). :mod:`tradeoff.study.erase` replaces the file whole
+    with one line more (another inode), so after each erasure the file is read once again
+    from its start, in pieces of :data:`ERASURES_READ` bytes, up to :data:`ERASURES_LIMIT`:
+    work that grows with the number of erasures, done once per erasure, never per request.
+
+    A line whose chain does not verify still names someone erased: they are refused all
+    the same (a tombstone that was tampered with is :func:`read_erasures`'s to name, for
+    ``study status``; the page errs on the side of the person who asked to be forgotten).
+    A line that is not a tombstone at all is skipped.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> log = ErasureLog(folder)
+    >>> log.erased_on("p01") is None
+    True
+    >>> _, line = tombstone_line(None, {"participant": "p01", "time": "2026-11-27T10:00:00+00:00"})
+    >>> _ = erasures_path(folder).write_bytes(line)
+    >>> log.erased_on("p01"), log.erased_on("p02")
+    ('2026-11-27T10:00:00+00:00', None)
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.path = erasures_path(folder)
+        self._tail = Tail(self.path, ERASURES_READ, ERASURES_LIMIT)
+        self._when: dict[str, str] = {}
+        self._chain: str | None = None
+        #: Lines whose chain did not verify, by number (their participants are refused).
+        self.unverified: list[int] = []
+        self._new: list[str] = []
+        self._lock = threading.Lock()
+
+    def erased_on(self, participant: str) -> str | None:
+        """When ``participant`` was erased (the tombstone's ``time``), or ``None``."""
+        with self._lock:
+            self._catch_up()
+            return self._when.get(participant)
+
+    def newly_erased(self) -> list[str]:
+        """Who was erased since the last call (everyone named, at the first call or after
+        the file was read again from its start), for what a process keeps in memory to be
+        dropped.
+
+        >>> import tempfile
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> log = ErasureLog(folder)
+        >>> _, line = tombstone_line(None, {"participant": "p01", "time": ""})
+        >>> _ = erasures_path(folder).write_bytes(line)
+        >>> log.erased_on("p02"), log.newly_erased(), log.newly_erased()
+        (None, ['p01'], [])
+        """
+        with self._lock:
+            self._catch_up()
+            new, self._new = self._new, []
+            return new
+
+    def _catch_up(self) -> None:
+        """Read what changed since the last look (called with the lock held)."""
+        with contextlib.suppress(OSError):
+            for piece in self._tail.pieces(ERASURES_LIMIT // ERASURES_READ + 1):
+                if piece.fresh:
+                    self._when, self._chain, self.unverified = {}, None, []
+                for number, raw in enumerate(piece.lines, piece.first):
+                    self._take(number, raw)
+
+    def _take(self, number: int, raw: bytes) -> None:
+        """Note line ``number`` of the file (called with the lock held)."""
+        text = raw.decode("ascii", "replace")
+        try:
+            record = json.loads(text)
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(record, dict):
+            return
+        content, stored = split_chain(text)
+        if stored is None or chain_of(self._chain, content) != stored:
+            self.unverified.append(number)
+        self._chain = stored if stored is not None else self._chain
+        pid, when = record.get("participant"), record.get("time")
+        if isinstance(pid, str) and valid_participant(pid):
+            if pid not in self._when and len(self._new) < NEW_KEPT:
+                self._new.append(pid)
+            self._when[pid] = when if isinstance(when, str) else ""

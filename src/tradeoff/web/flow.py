@@ -5,7 +5,8 @@ Code entry (:mod:`tradeoff.web.code_entry`), or a panel's link
 information and consent (:mod:`tradeoff.web.consent`) → questions → what we learned →
 thank-you (:mod:`tradeoff.web.questions`), or the panel's ending
 (:mod:`tradeoff.web.endings`); leaving early is :mod:`tradeoff.web.leaving`, where a
-participant is :mod:`tradeoff.web.where`, and the coordinator's page
+participant is :mod:`tradeoff.web.where`, someone erased on request is refused by
+:mod:`tradeoff.web.erased`, and the coordinator's page
 :mod:`tradeoff.web.coordinator` (docs/architecture.md, "The study web page"). Every URL is
 relative, so the page works under any path of a reverse proxy. What a request passes
 before a page runs (cookies, CSRF, caps, security headers, error pages) is
@@ -25,6 +26,7 @@ from tradeoff.web.code_entry import enter_code, index
 from tradeoff.web.connection import REQUEST_LOG, Timeouts
 from tradeoff.web.consent import consent, give_consent
 from tradeoff.web.coordinator import coordinator_login, coordinator_page
+from tradeoff.web.erased import refuse_erased
 from tradeoff.web.held import Participants
 from tradeoff.web.i18n import check_study_language
 from tradeoff.web.leaving import add_leaving_routes
@@ -64,9 +66,12 @@ def make_web_app(
         if consent_file is None
         else Markup(safe_markdown(consent_file.read_text(encoding="utf-8"))),
     )
+    site.participants.erased_on = site.watched.erasures.erased_on
     check_study_language(study.language, study.path / STUDY_FILE, site.languages)
     app = web.Application(
-        middlewares=[protect], client_max_size=MAX_BODY, handler_args=timeouts.handler_args()
+        middlewares=[protect, refuse_erased],
+        client_max_size=MAX_BODY,
+        handler_args=timeouts.handler_args(),
     )
     app[SITE] = site
     app.router.add_get("/", index)

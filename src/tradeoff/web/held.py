@@ -13,6 +13,7 @@ again only when it changed, so a request's work does not grow with the study's h
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -83,6 +84,15 @@ def _folder_key(folder: Path) -> tuple[int, int] | None:
     return st.st_ino, st.st_mtime_ns
 
 
+class Erased(Exception):
+    """A session was not started: its participant was erased on request (``when``, the
+    tombstone's time)."""
+
+    def __init__(self, when: str) -> None:
+        super().__init__(when)
+        self.when = when
+
+
 class Participants:
     """The participants one process serves: engines in memory, at most ``capacity`` kept
     (the least recently used are dropped and rebuilt from their file when they come back).
@@ -106,6 +116,9 @@ class Participants:
             {f"{loaded.scenario.id}-"} | {f"{s.scenario.id}-" for s, _ in self.arms.values()}
         )
         self._entries = EntryLog(study.path)
+        #: When a participant was erased on request (``None``: they were not); the page
+        #: sets it (:mod:`tradeoff.web.erased`).
+        self.erased_on: Callable[[str], str | None] = lambda participant: None
 
     def _lock_for(self, participant: str) -> threading.Lock:
         with self._guard:
@@ -209,9 +222,19 @@ class Participants:
         ``entry``: how they came in; the language shown as a note when there is no consent
         to carry it; a study with arms: their arm as a note too). Their session folder's
         lock is held meanwhile, so two tabs (even on two server processes) agreeing at once
-        start one session."""
+        start one session.
+
+        Someone erased on request is refused (:class:`Erased`), their folder not made again:
+        the check and the folder's making hold the study's lock, which ``study erase`` holds
+        throughout (an erasure either ended before, or will find the folder and remove it),
+        and a session started while an erasure ran is removed again once its tombstone is
+        seen (it is in place before any folder is removed)."""
         folder = self.study.sessions_dir / participant
-        folder.mkdir(exist_ok=True)
+        with study_lock(self.study.path):
+            when = self.erased_on(participant)
+            if when is not None:
+                raise Erased(when)
+            folder.mkdir(exist_ok=True)
         with self._lock_for(participant), study_lock(folder):
             existing = self.open_session(participant, fresh=True)
             if existing is not None:  # two tabs agreeing at once start one session
@@ -235,7 +258,14 @@ class Participants:
             finally:
                 recorder.close()
             self._listing(participant, fresh=True)  # the new file listed
-            return recorder.path
+        when = self.erased_on(participant)
+        if when is not None:  # erased while it was being started
+            recorder.path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+            self.forget(participant)
+            raise Erased(when)
+        return recorder.path
 
     def run(self, participant: str, path: Path, work: Callable[[Recorder], T]) -> T:
         """Do ``work`` with the participant's recorder on ``path``, the file locked for the
@@ -315,6 +345,13 @@ class Participants:
             self._held.move_to_end(participant)
             while len(self._held) > self.capacity:
                 self._held.popitem(last=False)
+
+    def forget(self, participant: str) -> None:
+        """Drop what this process keeps of ``participant`` (their engine and the listing of
+        their folder): someone erased on request (:mod:`tradeoff.web.erased`)."""
+        with self._guard:
+            self._held.pop(participant, None)
+            self._listings.pop(participant, None)
 
     def __len__(self) -> int:
         return len(self._held)

@@ -15,6 +15,7 @@ from aiohttp import web
 from tradeoff.study.entries import admit
 from tradeoff.web.connection import log_request
 from tradeoff.web.endings import ending
+from tradeoff.web.erased import erased_refusal
 from tradeoff.web.site import SITE, Site, Visitor, source_of, visitor_of
 from tradeoff.web.where import signed_in
 
@@ -49,6 +50,9 @@ async def panel_entry(request: web.Request) -> web.StreamResponse:
         log_request(request, f"panel link refused: {read}")
         return link_refused(site, visitor)
     panel_id, params = read
+    refusal = erased_refusal(request, panel.participant_of(panel_id))  # before any write
+    if refusal is not None:
+        return refusal
     source = source_of(request, site.trust_proxy)
     gone = await site.work(site.watched.gone)
     try:

@@ -173,9 +173,9 @@ class Site:
         body = f"{participant}:{issued}:{nonce}"
         return f"{body}:{self._sign(self._session_text(participant, str(issued), nonce))}"
 
-    def read_session(self, value: str | None) -> tuple[str, str] | None:
-        """The participant and nonce of a valid, unexpired session cookie (a pilot's
-        opened with the current pilot key)."""
+    def signed_session(self, value: str | None) -> tuple[str, str] | None:
+        """The participant and nonce of a session cookie this server signed and that has
+        not expired, whether or not the participant is still in the study."""
         if not value or value.count(":") != 3:
             return None
         participant, issued, nonce, sig = value.split(":")
@@ -185,7 +185,16 @@ class Site:
             age = time.time() - int(issued)
         except ValueError:
             return None
-        if not 0 <= age <= SESSION_SECONDS or participant not in self.watched.roster().participants:
+        return (participant, nonce) if 0 <= age <= SESSION_SECONDS else None
+
+    def read_session(self, value: str | None) -> tuple[str, str] | None:
+        """The participant and nonce of a valid, unexpired session cookie (a pilot's
+        opened with the current pilot key) of someone in the study."""
+        signed = self.signed_session(value)
+        if signed is None:
+            return None
+        participant, nonce = signed
+        if participant not in self.watched.roster().participants:
             return None
         if self.watched.is_revoked(nonce):
             return None

@@ -3,10 +3,12 @@ again only as it changes (asked on every request, so nothing here grows with the
 history): who came in by link (``entries.jsonl``, :class:`~tradeoff.study.entries.EntryLog`),
 who withdrew (``withdrawals.jsonl``), the session cookies ended early
 (:class:`~tradeoff.web.revoked.Revoked`), the recent wrong codes
-(:class:`~tradeoff.study.attempts.RecentFailures`) and the marks of the pilot's and the
-coordinator's keys (``keys.json``). The appended files are read by the one tailer,
-:class:`tradeoff.study.tail.Tail`; ``withdrawals.jsonl`` and ``keys.json`` are replaced
-whole, never appended in place, so they are read again whole when their ``stat`` changes.
+(:class:`~tradeoff.study.attempts.RecentFailures`), who was erased on request
+(``erasures.jsonl``, :class:`~tradeoff.study.erasures.ErasureLog`) and the marks of the
+pilot's and the coordinator's keys (``keys.json``). The appended files and
+``erasures.jsonl`` are read by the one tailer, :class:`tradeoff.study.tail.Tail`;
+``withdrawals.jsonl`` and ``keys.json`` are replaced whole, never appended in place, so
+they are read again whole when their ``stat`` changes.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 
 from tradeoff.study.attempts import RecentFailures
 from tradeoff.study.entries import Entered, EntryLog
+from tradeoff.study.erasures import ErasureLog
 from tradeoff.study.folder import Study, with_entries
 from tradeoff.study.keys import KEYS_FILE, key_mark, read_keys
 from tradeoff.study.withdrawals import withdrawals_path, withdrawn
@@ -39,6 +42,8 @@ class Watched:
     attempts: RecentFailures = field(init=False)
     #: Who came in by link (``entries.jsonl``), read as it grows.
     entries: EntryLog = field(init=False)
+    #: Who was erased on request (``erasures.jsonl``), read again only when it changes.
+    erasures: ErasureLog = field(init=False)
     _roster: tuple[int, Study] | None = None
     #: ``keys.json`` as last read, and what its ``stat`` said then (:meth:`key_mark`).
     _keys: tuple[tuple[int, int, int] | None, dict[str, dict[str, str]]] = (None, {})
@@ -47,6 +52,7 @@ class Watched:
         self.revoked = Revoked(self.study.path / REVOKED_FILE, self.session_seconds)
         self.entries = EntryLog(self.study.path)
         self.attempts = RecentFailures(self.study)
+        self.erasures = ErasureLog(self.study.path)
 
     def roster(self) -> Study:
         """The study with everyone let in by link so far among its participants (made

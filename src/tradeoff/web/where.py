@@ -16,6 +16,7 @@ from aiohttp import web
 from tradeoff.record.records import EntryRecord, now
 from tradeoff.study.entries import take_place
 from tradeoff.web.endings import ending, link_values, withdrawn_page
+from tradeoff.web.erased import erased_refusal
 from tradeoff.web.site import (
     SESSION_COOKIE,
     SESSION_SECONDS,
@@ -37,7 +38,11 @@ def participant(request: web.Request) -> Visitor | None:
 
 def signed_in(request: web.Request, site: Site, participant: str) -> web.Response:
     """On to where ``participant`` is (``./``), holding their new signed session cookie:
-    after a right code, a panel's link or the pilot link."""
+    after a right code, a panel's link or the pilot link; someone erased on request gets
+    the erased page instead (:mod:`tradeoff.web.erased`)."""
+    refusal = erased_refusal(request, participant)
+    if refusal is not None:
+        return refusal
     response = redirect("./")
     set_cookie(
         response,

@@ -382,7 +382,7 @@ def write_report(
     cols = pool.columns
     md += [
         markdown_table(
-            ("#", "model", *cols, "Pareto"),
+            ("#", "model", *(pool.labels[c] for c in cols), "Pareto"),
             [
                 (
                     i,

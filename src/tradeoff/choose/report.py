@@ -279,7 +279,7 @@ def write_report(
         ]
         if likelier := likeliest_words(rec, selection.pool.names, voice="their"):
             md += [markdown_text(likelier)]
-        if noise := noise_words(rec, voice=s.participant):
+        if noise := noise_words(rec, voice=Voice(s.participant).named):
             md += [markdown_text(noise)]
         if rec.trade:
             md += [markdown_text(f"{rec.trade[0].upper()}{rec.trade[1:]}.")]

@@ -12,7 +12,8 @@ import pytest
 
 from tradeoff.choose.decide import decide
 from tradeoff.choose.recommend import NoiseTie
-from tradeoff.choose.report import write_report
+from tradeoff.choose.report import summary, write_report
+from tradeoff.choose.words import plain_summary
 from tradeoff.cli.decide import format_selection
 from tradeoff.text import YOU, Voice
 
@@ -49,3 +50,35 @@ def test_a_participant_id_is_a_name_never_a_pronoun(tmp_path: Path) -> None:
     assert "within measurement noise for participant me:" in report
     for text in (printed, report):
         assert " of me's" not in text and "noise for me:" not in text
+
+
+def test_a_group_that_agrees_is_told_so(tmp_path: Path) -> None:
+    """Two people who pick the same model: the consensus is everyone's own pick, never
+    "it costs no one more than 0% of the spread"; the report's scenario table names its
+    rows aspects."""
+    decision = decide([EXAMPLE])
+    selection = decision.selection
+    a = selection.stakeholders[0]
+    b = replace(a, participant="b")
+    rec = selection.recommendations[0]
+    two = replace(
+        selection,
+        stakeholders=[a, b],
+        recommendations=[rec, rec],
+        picks=[selection.picks[0]] * 2,
+        linear_picks=[selection.linear_picks[0]] * 2,
+        regret=np.zeros((2, 2)),
+        consensus_name=rec.name,
+        consensus_max_regret=0.0,
+        changes=[],
+        consensus_changes=(),
+        acceptability=[],
+        consensus_acceptability=None,
+    )
+    said = summary(two)
+    assert "everyone's own pick" in said and "0% of the spread" not in said
+    lines = "\n".join(plain_summary(two))
+    assert f"For the group: {rec.name}, everyone's own pick." in lines
+    assert "0% of the spread" not in lines
+    _, md = write_report(replace(decision, selection=selection), tmp_path / "r", argv=["report"])
+    assert "| aspect | kind | shown as |" in md.read_text()

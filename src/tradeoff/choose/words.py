@@ -276,11 +276,14 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
             lines.append(f"  {tuned}")
         lines += [f"  {t}" for t in threshold_lines(selection, i)]
     if len(selection.stakeholders) > 1:
-        lines.append(
-            f"For the group: {selection.consensus_name}, the model whose largest regret over "
-            f"everyone is smallest ({selection.consensus_max_regret:.0%} of the spread of "
-            "someone's own metric over the pool)."
-        )
+        if all(names[r.index] == selection.consensus_name for r in selection.recommendations):
+            lines.append(f"For the group: {selection.consensus_name}, everyone's own pick.")
+        else:
+            lines.append(
+                f"For the group: {selection.consensus_name}, the model whose largest regret "
+                f"over everyone is smallest ({selection.consensus_max_regret:.0%} of the "
+                "spread of someone's own metric over the pool)."
+            )
         if selection.consensus_acceptability is not None:
             lines.append(
                 "  "

@@ -64,3 +64,11 @@ def test_tradeoffs_round_amounts_to_their_unit_and_name_them_once() -> None:
     for number, unit in found:
         shown = len(number.partition(".")[2])
         assert shown <= decimals[unit] + 1, (number, unit, said)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_scenarios_description_speaks_to_the_participant(name: str) -> None:
+    """What a participant reads names no file, folder or script of the project: where a
+    scenario's numbers come from is for the people who keep it (a comment in the file)."""
+    text = scenario(name).description
+    assert not re.search(r"\b(data|benchmarks|scenarios|pools)/|\.py\b|`tradeoff ", text), text

@@ -74,5 +74,3 @@ def test_select_rank_and_report_on_the_leaderboard(
     assert "| CO2 | cost |" in report and "class" not in report.lower().split("## stakeholders")[1]
     # COPA's table and explanation name the aspects as the scenario does, not the pool's columns
     assert "| CO2 (kg) |" in report and "co2_kg" not in report and "math_lvl5" not in report
-
-

@@ -123,9 +123,7 @@ class ReviewScreen(Screen[None]):
             settled = engine.decision()
             verdict = engine.verdict()
             if verdict is not None and verdict.practically_tied:
-                per_class = (
-                    " (for a class, one case per 1,000)" if engine.scenario.classes else ""
-                )
+                per_class = " (for a class, one case per 1,000)" if engine.scenario.classes else ""
                 return (
                     "The questions stopped early: your answers settle that the pick is the "
                     "best candidate model for you or practically tied with it: closer than a "

@@ -55,7 +55,7 @@ def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
     decimals = fixed_decimals(spec)
     if decimals is not None:  # a fixed number of decimals: at most one more
         digits = min(digits, decimals + 1)
-        if float(format(value, f".{digits}f")) == 0:
+        if not format(abs(value), f".{digits}f").strip("0."):  # rounds to nothing shown
             return text
     prefix = spec.format.split("{", 1)[0] if spec.format else ""
     unit = f" {spec.unit}" if spec.unit and spec.unit not in prefix else ""

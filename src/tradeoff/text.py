@@ -423,6 +423,21 @@ class Voice:
         """Whose answers: "your" or "their"."""
         return "your" if self.name is None else "their"
 
+    @property
+    def named(self) -> str:
+        """The person, said on their own: "you", or "participant dr-kim" (an id is a name,
+        never a pronoun: a participant called "me" is "participant me")."""
+        return "you" if self.name is None else f"participant {self.name}"
+
+    @property
+    def whose(self) -> str:
+        """Whose metric or threshold, said on its own: "your", or "participant dr-kim's".
+
+        >>> YOU.whose, Voice("me").whose, Voice("me").named
+        ('your', "participant me's", 'participant me')
+        """
+        return "your" if self.name is None else f"{self.named}'s"
+
     def say(self, message: str, words: Words = ENGLISH) -> str:
         """A message written to the reader ("you") as this voice says it: translated by
         ``words`` for the reader; for a named person, in English with "you" and "your"

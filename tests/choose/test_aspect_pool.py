@@ -72,5 +72,5 @@ def test_select_rank_and_report_on_the_leaderboard(
     report = (out / "report.md").read_text()
     assert f"**Recommendation: {best}**" in report
     assert "| CO2 | cost |" in report and "class" not in report.lower().split("## stakeholders")[1]
-
-
+    # COPA's table and explanation name the aspects as the scenario does, not the pool's columns
+    assert "| CO2 (kg) |" in report and "co2_kg" not in report and "math_lvl5" not in report

@@ -15,6 +15,7 @@ these for such a scenario.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,7 +23,7 @@ from numpy.typing import NDArray
 
 from tradeoff.ask.scenario import AttributeSpec, Scenario
 from tradeoff.ask.shown import amount as shown_amount
-from tradeoff.ask.shown import shown_number
+from tradeoff.ask.shown import fixed_decimals, shown_number
 from tradeoff.ask.words import SETTLED_FACTOR, TradeOff
 from tradeoff.stable import settled
 from tradeoff.text import ENGLISH, N_, YOU, Voice, Words
@@ -34,18 +35,28 @@ VISIBLE_SHARE = 0.02
 def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
     """An amount of an attribute as its format shows it (:func:`tradeoff.ask.shown.amount`),
     or to two significant digits where the format would round it by more than a twentieth
-    (a format of whole changes of train would say an exchange rate of 1.25 changes as "1").
+    (a format of whole changes of train would say an exchange rate of 1.25 changes as "1"),
+    but never finer than one digit beyond the format's: an amount the unit cannot show
+    (0.0012 changes, 0.04 min when minutes are shown whole) is said as the format shows
+    it ("0 changes", "0 min").
 
     >>> from tradeoff.ask.scenario import load_scenario
     >>> changes = load_scenario("scenarios/train-trips.toml").scenario.attributes[2]
     >>> amount(changes, 1.25), amount(changes, 3.0), amount(changes, 0.0)
     ('1.2 changes', '3 changes', '0 changes')
+    >>> amount(changes, 0.0012), amount(changes, 0.07)
+    ('0 changes', '0.1 changes')
     """
     value = settled(value)
     text = shown_amount(spec, value, words)
     if value == 0 or abs(shown_number(spec, value) - value) <= 0.05 * abs(value):
         return text
     digits = max(0, 1 - math.floor(math.log10(abs(value))))
+    decimals = fixed_decimals(spec)
+    if decimals is not None:  # a fixed number of decimals: at most one more
+        digits = min(digits, decimals + 1)
+        if not format(abs(value), f".{digits}f").strip("0."):  # rounds to nothing shown
+            return text
     prefix = spec.format.split("{", 1)[0] if spec.format else ""
     unit = f" {spec.unit}" if spec.unit and spec.unit not in prefix else ""
     return f"{prefix}{words.number(value, f'.{digits}f')}{unit}"
@@ -84,6 +95,30 @@ def _direction(
     return j, 0, step_j, step_j * wj / w0
 
 
+#: The amounts said of each side of a trade-off in its sentences.
+_AMOUNTS = {"this": "this", "that": "that|low|high"}
+
+
+def _unrepeated(message: str, scenario: Scenario, this: int, that: int) -> str:
+    """``message`` without an aspect's name right after an amount whose unit already is that
+    name: "1.2 changes", not "1.2 changes of changes" (in any language: the name's field
+    goes with the words joining it to the amount).
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/train-trips.toml").scenario
+    >>> _unrepeated("%(this)s of %(this_name)s are worth %(that)s of %(that_name)s.", sc, 0, 2)
+    '%(this)s of %(this_name)s are worth %(that)s.'
+    """
+    for side, index in (("this", this), ("that", that)):
+        spec = scenario.attributes[index]
+        if spec.unit and spec.unit.casefold() == spec.name.casefold():
+            amounts = _AMOUNTS[side]
+            message = re.sub(
+                rf"(%\((?:{amounts})\)s)\s+(?:of\s+)?%\({side}_name\)s", r"\1", message
+            )
+    return message
+
+
 def _span(spec: AttributeSpec) -> float:
     return spec.range[1] - spec.range[0]
 
@@ -101,7 +136,7 @@ def point_tradeoffs(
     >>> for _, s in point_tradeoffs(sc, [1.0, 0.5, 8.0, 0.0]):
     ...     print(s)
     ƒ10.00 of price are worth as much to you as 20 min of time.
-    ƒ10.00 of price are worth as much to you as 1.2 changes of changes.
+    ƒ10.00 of price are worth as much to you as 1.2 changes.
     Comfort does not matter to you.
     """
     attrs = scenario.attributes
@@ -130,10 +165,10 @@ def point_tradeoffs(
         else:
             fields["that"] = amount(target, worth, words)
             message = N_(
-                "%(this)s of %(this_name)s are worth as much to you as %(that)s of "
-                "%(that_name)s."
+                "%(this)s of %(this_name)s are worth as much to you as %(that)s of %(that_name)s."
             )
-        out.append((j, voice.say(message, words) % fields))
+        said = _unrepeated(voice.say(message, words), scenario, this, that)
+        out.append((j, said % fields))
     return out
 
 
@@ -199,5 +234,6 @@ def tradeoffs(
                 "%(that_name)s to you (90%% range)."
             )
         )
-        out.append(TradeOff(j, voice.say(message, words) % fields, False, voice, words))
+        said = _unrepeated(voice.say(message, words), scenario, this, that)
+        out.append(TradeOff(j, said % fields, False, voice, words))
     return out

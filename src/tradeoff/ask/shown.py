@@ -19,6 +19,7 @@ Every other sentence (prompts, differences, trade-offs) is :mod:`tradeoff.ask.wo
 from __future__ import annotations
 
 import functools
+import re
 import string
 from dataclasses import dataclass
 
@@ -102,6 +103,19 @@ def _value_format(text: str | None) -> str:
             if name == "value":
                 return fmt or ""
     return ".3g"
+
+
+def fixed_decimals(spec: AttributeSpec) -> int | None:
+    """How many decimals the attribute's format shows, or ``None`` when it shows no fixed
+    number of them (``.3g``, ``%``).
+
+    >>> from tradeoff.ask.scenario import AttributeSpec
+    >>> fixed_decimals(AttributeSpec(name="t", kind="cost", range=(0, 15), label="per case",
+    ...                              format="{value:.1f} ms per case"))
+    1
+    """
+    fixed = re.fullmatch(r".*\.(\d+)f", _value_format(spec.format))
+    return None if fixed is None else int(fixed.group(1))
 
 
 def _number(spec: AttributeSpec, value: float) -> str:
@@ -197,12 +211,19 @@ def unanswerable(scenario: Scenario, query: Query) -> str | None:
 
 
 def aspect_cell(scenario: Scenario, j: int, value: float) -> str:
-    """A table cell for aspect ``j``: a recall as a count per 1,000 ("941"), an attribute
-    as its format shows the number ("0.2")."""
+    """A table cell for aspect ``j``: a recall as a count per 1,000 ("941"), an attribute's
+    number as its format shows it, digits and all, as the questions show it ("0.20", not
+    "0.2").
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/llm-leaderboard.toml").scenario
+    >>> aspect_cell(sc, 0, 0.7), aspect_cell(sc, 1, 36.0)
+    ('0.70', '36.0')
+    """
     k = scenario.n_classes
     if j < k:
         return f"{per_thousand(value):,}"
-    return f"{shown_number(scenario.attributes[j - k], value):g}"
+    return _number(scenario.attributes[j - k], value)
 
 
 def card_lines(

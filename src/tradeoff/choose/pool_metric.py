@@ -97,8 +97,16 @@ def metric_objectives(scenario: Scenario) -> tuple[Objective, ...]:
             "map every class and attribute to the pool column that measures it.",
         )
     objs = [Objective(cols[c.name], "max", attribute_meaning(c)) for c in scenario.classes]
+    # Options described by their aspects alone are read by the aspects' names and units;
+    # a classifier's pool keeps its own column names.
+    aspects_only = not scenario.classes
     objs += [
-        Objective(cols[a.name], "min" if a.kind == "cost" else "max", attribute_meaning(a))
+        Objective(
+            cols[a.name],
+            "min" if a.kind == "cost" else "max",
+            attribute_meaning(a),
+            (f"{a.name} ({a.unit})" if a.unit else a.name) if aspects_only else None,
+        )
         for a in scenario.attributes
     ]
     return tuple(objs)

@@ -195,7 +195,9 @@ def explain(pool: Pool, ranks: copa.Ranks, index: int) -> str:
 
     E.g. "top-9% on MMLU-PRO (33.7; best 73.0, median 25.1); top-8% on CO₂ cost (kg)
     (0.47; best 0.08, median 1.9)". û and the medians come from ``ranks`` (the sorted
-    columns of the minimised values; a maximised column's are its values negated).
+    columns of the minimised values; a maximised column's are its values negated). Each
+    objective is named as people read it (:attr:`~tradeoff.pool.Objective.shown`: a
+    scenario's aspect and unit for options described by their aspects).
     """
     u = ranks.of(np.array([index]))[0]
     n = ranks.n
@@ -208,7 +210,7 @@ def explain(pool: Pool, ranks: copa.Ranks, index: int) -> str:
         if obj.direction == "max":
             median = -median
         parts.append(
-            f"top-{top_percent(u[k])}% on {obj.column} "
+            f"top-{top_percent(u[k])}% on {obj.shown} "
             f"({pool.values[index, k]:.4g}; best {best:.4g}, median {median:.4g})"
         )
     return f"{pool.names[index]}: " + "; ".join(parts)

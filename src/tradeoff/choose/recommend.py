@@ -234,6 +234,9 @@ class Recommendation:
     #: The models within measurement noise of the pick for the person (the pool's numbers
     #: carry an uncertainty, :mod:`tradeoff.pool.uncertainty`), most often better first.
     noise_tied: tuple[NoiseTie, ...] = ()
+    #: Whether the options are classifiers (the scenario has classes); ``False`` for
+    #: options described by their aspects alone, whose words speak of no class.
+    classes: bool = True
 
     @property
     def practically_tied(self) -> bool:
@@ -384,4 +387,5 @@ def recommend(
         tied=tied,
         confidence=scenario.elicitation.decision_confidence,
         noise_tied=noise_tied,
+        classes=bool(scenario.classes),
     )

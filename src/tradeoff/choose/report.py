@@ -255,7 +255,7 @@ def write_report(
     ]
     md += [
         markdown_table(
-            ("statistic", "kind", "shown as"),
+            ("aspect", "kind", "shown as"),
             [(c.name, "class", f"{c.verb} N of 1,000 {c.label}") for c in scenario.classes]
             + [(a.name, a.kind, a.render(sum(a.range) / 2)) for a in scenario.attributes],
         ),
@@ -279,7 +279,7 @@ def write_report(
         ]
         if likelier := likeliest_words(rec, selection.pool.names, voice="their"):
             md += [markdown_text(likelier)]
-        if noise := noise_words(rec, voice=s.participant):
+        if noise := noise_words(rec, voice=Voice(s.participant).named):
             md += [markdown_text(noise)]
         if rec.trade:
             md += [markdown_text(f"{rec.trade[0].upper()}{rec.trade[1:]}.")]
@@ -382,7 +382,7 @@ def write_report(
     cols = pool.columns
     md += [
         markdown_table(
-            ("#", "model", *cols, "Pareto"),
+            ("#", "model", *(pool.labels[c] for c in cols), "Pareto"),
             [
                 (
                     i,
@@ -525,12 +525,18 @@ def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> s
                 for s, r in zip(people, selection.recommendations, strict=True)
             )
         )
+        own = all(raw[r.index] == selection.consensus_name for r in selection.recommendations)
+        regret = (
+            "it is everyone's own pick, so no one gives anything up."
+            if own
+            else "the model whose largest regret over everyone is smallest: it costs no one "
+            f"more than {selection.consensus_max_regret:.0%} of the spread of their own "
+            "metric over the candidates."
+        )
         text = (
             f"**Recommendation for the group: {markdown_text(selection.consensus_name)}**, of {n} "
             f"candidate models. {len(people)} people answered; {agree}. The consensus is "
-            "the model whose largest regret over everyone is smallest: it costs no one "
-            f"more than {selection.consensus_max_regret:.0%} of the spread of their own "
-            "metric over the candidates."
+            f"{regret}"
         )
         if selection.consensus_acceptability is not None:
             text += " " + markdown_text(

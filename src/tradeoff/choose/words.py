@@ -124,7 +124,12 @@ def chance_words(rec: Recommendation, *, voice: str = "the") -> str:
     if rec.probability is None:
         return ""
     return stated_words(
-        rec.name, rec.probability, rec.p_near, rec.tied if rec.practically_tied else (), voice
+        rec.name,
+        rec.probability,
+        rec.p_near,
+        rec.tied if rec.practically_tied else (),
+        voice,
+        classes=rec.classes,
     )
 
 
@@ -204,19 +209,34 @@ def likeliest_words(rec: Recommendation, names: Sequence[str], voice: str = "you
 
 
 def stated_words(
-    name: str, p_best: float, p_near: float | None, tied: Sequence[str], voice: str = "the"
+    name: str,
+    p_best: float,
+    p_near: float | None,
+    tied: Sequence[str],
+    voice: str = "the",
+    *,
+    classes: bool = True,
 ) -> str:
     """:func:`chance_words` from its parts: the pick ``name``, its P(best), its P(best or
     practically tied) and the models it is said to be practically tied with (none: it is
-    not said to be)."""
+    not said to be). ``classes``: whether the options are classifiers (the margin is then
+    also said for a class); options described by their aspects alone have none.
+
+    >>> print(stated_words("a", 0.6, 0.97, ["b"], classes=False))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    practically tied with b: it may be better, but by less than a thousandth of the range
+    of the aspect weighed most, which the answers cannot tell apart; a is picked because it
+    is the more likely best (60%); probability it is the best or practically tied with it: 97%
+    """
     if tied and p_near is not None:
         names = list(tied)
         others = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         which = "it" if len(names) == 1 else "each"
+        per_class = " (for a class, one case per 1,000)" if classes else ""
         return (
             f"practically tied with {others}: {which} may be better, but by less than a "
-            "thousandth of the range of the aspect weighed most (for a class, one case per "
-            f"1,000), which {voice} answers cannot tell apart; "
+            f"thousandth of the range of the aspect weighed most{per_class}, which {voice} "
+            "answers cannot tell apart; "
             f"{name} is picked because it is the more likely best "
             f"({probability_words(p_best)}); probability it is the best or "
             f"practically tied with it: {probability_words(p_near)}"
@@ -256,11 +276,14 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
             lines.append(f"  {tuned}")
         lines += [f"  {t}" for t in threshold_lines(selection, i)]
     if len(selection.stakeholders) > 1:
-        lines.append(
-            f"For the group: {selection.consensus_name}, the model whose largest regret over "
-            f"everyone is smallest ({selection.consensus_max_regret:.0%} of the spread of "
-            "someone's own metric over the pool)."
-        )
+        if all(names[r.index] == selection.consensus_name for r in selection.recommendations):
+            lines.append(f"For the group: {selection.consensus_name}, everyone's own pick.")
+        else:
+            lines.append(
+                f"For the group: {selection.consensus_name}, the model whose largest regret "
+                f"over everyone is smallest ({selection.consensus_max_regret:.0%} of the "
+                "spread of someone's own metric over the pool)."
+            )
         if selection.consensus_acceptability is not None:
             lines.append(
                 "  "

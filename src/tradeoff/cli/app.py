@@ -149,7 +149,13 @@ def format_session(summary: SessionSummary) -> str:
         names = candidate_names(h.scenario, h.candidate_array(), r.priors, h.scenario_path)
         pick = names[v.pick] if names else f"candidate {v.pick + 1} of the recorded pool"
         tied = [names[i] if names else f"candidate {i + 1}" for i in v.tied]
-        said = stated_words(pick, v.p_best, v.p_near, tied if v.practically_tied else ())
+        said = stated_words(
+            pick,
+            v.p_best,
+            v.p_near,
+            tied if v.practically_tied else (),
+            classes=bool(h.scenario.classes),
+        )
         stopped = "stopped on" if r.complete else "stand on now"
         lines.append(f"The pick the questions {stopped}: {pick} ({said}).")
     lines.append(f"  {'':<16} {'per unit (3 significant digits)':<36} over its whole range (swing)")

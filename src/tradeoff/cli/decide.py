@@ -87,9 +87,9 @@ def format_selection(chosen: Selection) -> str:
     for i, (s, rec, pick, _) in enumerate(chosen.rows()):
         sure = "" if rec.probability is None else f" ({chance_words(rec)})"
         lines += [f"{s.participant}: recommended {rec.name}{sure}"]
-        if likelier := likeliest_words(rec, names, voice=f"{s.participant}'s"):
+        if likelier := likeliest_words(rec, names, voice=Voice(s.participant).whose):
             lines.append(f"  {likelier}")
-        if noise := noise_words(rec, voice=s.participant):
+        if noise := noise_words(rec, voice=Voice(s.participant).named):
             lines.append(f"  {noise}")
         if not s.complete:
             lines.append(f"  {unfinished_words(s.answers)}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from tradeoff.cli.common import (
@@ -37,15 +37,19 @@ def parse_weights(items: Sequence[str]) -> dict[str, float]:
     return out
 
 
-def format_rank(outcome: RankOutcome) -> str:
-    """The text ``tradeoff pool rank`` prints (practitioner's view: û as top-%, ω, p, Pareto)."""
+def format_rank(outcome: RankOutcome, labels: Mapping[str, str] | None = None) -> str:
+    """The text ``tradeoff pool rank`` prints (practitioner's view: û as top-%, ω, p, Pareto).
+
+    ``labels`` names the columns as people read them (:attr:`tradeoff.pool.Pool.labels`).
+    """
     from tradeoff.choose.rank import top_percent
 
     cols = list(outcome.selected.u)
+    heads = [(labels or {}).get(c, c) for c in cols]
     width = min(60, max(12, *(len(r.name) for r in outcome.ranking)))
     # Each objective under its whole name: cut to a fixed width, recall_class_0, _1 and _2
     # all read "recall_class".
-    widths = [max(len("top-100%"), len(c)) for c in cols]
+    widths = [max(len("top-100%"), len(c)) for c in heads]
     p = "inf" if math.isinf(outcome.p) else f"{outcome.p:g}"
     lines = []
     if outcome.recommended is not None:
@@ -60,7 +64,7 @@ def format_rank(outcome: RankOutcome) -> str:
         f"p = {p}, ω = [{', '.join(f'{w:.3g}' for w in outcome.weights)}]; "
         f"{outcome.pareto_count} Pareto-optimal",
         f"{'#':>3}  {'model':<{width}}  {'score':>7}  "
-        + "  ".join(f"{c:>{w}}" for c, w in zip(cols, widths, strict=True))
+        + "  ".join(f"{c:>{w}}" for c, w in zip(heads, widths, strict=True))
         + "  pareto",
     ]
     for i, r in enumerate(outcome.ranking, 1):
@@ -159,5 +163,5 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if args.json:
         emit(outcome.to_dict())
     else:
-        say(format_rank(outcome))
+        say(format_rank(outcome, pool.labels))
     return 0

@@ -59,6 +59,18 @@ class Objective:
     column: str
     direction: Direction
     meaning: Meaning | None = field(default=None, compare=False, repr=False)
+    #: What people reading about the pool call the column (a scenario's aspect and unit,
+    #: ``"CO2 (kg)"``), or ``None``: the column's own name.
+    label: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def shown(self) -> str:
+        """The column as people read it: its label, else its name.
+
+        >>> Objective("co2_kg", "min", label="CO2 (kg)").shown, Objective("acc", "max").shown
+        ('CO2 (kg)', 'acc')
+        """
+        return self.label or self.column
 
     @classmethod
     def parse(cls, text: str) -> Objective:
@@ -116,6 +128,11 @@ class Pool:
     @property
     def columns(self) -> tuple[str, ...]:
         return tuple(o.column for o in self.objectives)
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """Each objective column's name as people read it (:attr:`Objective.shown`)."""
+        return {o.column: o.shown for o in self.objectives}
 
     @property
     def maximise(self) -> NDArray[np.bool_]:

@@ -180,6 +180,12 @@ def _why_stopped(engine: Engine, lang: Language) -> str:
     if reason == "decided":
         settled = engine.decision()
         verdict = engine.verdict()
+        if verdict is not None and verdict.practically_tied and not engine.scenario.classes:
+            return _(
+                "The questions stopped early: your answers settle that the pick is the best "
+                "candidate for you or practically tied with it: closer than a thousandth of "
+                "the range of what you weigh most (%(sure)s sure)."
+            ) % {"sure": chance_words(verdict.stated, lang)}
         if verdict is not None and verdict.practically_tied:
             return _(
                 "The questions stopped early: your answers settle that the pick is the best "

@@ -123,11 +123,11 @@ class ReviewScreen(Screen[None]):
             settled = engine.decision()
             verdict = engine.verdict()
             if verdict is not None and verdict.practically_tied:
+                per_class = " (for a class, one case per 1,000)" if engine.scenario.classes else ""
                 return (
                     "The questions stopped early: your answers settle that the pick is the "
                     "best candidate model for you or practically tied with it: closer than a "
-                    "thousandth of the range of what you weigh most (for a class, one case per "
-                    "1,000) "
+                    f"thousandth of the range of what you weigh most{per_class} "
                     f"({probability_words(verdict.stated)} sure)."
                 )
             sure = "" if settled is None else f" (the pick is {probability_words(settled[0])} sure)"

@@ -1,5 +1,5 @@
-"""The pick walk: the rooms one ``tradeoff pick`` (once ``select``) passes through, and how often it comes
-back to a room it has left.
+"""The pick walk: the rooms one ``tradeoff pick`` (once ``select``) passes through, and how
+often it comes back to a room it has left.
 
 Run: ``.venv/bin/python -m benchmarks.walk`` (writes benchmarks/results/walk.md).
 

@@ -108,14 +108,14 @@ class Pool:
     #: How exactly each value was measured (:mod:`tradeoff.pool.uncertainty`), or
     #: ``None``: every value is taken as exact.
     uncertainty: Uncertainty | None = field(default=None, repr=False, compare=False)
+    #: The number of models, and the objective columns in order: fixed when the pool is
+    #: made (plain values, read by every stage that uses the pool).
+    n: int = field(init=False, repr=False, compare=False)
+    columns: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
-    @property
-    def n(self) -> int:
-        return len(self.names)
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return tuple(o.column for o in self.objectives)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "n", len(self.names))
+        object.__setattr__(self, "columns", tuple(o.column for o in self.objectives))
 
     @property
     def maximise(self) -> NDArray[np.bool_]:

@@ -16,6 +16,13 @@ that calls them. A third follows only each function's first call (the reader's w
 rooms one passes reading the code in the order it runs, each function once), so a loop
 over answers or models does not count each of its turns.
 
+A comprehension's or generator expression's frame (``<listcomp>``, ``<genexpr>``,
+``<dictcomp>``, ``<setcomp>``) is part of the function that contains it: Python 3.12
+inlines comprehensions (PEP 709), and a generator expression is read where it is written.
+Its calls (and a generator's every resumption) are therefore not calls of a function of
+their own: they count as the enclosing function, already entered, and are left out of
+every walk.
+
 All of the package is imported first, so the walk is the command's, not the imports';
 the first walk starts with an empty cache folder (what a new machine does: it builds the
 population), the second reuses what the first kept.
@@ -52,6 +59,10 @@ SELECT = [
     "--session",
     *map(str, sorted(EXAMPLES.glob("example-lab-manager/*.jsonl"))),
 ]
+
+
+#: The code names of comprehensions and generator expressions: part of their enclosing function.
+COMPREHENSIONS = frozenset({"<listcomp>", "<genexpr>", "<dictcomp>", "<setcomp>"})
 
 
 def room_of(module: str) -> str | None:
@@ -131,7 +142,7 @@ def walk_of(argv: list[str]) -> tuple[Walk, Walk, Walk]:
     read: set[tuple[str, int, str]] = set()
 
     def profile(frame: FrameType, event: str, arg: Any) -> None:
-        if event == "call":
+        if event == "call" and frame.f_code.co_name not in COMPREHENSIONS:
             room = room_of(frame.f_globals.get("__name__", ""))
             if room is not None:
                 walk.enter(room)
@@ -224,7 +235,7 @@ def main() -> None:
     if args.no_write:
         print(intro + report(walks))
     else:
-        write("walk", "The select walk: rooms and returns", intro + report(walks))
+        write("walk", "The pick walk: rooms and returns", intro + report(walks))
 
 
 if __name__ == "__main__":

@@ -5,10 +5,15 @@ parser build something huge: a 200 KB scenario with a 100,000-part dotted key
 :func:`check_toml` caps a TOML text's size, the parts of any dotted key and the nesting of
 arrays and inline tables, scanning the text once (strings skipped) before ``tomllib`` sees
 it; the errors name the file, the line and what to change.
+
+:func:`ignore_file_size_signal`: past a file-size limit (``ulimit -f``) a write fails with
+EFBIG, reported where it happens, instead of the process being killed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import signal
 from pathlib import Path
 
 from tradeoff.errors import InputError
@@ -102,3 +107,12 @@ def _count_parts(text: str, at: int) -> int:
 #: among them), and a pool with more of those than this aims at the weights alone
 #: (:func:`tradeoff.choose.candidates.decision_candidates`).
 MAX_DECISION_CANDIDATES = 20_000
+
+
+def ignore_file_size_signal() -> None:
+    """Past a file-size limit (``ulimit -f``), make ``write`` fail with EFBIG, which the
+    recorder reports while keeping the answer, instead of the process being killed by
+    SIGXFSZ. Only possible from the main thread; elsewhere it does nothing."""
+    if hasattr(signal, "SIGXFSZ"):
+        with contextlib.suppress(ValueError):
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

@@ -168,14 +168,14 @@ def test_select_and_report_without_a_pool_path(
     assert (out / "report.md").is_file() and (out / "report.html").is_file()
 
 
-def test_select_without_a_pool_refuses_with_the_fix(
+def test_pick_without_a_pool_refuses_with_the_fix(
     recorded: tuple[Path, list[Path]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, sessions = recorded
     pool = str(SCENARIOS / "pools" / "breast-cancer.csv")
-    assert main(["select", "--session", str(sessions[0]), pool]) == 2
+    assert main(["pick", "--session", str(sessions[0]), pool]) == 2
     err = capsys.readouterr().err
-    assert "looks like a pool file" in err and "tradeoff select POOL --session" in err
+    assert "looks like a pool file" in err and "tradeoff pick POOL --session" in err
 
     glaucoma = small_scenario_file(tmp_path)
     session = record(load_scenario(glaucoma), tmp_path / "s", "p0", (0.4, 0.3, 0.2, 0.1))

@@ -13,10 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tradeoff.choose.decide import Decision, decide
+from tradeoff.choose.pick_text import selection_text
 from tradeoff.choose.recommend import Recommendation
 from tradeoff.choose.report import summary, write_report
 from tradeoff.choose.words import LIKELIER, likeliest_words, plain_summary
-from tradeoff.cli.decide import format_selection
 
 pytestmark = pytest.mark.e2e
 
@@ -67,7 +67,7 @@ def test_every_face_says_why_the_pick_is_not_the_likeliest(
     rec = decision.selection.recommendations[0]
     other = decision.pool.names[int(np.argsort(-np.asarray(rec.expected))[1])]
     said = f"{other} is more often the best (36%, against 28%), but {rec.name} is recommended"
-    assert said in format_selection(decision.selection)
+    assert said in selection_text(decision.selection)
     assert said in "\n".join(plain_summary(decision.selection))
     assert said in summary(decision.selection)
     _, md = write_report(decision, tmp_path / "report", argv=["report"])
@@ -76,5 +76,5 @@ def test_every_face_says_why_the_pick_is_not_the_likeliest(
 
 def test_nothing_is_said_when_the_pick_is_the_likeliest() -> None:
     decision = decide([EXAMPLE])
-    text = format_selection(decision.selection)
+    text = selection_text(decision.selection)
     assert "is more often the best" not in text

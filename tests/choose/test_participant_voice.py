@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from tradeoff.choose.decide import decide
+from tradeoff.choose.pick_text import selection_text
 from tradeoff.choose.recommend import NoiseTie
 from tradeoff.choose.report import summary, write_report
 from tradeoff.choose.words import plain_summary
-from tradeoff.cli.decide import format_selection
 from tradeoff.text import YOU, Voice
 
 pytestmark = pytest.mark.e2e
@@ -42,7 +42,7 @@ def test_a_participant_id_is_a_name_never_a_pronoun(tmp_path: Path) -> None:
     )
     me = replace(decision.selection.stakeholders[0], participant="me")
     selection = replace(decision.selection, recommendations=[moved], stakeholders=[me])
-    printed = format_selection(selection)
+    printed = selection_text(selection)
     assert "value of participant me's metric" in printed
     assert "within measurement noise for participant me:" in printed
     _, md = write_report(replace(decision, selection=selection), tmp_path / "r", argv=["report"])

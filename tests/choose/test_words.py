@@ -18,11 +18,11 @@ import pytest
 from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.scenario import LoadedScenario, load_scenario
 from tradeoff.choose.decide import Decision, decide, decision_tags
+from tradeoff.choose.pick_text import selection_text
 from tradeoff.choose.report import summary, weights_figure, write_report
 from tradeoff.choose.robustness import WeightChange, aspect_words
 from tradeoff.choose.words import change_sentence, omega_note, plain_summary
 from tradeoff.cli.app import format_session
-from tradeoff.cli.decide import format_selection
 from tradeoff.learn import Choice
 from tradeoff.record.log import read_session
 from tradeoff.record.summary import summarise
@@ -96,7 +96,7 @@ def sure(tmp_path_factory: pytest.TempPathFactory) -> Decision:
 def test_a_sure_pick_is_never_certain_on_any_face(sure: Decision, tmp_path: Path) -> None:
     rec = sure.recommendations[0]
     faces = {
-        "select": format_selection(sure.selection),
+        "select": selection_text(sure.selection),
         "ranking details": "\n".join(plain_summary(sure.selection)),
         "result screen": recommendation_text(rec, sure.pool.n).plain,
     }
@@ -214,7 +214,7 @@ def test_select_and_the_report_say_not_asked(unasked: Path, tmp_path: Path) -> N
     j = not_asked_index(unasked)
     aspect = aspect_words(decision.scenario)[j]
     name = decision.stakeholders[0].names[j]
-    text = format_selection(decision.selection)
+    text = selection_text(decision.selection)
     assert f"{name} (not asked: their answers did not need it)" in text
     _, md_path = write_report(decision, tmp_path / "report", argv=["report"])
     stakeholder = md_path.read_text().split("### dr-kim", 1)[1].split("## Regret", 1)[0]
@@ -286,7 +286,7 @@ def test_select_the_report_and_the_tags_say_factors_plainly(sure: Decision, tmp_
     selection = replace(sure.selection, changes=[far])
     decision = replace(sure, selection=selection)
     wanted = "If memory mattered 100 times as much"
-    assert wanted in format_selection(selection)
+    assert wanted in selection_text(selection)
     assert wanted in "\n".join(plain_summary(selection))
     assert wanted in summary(selection)
     _, tags = decision_tags(decision)
@@ -335,7 +335,7 @@ def test_an_unfinished_pick_is_provisional_everywhere(
 ) -> None:
     decision = decide([unfinished])
     said = PROVISIONAL + "the pick is provisional and may change with more answers."
-    assert said in format_selection(decision.selection)
+    assert said in selection_text(decision.selection)
     assert said in "\n".join(plain_summary(decision.selection))
     assert said in summary(decision.selection)
     _, md = write_report(decision, tmp_path / "one", argv=["report"])
@@ -350,7 +350,7 @@ def test_an_unfinished_pick_is_provisional_everywhere(
         "so the group's, is provisional" in summary(team.selection)
     )
     # a finished session says none of it
-    assert "Unfinished" not in format_selection(sure.selection)
+    assert "Unfinished" not in selection_text(sure.selection)
     assert "Unfinished" not in summary(sure.selection)
     assert "tradeoff.unfinished" not in decision_tags(sure)[1]
     assert "Unfinished" not in format_session(summarise(sure.stakeholders[0].path))

@@ -10,8 +10,8 @@ import pytest
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.candidates import candidate_names
 from tradeoff.choose.decide import decide
+from tradeoff.choose.pick_text import selection_text
 from tradeoff.cli.app import format_session
-from tradeoff.cli.decide import format_selection
 from tradeoff.record.summary import summarise
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
 from tradeoff.study.opening import start_session
@@ -57,7 +57,7 @@ def test_session_show_and_select_state_one_pick_and_one_number(
     said = probability_words(verdict.stated)
     pick_line = next(x for x in shown.splitlines() if x.startswith("The pick the questions"))
     assert rec.name in pick_line and said in pick_line
-    assert said in format_selection(decision.selection)
+    assert said in selection_text(decision.selection)
     data = summary.to_dict()
     assert data["pick"]["candidate"] == verdict.pick
     assert data["pick"]["stated_probability"] == verdict.stated
@@ -65,7 +65,7 @@ def test_session_show_and_select_state_one_pick_and_one_number(
         assert "stopped on" in pick_line and "Unfinished" not in shown
     else:
         assert "stand on now" in pick_line and "Unfinished" in shown
-        assert "Unfinished" in format_selection(decision.selection)
+        assert "Unfinished" in selection_text(decision.selection)
 
 
 def test_candidate_names_need_the_recorded_rows(tmp_path: Path) -> None:

@@ -126,7 +126,8 @@ def _replay(paths: Sequence[str | Path], populations: PopulationSource | None) -
         log = read_session(path)
         population = None if populations is None else populations(log.header.scenario)
         engine = replay(log, population=population)
-        if engine.answered == 0:
+        person = stakeholder_of(log.header, engine, path)
+        if person.answers == 0:
             raise InputError.single(
                 path,
                 "",
@@ -144,7 +145,7 @@ def _replay(paths: Sequence[str | Path], populations: PopulationSource | None) -
                 "select with sessions of one scenario (one version of it) at a time.",
             )
         first = first or h
-        out.append(stakeholder_of(h, engine, path))
+        out.append(person)
     assert first is not None
     return _Sessions(first.scenario, first.scenario_path, out)
 

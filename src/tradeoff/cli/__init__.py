@@ -62,7 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a usage error already printed
         return int(exc.code or 0)
     # Only now: the recorder imports the engine, which --help never needs.
-    from tradeoff.record.recorder import SessionWriteError, ignore_file_size_signal
+    from tradeoff.limits import ignore_file_size_signal
+    from tradeoff.record.recorder import SessionWriteError
 
     ignore_file_size_signal()
     args.argv = [redacted(a, a if "://" in a else None) for a in argv]  # as recorded

@@ -24,7 +24,7 @@ from tradeoff.cli.layout import Commands, Parser, add_commands
 from tradeoff.cli.parser_pick import JUDGE, PICK, add_judge_commands, add_pick_commands
 from tradeoff.cli.parser_study import RUN, SCENARIO_HELP, add_study_commands
 from tradeoff.cli.scenarios import cmd_bench, cmd_scenario_check, cmd_scenario_list, cmd_simulate
-from tradeoff.simulation.noise import noise_help
+from tradeoff.simulation.noise import NOISE_OPTION_HELP
 from tradeoff.version import __version__
 
 ASK = "Ask a person"
@@ -117,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sim.add_argument(
         "--noise",
-        help=noise_help(),
+        help=NOISE_OPTION_HELP,
     )
     sim.add_argument(
         "--indifference",

@@ -54,7 +54,11 @@ Direction = Literal["min", "max"]
 class Objective:
     """A pool column and whether lower (``min``) or higher (``max``) is better, and
     optionally what it measures (its :class:`~tradeoff.pool.meaning.Meaning`, which bounds
-    the values :func:`load_pool` accepts)."""
+    the values :func:`load_pool` accepts).
+
+    >>> Objective("co2_kg", "min", label="CO2 (kg)").shown, Objective("acc", "max").shown
+    ('CO2 (kg)', 'acc')
+    """
 
     column: str
     direction: Direction
@@ -63,14 +67,12 @@ class Objective:
     #: ``"CO2 (kg)"``), or ``None``: the column's own name.
     label: str | None = field(default=None, compare=False, repr=False)
 
-    @property
-    def shown(self) -> str:
-        """The column as people read it: its label, else its name.
+    #: The column as people read it: its label, else its name (a plain value, fixed when
+    #: the objective is made).
+    shown: str = field(init=False, repr=False, compare=False)
 
-        >>> Objective("co2_kg", "min", label="CO2 (kg)").shown, Objective("acc", "max").shown
-        ('CO2 (kg)', 'acc')
-        """
-        return self.label or self.column
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shown", self.label or self.column)
 
     @classmethod
     def parse(cls, text: str) -> Objective:
@@ -120,19 +122,17 @@ class Pool:
     #: How exactly each value was measured (:mod:`tradeoff.pool.uncertainty`), or
     #: ``None``: every value is taken as exact.
     uncertainty: Uncertainty | None = field(default=None, repr=False, compare=False)
+    #: The number of models, and the objective columns in order: fixed when the pool is
+    #: made (plain values, read by every stage that uses the pool).
+    n: int = field(init=False, repr=False, compare=False)
+    columns: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    #: Each objective column's name as people read it (:attr:`Objective.shown`).
+    labels: dict[str, str] = field(init=False, repr=False, compare=False)
 
-    @property
-    def n(self) -> int:
-        return len(self.names)
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return tuple(o.column for o in self.objectives)
-
-    @property
-    def labels(self) -> dict[str, str]:
-        """Each objective column's name as people read it (:attr:`Objective.shown`)."""
-        return {o.column: o.shown for o in self.objectives}
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "n", len(self.names))
+        object.__setattr__(self, "columns", tuple(o.column for o in self.objectives))
+        object.__setattr__(self, "labels", {o.column: o.shown for o in self.objectives})
 
     @property
     def maximise(self) -> NDArray[np.bool_]:

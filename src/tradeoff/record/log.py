@@ -197,6 +197,7 @@ def _header_from(path: Path, data: dict[str, Any], line: int = 1) -> Header:
             RESTORE,
         ) from None
     scenario = parse_scenario(parsed, f"{path} (embedded scenario)")
+    spec = scenario.elicitation.override(strategy=rec.strategy, budget=rec.budget)
     width = len(scenario.weight_names)
     if rec.candidates is not None and any(len(row) != width for row in rec.candidates):
         raise InputError.single(
@@ -206,7 +207,7 @@ def _header_from(path: Path, data: dict[str, Any], line: int = 1) -> Header:
             f"{', '.join(scenario.weight_names)}).",
             RESTORE,
         )
-    return Header.of(rec, _with_population_file(scenario, rec.scenario_path, path, line))
+    return Header.of(rec, _with_population_file(scenario, rec.scenario_path, path, line), spec)
 
 
 def _with_population_file(

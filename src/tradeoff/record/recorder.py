@@ -22,12 +22,10 @@ up nothing that chooses (:mod:`tradeoff.study.opening` prepares a session for th
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import os
 import secrets
-import signal
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -80,15 +78,6 @@ class SessionWriteError(Exception):
         self.path = path
         self.reason = reason
         super().__init__(f"{path}: could not be saved ({reason}).")
-
-
-def ignore_file_size_signal() -> None:
-    """Past a file-size limit (``ulimit -f``), make ``write`` fail with EFBIG, which the
-    recorder reports while keeping the answer, instead of the process being killed by
-    SIGXFSZ. Only possible from the main thread; elsewhere it does nothing."""
-    if hasattr(signal, "SIGXFSZ"):
-        with contextlib.suppress(ValueError):
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
 def check_sessions_dir(sessions_dir: str | Path) -> Path:

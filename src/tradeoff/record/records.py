@@ -433,13 +433,21 @@ class Header(HeaderRecord):
     """The header as used: the record, with the scenario parsed from its text."""
 
     _scenario: Scenario | None = PrivateAttr(default=None)
+    _spec: ElicitationSpec | None = PrivateAttr(default=None)
 
     @classmethod
-    def of(cls, record: HeaderRecord, scenario: Scenario) -> Header:
+    def of(
+        cls, record: HeaderRecord, scenario: Scenario, spec: ElicitationSpec | None = None
+    ) -> Header:
         """The header of ``record`` whose embedded text parses to ``scenario`` (the record's
-        validated values taken as they are, not validated again)."""
+        validated values taken as they are, not validated again), with the elicitation
+        settings it ran with (``spec``: the scenario's with the record's strategy and
+        budget, made here when not given), both made once, when the header is read."""
         header = cls.model_construct(record.model_fields_set, **dict(record))
         header._scenario = scenario
+        if spec is None:
+            spec = scenario.elicitation.override(strategy=record.strategy, budget=record.budget)
+        header._spec = spec
         return header
 
     @property
@@ -477,7 +485,8 @@ class Header(HeaderRecord):
     @property
     def spec(self) -> ElicitationSpec:
         """The elicitation settings the session ran with."""
-        return self.scenario.elicitation.override(strategy=self.strategy, budget=self.budget)
+        assert self._spec is not None, "a Header is made by Header.of"
+        return self._spec
 
 
 def record_bytes(record: BaseModel) -> str:

@@ -55,22 +55,30 @@ session's recomputed result is compared with its recorded
     what ``study status`` needs); whether this version would have asked the same questions
     is then not looked at (``log.replay_differs`` stays 0). Other strategies check as ever.
     """
+    # The inputs first: what the log holds (the closing result, the candidates, each
+    # recorded question), then the engine that replays them.
     h = log.header
+    closing = log.recorded_result
+    candidates, measured = h.candidate_array(), h.measured_array()
+    questions = [
+        line.event.query.to_query() if isinstance(line.event, AnswerRecord) else None
+        for line in log.lines
+    ]
     engine = Engine(
         h.scenario,
         h.spec,
         seed=h.seed,
         population=population,
-        candidates=h.candidate_array(),
-        measured=h.measured_array(),
+        candidates=candidates,
+        measured=measured,
     )
     differs = 0
     check = check or not engine.learns_from_any_question
-    for line in log.lines:
+    for line, recorded in zip(log.lines, questions, strict=True):
         event = line.event
         if isinstance(event, AnswerRecord):
+            assert recorded is not None
             expected = engine.next_query() if check else None
-            recorded = event.query.to_query()
             if expected is not None and same_question(expected, recorded):
                 engine.answer(event.choice)
                 if after is not None:
@@ -113,7 +121,6 @@ session's recomputed result is compared with its recorded
             "answers were applied to the questions as recorded. New questions are chosen by "
             "this version."
         )
-    closing = log.recorded_result
     if closing is not None:
         gap, where = result_difference(engine.result(), closing)
         log.result_difference = gap

@@ -121,14 +121,20 @@ NOISE_HELP = "exact, " + ", ".join(m.spelling() for m in NOISE_MODELS.values())
 NOISE_HELP = " or ".join(NOISE_HELP.rsplit(", ", 1))
 
 
+#: The ``--noise`` help text, one phrase per registered model (a constant, so building the
+#: command line's parser runs nothing of the simulation).
+NOISE_OPTION_HELP = "how the simulated person answers: exact, " + " or ".join(
+    ", ".join(f"{m.spelling()} ({m.summary})" for m in NOISE_MODELS.values()).rsplit(", ", 1)
+)
+
+
 def noise_help() -> str:
-    """The ``--noise`` help text, one phrase per registered model.
+    """The ``--noise`` help text, one phrase per registered model (:data:`NOISE_OPTION_HELP`).
 
     >>> noise_help().startswith("how the simulated person answers: exact, flip:P (one")
     True
     """
-    parts = ", ".join(f"{m.spelling()} ({m.summary})" for m in NOISE_MODELS.values())
-    return "how the simulated person answers: exact, " + " or ".join(parts.rsplit(", ", 1))
+    return NOISE_OPTION_HELP
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,9 @@ from textual.binding import Binding, BindingType
 
 from tradeoff.ask.scenario import LoadedScenario, SpecOverrides, load_scenario
 from tradeoff.errors import InputError
+from tradeoff.limits import ignore_file_size_signal
 from tradeoff.record.log import SessionLog, read_session, unfinished_sessions
-from tradeoff.record.recorder import (
-    Recorder,
-    SessionLocked,
-    SessionWriteError,
-    ignore_file_size_signal,
-)
+from tradeoff.record.recorder import Recorder, SessionLocked, SessionWriteError
 from tradeoff.study.cache import user_cache_dir
 from tradeoff.study.folder import Study
 from tradeoff.study.opening import resume_session, start_session

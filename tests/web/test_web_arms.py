@@ -171,3 +171,29 @@ async def test_an_arm_with_a_language_shows_it_from_assignment_on(
         mine = arm_language[arms[pid]]
         assert people[pid]["language"] == mine and people[pid]["arm"] == arms[pid]
         assert {a["language"] for a in answers if a["participant"] == pid} == {mine}
+
+
+def test_an_arms_language_the_page_has_no_words_for_is_refused_at_serving(
+    tmp_path: Path,
+) -> None:
+    """A ``study.json`` whose arm names a language without a catalogue (edited by hand, or
+    made where the page had one) is refused when it is served, naming the file and arm."""
+    import json
+
+    from tradeoff.errors import InputError
+    from tradeoff.web.flow import make_web_app
+
+    study, _ = create_study(
+        small_scenario_file(tmp_path),
+        ["p01"],
+        tmp_path / "study",
+        arms=[ArmSpec("plain"), ArmSpec("german", language="de")],
+    )
+    path = study.path / "study.json"
+    data = json.loads(path.read_text())
+    data["arms"][1]["language"] = "fr"
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError) as refused:
+        make_web_app(load_study(study.path))
+    text = refused.value.message()
+    assert str(path) in text and "arms[2].language" in text and "'fr'" in text

@@ -50,3 +50,24 @@ def test_a_mistake_in_the_arms_is_named(tmp_path: Path, capsys: pytest.CaptureFi
     assert str(arms) in said and "arms[2].scenario" in said and not out.exists()
     assert main([*argv, "--arms", str(arms), "--arm", "a"]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+def test_language_arms(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An arm's language is one the page has words for; the terminal app, in English only,
+    refuses a study whose arms show a language."""
+    scenario = str(small_scenario_file(tmp_path))
+    out = tmp_path / "s"
+    argv = ["study", "create", scenario, "--participants", "2", "--out", str(out)]
+    assert main([*argv, "--arm", "plain", "--arm", "fr:language=fr"]) == 2
+    said = capsys.readouterr().err
+    assert "--arm" in said and "arms[2].language" in said and "'fr'" in said
+    assert "Traceback" not in said and not out.exists()
+    arms = tmp_path / "arms.toml"
+    arms.write_text('[[arms]]\nname = "a"\n\n[[arms]]\nname = "b"\nlanguage = "xx"\n')
+    assert main([*argv, "--arms", str(arms)]) == 2
+    assert str(arms) in capsys.readouterr().err and not out.exists()
+    assert main([*argv, "--arm", "plain", "--arm", "german:language=de"]) == 0
+    assert "german: scenario.toml, strategy of the scenario, pages in de" in capsys.readouterr().out
+    assert main(["elicit", "--study", str(out)]) == 2
+    said = capsys.readouterr().err
+    assert "german (de)" in said and "English only" in said and "study serve" in said

@@ -91,3 +91,109 @@ async def test_arms_over_two_servers_with_a_pilot_and_the_coordinators_page(
     for arm, counts in expected.items():
         assert shown[f"arms.{arm}.assigned"] == str(counts["assigned"])
         assert shown[f"arms.{arm}.in_progress"] == str(counts["in_progress"])
+
+
+HEADINGS = {
+    "en": ("Information and consent", "Question"),
+    "de": ("Information und Einwilligung", "Frage"),
+}
+
+
+async def test_an_arm_with_a_language_shows_it_from_assignment_on(
+    tmp_path: Path, serve: Callable[[Study], object]
+) -> None:
+    """Two arms, English and German: a participant's code and consent pages are in the
+    language the browser or the switch asks for (they are not assigned yet); from their
+    first session on, every page is in their arm's language, whatever the browser or the
+    switch says. The second participant's browser and choice ask for the first's arm's
+    language, and they are assigned to the other arm: its language wins. The session notes
+    the arm's language, each answer carries it, and the export says it."""
+    import csv
+
+    from tradeoff.study.export import export_study
+    from tradeoff.study.export_rows import session_language
+
+    from .test_web import CONSENT
+
+    scenario = small_scenario_file(tmp_path, **{"budget = 30": "budget = 4"})
+    consent = tmp_path / "consent.md"
+    consent.write_text(CONSENT)
+    study, codes = create_study(
+        scenario,
+        ["p01", "p02"],
+        tmp_path / "study",
+        consent=consent,
+        arms=[ArmSpec("english", language="en"), ArmSpec("german", language="de")],
+    )
+    base = await serve(study)  # type: ignore[misc]
+    shown: dict[str, str] = {}  # the language each one's browser (and switch) asked for
+    arm_language = {"english": "en", "german": "de"}
+    for pid in ("p01", "p02"):
+        if pid == "p01":
+            shown[pid] = "en"
+        else:  # asks for the first one's arm's language, and is given the other arm
+            shown[pid] = arm_language[read_entries(study.path).arms["p01"]]
+        p = Participant(base, language=shown[pid])
+        try:
+            start = await p.get(f"?lang={shown[pid]}")
+            assert f'<html lang="{shown[pid]}">' in start.html
+            page = await p.submit(start, "code", code=codes[pid])
+            assert page.h1 == HEADINGS[shown[pid]][0]  # before assignment: as asked
+            page = await p.submit(page, "consent", choice="agree")
+            mine = arm_language[read_entries(study.path).arms[pid]]
+            assert f'<html lang="{mine}">' in page.html
+            assert page.h1 == f"{HEADINGS[mine][1]} 1"
+            page = await p.submit(page, "answer", choice="left")
+            assert page.h1 == f"{HEADINGS[mine][1]} 2"
+            for other in ("en", "de"):  # neither the switch nor the browser changes it
+                again = await p.get(f"?lang={other}")
+                assert f'<html lang="{mine}">' in again.html
+                assert again.h1 == f"{HEADINGS[mine][1]} 2"
+        finally:
+            await p.close()
+    arms = read_entries(study.path).arms
+    assert sorted(arms.values()) == ["english", "german"]
+    assert shown["p02"] != arm_language[arms["p02"]]  # the arm won over what was asked
+    for pid in ("p01", "p02"):
+        [path] = sorted((study.sessions_dir / pid).glob("*.jsonl"))
+        log = read_session(path)
+        mine = arm_language[arms[pid]]
+        assert log.consent is not None and log.consent.language == shown[pid]
+        assert session_language(log) == mine
+        assert {e.language for e in log.events if e.type == "answer"} == {mine}
+    summary = export_study(load_study(study.path), tmp_path / "answers.csv")
+    assert summary.participants_table is not None
+    with summary.participants_table.open(encoding="utf-8") as fh:
+        people = {row["participant"]: row for row in csv.DictReader(fh)}
+    with summary.path.open(encoding="utf-8") as fh:
+        answers = list(csv.DictReader(fh))
+    for pid in ("p01", "p02"):
+        mine = arm_language[arms[pid]]
+        assert people[pid]["language"] == mine and people[pid]["arm"] == arms[pid]
+        assert {a["language"] for a in answers if a["participant"] == pid} == {mine}
+
+
+def test_an_arms_language_the_page_has_no_words_for_is_refused_at_serving(
+    tmp_path: Path,
+) -> None:
+    """A ``study.json`` whose arm names a language without a catalogue (edited by hand, or
+    made where the page had one) is refused when it is served, naming the file and arm."""
+    import json
+
+    from tradeoff.errors import InputError
+    from tradeoff.web.flow import make_web_app
+
+    study, _ = create_study(
+        small_scenario_file(tmp_path),
+        ["p01"],
+        tmp_path / "study",
+        arms=[ArmSpec("plain"), ArmSpec("german", language="de")],
+    )
+    path = study.path / "study.json"
+    data = json.loads(path.read_text())
+    data["arms"][1]["language"] = "fr"
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError) as refused:
+        make_web_app(load_study(study.path))
+    text = refused.value.message()
+    assert str(path) in text and "arms[2].language" in text and "'fr'" in text

@@ -105,6 +105,9 @@ def cmd_elicit(args: argparse.Namespace) -> int:
         from tradeoff.study.folder import load_study
 
         study = load_study(args.study)
+        from tradeoff.cli.arms import refuse_language_arms
+
+        refuse_language_arms(study)
         return _run_app(
             str(study.scenario_path),
             sessions_dir=str(study.sessions_dir),

@@ -16,18 +16,41 @@ if TYPE_CHECKING:
 
 
 def arm_specs(args: argparse.Namespace) -> list[ArmSpec]:
-    """The arms given to ``study create`` (none: a study without arms)."""
-    from tradeoff.study.arm_specs import check_arms, parse_arm_option, read_arms_file
+    """The arms given to ``study create`` (none: a study without arms), each one's language
+    one the study web page has words for."""
+    from tradeoff.study.arm_specs import (
+        check_arm_languages,
+        check_arms,
+        parse_arm_option,
+        read_arms_file,
+    )
+    from tradeoff.web.i18n import languages
 
     given = getattr(args, "arm", None) or []
     listed = getattr(args, "arms", None)
     if given and listed:
         raise UsageError("give the arms either by --arm or by --arms FILE, not both")
     if listed:
-        return read_arms_file(Path(listed))
+        arms = read_arms_file(Path(listed))
+        check_arm_languages(listed, arms, languages())
+        return arms
     if not given:
         return []
-    return check_arms("--arm", [parse_arm_option(text) for text in given])
+    arms = check_arms("--arm", [parse_arm_option(text) for text in given])
+    check_arm_languages("--arm", arms, languages())
+    return arms
+
+
+def refuse_language_arms(study: Study) -> None:
+    """The terminal app (``elicit --study``) is in English only: a study whose arms show
+    the page in a language is refused, with what to do instead."""
+    shown = [f"{a.name} ({a.language})" for a in study.arms if a.language is not None]
+    if shown:
+        raise UsageError(
+            f"{study.path}: the arm(s) {', '.join(shown)} show the study in a language, and "
+            "the terminal app is in English only; serve the study (tradeoff study serve) "
+            "so each participant sees their arm's language"
+        )
 
 
 def arms_lines(study: Study) -> list[str]:
@@ -35,7 +58,9 @@ def arms_lines(study: Study) -> list[str]:
     if not study.arms:
         return []
     return ["Arms (each new participant is assigned to the one with the fewest):"] + [
-        f"  {a.name}: {a.scenario}, strategy {a.strategy or 'of the scenario'}" for a in study.arms
+        f"  {a.name}: {a.scenario}, strategy {a.strategy or 'of the scenario'}"
+        + ("" if a.language is None else f", pages in {a.language}")
+        for a in study.arms
     ]
 
 

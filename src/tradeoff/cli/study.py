@@ -366,6 +366,9 @@ def cmd_study_serve(args: argparse.Namespace) -> int:
             raise UsageError(f"{flag} needs a number of seconds from 0.1 to 3600")
     study = load_study(args.study)
     check_study_language(study.language, study.path / STUDY_FILE, languages())
+    from tradeoff.study.arm_specs import check_arm_languages
+
+    check_arm_languages(study.path / STUDY_FILE, study.arms, languages())
     from tradeoff.study.cache import user_cache_dir
 
     user_cache_dir()  # a cache folder that is no folder: said now, not on the coordinator's page

@@ -1,7 +1,8 @@
 """A study's arms as a coordinator gives them and as ``study.json`` records them
 (:mod:`tradeoff.study.arms` assigns participants to them): ``--arm NAME:key=value,...``
 (:func:`parse_arm_option`) or an arms TOML file (:func:`read_arms_file`), each checked
-with an error naming the option or file, the arm and the field (:func:`check_arms`), and
+with an error naming the option or file, the arm and the field (:func:`check_arms`; an
+arm's ``language`` the study web page has words for: :func:`check_arm_languages`), and
 each arm's own scenario copied into the study with the files it names
 (:func:`copy_arm_scenarios`)."""
 
@@ -9,18 +10,19 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tradeoff.ask.strategies import STRATEGY_NAMES
 from tradeoff.errors import InputError, Problem
+from tradeoff.study.inputs import LANGUAGE_TAG
 
 #: An arm's name: a short word (it is a folder name and a column's value).
 ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 #: The keys an arm may give.
-ARM_KEYS = ("name", "scenario", "strategy")
+ARM_KEYS = ("name", "scenario", "strategy", "language")
 #: At most this many arms in one study.
 MAX_ARMS = 26
 #: An arms file is read only up to this size.
@@ -30,24 +32,36 @@ ARMS_FILE_LIMIT = 100_000
 @dataclass(frozen=True)
 class ArmSpec:
     """An arm as a coordinator gives it: its name, its scenario file (``None``: the
-    study's) and its strategy (``None``: the scenario's own)."""
+    study's), its strategy (``None``: the scenario's own) and the language of its pages
+    (``None``: as in a study without arms)."""
 
     name: str
     scenario: Path | None = None
     strategy: str | None = None
+    language: str | None = None
 
 
 @dataclass(frozen=True)
 class Arm:
-    """An arm of a study: its name, its scenario's path in the study and its strategy
-    (``None``: the scenario's own)."""
+    """An arm of a study: its name, its scenario's path in the study, its strategy
+    (``None``: the scenario's own) and the language its participants see the study web
+    page in once assigned (``None``: the page's language as in a study without arms)."""
 
     name: str
     scenario: str
     strategy: str | None = None
+    language: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "scenario": self.scenario, "strategy": self.strategy}
+        """As ``study.json`` holds it (``language`` only when the arm has one)."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "scenario": self.scenario,
+            "strategy": self.strategy,
+        }
+        if self.language is not None:
+            out["language"] = self.language
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> Arm:
@@ -61,11 +75,16 @@ class Arm:
             raise ValueError(f"arm {name}: {scenario!r} is not a scenario in the study")
         if strategy is not None and strategy not in STRATEGY_NAMES:
             raise ValueError(f"arm {name}: {strategy!r} is not a strategy")
-        return cls(name, scenario, strategy)
+        language = data.get("language")
+        if language is not None and not (
+            isinstance(language, str) and LANGUAGE_TAG.fullmatch(language)
+        ):
+            raise ValueError(f"arm {name}: {language!r} is not a language tag")
+        return cls(name, scenario, strategy, language)
 
 
 def _check_arm(source: str, where: str, values: Mapping[str, Any], base: Path) -> ArmSpec:
-    """One arm's values (``name``, ``scenario``, ``strategy``), checked."""
+    """One arm's values (``name``, ``scenario``, ``strategy``, ``language``), checked."""
     problems = []
     for key in values:
         if key not in ARM_KEYS:
@@ -94,6 +113,18 @@ def _check_arm(source: str, where: str, values: Mapping[str, Any], base: Path) -
                 f"give one of {', '.join(STRATEGY_NAMES)}, or leave it out for the scenario's.",
             )
         )
+    language = values.get("language")
+    if language is not None and not (
+        isinstance(language, str) and LANGUAGE_TAG.fullmatch(language)
+    ):
+        problems.append(
+            Problem(
+                f"{where}.language",
+                f"{language!r} is not a language tag.",
+                "give a tag such as de or en (lower-case language, then optional -REGION), "
+                "or leave it out for the page's language as in a study without arms.",
+            )
+        )
     scenario = values.get("scenario")
     path = None
     if scenario is not None:
@@ -114,7 +145,7 @@ def _check_arm(source: str, where: str, values: Mapping[str, Any], base: Path) -
     if problems:
         raise InputError.many(source, problems)
     assert isinstance(name, str)
-    return ArmSpec(name, path, strategy)
+    return ArmSpec(name, path, strategy, language)
 
 
 def check_arms(source: str, arms: Sequence[ArmSpec]) -> list[ArmSpec]:
@@ -129,7 +160,7 @@ def check_arms(source: str, arms: Sequence[ArmSpec]) -> list[ArmSpec]:
     if len(arms) > MAX_ARMS:
         raise InputError.single(source, "", f"gives {len(arms)} arms.", f"give at most {MAX_ARMS}.")
     seen: dict[str, int] = {}
-    kinds: dict[tuple[str | None, str | None], str] = {}
+    kinds: dict[tuple[str | None, str | None, str | None], str] = {}
     for number, arm in enumerate(arms, start=1):
         if arm.name in seen:
             raise InputError.single(
@@ -139,24 +170,27 @@ def check_arms(source: str, arms: Sequence[ArmSpec]) -> list[ArmSpec]:
                 "give each arm its own name.",
             )
         seen[arm.name] = number
-        kind = (None if arm.scenario is None else str(arm.scenario.resolve()), arm.strategy)
+        scenario = None if arm.scenario is None else str(arm.scenario.resolve())
+        kind = (scenario, arm.strategy, arm.language)
         if kind in kinds:
             raise InputError.single(
                 source,
                 f"arms[{number}]",
                 f"is the same condition as arm {kinds[kind]!r}.",
-                "give the arms different scenarios or strategies.",
+                "give the arms different scenarios, strategies or languages.",
             )
         kinds[kind] = arm.name
     return list(arms)
 
 
 def parse_arm_option(text: str) -> ArmSpec:
-    """One ``--arm`` value: ``NAME`` or ``NAME:key=value,...`` (keys ``scenario`` and
-    ``strategy``; a relative scenario path is from the working folder).
+    """One ``--arm`` value: ``NAME`` or ``NAME:key=value,...`` (keys ``scenario``,
+    ``strategy`` and ``language``; a relative scenario path is from the working folder).
 
     >>> parse_arm_option("fast:strategy=bisection")
-    ArmSpec(name='fast', scenario=None, strategy='bisection')
+    ArmSpec(name='fast', scenario=None, strategy='bisection', language=None)
+    >>> parse_arm_option("german:language=de").language
+    'de'
     """
     name, _, rest = text.partition(":")
     values: dict[str, Any] = {"name": name.strip()}
@@ -167,7 +201,7 @@ def parse_arm_option(text: str) -> ArmSpec:
                 "--arm",
                 f"{text!r}, item {number}",
                 f"{part!r} is not key=value.",
-                "write --arm NAME:strategy=joint,scenario=other.toml.",
+                "write --arm NAME:strategy=joint,scenario=other.toml,language=de.",
             )
         values[key.strip()] = value.strip()
     return _check_arm("--arm", repr(text), values, Path.cwd())
@@ -175,7 +209,8 @@ def parse_arm_option(text: str) -> ArmSpec:
 
 def read_arms_file(path: Path) -> list[ArmSpec]:
     """An arms file: TOML with one ``[[arms]]`` table per arm (``name``, and ``scenario``
-    relative to the file, ``strategy``); every arm checked (:func:`check_arms`)."""
+    relative to the file, ``strategy``, ``language``); every arm checked
+    (:func:`check_arms`)."""
     try:
         raw = path.read_bytes()[: ARMS_FILE_LIMIT + 1]
     except OSError as exc:
@@ -207,6 +242,30 @@ def read_arms_file(path: Path) -> list[ArmSpec]:
     return check_arms(str(path), arms)
 
 
+def check_arm_languages(
+    source: str | Path, arms: Sequence[ArmSpec | Arm], known: Collection[str]
+) -> None:
+    """Refuse an arm's language that the study web page has no words for (``known``: the
+    tags it has catalogues for), naming the option or file, the arm and the field: its
+    participants would see English.
+
+    >>> check_arm_languages("--arm", [ArmSpec("a"), ArmSpec("b", language="de")], {"en", "de"})
+    >>> check_arm_languages("--arm", [ArmSpec("a", language="xx")], {"en", "de"})
+    Traceback (most recent call last):
+    tradeoff.errors.InputError: ...
+    """
+    for number, arm in enumerate(arms, start=1):
+        if arm.language is not None and arm.language not in known:
+            raise InputError.single(
+                source,
+                f"arms[{number}].language",
+                f"is {arm.language[:40]!r} (arm {arm.name!r}), a language the study's page "
+                "has no words for.",
+                f"give one of {', '.join(sorted(known))}, or leave it out; a new language is "
+                "a catalogue in tradeoff/web/locale (the README's Languages).",
+            )
+
+
 def check_arm_scenarios(arms: Sequence[ArmSpec], main: Path) -> None:
     """Every arm's own scenario loads and its files may be copied (before anything of the
     study is made)."""
@@ -234,7 +293,7 @@ def copy_arm_scenarios(
     out = []
     for arm in arms:
         if arm.scenario is None or arm.scenario.resolve() == main.resolve():
-            out.append(Arm(arm.name, "scenario.toml", arm.strategy))
+            out.append(Arm(arm.name, "scenario.toml", arm.strategy, arm.language))
             continue
         folder = dest / "arms" / arm.name
         folder.mkdir(parents=True)
@@ -246,7 +305,7 @@ def copy_arm_scenarios(
         shutil.copyfile(arm.scenario, folder / "scenario.toml", follow_symlinks=False)
         rel_scenario = f"arms/{arm.name}/scenario.toml"
         files[rel_scenario] = file_sha256(folder / "scenario.toml")
-        out.append(Arm(arm.name, rel_scenario, arm.strategy))
+        out.append(Arm(arm.name, rel_scenario, arm.strategy, arm.language))
     return out
 
 

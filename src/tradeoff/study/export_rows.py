@@ -73,13 +73,14 @@ def _answer_row(scenario: Scenario, slugs: Sequence[str], event: AnswerRecord) -
 
 
 def session_language(log: SessionLog) -> str | None:
-    """The language a session was shown in: its consent record's, else the study web
-    page's ``language`` note, else ``None``."""
-    if log.consent is not None:
-        return log.consent.language
+    """The language a session was shown in: the study web page's ``language`` note (written
+    when no consent carries the language, or when the participant's arm shows its own),
+    else its consent record's, else ``None``."""
     for e in log.events:
         if e.type == "note" and e.text.startswith("language "):
             return e.text.removeprefix("language ")
+    if log.consent is not None:
+        return log.consent.language
     return None
 
 

@@ -84,9 +84,10 @@ _FIXED_BEFORE = (
         "language",
         "language tag",
         "The language this question was shown in (recorded with the answer by the study web "
-        "page; for an answer recorded without it, the session's language: the consent "
-        "record's, or the study web page's 'language' note when the study asked no consent; "
-        "empty when none was recorded, as at a terminal).",
+        "page; for an answer recorded without it, the session's language: the study web "
+        "page's 'language' note (when the study asked no consent, or the participant's arm "
+        "shows a language of its own), else the consent record's; empty when none was "
+        "recorded, as at a terminal).",
         "str",
     ),
     Column(
@@ -307,8 +308,9 @@ PARTICIPANT_COLUMNS = (
     Column(
         "language",
         "language tag",
-        "The language the session was shown in (its consent record's, else its 'language' "
-        "note, else the language its last answer was shown in; empty when none was "
+        "The language the session was shown in (its 'language' note, written when no "
+        "consent carries it or when their arm shows a language of its own, else its consent "
+        "record's, else the language its last answer was shown in; empty when none was "
         "recorded).",
         "str",
     ),

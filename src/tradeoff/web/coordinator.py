@@ -23,6 +23,7 @@ from typing import Any
 
 from aiohttp import web
 
+from tradeoff.study.folder import Study
 from tradeoff.study.keys import check_key, has_key
 from tradeoff.study.status import study_status
 from tradeoff.web.i18n import Language
@@ -61,6 +62,22 @@ def status_facts(site: Site, now: float | None = None) -> dict[str, Any]:
         facts["gathered"] = time.strftime("%H:%M:%S UTC", time.gmtime())
         site.status_cache = (now, facts)
         return dict(facts)
+
+
+def panel_facts(study: Study, facts: dict[str, Any]) -> dict[str, Any] | None:
+    """The entries by a panel's link as the page shows them, its cap and quotas always
+    given (``None`` and none: no cap, no quota); ``None`` for a study no panel's link
+    enters (one by access codes alone has entries by link only from its pilot link,
+    which are never counted).
+
+    >>> from types import SimpleNamespace
+    >>> panel_facts(SimpleNamespace(panel=None), {"panel": {"entered": 0}}) is None
+    True
+    """
+    summary = facts.get("panel")
+    if study.panel is None or not isinstance(summary, dict):
+        return None
+    return {"cap": None, "quotas": {}, **summary}
 
 
 def _english(visitor: Visitor) -> Visitor:
@@ -102,6 +119,7 @@ async def coordinator_page(request: web.Request) -> web.StreamResponse:
         "coordinator.html",
         "The coordinator's page",
         facts=facts,
+        panel=panel_facts(site.study, facts),
         flagged=flagged[:FLAG_LIST],
         flagged_more=max(0, len(flagged) - FLAG_LIST),
         paused=paused[:FLAG_LIST],

@@ -21,6 +21,7 @@ from aiohttp import web
 from markupsafe import Markup
 
 from tradeoff.ask.scenario import load_scenario
+from tradeoff.study.arm_specs import check_arm_languages
 from tradeoff.study.folder import STUDY_FILE, Study
 from tradeoff.web.code_entry import enter_code, index
 from tradeoff.web.connection import REQUEST_LOG, Timeouts
@@ -68,6 +69,7 @@ def make_web_app(
     )
     site.participants.erased_on = site.watched.erasures.erased_on
     check_study_language(study.language, study.path / STUDY_FILE, site.languages)
+    check_arm_languages(study.path / STUDY_FILE, study.arms, site.languages)
     app = web.Application(
         middlewares=[protect, refuse_erased],
         client_max_size=MAX_BODY,

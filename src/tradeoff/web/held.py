@@ -112,6 +112,8 @@ class Participants:
         #: Each arm's scenario and elicitation (:mod:`tradeoff.study.arms`), and who was
         #: assigned to which, as ``entries.jsonl`` says (read under the study's lock).
         self.arms = {a.name: arm_session(study, a) for a in study.arms}
+        #: The arms that show the page in a language of their own, and that language.
+        self.arm_languages = {a.name: a.language for a in study.arms if a.language is not None}
         self._prefixes = tuple(
             {f"{loaded.scenario.id}-"} | {f"{s.scenario.id}-" for s, _ in self.arms.values()}
         )
@@ -133,6 +135,14 @@ class Participants:
         if not self.arms:
             return None
         return self._entries.refresh().arms.get(participant)
+
+    def language_of(self, participant: str) -> str | None:
+        """The language ``participant``'s pages are shown in from their assignment on: their
+        arm's (``None``: not assigned yet, or their arm has none, or no arm has one)."""
+        if not self.arm_languages:
+            return None
+        arm = self.arm_of(participant)
+        return None if arm is None else self.arm_languages.get(arm)
 
     def loaded_for(self, participant: str | None) -> LoadedScenario:
         """The scenario ``participant``'s sessions run on: their arm's, or the study's."""
@@ -220,7 +230,8 @@ class Participants:
     ) -> Path:
         """Open a new session (the consent, when given, as its first line, then the
         ``entry``: how they came in; the language shown as a note when there is no consent
-        to carry it; a study with arms: their arm as a note too). Their session folder's
+        to carry it; a study with arms: their arm as a note too, and its language, which
+        the pages are shown in from now on, when it has one). Their session folder's
         lock is held meanwhile, so two tabs (even on two server processes) agreeing at once
         start one session.
 
@@ -249,9 +260,10 @@ class Participants:
                 consent=consent,
                 entry=entry,
             )
+            shown = None if arm is None else self.arm_languages.get(arm)
             try:
-                if consent is None:
-                    recorder.note(f"language {language}")
+                if consent is None or shown is not None:
+                    recorder.note(f"language {shown or language}")
                 if arm is not None:  # the session says its arm too
                     recorder.note(f"arm {arm}")
                 self._keep(participant, recorder)

@@ -358,7 +358,9 @@ def visitor_of(request: web.Request) -> Visitor:
         site.languages,
     )
     found = site.read_session(request.cookies.get(SESSION_COOKIE))
-    if found is not None:
+    if found is not None:  # once assigned to an arm with a language, that one
+        arm_language = site.participants.language_of(found[0])
+        language = site.languages.get(arm_language or "", language)
         return Visitor(found[0], found[1], language)
     nonce = request.cookies.get(CSRF_COOKIE, "")
     if not (

@@ -9,6 +9,7 @@ and on small packages and test folders made in ``tmp_path`` that show it fails w
 from __future__ import annotations
 
 import functools
+import re
 import textwrap
 import types
 from pathlib import Path
@@ -238,3 +239,16 @@ def test_a_makefile_that_names_a_test_file_is_named(tmp_path: Path) -> None:
         "Makefile:4: tests/a/test_one.py",
         "Makefile:5: tests/test_two.py",
     ]
+
+
+def test_array_types_are_defined_once() -> None:
+    """``FloatArray`` and its kin are defined in :mod:`tradeoff.arrays` only (once they were
+    defined in 38 modules, each its own)."""
+    alias = re.compile(r"^(\w*Array)\s*(?::\s*TypeAlias\s*)?=\s*\S*NDArray\[", re.M)
+    found = [
+        f"{path.relative_to(SRC.parent)}: {m.group(1)}"
+        for path in sorted(SRC.rglob("*.py"))
+        if path.name != "arrays.py"
+        for m in alias.finditer(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, "import the array types from tradeoff.arrays instead: " + ", ".join(found)

@@ -52,8 +52,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from tradeoff.arrays import FloatArray
 from tradeoff.text import plain_number
 
 if TYPE_CHECKING:
@@ -72,7 +73,6 @@ __all__ = [
     "treat_all",
 ]
 
-FloatArray = NDArray[np.float64]
 
 #: The credible level of the threshold's interval (the weights' intervals are 90%).
 LEVEL = 0.9

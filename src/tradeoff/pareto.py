@@ -32,8 +32,9 @@ from typing import Literal
 
 import moocore
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from tradeoff.arrays import BoolArray, FloatArray
 from tradeoff.stable import DIGITS, SCORE_FLOOR, rounded_rows
 
 __all__ = [
@@ -46,8 +47,6 @@ __all__ = [
     "settled_columns",
 ]
 
-FloatArray = NDArray[np.float64]
-BoolArray = NDArray[np.bool_]
 Duplicates = Literal["all", "first"]
 
 

@@ -13,12 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.queries import ClassifierProfile
 from tradeoff.ask.scenario import Scenario
-
-FloatArray = NDArray[np.float64]
 
 
 def normalise(weights: Sequence[float] | FloatArray) -> FloatArray:

@@ -19,12 +19,10 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import PopulationSpec, Scenario
 from tradeoff.errors import InputError
-
-FloatArray = NDArray[np.float64]
 
 # Default sample size (scenario.DEFAULT_SAMPLES = 10⁶; the paper used 10⁷). Table 1 is
 # reproduced at two decimals from n = 10⁴ up (benchmarks/population.py), because Algorithm

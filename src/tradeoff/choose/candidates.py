@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.pool_metric import metric_objectives, metric_vectors
 from tradeoff.data import shipped_scenarios
@@ -21,8 +21,6 @@ from tradeoff.errors import InputError
 from tradeoff.limits import MAX_DECISION_CANDIDATES
 from tradeoff.pareto import pareto_mask
 from tradeoff.pool import Pool, load_pool
-
-FloatArray = NDArray[np.float64]
 
 
 def scenario_pool_path(scenario: Scenario, base: str | Path = ".") -> Path:

@@ -38,15 +38,12 @@ from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import BoolArray, FloatArray, Int64Array
 from tradeoff.pareto import nondominated
 from tradeoff.pool.ranks import Ranks as Ranks  # the criterion's û, read from here too
 from tradeoff.pool.ranks import rank_cdf as rank_cdf
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
-BoolArray = NDArray[np.bool_]
 Method = Literal["copa", "naive", "ideal", "delta", "norm"]
 METHODS: tuple[Method, ...] = ("copa", "naive", "ideal", "delta", "norm")
 
@@ -175,7 +172,7 @@ def scores(phi: FloatArray, weights: Sequence[float] | FloatArray, p: float) -> 
     return np.stack([scores(phi, row, p) for row in w])
 
 
-def _tie_order(phi: FloatArray, rows: IntArray) -> IntArray:
+def _tie_order(phi: FloatArray, rows: Int64Array) -> Int64Array:
     """``rows`` sorted by (Σ φ, row)."""
     total = phi[rows].sum(axis=1)
     return rows[np.lexsort((rows, total))]
@@ -186,7 +183,7 @@ def rank(
     weights: Sequence[float] | FloatArray,
     p: float,
     selectable: BoolArray | None = None,
-) -> IntArray:
+) -> Int64Array:
     """Selectable models, best first, with the explicit tie-break (score, Σφ, row).
 
     Examples
@@ -206,7 +203,7 @@ def rank_by(
     selectable: BoolArray | None = None,
     *,
     limit: int | None = None,
-) -> IntArray:
+) -> Int64Array:
     """Selectable models ordered by precomputed scores ``s``, then Σφ, then row.
 
     With ``limit``, only the first ``limit`` of that order (the same rows as the full
@@ -275,7 +272,7 @@ def alpha_weights(k: int, group: Sequence[int], alphas: Sequence[float] | FloatA
     return out
 
 
-def candidates(phi: FloatArray, selectable: BoolArray | None = None) -> IntArray:
+def candidates(phi: FloatArray, selectable: BoolArray | None = None) -> Int64Array:
     """Selectable models not strictly dominated in φ (first copy of duplicates only).
 
     Any criterion monotone in φ, with the tie-break (score, Σφ, row), picks one of these.
@@ -292,13 +289,13 @@ def candidates(phi: FloatArray, selectable: BoolArray | None = None) -> IntArray
     if rows.size == 0:
         return rows
     # Exact dominance (a superset the criterion then scores with its own tolerance).
-    out: IntArray = rows[nondominated(phi[rows], duplicates="first", settle=False)]
+    out: Int64Array = rows[nondominated(phi[rows], duplicates="first", settle=False)]
     return out
 
 
 def _sweep_candidates(
     phi: FloatArray, group: Sequence[int], p: float, selectable: BoolArray | None
-) -> IntArray:
+) -> Int64Array:
     """Candidates of an α sweep: non-dominated in (group part, other part, tie position).
 
     Under ω(α) the criterion depends on φ only through A = max (or Σ φ^p) over the group and
@@ -322,11 +319,11 @@ def _sweep_candidates(
     position = np.empty(rows.size)
     position[np.lexsort((rows, sub.sum(axis=1)))] = np.arange(rows.size)
     feats = np.column_stack((a, b, position))
-    out: IntArray = rows[nondominated(feats, settle=False)]
+    out: Int64Array = rows[nondominated(feats, settle=False)]
     return out
 
 
-def pick_many(phi: FloatArray, weights: FloatArray, p: float, rows: IntArray) -> IntArray:
+def pick_many(phi: FloatArray, weights: FloatArray, p: float, rows: Int64Array) -> Int64Array:
     """The best of ``rows`` for every weight vector (rows of ``weights``), vectorised.
 
     Examples
@@ -359,7 +356,7 @@ def sweep(
     alphas: Sequence[float] | FloatArray,
     p: float,
     selectable: BoolArray | None = None,
-) -> IntArray:
+) -> Int64Array:
     """The model selected for every α of an α sweep (same picks as :func:`select`).
 
     Examples
@@ -376,14 +373,14 @@ def sweep(
 SAMPLE = 4096
 
 
-def _rows_of(ranks: Ranks, selectable: BoolArray | None) -> IntArray:
-    out: IntArray = np.arange(ranks.n) if selectable is None else np.flatnonzero(selectable)
+def _rows_of(ranks: Ranks, selectable: BoolArray | None) -> Int64Array:
+    out: Int64Array = np.arange(ranks.n) if selectable is None else np.flatnonzero(selectable)
     return out
 
 
-def _sample(rows: IntArray) -> IntArray:
+def _sample(rows: Int64Array) -> Int64Array:
     """:data:`SAMPLE` of ``rows``, evenly spaced (the same ones on every machine)."""
-    out: IntArray = rows[np.linspace(0, rows.size - 1, SAMPLE).astype(np.int64)]
+    out: Int64Array = rows[np.linspace(0, rows.size - 1, SAMPLE).astype(np.int64)]
     return out
 
 
@@ -393,7 +390,7 @@ def head(
     p: float,
     selectable: BoolArray | None = None,
     limit: int | None = None,
-) -> tuple[IntArray, FloatArray]:
+) -> tuple[Int64Array, FloatArray]:
     """The first ``limit`` selectable models by (score, Σû, row) and their scores (eq. 12),
     with û from ``ranks``: the same as ``rank_by(û, scores(û, ω, p), selectable, limit)``.
 
@@ -451,8 +448,8 @@ def _margin(ranks: Ranks, weights: FloatArray, group: Sequence[int]) -> int:
 
 
 def _sweep_prefilter(
-    ranks: Ranks, group: Sequence[int], weights: FloatArray, rows: IntArray
-) -> IntArray:
+    ranks: Ranks, group: Sequence[int], weights: FloatArray, rows: Int64Array
+) -> Int64Array:
     """The ``rows`` that can win an α sweep at p = ∞ (a superset), from raw values.
 
     The criterion depends on û only through a = the group's largest û and b = the others'
@@ -500,7 +497,7 @@ def sweep_ranks(
     alphas: Sequence[float] | FloatArray,
     p: float,
     selectable: BoolArray | None = None,
-) -> IntArray:
+) -> Int64Array:
     """The model selected for every α, with û from ``ranks``: the same picks as
     ``sweep(ranks.all(), group, alphas, p, selectable)``.
 
@@ -521,11 +518,11 @@ def sweep_ranks(
     rows = _sweep_prefilter(ranks, group, w, _rows_of(ranks, selectable))
     u = ranks.of(rows)
     picks = pick_many(u, w, p, _sweep_candidates(u, group, p, None))
-    out: IntArray = rows[picks]
+    out: Int64Array = rows[picks]
     return out
 
 
-def summary_cdf(ranks: Ranks, columns: Sequence[int], p: float, rows: IntArray) -> FloatArray:
+def summary_cdf(ranks: Ranks, columns: Sequence[int], p: float, rows: Int64Array) -> FloatArray:
     """For the models ``rows``: the rank CDF, over the whole population, of the equally
     weighted p-norm of û over ``columns`` (the share of models with a strictly smaller
     summary; paper 000 Table 2's CDF columns).
@@ -563,7 +560,7 @@ def summary_cdf(ranks: Ranks, columns: Sequence[int], p: float, rows: IntArray) 
 
 def sweep_weights(
     phi: FloatArray, weights: FloatArray, p: float, selectable: BoolArray | None = None
-) -> IntArray:
+) -> Int64Array:
     """The model selected for each of many arbitrary weight vectors.
 
     Examples

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.selection import Selection
@@ -33,8 +32,6 @@ from tradeoff.curves import (
 from tradeoff.curves import treat_all as treat_all_curve
 from tradeoff.pool.meaning import pool_cell
 from tradeoff.text import markdown_text, percent
-
-FloatArray = NDArray[np.float64]
 
 #: The thresholds of the report's table and figure: 0.5% to 99% in steps of ½%.
 THRESHOLDS = np.round(np.arange(1, 199) * 0.005, 3)

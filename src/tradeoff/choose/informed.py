@@ -37,6 +37,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.shown import per_thousand, shown_number
 from tradeoff.choose.pool_metric import metric_vectors
@@ -45,8 +46,6 @@ from tradeoff.learn.shares import Shares, shares_of
 from tradeoff.pareto import nondominated
 from tradeoff.stable import settled, stable_order
 from tradeoff.text import probability_words
-
-FloatArray = NDArray[np.float64]
 
 
 @dataclass(frozen=True)

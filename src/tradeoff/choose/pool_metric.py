@@ -43,14 +43,13 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose import copa
 from tradeoff.errors import InputError
 from tradeoff.pool import Objective, Pool
 from tradeoff.pool.meaning import attribute_meaning
 from tradeoff.stable import stable_argmax
-
-FloatArray = NDArray[np.float64]
 
 
 def check_metric(scenario: Scenario, metric: Sequence[float]) -> tuple[float, ...]:

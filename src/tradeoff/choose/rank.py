@@ -18,6 +18,7 @@ from typing import Any, TypedDict, Unpack
 import numpy as np
 from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose import copa
 from tradeoff.choose.pool_metric import (
@@ -32,8 +33,6 @@ from tradeoff.errors import InputError
 from tradeoff.pareto import pareto_mask
 from tradeoff.pool import Pool
 from tradeoff.stable import stable_order
-
-FloatArray = NDArray[np.float64]
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.words import difference_words
 from tradeoff.choose.pool_metric import metric_scale, metric_vectors
@@ -40,8 +41,6 @@ from tradeoff.pool import Pool
 from tradeoff.pool.pooled import pooled_sample
 from tradeoff.record.records import MAX_MEASURED_CANDIDATES, MeasurementRecord
 from tradeoff.stable import rounded_rows, settled, stable_argmax_rows, stable_order
-
-FloatArray = NDArray[np.float64]
 
 #: Plausible measurements drawn for a decision on a pool that carries uncertainty (at
 #: least; rounded up to a whole number of repeats of the weight draws): one per particle of

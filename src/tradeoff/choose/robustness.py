@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.stable import rounded_rows
 
@@ -57,7 +58,6 @@ __all__ = [
     "weight_changes",
 ]
 
-FloatArray = NDArray[np.float64]
 
 #: The largest factor looked at (a weight 100 times as large, or a hundredth).
 LIMIT = 100.0

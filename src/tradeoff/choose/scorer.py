@@ -40,6 +40,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.population import scenario_priors
 from tradeoff.ask.scenario import Scenario, load_scenario
 from tradeoff.choose.decide import decide, load_stakeholders
@@ -67,7 +68,6 @@ __all__ = [
     "tuning_for",
 ]
 
-FloatArray = NDArray[np.float64]
 
 #: Single-case predictions timed for a ``"measured"`` time.
 TIMED_CASES = 20

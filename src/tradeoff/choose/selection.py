@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.candidates import (
     scenario_pool as scenario_pool,  # the app imports it from here
@@ -34,8 +34,6 @@ from tradeoff.choose.robustness import (
 from tradeoff.choose.stakeholder import Stakeholder as Stakeholder  # faces import it from here
 from tradeoff.choose.stakeholder import stakeholder_of as stakeholder_of
 from tradeoff.pool import Pool
-
-FloatArray = NDArray[np.float64]
 
 
 def _acceptability(

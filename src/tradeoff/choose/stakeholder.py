@@ -13,14 +13,12 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.learn import Consistency, Engine, consistency_of
 
 __all__ = ["SessionHeader", "Stakeholder", "expected_weights", "stakeholder_of"]
-
-FloatArray = NDArray[np.float64]
 
 
 @dataclass(frozen=True)

@@ -16,14 +16,11 @@ from collections.abc import Sequence
 
 import moocore
 import numpy as np
-from numpy.typing import NDArray
 
 from tradeoff import pareto
+from tradeoff.arrays import BoolArray, FloatArray
 from tradeoff.errors import InputError
 from tradeoff.pareto import dominates_reference as dominates_reference  # judge reads it here
-
-FloatArray = NDArray[np.float64]
-BoolArray = NDArray[np.bool_]
 
 #: Hypervolumes come from moocore, except from 7 objectives on, and at 6 objectives with at
 #: least WFG_MIN_POINTS_6D points, where the WFG algorithm (hvwfg) is faster

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from tradeoff.judge.fronts import FloatArray, hypervolume, nondominated
+from tradeoff.arrays import FloatArray
+from tradeoff.judge.fronts import hypervolume, nondominated
 from tradeoff.pareto import nondominated as front_of
 
 

@@ -36,13 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from tradeoff.judge.fronts import (
-    FloatArray,
-    dominates_reference,
-    hypervolume,
-    nondominated,
-    reference_point,
-)
+from tradeoff.arrays import FloatArray
+from tradeoff.judge.fronts import dominates_reference, hypervolume, nondominated, reference_point
 
 
 def niche_deviation(front: FloatArray, sigma: float) -> float | None:

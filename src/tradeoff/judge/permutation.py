@@ -19,13 +19,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.judge.fronts import (
-    BoolArray,
-    FloatArray,
-    dominates_reference,
-    hypervolume,
-    reference_point,
-)
+from tradeoff.arrays import BoolArray, FloatArray
+from tradeoff.judge.fronts import dominates_reference, hypervolume, reference_point
 
 
 @dataclass(frozen=True)

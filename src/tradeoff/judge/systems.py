@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from tradeoff.arrays import FloatArray
 from tradeoff.errors import InputError
-from tradeoff.judge.fronts import FloatArray, check_reference, reference_point, to_minimisation
+from tradeoff.judge.fronts import check_reference, reference_point, to_minimisation
 from tradeoff.judge.generalisation import GapResult, compare_generalisation, generalisation
 from tradeoff.judge.indicators import SystemIndicators, indicators
 from tradeoff.judge.permutation import PermutationResult, permutation_test

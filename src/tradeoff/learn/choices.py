@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.metric import LinearMetric
 from tradeoff.ask.population import Population
 from tradeoff.ask.queries import ClassifierProfile, Query, recorded_query
@@ -31,8 +31,6 @@ from tradeoff.ask.scenario import ElicitationSpec, Scenario
 from tradeoff.learn.base import Choice
 from tradeoff.learn.engine import Engine
 from tradeoff.learn.likelihood import outcome_probabilities
-
-FloatArray = NDArray[np.float64]
 
 
 def option(

@@ -34,8 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray, IntArray
 from tradeoff.ask.queries import ClassifierProfile, Query, profile_key
 from tradeoff.ask.shown import question_key
 from tradeoff.learn.base import Choice, ElicitationResult, asked_aspects
@@ -48,9 +48,6 @@ from tradeoff.learn.posterior import NATURAL_PRIOR_SHARE, PosteriorStrategy, rep
 from tradeoff.learn.swing_prior import SPARSE_PRIOR_SHARE
 from tradeoff.learn.verdict import Verdict, said_tied, tied_with
 from tradeoff.stable import settled, stable_order
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 
 
 def _tables(measured: FloatArray, front: IntArray) -> FloatArray:

@@ -19,8 +19,8 @@ from functools import cached_property
 from typing import TypeVar
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray, IntArray
 from tradeoff.ask.queries import ClassifierProfile, Query, QuerySpace, profile_key
 from tradeoff.ask.shown import (
     ShownKey,
@@ -48,8 +48,6 @@ __all__ = [
     "space_key",
 ]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 
 TRADE_QUANTILES = (0.1, 0.3, 0.5, 0.7, 0.9)
 #: Sizes of a trade, as shares of the ranges (:meth:`~tradeoff.ask.queries.QuerySpace.trade`);

@@ -10,16 +10,13 @@ import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray, IntArray
 from tradeoff.ask.queries import Query, profile_key
 from tradeoff.ask.shown import ShownKey
 from tradeoff.learn.base import Choice
 
 __all__ = ["JointRecord", "JointState", "answer_digest"]
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 
 
 @dataclass(frozen=True)

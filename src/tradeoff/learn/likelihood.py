@@ -34,13 +34,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray, IntArray
 from tradeoff.learn.base import Choice
 from tradeoff.stable import sigmoid
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 
 #: Lapse rates ε (a lapse picks a side at random: a wrong answer with probability ε/2).
 LAPSES = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray, IntArray
 from tradeoff.learn.joint_questions import Candidate, Trade
 from tradeoff.learn.joint_state import JointState
 from tradeoff.learn.likelihood import NoiseGrid, answer_probabilities
@@ -20,8 +20,6 @@ from tradeoff.learn.particles import Summary
 
 __all__ = ["INFORMATION_WEIGHT", "carrying", "scores"]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 
 #: Weight of the information about the best model's identity (nats) beside the expected
 #: regret (as a share of the metric's spread) when choosing a question.

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray, IntArray
 from tradeoff.learn.joint_state import JointRecord, JointState
 from tradeoff.learn.likelihood import (
     NoiseGrid,
@@ -34,8 +34,6 @@ from tradeoff.learn.swing_prior import (
 
 __all__ = ["ESS_FLOOR", "MAX_STAGES", "MOVE_SWEEPS", "SCARCE", "MoveKernel", "systematic"]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 
 #: Resample and move when the effective sample size falls below this share of particles.
 ESS_FLOOR = 0.5

@@ -35,16 +35,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray, IntArray
 from tradeoff.learn.joint_state import JointRecord, JointState
 from tradeoff.learn.likelihood import NOISE_PRIOR, NoiseGrid
 from tradeoff.learn.particle_move import MoveKernel, systematic
 from tradeoff.learn.swing_prior import SPARSE_PRIOR_SHARE, draw_swing_prior, natural_weights
 from tradeoff.stable import stable_argmax, stable_argmax_rows
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 
 #: Particles of the posterior.
 PARTICLES = 2000

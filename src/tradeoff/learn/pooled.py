@@ -23,8 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray, IntArray
 from tradeoff.ask.metric import LinearMetric
 from tradeoff.ask.queries import Query
 from tradeoff.ask.scenario import Scenario
@@ -32,9 +32,6 @@ from tradeoff.learn.base import Choice
 from tradeoff.learn.choices import choice_spec
 from tradeoff.learn.engine import Engine, Particles
 from tradeoff.learn.likelihood import OUTCOME, NoiseGrid, outcome_probabilities
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 
 #: Draws taken from each person's posterior.
 PER_PERSON = 100

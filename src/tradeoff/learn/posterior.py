@@ -18,17 +18,14 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar, Protocol, TypeVar
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray, IntArray
 from tradeoff.ask.queries import Query, QuerySpace, close_values
 from tradeoff.ask.scenario import ElicitationSpec
 from tradeoff.ask.shown import ShownKey
 from tradeoff.learn.base import ElicitationResult, S, Strategy, point_result
 from tradeoff.pareto import nondominated
 from tradeoff.stable import settled
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 
 #: Questions a session asks when no budget is given, per ratio (per weight after the first).
 QUESTIONS_PER_RATIO = 12

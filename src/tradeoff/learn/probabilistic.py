@@ -55,6 +55,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.queries import ClassifierProfile, Query
 from tradeoff.ask.shown import ShownKey, question_key, unanswerable
 from tradeoff.learn.base import (
@@ -74,8 +75,6 @@ from tradeoff.learn.posterior import (
     shows,
 )
 from tradeoff.stable import sigmoid, stable_argmax, stable_order
-
-FloatArray = NDArray[np.float64]
 
 GRID_POINTS = 8192
 LOGIT_RANGE = 14.0

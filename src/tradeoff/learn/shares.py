@@ -16,12 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.learn.base import ElicitationResult
 from tradeoff.text import ENGLISH, N_, YOU, Voice, Words
-
-FloatArray = NDArray[np.float64]
 
 #: The 90 % credible range of a share, as the strategies give theirs.
 RANGE = (0.05, 0.95)

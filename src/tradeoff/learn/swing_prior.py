@@ -12,7 +12,8 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from numpy.typing import NDArray
+
+from tradeoff.arrays import FloatArray
 
 __all__ = [
     "SPARSE_PRIOR_SHARE",
@@ -24,7 +25,6 @@ __all__ = [
     "swing_log_prior",
 ]
 
-FloatArray = NDArray[np.float64]
 
 #: Share of the swing-weight prior that is Dirichlet(½) (sparse truths: one aspect that
 #: dominates keeps real prior mass). Measured with benchmarks/decision.py on the shipped

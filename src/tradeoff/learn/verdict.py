@@ -11,13 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.stable import settled, stable_order
 
 __all__ = ["TIE_MENTION", "TIE_SHARE", "Verdict", "said_tied", "tied_with"]
 
-FloatArray = NDArray[np.float64]
 
 #: A candidate that is best, by less than the person's perceivable margin over the pick,
 #: for at least this share of the posterior is one the pick may be practically tied with.

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.errors import InputError, Problem
 from tradeoff.pool.expr import CONDITION_HELP, ExpressionError, parse_condition
 from tradeoff.pool.meaning import (
@@ -46,7 +47,6 @@ from tradeoff.text import clean_text, clean_texts
 if TYPE_CHECKING:
     from tradeoff.pool.ranks import Ranks
 
-FloatArray = NDArray[np.float64]
 Direction = Literal["min", "max"]
 
 

@@ -29,11 +29,9 @@ CDF, so the same seed gives the same draws on every machine but for the last bit
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.pool.uncertainty import Uncertainty
-
-FloatArray = NDArray[np.float64]
 
 #: The widths h tried, as multiples of each column's median standard deviation.
 WIDTHS = (0.25, 0.5, 1.0, 2.0, 4.0)

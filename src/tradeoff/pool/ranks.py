@@ -12,12 +12,10 @@ from __future__ import annotations
 from functools import cached_property
 
 import numpy as np
-from numpy.typing import NDArray
+
+from tradeoff.arrays import FloatArray, Int64Array
 
 __all__ = ["Ranks", "rank_cdf"]
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
 
 
 def rank_cdf(y: FloatArray) -> FloatArray:
@@ -104,14 +102,14 @@ class Ranks:
         out: FloatArray = np.sort(self.columns, axis=1)
         return out
 
-    def counts(self, rows: IntArray) -> IntArray:
+    def counts(self, rows: Int64Array) -> Int64Array:
         """#{j : y_jk < y_ik} for each of ``rows`` (i) and objective k, shape (len(rows), K)."""
         out = np.empty((len(rows), self.k), dtype=np.int64)
         for c in range(self.k):
             out[:, c] = np.searchsorted(self.sorted[c], self.columns[c, rows], side="left")
         return out
 
-    def of(self, rows: IntArray) -> FloatArray:
+    def of(self, rows: Int64Array) -> FloatArray:
         """û of ``rows`` (eq. 10), shape (len(rows), K); equal to ``rank_cdf(y)[rows]``."""
         out: FloatArray = self.counts(rows) / self.n
         return out

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.errors import InputError
 from tradeoff.stable import stable_argmax_rows
 
@@ -48,8 +49,6 @@ except ImportError:  # pragma: no cover - the extra is installed where the tests
     ) from None
 
 __all__ = ["PersonalRule", "personal_decisions"]
-
-FloatArray = NDArray[np.float64]
 
 
 def personal_decisions(

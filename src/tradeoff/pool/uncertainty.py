@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.errors import Problem
 from tradeoff.pool.meaning import CASES, MAX_CASES, SE, allowed, boolean_problems
 from tradeoff.text import clean_text
@@ -44,7 +45,6 @@ __all__ = [
     "read_uncertainty",
 ]
 
-FloatArray = NDArray[np.float64]
 
 #: The column beside ``<column>`` that gives the cases a share was measured on.
 CASES_SUFFIX = "_cases"

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.metric import LinearMetric, l1_error, normalise
 from tradeoff.ask.population import scenario_population
 from tradeoff.ask.queries import QuerySpace
@@ -29,8 +29,6 @@ from tradeoff.ask.scenario import STRATEGY_NAMES, Scenario, load_scenario
 from tradeoff.learn import ElicitationResult, Engine, truth_from_dirichlet
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
 from tradeoff.text import markdown_table
-
-FloatArray = NDArray[np.float64]
 
 STRATEGIES = STRATEGY_NAMES
 SCENARIOS = (

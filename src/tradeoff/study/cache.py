@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.population import Population, build_population, scenario_population
 from tradeoff.ask.scenario import Scenario
 from tradeoff.errors import InputError
@@ -68,7 +69,6 @@ from tradeoff.study.files import file_kind
 if TYPE_CHECKING:
     from tradeoff.record.records import MeasurementRecord
 
-FloatArray = NDArray[np.float64]
 
 #: Bumped when the files' layout or meaning changes (old entries are then ignored).
 CACHE_VERSION = 2

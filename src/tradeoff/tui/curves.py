@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numpy.typing import NDArray
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.decision_curves import stakeholder_threshold
 from tradeoff.choose.informed import people_list
@@ -29,8 +29,6 @@ from tradeoff.choose.selection import Selection
 from tradeoff.curves import Threshold, fixed_net_benefit, threshold_percent, treat_all
 from tradeoff.stable import stable_argmax
 from tradeoff.tui.scatter import MIN_ROWS, SizedPlot, nice_ticks, tick_labels
-
-FloatArray = NDArray[np.float64]
 
 #: The models drawn at most (the recommended one, the runner-up and three others).
 MODELS = 5

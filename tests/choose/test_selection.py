@@ -213,7 +213,8 @@ def _open_in_chromium(path: Path) -> None:
 async def test_selection_screen(loaded: LoadedScenario, tmp_path: Path) -> None:
     from textual.widgets import DataTable
 
-    from tradeoff.tui.select import SelectionApp, SelectionScreen
+    from tradeoff.tui.select import SelectionScreen
+    from tradeoff.tui.select_app import SelectionApp
 
     paths = [
         record(loaded, tmp_path, f"s{i}", natural(loaded, s), seed=i, budget=8)

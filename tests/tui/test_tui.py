@@ -686,7 +686,8 @@ async def test_the_plot_has_rows_and_round_ticks_that_increase_upwards(
     around every model."""
     import re
 
-    from tradeoff.tui.select import SelectionApp, SelectionScreen
+    from tradeoff.tui.select import SelectionScreen
+    from tradeoff.tui.select_app import SelectionApp
 
     app = SelectionApp(example_selection)
     async with app.run_test(size=size) as pilot:
@@ -717,7 +718,7 @@ async def test_the_front_and_the_pick_have_markers_of_their_own(example_selectio
     import re
 
     from tradeoff.pareto import pareto_mask
-    from tradeoff.tui.select import SelectionApp
+    from tradeoff.tui.select_app import SelectionApp
 
     pool = example_selection.pool
     on_front = pareto_mask(pool.minimisation()[:, [0, 1]])
@@ -736,7 +737,7 @@ async def test_the_front_and_the_pick_have_markers_of_their_own(example_selectio
 
 
 async def test_a_terminal_too_short_for_the_plot_says_so(example_selection: Any) -> None:
-    from tradeoff.tui.select import SelectionApp
+    from tradeoff.tui.select_app import SelectionApp
 
     app = SelectionApp(example_selection)
     async with app.run_test(size=(80, 16)) as pilot:
@@ -761,7 +762,7 @@ async def test_without_a_scenario_the_columns_keep_their_whole_names(
 
     from textual.widgets import DataTable
 
-    from tradeoff.tui.select import SelectionApp
+    from tradeoff.tui.select_app import SelectionApp
 
     app = SelectionApp(dataclasses.replace(example_selection, scenario=None))
     async with app.run_test(size=(140, 45)) as pilot:

@@ -19,7 +19,8 @@ from tradeoff.tui import make_app
 from tradeoff.tui.curves import DecisionCurvesScreen, curve_view
 from tradeoff.tui.screens.result import ResultScreen
 from tradeoff.tui.screens.review import ReviewScreen
-from tradeoff.tui.select import SelectionApp, SelectionScreen
+from tradeoff.tui.select import SelectionScreen
+from tradeoff.tui.select_app import SelectionApp
 
 from ..conftest import ROOT, SCENARIOS
 from .test_tui import example_selection, start, wait_for

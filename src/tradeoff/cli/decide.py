@@ -117,7 +117,7 @@ def cmd_pick(args: argparse.Namespace) -> int:
         ).opened()
     chosen = decision(args)
     if args.tui:
-        from tradeoff.tui.select import run_selection_app
+        from tradeoff.tui.select_app import run_selection_app
 
         run_selection_app(chosen.selection, chosen.scenario)
         return 0

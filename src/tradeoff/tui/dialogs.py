@@ -57,8 +57,7 @@ class HelpScreen(ModalScreen[None]):
     ASPECT_WORDS: ClassVar[tuple[tuple[str, str], ...]] = (
         ("two classifiers,", "two options,"),
         (
-            "Counts are per 1,000 cases of each kind; the other columns are in their own "
-            "units.",
+            "Counts are per 1,000 cases of each kind; the other columns are in their own units.",
             "Every column is in its own units.",
         ),
     )

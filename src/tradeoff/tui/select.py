@@ -2,13 +2,13 @@
 and units (each person's recommendation, how sure it is, what change of a weight would alter
 it; the group's consensus), the candidates in that order, and a scatter plot of two aspects
 with the Pareto front; for two classes, ``c`` shows the decision curves
-(:mod:`tradeoff.tui.curves`). COPA's ω, p and top-% are one level down (``d``), with the controls
-for p and for moving weight between aspects.
+(:mod:`tradeoff.tui.curves`). COPA's ω, p and top-% are one level down (``d``), with the
+controls for p and for moving weight between aspects.
 
-Opened by ``tradeoff pick POOL --session FILE ... --tui`` and from the stakeholder app's
-result screen. All ranking is done by :mod:`tradeoff.choose.copa` /
-:mod:`tradeoff.choose.rank` and the
-words by :mod:`tradeoff.choose.words`; the screen only shows them.
+Opened from the stakeholder app's result screen, and on its own by ``tradeoff pick POOL
+--session FILE ... --tui`` (:mod:`tradeoff.tui.select_app`). All ranking is done by
+:mod:`tradeoff.choose.copa` / :mod:`tradeoff.choose.rank`, the words by
+:mod:`tradeoff.choose.words`; the screen only shows them.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import math
 from typing import ClassVar
 
 import numpy as np
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
@@ -63,6 +63,7 @@ class SelectionScreen(Screen[None]):
 
     def __init__(self, selection: Selection, scenario: Scenario | None = None) -> None:
         super().__init__()
+        self.alone = False  # the app's only screen (tradeoff pick --tui): closing ends it
         self.selection = selection
         self.scenario = scenario or selection.scenario
         self.pool: Pool = selection.pool
@@ -296,27 +297,4 @@ class SelectionScreen(Screen[None]):
         self.app.push_screen(SelectionHelpScreen(curves=self.curves is not None))
 
     def action_close(self) -> None:
-        if isinstance(self.app, SelectionApp):
-            self.app.exit()
-        else:
-            self.app.pop_screen()
-
-
-class SelectionApp(App[None]):
-    """A stand-alone app around :class:`SelectionScreen`."""
-
-    CSS_PATH = "app.tcss"
-    TITLE = "tradeoff pick"
-
-    def __init__(self, selection: Selection, scenario: Scenario | None = None) -> None:
-        super().__init__()
-        self.selection = selection
-        self.scenario = scenario
-
-    def on_mount(self) -> None:
-        self.push_screen(SelectionScreen(self.selection, self.scenario))
-
-
-def run_selection_app(selection: Selection, scenario: Scenario | None = None) -> None:
-    """Open the practitioner's selection screen on its own (``tradeoff pick --tui``)."""
-    SelectionApp(selection, scenario).run()
+        self.app.exit() if self.alone else self.app.pop_screen()

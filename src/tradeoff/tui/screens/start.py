@@ -6,13 +6,11 @@ from __future__ import annotations
 import contextlib
 import time
 from pathlib import Path
-from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Select, Static
 
@@ -37,6 +35,7 @@ from tradeoff.tui.common import (
     participant_problem,
     reflow,
 )
+from tradeoff.tui.forms import FormScreen, StartForm
 
 
 def title(aspects_only: bool = False) -> str:
@@ -64,48 +63,6 @@ def describe(screen: Screen[None], loaded: LoadedScenario, overrides: SpecOverri
     screen.query_one("#expect", Static).update(
         f"{count}, a few minutes. Every answer is saved at once; you can stop and come back."
     )
-
-
-class StartForm(Vertical):
-    """The id (or access code) and the buttons, right under the text and always in view
-    (at 80×24 the field that had the focus sat below the description, out of sight)."""
-
-    def on_resize(self) -> None:
-        if isinstance(self.screen, FormScreen):
-            self.screen.fit_text()
-
-
-class FormScreen(Screen[None]):
-    """A start screen: ``#start-body`` (the text) scrolls in the rows the title, the
-    :class:`StartForm` and the footer leave, and page up/down scroll it from the field."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "app.quit", "Quit", id="quit-start"),
-        # Before the field's own page keys (it has nothing to page), not the scenario list's.
-        Binding("pagedown", "scroll_text(1)", "More text", id="text-down", priority=True),
-        Binding("pageup", "scroll_text(-1)", "Back", id="text-up", show=False, priority=True),
-    ]
-
-    def on_resize(self) -> None:
-        self.fit_text()
-
-    def fit_text(self) -> None:
-        others = (*self.query("#title"), *self.query(StartForm), *self.query(Footer))
-        used = sum(w.outer_size.height + w.styles.margin.height for w in others)
-        self.query_one("#start-body").styles.max_height = max(3, self.size.height - used)
-        self.call_after_refresh(self.refresh_bindings)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Offer page up/down from the form while the text does not fit."""
-        if action == "scroll_text":
-            return isinstance(self.focused, Input | Button) and (
-                self.query_one("#start-body").max_scroll_y > 0
-            )
-        return True
-
-    def action_scroll_text(self, pages: int) -> None:
-        body = self.query_one("#start-body", VerticalScroll)
-        body.scroll_relative(y=pages * max(1, body.scrollable_content_region.height - 1))
 
 
 class StartScreen(FormScreen):

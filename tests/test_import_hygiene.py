@@ -15,7 +15,7 @@ import pytest
 
 from .conftest import ROOT
 
-pytestmark = pytest.mark.core
+pytestmark = pytest.mark.e2e
 
 CONTRACT = "The core never imports the faces (tui, cli, web) or textual or the web server"
 

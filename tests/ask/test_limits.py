@@ -15,7 +15,7 @@ import pytest
 
 from ..conftest import SCENARIOS
 
-pytestmark = pytest.mark.core
+pytestmark = pytest.mark.e2e
 
 PROBE = """
 import resource, sys

@@ -18,7 +18,7 @@ import pytest
 
 from ..conftest import ROOT, small_scenario_file
 
-pytestmark = pytest.mark.core
+pytestmark = pytest.mark.e2e
 
 SCRIPT = textwrap.dedent(
     """

@@ -22,7 +22,7 @@ from tradeoff.study.opening import start_session
 
 from .conftest import SCENARIOS, small_scenario_file, spec
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.core
 
 POOL = "model,acc,lat,family\nm1,0.9,1.0,svm\nm2,0.8,2.0,tree\nm3,0.7,0.5,svm\n"
 RANK = ["--objective", "acc:max", "--objective", "lat:min"]

@@ -53,7 +53,12 @@ def test_consent_text_is_copied_hashed_and_versioned(
     assert study.consent_version == "2026-11" and study.consent_file == "consent.md"
     assert (tmp_path / "s" / "consent.md").read_text() == text.read_text()
     document = json.loads((tmp_path / "s" / "study.json").read_text())
-    assert document["consent"] == {"file": "consent.md", "version": "2026-11"}
+    consent = document["consent"]
+    assert (consent["file"], consent["version"]) == ("consent.md", "2026-11")
+    # every version of the text, with its language and when it was added (study consent)
+    assert [(v["file"], v["version"], v["language"]) for v in consent["versions"]] == [
+        ("consent.md", "2026-11", None)
+    ]
     assert "consent.md" in document["files"]
     # an edited consent text is refused like any edited copy
     (tmp_path / "s" / "consent.md").write_text("# Something else\n")

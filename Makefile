@@ -41,7 +41,7 @@ test: lint
 	$(BIN)/pytest -n 2
 	$(MAKE) test-other-path
 
-## check: the core tier only (no statistical, end-to-end or browser tests): under a minute.
+## check: the core tier only (no statistical, end-to-end or browser tests) (about a minute and a half on two cores).
 ## Every test file declares its tier (`pytestmark = pytest.mark.core`, or stats, e2e,
 ## browser); a statistical test in a core file is marked stats, and so is every slow one.
 check: lint

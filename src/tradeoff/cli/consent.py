@@ -32,8 +32,8 @@ def cmd_study_consent(args: argparse.Namespace) -> int:
     language = "" if added.language is None else f" in {added.language}"
     say(
         f"Consent text version {added.version}{language} added to {args.study} as "
-        f"{added.file}; the earlier texts are kept. A participant who agreed to an earlier "
-        "version only is asked to consent again before their next question. A running "
+        f"{added.file}; the earlier texts are kept.\nA participant who agreed to an earlier "
+        "version only is asked to consent again\nbefore their next question. A running "
         "`study serve` shows it from its next page."
     )
     return 0

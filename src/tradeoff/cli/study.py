@@ -194,6 +194,13 @@ def cmd_study_create(args: argparse.Namespace) -> int:
     if panel is not None:
         lines += panel_link_lines(panel)
     lines += arms_lines(study)
+    if study.attention_checks:
+        *rest, last = map(str, study.attention_checks)
+        before = f"questions {', '.join(rest)} and {last}" if rest else f"question {last}"
+        lines.append(
+            f"An attention check comes before {before}: a pair whose one option\nis better "
+            "on every line, shown like any question, never learned from."
+        )
     if not codes:
         pass
     elif codes_file is not None:
@@ -514,8 +521,9 @@ def cmd_study_erase(args: argparse.Namespace) -> int:
         pid = of if of in study.participants or of in erased(study.path) else pid
     if not args.yes:
         raise UsageError(
-            f"study erase removes every answer of {pid} and their panel id from {study.path} "
-            "for good (a tombstone says when and at whose request); add --yes to erase"
+            f"study erase removes every answer of {pid} (and their panel id, if they have\none) "
+            f"from {study.path} for good; a tombstone says when and at whose request.\nAdd "
+            "--yes to erase."
         )
     record = erase(study.path, pid, requested_by=args.requested_by)
     if args.json:

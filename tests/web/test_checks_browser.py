@@ -5,12 +5,6 @@ reads as the question it stands among."""
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -19,7 +13,7 @@ from tradeoff.record.log import read_session
 from tradeoff.study.consent_added import add_consent_version
 from tradeoff.study.folder import Study, create_study
 
-from ..conftest import ROOT, small_scenario_file
+from ..conftest import small_scenario_file
 from .test_web import CONSENT
 from .test_web_browser import (
     CHROMIUM,
@@ -31,6 +25,7 @@ from .test_web_browser import (
     browser,  # noqa: F401 - the module's browser, as a fixture here too
     enter,
     h1,
+    serving,
     sync_playwright,
 )
 
@@ -58,32 +53,8 @@ def served(
     study, codes = create_study(
         scenario, ["p01", "p02"], tmp / "study", consent=consent, attention_checks=(1,)
     )
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(ROOT / "src"), env.get("PYTHONPATH", "")) if p
-    )
-    command = [sys.executable, "-m", "tradeoff", "study", "serve", str(study.path)]
-    log = tmp / "server.log"
-    with log.open("wb") as out:
-        server = subprocess.Popen(
-            [*command, "--port", str(port)], cwd=ROOT, env=env, stdout=out, stderr=out
-        )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"the study server did not start:\n{log.read_text()}")
-            time.sleep(0.1)
-        yield study, codes, f"http://127.0.0.1:{port}/"
-    finally:
-        server.send_signal(signal.SIGTERM)
-        assert server.wait(timeout=10) == 0, log.read_text()
+    with serving(study.path, tmp / "server.log") as url:
+        yield study, codes, url
 
 
 def looked_at(page: Page, name: str, found: dict[str, list[str]]) -> None:

@@ -7,14 +7,8 @@ nothing speaks of classes, recalls or counts per 1,000 cases."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -23,9 +17,9 @@ import pytest
 from tradeoff.record.log import read_session
 from tradeoff.study.folder import Study, create_study
 
-from ..conftest import ROOT, SCENARIOS
+from ..conftest import SCENARIOS
 from .test_web import CONSENT
-from .test_web_browser import SIZES, WCAG, Axe, browser, enter, h1, sync_playwright
+from .test_web_browser import SIZES, WCAG, Axe, browser, enter, h1, serving, sync_playwright
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, ViewportSize
@@ -60,32 +54,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Study, di
     consent = tmp / "consent.md"
     consent.write_text(CONSENT)
     study, codes = create_study(scenario, ["p01", "p02"], tmp / "study", consent=consent)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(ROOT / "src"), env.get("PYTHONPATH", "")) if p
-    )
-    command = [sys.executable, "-m", "tradeoff", "study", "serve", str(study.path)]
-    log = tmp / "server.log"
-    with log.open("wb") as out:
-        server = subprocess.Popen(
-            [*command, "--port", str(port)], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
-        )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"the study server did not start:\n{log.read_text()}")
-            time.sleep(0.1)
-        yield study, codes, f"http://127.0.0.1:{port}/"
-    finally:
-        server.send_signal(signal.SIGTERM)
-        assert server.wait(timeout=10) == 0, log.read_text()
+    with serving(study.path, tmp / "server.log") as url:
+        yield study, codes, url
 
 
 def checked(page: Page, size: ViewportSize, name: str, found: dict[str, list[str]]) -> str:

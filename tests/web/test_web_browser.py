@@ -5,6 +5,7 @@ screenshots of the pages (``TRADEOFF_SCREENSHOTS=1`` writes them to ``docs/``)."
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -53,6 +54,36 @@ WCAG = {
 }
 
 
+@contextlib.contextmanager
+def serving(folder: Path, log: Path) -> Iterator[str]:
+    """``tradeoff study serve FOLDER`` in a process of its own on a free port, its output in
+    ``log`` (a file, not a pipe: nothing can fill up and stall the server); yields its
+    address once it takes connections, and stops it (SIGTERM, exit 0) after."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(ROOT / "src"), env.get("PYTHONPATH", "")) if p
+    )
+    command = [sys.executable, "-m", "tradeoff", "study", "serve", str(folder), "--port", str(port)]
+    with log.open("wb") as out:
+        server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the study server did not start:\n{log.read_text()}")
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=10) == 0, log.read_text()
+
+
 @pytest.fixture(scope="module")
 def served(
     tmp_path_factory: pytest.TempPathFactory,
@@ -67,36 +98,8 @@ def served(
     consent.write_text(CONSENT)
     people = [f"p0{n}" for n in range(1, 6)]
     study, codes = create_study(scenario, people, tmp / "study", consent=consent)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(ROOT / "src"), env.get("PYTHONPATH", "")) if p
-    )
-    command = [sys.executable, "-m", "tradeoff", "study", "serve", str(study.path)]
-    log = tmp / "server.log"  # a file, not a pipe: nothing can fill up and stall the server
-    with log.open("wb") as out:
-        server = subprocess.Popen(
-            [*command, "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"the study server did not start:\n{log.read_text()}")
-            time.sleep(0.1)
-        yield study, codes, f"http://127.0.0.1:{port}/"
-    finally:
-        server.send_signal(signal.SIGTERM)
-        assert server.wait(timeout=10) == 0, log.read_text()
+    with serving(study.path, tmp / "server.log") as url:
+        yield study, codes, url
 
 
 @pytest.fixture(scope="module")

@@ -189,3 +189,15 @@ def test_a_check_choice_left_out_of_answers(tmp_path: Path) -> None:
     record = rec.check(check, side, Choice.INDIFFERENT)
     assert not record.failed and rec.engine.answered == 0
     rec.close()
+
+
+def test_session_show_says_the_checks(two_checks: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``session show`` (text and JSON) says how many checks were shown and which failed."""
+    from tradeoff.cli import main
+
+    assert main(["session", "show", str(two_checks)]) == 0
+    text = capsys.readouterr().out
+    assert "attention checks: 2 shown, never learned from; failed before question 3" in text
+    assert main(["session", "show", str(two_checks), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["checks_shown"], data["checks_failed"]) == (2, 1)

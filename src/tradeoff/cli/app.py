@@ -141,6 +141,12 @@ def format_session(summary: SessionSummary) -> str:
         f"answers {summary.answers} (recorded {summary.recorded}, undos {summary.undos}), "
         f"complete: {'yes' if summary.log.finished else 'no'}",
     ]
+    if checks := summary.log.checks:
+        failed = [str(c.position) for c in checks if c.failed]
+        lines.append(
+            f"attention checks: {len(checks)} shown, never learned from; "
+            + (f"failed before question {', '.join(failed)}" if failed else "all passed")
+        )
     if not r.complete:
         lines.append(
             unfinished_words(

@@ -48,6 +48,7 @@ class SessionSummary:
         if self.threshold is None:
             return ""
         return threshold_words(self.threshold, self.log.header.scenario)
+
     #: Each aspect's share of the aspects the answers informed, as the reviews show them
     #: (:func:`~tradeoff.learn.shares.asked_shares`).
     shares: Shares | None = None
@@ -78,6 +79,8 @@ class SessionSummary:
             "answers": self.answers,
             "answers_recorded": self.recorded,
             "undos": self.undos,
+            "checks_shown": len(self.log.checks),
+            "checks_failed": sum(c.failed for c in self.log.checks),
             "complete": self.log.finished,
             "names": list(r.names),
             "weights": list(r.weights),

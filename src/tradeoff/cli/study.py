@@ -279,6 +279,8 @@ def _format_rows(data: dict[str, object]) -> str:
             note = f"panel id {r['panel_id']}" + (f"; {note}" if note else "")
         if r.get("checks_shown"):
             note = checks_note(r) + (f"; {note}" if note else "")
+        if r.get("arm"):
+            note = f"arm {r['arm']}" + (f"; {note}" if note else "")
         line = (
             f"  {r['participant']:<{width}}  {r['answers']:>7}  "
             f"{'yes' if r['complete'] else 'no':<8}  {r['last_activity'] or '—':<25}  {note}"

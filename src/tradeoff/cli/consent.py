@@ -1,25 +1,11 @@
 """``tradeoff study consent``: a new version of a study's consent text (or a version's
-text in another language); a status row's attention checks in words."""
+text in another language)."""
 
 from __future__ import annotations
 
 import argparse
 
 from tradeoff.cli.common import emit, say
-
-
-def checks_note(row: dict[str, object]) -> str:
-    """A status row's attention checks in words.
-
-    >>> checks_note({"checks_shown": 2, "checks_failed": 1})
-    'attention checks: 1 of 2 failed'
-    >>> checks_note({"checks_shown": 2, "checks_failed": 0})
-    'attention checks: 2 passed'
-    """
-    shown, failed = row.get("checks_shown", 0), row.get("checks_failed", 0)
-    if failed:
-        return f"attention checks: {failed} of {shown} failed"
-    return f"attention checks: {shown} passed"
 
 
 def cmd_study_consent(args: argparse.Namespace) -> int:

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from tradeoff.cli.arms import arm_specs, arms_lines, format_arms, report_arms, say_arms
 from tradeoff.cli.common import UsageError, emit, error, parse_p, say
-from tradeoff.cli.consent import checks_note
 from tradeoff.cli.panel_links import BASE_URL, panel_link, panel_link_lines, quota_links
 
 if TYPE_CHECKING:
@@ -255,6 +254,8 @@ def format_status(data: dict[str, object]) -> str:
 
 
 def _format_rows(data: dict[str, object]) -> str:
+    from tradeoff.study.status import row_note
+
     rows = data["rows"]
     assert isinstance(rows, list)
     width = max([11] + [len(str(r["participant"])) for r in rows])
@@ -272,15 +273,7 @@ def _format_rows(data: dict[str, object]) -> str:
         f"  {'participant':<{width}}  {'answers':>7}  {'complete':<8}  {'last activity':<25}  note",
     ]
     for r in rows:
-        note = "inconsistent answers" if r["consistency_flagged"] else r["note"]
-        if (not r["complete"] or str(r["state"]).startswith("withdrawn")) and not note:
-            note = str(r["state"])
-        if r.get("panel_id"):
-            note = f"panel id {r['panel_id']}" + (f"; {note}" if note else "")
-        if r.get("checks_shown"):
-            note = checks_note(r) + (f"; {note}" if note else "")
-        if r.get("arm"):
-            note = f"arm {r['arm']}" + (f"; {note}" if note else "")
+        note = row_note(r)
         line = (
             f"  {r['participant']:<{width}}  {r['answers']:>7}  "
             f"{'yes' if r['complete'] else 'no':<8}  {r['last_activity'] or '—':<25}  {note}"

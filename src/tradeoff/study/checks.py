@@ -120,6 +120,17 @@ class CheckSummary:
             return "none"
         return "failed" if self.failed else "passed"
 
+    @property
+    def words(self) -> str:
+        """What a coordinator reads of them.
+
+        >>> CheckSummary(2, 1).words, CheckSummary(2, 0).words
+        ('attention checks: 1 of 2 failed', 'attention checks: 2 passed')
+        """
+        if self.failed:
+            return f"attention checks: {self.failed} of {self.shown} failed"
+        return f"attention checks: {self.shown} passed"
+
     def __add__(self, other: CheckSummary) -> CheckSummary:
         return CheckSummary(self.shown + other.shown, self.failed + other.failed)
 

@@ -247,6 +247,13 @@ class ErasureLog:
             self._catch_up()
             return self._when.get(participant)
 
+    def known_on(self, participant: str) -> str | None:
+        """:meth:`erased_on` as of this process's last look, without a new one (no
+        ``stat``): for the rest of a request whose first step looked already
+        (:func:`tradeoff.web.erased.refuse_erased`)."""
+        with self._lock:
+            return self._when.get(participant)
+
     def newly_erased(self) -> list[str]:
         """Who was erased since the last call (everyone named, at the first call or after
         the file was read again from its start), for what a process keeps in memory to be

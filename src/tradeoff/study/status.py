@@ -125,6 +125,28 @@ class ParticipantStatus:
         } | ({} if self.arm is None else {"arm": self.arm})
 
 
+def row_note(row: dict[str, Any]) -> str:
+    """A status row (:meth:`ParticipantStatus.to_dict`) as the coordinator reads its note,
+    in ``study status`` and its ``--watch`` table: their arm, their attention checks, their
+    panel id, then what is noted of them or their state.
+
+    >>> row_note(ParticipantStatus("p01", 1, 6, False, None, False, arm="joint",
+    ...                            checks_shown=2, checks_failed=1).to_dict())
+    'arm joint; attention checks: 1 of 2 failed; unfinished after 6 answers'
+    """
+    note = "inconsistent answers" if row["consistency_flagged"] else str(row["note"])
+    if (not row["complete"] or str(row["state"]).startswith("withdrawn")) and not note:
+        note = str(row["state"])
+    before = [
+        f"arm {row['arm']}" if row.get("arm") else "",
+        CheckSummary(row["checks_shown"], row["checks_failed"]).words
+        if row.get("checks_shown")
+        else "",
+        f"panel id {row['panel_id']}" if row.get("panel_id") else "",
+    ]
+    return "; ".join(part for part in (*before, note) if part)
+
+
 @dataclass(frozen=True)
 class StudyStatus:
     study: Study

@@ -10,29 +10,9 @@ from textual.widgets import DataTable, Footer, Static
 
 from tradeoff.errors import InputError
 from tradeoff.study.folder import Study
-from tradeoff.study.status import ParticipantStatus, StudyStatus, study_status
+from tradeoff.study.status import StudyStatus, row_note, study_status
 
 COLUMNS = ("participant", "answers", "complete", "last activity", "note")
-
-
-def row_note(r: ParticipantStatus) -> str:
-    """A row's note: their arm, their attention checks, then what ``study status`` notes.
-
-    >>> row_note(ParticipantStatus("p01", 1, 6, False, None, False, arm="joint",
-    ...                            checks_shown=2, checks_failed=1))
-    'arm joint; attention checks: 1 of 2 failed; unfinished after 6 answers'
-    """
-    note = "inconsistent answers" if r.flagged else r.note or ("" if r.complete else r.state)
-    if r.checks_shown:
-        checks = (
-            f"{r.checks_failed} of {r.checks_shown} failed"
-            if r.checks_failed
-            else f"{r.checks_shown} passed"
-        )
-        note = f"attention checks: {checks}" + (f"; {note}" if note else "")
-    if r.arm is not None:
-        note = f"arm {r.arm}" + (f"; {note}" if note else "")
-    return note
 
 
 def status_rows(status: StudyStatus) -> list[tuple[str, str, str, str, str]]:
@@ -43,7 +23,7 @@ def status_rows(status: StudyStatus) -> list[tuple[str, str, str, str, str]]:
             str(r.answers),
             "yes" if r.complete else "no",
             r.last_activity or "—",
-            row_note(r),
+            row_note(r.to_dict()),
         )
         for r in status.rows
     ]

@@ -109,9 +109,10 @@ def erased_page(request: web.Request, site: Site, visitor: Visitor, when: str) -
 
 def erased_refusal(request: web.Request, participant: str) -> web.Response | None:
     """The erased page when ``participant`` was erased on request (``None``: they were
-    not); asked by every way in before anything is written."""
+    not); asked by every way in before anything is written, after :func:`refuse_erased`
+    looked at ``erasures.jsonl`` for this request (so this looks at no file)."""
     site = request.app[SITE]
-    when = site.watched.erasures.erased_on(participant)
+    when = site.watched.erasures.known_on(participant)
     if when is None:
         return None
     log_request(request, "refused: an erased participant (410)")
@@ -127,13 +128,14 @@ async def refuse_erased(
     cookie made up with someone's id learns nothing), not whether the participant is
     still in the study (a panel participant's entry was erased with them). Whoever was
     erased since the last request is first dropped from what this process keeps in memory
-    (their engine: :meth:`tradeoff.web.held.Participants.forget`)."""
+    (their engine: :meth:`tradeoff.web.held.Participants.forget`); that is the request's one
+    look at ``erasures.jsonl`` (one ``stat`` when nothing changed)."""
     site = request.app[SITE]
     for participant in site.watched.erasures.newly_erased():
         site.participants.forget(participant)
     value = request.cookies.get(SESSION_COOKIE)
     if value and request.path not in NOT_GUARDED:
-        when = site.watched.erasures.erased_on(value.split(":", 1)[0])
+        when = site.watched.erasures.known_on(value.split(":", 1)[0])
         if when is not None and site.signed_session(value) is not None:
             log_request(request, "refused: a session cookie of an erased participant (410)")
             return erased_page(request, site, visitor_of(request), when)

@@ -147,7 +147,8 @@ def engine_agreement(
     exactly on a measured pool (one pool per person): (the P(best) the stop states, the one
     ``simulate`` states, the one ``select`` states, the pick is the truth's best)."""
     from tradeoff.ask.population import scenario_population
-    from tradeoff.choose.selection import Stakeholder, recommend_each
+    from tradeoff.choose.selection import recommend_each
+    from tradeoff.choose.stakeholder import Stakeholder
     from tradeoff.learn import Engine
     from tradeoff.learn.particles import PARTICLES, perceivable_margin
     from tradeoff.simulation.oracles import SimulatedOracle

@@ -14,7 +14,8 @@ import pytest
 from tradeoff.ask.scenario import LoadedScenario, load_scenario
 from tradeoff.choose.decide import Decision, decide, decide_session
 from tradeoff.choose.recommend import Recommendation
-from tradeoff.choose.selection import Selection, Stakeholder
+from tradeoff.choose.selection import Selection
+from tradeoff.choose.stakeholder import Stakeholder
 from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.simulation.oracles import SimulatedOracle

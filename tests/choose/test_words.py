@@ -17,11 +17,12 @@ import pytest
 
 from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.scenario import LoadedScenario, load_scenario
+from tradeoff.choose.change_words import change_sentence
 from tradeoff.choose.decide import Decision, decide, decision_tags
 from tradeoff.choose.pick_text import selection_text
 from tradeoff.choose.report import summary, weights_figure, write_report
 from tradeoff.choose.robustness import WeightChange, aspect_words
-from tradeoff.choose.words import change_sentence, omega_note, plain_summary
+from tradeoff.choose.words import omega_note, plain_summary
 from tradeoff.cli.app import format_session
 from tradeoff.learn import Choice
 from tradeoff.record.log import read_session
@@ -179,7 +180,7 @@ def test_a_cost_worth_more_than_its_whole_range_is_not_said_as_an_amount() -> No
 def test_a_pick_in_doubt_within_noise_is_said_once_for_every_aspect() -> None:
     """"Any change in how much X matters may change the pick…" once, naming every aspect,
     not once per aspect."""
-    from tradeoff.choose.words import change_lines, change_sentences
+    from tradeoff.choose.change_words import change_lines, change_sentences
 
     names = ["trial-17", "trial-3", "trial-11"]
     aspects = ["fraud", "legitimate", "latency", "memory"]

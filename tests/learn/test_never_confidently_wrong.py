@@ -191,7 +191,7 @@ def test_select_shows_the_probability_and_pick_the_questions_stopped_on(
 def test_an_unfinished_session_is_not_complete_for_the_stakeholder(
     triage: tuple[Any, Any, np.ndarray],
 ) -> None:
-    from tradeoff.choose.selection import stakeholder_of
+    from tradeoff.choose.stakeholder import stakeholder_of
 
     sc, _, rows = triage
 

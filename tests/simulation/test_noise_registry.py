@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from tradeoff.learn import Engine
+from tradeoff.simulation.noise import NOISE_OPTION_HELP
 from tradeoff.simulation.oracles import (
     NOISE_HELP,
     NOISE_MODELS,
     Noise,
     NoiseModel,
     SimulatedOracle,
-    noise_help,
 )
 
 from ..conftest import ROOT, small
@@ -52,7 +52,7 @@ def test_answers_are_those_recorded_before_the_registry(case: dict[str, object])
 
 def test_help_and_errors_list_every_registered_model() -> None:
     for name, model in NOISE_MODELS.items():
-        assert model.spelling() in NOISE_HELP and model.summary in noise_help()
+        assert model.spelling() in NOISE_HELP and model.summary in NOISE_OPTION_HELP
         assert name in NOISE_HELP
     with pytest.raises(ValueError, match="flip:P, logistic:T"):
         Noise.parse("screen")

@@ -5,13 +5,13 @@ weights; the regret matrix and the consensus. The command line only prints it.""
 from __future__ import annotations
 
 from tradeoff.ask.words import not_asked_words
+from tradeoff.choose.change_words import change_lines
 from tradeoff.choose.decision_curves import threshold_lines
 from tradeoff.choose.robustness import CONSENSUS_LEAD
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import (
     acceptability_words,
     chance_words,
-    change_lines,
     copa_differs,
     likeliest_words,
     noise_words,

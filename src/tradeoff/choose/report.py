@@ -35,6 +35,7 @@ import numpy as np
 from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.words import not_asked_words, tradeoff_headings
 from tradeoff.choose import copa
+from tradeoff.choose.change_words import change_lines, change_sentence, nearest_changes
 from tradeoff.choose.decide import Decision
 from tradeoff.choose.decision_curves import (
     curves_section,
@@ -47,11 +48,8 @@ from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import (
     acceptability_words,
     chance_words,
-    change_lines,
-    change_sentence,
     copa_differs,
     likeliest_words,
-    nearest_changes,
     noise_words,
     omega_note,
     unfinished_words,

@@ -61,7 +61,6 @@ from tradeoff.pool.measuring import Dataset, Tuning, class_column
 __all__ = [
     "GroupScorer",
     "PersonScorer",
-    "expected_weights",
     "group_scorer",
     "person_scorer",
     "session_certainty",

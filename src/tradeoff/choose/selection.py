@@ -31,8 +31,7 @@ from tradeoff.choose.robustness import (
     rank_acceptability,
     weight_changes,
 )
-from tradeoff.choose.stakeholder import Stakeholder as Stakeholder  # faces import it from here
-from tradeoff.choose.stakeholder import stakeholder_of as stakeholder_of
+from tradeoff.choose.stakeholder import Stakeholder
 from tradeoff.pool import Pool
 
 

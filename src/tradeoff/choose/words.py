@@ -17,11 +17,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.ask.words import difference_words
-from tradeoff.choose.change_words import change_lines as change_lines  # faces read them here
-from tradeoff.choose.change_words import change_sentence as change_sentence
-from tradeoff.choose.change_words import change_sentences
-from tradeoff.choose.change_words import factor_words as factor_words
-from tradeoff.choose.change_words import nearest_changes as nearest_changes
+from tradeoff.choose.change_words import (
+    change_sentences,
+)
 from tradeoff.choose.decision_curves import threshold_lines
 from tradeoff.choose.rank import RankOutcome
 from tradeoff.choose.recommend import Recommendation

@@ -128,15 +128,6 @@ NOISE_OPTION_HELP = "how the simulated person answers: exact, " + " or ".join(
 )
 
 
-def noise_help() -> str:
-    """The ``--noise`` help text, one phrase per registered model (:data:`NOISE_OPTION_HELP`).
-
-    >>> noise_help().startswith("how the simulated person answers: exact, flip:P (one")
-    True
-    """
-    return NOISE_OPTION_HELP
-
-
 @dataclass(frozen=True)
 class Noise:
     """A noise model and its parameter: ``kind`` names a model of :data:`NOISE_MODELS`

@@ -36,7 +36,6 @@ from tradeoff.simulation.noise import (  # the registry, re-exported where simul
     NOISE_MODELS,
     Noise,
     NoiseModel,
-    noise_help,
 )
 
 __all__ = [
@@ -47,7 +46,6 @@ __all__ = [
     "NoiseModel",
     "Oracle",
     "SimulatedOracle",
-    "noise_help",
 ]
 
 

@@ -30,7 +30,7 @@ from tradeoff.study.thresholds import add_thresholds
 from tradeoff.study.withdrawals import certain_withdrawals
 
 if TYPE_CHECKING:
-    from tradeoff.choose.selection import Stakeholder
+    from tradeoff.choose.stakeholder import Stakeholder
 
 __all__ = ["Collected", "collect"]
 
@@ -231,7 +231,7 @@ def collect(
         row = _person(pid, [])
         row["state"] = "erased"
         people.append(row)
-    from tradeoff.choose.selection import stakeholder_of
+    from tradeoff.choose.stakeholder import stakeholder_of
 
     of = {p: stakeholder_of(s.log.header, s.engine, s.log.path) for p, s in described.items()}
     if study.arms:  # the arm of each row (a study with arms: tradeoff.study.arms)

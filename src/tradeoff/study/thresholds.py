@@ -22,7 +22,7 @@ from tradeoff.study.table_columns import PARTICIPANT_COLUMNS, Column
 
 if TYPE_CHECKING:
     from tradeoff.ask.scenario import Scenario
-    from tradeoff.choose.selection import Stakeholder
+    from tradeoff.choose.stakeholder import Stakeholder
 
 __all__ = [
     "THRESHOLD_COLUMNS",

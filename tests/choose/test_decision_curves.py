@@ -156,7 +156,7 @@ def test_a_pool_with_tuned_models_says_the_rule_is_the_curve_at_the_threshold() 
     frame = pd.DataFrame({"variant_of": ["", "lr"], "tuned_for": ["", "kim"]})
     selection = Fake(scenario=BREAST, stakeholders=[person], pool=Fake(frame=frame))
     lines = threshold_lines(selection, 0)  # type: ignore[arg-type]
-    assert lines[0].startswith("kim's answers put the threshold probability at 15%")
+    assert lines[0].startswith("Participant kim's answers put the threshold probability at 15%")
     assert "it is that model's decision curve read at this threshold" in lines[-1]
     assert "at least 15%" in lines[-1]
 
@@ -213,3 +213,20 @@ def test_a_model_name_with_dollars_is_drawn_as_text(tmp_path: Path, decision: De
     odd = replace(selection, pool=replace(pool, names=names), consensus_name=hostile)
     assert decision_curves_figure(odd, tmp_path / "c.png") is not None
     assert (tmp_path / "c.png").stat().st_size > 10_000
+
+
+def test_a_participant_called_me_is_named_not_made_a_pronoun() -> None:
+    """An id is a name: the threshold of a participant called "me" is "Participant me's",
+    never "me's answers"."""
+    person = Fake(
+        participant="me",
+        priors=(0.4, 0.6),
+        posterior=None,
+        draws=np.array([[0.8, 0.2, 0, 0], [0.9, 0.1, 0, 0]]),
+        weights=(0.85, 0.15, 0.0, 0.0),
+        swing_weights=None,
+        answers=12,
+    )
+    selection = Fake(scenario=BREAST, stakeholders=[person], pool=Fake(frame=pd.DataFrame()))
+    lines = threshold_lines(selection, 0)  # type: ignore[arg-type]
+    assert lines[0].startswith("Participant me's answers put the threshold probability at ")

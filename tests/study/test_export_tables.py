@@ -417,7 +417,8 @@ def test_the_study_report_gives_each_threshold_in_the_table_and_the_spread(
     for pid in ("p01", "p06"):
         t, low, high = (float(people.loc[pid, c]) for c in THRESHOLD_CELLS)
         said = (
-            f"{pid}'s answers put the threshold probability at {threshold_percent(t)} (90% "
+            f"Participant {pid}'s answers put the threshold probability at "
+            f"{threshold_percent(t)} (90% "
             f"credible interval {threshold_percent(low)}–{threshold_percent(high)})"
         )
         assert said in md, pid

@@ -31,7 +31,7 @@ from tradeoff.curves import (
 )
 from tradeoff.curves import treat_all as treat_all_curve
 from tradeoff.pool.meaning import pool_cell
-from tradeoff.text import markdown_text, percent
+from tradeoff.text import Voice, markdown_text, percent
 
 #: The thresholds of the report's table and figure: 0.5% to 99% in steps of ½%.
 THRESHOLDS = np.round(np.arange(1, 199) * 0.005, 3)
@@ -91,7 +91,8 @@ def threshold_lines(selection: Selection, person: int, whose: str | None = None)
     threshold = stakeholder_threshold(scenario, s)
     if threshold is None:
         return []
-    owner = whose or f"{s.participant}'s"
+    said = Voice(s.participant).whose
+    owner = whose or said[:1].upper() + said[1:]
     lines = [threshold_words(threshold, scenario, whose=owner)]
     if costs := costs_words(scenario, s, "your" if owner == "Your" else "their"):
         lines.append(costs)
@@ -214,7 +215,9 @@ def decision_curves_figure(selection: Selection, path: Path) -> str | None:
         colour = colours[(k + 3) % len(colours)]
         if t.low is not None and t.high is not None:
             ax.axvspan(t.low, t.high, color=colour, alpha=0.15, zorder=0)
-        ax.axvline(t.value, color=colour, lw=1, ls=":", label=f"{s.participant}'s threshold")
+        ax.axvline(
+            t.value, color=colour, lw=1, ls=":", label=f"{Voice(s.participant).whose} threshold"
+        )
     ax.set_xlim(0, float(x[-1]))
     ax.set_ylim(-0.05 * max(pi, 0.1), pi * 1.1)
     ax.xaxis.set_major_formatter(lambda v, _: f"{v:.0%}")

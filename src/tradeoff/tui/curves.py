@@ -28,6 +28,7 @@ from tradeoff.choose.informed import people_list
 from tradeoff.choose.selection import Selection
 from tradeoff.curves import Threshold, fixed_net_benefit, threshold_percent, treat_all
 from tradeoff.stable import stable_argmax
+from tradeoff.text import Voice
 from tradeoff.tui.scatter import MIN_ROWS, SizedPlot, nice_ticks, tick_labels
 
 #: The models drawn at most (the recommended one, the runner-up and three others).
@@ -143,7 +144,7 @@ def curve_view(selection: Selection, scenario: Scenario | None = None) -> CurveV
     )
     said = []
     for k, ((who, t), best) in enumerate(zip(people, bests, strict=True)):
-        whose = "your" if len(people) == 1 else f"{who}'s"
+        whose = "your" if len(people) == 1 else Voice(who).whose
         what = "treating everyone or no one" if best is None else pool.names[best]
         said.append(
             f"At {whose} threshold of {_interval(t)}, {what} has the highest net benefit"
@@ -176,7 +177,7 @@ def legend(view: CurveView) -> Text:
     out.append(f"{ALL[0]} treat all", style="bold")
     out.append(f"  {NONE[0]} treat none  ")
     for k, (who, _) in enumerate(view.people[: len(PEOPLE)]):
-        whose = "your" if len(view.people) == 1 else f"{who}'s"
+        whose = "your" if len(view.people) == 1 else Voice(who).whose
         out.append(f"│ {whose} 90% interval", style=_rich(PEOPLE[k]))
         out.append("  ")
     return out

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.population import PopulationSource, scenario_priors
 from tradeoff.ask.scenario import Scenario, load_scenario
 from tradeoff.choose.candidates import scenario_pool, scenario_pool_path
@@ -276,7 +277,14 @@ def decide(
         chosen, scenario_file, pool, name_column, recorded=scenario is None
     )
     return _decision(
-        chosen, candidates, pool_path, replayed.stakeholders, p, top, exclude_inconsistent
+        chosen,
+        candidates,
+        pool_path,
+        replayed.stakeholders,
+        p,
+        top,
+        exclude_inconsistent,
+        candidates.rank_cdf,  # COPA's û, read with the pool: every ω is measured on it
     )
 
 
@@ -299,7 +307,8 @@ def decide_session(
     p, top = check_p(p, OPTIONS), check_top(top, OPTIONS)
     person = stakeholder_of(header, engine, path)
     candidates, pool_path = _pool(header.scenario, header.scenario_path, pool, None, recorded=True)
-    return _decision(header.scenario, candidates, pool_path, [person], p, top, False)
+    u = candidates.rank_cdf  # COPA's û, read with the pool
+    return _decision(header.scenario, candidates, pool_path, [person], p, top, False, u)
 
 
 def _decision(
@@ -310,9 +319,16 @@ def _decision(
     p: float,
     top: int,
     exclude_inconsistent: bool,
+    u: FloatArray,
 ) -> Decision:
     selection = select_for_stakeholders(
-        scenario, stakeholders, pool, p=p, top=top, exclude_inconsistent=exclude_inconsistent
+        scenario,
+        stakeholders,
+        pool,
+        p=p,
+        top=top,
+        exclude_inconsistent=exclude_inconsistent,
+        u=u,
     )
     return Decision(scenario, pool, pool_path, tuple(stakeholders), selection)
 

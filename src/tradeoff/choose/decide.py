@@ -44,7 +44,7 @@ from tradeoff.choose.selection import Selection, select_for_stakeholders
 from tradeoff.choose.stakeholder import Stakeholder, stakeholder_of
 from tradeoff.data import shipped_ids, shipped_scenarios
 from tradeoff.errors import InputError
-from tradeoff.learn import Engine
+from tradeoff.learn import Engine, outcome_of
 from tradeoff.pool import Pool, load_pool
 from tradeoff.record.log import read_session
 from tradeoff.record.records import Header
@@ -127,7 +127,8 @@ def _replay(paths: Sequence[str | Path], populations: PopulationSource | None) -
         log = read_session(path)
         population = None if populations is None else populations(log.header.scenario)
         engine = replay(log, population=population)
-        person = stakeholder_of(log.header, engine, path)
+        # What the answers come to, read from the engine at once: the stakeholder is made of it.
+        person = stakeholder_of(log.header, outcome_of(engine), path)
         if person.answers == 0:
             raise InputError.single(
                 path,

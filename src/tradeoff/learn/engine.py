@@ -505,3 +505,31 @@ def consistency_of(engine: Engine, words: Words = ENGLISH) -> Consistency:
         engine.result().error_rate_estimate,
         answer_pattern(choices, words),
     )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an engine's answers come to as it now stands, read from it in one go
+    (:func:`outcome_of`) by whoever decides from them
+    (:func:`tradeoff.choose.stakeholder.stakeholder_of`): the result, the answers given,
+    the posterior's draws of the weights (:meth:`Engine.weight_draws`) and as the stop reads
+    them, with their weights (:meth:`Engine.weighted_draws`), and the answers'
+    :class:`Consistency`."""
+
+    result: ElicitationResult
+    answered: int
+    draws: NDArray[np.float64] | None = field(repr=False)
+    posterior: tuple[NDArray[np.float64], NDArray[np.float64]] | None = field(repr=False)
+    consistency: Consistency
+
+
+def outcome_of(engine: Engine) -> Outcome:
+    """The :class:`Outcome` of an engine as it now stands (nothing is recomputed that the
+    engine keeps)."""
+    return Outcome(
+        engine.result(),
+        engine.answered,
+        engine.weight_draws(),
+        engine.weighted_draws(),
+        consistency_of(engine),
+    )

@@ -42,7 +42,7 @@ from tradeoff.choose import copa
 from tradeoff.choose.candidates import scenario_pool
 from tradeoff.choose.pool_metric import OMEGA_MAPPINGS, metric_objectives, omega_for_metric
 from tradeoff.pool import Objective, Pool
-from tradeoff.pool.ranks import rank_cdf
+from tradeoff.ranks import rank_cdf
 
 FloatArray = NDArray[np.float64]
 

@@ -64,7 +64,8 @@ def test_practically_tied_speaks_of_a_class_only_for_classifiers(name: str, clas
     weights = [1.0 / len(sc.weight_names)] * len(sc.weight_names)
     rec = recommend(sc, pool, weights, scenario_priors(sc))
     assert rec.classes is classes
-    tied = replace(rec, p_best=(0.6, 0.4) + (0.0,) * (pool.n - 2), p_near=0.97, tied=("x",))
+    p_best = (0.6, 0.4) + (0.0,) * (pool.n - 2)
+    tied = replace(rec, p_best=p_best, p_near=0.97, tied=("x",), practically_tied=True)
     per_class = "for a class, one case per 1,000"
     said = chance_words(tied)
     assert "practically tied with x" in said and (per_class in said) is classes

@@ -273,7 +273,7 @@ def test_a_cache_folder_that_cannot_be_written_costs_time_not_the_work(
     with pytest.raises(NotADirectoryError):
         cached_candidates(loaded.scenario, base, [0.4, 0.6], None, blocked / "c", strict=True)
 
-    def read_only(folder: Path, population: object) -> None:
+    def read_only(folder: Path, tables: object) -> None:
         raise OSError(errno.EROFS, "Read-only file system")
 
     monkeypatch.setattr(cache, "_write_population", read_only)

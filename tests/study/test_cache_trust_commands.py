@@ -88,7 +88,7 @@ def test_an_entry_sealed_under_its_own_name_by_another_users_key_is_not_used(
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "another-user"))
     sealed._KEYS.clear()
     forged = build_population(_other_seed(scenario).population, names)
-    _write_population(folder / f"population-{population_key(scenario)}", forged)
+    _write_population(folder / f"population-{population_key(scenario)}", forged.tables())
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "this-user"))
     sealed._KEYS.clear()
     monkeypatch.setenv(CACHE_DIR_ENV, str(folder))

@@ -41,6 +41,13 @@ def _softmax(logits: FloatArray) -> FloatArray:
     return out
 
 
+#: What a cache keeps of a population (:meth:`Population.tables`, read back by
+#: :meth:`Population.prepared`): η, the priors, and the sorted tables of each pair of classes.
+PopulationTables = tuple[
+    FloatArray, FloatArray, dict[tuple[int, int], tuple[FloatArray, FloatArray, FloatArray]]
+]
+
+
 @dataclass(frozen=True, eq=False)
 class Population:
     """Class probabilities η (n × k, float64) and the priors ζ_i = mean of η_i.
@@ -74,6 +81,17 @@ class Population:
         priors = np.array(priors, dtype=np.float64)
         priors.setflags(write=False)
         return cls(eta, dict(pairs), priors)
+
+    def tables(self) -> PopulationTables:
+        """What :meth:`prepared` takes back, for a cache to keep: η, the priors and the
+        sorted tables of every class against the first (:meth:`pair_tables`, built now
+        when they were not).
+
+        >>> eta, priors, pairs = softmax_linear(k=3, samples=100, seed=1).tables()
+        >>> eta.shape, priors.shape, sorted(pairs)
+        ((100, 3), (3,), [(0, 1), (0, 2)])
+        """
+        return self.eta, self.priors, {(0, j): self.pair_tables(0, j) for j in range(1, self.k)}
 
     def in_memory(self) -> Population:
         """The same population with every table copied into this process's memory (one

@@ -247,6 +247,9 @@ class QuerySpace:
         self.k = scenario.n_classes
         self.names = scenario.weight_names
         self.n_weights = len(self.names)
+        #: The statistics questions trade the others against: the classes, or, in a scenario
+        #: without classes, every attribute (each against those declared after it).
+        self.references = range(self.k) if self.k else range(self.n_weights)
         #: Attributes a query does not vary sit at the middle of their range on both sides.
         self.reference_attributes = tuple(
             (a.range[0] + a.range[1]) / 2 for a in scenario.attributes
@@ -270,12 +273,6 @@ class QuerySpace:
     def is_class(self, index: int) -> bool:
         """Whether weight ``index`` belongs to a class accuracy (else to an attribute)."""
         return index < self.k
-
-    @property
-    def references(self) -> range:
-        """The statistics questions trade the others against: the classes, or, in a scenario
-        without classes, every attribute (each against those declared after it)."""
-        return range(self.k) if self.k else range(self.n_weights)
 
     def can_refer(self, index: int) -> bool:
         """Whether statistic ``index`` may be the reference of a question: a class accuracy,

@@ -17,8 +17,9 @@ same model. For any criterion that is monotone
 in û a best model is never strictly dominated, and among identical û vectors the earliest
 row wins the tie-break, so sweeps only need the (first copies of the) non-dominated models.
 
-The rank-based CDF û itself is the pool's (:mod:`tradeoff.pool.ranks`: a pool keeps its
-:class:`~tradeoff.pool.ranks.Ranks`, so nothing below the choose stage imports this module).
+The rank-based CDF û itself sits below both (:mod:`tradeoff.ranks`, as Pareto dominance
+does): a pool keeps its :class:`~tradeoff.ranks.Ranks`, so nothing below the choose stage
+imports this module.
 A big pool need not rank every model: :class:`Ranks` sorts each column once and gives û of
 the models asked for; :func:`head` (the first models of a ranking), :func:`sweep_ranks` (an
 α sweep, prefiltered on raw values) and :func:`summary_cdf` (Table 2's CDF columns) use it
@@ -41,8 +42,8 @@ import numpy as np
 
 from tradeoff.arrays import BoolArray, FloatArray, Int64Array
 from tradeoff.pareto import nondominated
-from tradeoff.pool.ranks import Ranks as Ranks  # the criterion's û, read from here too
-from tradeoff.pool.ranks import rank_cdf as rank_cdf
+from tradeoff.ranks import Ranks as Ranks  # the criterion's û, read from here too
+from tradeoff.ranks import rank_cdf as rank_cdf
 
 Method = Literal["copa", "naive", "ideal", "delta", "norm"]
 METHODS: tuple[Method, ...] = ("copa", "naive", "ideal", "delta", "norm")

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.population import PopulationSource, scenario_priors
 from tradeoff.ask.scenario import Scenario, load_scenario
 from tradeoff.choose.candidates import scenario_pool, scenario_pool_path
@@ -43,7 +44,7 @@ from tradeoff.choose.selection import Selection, select_for_stakeholders
 from tradeoff.choose.stakeholder import Stakeholder, stakeholder_of
 from tradeoff.data import shipped_ids, shipped_scenarios
 from tradeoff.errors import InputError
-from tradeoff.learn import Engine
+from tradeoff.learn import Engine, outcome_of
 from tradeoff.pool import Pool, load_pool
 from tradeoff.record.log import read_session
 from tradeoff.record.records import Header
@@ -126,7 +127,8 @@ def _replay(paths: Sequence[str | Path], populations: PopulationSource | None) -
         log = read_session(path)
         population = None if populations is None else populations(log.header.scenario)
         engine = replay(log, population=population)
-        person = stakeholder_of(log.header, engine, path)
+        # What the answers come to, read from the engine at once: the stakeholder is made of it.
+        person = stakeholder_of(log.header, outcome_of(engine), path)
         if person.answers == 0:
             raise InputError.single(
                 path,
@@ -276,7 +278,14 @@ def decide(
         chosen, scenario_file, pool, name_column, recorded=scenario is None
     )
     return _decision(
-        chosen, candidates, pool_path, replayed.stakeholders, p, top, exclude_inconsistent
+        chosen,
+        candidates,
+        pool_path,
+        replayed.stakeholders,
+        p,
+        top,
+        exclude_inconsistent,
+        candidates.rank_cdf,  # COPA's û, read with the pool: every ω is measured on it
     )
 
 
@@ -299,7 +308,8 @@ def decide_session(
     p, top = check_p(p, OPTIONS), check_top(top, OPTIONS)
     person = stakeholder_of(header, engine, path)
     candidates, pool_path = _pool(header.scenario, header.scenario_path, pool, None, recorded=True)
-    return _decision(header.scenario, candidates, pool_path, [person], p, top, False)
+    u = candidates.rank_cdf  # COPA's û, read with the pool
+    return _decision(header.scenario, candidates, pool_path, [person], p, top, False, u)
 
 
 def _decision(
@@ -310,9 +320,16 @@ def _decision(
     p: float,
     top: int,
     exclude_inconsistent: bool,
+    u: FloatArray,
 ) -> Decision:
     selection = select_for_stakeholders(
-        scenario, stakeholders, pool, p=p, top=top, exclude_inconsistent=exclude_inconsistent
+        scenario,
+        stakeholders,
+        pool,
+        p=p,
+        top=top,
+        exclude_inconsistent=exclude_inconsistent,
+        u=u,
     )
     return Decision(scenario, pool, pool_path, tuple(stakeholders), selection)
 

@@ -240,6 +240,7 @@ def omega_for_metric(
     selectable: NDArray[np.bool_] | None = None,
     psi: FloatArray | None = None,
     mappings: Sequence[str] = OMEGA_MAPPINGS,
+    u: FloatArray | None = None,
 ) -> tuple[tuple[float, ...], str]:
     """COPA's ω for a linear metric on ``pool``, chosen by measurement, and its mapping's name.
 
@@ -250,7 +251,9 @@ def omega_for_metric(
     Kendall τ between the two orders (ties: the earlier mapping). ``psi`` (one value per
     model, e.g. the posterior expected metric of :func:`~tradeoff.choose.recommend.recommend`)
     replaces ψ = values·c when given, so that COPA agrees with the recommendation itself;
-    ``mappings`` restricts the choice (benchmarks/omega.py measures each mapping alone).
+    ``mappings`` restricts the choice (benchmarks/omega.py measures each mapping alone);
+    ``u`` is the pool's û (:attr:`~tradeoff.pool.Pool.rank_cdf`) when the caller read it
+    with the pool (it is read here otherwise).
 
     * ``swing``: ω_k ∝ |c_k|·(max_k − min_k) (:func:`metric_to_omega`, eq. 12 read as a
       trade-off ratio);
@@ -281,7 +284,7 @@ def omega_for_metric(
     """
     c = np.asarray(coefficients, dtype=np.float64)
     selectable = np.ones(pool.n, dtype=bool) if selectable is None else selectable
-    u = pool.rank_cdf
+    u = pool.rank_cdf if u is None else u
     psi = pool.values @ c if psi is None else np.asarray(psi, dtype=np.float64)
     top = float(psi[selectable].max())
     chosen: tuple[float, ...] = tuple([1.0 / len(c)] * len(c))

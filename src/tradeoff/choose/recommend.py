@@ -236,16 +236,11 @@ class Recommendation:
     #: Whether the options are classifiers (the scenario has classes); ``False`` for
     #: options described by their aspects alone, whose words speak of no class.
     classes: bool = True
-
-    @property
-    def practically_tied(self) -> bool:
-        """Whether the recommendation is to be said practically tied with :attr:`tied` (the
-        rule of :class:`~tradeoff.learn.verdict.Verdict`): then :attr:`stated` is P(best or
-        practically tied)."""
-        p = self.probability
-        if p is None or self.p_near is None:
-            return False
-        return said_tied(p, self.p_near, bool(self.tied), self.confidence)
+    #: Whether the recommendation is to be said practically tied with :attr:`tied`, decided
+    #: by :func:`recommend` with ``p_near`` and ``tied`` (the rule of
+    #: :class:`~tradeoff.learn.verdict.Verdict`, :func:`~tradeoff.learn.verdict.said_tied`):
+    #: then :attr:`stated` is P(best or practically tied).
+    practically_tied: bool = False
 
     @property
     def stated(self) -> float | None:
@@ -343,6 +338,7 @@ def recommend(
         vectors = metric_vectors(scenario, pool, priors)
     p_near: float | None = None
     tied: tuple[str, ...] = ()
+    said = False
     noise_tied: tuple[NoiseTie, ...] = ()
     if draws is not None:
         exact, d0, w0 = joint_psi(np.asarray(draws, dtype=np.float64), vectors, draw_weights)
@@ -364,8 +360,10 @@ def recommend(
         near = near_best(psi, best, index, d, spans, w)
         p_near = float(near.sum())
         tied = tuple(pool.names[i] for i in tied_with(near, index))
+        assert p_best is not None
+        confidence = scenario.elicitation.decision_confidence
+        said = said_tied(p_best[index], p_near, bool(tied), confidence)
         if measured is not None:
-            assert p_best is not None
             noise_tied = _noise_ties(pool, index, d0.T @ w0, psi, w, exact, w0, rows, p_best)
     runner = int(order[1]) if order.size > 1 else None
     trade = ""
@@ -387,4 +385,5 @@ def recommend(
         confidence=scenario.elicitation.decision_confidence,
         noise_tied=noise_tied,
         classes=bool(scenario.classes),
+        practically_tied=said,
     )

@@ -214,6 +214,7 @@ def select_for_stakeholders(
     p: float = math.inf,
     top: int = 10,
     exclude_inconsistent: bool = False,
+    u: FloatArray | None = None,
 ) -> Selection:
     """Each stakeholder's recommendation and COPA pick, the regret matrix and a consensus.
 
@@ -227,15 +228,18 @@ def select_for_stakeholders(
     so the diagonal is 0. The consensus minimises the largest regret over all stakeholders
     among all models of the pool (ties: the smaller sum of regrets, then row order). COPA's
     picks (ω chosen by :func:`~tradeoff.choose.pool_metric.omega_for_metric`) and the pick from the
-    averaged ω are the practitioner's view, reported beside them.
+    averaged ω are the practitioner's view, reported beside them. Every ω is measured on
+    the pool's û (``u``: :attr:`~tradeoff.pool.Pool.rank_cdf`, read here once when the
+    caller, who loaded the pool, has not read it with the pool).
     """
+    u = pool.rank_cdf if u is None else u
     picks, linear_picks, psis, omegas = [], [], [], []
     each = recommend_each(scenario, stakeholders, pool)
     recs, measured, vectors = each.recommendations, each.measured, each.vectors
     for s, rec in zip(stakeholders, recs, strict=True):
         rows = vectors[s.priors]
         coefficients = metric_coefficients(scenario, s.weights, s.priors)
-        omega, _ = omega_for_metric(pool, coefficients, p, psi=np.asarray(rec.expected))
+        omega, _ = omega_for_metric(pool, coefficients, p, psi=np.asarray(rec.expected), u=u)
         omegas.append(omega)
         picks.append(rank_pool(pool, weights=omega, p=p, top=top))
         linear_picks.append(pool.names[int(np.argmax(rows @ np.asarray(s.weights)))])

@@ -16,7 +16,7 @@ import numpy as np
 
 from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
-from tradeoff.learn import Consistency, Engine, consistency_of
+from tradeoff.learn import Consistency, Engine, Outcome, outcome_of
 
 __all__ = ["SessionHeader", "Stakeholder", "expected_weights", "stakeholder_of"]
 
@@ -61,13 +61,18 @@ class SessionHeader(Protocol):
     def scenario_sha256(self) -> str: ...
 
 
-def stakeholder_of(header: SessionHeader, engine: Engine, path: str | Path) -> Stakeholder:
-    """The stakeholder of a session as its engine now stands (no file is read).
+def stakeholder_of(
+    header: SessionHeader, engine: Engine | Outcome, path: str | Path
+) -> Stakeholder:
+    """The stakeholder of a session as its engine now stands (no file is read), or as the
+    engine's :class:`~tradeoff.learn.Outcome` says (what a caller that holds the engine has
+    read from it already: :func:`tradeoff.choose.decide.load_stakeholders`).
 
     :func:`tradeoff.choose.decide.decide_session` is the use case built on it (the app's result
     screen should call that); :func:`tradeoff.choose.decide.load_stakeholders` replays files.
     """
-    result = engine.result()
+    outcome = engine if isinstance(engine, Outcome) else outcome_of(engine)
+    result = outcome.result
     assert result.priors is not None
     return Stakeholder(
         header.participant,
@@ -77,15 +82,15 @@ def stakeholder_of(header: SessionHeader, engine: Engine, path: str | Path) -> S
         result.names,
         result.weights,
         result.intervals,
-        engine.answered,
+        outcome.answered,
         result.priors,
         result.swing_weights,
-        engine.weight_draws(),
-        consistency_of(engine),
+        outcome.draws,
+        outcome.consistency,
         result.swing_intervals,
         result.complete,
         result.asked,
-        engine.weighted_draws(),
+        outcome.posterior,
     )
 
 

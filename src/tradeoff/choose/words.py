@@ -112,7 +112,8 @@ def chance_words(rec: Recommendation, *, voice: str = "the") -> str:
     >>> sure = Recommendation("mlp-8", 0, (1.0, 0.5), (0.97, 0.03), "logreg", "", 0.99)
     >>> chance_words(sure)
     'probability it is the best: 97%'
-    >>> tied = Recommendation("mlp-8", 0, (1.0, 0.9), (0.8, 0.2), "logreg", "", 0.98, ("logreg",))
+    >>> tied = Recommendation("mlp-8", 0, (1.0, 0.9), (0.8, 0.2), "logreg", "", 0.98, ("logreg",),
+    ...                       practically_tied=True)
     >>> print(chance_words(tied))  # doctest: +NORMALIZE_WHITESPACE
     practically tied with logreg: it may be better, but by less than a thousandth of the range
     of the aspect weighed most (for a class, one case per 1,000), which the answers cannot

@@ -25,10 +25,12 @@ from tradeoff.learn.engine import (
     Consistency,
     Engine,
     EngineFinished,
+    Outcome,
     answer_pattern,
     consistency_of,
     expected_questions,
     make_strategy,
+    outcome_of,
     truth_from_dirichlet,
 )
 
@@ -39,11 +41,13 @@ __all__ = [
     "ElicitationResult",
     "Engine",
     "EngineFinished",
+    "Outcome",
     "Strategy",
     "answer_pattern",
     "consistency_of",
     "expected_questions",
     "make_strategy",
+    "outcome_of",
     "truth_from_dirichlet",
     "weights_from_ratios",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -372,26 +372,29 @@ class Consistency:
     repeats questions; ``slip_rate`` the estimated chance of a slip when it estimates one;
     ``pattern`` a sentence when the answers follow a pattern that does not depend on the
     options (the sides are shuffled per question, so a real preference does not pick the
-    same side every time). ``flagged`` when a pattern was found or the check failed.
+    same side every time). ``failed_check`` when the slip rate reaches ``SLIP_RATE_LIMIT``
+    or fewer than half of two or more repeats were answered the same way; ``flagged`` when
+    a pattern was found or the check failed (both decided as it is made, from the four
+    above, so whoever reads it reads the verdict).
+
+    >>> Consistency(12, (1, 4), None, None).flagged, Consistency(12, (3, 4), 0.1, None).flagged
+    (True, False)
     """
 
     answers: int
     repeats: tuple[int, int] | None
     slip_rate: float | None
     pattern: str | None
+    failed_check: bool = field(init=False)
+    flagged: bool = field(init=False)
 
-    @property
-    def failed_check(self) -> bool:
-        if self.slip_rate is not None and self.slip_rate >= SLIP_RATE_LIMIT:
-            return True
-        if self.repeats is not None:
+    def __post_init__(self) -> None:
+        failed = self.slip_rate is not None and self.slip_rate >= SLIP_RATE_LIMIT
+        if not failed and self.repeats is not None:
             same, total = self.repeats
-            return total >= 2 and same < total / 2
-        return False
-
-    @property
-    def flagged(self) -> bool:
-        return self.pattern is not None or self.failed_check
+            failed = total >= 2 and same < total / 2
+        object.__setattr__(self, "failed_check", failed)  # frozen: set once, as it is made
+        object.__setattr__(self, "flagged", self.pattern is not None or failed)
 
     def sentence(self, words: Words = ENGLISH) -> str:
         """One or two sentences for the review screen, ``session show``, ``select`` and
@@ -501,4 +504,32 @@ def consistency_of(engine: Engine, words: Words = ENGLISH) -> Consistency:
         engine.consistency(),
         engine.result().error_rate_estimate,
         answer_pattern(choices, words),
+    )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an engine's answers come to as it now stands, read from it in one go
+    (:func:`outcome_of`) by whoever decides from them
+    (:func:`tradeoff.choose.stakeholder.stakeholder_of`): the result, the answers given,
+    the posterior's draws of the weights (:meth:`Engine.weight_draws`) and as the stop reads
+    them, with their weights (:meth:`Engine.weighted_draws`), and the answers'
+    :class:`Consistency`."""
+
+    result: ElicitationResult
+    answered: int
+    draws: NDArray[np.float64] | None = field(repr=False)
+    posterior: tuple[NDArray[np.float64], NDArray[np.float64]] | None = field(repr=False)
+    consistency: Consistency
+
+
+def outcome_of(engine: Engine) -> Outcome:
+    """The :class:`Outcome` of an engine as it now stands (nothing is recomputed that the
+    engine keeps)."""
+    return Outcome(
+        engine.result(),
+        engine.answered,
+        engine.weight_draws(),
+        engine.weighted_draws(),
+        consistency_of(engine),
     )

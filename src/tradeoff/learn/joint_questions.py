@@ -275,8 +275,8 @@ class Questions:
         query = space.trade(i, j, 1.0 / (1.0 + math.exp(-aim)), share)
         if self.rounded:
             query = as_shown(space, query)
-        diff = self.vector(query.left) - self.vector(query.right)
         keys = (profile_key(query.left), profile_key(query.right))
+        diff = self.vector(query.left) - self.vector(query.right)
         return _kept(_TRADES, key, Trade(query, diff, keys, space))
 
     def shown_key(self, query: Query) -> ShownKey | None:

@@ -45,7 +45,7 @@ from tradeoff.pool.uncertainty import Uncertainty, read_uncertainty
 from tradeoff.text import clean_text, clean_texts
 
 if TYPE_CHECKING:
-    from tradeoff.pool.ranks import Ranks
+    from tradeoff.ranks import Ranks
 
 Direction = Literal["min", "max"]
 
@@ -152,7 +152,7 @@ class Pool:
     @cached_property
     def ranks(self) -> Ranks:
         """COPA's û on demand: the minimised columns sorted once (computed once per pool)."""
-        from tradeoff.pool.ranks import Ranks
+        from tradeoff.ranks import Ranks
 
         return Ranks(self.minimisation())
 

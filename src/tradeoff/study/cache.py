@@ -60,7 +60,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.arrays import FloatArray
-from tradeoff.ask.population import Population, build_population, scenario_population
+from tradeoff.ask.population import (
+    Population,
+    PopulationTables,
+    build_population,
+    scenario_population,
+)
 from tradeoff.ask.scenario import Scenario
 from tradeoff.errors import InputError
 from tradeoff.study import sealed
@@ -211,19 +216,22 @@ def population_key(scenario: Scenario) -> str:
     return entry_key(payload)
 
 
-def _write_population(entry: Path, population: Population) -> None:
-    """Build the tables and write the sealed entry (:func:`tradeoff.study.sealed.write_entry`)."""
-    parts: dict[str, bytes | NDArray[Any]] = {"eta.npy": np.ascontiguousarray(population.eta)}
-    for j in range(1, population.k):
-        rho, cs0, cs1 = population.pair_tables(0, j)
+def _write_population(entry: Path, tables: PopulationTables) -> None:
+    """Write a population's tables (:meth:`~tradeoff.ask.population.Population.tables`:
+    η, the priors, each class against the first) as a sealed entry
+    (:func:`tradeoff.study.sealed.write_entry`)."""
+    eta, priors, pairs = tables
+    parts: dict[str, bytes | NDArray[Any]] = {"eta.npy": np.ascontiguousarray(eta)}
+    for (_, j), (rho, cs0, cs1) in sorted(pairs.items()):
         parts[f"pair-0-{j}-rho.npy"] = rho
         parts[f"pair-0-{j}-cs0.npy"] = cs0
         parts[f"pair-0-{j}-cs1.npy"] = cs1
+    n, k = eta.shape
     meta = {
         "version": CACHE_VERSION,
-        "n": population.n,
-        "k": population.k,
-        "priors": [float(z) for z in population.priors],
+        "n": int(n),
+        "k": int(k),
+        "priors": [float(z) for z in priors],
     }
     parts["meta.json"] = json.dumps(meta).encode()
     sealed.write_entry(entry, parts)
@@ -315,7 +323,7 @@ def cached_population(
                     _set_aside(entry)
                 except (ValueError, KeyError, TypeError):  # Untrusted is a ValueError
                     _set_aside(entry)
-            _write_population(entry, build_population(scenario.population, names))
+            _write_population(entry, build_population(scenario.population, names).tables())
         try:
             return _mapped(entry)
         except (ValueError, KeyError, TypeError):  # replaced again at once: not used

@@ -37,7 +37,8 @@ def recommendation_text(advice: Recommendation, candidates: int, *, noisy: bool 
     >>> print(recommendation_text(sure, 2).plain)  # doctest: +NORMALIZE_WHITESPACE
     Recommended for you: mlp-8. Of the 2 candidate models, it is the one your answers make
     best. The chance that it really is the best for you: over 99%.
-    >>> tied = Recommendation("mlp-8", 0, (1.0, 0.9), (0.8, 0.2), "logreg", "", 0.98, ("logreg",))
+    >>> tied = Recommendation("mlp-8", 0, (1.0, 0.9), (0.8, 0.2), "logreg", "", 0.98, ("logreg",),
+    ...                       practically_tied=True)
     >>> print(recommendation_text(tied, 2).plain)  # doctest: +NORMALIZE_WHITESPACE
     Recommended for you: mlp-8. Of the 2 candidate models, it is the one your answers make
     best. It is practically tied with logreg: it may be better, but by less than a

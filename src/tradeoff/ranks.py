@@ -2,9 +2,10 @@
 strictly better on each objective, every objective to minimise; ties share the minimum
 rank (footnote 2).
 
-This is the pool's part of COPA: a :class:`~tradeoff.pool.Pool` keeps its :class:`Ranks`
-(each column sorted once). The criterion that aggregates û, its sweeps and the ranking by it
-are the choose stage's (:mod:`tradeoff.choose.copa`).
+A tool on an array of objectives, as Pareto dominance (:mod:`tradeoff.pareto`) is, placed
+below the stages that use it: a :class:`~tradeoff.pool.Pool` keeps its :class:`Ranks`
+(each column sorted once), and the criterion that aggregates û, its sweeps and the ranking
+by it (:mod:`tradeoff.choose.copa`) read û from it without going back to the pool.
 """
 
 from __future__ import annotations

@@ -173,3 +173,49 @@ def test_the_prior_takes_the_weights_logarithms_once() -> None:
         np.testing.assert_allclose(given, plain, rtol=1e-12)
         columns = swing_log_prior(s.T, spans, sparse, natural, axis=0, logs=log_sum(s.T, axis=0))
         np.testing.assert_allclose(columns, plain, rtol=1e-12)
+
+
+def test_the_look_ahead_hands_the_logistic_one_block_of_particles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The look-ahead orders its particles with those answering with a temperature first
+    (:func:`~tradeoff.learn.lookahead.graded_first`), so the logistic runs on one block of
+    columns, and scores every question as the particles in their own order do (the slow
+    particle-by-particle version is checked in test_joint.py)."""
+    strategy, _ = _after_answers()
+    state = strategy.initial()  # the prior: half the particles answer from the numbers
+    summary = strategy.posterior.summary(state)
+    options = strategy._options(summary)
+    temps: list[np.ndarray] = []
+
+    def seen(delta: np.ndarray, lapse: Any, temp: np.ndarray, *args: Any) -> np.ndarray:
+        temps.append(temp)
+        return answer_probabilities(delta, lapse, temp, *args)
+
+    monkeypatch.setattr(lookahead, "answer_probabilities", seen)
+    got = lookahead.scores(summary, state, options, strategy.noise_grid, True)
+    (temp,) = temps
+    graded = temp > 0
+    assert 0 < graded.sum() < len(temp)
+    assert graded[: graded.sum()].all()  # one block, first
+    # The same scores from the particles in their own order (the probabilities gathered).
+    monkeypatch.setattr(lookahead, "graded_first", lambda order, _t: order)
+    plain = lookahead.scores(summary, state, options, strategy.noise_grid, True)
+    assert got == pytest.approx(plain, rel=1e-9, abs=1e-12)
+
+
+def test_answer_probabilities_on_a_block_of_graded_particles_as_gathered() -> None:
+    """:func:`~tradeoff.learn.likelihood.answer_probabilities` gives every particle the
+    same probabilities whether those with a temperature come first (one block) or not."""
+    rng = np.random.default_rng(5)
+    cells = rng.integers(0, len(NOISE_PRIOR.cell_lapse), size=300)
+    delta = rng.normal(0.0, 0.005, size=(9, 300))
+    weights = rng.random(300)
+    lapse, temp, band = NOISE_PRIOR.values(cells)
+    order = np.argsort(temp == 0, kind="stable")  # the graded first
+    assert not (temp == 0)[order][:1].any() and (temp[order] == 0).any()
+    mixed = answer_probabilities(delta, lapse, temp, band, weights)
+    block = answer_probabilities(
+        delta[:, order], lapse[order], temp[order], band[order], weights[order]
+    )
+    np.testing.assert_allclose(block, mixed[:, :, order], rtol=1e-12, atol=0)

@@ -121,18 +121,25 @@ def answer_probabilities(
     b = band[None, :]
     out: FloatArray = np.empty((3, *delta.shape))
     up, down, rest = out
-    np.greater(delta, b, out=up)  # answering from the numbers (T = 0): a step
-    np.less(delta, -b, out=down)
     graded = np.flatnonzero(temperature > 0)
+    # The particles with a temperature as one block of columns when they come first (the
+    # look-ahead orders them so: :func:`~tradeoff.learn.lookahead.graded_first`), else
+    # gathered.
+    first = graded.size == 0 or graded[-1] == graded.size - 1
+    steps = slice(graded.size, None) if first else slice(None)
+    # Answering from the numbers (T = 0): a step.
+    np.greater(delta[:, steps], b[:, steps], out=up[:, steps])
+    np.less(delta[:, steps], -b[:, steps], out=down[:, steps])
     if graded.size:
-        x, bg, t = delta[:, graded], b[:, graded], temperature[None, graded]
+        cols = slice(0, graded.size) if first else graded
+        x, bg, t = delta[:, cols], b[:, cols], temperature[None, cols]
         arg = x - bg
         arg /= t
-        up[:, graded] = sigmoid(arg)
+        up[:, cols] = sigmoid(arg)
         np.negative(x, out=arg)
         arg -= bg
         arg /= t
-        down[:, graded] = sigmoid(arg)
+        down[:, cols] = sigmoid(arg)
     w = 1.0 if weights is None else weights[None, :]
     slip = w * lapse[None, :] / 2  # a lapse picks either side
     attend = w * (1 - lapse[None, :])

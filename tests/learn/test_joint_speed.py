@@ -219,3 +219,41 @@ def test_answer_probabilities_on_a_block_of_graded_particles_as_gathered() -> No
         delta[:, order], lapse[order], temp[order], band[order], weights[order]
     )
     np.testing.assert_allclose(block, mixed[:, :, order], rtol=1e-12, atol=0)
+
+
+def test_the_logistic_written_into_the_look_aheads_block_is_the_logistic() -> None:
+    """The look-ahead writes the logistic straight into its array
+    (:func:`~tradeoff.learn.likelihood._sigmoid_into`): the same operations as
+    :func:`~tradeoff.stable.sigmoid`, so the same numbers to the last bit, in both tails."""
+    from tradeoff.learn.likelihood import _sigmoid_into
+    from tradeoff.stable import sigmoid
+
+    a = np.random.default_rng(8).normal(0.0, 30.0, size=(7, 1001))
+    a[0, :3] = (0.0, -0.0, -800.0)
+    out = np.empty_like(a)
+    _sigmoid_into(a, out, np.empty_like(a))
+    assert np.array_equal(out, sigmoid(a))
+
+
+def test_the_noisy_tails_are_found_by_sorting_the_cells_ranks() -> None:
+    """The summaries' weights find each noise parameter's upper tail by sorting its index
+    in the grid (:meth:`~tradeoff.learn.likelihood.NoiseGrid.ranks`) instead of its value:
+    the same order, so the same weights to the last bit."""
+    from tradeoff.learn import particles
+
+    strategy, state = _after_answers()
+    grid = strategy.noise_grid
+    ranks = grid.ranks(state.noise)
+    assert ranks is not None
+    w = state.weights()
+    for rank, values in zip(ranks, grid.values(state.noise), strict=True):
+        assert rank.dtype.itemsize <= 2  # sorted by radix
+        assert np.array_equal(
+            np.argsort(-rank, kind="stable"), np.argsort(-values, kind="stable")
+        )
+    got = strategy.posterior.robust_weights(state)
+    parts = []
+    for values in grid.values(state.noise):
+        tail = particles._upper_tail(values, w, particles.NOISE_TAIL)
+        parts.append(w if tail is None else tail)
+    assert np.array_equal(got, np.mean(parts, axis=0))

@@ -173,3 +173,87 @@ def test_the_prior_takes_the_weights_logarithms_once() -> None:
         np.testing.assert_allclose(given, plain, rtol=1e-12)
         columns = swing_log_prior(s.T, spans, sparse, natural, axis=0, logs=log_sum(s.T, axis=0))
         np.testing.assert_allclose(columns, plain, rtol=1e-12)
+
+
+def test_the_look_ahead_hands_the_logistic_one_block_of_particles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The look-ahead orders its particles with those answering with a temperature first
+    (:func:`~tradeoff.learn.lookahead.graded_first`), so the logistic runs on one block of
+    columns, and scores every question as the particles in their own order do (the slow
+    particle-by-particle version is checked in test_joint.py)."""
+    strategy, _ = _after_answers()
+    state = strategy.initial()  # the prior: half the particles answer from the numbers
+    summary = strategy.posterior.summary(state)
+    options = strategy._options(summary)
+    temps: list[np.ndarray] = []
+
+    def seen(delta: np.ndarray, lapse: Any, temp: np.ndarray, *args: Any) -> np.ndarray:
+        temps.append(temp)
+        return answer_probabilities(delta, lapse, temp, *args)
+
+    monkeypatch.setattr(lookahead, "answer_probabilities", seen)
+    got = lookahead.scores(summary, state, options, strategy.noise_grid, True)
+    (temp,) = temps
+    graded = temp > 0
+    assert 0 < graded.sum() < len(temp)
+    assert graded[: graded.sum()].all()  # one block, first
+    # The same scores from the particles in their own order (the probabilities gathered).
+    monkeypatch.setattr(lookahead, "graded_first", lambda order, _t: order)
+    plain = lookahead.scores(summary, state, options, strategy.noise_grid, True)
+    assert got == pytest.approx(plain, rel=1e-9, abs=1e-12)
+
+
+def test_answer_probabilities_on_a_block_of_graded_particles_as_gathered() -> None:
+    """:func:`~tradeoff.learn.likelihood.answer_probabilities` gives every particle the
+    same probabilities whether those with a temperature come first (one block) or not."""
+    rng = np.random.default_rng(5)
+    cells = rng.integers(0, len(NOISE_PRIOR.cell_lapse), size=300)
+    delta = rng.normal(0.0, 0.005, size=(9, 300))
+    weights = rng.random(300)
+    lapse, temp, band = NOISE_PRIOR.values(cells)
+    order = np.argsort(temp == 0, kind="stable")  # the graded first
+    assert not (temp == 0)[order][:1].any() and (temp[order] == 0).any()
+    mixed = answer_probabilities(delta, lapse, temp, band, weights)
+    block = answer_probabilities(
+        delta[:, order], lapse[order], temp[order], band[order], weights[order]
+    )
+    np.testing.assert_allclose(block, mixed[:, :, order], rtol=1e-12, atol=0)
+
+
+def test_the_logistic_written_into_the_look_aheads_block_is_the_logistic() -> None:
+    """The look-ahead writes the logistic straight into its array
+    (:func:`~tradeoff.learn.likelihood._sigmoid_into`): the same operations as
+    :func:`~tradeoff.stable.sigmoid`, so the same numbers to the last bit, in both tails."""
+    from tradeoff.learn.likelihood import _sigmoid_into
+    from tradeoff.stable import sigmoid
+
+    a = np.random.default_rng(8).normal(0.0, 30.0, size=(7, 1001))
+    a[0, :3] = (0.0, -0.0, -800.0)
+    out = np.empty_like(a)
+    _sigmoid_into(a, out, np.empty_like(a))
+    assert np.array_equal(out, sigmoid(a))
+
+
+def test_the_noisy_tails_are_found_by_sorting_the_cells_ranks() -> None:
+    """The summaries' weights find each noise parameter's upper tail by sorting its index
+    in the grid (:meth:`~tradeoff.learn.likelihood.NoiseGrid.ranks`) instead of its value:
+    the same order, so the same weights to the last bit."""
+    from tradeoff.learn import particles
+
+    strategy, state = _after_answers()
+    grid = strategy.noise_grid
+    ranks = grid.ranks(state.noise)
+    assert ranks is not None
+    w = state.weights()
+    for rank, values in zip(ranks, grid.values(state.noise), strict=True):
+        assert rank.dtype.itemsize <= 2  # sorted by radix
+        assert np.array_equal(
+            np.argsort(-rank, kind="stable"), np.argsort(-values, kind="stable")
+        )
+    got = strategy.posterior.robust_weights(state)
+    parts = []
+    for values in grid.values(state.noise):
+        tail = particles._upper_tail(values, w, particles.NOISE_TAIL)
+        parts.append(w if tail is None else tail)
+    assert np.array_equal(got, np.mean(parts, axis=0))

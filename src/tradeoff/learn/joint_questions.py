@@ -163,8 +163,12 @@ class Questions:
 
     # -- statistics of options ----------------------------------------------------------
 
-    def _signs(self) -> FloatArray:
+    @cached_property
+    def _attribute_signs(self) -> FloatArray:
         return np.array([-1.0 if a.kind == "cost" else 1.0 for a in self.space.scenario.attributes])
+
+    def _signs(self) -> FloatArray:
+        return self._attribute_signs
 
     def vector(self, profile: ClassifierProfile) -> FloatArray:
         """The statistics ψ is linear in: d, then each attribute signed."""

@@ -18,7 +18,7 @@ from tradeoff.learn.joint_state import JointState
 from tradeoff.learn.likelihood import NoiseGrid, answer_probabilities
 from tradeoff.learn.particles import Summary
 
-__all__ = ["INFORMATION_WEIGHT", "carrying", "scores"]
+__all__ = ["INFORMATION_WEIGHT", "carrying", "graded_first", "scores"]
 
 
 #: Weight of the information about the best model's identity (nats) beside the expected
@@ -36,6 +36,20 @@ def carrying(weights: FloatArray) -> IntArray:
     [0, 2, 3]
     """
     out: IntArray = np.flatnonzero(weights > 0).astype(np.intp)
+    return out
+
+
+def graded_first(order: IntArray, temperature: FloatArray) -> IntArray:
+    """``order`` (particle indices) with the particles whose ``temperature`` (indexed by
+    particle) is above 0 first, each part in its order: the particles that answer with a
+    logistic then form one block of columns (:func:`answer_probabilities` runs the
+    logistic on it without gathering).
+
+    >>> graded_first(np.array([0, 2, 3, 5]), np.array([0.0, 0, 1e-3, 0, 0, 2e-3])).tolist()
+    [2, 5, 0, 3]
+    """
+    graded = temperature[order] > 0
+    out: IntArray = np.concatenate((order[graded], order[~graded])).astype(np.intp)
     return out
 
 
@@ -57,14 +71,10 @@ def scores(
         # Answers settle the weights, not the measurements: score what they can settle.
         psi, best = summary.exact_psi, summary.exact_best
     deciding = aims_at_decision and psi is not None and best is not None
-    # Only the particles with weight (:func:`carrying`): the others add exact zeros.
-    order = carrying(w)
-    if deciding:
-        assert psi is not None and best is not None
-        # The particles grouped by their best candidate, so that P(answer, best) is a
-        # sum over consecutive columns.
-        order = order[np.argsort(best[order], kind="stable")]
-        psi, best = psi[order], best[order]
+    # Only the particles with weight (:func:`carrying`): the others add exact zeros; those
+    # answering with a temperature first (:func:`graded_first`), so that the logistic runs
+    # on one block of columns.
+    order = graded_first(carrying(w), noise_grid.cell_temperature[noise])
     a, w, noise, swing = a[order], w[order], noise[order], swing[order]
     diffs = np.array([c.diff for c in options])  # (Q, n)
     n_q = len(options)
@@ -74,18 +84,22 @@ def scores(
     flat = answer_probabilities(delta, lapse, temp, band, w).reshape(3 * n_q, len(w))
     if deciding:
         assert psi is not None and best is not None
+        psi, best = psi[order], best[order]
+        m = psi.shape[1]
         top = psi.max(axis=1)
         spread = float(w @ (top - psi.min(axis=1))) or 1.0
+        # One product gives both sums over the particles: Σ_n P(n, answer)·ψ_nm (the value
+        # of each pick after the answer) and P(answer, best = m) (the particles of each best).
+        both = np.zeros((len(w), 2 * m))
+        both[:, :m] = psi
+        both[np.arange(len(w)), m + best] = 1.0
+        sums = flat @ both
         # Expected regret of the Bayes pick after each answer:
         # E[max_m ψ_m] − Σ_answers max_m Σ_n P(n, answer)·ψ_nm.
-        value = (flat @ psi).reshape(3, n_q, -1).max(axis=2).sum(axis=0)
+        value = sums[:, :m].reshape(3, n_q, -1).max(axis=2).sum(axis=0)
         regret = (float(w @ top) - value) / spread
-        # Information each answer carries about which candidate is best (nats):
-        # P(answer, best) sums P(particle, answer) over the particles of each best.
-        present, starts = np.unique(best, return_index=True)
-        by_best = np.zeros((3 * n_q, psi.shape[1]))
-        by_best[:, present] = np.add.reduceat(flat, starts, axis=1)
-        p_joint = by_best.reshape(3, n_q, -1)
+        # Information each answer carries about which candidate is best (nats).
+        p_joint = np.maximum(sums[:, m:], 0.0).reshape(3, n_q, -1)
         p_answer = p_joint.sum(axis=2, keepdims=True)
         p_best = p_joint.sum(axis=0, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):

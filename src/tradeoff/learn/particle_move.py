@@ -202,6 +202,9 @@ class MoveKernel:
         lik = self._signed_log_likelihood(delta, noise, unsure, powers)
         chol: FloatArray = np.linalg.cholesky(cov + 1e-8 * np.eye(dim)).astype(np.float64)
         shape = self.noise_grid.shape
+        sizes = np.asarray(shape)
+        # Each cell's (ε, T, δ) indices, looked up (what np.unravel_index gives).
+        cell_coords = np.array(np.unravel_index(np.arange(int(np.prod(shape))), shape))
         columns = np.arange(n_part)
         for size in sweeps:
             scale = size * 2.38 / math.sqrt(dim)
@@ -211,21 +214,23 @@ class MoveKernel:
             d_new = diffs @ natural_weights(s_new, self.spans, axis=0)
             p_new = self._log_prior_z(s_new, axis=0)
             l_new = self._signed_log_likelihood(d_new, noise, unsure, powers)
-            gain = (p_new + l_new) - (prior_z + lik)
-            accept = (np.log(rng.random(n_part)) < gain) & np.isfinite(p_new + l_new)
+            total = p_new + l_new
+            gain = total - (prior_z + lik)
+            accept = (np.log(rng.random(n_part)) < gain) & np.isfinite(total)
             np.copyto(z, z_new, where=accept)
             np.copyto(s_cur, s_new, where=accept)
             np.copyto(delta, d_new, where=accept)
             np.copyto(prior_z, p_new, where=accept)
             np.copyto(lik, l_new, where=accept)
-            coords = np.array(np.unravel_index(noise, shape))  # (3, N)
+            coords = cell_coords[:, noise]  # (3, N)
             which = rng.integers(0, 3, size=n_part)
-            coords[which, columns] = (rng.random(n_part) * np.asarray(shape)[which]).astype(np.intp)
-            g_new = np.ravel_multi_index(tuple(coords), shape).astype(np.intp)
+            coords[which, columns] = (rng.random(n_part) * sizes[which]).astype(np.intp)
+            g_new = (coords[0] * shape[1] + coords[1]) * shape[2] + coords[2]
             pg_new = self.noise_grid.log_prior(g_new)
             l_new = self._signed_log_likelihood(delta, g_new, unsure, powers)
-            gain = (pg_new + l_new) - (prior_g + lik)
-            accept = (np.log(rng.random(n_part)) < gain) & np.isfinite(pg_new + l_new)
+            total = pg_new + l_new
+            gain = total - (prior_g + lik)
+            accept = (np.log(rng.random(n_part)) < gain) & np.isfinite(total)
             np.copyto(noise, g_new, where=accept)
             np.copyto(prior_g, pg_new, where=accept)
             np.copyto(lik, l_new, where=accept)

@@ -151,17 +151,24 @@ def weighted_quantiles(values: FloatArray, weights: FloatArray, qs: Sequence[flo
     return out
 
 
-def _upper_tail(values: FloatArray, weights: FloatArray, share: float) -> FloatArray | None:
+def _upper_tail(
+    values: FloatArray, weights: FloatArray, share: float, ranks: IntArray | None = None
+) -> FloatArray | None:
     """Weights of the particles whose ``values`` lie in the upper ``share`` of the weighted
     distribution (the particle on the boundary in part), normalised; ``None`` when every
-    particle has the same value (no tail to speak of).
+    particle has the same value (no tail to speak of). ``ranks``: small integers that
+    order the particles as ``values`` do (:meth:`~tradeoff.learn.likelihood.NoiseGrid.ranks`),
+    sorted instead of the values (the same order, found faster).
 
     >>> _upper_tail(np.array([0.0, 0.1, 0.2, 0.4]), np.full(4, 0.25), 0.5).tolist()
+    [0.0, 0.0, 0.5, 0.5]
+    >>> _upper_tail(np.array([0.0, 0.1, 0.2, 0.4]), np.full(4, 0.25), 0.5,
+    ...             np.array([0, 1, 2, 3], dtype=np.int16)).tolist()
     [0.0, 0.0, 0.5, 0.5]
     """
     if values.min() == values.max():
         return None
-    order = np.argsort(-values, kind="stable")
+    order = np.argsort(-(values if ranks is None else ranks), kind="stable")
     above = np.cumsum(weights[order]) - weights[order]  # mass strictly before each particle
     part = np.clip(share - above, 0.0, weights[order])
     out = np.zeros_like(weights)
@@ -298,8 +305,9 @@ class ParticlePosterior:
         """
         w = state.weights()
         parts = []
-        for values in self.noise_grid.values(state.noise):
-            tail = _upper_tail(values, w, NOISE_TAIL)
+        ranks = self.noise_grid.ranks(state.noise)
+        for n, values in enumerate(self.noise_grid.values(state.noise)):
+            tail = _upper_tail(values, w, NOISE_TAIL, None if ranks is None else ranks[n])
             parts.append(w if tail is None else tail)
         out: FloatArray = np.mean(parts, axis=0)
         return out

@@ -11,10 +11,11 @@ curve they lie (``benchmarks/results/measurement-noise.md``).
 (EM): each model's true numbers (its uncertain columns together, d of them) are a point
 c(t) on a curve plus a scatter e across it, e ~ N(0, B·Σ⊥·Bᵀ), the curve running along
 the first principal axis a of the measured points, c(t) = μ + t·a + B·(β₀ + β₁·t + β₂·t²)
-with B the other principal axes (a quadratic bend in each), and t uniform on a grid of
-:data:`POINTS` positions spanning the measured points' projections and 3 standard
-deviations beyond (no place along the front favoured: a prior share fitted along it, a
-Kiefer–Wolfowitz estimate, gathers the models on a few points and overstates P(best)). The
+with B the other principal axes (a quadratic bend in each), and t uniform on a stretch of
+a grid of :data:`POINTS` positions spanning the measured points' projections and 3
+standard deviations beyond (no place along the front favoured: a prior share fitted at
+each point, a Kiefer–Wolfowitz estimate, gathers the models on a few points and overstates
+P(best)); the stretch's ends, like the rest, by marginal likelihood (:func:`_extent`). The
 measured point is the true one plus the noise N(0, Sᵢ) (Sᵢ diagonal: each column's standard
 deviation, :meth:`~tradeoff.pool.uncertainty.Uncertainty.spread`, a recall's Beta centred
 like the Jeffreys posterior). :data:`STEPS` steps fit Σ⊥ (EM) and the β (the weighted
@@ -46,6 +47,8 @@ from tradeoff.pool.uncertainty import Uncertainty
 
 #: Grid positions along the curve.
 POINTS = 200
+#: The stretch along the curve is chosen with ends every this many grid points.
+STRIDE = 5
 #: EM steps.
 STEPS = 300
 #: Fewer models than this (the curve's 3 numbers per column across it and its scatter
@@ -111,6 +114,8 @@ def front_posterior(x: FloatArray, s: FloatArray, steps: int = STEPS) -> FrontPo
         with np.errstate(divide="ignore"):
             log_pi = np.log(pi)
         ll = -0.5 * (np.einsum("nki,nki->nk", diff, sol) + logdet[:, None] + d * np.log(2 * np.pi))
+        if step == steps:
+            log_pi = _extent(ll)
         ll = ll + log_pi[None]
         top = ll.max(axis=1, keepdims=True)
         total = top[:, 0] + np.log(np.exp(ll - top).sum(axis=1))
@@ -119,7 +124,8 @@ def front_posterior(x: FloatArray, s: FloatArray, steps: int = STEPS) -> FrontPo
         cov = scatter[None] - np.einsum("ij,njk,kl->nil", scatter, inv, scatter)
         cov = (cov + np.transpose(cov, (0, 2, 1))) / 2.0
         if step == steps:
-            return FrontPosterior(weights, means, cov, scatter, curve, pi, float(total.sum()))
+            prior = np.exp(log_pi)
+            return FrontPosterior(weights, means, cov, scatter, curve, prior, float(total.sum()))
         off = means - curve[None]
         full = (np.einsum("nk,nki,nkj->ij", weights, off, off) + cov.sum(axis=0)) / n
         # The scatter lies across the curve only (along it, t moves the point).
@@ -139,6 +145,29 @@ def front_posterior(x: FloatArray, s: FloatArray, steps: int = STEPS) -> FrontPo
         ridge = 1e-12 * np.trace(lhs2) / size * np.eye(size)
         beta = np.linalg.solve(lhs2 + ridge, rhs.reshape(size)).reshape(3, d - 1)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _extent(ll: FloatArray) -> FloatArray:
+    """The log prior shares along the grid: uniform on the stretch [tₗ, tₕ] (ends every
+    :data:`STRIDE` points) of highest marginal likelihood given the likelihoods ``ll``
+    (models × points), likelihoods compared to 9 digits (the same on every machine)."""
+    top = ll.max(axis=1, keepdims=True)
+    lik = np.exp(ll - top)
+    prefix = np.concatenate((np.zeros((len(ll), 1)), np.cumsum(lik, axis=1)), axis=1)
+    ends = np.arange(0, POINTS + 1, STRIDE)
+    ends[-1] = POINTS
+    best: tuple[float, int, int] | None = None
+    for i, lo in enumerate(ends[:-1]):
+        for hi in ends[i + 1 :]:
+            mass = (prefix[:, hi] - prefix[:, lo]) / (hi - lo)
+            with np.errstate(divide="ignore"):
+                value = round(float(np.sum(np.log(mass))), 9)
+            if best is None or value > best[0]:
+                best = (value, int(lo), int(hi))
+    assert best is not None
+    out = np.full(POINTS, -np.inf)
+    out[best[1] : best[2]] = -np.log(best[2] - best[1])
+    return out
 
 
 def front_sample(u: Uncertainty, values: FloatArray, count: int, seed: int) -> FloatArray:

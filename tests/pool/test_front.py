@@ -60,7 +60,7 @@ def test_models_on_one_curve_are_drawn_near_it() -> None:
         x = rng.binomial(200, truth) / 200
         cases = np.full(x.shape, 200.0)
         u = Uncertainty(np.zeros_like(x), cases, np.zeros(2), np.ones(2), ("", ""))
-        draws = front_sample(u, x, 2000, seed)
+        draws = front_sample(u, x, 500, seed)
         assert ((draws >= 0) & (draws <= 1)).all()
         off.append(np.hypot(*(draws.mean(axis=0) - 0.70).T) - 0.28)
         raw.append(np.hypot(*(x - 0.70).T) - 0.28)

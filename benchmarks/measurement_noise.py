@@ -22,10 +22,11 @@ truth's best model is the argmax of ψ under the true recalls and the true weigh
 Each person is recommended a model (:func:`tradeoff.choose.recommend.recommend`) on the
 measured pool twice: as today, the measured recalls taken as exact, and with the pool's
 case counts (``recall_<class>_cases``), P(best) integrated over the measurement noise
-(SMAA over plausible recalls that borrow strength across the pool's models,
-:mod:`tradeoff.pool.pooled`). With ``--engine N``, N people per size also answer the
-``joint`` engine on a pool of their own, and the P(best) its stop states is compared with
-``simulate``'s and ``select``'s for the same person. For both ways: among the picks
+(SMAA over plausible recalls from an empirical-Bayes posterior that borrows strength
+across the pool's models: a trade-off curve with a scatter about it fitted to the pool by
+marginal likelihood, :mod:`tradeoff.pool.front`). With ``--engine N``, N people per size
+also answer the ``joint`` engine on a pool of their own, and the P(best) its stop states
+is compared with ``simulate``'s and ``select``'s for the same person. For both ways: among the picks
 stated with P(best) ≥ 0.95, the share that are not the truth's best (goal with the
 noise: ≤ 5%), and a reliability table by P(best) bins: people, mean P(best), share right.
 """
@@ -315,8 +316,9 @@ def report(
         "their true weights as one more draw. A pick is right when it is the best model under "
         "the true recalls and the true weights. *exact*: the measured recalls taken as exact "
         "(as before); *noise*: the pool's case counts read and P(best) integrated over the "
-        "measurement noise (SMAA over plausible recalls that borrow strength across the "
-        "pool's models: tradeoff.pool.pooled).\n\n"
+        "measurement noise (SMAA over plausible recalls from an empirical-Bayes posterior: "
+        "a trade-off curve with a scatter about it fitted to the pool by marginal "
+        "likelihood, tradeoff.pool.front).\n\n"
         "## Picks stated with P(best) ≥ 0.95 that are wrong (goal with the noise: ≤ 5%)\n\n"
         + markdown(head, summary)
         + "\n\n## Reliability by P(best) bin\n\n"

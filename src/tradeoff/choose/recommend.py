@@ -13,7 +13,7 @@ and a model that beats the pick in a fair share of them only because of the meas
 is named (:attr:`Recommendation.noise_tied`: within measurement noise for the person).
 The pick itself is still the model of highest expected ψ at the measured numbers; its
 P(best) counts over plausible measurements that borrow strength across the pool's models
-(:mod:`tradeoff.pool.pooled`), so a pick that measured best by luck is not taken at that
+(:mod:`tradeoff.pool.front`), so a pick that measured best by luck is not taken at that
 luck. (Picking the model of highest expected ψ over the plausible measurements instead
 gained 1–2 points of right picks in ``benchmarks/measurement_noise.py`` but made its
 stated P(best) less honest: the pick is then chosen for the same draws that rate it.)
@@ -38,7 +38,7 @@ from tradeoff.errors import InputError
 from tradeoff.learn.particles import PARTICLES, near_best
 from tradeoff.learn.verdict import said_tied, tied_with
 from tradeoff.pool import Pool
-from tradeoff.pool.pooled import pooled_sample
+from tradeoff.pool.front import front_sample
 from tradeoff.record.records import MAX_MEASURED_CANDIDATES, MeasurementRecord
 from tradeoff.stable import rounded_rows, settled, stable_argmax_rows, stable_order
 
@@ -97,7 +97,7 @@ def measured_vectors(
     """Plausible metric rows of the pool (samples × models × weights), one table per
     sample, :func:`noise_draws` of them for ``draws`` weight draws; ``None`` when the
     pool's numbers are exact (it carries no uncertainty). ``pooled``: strength borrowed
-    across the pool's models (:func:`tradeoff.pool.pooled.pooled_sample`), else each
+    across the pool's models (:func:`tradeoff.pool.front.front_sample`), else each
     model's numbers judged on their own (:meth:`~tradeoff.pool.Uncertainty.sample`).
 
     >>> from tradeoff.ask.scenario import load_scenario
@@ -113,7 +113,7 @@ def measured_vectors(
         return None
     count = noise_draws(draws)
     values = (
-        pooled_sample(u, pool.values, count, seed) if pooled else u.sample(pool.values, count, seed)
+        front_sample(u, pool.values, count, seed) if pooled else u.sample(pool.values, count, seed)
     )
     return metric_vectors(scenario, values, priors)
 
@@ -160,6 +160,7 @@ def measurement_record(
         low=tuple(bound(float(x)) for x in u.low),
         high=tuple(bound(float(x)) for x in u.high),
         pooled=True,
+        prior="front",
     )
 
 

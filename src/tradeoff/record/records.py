@@ -344,6 +344,10 @@ class MeasurementRecord(_Record):
     high: tuple[MaybeBound, ...]
     #: Strength borrowed across the models (:func:`tradeoff.pool.pooled.pooled_sample`).
     pooled: Annotated[bool, Field(strict=True)] = False
+    #: How, when ``pooled``: "exemplars" (the other models' points,
+    #: :func:`tradeoff.pool.pooled.pooled_sample`; what a header without it used) or
+    #: "front" (a trade-off curve fitted to the pool, :func:`tradeoff.pool.front.front_sample`).
+    prior: Literal["exemplars", "front"] = "exemplars"
 
     def array(self) -> NDArray[np.float64]:
         """The plausible metric rows (tables × candidates × statistics) the stop counted
@@ -369,7 +373,11 @@ class MeasurementRecord(_Record):
         low = np.array([-np.inf if x is None else x for x in self.low], dtype=np.float64)
         high = np.array([np.inf if x is None else x for x in self.high], dtype=np.float64)
         u = Uncertainty(se, cases, low, high, ("",) * shape[1])
-        if self.pooled:
+        if self.pooled and self.prior == "front":
+            from tradeoff.pool.front import front_sample
+
+            drawn = front_sample(u, values, self.tables, self.seed)
+        elif self.pooled:
             from tradeoff.pool.pooled import pooled_sample
 
             drawn = pooled_sample(u, values, self.tables, self.seed)

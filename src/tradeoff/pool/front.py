@@ -1,0 +1,230 @@
+"""Plausible values of a pool's numbers near the trade-off curve its models trace.
+
+The models of a pool are seldom unrelated: a threshold sweep, tuned variants and neighbours
+on a front lie along one curve of what they trade, closer to it than their measured numbers
+say, and the model that measured best is the one whose luck was best (the winner's curse).
+Near a person's best, their true numbers differ by much less than the noise of a test set of
+a few hundred cases, so P(best) is honest only when the posterior knows how close to one
+curve they lie (``benchmarks/results/measurement-noise.md``).
+
+:func:`front_posterior` fits an empirical-Bayes prior to the pool by marginal likelihood
+(EM): each model's true numbers (its uncertain columns together, d of them) are a point
+c(t) on a curve plus a scatter e across it, e ~ N(0, B·Σ⊥·Bᵀ), the curve running along
+the first principal axis a of the measured points, c(t) = μ + t·a + B·(β₀ + β₁·t + β₂·t²)
+with B the other principal axes (a quadratic bend in each), and t uniform on a stretch of
+a grid of :data:`POINTS` positions spanning the measured points' projections and 3
+standard deviations beyond (no place along the front favoured: a prior share fitted at
+each point, a Kiefer–Wolfowitz estimate, gathers the models on a few points and overstates
+P(best)); the stretch's ends, like the rest, by marginal likelihood (:func:`_extent`). The
+measured point is the true one plus the noise N(0, Sᵢ) (Sᵢ diagonal: each column's standard
+deviation, :meth:`~tradeoff.pool.uncertainty.Uncertainty.spread`, a recall's Beta centred
+like the Jeffreys posterior). :data:`STEPS` steps fit Σ⊥ (EM) and the β (the weighted
+least squares of the measured points about the curve given the grid weights, a conditional
+maximisation); the posterior of model i is then exactly the mixture over the grid: weight
+∝ N(x̂ᵢ; c(tₖ), Σ + Sᵢ), component N(c(tₖ) + Σ(Σ + Sᵢ)⁻¹(x̂ᵢ − c(tₖ)), Σ − Σ(Σ + Sᵢ)⁻¹Σ).
+A pool whose models lie far from one curve gets a wide Σ⊥ and keeps every model near its
+own numbers; models on one curve, within the noise of one another, are drawn near it, at
+places along it as uncertain as their measurement. Pools this does not fit (one uncertain
+column, exact values mixed with noisy ones in a column, more than :data:`WIDEST` uncertain
+columns, fewer than :data:`FEWEST_ON_CURVE` or more than
+:data:`~tradeoff.pool.pooled.MOST` models) are left to
+:func:`tradeoff.pool.pooled.pooled_sample`.
+
+Every uniform number comes from one seeded generator, turned into a value by an inverse CDF
+(ndtri) and a fixed linear map, so the same seed gives the same draws on every machine but
+for the last bits (no branch hinges on a float but the inverse CDF's choice of a grid point).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tradeoff.arrays import FloatArray
+from tradeoff.pool.pooled import FEWEST, MOST, pooled_sample
+from tradeoff.pool.uncertainty import Uncertainty
+
+#: Grid positions along the curve.
+POINTS = 200
+#: The stretch along the curve is chosen with ends every this many grid points.
+STRIDE = 5
+#: EM steps.
+STEPS = 300
+#: Fewer models than this (the curve's 3 numbers per column across it and its scatter
+#: would be fitted to too few points): :func:`~tradeoff.pool.pooled.pooled_sample`.
+FEWEST_ON_CURVE = 8
+#: More uncertain columns than this: :func:`~tradeoff.pool.pooled.pooled_sample`.
+WIDEST = 8
+#: Uniform numbers are kept this far from 0 and 1.
+_EDGE = 1e-12
+
+
+@dataclass(frozen=True)
+class FrontPosterior:
+    """Each model's posterior over its true numbers: the weight of each grid point
+    (models × points, rows summing to 1), the component means there (models × points ×
+    columns) and the component covariance (models × columns × columns), with the fitted
+    scatter ``scatter`` (Σ), the curve's grid points ``curve`` (points × columns) and their
+    prior shares ``prior``, and the marginal log-likelihood ``loglik`` of the measured
+    points."""
+
+    weights: FloatArray
+    means: FloatArray
+    cov: FloatArray
+    scatter: FloatArray
+    curve: FloatArray
+    prior: FloatArray
+    loglik: float
+
+
+def front_posterior(x: FloatArray, s: FloatArray, steps: int = STEPS) -> FrontPosterior:
+    """The empirical-Bayes posterior of the module docstring for measured points ``x`` with
+    standard deviations ``s`` (models × columns, every ``s`` > 0, at least two columns).
+
+    >>> t = np.linspace(0.0, 1.0, 12)
+    >>> truth = np.column_stack((t, 1.0 - t**2))  # twelve models on one curve
+    >>> noise = np.random.default_rng(0).normal(0.0, 0.05, truth.shape)
+    >>> post = front_posterior(truth + noise, np.full(truth.shape, 0.05))
+    >>> bool(np.sqrt(np.linalg.eigvalsh(post.scatter).max()) < 0.05)  # within the noise
+    True
+    >>> bool(np.allclose(post.weights.sum(axis=1), 1.0))
+    True
+    """
+    n, d = x.shape
+    mu = x.mean(axis=0)
+    centred = x - mu
+    _, axes = np.linalg.eigh(centred.T @ centred / n)
+    a, across = axes[:, -1], axes[:, :-1]
+    proj = centred @ a
+    reach = 3.0 * float(np.max(np.sqrt((s**2) @ (a**2))))
+    t = np.linspace(float(proj.min()) - reach, float(proj.max()) + reach, POINTS)
+    basis = np.column_stack((np.ones(POINTS), t, t**2))
+    beta = np.zeros((3, d - 1))
+    noise = np.zeros((n, d, d))
+    noise[:, np.arange(d), np.arange(d)] = s**2
+    scatter = across @ (across.T @ np.diag(np.mean(s**2, axis=0)) @ across) @ across.T
+    pi = np.full(POINTS, 1.0 / POINTS)
+    for step in range(steps + 1):
+        curve = mu + t[:, None] * a[None] + (basis @ beta) @ across.T  # points × d
+        inv = np.linalg.inv(scatter[None] + noise)
+        _, logdet = np.linalg.slogdet(scatter[None] + noise)
+        diff = x[:, None, :] - curve[None]
+        sol = np.einsum("nij,nkj->nki", inv, diff)
+        with np.errstate(divide="ignore"):
+            log_pi = np.log(pi)
+        ll = -0.5 * (np.einsum("nki,nki->nk", diff, sol) + logdet[:, None] + d * np.log(2 * np.pi))
+        if step == steps:
+            log_pi = _extent(ll)
+        ll = ll + log_pi[None]
+        top = ll.max(axis=1, keepdims=True)
+        total = top[:, 0] + np.log(np.exp(ll - top).sum(axis=1))
+        weights = np.exp(ll - total[:, None])
+        means = curve[None] + np.einsum("ij,nkj->nki", scatter, sol)
+        cov = scatter[None] - np.einsum("ij,njk,kl->nil", scatter, inv, scatter)
+        cov = (cov + np.transpose(cov, (0, 2, 1))) / 2.0
+        if step == steps:
+            prior = np.exp(log_pi)
+            return FrontPosterior(weights, means, cov, scatter, curve, prior, float(total.sum()))
+        off = means - curve[None]
+        full = (np.einsum("nk,nki,nkj->ij", weights, off, off) + cov.sum(axis=0)) / n
+        # The scatter lies across the curve only (along it, t moves the point).
+        scatter = across @ (across.T @ full @ across) @ across.T
+        scatter = (scatter + scatter.T) / 2.0
+        # The bend: weighted least squares of the measured points about the curve, each
+        # grid point by its posterior weight and each model by (Σ + Sᵢ)⁻¹ (a conditional
+        # maximisation of the marginal likelihood given the weights, so that the curve
+        # follows the points even when Σ is small).
+        across_inv = np.einsum("ji,njk,kl->nil", across, inv, across)  # n × (d-1) × (d-1)
+        lead = x[:, None, :] - mu - t[None, :, None] * a  # n × points × d
+        z = np.einsum("ji,njk,nmk->nmi", across, inv, lead)  # n × points × (d-1)
+        lhs = np.einsum("nm,mp,njl,mq->pjql", weights, basis, across_inv, basis)
+        rhs = np.einsum("nm,mp,nmj->pj", weights, basis, z)
+        size = 3 * (d - 1)
+        lhs2 = lhs.reshape(size, size)
+        ridge = 1e-12 * np.trace(lhs2) / size * np.eye(size)
+        beta = np.linalg.solve(lhs2 + ridge, rhs.reshape(size)).reshape(3, d - 1)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _extent(ll: FloatArray) -> FloatArray:
+    """The log prior shares along the grid: uniform on the stretch [tₗ, tₕ] (ends every
+    :data:`STRIDE` points) of highest marginal likelihood given the likelihoods ``ll``
+    (models × points), likelihoods compared to 9 digits (the same on every machine)."""
+    top = ll.max(axis=1, keepdims=True)
+    lik = np.exp(ll - top)
+    prefix = np.concatenate((np.zeros((len(ll), 1)), np.cumsum(lik, axis=1)), axis=1)
+    ends = np.arange(0, POINTS + 1, STRIDE)
+    ends[-1] = POINTS
+    best: tuple[float, int, int] | None = None
+    for i, lo in enumerate(ends[:-1]):
+        for hi in ends[i + 1 :]:
+            mass = (prefix[:, hi] - prefix[:, lo]) / (hi - lo)
+            with np.errstate(divide="ignore"):
+                value = round(float(np.sum(np.log(mass))), 9)
+            if best is None or value > best[0]:
+                best = (value, int(lo), int(hi))
+    assert best is not None
+    out = np.full(POINTS, -np.inf)
+    out[best[1] : best[2]] = -np.log(best[2] - best[1])
+    return out
+
+
+def front_sample(u: Uncertainty, values: FloatArray, count: int, seed: int) -> FloatArray:
+    """``count`` plausible tables of ``values`` (count × models × objectives) from the
+    posterior of :func:`front_posterior` (module docstring); exact values as they are,
+    drawn values kept within their columns' bounds.
+
+    >>> u = Uncertainty(np.zeros((10, 2)), np.full((10, 2), 200.0), np.zeros(2),
+    ...                 np.ones(2), ("a_cases", "b_cases"))
+    >>> t = np.linspace(0.2, 1.3, 10)
+    >>> values = 0.7 + 0.28 * np.column_stack((np.sin(t), np.cos(t)))
+    >>> draws = front_sample(u, values, 2000, seed=1)
+    >>> bool(((draws >= 0) & (draws <= 1)).all()), draws.shape
+    (True, (2000, 10, 2))
+    """
+    values = np.asarray(values, dtype=np.float64)
+    n = len(values)
+    sd = u.spread(values)
+    cols = np.flatnonzero((sd > 0).any(axis=0))
+    s = sd[:, cols]
+    if (
+        not (2 <= cols.size <= WIDEST and max(FEWEST, FEWEST_ON_CURVE) <= n <= MOST)
+        or not (s > 0).all()
+    ):
+        return pooled_sample(u, values, count, seed)
+    x = values[:, cols]
+    n_cases = u.cases[:, cols]
+    beta = (n_cases > 0) & (u.se[:, cols] <= s)
+    centre = np.where(beta, (np.clip(x, 0.0, 1.0) * n_cases + 0.5) / (n_cases + 1.0), x)
+    post = front_posterior(centre, s)
+    rng = np.random.default_rng([seed, 3])
+    uniform = np.clip(rng.random((count, n, 1 + cols.size)), _EDGE, 1.0 - _EDGE)
+    drawn = _draw(post, uniform)
+    out = np.broadcast_to(values, (count, *values.shape)).copy()
+    out[:, :, cols] = np.clip(drawn, u.low[cols], u.high[cols])
+    result: FloatArray = out
+    return result
+
+
+def _draw(post: FrontPosterior, uniform: FloatArray) -> FloatArray:
+    """Draws of every model's true numbers from ``post``, one per row of ``uniform``
+    (rows × models × (1 + columns): the grid point's, then the normal's)."""
+    from scipy.special import ndtri
+
+    count, n = uniform.shape[:2]
+    d = post.cov.shape[1]
+    cum = np.cumsum(post.weights, axis=1)
+    cum /= cum[:, -1:]
+    point = np.empty((count, n), dtype=np.intp)
+    for i in range(n):
+        point[:, i] = np.minimum(np.searchsorted(cum[i], uniform[:, i, 0]), POINTS - 1)
+    # A relative jitter keeps the Cholesky factor (unique, so the same on every machine)
+    # defined where the covariance is singular to the last bits.
+    size = np.trace(post.cov, axis1=1, axis2=2)[:, None, None] / d
+    root = np.linalg.cholesky(post.cov + (1e-12 * size + 1e-300) * np.eye(d)[None])
+    rows = np.arange(n)[None, :]
+    out: FloatArray = post.means[rows, point] + np.einsum(
+        "nij,snj->sni", root, ndtri(uniform[:, :, 1:])
+    )
+    return out

@@ -17,6 +17,7 @@ from tradeoff.ask.queries import same_question
 from tradeoff.errors import InputError
 from tradeoff.learn import ElicitationResult, Engine
 from tradeoff.record.log import RESTORE, SessionLog
+from tradeoff.record.prior_files import load_prior
 from tradeoff.record.records import (
     AnswerRecord,
     CheckRecord,
@@ -64,6 +65,7 @@ session's recomputed result is compared with its recorded
         line.event.query.to_query() if isinstance(line.event, AnswerRecord) else None
         for line in log.lines
     ]
+    start = None if h.population_prior is None else load_prior(log.path, h.population_prior.sha256)
     engine = Engine(
         h.scenario,
         h.spec,
@@ -71,6 +73,7 @@ session's recomputed result is compared with its recorded
         population=population,
         candidates=candidates,
         measured=measured,
+        start=start,
     )
     differs = 0
     check = check or not engine.learns_from_any_question

@@ -1,0 +1,110 @@
+"""A study that learns across its participants: the coordinator's switch, the cadence of
+pooling, the prior later sessions start from, and the groups of the population picture."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.errors import InputError
+from tradeoff.record.log import read_session
+from tradeoff.record.replay import replay
+from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.groups import find_groups
+from tradeoff.study.opening import start_session
+from tradeoff.study.pooling import (
+    POOLING_FILE,
+    Pooling,
+    current_prior,
+    read_pooling,
+    refresh_prior,
+    session_finished,
+    write_pooling,
+)
+
+from ..conftest import small_scenario_file, spec
+
+pytestmark = [pytest.mark.core, pytest.mark.other_path]
+
+TRUTHS = ([0.5, 0.2, 0.2, 0.1], [0.4, 0.3, 0.2, 0.1])
+
+
+def finish_sessions(study: Path, count: int, every: int) -> list[bool]:
+    loaded = load_scenario(small_scenario_file(study))
+    s = spec(loaded.scenario, strategy="joint", budget=4)
+    due = []
+    for i in range(count):
+        rec = start_session(
+            loaded, f"p{i}", study / "sessions", spec=s, seed=i, start=current_prior(study)
+        )
+        oracle = SimulatedOracle.for_scenario(loaded.scenario, TRUTHS[i % 2], seed=i)
+        while (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q))
+        rec.finish()
+        rec.close()
+        due.append(session_finished(study, rec.path))
+    return due
+
+
+def test_pooled_every_k_sessions_and_later_sessions_start_from_it(tmp_path: Path) -> None:
+    write_pooling(tmp_path, Pooling(True, every=5))
+    assert finish_sessions(tmp_path, 5, 5) == [False] * 4 + [True]
+    assert current_prior(tmp_path) is None  # not pooled yet: the refresh is separate
+    prior = refresh_prior(tmp_path)
+    assert prior is not None and len(prior.sessions) == 5
+    assert current_prior(tmp_path) is prior or current_prior(tmp_path).sha256 == prior.sha256
+    loaded = load_scenario(tmp_path / "glaucoma-screening.toml")
+    rec = start_session(
+        loaded,
+        "later",
+        tmp_path / "sessions",
+        spec=spec(loaded.scenario, strategy="joint", budget=4),
+        start=current_prior(tmp_path),
+    )
+    rec.close()
+    log = read_session(rec.path)
+    assert log.header.population_prior is not None
+    assert log.header.population_prior.sha256 == prior.sha256
+    assert log.header.population_prior.sessions == 5
+    assert replay(log).start is not None
+
+
+def test_switched_off_nothing_is_pooled_or_used(tmp_path: Path) -> None:
+    write_pooling(tmp_path, Pooling(False))
+    assert finish_sessions(tmp_path, 2, 1) == [False, False]
+    assert not (tmp_path / "priors").exists()
+    assert current_prior(tmp_path) is None
+
+
+def test_the_setting_is_off_when_absent_and_checked_when_present(tmp_path: Path) -> None:
+    assert read_pooling(tmp_path) == Pooling(False)
+    (tmp_path / POOLING_FILE).write_text(json.dumps({"enabled": True, "every": 0}))
+    with pytest.raises(InputError) as err:
+        read_pooling(tmp_path)
+    assert POOLING_FILE in str(err.value) and "'every'" in str(err.value)
+    (tmp_path / POOLING_FILE).write_text(json.dumps({"enabled": "yes"}))
+    with pytest.raises(InputError, match="'enabled'"):
+        read_pooling(tmp_path)
+
+
+def test_groups_recovered_on_a_clear_synthetic_case() -> None:
+    rng = np.random.default_rng(5)
+    centres = ([0.7, 0.1, 0.1, 0.1], [0.1, 0.7, 0.1, 0.1], [0.1, 0.1, 0.1, 0.7])
+    sizes = (40, 30, 10)
+    truth = np.repeat(np.arange(3), sizes)
+    swing = np.vstack([rng.dirichlet(50 * np.array(c), size=n) for c, n in zip(centres, sizes)])
+    groups = find_groups(swing)
+    assert groups.count == 3 and groups.sizes() == [40, 30, 10]
+    # Each found group is exactly one true group (numbered by size, as the truth is).
+    assert groups.labels.tolist() == truth.tolist()
+    assert min(groups.sureness()) > 0.9
+    assert np.allclose(groups.probabilities.sum(axis=1), 1.0)
+
+
+def test_one_homogeneous_population_is_one_group() -> None:
+    swing = np.random.default_rng(2).dirichlet([20.0, 10.0, 10.0, 5.0], size=80)
+    assert find_groups(swing).count == 1

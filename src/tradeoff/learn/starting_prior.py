@@ -11,8 +11,8 @@ weights, in the additive log-ratio coordinates z the particles move in:
 
 with p₀ the engine's own prior (:func:`~tradeoff.learn.swing_prior.swing_log_prior`), b
 its share (``base_share``) and a Gaussian kernel around each of the K pooled draws zₖ,
-its covariance H the draws' covariance times Scott's factor K^(−2/(d+4)) (a kernel
-density estimate of the mixture of posteriors). Only the weights are pooled: the answer
+its covariance H the draws' covariance times (``BANDWIDTH`` · K^(−1/(d+4)))², half of
+Scott's rule (a kernel density estimate of the mixture of posteriors). Only the weights are pooled: the answer
 noise keeps the engine's own prior, since how carefully a person answers says nothing of
 how carefully the next one will, and a careful majority must not make a careless person's
 few answers look sure.
@@ -48,6 +48,10 @@ __all__ = ["FORMAT", "MAX_DRAWS", "StartingPrior"]
 FORMAT = 1
 #: At most this many pooled draws (each move of every particle weighs them all).
 MAX_DRAWS = 600
+#: The kernel's scale as a share of Scott's rule: the pooled draws come from groups of
+#: people (Scott's rule, made for one Gaussian, smooths across them) and each person's
+#: posterior draws are already spread by their own uncertainty.
+BANDWIDTH = 0.5
 #: The log-ratio coordinates of the draws are held within ±this (the particles' moves
 #: clip theirs at ±60; a weight of 10⁻¹³ of another's is as good as none).
 Z_LIMIT = 30.0
@@ -97,7 +101,7 @@ class StartingPrior:
         object.__setattr__(self, "swing", swing)  # as given: the stored bytes stay the same
         z = np.clip(alr_columns(swing.T).T, -Z_LIMIT, Z_LIMIT)  # (K, d)
         k, d = z.shape
-        cov = np.atleast_2d(np.cov(z, rowvar=False)) * k ** (-2.0 / (d + 4))
+        cov = np.atleast_2d(np.cov(z, rowvar=False)) * (BANDWIDTH * k ** (-1.0 / (d + 4))) ** 2
         cov += 1e-3 * np.eye(d)
         chol = np.linalg.cholesky(cov)
         inverse = np.linalg.inv(chol)

@@ -37,7 +37,10 @@ def recorded(tmp_path: Path, answers: int = 5) -> tuple[Path, StartingPrior, lis
     sc = loaded.scenario
     prior = prior_for(len(sc.weight_names))
     rec = start_session(
-        loaded, "p1", tmp_path / "sessions", spec=spec(sc, strategy="joint", budget=20),
+        loaded,
+        "p1",
+        tmp_path / "sessions",
+        spec=spec(sc, strategy="joint", budget=20),
         start=prior,
     )
     oracle = SimulatedOracle.for_scenario(sc, TRUTH)

@@ -96,7 +96,9 @@ def test_groups_recovered_on_a_clear_synthetic_case() -> None:
     centres = ([0.7, 0.1, 0.1, 0.1], [0.1, 0.7, 0.1, 0.1], [0.1, 0.1, 0.1, 0.7])
     sizes = (40, 30, 10)
     truth = np.repeat(np.arange(3), sizes)
-    swing = np.vstack([rng.dirichlet(50 * np.array(c), size=n) for c, n in zip(centres, sizes)])
+    swing = np.vstack(
+        [rng.dirichlet(50 * np.array(c), size=n) for c, n in zip(centres, sizes, strict=True)]
+    )
     groups = find_groups(swing)
     assert groups.count == 3 and groups.sizes() == [40, 30, 10]
     # Each found group is exactly one true group (numbered by size, as the truth is).

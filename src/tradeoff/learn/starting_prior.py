@@ -12,10 +12,10 @@ weights, in the additive log-ratio coordinates z the particles move in:
 with p₀ the engine's own prior (:func:`~tradeoff.learn.swing_prior.swing_log_prior`), b
 its share (``base_share``) and a Gaussian kernel around each of the K pooled draws zₖ,
 its covariance H the draws' covariance times (``BANDWIDTH`` · K^(−1/(d+4)))², half of
-Scott's rule (a kernel density estimate of the mixture of posteriors). Only the weights are pooled: the answer
-noise keeps the engine's own prior, since how carefully a person answers says nothing of
-how carefully the next one will, and a careful majority must not make a careless person's
-few answers look sure.
+Scott's rule (a kernel density estimate of the mixture of posteriors). Only the weights
+are pooled: the answer noise keeps the engine's own prior, since how carefully a person
+answers says nothing of how carefully the next one will, and a careful majority must not
+make a careless person's few answers look sure.
 
 The minority is guarded twice. The engine's own prior keeps its share b of the mass
 everywhere, so a person unlike everyone before still has prior mass where they are and
@@ -174,10 +174,7 @@ class StartingPrior:
         log_k = -0.5 * np.maximum(sq, 0.0)
         top = log_k.max(axis=0)
         out: FloatArray = (
-            top
-            + np.log(np.exp(log_k - top).sum(axis=0))
-            - math.log(len(w))
-            + self._log_norm
+            top + np.log(np.exp(log_k - top).sum(axis=0)) - math.log(len(w)) + self._log_norm
         )
         return out
 

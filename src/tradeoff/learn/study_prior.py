@@ -45,7 +45,7 @@ def own_particles(engine: Engine) -> Particles:
     if particles is None:
         raise ValueError("a population prior pools sessions of strategy 'joint'")
     start = engine.start
-    strategy = engine._strategy  # noqa: SLF001 - the shares of the engine's own prior
+    strategy = engine._strategy
     if start is None or not isinstance(strategy, JointStrategy):
         return particles
     spans = np.asarray(strategy.posterior.spans, dtype=np.float64)
@@ -54,9 +54,7 @@ def own_particles(engine: Engine) -> Particles:
     cols = np.ascontiguousarray(swing.T)
     logs = log_sum(cols, axis=0)
     base = (
-        swing_log_prior(
-            cols, tuple(spans), strategy.sparse_share, strategy.natural_share, 0, logs
-        )
+        swing_log_prior(cols, tuple(spans), strategy.sparse_share, strategy.natural_share, 0, logs)
         + logs
     )
     ratio = base - start.log_density(cols, base)

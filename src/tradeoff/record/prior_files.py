@@ -82,8 +82,7 @@ def load_prior(session_file: str | Path, sha256: str) -> StartingPrior:
             where,
             f"names the population prior {sha256[:12]}…, but {path} now hashes to "
             f"{found[:12]}…: the file was changed after the session started.",
-            f"restore {path.name} from a backup of the study; a prior file is never "
-            "rewritten.",
+            f"restore {path.name} from a backup of the study; a prior file is never rewritten.",
         )
     try:
         return StartingPrior.from_bytes(data)

@@ -173,4 +173,3 @@ def group_picks(groups: Groups, spans: Sequence[float], rows: FloatArray) -> lis
     natural = groups.means / np.asarray(spans, dtype=np.float64)
     natural = natural / natural.sum(axis=1, keepdims=True)
     return [int(i) for i in stable_argmax_rows(natural @ np.asarray(rows).T)]
-

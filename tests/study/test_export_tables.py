@@ -441,3 +441,25 @@ def test_each_participant_with_answers_has_a_group_and_its_probability(exported:
     assert pd.isna(people.loc["p04", "group"]) and pd.isna(people.loc["p04", "group_probability"])
     codebook = pd.read_csv(exported / "answers.csv.codebook.csv")
     assert {"group", "group_probability"} <= set(codebook["column"])
+
+
+def test_the_population_picture_of_the_report(made: Made) -> None:
+    """``study report``'s population section (:mod:`tradeoff.study.population_picture`):
+    the spread of the complete sessions' weights, the groups, how sure, each group's pick
+    from the pool."""
+    from tradeoff.study.population_picture import picture_of, picture_text
+
+    study = load_study(made.study.path)
+    found = study_sessions(study.path)
+    picture = picture_of(found.sessions, study.scenario_path, study.populations())
+    assert picture is not None
+    assert set(picture.participants) == {"p01", "p06"}
+    assert sum(picture.groups.sizes()) == 2
+    names = set(pd.read_csv(ROOT / "scenarios" / "pools" / "breast-cancer.csv")["model"])
+    assert all(p in names for p in picture.picks)
+    spread = picture.spread()
+    assert [s[0] for s in spread] == list(picture.names)
+    assert all(lo <= mid <= hi for _, lo, mid, hi in spread)
+    text = picture_text(picture)
+    assert "## The population" in text and "| 1 |" in text
+    assert set(picture.membership()) == {"p01", "p06"}

@@ -1,12 +1,12 @@
 """A study that learns across its participants: the coordinator's switch, the cadence of
-pooling, the prior later sessions start from, and the groups of the population picture."""
+pooling and the prior later sessions start from (sessions answered by simulated people:
+the e2e tier)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from tradeoff.ask.scenario import load_scenario
@@ -14,7 +14,6 @@ from tradeoff.errors import InputError
 from tradeoff.record.log import read_session
 from tradeoff.record.replay import replay
 from tradeoff.simulation.oracles import SimulatedOracle
-from tradeoff.study.groups import find_groups
 from tradeoff.study.opening import start_session
 from tradeoff.study.pooling import (
     POOLING_FILE,
@@ -28,7 +27,7 @@ from tradeoff.study.pooling import (
 
 from ..conftest import small_scenario_file, spec
 
-pytestmark = [pytest.mark.core, pytest.mark.other_path]
+pytestmark = [pytest.mark.e2e, pytest.mark.other_path]
 
 TRUTHS = ([0.5, 0.2, 0.2, 0.1], [0.4, 0.3, 0.2, 0.1])
 
@@ -89,24 +88,3 @@ def test_the_setting_is_off_when_absent_and_checked_when_present(tmp_path: Path)
     (tmp_path / POOLING_FILE).write_text(json.dumps({"enabled": "yes"}))
     with pytest.raises(InputError, match="'enabled'"):
         read_pooling(tmp_path)
-
-
-def test_groups_recovered_on_a_clear_synthetic_case() -> None:
-    rng = np.random.default_rng(5)
-    centres = ([0.7, 0.1, 0.1, 0.1], [0.1, 0.7, 0.1, 0.1], [0.1, 0.1, 0.1, 0.7])
-    sizes = (40, 30, 10)
-    truth = np.repeat(np.arange(3), sizes)
-    swing = np.vstack(
-        [rng.dirichlet(50 * np.array(c), size=n) for c, n in zip(centres, sizes, strict=True)]
-    )
-    groups = find_groups(swing)
-    assert groups.count == 3 and groups.sizes() == [40, 30, 10]
-    # Each found group is exactly one true group (numbered by size, as the truth is).
-    assert groups.labels.tolist() == truth.tolist()
-    assert min(groups.sureness()) > 0.9
-    assert np.allclose(groups.probabilities.sum(axis=1), 1.0)
-
-
-def test_one_homogeneous_population_is_one_group() -> None:
-    swing = np.random.default_rng(2).dirichlet([20.0, 10.0, 10.0, 5.0], size=80)
-    assert find_groups(swing).count == 1

@@ -14,6 +14,7 @@ from tradeoff.errors import InputError
 from tradeoff.record.log import read_session
 from tradeoff.record.replay import replay
 from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.folder import create_study, load_study
 from tradeoff.study.opening import start_session
 from tradeoff.study.pooling import (
     POOLING_FILE,
@@ -24,6 +25,7 @@ from tradeoff.study.pooling import (
     session_finished,
     write_pooling,
 )
+from tradeoff.study.withdrawals import withdraw
 
 from ..conftest import small_scenario_file, spec
 
@@ -32,8 +34,14 @@ pytestmark = [pytest.mark.e2e, pytest.mark.other_path]
 TRUTHS = ([0.5, 0.2, 0.2, 0.1], [0.4, 0.3, 0.2, 0.1])
 
 
+def make_study(tmp_path: Path, people: int = 6) -> Path:
+    ids = [f"p{i}" for i in range(people)] + ["later"]
+    study, _ = create_study(small_scenario_file(tmp_path), ids, tmp_path / "s")
+    return study.path
+
+
 def finish_sessions(study: Path, count: int, every: int) -> list[bool]:
-    loaded = load_scenario(small_scenario_file(study))
+    loaded = load_scenario(load_study(study).scenario_path)
     s = spec(loaded.scenario, strategy="joint", budget=4)
     due = []
     for i in range(count):
@@ -50,19 +58,21 @@ def finish_sessions(study: Path, count: int, every: int) -> list[bool]:
 
 
 def test_pooled_every_k_sessions_and_later_sessions_start_from_it(tmp_path: Path) -> None:
-    write_pooling(tmp_path, Pooling(True, every=5))
-    assert finish_sessions(tmp_path, 5, 5) == [False] * 4 + [True]
-    assert current_prior(tmp_path) is None  # not pooled yet: the refresh is separate
-    prior = refresh_prior(tmp_path)
+    study = make_study(tmp_path)
+    write_pooling(study, Pooling(True, every=5))
+    assert finish_sessions(study, 5, 5) == [False] * 4 + [True]
+    assert current_prior(study) is None  # not pooled yet: the refresh is separate
+    prior = refresh_prior(study)
     assert prior is not None and len(prior.sessions) == 5
-    assert current_prior(tmp_path) is prior or current_prior(tmp_path).sha256 == prior.sha256
-    loaded = load_scenario(tmp_path / "glaucoma-screening.toml")
+    now = current_prior(study)
+    assert now is not None and now.sha256 == prior.sha256
+    loaded = load_scenario(load_study(study).scenario_path)
     rec = start_session(
         loaded,
         "later",
-        tmp_path / "sessions",
+        study / "sessions",
         spec=spec(loaded.scenario, strategy="joint", budget=4),
-        start=current_prior(tmp_path),
+        start=current_prior(study),
     )
     rec.close()
     log = read_session(rec.path)
@@ -73,10 +83,22 @@ def test_pooled_every_k_sessions_and_later_sessions_start_from_it(tmp_path: Path
 
 
 def test_switched_off_nothing_is_pooled_or_used(tmp_path: Path) -> None:
-    write_pooling(tmp_path, Pooling(False))
-    assert finish_sessions(tmp_path, 2, 1) == [False, False]
-    assert not (tmp_path / "priors").exists()
-    assert current_prior(tmp_path) is None
+    study = make_study(tmp_path, 2)
+    write_pooling(study, Pooling(False))
+    assert finish_sessions(study, 2, 1) == [False, False]
+    assert not (study / "priors").exists()
+    assert current_prior(study) is None
+
+
+def test_a_withdrawn_participant_is_not_pooled(tmp_path: Path) -> None:
+    study = make_study(tmp_path)
+    write_pooling(study, Pooling(True, every=6))
+    finish_sessions(study, 6, 6)
+    assert refresh_prior(study) is not None
+    withdraw(load_study(study), "p0")
+    again = refresh_prior(study)
+    assert again is not None and len(again.sessions) == 5
+    assert not any(name.startswith("p0/") for name in again.sessions)
 
 
 def test_the_setting_is_off_when_absent_and_checked_when_present(tmp_path: Path) -> None:

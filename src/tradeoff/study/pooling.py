@@ -44,6 +44,8 @@ from tradeoff.record.log import read_session
 from tradeoff.record.prior_files import priors_folder, store_prior
 from tradeoff.record.replay import replay
 from tradeoff.study.files import replace_atomically
+from tradeoff.study.folder import load_study
+from tradeoff.study.withdrawals import certain_withdrawals
 
 __all__ = [
     "POOLING_FILE",
@@ -186,8 +188,8 @@ def refresh_prior(study: str | Path) -> StartingPrior | None:
     """Pool the prior again from every finished session (each replayed exactly, its own
     posterior taken: :func:`~tradeoff.learn.study_prior.own_particles`), store it by its
     hash and point new sessions at it; ``None`` with too few sessions. One process
-    refreshes at a time (the others return at once); a session file gone (erased) is left
-    out."""
+    refreshes at a time (the others return at once); a participant who withdrew, and a
+    session file gone (erased), are left out."""
     folder = Path(study)
     pooling = read_pooling(folder)
     sessions_dir = folder / "sessions"
@@ -201,9 +203,10 @@ def refresh_prior(study: str | Path) -> StartingPrior | None:
             return None
         people: dict[str, Particles] = {}
         scenario = spans = None
+        gone = certain_withdrawals(load_study(folder))
         for name in _finished(folder):
             path = sessions_dir / name
-            if not path.is_file():
+            if not path.is_file() or Path(name).parts[0] in gone:
                 continue
             engine = replay(read_session(path), check=False)
             if engine.particles() is None:

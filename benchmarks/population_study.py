@@ -1,8 +1,9 @@
 """A simulated study that learns across its participants.
 
 Run: ``.venv/bin/python -m benchmarks.population_study [--people 300] [--every 10]
-[--answers flip:0.1] [--control] [--seed 0] [--no-write]`` (writes
-benchmarks/results/population-study.md unless ``--no-write``).
+[--answers flip:0.1] [--control | --control-only] [--seed 0] [--no-write]`` (writes
+benchmarks/results/population-study.md, with ``--control-only``
+population-study-control.md, unless ``--no-write``).
 
 300 simulated people (benchmarks/decision.py's setting of ``breast-cancer-triage``: the
 shipped pool of 34 real models, strategy ``joint``, budget 30, the scenario's stop) from
@@ -13,7 +14,8 @@ study's population prior is pooled again from everyone finished so far
 (:func:`tradeoff.learn.study_prior.study_prior`, each person's own posterior:
 :func:`~tradeoff.learn.study_prior.own_particles`), and the people after start from it,
 as a study's sessions do. With ``--control`` the same people (same answers' seeds) are
-asked again without any population prior.
+asked again without any population prior; ``--control-only`` asks only the last third so
+(what the prior saved them, paired person by person, at a third of the cost).
 
 Reported: median questions of the first and the last third (the goal: the last 100 need
 ≥ 30 % fewer than the first 100 at the same right-pick rate), right picks (the truth's
@@ -268,6 +270,42 @@ def report(out: dict[str, Any], control: dict[str, Any] | None, args: argparse.N
     return "\n".join(lines)
 
 
+def control_only(args: argparse.Namespace) -> str:
+    """The last third of the study's people (the same truths, answer and engine seeds)
+    asked from the engine's own prior: what the population prior saved them."""
+    truths, groups = population(args.people, args.seed)
+    start = args.people - args.people // 3
+    cpu = time.process_time()
+    rows = []
+    for i in range(start, args.people):
+        row, _ = ask(truths[i], None, args.answers, i, args.seed)
+        row["group"] = int(groups[i])
+        rows.append(row)
+    q = np.array([r["questions"] for r in rows])
+    table = [
+        [
+            f"{start + 1}–{args.people}, no prior",
+            f"{np.median(q):g}",
+            f"{q.mean():.2f}",
+            pct(np.mean([r["right"] for r in rows])),
+            pct(np.mean([r["within"] for r in rows])),
+        ]
+    ]
+    gtable = []
+    for g in range(len(CENTRES)):
+        conf = [r for r in rows if r["group"] == g and r["confident"]]
+        wrong = sum(not r["stated_right"] for r in conf)
+        gtable.append([g + 1, len(conf), wrong, pct(wrong / len(conf) if conf else 0.0)])
+    return (
+        markdown(["people", "questions (median)", "mean", "right pick", "within margin"], table)
+        + "\n\n"
+        + markdown(["group", "confident stops", "wrong", "wrong share"], gtable)
+        + f"\n\nCommand: `python -m benchmarks.population_study --control-only --people "
+        f"{args.people} --answers {args.answers} --seed {args.seed}`. CPU: {cpu_name()}. "
+        f"CPU time {time.process_time() - cpu:.0f} s."
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--people", type=int, default=300)
@@ -275,8 +313,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--answers", default="flip:0.1")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--control", action="store_true")
+    parser.add_argument(
+        "--control-only",
+        action="store_true",
+        help="only the last third, without a prior (the same people and seeds as the "
+        "study's): writes population-study-control.md",
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
+    if args.control_only:
+        body = control_only(args)
+        if args.no_write:
+            print(body)
+        else:
+            write("population-study-control", "The study's last third without a prior", body)
+        return
     out = run(args.people, args.every, args.answers, args.seed, True)
     control = run(args.people, args.every, args.answers, args.seed, False) if args.control else None
     body = report(out, control, args)

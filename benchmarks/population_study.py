@@ -191,13 +191,26 @@ def report(out: dict[str, Any], control: dict[str, Any] | None, args: argparse.N
     saving = 1 - q_last / q_first
     right_first = float(np.mean([r["right"] for r in first]))
     right_last = float(np.mean([r["right"] for r in last]))
+    paired = None
     if control is not None:
+        ctable = []
+        for label, part in thirds(control["rows"]):
+            q = np.array([r["questions"] for r in part])
+            ctable.append(
+                [
+                    label + ", no prior",
+                    f"{np.median(q):g}",
+                    f"{q.mean():.2f}",
+                    pct(np.mean([r["right"] for r in part])),
+                    pct(np.mean([r["within"] for r in part])),
+                ]
+            )
+        lines.append("\nThe same people, answer and engine seeds, without a population prior:\n")
+        lines.append(markdown(headers[:5], ctable))
         c_last = thirds(control["rows"])[2][1]
-        lines.append(
-            f"\nWithout a population prior (the same people and answer seeds), the last "
-            f"third: median {np.median([r['questions'] for r in c_last]):g} questions, right "
-            f"pick {pct(np.mean([r['right'] for r in c_last]))}, within margin "
-            f"{pct(np.mean([r['within'] for r in c_last]))}.\n"
+        paired = (
+            float(np.median([r["questions"] for r in c_last])),
+            float(np.mean([r["right"] for r in c_last])),
         )
     lines.append("\n## Confident stops by group\n")
     gtable = []
@@ -243,6 +256,21 @@ def report(out: dict[str, Any], control: dict[str, Any] | None, args: argparse.N
             f"{pct(right_last)}",
             "met" if saving >= 0.3 and right_last >= right_first - 0.02 else "missed",
         ],
+        *(
+            []
+            if paired is None
+            else [
+                [
+                    "last third with the prior vs the same people without (paired): "
+                    "≥ 30 % fewer questions (median)",
+                    f"{paired[0]:g} → {q_last:g} ({pct(1 - q_last / paired[0])} fewer); right "
+                    f"{pct(paired[1])} → {pct(right_last)}",
+                    "met"
+                    if 1 - q_last / paired[0] >= 0.3 and right_last >= paired[1] - 0.02
+                    else "missed",
+                ]
+            ]
+        ),
         [
             "wrong among confident stops ≤ 5 % in every group",
             f"worst group {pct(worst)}",

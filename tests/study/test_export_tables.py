@@ -463,3 +463,16 @@ def test_the_population_picture_of_the_report(made: Made) -> None:
     text = picture_text(picture)
     assert "## The population" in text and "| 1 |" in text
     assert set(picture.membership()) == {"p01", "p06"}
+
+
+def test_study_report_writes_and_says_the_population(
+    made: Made, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tradeoff.cli import main
+
+    out = tmp_path / "report"
+    assert main(["study", "report", str(made.study.path), "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    written = (out / "population.md").read_text(encoding="utf-8")
+    assert written.startswith("## The population") and "| group | participants |" in written
+    assert "## The population" in said and str(out / "population.md") in said

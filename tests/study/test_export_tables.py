@@ -476,3 +476,20 @@ def test_study_report_writes_and_says_the_population(
     written = (out / "population.md").read_text(encoding="utf-8")
     assert written.startswith("## The population") and "| group | participants |" in written
     assert "## The population" in said and str(out / "population.md") in said
+
+
+def test_the_coordinators_page_gathers_the_population_at_most_every_few_minutes(
+    made: Made,
+) -> None:
+    import threading
+    from types import SimpleNamespace
+
+    from tradeoff.web.coordinator import PICTURE_SECONDS, population_facts
+
+    site = SimpleNamespace(status_lock=threading.Lock(), study=load_study(made.study.path))
+    facts = population_facts(site, now=1000.0)  # type: ignore[arg-type]
+    assert facts is not None
+    assert sum(g["size"] for g in facts["groups"]) == 2
+    assert len(facts["spread"]) == 4  # one row per aspect
+    again = population_facts(site, now=1000.0 + PICTURE_SECONDS / 2)  # type: ignore[arg-type]
+    assert again is facts  # not gathered again: the replays grow with the study

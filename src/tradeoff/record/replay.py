@@ -55,6 +55,10 @@ session's recomputed result is compared with its recorded
     recorded without first choosing its own question (the same state, a few times faster:
     what ``study status`` needs); whether this version would have asked the same questions
     is then not looked at (``log.replay_differs`` stays 0). Other strategies check as ever.
+
+    A session that started from a study's population prior (the header's
+    ``population_prior``) starts from exactly that prior again, read by its hash
+    (:func:`~tradeoff.record.prior_files.load_prior`: a missing or altered file is refused).
     """
     # The inputs first: what the log holds (the closing result, the candidates, each
     # recorded question), then the engine that replays them.

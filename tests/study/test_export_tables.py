@@ -428,3 +428,69 @@ def test_the_study_report_gives_each_threshold_in_the_table_and_the_spread(
         in md
     )
     assert f"median {threshold_percent(float(values.median()))}." in md
+
+
+def test_each_participant_with_answers_has_a_group_and_its_probability(exported: Path) -> None:
+    """The population picture's groups (:func:`tradeoff.study.groups.find_groups`) in the
+    participants table: a group (1: the largest) and the probability of belonging to it
+    for everyone whose answers the export replayed, empty for who has none."""
+    people = pd.read_csv(exported / "answers.participants.csv").set_index("participant")
+    assert {"group", "group_probability"} <= set(people.columns)
+    for pid in ("p01", "p02", "p06"):
+        assert int(people.loc[pid, "group"]) >= 1
+        assert 0.0 < people.loc[pid, "group_probability"] <= 1.0
+    assert pd.isna(people.loc["p04", "group"]) and pd.isna(people.loc["p04", "group_probability"])
+    codebook = pd.read_csv(exported / "answers.csv.codebook.csv")
+    assert {"group", "group_probability"} <= set(codebook["column"])
+
+
+def test_the_population_picture_of_the_report(made: Made) -> None:
+    """``study report``'s population section (:mod:`tradeoff.study.population_picture`):
+    the spread of the complete sessions' weights, the groups, how sure, each group's pick
+    from the pool."""
+    from tradeoff.study.population_picture import picture_of, picture_text
+
+    study = load_study(made.study.path)
+    found = study_sessions(study.path)
+    picture = picture_of(found.sessions, study.scenario_path, study.populations())
+    assert picture is not None
+    assert set(picture.participants) == {"p01", "p06"}
+    assert sum(picture.groups.sizes()) == 2
+    names = set(pd.read_csv(ROOT / "scenarios" / "pools" / "breast-cancer.csv")["model"])
+    assert all(p in names for p in picture.picks)
+    spread = picture.spread()
+    assert [s[0] for s in spread] == list(picture.names)
+    assert all(lo <= mid <= hi for _, lo, mid, hi in spread)
+    text = picture_text(picture)
+    assert "## The population" in text and "| 1 |" in text
+    assert set(picture.membership()) == {"p01", "p06"}
+
+
+def test_study_report_writes_and_says_the_population(
+    made: Made, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tradeoff.cli import main
+
+    out = tmp_path / "report"
+    assert main(["study", "report", str(made.study.path), "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    written = (out / "population.md").read_text(encoding="utf-8")
+    assert written.startswith("## The population") and "| group | participants |" in written
+    assert "## The population" in said and str(out / "population.md") in said
+
+
+def test_the_coordinators_page_gathers_the_population_at_most_every_few_minutes(
+    made: Made,
+) -> None:
+    import threading
+    from types import SimpleNamespace
+
+    from tradeoff.web.coordinator import PICTURE_SECONDS, population_facts
+
+    site = SimpleNamespace(status_lock=threading.Lock(), study=load_study(made.study.path))
+    facts = population_facts(site, now=1000.0)  # type: ignore[arg-type]
+    assert facts is not None
+    assert sum(g["size"] for g in facts["groups"]) == 2
+    assert len(facts["spread"]) == 4  # one row per aspect
+    again = population_facts(site, now=1000.0 + PICTURE_SECONDS / 2)  # type: ignore[arg-type]
+    assert again is facts  # not gathered again: the replays grow with the study

@@ -80,6 +80,21 @@ def add_study_commands(sub: Commands) -> None:
         help="attention checks before these questions (e.g. 3,8): a question whose one "
         "option is better on every line, shown like any other, never learned from",
     )
+    mk.add_argument(
+        "--no-population-prior",
+        dest="population_prior",
+        action="store_false",
+        help="ask every participant from the engine's own prior (default: later participants "
+        "start from a population prior pooled from the finished sessions, so they need "
+        "fewer questions; each session records the one it started from)",
+    )
+    mk.add_argument(
+        "--population-prior-every",
+        type=int,
+        default=10,
+        metavar="K",
+        help="pool the population prior again after every K finished sessions (default 10)",
+    )
     mk.add_argument("--json", action="store_true", help="print one JSON document")
     mk.set_defaults(func=cmd_study_create)
     status = st_sub.add_parser("status", help="who has answered, who is done")

@@ -122,7 +122,10 @@ def cmd_study_create(args: argparse.Namespace) -> int:
     from tradeoff.study.codes import CODE_BITS
     from tradeoff.study.folder import create_study
     from tradeoff.study.keys import new_key
+    from tradeoff.study.pooling import Pooling, write_pooling
 
+    if not 1 <= args.population_prior_every <= 10_000:
+        raise UsageError("--population-prior-every K: give a whole number from 1 to 10,000")
     panel, panel_ids = _panel(args)
     if args.participants is None and panel is None:
         raise UsageError(
@@ -157,9 +160,11 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         arms=arm_specs(args),
     )
     coordinator_key = new_key(study.path, "coordinator")
+    write_pooling(study.path, Pooling(args.population_prior, every=args.population_prior_every))
     if args.json:
         data: dict[str, object] = {
             "study": str(study.path),
+            "population_prior": args.population_prior,
             "scenario_sha256": study.scenario_sha256,
             "participants": list(codes),
             "coordinator_key": coordinator_key,
@@ -193,6 +198,13 @@ def cmd_study_create(args: argparse.Namespace) -> int:
     if panel is not None:
         lines += panel_link_lines(panel)
     lines += arms_lines(study)
+    lines.append(
+        f"Later participants start from a population prior pooled from the finished sessions "
+        f"(again after every {args.population_prior_every}; --no-population-prior asks "
+        "everyone alike)."
+        if args.population_prior
+        else "Every participant is asked from the engine's own prior (no population prior)."
+    )
     if study.attention_checks:
         *rest, last = map(str, study.attention_checks)
         before = f"questions {', '.join(rest)} and {last}" if rest else f"question {last}"
@@ -305,6 +317,7 @@ def cmd_study_status(args: argparse.Namespace) -> int:
 
 def cmd_study_report(args: argparse.Namespace) -> int:
     from tradeoff.cli.decide import check_out, emit_report
+    from tradeoff.study.population_picture import picture_of, picture_text
     from tradeoff.study.report import NothingToDecide, decide_study, study_sessions
 
     check_out(args.out)
@@ -326,7 +339,15 @@ def cmd_study_report(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     argv = ["study", "report", str(found.study.path), "--out", args.out]
     argv += ["--include-pilot"] if args.include_pilot else []
-    return emit_report(chosen, args.out, argv, json=args.json)
+    code = emit_report(chosen, args.out, argv, json=args.json)
+    picture = picture_of(found.sessions, found.study.scenario_path, found.study.populations())
+    if picture is not None:  # the population: how weights spread, the groups
+        text = picture_text(picture)
+        path = Path(args.out) / "population.md"
+        path.write_text(text, encoding="utf-8")
+        if not args.json:
+            say(f"{text}\n(written to {path})")
+    return code
 
 
 def cmd_study_withdraw(args: argparse.Namespace) -> int:

@@ -28,6 +28,7 @@ from tradeoff.learn.paper import PaperStrategy, planned_questions
 from tradeoff.learn.posterior import QUESTIONS_PER_RATIO
 from tradeoff.learn.probabilistic import ProbabilisticStrategy
 from tradeoff.learn.shares import Shares, asked_shares
+from tradeoff.learn.starting_prior import StartingPrior
 from tradeoff.learn.swing_prior import natural_weights
 from tradeoff.learn.verdict import Verdict
 from tradeoff.text import ENGLISH, Words
@@ -69,13 +70,18 @@ def make_strategy(
     seed: int = 0,
     candidates: NDArray[np.float64] | None = None,
     measured: NDArray[np.float64] | None = None,
+    start: StartingPrior | None = None,
 ) -> Strategy[Any]:
-    """Build the strategy ``spec.strategy`` names (``candidates``, ``measured``: see
-    :class:`Engine`)."""
+    """Build the strategy ``spec.strategy`` names (``candidates``, ``measured``, ``start``:
+    see :class:`Engine`)."""
+    if start is not None and spec.strategy != "joint":
+        raise ValueError("a study's population prior needs strategy 'joint'")
     if spec.strategy == "probabilistic":
         return ProbabilisticStrategy(space, spec, seed, candidates=candidates)
     if spec.strategy == "joint":
-        return JointStrategy(space, spec, seed, candidates=candidates, measured=measured)
+        return JointStrategy(
+            space, spec, seed, candidates=candidates, measured=measured, start=start
+        )
     return STRATEGY_FACTORIES[spec.strategy](space, spec, seed)
 
 
@@ -104,6 +110,9 @@ class Engine:
         :func:`tradeoff.choose.recommend.measured_vectors`): the ``joint`` strategy's stop
         then counts P(best) over the weights and the measurements together, as the
         recommendation does (other strategies read the candidates as exact).
+    start
+        A study's population prior the ``joint`` strategy's weights start from
+        (:class:`~tradeoff.learn.starting_prior.StartingPrior`), or ``None``: its own prior.
 
     Examples
     --------
@@ -127,17 +136,19 @@ class Engine:
         population: Population | None = None,
         candidates: NDArray[np.float64] | None = None,
         measured: NDArray[np.float64] | None = None,
+        start: StartingPrior | None = None,
     ) -> None:
         pop = population or scenario_population(scenario)
         self.candidates = candidates
         self.measured = measured
+        self.start = start
         self.scenario = scenario
         self.spec = spec if spec is not None else scenario.elicitation
         self.seed = seed
         self.strategy_name = self.spec.strategy
         # Algorithm 1 keeps the paper's query classifiers; ours show realistic ones.
         self.space = QuerySpace(scenario, pop, context=self.strategy_name != "paper")
-        self._strategy = make_strategy(self.space, self.spec, seed, candidates, measured)
+        self._strategy = make_strategy(self.space, self.spec, seed, candidates, measured, start)
         self._states: list[Any] = [self._strategy.initial()]
         self._history: list[tuple[Query, Choice]] = []
         #: Per counted answer, which statistics some answer so far showed differing

@@ -45,6 +45,7 @@ from tradeoff.learn.likelihood import NOISE_PRIOR, OUTCOME, NoiseGrid
 from tradeoff.learn.lookahead import scores
 from tradeoff.learn.particles import PARTICLES, SUMMARIES_KEPT, ParticlePosterior, Summary
 from tradeoff.learn.posterior import NATURAL_PRIOR_SHARE, PosteriorStrategy, repeats, same_answer
+from tradeoff.learn.starting_prior import StartingPrior
 from tradeoff.learn.swing_prior import SPARSE_PRIOR_SHARE
 from tradeoff.learn.verdict import Verdict, said_tied, tied_with
 from tradeoff.stable import settled, stable_order
@@ -97,6 +98,8 @@ class JointStrategy(PosteriorStrategy[JointState]):
     #: and every candidate stays in the running, since one dominated at the measured numbers
     #: may be best at plausible ones (the questions still pair non-dominated ones only).
     measured: FloatArray | None = field(default=None, compare=False, repr=False)
+    #: A study's pooled prior the weights start from (:mod:`~tradeoff.learn.starting_prior`).
+    start: StartingPrior | None = field(default=None, compare=False, repr=False)
     #: The posterior over the weights (built from the fields above).
     posterior: ParticlePosterior = field(init=False, compare=False, repr=False)
 
@@ -132,6 +135,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 None
                 if self.measured is None or self.candidates is None
                 else _tables(self.measured, front),
+                self.start,
             ),
         )
 

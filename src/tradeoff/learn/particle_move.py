@@ -24,6 +24,7 @@ from tradeoff.learn.likelihood import (
     answer_signs,
     signed_log_likelihoods,
 )
+from tradeoff.learn.starting_prior import StartingPrior
 from tradeoff.learn.swing_prior import (
     alr_columns,
     alr_inverse_columns,
@@ -107,6 +108,9 @@ class MoveKernel:
     noise_grid: NoiseGrid
     sparse_share: float
     natural_share: float
+    #: A study's pooled prior the weights start from (:mod:`~tradeoff.learn.starting_prior`),
+    #: or ``None``: the engine's own.
+    start: StartingPrior | None = None
 
     def _deltas(self, natural: FloatArray, records: Sequence[JointRecord]) -> FloatArray:
         """Δ of every answer for every particle, shape (answers, particles)."""
@@ -165,6 +169,8 @@ class MoveKernel:
             swing_log_prior(swing, self.spans, self.sparse_share, self.natural_share, axis, logs)
             + logs
         )
+        if self.start is not None:
+            out = self.start.log_density(swing if axis == 0 else swing.T, out)
         return out
 
     def _move(

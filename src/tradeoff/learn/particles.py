@@ -40,6 +40,7 @@ from tradeoff.arrays import FloatArray, IntArray
 from tradeoff.learn.joint_state import JointRecord, JointState
 from tradeoff.learn.likelihood import NOISE_PRIOR, NoiseGrid
 from tradeoff.learn.particle_move import MoveKernel, systematic
+from tradeoff.learn.starting_prior import StartingPrior
 from tradeoff.learn.swing_prior import SPARSE_PRIOR_SHARE, draw_swing_prior, natural_weights
 from tradeoff.stable import stable_argmax, stable_argmax_rows
 
@@ -206,6 +207,9 @@ class ParticlePosterior:
         are as many tables as particles), so P(best) and P(best or practically tied) count
         over the weights and the measurements together. The pick stays the best candidate
         at ``front`` itself (as :func:`tradeoff.choose.recommend.recommend` picks).
+    start
+        A study's pooled prior over the weights (:mod:`~tradeoff.learn.starting_prior`), or
+        ``None``: the prior above alone.
     """
 
     spans: tuple[float, ...]
@@ -216,6 +220,7 @@ class ParticlePosterior:
     natural_share: float = 0.0
     front: FloatArray | None = field(default=None, compare=False, repr=False)
     measured: FloatArray | None = field(default=None, compare=False, repr=False)
+    start: StartingPrior | None = field(default=None, compare=False, repr=False)
     _summaries: dict[JointState, Summary] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
@@ -225,7 +230,12 @@ class ParticlePosterior:
 
     def __post_init__(self) -> None:
         kernel = MoveKernel(
-            self.spans, self.seed, self.noise_grid, self.sparse_share, self.natural_share
+            self.spans,
+            self.seed,
+            self.noise_grid,
+            self.sparse_share,
+            self.natural_share,
+            self.start,
         )
         object.__setattr__(self, "kernel", kernel)
 
@@ -233,8 +243,15 @@ class ParticlePosterior:
         """Particles drawn from the prior (the same for every engine with this seed)."""
         if not self._initial:
             rng = np.random.default_rng([self.seed, 0, 0])
-            swing = draw_swing_prior(
-                rng, self.particles, self.spans, self.sparse_share, self.natural_share
+            def own(size: int) -> FloatArray:
+                return draw_swing_prior(
+                    rng, size, self.spans, self.sparse_share, self.natural_share
+                )
+
+            swing = (
+                own(self.particles)
+                if self.start is None
+                else self.start.draw(rng, self.particles, own)
             )
             masses = self.noise_grid.prior_masses()
             noise = rng.choice(len(masses), size=self.particles, p=masses).astype(np.intp)

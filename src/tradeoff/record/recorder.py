@@ -40,8 +40,10 @@ from tradeoff.ask.queries import Query
 from tradeoff.ask.scenario import ElicitationSpec, LoadedScenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Choice, ElicitationResult, Engine
+from tradeoff.learn.starting_prior import StartingPrior
 from tradeoff.record.log import SessionLog, read_session
 from tradeoff.record.marks import Marks
+from tradeoff.record.prior_files import store_prior
 from tradeoff.record.records import (
     FORMAT_VERSION,
     AnswerRecord,
@@ -53,6 +55,7 @@ from tradeoff.record.records import (
     HeaderRecord,
     MeasurementRecord,
     NoteRecord,
+    PriorRecord,
     QueryRecord,
     ResultRecord,
     UndoRecord,
@@ -192,6 +195,7 @@ class Recorder:
         consent: ConsentRecord | None = None,
         entry: EntryRecord | None = None,
         measurement: MeasurementRecord | None = None,
+        start: StartingPrior | None = None,
     ) -> Recorder:
         """Create a new session file and write its first lines.
 
@@ -205,7 +209,9 @@ class Recorder:
         participant came in), when given, next, just before the header.
         ``measurement``, when the pool carries a measurement noise, says how the
         candidates were measured: the stop then counts over their plausible values, and the
-        header keeps it for every replay.
+        header keeps it for every replay. ``start``, a study's population prior, is
+        stored by its hash beside the sessions folder
+        (:func:`~tradeoff.record.prior_files.store_prior`) and named in the header.
         """
         check_participant(participant)
         folder = check_sessions_dir(sessions_dir) / participant
@@ -226,7 +232,10 @@ class Recorder:
             population=population,
             candidates=candidates,
             measured=None if measurement is None else measurement.array(),
+            start=start,
         )
+        if start is not None:
+            store_prior(sessions_dir, start)
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         path = folder / f"{loaded.scenario.id}-{stamp}.jsonl"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
@@ -245,6 +254,9 @@ class Recorder:
             started=now(),
             candidates=None if candidates is None else tuple(map(tuple, candidates.tolist())),
             measurement=measurement,
+            population_prior=None
+            if start is None
+            else PriorRecord(sha256=start.sha256, sessions=len(start.sessions)),
         )
         rec = cls(engine, path, fd, Header.of(record, loaded.scenario))
         if consent is not None:

@@ -387,6 +387,15 @@ class MeasurementRecord(_Record):
         return out
 
 
+class PriorRecord(_Record):
+    """The population prior a study session's weights started from: the SHA-256 of its
+    stored draws (``priors/<sha256>.json`` beside the sessions folder,
+    :mod:`tradeoff.record.prior_files`) and how many finished sessions it pooled."""
+
+    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    sessions: Annotated[int, Field(strict=True, ge=0)]
+
+
 class HeaderRecord(_Record):
     """The header line of a session file: written from this model and read into it.
 
@@ -420,13 +429,18 @@ class HeaderRecord(_Record):
     #: How exactly the candidates were measured, when the pool carries a measurement
     #: noise: the stop's P(best) counted over the plausible tables this draws again.
     measurement: MeasurementRecord | None = None
+    #: The population prior the weights started from (a study that learns across its
+    #: participants), or ``None``: the engine's own prior.
+    population_prior: PriorRecord | None = None
 
     @model_serializer(mode="wrap")
     def _written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Without ``measurement`` when the candidates were exact (as before it existed)."""
+        """Without ``measurement`` when the candidates were exact and without
+        ``population_prior`` when there was none (as before they existed)."""
         out: dict[str, Any] = handler(self)
-        if self.measurement is None:
-            out.pop("measurement", None)
+        for name in ("measurement", "population_prior"):
+            if getattr(self, name) is None:
+                out.pop(name, None)
         return out
 
     @field_validator("participant")

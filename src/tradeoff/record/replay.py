@@ -17,6 +17,7 @@ from tradeoff.ask.queries import same_question
 from tradeoff.errors import InputError
 from tradeoff.learn import ElicitationResult, Engine
 from tradeoff.record.log import RESTORE, SessionLog
+from tradeoff.record.prior_files import load_prior
 from tradeoff.record.records import (
     AnswerRecord,
     CheckRecord,
@@ -54,6 +55,10 @@ session's recomputed result is compared with its recorded
     recorded without first choosing its own question (the same state, a few times faster:
     what ``study status`` needs); whether this version would have asked the same questions
     is then not looked at (``log.replay_differs`` stays 0). Other strategies check as ever.
+
+    A session that started from a study's population prior (the header's
+    ``population_prior``) starts from exactly that prior again, read by its hash
+    (:func:`~tradeoff.record.prior_files.load_prior`: a missing or altered file is refused).
     """
     # The inputs first: what the log holds (the closing result, the candidates, each
     # recorded question), then the engine that replays them.
@@ -64,6 +69,7 @@ session's recomputed result is compared with its recorded
         line.event.query.to_query() if isinstance(line.event, AnswerRecord) else None
         for line in log.lines
     ]
+    start = None if h.population_prior is None else load_prior(log.path, h.population_prior.sha256)
     engine = Engine(
         h.scenario,
         h.spec,
@@ -71,6 +77,7 @@ session's recomputed result is compared with its recorded
         population=population,
         candidates=candidates,
         measured=measured,
+        start=start,
     )
     differs = 0
     check = check or not engine.learns_from_any_question

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from tradeoff.ask.population import Population
 from tradeoff.ask.scenario import Scenario
 from tradeoff.errors import InputError
@@ -26,6 +28,7 @@ from tradeoff.study.entries import read_entries
 from tradeoff.study.erasures import erased
 from tradeoff.study.export_rows import Row, session_language, session_rows
 from tradeoff.study.folder import Study
+from tradeoff.study.groups import find_groups
 from tradeoff.study.thresholds import add_thresholds
 from tradeoff.study.withdrawals import certain_withdrawals
 
@@ -89,6 +92,8 @@ def _person(pid: str, sessions: Sequence[_Session], panel_id: str | None = None)
             "session": None,
             "final_pick": None,
             "p_best": None,
+            "group": None,
+            "group_probability": None,
             "panel_id": panel_id,
             "entry_via": None,
             "pilot": False,
@@ -112,6 +117,8 @@ def _person(pid: str, sessions: Sequence[_Session], panel_id: str | None = None)
         "session": log.path.name,
         "final_pick": None,
         "p_best": None,
+        "group": None,
+        "group_probability": None,
         "panel_id": None if entry is None else entry.panel_id,
         "entry_via": None if entry is None else entry.via,
         "pilot": entry is not None and entry.pilot,
@@ -158,6 +165,22 @@ def _picks(
         by_id[pid]["final_pick"] = rec.name
         by_id[pid]["p_best"] = rec.stated
     return None
+
+
+def _groups(people: list[Row], engines: dict[str, Engine]) -> None:
+    """Each described participant's group and its probability
+    (:func:`tradeoff.study.groups.find_groups` over their posterior-mean swing weights),
+    written into ``people``; nothing with fewer than two."""
+    swing = {p: e.result().swing_weights for p, e in engines.items()}
+    known = {p: s for p, s in swing.items() if s is not None}
+    if len(known) < 2:
+        return
+    found = find_groups(np.asarray(list(known.values()), dtype=np.float64))
+    by_id: dict[str, Row] = {row["participant"]: row for row in people}
+    for i, pid in enumerate(known):
+        label = int(found.labels[i])
+        by_id[pid]["group"] = label + 1
+        by_id[pid]["group_probability"] = float(found.probabilities[i, label])
 
 
 def collect(
@@ -237,6 +260,7 @@ def collect(
     if study.arms:  # the arm of each row (a study with arms: tradeoff.study.arms)
         for row in (*rows, *people):
             row["arm"] = entries.arms.get(row["participant"])
+    _groups(people, {p: s.engine for p, s in described.items()})
     refused = _picks(study, scenario, people, of)
     add_thresholds(scenario, people, of)  # from the posterior each pick comes from
     if refused is not None:

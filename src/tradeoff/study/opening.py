@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tradeoff.ask.scenario import ElicitationSpec, LoadedScenario
+from tradeoff.learn.starting_prior import StartingPrior
 from tradeoff.record.log import SessionLog
 from tradeoff.record.recorder import Recorder
 from tradeoff.record.records import ConsentRecord, EntryRecord
@@ -30,6 +31,7 @@ def start_session(
     cache_dir: str | Path | None = None,
     consent: ConsentRecord | None = None,
     entry: EntryRecord | None = None,
+    start: StartingPrior | None = None,
 ) -> Recorder:
     """A new session of ``loaded`` for ``participant``, its first lines on disk.
 
@@ -37,8 +39,12 @@ def start_session(
     the scenario file) unless ``spec`` stops on the weights; with ``cache_dir`` the
     population, its sorted tables and those rows are memory-mapped from there (built there
     first if missing). ``consent`` and ``entry`` (how a study participant came in) open
-    the file, before its header.
+    the file, before its header. ``start``: a study's population prior
+    (:func:`tradeoff.study.pooling.current_prior`), used when the strategy is ``joint``
+    (the only one that starts from a prior over the whole weight vector).
     """
+    if (spec or loaded.scenario.elicitation).strategy != "joint":
+        start = None
     population = cached_population(loaded.scenario, cache_dir)
     stop = (spec or loaded.scenario.elicitation).stop
     candidates = cached_candidates(
@@ -62,6 +68,7 @@ def start_session(
         seed=seed,
         consent=consent,
         entry=entry,
+        start=start,
     )
 
 

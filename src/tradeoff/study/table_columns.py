@@ -278,6 +278,22 @@ PARTICIPANT_COLUMNS = (
         "float",
     ),
     Column(
+        "group",
+        "number",
+        "The group of people who weigh the aspects alike that this participant most likely "
+        "belongs to (1: the largest; a Gaussian mixture over the exported participants' "
+        "posterior-mean swing weights, its number of groups chosen by BIC, as 'tradeoff "
+        "study report' shows them); empty when fewer than two participants have answers.",
+        "Int64",
+    ),
+    Column(
+        "group_probability",
+        "probability",
+        "The posterior probability that this participant belongs to their group (empty "
+        "with group).",
+        "float",
+    ),
+    Column(
         "panel_id",
         "id",
         "The participant's id on the recruitment panel whose link they came in by (empty "

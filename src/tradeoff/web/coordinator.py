@@ -11,7 +11,9 @@ question, flags (inconsistent answers, long pauses), the latest activity, who ca
 a panel's link, declined or was screened out, and the pilot sessions apart. The facts are
 gathered at most once every :data:`STATUS_SECONDS` per server process, whatever the number
 of requests, each gathering reusing the status's caches (:mod:`tradeoff.study.counted`).
-The page is in English only.
+The population picture (how the participants' weights spread, the groups of people who
+want different models: :mod:`tradeoff.study.population_picture`) is gathered at most once
+every :data:`PICTURE_SECONDS`. The page is in English only.
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ from tradeoff.web.site import (
 
 #: The facts are gathered again after this many seconds (per server process).
 STATUS_SECONDS = 5.0
+#: The population picture (every complete session replayed) is gathered again at most this
+#: often per server process: its work grows with the study, so never once per request.
+PICTURE_SECONDS = 300.0
+_PICTURES: dict[str, tuple[float, dict[str, Any] | None]] = {}
 #: At most this many participants are listed under each flag.
 FLAG_LIST = 50
 ENGLISH = Language("en", NullTranslations())
@@ -62,6 +68,39 @@ def status_facts(site: Site, now: float | None = None) -> dict[str, Any]:
         facts["gathered"] = time.strftime("%H:%M:%S UTC", time.gmtime())
         site.status_cache = (now, facts)
         return dict(facts)
+
+
+def population_facts(site: Site, now: float | None = None) -> dict[str, Any] | None:
+    """The population picture (:func:`tradeoff.study.population_picture.picture_of` over
+    the sessions ``study report`` reads) as the page shows it, gathered again only when
+    the last gathering is older than :data:`PICTURE_SECONDS`; ``None`` with fewer than
+    two complete sessions."""
+    from tradeoff.study.population_picture import picture_of
+    from tradeoff.study.report import study_sessions
+
+    now = time.monotonic() if now is None else now
+    key = str(site.study.path)
+    with site.status_lock:
+        cached = _PICTURES.get(key)
+        if cached is not None and now - cached[0] < PICTURE_SECONDS:
+            return cached[1]
+        found = study_sessions(site.study.path)
+        picture = picture_of(found.sessions, site.study.scenario_path, site.study.populations())
+        facts = None
+        if picture is not None:
+            g = picture.groups
+            facts = {
+                "gathered": time.strftime("%H:%M UTC", time.gmtime()),
+                "spread": picture.spread(),
+                "groups": [
+                    {"number": k + 1, "size": n, "sure": s, "pick": p}
+                    for k, (n, s, p) in enumerate(
+                        zip(g.sizes(), g.sureness(), picture.picks, strict=True)
+                    )
+                ],
+            }
+        _PICTURES[key] = (now, facts)
+        return facts
 
 
 def panel_facts(study: Study, facts: dict[str, Any]) -> dict[str, Any] | None:
@@ -108,6 +147,7 @@ async def coordinator_page(request: web.Request) -> web.StreamResponse:
     if not site.is_coordinator(request.cookies.get(COORDINATOR_COOKIE)):
         return login_page(request, site, visitor)
     facts = await site.work(partial(status_facts, site))
+    population = await site.work(partial(population_facts, site))
     rows = facts["rows"]
     flagged = [r["participant"] for r in rows if r["consistency_flagged"]]
     paused = [r["participant"] for r in rows if r["long_pause"]]
@@ -129,6 +169,7 @@ async def coordinator_page(request: web.Request) -> web.StreamResponse:
         stops=list(stops.items()),
         most=most,
         refresh=int(STATUS_SECONDS),
+        population=population,
     )
 
 

@@ -10,12 +10,14 @@ request itself.
 
 from __future__ import annotations
 
+import threading
 from typing import Literal
 
 from aiohttp import web
 
 from tradeoff.record.recorder import Recorder
 from tradeoff.study.entries import Entered
+from tradeoff.study.pooling import refresh_prior, session_finished
 from tradeoff.web.site import Site, Visitor
 
 Ending = Literal["complete", "declined", "screened"]
@@ -117,3 +119,5 @@ def finish(site: Site, rec: Recorder) -> None:
     if entered is not None:
         rec.note("outcome completed" + (" (pilot)" if entered.pilot else ""))
     rec.finish()
+    if session_finished(site.study.path, rec.path):  # every k finished: pooled again
+        threading.Thread(target=refresh_prior, args=(site.study.path,), daemon=True).start()

@@ -38,6 +38,7 @@ from tradeoff.study.counted import session_files
 from tradeoff.study.entries import EntryLog, study_lock
 from tradeoff.study.folder import Study
 from tradeoff.study.opening import resume_session, start_session
+from tradeoff.study.pooling import current_prior
 from tradeoff.study.withdrawals import withdrawn
 
 T = TypeVar("T")
@@ -259,6 +260,7 @@ class Participants:
                 cache_dir=self.study.cache_dir,
                 consent=consent,
                 entry=entry,
+                start=current_prior(self.study.path),
             )
             shown = None if arm is None else self.arm_languages.get(arm)
             try:

@@ -1,0 +1,112 @@
+"""A study that learns across its participants: the coordinator's switch, the cadence of
+pooling and the prior later sessions start from (sessions answered by simulated people:
+the e2e tier)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tradeoff.ask.scenario import load_scenario
+from tradeoff.errors import InputError
+from tradeoff.record.log import read_session
+from tradeoff.record.replay import replay
+from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.folder import create_study, load_study
+from tradeoff.study.opening import start_session
+from tradeoff.study.pooling import (
+    POOLING_FILE,
+    Pooling,
+    current_prior,
+    read_pooling,
+    refresh_prior,
+    session_finished,
+    write_pooling,
+)
+from tradeoff.study.withdrawals import withdraw
+
+from ..conftest import small_scenario_file, spec
+
+pytestmark = [pytest.mark.e2e, pytest.mark.other_path]
+
+TRUTHS = ([0.5, 0.2, 0.2, 0.1], [0.4, 0.3, 0.2, 0.1])
+
+
+def make_study(tmp_path: Path, people: int = 6) -> Path:
+    ids = [f"p{i}" for i in range(people)] + ["later"]
+    study, _ = create_study(small_scenario_file(tmp_path), ids, tmp_path / "s")
+    return study.path
+
+
+def finish_sessions(study: Path, count: int, every: int) -> list[bool]:
+    loaded = load_scenario(load_study(study).scenario_path)
+    s = spec(loaded.scenario, strategy="joint", budget=4)
+    due = []
+    for i in range(count):
+        rec = start_session(
+            loaded, f"p{i}", study / "sessions", spec=s, seed=i, start=current_prior(study)
+        )
+        oracle = SimulatedOracle.for_scenario(loaded.scenario, TRUTHS[i % 2], seed=i)
+        while (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q))
+        rec.finish()
+        rec.close()
+        due.append(session_finished(study, rec.path))
+    return due
+
+
+def test_pooled_every_k_sessions_and_later_sessions_start_from_it(tmp_path: Path) -> None:
+    study = make_study(tmp_path)
+    write_pooling(study, Pooling(True, every=5))
+    assert finish_sessions(study, 5, 5) == [False] * 4 + [True]
+    assert current_prior(study) is None  # not pooled yet: the refresh is separate
+    prior = refresh_prior(study)
+    assert prior is not None and len(prior.sessions) == 5
+    now = current_prior(study)
+    assert now is not None and now.sha256 == prior.sha256
+    loaded = load_scenario(load_study(study).scenario_path)
+    rec = start_session(
+        loaded,
+        "later",
+        study / "sessions",
+        spec=spec(loaded.scenario, strategy="joint", budget=4),
+        start=current_prior(study),
+    )
+    rec.close()
+    log = read_session(rec.path)
+    assert log.header.population_prior is not None
+    assert log.header.population_prior.sha256 == prior.sha256
+    assert log.header.population_prior.sessions == 5
+    assert replay(log).start is not None
+
+
+def test_switched_off_nothing_is_pooled_or_used(tmp_path: Path) -> None:
+    study = make_study(tmp_path, 2)
+    write_pooling(study, Pooling(False))
+    assert finish_sessions(study, 2, 1) == [False, False]
+    assert not (study / "priors").exists()
+    assert current_prior(study) is None
+
+
+def test_a_withdrawn_participant_is_not_pooled(tmp_path: Path) -> None:
+    study = make_study(tmp_path)
+    write_pooling(study, Pooling(True, every=6))
+    finish_sessions(study, 6, 6)
+    assert refresh_prior(study) is not None
+    withdraw(load_study(study), "p0")
+    again = refresh_prior(study)
+    assert again is not None and len(again.sessions) == 5
+    assert not any(name.startswith("p0/") for name in again.sessions)
+
+
+def test_the_setting_is_off_when_absent_and_checked_when_present(tmp_path: Path) -> None:
+    assert read_pooling(tmp_path) == Pooling(False)
+    (tmp_path / POOLING_FILE).write_text(json.dumps({"enabled": True, "every": 0}))
+    with pytest.raises(InputError) as err:
+        read_pooling(tmp_path)
+    assert POOLING_FILE in str(err.value) and "'every'" in str(err.value)
+    (tmp_path / POOLING_FILE).write_text(json.dumps({"enabled": "yes"}))
+    with pytest.raises(InputError, match="'enabled'"):
+        read_pooling(tmp_path)

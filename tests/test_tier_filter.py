@@ -20,9 +20,9 @@ def selected(markexpr: str, *, every_file: bool) -> list[str]:
     env = {k: v for k, v in os.environ.items() if k != "TRADEOFF_COLLECT_ALL"}
     if every_file:
         env["TRADEOFF_COLLECT_ALL"] = "1"
+    plugins = ["-p", "no:xdist", "-p", "no:cacheprovider"]
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider"]
-        + ["--collect-only", "-q", "-m", markexpr],
+        [sys.executable, "-m", "pytest", *plugins, "--collect-only", "-q", "-m", markexpr],
         capture_output=True,
         text=True,
         env=env,

@@ -323,8 +323,9 @@ _MARK = re.compile(r"\bmark\.([A-Za-z_]\w*)")
 
 def file_marks(path: Path) -> tuple[str, frozenset[str]] | None:
     """A test file's tier and every other mark one of its tests may carry, read without
-    importing the file: each ``mark.NAME`` its text names, and ``stats`` beside ``slow``
-    (tests/conftest.py marks the slow tests stats). None when the file does not declare
+    importing the file: each ``mark.NAME`` its text names, ``stats`` beside ``slow``
+    (tests/conftest.py marks the slow tests stats), and ``core`` when the text has an example
+    (``>>>``: a doctest is core). None when the file does not declare
     exactly one tier, the same in every assignment of ``pytestmark``.
 
     Examples
@@ -347,6 +348,9 @@ def file_marks(path: Path) -> tuple[str, frozenset[str]] | None:
     others = set(_MARK.findall(text)) - {tier}
     if "slow" in others:
         others.add("stats")
+    if ">>>" in text:
+        others.add("core")
+    others.discard(tier)
     return tier, frozenset(others)
 
 

@@ -102,11 +102,13 @@ def sklearn_source(args: argparse.Namespace) -> SklearnSource | None:
     the dataset, read before any work (each mistake located in its file); None without
     the option."""
     if not args.sklearn_estimators:
-        for option in ("dataset", "target"):
-            if getattr(args, f"sklearn_{option}") is not None:
+        for value, option in (
+            (args.sklearn_dataset, "--sklearn-dataset"),
+            (args.sklearn_target, "--sklearn-target"),
+        ):
+            if value is not None:
                 raise UsageError(
-                    f"--sklearn-{option} needs --sklearn-estimators FILE (nothing is written "
-                    "without it)"
+                    f"{option} needs --sklearn-estimators FILE (nothing is written without it)"
                 )
         return None
     if not args.sklearn_dataset:

@@ -1,5 +1,6 @@
 """The decision report loads nothing from outside: names from a pool file are text, not
-Markdown or HTML, and the HTML page forbids remote loads by its Content-Security-Policy."""
+Markdown or HTML, and the HTML page forbids remote loads by its Content-Security-Policy
+(names from people's sessions to the report: test_report_safety_sessions.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Strategy `joint`: a particle posterior checked against brute-force integration, one
-likelihood for every kind of question, questions about real candidates, exact replay."""
+likelihood for every kind of question, questions about real candidates (whole sessions and
+their exact replay: test_joint_sessions.py)."""
 
 from __future__ import annotations
 

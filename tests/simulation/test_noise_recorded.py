@@ -4,6 +4,8 @@ the registry's own tests are in test_noise_registry.py)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tradeoff.learn import Engine
@@ -12,10 +14,11 @@ from tradeoff.simulation.oracles import (
     SimulatedOracle,
 )
 
-from ..conftest import small
-from .test_noise_registry import RECORDED
+from ..conftest import ROOT, small
 
 pytestmark = pytest.mark.e2e
+
+RECORDED = json.loads((ROOT / "tests" / "fixtures" / "oracle_answers.json").read_text())
 
 
 @pytest.mark.parametrize(

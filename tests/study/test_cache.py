@@ -1,6 +1,6 @@
 """The on-disk cache a study's participants share: the same numbers as building in memory,
-memory-mapped, rebuilt when broken, and a participant's process that needs neither scipy
-nor pandas before its first question."""
+memory-mapped, rebuilt when broken (its sessions, commands and processes:
+test_cache_commands.py)."""
 
 from __future__ import annotations
 

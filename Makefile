@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run check test test-other-path lint bench clean
+.PHONY: run check core test test-other-path lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,11 +41,20 @@ test: lint
 	$(BIN)/pytest -n 2
 	$(MAKE) test-other-path
 
-## check: the core tier only (no statistical, end-to-end or browser tests) (about a minute and a half on two cores).
-## Every test file declares its tier (`pytestmark = pytest.mark.core`, or stats, e2e,
-## browser); a statistical test in a core file is marked stats, and so is every slow one.
-check: lint
-	$(BIN)/pytest -n 2 -m "core and not stats"
+## check: lint and the core tier only (no statistical, end-to-end or browser tests), side by
+## side (mypy takes one core; the first run, without its cache, half a minute) (under a minute
+## on two cores). Every test file declares its tier (`pytestmark = pytest.mark.core`, or
+## stats, e2e, browser); a statistical test in a core file is marked stats, and so is every
+## slow one; a test that runs whole sessions, commands or processes is in a file marked e2e.
+## The run does not import the files it cannot select (tests/conftest.py), and the property
+## tests that do not set their own number of examples try 25 (TRADEOFF_CHECK_EXAMPLES; `make
+## test` tries hypothesis's 100).
+check: $(VENV)/.installed-test
+	$(MAKE) --no-print-directory -j 2 --output-sync=target lint core
+
+## core: the core tier's tests alone
+core: $(VENV)/.installed-test
+	TRADEOFF_CHECK_EXAMPLES=1 $(BIN)/pytest -n 2 -m "core and not stats"
 
 ## test-other-path: the tests whose results a CPU's kernels could change (the engine's
 ## strategies, sessions and their replay, the export's posterior, the recommendation, the

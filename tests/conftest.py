@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import atexit
+import functools
 import os
+import re
 import shutil
 import tempfile
+from collections.abc import Callable, Set
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -15,7 +18,7 @@ from hypothesis import settings
 
 from tradeoff.ask.scenario import ElicitationSpec, Scenario, load_scenario
 
-from .guards import TIERS
+from .guards import TIERS, file_ruled_out
 
 if TYPE_CHECKING:
     from tradeoff.record.recorder import Recorder
@@ -45,7 +48,17 @@ atexit.register(shutil.rmtree, TEST_STATE, True)
 settings.register_profile("default", deadline=None, print_blob=True)
 # In CI the examples are derandomised, so a run is reproducible and cannot fail by chance.
 settings.register_profile("ci", deadline=None, print_blob=True, derandomize=True)
-settings.load_profile("ci" if os.environ.get("CI") else "default")
+#: Examples a property test that does not set its own count tries in ``make check``
+#: (TRADEOFF_CHECK_EXAMPLES=1): fewer than hypothesis's 100, which ``make test`` tries.
+CHECK_EXAMPLES = 25
+for _name in ("default", "ci"):
+    settings.register_profile(
+        f"{_name}-check", settings.get_profile(_name), max_examples=CHECK_EXAMPLES
+    )
+settings.load_profile(
+    ("ci" if os.environ.get("CI") else "default")
+    + ("-check" if os.environ.get("TRADEOFF_CHECK_EXAMPLES") else "")
+)
 
 
 def scenario(name: str) -> Scenario:
@@ -98,6 +111,41 @@ def pytest_pycollect_makemodule(
     if not module_path.name.startswith("test_"):
         return None  # a helper module named on the command line
     return TieredModule.from_parent(parent, path=module_path)
+
+
+@functools.cache
+def _mark_expression(markexpr: str) -> tuple[Callable[[Set[str]], bool], frozenset[str]] | None:
+    """``-m``'s expression as a function of one test's marks, and the names it looks at;
+    None when pytest's own reader of it (not a public one) is not there."""
+    try:
+        from _pytest.mark.expression import Expression
+    except ImportError:  # pragma: no cover - another pytest
+        return None
+    expression = Expression.compile(markexpr)
+    names = frozenset(re.findall(r"[A-Za-z_]\w*", markexpr)) - {"and", "or", "not"}
+    return (lambda marks: expression.evaluate(lambda name, **_: name in marks)), names
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A run with ``-m`` (``make check``: ``-m "core and not stats"``) does not import the
+    test files whose declared tier, with any mark their tests may carry, it cannot select
+    (:func:`tests.guards.file_ruled_out`, reading the file's text): the same tests run,
+    without the seconds each process would spend importing the others (a browser's driver,
+    the decision-curve reference, the screens' snapshots). ``TRADEOFF_COLLECT_ALL=1``
+    imports every file, as the test of this hook does (tests/test_tier_filter.py)."""
+    markexpr = config.getoption("markexpr", "")
+    if (
+        not markexpr
+        or os.environ.get("TRADEOFF_COLLECT_ALL")
+        or not collection_path.name.startswith("test_")
+        or collection_path.suffix != ".py"
+    ):
+        return None  # None, not False: the other reasons to ignore a path still hold
+    found = _mark_expression(markexpr)
+    if found is None:
+        return None
+    selects, names = found
+    return True if file_ruled_out(collection_path, selects, names) else None
 
 
 def mark_tiers(items: list[pytest.Item]) -> None:

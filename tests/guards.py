@@ -5,6 +5,8 @@ small package or test folder of their own (tests/test_guard_rails.py).
 - :func:`import_loops`: loops among a package's modules, counting the imports inside
   functions and under ``if TYPE_CHECKING`` (a loop closed at call time is a loop);
 - :func:`tier_problems`: test files that do not declare exactly one tier;
+- :func:`file_ruled_out`: test files none of whose tests a mark expression selects, read
+  without importing them (a run with ``-m`` does not import them: tests/conftest.py);
 - :func:`named_test_files`: test files a Makefile lists by name.
 """
 
@@ -14,7 +16,7 @@ import ast
 import itertools
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Set
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -278,21 +280,30 @@ def _module_level(tree: ast.Module) -> Iterator[ast.stmt]:
                         todo.append(child)
 
 
-def file_tier_problem(path: Path) -> str | None:
-    """What is wrong with a test file's tier, or None when it declares exactly one: a
-    module-level ``pytestmark`` naming one of :data:`TIERS` as ``pytest.mark.<tier>``,
-    never assigned again without it."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    fix = (
-        "add `pytestmark = pytest.mark.core` (or stats, e2e, browser; a list when there are "
-        "other marks) at the top of the file"
-    )
+def _assigned_tiers(tree: ast.Module) -> list[tuple[int, list[str]]]:
+    """Each module-level assignment of ``pytestmark``: its line and the tiers it names."""
     assigned: list[tuple[int, list[str]]] = []
     for node in _module_level(tree):
         if isinstance(node, ast.Assign) and any(_is_pytestmark(t) for t in node.targets):
             assigned.append((node.lineno, _tier_marks(node.value)))
         elif isinstance(node, ast.AnnAssign | ast.AugAssign) and _is_pytestmark(node.target):
             assigned.append((node.lineno, _tier_marks(node.value) if node.value else []))
+    return assigned
+
+
+def file_tier_problem(path: Path) -> str | None:
+    """What is wrong with a test file's tier, or None when it declares exactly one: a
+    module-level ``pytestmark`` naming one of :data:`TIERS` as ``pytest.mark.<tier>``,
+    never assigned again without it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return _tier_problem(path, _assigned_tiers(tree))
+
+
+def _tier_problem(path: Path, assigned: list[tuple[int, list[str]]]) -> str | None:
+    fix = (
+        "add `pytestmark = pytest.mark.core` (or stats, e2e, browser; a list when there are "
+        "other marks) at the top of the file"
+    )
     if not assigned:
         return f"{path}: declares no tier; {fix}"
     for line, tiers in assigned:
@@ -304,6 +315,79 @@ def file_tier_problem(path: Path) -> str | None:
                 "append to the list instead (`pytestmark.append(...)`)"
             )
     return None
+
+
+#: A mark named in a file's text: ``pytest.mark.slow``, ``mark.parametrize``.
+_MARK = re.compile(r"\bmark\.([A-Za-z_]\w*)")
+
+
+def file_marks(path: Path) -> tuple[str, frozenset[str]] | None:
+    """A test file's tier and every other mark one of its tests may carry, read without
+    importing the file: each ``mark.NAME`` its text names, ``stats`` beside ``slow``
+    (tests/conftest.py marks the slow tests stats), and ``core`` when the text has an example
+    (``>>>``: a doctest is core). None when the file does not declare
+    exactly one tier, the same in every assignment of ``pytestmark``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "test_one.py"
+    ...     text = "import pytest\\npytestmark = pytest.mark.e2e\\n@pytest.mark.slow\\n"
+    ...     _ = path.write_text(text + "def test_x() -> None:\\n    pass\\n")
+    ...     tier, others = file_marks(path)
+    >>> tier, sorted(others)
+    ('e2e', ['slow', 'stats'])
+    """
+    text = path.read_text(encoding="utf-8")
+    assigned = _assigned_tiers(ast.parse(text, str(path)))
+    tiers = {tier for _, named in assigned for tier in named}
+    if len(tiers) != 1 or _tier_problem(path, assigned) is not None:
+        return None
+    (tier,) = tiers
+    others = set(_MARK.findall(text)) - {tier}
+    if "slow" in others:
+        others.add("stats")
+    if ">>>" in text:
+        others.add("core")
+    others.discard(tier)
+    return tier, frozenset(others)
+
+
+def file_ruled_out(
+    path: Path, selects: Callable[[Set[str]], bool], names: Set[str] | None = None
+) -> bool:
+    """Whether no test of the file at ``path`` can be selected by ``selects`` (a mark
+    expression, as a function of one test's marks): it is false for the file's tier with
+    every combination of the other marks the file's tests may carry (:func:`file_marks`;
+    ``names``: the marks the expression looks at, when known, the others left out). A file
+    whose tier is not declared once is never ruled out: collecting it says what is wrong.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> core = lambda marks: "core" in marks and "stats" not in marks
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "test_one.py"
+    ...     _ = path.write_text("import pytest\\npytestmark = pytest.mark.e2e\\n")
+    ...     e2e = file_ruled_out(path, core)
+    ...     _ = path.write_text("import pytest\\npytestmark = pytest.mark.core\\n")
+    ...     kept = file_ruled_out(path, core)
+    >>> e2e, kept
+    (True, False)
+    """
+    found = file_marks(path)
+    if found is None:
+        return False
+    tier, others = found
+    free = sorted(others if names is None else others & names)
+    if len(free) > 10:  # too many combinations to try: collect the file
+        return False
+    return not any(
+        selects({tier, *combo})
+        for size in range(len(free) + 1)
+        for combo in itertools.combinations(free, size)
+    )
 
 
 def tier_problems(tests: Path) -> list[str]:

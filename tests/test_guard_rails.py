@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, module_tier_problem
+from .conftest import ROOT, _mark_expression, module_tier_problem
 from .guards import (
     MAX_LINES,
     Edge,
+    file_ruled_out,
     find_loops,
     import_edges,
     import_loops,
@@ -225,6 +226,43 @@ def test_the_run_stops_at_a_module_without_one_tier(marks: object, problem: str 
         module.pytestmark = marks  # type: ignore[attr-defined]
     found = module_tier_problem(module)
     assert (found is None) if problem is None else (problem in (found or ""))
+
+
+E2E = "import pytest\n\npytestmark = pytest.mark.e2e\n\n\ndef test_x() -> None:\n    pass\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "markexpr", "left_out"),
+    [
+        (TIERED, "core and not stats", False),
+        (E2E, "core and not stats", True),
+        (E2E, "core or stats", True),
+        (E2E, "not core", False),
+        (TIERED, "e2e", True),
+        # a test of the file may carry the mark the expression looks for
+        (E2E + "@pytest.mark.core\ndef test_y() -> None:\n    pass\n", "core", False),
+        (TIERED + "@pytest.mark.slow\ndef test_y() -> None:\n    pass\n", "stats", False),
+        (TIERED + "@pytest.mark.slow\ndef test_y() -> None:\n    pass\n", "core", False),
+        (E2E + "@pytest.mark.slow\ndef test_y() -> None:\n    pass\n", "core", True),
+        (TIERED.replace("core", "stats"), "core and not stats", True),
+        # a doctest is core, whatever the file's tier
+        (E2E + 'def f() -> None:\n    """>>> f()"""\n', "core and not stats", False),
+        # a file whose tier is not declared once is imported, to say what is wrong
+        ("def test_x() -> None:\n    pass\n", "core", False),
+        ("import pytest\n\npytestmark = [pytest.mark.e2e, pytest.mark.stats]\n", "core", False),
+    ],
+)
+def test_a_run_with_m_leaves_out_only_files_it_cannot_select(
+    tmp_path: Path, text: str, markexpr: str, left_out: bool
+) -> None:
+    """What the collection hook (tests/conftest.py) leaves out under ``-m``, read from the
+    file's text (tests/test_tier_filter.py checks it on the whole suite)."""
+    write(tmp_path, {"test_one.py": text})
+    found = _mark_expression(markexpr)
+    assert found is not None
+    selects, names = found
+    assert file_ruled_out(tmp_path / "test_one.py", selects, names) is left_out
+    assert file_ruled_out(tmp_path / "test_one.py", selects) is left_out
 
 
 def test_a_makefile_that_names_a_test_file_is_named(tmp_path: Path) -> None:

@@ -829,37 +829,6 @@ def test_names_from_files_reach_the_terminal_without_escapes(
     assert {r["name"] for r in data["ranking"]} >= {"m?[2Jtwo"}
 
 
-def test_broken_pipe_ends_quietly(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
-    rows = "".join(f"m{i},{i / 1000},{i % 7}\n" for i in range(3000))
-    path = pool_file(tmp_path, "model,acc,lat\n" + rows)
-    command = [sys.executable, "-m", "tradeoff", "pool", "rank", path, *RANK, "--top", "3000"]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
-        assert proc.stdout is not None and proc.stderr is not None
-        proc.stdout.readline()
-        proc.stdout.close()  # like `| head -1`
-        err = proc.stderr.read().decode()
-        code = proc.wait(timeout=120)
-    assert err == "" and code == 0
-
-
-def test_app_without_a_terminal_says_so_at_once(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
-    run = subprocess.run(
-        [sys.executable, "-m", "tradeoff", "elicit", "--sessions-dir", str(tmp_path / "s")],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 2
-    assert "needs a terminal" in run.stderr and "Traceback" not in run.stderr
-
-
 def test_conditions_never_reach_pandas_query_or_eval(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -34,7 +34,7 @@ from tradeoff.tui.screens.result import recommendation_text
 
 from ..conftest import ROOT, SCENARIOS
 
-pytestmark = pytest.mark.core
+pytestmark = pytest.mark.e2e
 
 #: "100%" or "100 %" said of a chance (not "top-100%", a rank among the candidates).
 CERTAIN = re.compile(r"(?<![-\w])100 ?%")

@@ -1,9 +1,11 @@
 """The README's practitioner walk ("From a model search to a decision"), run as written: a
 scikit-learn script → a pool measured out of fold with variants tuned to the person → the
-pick with the measurement noise → a report."""
+pick with the measurement noise → a report → the picked estimator refitted and pickled beside
+the pool."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -41,3 +43,8 @@ def test_the_practitioners_walk_runs_as_written(tmp_path: Path) -> None:
     assert "example-oncologist: recommended " in done.stdout
     assert "Tuned to a person:" in done.stdout
     assert (tmp_path / "decision" / "report.html").is_file()
+    # the pick written back: its estimator pickled, a line saying what was picked
+    (line,) = (tmp_path / "tuned.picks.jsonl").read_text().splitlines()
+    logged = json.loads(line)
+    assert logged["model"] in set(pool["model"]) and logged["pickle"] == "tuned.pick-1.pkl"
+    assert (tmp_path / "tuned.pick-1.pkl").is_file()

@@ -19,7 +19,7 @@ from tradeoff.simulation.oracles import Noise, SimulatedOracle
 
 from ..conftest import scenario, spec
 
-pytestmark = pytest.mark.core
+pytestmark = pytest.mark.e2e
 
 
 def pool_and_rows(sc: Any) -> tuple[Any, np.ndarray]:

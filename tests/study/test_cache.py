@@ -1,14 +1,11 @@
 """The on-disk cache a study's participants share: the same numbers as building in memory,
-memory-mapped, rebuilt when broken, and a participant's process that needs neither scipy
-nor pandas before its first question."""
+memory-mapped, rebuilt when broken (its sessions, commands and processes:
+test_cache_commands.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +18,6 @@ from tradeoff.choose.candidates import decision_candidates
 from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.learn.probabilistic import ERROR_GRID, beta_pdf
-from tradeoff.record.log import read_session
-from tradeoff.record.replay import replay
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.cache import (
     CACHE_DIR_ENV,
@@ -32,7 +27,7 @@ from tradeoff.study.cache import (
     population_key,
     user_cache_dir,
 )
-from tradeoff.study.opening import resume_session, start_session
+from tradeoff.study.opening import start_session
 
 from ..conftest import ROOT, TEST_CACHE, small, small_scenario_file
 
@@ -117,68 +112,10 @@ def test_cached_candidates_are_the_pools_rows(tmp_path: Path) -> None:
     assert len(list(tmp_path.glob("candidates-*/rows.npy"))) == 2  # other priors: another entry
 
 
-def test_a_session_recorded_with_the_cache_replays_the_same_without_it(tmp_path: Path) -> None:
-    path = small_scenario_file(tmp_path, "breast-cancer-triage")
-    shutil.copytree(ROOT / "scenarios" / "pools", tmp_path / "pools")
-    loaded = load_scenario(path)
-    sc = loaded.scenario
-    truth = (0.45, 0.3, 0.15, 0.1)
-    oracle = SimulatedOracle.for_scenario(sc, truth)
-    rec = start_session(
-        loaded,
-        "p01",
-        tmp_path / "sessions",
-        spec=sc.elicitation.override(budget=12),
-        cache_dir=tmp_path / "cache",
-    )
-    with rec:
-        while (q := rec.engine.next_query()) is not None:
-            rec.answer(oracle.choose(q))
-        result = rec.finish()
-    assert any((tmp_path / "cache").glob("population-*"))
-    log = read_session(rec.path)
-    assert log.header.candidates is not None  # the cached pool rows were recorded
-    again = replay(log).result()
-    assert again.weights == result.weights
-    assert again.intervals == result.intervals
-
-
 def test_beta_density_is_scipys() -> None:
     for a, b in ((0.2, 3.8), (0.02, 3.98), (1.6, 2.4), (2.0, 2.0)):
         x = ERROR_GRID / 0.5
         np.testing.assert_allclose(beta_pdf(x, a, b), scipy_beta.pdf(x, a, b), rtol=1e-12)
-
-
-def test_a_participants_process_needs_neither_scipy_nor_pandas(tmp_path: Path) -> None:
-    """Importing either costs a participant's process 0.5–1.5 s before its first question
-    (benchmarks/startup.py measures the whole start)."""
-    from tradeoff.study.folder import create_study
-
-    scenario = small_scenario_file(tmp_path, "breast-cancer-triage")
-    with pytest.raises(InputError, match=r"pools/breast-cancer\.csv"):
-        create_study(scenario, ["p01"], tmp_path / "s")  # a missing pool, named before
-    assert not (tmp_path / "s").exists()  # anything is written
-    shutil.copytree(ROOT / "scenarios" / "pools", tmp_path / "pools")
-    study, _ = create_study(scenario, ["p01"], tmp_path / "s")
-    assert any(study.cache_dir.glob("candidates-*/rows.npy"))
-    code = f"""
-import sys
-from tradeoff.tui.screens.question import QuestionScreen
-from tradeoff.ask.scenario import load_scenario
-from tradeoff.study.opening import start_session
-from tradeoff.record.recorder import Recorder
-from tradeoff.study.folder import load_study
-study = load_study({str(study.path)!r})
-loaded = load_scenario(study.scenario_path)
-rec = start_session(loaded, "p01", study.sessions_dir, cache_dir=study.cache_dir)
-rec.engine.space.warm()
-assert rec.engine.next_query() is not None
-print(sorted({{m.split(".")[0] for m in sys.modules}} & {{"scipy", "pandas", "matplotlib"}}))
-"""
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert out.stdout.strip() == "[]", out.stderr
 
 
 def test_a_missing_probability_file_is_reported_as_without_the_cache(tmp_path: Path) -> None:
@@ -297,32 +234,6 @@ def _recorded(tmp_path: Path, budget: int = 6) -> Path:
     return rec.path
 
 
-def test_session_show_and_select_read_the_cache_and_work_without_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    import errno
-
-    from tradeoff.study import sealed
-
-    def read_only(entry: Path, parts: object) -> None:
-        raise OSError(errno.EROFS, "Read-only file system")
-
-    session = _recorded(tmp_path)
-    outputs = []
-    for folder in (tmp_path / "cache", tmp_path / "cache", tmp_path / "read-only", ""):
-        monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
-        with monkeypatch.context() as patched:
-            if folder == tmp_path / "read-only":
-                patched.setattr(sealed, "write_entry", read_only)
-            assert main(["session", "show", str(session), "--json"]) == 0
-            assert main(["pick", "--session", str(session), "--json"]) == 0
-        out, err = capsys.readouterr()
-        assert err == ""  # no traceback, no warning
-        outputs.append(out)
-    assert len(set(outputs)) == 1  # the same answer, cached, read back, or built in memory
-    assert len(list((tmp_path / "cache").glob("population-*"))) == 1
-
-
 def test_a_changed_probability_file_is_read_again_not_served_from_the_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -353,99 +264,3 @@ def test_the_app_outside_a_study_maps_from_the_users_cache() -> None:
 # -- what a session file says, kept: study status replays a file once ----------------------
 
 
-def test_study_status_replays_each_session_file_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from tradeoff.study import counted
-    from tradeoff.study.folder import Study, create_study, load_study
-    from tradeoff.study.status import study_status
-
-    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
-    scenario = small_scenario_file(tmp_path, "breast-cancer-triage")
-    shutil.copytree(ROOT / "scenarios" / "pools", tmp_path / "pools")
-    study, _ = create_study(scenario, ["p01", "p02"], tmp_path / "s")
-    loaded = load_scenario(study.scenario_path)
-    oracle = SimulatedOracle.for_scenario(loaded.scenario, (0.45, 0.3, 0.15, 0.1))
-    spec = loaded.scenario.elicitation.override(budget=5)
-    for pid, finish in (("p01", True), ("p02", False)):
-        rec = start_session(loaded, pid, study.sessions_dir, spec=spec)
-        with rec:
-            for _ in range(3 if not finish else 99):
-                q = rec.engine.next_query()
-                if q is None:
-                    break
-                rec.answer(oracle.choose(q))
-            if finish:
-                rec.finish()
-    replays: list[Path] = []
-    original = counted._replayed
-
-    def counting(path: Path, participant: str, study: Study) -> counted.SessionFacts:
-        replays.append(Path(path))
-        return original(path, participant, study)
-
-    monkeypatch.setattr(counted, "_replayed", counting)
-    first = study_status(load_study(study.path)).to_dict()
-    assert len(replays) == 2 and first["complete"] == 1
-    assert len(list((tmp_path / "cache").glob("facts-*.json"))) == 2
-    counted._FACTS.clear()  # as a new process: the facts come from the cache folder
-    assert study_status(load_study(study.path)).to_dict() == first
-    assert len(replays) == 2
-    # A file that changed is replayed again (its bytes are in the key).
-    (unfinished,) = (study.sessions_dir / "p02").glob("*.jsonl")
-    with resume_session(unfinished) as rec:
-        rec.answer(oracle.choose(rec.engine.next_query()))  # type: ignore[arg-type]
-    counted._FACTS.clear()
-    again = study_status(load_study(study.path)).to_dict()
-    assert replays[2:] == [unfinished]
-    assert [r["answers"] for r in again["rows"]] == [first["rows"][0]["answers"], 4]
-    # A broken entry is set aside and built again; another engine's code never reads one.
-    for entry in (tmp_path / "cache").glob("facts-*.json"):
-        entry.write_text('{"complete": ')
-    counted._FACTS.clear()
-    assert study_status(load_study(study.path)).to_dict() == again
-    assert len(replays) == 5
-    monkeypatch.setattr(counted, "package_digest", lambda: "another version of the code")
-    counted._FACTS.clear()
-    assert study_status(load_study(study.path)).to_dict() == again
-    assert len(replays) == 7
-
-
-def test_files_not_known_are_replayed_side_by_side_with_the_same_facts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A study's first status replays its files in one process per core; what each file
-    says is the same as replayed one by one in this process, and is kept."""
-    from tradeoff.study import counted
-    from tradeoff.study.folder import create_study, load_study
-    from tradeoff.study.status import study_status
-
-    if len(os.sched_getaffinity(0)) < 2:
-        pytest.skip("one core: the replays run in this process")
-    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
-    scenario = small_scenario_file(tmp_path, "breast-cancer-triage")
-    shutil.copytree(ROOT / "scenarios" / "pools", tmp_path / "pools")
-    people = [f"p{i:02d}" for i in range(8)]
-    study, _ = create_study(scenario, people, tmp_path / "s")
-    loaded = load_scenario(study.scenario_path)
-    spec = loaded.scenario.elicitation.override(budget=4)
-    for i, pid in enumerate(people):
-        truth = (0.1 + 0.05 * i, 0.3, 0.2, 0.4 - 0.05 * i)
-        oracle = SimulatedOracle.for_scenario(loaded.scenario, truth, seed=i)
-        with start_session(loaded, pid, study.sessions_dir, spec=spec) as rec:
-            while (q := rec.engine.next_query()) is not None and rec.engine.answered < 2 + i % 3:
-                rec.answer(oracle.choose(q))
-            if i % 2:
-                rec.finish()
-    monkeypatch.setattr(counted, "PARALLEL_FROM", 8)
-    counted._FACTS.clear()
-    assert counted.replay_unknown(study, people) == 8
-    side_by_side = study_status(load_study(study.path)).to_dict()
-    assert counted.replay_unknown(study, people) == 0  # all known now
-    monkeypatch.setenv(CACHE_DIR_ENV, "")
-    counted._FACTS.clear()
-    monkeypatch.setattr(counted, "PARALLEL_FROM", 10**6)
-    one_by_one = study_status(load_study(study.path)).to_dict()
-    assert side_by_side == one_by_one
-    assert side_by_side["complete"] == 4
-    assert [r["answers"] for r in side_by_side["rows"]] == [2 + i % 3 for i in range(8)]

@@ -26,7 +26,7 @@ from tradeoff.study.withdrawals import withdraw
 from ..conftest import ROOT
 from ..participants import take_part
 
-pytestmark = [pytest.mark.core, pytest.mark.other_path]
+pytestmark = [pytest.mark.e2e, pytest.mark.other_path]
 
 SLUGS = ("malignant_lumps", "benign_lumps", "latency", "memory")
 CLASSES = SLUGS[:2]

@@ -35,7 +35,7 @@ from tradeoff.study.withdrawals import withdraw
 from ..conftest import ROOT
 from ..participants import take_part
 
-pytestmark = pytest.mark.core
+pytestmark = pytest.mark.e2e
 
 frictionless = pytest.importorskip("frictionless", reason="frictionless (the test extra)")
 

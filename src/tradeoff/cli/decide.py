@@ -15,7 +15,9 @@ from tradeoff.cli.common import UsageError, emit, parse_p, say
 if TYPE_CHECKING:
     from tradeoff.choose.decide import Decision
     from tradeoff.pool.mlflow_pick import RecordedDecision
+    from tradeoff.pool.model_sources import SklearnSource
     from tradeoff.pool.optuna_pick import RecordedPick
+    from tradeoff.pool.sklearn_pick import RecordedEstimator
 
 #: Suffixes of pool files: a session argument with one of these was meant as the pool.
 POOL_SUFFIXES = (".csv", ".parquet", ".pq")
@@ -95,6 +97,49 @@ def record_in_optuna(chosen: Decision, study: object, args: argparse.Namespace) 
     return source.write_pick(Pick(row, facts, pool_path=chosen.pool_path), study=study)
 
 
+def sklearn_source(args: argparse.Namespace) -> SklearnSource | None:
+    """``pick --sklearn-estimators FILE --sklearn-dataset FILE|NAME``: the estimators and
+    the dataset, read before any work (each mistake located in its file); None without
+    the option."""
+    if not args.sklearn_estimators:
+        for value, option in (
+            (args.sklearn_dataset, "--sklearn-dataset"),
+            (args.sklearn_target, "--sklearn-target"),
+        ):
+            if value is not None:
+                raise UsageError(
+                    f"{option} needs --sklearn-estimators FILE (nothing is written without it)"
+                )
+        return None
+    if not args.sklearn_dataset:
+        raise UsageError(
+            "--sklearn-estimators needs --sklearn-dataset FILE|NAME: the cases to refit the "
+            "picked estimator on (the dataset the pool was measured on)"
+        )
+    from tradeoff.pool import load_dataset, load_estimators
+    from tradeoff.pool.model_sources import SklearnSource
+
+    estimators = load_estimators(args.sklearn_estimators)
+    return SklearnSource(estimators, load_dataset(args.sklearn_dataset, args.sklearn_target))
+
+
+def record_in_sklearn(chosen: Decision, source: SklearnSource) -> RecordedEstimator:
+    """``pick --sklearn-estimators``: the picked estimator (or its variant tuned to the
+    person the pool's provenance names) refitted on the whole dataset and pickled beside
+    the pool, and a line in ``<pool>.picks.jsonl``."""
+    from dataclasses import replace
+
+    from tradeoff.choose.decide import decision_facts
+    from tradeoff.pool.sklearn_pick import pool_tuning
+    from tradeoff.pool.sources import Pick
+
+    index, facts = decision_facts(chosen)
+    row = {str(k): v for k, v in chosen.pool.frame.iloc[index].to_dict().items()}
+    tuned = None if chosen.pool_path is None else pool_tuning(chosen.pool_path)
+    pick = Pick(row, facts, pool_path=chosen.pool_path)
+    return replace(source, tuned=tuned).write_pick(pick)
+
+
 def cmd_pick(args: argparse.Namespace) -> int:
     from tradeoff.choose.pick_text import selection_text
 
@@ -115,6 +160,7 @@ def cmd_pick(args: argparse.Namespace) -> int:
         study = OptunaSource(
             args.optuna_storage, study=args.optuna_study, option="--optuna-study"
         ).opened()
+    sklearn = None if args.tui else sklearn_source(args)
     chosen = decision(args)
     if args.tui:
         from tradeoff.tui.select_app import run_selection_app
@@ -125,11 +171,13 @@ def cmd_pick(args: argparse.Namespace) -> int:
     if args.mlflow_model:
         written = record_in_mlflow(chosen, args)
     picked = None if study is None else record_in_optuna(chosen, study, args)
+    refit = None if sklearn is None else record_in_sklearn(chosen, sklearn)
     if args.json:
         emit(
             chosen.to_dict()
             | ({"mlflow": asdict(written)} if written is not None else {})
             | ({"optuna": asdict(picked)} if picked is not None else {})
+            | ({"sklearn": asdict(refit)} if refit is not None else {})
         )
     else:
         say(selection_text(chosen.selection))
@@ -144,6 +192,12 @@ def cmd_pick(args: argparse.Namespace) -> int:
             say(
                 f"\nOptuna: study {picked.study!r} attribute {picked.attribute!r} set to trial "
                 f"{picked.trial} ({picked.value['recommended']})."
+            )
+        if refit is not None:
+            say(
+                f"\nscikit-learn: estimator {refit.model!r} refitted on "
+                f"{refit.value['fitted_on']} and pickled to {refit.pickle} (SHA-256 "
+                f"{refit.sha256}); the pick added to {refit.log}."
             )
     return 0
 

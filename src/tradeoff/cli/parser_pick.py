@@ -60,6 +60,25 @@ def add_pick_commands(sub: Commands) -> None:
     sel.add_argument(
         "--optuna-study", metavar="NAME", help="the study (default: the storage's only one)"
     )
+    sel.add_argument(
+        "--sklearn-estimators",
+        metavar="FILE.py|MODULE|FILE.pkl",
+        help="write the pick back for scikit-learn: the picked one of these estimators (as "
+        "pool from-sklearn --estimators takes them; a variant tuned to a person is made again "
+        "from the pool's provenance) refitted on --sklearn-dataset, pickled beside the pool as "
+        "POOL.pick-N.pkl, and a line in POOL.picks.jsonl; nothing is written without it",
+    )
+    sel.add_argument(
+        "--sklearn-dataset",
+        metavar="FILE|NAME",
+        help="the cases to refit the picked estimator on, as pool from-sklearn --dataset "
+        "takes them (a CSV or Parquet file, or breast_cancer, iris, wine, digits)",
+    )
+    sel.add_argument(
+        "--sklearn-target",
+        metavar="COL",
+        help="the column of each case's class in --sklearn-dataset",
+    )
     sel.set_defaults(func=cmd_pick, command="pick")
 
     rep = sub.add_parser(

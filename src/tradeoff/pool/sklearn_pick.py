@@ -26,7 +26,7 @@ from tradeoff.pool.sources import Pick
 from tradeoff.pool.tuned import Tuning, with_variants
 from tradeoff.text import clean_text
 
-__all__ = ["RecordedEstimator", "record_estimator"]
+__all__ = ["RecordedEstimator", "pool_tuning", "record_estimator"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,39 @@ class RecordedEstimator:
     sha256: str
     log: str
     value: dict[str, Any]
+
+
+def pool_tuning(pool: str | Path) -> Tuning | None:
+    """The tuning a measured pool's variants were made with: the ``tuned`` its provenance
+    file (``<pool>.provenance.json``, as :func:`~tradeoff.pool.measure` wrote it) holds, or
+    None when there is no such file or it names no tuning (a pool without variants).
+
+    A provenance file that cannot be read, or whose ``tuned`` lacks its participant,
+    weights or prevalences, is an :class:`~tradeoff.errors.InputError` naming it.
+    """
+    side = Path(pool).with_suffix(".provenance.json")
+    if not side.is_file():
+        return None
+    fix = "restore the file pool from-sklearn wrote beside the pool, or measure the pool again."
+    try:
+        data = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError.single(
+            side, "provenance", f"cannot be read as JSON ({exc}).", fix
+        ) from None
+    tuned = data.get("tuned") if isinstance(data, dict) else None
+    if tuned is None:
+        return None
+    try:
+        return Tuning(
+            str(tuned["participant"]),
+            tuple(float(w) for w in tuned["weights"]),
+            tuple(float(z) for z in tuned["prevalences"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        raise InputError.single(
+            side, "tuned", "does not hold a participant, weights and prevalences.", fix
+        ) from None
 
 
 def _new_pickle(pool: Path) -> Path:
@@ -80,7 +113,8 @@ def record_estimator(
             pool,
             f"model {clean_text(model)!r}",
             "is none of the estimators measured, so it cannot be refitted; nothing was written.",
-            f"give the estimators (and --for) the pool was measured from: {listed}.",
+            "give the estimators the pool was measured from (a variant tuned to a person "
+            f"is made again from the pool's provenance file): {listed}.",
         )
     _sklearn(str(pool))
     from sklearn.base import clone

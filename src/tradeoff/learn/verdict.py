@@ -83,6 +83,11 @@ class Verdict:
 
     #: The confidence the stop asks for (``decision_confidence``).
     confidence: float = 0.95
+    #: The aspects (statistics) the candidates still possibly best differ on that fewer
+    #: than two answers the posterior agrees with showed
+    #: (:meth:`~tradeoff.learn.joint.JointStrategy.on_one_answer`): the pick rests on one
+    #: answer at most about each, which a single slip may have reversed.
+    one_answer: tuple[int, ...] = ()
 
     @property
     def practically_tied(self) -> bool:

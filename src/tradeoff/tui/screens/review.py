@@ -14,6 +14,7 @@ from textual.widgets import Button, Footer, Label, Static
 
 from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.words import not_asked_words, tradeoff_headings
+from tradeoff.choose.words import one_answer_words
 from tradeoff.learn import consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.record.recorder import Recorder
@@ -117,6 +118,17 @@ class ReviewScreen(Screen[None]):
         return self.can_ask_more if action == "more" else True
 
     def _why_stopped(self) -> str:
+        """Why the questions stopped, and, when the pick rests on one answer about some
+        aspects (:attr:`~tradeoff.learn.verdict.Verdict.one_answer`), that it does."""
+        said = self._stop_words()
+        engine = self.recorder.engine
+        verdict = engine.verdict()
+        if verdict is None or not verdict.one_answer:
+            return said
+        names = engine.result().names
+        return f"{said} {one_answer_words([names[j] for j in verdict.one_answer])}"
+
+    def _stop_words(self) -> str:
         engine = self.recorder.engine
         reason = engine.stop_reason()
         if reason == "decided":

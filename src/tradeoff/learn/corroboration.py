@@ -80,17 +80,17 @@ AGREEING_ANSWERS = 2
 
 
 def agreeing(records: Sequence[JointRecord], natural: FloatArray, weights: FloatArray) -> IntArray:
-    """Per statistic, how many answers showed two options whose card lines for it read
-    differently and chose the side that is the better one for more than half of the
-    posterior (particles ``natural``, weighted ``weights``): answers the posterior agrees
-    with, so with each other. A "can't tell" counts for none, and an answer the posterior
-    overrules (a slip, as far as it can tell) does not count.
+    """Per statistic, how many more answers that showed two options whose card lines for it
+    read differently chose the side that is the better one for more than half of the
+    posterior (particles ``natural``, weighted ``weights``: answers it agrees with, so with
+    each other) than chose the other (answers it overrules: one of the two is a slip). A
+    "can't tell" counts for neither.
 
     >>> from tradeoff.learn.joint_state import JointRecord
     >>> a, w = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([0.7, 0.3])
-    >>> r = [JointRecord((1.0, -1.0), o, "trade", (), differs=(True, o == 0)) for o in (0, 1, 2)]
-    >>> agreeing(r, a, w).tolist()
-    [1, 1]
+    >>> r = [JointRecord((1.0, -1.0), o, "trade", (), differs=(True, o == 0)) for o in (0, 0, 1, 2)]
+    >>> agreeing(r, a, w).tolist()  # two agreed, one overruled on the first; two on the second
+    [1, 2]
     """
     n = natural.shape[1]
     out = np.zeros(n, dtype=np.intp)
@@ -101,6 +101,5 @@ def agreeing(records: Sequence[JointRecord], natural: FloatArray, weights: Float
     sign = np.where(np.array([r.outcome for r in sided]) == 1, -1.0, 1.0)
     share = (sign[:, None] * delta > 0).astype(np.float64) @ weights
     for r, x in zip(sided, share, strict=True):
-        if settled(float(x)) > 0.5:
-            out += np.asarray(r.differs, dtype=np.intp)
+        out += (1 if settled(float(x)) > 0.5 else -1) * np.asarray(r.differs, dtype=np.intp)
     return out

@@ -365,11 +365,15 @@ class JointStrategy(PosteriorStrategy[JointState]):
         return tuple(int(j) for j in np.flatnonzero(differ & ~asked))
 
     def on_one_answer(self, state: JointState) -> tuple[int, ...]:
-        """The statistics a settled pick rests on one answer about: those of
-        :meth:`unasked`, and those on which the two options of an answer the pick rests on
-        read differently (:func:`~tradeoff.learn.corroboration.holding_up`: without that
-        answer alone it would not be settled), so that a single slip there may have made
-        the pick. Empty while the pick is not settled."""
+        """The statistics a settled pick rests on one answer about, at most: those of
+        :meth:`unasked`; those on which candidates the posterior gives any chance of being
+        best read differently but fewer than ``AGREEING_ANSWERS`` more answers the posterior
+        agrees with than it overrules showed two options differing
+        (:func:`~tradeoff.learn.corroboration.agreeing`); and those on which the two
+        options of an answer the pick rests on read differently
+        (:func:`~tradeoff.learn.corroboration.holding_up`: without that answer alone it
+        would not be settled). A single slip there may have made the pick. Empty while the
+        pick is not settled."""
         known = self.stop_decision(state)
         if known is None or not self.spec.decided(*known):
             return ()

@@ -14,6 +14,7 @@ import numpy as np
 
 from tradeoff.arrays import BoolArray, FloatArray, IntArray
 from tradeoff.learn.joint_state import JointRecord
+from tradeoff.learn.likelihood import answer_signs
 from tradeoff.stable import settled, stable_argmax_rows
 
 __all__ = ["AGREEING_ANSWERS", "HOLD_DROP", "REFERENCE_DRAWS", "agreeing", "holding_up"]
@@ -56,7 +57,7 @@ def holding_up(
     if not sided:
         return out
     delta = np.array([records[i].diff for i in sided]) @ natural.T  # (answers, draws)
-    sign = np.where(np.array([records[i].outcome for i in sided]) == 1, -1.0, 1.0)
+    sign = answer_signs(np.array([records[i].outcome for i in sided], dtype=np.intp))
     agree = sign[:, None] * delta > 0
     hit, miss = np.log(1.0 - lapse / 2), np.log(max(lapse, 1e-6) / 2)
     log_p = np.where(agree, hit, miss)
@@ -98,7 +99,7 @@ def agreeing(records: Sequence[JointRecord], natural: FloatArray, weights: Float
     if not sided:
         return out
     delta = np.array([r.diff for r in sided]) @ natural.T  # (answers, particles)
-    sign = np.where(np.array([r.outcome for r in sided]) == 1, -1.0, 1.0)
+    sign = answer_signs(np.array([r.outcome for r in sided], dtype=np.intp))
     share = (sign[:, None] * delta > 0).astype(np.float64) @ weights
     for r, x in zip(sided, share, strict=True):
         out += (1 if settled(float(x)) > 0.5 else -1) * np.asarray(r.differs, dtype=np.intp)

@@ -46,7 +46,7 @@ def test_a_classifiers_pool_keeps_its_column_names() -> None:
 
 def _tied_engine(name: str) -> SimpleNamespace:
     """An engine that stopped with its pick practically tied with another model."""
-    verdict = SimpleNamespace(practically_tied=True, stated=0.97)
+    verdict = SimpleNamespace(practically_tied=True, stated=0.97, one_answer=())
     return SimpleNamespace(
         scenario=scenario(name),
         stop_reason=lambda: "decided",

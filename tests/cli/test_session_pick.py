@@ -113,3 +113,33 @@ def test_session_show_names_the_pick_from_a_scenario_of_ones_own_folder(
     )
     assert "candidate" not in pick_line
     assert decide([rec.path]).recommendations[0].name in pick_line
+
+
+def test_session_show_says_when_the_pick_rests_on_one_answer(tmp_path: Path) -> None:
+    """Five questions, the one about latency answered the wrong way round by a person who
+    weighs latency most: the pick stands at P(best) ≥ 0.95 on that one answer, and
+    `session show` says so, naming latency (text and JSON)."""
+    from tradeoff.ask.shown import card_lines
+    from tradeoff.choose.words import one_answer_words
+    from tradeoff.learn import Choice
+
+    loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
+    sc = loaded.scenario
+    spec = sc.elicitation.override(strategy="joint", budget=5)
+    rec = start_session(loaded, "dr-kim", tmp_path, spec=spec, seed=0)
+    oracle = SimulatedOracle.for_scenario(sc, (0.364832, 0.003555, 0.630419, 0.001194))
+    turned = {Choice.LEFT: Choice.RIGHT, Choice.RIGHT: Choice.LEFT}
+    reversed_once = False
+    with rec:
+        while (q := rec.engine.next_query()) is not None:
+            choice = oracle.choose(q)
+            if card_lines(sc, q.left, q.right)[2].differs and not reversed_once:
+                choice, reversed_once = turned.get(choice, choice), True
+            rec.answer(choice)
+        rec.finish()
+    summary = summarise(rec.path)
+    verdict = summary.verdict
+    assert verdict is not None and verdict.stated >= 0.95 and 2 in verdict.one_answer
+    names = [summary.result.names[j] for j in verdict.one_answer]
+    assert one_answer_words(names) in format_session(summary).splitlines()
+    assert "latency" in summary.to_dict()["pick"]["rests_on_one_answer"]

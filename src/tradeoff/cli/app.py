@@ -130,7 +130,7 @@ def format_session(summary: SessionSummary) -> str:
     were not finished is said to be provisional."""
     from tradeoff.ask.words import not_asked_words, tradeoff_headings
     from tradeoff.choose.candidates import candidate_names
-    from tradeoff.choose.words import stated_words, unfinished_words
+    from tradeoff.choose.words import one_answer_words, stated_words, unfinished_words
     from tradeoff.learn.shares import left_out_words
 
     h, r = summary.log.header, summary.result
@@ -167,6 +167,8 @@ def format_session(summary: SessionSummary) -> str:
         )
         stopped = "stopped on" if r.complete else "stand on now"
         lines.append(f"The pick the questions {stopped}: {pick} ({said}).")
+        if v.one_answer:
+            lines.append(one_answer_words([r.names[j] for j in v.one_answer]))
     lines.append(f"  {'':<16} {'per unit (3 significant digits)':<36} over its whole range (swing)")
     # Swing weights as the review shows them: shares of the asked aspects only.
     shares = summary.shares

@@ -24,8 +24,10 @@ built in :mod:`~tradeoff.learn.joint_questions`, scored by the look-ahead of
   when one answer could flip a confident pick, the look-ahead values hearing it twice.
 * **Stopping.** At the budget; with candidates, once the pick is best with posterior
   probability ``decision_confidence`` (or its expected regret is below
-  ``regret_tolerance``); without, once every weight's 90% interval is narrower than
-  ``target_width``; or when no question is left that a person could tell apart.
+  ``regret_tolerance``) and no aspect the pick turns on rests on one answer
+  (:meth:`JointStrategy.on_one_answer`: those are asked about first; a stop without more
+  says so); without, once every weight's 90% interval is narrower than ``target_width``;
+  or when no question is left that a person could tell apart.
 """
 
 from __future__ import annotations
@@ -35,10 +37,16 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from tradeoff.arrays import FloatArray, IntArray
+from tradeoff.arrays import BoolArray, FloatArray, IntArray
 from tradeoff.ask.queries import ClassifierProfile, Query, profile_key
 from tradeoff.ask.shown import question_key
 from tradeoff.learn.base import Choice, ElicitationResult, asked_aspects
+from tradeoff.learn.corroboration import (
+    AGREEING_ANSWERS,
+    REFERENCE_DRAWS,
+    agreeing,
+    holding_up,
+)
 from tradeoff.learn.joint_questions import MIN_BEST_SHARE, Candidate, Questions, Trade
 from tradeoff.learn.joint_state import JointRecord, JointState, answer_digest
 from tradeoff.learn.likelihood import NOISE_PRIOR, OUTCOME, NoiseGrid
@@ -46,7 +54,7 @@ from tradeoff.learn.lookahead import scores
 from tradeoff.learn.particles import PARTICLES, SUMMARIES_KEPT, ParticlePosterior, Summary
 from tradeoff.learn.posterior import NATURAL_PRIOR_SHARE, PosteriorStrategy, repeats, same_answer
 from tradeoff.learn.starting_prior import StartingPrior
-from tradeoff.learn.swing_prior import SPARSE_PRIOR_SHARE
+from tradeoff.learn.swing_prior import SPARSE_PRIOR_SHARE, draw_swing_prior, natural_weights
 from tradeoff.learn.verdict import Verdict, said_tied, tied_with
 from tradeoff.stable import settled, stable_order
 
@@ -100,6 +108,8 @@ class JointStrategy(PosteriorStrategy[JointState]):
     measured: FloatArray | None = field(default=None, compare=False, repr=False)
     #: A study's pooled prior the weights start from (:mod:`~tradeoff.learn.starting_prior`).
     start: StartingPrior | None = field(default=None, compare=False, repr=False)
+    #: :meth:`_reference`, once drawn.
+    _references: FloatArray | None = field(default=None, init=False, compare=False, repr=False)
     #: The posterior over the weights (built from the fields above).
     posterior: ParticlePosterior = field(init=False, compare=False, repr=False)
 
@@ -248,6 +258,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
         if len(self._verdicts) >= SUMMARIES_KEPT:
             self._verdicts.pop(next(iter(self._verdicts)))  # the oldest
         self._verdicts[state] = out
+        if out is not None:  # what the stop reads first, then what it rests on
+            out = replace(out, one_answer=self.on_one_answer(state))
+            self._verdicts[state] = out
         return out
 
     def decision(self, state: JointState) -> tuple[float, float] | None:
@@ -321,34 +334,101 @@ class JointStrategy(PosteriorStrategy[JointState]):
         :func:`~tradeoff.learn.lookahead.scores` under this strategy's answer model."""
         return scores(summary, state, options, self.noise_grid, self.aims_at_decision)
 
+    def _live_differ(self, state: JointState, floor: float = MIN_BEST_SHARE) -> BoolArray:
+        """Per statistic, whether the candidates still possibly best (each best for at
+        least ``floor`` of the posterior, for any of it when ``floor`` is 0, at the measured
+        numbers: what the answers can settle) read differently on the screen (all false
+        for fewer than two)."""
+        s = self.posterior.summary(state)
+        none = np.zeros(self.space.n_weights, dtype=bool)
+        if s.p_best is None:
+            return none
+        shares = s.p_best if s.exact_p_best is None else s.exact_p_best
+        live = [
+            i
+            for i, x in enumerate(shares)
+            if (settled(float(x)) >= floor if floor > 0 else float(x) > 0)
+        ]
+        if len(live) < 2:
+            return none
+        lines = self._lines[live]
+        out: BoolArray = (lines != lines[0]).any(axis=0)
+        return out
+
     def unasked(self, state: JointState) -> tuple[int, ...]:
         """The statistics on which the candidates still possibly best (each best for at
         least ``MIN_BEST_SHARE`` of the posterior) read differently on the screen, but no
         answer yet showed two options that differ on them: the answers have said nothing
         about their weights, which only the prior holds."""
-        s = self.posterior.summary(state)
-        if s.p_best is None:
+        differ = self._live_differ(state)
+        if not differ.any():
             return ()
-        # What the answers can settle: who may be best at the measured numbers.
-        shares = s.p_best if s.exact_p_best is None else s.exact_p_best
-        live = [i for i, x in enumerate(shares) if settled(float(x)) >= MIN_BEST_SHARE]
-        if len(live) < 2:
-            return ()
-        lines = self._lines[live]
-        differ = (lines != lines[0]).any(axis=0)
         asked = np.zeros(self.space.n_weights, dtype=bool)
         for r in state.records:
             asked |= np.asarray(r.differs, dtype=bool)
         return tuple(int(j) for j in np.flatnonzero(differ & ~asked))
 
+    def on_one_answer(self, state: JointState) -> tuple[int, ...]:
+        """The statistics a settled pick rests on one answer about, at most: those of
+        :meth:`unasked`; those on which candidates the posterior gives any chance of being
+        best read differently but fewer than ``AGREEING_ANSWERS`` more answers the posterior
+        agrees with than it overrules showed two options differing
+        (:func:`~tradeoff.learn.corroboration.agreeing`); and those on which the two
+        options of an answer the pick rests on read differently
+        (:func:`~tradeoff.learn.corroboration.holding_up`: without that answer alone it
+        would not be settled). A single slip there may have made the pick. Empty while the
+        pick is not settled."""
+        known = self.stop_decision(state)
+        if known is None or not self.spec.decided(*known):
+            return ()
+        out = set(self.unasked(state))
+        s = self.posterior.summary(state)
+        few = agreeing(state.records, s.natural, s.weights) < AGREEING_ANSWERS
+        out.update(int(j) for j in np.flatnonzero(self._live_differ(state, 0.0) & few))
+        if s.pick is not None and self.candidates is not None:
+            lapse = self.posterior.noise_posterior(state)[0]
+            rows = self.candidates[self._front]
+            held = holding_up(
+                state.records,
+                self._reference(),
+                rows,
+                s.pick,
+                lapse,
+                self.spec.decision_confidence,
+            )
+            for r, on in zip(state.records, held, strict=True):
+                if on:
+                    out.update(j for j, d in enumerate(r.differs) if d)
+        return tuple(sorted(out))
+
+    def _reference(self) -> FloatArray:
+        """``REFERENCE_DRAWS`` natural-unit weights drawn from the prior the person is
+        asked with (once, seeded; a study's pooled prior when it has one): what
+        :func:`~tradeoff.learn.corroboration.holding_up` weighs."""
+        if self._references is None:
+            rng = np.random.default_rng([self.seed, 0, 1])
+            spans = self.space.spans
+
+            def own(size: int) -> FloatArray:
+                return draw_swing_prior(rng, size, spans, self.sparse_share, self.natural_share)
+
+            swing = (
+                own(REFERENCE_DRAWS)
+                if self.start is None
+                else self.start.draw(rng, REFERENCE_DRAWS, own)
+            )
+            object.__setattr__(self, "_references", natural_weights(swing, spans))
+        assert self._references is not None
+        return self._references
+
     def _covering(self, state: JointState) -> list[Trade | Candidate]:
         """The questions that may be asked now and show two options differing on a
-        statistic of :meth:`unasked` (kept for the state: the stop and the choice of a
-        question both read them)."""
+        statistic of :meth:`on_one_answer` (kept for the state: the stop and the choice of
+        a question both read them)."""
         known = self._covers.get(state)
         if known is not None:
             return known
-        unasked = self.unasked(state)
+        unasked = self.on_one_answer(state)
         out: list[Trade | Candidate] = []
         if unasked:
             out = [
@@ -364,9 +444,13 @@ class JointStrategy(PosteriorStrategy[JointState]):
 
     def may_stop_decided(self, state: JointState) -> bool:
         """A settled pick ends the questions only once every aspect on which the
-        candidates still possibly best differ has been on the table in some answer (or
-        no question a person could answer would put it there): a pick the prior alone
-        settles for an aspect never asked about is the prior's, not the person's."""
+        candidates still possibly best differ has been on the table in some answer, and
+        no single answer holds the pick up (:meth:`on_one_answer`: two answers settle it
+        each on their own, or more together), or no question a person could answer would
+        put those aspects on the table again (the verdict then says the pick rests on one
+        answer: :attr:`~tradeoff.learn.verdict.Verdict.one_answer`). A pick the prior alone
+        settles for an aspect never asked about is the prior's, not the person's, and one
+        that a single answer settles is that answer's, right or slipped."""
         return not self._covering(state)
 
     def _choose(self, state: JointState) -> Query | None:

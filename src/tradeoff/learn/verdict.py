@@ -1,7 +1,8 @@
 """What the posterior of strategy `joint` says of the pick, and the one rule for saying it
-practically tied: the pick is not best with the confidence asked for, but best or
-practically tied with it is, and others that may beat it by less than the person's
-perceivable margin hold at least ``TIE_SHARE`` of the posterior (:func:`said_tied`,
+practically tied: the pick is best or practically tied with the confidence asked for, and
+others may beat it by less than the person's perceivable margin (holding at least
+``TIE_SHARE`` of the posterior together when the pick alone is not settled as best; any of
+them, when it is: answers cannot tell such models apart) (:func:`said_tied`,
 :func:`tied_with`, :class:`Verdict`). The decide step (:mod:`tradeoff.choose.recommend`)
 states its pick by the same rule.
 """
@@ -28,22 +29,24 @@ TIE_SHARE = 0.05
 
 def said_tied(p_best: float, p_near: float, others: bool, confidence: float) -> bool:
     """Whether a pick with P(best) ``p_best`` and P(best or practically tied) ``p_near``
-    is said to be practically tied: it is not best with the ``confidence`` asked for, but
-    best or practically tied with it is, and other models (``others``) that may beat it by
-    less than the person's perceivable margin hold at least ``TIE_SHARE`` of the posterior.
-    (A pick that is neither is said with its P(best): a tie that is itself unsure is no
-    news to a person.)
+    is said to be practically tied: best or practically tied with the best with the
+    ``confidence`` asked for, other models (``others``: each best, by less than the
+    person's perceivable margin over the pick, for at least ``TIE_MENTION`` of the
+    posterior) that may beat it, and either the pick is not best with that confidence
+    while those others hold at least ``TIE_SHARE`` together, or it is: the answers cannot
+    tell models within the margin apart, so a P(best) that counts them as beaten rests on
+    the prior there, and a pick one of them beats by less than the margin is right only as
+    practically tied. (A pick that is neither is said with its P(best): a tie that is itself
+    unsure is no news to a person.)
 
     >>> said_tied(0.90, 0.97, True, 0.95), said_tied(0.96, 0.99, True, 0.95)
-    (True, False)
-    >>> said_tied(0.42, 0.51, True, 0.95)
-    False
+    (True, True)
+    >>> said_tied(0.96, 0.99, False, 0.95), said_tied(0.42, 0.51, True, 0.95)
+    (False, False)
     """
-    return (
-        others
-        and settled(p_best) < confidence <= settled(p_near)
-        and settled(p_near - p_best) >= TIE_SHARE
-    )
+    if not others or settled(p_near) < confidence:
+        return False
+    return settled(p_best) >= confidence or settled(p_near - p_best) >= TIE_SHARE
 
 
 def tied_with(near: FloatArray, pick: int) -> list[int]:
@@ -83,6 +86,11 @@ class Verdict:
 
     #: The confidence the stop asks for (``decision_confidence``).
     confidence: float = 0.95
+    #: The aspects (statistics) the candidates still possibly best differ on that fewer
+    #: than two answers the posterior agrees with showed
+    #: (:meth:`~tradeoff.learn.joint.JointStrategy.on_one_answer`): the pick rests on one
+    #: answer at most about each, which a single slip may have reversed.
+    one_answer: tuple[int, ...] = ()
 
     @property
     def practically_tied(self) -> bool:

@@ -100,6 +100,8 @@ class SessionSummary:
                 "p_best_or_practically_tied": v.p_near,
                 "practically_tied_with": list(v.tied) if v.practically_tied else [],
                 "stated_probability": v.stated,
+                # aspects the pick rests on one answer about (a single slip may have made it)
+                "rests_on_one_answer": [r.names[j] for j in v.one_answer],
             }
         if self.threshold is not None:
             data["threshold"] = {

@@ -175,6 +175,22 @@ class ReviewView:
 
 
 def _why_stopped(engine: Engine, lang: Language) -> str:
+    """Why the questions stopped, and, when the pick rests on one answer about some
+    aspects (:attr:`~tradeoff.learn.verdict.Verdict.one_answer`), that it does."""
+    said = _stop_words(engine, lang)
+    verdict = engine.verdict()
+    if verdict is None or not verdict.one_answer:
+        return said
+    names = engine.result().names
+    aspects = ", ".join(names[j] for j in verdict.one_answer)
+    rests = lang.gettext(
+        "The pick turns on %(aspects)s, which fewer than two of your answers settle: a "
+        "single slip there could change it."
+    ) % {"aspects": aspects}
+    return f"{said} {rests}"
+
+
+def _stop_words(engine: Engine, lang: Language) -> str:
     _ = lang.gettext
     reason = engine.stop_reason()
     if reason == "decided":

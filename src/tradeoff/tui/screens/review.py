@@ -14,7 +14,8 @@ from textual.widgets import Button, Footer, Label, Static
 
 from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.words import not_asked_words, tradeoff_headings
-from tradeoff.learn import consistency_of
+from tradeoff.choose.words import one_answer_words
+from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import probability_words
@@ -117,34 +118,15 @@ class ReviewScreen(Screen[None]):
         return self.can_ask_more if action == "more" else True
 
     def _why_stopped(self) -> str:
+        """Why the questions stopped, and, when the pick rests on one answer about some
+        aspects (:attr:`~tradeoff.learn.verdict.Verdict.one_answer`), that it does."""
         engine = self.recorder.engine
-        reason = engine.stop_reason()
-        if reason == "decided":
-            settled = engine.decision()
-            verdict = engine.verdict()
-            if verdict is not None and verdict.practically_tied:
-                per_class = " (for a class, one case per 1,000)" if engine.scenario.classes else ""
-                return (
-                    "The questions stopped early: your answers settle that the pick is the "
-                    "best candidate model for you or practically tied with it: closer than a "
-                    f"thousandth of the range of what you weigh most{per_class} "
-                    f"({probability_words(verdict.stated)} sure)."
-                )
-            sure = "" if settled is None else f" (the pick is {probability_words(settled[0])} sure)"
-            return (
-                "The questions stopped early: your answers already settle which of the "
-                f"candidate models is best for you{sure}. More questions would sharpen the "
-                "weights below without changing that."
-            )
-        if reason == "exhausted":
-            return (
-                "The questions stopped early: each one left would show options that read "
-                "the same on this screen, or ask again about a trade you could not tell "
-                "apart."
-            )
-        if reason == "precise":
-            return "The questions stopped: your weights are known as precisely as planned."
-        return f"You answered all {engine.answered} planned questions."
+        said = _stop_words(engine)
+        verdict = engine.verdict()
+        if verdict is None or not verdict.one_answer:
+            return said
+        names = engine.result().names
+        return f"{said} {one_answer_words([names[j] for j in verdict.one_answer])}"
 
     def _consistency(self) -> Text:
         check = consistency_of(self.recorder.engine)
@@ -179,3 +161,34 @@ class ReviewScreen(Screen[None]):
 
     def _finished(self, _: object) -> None:
         self.post_message(Confirmed(self.recorder))
+
+
+def _stop_words(engine: Engine) -> str:
+    """Why the questions stopped (the reason the engine gives, in words)."""
+    reason = engine.stop_reason()
+    if reason == "decided":
+        settled = engine.decision()
+        verdict = engine.verdict()
+        if verdict is not None and verdict.practically_tied:
+            per_class = " (for a class, one case per 1,000)" if engine.scenario.classes else ""
+            return (
+                "The questions stopped early: your answers settle that the pick is the "
+                "best candidate model for you or practically tied with it: closer than a "
+                f"thousandth of the range of what you weigh most{per_class} "
+                f"({probability_words(verdict.stated)} sure)."
+            )
+        sure = "" if settled is None else f" (the pick is {probability_words(settled[0])} sure)"
+        return (
+            "The questions stopped early: your answers already settle which of the "
+            f"candidate models is best for you{sure}. More questions would sharpen the "
+            "weights below without changing that."
+        )
+    if reason == "exhausted":
+        return (
+            "The questions stopped early: each one left would show options that read "
+            "the same on this screen, or ask again about a trade you could not tell "
+            "apart."
+        )
+    if reason == "precise":
+        return "The questions stopped: your weights are known as precisely as planned."
+    return f"You answered all {engine.answered} planned questions."

@@ -104,11 +104,18 @@ def _em(
 
 
 def best_mixture(
-    x: FloatArray, *, max_components: int, ridge: float, seed: int = 0, starts: int = 3
+    x: FloatArray,
+    *,
+    max_components: int,
+    ridge: float,
+    seed: int = 0,
+    starts: int = 3,
+    patience: int | None = None,
 ) -> Mixture:
     """The mixture of 1 to ``max_components`` components (at least 1) with the lowest
     BIC over the rows of ``x`` (n × d), each number fitted from ``starts`` k-means++
-    starts seeded by (``seed``, k, start).
+    starts seeded by (``seed``, k, start). With ``patience``, more components are not
+    tried once the BIC has not improved on the best for that many numbers in a row.
 
     >>> rng = np.random.default_rng(0)
     >>> x = np.vstack((rng.normal(-3, 0.3, (40, 2)), rng.normal(3, 0.3, (20, 2))))
@@ -128,6 +135,8 @@ def best_mixture(
         bics.append(bic)
         if best is None or bic < best[0]:
             best = (bic, run)
+        elif patience is not None and k - bics.index(best[0]) - 1 >= patience:
+            break
     assert best is not None
     _, resp, shares, means, covs = best[1]
     return Mixture(shares, means, covs, resp, tuple(bics))

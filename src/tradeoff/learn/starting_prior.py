@@ -14,7 +14,8 @@ its share (``base_share``) and a finite Gaussian mixture over the pooled draws: 
 population as latent classes of people who weigh the aspects alike (as latent class logit
 models a population), at most :data:`MAX_COMPONENTS` of them, their number chosen by BIC
 (:func:`~tradeoff.learn.mixture.best_mixture`, the fit behind the study's groups too,
-from seeded starts, so the same draws give the same mixture on every machine). Each
+from seeded starts, so the same draws give the same mixture on every machine; more
+classes are tried until :data:`PATIENCE` more in a row do not lower the BIC). Each
 class's covariance is widened as a kernel density estimate within it would be (times
 1 + (``BANDWIDTH`` · n_g^(−1/(d+4)))², n_g its share of the K draws: half of Scott's
 rule) and never narrower than :data:`FLOOR` in every direction (the EM's ridge), so no
@@ -62,6 +63,8 @@ MAX_DRAWS = 600
 MAX_COMPONENTS = 8
 #: Seeded starts of the EM per number of classes.
 STARTS = 3
+#: More classes are not tried once this many more in a row did not lower the BIC.
+PATIENCE = 2
 #: The widening of each class as a share of Scott's rule within it: each person's
 #: posterior draws are already spread by their own uncertainty.
 BANDWIDTH = 0.5
@@ -171,6 +174,7 @@ class StartingPrior:
             ridge=FLOOR,
             seed=0,
             starts=STARTS,
+            patience=PATIENCE,
         )
         count = np.maximum(fit.shares * n, 1.0)
         widen = 1.0 + (BANDWIDTH * count ** (-1.0 / (d + 4))) ** 2

@@ -4,6 +4,7 @@ answers, questions and result), and a missing or altered prior file refused by n
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -101,8 +102,38 @@ def test_replay_refuses_a_missing_prior_file(tmp_path: Path) -> None:
 def test_the_stored_prior_reads_back_as_the_same_density() -> None:
     prior = prior_for(4)
     again = StartingPrior.from_bytes(prior.to_bytes())
+    assert again.to_bytes() == prior.to_bytes() and again.sha256 == prior.sha256
+    assert np.array_equal(again.covariances, prior.covariances)
     cols = np.random.default_rng(0).dirichlet([1.0] * 4, size=50).T
     base = np.zeros(50)
     assert again.log_density(cols, base) == pytest.approx(prior.log_density(cols, base))
-    with pytest.raises(ValueError, match="swing"):
-        StartingPrior.from_bytes(b'{"format":1,"base_share":0.2,"sessions":[],"swing":[[1]]}')
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("format", 1, "'format' must be 2"),
+        ("shares", [0.5], "'shares' must sum to 1"),
+        ("shares", [-1.0], "'shares' must be finite and positive"),
+        ("means", [[0.0, 1.0], [1.0, 0.0]], "'means' must hold one row per share"),
+        ("means", [[0.0, "x"]], "'means' must be 2-deep lists"),
+        ("covariances", [[[1.0, 2.0], [0.0, 1.0]]], "'covariances'"),
+        ("covariances", [[[1.0, 0.0], [0.0, -1.0]]], "'covariances' must be positive definite"),
+        ("base_share", 1.0, "'base_share'"),
+    ],
+)
+def test_a_stored_prior_that_is_wrong_is_refused_by_field(
+    field: str, value: object, says: str
+) -> None:
+    data = {
+        "format": 2,
+        "base_share": 0.2,
+        "sessions": [],
+        "shares": [1.0],
+        "means": [[0.0, 1.0]],
+        "covariances": [[[1.0, 0.0], [0.0, 1.0]]],
+    }
+    assert StartingPrior.from_bytes(json.dumps(data).encode()).components == 1
+    data[field] = value
+    with pytest.raises(ValueError, match=says):
+        StartingPrior.from_bytes(json.dumps(data).encode())

@@ -2,8 +2,9 @@
 
 :func:`study_prior` pools the finished participants' posteriors with
 :func:`~tradeoff.learn.pooled.population_prior` (the one population model, also behind
-``choices predict --pooled``) and makes of the pooled draws the density the adaptive
-engine starts from (:class:`~tradeoff.learn.starting_prior.StartingPrior`).
+``choices predict --pooled``) and fits to the pooled draws the density the adaptive engine
+starts from (:class:`~tradeoff.learn.starting_prior.StartingPrior`, a mixture of a few
+latent classes).
 
 Each participant enters with what *their own answers* said: a session that itself started
 from an earlier population prior has that prior divided out first (:func:`own_particles`:

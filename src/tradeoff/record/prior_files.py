@@ -5,9 +5,9 @@ A prior is stored once, as the bytes of
 :meth:`~tradeoff.learn.starting_prior.StartingPrior.to_bytes`, in
 ``priors/<sha256>.json`` beside the ``sessions`` folder (a study's folder holds both), and
 never written again: a session's header names the SHA-256 (:class:`~tradeoff.record.
-records.PriorRecord`), and every replay reads exactly those draws, on any machine. A file
-that is missing or whose bytes no longer hash to its name is refused with the session and
-the file named.
+records.PriorRecord`), and every replay reads exactly that density (the mixture's
+parameters, never fitted again), on any machine. A file that is missing or whose bytes no
+longer hash to its name is refused with the session and the file named.
 """
 
 from __future__ import annotations

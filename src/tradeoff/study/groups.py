@@ -4,7 +4,9 @@ of people who want different models.
 **Method.** A Gaussian mixture over each participant's posterior-mean swing weights, in
 their additive log-ratio coordinates (log sᵢ − log sₙ), with full covariances, fitted by
 expectation–maximisation from several seeded k-means++ starts, and the number of groups
-(1 to :data:`MAX_GROUPS`) chosen by the Bayesian information criterion.
+(1 to :data:`MAX_GROUPS`) chosen by the Bayesian information criterion
+(:func:`~tradeoff.learn.mixture.best_mixture`, the fit behind a study's population prior
+too).
 
 Why this: swing weights live on a simplex, where a mixture of Gaussians fits badly near
 the edges; the log-ratio coordinates take the simplex to all of ℝⁿ⁻¹, where groups of
@@ -13,8 +15,7 @@ participant a *probability* of belonging to each group ("how sure"), which the e
 carries, and BIC says how many groups the data support without a threshold of our own: a
 study of one homogeneous population reads as one group. Posterior means (not draws) are
 clustered because each participant must land in one group; their uncertainty enters
-through the stop, which kept asking until the pick was settled. The same computation,
-written out in NumPy (the mixture is a few dozen lines; no dependency is added for it),
+through the stop, which kept asking until the pick was settled. The same computation
 gives the same groups on every machine: the BIC is compared at
 :data:`~tradeoff.stable.DIGITS` digits and the groups are numbered by size.
 
@@ -24,14 +25,14 @@ Each group's model is the Bayes pick of the pool at the group's mean weights
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from tradeoff.arrays import FloatArray, IntArray
-from tradeoff.stable import settled, stable_argmax, stable_argmax_rows
+from tradeoff.learn.mixture import best_mixture
+from tradeoff.stable import stable_argmax_rows
 
 __all__ = ["MAX_GROUPS", "Groups", "find_groups", "group_picks"]
 
@@ -85,53 +86,6 @@ def _alr(swing: FloatArray) -> FloatArray:
     return out
 
 
-def _log_gauss(x: FloatArray, mean: FloatArray, cov: FloatArray) -> FloatArray:
-    chol = np.linalg.cholesky(cov)
-    sol = np.linalg.solve(chol, (x - mean).T)
-    out: FloatArray = (
-        -0.5 * (sol * sol).sum(axis=0)
-        - float(np.log(np.diag(chol)).sum())
-        - 0.5 * x.shape[1] * math.log(2 * math.pi)
-    )
-    return out
-
-
-def _em(x: FloatArray, k: int, rng: np.random.Generator) -> tuple[float, FloatArray, FloatArray]:
-    """(log likelihood, responsibilities, means) of one EM run from a k-means++ start."""
-    n, d = x.shape
-    centres = [x[int(rng.integers(n))]]
-    for _ in range(1, k):
-        d2 = np.min([((x - c) ** 2).sum(axis=1) for c in centres], axis=0)
-        total = float(d2.sum())
-        p = d2 / total if total > 0 else np.full(n, 1.0 / n)
-        centres.append(x[int(rng.choice(n, p=p))])
-    means = np.array(centres)
-    spread = np.atleast_2d(np.cov(x, rowvar=False)) if n > 1 else np.eye(d)
-    covs = np.array([spread + RIDGE * np.eye(d)] * k)
-    shares = np.full(k, 1.0 / k)
-    previous = -np.inf
-    resp = np.full((n, k), 1.0 / k)
-    loglik = -np.inf
-    for _ in range(100):
-        log_p = np.stack(
-            [math.log(shares[g]) + _log_gauss(x, means[g], covs[g]) for g in range(k)], axis=1
-        )
-        top = log_p.max(axis=1, keepdims=True)
-        norm = top + np.log(np.exp(log_p - top).sum(axis=1, keepdims=True))
-        resp = np.exp(log_p - norm)
-        loglik = float(norm.sum())
-        nk = resp.sum(axis=0) + 1e-10
-        shares = nk / n
-        means = (resp.T @ x) / nk[:, None]
-        for g in range(k):
-            c = x - means[g]
-            covs[g] = (resp[:, g, None] * c).T @ c / nk[g] + RIDGE * np.eye(d)
-        if loglik - previous < 1e-5 * abs(loglik) + 1e-6:
-            break
-        previous = loglik
-    return loglik, resp, means
-
-
 def find_groups(swing: FloatArray, *, max_groups: int = MAX_GROUPS, seed: int = 0) -> Groups:
     """The groups among participants' posterior-mean swing weights ``swing`` (rows) (see
     the module docstring).
@@ -145,18 +99,10 @@ def find_groups(swing: FloatArray, *, max_groups: int = MAX_GROUPS, seed: int = 
     """
     x = _alr(swing)
     n, d = x.shape
-    best: tuple[float, FloatArray, FloatArray] | None = None
-    bics: list[float] = []
-    for k in range(1, max(1, min(max_groups, n // (d + 2))) + 1):
-        params = (k - 1) + k * d + k * d * (d + 1) / 2
-        runs = [_em(x, k, np.random.default_rng([seed, k, s])) for s in range(STARTS)]
-        loglik, resp, _ = runs[stable_argmax([r[0] for r in runs])]
-        bic = settled(-2 * loglik + params * math.log(n))
-        bics.append(bic)
-        if best is None or bic < best[0]:
-            best = (bic, resp, _)
-    assert best is not None
-    resp = best[1]
+    fit = best_mixture(
+        x, max_components=min(max_groups, n // (d + 2)), ridge=RIDGE, seed=seed, starts=STARTS
+    )
+    resp = fit.responsibilities
     labels = stable_argmax_rows(resp)
     k = resp.shape[1]
     sizes = np.bincount(labels, minlength=k)
@@ -168,7 +114,7 @@ def find_groups(swing: FloatArray, *, max_groups: int = MAX_GROUPS, seed: int = 
     s = np.maximum(np.asarray(swing, dtype=np.float64), 0.0)
     s = s / s.sum(axis=1, keepdims=True)
     means = np.array([s[labels == g].mean(axis=0) for g in range(len(order))])
-    return Groups(labels.astype(np.intp), resp, means, tuple(bics))
+    return Groups(labels.astype(np.intp), resp, means, fit.bic)
 
 
 def group_picks(groups: Groups, spans: Sequence[float], rows: FloatArray) -> list[int]:

@@ -209,14 +209,14 @@ def three_answers_one_unasked(folder: Path, participant: str) -> Recorder:
 
 
 #: A simulated clinician's true weights (per unit, the scenario's order) whose session on the
-#: shipped breast-cancer scenario (seed 4) stops after five answers that never show memory
+#: shipped breast-cancer scenario (seed 4) stops after seven answers that never show memory
 #: apart: the review then showed malignant 36 %, benign 4 %, latency 24 % and memory "not
 #: asked", the missing 37 % the prior's guess for memory.
 MEMORY_NEVER_ASKED = (0.9178304159279578, 0.0816802655174012, 4.4605838676753916e-4, 4.326e-05)
 
 
-def five_answers_memory_unasked(folder: Path, participant: str) -> Recorder:
-    """A recorder (open: the caller closes it) of :data:`MEMORY_NEVER_ASKED`'s session: five
+def seven_answers_memory_unasked(folder: Path, participant: str) -> Recorder:
+    """A recorder (open: the caller closes it) of :data:`MEMORY_NEVER_ASKED`'s session: seven
     answers, stopped, memory never asked."""
     from tradeoff.simulation.oracles import SimulatedOracle
     from tradeoff.study.opening import start_session
@@ -226,7 +226,7 @@ def five_answers_memory_unasked(folder: Path, participant: str) -> Recorder:
     oracle = SimulatedOracle.for_scenario(loaded.scenario, MEMORY_NEVER_ASKED)
     while (q := rec.engine.next_query()) is not None:
         rec.answer(oracle.choose(q))
-    assert rec.engine.answered == 5 and rec.engine.result().asked == (True, True, True, False)
+    assert rec.engine.answered == 7 and rec.engine.result().asked == (True, True, True, False)
     return rec
 
 

@@ -1,4 +1,4 @@
-"""A clinician's session that stops after five answers never showing memory apart (the
+"""A clinician's session that stops after seven answers never showing memory apart (the
 shipped breast-cancer scenario and its pool): the review's shares add up to 100 % among
 the asked aspects and say memory is not counted, and the candidates "best for you first"
 are ordered by what the answers informed, not by the prior's guess for memory (before,
@@ -24,14 +24,14 @@ from tradeoff.tui.screens.review import ReviewScreen
 from tradeoff.web.i18n import languages
 from tradeoff.web.pages import review_view
 
-from ..conftest import five_answers_memory_unasked
+from ..conftest import seven_answers_memory_unasked
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def recorder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recorder]:
-    with five_answers_memory_unasked(tmp_path_factory.mktemp("s"), "dr-kim") as rec:
+    with seven_answers_memory_unasked(tmp_path_factory.mktemp("s"), "dr-kim") as rec:
         yield rec
 
 

@@ -120,8 +120,8 @@ def test_session_show_says_when_the_pick_rests_on_one_answer(tmp_path: Path) -> 
     weighs latency most: the pick stands at P(best) ≥ 0.95 on that one answer, and
     `session show` says so, naming latency (text and JSON)."""
     from tradeoff.ask.shown import card_lines
-    from tradeoff.choose.words import one_answer_words
     from tradeoff.learn import Choice
+    from tradeoff.learn.verdict import one_answer_words
 
     loaded = load_scenario(SCENARIOS / "breast-cancer-triage.toml")
     sc = loaded.scenario

@@ -305,7 +305,7 @@ def test_a_pick_the_cap_leaves_on_one_answer_says_so(
 ) -> None:
     """At the question cap, a confident pick that turns on latency, which one reversed
     answer alone touched, says so where the person reads why the questions stopped."""
-    from tradeoff.choose.words import one_answer_words
+    from tradeoff.learn.verdict import one_answer_words
     from tradeoff.web.i18n import languages
     from tradeoff.web.pages import _why_stopped
 

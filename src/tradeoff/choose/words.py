@@ -243,28 +243,6 @@ def stated_words(
     return f"probability it is the best: {probability_words(p_best)}"
 
 
-def one_answer_words(aspects: Sequence[str]) -> str:
-    """The sentence said beside a pick that rests on one answer about some aspects
-    (:attr:`~tradeoff.learn.verdict.Verdict.one_answer`, named): a single slip there may
-    have made it ("" for none).
-
-    >>> import textwrap
-    >>> print(textwrap.fill(one_answer_words(["latency"]), 80))
-    The pick turns on latency, which fewer than two of your answers settle: a single
-    slip there could change it.
-    >>> one_answer_words(["latency", "memory", "benign"])[:45]
-    'The pick turns on latency, memory and benign,'
-    """
-    if not aspects:
-        return ""
-    names = list(aspects)
-    said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return (
-        f"The pick turns on {said}, which fewer than two of your answers settle: a single "
-        "slip there could change it."
-    )
-
-
 def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
     """Who each model is for and why, in the people's words and units: each person's
     recommendation with its chance of being best and the runner-up trade, how sure that is

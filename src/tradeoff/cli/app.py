@@ -130,8 +130,9 @@ def format_session(summary: SessionSummary) -> str:
     were not finished is said to be provisional."""
     from tradeoff.ask.words import not_asked_words, tradeoff_headings
     from tradeoff.choose.candidates import candidate_names
-    from tradeoff.choose.words import one_answer_words, stated_words, unfinished_words
+    from tradeoff.choose.words import stated_words, unfinished_words
     from tradeoff.learn.shares import left_out_words
+    from tradeoff.learn.verdict import one_answer_words
 
     h, r = summary.log.header, summary.result
     lines = [

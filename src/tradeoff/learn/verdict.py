@@ -9,6 +9,7 @@ states its pick by the same rule.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from tradeoff.arrays import FloatArray
 from tradeoff.stable import settled, stable_order
 
-__all__ = ["TIE_MENTION", "TIE_SHARE", "Verdict", "said_tied", "tied_with"]
+__all__ = ["TIE_MENTION", "TIE_SHARE", "Verdict", "one_answer_words", "said_tied", "tied_with"]
 
 
 #: A candidate that is best, by less than the person's perceivable margin over the pick,
@@ -101,3 +102,25 @@ class Verdict:
     def stated(self) -> float:
         """The probability said to the person and compared with the stop's confidence."""
         return self.p_near if self.practically_tied else self.p_best
+
+
+def one_answer_words(aspects: Sequence[str]) -> str:
+    """The sentence said beside a pick that rests on one answer about some aspects
+    (:attr:`~tradeoff.learn.verdict.Verdict.one_answer`, named): a single slip there may
+    have made it ("" for none).
+
+    >>> import textwrap
+    >>> print(textwrap.fill(one_answer_words(["latency"]), 80))
+    The pick turns on latency, which fewer than two of your answers settle: a single
+    slip there could change it.
+    >>> one_answer_words(["latency", "memory", "benign"])[:45]
+    'The pick turns on latency, memory and benign,'
+    """
+    if not aspects:
+        return ""
+    names = list(aspects)
+    said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return (
+        f"The pick turns on {said}, which fewer than two of your answers settle: a single "
+        "slip there could change it."
+    )

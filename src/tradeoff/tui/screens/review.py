@@ -14,9 +14,9 @@ from textual.widgets import Button, Footer, Label, Static
 
 from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.words import not_asked_words, tradeoff_headings
-from tradeoff.choose.words import one_answer_words
 from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
+from tradeoff.learn.verdict import one_answer_words
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import probability_words
 from tradeoff.tui.common import BackToQuestions, Confirmed, PauseSession

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tradeoff.arrays import FloatArray
-from tradeoff.stable import settled, stable_argmax
+from tradeoff.stable import rounded_rows, settled, stable_argmax
 
 __all__ = ["Mixture", "best_mixture", "log_gauss"]
 
@@ -74,7 +74,9 @@ def _em(
     n, d = x.shape
     centres = [x[int(rng.integers(n))]]
     for _ in range(1, k):
-        d2 = np.min([((x - c) ** 2).sum(axis=1) for c in centres], axis=0)
+        # The distances as whole numbers at DIGITS digits of the largest (rounded_rows): a
+        # machine whose last bits differ draws the same centre from the same uniform.
+        d2 = rounded_rows(np.min([((x - c) ** 2).sum(axis=1) for c in centres], axis=0)[None, :])[0]
         total = float(d2.sum())
         p = d2 / total if total > 0 else np.full(n, 1.0 / n)
         centres.append(x[int(rng.choice(n, p=p))])
@@ -97,7 +99,7 @@ def _em(
         c = x[None, :, :] - means[:, None, :]  # (k, n, d)
         covs = (resp.T[:, :, None] * c).transpose(0, 2, 1) @ c / nk[:, None, None]
         covs += ridge * np.eye(d)
-        if loglik - previous < 1e-5 * abs(loglik) + 1e-6:
+        if settled(loglik - previous) < settled(1e-5 * abs(loglik) + 1e-6):
             break
         previous = loglik
     return loglik, resp, shares, means, covs

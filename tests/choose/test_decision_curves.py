@@ -143,9 +143,10 @@ def test_more_than_two_classes_say_there_are_no_curves(tmp_path: Path) -> None:
     assert threshold_json(selection) == [None]  # type: ignore[arg-type]
 
 
-def test_a_pool_with_tuned_models_says_the_rule_is_the_curve_at_the_threshold() -> None:
-    person = Fake(
-        participant="kim",
+def two_answers_apart(participant: str) -> Fake:
+    """A two-class person whose posterior draws put the threshold at about 15%."""
+    return Fake(
+        participant=participant,
         priors=(0.4, 0.6),
         posterior=None,
         draws=np.array([[0.8, 0.2, 0, 0], [0.9, 0.1, 0, 0]]),
@@ -153,6 +154,10 @@ def test_a_pool_with_tuned_models_says_the_rule_is_the_curve_at_the_threshold() 
         swing_weights=None,
         answers=12,
     )
+
+
+def test_a_pool_with_tuned_models_says_the_rule_is_the_curve_at_the_threshold() -> None:
+    person = two_answers_apart("kim")
     frame = pd.DataFrame({"variant_of": ["", "lr"], "tuned_for": ["", "kim"]})
     selection = Fake(scenario=BREAST, stakeholders=[person], pool=Fake(frame=frame))
     lines = threshold_lines(selection, 0)  # type: ignore[arg-type]
@@ -218,15 +223,7 @@ def test_a_model_name_with_dollars_is_drawn_as_text(tmp_path: Path, decision: De
 def test_a_participant_called_me_is_named_not_made_a_pronoun() -> None:
     """An id is a name: the threshold of a participant called "me" is "Participant me's",
     never "me's answers"."""
-    person = Fake(
-        participant="me",
-        priors=(0.4, 0.6),
-        posterior=None,
-        draws=np.array([[0.8, 0.2, 0, 0], [0.9, 0.1, 0, 0]]),
-        weights=(0.85, 0.15, 0.0, 0.0),
-        swing_weights=None,
-        answers=12,
-    )
+    person = two_answers_apart("me")
     selection = Fake(scenario=BREAST, stakeholders=[person], pool=Fake(frame=pd.DataFrame()))
     lines = threshold_lines(selection, 0)  # type: ignore[arg-type]
     assert lines[0].startswith("Participant me's answers put the threshold probability at ")

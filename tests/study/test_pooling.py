@@ -4,6 +4,7 @@ the e2e tier)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from tradeoff.errors import InputError
 from tradeoff.record.log import read_session
 from tradeoff.record.replay import replay
 from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.erase import erase
 from tradeoff.study.folder import create_study, load_study
 from tradeoff.study.opening import start_session
 from tradeoff.study.pooling import (
@@ -98,7 +100,30 @@ def test_a_withdrawn_participant_is_not_pooled(tmp_path: Path) -> None:
     withdraw(load_study(study), "p0")
     again = refresh_prior(study)
     assert again is not None and len(again.sessions) == 5
-    assert not any(name.startswith("p0/") for name in again.sessions)
+    p0 = next((study / "sessions" / "p0").glob("*.jsonl"))
+    assert hashlib.sha256(p0.read_bytes()).hexdigest() not in again.sessions
+
+
+def test_an_erased_participant_leaves_the_pooling_files_and_no_prior_names_anyone(
+    tmp_path: Path,
+) -> None:
+    """A prior is kept for good (sessions replay from it), so it names the sessions it
+    pooled by the hash of their bytes; the list of finished sessions names participants,
+    and study erase takes theirs out of it, every other line kept."""
+    study = make_study(tmp_path)
+    write_pooling(study, Pooling(True, every=6))
+    finish_sessions(study, 6, 6)
+    assert refresh_prior(study) is not None
+    finished = study / "priors" / "finished.txt"
+    before = finished.read_text(encoding="utf-8").splitlines()
+    assert sum(line.startswith("p1/") for line in before) == 1
+    tombstone = erase(study, "p1")
+    after = finished.read_text(encoding="utf-8").splitlines()
+    assert after == [line for line in before if not line.startswith("p1/")]
+    assert tombstone["removed"]["priors/finished.txt"] == {"lines": 1}
+    for stored in (study / "priors").glob("*.json"):
+        text = stored.read_text(encoding="utf-8")
+        assert not any(f'"p{i}/' in text or f"p{i}/" in text for i in range(6)), stored.name
 
 
 def test_the_setting_is_off_when_absent_and_checked_when_present(tmp_path: Path) -> None:

@@ -88,7 +88,8 @@ class StartingPrior:
     """The density of the module docstring: a mixture of ``shares`` (k), ``means``
     (k × d) and ``covariances`` (k × d × d) in the log-ratio coordinates of n = d + 1
     swing weights, with the engine's own prior at ``base_share``; ``sessions`` names the
-    sessions it was pooled from (for the record; the density does not read it).
+    sessions it was pooled from (for the record, by the SHA-256 of their bytes, never by a
+    participant; the density does not read it).
     :meth:`of` fits it to pooled swing weights.
 
     Examples

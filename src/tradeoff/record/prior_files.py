@@ -19,10 +19,20 @@ from pathlib import Path
 from tradeoff.errors import InputError
 from tradeoff.learn.starting_prior import StartingPrior
 
-__all__ = ["PRIORS_FOLDER", "load_prior", "prior_path", "priors_folder", "store_prior"]
+__all__ = [
+    "FINISHED_FILE",
+    "PRIORS_FOLDER",
+    "load_prior",
+    "prior_path",
+    "priors_folder",
+    "store_prior",
+]
 
 #: The folder beside ``sessions`` that holds the priors.
 PRIORS_FOLDER = "priors"
+#: In the priors' folder of a study: its finished sessions, one per line (relative to
+#: ``sessions/``), appended as each finishes (:mod:`tradeoff.study.pooling`).
+FINISHED_FILE = "finished.txt"
 #: A stored prior is read only up to this size.
 PRIOR_FILE_LIMIT = 64_000_000
 

@@ -8,6 +8,8 @@ What is removed (:func:`erase`):
 * their lines of ``entries.jsonl`` (let in, declined, started, pilot, and every
   screen-out of their panel id);
 * their lines of ``withdrawals.jsonl``;
+* their lines of ``priors/finished.txt`` (the finished sessions a population prior is
+  pooled from, :mod:`tradeoff.study.pooling`; the priors themselves name no one);
 * their access code's hash, from ``study.json``;
 * their panel id from the allow-list, ``panel-ids.txt`` (its hash in ``study.json``
   follows). The allow-list is the coordinator's list of whom to let in, but the panel id
@@ -48,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from tradeoff.errors import InputError
+from tradeoff.record.prior_files import FINISHED_FILE, PRIORS_FOLDER
 from tradeoff.study.cache import user_cache_dir
 from tradeoff.study.counted import stored_key
 from tradeoff.study.entries import ENTRIES_FILE, read_entries, study_lock
@@ -167,6 +170,15 @@ def _shared_files(
         new, n = kept_lines(data or b"", test)
         if n:
             files[name], removed[name] = new, {"lines": n}
+    finished = f"{PRIORS_FOLDER}/{FINISHED_FILE}"
+    data = _read(root / finished)
+    if data:
+        mine = (participant + "/").encode("utf-8")
+        lines = data.splitlines(keepends=True)
+        kept = [raw for raw in lines if not raw.startswith(mine)]
+        if len(kept) != len(lines):
+            files[finished] = b"".join(kept)
+            removed[finished] = {"lines": len(lines) - len(kept)}
     study_json = json.loads((root / STUDY_FILE).read_text(encoding="utf-8"))
     data = _read(root / ALLOW_FILE) if panel is not None and panel.allow_list else None
     if data is not None and panel is not None:
@@ -283,7 +295,7 @@ def erase(
         _forget_cached(root, plan.folders)
         staged: dict[str, str] = {}
         for name, data in files.items():
-            staged[name] = STAGED_PREFIX + name
+            staged[name] = STAGED_PREFIX + name.replace("/", "--")  # beside the others
             write_new(root / staged[name], data)
             step()
         sync_folder(root)

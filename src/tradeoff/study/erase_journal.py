@@ -74,6 +74,8 @@ def complete_journal(root: Path, journal: dict[str, Any], step: Steps) -> None:
             os.chmod(source, int(journal["modes"].get(name, 0o644)))
             os.replace(source, root / name)
             sync_folder(root)
+            if (root / name).parent != root:
+                sync_folder((root / name).parent)
         step()
     for rel in journal["folders"]:
         folder = root / rel

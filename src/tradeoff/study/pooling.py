@@ -12,7 +12,8 @@ Files in the study's folder:
   participant must be asked alike (a study comparing people by how many questions they
   needed, say).
 * ``priors/<sha256>.json``: every prior ever pooled, named by the hash of its bytes and
-  never written again (:mod:`tradeoff.record.prior_files`; each session's header names
+  never written again (the sessions it pooled named by the SHA-256 of their bytes, never
+  by a participant) (:mod:`tradeoff.record.prior_files`; each session's header names
   the one it started from);
 * ``priors/current.json``: which prior new sessions start from and how many finished
   sessions it pooled (replaced atomically at each refresh);
@@ -30,6 +31,7 @@ pointer file (:func:`current_prior`) and the prior it names (kept in memory by h
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import threading
@@ -41,8 +43,9 @@ from tradeoff.learn.engine import Particles
 from tradeoff.learn.starting_prior import StartingPrior
 from tradeoff.learn.study_prior import STUDY_BASE_SHARE, own_particles, study_prior
 from tradeoff.record.log import read_session
-from tradeoff.record.prior_files import priors_folder, store_prior
+from tradeoff.record.prior_files import FINISHED_FILE, priors_folder, store_prior
 from tradeoff.record.replay import replay
+from tradeoff.study.entries import study_lock
 from tradeoff.study.files import replace_atomically
 from tradeoff.study.folder import load_study
 from tradeoff.study.withdrawals import certain_withdrawals
@@ -59,7 +62,7 @@ __all__ = [
 
 POOLING_FILE = "population-prior.json"
 CURRENT = "current.json"
-FINISHED = "finished.txt"
+FINISHED = FINISHED_FILE
 #: Pooled again after this many more finished sessions, unless the setting says otherwise.
 EVERY = 10
 
@@ -174,11 +177,12 @@ def session_finished(study: str | Path, session_file: str | Path) -> bool:
     priors = priors_folder(folder / "sessions")
     priors.mkdir(exist_ok=True, mode=0o700)
     relative = Path(session_file).resolve().relative_to((folder / "sessions").resolve())
-    fd = os.open(priors / FINISHED, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    try:
-        os.write(fd, (relative.as_posix() + "\n").encode())
-    finally:
-        os.close(fd)
+    with study_lock(folder):  # study erase rewrites the file under the same lock
+        fd = os.open(priors / FINISHED, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, (relative.as_posix() + "\n").encode())
+        finally:
+            os.close(fd)
     pointer = _pointer(folder)
     pooled = 0 if pointer is None else pointer[1]
     return len(_finished(folder)) - pooled >= pooling.every
@@ -211,7 +215,10 @@ def refresh_prior(study: str | Path) -> StartingPrior | None:
             engine = replay(read_session(path), check=False)
             if engine.particles() is None:
                 continue
-            people[name] = own_particles(engine)
+            # Named by the SHA-256 of its bytes, not its path: a prior is kept for good
+            # (sessions replay from it), and a path names the participant, whom study
+            # erase may have to remove from every file.
+            people[hashlib.sha256(path.read_bytes()).hexdigest()] = own_particles(engine)
             scenario, spans = engine.scenario, engine.space.spans
         if scenario is None or spans is None:
             return None

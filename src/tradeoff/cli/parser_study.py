@@ -81,12 +81,20 @@ def add_study_commands(sub: Commands) -> None:
         "option is better on every line, shown like any other, never learned from",
     )
     mk.add_argument(
+        "--population-prior",
+        dest="population_prior",
+        action="store_true",
+        default=False,
+        help="later participants start from a population prior pooled from the finished "
+        "sessions (each session records the one it started from); for studies with few "
+        "questions each: with the stop's two agreeing answers per deciding aspect it saves "
+        "no questions (benchmarks/results/population-study.md)",
+    )
+    mk.add_argument(
         "--no-population-prior",
         dest="population_prior",
         action="store_false",
-        help="ask every participant from the engine's own prior (default: later participants "
-        "start from a population prior pooled from the finished sessions, so they need "
-        "fewer questions; each session records the one it started from)",
+        help="ask every participant from the engine's own prior (the default)",
     )
     mk.add_argument(
         "--population-prior-every",

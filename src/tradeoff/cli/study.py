@@ -199,11 +199,10 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         lines += panel_link_lines(panel)
     lines += arms_lines(study)
     lines.append(
-        f"Later participants start from a population prior pooled from the finished sessions "
-        f"(again after every {args.population_prior_every}; --no-population-prior asks "
-        "everyone alike)."
+        "Later participants start from a population prior pooled from finished sessions\n"
+        f"(again after every {args.population_prior_every})."
         if args.population_prior
-        else "Every participant is asked from the engine's own prior (no population prior)."
+        else "No population prior: every participant starts from the engine's own."
     )
     if study.attention_checks:
         *rest, last = map(str, study.attention_checks)

@@ -4,13 +4,12 @@ start from, and when it is pooled again.
 Files in the study's folder:
 
 * ``population-prior.json``: the coordinator's setting, ``{"enabled": true, "every": 10,
-  "base_share": 0.2}``. ``study create`` writes it switched on unless told
-  ``--no-population-prior``; a study made before it existed has none and goes on as it was
-  made (every participant from the engine's own prior), so no running study changes how
-  it asks. On by default for new studies because a participant then needs fewer questions
-  for the same right pick (benchmarks/results/population-study.md); off when every
-  participant must be asked alike (a study comparing people by how many questions they
-  needed, say).
+  "base_share": 0.2}``. ``study create`` writes it, switched off unless told
+  ``--population-prior``; a study made before it existed has none and goes on as it was
+  made. Off by default: in the simulated study of ``benchmarks/population_study.py`` the
+  last 100 people needed no fewer questions with it (the stop asks for two agreeing answers
+  on every aspect that decides the pick, whatever the prior says); it is for studies whose
+  participants answer few questions, where it predicts their choices better.
 * ``priors/<sha256>.json``: every prior ever pooled, named by the hash of its bytes and
   never written again (the sessions it pooled named by the SHA-256 of their bytes, never
   by a participant) (:mod:`tradeoff.record.prior_files`; each session's header names

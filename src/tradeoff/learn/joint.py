@@ -428,7 +428,8 @@ class JointStrategy(PosteriorStrategy[JointState]):
         known = self._covers.get(state)
         if known is not None:
             return known
-        unasked = self.on_one_answer(state)
+        verdict = self.verdict(state)  # its one_answer: on_one_answer, worked out once
+        unasked = () if verdict is None else verdict.one_answer
         out: list[Trade | Candidate] = []
         if unasked:
             out = [

@@ -446,8 +446,8 @@ def test_each_participant_with_answers_has_a_group_and_its_probability(exported:
 
 def test_the_population_picture_of_the_report(made: Made) -> None:
     """``study report``'s population section (:mod:`tradeoff.study.population_picture`):
-    the spread of the complete sessions' weights, the groups, how sure, each group's pick
-    from the pool."""
+    the spread of the complete sessions' swing shares, the groups, how sure, each group's
+    pick from the pool."""
     from tradeoff.study.population_picture import picture_of, picture_text
 
     study = load_study(made.study.path)
@@ -459,11 +459,49 @@ def test_the_population_picture_of_the_report(made: Made) -> None:
     names = set(pd.read_csv(ROOT / "scenarios" / "pools" / "breast-cancer.csv")["model"])
     assert all(p in names for p in picture.picks)
     spread = picture.spread()
-    assert [s[0] for s in spread] == list(picture.names)
-    assert all(lo <= mid <= hi for _, lo, mid, hi in spread)
+    assert [s.name for s in spread] == list(picture.names)
+    known = [s for s in spread if s.asked]
+    assert known and all(s.low <= s.median <= s.high for s in known)  # type: ignore[operator]
+    assert all(s.median is None for s in spread if not s.asked)
     text = picture_text(picture)
     assert "## The population" in text and "| 1 |" in text
     assert set(picture.membership()) == {"p01", "p06"}
+
+
+def test_the_population_spread_is_of_the_shares_session_show_gives(made: Made) -> None:
+    """The spread table reads as each person's own review and ``session show`` do: swing
+    shares in whole percent (the median of two people is the mean of their shares), with
+    a sentence saying what a share is; not natural-unit weights normalised across units,
+    which ``session show``'s per-unit weights contradict (latency 0.172 beside 0.000443
+    per ms)."""
+    from tradeoff.record.summary import summarise
+    from tradeoff.study.population_picture import percent, picture_of, picture_text
+
+    study = load_study(made.study.path)
+    found = study_sessions(study.path)
+    picture = picture_of(found.sessions, study.scenario_path, study.populations())
+    assert picture is not None
+    each = [summarise(path, populations=study.populations()) for path in found.sessions]
+    for j, row in enumerate(picture.spread()):
+        said = [None if s.shares is None else s.shares.values[j] for s in each]
+        shares = [v for v in said if v is not None]
+        assert len(shares) == row.asked and row.of == 2
+        if len(shares) < 2:  # memory: nobody's answers informed it
+            assert row.asked == 0 or row.median == pytest.approx(shares[0])
+            continue
+        assert row.median == pytest.approx(sum(shares) / 2, abs=1e-9)  # type: ignore[misc]
+        assert row.low == pytest.approx(min(shares) + 0.1 * abs(shares[1] - shares[0]))
+        natural = [s.result.weights[j] for s in each]
+        if abs(natural[0] - shares[0]) > 0.01:
+            assert row.median != pytest.approx(sum(natural) / 2, abs=1e-3)
+    text = picture_text(picture)
+    flat = " ".join(text.split())
+    assert "share is the part of a person's weight" in flat and "whole range" in flat
+    assert "| aspect | 10th percentile | median | 90th percentile | informed by |" in text
+    for row in picture.spread():
+        assert f"| {row.name} | {percent(row.low)} | {percent(row.median)} |" in text
+    assert "natural units" not in text
+    assert max(len(line) for line in text.splitlines() if not line.startswith("|")) <= 80
 
 
 def test_study_report_writes_and_says_the_population(
@@ -492,5 +530,7 @@ def test_the_coordinators_page_gathers_the_population_at_most_every_few_minutes(
     assert facts is not None
     assert sum(g["size"] for g in facts["groups"]) == 2
     assert len(facts["spread"]) == 4  # one row per aspect
+    assert all(row["median"].endswith("%") or row["median"] == "—" for row in facts["spread"])
+    assert any(row["median"].endswith("%") for row in facts["spread"])
     again = population_facts(site, now=1000.0 + PICTURE_SECONDS / 2)  # type: ignore[arg-type]
     assert again is facts  # not gathered again: the replays grow with the study

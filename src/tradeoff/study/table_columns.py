@@ -281,9 +281,11 @@ PARTICIPANT_COLUMNS = (
         "group",
         "number",
         "The group of people who weigh the aspects alike that this participant most likely "
-        "belongs to (1: the largest; a Gaussian mixture over the exported participants' "
-        "posterior-mean swing weights, its number of groups chosen by BIC, as 'tradeoff "
-        "study report' shows them); empty when fewer than two participants have answers.",
+        "belongs to (1: the largest; a Gaussian mixture over the posterior-mean swing "
+        "weights of every exported participant with answers, its number of groups chosen "
+        "by BIC). 'tradeoff study report' and the coordinator's page fit the same mixture "
+        "to complete sessions only, so with unfinished participants their groups can "
+        "differ from these; empty when fewer than two participants have answers.",
         "Int64",
     ),
     Column(
@@ -456,9 +458,12 @@ def columns(scenario: Scenario) -> tuple[Column, ...]:
             Column(
                 f"w_{slug}",
                 _WEIGHT_UNIT,
-                f"Swing weight of {words} right after this answer (posterior estimate): how "
-                "much it matters over its whole range in the scenario; a row's weights sum "
-                "to 1.",
+                f"Swing weight of {words} right after this answer (from the posterior-mean "
+                "weights): its share of the weight over its whole range in the scenario, of "
+                "all the aspects together (a row's weights sum to 1). Until an answer has "
+                "informed an aspect, its swing weight is the starting guess; the review, "
+                "'session show' and the report's population table give shares of the "
+                "informed aspects only, so they differ from these while an aspect is unasked.",
                 "float",
             ),
             Column(

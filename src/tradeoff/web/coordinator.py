@@ -75,7 +75,7 @@ def population_facts(site: Site, now: float | None = None) -> dict[str, Any] | N
     the sessions ``study report`` reads) as the page shows it, gathered again only when
     the last gathering is older than :data:`PICTURE_SECONDS`; ``None`` with fewer than
     two complete sessions."""
-    from tradeoff.study.population_picture import picture_of
+    from tradeoff.study.population_picture import percent, picture_of, shares_sentence
     from tradeoff.study.report import study_sessions
 
     now = time.monotonic() if now is None else now
@@ -91,7 +91,17 @@ def population_facts(site: Site, now: float | None = None) -> dict[str, Any] | N
             g = picture.groups
             facts = {
                 "gathered": time.strftime("%H:%M UTC", time.gmtime()),
-                "spread": picture.spread(),
+                "sentence": shares_sentence(picture),
+                "spread": [
+                    {
+                        "name": s.name,
+                        "low": percent(s.low),
+                        "median": percent(s.median),
+                        "high": percent(s.high),
+                        "asked": f"{s.asked} of {s.of}",
+                    }
+                    for s in picture.spread()
+                ],
                 "groups": [
                     {"number": k + 1, "size": n, "sure": s, "pick": p}
                     for k, (n, s, p) in enumerate(

@@ -1,0 +1,73 @@
+"""The coordinator's population section through HTTP, on a small study whose participants
+finished: the spread table gives each aspect's swing share as the participants' reviews
+and ``session show`` give it (whole percent, a sentence saying what a share is), each of
+the section's two tables is a region named by its own caption (not both by the section's
+heading), and a model's name from the pool is shown as text."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tradeoff.record.summary import summarise
+from tradeoff.study.keys import new_key
+from tradeoff.study.population_picture import percent
+from tradeoff.study.report import study_sessions
+
+from ..webclient import Participant
+from .population_study import HOSTILE, population_study
+
+pytestmark = pytest.mark.e2e
+
+
+def section(page_html: str) -> str:
+    start = page_html.index('<section aria-labelledby="h-population">')
+    return page_html[start : page_html.index("</section>", start)]
+
+
+async def test_the_population_section_reads_as_the_reviews_do(
+    tmp_path: Path, serve: Callable[[object], object]
+) -> None:
+    study = population_study(tmp_path)
+    key = new_key(study.path, "coordinator")
+    base = await serve(study)  # type: ignore[misc]
+    coordinator = Participant(base)
+    try:
+        form = await coordinator.get("coordinator")
+        page = await coordinator.submit(form, "coordinator", key=key)
+    finally:
+        await coordinator.close()
+    assert page.status == 200, page.html[:300]
+    shown = section(page.html)
+    # Each table is a region of its own, named by its own caption.
+    labels = re.findall(r'role="region" aria-labelledby="([^"]+)"', shown)
+    assert len(labels) == 2 and len(set(labels)) == 2, labels
+    for label in labels:
+        assert re.search(rf'<caption id="{label}">[^<]+</caption>', shown), label
+    # The shares, as each participant's session show gives them.
+    each = [
+        summarise(p, populations=study.populations()) for p in study_sessions(study.path).sessions
+    ]
+    names = each[0].result.names
+    rows = re.findall(r'<tr><th scope="row">([^<]+)</th><td class="n" data-share="\d+">', shown)
+    assert [html.unescape(r) for r in rows] == list(names)
+    checked = 0
+    for j, name in enumerate(names):
+        shares = sorted(
+            v for s in each if s.shares is not None and (v := s.shares.values[j]) is not None
+        )
+        if len(shares) == 4:  # the median of four: the mean of the middle two
+            median = percent((shares[1] + shares[2]) / 2)
+            assert re.search(
+                rf'data-share="{j + 1}">[^<]*</td><td class="n">{re.escape(median)}</td>', shown
+            ), (name, median)
+            checked += 1
+    assert checked >= 2
+    assert "natural units" not in shown
+    assert "share of a person's weight" in shown and "whole range" in shown
+    # A model's name from the pool is text, never markup.
+    assert HOSTILE not in shown and html.escape(HOSTILE) in shown

@@ -1,7 +1,7 @@
 """The coordinator's population section through HTTP, on a small study whose participants
 finished: the spread table gives each aspect's swing share as the participants' reviews
 and ``session show`` give it (whole percent, a sentence saying what a share is), each of
-the section's two tables is a region named by its own caption (not both by the section's
+the section's two tables is a region named by a heading of its own (not both by the section's
 heading), and a model's name from the pool is shown as text."""
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ async def test_the_population_section_reads_as_the_reviews_do(
         await coordinator.close()
     assert page.status == 200, page.html[:300]
     shown = section(page.html)
-    # Each table is a region of its own, named by its own caption.
+    # Each table is a region of its own, named by a heading of its own.
     labels = re.findall(r'role="region" aria-labelledby="([^"]+)"', shown)
     assert len(labels) == 2 and len(set(labels)) == 2, labels
     for label in labels:
-        assert re.search(rf'<caption id="{label}">[^<]+</caption>', shown), label
+        assert re.search(rf'<h3 id="{label}">[^<]+</h3>', shown), label
     # The shares, as each participant's session show gives them.
     each = [
         summarise(p, populations=study.populations()) for p in study_sessions(study.path).sessions

@@ -9,6 +9,7 @@ classes, attributes and formats) stay as the study wrote them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tradeoff.ask.narrative import tradeoffs
@@ -181,13 +182,37 @@ def _why_stopped(engine: Engine, lang: Language) -> str:
     verdict = engine.verdict()
     if verdict is None or not verdict.one_answer:
         return said
-    names = engine.result().names
-    aspects = ", ".join(names[j] for j in verdict.one_answer)
+    names = shown_names(engine.scenario)  # as the review names them below
     rests = lang.gettext(
         "The pick turns on %(aspects)s, which fewer than two of your answers settle: a "
         "single slip there could change it."
-    ) % {"aspects": aspects}
+    ) % {"aspects": and_list([names[j] for j in verdict.one_answer], lang)}
     return f"{said} {rests}"
+
+
+def shown_names(scenario: Scenario) -> list[str]:
+    """Every aspect as the review names it: a class by its outcome and label ("flagged
+    malignant lumps"), an attribute by its name."""
+    return [f"{c.outcome} {c.label}" for c in scenario.classes] + [
+        a.name for a in scenario.attributes
+    ]
+
+
+def and_list(items: Sequence[str], lang: Language) -> str:
+    """``items`` as a list in words: "a", "a and b", "a, b and c" (in ``lang``).
+
+    >>> from tradeoff.web.i18n import languages
+    >>> and_list(["latency", "memory"], languages()["de"])
+    'latency und memory'
+    >>> and_list(["a", "b", "c"], languages()["en"]), and_list(["a"], languages()["en"])
+    ('a, b and c', 'a')
+    """
+    if len(items) <= 1:
+        return "".join(items)
+    return lang.gettext("%(some)s and %(last)s") % {
+        "some": ", ".join(items[:-1]),
+        "last": items[-1],
+    }
 
 
 def _stop_words(engine: Engine, lang: Language) -> str:
@@ -239,9 +264,7 @@ def review_view(of: Engine | Recorder, scenario: Scenario, lang: Language) -> Re
     words = lang.words()
     engine = _engine(of)
     result = engine.result()
-    names = [f"{c.outcome} {c.label}" for c in scenario.classes] + [
-        a.name for a in scenario.attributes
-    ]
+    names = shown_names(scenario)
     # Shares of the asked aspects only: a guess for an unasked one is not counted.
     shares = engine.shares()
     weights = []

@@ -80,7 +80,7 @@ def test_the_population_section_at_a_phones_and_a_desktops_width(
     assert len(headings) == 2 and headings[0] != headings[1]
     headers, rows = table_of(page, headings[0])
     assert headers == SHARES
-    names = ["malignant", "benign", "latency", "memory"]
+    names = ["flagged malignant lumps", "cleared benign lumps", "latency", "memory"]
     assert [r[0] for r in rows] == names
     for row in rows:
         assert all(c.endswith("%") or c == "—" for c in row[1:4]), row

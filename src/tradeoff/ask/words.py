@@ -136,6 +136,14 @@ def option_title(query: Query, side: int, words: Words = ENGLISH) -> str:
     return words.gettext("%(option)s: a candidate model") % {"option": name}
 
 
+def aspect_names(scenario: Scenario) -> list[str]:
+    """Every aspect as the reviews name it, in the weights' order: a class by its outcome
+    and label ("flagged malignant lumps"), an attribute by its name."""
+    return [f"{c.outcome} {c.label}" for c in scenario.classes] + [
+        a.name for a in scenario.attributes
+    ]
+
+
 def not_asked_words(voice: Voice = YOU, words: Words = ENGLISH) -> str:
     """What a face shows instead of a weight no answer informed
     (:attr:`~tradeoff.learn.base.ElicitationResult.asked` is false for it): no question

@@ -27,6 +27,7 @@ import numpy as np
 from tradeoff.arrays import FloatArray
 from tradeoff.ask.population import PopulationSource
 from tradeoff.ask.scenario import load_scenario
+from tradeoff.ask.words import aspect_names
 from tradeoff.choose.candidates import scenario_pool
 from tradeoff.choose.recommend import recommend
 from tradeoff.learn.shares import asked_shares
@@ -62,12 +63,13 @@ def percent(share: float | None) -> str:
 
 @dataclass(frozen=True)
 class Picture:
-    """Per participant (in ``participants``' order) their posterior-mean natural-unit
-    weights (``weights``), swing weights (``swing``, of all aspects: an unasked aspect's is
-    the starting guess) and swing shares as their review shows them (``shares``, of the
-    asked aspects only; NaN for an aspect no answer informed); the groups found; each
-    group's pick (a model's name, or ``None`` without a pool); whether the scenario's
-    options are described by their aspects alone (no classes)."""
+    """The aspects as the reviews name them (``names``); per participant (in
+    ``participants``' order) their posterior-mean natural-unit weights (``weights``),
+    swing weights (``swing``, of all aspects: an unasked aspect's is the starting guess)
+    and swing shares as their review shows them (``shares``, of the asked aspects only;
+    NaN for an aspect no answer informed); the groups found; each group's pick (a model's
+    name, or ``None`` without a pool); whether the scenario's options are described by
+    their aspects alone (no classes)."""
 
     names: tuple[str, ...]
     participants: tuple[str, ...]
@@ -81,14 +83,16 @@ class Picture:
     def spread(self) -> list[Spread]:
         """Per aspect, the 10th percentile, median and 90th percentile of the
         participants' swing shares (:attr:`shares`), over those whose answers informed
-        the aspect.
+        the aspect; of one such participant, their share as the median and no spread.
 
         >>> from tradeoff.study.groups import find_groups
-        >>> shares = np.array([[0.6, 0.4], [0.2, 0.8], [np.nan, 1.0]])
-        >>> p = Picture(("a", "b"), ("p1", "p2", "p3"), shares, shares,
+        >>> shares = np.array([[0.6, 0.4, np.nan], [0.2, 0.5, 0.3], [np.nan, 1.0, np.nan]])
+        >>> p = Picture(("a", "b", "c"), ("p1", "p2", "p3"), shares, shares,
         ...     find_groups(np.array([[0.6, 0.4], [0.2, 0.8], [0.5, 0.5]])), (None,), shares)
         >>> [(s.name, percent(s.median), s.asked, s.of) for s in p.spread()]
-        [('a', '40%', 2, 3), ('b', '80%', 3, 3)]
+        [('a', '40%', 2, 3), ('b', '50%', 3, 3), ('c', '30%', 1, 3)]
+        >>> p.spread()[2].low is None and p.spread()[0].low is not None
+        True
         """
         rows = []
         for j, name in enumerate(self.names):
@@ -96,6 +100,9 @@ class Picture:
             known = column[~np.isnan(column)]
             if known.size == 0:
                 rows.append(Spread(name, None, None, None, 0, len(column)))
+                continue
+            if known.size == 1:  # one person: a share, no spread
+                rows.append(Spread(name, None, float(known[0]), None, 1, len(column)))
                 continue
             lo, mid, hi = (float(v) for v in np.quantile(known, (0.1, 0.5, 0.9)))
             rows.append(Spread(name, lo, mid, hi, int(known.size), len(column)))
@@ -119,7 +126,6 @@ def picture_of(
         return None
     participants, weights, swing, shares = [], [], [], []
     priors: Sequence[float] | None = None
-    names: tuple[str, ...] = ()
     for path in sessions:
         log = read_session(path)
         population = None if populations is None else populations(log.header.scenario)
@@ -130,11 +136,12 @@ def picture_of(
         swing.append(result.swing_weights or result.weights)
         shown = asked_shares(result, engine.space.spans).values
         shares.append([np.nan if v is None else v for v in shown])
-        priors, names = result.priors, result.names
+        priors = result.priors
+    loaded = load_scenario(scenario_path)
+    names = tuple(aspect_names(loaded.scenario))  # as the reviews name them
     groups = find_groups(np.asarray(swing, dtype=np.float64))
     natural = np.asarray(weights, dtype=np.float64)
     picks: list[str | None] = [None] * groups.count
-    loaded = load_scenario(scenario_path)
     if loaded.scenario.pool is not None and priors is not None:
         pool = scenario_pool(loaded.scenario, Path(loaded.path).parent)
         for g in range(groups.count):

@@ -16,7 +16,7 @@ from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.queries import Query
 from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.shown import card_lines
-from tradeoff.ask.words import not_asked_words, option_title, question_prompt
+from tradeoff.ask.words import aspect_names, not_asked_words, option_title, question_prompt
 from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.record.recorder import Recorder
@@ -182,20 +182,12 @@ def _why_stopped(engine: Engine, lang: Language) -> str:
     verdict = engine.verdict()
     if verdict is None or not verdict.one_answer:
         return said
-    names = shown_names(engine.scenario)  # as the review names them below
+    names = aspect_names(engine.scenario)  # as the review names them below
     rests = lang.gettext(
         "The pick turns on %(aspects)s, which fewer than two of your answers settle: a "
         "single slip there could change it."
     ) % {"aspects": and_list([names[j] for j in verdict.one_answer], lang)}
     return f"{said} {rests}"
-
-
-def shown_names(scenario: Scenario) -> list[str]:
-    """Every aspect as the review names it: a class by its outcome and label ("flagged
-    malignant lumps"), an attribute by its name."""
-    return [f"{c.outcome} {c.label}" for c in scenario.classes] + [
-        a.name for a in scenario.attributes
-    ]
 
 
 def and_list(items: Sequence[str], lang: Language) -> str:
@@ -264,7 +256,7 @@ def review_view(of: Engine | Recorder, scenario: Scenario, lang: Language) -> Re
     words = lang.words()
     engine = _engine(of)
     result = engine.result()
-    names = shown_names(scenario)
+    names = aspect_names(scenario)
     # Shares of the asked aspects only: a guess for an unasked one is not counted.
     shares = engine.shares()
     weights = []

@@ -9,14 +9,15 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from tradeoff.record.summary import summarise
+from tradeoff.study.folder import Study
 from tradeoff.study.keys import new_key
-from tradeoff.study.population_picture import percent
+from tradeoff.study.population_picture import percent, picture_of, picture_text
 from tradeoff.study.report import study_sessions
+from tradeoff.text import markdown_text
 
 from ..webclient import Participant
 from .population_study import HOSTILE, population_study
@@ -29,10 +30,15 @@ def section(page_html: str) -> str:
     return page_html[start : page_html.index("</section>", start)]
 
 
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Study:
+    return population_study(tmp_path_factory.mktemp("population"))
+
+
 async def test_the_population_section_reads_as_the_reviews_do(
-    tmp_path: Path, serve: Callable[[object], object]
+    finished: Study, serve: Callable[[object], object]
 ) -> None:
-    study = population_study(tmp_path)
+    study = finished
     key = new_key(study.path, "coordinator")
     base = await serve(study)  # type: ignore[misc]
     coordinator = Participant(base)
@@ -71,3 +77,18 @@ async def test_the_population_section_reads_as_the_reviews_do(
     assert "share of a person's weight" in shown and "whole range" in shown
     # A model's name from the pool is text, never markup.
     assert HOSTILE not in shown and html.escape(HOSTILE) in shown
+
+
+def test_the_reports_population_section_keeps_a_models_name_as_text(finished: Study) -> None:
+    """``study report``'s population.md: a model's name with markup, an ampersand and a
+    table's pipe stays one cell of text (it used to split the row and open a tag)."""
+    study = finished
+    found = study_sessions(study.path)
+    picture = picture_of(found.sessions, study.scenario_path, study.populations())
+    assert picture is not None
+    text = picture_text(picture)
+    assert HOSTILE not in text and markdown_text(HOSTILE) in text
+    for line in text.splitlines():
+        if line.startswith("|"):
+            cells = re.split(r"(?<!\\)\|", line)[1:-1]
+            assert len(cells) in (4, 5), line

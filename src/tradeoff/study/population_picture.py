@@ -171,14 +171,12 @@ def shares_sentence(picture: Picture) -> str:
         else "finding none to all of a class's cases; each cost or reward from one end of "
         "its range to the other"
     )
-    n = len(picture.participants)
     return (
-        "How much each aspect matters to the participants. An aspect's share is the part "
-        "of a person's weight that goes to it over its whole range in the scenario "
-        f'({ranges}), as their review ("What we learned") and "tradeoff session '
-        "show\" give it; a person's shares add up to 100% among the aspects their answers "
-        "informed. Each row gives the 10th percentile, the median and the 90th percentile "
-        f"of the {n} participants' shares (over those whose answers informed the aspect)."
+        "An aspect's share is the part of a person's weight that goes to it over its whole "
+        f'range in the scenario ({ranges}), as their review ("What we learned") and '
+        '"tradeoff session show" give it; a person\'s shares add up to 100% among the '
+        "aspects their answers informed. Per aspect: the 10th percentile, median and 90th "
+        "percentile of the shares of the participants whose answers informed it."
     )
 
 

@@ -135,3 +135,44 @@ def test_the_setting_is_off_when_absent_and_checked_when_present(tmp_path: Path)
     (tmp_path / POOLING_FILE).write_text(json.dumps({"enabled": "yes"}))
     with pytest.raises(InputError, match="'enabled'"):
         read_pooling(tmp_path)
+
+
+def test_a_pooling_replays_only_the_sessions_finished_since_the_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tradeoff.study.pooling as pooling
+
+    study = make_study(tmp_path, 8)
+    write_pooling(study, Pooling(True, every=5))
+    finish_sessions(study, 5, 5)
+    replayed: list[str] = []
+
+    def counting(log, **kw):  # type: ignore[no-untyped-def]
+        replayed.append(log.path.name)
+        return replay(log, **kw)
+
+    monkeypatch.setattr(pooling, "replay", counting)
+    pooling._OWN.clear()
+    assert refresh_prior(study) is not None
+    assert len(replayed) == 5
+    loaded = load_scenario(load_study(study).scenario_path)
+    s = spec(loaded.scenario, strategy="joint", budget=4)
+    for i in range(5, 7):  # two more people, started from no prior (as the first five)
+        rec = start_session(loaded, f"p{i}", study / "sessions", spec=s, seed=i)
+        oracle = SimulatedOracle.for_scenario(loaded.scenario, TRUTHS[i % 2], seed=i)
+        while (q := rec.engine.next_query()) is not None:
+            rec.answer(oracle.choose(q))
+        rec.finish()
+        rec.close()
+        session_finished(study, rec.path)
+    kept = refresh_prior(study)
+    assert kept is not None and len(kept.sessions) == 7
+    assert len(replayed) == 7  # the five pooled before are not replayed again
+    pooling._OWN.clear()  # from scratch: every session replayed, the same prior
+    fresh = refresh_prior(study)
+    assert fresh is not None and fresh.sha256 == kept.sha256
+    assert len(replayed) == 14
+    # a withdrawn participant's posterior leaves memory at the next pooling
+    withdraw(load_study(study), "p6")
+    assert refresh_prior(study) is not None
+    assert len(pooling._OWN) == 6 and len(replayed) == 14

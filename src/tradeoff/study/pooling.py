@@ -21,10 +21,12 @@ Files in the study's folder:
 
 **Cadence.** A finished session costs one appended line (:func:`session_finished`); once
 ``every`` sessions have finished since the last pooling, the prior is pooled again from
-all of them (:func:`refresh_prior`: each replayed, its own posterior pooled,
-:func:`~tradeoff.learn.study_prior.study_prior`). That work grows with the study and is
-done every ``every`` sessions, never per request; starting a session reads one small
-pointer file (:func:`current_prior`) and the prior it names (kept in memory by hash).
+all of them (:func:`refresh_prior`: each new one replayed once, its own posterior kept
+in memory by the hash of its bytes, all of them pooled:
+:func:`~tradeoff.learn.study_prior.study_prior`). Only the pooling of the kept posteriors
+grows with the study, and it is done every ``every`` sessions, never per request; starting
+a session reads one small pointer file (:func:`current_prior`) and the prior it names (kept
+in memory by hash).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from tradeoff.ask.scenario import Scenario
 from tradeoff.errors import InputError
 from tradeoff.learn.engine import Particles
 from tradeoff.learn.starting_prior import StartingPrior
@@ -67,6 +70,34 @@ EVERY = 10
 
 _KNOWN: dict[str, StartingPrior] = {}
 _LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class _Own:
+    """A finished session's own posterior (:func:`own_particles`) and what pooling needs
+    of its engine."""
+
+    particles: Particles
+    scenario: Scenario
+    spans: tuple[float, ...]
+
+
+#: Each finished session's own posterior, by the SHA-256 of the session's bytes (``None``: a
+#: session of another strategy), so a pooling replays only the sessions finished since the
+#: last one. In memory only, and exactly the sessions the last pooling used.
+_OWN: dict[str, _Own | None] = {}
+
+
+def _own_posterior(sha: str, path: Path) -> _Own | None:
+    """The own posterior of the session whose bytes hash to ``sha``: from memory when a
+    pooling of this process has replayed those bytes, else replayed now."""
+    with _LOCK:
+        if sha in _OWN:
+            return _OWN[sha]
+    engine = replay(read_session(path), check=False)
+    if engine.particles() is None:
+        return None
+    return _Own(own_particles(engine), engine.scenario, tuple(engine.space.spans))
 
 
 @dataclass(frozen=True)
@@ -207,18 +238,22 @@ def refresh_prior(study: str | Path) -> StartingPrior | None:
         people: dict[str, Particles] = {}
         scenario = spans = None
         gone = certain_withdrawals(load_study(folder))
+        kept: dict[str, _Own | None] = {}
         for name in _finished(folder):
             path = sessions_dir / name
             if not path.is_file() or Path(name).parts[0] in gone:
                 continue
-            engine = replay(read_session(path), check=False)
-            if engine.particles() is None:
-                continue
             # Named by the SHA-256 of its bytes, not its path: a prior is kept for good
             # (sessions replay from it), and a path names the participant, whom study
             # erase may have to remove from every file.
-            people[hashlib.sha256(path.read_bytes()).hexdigest()] = own_particles(engine)
-            scenario, spans = engine.scenario, engine.space.spans
+            sha = hashlib.sha256(path.read_bytes()).hexdigest()
+            own = kept[sha] = _own_posterior(sha, path)
+            if own is not None:
+                people[sha] = own.particles
+                scenario, spans = own.scenario, own.spans
+        with _LOCK:  # only what this pooling used stays in memory (erased ones leave it)
+            _OWN.clear()
+            _OWN.update(kept)
         if scenario is None or spans is None:
             return None
         prior = study_prior(scenario, spans, people, base_share=pooling.base_share)

@@ -157,6 +157,10 @@ class Questions:
     rounded: bool
     #: :func:`space_key` of the space (the key of the shared caches).
     key: str = field(init=False)
+    #: The last summary :meth:`trades` was asked about and its trades (at most one).
+    _last_trades: list[tuple[Summary, tuple[Trade, ...]]] = field(
+        default_factory=list, init=False, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "key", space_key(self.space, self.rounded))
@@ -247,7 +251,18 @@ class Questions:
     def trades(self, summary: Summary) -> list[Trade]:
         """Trades between every class and every other statistic, aimed at the posterior
         quantiles of their exchange rate, at the sizes of ``TRADE_SHARES``, as the screen
-        shows them (not yet checked for what a person can read)."""
+        shows them (not yet checked for what a person can read). The trades of the last
+        summary asked about are kept: the stop's check and the choice of a question both
+        read them for the same state."""
+        last = self._last_trades
+        if last and last[0][0] is summary:
+            return list(last[0][1])
+        out = self._trades(summary)
+        last[:] = [(summary, tuple(out))]
+        return out
+
+    def _trades(self, summary: Summary) -> list[Trade]:
+        """:meth:`trades`, built."""
         space = self.space
         a, w = summary.natural, summary.weights
         out: list[Trade] = []

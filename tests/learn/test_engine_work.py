@@ -120,3 +120,29 @@ def test_the_shown_numbers_are_kept_and_read_as_afresh() -> None:
         assert shown.per_thousand(value) == round(shown.settled(value * shown.PER))
     assert shown._number(spec, -0.0) == "-0.00" and shown._number(spec, 0.0) == "0.00"
     assert shown._formatted.cache_info().hits > 0
+
+
+def test_the_exchange_rates_are_sorted_once_while_the_particles_stay(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Between two moves only the particles' weights change: the trades' targets sort the
+    exchange rates once, and aim where sorting them afresh aims."""
+    strategy, state = _after_answers()
+    summary = strategy.posterior.summary(state)
+    questions = Questions(strategy.space, True)
+    sorted_: list[Any] = []
+    argsort = np.argsort
+
+    def counted(values: Any, *args: Any, **kwargs: Any) -> Any:
+        sorted_.append(values.shape)
+        return argsort(values, *args, **kwargs)
+
+    first = questions.trades(summary)
+    monkeypatch.setattr(joint_questions.np, "argsort", counted)
+    reweighed = replace(summary, weights=summary.weights[::-1].copy())
+    again = questions.trades(reweighed)
+    assert sorted_ == []
+    monkeypatch.undo()
+    afresh = Questions(strategy.space, True).trades(reweighed)
+    assert [t.keys for t in again] == [t.keys for t in afresh]
+    assert [t.keys for t in first] != [t.keys for t in again]

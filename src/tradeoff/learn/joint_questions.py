@@ -161,6 +161,10 @@ class Questions:
     _last_trades: list[tuple[Summary, tuple[Trade, ...]]] = field(
         default_factory=list, init=False, compare=False, repr=False
     )
+    #: The last exchange rates :meth:`_order` sorted (their bytes) and their order.
+    _last_order: list[tuple[bytes, IntArray]] = field(
+        default_factory=list, init=False, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "key", space_key(self.space, self.rounded))
@@ -270,7 +274,7 @@ class Questions:
         seen: set[tuple[str, str]] = set()
         pairs = [(i, j) for i in space.references for j in range(i + 1, space.n_weights)]
         m = np.stack([a[:, i] / (a[:, i] + a[:, j]) for i, j in pairs], axis=1)
-        targets = weighted_quantiles(m, w, TRADE_QUANTILES)
+        targets = weighted_quantiles(m, w, TRADE_QUANTILES, self._order(m))
         for col, (i, j) in enumerate(pairs):
             for target in targets[:, col]:
                 aim = round(logit(float(target)), TRADE_AIM_DIGITS)
@@ -281,6 +285,18 @@ class Questions:
                     seen.add(t.keys)
                     out.append(t)
         return out
+
+    def _order(self, rates: FloatArray) -> IntArray:
+        """``np.argsort(rates, axis=0)``, kept for the last ``rates``: the particles, and so
+        their exchange rates, stay the same from answer to answer until they are moved
+        (only their weights change)."""
+        data = rates.tobytes()
+        last = self._last_order
+        if last and last[0][0] == data and last[0][1].shape == rates.shape:
+            return last[0][1]
+        order: IntArray = np.argsort(rates, axis=0)
+        last[:] = [(data, order)]
+        return order
 
     def trade(self, i: int, j: int, aim: float, share: float) -> Trade:
         """The trade of statistic ``i`` (a class) against ``j`` at the exchange rate

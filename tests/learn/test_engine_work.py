@@ -146,3 +146,64 @@ def test_the_exchange_rates_are_sorted_once_while_the_particles_stay(
     afresh = Questions(strategy.space, True).trades(reweighed)
     assert [t.keys for t in again] == [t.keys for t in afresh]
     assert [t.keys for t in first] != [t.keys for t in again]
+
+
+class _CountedRecords(tuple):  # type: ignore[type-arg]
+    """Records that count how often they are read through."""
+
+    reads = 0
+
+    def __iter__(self) -> Any:
+        type(self).reads += 1
+        return super().__iter__()
+
+
+def test_what_was_shown_before_is_read_once_per_state() -> None:
+    """Whether each question may be asked reads the answers so far once per state (how
+    often each was shown, which were answered "can't tell"), and allows what reading them
+    per question allows."""
+    strategy, state = _after_answers()
+    summary = strategy.posterior.summary(state)
+    options = strategy._options(summary)
+    questions = Questions(strategy.space, True)
+    # Repeat two of the questions, one answered "can't tell" twice over.
+    extra = []
+    for option, outcome in [(options[0], 0), (options[0], 1), (options[1], 2)]:
+        key = questions.allowed(state, option)
+        assert key is not None
+        q = option.query
+        extra.append(JointRecord(tuple(option.diff), outcome, "trade", key, q.pair, q.threshold))
+    counted = replace(state, records=_CountedRecords((*state.records, *extra)))
+    _CountedRecords.reads = 0
+    got = [questions.allowed(counted, o) for o in options]
+    assert _CountedRecords.reads == 1
+    assert got[0] is None and got[1] is None
+    for option, key in zip(options, got, strict=True):
+        assert key == _allowed_afresh(questions, counted, option)
+
+
+def _allowed_afresh(questions: Questions, state: Any, option: Any) -> Any:
+    """:meth:`Questions.allowed`, reading every answer for the one question."""
+    from tradeoff.learn.base import logit
+    from tradeoff.learn.joint_questions import Trade
+    from tradeoff.learn.posterior import MAX_SHOWS, UNSURE_GAP
+
+    key = option.shown if not isinstance(option, Trade) else questions.shown_key(option.query)
+    if key is None:
+        return None
+    records = list(state.records)
+    if sum(r.shown == key for r in records) >= MAX_SHOWS:
+        return None
+    if any(r.shown == key and r.outcome == 2 for r in records):
+        return None
+    t = option.query.threshold
+    if isinstance(option, Trade) and t is not None:
+        for r in records:
+            if (
+                r.outcome == 2
+                and r.pair == option.query.pair
+                and r.threshold is not None
+                and abs(logit(t) - logit(r.threshold)) < UNSURE_GAP
+            ):
+                return None
+    return key

@@ -161,6 +161,15 @@ class Questions:
     _last_trades: list[tuple[Summary, tuple[Trade, ...]]] = field(
         default_factory=list, init=False, compare=False, repr=False
     )
+    #: The last state :meth:`allowed` read and what it read of its answers.
+    _last_shown: list[
+        tuple[
+            JointState,
+            tuple[
+                dict[ShownKey, int], set[ShownKey], list[tuple[tuple[int, int] | None, float]]
+            ],
+        ]
+    ] = field(default_factory=list, init=False, compare=False, repr=False)
     #: The last exchange rates :meth:`_order` sorted (their bytes) and their order.
     _last_order: list[tuple[bytes, IntArray]] = field(
         default_factory=list, init=False, compare=False, repr=False
@@ -336,17 +345,33 @@ class Questions:
         key = option.shown if isinstance(option, Candidate) else self.shown_key(option.query)
         if key is None:
             return None
-        shows = sum(r.shown == key for r in state.records)
-        if shows >= MAX_SHOWS or any(r.shown == key and r.outcome == 2 for r in state.records):
+        shows, unsure, rates = self._shown_before(state)
+        if shows.get(key, 0) >= MAX_SHOWS or key in unsure:
             return None
         t = option.query.threshold
         if isinstance(option, Trade) and t is not None:
-            for r in state.records:
-                if (
-                    r.outcome == 2
-                    and r.pair == option.query.pair
-                    and r.threshold is not None
-                    and abs(logit(t) - logit(r.threshold)) < UNSURE_GAP
-                ):
+            for pair, threshold in rates:
+                if pair == option.query.pair and abs(logit(t) - logit(threshold)) < UNSURE_GAP:
                     return None
         return key
+
+    def _shown_before(
+        self, state: JointState
+    ) -> tuple[dict[ShownKey, int], set[ShownKey], list[tuple[tuple[int, int] | None, float]]]:
+        """What :meth:`allowed` reads of the answers so far, gathered once per state (the
+        last one asked about): how often each question was shown, the questions answered
+        "can't tell", and the two statistics and exchange rate of each trade answered so."""
+        last = self._last_shown
+        if last and last[0][0] is state:
+            return last[0][1]
+        shows: dict[ShownKey, int] = {}
+        unsure: set[ShownKey] = set()
+        rates: list[tuple[tuple[int, int] | None, float]] = []
+        for r in state.records:
+            shows[r.shown] = shows.get(r.shown, 0) + 1
+            if r.outcome == 2:
+                unsure.add(r.shown)
+                if r.threshold is not None:
+                    rates.append((r.pair, r.threshold))
+        last[:] = [(state, (shows, unsure, rates))]
+        return shows, unsure, rates

@@ -119,6 +119,15 @@ def test_the_shown_numbers_are_kept_and_read_as_afresh() -> None:
         assert shown._number(spec, value) == afresh
         assert shown.per_thousand(value) == round(shown.settled(value * shown.PER))
     assert shown._number(spec, -0.0) == "-0.00" and shown._number(spec, 0.0) == "0.00"
+    for value in values + values:
+        assert shown.shown_number(spec, value) == float(format(shown.settled(value), ".2f"))
+    assert str(shown.shown_number(spec, -0.0)) == "-0.0"
+    assert str(shown.shown_number(spec, 0.0)) == "0.0"
+    percent = AttributeSpec(
+        name="p", kind="reward", range=(0, 1), label="of cases", format="{value:.1%} of cases"
+    )
+    assert shown.shown_number(percent, 0.12345) == pytest.approx(0.123)
+    assert shown._read_formatted.cache_info().hits > 0
     assert shown._formatted.cache_info().hits > 0
 
 

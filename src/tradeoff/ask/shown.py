@@ -171,14 +171,29 @@ def shown_number(spec: AttributeSpec, value: float) -> float:
     >>> shown_number(spec, 9.14159)
     9.1
     """
-    text = _number(spec, value)
+    if value == 0:  # 0.0 and −0.0 are one key of the memo, but read differently
+        read = _read(_number(spec, value))
+    else:
+        read = _read_formatted(_value_format(spec.format), value)
+    return value if read is None else read  # no plain number shown: the value itself
+
+
+def _read(text: str) -> float | None:
+    """The number a shown text reads, or ``None`` when it shows no plain number."""
     cleaned = text.replace(",", "").replace("_", "").strip()
     try:
         if cleaned.endswith("%"):
             return float(cleaned[:-1]) / 100
         return float(cleaned)
-    except ValueError:  # a format that shows no plain number: the value itself
-        return value
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=SHOWN_KEPT)
+def _read_formatted(fmt: str, value: float) -> float | None:
+    """:func:`_read` of ``value`` (not 0) as :func:`_formatted` writes it; kept for the
+    last ``SHOWN_KEPT`` values."""
+    return _read(_formatted(fmt, value))
 
 
 def shown_profile(scenario: Scenario, profile: ClassifierProfile) -> ClassifierProfile:

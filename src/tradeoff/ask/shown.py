@@ -31,10 +31,16 @@ from tradeoff.text import ENGLISH, Words
 PER = 1000
 
 
+#: Numbers kept by the memos of what the screen shows (:func:`per_thousand`,
+#: :func:`_number`): the options of one question space repeat the same few values.
+SHOWN_KEPT = 4096
+
+
+@functools.lru_cache(maxsize=SHOWN_KEPT)
 def per_thousand(recall: float) -> int:
     """Recall as a count out of 1,000, rounded from its :func:`~tradeoff.stable.settled`
     value (a recall of exactly 857.5 per 1,000 reads 858 on every machine, whatever the
-    last bits of the float that carries it).
+    last bits of the float that carries it). Kept for the last ``SHOWN_KEPT`` recalls.
 
     >>> per_thousand(0.8575), per_thousand(0.8574999999999999), per_thousand(0.85750000001)
     (858, 858, 858)
@@ -119,9 +125,24 @@ def fixed_decimals(spec: AttributeSpec) -> int | None:
 
 
 def _number(spec: AttributeSpec, value: float) -> str:
-    """The number part of ``spec.render(value)``."""
-    # settled: the same text on every machine (tradeoff.stable)
-    return format(settled(value), _value_format(spec.format))
+    """The number part of ``spec.render(value)``.
+
+    >>> from tradeoff.ask.scenario import AttributeSpec
+    >>> spec = AttributeSpec(name="t", kind="cost", range=(-1, 1), label="ms",
+    ...                      format="{value:.1f} ms")
+    >>> _number(spec, 0.04), _number(spec, -0.0), _number(spec, 0.0)
+    ('0.0', '-0.0', '0.0')
+    """
+    if value == 0:  # 0.0 and −0.0 are one key of the memo, but read differently
+        return format(settled(value), _value_format(spec.format))
+    return _formatted(_value_format(spec.format), value)
+
+
+@functools.lru_cache(maxsize=SHOWN_KEPT)
+def _formatted(fmt: str, value: float) -> str:
+    """``value`` (not 0) formatted by ``fmt`` after :func:`~tradeoff.stable.settled` (the
+    same text on every machine); kept for the last ``SHOWN_KEPT`` values."""
+    return format(settled(value), fmt)
 
 
 def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
@@ -150,14 +171,29 @@ def shown_number(spec: AttributeSpec, value: float) -> float:
     >>> shown_number(spec, 9.14159)
     9.1
     """
-    text = _number(spec, value)
+    if value == 0:  # 0.0 and −0.0 are one key of the memo, but read differently
+        read = _read(_number(spec, value))
+    else:
+        read = _read_formatted(_value_format(spec.format), value)
+    return value if read is None else read  # no plain number shown: the value itself
+
+
+def _read(text: str) -> float | None:
+    """The number a shown text reads, or ``None`` when it shows no plain number."""
     cleaned = text.replace(",", "").replace("_", "").strip()
     try:
         if cleaned.endswith("%"):
             return float(cleaned[:-1]) / 100
         return float(cleaned)
-    except ValueError:  # a format that shows no plain number: the value itself
-        return value
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=SHOWN_KEPT)
+def _read_formatted(fmt: str, value: float) -> float | None:
+    """:func:`_read` of ``value`` (not 0) as :func:`_formatted` writes it; kept for the
+    last ``SHOWN_KEPT`` values."""
+    return _read(_formatted(fmt, value))
 
 
 def shown_profile(scenario: Scenario, profile: ClassifierProfile) -> ClassifierProfile:

@@ -35,6 +35,7 @@ def holding_up(
     pick: int,
     lapse: float,
     confidence: float,
+    best: IntArray | None = None,
 ) -> BoolArray:
     """Per answer, whether the pick rests on it: weighing the prior draws ``natural``
     (rows of natural-unit weights) by every answer but that one, each left or right
@@ -42,6 +43,9 @@ def holding_up(
     posterior's lapse rate ε (``lapse``; a "can't tell" weighs nothing here), the
     probability that ``pick`` (a row of ``front``) is the best candidate falls below
     ``confidence``, and by at least ``HOLD_DROP`` below its probability with every answer.
+    ``best``: each draw's best row of ``front`` (:func:`~tradeoff.stable.stable_argmax_rows`
+    of ``natural @ front.T``), when the caller keeps it (it depends on neither the answers
+    nor the pick).
 
     >>> from tradeoff.learn.joint_state import JointRecord
     >>> draws = np.array([[a, 1 - a] for a in np.linspace(0.01, 0.99, 99)])
@@ -62,7 +66,9 @@ def holding_up(
     hit, miss = np.log(1.0 - lapse / 2), np.log(max(lapse, 1e-6) / 2)
     log_p = np.where(agree, hit, miss)
     total: FloatArray = np.sum(log_p, axis=0)
-    is_pick = (stable_argmax_rows(natural @ front.T) == pick).astype(np.float64)
+    if best is None:
+        best = stable_argmax_rows(natural @ front.T)
+    is_pick = (best == pick).astype(np.float64)
 
     def p_pick(log_w: FloatArray) -> float:
         w = np.exp(log_w - log_w.max())

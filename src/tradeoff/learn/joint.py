@@ -56,7 +56,7 @@ from tradeoff.learn.posterior import NATURAL_PRIOR_SHARE, PosteriorStrategy, rep
 from tradeoff.learn.starting_prior import StartingPrior
 from tradeoff.learn.swing_prior import SPARSE_PRIOR_SHARE, draw_swing_prior, natural_weights
 from tradeoff.learn.verdict import Verdict, said_tied, tied_with
-from tradeoff.stable import settled, stable_order
+from tradeoff.stable import settled, stable_argmax_rows, stable_order
 
 
 def _tables(measured: FloatArray, front: IntArray) -> FloatArray:
@@ -110,6 +110,10 @@ class JointStrategy(PosteriorStrategy[JointState]):
     start: StartingPrior | None = field(default=None, compare=False, repr=False)
     #: :meth:`_reference`, once drawn.
     _references: FloatArray | None = field(default=None, init=False, compare=False, repr=False)
+    #: Each of :meth:`_reference`'s draws' best front candidate, once worked out.
+    _reference_best: IntArray | None = field(
+        default=None, init=False, compare=False, repr=False
+    )
     #: The posterior over the weights (built from the fields above).
     posterior: ParticlePosterior = field(init=False, compare=False, repr=False)
 
@@ -388,6 +392,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
         if s.pick is not None and self.candidates is not None:
             lapse = self.posterior.noise_posterior(state)[0]
             rows = self.candidates[self._front]
+            if self._reference_best is None:
+                best = stable_argmax_rows(self._reference() @ rows.T)
+                object.__setattr__(self, "_reference_best", best)
             held = holding_up(
                 state.records,
                 self._reference(),
@@ -395,6 +402,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 s.pick,
                 lapse,
                 self.spec.decision_confidence,
+                self._reference_best,
             )
             for r, on in zip(state.records, held, strict=True):
                 if on:

@@ -157,6 +157,23 @@ class Questions:
     rounded: bool
     #: :func:`space_key` of the space (the key of the shared caches).
     key: str = field(init=False)
+    #: The last summary :meth:`trades` was asked about and its trades (at most one).
+    _last_trades: list[tuple[Summary, tuple[Trade, ...]]] = field(
+        default_factory=list, init=False, compare=False, repr=False
+    )
+    #: The last state :meth:`allowed` read and what it read of its answers.
+    _last_shown: list[
+        tuple[
+            JointState,
+            tuple[
+                dict[ShownKey, int], set[ShownKey], list[tuple[tuple[int, int] | None, float]]
+            ],
+        ]
+    ] = field(default_factory=list, init=False, compare=False, repr=False)
+    #: The last exchange rates :meth:`_order` sorted (their bytes) and their order.
+    _last_order: list[tuple[bytes, IntArray]] = field(
+        default_factory=list, init=False, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "key", space_key(self.space, self.rounded))
@@ -247,7 +264,18 @@ class Questions:
     def trades(self, summary: Summary) -> list[Trade]:
         """Trades between every class and every other statistic, aimed at the posterior
         quantiles of their exchange rate, at the sizes of ``TRADE_SHARES``, as the screen
-        shows them (not yet checked for what a person can read)."""
+        shows them (not yet checked for what a person can read). The trades of the last
+        summary asked about are kept: the stop's check and the choice of a question both
+        read them for the same state."""
+        last = self._last_trades
+        if last and last[0][0] is summary:
+            return list(last[0][1])
+        out = self._trades(summary)
+        last[:] = [(summary, tuple(out))]
+        return out
+
+    def _trades(self, summary: Summary) -> list[Trade]:
+        """:meth:`trades`, built."""
         space = self.space
         a, w = summary.natural, summary.weights
         out: list[Trade] = []
@@ -255,7 +283,7 @@ class Questions:
         seen: set[tuple[str, str]] = set()
         pairs = [(i, j) for i in space.references for j in range(i + 1, space.n_weights)]
         m = np.stack([a[:, i] / (a[:, i] + a[:, j]) for i, j in pairs], axis=1)
-        targets = weighted_quantiles(m, w, TRADE_QUANTILES)
+        targets = weighted_quantiles(m, w, TRADE_QUANTILES, self._order(m))
         for col, (i, j) in enumerate(pairs):
             for target in targets[:, col]:
                 aim = round(logit(float(target)), TRADE_AIM_DIGITS)
@@ -266,6 +294,18 @@ class Questions:
                     seen.add(t.keys)
                     out.append(t)
         return out
+
+    def _order(self, rates: FloatArray) -> IntArray:
+        """``np.argsort(rates, axis=0)``, kept for the last ``rates``: the particles, and so
+        their exchange rates, stay the same from answer to answer until they are moved
+        (only their weights change)."""
+        data = rates.tobytes()
+        last = self._last_order
+        if last and last[0][0] == data and last[0][1].shape == rates.shape:
+            return last[0][1]
+        order: IntArray = np.argsort(rates, axis=0)
+        last[:] = [(data, order)]
+        return order
 
     def trade(self, i: int, j: int, aim: float, share: float) -> Trade:
         """The trade of statistic ``i`` (a class) against ``j`` at the exchange rate
@@ -305,17 +345,33 @@ class Questions:
         key = option.shown if isinstance(option, Candidate) else self.shown_key(option.query)
         if key is None:
             return None
-        shows = sum(r.shown == key for r in state.records)
-        if shows >= MAX_SHOWS or any(r.shown == key and r.outcome == 2 for r in state.records):
+        shows, unsure, rates = self._shown_before(state)
+        if shows.get(key, 0) >= MAX_SHOWS or key in unsure:
             return None
         t = option.query.threshold
         if isinstance(option, Trade) and t is not None:
-            for r in state.records:
-                if (
-                    r.outcome == 2
-                    and r.pair == option.query.pair
-                    and r.threshold is not None
-                    and abs(logit(t) - logit(r.threshold)) < UNSURE_GAP
-                ):
+            for pair, threshold in rates:
+                if pair == option.query.pair and abs(logit(t) - logit(threshold)) < UNSURE_GAP:
                     return None
         return key
+
+    def _shown_before(
+        self, state: JointState
+    ) -> tuple[dict[ShownKey, int], set[ShownKey], list[tuple[tuple[int, int] | None, float]]]:
+        """What :meth:`allowed` reads of the answers so far, gathered once per state (the
+        last one asked about): how often each question was shown, the questions answered
+        "can't tell", and the two statistics and exchange rate of each trade answered so."""
+        last = self._last_shown
+        if last and last[0][0] is state:
+            return last[0][1]
+        shows: dict[ShownKey, int] = {}
+        unsure: set[ShownKey] = set()
+        rates: list[tuple[tuple[int, int] | None, float]] = []
+        for r in state.records:
+            shows[r.shown] = shows.get(r.shown, 0) + 1
+            if r.outcome == 2:
+                unsure.add(r.shown)
+                if r.threshold is not None:
+                    rates.append((r.pair, r.threshold))
+        last[:] = [(state, (shows, unsure, rates))]
+        return shows, unsure, rates

@@ -140,9 +140,13 @@ def measured_psi(natural: FloatArray, measured: FloatArray) -> FloatArray:
     return out
 
 
-def weighted_quantiles(values: FloatArray, weights: FloatArray, qs: Sequence[float]) -> FloatArray:
-    """Quantiles of every column of ``values`` under the row weights ``weights``."""
-    order = np.argsort(values, axis=0)
+def weighted_quantiles(
+    values: FloatArray, weights: FloatArray, qs: Sequence[float], order: IntArray | None = None
+) -> FloatArray:
+    """Quantiles of every column of ``values`` under the row weights ``weights``
+    (``order``: ``np.argsort(values, axis=0)``, when the caller keeps it)."""
+    if order is None:
+        order = np.argsort(values, axis=0)
     out = np.empty((len(qs), values.shape[1]))
     for j in range(values.shape[1]):
         v = values[order[:, j], j]

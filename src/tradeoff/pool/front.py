@@ -25,11 +25,12 @@ maximisation); the posterior of model i is then exactly the mixture over the gri
 A pool whose models lie far from one curve gets a wide Σ⊥ and keeps every model near its
 own numbers; models on one curve, within the noise of one another, are drawn near it, at
 places along it as uncertain as their measurement. :func:`front_sample` does not plug the
-fitted bend in: it draws :data:`CURVES` bends from N(β̂, I⁻¹) (I the bend's information
-given the grid weights) and each table from the models' mixture under one of them, so that
-a true point's distance from the fitted curve is within its posterior's spread (plugged in,
-the true recalls of simulated pools lay 1.75 posterior standard deviations across the
-curve from the posterior mean, root mean square; drawn, 1.0). Pools this does not fit (one uncertain
+fitted bend in: it draws :data:`CURVES` bends from N(β̂, I⁻¹) (I the observed information
+of the marginal likelihood, by Louis's formula) and each table from the models' mixture
+under one of them, so that a true point's distance from the fitted curve is within its
+posterior's spread (plugged in, the true recalls of simulated pools lay 1.75 posterior
+standard deviations across the curve from the posterior mean, root mean square; drawn,
+1.0). Pools this does not fit (one uncertain
 column, exact values mixed with noisy ones in a column, more than :data:`WIDEST` uncertain
 columns, fewer than :data:`FEWEST_ON_CURVE` or more than
 :data:`~tradeoff.pool.pooled.MOST` models) are left to
@@ -61,8 +62,13 @@ STEPS = 300
 FEWEST_ON_CURVE = 8
 #: More uncertain columns than this: :func:`~tradeoff.pool.pooled.pooled_sample`.
 WIDEST = 8
+#: The bend across the curve is a polynomial of this degree in the place t along it.
+DEGREE = 2
 #: Draws of the curve's bend from its posterior (:func:`front_sample`).
 CURVES = 100
+#: The bend's observed information is kept at least this share of its complete-data one
+#: in every direction (:func:`_observed_inverse`).
+KEPT = 0.05
 #: Uniform numbers are kept this far from 0 and 1.
 _EDGE = 1e-12
 
@@ -75,8 +81,9 @@ class FrontPosterior:
     scatter ``scatter`` (Σ), the curve's grid points ``curve`` (points × columns) and their
     prior shares ``prior``, and the marginal log-likelihood ``loglik`` of the measured
     points; then what draws the curve again: where it runs (``geometry``), its fitted bend
-    ``beta`` (3 × (columns - 1)), the inverse ``beta_cov`` of the bend's information given
-    the grid weights, and the log prior shares ``log_prior``."""
+    ``beta`` ((DEGREE + 1) × (columns - 1)), its covariance ``beta_cov`` (the inverse of
+    the marginal likelihood's observed information, :func:`_missing_information`), and the
+    log prior shares ``log_prior``."""
 
     weights: FloatArray
     means: FloatArray
@@ -113,7 +120,7 @@ def front_posterior(x: FloatArray, s: FloatArray, steps: int = STEPS) -> FrontPo
     reach = 3.0 * float(np.max(np.sqrt((s**2) @ (a**2))))
     t = np.linspace(float(proj.min()) - reach, float(proj.max()) + reach, POINTS)
     geometry = _Geometry(mu, a, across, t)
-    beta = np.zeros((3, d - 1))
+    beta = np.zeros((DEGREE + 1, d - 1))
     noise = np.zeros((n, d, d))
     noise[:, np.arange(d), np.arange(d)] = s**2
     scatter = across @ (across.T @ np.diag(np.mean(s**2, axis=0)) @ across) @ across.T
@@ -126,6 +133,7 @@ def front_posterior(x: FloatArray, s: FloatArray, steps: int = STEPS) -> FrontPo
         lhs, rhs = _bend_equations(x, inv, geometry, weights)
         if step == steps:
             info = lhs + 1e-12 * np.trace(lhs) / lhs.shape[0] * np.eye(lhs.shape[0])
+            missing = _missing_information(x, inv, geometry, weights, beta)
             curve = geometry.curve(beta)
             return FrontPosterior(
                 weights,
@@ -137,7 +145,7 @@ def front_posterior(x: FloatArray, s: FloatArray, steps: int = STEPS) -> FrontPo
                 float(total.sum()),
                 geometry,
                 beta,
-                np.linalg.inv(info),
+                _observed_inverse(info, missing),
                 log_pi,
             )
         off = means - geometry.curve(beta)[None]
@@ -151,8 +159,14 @@ def front_posterior(x: FloatArray, s: FloatArray, steps: int = STEPS) -> FrontPo
         # follows the points even when Σ is small).
         size = lhs.shape[0]
         ridge = 1e-12 * np.trace(lhs) / size * np.eye(size)
-        beta = np.linalg.solve(lhs + ridge, rhs).reshape(3, d - 1)
+        beta = np.linalg.solve(lhs + ridge, rhs).reshape(DEGREE + 1, d - 1)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _basis(t: FloatArray) -> FloatArray:
+    """1, t, …, t^DEGREE at each place ``t`` (places × (DEGREE + 1))."""
+    out: FloatArray = t[:, None] ** np.arange(DEGREE + 1)[None]
+    return out
 
 
 @dataclass(frozen=True)
@@ -167,7 +181,7 @@ class _Geometry:
 
     def curve(self, beta: FloatArray) -> FloatArray:
         """The grid points c(tₖ) of the curve bent by ``beta`` (3 × (d-1)): points × d."""
-        basis = np.column_stack((np.ones(len(self.t)), self.t, self.t**2))
+        basis = _basis(self.t)
         out: FloatArray = (
             self.mu + self.t[:, None] * self.axis[None] + (basis @ beta) @ self.across.T
         )
@@ -217,14 +231,47 @@ def _bend_equations(
     (3(d-1) square) and the right-hand side."""
     d = x.shape[1]
     t, across = geometry.t, geometry.across
-    basis = np.column_stack((np.ones(len(t)), t, t**2))
+    basis = _basis(t)
     across_inv = np.einsum("ji,njk,kl->nil", across, inv, across)  # n × (d-1) × (d-1)
     lead = x[:, None, :] - geometry.mu - t[None, :, None] * geometry.axis  # n × points × d
     z = np.einsum("ji,njk,nmk->nmi", across, inv, lead)  # n × points × (d-1)
     lhs = np.einsum("nm,mp,njl,mq->pjql", weights, basis, across_inv, basis)
     rhs = np.einsum("nm,mp,nmj->pj", weights, basis, z)
-    size = 3 * (d - 1)
+    size = (DEGREE + 1) * (d - 1)
     return lhs.reshape(size, size), rhs.reshape(size)
+
+
+def _missing_information(
+    x: FloatArray, inv: FloatArray, geometry: _Geometry, weights: FloatArray, beta: FloatArray
+) -> FloatArray:
+    """What not knowing each model's place on the grid takes from the bend's information
+    (Louis, 1982): Σᵢ Covₖ[sᵢₖ] over the grid weights, sᵢₖ the complete-data score of the
+    bend, basis(tₖ) ⊗ Bᵀ(Σ + Sᵢ)⁻¹(x̂ᵢ − c(tₖ))."""
+    t, across = geometry.t, geometry.across
+    basis = _basis(t)
+    across_inv = np.einsum("ji,njk,kl->nil", across, inv, across)
+    lead = x[:, None, :] - geometry.mu - t[None, :, None] * geometry.axis
+    z = np.einsum("ji,njk,nmk->nmi", across, inv, lead)
+    resid = z - np.einsum("nij,mj->nmi", across_inv, basis @ beta)  # n × points × (d-1)
+    score = (basis[None, :, :, None] * resid[:, :, None, :]).reshape(len(x), len(t), -1)
+    mean = np.einsum("nm,nmp->np", weights, score)
+    second = np.einsum("nm,nmp,nmq->pq", weights, score, score)
+    out: FloatArray = second - mean.T @ mean
+    return out
+
+
+def _observed_inverse(complete: FloatArray, missing: FloatArray) -> FloatArray:
+    """The inverse of the observed information, complete − missing (Louis), its
+    eigenvalues relative to the complete-data information kept at least :data:`KEPT`
+    (a continuous floor, no branch: the bend's variance at most 1/KEPT times what the
+    complete data would give)."""
+    root = np.linalg.cholesky(complete)
+    left = np.linalg.inv(root)
+    rel = np.eye(len(complete)) - left @ missing @ left.T
+    values, vectors = np.linalg.eigh((rel + rel.T) / 2.0)
+    inner = (vectors / np.maximum(values, KEPT)) @ vectors.T
+    out: FloatArray = left.T @ inner @ left
+    return (out + out.T) / 2.0
 
 
 def _extent(ll: FloatArray) -> FloatArray:
@@ -322,8 +369,8 @@ def _draw(post: FrontPosterior, uniform: FloatArray) -> FloatArray:
 
 
 def _curve_draws(post: FrontPosterior, curves: int, rng: np.random.Generator) -> FloatArray:
-    """``curves`` bends (curves × 3 × (d-1)) from N(β̂, I⁻¹), the fitted bend and the
-    inverse of its information given the grid weights (the curve's uncertainty, which
+    """``curves`` bends (curves × (DEGREE + 1) × (d-1)) from N(β̂, I⁻¹), the fitted bend
+    and the inverse of its observed information (the curve's uncertainty, which
     plugging in β̂ leaves out: with 10–30 models measured on a few hundred cases its
     standard error across the curve is several times the fitted scatter), from uniform
     numbers of ``rng`` through ndtri and the Cholesky factor."""
@@ -347,17 +394,18 @@ def _bent(
     noise = np.zeros((n, d, d))
     noise[:, np.arange(d), np.arange(d)] = s**2
     out = []
+    scatter = post.scatter
     for beta in bends:
-        ll, inv = _loglik(x, noise, post.geometry, beta, post.scatter)
+        ll, inv = _loglik(x, noise, post.geometry, beta, scatter)
         weights, means, cov, total = _mixture(
-            ll + post.log_prior[None], inv, post.geometry, beta, post.scatter, x
+            ll + post.log_prior[None], inv, post.geometry, beta, scatter, x
         )
         out.append(
             FrontPosterior(
                 weights,
                 means,
                 cov,
-                post.scatter,
+                scatter,
                 post.geometry.curve(beta),
                 post.prior,
                 float(total.sum()),

@@ -28,7 +28,8 @@ marginal likelihood, :mod:`tradeoff.pool.front`). With ``--engine N``, N people 
 also answer the ``joint`` engine on a pool of their own, and the P(best) its stop states
 is compared with ``simulate``'s and ``select``'s for the same person. For both ways: among the picks
 stated with P(best) ≥ 0.95, the share that are not the truth's best (goal with the
-noise: ≤ 5%), and a reliability table by P(best) bins: people, mean P(best), share right.
+noise: ≤ 5%), and a reliability table by P(best) bins: people, mean P(best), share right;
+and, with the noise, the same for the model of highest noise-aware P(best) beside the pick.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from tradeoff.choose.pool_metric import metric_objectives, metric_vectors
 from tradeoff.choose.recommend import measured_vectors, recommend
 from tradeoff.data import resolve_scenario
 from tradeoff.pool import Pool, load_pool
+from tradeoff.stable import stable_argmax
 
 SCENARIO = load_scenario(resolve_scenario("breast-cancer-triage")).scenario
 OBJECTIVES = metric_objectives(SCENARIO)
@@ -127,6 +129,12 @@ def run(
                     )
                     assert rec.probability is not None
                     found[way].append((rec.probability, rec.index == best))
+                    if way == "noise":
+                        assert rec.p_best is not None
+                        likeliest = stable_argmax(rec.p_best)
+                        LIKELIEST.setdefault(size, []).append(
+                            (rec.p_best[likeliest], likeliest == best)
+                        )
                     if way == "noise" and rec.index != best:
                         named = [t.name for t in rec.noise_tied]
                         NAMED.setdefault(size, []).append(
@@ -135,6 +143,10 @@ def run(
         out[size] = found
     return out
 
+
+#: Per test-set size, the model of highest noise-aware P(best) per person (not the pick):
+#: (its P(best), it is the truth's best).
+LIKELIEST: dict[int, list[tuple[float, bool]]] = {}
 
 #: Per test-set size, for each wrong pick with the noise: (the noise sentence names the
 #: truth's best, among the first three it names).
@@ -318,12 +330,65 @@ def report(
         "(as before); *noise*: the pool's case counts read and P(best) integrated over the "
         "measurement noise (SMAA over plausible recalls from an empirical-Bayes posterior: "
         "a trade-off curve with a scatter about it fitted to the pool by marginal "
-        "likelihood, tradeoff.pool.front).\n\n"
+        "likelihood, its bend drawn from its posterior, tradeoff.pool.front).\n\n"
         "## Picks stated with P(best) ≥ 0.95 that are wrong (goal with the noise: ≤ 5%)\n\n"
         + markdown(head, summary)
         + "\n\n## Reliability by P(best) bin\n\n"
         + markdown(bins_head, table)
+        + _likeliest_section(results)
         + _engine_section(args)
+    )
+
+
+def _likeliest_section(results: dict[int, dict[str, list[tuple[float, bool]]]]) -> str:
+    head = [
+        "cases per class",
+        "P(best) bin",
+        "pick: people",
+        "mean P(best)",
+        "right",
+        "likeliest best: people",
+        "mean P(best)",
+        "right",
+    ]
+    body = []
+    for size, found in results.items():
+        for low, high in itertools.pairwise(BINS):
+            cells: list[object] = [
+                _label(size),
+                f"[{low:.2f}, {min(high, 1.0):.2f}{']' if high > 1 else ')'}",
+            ]
+            for rows in (found["noise"], LIKELIEST.get(size, [])):
+                inside = [(p, r) for p, r in rows if low <= p < high]
+                if inside:
+                    cells += [
+                        len(inside),
+                        f"{np.mean([p for p, _ in inside]):.3f}",
+                        f"{np.mean([r for _, r in inside]):.1%}",
+                    ]
+                else:
+                    cells += [0, "–", "–"]
+            body.append(cells)
+        rows = LIKELIEST.get(size, [])
+        pick = found["noise"]
+        body.append(
+            [
+                _label(size),
+                "all",
+                len(pick),
+                f"{np.mean([p for p, _ in pick]):.3f}",
+                f"{np.mean([r for _, r in pick]):.1%}",
+                len(rows),
+                f"{np.mean([p for p, _ in rows]):.3f}" if rows else "–",
+                f"{np.mean([r for _, r in rows]):.1%}" if rows else "–",
+            ]
+        )
+    return (
+        "\n\n## The pick against the model of highest noise-aware P(best)\n\n"
+        "With the noise, the pick (the model of highest expected ψ at the measured numbers, "
+        "what every place recommends) beside the model whose noise-aware P(best) is highest "
+        "(not recommended; for comparison): its P(best) and how often it is the truth's "
+        "best.\n\n" + markdown(head, body)
     )
 
 

@@ -346,8 +346,10 @@ class MeasurementRecord(_Record):
     pooled: Annotated[bool, Field(strict=True)] = False
     #: How, when ``pooled``: "exemplars" (the other models' points,
     #: :func:`tradeoff.pool.pooled.pooled_sample`; what a header without it used) or
-    #: "front" (a trade-off curve fitted to the pool, :func:`tradeoff.pool.front.front_sample`).
-    prior: Literal["exemplars", "front"] = "exemplars"
+    #: "front" (a trade-off curve fitted to the pool, its fitted bend plugged in) or
+    #: "curves" (the same with the bend drawn from its posterior,
+    #: :func:`tradeoff.pool.front.front_sample`).
+    prior: Literal["exemplars", "front", "curves"] = "exemplars"
 
     def array(self) -> NDArray[np.float64]:
         """The plausible metric rows (tables × candidates × statistics) the stop counted
@@ -373,10 +375,11 @@ class MeasurementRecord(_Record):
         low = np.array([-np.inf if x is None else x for x in self.low], dtype=np.float64)
         high = np.array([np.inf if x is None else x for x in self.high], dtype=np.float64)
         u = Uncertainty(se, cases, low, high, ("",) * shape[1])
-        if self.pooled and self.prior == "front":
-            from tradeoff.pool.front import front_sample
+        if self.pooled and self.prior in ("front", "curves"):
+            from tradeoff.pool.front import CURVES, front_sample
 
-            drawn = front_sample(u, values, self.tables, self.seed)
+            curves = CURVES if self.prior == "curves" else 0
+            drawn = front_sample(u, values, self.tables, self.seed, curves)
         elif self.pooled:
             from tradeoff.pool.pooled import pooled_sample
 

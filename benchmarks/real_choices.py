@@ -20,6 +20,12 @@ individual-level predictions (benchmarks/choice_models.py). Scores pooled over t
 rows: log loss, Brier, accuracy, ECE (10 bins) and the ECE of a perfectly calibrated model
 on the same rows (median and 95th percentile of 200 simulations).
 
+By position: the held-out rows by their position in the person's sequence (design, and
+per model confidence against hit rate; benchmarks/choice_positions.py), the pooled logit's
+weights per group of positions, and an experiment that is not part of the engine: the
+population prior with a lapse that grows with the answer's position, the growth learnt from
+the other people (benchmarks/position_lapse.py).
+
 Run (about 10 minutes on two workers; ``--people 40`` for a first look)::
 
     python -m benchmarks.real_choices [--people N] [--workers 2]
@@ -347,7 +353,8 @@ def report(
             ["split", "model", "rows", "log loss", "Brier", "accuracy", "ECE", "ECE floor"], rows
         )
     )
-    parts.append(_goals(table, y, preds, owner, where))
+    fits = choice_positions.weights_by_position([(p.d, p.y) for p in people], seed=SEED)
+    parts.append(_goals(table, y, preds, owner, (where, fits)))
     parts.append(_reliability(y, preds))
     for split in ("5-fold", "later questions"):
         parts.append(_closeness(split, y, preds, closeness))
@@ -359,6 +366,7 @@ def report(
             closeness,
             where,
             ((ENGINE, "engine"), (POOLED, "prior"), (MIXED, "mixed"), (GROWING, "growing")),
+            (fits, ASPECTS),
         )
     )
     ess, ess_mixed = ess_both
@@ -401,9 +409,10 @@ def _goals(
     y: dict[str, list[float]],
     preds: dict[tuple[str, str], list[float]],
     owner: dict[str, list[int]],
-    where: choice_positions.Where,
+    by_position: tuple[choice_positions.Where, dict[str, tuple[FloatArray, FloatArray]]],
 ) -> str:
     lines = ["## Goals of issue 48", ""]
+    where, fits = by_position
     for split in ("5-fold", "later questions"):
         pooled, mixed = table[(split, POOLED)][0], table[(split, MIXED)][0]
         gap = (pooled - mixed) / mixed
@@ -417,7 +426,7 @@ def _goals(
             f"{high:.3f}: {'met' if e <= high else 'missed'} (by {e - high:+.3f})."
         )
         if split == "later questions":
-            lines.append("  " + choice_positions.later_explained(y, preds, where, (POOLED, MIXED)))
+            lines.append("  " + choice_positions.later_explained(fits, y, preds, where, POOLED))
         own, logistic = table[(split, ENGINE)][0], table[(split, LOGISTIC)][0]
         ys = np.array(y[split])
         who = np.array(owner[split])

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from benchmarks.choice_positions import LATE, SPREAD, dominated, first_checks
+from benchmarks.choice_positions import (
+    KINDS,
+    LATE,
+    SPREAD,
+    dominated,
+    first_checks,
+    value_of_time,
+    weights_by_position,
+)
 from benchmarks.position_lapse import (
     GROWTH,
     growing_predictive,
@@ -137,3 +145,18 @@ def test_dominated_first_pairs_are_counted() -> None:
     text = first_checks([d, d[::-1]], [np.array([1.0, 0.0]), np.array([1.0, 0.0])])
     assert "for 1 of 2 people (the better trip picked by 1 of them); 1 later pair is" in text
     assert dominated(d).tolist() == [True, False]
+
+
+def test_weights_by_position_see_time_lose_weight_late() -> None:
+    rng = np.random.default_rng(11)
+    people = []
+    for _ in range(150):
+        d = rng.normal(size=(12, 4)) * [6.0, 15.0, 0.5, 0.6]
+        late = np.arange(12) >= 9
+        beta = np.where(late[:, None], [-0.16, 0.0, -0.4, -1.2], [-0.16, -0.04, -0.4, -1.2])
+        u = (d * beta).sum(axis=1)
+        people.append((d, (rng.random(12) < 1 / (1 + np.exp(-u))).astype(np.float64)))
+    fits = weights_by_position(people, repeats=10)
+    early, last = (value_of_time(fits[k][0]) for k in (KINDS[0], KINDS[2]))
+    assert 10 < early < 20 and abs(last) < 4
+    assert fits[KINDS[2]][1][1] > 0  # a bootstrap standard error

@@ -1,13 +1,16 @@
 """The real-choices benchmark's position experiments (benchmarks/position_lapse.py,
-benchmarks/choice_positions.py): with no growth the experiment is the population prior
-exactly; its likelihood agrees with a loop over the engine's answer model; the growth of
-the lapse is found in simulated people whose answers tire and not in people whose do not;
-the position groups split the rows."""
+benchmarks/choice_positions.py, benchmarks/recency_weights.py): with no growth the
+experiment is the population prior exactly; its likelihood agrees with a loop over the
+engine's answer model; the growth of the lapse is found in simulated people whose answers
+tire and not in people whose do not; the position groups split the rows; the pooled
+logit's weights by position find an aspect dropped late; discounting older answers leans
+on the recent ones."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from benchmarks.choice_models import mixed_logit_posterior
 from benchmarks.choice_positions import (
     KINDS,
     LATE,
@@ -25,6 +28,7 @@ from benchmarks.position_lapse import (
     log_likelihoods,
     log_marginal,
 )
+from benchmarks.recency_weights import recency_posterior
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -160,3 +164,15 @@ def test_weights_by_position_see_time_lose_weight_late() -> None:
     early, last = (value_of_time(fits[k][0]) for k in (KINDS[0], KINDS[2]))
     assert 10 < early < 20 and abs(last) < 4
     assert fits[KINDS[2]][1][1] > 0  # a bootstrap standard error
+
+
+def test_recent_answers_count_more_when_older_ones_are_discounted() -> None:
+    rng = np.random.default_rng(4)
+    draws = rng.normal(size=(2000, 2))
+    d = np.tile([[1.0, 0.0]], (10, 1))
+    y = np.array([0.0] * 6 + [1.0] * 4)  # B early, A lately
+    plain, _ = mixed_logit_posterior(draws, d, y, d[:1])
+    same = recency_posterior(draws, d, y, np.arange(10, 0, -1.0), d[0], 1.0)
+    assert same == pytest.approx(float(plain[0]), rel=1e-9)
+    recent = recency_posterior(draws, d, y, np.arange(10, 0, -1.0), d[0], 0.6)
+    assert plain[0] < 0.5 < recent

@@ -26,7 +26,8 @@ weights per group of positions, and an experiment that is not part of the engine
 population prior with a lapse that grows with the answer's position, the growth learnt from
 the other people (benchmarks/position_lapse.py).
 
-Run (about 10 minutes on two workers; ``--people 40`` for a first look)::
+Run (about 8 minutes of CPU, 10 or more on two busy workers; ``--people 40`` for a first
+look)::
 
     python -m benchmarks.real_choices [--people N] [--workers 2]
 """

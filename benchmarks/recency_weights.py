@@ -10,7 +10,7 @@ draws weighted by the person's choices, each choice's log likelihood multiplied 
 λ^k, k its distance in positions from the row predicted (a power prior; λ = 1 is the
 benchmark's own mixed logit). Both splits of the benchmark; prints one line per λ.
 
-Run (about a minute)::
+Run (three to four minutes of CPU)::
 
     python -m benchmarks.recency_weights
 """

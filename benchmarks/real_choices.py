@@ -20,7 +20,14 @@ individual-level predictions (benchmarks/choice_models.py). Scores pooled over t
 rows: log loss, Brier, accuracy, ECE (10 bins) and the ECE of a perfectly calibrated model
 on the same rows (median and 95th percentile of 200 simulations).
 
-Run (about 10 minutes on two workers; ``--people 40`` for a first look)::
+By position: the held-out rows by their position in the person's sequence (design, and
+per model confidence against hit rate; benchmarks/choice_positions.py), the pooled logit's
+weights per group of positions, and an experiment that is not part of the engine: the
+population prior with a lapse that grows with the answer's position, the growth learnt from
+the other people (benchmarks/position_lapse.py).
+
+Run (about 8 minutes of CPU, 10 or more on two busy workers; ``--people 40`` for a first
+look)::
 
     python -m benchmarks.real_choices [--people N] [--workers 2]
 """
@@ -35,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import choice_positions, position_lapse
 from benchmarks._table import cpu_name, importable, markdown, reference_unit, write
 from benchmarks.choice_models import (
     accuracy,
@@ -51,11 +59,18 @@ from benchmarks.choice_models import (
     reliability,
 )
 from benchmarks.train_choices import ASPECTS, converted
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.learn.choices import forced, learn_choices, pairs, predictive
 from tradeoff.learn.engine import Particles
 from tradeoff.learn.likelihood import NOISE_PRIOR
-from tradeoff.learn.pooled import PER_PERSON, pooled_predictive, population_prior, posterior_draws
+from tradeoff.learn.pooled import (
+    PER_PERSON,
+    differences,
+    pooled_predictive,
+    population_prior,
+    posterior_draws,
+)
 from tradeoff.simulation.parallel import Backend, run_people
 
 SCENARIO = "scenarios/train-trips.toml"
@@ -71,8 +86,9 @@ MODELS = (
     "conditional logit (pooled)",
     "logistic per person",
     "mixed logit (xlogit), individual",
+    "experiment: population prior, lapse growing with position",
 )
-ENGINE, POOLED, CLOGIT, LOGISTIC, MIXED = MODELS
+ENGINE, POOLED, CLOGIT, LOGISTIC, MIXED, GROWING = MODELS
 SPLITS = ("5-fold", "later questions", "after 3")
 
 
@@ -180,6 +196,10 @@ def run(limit: int | None, workers: int) -> str:
     preds: dict[tuple[str, str], list[float]] = defaultdict(list)
     closeness: dict[str, list[float]] = defaultdict(list)
     owner: dict[str, list[int]] = defaultdict(list)
+    position: dict[str, list[int]] = defaultdict(list)  # 0: the person's first choice
+    from_end: dict[str, list[int]] = defaultdict(list)  # 0: the person's last choice
+    growth: dict[str, list[FloatArray]] = defaultdict(list)  # P(g) of the experiment
+    held_d: dict[str, list[FloatArray]] = defaultdict(list)  # aspects A − B, held-out rows
     ess: dict[str, list[float]] = defaultdict(list)
     ess_mixed: dict[str, list[float]] = defaultdict(list)
     xlogit_fits = []
@@ -207,6 +227,18 @@ def run(limit: int | None, workers: int) -> str:
             {people[everything[t].person].name: _particles(*engine_out[t][1:]) for t in source},
             seed=SEED,
         )
+        # The experiment: each source person's log P(training answers | draw, g) under the
+        # prior without them, and the posterior of g from everyone but the person predicted.
+        log_lik, log_m = {}, {}
+        for t in source:
+            task = everything[t]
+            person = people[task.person]
+            own = prior.without(person.name)
+            rows = list(task.train)
+            picked = [0 if v else 1 for v in person.y[rows]]
+            v = differences(scenario, pairs(scenario, person.a[rows], person.b[rows]))
+            log_lik[t] = position_lapse.log_likelihoods(own, v, picked, rows)
+            log_m[task.person] = position_lapse.log_marginal(own, log_lik[t])
         for t in members:
             task = everything[t]
             person = people[task.person]
@@ -231,6 +263,21 @@ def run(limit: int | None, workers: int) -> str:
             mixed, n_mixed = mixed_logit_posterior(draws, d, person.y[train], d_new)
             preds[(split, MIXED)] += mixed.tolist()
             ess_mixed[split].append(n_mixed)
+            others = position_lapse.growth_posterior(
+                [m for i, m in log_m.items() if i != task.person]
+            )
+            if t not in log_lik:
+                picked = [0 if v else 1 for v in person.y[train]]
+                log_lik[t] = position_lapse.log_likelihoods(
+                    own, differences(scenario, queries), picked, train
+                )
+            v_new = differences(scenario, pairs(scenario, person.a[test], person.b[test]))
+            growing, _ = position_lapse.growing_predictive(own, others, log_lik[t], (v_new, test))
+            preds[(split, GROWING)] += forced(growing).tolist()
+            growth[split].append(others)
+            position[split] += test
+            held_d[split].append(d_new)
+            from_end[split] += [len(person.y) - 1 - j for j in test]
     seconds = time.perf_counter() - started
     noise = _noise_summary(everything, engine_out)
     return report(
@@ -240,6 +287,7 @@ def run(limit: int | None, workers: int) -> str:
         closeness,
         owner,
         (ess, ess_mixed),
+        choice_positions.Where(position, from_end, growth, held_d),
         noise,
         limit,
         (engine_seconds, seconds, float(np.median(xlogit_fits)), workers),
@@ -274,6 +322,7 @@ def report(
     closeness: dict[str, list[float]],
     owner: dict[str, list[int]],
     ess_both: tuple[dict[str, list[float]], dict[str, list[float]]],
+    where: choice_positions.Where,
     noise: dict[str, float],
     limit: int | None,
     timing: tuple[float, float, float, int],
@@ -305,10 +354,22 @@ def report(
             ["split", "model", "rows", "log loss", "Brier", "accuracy", "ECE", "ECE floor"], rows
         )
     )
-    parts.append(_goals(table, y, preds, owner))
+    fits = choice_positions.weights_by_position([(p.d, p.y) for p in people], seed=SEED)
+    parts.append(_goals(table, y, preds, owner, (where, fits)))
     parts.append(_reliability(y, preds))
     for split in ("5-fold", "later questions"):
         parts.append(_closeness(split, y, preds, closeness))
+    parts.append(
+        choice_positions.section(
+            [(p.d, p.y) for p in people],
+            y,
+            preds,
+            closeness,
+            where,
+            ((ENGINE, "engine"), (POOLED, "prior"), (MIXED, "mixed"), (GROWING, "growing")),
+            (fits, ASPECTS),
+        )
+    )
     ess, ess_mixed = ess_both
     ess_rows = [
         [
@@ -349,8 +410,10 @@ def _goals(
     y: dict[str, list[float]],
     preds: dict[tuple[str, str], list[float]],
     owner: dict[str, list[int]],
+    by_position: tuple[choice_positions.Where, dict[str, tuple[FloatArray, FloatArray]]],
 ) -> str:
     lines = ["## Goals of issue 48", ""]
+    where, fits = by_position
     for split in ("5-fold", "later questions"):
         pooled, mixed = table[(split, POOLED)][0], table[(split, MIXED)][0]
         gap = (pooled - mixed) / mixed
@@ -363,6 +426,8 @@ def _goals(
             f"- {split}: ECE with the population prior {e:.3f} vs the floor's 95th percentile "
             f"{high:.3f}: {'met' if e <= high else 'missed'} (by {e - high:+.3f})."
         )
+        if split == "later questions":
+            lines.append("  " + choice_positions.later_explained(fits, y, preds, where, POOLED))
         own, logistic = table[(split, ENGINE)][0], table[(split, LOGISTIC)][0]
         ys = np.array(y[split])
         who = np.array(owner[split])

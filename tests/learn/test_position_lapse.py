@@ -42,7 +42,7 @@ from tradeoff.learn.pooled import (
     population_prior,
 )
 
-pytestmark = [pytest.mark.core, pytest.mark.other_path]
+pytestmark = [pytest.mark.stats, pytest.mark.other_path]
 
 NO_GROWTH = np.array([1.0] + [0.0] * (len(GROWTH) - 1))
 

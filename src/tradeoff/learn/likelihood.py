@@ -301,8 +301,12 @@ def signed_log_likelihoods(
         scale = temperature[None, graded]
         if graded.size:
             eg = e[:, graded]
-            dg, bg = d[:, graded], b[:, graded]
-            p = rho * sigmoid((dg - bg) / scale) + (1 - rho) * sigmoid(dg / scale)
+            dg = d[:, graded]
+            p = sigmoid((dg - b[:, graded]) / scale)
+            mixed = np.flatnonzero(band[graded] > 0)  # with δ = 0, forced choice already
+            if mixed.size:
+                free = sigmoid(dg[:, mixed] / scale[:, mixed])
+                p[:, mixed] = rho * p[:, mixed] + (1 - rho) * free
             out[:, graded] = np.log(eg / 2 + (1 - eg) * p)
         if unsure.size:
             du = d[unsure]

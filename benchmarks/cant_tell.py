@@ -44,17 +44,23 @@ from tradeoff.learn.particles import PARTICLES, weighted_quantiles
 from tradeoff.simulation.oracles import SimulatedOracle
 
 SCENARIO = "breast-cancer-triage"
-#: ρ of the two answer models compared: the band model alone, and the one shipped.
-MODELS = (("band alone (ρ = 1)", 1.0), (f"ρ = {likelihood.UNSURE_SHARE}", None))
+#: ρ of the answer models compared by default: the band model alone, and the one shipped.
+SHARES = (1.0, likelihood.UNSURE_SHARE)
+
+
+def model_name(rho: float) -> str:
+    return "band alone (ρ = 1)" if rho == 1.0 else f"ρ = {rho:g}"
+
+
 #: A width "grew" when the factor high/low grew by more than this.
 GREW = 1.1
 
 
 @contextmanager
-def share(rho: float | None) -> Iterator[None]:
-    """The likelihood with ρ = ``rho`` (``None``: as shipped) inside the block."""
+def share(rho: float) -> Iterator[None]:
+    """The likelihood with ρ = ``rho`` inside the block."""
     kept = likelihood.UNSURE_SHARE
-    likelihood.UNSURE_SHARE = kept if rho is None else rho
+    likelihood.UNSURE_SHARE = rho
     try:
         yield
     finally:
@@ -158,6 +164,9 @@ def main() -> None:
     parser.add_argument(
         "--budget", type=int, default=20, help="questions of the sessions aimed at the weights"
     )
+    parser.add_argument(
+        "--shares", type=float, nargs="+", default=list(SHARES), help="values of ρ compared"
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     start = time.perf_counter()
@@ -165,14 +174,16 @@ def main() -> None:
     sc, path = loaded.scenario, Path(loaded.path)
     rows_a, rows_b = [], []
     for answers in args.answers:
-        for model, rho in MODELS:
+        for rho in args.shares:
+            model = model_name(rho)
             with share(rho):
                 pairs = [consistent(sc, seed, answers) for seed in range(args.people)]
             rows_a.append(_row(f"{answers} exact answers", model, args.people, pairs))
     for tau in args.tau:
         for budget in (None, args.budget):
             aim = "pool, the pick" if budget is None else f"{budget} questions, the weights"
-            for model, rho in MODELS:
+            for rho in args.shares:
+                model = model_name(rho)
                 with share(rho):
                     found = [
                         indifferent(sc, path, seed, tau, budget) for seed in range(args.people)
@@ -203,7 +214,8 @@ def main() -> None:
         + f"{SCENARIO}, strategy joint, seeds 0–{args.people - 1}; {seconds:.0f} s.\n"
         + "Reproduce: `PYTHONPATH=src:. .venv/bin/python -m benchmarks.cant_tell "
         + f"--people {args.people} --answers {' '.join(map(str, args.answers))} "
-        + f"--tau {' '.join(map(str, args.tau))} --budget {args.budget}`."
+        + f"--tau {' '.join(map(str, args.tau))} --budget {args.budget} "
+        + f"--shares {' '.join(f'{x:g}' for x in args.shares)}`."
     )
     if args.no_write:
         print(body)

@@ -50,6 +50,10 @@ def test_a_cant_tell_at_the_persons_own_rate_does_not_widen_what_their_answers_s
         assert abs(oracle.difference(trade)) < 1e-12  # a person with any band says it
         after = strategy.update(engine.state, trade, Choice.INDIFFERENT)
         assert _factor(strategy, after, j) <= _factor(strategy, engine.state, j)
+        # Nor does it make the person look careless (band model alone: a lapse rate of
+        # 0.033 before, 0.078 and 0.070 after).
+        lapse = strategy.posterior.noise_posterior(after)[0]
+        assert lapse <= strategy.posterior.noise_posterior(engine.state)[0] + 0.01
 
 
 cells = st.tuples(

@@ -22,9 +22,13 @@ Strategy `joint` (:mod:`~tradeoff.learn.particles`) takes every answer through t
   taken against a reference class. With ρ = 1 (the band model alone) an answer "left"
   within the band could only be a lapse, so one "can't tell", which rules out δ = 0,
   turned the earlier answers closest to the person's exchange rate (those that had
-  narrowed it) into likely lapses: intervals they had settled widened. With ρ < 1 such an
-  answer costs at most a factor of about 1 − ρ, and a "can't tell" says what it should:
-  the exchange rate is near this question's (``benchmarks/results/cant-tell.md``).
+  narrowed it) into likely lapses, and intervals they had settled widened: after 25
+  exact answers, one "can't tell" exactly at the person's own exchange rate took the
+  posterior mean lapse rate from 0.033 to 0.078 (tests/learn/test_cant_tell.py) and, over
+  20 people, widened 30% of the exchange rates by more than a tenth. With ρ = ½ the lapse
+  rate stays at 0.034 and 3% widen (``benchmarks/results/cant-tell.md``): an answer within
+  the band costs at most a factor of about 1 − ρ, and a "can't tell" says what it should,
+  that the exchange rate is near this question's.
 * **Noise grids.** ε, T and δ are unknown: each particle carries one point of the grid
   ``LAPSES`` × ``TEMPERATURES`` × ``BANDS``, drawn from hierarchical priors
   (:data:`NOISE_PRIOR`): ε ~ Beta(κμ, κ(1 − μ)) with the mean μ itself uncertain
@@ -58,9 +62,9 @@ BANDS = (0.0, 0.0005, 0.001, 0.002, 0.005, 0.01)
 LAPSE_MEANS = (0.02, 0.08, 0.25)
 LAPSE_CONCENTRATION = 4.0
 #: ρ: the share of the answers, of those whose perceived difference lies within the band
-#: ±δ, that are "can't tell" (the others pick the side perceived as better). A fixed
-#: share: "can't tell" then tells of Δ near 0 and of δ, never of the lapse rate or T
-#: beyond the band's own spread (benchmarks/results/cant-tell.md).
+#: ±δ, that are "can't tell" (the others pick the side perceived as better). Fixed, not
+#: learned: below 1, an answer within the band is never only a lapse
+#: (benchmarks/results/cant-tell.md compares ρ = 1, 0.9, 0.75 and ½).
 UNSURE_SHARE = 0.5
 #: Prior probability that T = 0 (and, separately, that δ = 0).
 EXACT_SHARE = 0.5

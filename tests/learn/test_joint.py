@@ -19,6 +19,7 @@ from tradeoff.learn import Choice, Engine
 from tradeoff.learn.joint import JointStrategy
 from tradeoff.learn.likelihood import (
     NOISE_PRIOR,
+    UNSURE_SHARE,
     NoiseGrid,
     _cell_masses,
     answer_log_likelihoods,
@@ -42,13 +43,20 @@ def reference_probabilities(delta: float, eps: float, temp: float, band: float) 
     def sig(x: float) -> float:
         return 1.0 / (1.0 + math.exp(-x)) if x > -700 else 0.0
 
-    if temp == 0:
-        up, down = float(delta > band), float(delta < -band)
-        mid = float(abs(delta) <= band)
-    else:
-        up, down = sig((delta - band) / temp), sig((-delta - band) / temp)
-        mid = sig((band - delta) / temp) - sig((-band - delta) / temp)
-    return [eps / 2 + (1 - eps) * up, eps / 2 + (1 - eps) * down, (1 - eps) * mid]
+    def band_model(b: float) -> list[float]:
+        if temp == 0:
+            up, down = float(delta > b), float(delta < -b)
+            mid = float(abs(delta) <= b)
+        else:
+            up, down = sig((delta - b) / temp), sig((-delta - b) / temp)
+            mid = sig((b - delta) / temp) - sig((-b - delta) / temp)
+        return [eps / 2 + (1 - eps) * up, eps / 2 + (1 - eps) * down, (1 - eps) * mid]
+
+    # ρ of the band model at δ, 1 − ρ of forced choice (the band model at 0).
+    return [
+        UNSURE_SHARE * x + (1 - UNSURE_SHARE) * y
+        for x, y in zip(band_model(band), band_model(0.0), strict=True)
+    ]
 
 
 noise_cells = st.tuples(

@@ -7,16 +7,28 @@ Strategy `joint` (:mod:`~tradeoff.learn.particles`) takes every answer through t
   the right one, with the natural-unit weights a (‖a‖₁ = 1) and the statistics v the metric
   is linear in (d_i, then each attribute signed so that higher is better), in the same
   units as the simulated people's T and τ (:mod:`tradeoff.simulation.oracles`). A person
-  attends with probability 1 − ε; attending, they perceive Δ + T·L (L standard logistic) and say
-  "can't tell" when that lies within ±δ; lapsing (probability ε), they pick a side at
-  random (:func:`outcome_probabilities`)::
+  attends with probability 1 − ε; attending, they perceive Δ + T·L (L standard logistic);
+  when that lies within ±δ they say "can't tell" with probability ρ (``UNSURE_SHARE``),
+  else they pick the side it favours; lapsing (probability ε), they pick a side at random
+  (:func:`outcome_probabilities`). That is the band model B at δ with weight ρ and at 0
+  (forced choice) with weight 1 − ρ, P = ρ·B(δ) + (1 − ρ)·B(0), where::
 
-      P(left)        = ε/2 + (1 − ε)·σ((Δ − δ)/T)
-      P(right)       = ε/2 + (1 − ε)·σ((−Δ − δ)/T)
-      P(can't tell)  = (1 − ε)·[σ((δ − Δ)/T) − σ((−δ − Δ)/T)]
+      B(left; δ)        = ε/2 + (1 − ε)·σ((Δ − δ)/T)
+      B(right; δ)       = ε/2 + (1 − ε)·σ((−Δ − δ)/T)
+      B(can't tell; δ)  = (1 − ε)·[σ((δ − Δ)/T) − σ((−δ − Δ)/T)]
 
-  which sum to 1; T = 0 is the step (σ(x/0) = 1 for x > 0, 0 for x < 0), δ = 0 a person
-  who never says "can't tell". No ratio is taken against a reference class.
+  each summing to 1; T = 0 is the step (σ(x/0) = 1 for x > 0, 0 for x < 0; "can't tell"
+  when |Δ| ≤ δ), δ = 0 a person who never says "can't tell" (forced choice). No ratio is
+  taken against a reference class. With ρ = 1 (the band model alone) an answer "left"
+  within the band could only be a lapse, so one "can't tell", which rules out δ = 0,
+  turned the earlier answers closest to the person's exchange rate (those that had
+  narrowed it) into likely lapses, and intervals they had settled widened: after 25
+  exact answers, one "can't tell" exactly at the person's own exchange rate took the
+  posterior mean lapse rate from 0.033 to 0.078 (tests/learn/test_cant_tell.py) and, over
+  20 people, widened 30% of the exchange rates by more than a tenth. With ρ = ½ the lapse
+  rate stays at 0.034 and 3% widen (``benchmarks/results/cant-tell.md``): an answer within
+  the band costs at most a factor of about 1 − ρ, and a "can't tell" says what it should,
+  that the exchange rate is near this question's.
 * **Noise grids.** ε, T and δ are unknown: each particle carries one point of the grid
   ``LAPSES`` × ``TEMPERATURES`` × ``BANDS``, drawn from hierarchical priors
   (:data:`NOISE_PRIOR`): ε ~ Beta(κμ, κ(1 − μ)) with the mean μ itself uncertain
@@ -49,6 +61,11 @@ BANDS = (0.0, 0.0005, 0.001, 0.002, 0.005, 0.01)
 #: ε ~ Beta(LAPSE_CONCENTRATION·μ, LAPSE_CONCENTRATION·(1 − μ)).
 LAPSE_MEANS = (0.02, 0.08, 0.25)
 LAPSE_CONCENTRATION = 4.0
+#: ρ: the share of the answers, of those whose perceived difference lies within the band
+#: ±δ, that are "can't tell" (the others pick the side perceived as better). Fixed, not
+#: learned: below 1, an answer within the band is never only a lapse
+#: (benchmarks/results/cant-tell.md compares ρ = 1, 0.9, 0.75 and ½).
+UNSURE_SHARE = 0.5
 #: Prior probability that T = 0 (and, separately, that δ = 0).
 EXACT_SHARE = 0.5
 #: Hyperprior of T > 0: log T ~ Normal(log τ, 1) with τ one of these, equally likely.
@@ -99,16 +116,23 @@ def outcome_probabilities(
     [0.95, 0.05, 0.0]
     >>> p = outcome_probabilities(0.0, 0.0, 0.01, 0.01)
     >>> round(float(p.sum()), 12), round(float(p[2]), 3)
-    (1.0, 0.462)
+    (1.0, 0.231)
+    >>> [round(float(x), 3) for x in outcome_probabilities(0.001, 0.0, 0.0, 0.002)]
+    [0.5, 0.0, 0.5]
     """
     d, e, t, b = np.broadcast_arrays(
         *(np.asarray(x, dtype=np.float64) for x in (delta, lapse, temperature, band))
     )
     graded = t > 0
     scale = np.where(graded, t, 1.0)
-    up = np.where(graded, sigmoid((d - b) / scale), (d > b).astype(np.float64))
-    down = np.where(graded, sigmoid((-d - b) / scale), (d < -b).astype(np.float64))
-    mid = np.where(graded, _between(d, b, scale), (np.abs(d) <= b).astype(np.float64))
+    rho = UNSURE_SHARE
+    # The band model at δ (weight ρ) and at 0 (forced choice, weight 1 − ρ).
+    up = rho * np.where(graded, sigmoid((d - b) / scale), (d > b).astype(np.float64))
+    up += (1 - rho) * np.where(graded, sigmoid(d / scale), (d > 0).astype(np.float64))
+    down = rho * np.where(graded, sigmoid((-d - b) / scale), (d < -b).astype(np.float64))
+    down += (1 - rho) * np.where(graded, sigmoid(-d / scale), (d < 0).astype(np.float64))
+    mid = rho * np.where(graded, _between(d, b, scale), (np.abs(d) <= b).astype(np.float64))
+    mid += (1 - rho) * np.where(graded, 0.0, (d == 0).astype(np.float64))
     out: FloatArray = np.stack(
         (e / 2 + (1 - e) * up, e / 2 + (1 - e) * down, (1 - e) * mid), axis=-1
     )
@@ -168,6 +192,7 @@ def answer_probabilities(
         arg -= bg
         arg /= t
         down[:, graded] = sigmoid(arg)
+    _mix_forced(delta, temperature, band, up, down)
     w = 1.0 if weights is None else weights[None, :]
     slip = w * lapse[None, :] / 2  # a lapse picks either side
     attend = w * (1 - lapse[None, :])
@@ -181,6 +206,29 @@ def answer_probabilities(
     up += slip
     down += slip
     return out
+
+
+def _mix_forced(
+    delta: FloatArray, temperature: FloatArray, band: FloatArray, up: FloatArray, down: FloatArray
+) -> None:
+    """P(left), P(right) of the attentive band model at δ (``up``, ``down``: questions ×
+    particles) made ρ of themselves plus 1 − ρ of forced choice, in place, in the columns
+    whose δ is not 0 (with δ = 0 both are forced choice)."""
+    banded = np.flatnonzero(band > 0)
+    if not banded.size:
+        return
+    rho = UNSURE_SHARE
+    x = delta[:, banded]
+    t = temperature[banded]
+    free_up = (x > 0).astype(np.float64)
+    free_down = (x < 0).astype(np.float64)
+    g = np.flatnonzero(t > 0)
+    if g.size:
+        arg = x[:, g] / t[None, g]
+        free_up[:, g] = sigmoid(arg)
+        free_down[:, g] = sigmoid(-arg)
+    up[:, banded] = rho * up[:, banded] + (1 - rho) * free_up
+    down[:, banded] = rho * down[:, banded] + (1 - rho) * free_down
 
 
 def answer_log_likelihoods(
@@ -239,26 +287,36 @@ def signed_log_likelihoods(
     """
     b = band[None, :]
     e = lapse[None, :]
+    rho = UNSURE_SHARE
     with np.errstate(divide="ignore"):
-        # Answering from the numbers (T = 0), P is one of two values per particle: its
-        # logarithms are taken once per particle, not once per answer.
+        # Answering from the numbers (T = 0), P is one of three values per particle: on
+        # the side of Δ beyond the band, within it (ρ of those say "can't tell") and
+        # against Δ; the first and last are looked up, not taken again per answer.
         if hit is None or miss is None:
             hit, miss = np.log(e / 2 + (1 - e) * 1.0), np.log(e / 2 + 0.0)
         else:
             hit, miss = hit[None, :], miss[None, :]
         out: FloatArray = np.where(d > b, hit, miss)
+        within = np.nonzero((d > 0) & (d <= b))
+        if within[0].size:
+            ew = lapse[within[1]]
+            out[within] = np.log(ew / 2 + (1 - ew) * (1 - rho))
         graded = np.flatnonzero(temperature > 0)
         scale = temperature[None, graded]
         if graded.size:
             eg = e[:, graded]
-            out[:, graded] = np.log(
-                eg / 2 + (1 - eg) * sigmoid((d[:, graded] - b[:, graded]) / scale)
-            )
+            dg = d[:, graded]
+            p = sigmoid((dg - b[:, graded]) / scale)
+            mixed = np.flatnonzero(band[graded] > 0)  # with δ = 0, forced choice already
+            if mixed.size:
+                free = sigmoid(dg[:, mixed] / scale[:, mixed])
+                p[:, mixed] = rho * p[:, mixed] + (1 - rho) * free
+            out[:, graded] = np.log(eg / 2 + (1 - eg) * p)
         if unsure.size:
             du = d[unsure]
-            mid = (np.abs(du) <= b).astype(np.float64)
+            mid = rho * (np.abs(du) <= b) + (1 - rho) * (du == 0)
             if graded.size:
-                mid[:, graded] = _between(du[:, graded], b[:, graded], scale)
+                mid[:, graded] = rho * _between(du[:, graded], b[:, graded], scale)
             out[unsure] = np.log((1 - e) * mid)
     return out
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from tradeoff.arrays import BoolArray, FloatArray, IntArray
 from tradeoff.learn.joint_state import JointRecord
-from tradeoff.learn.likelihood import answer_signs, outcome_probabilities
+from tradeoff.learn.likelihood import answer_log_likelihoods, answer_signs
 from tradeoff.learn.particles import NOISE_TAIL
 from tradeoff.stable import settled, stable_argmax_rows
 
@@ -68,7 +68,7 @@ def holding_up(
 ) -> BoolArray:
     """Per answer, whether the pick rests on it: weighing the prior draws ``natural``
     (rows of natural-unit weights) by every answer but that one, through the engine's
-    answer model (:func:`~tradeoff.learn.likelihood.outcome_probabilities`: a lapse ε, a
+    answer model (:func:`~tradeoff.learn.likelihood.answer_log_likelihoods`: a lapse ε, a
     logistic temperature T and a "can't tell" band δ, ``noise``; :func:`noisy_end` of the
     posterior's: the answers as noisy as the posterior allows), the probability that
     ``pick`` (a row of ``front``) is the best candidate falls below ``confidence``, and by
@@ -92,12 +92,10 @@ def holding_up(
     out = np.zeros(len(records), dtype=bool)
     if not records:
         return out
-    lapse, temperature, band = noise
     delta = np.array([r.diff for r in records]) @ natural.T  # (answers, draws)
     outcome = np.array([r.outcome for r in records], dtype=np.intp)
-    p = outcome_probabilities(delta, lapse, temperature, band)  # (answers, draws, 3)
-    chosen = np.take_along_axis(p, outcome[:, None, None], axis=2)[:, :, 0]
-    log_p = np.log(np.maximum(chosen, FLOOR))
+    each = tuple(np.full(len(natural), x) for x in noise)
+    log_p = np.maximum(answer_log_likelihoods(delta, outcome, *each), np.log(FLOOR))
     total: FloatArray = np.sum(log_p, axis=0)
     is_pick = (stable_argmax_rows(natural @ front.T) == pick).astype(np.float64)
 

@@ -92,8 +92,8 @@ def test_the_one_answer_check_reads_the_draws_best_candidate_once(
     ]
     best = stable_argmax_rows(natural @ front.T)
     for pick in range(4):
-        given = holding_up(records, natural, front, pick, 0.1, 0.6, best)
-        alone = holding_up(records, natural, front, pick, 0.1, 0.6)
+        given = holding_up(records, natural, front, pick, (0.1, 0.0, 0.0), 0.6, best)
+        alone = holding_up(records, natural, front, pick, (0.1, 0.0, 0.0), 0.6)
         assert given.tolist() == alone.tolist()
 
 

@@ -1,6 +1,7 @@
 """Whether a settled pick rests on one answer (:func:`holding_up`): the prior's draws
-weighed by every answer but one, for each answer in turn. Strategy `joint` asks on about the
-aspects of an answer the pick rests on before it stops
+weighed by every answer but one, for each answer in turn, through the engine's answer
+model at a noise as high as the posterior allows (:func:`noisy_end`). Strategy `joint`
+asks on about the aspects of an answer the pick rests on before it stops
 (:meth:`~tradeoff.learn.joint.JointStrategy.on_one_answer`): with one answer in five
 reversed, a pick that one answer about the deciding aspect settles is wrong as often, and
 two answers that each settle it on their own agree on it.
@@ -14,10 +15,19 @@ import numpy as np
 
 from tradeoff.arrays import BoolArray, FloatArray, IntArray
 from tradeoff.learn.joint_state import JointRecord
-from tradeoff.learn.likelihood import answer_signs
+from tradeoff.learn.likelihood import answer_log_likelihoods, answer_signs
+from tradeoff.learn.particles import NOISE_TAIL
 from tradeoff.stable import settled, stable_argmax_rows
 
-__all__ = ["AGREEING_ANSWERS", "HOLD_DROP", "REFERENCE_DRAWS", "agreeing", "holding_up"]
+__all__ = [
+    "AGREEING_ANSWERS",
+    "FLOOR",
+    "HOLD_DROP",
+    "REFERENCE_DRAWS",
+    "agreeing",
+    "holding_up",
+    "noisy_end",
+]
 
 #: Draws of the swing-weight prior that weigh the answers again without one of them
 #: (:func:`holding_up`): the particles, moved to where every answer points, hold too
@@ -26,6 +36,26 @@ REFERENCE_DRAWS = 20_000
 #: An answer holds the pick up when, without it, the pick's probability of being best
 #: falls below the confidence asked for and by at least this much.
 HOLD_DROP = 0.05
+#: The least probability an answer is given under the answer model in :func:`holding_up`
+#: (a "can't tell" from a person whose band is 0 would otherwise weigh −∞).
+FLOOR = 1e-12
+
+
+def noisy_end(values: FloatArray, weights: FloatArray, share: float = NOISE_TAIL) -> float:
+    """The mean of ``values`` over the upper ``share`` of their weighted distribution (the
+    value on the boundary in part): a noise parameter as high as the posterior allows, as
+    :meth:`~tradeoff.learn.particles.ParticlePosterior.robust_weights` weighs it up.
+
+    >>> round(noisy_end(np.array([0.0, 0.1, 0.2, 0.4]), np.full(4, 0.25), 0.5), 12)
+    0.3
+    >>> round(noisy_end(np.array([0.0, 0.4]), np.array([0.9, 0.1]), 0.25), 12)
+    0.16
+    """
+    order = np.argsort(-values, kind="stable")
+    w = weights[order] / weights.sum()
+    above = np.cumsum(w) - w  # mass strictly before each value
+    part = np.clip(share - above, 0.0, w)
+    return float(part @ values[order] / part.sum())
 
 
 def holding_up(
@@ -33,16 +63,21 @@ def holding_up(
     natural: FloatArray,
     front: FloatArray,
     pick: int,
-    lapse: float,
+    noise: tuple[float, float, float],
     confidence: float,
     best: IntArray | None = None,
 ) -> BoolArray:
     """Per answer, whether the pick rests on it: weighing the prior draws ``natural``
-    (rows of natural-unit weights) by every answer but that one, each left or right
-    answer given with probability ε/2 + (1 − ε)·[its side is the better one] at the
-    posterior's lapse rate ε (``lapse``; a "can't tell" weighs nothing here), the
-    probability that ``pick`` (a row of ``front``) is the best candidate falls below
-    ``confidence``, and by at least ``HOLD_DROP`` below its probability with every answer.
+    (rows of natural-unit weights) by every answer but that one, through the engine's
+    answer model (:func:`~tradeoff.learn.likelihood.answer_log_likelihoods`: a lapse ε, a
+    logistic temperature T and a "can't tell" band δ, ``noise``; :func:`noisy_end` of the
+    posterior's: the answers as noisy as the posterior allows), the probability that
+    ``pick`` (a row of ``front``) is the best candidate falls below ``confidence``, and by
+    at least ``HOLD_DROP`` below its probability with every answer.
+
+    A lapse-only model at the posterior's mean ε overstates what one answer says: an answer
+    close to the deciding comparison is the one a graded slip reverses most often, and a
+    person who slips one answer in five looks careful after a few answers that agree.
     ``best``: each draw's best row of ``front`` (:func:`~tradeoff.stable.stable_argmax_rows`
     of ``natural @ front.T``), when the caller keeps it (it depends on neither the answers
     nor the pick).
@@ -51,20 +86,20 @@ def holding_up(
     >>> draws = np.array([[a, 1 - a] for a in np.linspace(0.01, 0.99, 99)])
     >>> front = np.array([[1.0, 0.0], [0.0, 1.0]])  # the first best while a > 0.5
     >>> r = [JointRecord((1.0, -1.0), 0, "trade", ())]  # "left": a > 0.5
-    >>> holding_up(r, draws, front, 0, 0.05, 0.95).tolist()
+    >>> holding_up(r, draws, front, 0, (0.05, 0.0, 0.0), 0.95).tolist()
     [True]
-    >>> holding_up(r + r, draws, front, 0, 0.05, 0.95).tolist()  # each alone suffices
+    >>> holding_up(r + r, draws, front, 0, (0.05, 0.0, 0.0), 0.95).tolist()  # each suffices
     [False, False]
+    >>> holding_up(r + r, draws, front, 0, (0.4, 0.0, 0.0), 0.95).tolist()  # one in five slips
+    [True, True]
     """
     out = np.zeros(len(records), dtype=bool)
-    sided = [i for i, r in enumerate(records) if r.outcome != 2]
-    if not sided:
+    if not records:
         return out
-    delta = np.array([records[i].diff for i in sided]) @ natural.T  # (answers, draws)
-    sign = answer_signs(np.array([records[i].outcome for i in sided], dtype=np.intp))
-    agree = sign[:, None] * delta > 0
-    hit, miss = np.log(1.0 - lapse / 2), np.log(max(lapse, 1e-6) / 2)
-    log_p = np.where(agree, hit, miss)
+    delta = np.array([r.diff for r in records]) @ natural.T  # (answers, draws)
+    outcome = np.array([r.outcome for r in records], dtype=np.intp)
+    each = tuple(np.full(len(natural), x) for x in noise)
+    log_p = np.maximum(answer_log_likelihoods(delta, outcome, *each), np.log(FLOOR))
     total: FloatArray = np.sum(log_p, axis=0)
     if best is None:
         best = stable_argmax_rows(natural @ front.T)
@@ -75,9 +110,9 @@ def holding_up(
         return float(w @ is_pick / w.sum())
 
     p_all = p_pick(total)
-    for row, i in enumerate(sided):
-        p = p_pick(total - log_p[row])
-        out[i] = settled(p) < confidence and settled(p_all - p) >= HOLD_DROP
+    for i in range(len(records)):
+        p_i = p_pick(total - log_p[i])
+        out[i] = settled(p_i) < confidence and settled(p_all - p_i) >= HOLD_DROP
     return out
 
 

@@ -46,6 +46,7 @@ from tradeoff.learn.corroboration import (
     REFERENCE_DRAWS,
     agreeing,
     holding_up,
+    noisy_end,
 )
 from tradeoff.learn.joint_questions import MIN_BEST_SHARE, Candidate, Questions, Trade
 from tradeoff.learn.joint_state import JointRecord, JointState, answer_digest
@@ -380,8 +381,10 @@ class JointStrategy(PosteriorStrategy[JointState]):
         (:func:`~tradeoff.learn.corroboration.agreeing`); and those on which the two
         options of an answer the pick rests on read differently
         (:func:`~tradeoff.learn.corroboration.holding_up`: without that answer alone it
-        would not be settled). A single slip there may have made the pick. Empty while the
-        pick is not settled."""
+        would not be settled, the answers weighed with the whole answer model at the noisy
+        end of the posterior's lapse, temperature and band,
+        :func:`~tradeoff.learn.corroboration.noisy_end`). A single slip there may have
+        made the pick. Empty while the pick is not settled."""
         known = self.stop_decision(state)
         if known is None or not self.spec.decided(*known):
             return ()
@@ -390,7 +393,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
         few = agreeing(state.records, s.natural, s.weights) < AGREEING_ANSWERS
         out.update(int(j) for j in np.flatnonzero(self._live_differ(state, 0.0) & few))
         if s.pick is not None and self.candidates is not None:
-            lapse = self.posterior.noise_posterior(state)[0]
+            w = state.weights()
+            values = self.noise_grid.values(state.noise)
+            lapse, temperature, band = (noisy_end(x, w) for x in values)
             rows = self.candidates[self._front]
             if self._reference_best is None:
                 best = stable_argmax_rows(self._reference() @ rows.T)
@@ -400,7 +405,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 self._reference(),
                 rows,
                 s.pick,
-                lapse,
+                (lapse, temperature, band),
                 self.spec.decision_confidence,
                 self._reference_best,
             )

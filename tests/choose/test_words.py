@@ -199,7 +199,7 @@ def test_session_show_says_not_asked(unasked: Path, capsys: pytest.CaptureFixtur
     name = summary.result.names[j]
     text = format_session(summary)
     (row,) = [line for line in text.splitlines() if line.startswith(f"  {name} ")]
-    assert row.split(None, 1)[1] == "not asked: your answers did not need it"
+    assert row.split(None, 1)[1] == "not asked: your questions never varied it"
     assert summary.to_dict()["asked"][j] is False
     # the trade-offs stand under headings that are true of them, none about that weight
     headings = [line for line in text.splitlines() if line.endswith(":") and "answers" in line]
@@ -216,12 +216,12 @@ def test_select_and_the_report_say_not_asked(unasked: Path, tmp_path: Path) -> N
     aspect = aspect_words(decision.scenario)[j]
     name = decision.stakeholders[0].names[j]
     text = selection_text(decision.selection)
-    assert f"{name} (not asked: their answers did not need it)" in text
+    assert f"{name} (not asked: their questions never varied it)" in text
     _, md_path = write_report(decision, tmp_path / "report", argv=["report"])
     stakeholder = md_path.read_text().split("### dr-kim", 1)[1].split("## Regret", 1)[0]
     (row,) = [line for line in stakeholder.splitlines() if line.startswith(f"| {aspect} |")]
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[1:3] == ["not asked: your answers did not need it", ""]
+    assert cells[1:3] == ["not asked: your questions never varied it", ""]
     assert not any(aspect in line for line in stakeholder.splitlines() if "per 1,000" in line)
 
 
@@ -264,7 +264,7 @@ def test_the_team_report_speaks_of_each_person_not_to_them(
     _, md_path = write_report(decision, tmp_path / "team", argv=["report"])
     md = md_path.read_text()
     people = md.split("## Stakeholders", 1)[1].split("## Regret", 1)[0]
-    assert "not asked: their answers did not need it" in people
+    assert "not asked: their questions never varied it" in people
     assert re.search(r"\b(you|your)\b", people, flags=re.I) is None, re.findall(
         r"[^.]*\byour?\b[^.]*", people, flags=re.I
     )

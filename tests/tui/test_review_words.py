@@ -35,7 +35,7 @@ async def test_the_review_says_not_asked(tmp_path: Path) -> None:
         if informed:
             assert "%" in row
         else:
-            assert row.rstrip().endswith("not asked: your answers did not need it")
+            assert row.rstrip().endswith("not asked: your questions never varied it")
             assert "%" not in row and "█" not in row and "░" not in row
     text = "\n".join(lines)
     assert "Not settled by your answers:" not in text  # the heading says it, once

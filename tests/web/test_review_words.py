@@ -50,11 +50,11 @@ def test_a_weight_not_asked_has_no_number_and_no_meter(recorder: Recorder) -> No
     for weight, informed in zip(view.weights, asked, strict=True):
         assert weight.asked is informed
         if not informed:
-            assert weight.value == "not asked: your answers did not need it"
+            assert weight.value == "not asked: your questions never varied it"
             assert weight.range == "" and "%" not in weight.value
     html = render(view)
     assert html.count("<meter") == sum(asked)
-    assert html.count("not asked: your answers did not need it") == asked.count(False)
+    assert html.count("not asked: your questions never varied it") == asked.count(False)
     assert "Not settled by your answers:" not in html  # the heading says it, once
     if view.unsettled:
         assert "<h2>Not settled by your answers yet</h2>" in html

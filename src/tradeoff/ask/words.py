@@ -148,12 +148,14 @@ def not_asked_words(voice: Voice = YOU, words: Words = ENGLISH) -> str:
     """What a face shows instead of a weight no answer informed
     (:attr:`~tradeoff.learn.base.ElicitationResult.asked` is false for it): no question
     showed two options that differ on it, so its number would be the starting guess, not
-    something the person said.
+    something the person said. (Not "your answers did not need it": a session that ran out
+    of questions may leave unasked an aspect the pick turns on, and the verdict's
+    ``one_answer`` sentence then says so beside it.)
 
     >>> not_asked_words(), not_asked_words(Voice("dr-kim"))
-    ('not asked: your answers did not need it', 'not asked: their answers did not need it')
+    ('not asked: your questions never varied it', 'not asked: their questions never varied it')
     """
-    return voice.say(N_("not asked: your answers did not need it"), words)
+    return voice.say(N_("not asked: your questions never varied it"), words)
 
 
 def tradeoff_headings(voice: Voice = YOU, words: Words = ENGLISH) -> tuple[str, str]:

@@ -108,6 +108,10 @@ class JointStrategy(PosteriorStrategy[JointState]):
     measured: FloatArray | None = field(default=None, compare=False, repr=False)
     #: A study's pooled prior the weights start from (:mod:`~tradeoff.learn.starting_prior`).
     start: StartingPrior | None = field(default=None, compare=False, repr=False)
+    #: With ``measured``: the pick is the likeliest best over the weights and the
+    #: measurements, or (``False``, sessions recorded before) the best at the measured
+    #: numbers (:attr:`~tradeoff.learn.particles.ParticlePosterior.likeliest`).
+    likeliest: bool = True
     #: :meth:`_reference`, once drawn.
     _references: FloatArray | None = field(default=None, init=False, compare=False, repr=False)
     #: The posterior over the weights (built from the fields above).
@@ -146,6 +150,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 if self.measured is None or self.candidates is None
                 else _tables(self.measured, front),
                 self.start,
+                self.likeliest,
             ),
         )
 
@@ -254,6 +259,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 regret / spread,
                 tuple(int(self._front[i]) for i in order),
                 self.spec.decision_confidence,
+                measured_best=None
+                if s.exact_pick is None or s.exact_pick == s.pick
+                else (int(self._front[s.exact_pick]), float(s.p_best[s.exact_pick])),
             )
         if len(self._verdicts) >= SUMMARIES_KEPT:
             self._verdicts.pop(next(iter(self._verdicts)))  # the oldest
@@ -273,16 +281,19 @@ class JointStrategy(PosteriorStrategy[JointState]):
 
     def stop_decision(self, state: JointState) -> tuple[float, float] | None:
         """What ends the questions: :meth:`decision`, or, with a measurement noise, the
-        stated probability the same pick would have at the candidates' measured numbers
-        when that is higher. Answers settle the weights, never the measurements: once
-        the weights settle the pick, more questions cannot lift a P(best) that the
-        measurement noise holds down (the person is told the noise-aware one)."""
+        stated probability the best candidate at the measured numbers has there
+        (:attr:`~tradeoff.learn.particles.Summary.exact_pick`, the pick under the rule of
+        sessions recorded before) when that is higher. Answers settle the weights, never
+        the measurements: once the weights settle which model measured best, more
+        questions cannot lift a P(best) that the measurement noise holds down (the person
+        is told the noise-aware one, of the likeliest best)."""
         known = self.decision(state)
         s = self.posterior.summary(state)
-        if known is None or s.exact_p_best is None or s.exact_near is None or s.pick is None:
+        top = s.exact_pick
+        if known is None or s.exact_p_best is None or s.exact_near is None or top is None:
             return known
-        others = bool(tied_with(s.exact_near, s.pick))
-        p, near = float(s.exact_p_best[s.pick]), float(s.exact_near.sum())
+        others = bool(tied_with(s.exact_near, top))
+        p, near = float(s.exact_p_best[top]), float(s.exact_near.sum())
         exact = near if said_tied(p, near, others, self.spec.decision_confidence) else p
         return (max(known[0], exact), known[1])
 
@@ -385,14 +396,14 @@ class JointStrategy(PosteriorStrategy[JointState]):
         s = self.posterior.summary(state)
         few = agreeing(state.records, s.natural, s.weights) < AGREEING_ANSWERS
         out.update(int(j) for j in np.flatnonzero(self._live_differ(state, 0.0) & few))
-        if s.pick is not None and self.candidates is not None:
+        if s.exact_pick is not None and self.candidates is not None:
             lapse = self.posterior.noise_posterior(state)[0]
             rows = self.candidates[self._front]
             held = holding_up(
                 state.records,
                 self._reference(),
                 rows,
-                s.pick,
+                s.exact_pick,  # at the measured numbers, as the answers settle it
                 lapse,
                 self.spec.decision_confidence,
             )

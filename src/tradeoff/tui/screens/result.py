@@ -46,7 +46,7 @@ def recommendation_text(advice: Recommendation, candidates: int, *, noisy: bool 
     which your answers cannot tell apart; mlp-8 is picked because it is the more likely
     best (80%); probability it is the best or practically tied with it: 98%.
     """
-    from tradeoff.choose.words import chance_words, noise_words
+    from tradeoff.choose.words import chance_words, measured_best_words, noise_words
 
     if advice.probability is None:
         sure = ""
@@ -57,6 +57,14 @@ def recommendation_text(advice: Recommendation, candidates: int, *, noisy: bool 
         sure = (
             f" The chance that it really is the best for you{allowing}: "
             f"{probability_words(advice.probability)}."
+        )
+    if advice.measured_best is not None and advice.measured_best_p is not None:
+        sure += " " + measured_best_words(
+            advice.name,
+            advice.p_best[advice.index] if advice.p_best else 0.0,
+            advice.measured_best,
+            advice.measured_best_p,
+            advice.measured_cases,
         )
     if noise := noise_words(advice):
         sure += f" {noise}"

@@ -23,6 +23,7 @@ from tradeoff.choose.candidates import scenario_pool
 from tradeoff.choose.pool_metric import metric_objectives, metric_vectors
 from tradeoff.choose.recommend import measured_vectors, measurement_record, recommend
 from tradeoff.choose.words import likeliest_words
+from tradeoff.cli.app import format_session
 from tradeoff.learn import Engine
 from tradeoff.learn.particles import PARTICLES
 from tradeoff.pool import Pool, load_pool
@@ -30,6 +31,7 @@ from tradeoff.record.log import read_session
 from tradeoff.record.recorder import Recorder
 from tradeoff.record.records import MeasurementRecord
 from tradeoff.record.replay import replay
+from tradeoff.record.summary import summarise
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.opening import start_session
 
@@ -231,3 +233,8 @@ def test_a_session_replays_with_the_rule_it_recorded(tmp_path: Path) -> None:
         assert found.pick == verdict.pick and found.p_best == pytest.approx(verdict.p_best)
     assert stated[0] is not None and stated[1] is not None
     assert stated[0].pick == 10 and stated[1].pick != 10
+    shown = format_session(summarise(new.path))  # `session show` says why
+    pick = f"m{stated[1].pick}"
+    assert f"The pick the questions stand on now: {pick} (" in shown
+    assert f"m10 measured best for your metric, but {pick} is more likely the best" in shown
+    assert "measured best" not in format_session(summarise(before.path))

@@ -215,7 +215,7 @@ def _noise_ties(
     them that far from the one at the measured numbers, or beats the pick in at least
     :data:`NOISE_SHARE` of them (``psi`` with row weights ``w``), a share at least
     :data:`NOISE_GAIN` from the one at the measured numbers (``exact``, ``exact_w``; the
-    pick, of highest expected ψ over the plausible measurements, may lose at them);
+    pick, the likeliest best over the plausible measurements, may lose at them);
     the likelier best first, then the more often better (ties: the earlier row)."""
     found: list[NoiseTie] = []
     # Compared after rounding (stable.rounded_rows): two models equal at their measured

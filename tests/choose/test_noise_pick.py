@@ -22,6 +22,8 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.candidates import scenario_pool
 from tradeoff.choose.pool_metric import metric_objectives, metric_vectors
 from tradeoff.choose.recommend import measured_vectors, measurement_record, recommend
+from tradeoff.choose.selection import recommend_each
+from tradeoff.choose.stakeholder import stakeholder_of
 from tradeoff.choose.words import likeliest_words
 from tradeoff.cli.app import format_session
 from tradeoff.learn import Engine
@@ -227,10 +229,15 @@ def test_a_session_replays_with_the_rule_it_recorded(tmp_path: Path) -> None:
         rec.close()
     assert json.loads(new.path.read_text().splitlines()[0])["measurement"]["pick"] == "likeliest"
     for rec, verdict in zip((before, new), stated, strict=True):
-        again = replay(read_session(rec.path))
+        log = read_session(rec.path)
+        again = replay(log)
         found = again.verdict()
         assert verdict is not None and found is not None
         assert found.pick == verdict.pick and found.p_best == pytest.approx(verdict.p_best)
+        # `select`, the report and the export pick by the rule the session's stop used
+        person = stakeholder_of(log.header, again, rec.path)
+        chosen = recommend_each(loaded.scenario, [person], pool).recommendations[0]
+        assert chosen.index == verdict.pick and chosen.stated == pytest.approx(verdict.stated)
     assert stated[0] is not None and stated[1] is not None
     assert stated[0].pick == 10 and stated[1].pick != 10
     shown = format_session(summarise(new.path))  # `session show` says why

@@ -548,6 +548,8 @@ class Outcome:
     draws: NDArray[np.float64] | None = field(repr=False)
     posterior: tuple[NDArray[np.float64], NDArray[np.float64]] | None = field(repr=False)
     consistency: Consistency
+    #: The stop's pick rule with a measurement noise (:attr:`Engine.likeliest`).
+    likeliest: bool = True
 
 
 def outcome_of(engine: Engine) -> Outcome:
@@ -559,4 +561,5 @@ def outcome_of(engine: Engine) -> Outcome:
         engine.weight_draws(),
         engine.weighted_draws(),
         consistency_of(engine),
+        engine.likeliest,
     )

@@ -29,7 +29,8 @@ also answer the ``joint`` engine on a pool of their own, and the P(best) its sto
 is compared with ``simulate``'s and ``select``'s for the same person. For both ways: among the picks
 stated with P(best) ≥ 0.95, the share that are not the truth's best (goal with the
 noise: ≤ 5%), and a reliability table by P(best) bins: people, mean P(best), share right;
-and, with the noise, the same for the model of highest noise-aware P(best) beside the pick.
+and, with the noise, the same for the pick (the model of highest noise-aware P(best))
+beside the model of highest expected ψ at the measured numbers (the pick before).
 """
 
 from __future__ import annotations
@@ -131,10 +132,14 @@ def run(
                     found[way].append((rec.probability, rec.index == best))
                     if way == "noise":
                         assert rec.p_best is not None
-                        likeliest = stable_argmax(rec.p_best)
-                        LIKELIEST.setdefault(size, []).append(
-                            (rec.p_best[likeliest], likeliest == best)
+                        # the likeliest best, with a noise (else as before)
+                        assert noisy is None or rec.index == stable_argmax(rec.p_best)
+                        before = (
+                            rec.index
+                            if rec.measured_best is None
+                            else pool.names.index(rec.measured_best)
                         )
+                        EXPECTED.setdefault(size, []).append((rec.p_best[before], before == best))
                     if way == "noise" and rec.index != best:
                         named = [t.name for t in rec.noise_tied]
                         NAMED.setdefault(size, []).append(
@@ -144,9 +149,9 @@ def run(
     return out
 
 
-#: Per test-set size, the model of highest noise-aware P(best) per person (not the pick):
-#: (its P(best), it is the truth's best).
-LIKELIEST: dict[int, list[tuple[float, bool]]] = {}
+#: Per test-set size, the model of highest expected ψ at the measured numbers per person
+#: (the pick before): (its noise-aware P(best), it is the truth's best).
+EXPECTED: dict[int, list[tuple[float, bool]]] = {}
 
 #: Per test-set size, for each wrong pick with the noise: (the noise sentence names the
 #: truth's best, among the first three it names).
@@ -155,10 +160,11 @@ NAMED: dict[int, list[tuple[bool, bool]]] = {}
 
 def engine_agreement(
     sizes: Sequence[int], people: int, seed: int
-) -> dict[int, list[tuple[float, float, float, bool]]]:
+) -> dict[int, list[tuple[float, float, float, bool, bool]]]:
     """Per test-set size, ``people`` simulated people answering the ``joint`` engine
     exactly on a measured pool (one pool per person): (the P(best) the stop states, the one
-    ``simulate`` states, the one ``select`` states, the pick is the truth's best)."""
+    ``simulate`` states, the one ``select`` states, the pick is the truth's best, the three
+    name the same pick)."""
     from tradeoff.ask.population import scenario_population
     from tradeoff.choose.selection import recommend_each
     from tradeoff.choose.stakeholder import Stakeholder
@@ -170,7 +176,7 @@ def engine_agreement(
     priors = population.priors.tolist()
     spec = SCENARIO.elicitation.override(strategy="joint")
     spans = (*priors, *(a.range[1] - a.range[0] for a in SCENARIO.attributes))
-    out: dict[int, list[tuple[float, float, float, bool]]] = {}
+    out: dict[int, list[tuple[float, float, float, bool, bool]]] = {}
     for size in sizes:
         rng = np.random.default_rng([seed, size, 1])
         rows = []
@@ -228,7 +234,8 @@ def engine_agreement(
                 verdict.practically_tied and true_psi[best] - true_psi[verdict.pick] <= margin
             )
             assert simulated.stated is not None and selected.stated is not None
-            rows.append((verdict.stated, simulated.stated, selected.stated, bool(right)))
+            same = verdict.pick == simulated.index == selected.index
+            rows.append((verdict.stated, simulated.stated, selected.stated, bool(right), same))
         out[size] = rows
     return out
 
@@ -347,7 +354,7 @@ def _likeliest_section(results: dict[int, dict[str, list[tuple[float, bool]]]]) 
         "pick: people",
         "mean P(best)",
         "right",
-        "likeliest best: people",
+        "measured best: people",
         "mean P(best)",
         "right",
     ]
@@ -358,7 +365,7 @@ def _likeliest_section(results: dict[int, dict[str, list[tuple[float, bool]]]]) 
                 _label(size),
                 f"[{low:.2f}, {min(high, 1.0):.2f}{']' if high > 1 else ')'}",
             ]
-            for rows in (found["noise"], LIKELIEST.get(size, [])):
+            for rows in (found["noise"], EXPECTED.get(size, [])):
                 inside = [(p, r) for p, r in rows if low <= p < high]
                 if inside:
                     cells += [
@@ -369,7 +376,7 @@ def _likeliest_section(results: dict[int, dict[str, list[tuple[float, bool]]]]) 
                 else:
                     cells += [0, "–", "–"]
             body.append(cells)
-        rows = LIKELIEST.get(size, [])
+        rows = EXPECTED.get(size, [])
         pick = found["noise"]
         body.append(
             [
@@ -384,16 +391,17 @@ def _likeliest_section(results: dict[int, dict[str, list[tuple[float, bool]]]]) 
             ]
         )
     return (
-        "\n\n## The pick against the model of highest noise-aware P(best)\n\n"
-        "With the noise, the pick (the model of highest expected ψ at the measured numbers, "
-        "what every place recommends) beside the model whose noise-aware P(best) is highest "
-        "(not recommended; for comparison): its P(best) and how often it is the truth's "
-        "best.\n\n" + markdown(head, body)
+        "\n\n## The pick against the model that measured best\n\n"
+        "With the noise, the pick (the model of highest noise-aware P(best), what every "
+        "place recommends) beside the model of highest expected ψ at the measured numbers "
+        "(the pick before; for comparison): its noise-aware P(best) and how often it is the "
+        "truth's best. Without noise (true recalls) the two are the same model.\n\n"
+        + markdown(head, body)
     )
 
 
 #: What :func:`engine_agreement` found, for the report.
-ENGINE: dict[int, list[tuple[float, float, float, bool]]] = {}
+ENGINE: dict[int, list[tuple[float, float, float, bool, bool]]] = {}
 
 
 def _engine_section(args: argparse.Namespace) -> str:
@@ -404,6 +412,7 @@ def _engine_section(args: argparse.Namespace) -> str:
         "people",
         "largest |stop − simulate|",
         "largest |stop − select|",
+        "same pick",
         "mean P(best) stated",
         "right",
         "stated ≥ 0.95: people",
@@ -419,6 +428,7 @@ def _engine_section(args: argparse.Namespace) -> str:
                 len(rows),
                 f"{max(abs(r[0] - r[1]) for r in rows):.1e}",
                 f"{max(abs(r[0] - r[2]) for r in rows):.1e}",
+                f"{sum(r[4] for r in rows)} of {len(rows)}",
                 f"{stop.mean():.3f}",
                 f"{np.mean([r[3] for r in rows]):.1%}",
                 len(sure),

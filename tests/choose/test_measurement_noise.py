@@ -129,8 +129,15 @@ def test_no_uncertainty_gives_the_exact_numbers(v: np.ndarray, seed: int, n_draw
     vectors = metric_vectors(SC, pool, PRIORS)
     exact = np.broadcast_to(vectors, (8 * n_draws, *vectors.shape)).copy()
     plain = recommend(SC, pool, draws.mean(axis=0), PRIORS, draws=draws, draw_weights=dw)
-    joint = recommend(
-        SC, pool, draws.mean(axis=0), PRIORS, draws=draws, draw_weights=dw, measured=exact
+    joint = recommend(  # the pick by the rule without noise: the same draws, the same pick
+        SC,
+        pool,
+        draws.mean(axis=0),
+        PRIORS,
+        draws=draws,
+        draw_weights=dw,
+        measured=exact,
+        likeliest=False,
     )
     assert plain.index == joint.index and plain.tied == joint.tied
     assert np.allclose(plain.p_best, joint.p_best, atol=1e-12)  # type: ignore[arg-type]

@@ -201,6 +201,7 @@ def recommend_each(
                 draw_weights=draw_weights,
                 vectors=vectors[s.priors],
                 measured=noisy,
+                likeliest=s.likeliest,
             )
         )
     return EachRecommended(recs, measured, vectors)

@@ -48,6 +48,10 @@ class Stakeholder:
     #: weight of each (:meth:`~tradeoff.learn.Engine.weighted_draws`); the pick and P(best)
     #: come from these, so they are the ones the session stopped on.
     posterior: tuple[FloatArray, FloatArray] | None = field(default=None, repr=False, compare=False)
+    #: With a measurement noise, whether the session's stop picked the likeliest best (else
+    #: the model of highest expected ψ at the measured numbers: sessions recorded before);
+    #: the recommendation picks by the same rule (:func:`tradeoff.choose.recommend.recommend`).
+    likeliest: bool = True
 
 
 class SessionHeader(Protocol):
@@ -91,6 +95,7 @@ def stakeholder_of(
         result.complete,
         result.asked,
         outcome.posterior,
+        outcome.likeliest,
     )
 
 

@@ -177,11 +177,48 @@ def noise_words(rec: Recommendation, voice: str = "you") -> str:
 LIKELIER = 0.005
 
 
+def measured_best_words(
+    pick: str,
+    p_pick: float,
+    other: str,
+    p_other: float,
+    cases: tuple[int | None, int | None] = (None, None),
+    voice: str = "your",
+) -> str:
+    """Why the pick (the likeliest best once the measurement noise is counted) is not the
+    model ``other`` that measured best, in one sentence; ``cases``: the fewest cases the
+    numbers that matter were measured on, ``other``'s and the pick's.
+
+    >>> print(measured_best_words("trial-3", 0.36, "trial-17", 0.28, (100, 300)))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    trial-17 measured best for your metric, but on fewer cases (100 against 300); trial-3
+    is more likely the best once the measurement noise is counted (36%, against 28%).
+    >>> print(measured_best_words("a", 0.5, "b", 0.3, voice="their"))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    b measured best for their metric, but a is more likely the best once the measurement
+    noise is counted (50%, against 30%).
+    """
+    theirs, ours = cases
+    fewer = (
+        f", but on fewer cases ({theirs:,} against {ours:,});"
+        if theirs is not None and ours is not None and theirs < ours
+        else ", but"
+    )
+    return (
+        f"{other} measured best for {voice} metric{fewer} {pick} is more likely the best "
+        f"once the measurement noise is counted ({probability_words(p_pick)}, against "
+        f"{probability_words(p_other)})."
+    )
+
+
 def likeliest_words(rec: Recommendation, names: Sequence[str], voice: str = "your") -> str:
     """Why the pick is not the likeliest best, when it is not, in one sentence; "" when
     it is (or within :data:`LIKELIER`), or with a point estimate. The pick maximises the
     expected value of the metric over what the answers leave open, not P(best): a model
-    best more often can be worse on average.
+    best more often can be worse on average. With a measurement noise the pick is the
+    likeliest best: then why it is not the model that measured best, when it is not
+    (:attr:`~tradeoff.choose.recommend.Recommendation.measured_best`,
+    :func:`measured_best_words`).
 
     >>> from tradeoff.choose.recommend import Recommendation
     >>> rec = Recommendation("trial-17", 2, (0.50, 0.49, 0.52), (0.36, 0.34, 0.28), "trial-3", "")
@@ -195,6 +232,15 @@ def likeliest_words(rec: Recommendation, names: Sequence[str], voice: str = "you
     """
     if rec.p_best is None:
         return ""
+    if rec.measured_best is not None and rec.measured_best_p is not None:
+        return measured_best_words(
+            rec.name,
+            rec.p_best[rec.index],
+            rec.measured_best,
+            rec.measured_best_p,
+            rec.measured_cases,
+            voice,
+        )
     p = np.asarray(rec.p_best, dtype=np.float64)
     other = stable_argmax([float(x) if i != rec.index else -1.0 for i, x in enumerate(p)])
     if not p[other] >= p[rec.index] + LIKELIER:

@@ -130,7 +130,7 @@ def format_session(summary: SessionSummary) -> str:
     were not finished is said to be provisional."""
     from tradeoff.ask.words import not_asked_words, tradeoff_headings
     from tradeoff.choose.candidates import candidate_names
-    from tradeoff.choose.words import stated_words, unfinished_words
+    from tradeoff.choose.words import measured_best_words, stated_words, unfinished_words
     from tradeoff.learn.shares import left_out_words
     from tradeoff.learn.verdict import one_answer_words
 
@@ -168,6 +168,10 @@ def format_session(summary: SessionSummary) -> str:
         )
         stopped = "stopped on" if r.complete else "stand on now"
         lines.append(f"The pick the questions {stopped}: {pick} ({said}).")
+        if v.measured_best is not None:
+            i, p = v.measured_best
+            other = names[i] if names else f"candidate {i + 1}"
+            lines.append(measured_best_words(pick, v.p_best, other, p))
         if v.one_answer:
             lines.append(one_answer_words([r.names[j] for j in v.one_answer]))
     lines.append(f"  {'':<16} {'per unit (3 significant digits)':<36} over its whole range (swing)")

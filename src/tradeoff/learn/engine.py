@@ -71,16 +71,23 @@ def make_strategy(
     candidates: NDArray[np.float64] | None = None,
     measured: NDArray[np.float64] | None = None,
     start: StartingPrior | None = None,
+    likeliest: bool = True,
 ) -> Strategy[Any]:
-    """Build the strategy ``spec.strategy`` names (``candidates``, ``measured``, ``start``:
-    see :class:`Engine`)."""
+    """Build the strategy ``spec.strategy`` names (``candidates``, ``measured``, ``start``,
+    ``likeliest``: see :class:`Engine`)."""
     if start is not None and spec.strategy != "joint":
         raise ValueError("a study's population prior needs strategy 'joint'")
     if spec.strategy == "probabilistic":
         return ProbabilisticStrategy(space, spec, seed, candidates=candidates)
     if spec.strategy == "joint":
         return JointStrategy(
-            space, spec, seed, candidates=candidates, measured=measured, start=start
+            space,
+            spec,
+            seed,
+            candidates=candidates,
+            measured=measured,
+            start=start,
+            likeliest=likeliest,
         )
     return STRATEGY_FACTORIES[spec.strategy](space, spec, seed)
 
@@ -110,6 +117,11 @@ class Engine:
         :func:`tradeoff.choose.recommend.measured_vectors`): the ``joint`` strategy's stop
         then counts P(best) over the weights and the measurements together, as the
         recommendation does (other strategies read the candidates as exact).
+    likeliest
+        With ``measured``: the ``joint`` strategy picks the candidate of highest P(best)
+        over the weights and the measurements, as the recommendation does; ``False``: the
+        one of highest expected ψ at the measured numbers (sessions recorded before, whose
+        header's measurement says ``pick = "expected"``).
     start
         A study's population prior the ``joint`` strategy's weights start from
         (:class:`~tradeoff.learn.starting_prior.StartingPrior`), or ``None``: its own prior.
@@ -137,10 +149,12 @@ class Engine:
         candidates: NDArray[np.float64] | None = None,
         measured: NDArray[np.float64] | None = None,
         start: StartingPrior | None = None,
+        likeliest: bool = True,
     ) -> None:
         pop = population or scenario_population(scenario)
         self.candidates = candidates
         self.measured = measured
+        self.likeliest = likeliest
         self.start = start
         self.scenario = scenario
         self.spec = spec if spec is not None else scenario.elicitation
@@ -148,7 +162,9 @@ class Engine:
         self.strategy_name = self.spec.strategy
         # Algorithm 1 keeps the paper's query classifiers; ours show realistic ones.
         self.space = QuerySpace(scenario, pop, context=self.strategy_name != "paper")
-        self._strategy = make_strategy(self.space, self.spec, seed, candidates, measured, start)
+        self._strategy = make_strategy(
+            self.space, self.spec, seed, candidates, measured, start, likeliest
+        )
         self._states: list[Any] = [self._strategy.initial()]
         self._history: list[tuple[Query, Choice]] = []
         #: Per counted answer, which statistics some answer so far showed differing
@@ -532,6 +548,8 @@ class Outcome:
     draws: NDArray[np.float64] | None = field(repr=False)
     posterior: tuple[NDArray[np.float64], NDArray[np.float64]] | None = field(repr=False)
     consistency: Consistency
+    #: The stop's pick rule with a measurement noise (:attr:`Engine.likeliest`).
+    likeliest: bool = True
 
 
 def outcome_of(engine: Engine) -> Outcome:
@@ -543,4 +561,5 @@ def outcome_of(engine: Engine) -> Outcome:
         engine.weight_draws(),
         engine.weighted_draws(),
         consistency_of(engine),
+        engine.likeliest,
     )

@@ -109,6 +109,10 @@ class JointStrategy(PosteriorStrategy[JointState]):
     measured: FloatArray | None = field(default=None, compare=False, repr=False)
     #: A study's pooled prior the weights start from (:mod:`~tradeoff.learn.starting_prior`).
     start: StartingPrior | None = field(default=None, compare=False, repr=False)
+    #: With ``measured``: the pick is the likeliest best over the weights and the
+    #: measurements, or (``False``, sessions recorded before) the best at the measured
+    #: numbers (:attr:`~tradeoff.learn.particles.ParticlePosterior.likeliest`).
+    likeliest: bool = True
     #: :meth:`_reference`, once drawn.
     _references: FloatArray | None = field(default=None, init=False, compare=False, repr=False)
     #: Each of :meth:`_reference`'s draws' best front candidate, once worked out.
@@ -151,6 +155,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 if self.measured is None or self.candidates is None
                 else _tables(self.measured, front),
                 self.start,
+                self.likeliest,
             ),
         )
 
@@ -259,6 +264,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 regret / spread,
                 tuple(int(self._front[i]) for i in order),
                 self.spec.decision_confidence,
+                measured_best=None
+                if s.exact_pick is None or s.exact_pick == s.pick
+                else (int(self._front[s.exact_pick]), float(s.p_best[s.exact_pick])),
             )
         if len(self._verdicts) >= SUMMARIES_KEPT:
             self._verdicts.pop(next(iter(self._verdicts)))  # the oldest
@@ -278,16 +286,19 @@ class JointStrategy(PosteriorStrategy[JointState]):
 
     def stop_decision(self, state: JointState) -> tuple[float, float] | None:
         """What ends the questions: :meth:`decision`, or, with a measurement noise, the
-        stated probability the same pick would have at the candidates' measured numbers
-        when that is higher. Answers settle the weights, never the measurements: once
-        the weights settle the pick, more questions cannot lift a P(best) that the
-        measurement noise holds down (the person is told the noise-aware one)."""
+        stated probability the best candidate at the measured numbers has there
+        (:attr:`~tradeoff.learn.particles.Summary.exact_pick`, the pick under the rule of
+        sessions recorded before) when that is higher. Answers settle the weights, never
+        the measurements: once the weights settle which model measured best, more
+        questions cannot lift a P(best) that the measurement noise holds down (the person
+        is told the noise-aware one, of the likeliest best)."""
         known = self.decision(state)
         s = self.posterior.summary(state)
-        if known is None or s.exact_p_best is None or s.exact_near is None or s.pick is None:
+        top = s.exact_pick
+        if known is None or s.exact_p_best is None or s.exact_near is None or top is None:
             return known
-        others = bool(tied_with(s.exact_near, s.pick))
-        p, near = float(s.exact_p_best[s.pick]), float(s.exact_near.sum())
+        others = bool(tied_with(s.exact_near, top))
+        p, near = float(s.exact_p_best[top]), float(s.exact_near.sum())
         exact = near if said_tied(p, near, others, self.spec.decision_confidence) else p
         return (max(known[0], exact), known[1])
 
@@ -392,7 +403,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
         s = self.posterior.summary(state)
         few = agreeing(state.records, s.natural, s.weights) < AGREEING_ANSWERS
         out.update(int(j) for j in np.flatnonzero(self._live_differ(state, 0.0) & few))
-        if s.pick is not None and self.candidates is not None:
+        if s.exact_pick is not None and self.candidates is not None:
             w = state.weights()
             values = self.noise_grid.values(state.noise)
             lapse, temperature, band = (noisy_end(x, w) for x in values)
@@ -404,7 +415,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 state.records,
                 self._reference(),
                 rows,
-                s.pick,
+                s.exact_pick,  # at the measured numbers, as the answers settle it
                 (lapse, temperature, band),
                 self.spec.decision_confidence,
                 self._reference_best,

@@ -86,6 +86,10 @@ class Summary:
     #: ... and ψ and each particle's best there (what the questions are scored on).
     exact_psi: FloatArray | None = None
     exact_best: IntArray | None = None
+    #: The candidate of highest expected ψ at the measured numbers (what the answers alone
+    #: settle; ``exact_near`` is this one's): the pick too without a measurement noise, or
+    #: under the rule ``likeliest=False`` (:attr:`ParticlePosterior.likeliest`).
+    exact_pick: int | None = None
 
 
 def perceivable_margin(natural: FloatArray, spans: Sequence[float]) -> FloatArray:
@@ -209,8 +213,14 @@ class ParticlePosterior:
         (tables × candidates × statistics), or ``None``: particle i is then scored on table
         i mod tables (the pairing of :func:`tradeoff.choose.robustness.joint_psi` when there
         are as many tables as particles), so P(best) and P(best or practically tied) count
-        over the weights and the measurements together. The pick stays the best candidate
-        at ``front`` itself (as :func:`tradeoff.choose.recommend.recommend` picks).
+        over the weights and the measurements together, and the pick is the candidate of
+        highest P(best) among them (``likeliest``).
+    likeliest
+        With ``measured``: the pick is the candidate of highest P(best) over the weights and
+        the measurements (ties, to :data:`~tradeoff.stable.DIGITS` digits: the earlier), as
+        :func:`tradeoff.choose.recommend.recommend` picks; ``False``: the one of highest
+        expected ψ at ``front`` itself (the rule of sessions recorded before, whose header's
+        measurement says ``pick = "expected"``). Without ``measured`` both are the latter.
     start
         A study's pooled prior over the weights (:mod:`~tradeoff.learn.starting_prior`), or
         ``None``: the prior above alone.
@@ -225,6 +235,7 @@ class ParticlePosterior:
     front: FloatArray | None = field(default=None, compare=False, repr=False)
     measured: FloatArray | None = field(default=None, compare=False, repr=False)
     start: StartingPrior | None = field(default=None, compare=False, repr=False)
+    likeliest: bool = True
     _summaries: dict[JointState, Summary] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
@@ -247,6 +258,7 @@ class ParticlePosterior:
         """Particles drawn from the prior (the same for every engine with this seed)."""
         if not self._initial:
             rng = np.random.default_rng([self.seed, 0, 0])
+
             def own(size: int) -> FloatArray:
                 return draw_swing_prior(
                     rng, size, self.spans, self.sparse_share, self.natural_share
@@ -277,7 +289,7 @@ class ParticlePosterior:
         weights = self.robust_weights(state)
         psi = best = p_best = near = exact_p_best = exact_near = None
         exact = top = None
-        pick = None
+        pick = exact_pick = None
         if self.front is not None:
             psi = exact = natural @ self.front.T
             if self.measured is None:
@@ -287,12 +299,14 @@ class ParticlePosterior:
                 best = stable_argmax_rows(psi)  # as the recommendation counts it
             m = len(self.front)
             p_best = np.bincount(best, weights=weights, minlength=m).astype(np.float64)
-            pick = stable_argmax(weights @ exact)
+            pick = exact_pick = stable_argmax(weights @ exact)
+            if self.measured is not None and self.likeliest:
+                pick = stable_argmax(p_best)  # the likeliest best (ties: the earlier)
             near = near_best(psi, best, pick, natural, self.spans, weights)
             if self.measured is not None:
                 top = stable_argmax_rows(exact)
                 exact_p_best = np.bincount(top, weights=weights, minlength=m).astype(np.float64)
-                exact_near = near_best(exact, top, pick, natural, self.spans, weights)
+                exact_near = near_best(exact, top, exact_pick, natural, self.spans, weights)
         out = Summary(
             natural,
             weights,
@@ -305,6 +319,7 @@ class ParticlePosterior:
             exact_near,
             None if self.measured is None or self.front is None else exact,
             None if self.measured is None else top,
+            exact_pick,
         )
         if len(self._summaries) >= SUMMARIES_KEPT:
             self._summaries.pop(next(iter(self._summaries)))  # the oldest

@@ -92,6 +92,10 @@ class Verdict:
     #: (:meth:`~tradeoff.learn.joint.JointStrategy.on_one_answer`): the pick rests on one
     #: answer at most about each, which a single slip may have reversed.
     one_answer: tuple[int, ...] = ()
+    #: With a measurement noise, the candidate of highest expected ψ at the measured
+    #: numbers and its P(best), when it is not the pick (the likeliest best once the noise
+    #: is counted); ``None`` otherwise.
+    measured_best: tuple[int, float] | None = None
 
     @property
     def practically_tied(self) -> bool:

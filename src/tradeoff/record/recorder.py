@@ -233,6 +233,7 @@ class Recorder:
             candidates=candidates,
             measured=None if measurement is None else measurement.array(),
             start=start,
+            likeliest=measurement is None or measurement.pick == "likeliest",
         )
         if start is not None:
             store_prior(sessions_dir, start)

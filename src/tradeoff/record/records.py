@@ -350,6 +350,10 @@ class MeasurementRecord(_Record):
     #: "curves" (the same with the bend drawn from its posterior,
     #: :func:`tradeoff.pool.front.front_sample`).
     prior: Literal["exemplars", "front", "curves"] = "exemplars"
+    #: The stop's pick: "likeliest" (the candidate of highest P(best) over the weights and
+    #: these tables, what the recommendation picks) or "expected" (the one of highest
+    #: expected ψ at the measured numbers: what a header without it used, replayed so).
+    pick: Literal["expected", "likeliest"] = "expected"
 
     def array(self) -> NDArray[np.float64]:
         """The plausible metric rows (tables × candidates × statistics) the stop counted

@@ -78,6 +78,7 @@ session's recomputed result is compared with its recorded
         candidates=candidates,
         measured=measured,
         start=start,
+        likeliest=h.measurement is None or h.measurement.pick == "likeliest",
     )
     differs = 0
     check = check or not engine.learns_from_any_question

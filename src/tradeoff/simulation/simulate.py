@@ -110,6 +110,7 @@ def score_run(
         draw_weights=draw_weights,
         vectors=vectors,
         measured=engine.measured,  # the tables the stop counted over (None: drawn here)
+        likeliest=engine.likeliest,
     )
     psi = vectors @ np.asarray(truth, dtype=np.float64)
     best = int(np.argmax(psi))

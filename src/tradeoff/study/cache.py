@@ -478,9 +478,11 @@ def cached_measurement(
             if not known:
                 return None
             try:
-                return MeasurementRecord.model_validate(known)
+                cached = MeasurementRecord.model_validate(known)
             except ValueError:
-                pass
+                cached = None
+            if cached is not None and cached.pick == "likeliest":
+                return cached  # else written before the pick was the likeliest best
     from tradeoff.choose.candidates import scenario_pool
     from tradeoff.choose.recommend import measurement_record
     from tradeoff.errors import InputError

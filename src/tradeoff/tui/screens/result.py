@@ -45,8 +45,21 @@ def recommendation_text(advice: Recommendation, candidates: int, *, noisy: bool 
     thousandth of the range of the aspect weighed most (for a class, one case per 1,000),
     which your answers cannot tell apart; mlp-8 is picked because it is the more likely
     best (80%); probability it is the best or practically tied with it: 98%.
+
+    With a measurement noise, a pick that did not measure best says why:
+
+    >>> noisy = Recommendation("m3", 0, (0.9, 1.0), (0.4, 0.05), "m10", "",
+    ...                        measured_best="m10", measured_best_p=0.05,
+    ...                        measured_cases=(40, 1000))
+    >>> print(recommendation_text(noisy, 2, noisy=True).plain)
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Recommended for you: m3. Of the 2 candidate models, it is the one your answers make
+    best. The chance that it really is the best for you, allowing for how exactly each
+    model was measured: 40%. m10 measured best for your metric, but on fewer cases (40
+    against 1,000); m3 is more likely the best once the measurement noise is counted (40%,
+    against 5%).
     """
-    from tradeoff.choose.words import chance_words, noise_words
+    from tradeoff.choose.words import chance_words, measured_best_words, noise_words
 
     if advice.probability is None:
         sure = ""
@@ -57,6 +70,14 @@ def recommendation_text(advice: Recommendation, candidates: int, *, noisy: bool 
         sure = (
             f" The chance that it really is the best for you{allowing}: "
             f"{probability_words(advice.probability)}."
+        )
+    if advice.measured_best is not None and advice.measured_best_p is not None:
+        sure += " " + measured_best_words(
+            advice.name,
+            advice.p_best[advice.index] if advice.p_best else 0.0,
+            advice.measured_best,
+            advice.measured_best_p,
+            advice.measured_cases,
         )
     if noise := noise_words(advice):
         sure += f" {noise}"

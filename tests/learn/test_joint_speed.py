@@ -28,7 +28,7 @@ from tradeoff.learn.likelihood import (
 from tradeoff.learn.swing_prior import log_sum, swing_log_prior
 
 from ..conftest import spec
-from .test_joint import CHOICES, SMALL, profile, small_space
+from .test_joint import CHOICES, SMALL, profile, slow_scores, small_space
 
 pytestmark = pytest.mark.core
 
@@ -86,9 +86,9 @@ def test_the_look_ahead_skips_particles_without_weight(
     assert 0 < weighed < len(summary.weights)
     seen: list[int] = []
 
-    def counted(delta: np.ndarray, *args: Any) -> np.ndarray:
+    def counted(delta: np.ndarray, *args: Any, **kwargs: Any) -> np.ndarray:
         seen.append(delta.shape[1])
-        return answer_probabilities(delta, *args)
+        return answer_probabilities(delta, *args, **kwargs)
 
     monkeypatch.setattr(lookahead, "answer_probabilities", counted)
     got = lookahead.scores(summary, state, options, strategy.noise_grid, aims_at_decision)
@@ -188,9 +188,11 @@ def test_the_look_ahead_hands_the_logistic_one_block_of_particles(
     options = strategy._options(summary)
     temps: list[np.ndarray] = []
 
-    def seen(delta: np.ndarray, lapse: Any, temp: np.ndarray, *args: Any) -> np.ndarray:
+    def seen(
+        delta: np.ndarray, lapse: Any, temp: np.ndarray, *args: Any, **kwargs: Any
+    ) -> np.ndarray:
         temps.append(temp)
-        return answer_probabilities(delta, lapse, temp, *args)
+        return answer_probabilities(delta, lapse, temp, *args, **kwargs)
 
     monkeypatch.setattr(lookahead, "answer_probabilities", seen)
     got = lookahead.scores(summary, state, options, strategy.noise_grid, True)
@@ -199,7 +201,7 @@ def test_the_look_ahead_hands_the_logistic_one_block_of_particles(
     assert 0 < graded.sum() < len(temp)
     assert graded[: graded.sum()].all()  # one block, first
     # The same scores from the particles in their own order (the probabilities gathered).
-    monkeypatch.setattr(lookahead, "graded_first", lambda order, _t: order)
+    monkeypatch.setattr(lookahead, "graded_first", lambda order, *_: order)
     plain = lookahead.scores(summary, state, options, strategy.noise_grid, True)
     assert got == pytest.approx(plain, rel=1e-9, abs=1e-12)
 
@@ -257,3 +259,59 @@ def test_the_noisy_tails_are_found_by_sorting_the_cells_ranks() -> None:
         tail = particles._upper_tail(values, w, particles.NOISE_TAIL)
         parts.append(w if tail is None else tail)
     assert np.array_equal(got, np.mean(parts, axis=0))
+
+
+def test_the_look_ahead_takes_both_sides_logistic_from_one_exp(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A particle answering with a temperature takes σ(Δ/T) and σ(−Δ/T) from one exp
+    (with δ = 0 for both sides, with δ > 0 for the forced-choice part): the look-ahead
+    exponentiates (questions × (particles with δ = 0 + 3 × those with δ > 0)) numbers
+    where it took (2 + 2) per particle with a band, and scores every question as before."""
+    from tradeoff.learn import likelihood
+
+    strategy, _ = _after_answers()
+    state = strategy.initial()  # the prior: both kinds of graded particles
+    summary = strategy.posterior.summary(state)
+    options = strategy._options(summary)
+    plain = lookahead.scores(summary, state, options, strategy.noise_grid, True)
+    taken: list[int] = []
+    for name in ("_sigmoid_into", "_sigmoid_pair_into", "sigmoid"):
+        original = getattr(likelihood, name)
+
+        def counted(a: Any, *args: Any, _f: Any = original, **kwargs: Any) -> Any:
+            taken.append(np.asarray(a).size)
+            return _f(a, *args, **kwargs)
+
+        monkeypatch.setattr(likelihood, name, counted)
+    got = lookahead.scores(summary, state, options, strategy.noise_grid, True)
+    w = summary.weights
+    _, temp, band = strategy.noise_grid.values(state.noise)
+    graded = (w > 0) & (temp > 0)
+    exact, banded = int((graded & (band == 0)).sum()), int((graded & (band > 0)).sum())
+    assert exact and banded
+    assert sum(taken) == len(options) * (exact + 3 * banded)
+    assert got == pytest.approx(plain, rel=1e-9, abs=1e-12)
+
+
+def test_the_deciding_look_ahead_takes_cant_tell_as_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Aiming at the pick, the look-ahead works out P(left) and P(right) per particle and
+    takes "can't tell" as the rest of each particle's weight (two rows per question, not
+    three), with the scores of the particle-by-particle version that works out all three."""
+    strategy, state = _after_answers()
+    summary = strategy.posterior.summary(state)
+    options = strategy._options(summary)
+    rows: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> np.ndarray:
+        out = answer_probabilities(*args, **kwargs)
+        rows.append(out.shape[0])
+        return out
+
+    monkeypatch.setattr(lookahead, "answer_probabilities", counted)
+    got = lookahead.scores(summary, state, options, strategy.noise_grid, True)
+    assert rows == [2]
+    # The particle-by-particle version, with all three answers (test_joint.py).
+    assert got == pytest.approx(slow_scores(strategy, state, options), rel=1e-9, abs=1e-12)

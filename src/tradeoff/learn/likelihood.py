@@ -100,6 +100,28 @@ def _sigmoid_into(a: FloatArray, out: FloatArray, work: FloatArray) -> None:
     out /= work
 
 
+def _sigmoid_pair_into(a: FloatArray, up: FloatArray, down: FloatArray, work: FloatArray) -> None:
+    """σ(a) written into ``up`` and σ(−a) into ``down`` from one exp (``work``: scratch of
+    the same shape): e^(−|a|) is the same for a and −a, so these are the numbers of
+    :func:`~tradeoff.stable.sigmoid` of each, to the last bit.
+
+    >>> a = np.array([[-40.0, -0.0, 0.0, 3.0]]); up, down = np.empty_like(a), np.empty_like(a)
+    >>> _sigmoid_pair_into(a, up, down, np.empty_like(a))
+    >>> bool((up == sigmoid(a)).all()), bool((down == sigmoid(-a)).all())
+    (True, True)
+    """
+    np.abs(a, out=work)
+    np.negative(work, out=work)
+    np.exp(work, out=work)  # e^(−|a|)
+    np.copyto(up, work)
+    np.copyto(up, 1.0, where=a >= 0)
+    np.copyto(down, work)
+    np.copyto(down, 1.0, where=a <= 0)  # −a ≥ 0
+    work += 1.0
+    up /= work
+    down /= work
+
+
 def outcome_probabilities(
     delta: FloatArray | float,
     lapse: FloatArray | float,
@@ -145,12 +167,14 @@ def answer_probabilities(
     temperature: FloatArray,
     band: FloatArray,
     weights: FloatArray | None = None,
+    unsure: bool = True,
 ) -> FloatArray:
     """:func:`outcome_probabilities` for Δ of shape (questions, particles) and one (ε, T, δ)
     per particle, computing the logistic only where T > 0, each particle's column times its
     ``weights`` when given (P(particle, answer)): shape (3, questions, particles), the
     answers left, right and can't tell first (the look-ahead's layout: a row per question
-    and answer, the per-particle operations along rows).
+    and answer, the per-particle operations along rows). With ``unsure=False`` only left
+    and right (shape (2, questions, particles)): "can't tell" is the rest of each column.
 
     >>> d = np.array([[0.01], [-0.01]])  # two questions, one particle
     >>> one = np.array([0.1]), np.array([0.0]), np.array([0.0])
@@ -158,10 +182,12 @@ def answer_probabilities(
     [[0.95, 0.05], [0.05, 0.95], [0.0, 0.0]]
     >>> np.round(answer_probabilities(d, *one, np.array([0.5]))[:, 0, 0], 3).tolist()
     [0.475, 0.025, 0.0]
+    >>> answer_probabilities(d, *one, unsure=False).shape
+    (2, 2, 1)
     """
     b = band[None, :]
-    out: FloatArray = np.empty((3, *delta.shape))
-    up, down, rest = out
+    out: FloatArray = np.empty((3 if unsure else 2, *delta.shape))
+    up, down = out[0], out[1]
     graded = np.flatnonzero(temperature > 0)
     # The particles with a temperature as one block of columns when they come first (the
     # look-ahead orders them so: :func:`~tradeoff.learn.lookahead.graded_first`), else
@@ -172,17 +198,27 @@ def answer_probabilities(
     np.greater(delta[:, steps], b[:, steps], out=up[:, steps])
     np.less(delta[:, steps], -b[:, steps], out=down[:, steps])
     if graded.size and first:
-        # One block: the logistic written straight into it.
-        cols = slice(0, graded.size)
-        x, bg, t = delta[:, cols], b[:, cols], temperature[None, cols]
-        arg = x - bg
-        arg /= t
-        work = np.empty_like(arg)
-        _sigmoid_into(arg, up[:, cols], work)
-        np.negative(x, out=arg)
-        arg -= bg
-        arg /= t
-        _sigmoid_into(arg, down[:, cols], work)
+        # One block: the logistic written straight into it. Its particles with δ = 0 first
+        # (:func:`~tradeoff.learn.lookahead.graded_first` orders them so) take σ(Δ/T) and
+        # σ(−Δ/T) from one exp.
+        g = graded.size
+        exact = band[:g] == 0
+        z = int(exact.sum())
+        z = z if exact[:z].all() else 0
+        if z:
+            arg = delta[:, :z] / temperature[None, :z]  # (Δ − 0)/T
+            _sigmoid_pair_into(arg, up[:, :z], down[:, :z], np.empty_like(arg))
+        if z < g:
+            cols = slice(z, g)
+            x, bg, t = delta[:, cols], b[:, cols], temperature[None, cols]
+            arg = x - bg
+            arg /= t
+            work = np.empty_like(arg)
+            _sigmoid_into(arg, up[:, cols], work)
+            np.negative(x, out=arg)
+            arg -= bg
+            arg /= t
+            _sigmoid_into(arg, down[:, cols], work)
     elif graded.size:
         x, bg, t = delta[:, graded], b[:, graded], temperature[None, graded]
         arg = x - bg
@@ -198,11 +234,13 @@ def answer_probabilities(
     attend = w * (1 - lapse[None, :])
     up *= attend
     down *= attend
-    # "Can't tell": the rest of the attentive mass (never below 0 where up + down rounds
-    # above 1).
-    np.subtract(attend, up, out=rest)
-    rest -= down
-    np.maximum(rest, 0.0, out=rest)
+    if unsure:
+        # "Can't tell": the rest of the attentive mass (never below 0 where up + down
+        # rounds above 1).
+        rest = out[2]
+        np.subtract(attend, up, out=rest)
+        rest -= down
+        np.maximum(rest, 0.0, out=rest)
     up += slip
     down += slip
     return out
@@ -225,8 +263,10 @@ def _mix_forced(
     g = np.flatnonzero(t > 0)
     if g.size:
         arg = x[:, g] / t[None, g]
-        free_up[:, g] = sigmoid(arg)
-        free_down[:, g] = sigmoid(-arg)
+        pair_up, pair_down = np.empty_like(arg), np.empty_like(arg)
+        _sigmoid_pair_into(arg, pair_up, pair_down, np.empty_like(arg))
+        free_up[:, g] = pair_up
+        free_down[:, g] = pair_down
     up[:, banded] = rho * up[:, banded] + (1 - rho) * free_up
     down[:, banded] = rho * down[:, banded] + (1 - rho) * free_down
 

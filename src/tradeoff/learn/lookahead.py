@@ -39,17 +39,28 @@ def carrying(weights: FloatArray) -> IntArray:
     return out
 
 
-def graded_first(order: IntArray, temperature: FloatArray) -> IntArray:
+def graded_first(
+    order: IntArray, temperature: FloatArray, band: FloatArray | None = None
+) -> IntArray:
     """``order`` (particle indices) with the particles whose ``temperature`` (indexed by
     particle) is above 0 first, each part in its order: the particles that answer with a
     logistic then form one block of columns (:func:`answer_probabilities` runs the
-    logistic on it without gathering).
+    logistic on it without gathering). With ``band`` (indexed by particle), the block
+    starts with those whose band is 0 (they take both sides' logistic from one exp).
 
     >>> graded_first(np.array([0, 2, 3, 5]), np.array([0.0, 0, 1e-3, 0, 0, 2e-3])).tolist()
     [2, 5, 0, 3]
+    >>> t, b = np.array([1e-3, 1e-3, 0.0, 1e-3]), np.array([0.001, 0.0, 0.0, 0.0])
+    >>> graded_first(np.arange(4), t, b).tolist()
+    [1, 3, 0, 2]
     """
     graded = temperature[order] > 0
-    out: IntArray = np.concatenate((order[graded], order[~graded])).astype(np.intp)
+    if band is None:
+        out: IntArray = np.concatenate((order[graded], order[~graded])).astype(np.intp)
+        return out
+    exact = band[order] == 0
+    parts = (order[graded & exact], order[graded & ~exact], order[~graded])
+    out = np.concatenate(parts).astype(np.intp)
     return out
 
 
@@ -74,14 +85,18 @@ def scores(
     # Only the particles with weight (:func:`carrying`): the others add exact zeros; those
     # answering with a temperature first (:func:`graded_first`), so that the logistic runs
     # on one block of columns.
-    order = graded_first(carrying(w), noise_grid.cell_temperature[noise])
+    order = graded_first(
+        carrying(w), noise_grid.cell_temperature[noise], noise_grid.cell_band[noise]
+    )
     a, w, noise, swing = a[order], w[order], noise[order], swing[order]
     diffs = np.array([c.diff for c in options])  # (Q, n)
     n_q = len(options)
     lapse, temp, band = noise_grid.values(noise)
     # P(particle, answer): a row per (answer, question), a column per particle.
     delta = diffs @ a.T  # (Q, N)
-    flat = answer_probabilities(delta, lapse, temp, band, w).reshape(3 * n_q, len(w))
+    # (Deciding, "can't tell" is the rest of each particle's weight: left and right only.)
+    sides = answer_probabilities(delta, lapse, temp, band, w, unsure=not deciding)
+    flat = sides.reshape(len(sides) * n_q, len(w))
     if deciding:
         assert psi is not None and best is not None
         psi, best = psi[order], best[order]
@@ -93,7 +108,11 @@ def scores(
         both = np.zeros((len(w), 2 * m))
         both[:, :m] = psi
         both[np.arange(len(w)), m + best] = 1.0
-        sums = flat @ both
+        # The three answers' probabilities of a particle sum to its weight: the sums of
+        # "can't tell" are those of every answer less those of "left" and "right".
+        sided = flat @ both
+        rest = w @ both - sided[:n_q] - sided[n_q:]
+        sums = np.concatenate((sided, rest))
         # Expected regret of the Bayes pick after each answer:
         # E[max_m ψ_m] − Σ_answers max_m Σ_n P(n, answer)·ψ_nm.
         value = sums[:, :m].reshape(3, n_q, -1).max(axis=2).sum(axis=0)

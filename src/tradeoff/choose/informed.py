@@ -238,6 +238,8 @@ class Advice(Protocol):
     def expected(self) -> tuple[float, ...]: ...
     @property
     def p_best(self) -> tuple[float, ...] | None: ...
+    @property
+    def measured_best(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -260,7 +262,11 @@ def listed(
         f"{name} {MARK}" if placed else name
         for name, placed in zip(names, informed.placed_by, strict=True)
     )
-    return Listed(informed.order, shown, order_words(scenario, informed, names, advice.index))
+    # With a measurement noise the pick is the likeliest best, which the list (ordered at
+    # the measured numbers) may place lower than the model that measured best.
+    measured = advice.index if advice.measured_best is None else names.index(advice.measured_best)
+    words = order_words(scenario, informed, names, advice.index, measured)
+    return Listed(informed.order, shown, words)
 
 
 @dataclass(frozen=True)
@@ -334,12 +340,18 @@ MARK = "*"
 
 
 def order_words(
-    scenario: Scenario, informed: InformedOrder, names: Sequence[str], pick: int | None = None
+    scenario: Scenario,
+    informed: InformedOrder,
+    names: Sequence[str],
+    pick: int | None = None,
+    measured: int | None = None,
 ) -> str:
     """What a list in ``informed``'s order says of it, in English ("" when every aspect
     was asked): which aspects do not order it, what :data:`MARK` means when some
     place rests on an unasked aspect, and where the recommendation (pool row ``pick``) is
-    when it is not first (it is made by the posterior, the unasked guess included).
+    when it is not first, and why: it is made by the posterior, the unasked guess
+    included, and with a measurement noise it is the likeliest best, not the model of
+    highest expected value at the measured numbers (``measured``, when that differs).
 
     >>> from tradeoff.ask.scenario import load_scenario
     >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
@@ -348,6 +360,8 @@ def order_words(
     Memory was not asked, so it does not order this list. *: placed above a practically
     tied model because it is better on memory. The recommended a is 2nd: the pick also
     counts a starting guess for memory.
+    >>> order_words(sc, o, ["a", "b"], pick=0, measured=1).split(": the pick ")[1]
+    'also counts how exactly each model was measured.'
     """
     if not informed.unasked:
         return ""
@@ -363,8 +377,12 @@ def order_words(
             f"{_names([aspect[j] for j in marked])}."
         )
     if pick is not None and informed.order[0] != pick:
+        measured = pick if measured is None else measured
+        why = [f"a starting guess for {left}"] if informed.order[0] != measured else []
+        if measured != pick:
+            why.insert(0, "how exactly each model was measured")
         text += (
             f" The recommended {names[pick]} is {_ordinal(informed.rank_of(pick))}: the pick "
-            f"also counts a starting guess for {left}."
+            f"also counts {' and '.join(why)}."
         )
     return text

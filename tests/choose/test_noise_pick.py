@@ -245,3 +245,20 @@ def test_a_session_replays_with_the_rule_it_recorded(tmp_path: Path) -> None:
     assert f"The pick the questions stand on now: {pick} (" in shown
     assert f"m10 measured best for your metric, but {pick} is more likely the best" in shown
     assert "measured best" not in format_session(summarise(before.path))
+
+
+def test_ten_more_questions_keep_the_measurements_and_the_rule() -> None:
+    """"10 more" after a review goes on with the same posterior: the pool's plausible
+    measurements and the pick rule stay (they were dropped, and the pick and its P(best)
+    changed with no new answer)."""
+    pool = front_pool()
+    priors = scenario_population(SC).priors.tolist()
+    rows = metric_vectors(SC, pool, priors)
+    measured = measured_vectors(SC, pool, priors, PARTICLES)
+    engine = answered(Engine(SC, seed=3, candidates=rows, measured=measured), 3)
+    before = engine.verdict()
+    engine.extend(10)
+    after = engine.verdict()
+    assert before is not None and after is not None
+    assert after.pick == before.pick and after.p_best == pytest.approx(before.p_best)
+    assert after.measured_best == before.measured_best

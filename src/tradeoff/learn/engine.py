@@ -293,7 +293,17 @@ class Engine:
         # Asked for more: the pick may already be settled, so the extra questions go on
         # to the budget and aim at the weights.
         self.spec = self.spec.model_copy(update={"budget": budget, "stop": "weights"})
-        self._strategy = make_strategy(self.space, self.spec, self.seed, self.candidates)
+        # The same posterior goes on: the pool's plausible measurements, a study's
+        # population prior and the pick rule the session started with are kept.
+        self._strategy = make_strategy(
+            self.space,
+            self.spec,
+            self.seed,
+            self.candidates,
+            self.measured,
+            self.start,
+            self.likeliest,
+        )
         self._pending_valid = False
         return budget
 

@@ -311,15 +311,7 @@ def report(
                 f"[{low:.2f}, {min(high, 1.0):.2f}{']' if high > 1 else ')'}",
             ]
             for way in ("exact", "noise"):
-                inside = [(p, r) for p, r in found[way] if low <= p < high]
-                if inside:
-                    cells += [
-                        len(inside),
-                        f"{np.mean([p for p, _ in inside]):.3f}",
-                        f"{np.mean([r for _, r in inside]):.1%}",
-                    ]
-                else:
-                    cells += [0, "–", "–"]
+                cells += _bin_cells(found[way], low, high)
             table.append(cells)
     command = (
         f".venv/bin/python -m benchmarks.measurement_noise --pools {args.pools} --people "
@@ -347,6 +339,18 @@ def report(
     )
 
 
+def _bin_cells(rows: list[tuple[float, bool]], low: float, high: float) -> list[object]:
+    """People whose stated P(best) lies in [low, high), its mean and the share right."""
+    inside = [(p, r) for p, r in rows if low <= p < high]
+    if not inside:
+        return [0, "–", "–"]
+    return [
+        len(inside),
+        f"{np.mean([p for p, _ in inside]):.3f}",
+        f"{np.mean([r for _, r in inside]):.1%}",
+    ]
+
+
 def _likeliest_section(results: dict[int, dict[str, list[tuple[float, bool]]]]) -> str:
     head = [
         "cases per class",
@@ -366,15 +370,7 @@ def _likeliest_section(results: dict[int, dict[str, list[tuple[float, bool]]]]) 
                 f"[{low:.2f}, {min(high, 1.0):.2f}{']' if high > 1 else ')'}",
             ]
             for rows in (found["noise"], EXPECTED.get(size, [])):
-                inside = [(p, r) for p, r in rows if low <= p < high]
-                if inside:
-                    cells += [
-                        len(inside),
-                        f"{np.mean([p for p, _ in inside]):.3f}",
-                        f"{np.mean([r for _, r in inside]):.1%}",
-                    ]
-                else:
-                    cells += [0, "–", "–"]
+                cells += _bin_cells(rows, low, high)
             body.append(cells)
         rows = EXPECTED.get(size, [])
         pick = found["noise"]

@@ -63,6 +63,8 @@ session's recomputed result is compared with its recorded
     # The inputs first: what the log holds (the closing result, the candidates, each
     # recorded question), then the engine that replays them.
     h = log.header
+    version = h.version  # the version that wrote it, read with the inputs
+    same_version = version == __version__
     closing = log.recorded_result
     candidates, measured = h.candidate_array(), h.measured_array()
     questions = [
@@ -95,13 +97,13 @@ session's recomputed result is compared with its recorded
             try:
                 engine.answer_recorded(recorded, event.choice)
             except ValueError as exc:
-                if h.version == __version__:
+                if same_version:
                     fix = (
                         "this version wrote the session, so the line was changed afterwards: "
                         + RESTORE
                     )
                 else:
-                    fix = f"replay it with the tradeoff version named in the header ({h.version})."
+                    fix = f"replay it with the tradeoff version named in the header ({version})."
                 raise InputError.single(
                     log.path,
                     f"line {line.number} (answer {event.index}), field 'query'",
@@ -122,10 +124,10 @@ session's recomputed result is compared with its recorded
         if after is not None:
             after(engine, event)
     log.replay_differs = differs
-    if differs and h.version != __version__:
+    if differs and not same_version:
         log.warnings.append(
             f"{log.path}: {differs} recorded question(s) differ from those this version of "
-            f"tradeoff would ask (recorded with {h.version or 'an earlier version'}); the "
+            f"tradeoff would ask (recorded with {version or 'an earlier version'}); the "
             "answers were applied to the questions as recorded. New questions are chosen by "
             "this version."
         )
@@ -138,8 +140,8 @@ session's recomputed result is compared with its recorded
                 f"the session closed by up to {100 * gap:.1f} percentage points ({where}); "
                 "the recorded result is the one shown"
                 + (
-                    f" (recorded with {h.version})."
-                    if h.version != __version__
+                    f" (recorded with {version})."
+                    if not same_version
                     else " (the arithmetic of this machine differs from that of the one "
                     "that recorded it)."
                 )

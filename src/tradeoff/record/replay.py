@@ -13,7 +13,6 @@ from dataclasses import replace
 
 from tradeoff.ask.checks import dominant_side
 from tradeoff.ask.population import Population
-from tradeoff.ask.queries import same_question
 from tradeoff.errors import InputError
 from tradeoff.learn import ElicitationResult, Engine
 from tradeoff.record.log import RESTORE, SessionLog
@@ -88,14 +87,8 @@ session's recomputed result is compared with its recorded
         event = line.event
         if isinstance(event, AnswerRecord):
             assert recorded is not None
-            expected = engine.next_query() if check else None
-            if expected is not None and same_question(expected, recorded):
-                engine.answer(event.choice)
-                if after is not None:
-                    after(engine, event)
-                continue
             try:
-                engine.answer_recorded(recorded, event.choice)
+                as_recorded = engine.answer_replayed(recorded, event.choice, check)
             except ValueError as exc:
                 if same_version:
                     fix = (
@@ -111,7 +104,7 @@ session's recomputed result is compared with its recorded
                     f"and cannot be replayed as recorded ({exc}).",
                     fix,
                 ) from None
-            differs += int(check)
+            differs += int(check and as_recorded)
         elif isinstance(event, UndoRecord):
             engine.undo()
         elif isinstance(event, ExtendRecord):

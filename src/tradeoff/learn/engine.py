@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.ask.population import Population, scenario_population
-from tradeoff.ask.queries import RECORDED, Query, QuerySpace
+from tradeoff.ask.queries import RECORDED, Query, QuerySpace, same_question
 from tradeoff.ask.scenario import STRATEGY_NAMES, ElicitationSpec, Scenario
 from tradeoff.learn.base import Choice, ElicitationResult, Strategy, asked_aspects
 from tradeoff.learn.bisection import BisectionStrategy
@@ -215,7 +215,24 @@ class Engine:
         only to the ones it asks itself): a recorded session then replays as recorded."""
         return bool(self._strategy.learns_from_any_question)
 
-    def answer_recorded(self, query: Query, choice: Choice | str) -> None:
+    def answer_replayed(self, query: Query, choice: Choice | str, check: bool = True) -> bool:
+        """Apply a recorded answer to ``query``: as the answer to this engine's own question
+        when ``check`` and it asks the same one now (:func:`~tradeoff.ask.queries.same_question`),
+        else as :meth:`answer_recorded` does; returns whether it went as recorded. The space's
+        verdicts on the question (the one asked now? one it builds?) are read together, first;
+        ``ValueError`` as :meth:`answer_recorded` raises it."""
+        expected = self.next_query() if check else None
+        if expected is not None and same_question(expected, query):
+            self.answer(choice)
+            return False
+        space = self.space
+        builds = space.describes(query) if query.kind == RECORDED else space.can_ask(query)
+        self.answer_recorded(query, choice, builds)
+        return True
+
+    def answer_recorded(
+        self, query: Query, choice: Choice | str, builds: bool | None = None
+    ) -> None:
         """Apply an answer given earlier to ``query``, a question this engine may not ask now.
 
         Sessions recorded by another version of tradeoff asked questions chosen another
@@ -228,21 +245,25 @@ class Engine:
             If the strategy learns only from its own questions, the question is not one
             this scenario builds, or it repeats an answer that does not exist.
         """
-        self.check_recorded(query)
+        self.check_recorded(query, builds)
         choice = Choice(choice)
         self._states.append(self._strategy.update(self.state, query, choice))
         self._counted(query, choice)
 
-    def check_recorded(self, query: Query) -> None:
+    def check_recorded(self, query: Query, builds: bool | None = None) -> None:
         """Raise ``ValueError`` (saying why) unless :meth:`answer_recorded` takes an answer
         to ``query``: a question this scenario builds, a pair of candidates, or a choice made
-        elsewhere (kind ``recorded``: any two options of the scenario)."""
+        elsewhere (kind ``recorded``: any two options of the scenario); ``builds``: the
+        space's ``describes`` (kind ``recorded``) or ``can_ask`` of it, when already read."""
         if not self._strategy.learns_from_any_question:
             raise ValueError(f"strategy {self.strategy_name!r} learns only from its own questions")
+        if builds is None:
+            space = self.space
+            builds = space.describes(query) if query.kind == RECORDED else space.can_ask(query)
         if query.kind == RECORDED:
-            if not self.space.describes(query):
+            if not builds:
                 raise ValueError("the recorded options are not options of this scenario")
-        elif not self.space.can_ask(query) and not self._strategy.is_candidate_pair(query):
+        elif not builds and not self._strategy.is_candidate_pair(query):
             raise ValueError("the question is not one this scenario builds")
         if query.repeat_of is not None and not 0 <= query.repeat_of < self.answered:
             raise ValueError(f"the question repeats answer {query.repeat_of}, which does not exist")

@@ -342,10 +342,11 @@ class Questions:
         not read it, it was shown ``MAX_SHOWS`` times or answered "can't tell", or (a
         trade) its exchange rate lies within ``UNSURE_GAP`` of one answered "can't tell"
         on the same two statistics."""
+        # What the answers so far showed first (gathered once per state), then the option.
+        shows, unsure, rates = self._shown_before(state)
         key = option.shown if isinstance(option, Candidate) else self.shown_key(option.query)
         if key is None:
             return None
-        shows, unsure, rates = self._shown_before(state)
         if shows.get(key, 0) >= MAX_SHOWS or key in unsure:
             return None
         t = option.query.threshold

@@ -13,7 +13,6 @@ from dataclasses import replace
 
 from tradeoff.ask.checks import dominant_side
 from tradeoff.ask.population import Population
-from tradeoff.ask.queries import same_question
 from tradeoff.errors import InputError
 from tradeoff.learn import ElicitationResult, Engine
 from tradeoff.record.log import RESTORE, SessionLog
@@ -63,6 +62,8 @@ session's recomputed result is compared with its recorded
     # The inputs first: what the log holds (the closing result, the candidates, each
     # recorded question), then the engine that replays them.
     h = log.header
+    version = h.version  # the version that wrote it, read with the inputs
+    same_version = version == __version__
     closing = log.recorded_result
     candidates, measured = h.candidate_array(), h.measured_array()
     questions = [
@@ -86,22 +87,16 @@ session's recomputed result is compared with its recorded
         event = line.event
         if isinstance(event, AnswerRecord):
             assert recorded is not None
-            expected = engine.next_query() if check else None
-            if expected is not None and same_question(expected, recorded):
-                engine.answer(event.choice)
-                if after is not None:
-                    after(engine, event)
-                continue
             try:
-                engine.answer_recorded(recorded, event.choice)
+                as_recorded = engine.answer_replayed(recorded, event.choice, check)
             except ValueError as exc:
-                if h.version == __version__:
+                if same_version:
                     fix = (
                         "this version wrote the session, so the line was changed afterwards: "
                         + RESTORE
                     )
                 else:
-                    fix = f"replay it with the tradeoff version named in the header ({h.version})."
+                    fix = f"replay it with the tradeoff version named in the header ({version})."
                 raise InputError.single(
                     log.path,
                     f"line {line.number} (answer {event.index}), field 'query'",
@@ -109,7 +104,7 @@ session's recomputed result is compared with its recorded
                     f"and cannot be replayed as recorded ({exc}).",
                     fix,
                 ) from None
-            differs += int(check)
+            differs += int(check and as_recorded)
         elif isinstance(event, UndoRecord):
             engine.undo()
         elif isinstance(event, ExtendRecord):
@@ -122,10 +117,10 @@ session's recomputed result is compared with its recorded
         if after is not None:
             after(engine, event)
     log.replay_differs = differs
-    if differs and h.version != __version__:
+    if differs and not same_version:
         log.warnings.append(
             f"{log.path}: {differs} recorded question(s) differ from those this version of "
-            f"tradeoff would ask (recorded with {h.version or 'an earlier version'}); the "
+            f"tradeoff would ask (recorded with {version or 'an earlier version'}); the "
             "answers were applied to the questions as recorded. New questions are chosen by "
             "this version."
         )
@@ -138,8 +133,8 @@ session's recomputed result is compared with its recorded
                 f"the session closed by up to {100 * gap:.1f} percentage points ({where}); "
                 "the recorded result is the one shown"
                 + (
-                    f" (recorded with {h.version})."
-                    if h.version != __version__
+                    f" (recorded with {version})."
+                    if not same_version
                     else " (the arithmetic of this machine differs from that of the one "
                     "that recorded it)."
                 )

@@ -61,7 +61,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     def response_ms(given: int) -> float | None:
         return None if given == 1 else 1500.0 + given
 
-    # Seed 0: the sixth question repeats an earlier one (on every numeric path:
+    # Seed 11: a later question repeats the fifth (seed 0 did until 0.6.0; on every numeric path:
     # tests/test_machines.py and make test-other-path run this file on another). The second
     # answer is given the other way, taken back and given again.
     m.files["p01"] = take_part(
@@ -73,6 +73,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
         consent=consent,
         after_answer=live,
         response_ms=response_ms,
+        seed=11,
     )
     m.files["p02"] = take_part(study, "p02", 3, response_ms=response_ms)
     m.files["p03"] = take_part(study, "p03", 2, finish=True, response_ms=response_ms)

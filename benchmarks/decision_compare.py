@@ -39,26 +39,32 @@ def wilson(successes: int, n: int) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def read_cells(path: Path, section: str | None) -> dict[tuple[str, str, str], list[str]]:
+def read_cells(path: Path, section: str | None) -> dict[tuple[str, str, str], dict[str, str]]:
     """The rows of the first Markdown table in ``path`` (after the heading ``section``, if
-    given), by (strategy, truths, answers)."""
+    given), by (strategy, truths, answers), each a mapping of column heading to cell (so runs
+    whose tables have other columns, e.g. "within margin", compare by name)."""
     text = path.read_text()
     if section is not None:
         text = text[text.index(section) :]
-    rows: dict[tuple[str, str, str], list[str]] = {}
-    started = False
+    rows: dict[tuple[str, str, str], dict[str, str]] = {}
+    head: list[str] = []
     for line in text.splitlines():
         if line.startswith("| strategy"):
-            if started:
+            if head:
                 break
-            started = True
+            head = [c.strip() for c in line.strip("|").split("|")]
             continue
-        if started and line.startswith("|") and not line.startswith("|---"):
+        if head and line.startswith("|") and not line.startswith("|---"):
             cells = [c.strip() for c in line.strip("|").split("|")]
-            rows[(cells[0], cells[1], cells[2])] = cells
-        elif started and rows and not line.startswith("|"):
+            rows[(cells[0], cells[1], cells[2])] = dict(zip(head, cells, strict=True))
+        elif head and rows and not line.startswith("|"):
             break
     return rows
+
+
+#: The columns compared (as the benchmark heads them).
+PEOPLE, RIGHT, QUESTIONS = "people", "right pick", "questions median / p90 / max"
+STOPPED = "stopped at P ≥ 0.95: n: wrong"
 
 
 def share(cell: str, people: int) -> tuple[int, int]:
@@ -91,12 +97,12 @@ def main() -> None:
         new = after.get(key)
         if new is None:
             continue
-        n_old, n_new = int(old[3]), int(new[3])
-        r_old, r_new = share(old[4], n_old), share(new[4], n_new)
+        n_old, n_new = int(old[PEOPLE]), int(new[PEOPLE])
+        r_old, r_new = share(old[RIGHT], n_old), share(new[RIGHT], n_new)
         lo, hi = wilson(*r_old)
         right_new = r_new[0] / r_new[1]
         right_ok = lo <= right_new <= hi
-        w_old, w_new = confident_wrong(old[9]), confident_wrong(new[9])
+        w_old, w_new = confident_wrong(old[STOPPED]), confident_wrong(new[STOPPED])
         wlo, whi = wilson(*w_old)
         wrong_new = w_new[0] / w_new[1] if w_new[1] else None
         wrong_ok = wrong_new is None or wlo <= wrong_new <= whi
@@ -105,13 +111,13 @@ def main() -> None:
         table.append(
             [
                 *key,
-                f"{old[4]} [{100 * lo:.1f}, {100 * hi:.1f}]",
-                new[4],
+                f"{old[RIGHT]} [{100 * lo:.1f}, {100 * hi:.1f}]",
+                new[RIGHT],
                 "yes" if right_ok else "above" if right_new > hi else "**below**",
-                f"{old[9]} [{100 * wlo:.1f}, {100 * whi:.1f}]",
-                new[9],
+                f"{old[STOPPED]} [{100 * wlo:.1f}, {100 * whi:.1f}]",
+                new[STOPPED],
                 "yes" if wrong_ok else "below" if (wrong_new or 0.0) < wlo else "**above**",
-                f"{old[8].split(' / ')[0]} → {new[8].split(' / ')[0]}",
+                f"{old[QUESTIONS].split(' / ')[0]} → {new[QUESTIONS].split(' / ')[0]}",
             ]
         )
     body = markdown(

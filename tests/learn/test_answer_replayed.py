@@ -55,3 +55,22 @@ def test_a_replayed_answer_goes_as_asked_or_as_recorded(
     stranger = Query(later.left, later.right, (0, 99), later.params, later.threshold)
     with pytest.raises(ValueError, match="not one this scenario builds"):
         fresh().answer_replayed(stranger, Choice.LEFT)
+
+
+def test_a_fault_choosing_the_engines_own_question_is_not_the_records(
+    triage: tuple[Any, np.ndarray],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A replay reports a ValueError as a session line that cannot be replayed; one raised
+    while the engine chooses its own next question is a fault of the engine, so it is not a
+    ValueError (it would blame the file)."""
+    engine = Engine(triage[0], seed=0)
+    query = engine.next_query()
+    assert query is not None
+
+    def broken() -> None:
+        raise ValueError("a programming error")
+
+    monkeypatch.setattr(engine, "next_query", broken)
+    with pytest.raises(RuntimeError, match="a programming error"):
+        engine.answer_replayed(query, Choice.LEFT)

@@ -220,8 +220,12 @@ class Engine:
         when ``check`` and it asks the same one now (:func:`~tradeoff.ask.queries.same_question`),
         else as :meth:`answer_recorded` does; returns whether it went as recorded. The space's
         verdicts on the question (the one asked now? one it builds?) are read together, first;
-        ``ValueError`` as :meth:`answer_recorded` raises it."""
-        expected = self.next_query() if check else None
+        ``ValueError`` as :meth:`answer_recorded` raises it (a fault choosing this engine's
+        own question is no fault of the record: ``RuntimeError``)."""
+        try:
+            expected = self.next_query() if check else None
+        except ValueError as exc:
+            raise RuntimeError(f"choosing the next question failed: {exc}") from exc
         if expected is not None and same_question(expected, query):
             self.answer(choice)
             return False

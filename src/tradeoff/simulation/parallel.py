@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from tradeoff.errors import InputError
+from tradeoff.simulation.allocation import keep_heap_blocks
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -95,7 +96,9 @@ def each(fn: Callable[[T], R], item: T) -> R:
 
 
 def _run_chunk(run: Callable[[Any, T], R], shared: Any, people: Sequence[T]) -> list[R]:
-    """``run(shared, person)`` for each person of one chunk, in order."""
+    """``run(shared, person)`` for each person of one chunk, in order (in a Dask worker,
+    its heap kept for numpy's temporaries first: :func:`keep_heap_blocks`)."""
+    keep_heap_blocks()
     return [run(shared, person) for person in people]
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 
 from tradeoff.cli.common import (
     FIX_FALLBACKS,
@@ -36,8 +37,10 @@ from tradeoff.cli.common import (
     known_names,
 )
 from tradeoff.cli.parser import build_parser
+from tradeoff.cli.rank import cmd_rank
 from tradeoff.errors import InputError
 from tradeoff.net import redacted
+from tradeoff.threads import one_thread
 
 __all__ = ["build_parser", "main"]
 
@@ -49,6 +52,12 @@ def _quiet_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
+
+
+#: Commands left to use every thread a numeric library starts: COPA's ranking of a large
+#: pool is a few large products, which threads speed up. Every other command runs the engine
+#: or reads sessions through it, with one thread per numeric call (:mod:`tradeoff.threads`).
+MANY_THREADS: frozenset[Callable[..., int]] = frozenset({cmd_rank})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -69,7 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.argv = [redacted(a, a if "://" in a else None) for a in argv]  # as recorded
     func: Callable[[argparse.Namespace], int] = args.func
     try:
-        code = func(args)
+        with nullcontext() if func in MANY_THREADS else one_thread():
+            code = func(args)
         sys.stdout.flush()
         return code
     except InputError as exc:

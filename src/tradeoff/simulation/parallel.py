@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 
 from tradeoff.errors import InputError
 from tradeoff.simulation.allocation import keep_heap_blocks
+from tradeoff.threads import one_thread
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -126,10 +127,11 @@ def run_people(
     total = len(people)
     out: list[R] = []
     if not backend.parallel:
-        for part in chunks(total, per_chunk or chunk_size(total, 1)):
-            out.extend(_run_chunk(run, shared, [people[i] for i in part]))
-            if progress is not None:
-                progress(len(out), total)
+        with one_thread():  # as a local or a Dask worker runs them
+            for part in chunks(total, per_chunk or chunk_size(total, 1)):
+                out.extend(_run_chunk(run, shared, [people[i] for i in part]))
+                if progress is not None:
+                    progress(len(out), total)
         return out
     for done in _parallel(run, shared, people, backend, per_chunk):
         out.extend(done)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from aiohttp import web
 
 from tradeoff.study.folder import Study
+from tradeoff.threads import one_thread_from_now
 from tradeoff.web.connection import Timeouts
 from tradeoff.web.flow import make_web_app
 from tradeoff.web.site import study_secret
@@ -41,9 +42,7 @@ def one_thread_per_numeric_call() -> None:
     work side by side in its own threads; with OpenBLAS also starting a thread per core for
     each call, the threads crowd the cores (measured: p50 submit → next page 111 → 51 ms,
     p95 393 → 150 ms, 75 participants with the joint strategy, benchmarks.study_load)."""
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(limits=1)
+    one_thread_from_now()
 
 
 def _run_one(

@@ -34,6 +34,11 @@ lint: $(VENV)/.installed-test
 	$(BIN)/mypy src
 	$(BIN)/lint-imports
 
+# Each test worker's numeric calls use one thread, as the engine's do in the command line
+# and the study server (src/tradeoff/threads.py): two workers with OpenBLAS's thread per
+# core each would crowd two cores with four threads.
+test core test-other-path: export OPENBLAS_NUM_THREADS = 1
+
 ## test: install the test extras, lint, and run the test suite on two workers; the tests
 ## marked slow run in CI (CI=true) or with TRADEOFF_SLOW=1, and are skipped with that reason
 ## otherwise; then the numeric, snapshot and replay tests again on another numeric path

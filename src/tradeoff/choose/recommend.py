@@ -280,6 +280,17 @@ class Recommendation:
     measured_best: str | None = None
     measured_best_p: float | None = None
     measured_cases: tuple[int | None, int | None] = (None, None)
+    #: With a measurement noise and draws, E[ψ] of every model over the draws paired with
+    #: plausible measurements (the lucky measurement's luck shrunk away, as P(best) counts
+    #: it); ``None`` otherwise. What a group's consensus weighs (:attr:`values`).
+    expected_noisy: tuple[float, ...] | None = None
+
+    @property
+    def values(self) -> tuple[float, ...]:
+        """E[ψ] of every model as the pick counts the pool's numbers: over plausible
+        measurements when they carry a noise (:attr:`expected_noisy`), else
+        :attr:`expected`."""
+        return self.expected if self.expected_noisy is None else self.expected_noisy
 
     @property
     def stated(self) -> float | None:
@@ -393,6 +404,7 @@ def recommend(
     said = False
     noise_tied: tuple[NoiseTie, ...] = ()
     mean_w: Sequence[float] | FloatArray = weights
+    noisy_values: tuple[float, ...] | None = None
     if draws is not None:
         exact, d0, w0 = joint_psi(np.asarray(draws, dtype=np.float64), vectors, draw_weights)
         expected = w0 @ exact
@@ -400,6 +412,8 @@ def recommend(
         if measured is None:
             measured = measured_vectors(scenario, pool, priors, len(d0))
         psi, d, w = (exact, d0, w0) if measured is None else joint_psi(d0, vectors, w0, measured)
+        if measured is not None:
+            noisy_values = tuple(float(x) for x in w @ psi)
         best = rows[stable_argmax_rows(psi[:, rows])]  # ties: the earlier row, everywhere
         p_best: tuple[float, ...] | None = tuple(
             float(x) for x in np.bincount(best, weights=w, minlength=pool.n)
@@ -448,4 +462,5 @@ def recommend(
         measured_cases=(None, None)
         if top == index
         else (fewest_cases(pool, mean_w, [top]), fewest_cases(pool, mean_w, [index])),
+        expected_noisy=noisy_values,
     )

@@ -223,8 +223,10 @@ def select_for_stakeholders(
     are flagged (:class:`~tradeoff.learn.Consistency`), unless every one is.
 
     A stakeholder's recommendation is the Bayes decision of :func:`recommend` (their own
-    metric, expected over their posterior). regret[i][j] is what stakeholder j's
-    recommendation costs stakeholder i in i's own expected metric:
+    metric, expected over their posterior; with a measurement noise, over plausible
+    measurements too: :attr:`~tradeoff.choose.recommend.Recommendation.values`, so a model
+    that measured best by luck on few cases is not everyone's best). regret[i][j] is what
+    stakeholder j's recommendation costs stakeholder i in i's own expected metric:
     (E ψ_i(best for i) − E ψ_i(recommendation of j)) / (max E ψ_i − min E ψ_i) over the pool,
     so the diagonal is 0. The consensus minimises the largest regret over all stakeholders
     among all models of the pool (ties: the smaller sum of regrets, then row order). COPA's
@@ -244,7 +246,7 @@ def select_for_stakeholders(
         omegas.append(omega)
         picks.append(rank_pool(pool, weights=omega, p=p, top=top))
         linear_picks.append(pool.names[int(np.argmax(rows @ np.asarray(s.weights)))])
-        psis.append(np.asarray(rec.expected))
+        psis.append(np.asarray(rec.values))
     regret = [
         [_relative_regret(psis[i], recs[j].index) for j in range(len(stakeholders))]
         for i in range(len(stakeholders))
@@ -290,7 +292,13 @@ def select_for_stakeholders(
         regret=regret,
         consensus_name=pool.names[best],
         consensus_rule="minimise the largest relative regret over the stakeholders, each in "
-        "their own expected linear metric (ties: smaller total regret, then row order)"
+        "their own expected linear metric"
+        + (
+            " over plausible measurements"
+            if any(r.expected_noisy is not None for r in recs)
+            else ""
+        )
+        + " (ties: smaller total regret, then row order)"
         + (
             f"; {len(stakeholders) - len(counted)} flagged as inconsistent left out"
             if len(counted) < len(stakeholders)

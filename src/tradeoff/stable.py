@@ -153,7 +153,10 @@ def sigmoid(x: ArrayLike) -> NDArray[np.float64]:
     [4.248354255291589e-18, 0.5, 1.0]
     """
     a = np.asarray(x, dtype=np.float64)
-    e = np.exp(-np.abs(a))
+    e = np.abs(a, out=np.empty_like(a))
+    np.negative(e, out=e)
+    np.exp(e, out=e)  # e^(−|a|), in place: the same numbers without new arrays
     out: NDArray[np.float64] = np.where(a >= 0, 1.0, e)
-    out /= e + 1.0  # 1/(1 + e) or e/(1 + e): one division
+    e += 1.0
+    out /= e  # 1/(1 + e) or e/(1 + e): one division
     return out

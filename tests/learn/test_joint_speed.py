@@ -135,6 +135,7 @@ def test_the_move_likelihood_with_signs_and_looked_up_logs_is_the_likelihood() -
         band,
         grid.cell_log_hit[cells],
         grid.cell_log_miss[cells],
+        grid.cell_log_within[cells],
     )
     plain = answer_log_likelihoods(delta, outcomes, lapse, temp, band)
     np.testing.assert_allclose(signed, plain, rtol=1e-12, atol=0)
@@ -142,6 +143,45 @@ def test_the_move_likelihood_with_signs_and_looked_up_logs_is_the_likelihood() -
     rows = np.take_along_axis(documented, outcomes[:, None, None], axis=2)[:, :, 0]
     with np.errstate(divide="ignore"):
         np.testing.assert_allclose(signed, np.log(rows), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("cell", [0, 9, 60, 100, 287, 431])
+def test_the_likelihood_of_draws_sharing_one_noise_is_the_likelihood(cell: int) -> None:
+    """The stop's check weighs its draws with one (ε, T, δ) for all of them: the logistic
+    then runs on whole rows, nothing gathered; the same log likelihood as with the draws
+    among particles of another noise (gathered) and as the documented probabilities, for
+    every kind of answer, at cells with and without a temperature and a band."""
+    rng = np.random.default_rng(cell)
+    grid = NOISE_PRIOR
+    outcomes = np.array([0, 1, 2, 0, 2, 1, 0], dtype=np.intp)
+    delta = rng.normal(0.0, 0.01, size=(7, 400))
+    delta[:, :4] = (0.0, 1e-4, -1e-4, 0.003)  # within and at the edge of the bands
+    each = tuple(np.full(400, v[0]) for v in grid.values(np.array([cell])))
+    alone = answer_log_likelihoods(delta, outcomes, *each)
+    other = int(np.flatnonzero(grid.cell_temperature != grid.cell_temperature[cell])[0])
+    others = grid.values(np.array([other]))
+    among = tuple(np.append(v, o) for v, o in zip(each, others, strict=True))
+    gathered = answer_log_likelihoods(np.column_stack((delta, delta[:, :1])), outcomes, *among)
+    np.testing.assert_allclose(alone, gathered[:, :400], rtol=1e-12, atol=0)
+    documented = outcome_probabilities(delta, *(v[None, :] for v in each))
+    rows = np.take_along_axis(documented, outcomes[:, None, None], axis=2)[:, :, 0]
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(alone, np.log(rows), rtol=1e-9, atol=1e-12)
+
+
+def test_the_logistic_written_over_its_argument_is_the_logistic() -> None:
+    """The move's likelihood writes the logistic over its argument
+    (:func:`~tradeoff.learn.likelihood._logistic_into`): the same operations as
+    :func:`~tradeoff.stable.sigmoid`, so the same numbers to the last bit, in both tails."""
+    from tradeoff.learn.likelihood import _logistic_into
+    from tradeoff.stable import sigmoid
+
+    a = np.random.default_rng(9).normal(0.0, 30.0, size=(7, 1001))
+    a[0, :3] = (0.0, -0.0, -800.0)
+    out = a.copy()
+    _logistic_into(out, np.empty_like(a))
+    assert np.array_equal(out, sigmoid(a))
+    assert float(sigmoid(0.0)) == 0.5 and float(sigmoid(-800.0)) == 0.0
 
 
 def test_a_state_is_looked_up_without_hashing_its_answers(

@@ -153,7 +153,14 @@ class MoveKernel:
         grid = self.noise_grid
         lapse, temp, band = grid.values(noise)
         log_p = signed_log_likelihoods(
-            d, unsure, lapse, temp, band, grid.cell_log_hit[noise], grid.cell_log_miss[noise]
+            d,
+            unsure,
+            lapse,
+            temp,
+            band,
+            grid.cell_log_hit[noise],
+            grid.cell_log_miss[noise],
+            grid.cell_log_within[noise],
         )
         if powers[-1] != 1.0:
             log_p[-1] *= powers[-1]

@@ -54,6 +54,34 @@ def test_a_trade_reads_its_cards_only_when_asked_what_differs(
     assert len(calls) == 1
 
 
+def test_trades_that_read_the_same_are_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trades aimed at neighbouring exchange rates often read the same once rounded as
+    shown: the first one's keys and differences serve the others (one trade, keyed once),
+    and each is what building it afresh gives."""
+    keyed: list[Any] = []
+
+    def counted(profile: Any) -> str:
+        keyed.append(profile)
+        return joint_questions_profile_key(profile)
+
+    joint_questions_profile_key = joint_questions.profile_key
+    monkeypatch.setattr(joint_questions, "profile_key", counted)
+    monkeypatch.setattr(joint_questions, "_TRADES", {})
+    monkeypatch.setattr(joint_questions, "_SHOWN_TRADES", {})
+    questions = Questions(small_space(), True)
+    aims = [round(0.30 + 0.01 * k, 2) for k in range(12)]
+    trades = [questions.trade(0, 2, aim, 0.6) for aim in aims]
+    distinct = {t.keys for t in trades}
+    assert len(distinct) < len(trades)  # some read the same
+    assert len(keyed) == 2 * len(distinct)
+    for aim, t in zip(aims, trades, strict=True):
+        monkeypatch.setattr(joint_questions, "_TRADES", {})
+        monkeypatch.setattr(joint_questions, "_SHOWN_TRADES", {})
+        fresh = Questions(small_space(), True).trade(0, 2, aim, 0.6)
+        assert fresh.query == t.query and fresh.keys == t.keys
+        np.testing.assert_allclose(fresh.diff, t.diff, rtol=0, atol=0)
+
+
 def _after_answers(seed: int = 7) -> tuple[JointStrategy, JointState]:
     """A strategy on the small space with six candidates, after six answers that
     contradict each other (so the noise parameters' tails differ)."""

@@ -291,6 +291,39 @@ def test_answer_probabilities_on_a_block_of_graded_particles_as_gathered() -> No
     np.testing.assert_allclose(block, mixed[:, :, order], rtol=1e-12, atol=0)
 
 
+@pytest.mark.parametrize("unsure", [True, False])
+def test_the_look_aheads_block_mixes_in_forced_choice_without_gathering(
+    monkeypatch: pytest.MonkeyPatch, unsure: bool
+) -> None:
+    """With the particles in the look-ahead's order (:func:`~tradeoff.learn.lookahead.
+    graded_first` with their bands), the forced-choice part of the answer model is mixed in
+    on blocks of columns, not gathered by band: the same probabilities as the particles in
+    any order, and as the documented ones."""
+    from tradeoff.learn import likelihood
+
+    rng = np.random.default_rng(6)
+    cells = rng.integers(0, len(NOISE_PRIOR.cell_lapse), size=400)
+    delta = rng.normal(0.0, 0.005, size=(9, 400))
+    delta[:, :5] = (0.0, -0.0, 1e-4, -1e-4, 0.003)
+    weights = rng.random(400)
+    lapse, temp, band = NOISE_PRIOR.values(cells)
+    order = lookahead.graded_first(np.arange(400), temp, band)
+    gathered = answer_probabilities(delta, lapse, temp, band, weights, unsure=unsure)
+
+    def refused(*args: Any) -> None:
+        raise AssertionError("gathered by band")
+
+    monkeypatch.setattr(likelihood, "_mix_forced", refused)
+    block = answer_probabilities(
+        delta[:, order], lapse[order], temp[order], band[order], weights[order], unsure=unsure
+    )
+    np.testing.assert_allclose(block, gathered[:, :, order], rtol=1e-12, atol=0)
+    documented = outcome_probabilities(delta, lapse, temp, band) * weights[None, :, None]
+    np.testing.assert_allclose(
+        block, np.moveaxis(documented, 2, 0)[: len(block)][:, :, order], rtol=1e-9, atol=1e-15
+    )
+
+
 def test_the_logistic_written_into_the_look_aheads_block_is_the_logistic() -> None:
     """The look-ahead writes the logistic straight into its array
     (:func:`~tradeoff.learn.likelihood._sigmoid_into`): the same operations as

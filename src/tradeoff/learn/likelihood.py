@@ -197,6 +197,7 @@ def answer_probabilities(
     # Answering from the numbers (T = 0): a step.
     np.greater(delta[:, steps], b[:, steps], out=up[:, steps])
     np.less(delta[:, steps], -b[:, steps], out=down[:, steps])
+    mixed = False  # whether ρ·band + (1 − ρ)·forced choice is taken already
     if graded.size and first:
         # One block: the logistic written straight into it. Its particles with δ = 0 first
         # (:func:`~tradeoff.learn.lookahead.graded_first` orders them so) take σ(Δ/T) and
@@ -219,6 +220,22 @@ def answer_probabilities(
             arg -= bg
             arg /= t
             _sigmoid_into(arg, down[:, cols], work)
+            if bool((band[cols] > 0).all()):
+                # Their forced choice, σ(±Δ/T) from one exp, mixed in on the block.
+                np.divide(x, t, out=arg)
+                free_up, free_down = np.empty_like(arg), np.empty_like(arg)
+                _sigmoid_pair_into(arg, free_up, free_down, work)
+                _mix_into(up[:, cols], free_up)
+                _mix_into(down[:, cols], free_down)
+                mixed = True
+        else:
+            mixed = True
+        if mixed and g < delta.shape[1]:
+            # Forced choice of those answering from the numbers: sides by the sign of Δ (a
+            # particle with δ = 0 is left as it is: ρ·1 + (1 − ρ)·1 is 1, and 0 is 0).
+            cols = slice(g, None)
+            _mix_into(up[:, cols], (delta[:, cols] > 0).astype(np.float64))
+            _mix_into(down[:, cols], (delta[:, cols] < 0).astype(np.float64))
     elif graded.size:
         x, bg, t = delta[:, graded], b[:, graded], temperature[None, graded]
         arg = x - bg
@@ -228,7 +245,8 @@ def answer_probabilities(
         arg -= bg
         arg /= t
         down[:, graded] = sigmoid(arg)
-    _mix_forced(delta, temperature, band, up, down)
+    if not mixed:
+        _mix_forced(delta, temperature, band, up, down)
     w = 1.0 if weights is None else weights[None, :]
     slip = w * lapse[None, :] / 2  # a lapse picks either side
     attend = w * (1 - lapse[None, :])
@@ -244,6 +262,14 @@ def answer_probabilities(
     up += slip
     down += slip
     return out
+
+
+def _mix_into(side: FloatArray, free: FloatArray) -> None:
+    """``side`` made ρ of itself plus 1 − ρ of ``free`` (the forced choice), in place (the
+    operations of :func:`_mix_forced`, on a block of columns; ``free`` is overwritten)."""
+    side *= UNSURE_SHARE
+    free *= 1 - UNSURE_SHARE
+    side += free
 
 
 def _mix_forced(

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tradeoff.learn.joint_questions as joint_questions
-from tradeoff.ask.queries import Query
+from tradeoff.ask.queries import Query, profile_key
 from tradeoff.ask.scenario import parse_scenario
 from tradeoff.learn import lookahead
 from tradeoff.learn.base import asked_aspects
@@ -62,9 +62,8 @@ def test_trades_that_read_the_same_are_built_once(monkeypatch: pytest.MonkeyPatc
 
     def counted(profile: Any) -> str:
         keyed.append(profile)
-        return joint_questions_profile_key(profile)
+        return profile_key(profile)
 
-    joint_questions_profile_key = joint_questions.profile_key
     monkeypatch.setattr(joint_questions, "profile_key", counted)
     monkeypatch.setattr(joint_questions, "_TRADES", {})
     monkeypatch.setattr(joint_questions, "_SHOWN_TRADES", {})
@@ -210,6 +209,39 @@ def test_the_logistic_written_over_its_argument_is_the_logistic() -> None:
     _logistic_into(out, np.empty_like(a))
     assert np.array_equal(out, sigmoid(a))
     assert float(sigmoid(0.0)) == 0.5 and float(sigmoid(-800.0)) == 0.0
+
+
+def test_the_move_weighs_each_kind_of_particle_as_one_block(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The move's likelihood takes the particles answering from the numbers and those with
+    a temperature as two blocks (no work on a column that the other formula overwrites):
+    per particle, the log likelihood of every answer as all particles at once give it."""
+    from tradeoff.learn import particle_move
+    from tradeoff.learn.joint_state import JointRecord
+
+    strategy, _ = _after_answers()
+    kernel = strategy.posterior.kernel
+    rng = np.random.default_rng(11)
+    cells = rng.integers(0, len(NOISE_PRIOR.cell_lapse), size=500).astype(np.intp)
+    outcomes = np.array([0, 1, 2, 0, 1], dtype=np.intp)
+    records = [JointRecord(tuple(rng.normal(size=3)), int(o), "trade", ((), ())) for o in outcomes]
+    natural = rng.dirichlet(np.ones(3), size=500) * 0.01
+    delta = np.array([r.diff for r in records]) @ natural.T
+    powers = np.array([1.0, 1.0, 1.0, 1.0, 0.4])
+    expected = kernel._log_likelihood_of(delta, cells, records, powers)
+    kinds: list[set[bool]] = []
+
+    def seen(d: np.ndarray, unsure: Any, lapse: Any, temp: np.ndarray, *args: Any) -> Any:
+        kinds.append(set((temp > 0).tolist()))
+        return signed_log_likelihoods(d, unsure, lapse, temp, *args)
+
+    monkeypatch.setattr(particle_move, "signed_log_likelihoods", seen)
+    got = kernel._signed_log_likelihood(
+        delta * answer_signs(outcomes)[:, None], cells, np.flatnonzero(outcomes == 2), powers
+    )
+    assert kinds == [{False}, {True}]
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
 
 
 def test_a_state_is_looked_up_without_hashing_its_answers(

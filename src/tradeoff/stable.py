@@ -92,9 +92,31 @@ def canonical(values: Iterable[float], digits: int = DIGITS) -> str:
     >>> canonical([0.0, -0.0, 1e-17, -3e-300])
     '0,0,0,0'
     """
-    return ",".join(
-        "0" if abs(v := float(x)) < TINY else f"{v:.{digits}g}" for x in values
-    )
+    if digits != DIGITS:
+        return ",".join(_text(float(x), digits) for x in values)
+    texts = _TEXTS
+    if len(texts) >= TEXTS_KEPT:
+        texts.clear()
+    out = []
+    for x in values:
+        v = float(x)
+        text = texts.get(v)
+        if text is None:
+            text = texts[v] = _text(v, digits)
+        out.append(text)
+    return ",".join(out)
+
+
+def _text(v: float, digits: int) -> str:
+    """One value of :func:`canonical`."""
+    return "0" if abs(v) < TINY else f"{v:.{digits}g}"
+
+
+#: :func:`canonical`'s text of the values it wrote last (at :data:`DIGITS` digits): the
+#: options of the questions repeat most values (their context, the reference attributes).
+_TEXTS: dict[float, str] = {}
+#: Values kept in :data:`_TEXTS` before it is emptied.
+TEXTS_KEPT = 50_000
 
 
 def stable_argmax_rows(values: ArrayLike, digits: int = DIGITS) -> NDArray[np.intp]:

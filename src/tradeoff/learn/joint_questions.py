@@ -5,9 +5,10 @@ models a person can tell apart on the screen, each as the screen shows it; and w
 them may be asked now (not shown ``MAX_SHOWS`` times, not answered "can't tell", nor a trade
 within ``UNSURE_GAP`` of such an exchange rate: :meth:`Questions.allowed`). They are pure
 functions of the question space, so they are built once per process and shared by every
-strategy on that space (:data:`_TRADES`, :data:`_READABLE`, :data:`_FRONTS`, keyed by
-:func:`space_key`). Which one is asked is :mod:`~tradeoff.learn.lookahead`'s score and
-:class:`~tradeoff.learn.joint.JointStrategy`'s choice.
+strategy on that space (:data:`_TRADES`, :data:`_SHOWN_TRADES`, :data:`_READABLE`,
+:data:`_FRONTS`, keyed by :func:`space_key`). Which one is asked is
+:mod:`~tradeoff.learn.lookahead`'s score and :class:`~tradeoff.learn.joint.JointStrategy`'s
+choice.
 """
 
 from __future__ import annotations

@@ -353,22 +353,18 @@ def signed_log_likelihoods(
     array([[0.95 , 0.731],
            [0.95 , 0.5  ]])
     """
-    n = d.shape[1]
     rho = UNSURE_SHARE
     graded = np.flatnonzero(temperature > 0)
-    # Every particle with a temperature (as the stop's check weighs the answers): the
-    # logistic on whole rows, nothing gathered or scattered.
-    every = graded.size == n
+    # All with a temperature (the stop's check): whole rows, nothing gathered or scattered.
+    every = graded.size == d.shape[1]
     with np.errstate(divide="ignore"):
         if every:
             out: FloatArray = np.empty_like(d)
         else:
-            # Answering from the numbers (T = 0), P is one of three values per particle:
-            # on the side of Δ beyond the band, within it (ρ of those say "can't tell") and
-            # against Δ; the first and last are looked up, not taken again per answer.
+            # Answering from the numbers (T = 0), P is one of three values per particle,
+            # looked up: against Δ, within the band (0 < Δ ≤ δ: ρ say "can't tell"), beyond.
             if hit is None or miss is None or within is None:
                 hit, miss, within = _step_logs(lapse)
-            # Against Δ, else within the band (0 < Δ ≤ δ), else beyond it.
             out = np.where(d > 0, within[None, :], miss[None, :])
             np.copyto(out, hit[None, :], where=d > band[None, :])
         if graded.size:
@@ -380,25 +376,19 @@ def signed_log_likelihoods(
             if every:
                 mid[:] = rho * _between(du, b, temperature[None, :])
             elif graded.size:
-                mid[:, graded] = rho * _between(
-                    du[:, graded], b[:, graded], temperature[None, graded]
-                )
+                bg, tg = b[:, graded], temperature[None, graded]
+                mid[:, graded] = rho * _between(du[:, graded], bg, tg)
             out[unsure] = np.log((1 - e) * mid)
     return out
 
 
 def _step_logs(lapse: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
     """log P of an answer from the numbers (T = 0) per particle: on the side of Δ beyond
-    the band, against Δ, and within the band (0 < Δ ≤ δ: ρ of those say "can't tell").
-
-    >>> [np.round(x, 4).tolist() for x in _step_logs(np.array([0.1]))]
-    [[-0.0513], [-2.9957], [-0.6931]]
-    """
-    rho = UNSURE_SHARE
+    the band, against Δ, and within the band (0 < Δ ≤ δ: ρ of those say "can't tell")."""
     with np.errstate(divide="ignore"):
         hit = np.log(lapse / 2 + (1 - lapse) * 1.0)
         miss = np.log(lapse / 2 + 0.0)
-        within = np.log(lapse / 2 + (1 - lapse) * (1 - rho))
+        within = np.log(lapse / 2 + (1 - lapse) * (1 - UNSURE_SHARE))
     return hit, miss, within
 
 
@@ -431,8 +421,7 @@ def _graded_log_likelihoods(
 ) -> None:
     """log(ε/2 + (1 − ε)·P) of the particles with a temperature (columns ``graded``; all
     of them when ``every``), P = ρ·σ((Δ − δ)/T) + (1 − ρ)·σ(Δ/T) (σ((Δ − δ)/T) alone where
-    δ = 0), written into their columns of ``out``: the numbers of the formula taken
-    operation by operation, in place (one new array for the arguments, one for scratch)."""
+    δ = 0), written into their columns of ``out``: the formula's operations, in place."""
     rho = UNSURE_SHARE
     cols: slice | IntArray = slice(None) if every else graded
     scale, eg, bg = temperature[cols], lapse[cols], band[cols]

@@ -92,9 +92,31 @@ def canonical(values: Iterable[float], digits: int = DIGITS) -> str:
     >>> canonical([0.0, -0.0, 1e-17, -3e-300])
     '0,0,0,0'
     """
-    return ",".join(
-        "0" if abs(v := float(x)) < TINY else f"{v:.{digits}g}" for x in values
-    )
+    if digits != DIGITS:
+        return ",".join(_text(float(x), digits) for x in values)
+    texts = _TEXTS
+    if len(texts) >= TEXTS_KEPT:
+        texts.clear()
+    out = []
+    for x in values:
+        v = float(x)
+        text = texts.get(v)
+        if text is None:
+            text = texts[v] = _text(v, digits)
+        out.append(text)
+    return ",".join(out)
+
+
+def _text(v: float, digits: int) -> str:
+    """One value of :func:`canonical`."""
+    return "0" if abs(v) < TINY else f"{v:.{digits}g}"
+
+
+#: :func:`canonical`'s text of the values it wrote last (at :data:`DIGITS` digits): the
+#: options of the questions repeat most values (their context, the reference attributes).
+_TEXTS: dict[float, str] = {}
+#: Values kept in :data:`_TEXTS` before it is emptied.
+TEXTS_KEPT = 50_000
 
 
 def stable_argmax_rows(values: ArrayLike, digits: int = DIGITS) -> NDArray[np.intp]:
@@ -153,7 +175,10 @@ def sigmoid(x: ArrayLike) -> NDArray[np.float64]:
     [4.248354255291589e-18, 0.5, 1.0]
     """
     a = np.asarray(x, dtype=np.float64)
-    e = np.exp(-np.abs(a))
+    e = np.abs(a, out=np.empty_like(a))
+    np.negative(e, out=e)
+    np.exp(e, out=e)  # e^(−|a|), in place: the same numbers without new arrays
     out: NDArray[np.float64] = np.where(a >= 0, 1.0, e)
-    out /= e + 1.0  # 1/(1 + e) or e/(1 + e): one division
+    e += 1.0
+    out /= e  # 1/(1 + e) or e/(1 + e): one division
     return out

@@ -564,6 +564,7 @@ def test_trades_are_shared_by_strategies_on_the_same_space_only(
     assert second._space_questions.trade(0, 2, 0.5, 0.6) is t
     assert exact._space_questions.trade(0, 2, 0.5, 0.6) is not t
     joint_questions._TRADES.clear()
+    joint_questions._SHOWN_TRADES.clear()
     again = second._space_questions.trade(0, 2, 0.5, 0.6)
     assert again is not t and again.query == t.query and again.keys == t.keys
     assert np.array_equal(again.diff, t.diff)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tradeoff.learn.joint_questions as joint_questions
-from tradeoff.ask.queries import Query
+from tradeoff.ask.queries import Query, profile_key
 from tradeoff.ask.scenario import parse_scenario
 from tradeoff.learn import lookahead
 from tradeoff.learn.base import asked_aspects
@@ -52,6 +52,33 @@ def test_a_trade_reads_its_cards_only_when_asked_what_differs(
     assert trade.differs == asked_aspects(space.scenario, (trade.query,))
     assert trade.differs == asked_aspects(space.scenario, (trade.query,))
     assert len(calls) == 1
+
+
+def test_trades_that_read_the_same_are_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trades aimed at neighbouring exchange rates often read the same once rounded as
+    shown: the first one's keys and differences serve the others (one trade, keyed once),
+    and each is what building it afresh gives."""
+    keyed: list[Any] = []
+
+    def counted(profile: Any) -> str:
+        keyed.append(profile)
+        return profile_key(profile)
+
+    monkeypatch.setattr(joint_questions, "profile_key", counted)
+    monkeypatch.setattr(joint_questions, "_TRADES", {})
+    monkeypatch.setattr(joint_questions, "_SHOWN_TRADES", {})
+    questions = Questions(small_space(), True)
+    aims = [round(0.30 + 0.01 * k, 2) for k in range(12)]
+    trades = [questions.trade(0, 2, aim, 0.6) for aim in aims]
+    distinct = {t.keys for t in trades}
+    assert len(distinct) < len(trades)  # some read the same
+    assert len(keyed) == 2 * len(distinct)
+    for aim, t in zip(aims, trades, strict=True):
+        monkeypatch.setattr(joint_questions, "_TRADES", {})
+        monkeypatch.setattr(joint_questions, "_SHOWN_TRADES", {})
+        fresh = Questions(small_space(), True).trade(0, 2, aim, 0.6)
+        assert fresh.query == t.query and fresh.keys == t.keys
+        np.testing.assert_allclose(fresh.diff, t.diff, rtol=0, atol=0)
 
 
 def _after_answers(seed: int = 7) -> tuple[JointStrategy, JointState]:
@@ -135,6 +162,7 @@ def test_the_move_likelihood_with_signs_and_looked_up_logs_is_the_likelihood() -
         band,
         grid.cell_log_hit[cells],
         grid.cell_log_miss[cells],
+        grid.cell_log_within[cells],
     )
     plain = answer_log_likelihoods(delta, outcomes, lapse, temp, band)
     np.testing.assert_allclose(signed, plain, rtol=1e-12, atol=0)
@@ -142,6 +170,78 @@ def test_the_move_likelihood_with_signs_and_looked_up_logs_is_the_likelihood() -
     rows = np.take_along_axis(documented, outcomes[:, None, None], axis=2)[:, :, 0]
     with np.errstate(divide="ignore"):
         np.testing.assert_allclose(signed, np.log(rows), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("cell", [0, 9, 60, 100, 287, 431])
+def test_the_likelihood_of_draws_sharing_one_noise_is_the_likelihood(cell: int) -> None:
+    """The stop's check weighs its draws with one (ε, T, δ) for all of them: the logistic
+    then runs on whole rows, nothing gathered; the same log likelihood as with the draws
+    among particles of another noise (gathered) and as the documented probabilities, for
+    every kind of answer, at cells with and without a temperature and a band."""
+    rng = np.random.default_rng(cell)
+    grid = NOISE_PRIOR
+    outcomes = np.array([0, 1, 2, 0, 2, 1, 0], dtype=np.intp)
+    delta = rng.normal(0.0, 0.01, size=(7, 400))
+    delta[:, :4] = (0.0, 1e-4, -1e-4, 0.003)  # within and at the edge of the bands
+    each = tuple(np.full(400, v[0]) for v in grid.values(np.array([cell])))
+    alone = answer_log_likelihoods(delta, outcomes, *each)
+    other = int(np.flatnonzero(grid.cell_temperature != grid.cell_temperature[cell])[0])
+    others = grid.values(np.array([other]))
+    among = tuple(np.append(v, o) for v, o in zip(each, others, strict=True))
+    gathered = answer_log_likelihoods(np.column_stack((delta, delta[:, :1])), outcomes, *among)
+    np.testing.assert_allclose(alone, gathered[:, :400], rtol=1e-12, atol=0)
+    documented = outcome_probabilities(delta, *(v[None, :] for v in each))
+    rows = np.take_along_axis(documented, outcomes[:, None, None], axis=2)[:, :, 0]
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(alone, np.log(rows), rtol=1e-9, atol=1e-12)
+
+
+def test_the_logistic_written_over_its_argument_is_the_logistic() -> None:
+    """The move's likelihood writes the logistic over its argument
+    (:func:`~tradeoff.learn.likelihood._logistic_into`): the same operations as
+    :func:`~tradeoff.stable.sigmoid`, so the same numbers to the last bit, in both tails."""
+    from tradeoff.learn.likelihood import _logistic_into
+    from tradeoff.stable import sigmoid
+
+    a = np.random.default_rng(9).normal(0.0, 30.0, size=(7, 1001))
+    a[0, :3] = (0.0, -0.0, -800.0)
+    out = a.copy()
+    _logistic_into(out, np.empty_like(a))
+    assert np.array_equal(out, sigmoid(a))
+    assert float(sigmoid(0.0)) == 0.5 and float(sigmoid(-800.0)) == 0.0
+
+
+def test_the_move_weighs_each_kind_of_particle_as_one_block(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The move's likelihood takes the particles answering from the numbers and those with
+    a temperature as two blocks (no work on a column that the other formula overwrites):
+    per particle, the log likelihood of every answer as all particles at once give it."""
+    from tradeoff.learn import particle_move
+    from tradeoff.learn.joint_state import JointRecord
+
+    strategy, _ = _after_answers()
+    kernel = strategy.posterior.kernel
+    rng = np.random.default_rng(11)
+    cells = rng.integers(0, len(NOISE_PRIOR.cell_lapse), size=500).astype(np.intp)
+    outcomes = np.array([0, 1, 2, 0, 1], dtype=np.intp)
+    records = [JointRecord(tuple(rng.normal(size=3)), int(o), "trade", ((), ())) for o in outcomes]
+    natural = rng.dirichlet(np.ones(3), size=500) * 0.01
+    delta = np.array([r.diff for r in records]) @ natural.T
+    powers = np.array([1.0, 1.0, 1.0, 1.0, 0.4])
+    expected = kernel._log_likelihood_of(delta, cells, records, powers)
+    kinds: list[set[bool]] = []
+
+    def seen(d: np.ndarray, unsure: Any, lapse: Any, temp: np.ndarray, *args: Any) -> Any:
+        kinds.append(set((temp > 0).tolist()))
+        return signed_log_likelihoods(d, unsure, lapse, temp, *args)
+
+    monkeypatch.setattr(particle_move, "signed_log_likelihoods", seen)
+    got = kernel._signed_log_likelihood(
+        delta * answer_signs(outcomes)[:, None], cells, np.flatnonzero(outcomes == 2), powers
+    )
+    assert kinds == [{False}, {True}]
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
 
 
 def test_a_state_is_looked_up_without_hashing_its_answers(
@@ -221,6 +321,39 @@ def test_answer_probabilities_on_a_block_of_graded_particles_as_gathered() -> No
         delta[:, order], lapse[order], temp[order], band[order], weights[order]
     )
     np.testing.assert_allclose(block, mixed[:, :, order], rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("unsure", [True, False])
+def test_the_look_aheads_block_mixes_in_forced_choice_without_gathering(
+    monkeypatch: pytest.MonkeyPatch, unsure: bool
+) -> None:
+    """With the particles in the look-ahead's order (:func:`~tradeoff.learn.lookahead.
+    graded_first` with their bands), the forced-choice part of the answer model is mixed in
+    on blocks of columns, not gathered by band: the same probabilities as the particles in
+    any order, and as the documented ones."""
+    from tradeoff.learn import likelihood
+
+    rng = np.random.default_rng(6)
+    cells = rng.integers(0, len(NOISE_PRIOR.cell_lapse), size=400)
+    delta = rng.normal(0.0, 0.005, size=(9, 400))
+    delta[:, :5] = (0.0, -0.0, 1e-4, -1e-4, 0.003)
+    weights = rng.random(400)
+    lapse, temp, band = NOISE_PRIOR.values(cells)
+    order = lookahead.graded_first(np.arange(400), temp, band)
+    gathered = answer_probabilities(delta, lapse, temp, band, weights, unsure=unsure)
+
+    def refused(*args: Any) -> None:
+        raise AssertionError("gathered by band")
+
+    monkeypatch.setattr(likelihood, "_mix_forced", refused)
+    block = answer_probabilities(
+        delta[:, order], lapse[order], temp[order], band[order], weights[order], unsure=unsure
+    )
+    np.testing.assert_allclose(block, gathered[:, :, order], rtol=1e-12, atol=0)
+    documented = outcome_probabilities(delta, lapse, temp, band) * weights[None, :, None]
+    np.testing.assert_allclose(
+        block, np.moveaxis(documented, 2, 0)[: len(block)][:, :, order], rtol=1e-9, atol=1e-15
+    )
 
 
 def test_the_logistic_written_into_the_look_aheads_block_is_the_logistic() -> None:

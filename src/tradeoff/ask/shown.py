@@ -316,12 +316,21 @@ def visible_difference(space: QuerySpace, a: ClassifierProfile, b: ClassifierPro
     return max(diffs)
 
 
-def as_shown(space: QuerySpace, query: Query) -> Query:
+def shown_options(space: QuerySpace, query: Query) -> tuple[ClassifierProfile, ClassifierProfile]:
+    """Both options of the question as the screen shows them (:func:`shown_profile`)."""
+    return shown_profile(space.scenario, query.left), shown_profile(space.scenario, query.right)
+
+
+def as_shown(
+    space: QuerySpace,
+    query: Query,
+    options: tuple[ClassifierProfile, ClassifierProfile] | None = None,
+) -> Query:
     """The question with both options rounded as the screen shows them
     (:func:`shown_profile`) and the threshold of the rounded options:
-    what a person reads is exactly what the answer is taken to be about."""
-    left = shown_profile(space.scenario, query.left)
-    right = shown_profile(space.scenario, query.right)
+    what a person reads is exactly what the answer is taken to be about. ``options``:
+    :func:`shown_options` of the question, when the caller has them."""
+    left, right = shown_options(space, query) if options is None else options
     ref, other = query.pair
     threshold = space.threshold_of(ref, other, left, right)
     return Query(left, right, query.pair, query.params, threshold, query.repeat_of, query.tag)

@@ -5,9 +5,10 @@ models a person can tell apart on the screen, each as the screen shows it; and w
 them may be asked now (not shown ``MAX_SHOWS`` times, not answered "can't tell", nor a trade
 within ``UNSURE_GAP`` of such an exchange rate: :meth:`Questions.allowed`). They are pure
 functions of the question space, so they are built once per process and shared by every
-strategy on that space (:data:`_TRADES`, :data:`_READABLE`, :data:`_FRONTS`, keyed by
-:func:`space_key`). Which one is asked is :mod:`~tradeoff.learn.lookahead`'s score and
-:class:`~tradeoff.learn.joint.JointStrategy`'s choice.
+strategy on that space (:data:`_TRADES`, :data:`_SHOWN_TRADES`, :data:`_READABLE`,
+:data:`_FRONTS`, keyed by :func:`space_key`). Which one is asked is
+:mod:`~tradeoff.learn.lookahead`'s score and :class:`~tradeoff.learn.joint.JointStrategy`'s
+choice.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from tradeoff.ask.shown import (
     as_shown,
     card_lines,
     question_key,
+    shown_options,
     shown_profile,
     unanswerable,
 )
@@ -107,6 +109,9 @@ class Trade:
 #: strategy on the same space shares them: a study's server, a benchmark and a replay build
 #: each trade once. Keyed by :func:`space_key` first; cleared when it grows past its bound.
 _TRADES: dict[tuple[str, int, int, float, float], Trade] = {}
+#: The same trades by the two options as the screen shows them and the two statistics
+#: (trades aimed at neighbouring exchange rates often read the same: built once).
+_SHOWN_TRADES: dict[tuple[str, ClassifierProfile, ClassifierProfile, tuple[int, int]], Trade] = {}
 _READABLE: dict[tuple[str, ClassifierProfile, ClassifierProfile], ShownKey | None] = {}
 #: The non-dominated candidates and the questions about two of them, by question space and
 #: candidates (:meth:`Questions.front`).
@@ -317,11 +322,23 @@ class Questions:
             return cached
         space = self.space
         query = space.trade(i, j, 1.0 / (1.0 + math.exp(-aim)), share)
-        if self.rounded:
-            query = as_shown(space, query)
+        if not self.rounded:
+            return _kept(_TRADES, key, self._built(query))
+        # As shown, the trade is a function of its two options as shown and its two
+        # statistics (its threshold is the shown options'): built once for all aims that
+        # read the same.
+        options = shown_options(space, query)
+        same = (self.key, *options, query.pair)
+        built = _SHOWN_TRADES.get(same)
+        if built is None:
+            built = _kept(_SHOWN_TRADES, same, self._built(as_shown(space, query, options)))
+        return _kept(_TRADES, key, built)
+
+    def _built(self, query: Query) -> Trade:
+        """The trade of ``query`` (its options as given): the keys and v(left) − v(right)."""
         keys = (profile_key(query.left), profile_key(query.right))
         diff = self.vector(query.left) - self.vector(query.right)
-        return _kept(_TRADES, key, Trade(query, diff, keys, space))
+        return Trade(query, diff, keys, self.space)
 
     def shown_key(self, query: Query) -> ShownKey | None:
         """The trade's two options as the screen shows them

@@ -197,6 +197,7 @@ def answer_probabilities(
     # Answering from the numbers (T = 0): a step.
     np.greater(delta[:, steps], b[:, steps], out=up[:, steps])
     np.less(delta[:, steps], -b[:, steps], out=down[:, steps])
+    mixed = False  # whether ρ·band + (1 − ρ)·forced choice is taken already
     if graded.size and first:
         # One block: the logistic written straight into it. Its particles with δ = 0 first
         # (:func:`~tradeoff.learn.lookahead.graded_first` orders them so) take σ(Δ/T) and
@@ -219,6 +220,22 @@ def answer_probabilities(
             arg -= bg
             arg /= t
             _sigmoid_into(arg, down[:, cols], work)
+            if bool((band[cols] > 0).all()):
+                # Their forced choice, σ(±Δ/T) from one exp, mixed in on the block.
+                np.divide(x, t, out=arg)
+                free_up, free_down = np.empty_like(arg), np.empty_like(arg)
+                _sigmoid_pair_into(arg, free_up, free_down, work)
+                _mix_into(up[:, cols], free_up)
+                _mix_into(down[:, cols], free_down)
+                mixed = True
+        else:
+            mixed = True
+        if mixed and g < delta.shape[1]:
+            # Forced choice of those answering from the numbers: sides by the sign of Δ (a
+            # particle with δ = 0 is left as it is: ρ·1 + (1 − ρ)·1 is 1, and 0 is 0).
+            cols = slice(g, None)
+            _mix_into(up[:, cols], (delta[:, cols] > 0).astype(np.float64))
+            _mix_into(down[:, cols], (delta[:, cols] < 0).astype(np.float64))
     elif graded.size:
         x, bg, t = delta[:, graded], b[:, graded], temperature[None, graded]
         arg = x - bg
@@ -228,7 +245,8 @@ def answer_probabilities(
         arg -= bg
         arg /= t
         down[:, graded] = sigmoid(arg)
-    _mix_forced(delta, temperature, band, up, down)
+    if not mixed:
+        _mix_forced(delta, temperature, band, up, down)
     w = 1.0 if weights is None else weights[None, :]
     slip = w * lapse[None, :] / 2  # a lapse picks either side
     attend = w * (1 - lapse[None, :])
@@ -244,6 +262,14 @@ def answer_probabilities(
     up += slip
     down += slip
     return out
+
+
+def _mix_into(side: FloatArray, free: FloatArray) -> None:
+    """``side`` made ρ of itself plus 1 − ρ of ``free`` (the forced choice), in place (the
+    operations of :func:`_mix_forced`, on a block of columns; ``free`` is overwritten)."""
+    side *= UNSURE_SHARE
+    free *= 1 - UNSURE_SHARE
+    side += free
 
 
 def _mix_forced(
@@ -312,12 +338,14 @@ def signed_log_likelihoods(
     band: FloatArray,
     hit: FloatArray | None = None,
     miss: FloatArray | None = None,
+    within: FloatArray | None = None,
 ) -> FloatArray:
     """:func:`answer_log_likelihoods` from Δ times each answer's :func:`answer_signs` (shape
     (answers, particles)) and the rows answered "can't tell" (``unsure``); ``hit`` and
     ``miss``, when given, are log(ε/2 + (1 − ε)) and log(ε/2) per particle
-    (:attr:`NoiseGrid.cell_log_hit`, :attr:`NoiseGrid.cell_log_miss` of its cell): the
-    same numbers, looked up instead of taken again.
+    (:attr:`NoiseGrid.cell_log_hit`, :attr:`NoiseGrid.cell_log_miss` of its cell) and
+    ``within`` log(ε/2 + (1 − ε)(1 − ρ)) (:attr:`NoiseGrid.cell_log_within`): the same
+    numbers, looked up instead of taken again.
 
     >>> d = np.array([[0.01, 0.01], [0.01, 0.0]])  # "left", then "right" about −Δ
     >>> noise = np.array([0.1, 0.0]), np.array([0.0, 0.01]), np.array([0.0, 0.0])
@@ -325,40 +353,106 @@ def signed_log_likelihoods(
     array([[0.95 , 0.731],
            [0.95 , 0.5  ]])
     """
-    b = band[None, :]
-    e = lapse[None, :]
     rho = UNSURE_SHARE
+    graded = np.flatnonzero(temperature > 0)
+    # All with a temperature (the stop's check): whole rows, nothing gathered or scattered.
+    every = graded.size == d.shape[1]
     with np.errstate(divide="ignore"):
-        # Answering from the numbers (T = 0), P is one of three values per particle: on
-        # the side of Δ beyond the band, within it (ρ of those say "can't tell") and
-        # against Δ; the first and last are looked up, not taken again per answer.
-        if hit is None or miss is None:
-            hit, miss = np.log(e / 2 + (1 - e) * 1.0), np.log(e / 2 + 0.0)
+        if every:
+            out: FloatArray = np.empty_like(d)
         else:
-            hit, miss = hit[None, :], miss[None, :]
-        out: FloatArray = np.where(d > b, hit, miss)
-        within = np.nonzero((d > 0) & (d <= b))
-        if within[0].size:
-            ew = lapse[within[1]]
-            out[within] = np.log(ew / 2 + (1 - ew) * (1 - rho))
-        graded = np.flatnonzero(temperature > 0)
-        scale = temperature[None, graded]
+            # Answering from the numbers (T = 0), P is one of three values per particle,
+            # looked up: against Δ, within the band (0 < Δ ≤ δ: ρ say "can't tell"), beyond.
+            if hit is None or miss is None or within is None:
+                hit, miss, within = _step_logs(lapse)
+            out = np.where(d > 0, within[None, :], miss[None, :])
+            np.copyto(out, hit[None, :], where=d > band[None, :])
         if graded.size:
-            eg = e[:, graded]
-            dg = d[:, graded]
-            p = sigmoid((dg - b[:, graded]) / scale)
-            mixed = np.flatnonzero(band[graded] > 0)  # with δ = 0, forced choice already
-            if mixed.size:
-                free = sigmoid(dg[:, mixed] / scale[:, mixed])
-                p[:, mixed] = rho * p[:, mixed] + (1 - rho) * free
-            out[:, graded] = np.log(eg / 2 + (1 - eg) * p)
+            _graded_log_likelihoods(d, lapse, temperature, band, graded, every, out)
         if unsure.size:
+            b, e = band[None, :], lapse[None, :]
             du = d[unsure]
             mid = rho * (np.abs(du) <= b) + (1 - rho) * (du == 0)
-            if graded.size:
-                mid[:, graded] = rho * _between(du[:, graded], b[:, graded], scale)
+            if every:
+                mid[:] = rho * _between(du, b, temperature[None, :])
+            elif graded.size:
+                bg, tg = b[:, graded], temperature[None, graded]
+                mid[:, graded] = rho * _between(du[:, graded], bg, tg)
             out[unsure] = np.log((1 - e) * mid)
     return out
+
+
+def _step_logs(lapse: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """log P of an answer from the numbers (T = 0) per particle: on the side of Δ beyond
+    the band, against Δ, and within the band (0 < Δ ≤ δ: ρ of those say "can't tell")."""
+    with np.errstate(divide="ignore"):
+        hit = np.log(lapse / 2 + (1 - lapse) * 1.0)
+        miss = np.log(lapse / 2 + 0.0)
+        within = np.log(lapse / 2 + (1 - lapse) * (1 - UNSURE_SHARE))
+    return hit, miss, within
+
+
+def _logistic_into(a: FloatArray, work: FloatArray) -> None:
+    """:func:`~tradeoff.stable.sigmoid` of ``a`` written over ``a`` (``work``: scratch of
+    the same shape), by the same operations: the same numbers, without new arrays.
+
+    >>> a = np.array([[-40.0, 0.0, 3.0]]); x = a.copy()
+    >>> _logistic_into(x, np.empty_like(x)); bool((x == sigmoid(a)).all())
+    True
+    """
+    np.abs(a, out=work)
+    np.negative(work, out=work)
+    np.exp(work, out=work)  # e^(−|a|)
+    positive = a >= 0
+    np.copyto(a, work)
+    np.copyto(a, 1.0, where=positive)
+    work += 1.0
+    a /= work
+
+
+def _graded_log_likelihoods(
+    d: FloatArray,
+    lapse: FloatArray,
+    temperature: FloatArray,
+    band: FloatArray,
+    graded: IntArray,
+    every: bool,
+    out: FloatArray,
+) -> None:
+    """log(ε/2 + (1 − ε)·P) of the particles with a temperature (columns ``graded``; all
+    of them when ``every``), P = ρ·σ((Δ − δ)/T) + (1 − ρ)·σ(Δ/T) (σ((Δ − δ)/T) alone where
+    δ = 0), written into their columns of ``out``: the formula's operations, in place."""
+    rho = UNSURE_SHARE
+    cols: slice | IntArray = slice(None) if every else graded
+    scale, eg, bg = temperature[cols], lapse[cols], band[cols]
+    dg = d if every else d[:, graded]
+    p = dg - bg
+    p /= scale
+    work = np.empty_like(p)
+    _logistic_into(p, work)  # σ((Δ − δ)/T)
+    mixed = np.flatnonzero(bg > 0)  # with δ = 0, forced choice already
+    if mixed.size == bg.size:
+        free = dg / scale
+        _logistic_into(free, work)  # σ(Δ/T)
+        free *= 1 - rho
+        p *= rho
+        p += free
+    elif mixed.size:
+        free = dg[:, mixed]
+        free /= scale[mixed]
+        _logistic_into(free, work[:, : mixed.size])
+        free *= 1 - rho
+        part = p[:, mixed]
+        part *= rho
+        part += free
+        p[:, mixed] = part
+    p *= 1 - eg
+    p += eg / 2
+    if every:
+        np.log(p, out=out)
+    else:
+        np.log(p, out=p)
+        out[:, graded] = p
 
 
 def _cell_masses(grid: Sequence[float], density: FloatArray, xs: FloatArray) -> FloatArray:
@@ -428,6 +522,8 @@ class NoiseGrid:
     #: from the numbers (T = 0) on the side of Δ and against it.
     cell_log_hit: FloatArray = field(init=False, repr=False, compare=False)
     cell_log_miss: FloatArray = field(init=False, repr=False, compare=False)
+    #: Per flat cell: log(ε/2 + (1 − ε)(1 − ρ)), the same within the band (0 < Δ ≤ δ).
+    cell_log_within: FloatArray = field(init=False, repr=False, compare=False)
     #: Per flat cell: the indices of its ε, T and δ in their grids (3 × cells, small
     #: integers: ranks of the values when each grid increases, :meth:`ranks`).
     cell_coords: IntArray = field(init=False, repr=False, compare=False)
@@ -447,9 +543,10 @@ class NoiseGrid:
             )
         object.__setattr__(self, "cell_log_prior", log_prior)
         e = self.cell_lapse
-        with np.errstate(divide="ignore"):
-            object.__setattr__(self, "cell_log_hit", np.log(e / 2 + (1 - e) * 1.0))
-            object.__setattr__(self, "cell_log_miss", np.log(e / 2 + 0.0))
+        hit, miss, within = _step_logs(e)
+        object.__setattr__(self, "cell_log_hit", hit)
+        object.__setattr__(self, "cell_log_miss", miss)
+        object.__setattr__(self, "cell_log_within", within)
         object.__setattr__(self, "cell_coords", np.array((i, j, k), dtype=np.int16))
 
     def ranks(self, index: IntArray) -> tuple[IntArray, ...] | None:

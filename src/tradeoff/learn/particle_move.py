@@ -151,13 +151,29 @@ class MoveKernel:
         :func:`~tradeoff.learn.likelihood.answer_signs` and the rows answered "can't tell"
         (worked out once per move), with the noise cells' logarithms looked up."""
         grid = self.noise_grid
-        lapse, temp, band = grid.values(noise)
-        log_p = signed_log_likelihoods(
-            d, unsure, lapse, temp, band, grid.cell_log_hit[noise], grid.cell_log_miss[noise]
-        )
-        if powers[-1] != 1.0:
-            log_p[-1] *= powers[-1]
-        out: FloatArray = log_p.sum(axis=0)
+        graded = grid.cell_temperature[noise] > 0
+        out: FloatArray = np.empty(d.shape[1])
+        # Those answering from the numbers and those with a temperature, each as one block
+        # (the same numbers per particle as all at once, each column summed in the same
+        # order; no work on a column that the other kind's formula then overwrites).
+        for part in (np.flatnonzero(~graded), np.flatnonzero(graded)):
+            if not part.size:
+                continue
+            cells = noise[part]
+            lapse, temp, band = grid.values(cells)
+            log_p = signed_log_likelihoods(
+                d[:, part],
+                unsure,
+                lapse,
+                temp,
+                band,
+                grid.cell_log_hit[cells],
+                grid.cell_log_miss[cells],
+                grid.cell_log_within[cells],
+            )
+            if powers[-1] != 1.0:
+                log_p[-1] *= powers[-1]
+            out[part] = log_p.sum(axis=0)
         return out
 
     def _log_prior_z(self, swing: FloatArray, axis: int = -1) -> FloatArray:

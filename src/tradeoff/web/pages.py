@@ -20,6 +20,7 @@ from tradeoff.ask.words import aspect_names, not_asked_words, option_title, ques
 from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.record.recorder import Recorder
+from tradeoff.stable import settled
 from tradeoff.text import YOU, markdown_html, probability_words
 from tradeoff.web.i18n import Language
 
@@ -173,6 +174,47 @@ class ReviewView:
     consistency: str
     flagged: bool
     can_ask_more: bool
+    #: With a measurement noise, when the model that measured best is not the pick: the
+    #: pick with its P(best), and why it is not that model (:func:`measured_best_view`);
+    #: "" otherwise.
+    pick: str = ""
+    measured_best: str = ""
+
+
+def measured_best_view(
+    engine: Engine, names: Sequence[str] | None, lang: Language
+) -> tuple[str, str]:
+    """The pick and why it is not the model that measured best, when the pool carries a
+    measurement noise and that model is not the pick
+    (:attr:`~tradeoff.learn.verdict.Verdict.measured_best`), in the participant's language:
+    the sentences ``tradeoff session show`` prints for the same session, with the same
+    names and numbers; ``("", "")`` otherwise. ``names``: the candidates' names in the
+    engine's order (``None``: they are said by number, as ``session show`` does)."""
+    verdict = engine.verdict()
+    if verdict is None or verdict.measured_best is None:
+        return "", ""
+    _ = lang.gettext
+
+    def name(i: int) -> str:
+        return names[i] if names else _("candidate %(n)s") % {"n": lang.words().count(i + 1)}
+
+    other, p_other = verdict.measured_best
+    pick = _("The pick the questions stopped on: %(pick)s (probability it is the best: %(p)s).")
+    why = _(
+        "%(other)s measured best for your metric, but %(pick)s is more likely the best once "
+        "the measurement noise is counted (%(p)s, against %(q)s)."
+    )
+    mine = chance_words(verdict.p_best, lang)
+    return (
+        pick % {"pick": name(verdict.pick), "p": mine},
+        why
+        % {
+            "other": name(other),
+            "pick": name(verdict.pick),
+            "p": mine,
+            "q": chance_words(p_other, lang),
+        },
+    )
 
 
 def _why_stopped(engine: Engine, lang: Language) -> str:
@@ -211,7 +253,7 @@ def _stop_words(engine: Engine, lang: Language) -> str:
     _ = lang.gettext
     reason = engine.stop_reason()
     if reason == "decided":
-        settled = engine.decision()
+        decision = engine.decision()
         verdict = engine.verdict()
         if verdict is not None and verdict.practically_tied and not engine.scenario.classes:
             return _(
@@ -226,7 +268,20 @@ def _stop_words(engine: Engine, lang: Language) -> str:
                 "thousandth of the range of what you weigh most (for a class, one case per "
                 "1,000) (%(sure)s sure)."
             ) % {"sure": chance_words(verdict.stated, lang)}
-        if settled is None:
+        if (
+            verdict is not None
+            and engine.measured is not None
+            and settled(verdict.stated) < verdict.confidence
+        ):
+            # The answers settle the pick at the measured numbers; what keeps it below the
+            # stop's confidence is how exactly the models were measured, not the answers.
+            return _(
+                "The questions stopped early: your answers settle which candidate model "
+                "would be best for you if the models' measured numbers were exact. They "
+                "were measured on a limited number of cases, so the pick is %(sure)s "
+                "sure; more answers cannot remove that doubt."
+            ) % {"sure": chance_words(verdict.stated, lang)}
+        if decision is None:
             return _(
                 "The questions stopped early: your answers already settle which of the "
                 "candidate models is best for you."
@@ -234,7 +289,7 @@ def _stop_words(engine: Engine, lang: Language) -> str:
         return _(
             "The questions stopped early: your answers already settle which of the "
             "candidate models is best for you (the pick is %(sure)s sure)."
-        ) % {"sure": chance_words(settled[0], lang)}
+        ) % {"sure": chance_words(decision[0], lang)}
     if reason == "exhausted":
         return _(
             "The questions stopped early: each one left would show options that read the "
@@ -249,9 +304,15 @@ def _stop_words(engine: Engine, lang: Language) -> str:
     ) % {"n": lang.words().count(engine.answered)}
 
 
-def review_view(of: Engine | Recorder, scenario: Scenario, lang: Language) -> ReviewView:
+def review_view(
+    of: Engine | Recorder,
+    scenario: Scenario,
+    lang: Language,
+    candidates: Sequence[str] | None = None,
+) -> ReviewView:
     """The review of what the answers say (of an engine, or a recorder's), with its
-    uncertainty."""
+    uncertainty; ``candidates``: the candidates' names, for the pick under a measurement noise
+    (:func:`measured_best_view`)."""
     _ = lang.gettext
     words = lang.words()
     engine = _engine(of)
@@ -318,4 +379,5 @@ def review_view(of: Engine | Recorder, scenario: Scenario, lang: Language) -> Re
         check.sentence(words),
         check.flagged,
         engine.stop_reason() not in ("exhausted", "precise"),
+        *measured_best_view(engine, candidates, lang),
     )

@@ -20,6 +20,7 @@ from typing import Literal
 
 from aiohttp import web
 
+from tradeoff.choose.candidates import candidate_names
 from tradeoff.errors import InputError
 from tradeoff.learn import Engine
 from tradeoff.record.marks import Marks
@@ -213,12 +214,22 @@ def form_action(
 async def review(request: web.Request) -> web.StreamResponse:
     async def show(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
         assert visitor.participant is not None
-        scenario = site.participants.loaded_for(visitor.participant).scenario
+        loaded = site.participants.loaded_for(visitor.participant)
+        scenario = loaded.scenario
 
         def view(engine: Engine) -> object:
             if engine.next_query() is not None:
                 return None
-            return review_view(engine, scenario, visitor.language)
+            verdict = engine.verdict()
+            names = (
+                None
+                if verdict is None or verdict.measured_best is None
+                # as ``session show`` names them: the recorded rows found in the pool
+                else candidate_names(
+                    scenario, engine.candidates, engine.result().priors, str(loaded.path)
+                )
+            )
+            return review_view(engine, scenario, visitor.language, names)
 
         shown = await site.work(partial(site.participants.look, visitor.participant, path, view))
         if shown is None:

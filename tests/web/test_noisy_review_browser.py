@@ -23,6 +23,8 @@ from tradeoff.record.replay import replay
 from tradeoff.record.summary import summarise
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.folder import Study, create_study
+from tradeoff.study.keys import new_key
+from tradeoff.study.population_picture import picture_of, picture_text
 
 from ..choose.test_noise_pick import TRUTH, front_frame
 from ..conftest import SCENARIOS
@@ -86,6 +88,7 @@ def noisy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Study, dic
     consent = tmp / "consent.md"
     consent.write_text(CONSENT)
     study, codes = create_study(scenario, ["p01", "p02"], tmp / "study", consent=consent)
+    codes["coordinator"] = new_key(study.path, "coordinator")  # read when the server starts
     server, base, log = serve(study, tmp)
     try:
         yield study, codes, base
@@ -168,3 +171,45 @@ def test_the_noisy_review_says_what_session_show_says(
     if tag == "en":  # word for word as session show prints them
         assert re.search(PICK["show"], text).group(0) in shown  # type: ignore[union-attr]
         assert re.search(WHY["show"], text).group(0) in shown  # type: ignore[union-attr]
+
+
+def finished(study: Study, pid: str) -> bool:
+    return any(read_session(p).finished for p in (study.sessions_dir / pid).glob("*.jsonl"))
+
+
+def test_the_coordinators_group_pick_counts_the_measurement_noise(
+    noisy: tuple[Study, dict[str, str], str],
+    browser: Browser,  # noqa: F811
+) -> None:
+    """Every participant's review says m10 measured best only by luck (40 cases): the
+    group of people who weigh alike is not sent to it either, on the coordinator's page
+    and in ``study report``'s population section alike (at the measured numbers it was)."""
+    study, codes, base = noisy
+    for pid, tag in (("p01", "en"), ("p02", "de")):
+        if finished(study, pid):
+            continue
+        page = browser.new_context(locale="de-DE" if tag == "de" else "en-GB").new_page()
+        enter(page, base, codes[pid])
+        page.click("button[value=agree]")
+        answer_all(page, study, pid)
+        page.click("form[action=finish] button")
+        page.close()
+    sessions = sorted(study.sessions_dir.glob("*/*.jsonl"))
+    picture = picture_of(sessions, study.scenario_path, study.populations())
+    assert picture is not None and picture.picks and "m10" not in picture.picks
+    page = browser.new_context().new_page()
+    page.goto(base + "coordinator")
+    page.fill("#key", codes["coordinator"])
+    page.click("button[type=submit]")
+    section = page.locator("section[aria-labelledby=h-population]")
+    rows = section.locator("tbody tr").all()
+    shown = [r.locator("td").last.inner_text().strip() for r in rows]
+    assert [p for p in shown if p in picture.picks] == list(picture.picks), shown
+    assert "m10" not in shown
+    table = picture_text(picture)
+    for pick in picture.picks:
+        assert f"| {pick} |" in table
+    for size in SIZES:
+        page.set_viewport_size(size)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= size["width"], (width, size)

@@ -6,14 +6,18 @@ P(best) and says why m10, which measured best, is not it, with the same models a
 percentages as ``tradeoff session show`` prints for the same session; a stop that the
 measurement noise keeps below the stop's confidence does not claim that the answers
 "already settle" the best model. The words hold after a pause and a resume (the engine
-rebuilt from the file); at a phone's (360×640) and a desktop's (1280×800) width axe-core
+rebuilt from the file). ``study export`` names the same pick, P(best) and model that measured
+best, and the coordinator's group of people who weigh alike is not sent to m10 (at the
+measured numbers it was). At a phone's (360×640) and a desktop's (1280×800) width axe-core
 finds no WCAG 2.1 A/AA problem and the page does not scroll sideways."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from tradeoff.ask.scenario import load_scenario
@@ -22,6 +26,7 @@ from tradeoff.record.log import read_session
 from tradeoff.record.replay import replay
 from tradeoff.record.summary import summarise
 from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.study.export import export_study
 from tradeoff.study.folder import Study, create_study
 from tradeoff.study.keys import new_key
 from tradeoff.study.population_picture import picture_of, picture_text
@@ -177,13 +182,8 @@ def finished(study: Study, pid: str) -> bool:
     return any(read_session(p).finished for p in (study.sessions_dir / pid).glob("*.jsonl"))
 
 
-def test_the_coordinators_group_pick_counts_the_measurement_noise(
-    noisy: tuple[Study, dict[str, str], str],
-    browser: Browser,  # noqa: F811
-) -> None:
-    """Every participant's review says m10 measured best only by luck (40 cases): the
-    group of people who weigh alike is not sent to it either, on the coordinator's page
-    and in ``study report``'s population section alike (at the measured numbers it was)."""
+def both_finished(noisy: tuple[Study, dict[str, str], str], browser: Browser) -> None:  # noqa: F811
+    """p01 and p02 through to the end, unless a test before did it."""
     study, codes, base = noisy
     for pid, tag in (("p01", "en"), ("p02", "de")):
         if finished(study, pid):
@@ -194,6 +194,39 @@ def test_the_coordinators_group_pick_counts_the_measurement_noise(
         answer_all(page, study, pid)
         page.click("form[action=finish] button")
         page.close()
+
+
+def test_the_export_names_what_session_show_names(
+    noisy: tuple[Study, dict[str, str], str],
+    browser: Browser,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """``study export`` read in pandas: each participant's final_pick and p_best, and the
+    model that measured best with its P(best), are those ``session show`` says."""
+    study = noisy[0]
+    both_finished(noisy, browser)
+    export_study(study, tmp_path / "answers.csv")
+    people = pd.read_csv(tmp_path / "answers.participants.csv").set_index("participant")
+    for pid in ("p01", "p02"):
+        [path] = (study.sessions_dir / pid).glob("*.jsonl")
+        shown = " ".join(format_session(summarise(path, populations=study.populations())).split())
+        pick, p_best = said(PICK["show"], shown)
+        other, _, mine, theirs = said(WHY["show"], shown)
+        row = people.loc[pid]
+        assert row["final_pick"] == pick and round(100 * row["p_best"]) == int(p_best) == int(mine)
+        assert row["measured_best"] == other == "m10"
+        assert round(100 * row["measured_best_p_best"]) == int(theirs)
+
+
+def test_the_coordinators_group_pick_counts_the_measurement_noise(
+    noisy: tuple[Study, dict[str, str], str],
+    browser: Browser,  # noqa: F811
+) -> None:
+    """Every participant's review says m10 measured best only by luck (40 cases): the
+    group of people who weigh alike is not sent to it either, on the coordinator's page
+    and in ``study report``'s population section alike (at the measured numbers it was)."""
+    study, codes, base = noisy
+    both_finished(noisy, browser)
     sessions = sorted(study.sessions_dir.glob("*/*.jsonl"))
     picture = picture_of(sessions, study.scenario_path, study.populations())
     assert picture is not None and picture.picks and "m10" not in picture.picks

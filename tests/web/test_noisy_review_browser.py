@@ -21,7 +21,12 @@ import pandas as pd
 import pytest
 
 from tradeoff.ask.scenario import load_scenario
+from tradeoff.choose.candidates import scenario_pool
+from tradeoff.choose.selection import recommend_each
+from tradeoff.choose.stakeholder import stakeholder_of
+from tradeoff.choose.words import noise_words
 from tradeoff.cli.app import format_session
+from tradeoff.learn import Engine
 from tradeoff.record.log import read_session
 from tradeoff.record.replay import replay
 from tradeoff.record.summary import summarise
@@ -70,6 +75,21 @@ WHY = {
     r"wahrscheinlicher das beste, wenn die Messungenauigkeit mitgezählt wird \((\d+) % "
     r"gegenüber (\d+) %\)\.",
 }
+#: The models within measurement noise of the pick (the first one), as ``study report``
+#: says them (:func:`tradeoff.choose.words.noise_words`) and as the page does.
+NOISE = {
+    "report": r"(\S+) and (\S+) are within measurement noise for you: on (\d+) cases their "
+    r"difference could go either way \(\S+ is better in (\d+)% of the plausible measurements, "
+    r"(.+?) if the numbers were exact\)",
+    "en": r"(\S+) and (\S+) are within measurement noise for you: on (\d+) cases their "
+    r"difference could go either way \(\S+ is better in (\d+)% of the plausible measurements, "
+    r"(.+?) if the numbers were exact\)",
+    "de": r"(\S+) und (\S+) liegen für Sie innerhalb der Messungenauigkeit: an (\d+) Fällen "
+    r"gemessen, könnte ihr Unterschied in beide Richtungen gehen \(\S+ ist in (\d+) % der "
+    r"plausiblen Messungen besser, in (.+?), wenn die Werte exakt wären\)",
+}
+#: "over 99%" as the German page says it.
+OVER = {"über 99 %": "over 99%"}
 #: How sure the pick is, as the stop says it.
 SURE = {
     "en": r"so the pick is (\d+)% sure; more answers cannot remove that doubt\.",
@@ -116,6 +136,11 @@ def answer_all(page: Page, study: Study, pid: str) -> None:
         given += 1
         assert given <= 30
     assert page.url.endswith("/review"), page.url
+
+
+def replay_of(study: Study, path: Path) -> Engine:
+    log = read_session(path)
+    return replay(log, population=study.populations()(log.header.scenario))
 
 
 def said(pattern: str, text: str) -> tuple[str, ...]:
@@ -173,6 +198,20 @@ def test_the_noisy_review_says_what_session_show_says(
     if verdict.stated < verdict.confidence:
         assert SETTLED[tag] not in text
         assert said(SURE[tag], text) == (p_best,)
+    # the models within measurement noise: as the report's recommendation names them
+    # (the decide step over the session file, not the page's engine)
+    rec = recommend_each(
+        summary.log.header.scenario,
+        [stakeholder_of(summary.log.header, replay_of(study, path), path)],
+        scenario_pool(load_scenario(study.scenario_path).scenario, study.scenario_path.parent),
+    ).recommendations[0]
+    assert rec.name == pick and rec.noise_tied
+    report = " ".join(noise_words(rec).split())
+    tie = said(NOISE[tag], text)
+    assert tie[:4] == said(NOISE["report"], report)[:4]
+    assert OVER.get(tie[4], tie[4]) == said(NOISE["report"], report)[4]
+    if tag == "en":
+        assert report in text
     if tag == "en":  # word for word as session show prints them
         assert re.search(PICK["show"], text).group(0) in shown  # type: ignore[union-attr]
         assert re.search(WHY["show"], text).group(0) in shown  # type: ignore[union-attr]

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.queries import Query
-from tradeoff.ask.scenario import Scenario
+from tradeoff.ask.scenario import LoadedScenario, Scenario
 from tradeoff.ask.shown import card_lines
 from tradeoff.ask.words import aspect_names, not_asked_words, option_title, question_prompt
+from tradeoff.choose.recommend import NoiseTie
 from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.record.recorder import Recorder
@@ -179,6 +181,100 @@ class ReviewView:
     #: "" otherwise.
     pick: str = ""
     measured_best: str = ""
+    #: The models within measurement noise of the pick (:func:`noise_sentence`), or "".
+    noise: str = ""
+
+
+def noise_ties(
+    engine: Engine, loaded: LoadedScenario, names: Sequence[str] | None
+) -> tuple[NoiseTie, ...]:
+    """The models within measurement noise of the engine's pick
+    (:attr:`~tradeoff.choose.recommend.Recommendation.noise_tied`), from the recommendation
+    over the engine's own draws and plausible measurements (the pick and P(best) the stop
+    read, as ``study report`` names them); none without a measurement noise, or when the
+    candidates are not the scenario's pool as it is now (``names`` is ``None``)."""
+    from tradeoff.choose.candidates import scenario_pool
+    from tradeoff.choose.recommend import recommend
+
+    posterior = engine.weighted_draws()
+    result = engine.result()
+    if engine.measured is None or posterior is None or names is None or result.priors is None:
+        return ()
+    pool = scenario_pool(loaded.scenario, Path(loaded.path).parent)
+    rec = recommend(
+        loaded.scenario,
+        pool,
+        result.weights,
+        result.priors,
+        draws=posterior[0],
+        draw_weights=posterior[1],
+        vectors=engine.candidates,
+        measured=engine.measured,
+    )
+    return rec.noise_tied
+
+
+def noise_sentence(pick: str, ties: Sequence[NoiseTie], lang: Language) -> str:
+    """The models within measurement noise of the pick, in one sentence in the
+    participant's language (:func:`tradeoff.choose.words.noise_words`, said to "you"): the
+    first with how often it beats the pick, over the plausible measurements and at the
+    measured numbers; up to two more with how often; "" for none.
+
+    >>> from tradeoff.web.i18n import languages
+    >>> ties = [NoiseTie("m10", 0.43, 1.0, 40), NoiseTie("m3", 0.3, 0.0, 1000)]
+    >>> print(noise_sentence("m4", ties[:1], languages()["en"]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    m4 and m10 are within measurement noise for you: on 40 cases their difference could go
+    either way (m10 is better in 43% of the plausible measurements, over 99% if the numbers
+    were exact).
+    >>> said = noise_sentence("m4", ties, languages()["de"]).replace("\\xa0", " ")
+    >>> said[:58], said.partition("; ")[2]
+    ('m4 und m10 liegen für Sie innerhalb der Messungenauigkeit:', 'ebenso m3 (30 %).')
+    """
+    if not ties:
+        return ""
+    _ = lang.gettext
+    tie, *rest = ties
+    args = {
+        "pick": pick,
+        "other": tie.name,
+        "share": chance_words(tie.share, lang),
+        "exact": chance_words(tie.exact, lang),
+    }
+    if tie.cases is None:
+        said = _(
+            "%(pick)s and %(other)s are within measurement noise for you: within their "
+            "standard errors their difference could go either way (%(other)s is better in "
+            "%(share)s of the plausible measurements, %(exact)s if the numbers were exact)"
+        ) % args
+    else:
+        said = _(
+            "%(pick)s and %(other)s are within measurement noise for you: on %(cases)s "
+            "cases their difference could go either way (%(other)s is better in %(share)s "
+            "of the plausible measurements, %(exact)s if the numbers were exact)"
+        ) % {**args, "cases": lang.words().count(tie.cases)}
+    if rest:
+        named = [f"{t.name} ({chance_words(t.share, lang)})" for t in rest[:2]]
+        more = len(rest) - len(named)
+        listed = and_list(named, lang) if not more else ", ".join(named)
+        if more:
+            listed = lang.ngettext(
+                "%(listed)s and %(n)s more model", "%(listed)s and %(n)s more models", more
+            ) % {"listed": listed, "n": lang.words().count(more)}
+        said += _("; so are %(listed)s") % {"listed": listed}
+    return said + "."
+
+
+def _candidate_name(i: int, names: Sequence[str] | None, lang: Language) -> str:
+    if names:
+        return names[i]
+    return lang.gettext("candidate %(n)s") % {"n": lang.words().count(i + 1)}
+
+
+def _candidate(engine: Engine, names: Sequence[str] | None, lang: Language) -> str:
+    """The name of the engine's pick ("" without one)."""
+    verdict = engine.verdict()
+    return "" if verdict is None else _candidate_name(verdict.pick, names, lang)
 
 
 def measured_best_view(
@@ -196,7 +292,7 @@ def measured_best_view(
     _ = lang.gettext
 
     def name(i: int) -> str:
-        return names[i] if names else _("candidate %(n)s") % {"n": lang.words().count(i + 1)}
+        return _candidate_name(i, names, lang)
 
     other, p_other = verdict.measured_best
     pick = _("The pick the questions stopped on: %(pick)s (probability it is the best: %(p)s).")
@@ -309,10 +405,12 @@ def review_view(
     scenario: Scenario,
     lang: Language,
     candidates: Sequence[str] | None = None,
+    ties: Sequence[NoiseTie] = (),
 ) -> ReviewView:
     """The review of what the answers say (of an engine, or a recorder's), with its
     uncertainty; ``candidates``: the candidates' names, for the pick under a measurement noise
-    (:func:`measured_best_view`)."""
+    (:func:`measured_best_view`); ``ties``: the models within measurement noise of
+    the pick (:func:`noise_ties`)."""
     _ = lang.gettext
     words = lang.words()
     engine = _engine(of)
@@ -380,4 +478,5 @@ def review_view(
         check.flagged,
         engine.stop_reason() not in ("exhausted", "precise"),
         *measured_best_view(engine, candidates, lang),
+        noise_sentence(_candidate(engine, candidates, lang), ties, lang) if ties else "",
     )

@@ -45,6 +45,7 @@ from .test_web_panel_browser import (  # noqa: F401 - the browser fixture
     axe_at_every_size,
     browser,
     serve,
+    shot,
     stop,
     sync_playwright,
 )
@@ -179,6 +180,7 @@ def test_the_noisy_review_says_what_session_show_says(
         width = page.evaluate("() => document.documentElement.scrollWidth")
         assert width <= size["width"], (width, size)
     axe_at_every_size(page)
+    shot(page, f"noisy-review-{tag}")
     page.click("form[action=finish] button")
     assert page.url.endswith("/done"), page.url
     done = main_text(page)

@@ -92,6 +92,8 @@ def _person(pid: str, sessions: Sequence[_Session], panel_id: str | None = None)
             "session": None,
             "final_pick": None,
             "p_best": None,
+            "measured_best": None,
+            "measured_best_p_best": None,
             "group": None,
             "group_probability": None,
             "panel_id": panel_id,
@@ -117,6 +119,8 @@ def _person(pid: str, sessions: Sequence[_Session], panel_id: str | None = None)
         "session": log.path.name,
         "final_pick": None,
         "p_best": None,
+        "measured_best": None,
+        "measured_best_p_best": None,
         "group": None,
         "group_probability": None,
         "panel_id": None if entry is None else entry.panel_id,
@@ -142,7 +146,8 @@ def consents_text(logs: Sequence[SessionLog]) -> str | None:
 def _picks(
     study: Study, scenario: Scenario, people: list[Row], described: dict[str, Stakeholder]
 ) -> str | None:
-    """Each described session's pick and the probability it was stated with, written into
+    """Each described session's pick and the probability it was stated with (and, with a
+    measurement noise, the model that measured best when it is not the pick), written into
     ``people``: the recommendation of the decide step (:func:`tradeoff.choose.recommend.
     recommend` over the scenario's pool, with the stakeholder's posterior draws, as
     :func:`tradeoff.choose.decide.decide` and so ``tradeoff study report`` make it), from
@@ -164,6 +169,10 @@ def _picks(
     for pid, rec in zip(described, each.recommendations, strict=True):
         by_id[pid]["final_pick"] = rec.name
         by_id[pid]["p_best"] = rec.stated
+        # With a measurement noise, the model that measured best when it is not the pick,
+        # as the report's and ``session show``'s sentence names it.
+        by_id[pid]["measured_best"] = rec.measured_best
+        by_id[pid]["measured_best_p_best"] = rec.measured_best_p
     return None
 
 

@@ -11,7 +11,8 @@ across units; a share is both.
 
 The groups are :func:`tradeoff.study.groups.find_groups`'s (its docstring says why a
 Gaussian mixture over posterior-mean swing weights, in log-ratio coordinates, with BIC);
-each group's model is the Bayes pick of the study's pool at the group's mean weights.
+each group's model is the Bayes pick of the study's pool at the group's mean weights (with a
+measurement noise, the likeliest best there once the noise is counted).
 """
 
 from __future__ import annotations
@@ -144,9 +145,14 @@ def picture_of(
     picks: list[str | None] = [None] * groups.count
     if loaded.scenario.pool is not None and priors is not None:
         pool = scenario_pool(loaded.scenario, Path(loaded.path).parent)
+        noisy = pool.uncertainty is not None and pool.uncertainty.any
         for g in range(groups.count):
             mean = natural[groups.labels == g].mean(axis=0)
-            picks[g] = recommend(loaded.scenario, pool, list(mean), list(priors)).name
+            # With a measurement noise, the likeliest best at the group's mean weights over
+            # the plausible measurements, as each member's own pick counts it (the model
+            # best at the measured numbers may be best there by luck).
+            draws = mean[None, :] if noisy else None
+            picks[g] = recommend(loaded.scenario, pool, list(mean), list(priors), draws=draws).name
     return Picture(
         names,
         tuple(participants),

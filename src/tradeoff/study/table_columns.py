@@ -278,6 +278,22 @@ PARTICIPANT_COLUMNS = (
         "float",
     ),
     Column(
+        "measured_best",
+        "model name",
+        "When the pool's numbers carry measurement noise (its _se or _cases columns) and "
+        "the model best at the measured numbers for this participant is not final_pick: "
+        "that model (final_pick is then the likeliest best once the noise is counted, as "
+        "the participant's review and 'tradeoff session show' say); empty otherwise.",
+        "str",
+    ),
+    Column(
+        "measured_best_p_best",
+        "probability",
+        "The posterior probability, measurement noise counted, that measured_best is the "
+        "best model for this participant (empty with measured_best).",
+        "float",
+    ),
+    Column(
         "group",
         "number",
         "The group of people who weigh the aspects alike that this participant most likely "

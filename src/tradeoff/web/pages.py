@@ -11,15 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.queries import Query
-from tradeoff.ask.scenario import Scenario
+from tradeoff.ask.scenario import LoadedScenario, Scenario
 from tradeoff.ask.shown import card_lines
 from tradeoff.ask.words import aspect_names, not_asked_words, option_title, question_prompt
+from tradeoff.choose.recommend import NoiseTie
 from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.record.recorder import Recorder
+from tradeoff.stable import settled
 from tradeoff.text import YOU, markdown_html, probability_words
 from tradeoff.web.i18n import Language
 
@@ -173,6 +176,141 @@ class ReviewView:
     consistency: str
     flagged: bool
     can_ask_more: bool
+    #: With a measurement noise, when the model that measured best is not the pick: the
+    #: pick with its P(best), and why it is not that model (:func:`measured_best_view`);
+    #: "" otherwise.
+    pick: str = ""
+    measured_best: str = ""
+    #: The models within measurement noise of the pick (:func:`noise_sentence`), or "".
+    noise: str = ""
+
+
+def noise_ties(
+    engine: Engine, loaded: LoadedScenario, names: Sequence[str] | None
+) -> tuple[NoiseTie, ...]:
+    """The models within measurement noise of the engine's pick
+    (:attr:`~tradeoff.choose.recommend.Recommendation.noise_tied`), from the recommendation
+    over the engine's own draws and plausible measurements (the pick and P(best) the stop
+    read, as ``study report`` names them); none without a measurement noise, or when the
+    candidates are not the scenario's pool as it is now (``names`` is ``None``)."""
+    from tradeoff.choose.candidates import scenario_pool
+    from tradeoff.choose.recommend import recommend
+
+    posterior = engine.weighted_draws()
+    result = engine.result()
+    if engine.measured is None or posterior is None or names is None or result.priors is None:
+        return ()
+    pool = scenario_pool(loaded.scenario, Path(loaded.path).parent)
+    rec = recommend(
+        loaded.scenario,
+        pool,
+        result.weights,
+        result.priors,
+        draws=posterior[0],
+        draw_weights=posterior[1],
+        vectors=engine.candidates,
+        measured=engine.measured,
+    )
+    return rec.noise_tied
+
+
+def noise_sentence(pick: str, ties: Sequence[NoiseTie], lang: Language) -> str:
+    """The models within measurement noise of the pick, in one sentence in the
+    participant's language (:func:`tradeoff.choose.words.noise_words`, said to "you"): the
+    first with how often it beats the pick, over the plausible measurements and at the
+    measured numbers; up to two more with how often; "" for none.
+
+    >>> from tradeoff.web.i18n import languages
+    >>> ties = [NoiseTie("m10", 0.43, 1.0, 40), NoiseTie("m3", 0.3, 0.0, 1000)]
+    >>> print(noise_sentence("m4", ties[:1], languages()["en"]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    m4 and m10 are within measurement noise for you: on 40 cases their difference could go
+    either way (m10 is better in 43% of the plausible measurements, over 99% if the numbers
+    were exact).
+    >>> said = noise_sentence("m4", ties, languages()["de"]).replace("\\xa0", " ")
+    >>> said[:58], said.partition("; ")[2]
+    ('m4 und m10 liegen für Sie innerhalb der Messungenauigkeit:', 'ebenso m3 (30 %).')
+    """
+    if not ties:
+        return ""
+    _ = lang.gettext
+    tie, *rest = ties
+    args = {
+        "pick": pick,
+        "other": tie.name,
+        "share": chance_words(tie.share, lang),
+        "exact": chance_words(tie.exact, lang),
+    }
+    if tie.cases is None:
+        said = _(
+            "%(pick)s and %(other)s are within measurement noise for you: within their "
+            "standard errors their difference could go either way (%(other)s is better in "
+            "%(share)s of the plausible measurements, %(exact)s if the numbers were exact)"
+        ) % args
+    else:
+        said = _(
+            "%(pick)s and %(other)s are within measurement noise for you: on %(cases)s "
+            "cases their difference could go either way (%(other)s is better in %(share)s "
+            "of the plausible measurements, %(exact)s if the numbers were exact)"
+        ) % {**args, "cases": lang.words().count(tie.cases)}
+    if rest:
+        named = [f"{t.name} ({chance_words(t.share, lang)})" for t in rest[:2]]
+        more = len(rest) - len(named)
+        listed = and_list(named, lang) if not more else ", ".join(named)
+        if more:
+            listed = lang.ngettext(
+                "%(listed)s and %(n)s more model", "%(listed)s and %(n)s more models", more
+            ) % {"listed": listed, "n": lang.words().count(more)}
+        said += _("; so are %(listed)s") % {"listed": listed}
+    return said + "."
+
+
+def _candidate_name(i: int, names: Sequence[str] | None, lang: Language) -> str:
+    if names:
+        return names[i]
+    return lang.gettext("candidate %(n)s") % {"n": lang.words().count(i + 1)}
+
+
+def _candidate(engine: Engine, names: Sequence[str] | None, lang: Language) -> str:
+    """The name of the engine's pick ("" without one)."""
+    verdict = engine.verdict()
+    return "" if verdict is None else _candidate_name(verdict.pick, names, lang)
+
+
+def measured_best_view(
+    engine: Engine, names: Sequence[str] | None, lang: Language
+) -> tuple[str, str]:
+    """The pick and why it is not the model that measured best, when the pool carries a
+    measurement noise and that model is not the pick
+    (:attr:`~tradeoff.learn.verdict.Verdict.measured_best`), in the participant's language:
+    the sentences ``tradeoff session show`` prints for the same session, with the same
+    names and numbers; ``("", "")`` otherwise. ``names``: the candidates' names in the
+    engine's order (``None``: they are said by number, as ``session show`` does)."""
+    verdict = engine.verdict()
+    if verdict is None or verdict.measured_best is None:
+        return "", ""
+    _ = lang.gettext
+
+    def name(i: int) -> str:
+        return _candidate_name(i, names, lang)
+
+    other, p_other = verdict.measured_best
+    pick = _("The pick the questions stopped on: %(pick)s (probability it is the best: %(p)s).")
+    why = _(
+        "%(other)s measured best for your metric, but %(pick)s is more likely the best once "
+        "the measurement noise is counted (%(p)s, against %(q)s)."
+    )
+    mine = chance_words(verdict.p_best, lang)
+    return (
+        pick % {"pick": name(verdict.pick), "p": mine},
+        why
+        % {
+            "other": name(other),
+            "pick": name(verdict.pick),
+            "p": mine,
+            "q": chance_words(p_other, lang),
+        },
+    )
 
 
 def _why_stopped(engine: Engine, lang: Language) -> str:
@@ -211,7 +349,7 @@ def _stop_words(engine: Engine, lang: Language) -> str:
     _ = lang.gettext
     reason = engine.stop_reason()
     if reason == "decided":
-        settled = engine.decision()
+        decision = engine.decision()
         verdict = engine.verdict()
         if verdict is not None and verdict.practically_tied and not engine.scenario.classes:
             return _(
@@ -226,7 +364,20 @@ def _stop_words(engine: Engine, lang: Language) -> str:
                 "thousandth of the range of what you weigh most (for a class, one case per "
                 "1,000) (%(sure)s sure)."
             ) % {"sure": chance_words(verdict.stated, lang)}
-        if settled is None:
+        if (
+            verdict is not None
+            and engine.measured is not None
+            and settled(verdict.stated) < verdict.confidence
+        ):
+            # The answers settle the pick at the measured numbers; what keeps it below the
+            # stop's confidence is how exactly the models were measured, not the answers.
+            return _(
+                "The questions stopped early: your answers settle which candidate model "
+                "would be best for you if the models' measured numbers were exact. They "
+                "were measured on a limited number of cases, so the pick is %(sure)s "
+                "sure; more answers cannot remove that doubt."
+            ) % {"sure": chance_words(verdict.stated, lang)}
+        if decision is None:
             return _(
                 "The questions stopped early: your answers already settle which of the "
                 "candidate models is best for you."
@@ -234,7 +385,7 @@ def _stop_words(engine: Engine, lang: Language) -> str:
         return _(
             "The questions stopped early: your answers already settle which of the "
             "candidate models is best for you (the pick is %(sure)s sure)."
-        ) % {"sure": chance_words(settled[0], lang)}
+        ) % {"sure": chance_words(decision[0], lang)}
     if reason == "exhausted":
         return _(
             "The questions stopped early: each one left would show options that read the "
@@ -249,9 +400,17 @@ def _stop_words(engine: Engine, lang: Language) -> str:
     ) % {"n": lang.words().count(engine.answered)}
 
 
-def review_view(of: Engine | Recorder, scenario: Scenario, lang: Language) -> ReviewView:
+def review_view(
+    of: Engine | Recorder,
+    scenario: Scenario,
+    lang: Language,
+    candidates: Sequence[str] | None = None,
+    ties: Sequence[NoiseTie] = (),
+) -> ReviewView:
     """The review of what the answers say (of an engine, or a recorder's), with its
-    uncertainty."""
+    uncertainty; ``candidates``: the candidates' names, for the pick under a measurement noise
+    (:func:`measured_best_view`); ``ties``: the models within measurement noise of
+    the pick (:func:`noise_ties`)."""
     _ = lang.gettext
     words = lang.words()
     engine = _engine(of)
@@ -318,4 +477,6 @@ def review_view(of: Engine | Recorder, scenario: Scenario, lang: Language) -> Re
         check.sentence(words),
         check.flagged,
         engine.stop_reason() not in ("exhausted", "precise"),
+        *measured_best_view(engine, candidates, lang),
+        noise_sentence(_candidate(engine, candidates, lang), ties, lang) if ties else "",
     )

@@ -20,6 +20,7 @@ from typing import Literal
 
 from aiohttp import web
 
+from tradeoff.choose.candidates import candidate_names
 from tradeoff.errors import InputError
 from tradeoff.learn import Engine
 from tradeoff.record.marks import Marks
@@ -27,7 +28,7 @@ from tradeoff.record.recorder import Recorder, SessionLocked, SessionWriteError
 from tradeoff.web.checks import answer_or_check, consent_due, consent_texts, page_view
 from tradeoff.web.endings import finish, thank_you
 from tradeoff.web.i18n import N_
-from tradeoff.web.pages import QuestionView, review_view
+from tradeoff.web.pages import QuestionView, noise_ties, review_view
 from tradeoff.web.site import SITE, Site, Visitor, checked_form, expired, redirect
 from tradeoff.web.where import participant, where_next
 
@@ -213,12 +214,22 @@ def form_action(
 async def review(request: web.Request) -> web.StreamResponse:
     async def show(site: Site, visitor: Visitor, path: Path) -> web.StreamResponse:
         assert visitor.participant is not None
-        scenario = site.participants.loaded_for(visitor.participant).scenario
+        loaded = site.participants.loaded_for(visitor.participant)
+        scenario = loaded.scenario
 
         def view(engine: Engine) -> object:
             if engine.next_query() is not None:
                 return None
-            return review_view(engine, scenario, visitor.language)
+            verdict = engine.verdict()
+            if verdict is None or engine.measured is None:
+                return review_view(engine, scenario, visitor.language)
+            # as ``session show`` names them: the recorded rows found in the pool
+            names = candidate_names(
+                scenario, engine.candidates, engine.result().priors, str(loaded.path)
+            )
+            return review_view(
+                engine, scenario, visitor.language, names, noise_ties(engine, loaded, names)
+            )
 
         shown = await site.work(partial(site.participants.look, visitor.participant, path, view))
         if shown is None:

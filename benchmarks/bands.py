@@ -89,7 +89,7 @@ def pool_bootstrap(
 
 
 def verdict(interval: tuple[float, float] | None, tolerance: float = TOLERANCE) -> str:
-    """"within", "off" or "cannot decide" for a gap's interval (module docstring).
+    """ "within", "off" or "cannot decide" for a gap's interval (module docstring).
 
     >>> verdict((-0.03, 0.04)), verdict((-0.2, -0.08)), verdict((-0.12, 0.01))
     ('within', 'off', 'cannot decide')

@@ -97,6 +97,7 @@ def run(
     spread: float,
     seed: int,
     pull: float = 0.003,
+    leave_out: int = 0,
 ) -> dict[int, dict[str, list[tuple[float, bool, int]]]]:
     """Per test-set size, per way ("exact", "noise"): (P(best) of the pick, right, the
     pool's number) per person."""
@@ -113,7 +114,11 @@ def run(
             true_vectors = metric_vectors(
                 SCENARIO, np.column_stack((truth, pool.values[:, 2:])), PRIORS
             )
-            measured = measured_vectors(SCENARIO, pool, PRIORS, draws)
+            measured = (
+                left_out_vectors(pool, draws, leave_out)
+                if leave_out
+                else measured_vectors(SCENARIO, pool, PRIORS, draws)
+            )
             vectors = metric_vectors(SCENARIO, pool, PRIORS)
             for _ in range(people):
                 mean = rng.dirichlet(np.ones(4))
@@ -150,6 +155,27 @@ def run(
                             (pool.names[best] in named, pool.names[best] in named[:3])
                         )
         out[size] = found
+    return out
+
+
+def left_out_vectors(pool: Pool, draws: int, steps: int) -> np.ndarray | None:
+    """The experiment of ``benchmarks/front_calibration.py --leave-out``: each model's
+    plausible recalls from the curve fitted to the other models alone (``steps`` EM steps),
+    as metric rows, as many tables as :func:`measured_vectors` draws."""
+    from benchmarks.front_calibration import left_out_sample
+    from tradeoff.choose.recommend import NOISE_SEED, noise_draws
+
+    u = pool.uncertainty
+    if u is None or not u.any:
+        return None
+    values = pool.values
+    sd = u.spread(values)[:, :2]
+    cases = u.cases[:, :2]
+    centre = (np.clip(values[:, :2], 0.0, 1.0) * cases + 0.5) / (cases + 1.0)
+    drawn = left_out_sample(centre, sd, noise_draws(draws), NOISE_SEED, steps)
+    tables = np.broadcast_to(values, (len(drawn), *values.shape)).copy()
+    tables[:, :, :2] = np.clip(drawn, 0.0, 1.0)
+    out: np.ndarray = metric_vectors(SCENARIO, tables, PRIORS)
     return out
 
 
@@ -324,6 +350,8 @@ def report(
     )
     if args.engine:
         command += f" --engine {args.engine}"
+    if args.leave_out:
+        command += f" --leave-out {args.leave_out}"
     return (
         f"`{command}` ({seconds:.0f} s, one process). Simulated pools of 10–30 models near a "
         "front of true recalls, measured on n cases per class (binomial); people whose "
@@ -519,11 +547,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--engine", type=int, default=0, help="people per size through the engine (0: none)"
     )
+    parser.add_argument(
+        "--leave-out",
+        type=int,
+        default=0,
+        help="an experiment: each model from the curve fitted to the others (EM steps; 0: no)",
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     results = run(
-        args.pools, args.people, args.cases, args.draws, args.spread, args.seed, args.pull
+        args.pools,
+        args.people,
+        args.cases,
+        args.draws,
+        args.spread,
+        args.seed,
+        args.pull,
+        args.leave_out,
     )
     if args.engine:
         ENGINE.update(engine_agreement([c for c in args.cases if c], args.engine, args.seed))

@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python -m benchmarks.measurement_noise [--pools 30] [--people 10]
 [--cases 100 300 1000 0] [--draws 500] [--spread 60] [--seed 0] [--pull 0.003]
-[--engine 0] [--no-write]`` (writes
+[--engine 0] [--leave-out 0] [--no-write]`` (writes
 benchmarks/results/measurement-noise.md unless ``--no-write``).
 
 For each test-set size n (cases per class) the benchmark makes ``--pools`` simulated pools

@@ -47,3 +47,39 @@ def test_within_only_when_the_whole_interval_is() -> None:
     assert verdict((0.051, 0.2)) == "off"
     assert verdict(None) == "–"
     assert pool_bootstrap([0.6], [True], [0], [False]) is None
+
+
+def test_the_left_out_draws_are_the_others_curve_posterior() -> None:
+    """The experiment's draws of one model (benchmarks/front_calibration.py
+    ``left_out_sample``) have the mean of its posterior under the curve fitted to the other
+    models: rebuilt here with scipy's normal on the grid (uniform over it) and numpy's own
+    multivariate normal for the bends."""
+    from benchmarks.front_calibration import left_out_sample
+    from scipy.stats import multivariate_normal
+
+    from tradeoff.pool.front import front_posterior
+
+    rng = np.random.default_rng(12)
+    theta = np.sort(rng.uniform(0.15, 1.42, 10))
+    truth = 0.70 + 0.28 * np.column_stack((np.sin(theta), np.cos(theta)))
+    s = np.full(truth.shape, 0.02)
+    x = truth + rng.normal(0.0, s)
+    x[4] += 0.04  # far outside the curve: fitted with the others, it would bend it out
+    draws = left_out_sample(x, s, 4000, 5, steps=40)
+    for i in (0, 4):
+        keep = np.arange(10) != i
+        post = front_posterior(x[keep], s[keep], 40)
+        cov = post.scatter + np.diag(s[i] ** 2)
+        gain = post.scatter @ np.linalg.inv(cov)
+        bends = np.random.default_rng(7).multivariate_normal(
+            post.beta.reshape(-1), post.beta_cov, 400
+        )
+        means = []
+        for bend in bends:
+            curve = post.geometry.curve(bend.reshape(post.beta.shape))
+            like = multivariate_normal(x[i], cov).pdf(curve)
+            parts = curve + (x[i] - curve) @ gain.T
+            means.append(like @ parts / like.sum())
+        brute = np.mean(means, axis=0)
+        spread = np.std(means, axis=0) / np.sqrt(100) + draws[:, i].std(axis=0) / np.sqrt(4000)
+        assert np.all(np.abs(draws[:, i].mean(axis=0) - brute) < 4 * spread + 1e-4)

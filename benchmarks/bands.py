@@ -15,9 +15,8 @@ the gap: *within* when all of it lies within ±``TOLERANCE``, *off* when none of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import ndtri
 
 #: How far (in share) a band's share right may be from its mean stated P(best).
@@ -47,10 +46,10 @@ def wilson(right: int, n: int, level: float = LEVEL) -> tuple[float, float]:
 
 
 def pool_bootstrap(
-    stated: Sequence[float],
-    right: Sequence[bool],
-    pools: Sequence[int],
-    inside: Sequence[bool],
+    stated: ArrayLike,
+    right: ArrayLike,
+    pools: ArrayLike,
+    inside: ArrayLike,
     *,
     level: float = LEVEL,
     resamples: int = RESAMPLES,

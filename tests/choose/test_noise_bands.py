@@ -28,7 +28,9 @@ def test_the_bootstrap_resamples_whole_pools() -> None:
     stated = rng.uniform(0.5, 0.8, 60)
     right = np.repeat(rng.random(12) < 0.6, 5)
     inside = rng.random(60) < 0.8
-    low, high = pool_bootstrap(stated, right, pools, inside, resamples=500, seed=3)
+    found = pool_bootstrap(stated, right, pools, inside, resamples=500, seed=3)
+    assert found is not None
+    low, high = found
     loop = np.random.default_rng(3)
     gaps = []
     for _ in range(500):

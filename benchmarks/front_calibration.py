@@ -1,7 +1,8 @@
 """Where the noise-aware P(best) of :mod:`tradeoff.pool.front` is overstated, and why.
 
 Run: ``.venv/bin/python -m benchmarks.front_calibration --truth arc --noise 0.03
-[--pools 30] [--people 20] [--seed 7] [--curves 100]`` (prints; writes nothing).
+[--cases 0] [--pools 30] [--people 20] [--seed 7] [--curves 100] [--leave-out 0]``
+(prints; writes nothing).
 
 The weights are known exactly here (one point per person, Dirichlet(1, 1) over the two
 recalls), so any miscalibration comes from the posterior over the true recalls alone.
@@ -15,10 +16,16 @@ Pools of 10–30 models whose true recalls are drawn by ``--truth``:
 
 Each model is measured with Gaussian noise of a known standard deviation ``--noise`` (given
 to the posterior as a standard error: no binomial, no Jeffreys centring), or binomially on
-``--cases`` cases a class. ``--curves 0``: the fitted bend plugged in. For the pick (the
+``--cases`` cases a class. ``--curves 0``: the fitted bend plugged in. ``--leave-out
+STEPS``: an experiment, each model's numbers drawn from the curve fitted (``STEPS`` EM
+steps, its own frame and scatter) to the other models alone (:func:`left_out_sample`:
+whether the fit's use of a model's own luck overstates its P(best)). For the pick (the
 measured best) and for the model of highest P(best): people, mean P(best) and share right
-per band, and the rms distance of the true recalls from the posterior mean in posterior
-standard deviations.
+overall (with a 90 % interval of the gap, pools resampled, :mod:`benchmarks.bands`) and
+per band; the rms distance of the true recalls from the posterior mean in posterior
+standard deviations; and the likeliest best's true ψ less its posterior mean, in its
+posterior standard deviations (near 0 on average when the prior is right, whatever the
+selection).
 """
 
 from __future__ import annotations
@@ -29,8 +36,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from benchmarks.bands import pool_bootstrap
 from benchmarks.measurement_noise import BINS, true_pool
-from tradeoff.pool.front import CURVES, front_sample
+from tradeoff.pool.front import (
+    CURVES,
+    FrontPosterior,
+    _curve_draws,
+    _draw,
+    _loglik,
+    _mixture,
+    front_posterior,
+    front_sample,
+)
 from tradeoff.pool.uncertainty import Uncertainty
 
 
@@ -47,10 +64,40 @@ def truths(kind: str, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+def left_out_sample(
+    x: np.ndarray, s: np.ndarray, count: int, seed: int, steps: int, curves: int = CURVES
+) -> np.ndarray:
+    """``count`` draws of each model's true numbers (count × models × columns) from the
+    curve posterior fitted to the other models alone (``steps`` EM steps), its bend drawn
+    ``curves`` times, a uniform place on the whole grid (the others' stretch could cut
+    an end model off); models drawn independently of one another."""
+    n, d = x.shape
+    rng = np.random.default_rng([seed, 3])
+    out = np.empty((count, n, d))
+    for i in range(n):
+        keep = np.arange(n) != i
+        post = front_posterior(x[keep], s[keep], steps)
+        bends = _curve_draws(post, curves, rng)
+        uniform = np.clip(rng.random((count, 1, 1 + d)), 1e-12, 1 - 1e-12)
+        noise = np.diag(s[i] ** 2)[None]
+        flat = np.full(len(post.log_prior), -np.log(len(post.log_prior)))
+        for k, beta in enumerate(bends):
+            ll, inv = _loglik(x[i : i + 1], noise, post.geometry, beta, post.scatter)
+            w, m, c, _ = _mixture(
+                ll + flat[None], inv, post.geometry, beta, post.scatter, x[i : i + 1]
+            )
+            one = FrontPosterior(
+                w, m, c, post.scatter, post.curve, post.prior, 0.0, post.geometry, beta,
+                post.beta_cov, flat,
+            )  # fmt: skip
+            out[k::curves, i : i + 1] = _draw(one, uniform[k::curves])
+    return out
+
+
 def run(args: argparse.Namespace) -> list[str]:
     rng = np.random.default_rng(args.seed)
-    rows, z = [], []
-    for _ in range(args.pools):
+    rows, z, resid = [], [], []
+    for number in range(args.pools):
         truth = truths(args.truth, rng)
         if args.cases:
             x = rng.binomial(args.cases, truth) / args.cases
@@ -70,18 +117,33 @@ def run(args: argparse.Namespace) -> list[str]:
                 np.full(2, np.inf),
                 ("", ""),
             )
-        draws = front_sample(u, x, 2000, 1, args.curves)
+        if args.leave_out:
+            draws = np.clip(left_out_sample(x, u.spread(x), 2000, 1, args.leave_out), u.low, u.high)
+        else:
+            draws = front_sample(u, x, 2000, 1, args.curves)
         z.append(((truth - draws.mean(axis=0)) / draws.std(axis=0)).ravel())
         for _ in range(args.people):
             w = rng.dirichlet(np.ones(2))
             p_best = np.bincount((draws @ w).argmax(axis=1), minlength=len(x)) / len(draws)
             best = int(np.argmax(truth @ w))
             pick, likeliest = int(np.argmax(x @ w)), int(np.argmax(p_best))
-            rows.append((p_best[pick], pick == best, p_best[likeliest], likeliest == best))
+            psi = draws[:, likeliest] @ w
+            resid.append((truth[likeliest] @ w - psi.mean()) / psi.std())
+            rows.append((p_best[pick], pick == best, p_best[likeliest], likeliest == best, number))
     found = np.array(rows, dtype=float)
-    out = [f"rms z of the true recalls: {np.sqrt(np.mean(np.concatenate(z) ** 2)):.2f}"]
+    out = [
+        f"rms z of the true recalls: {np.sqrt(np.mean(np.concatenate(z) ** 2)):.2f}; the "
+        "likeliest best's true ψ less its posterior mean, in posterior sds: mean "
+        f"{np.mean(resid):+.2f}, rms {np.sqrt(np.mean(np.square(resid))):.2f}"
+    ]
     for name, k in (("pick (measured best)", 0), ("highest P(best)", 2)):
-        line = [f"{name}: stated {found[:, k].mean():.3f}, right {found[:, k + 1].mean():.3f}"]
+        every = np.ones(len(found), dtype=bool)
+        gap = pool_bootstrap(found[:, k], found[:, k + 1] > 0, found[:, 4], every)
+        assert gap is not None
+        line = [
+            f"{name}: stated {found[:, k].mean():.3f}, right {found[:, k + 1].mean():.3f} "
+            f"(right − stated, 90 %: {gap[0] * 100:+.1f} to {gap[1] * 100:+.1f} points)"
+        ]
         for low, high in itertools.pairwise(BINS):
             inside = (found[:, k] >= low) & (found[:, k] < high)
             if inside.any():
@@ -102,6 +164,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--people", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--curves", type=int, default=CURVES)
+    parser.add_argument(
+        "--leave-out", type=int, default=0, help="EM steps of a fit to the other models (0: no)"
+    )
     print("\n".join(run(parser.parse_args(argv))))
 
 

@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python -m benchmarks.measurement_noise [--pools 30] [--people 10]
 [--cases 100 300 1000 0] [--draws 500] [--spread 60] [--seed 0] [--pull 0.003]
-[--engine 0] [--no-write]`` (writes
+[--engine 0] [--leave-out 0] [--no-write]`` (writes
 benchmarks/results/measurement-noise.md unless ``--no-write``).
 
 For each test-set size n (cases per class) the benchmark makes ``--pools`` simulated pools
@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from benchmarks._table import markdown, write
+from benchmarks.bands import TOLERANCE, pool_bootstrap, verdict, wilson
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.pool_metric import metric_objectives, metric_vectors
 from tradeoff.choose.recommend import measured_vectors, recommend
@@ -96,13 +97,15 @@ def run(
     spread: float,
     seed: int,
     pull: float = 0.003,
-) -> dict[int, dict[str, list[tuple[float, bool]]]]:
-    """Per test-set size, per way ("exact", "noise"): (P(best) of the pick, right) per person."""
-    out: dict[int, dict[str, list[tuple[float, bool]]]] = {}
+    leave_out: int = 0,
+) -> dict[int, dict[str, list[tuple[float, bool, int]]]]:
+    """Per test-set size, per way ("exact", "noise"): (P(best) of the pick, right, the
+    pool's number) per person."""
+    out: dict[int, dict[str, list[tuple[float, bool, int]]]] = {}
     for size in sizes:
         rng = np.random.default_rng([seed, size])
-        found: dict[str, list[tuple[float, bool]]] = {"exact": [], "noise": []}
-        for _ in range(pools):
+        found: dict[str, list[tuple[float, bool, int]]] = {"exact": [], "noise": []}
+        for number in range(pools):
             truth = true_pool(rng, pull)
             pool = measured_pool(truth, size, rng)
             exact_pool = Pool(
@@ -111,7 +114,11 @@ def run(
             true_vectors = metric_vectors(
                 SCENARIO, np.column_stack((truth, pool.values[:, 2:])), PRIORS
             )
-            measured = measured_vectors(SCENARIO, pool, PRIORS, draws)
+            measured = (
+                left_out_vectors(pool, draws, leave_out)
+                if leave_out
+                else measured_vectors(SCENARIO, pool, PRIORS, draws)
+            )
             vectors = metric_vectors(SCENARIO, pool, PRIORS)
             for _ in range(people):
                 mean = rng.dirichlet(np.ones(4))
@@ -129,7 +136,7 @@ def run(
                         measured=noisy,
                     )
                     assert rec.probability is not None
-                    found[way].append((rec.probability, rec.index == best))
+                    found[way].append((rec.probability, rec.index == best, number))
                     if way == "noise":
                         assert rec.p_best is not None
                         # the likeliest best, with a noise (else as before)
@@ -139,7 +146,9 @@ def run(
                             if rec.measured_best is None
                             else pool.names.index(rec.measured_best)
                         )
-                        EXPECTED.setdefault(size, []).append((rec.p_best[before], before == best))
+                        EXPECTED.setdefault(size, []).append(
+                            (rec.p_best[before], before == best, number)
+                        )
                     if way == "noise" and rec.index != best:
                         named = [t.name for t in rec.noise_tied]
                         NAMED.setdefault(size, []).append(
@@ -149,9 +158,30 @@ def run(
     return out
 
 
+def left_out_vectors(pool: Pool, draws: int, steps: int) -> np.ndarray | None:
+    """The experiment of ``benchmarks/front_calibration.py --leave-out``: each model's
+    plausible recalls from the curve fitted to the other models alone (``steps`` EM steps),
+    as metric rows, as many tables as :func:`measured_vectors` draws."""
+    from benchmarks.front_calibration import left_out_sample
+    from tradeoff.choose.recommend import NOISE_SEED, noise_draws
+
+    u = pool.uncertainty
+    if u is None or not u.any:
+        return None
+    values = pool.values
+    sd = u.spread(values)[:, :2]
+    cases = u.cases[:, :2]
+    centre = (np.clip(values[:, :2], 0.0, 1.0) * cases + 0.5) / (cases + 1.0)
+    drawn = left_out_sample(centre, sd, noise_draws(draws), NOISE_SEED, steps)
+    tables = np.broadcast_to(values, (len(drawn), *values.shape)).copy()
+    tables[:, :, :2] = np.clip(drawn, 0.0, 1.0)
+    out: np.ndarray = metric_vectors(SCENARIO, tables, PRIORS)
+    return out
+
+
 #: Per test-set size, the model of highest expected ψ at the measured numbers per person
 #: (the pick before): (its noise-aware P(best), it is the truth's best).
-EXPECTED: dict[int, list[tuple[float, bool]]] = {}
+EXPECTED: dict[int, list[tuple[float, bool, int]]] = {}
 
 #: Per test-set size, for each wrong pick with the noise: (the noise sentence names the
 #: truth's best, among the first three it names).
@@ -254,15 +284,15 @@ def _named(size: int) -> str:
     )
 
 
-def _sure(rows: list[tuple[float, bool]]) -> tuple[int, str]:
-    sure = [right for p, right in rows if p >= SURE]
+def _sure(rows: list[tuple[float, bool, int]]) -> tuple[int, str]:
+    sure = [right for p, right, _ in rows if p >= SURE]
     if not sure:
         return 0, "–"
     return len(sure), f"{1 - np.mean(sure):.1%}"
 
 
 def report(
-    results: dict[int, dict[str, list[tuple[float, bool]]]],
+    results: dict[int, dict[str, list[tuple[float, bool, int]]]],
     seconds: float,
     args: argparse.Namespace,
 ) -> str:
@@ -280,7 +310,7 @@ def report(
     for size, found in results.items():
         n_exact, wrong_exact = _sure(found["exact"])
         n_noise, wrong_noise = _sure(found["noise"])
-        right = np.mean([r for _, r in found["noise"]])
+        right = np.mean([r for _, r, _ in found["noise"]])
         summary.append(
             [
                 _label(size),
@@ -320,6 +350,8 @@ def report(
     )
     if args.engine:
         command += f" --engine {args.engine}"
+    if args.leave_out:
+        command += f" --leave-out {args.leave_out}"
     return (
         f"`{command}` ({seconds:.0f} s, one process). Simulated pools of 10–30 models near a "
         "front of true recalls, measured on n cases per class (binomial); people whose "
@@ -334,14 +366,15 @@ def report(
         + markdown(head, summary)
         + "\n\n## Reliability by P(best) bin\n\n"
         + markdown(bins_head, table)
+        + _interval_section(results)
         + _likeliest_section(results)
         + _engine_section(args)
     )
 
 
-def _bin_cells(rows: list[tuple[float, bool]], low: float, high: float) -> list[object]:
+def _bin_cells(rows: list[tuple[float, bool, int]], low: float, high: float) -> list[object]:
     """People whose stated P(best) lies in [low, high), its mean and the share right."""
-    inside = [(p, r) for p, r in rows if low <= p < high]
+    inside = [(p, r) for p, r, _ in rows if low <= p < high]
     if not inside:
         return [0, "–", "–"]
     return [
@@ -351,7 +384,64 @@ def _bin_cells(rows: list[tuple[float, bool]], low: float, high: float) -> list[
     ]
 
 
-def _likeliest_section(results: dict[int, dict[str, list[tuple[float, bool]]]]) -> str:
+def _interval_section(results: dict[int, dict[str, list[tuple[float, bool, int]]]]) -> str:
+    """The noise-aware pick's bands with 90 % intervals and a verdict on "within 5 points"
+    (:mod:`benchmarks.bands`)."""
+    head = [
+        "cases per class",
+        "P(best) bin",
+        "people",
+        "pools",
+        "mean P(best)",
+        "right",
+        "Wilson 90 %",
+        "right − stated, 90 % (pools resampled)",
+        f"within {TOLERANCE * 100:.0f} points?",
+    ]
+    body = []
+    for size, found in results.items():
+        if not size:
+            continue
+        stated = [p for p, _, _ in found["noise"]]
+        right = [r for _, r, _ in found["noise"]]
+        pools = [k for _, _, k in found["noise"]]
+        for low, high in itertools.pairwise(BINS):
+            inside = [low <= p < high for p in stated]
+            n = sum(inside)
+            if not n:
+                continue
+            hits = sum(r for r, i in zip(right, inside, strict=True) if i)
+            lo, hi = wilson(hits, n)
+            boot = pool_bootstrap(stated, right, pools, inside, seed=size)
+            assert boot is not None
+            mean = float(np.mean([p for p, i in zip(stated, inside, strict=True) if i]))
+            # the wider of the two (a bootstrap over one or two pools is too narrow)
+            gap = (min(boot[0], lo - mean), max(boot[1], hi - mean))
+            body.append(
+                [
+                    _label(size),
+                    f"[{low:.2f}, {min(high, 1.0):.2f}{']' if high > 1 else ')'}",
+                    n,
+                    len({k for k, i in zip(pools, inside, strict=True) if i}),
+                    f"{mean:.3f}",
+                    f"{hits / n:.1%}",
+                    f"{lo:.1%}–{hi:.1%}",
+                    f"{boot[0] * 100:+.1f} to {boot[1] * 100:+.1f} points",
+                    verdict(gap),
+                ]
+            )
+    return (
+        "\n\n## The noise-aware bands with intervals\n\n"
+        "The pick with the noise (as above), per band: Wilson's 90 % interval of the share "
+        "right, and a 90 % percentile bootstrap of the gap (share right − mean stated) that "
+        "resamples whole pools (people of one pool share its measurements). The verdict "
+        "reads the wider of the two (Wilson's less the mean stated, and the bootstrap's): "
+        f"*within*: it lies inside ±{TOLERANCE * 100:.0f} points; *off*: wholly outside; "
+        "*cannot decide*: the sample does not say.\n\n" + markdown(head, body)
+    )
+
+
+def _likeliest_section(results: dict[int, dict[str, list[tuple[float, bool, int]]]]) -> str:
     head = [
         "cases per class",
         "P(best) bin",
@@ -379,11 +469,11 @@ def _likeliest_section(results: dict[int, dict[str, list[tuple[float, bool]]]]) 
                 _label(size),
                 "all",
                 len(pick),
-                f"{np.mean([p for p, _ in pick]):.3f}",
-                f"{np.mean([r for _, r in pick]):.1%}",
+                f"{np.mean([p for p, _, _ in pick]):.3f}",
+                f"{np.mean([r for _, r, _ in pick]):.1%}",
                 len(rows),
-                f"{np.mean([p for p, _ in rows]):.3f}" if rows else "–",
-                f"{np.mean([r for _, r in rows]):.1%}" if rows else "–",
+                f"{np.mean([p for p, _, _ in rows]):.3f}" if rows else "–",
+                f"{np.mean([r for _, r, _ in rows]):.1%}" if rows else "–",
             ]
         )
     return (
@@ -457,11 +547,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--engine", type=int, default=0, help="people per size through the engine (0: none)"
     )
+    parser.add_argument(
+        "--leave-out",
+        type=int,
+        default=0,
+        help="an experiment: each model from the curve fitted to the others (EM steps; 0: no)",
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     results = run(
-        args.pools, args.people, args.cases, args.draws, args.spread, args.seed, args.pull
+        args.pools,
+        args.people,
+        args.cases,
+        args.draws,
+        args.spread,
+        args.seed,
+        args.pull,
+        args.leave_out,
     )
     if args.engine:
         ENGINE.update(engine_agreement([c for c in args.cases if c], args.engine, args.seed))

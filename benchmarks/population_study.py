@@ -1,13 +1,14 @@
 """A simulated study that learns across its participants.
 
 Run: ``.venv/bin/python -m benchmarks.population_study [--people 300] [--every 10]
-[--answers flip:0.1] [--control | --control-only] [--seed 0] [--no-write]`` (writes
+[--answers flip:0.1] [--shares 0.45,0.45,0.1] [--control | --control-only] [--seed 0]
+[--no-write]`` (writes
 benchmarks/results/population-study.md, with ``--control-only``
 population-study-control.md, unless ``--no-write``).
 
 300 simulated people (benchmarks/decision.py's setting of ``breast-cancer-triage``: the
 shipped pool of 34 real models, strategy ``joint``, budget 30, the scenario's stop) from
-three preference groups, 45 %, 45 % and 10 % of them (swing weights drawn from a
+three preference groups, 45 %, 45 % and 10 % of them (``--shares``) (swing weights drawn from a
 Dirichlet around each group's centre), come one after another in a seeded order and answer
 adaptively (:mod:`tradeoff.simulation.oracles`). Every ``--every`` finished people the
 study's population prior is pooled again from everyone finished so far
@@ -59,11 +60,13 @@ SHARES = (0.45, 0.45, 0.10)
 CONCENTRATION = 60.0
 
 
-def population(people: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def population(
+    people: int, seed: int, shares: tuple[float, ...] = SHARES
+) -> tuple[np.ndarray, np.ndarray]:
     """(true natural-unit weights, group) of every person, in the order they come."""
     s = setting(SCENARIO)
     rng = np.random.default_rng([seed, 48])
-    counts = [round(people * share) for share in SHARES[:-1]]
+    counts = [round(people * share) for share in shares[:-1]]
     counts.append(people - sum(counts))
     groups = np.concatenate([np.full(c, g) for g, c in enumerate(counts)])
     rng.shuffle(groups)
@@ -108,9 +111,16 @@ def ask(
     }, engine
 
 
-def run(people: int, every: int, answers: str, seed: int, pooled: bool) -> dict[str, Any]:
+def run(
+    people: int,
+    every: int,
+    answers: str,
+    seed: int,
+    pooled: bool,
+    shares: tuple[float, ...] = SHARES,
+) -> dict[str, Any]:
     s = setting(SCENARIO)
-    truths, groups = population(people, seed)
+    truths, groups = population(people, seed, shares)
     finished: dict[str, Particles] = {}
     start: StartingPrior | None = None
     rows = []
@@ -223,7 +233,7 @@ def report(out: dict[str, Any], control: dict[str, Any] | None, args: argparse.N
         worst = max(worst, share)
         gtable.append(
             [
-                f"{g + 1} ({pct(SHARES[g])})",
+                f"{g + 1} ({pct(args.shares[g])})",
                 len(members),
                 len(conf),
                 wrong,
@@ -284,6 +294,7 @@ def report(out: dict[str, Any], control: dict[str, Any] | None, args: argparse.N
     lines.append(
         f"\nCommand: `python -m benchmarks.population_study --people {args.people} --every "
         f"{args.every} --answers {args.answers} --seed {args.seed}"
+        + ("" if args.shares == SHARES else " --shares " + ",".join(f"{x:g}" for x in args.shares))
         + (" --control" if control is not None else "")
         + f"`. CPU: {cpu_name()}. CPU time of the study {out['cpu']:.0f} s"
         + (
@@ -301,7 +312,7 @@ def report(out: dict[str, Any], control: dict[str, Any] | None, args: argparse.N
 def control_only(args: argparse.Namespace) -> str:
     """The last third of the study's people (the same truths, answer and engine seeds)
     asked from the engine's own prior: what the population prior saved them."""
-    truths, groups = population(args.people, args.seed)
+    truths, groups = population(args.people, args.seed, args.shares)
     start = args.people - args.people // 3
     cpu = time.process_time()
     rows = []
@@ -334,12 +345,31 @@ def control_only(args: argparse.Namespace) -> str:
     )
 
 
+def shares_arg(text: str) -> tuple[float, ...]:
+    """``--shares``: one share per group, positive, summing to 1."""
+    try:
+        shares = tuple(float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: write numbers, e.g. 0.45,0.45,0.1") from None
+    if len(shares) != len(CENTRES) or min(shares) <= 0 or abs(sum(shares) - 1) > 1e-9:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give {len(CENTRES)} positive shares that sum to 1, e.g. 0.45,0.45,0.1"
+        )
+    return shares
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--people", type=int, default=300)
     parser.add_argument("--every", type=int, default=10)
     parser.add_argument("--answers", default="flip:0.1")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--shares",
+        type=shares_arg,
+        default=SHARES,
+        help="the three groups' shares of the people, e.g. 0.47,0.47,0.06 (a smaller minority)",
+    )
     parser.add_argument("--control", action="store_true")
     parser.add_argument(
         "--control-only",
@@ -356,8 +386,12 @@ def main(argv: list[str] | None = None) -> None:
         else:
             write("population-study-control", "The study's last third without a prior", body)
         return
-    out = run(args.people, args.every, args.answers, args.seed, True)
-    control = run(args.people, args.every, args.answers, args.seed, False) if args.control else None
+    out = run(args.people, args.every, args.answers, args.seed, True, args.shares)
+    control = (
+        run(args.people, args.every, args.answers, args.seed, False, args.shares)
+        if args.control
+        else None
+    )
     body = report(out, control, args)
     if args.no_write:
         print(body)

@@ -14,9 +14,12 @@ import pytest
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError
 from tradeoff.learn import Engine
+from tradeoff.learn.corroboration import AGREEING_ANSWERS, STUDY_AGREEING_ANSWERS
+from tradeoff.learn.joint import JointStrategy
 from tradeoff.learn.starting_prior import StartingPrior
 from tradeoff.record.log import read_session
 from tradeoff.record.prior_files import prior_path
+from tradeoff.record.records import Header, HeaderRecord
 from tradeoff.record.replay import replay
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.opening import start_session
@@ -137,3 +140,24 @@ def test_a_stored_prior_that_is_wrong_is_refused_by_field(
     data[field] = value
     with pytest.raises(ValueError, match=says):
         StartingPrior.from_bytes(json.dumps(data).encode())
+
+
+def test_the_header_records_the_stop_rule_and_an_older_header_replays_with_the_old_one(
+    tmp_path: Path,
+) -> None:
+    path, _, _ = recorded(tmp_path, 3)
+    log = read_session(path)
+    assert log.header.population_prior is not None
+    assert log.header.population_prior.agreeing == STUDY_AGREEING_ANSWERS == 1
+    assert replay(log).study_agreeing == 1
+    # A session recorded before the rule: its header has no "agreeing"; it replays asking
+    # two agreeing answers on every aspect, as it was asked.
+    raw = log.header.model_dump(mode="json")
+    del raw["population_prior"]["agreeing"]
+    older = HeaderRecord.model_validate(raw)
+    assert older.population_prior is not None and older.population_prior.agreeing == 2
+    log.header = Header.of(older, log.header.scenario)
+    engine = replay(log)
+    assert engine.study_agreeing == AGREEING_ANSWERS == 2
+    assert isinstance(engine._strategy, JointStrategy)
+    assert engine._strategy.study_agreeing == 2

@@ -24,6 +24,7 @@ __all__ = [
     "FLOOR",
     "HOLD_DROP",
     "REFERENCE_DRAWS",
+    "STUDY_AGREEING_ANSWERS",
     "agreeing",
     "holding_up",
     "noisy_end",
@@ -119,6 +120,14 @@ def holding_up(
 #: Answers that showed two options differing on an aspect, each agreeing with the
 #: posterior, before a settled pick may turn on that aspect (:func:`agreeing`).
 AGREEING_ANSWERS = 2
+#: The same with a study's population prior (sessions recorded before it asked
+#: ``AGREEING_ANSWERS``; the header says which, :class:`~tradeoff.record.records.PriorRecord`).
+#: One answer the posterior agrees with is enough there because :func:`holding_up` weighs
+#: the answers under the pooled prior: for a person like the majority, the prior already
+#: points where their answer does, so the pick does not rest on it; for a person unlike
+#: them, leaving out their one answer lets the prior pull the pick back to the majority's,
+#: the answer holds the pick up, and the aspect is asked about again.
+STUDY_AGREEING_ANSWERS = 1
 
 
 def agreeing(records: Sequence[JointRecord], natural: FloatArray, weights: FloatArray) -> IntArray:

@@ -22,6 +22,7 @@ from tradeoff.ask.queries import RECORDED, Query, QuerySpace, same_question
 from tradeoff.ask.scenario import STRATEGY_NAMES, ElicitationSpec, Scenario
 from tradeoff.learn.base import Choice, ElicitationResult, Strategy, asked_aspects
 from tradeoff.learn.bisection import BisectionStrategy
+from tradeoff.learn.corroboration import STUDY_AGREEING_ANSWERS
 from tradeoff.learn.joint import JointStrategy
 from tradeoff.learn.likelihood import NoiseGrid
 from tradeoff.learn.paper import PaperStrategy, planned_questions
@@ -72,9 +73,10 @@ def make_strategy(
     measured: NDArray[np.float64] | None = None,
     start: StartingPrior | None = None,
     likeliest: bool = True,
+    study_agreeing: int = STUDY_AGREEING_ANSWERS,
 ) -> Strategy[Any]:
     """Build the strategy ``spec.strategy`` names (``candidates``, ``measured``, ``start``,
-    ``likeliest``: see :class:`Engine`)."""
+    ``likeliest``, ``study_agreeing``: see :class:`Engine`)."""
     if start is not None and spec.strategy != "joint":
         raise ValueError("a study's population prior needs strategy 'joint'")
     if spec.strategy == "probabilistic":
@@ -88,6 +90,7 @@ def make_strategy(
             measured=measured,
             start=start,
             likeliest=likeliest,
+            study_agreeing=study_agreeing,
         )
     return STRATEGY_FACTORIES[spec.strategy](space, spec, seed)
 
@@ -125,6 +128,8 @@ class Engine:
     start
         A study's population prior the ``joint`` strategy's weights start from
         (:class:`~tradeoff.learn.starting_prior.StartingPrior`), or ``None``: its own prior.
+    study_agreeing
+        With ``start``: :attr:`~tradeoff.learn.joint.JointStrategy.study_agreeing`.
 
     Examples
     --------
@@ -150,11 +155,12 @@ class Engine:
         measured: NDArray[np.float64] | None = None,
         start: StartingPrior | None = None,
         likeliest: bool = True,
+        study_agreeing: int = STUDY_AGREEING_ANSWERS,
     ) -> None:
         pop = population or scenario_population(scenario)
         self.candidates = candidates
         self.measured = measured
-        self.likeliest = likeliest
+        self.likeliest, self.study_agreeing = likeliest, study_agreeing
         self.start = start
         self.scenario = scenario
         self.spec = spec if spec is not None else scenario.elicitation
@@ -163,7 +169,7 @@ class Engine:
         # Algorithm 1 keeps the paper's query classifiers; ours show realistic ones.
         self.space = QuerySpace(scenario, pop, context=self.strategy_name != "paper")
         self._strategy = make_strategy(
-            self.space, self.spec, seed, candidates, measured, start, likeliest
+            self.space, self.spec, seed, candidates, measured, start, likeliest, study_agreeing
         )
         self._states: list[Any] = [self._strategy.initial()]
         self._history: list[tuple[Query, Choice]] = []
@@ -315,19 +321,12 @@ class Engine:
         if extra < 1:
             raise ValueError("extra must be at least 1")
         budget = self.answered + extra
-        # Asked for more: the pick may already be settled, so the extra questions go on
-        # to the budget and aim at the weights.
         self.spec = self.spec.model_copy(update={"budget": budget, "stop": "weights"})
         # The same posterior goes on: the pool's plausible measurements, a study's
         # population prior and the pick rule the session started with are kept.
         self._strategy = make_strategy(
-            self.space,
-            self.spec,
-            self.seed,
-            self.candidates,
-            self.measured,
-            self.start,
-            self.likeliest,
+            self.space, self.spec, self.seed, self.candidates, self.measured, self.start,
+            self.likeliest, self.study_agreeing,
         )
         self._pending_valid = False
         return budget

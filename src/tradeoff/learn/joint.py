@@ -44,6 +44,7 @@ from tradeoff.learn.base import Choice, ElicitationResult, asked_aspects
 from tradeoff.learn.corroboration import (
     AGREEING_ANSWERS,
     REFERENCE_DRAWS,
+    STUDY_AGREEING_ANSWERS,
     agreeing,
     holding_up,
     noisy_end,
@@ -113,6 +114,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
     #: measurements, or (``False``, sessions recorded before) the best at the measured
     #: numbers (:attr:`~tradeoff.learn.particles.ParticlePosterior.likeliest`).
     likeliest: bool = True
+    #: With ``start``: the agreeing answers :meth:`on_one_answer` asks on every aspect
+    #: (``AGREEING_ANSWERS`` for sessions recorded before; without ``start`` always that).
+    study_agreeing: int = STUDY_AGREEING_ANSWERS
     #: :meth:`_reference`, once drawn.
     _references: FloatArray | None = field(default=None, init=False, compare=False, repr=False)
     #: Each of :meth:`_reference`'s draws' best front candidate, once worked out.
@@ -387,8 +391,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
     def on_one_answer(self, state: JointState) -> tuple[int, ...]:
         """The statistics a settled pick rests on one answer about, at most: those of
         :meth:`unasked`; those on which candidates the posterior gives any chance of being
-        best read differently but fewer than ``AGREEING_ANSWERS`` more answers the posterior
-        agrees with than it overrules showed two options differing
+        best read differently but fewer than ``AGREEING_ANSWERS`` (with a study's prior,
+        ``study_agreeing``) more answers the posterior agrees with than it overrules
+        showed two options differing
         (:func:`~tradeoff.learn.corroboration.agreeing`); and those on which the two
         options of an answer the pick rests on read differently
         (:func:`~tradeoff.learn.corroboration.holding_up`: without that answer alone it
@@ -401,7 +406,8 @@ class JointStrategy(PosteriorStrategy[JointState]):
             return ()
         out = set(self.unasked(state))
         s = self.posterior.summary(state)
-        few = agreeing(state.records, s.natural, s.weights) < AGREEING_ANSWERS
+        need = AGREEING_ANSWERS if self.start is None else self.study_agreeing
+        few = agreeing(state.records, s.natural, s.weights) < need
         out.update(int(j) for j in np.flatnonzero(self._live_differ(state, 0.0) & few))
         if s.exact_pick is not None and self.candidates is not None:
             w = state.weights()

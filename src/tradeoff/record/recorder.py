@@ -257,7 +257,11 @@ class Recorder:
             measurement=measurement,
             population_prior=None
             if start is None
-            else PriorRecord(sha256=start.sha256, sessions=len(start.sessions)),
+            else PriorRecord(
+                sha256=start.sha256,
+                sessions=len(start.sessions),
+                agreeing=engine.study_agreeing,
+            ),
         )
         rec = cls(engine, path, fd, Header.of(record, loaded.scenario))
         if consent is not None:

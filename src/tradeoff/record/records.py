@@ -401,6 +401,10 @@ class PriorRecord(_Record):
 
     sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
     sessions: Annotated[int, Field(strict=True, ge=0)]
+    #: The agreeing answers the stop asked on every aspect the pick turns on
+    #: (:attr:`~tradeoff.learn.joint.JointStrategy.study_agreeing`): absent in sessions
+    #: recorded before it was 1, which replay with 2.
+    agreeing: Annotated[int, Field(strict=True, ge=1, le=10)] = 2
 
 
 class HeaderRecord(_Record):

@@ -80,6 +80,7 @@ session's recomputed result is compared with its recorded
         measured=measured,
         start=start,
         likeliest=h.measurement is None or h.measurement.pick == "likeliest",
+        study_agreeing=2 if h.population_prior is None else h.population_prior.agreeing,
     )
     differs = 0
     check = check or not engine.learns_from_any_question

@@ -28,9 +28,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 run: $(VENV)/.installed
 	$(BIN)/tradeoff
 
-## lint: ruff, mypy --strict and the import contract
+## lint: ruff (its checks and its formatting), mypy --strict and the import contract
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks scenarios sessions
+	$(BIN)/ruff format --check src tests benchmarks scenarios sessions
 	$(BIN)/mypy src
 	$(BIN)/lint-imports
 

@@ -131,8 +131,9 @@ def header_edited(tmp_path: Path, change: object) -> Path:
 
     from tradeoff.record.records import chain_hash
 
-    rec = start_session(load_scenario(ROOT / "scenarios" / "breast-cancer-triage.toml"),
-                        "p01", tmp_path / "s")
+    rec = start_session(
+        load_scenario(ROOT / "scenarios" / "breast-cancer-triage.toml"), "p01", tmp_path / "s"
+    )
     rec.answer(Choice.LEFT)
     out: list[str] = []
     previous: str | None = None
@@ -170,6 +171,7 @@ def test_an_input_error_leaving_a_with_block_stays_itself() -> None:
     """``contextlib`` assigns ``__traceback__`` as an error leaves a ``@contextmanager``
     block; a frozen dataclass refused that, so the person saw a FrozenInstanceError
     traceback instead of the located message."""
+
     @contextlib.contextmanager
     def held() -> Iterator[None]:
         yield

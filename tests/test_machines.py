@@ -215,8 +215,11 @@ def test_a_far_tail_likelihood_is_not_zero_on_one_machine_only() -> None:
     assert np.all(np.isfinite(log_p))
     assert log_p[0, 0] == pytest.approx(-40.0, abs=1e-6)
     unsure = answer_log_likelihoods(
-        np.array([[-0.05]]), np.array([2], dtype=np.intp), np.array([0.0]),
-        np.array([0.001]), np.array([0.002]),
+        np.array([[-0.05]]),
+        np.array([2], dtype=np.intp),
+        np.array([0.0]),
+        np.array([0.001]),
+        np.array([0.002]),
     )
     assert np.isfinite(unsure[0, 0]) and unsure[0, 0] < -40
     p = outcome_probabilities(-0.05, 0.0, 0.001, 0.002)

@@ -80,7 +80,7 @@ def test_a_scenario_without_classes_loads_with_two_attributes(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("text", "where", "fragment"),
     [
-        (ASPECTS.split("[[attributes]]\nname = \"time\"")[0], "classes: ", "no classes and 1"),
+        (ASPECTS.split('[[attributes]]\nname = "time"')[0], "classes: ", "no classes and 1"),
         ('id = "x"\ntitle = "t"\n', "classes: ", "no classes and 0 attributes"),
         (ASPECTS + ONE_CLASS + POPULATION, "classes: ", "this one has 1"),
         (ASPECTS + POPULATION, "population: ", "remove [population]"),

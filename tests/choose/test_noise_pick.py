@@ -248,7 +248,7 @@ def test_a_session_replays_with_the_rule_it_recorded(tmp_path: Path) -> None:
 
 
 def test_ten_more_questions_keep_the_measurements_and_the_rule() -> None:
-    """"10 more" after a review goes on with the same posterior: the pool's plausible
+    """ "10 more" after a review goes on with the same posterior: the pool's plausible
     measurements and the pick rule stay (they were dropped, and the pick and its P(best)
     changed with no new answer)."""
     pool = front_pool()

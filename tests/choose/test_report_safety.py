@@ -14,5 +14,3 @@ HOSTILE = (
     '<img src="http://evil.example/img.png">',
     "[click](http://evil.example/link)",
 )
-
-

@@ -72,9 +72,7 @@ def record_with_cant_tell(loaded: LoadedScenario, folder: Path) -> Path:
     above 0.999 at 0.6.0; seed 6, chosen for 0.5.0, now ends at 0.951)."""
     spec = loaded.scenario.elicitation.override(budget=30, stop="weights")
     rec = start_session(loaded, "dr-kim", folder, spec=spec, seed=15)
-    oracle = SimulatedOracle.for_scenario(
-        loaded.scenario, natural_weights((0.5, 0.4, 0.05, 0.05))
-    )
+    oracle = SimulatedOracle.for_scenario(loaded.scenario, natural_weights((0.5, 0.4, 0.05, 0.05)))
     with rec:
         while (q := rec.engine.next_query()) is not None:
             rec.answer(Choice.INDIFFERENT if rec.engine.answered == 19 else oracle.choose(q))
@@ -179,7 +177,7 @@ def test_a_cost_worth_more_than_its_whole_range_is_not_said_as_an_amount() -> No
 
 
 def test_a_pick_in_doubt_within_noise_is_said_once_for_every_aspect() -> None:
-    """"Any change in how much X matters may change the pick…" once, naming every aspect,
+    """ "Any change in how much X matters may change the pick…" once, naming every aspect,
     not once per aspect."""
     from tradeoff.choose.change_words import change_lines, change_sentences
 

@@ -133,9 +133,17 @@ def test_the_converter_keeps_every_train_choice() -> None:
     rows = converted()
     assert len(rows) == 2929 and len({r["person"] for r in rows}) == 235
     assert rows[0] == {
-        "person": "t001", "choiceid": "1", "A_price": "24", "A_time": "150", "A_changes": "0",
-        "A_comfort": "1", "B_price": "40", "B_time": "150", "B_changes": "0",
-        "B_comfort": "1", "answer": "A",
+        "person": "t001",
+        "choiceid": "1",
+        "A_price": "24",
+        "A_time": "150",
+        "A_changes": "0",
+        "A_comfort": "1",
+        "B_price": "40",
+        "B_time": "150",
+        "B_changes": "0",
+        "B_comfort": "1",
+        "answer": "A",
     }
     train, held = split(rows, 3)
     assert len(held) == 3 * 235 and len(train) + len(held) == 2929

@@ -1,4 +1,4 @@
-""""10 more questions" asks at most 10 more, whatever the plan was."""
+""" "10 more questions" asks at most 10 more, whatever the plan was."""
 
 from __future__ import annotations
 

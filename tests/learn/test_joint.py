@@ -204,9 +204,9 @@ def small_space() -> QuerySpace:
 def profile(space: QuerySpace, row: np.ndarray) -> ClassifierProfile:
     """Any option with accuracies d and a cost (row in the metric's terms)."""
     d = tuple(float(x) for x in row[:2])
-    return ClassifierProfile(d, tuple(x / z for x, z in zip(d, space.priors, strict=True)), (
-        -float(row[2]),
-    ))
+    return ClassifierProfile(
+        d, tuple(x / z for x, z in zip(d, space.priors, strict=True)), (-float(row[2]),)
+    )
 
 
 def brute_force(
@@ -268,9 +268,9 @@ def trade_off(pair: tuple[tuple[float, ...], tuple[float, ...]]) -> bool:
     return bool(np.any(diff > 1e-3) and np.any(diff < -1e-3))
 
 
-answer = st.tuples(
-    st.tuples(row, row).filter(trade_off), st.sampled_from([0, 0, 1, 1, 2])
-).map(lambda x: (x[0][0], x[0][1], x[1]))
+answer = st.tuples(st.tuples(row, row).filter(trade_off), st.sampled_from([0, 0, 1, 1, 2])).map(
+    lambda x: (x[0][0], x[0][1], x[1])
+)
 
 
 rows_st = st.lists(row, min_size=2, max_size=5)

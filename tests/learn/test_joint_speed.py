@@ -383,9 +383,7 @@ def test_the_noisy_tails_are_found_by_sorting_the_cells_ranks() -> None:
     w = state.weights()
     for rank, values in zip(ranks, grid.values(state.noise), strict=True):
         assert rank.dtype.itemsize <= 2  # sorted by radix
-        assert np.array_equal(
-            np.argsort(-rank, kind="stable"), np.argsort(-values, kind="stable")
-        )
+        assert np.array_equal(np.argsort(-rank, kind="stable"), np.argsort(-values, kind="stable"))
     got = strategy.posterior.robust_weights(state)
     parts = []
     for values in grid.values(state.noise):

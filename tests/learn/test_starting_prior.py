@@ -34,9 +34,7 @@ def test_a_person_unlike_the_majority_is_not_confidently_wrong() -> None:
     loaded = load_scenario(ROOT / "scenarios" / "breast-cancer-triage.toml")
     sc = loaded.scenario
     population = scenario_population(sc)
-    rows = metric_vectors(
-        sc, scenario_pool(sc, ROOT / "scenarios"), population.priors.tolist()
-    )
+    rows = metric_vectors(sc, scenario_pool(sc, ROOT / "scenarios"), population.priors.tolist())
     spans = np.asarray(QuerySpace(sc, population).spans)
     rng = np.random.default_rng(0)
     prior = StartingPrior.of(rng.dirichlet(60 * np.asarray(MAJORITY), 400), STUDY_BASE_SHARE)

@@ -32,7 +32,8 @@ def test_fit_writes_sessions_that_replay_to_the_same_posterior(
     assert [f.parent.name for f in files] == ["ana", "bo"]
     rows = train.people()["ana"]
     direct = learn_choices(
-        loaded.scenario, pairs(loaded.scenario, [r.a for r in rows], [r.b for r in rows]),
+        loaded.scenario,
+        pairs(loaded.scenario, [r.a for r in rows], [r.b for r in rows]),
         [r.choice for r in rows if r.choice is not None],
     ).result()
     log = read_session(files[0])
@@ -61,5 +62,3 @@ def test_fit_on_the_leaderboard_gives_p_best_on_its_pool(
     spans = {a.name: a.range[1] - a.range[0] for a in scenario("llm-leaderboard").attributes}
     swing = {name: w * spans[name] for name, w in person["weights"].items()}
     assert swing["CO2"] == max(swing.values())  # over its range, CO₂ matters most
-
-

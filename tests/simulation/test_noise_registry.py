@@ -22,7 +22,6 @@ from ..conftest import small
 pytestmark = pytest.mark.core
 
 
-
 def test_help_and_errors_list_every_registered_model() -> None:
     for name, model in NOISE_MODELS.items():
         assert model.spelling() in NOISE_HELP and model.summary in NOISE_OPTION_HELP

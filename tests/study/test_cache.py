@@ -262,5 +262,3 @@ def test_the_app_outside_a_study_maps_from_the_users_cache() -> None:
 
 
 # -- what a session file says, kept: study status replays a file once ----------------------
-
-

@@ -122,9 +122,7 @@ def test_rows_are_the_answer_lines_of_participants_who_did_not_withdraw(
         # study order, then file order: p01's seven answer lines, then p02's three
         assert list(frame["participant"]) == ["p01"] * 7 + ["p02"] * 3
         assert list(frame["answer_seq"]) == [*range(1, 8), *range(1, 4)]
-        assert list(frame["session"]) == [made.files["p01"].name] * 7 + [
-            made.files["p02"].name
-        ] * 3
+        assert list(frame["session"]) == [made.files["p01"].name] * 7 + [made.files["p02"].name] * 3
         assert list(frame["question"]) == [r.index for r in recorded["p01"] + recorded["p02"]]
         assert set(frame["strategy"]) == {"joint"}
     # the consent opened p01's file only
@@ -223,9 +221,7 @@ def test_a_repeat_names_the_question_it_asks_again(
     assert p01["repeat_of"].notna().sum() == len(repeats)
 
     def options(row: pd.Series) -> set[tuple[float, ...]]:
-        return {
-            tuple(row[f"{side}_{s}_recall"] for s in CLASSES) for side in "AB"
-        }
+        return {tuple(row[f"{side}_{s}_recall"] for s in CLASSES) for side in "AB"}
 
     for _, row in repeats.iterrows():
         earlier = p01[p01["question"] == int(row["repeat_of"]) + 1].iloc[0]

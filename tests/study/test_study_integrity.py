@@ -91,8 +91,22 @@ def test_codes_file_is_private_new_and_written_first(
 ) -> None:
     scenario = str(pooled_scenario(tmp_path))
     codes = tmp_path / "codes.csv"
-    assert main(["study", "create", scenario, "--participants", "2", "--out",
-                 str(tmp_path / "s"), "--codes", str(codes)]) == 0
+    assert (
+        main(
+            [
+                "study",
+                "create",
+                scenario,
+                "--participants",
+                "2",
+                "--out",
+                str(tmp_path / "s"),
+                "--codes",
+                str(codes),
+            ]
+        )
+        == 0
+    )
     assert stat.S_IMODE(codes.stat().st_mode) == 0o600
     rows = codes.read_text().splitlines()
     assert rows[0] == "participant,access_code" and len(rows) == 3
@@ -102,8 +116,22 @@ def test_codes_file_is_private_new_and_written_first(
     # A dangling link where the codes would go: refused before anything is made.
     link = tmp_path / "link.csv"
     link.symlink_to(tmp_path / "nowhere" / "x.csv")
-    assert main(["study", "create", scenario, "--participants", "2", "--out",
-                 str(tmp_path / "t"), "--codes", str(link)]) == 2
+    assert (
+        main(
+            [
+                "study",
+                "create",
+                scenario,
+                "--participants",
+                "2",
+                "--out",
+                str(tmp_path / "t"),
+                "--codes",
+                str(link),
+            ]
+        )
+        == 2
+    )
     assert "exists already" in capsys.readouterr().err
     assert not (tmp_path / "t").exists() and not (tmp_path / "nowhere").exists()
 
@@ -113,8 +141,17 @@ def test_a_study_that_cannot_be_made_leaves_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], out: str
 ) -> None:
     codes = tmp_path / "codes.csv"
-    argv = ["study", "create", str(pooled_scenario(tmp_path)), "--participants", "2",
-            "--out", out, "--codes", str(codes)]
+    argv = [
+        "study",
+        "create",
+        str(pooled_scenario(tmp_path)),
+        "--participants",
+        "2",
+        "--out",
+        out,
+        "--codes",
+        str(codes),
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "could not be made" in err and "Traceback" not in err
@@ -125,8 +162,15 @@ def test_a_study_that_cannot_be_made_leaves_nothing(
 def test_participant_counts_are_checked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
 ) -> None:
-    argv = ["study", "create", str(pooled_scenario(tmp_path)), "--participants", value,
-            "--out", str(tmp_path / "s")]
+    argv = [
+        "study",
+        "create",
+        str(pooled_scenario(tmp_path)),
+        "--participants",
+        value,
+        "--out",
+        str(tmp_path / "s"),
+    ]
     assert main(argv) == 2
     assert "--participants" in capsys.readouterr().err
     assert not (tmp_path / "s").exists()

@@ -524,9 +524,7 @@ async def test_the_next_question_is_chosen_as_soon_as_the_answer_is_saved(
         assert q1.path.endswith("/question")
         data = {"csrf": q1.field("csrf", "answer"), "answered": q1.field("answered", "answer")}
         data |= {"shown": q1.field("shown", "answer"), "choice": "left"}
-        async with p.session.post(
-            p.base + "answer", data=data, allow_redirects=False
-        ) as response:
+        async with p.session.post(p.base + "answer", data=data, allow_redirects=False) as response:
             assert response.status == 303
         held = app[SITE].participants._held["p01"]
         for _ in range(200):  # the work started ahead finishes on its own

@@ -27,9 +27,7 @@ pytestmark = pytest.mark.e2e
 async def test_a_leaderboard_session_from_code_to_thank_you(tmp_path: Path) -> None:
     scenario = tmp_path / "llm-leaderboard.toml"
     scenario.write_text(
-        (SCENARIOS / "llm-leaderboard.toml")
-        .read_text()
-        .replace("budget = 30", "budget = 5")
+        (SCENARIOS / "llm-leaderboard.toml").read_text().replace("budget = 30", "budget = 5")
     )
     (tmp_path / "pools").mkdir()
     pool = (SCENARIOS / "pools" / "llm-leaderboard.csv").read_bytes()

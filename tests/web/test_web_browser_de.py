@@ -136,7 +136,6 @@ def test_the_page_in_german_from_the_code_to_the_thank_you(
     assert len(answers) >= 5 and all(a.language == "de" for a in answers)
 
 
-
 def test_an_english_browser_switches_to_german_on_the_first_page(
     served: tuple[Study, dict[str, str], str],  # noqa: F811
     browser: Browser,  # noqa: F811

@@ -293,7 +293,6 @@ def test_german_translates_every_message_with_the_same_fields() -> None:
     assert [problem for problem in german.check()] == []
 
 
-
 async def test_the_switch_keeps_a_chosen_language_over_the_browsers(tmp_path: Path) -> None:
     """An English browser that picks German on the code page's switch gets every later page
     in German (the cookie the switch set), its consent and answers recorded as German; a
@@ -367,6 +366,20 @@ async def test_a_study_in_german_shows_german_to_an_english_browser(tmp_path: Pa
     [path] = sessions(study, "p01")
     assert {e.language for e in read_session(path).events if e.type == "answer"} == {"de"}
     other = tmp_path / "other"
-    assert main(["study", "create", str(scenario), "--participants", "2", "--out", str(other),
-                 "--language", "fr"]) == 2
+    assert (
+        main(
+            [
+                "study",
+                "create",
+                str(scenario),
+                "--participants",
+                "2",
+                "--out",
+                str(other),
+                "--language",
+                "fr",
+            ]
+        )
+        == 2
+    )
     assert not other.exists()

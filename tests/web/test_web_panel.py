@@ -317,9 +317,7 @@ def test_two_processes_starting_one_participant_at_once_make_one_session(
             barrier.wait()
             paths.append(held.start(who, None, "en"))
 
-        threads = [
-            threading.Thread(target=start, args=(h, pid, barrier, paths)) for h in servers
-        ]
+        threads = [threading.Thread(target=start, args=(h, pid, barrier, paths)) for h in servers]
         for t in threads:
             t.start()
         for t in threads:

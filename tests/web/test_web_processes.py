@@ -41,8 +41,17 @@ def launch(
     port = free_port() if port is None else port
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     server = subprocess.Popen(
-        [sys.executable, "-m", "tradeoff", "study", "serve", str(study.path), "--port",
-         str(port), *extra],
+        [
+            sys.executable,
+            "-m",
+            "tradeoff",
+            "study",
+            "serve",
+            str(study.path),
+            "--port",
+            str(port),
+            *extra,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=ROOT,

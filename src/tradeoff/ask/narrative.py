@@ -131,13 +131,16 @@ def tradeoffs(
         top = amount(spec, unit * high, words)
         nothing = amount(spec, 0.0, words)
         if top == nothing and not over:  # the whole range rounds to nothing: settled
-            text = voice.say(
-                N_(
-                    "%(n)s more %(this)s per %(per)s are worth next to no %(name)s to you: "
-                    "less than the smallest amount shown (90%% range)."
-                ),
-                words,
-            ) % fields
+            text = (
+                voice.say(
+                    N_(
+                        "%(n)s more %(this)s per %(per)s are worth next to no %(name)s to you: "
+                        "less than the smallest amount shown (90%% range)."
+                    ),
+                    words,
+                )
+                % fields
+            )
             out.append(TradeOff(other, text, True, voice, words))
             continue
         fields |= {"high": top, "a_low": amount(spec, a_lo, words)}
@@ -329,8 +332,7 @@ def _point_tradeoffs(
                 N_("You would give up %(n)s %(this)s per %(per)s to save %(amount)s of %(name)s.")
                 if spec.kind == "cost"
                 else N_(
-                    "You would give up %(n)s %(this)s per %(per)s to gain %(amount)s of "
-                    "%(name)s."
+                    "You would give up %(n)s %(this)s per %(per)s to gain %(amount)s of %(name)s."
                 )
             )
         out.append((k + j, voice.say(message, words) % fields))

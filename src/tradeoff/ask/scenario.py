@@ -293,8 +293,7 @@ class ElicitationSpec(_Model):
         True
         """
         return (
-            settled(p_best) >= self.decision_confidence
-            or settled(regret) <= self.regret_tolerance
+            settled(p_best) >= self.decision_confidence or settled(regret) <= self.regret_tolerance
         )
 
     def override(self, **changes: Any) -> ElicitationSpec:

@@ -168,9 +168,7 @@ class Engine:
         self.strategy_name = self.spec.strategy
         # Algorithm 1 keeps the paper's query classifiers; ours show realistic ones.
         self.space = QuerySpace(scenario, pop, context=self.strategy_name != "paper")
-        self._strategy = make_strategy(
-            self.space, self.spec, seed, candidates, measured, start, likeliest, study_agreeing
-        )
+        self._strategy = self._new_strategy()
         self._states: list[Any] = [self._strategy.initial()]
         self._history: list[tuple[Query, Choice]] = []
         #: Per counted answer, which statistics some answer so far showed differing
@@ -324,12 +322,14 @@ class Engine:
         self.spec = self.spec.model_copy(update={"budget": budget, "stop": "weights"})
         # The same posterior goes on: the pool's plausible measurements, a study's
         # population prior and the pick rule the session started with are kept.
-        self._strategy = make_strategy(
-            self.space, self.spec, self.seed, self.candidates, self.measured, self.start,
-            self.likeliest, self.study_agreeing,
-        )
+        self._strategy = self._new_strategy()
         self._pending_valid = False
         return budget
+
+    def _new_strategy(self) -> Strategy[Any]:
+        """The strategy of :attr:`spec` with every input this engine was made with."""
+        inputs = (self.candidates, self.measured, self.start, self.likeliest, self.study_agreeing)
+        return make_strategy(self.space, self.spec, self.seed, *inputs)
 
     def expected_total(self) -> int:
         """Expected number of questions for the whole elicitation."""

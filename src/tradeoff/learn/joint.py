@@ -120,9 +120,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
     #: :meth:`_reference`, once drawn.
     _references: FloatArray | None = field(default=None, init=False, compare=False, repr=False)
     #: Each of :meth:`_reference`'s draws' best front candidate, once worked out.
-    _reference_best: IntArray | None = field(
-        default=None, init=False, compare=False, repr=False
-    )
+    _reference_best: IntArray | None = field(default=None, init=False, compare=False, repr=False)
     #: The posterior over the weights (built from the fields above).
     posterior: ParticlePosterior = field(init=False, compare=False, repr=False)
 

@@ -170,9 +170,7 @@ class Questions:
     _last_shown: list[
         tuple[
             JointState,
-            tuple[
-                dict[ShownKey, int], set[ShownKey], list[tuple[tuple[int, int] | None, float]]
-            ],
+            tuple[dict[ShownKey, int], set[ShownKey], list[tuple[tuple[int, int] | None, float]]],
         ]
     ] = field(default_factory=list, init=False, compare=False, repr=False)
     #: The last exchange rates :meth:`_order` sorted (their bytes) and their order.

@@ -54,8 +54,7 @@ _EVENT_TYPES = ("answer", "undo", "note", "extend", "result", "check", "consent"
 _FIXES = {
     "choice": "an answer's choice is left, right or indifferent.",
     "query": "an answer carries the question as tradeoff wrote it.",
-    "type": "a line's type is consent, entry, header, answer, check, undo, note, extend or "
-    "result.",
+    "type": "a line's type is consent, entry, header, answer, check, undo, note, extend or result.",
     "version": "a consent record names the consent text's version.",
     "text_sha256": "a consent record carries the sha256 of the text shown (64 hex digits).",
     "extra": "extend needs a whole number of extra questions (1–10000).",
@@ -264,6 +263,7 @@ def read_session(path: str | Path) -> SessionLog:
     ends_cleanly = raw.endswith(b"\n")
     if ends_cleanly:
         lines = lines[:-1]
+
     def head_line(index: int, what: str) -> tuple[str, Any]:
         try:
             text = lines[index].decode()

@@ -45,10 +45,10 @@ def replay(
     questions is said in ``log.warnings``; the same version on a machine whose arithmetic
     tips a choice the other way is only counted (``log.replay_differs``): nothing about the
     result changes. An attention check (:class:`~tradeoff.record.records.CheckRecord`) is
-never given to the engine; it is verified (:func:`check_attention`). A finished
-session's recomputed result is compared with its recorded
-    result line (``log.result_difference``); beyond :data:`RESULT_TOLERANCE` a warning says
-    by how much (docs/architecture.md, "The same result on every machine").
+    never given to the engine; it is verified (:func:`check_attention`). A finished
+    session's recomputed result is compared with its recorded result line
+    (``log.result_difference``); beyond :data:`RESULT_TOLERANCE` a warning says by how much
+    (docs/architecture.md, "The same result on every machine").
 
     With ``check=False`` a strategy that learns from any question is given every answer as
     recorded without first choosing its own question (the same state, a few times faster:
@@ -177,9 +177,7 @@ def result_difference(result: ElicitationResult, recorded: ResultRecord) -> tupl
     gaps: list[tuple[float, str]] = [(0.0, "")]
     names = result.names
 
-    def compare(
-        mine: Sequence[float] | None, theirs: Sequence[float] | None, what: str
-    ) -> None:
+    def compare(mine: Sequence[float] | None, theirs: Sequence[float] | None, what: str) -> None:
         if mine is None or theirs is None or len(mine) != len(theirs):
             return
         for name, a, b in zip(names, mine, theirs, strict=False):
@@ -212,8 +210,6 @@ def shown_result(log: SessionLog, engine: Engine) -> ElicitationResult:
         intervals=None if data["intervals"] is None else tuple(map(tuple, data["intervals"])),
         swing_weights=None if data["swing_weights"] is None else tuple(data["swing_weights"]),
         swing_intervals=(
-            None
-            if data["swing_intervals"] is None
-            else tuple(map(tuple, data["swing_intervals"]))
+            None if data["swing_intervals"] is None else tuple(map(tuple, data["swing_intervals"]))
         ),
     )

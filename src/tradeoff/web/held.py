@@ -310,9 +310,7 @@ class Participants:
         """What ``see`` makes of the participant's engine (:meth:`look_marked`)."""
         return self.look_marked(participant, path, lambda engine, _marks: see(engine))
 
-    def look_marked(
-        self, participant: str, path: Path, see: Callable[[Engine, Marks], T]
-    ) -> T:
+    def look_marked(self, participant: str, path: Path, see: Callable[[Engine, Marks], T]) -> T:
         """What ``see`` makes of the participant's engine on ``path``, with no exclusive
         lock taken: the engine kept in memory when the file is as this process left it
         (one ``stat``), else the file read again under its shared lock (waiting for a

@@ -264,7 +264,6 @@ def switch(current: Language, available: dict[str, Language]) -> list[Choice]:
     return out if len(out) > 1 else []
 
 
-
 TEMPLATE = LOCALE_DIR / f"{DOMAIN}.pot"
 
 

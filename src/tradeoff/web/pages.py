@@ -242,11 +242,14 @@ def noise_sentence(pick: str, ties: Sequence[NoiseTie], lang: Language) -> str:
         "exact": chance_words(tie.exact, lang),
     }
     if tie.cases is None:
-        said = _(
-            "%(pick)s and %(other)s are within measurement noise for you: within their "
-            "standard errors their difference could go either way (%(other)s is better in "
-            "%(share)s of the plausible measurements, %(exact)s if the numbers were exact)"
-        ) % args
+        said = (
+            _(
+                "%(pick)s and %(other)s are within measurement noise for you: within their "
+                "standard errors their difference could go either way (%(other)s is better in "
+                "%(share)s of the plausible measurements, %(exact)s if the numbers were exact)"
+            )
+            % args
+        )
     else:
         said = _(
             "%(pick)s and %(other)s are within measurement noise for you: on %(cases)s "

@@ -35,34 +35,35 @@ def two_threads() -> Any:
         yield
 
 
+class Spy:
+    """A command that records how many threads BLAS would use while it runs."""
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    def __call__(self, args: argparse.Namespace) -> int:
+        self.seen.append(blas_threads())
+        return 0
+
+
 def test_a_command_runs_with_one_blas_thread_and_gives_the_limits_back(
     monkeypatch: pytest.MonkeyPatch, two_threads: None
 ) -> None:
-    seen: list[int] = []
-
-    def spy(args: argparse.Namespace) -> int:
-        seen.append(blas_threads())
-        return 0
-
+    spy = Spy()
     monkeypatch.setattr(tradeoff.cli.parser, "cmd_scenario_list", spy)
     assert main(["scenario", "list"]) == 0
-    assert seen == [1]
+    assert spy.seen == [1]
     assert blas_threads() == 2
 
 
 def test_copas_ranking_keeps_every_thread(
     monkeypatch: pytest.MonkeyPatch, two_threads: None
 ) -> None:
-    seen: list[int] = []
-
-    def spy(args: argparse.Namespace) -> int:
-        seen.append(blas_threads())
-        return 0
-
+    spy = Spy()
     monkeypatch.setattr(tradeoff.cli.parser_pick, "cmd_rank", spy)
     monkeypatch.setattr(tradeoff.cli, "MANY_THREADS", frozenset({spy}))
     assert main(["pool", "rank", "models.csv"]) == 0
-    assert seen == [2]
+    assert spy.seen == [2]
 
 
 def _threads(shared: None, person: int) -> int:

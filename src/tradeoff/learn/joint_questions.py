@@ -320,23 +320,23 @@ class Questions:
             return cached
         space = self.space
         query = space.trade(i, j, 1.0 / (1.0 + math.exp(-aim)), share)
-        if not self.rounded:
-            return _kept(_TRADES, key, self._built(query))
-        # As shown, the trade is a function of its two options as shown and its two
-        # statistics (its threshold is the shown options'): built once for all aims that
-        # read the same.
-        options = shown_options(space, query)
-        same = (self.key, *options, query.pair)
-        built = _SHOWN_TRADES.get(same)
-        if built is None:
-            built = _kept(_SHOWN_TRADES, same, self._built(as_shown(space, query, options)))
-        return _kept(_TRADES, key, built)
-
-    def _built(self, query: Query) -> Trade:
-        """The trade of ``query`` (its options as given): the keys and v(left) − v(right)."""
+        same: tuple[str, ClassifierProfile, ClassifierProfile, tuple[int, int]] | None = None
+        if self.rounded:
+            # As shown, the trade is a function of its two options as shown and its two
+            # statistics (its threshold is the shown options'): built once for all aims
+            # that read the same.
+            options = shown_options(space, query)
+            same = (self.key, *options, query.pair)
+            built = _SHOWN_TRADES.get(same)
+            if built is not None:
+                return _kept(_TRADES, key, built)
+            query = as_shown(space, query, options)
         keys = (profile_key(query.left), profile_key(query.right))
         diff = self.vector(query.left) - self.vector(query.right)
-        return Trade(query, diff, keys, self.space)
+        built = Trade(query, diff, keys, space)
+        if same is not None:
+            _kept(_SHOWN_TRADES, same, built)
+        return _kept(_TRADES, key, built)
 
     def shown_key(self, query: Query) -> ShownKey | None:
         """The trade's two options as the screen shows them

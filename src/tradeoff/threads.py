@@ -1,12 +1,12 @@
 """One thread per numeric library call while the engine works.
 
 The engine's matrix products are small (2,000 particles by a few weights, 20,000 reference
-draws by a few dozen models), and OpenBLAS starts a thread per core for each of them. The
-threads cost more than they bring, and much more when anything else runs on the machine:
-on the project's 2-core CPU, beside other work, an answer took a median of 36 ms with
-OpenBLAS's two threads against 15 ms with one (p95 223 against 43 ms,
-``benchmarks.engine_step``'s ``measure`` with ``OPENBLAS_NUM_THREADS`` 2 and 1), and
-``tradeoff simulate`` 2.7 times as long. The study server's processes, the command line
+draws by a few dozen models), and OpenBLAS starts a thread per core for each of them. On
+the project's 2-core CPU the second thread brought little with nothing else running (an
+answer about a tenth faster, 9.0–9.7 against 10.3–10.4 ms median, at twice the CPU; 30
+simulated people in one process no faster) and cost much more beside other work (an answer
+36 ms against 15 ms median, p95 223 against 43 ms; ``OPENBLAS_NUM_THREADS=N python -m
+benchmarks.engine_step --runs 10 --no-write``). The study server's processes, the command line
 (:func:`one_thread`) and the simulated people run in this process
 (:func:`~tradeoff.simulation.parallel.run_people`) hold numeric libraries to one thread;
 local workers (joblib's loky) and Dask workers already do. How many threads a product uses

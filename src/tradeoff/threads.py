@@ -5,8 +5,8 @@ draws by a few dozen models), and OpenBLAS starts a thread per core for each of 
 the project's 2-core CPU the second thread brought little with nothing else running (an
 answer about a tenth faster, 9.0–9.7 against 10.3–10.4 ms median, at twice the CPU; 30
 simulated people in one process no faster) and cost much more beside other work (an answer
-36 ms against 15 ms median, p95 223 against 43 ms; ``OPENBLAS_NUM_THREADS=N python -m
-benchmarks.engine_step --runs 10 --no-write``). The study server's processes, the command line
+36 ms against 15 ms median, p95 223 against 43 ms; the engine_step benchmark with
+``OPENBLAS_NUM_THREADS`` at 2 and at 1). The study server's processes, the command line
 (:func:`one_thread`) and the simulated people run in this process
 (:func:`~tradeoff.simulation.parallel.run_people`) hold numeric libraries to one thread;
 local workers (joblib's loky) and Dask workers already do. How many threads a product uses

@@ -198,15 +198,16 @@ def test_the_likelihood_of_draws_sharing_one_noise_is_the_likelihood(cell: int) 
 
 def test_the_logistic_written_over_its_argument_is_the_logistic() -> None:
     """The move's likelihood writes the logistic over its argument
-    (:func:`~tradeoff.learn.likelihood._logistic_into`): the same operations as
-    :func:`~tradeoff.stable.sigmoid`, so the same numbers to the last bit, in both tails."""
-    from tradeoff.learn.likelihood import _logistic_into
+    (:func:`~tradeoff.learn.likelihood._sigmoid_into` with ``out`` its argument): the same
+    operations as :func:`~tradeoff.stable.sigmoid`, so the same numbers to the last bit, in
+    both tails."""
+    from tradeoff.learn.likelihood import _sigmoid_into
     from tradeoff.stable import sigmoid
 
     a = np.random.default_rng(9).normal(0.0, 30.0, size=(7, 1001))
     a[0, :3] = (0.0, -0.0, -800.0)
     out = a.copy()
-    _logistic_into(out, np.empty_like(a))
+    _sigmoid_into(out, out, np.empty_like(a))
     assert np.array_equal(out, sigmoid(a))
     assert float(sigmoid(0.0)) == 0.5 and float(sigmoid(-800.0)) == 0.0
 

@@ -85,17 +85,21 @@ def _between(d: FloatArray, b: FloatArray, t: FloatArray) -> FloatArray:
 
 def _sigmoid_into(a: FloatArray, out: FloatArray, work: FloatArray) -> None:
     """:func:`~tradeoff.stable.sigmoid` of ``a`` written into ``out`` (``work``: scratch of
-    the same shape), by the same operations: the same numbers, without new arrays.
+    the same shape), by the same operations: the same numbers, without new arrays. ``out``
+    may be ``a`` itself.
 
     >>> a = np.array([[-40.0, 0.0, 3.0]]); out = np.empty_like(a)
     >>> _sigmoid_into(a, out, np.empty_like(a)); bool((out == sigmoid(a)).all())
     True
+    >>> x = a.copy(); _sigmoid_into(x, x, np.empty_like(x)); bool((x == sigmoid(a)).all())
+    True
     """
+    positive = a >= 0  # before ``out`` is written: it may be ``a``
     np.abs(a, out=work)
     np.negative(work, out=work)
     np.exp(work, out=work)  # e^(−|a|)
     np.copyto(out, work)
-    np.copyto(out, 1.0, where=a >= 0)
+    np.copyto(out, 1.0, where=positive)
     work += 1.0
     out /= work
 
@@ -392,24 +396,6 @@ def _step_logs(lapse: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
     return hit, miss, within
 
 
-def _logistic_into(a: FloatArray, work: FloatArray) -> None:
-    """:func:`~tradeoff.stable.sigmoid` of ``a`` written over ``a`` (``work``: scratch of
-    the same shape), by the same operations: the same numbers, without new arrays.
-
-    >>> a = np.array([[-40.0, 0.0, 3.0]]); x = a.copy()
-    >>> _logistic_into(x, np.empty_like(x)); bool((x == sigmoid(a)).all())
-    True
-    """
-    np.abs(a, out=work)
-    np.negative(work, out=work)
-    np.exp(work, out=work)  # e^(−|a|)
-    positive = a >= 0
-    np.copyto(a, work)
-    np.copyto(a, 1.0, where=positive)
-    work += 1.0
-    a /= work
-
-
 def _graded_log_likelihoods(
     d: FloatArray,
     lapse: FloatArray,
@@ -429,18 +415,18 @@ def _graded_log_likelihoods(
     p = dg - bg
     p /= scale
     work = np.empty_like(p)
-    _logistic_into(p, work)  # σ((Δ − δ)/T)
+    _sigmoid_into(p, p, work)  # σ((Δ − δ)/T)
     mixed = np.flatnonzero(bg > 0)  # with δ = 0, forced choice already
     if mixed.size == bg.size:
         free = dg / scale
-        _logistic_into(free, work)  # σ(Δ/T)
+        _sigmoid_into(free, free, work)  # σ(Δ/T)
         free *= 1 - rho
         p *= rho
         p += free
     elif mixed.size:
         free = dg[:, mixed]
         free /= scale[mixed]
-        _logistic_into(free, work[:, : mixed.size])
+        _sigmoid_into(free, free, work[:, : mixed.size])
         free *= 1 - rho
         part = p[:, mixed]
         part *= rho

@@ -30,11 +30,18 @@ pytestmark = pytest.mark.e2e
 __all__ = ["example_selection"]  # the fixture, shared with test_tui
 
 
-def footer_keys(screen: Any) -> str:
-    """What the footer shows."""
+async def footer_keys(pilot: Any, timeout: float = 20.0) -> str:
+    """What the footer shows, once it shows anything: the footer fills in its keys after
+    the screen is mounted, later on a busy machine, and an empty footer would let a test
+    that says a key is absent pass without looking."""
     from textual.widgets._footer import FooterKey
 
-    return " ".join(str(k.description) for k in screen.query(FooterKey))
+    for _ in range(int(timeout / 0.05)):
+        shown = " ".join(str(k.description) for k in pilot.app.screen.query(FooterKey))
+        if shown:
+            return shown
+        await pilot.pause(0.05)
+    raise AssertionError(f"the footer of {pilot.app.screen} showed no key in {timeout} s")
 
 
 @pytest.mark.parametrize("size", [(80, 24), (140, 45)])
@@ -59,7 +66,7 @@ async def test_the_curves_show_the_models_and_say_which_is_best_at_the_threshold
     async with app.run_test(size=size) as pilot:
         await pilot.pause(0.3)
         assert isinstance(app.screen, SelectionScreen)
-        assert "Decision curves" in footer_keys(app.screen)
+        assert "Decision curves" in await footer_keys(pilot)
         await pilot.press("c")
         await wait_for(pilot, DecisionCurvesScreen)
         await pilot.pause(0.3)
@@ -89,7 +96,7 @@ async def test_three_classes_have_no_curves(example_selection: Any) -> None:
     app = SelectionApp(selection)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause(0.3)
-        assert "Decision curves" not in footer_keys(app.screen)
+        assert "Decision curves" not in await footer_keys(pilot)
         await pilot.press("c")
         await pilot.pause(0.2)
         assert isinstance(app.screen, SelectionScreen)
@@ -121,7 +128,7 @@ async def test_options_by_their_aspects_alone_have_no_curves(tmp_path: Path) -> 
         await wait_for(pilot, SelectionScreen)
         await pilot.pause(0.3)
         assert app.screen.curves is None
-        assert "Decision curves" not in footer_keys(app.screen)
+        assert "Decision curves" not in await footer_keys(pilot)
         await pilot.press("c")
         await pilot.pause(0.2)
         assert isinstance(app.screen, SelectionScreen)

@@ -227,3 +227,33 @@ def test_a_command_not_known_is_refused_naming_the_current_commands(
     err = capsys.readouterr().err
     assert "invalid choice: 'selectt'" in err and "'pick'" in err
     assert not any(f"'{old}'" in err for old in OLD)
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage", "hint"),
+    [
+        (
+            ["choices", "fit", "T.csv", "--scenario", "x", "--sessions-dri", "d"],
+            "choices fit",
+            "(did you mean --sessions-dir?)",
+        ),
+        (
+            ["pick", "--sesion", "s.jsonl", "--tpo", "3"],
+            "pick",
+            "(--sesion: did you mean --session?; --tpo: did you mean --top?)",
+        ),
+        (["elicit", "--nonsense"], "elicit", None),
+        (["--bogus"], None, None),
+    ],
+)
+def test_a_mistyped_option_shows_its_commands_usage_and_the_option_meant(
+    argv: list[str], usage: str | None, hint: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An option the command does not have: the command's own usage (not the top level's,
+    which lists no option of it) and, where one is close, the option that was meant."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    prog = "tradeoff" + (f" {usage}" if usage else "")
+    assert err.startswith(f"usage: {prog} ")
+    assert f"{prog}: error: unrecognized arguments: " in err
+    assert (hint in err) if hint else "did you mean" not in err

@@ -33,8 +33,10 @@ from tradeoff.cli.common import (
     FLAG_NAMES,
     UsageError,
     command_options,
+    command_parsers,
     error,
     known_names,
+    unrecognized,
 )
 from tradeoff.cli.parser import build_parser
 from tradeoff.cli.rank import cmd_rank
@@ -67,7 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # the command's own usage, and the option meant, not the top level's
+            command_parsers(parser, argv)[-1].error(unrecognized(parser, argv, extra))
     except SystemExit as exc:  # --help, --version, or a usage error already printed
         return int(exc.code or 0)
     # Only now: the recorder imports the engine, which --help never needs.

@@ -8,6 +8,7 @@ which builds the whole document before writing, so stdout holds one document or 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import math
 import re
@@ -73,18 +74,53 @@ def flags_of(text: str) -> set[str]:
     return set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", text))
 
 
+def command_parsers(
+    parser: argparse.ArgumentParser, argv: Sequence[str]
+) -> list[argparse.ArgumentParser]:
+    """The parsers of the command ``argv`` runs, its subcommands followed from ``parser``:
+    ``parser`` first, the command's own last."""
+    chain = [parser]
+    words = iter(argv)
+    while True:
+        subs = [a for a in chain[-1]._actions if isinstance(a, argparse._SubParsersAction)]
+        word = next((w for w in words if subs and w in subs[0].choices), None)
+        if word is None:
+            return chain
+        chain.append(subs[0].choices[word])
+
+
 def command_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set[str]:
     """Every option of the command ``argv`` runs (its subcommands followed from
     ``parser``), with the options of the commands above it."""
-    options: set[str] = set()
-    words = iter(argv)
-    current: argparse.ArgumentParser | None = parser
-    while current is not None:
-        options |= {s for action in current._actions for s in action.option_strings}
-        subs = [a for a in current._actions if isinstance(a, argparse._SubParsersAction)]
-        word = next((w for w in words if subs and w in subs[0].choices), None)
-        current = None if word is None else subs[0].choices[word]
-    return options
+    return {
+        s
+        for current in command_parsers(parser, argv)
+        for action in current._actions
+        for s in action.option_strings
+    }
+
+
+def unrecognized(parser: argparse.ArgumentParser, argv: Sequence[str], extra: Sequence[str]) -> str:
+    """The usage error for words of ``argv`` no option of its command took (``extra``),
+    each unknown option with the command's closest one, if any.
+
+    >>> import argparse
+    >>> p = argparse.ArgumentParser(prog="t")
+    >>> _ = p.add_argument("--sessions-dir")
+    >>> unrecognized(p, ["--session-dir", "x"], ["--session-dir", "x"])
+    'unrecognized arguments: --session-dir x (did you mean --sessions-dir?)'
+    """
+    options = sorted(command_options(parser, argv))
+    hints = {}
+    for word in extra:
+        name = word.split("=", 1)[0]
+        close = difflib.get_close_matches(name, options, n=1) if name.startswith("--") else []
+        if close:
+            hints[name] = f"did you mean {close[0]}?"
+    said = f"unrecognized arguments: {' '.join(extra)}"
+    if len(hints) > 1:
+        return f"{said} ({'; '.join(f'{k}: {v}' for k, v in hints.items())})"
+    return f"{said} ({next(iter(hints.values()))})" if hints else said
 
 
 def known_names(

@@ -489,6 +489,11 @@ def main(
     for part in run_people(each, importable(run_cell), tasks, backend, per_chunk=1):
         results.setdefault(part["cell"], []).extend(part["people"])
     took = time.perf_counter() - started
+    where = (
+        f"the Dask cluster at {scheduler}"
+        if scheduler
+        else f"{workers} worker process{'es' if workers != 1 else ''}"
+    )
     sections = []
     for name in SCENARIOS:
         rows = [summarise(c, p) for c, p in results.items() if c[0] == name]
@@ -514,8 +519,8 @@ def main(
             if ts
         ]
         sections.append(
-            "Compute time per question (ms; measured inside the benchmark's 2 worker "
-            "processes on a shared, loaded machine):\n\n"
+            f"Compute time per question (ms; measured inside {where}; wall time, which "
+            "other work on the same cores lengthens):\n\n"
             + markdown(["strategy", "questions", "p50", "p90", "p95", "p99", "max"], timing)
         )
         if kinds:
@@ -528,8 +533,7 @@ def main(
     body = (
         "\n\n".join(sections)
         + f"\n\nBudget {BUDGET} questions as a hard cap; stop at P(best) ≥ 0.95 (the "
-        f"scenarios' `decision_confidence`); seed {seed}; {took / 60:.0f} min on {workers} "
-        "processes (a shared, loaded machine).\n"
+        f"scenarios' `decision_confidence`); seed {seed}; {took / 60:.0f} min on {where}.\n"
         "Regret columns are shares of the truth's spread over the pool unless marked ψ "
         "(the metric's natural units, ‖a‖₁ = 1). Calibration columns: people whose stated "
         "P(best) at the stop fell in the bin, and the share of them whose pick was right.\n"

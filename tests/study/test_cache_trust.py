@@ -266,3 +266,67 @@ def test_study_create_refuses_a_key_others_may_read_and_leaves_nothing(
     assert "read or written by others" in caught.value.message()
     assert "Fix: remove it" in caught.value.message()
     assert not (tmp_path / "s").exists()
+
+
+def test_an_entry_sealed_with_another_key_names_the_key_in_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One user, two key folders (a process that saw another ``$XDG_STATE_HOME``): the
+    entries are rebuilt, and the command says another key sealed them and which key it
+    used, not that they were edited or copied."""
+    sc = small("paper-k3-two-costs-reward")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "one"))
+    cached_population(sc, tmp_path / "c")
+    write_record(tmp_path / "c", "facts-a", {"answers": 3})
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "two"))
+    _fresh_state()
+    assert read_record(tmp_path / "c", "facts-a") is None
+    cached_population(sc, tmp_path / "c")
+    err = capsys.readouterr().err
+    assert len(_rebuilt_lines(err)) == 1 and err.count("\n") == 1
+    assert "another key" in err and "edited" not in err
+    assert str(tmp_path / "two" / "tradeoff" / "cache-key") in err
+    write_record(tmp_path / "c", "facts-a", {"answers": 3})
+    (entry,) = (tmp_path / "c").glob("population-*")
+    (entry / "meta.json").write_bytes((entry / "meta.json").read_bytes() + b" ")  # edited
+    _fresh_state()
+    cached_population(sc, tmp_path / "c")
+    assert read_record(tmp_path / "c", "facts-a") == {"answers": 3}  # its own: read
+    err = capsys.readouterr().err
+    assert len(_rebuilt_lines(err)) == 1 and "did not write (edited" in err
+
+
+def _fresh_state() -> None:
+    sealed._SAID.clear()
+    sealed._KEYS.clear()
+    cache._MAPPED.clear()
+
+
+def test_nothing_is_said_of_an_entry_another_process_set_aside_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_record(tmp_path, "facts-a", {"answers": 3})
+    cache._set_aside(tmp_path / "facts-b.json")  # gone before this process moved it
+    assert capsys.readouterr().err == ""
+    cache._set_aside(tmp_path / "facts-a.json")
+    assert len(_rebuilt_lines(capsys.readouterr().err)) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_loser_of_a_race_to_make_the_key_uses_the_winners(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process makes the key between this one's finding none and its making one:
+    this one's key is not linked in place, and it reads the winner's."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    make = sealed._make_key
+    won: list[bytes] = []
+
+    def racing(path: Path) -> None:
+        make(path)  # the other process, first
+        won.append(path.read_bytes())
+        make(path)  # this one's, too late
+
+    monkeypatch.setattr(sealed, "_make_key", racing)
+    assert sealed.require_secret() == won[0]
+    assert [p.name for p in (tmp_path / "state" / "tradeoff").iterdir()] == ["cache-key"]

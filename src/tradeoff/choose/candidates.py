@@ -8,7 +8,7 @@ without reaching back up to the decision.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +52,18 @@ def scenario_pool(scenario: Scenario, base: str | Path = ".") -> Pool:
     return load_pool(path, metric_objectives(scenario), name_column=scenario.pool.name_column)
 
 
+def _pools(scenario: Scenario, given: Pool | None, bases: Sequence[Path]) -> Iterator[Pool]:
+    """``given`` (when there is one), then the scenario's pool beside each of ``bases`` that
+    has one, each read only when the one before did not do."""
+    if given is not None:
+        yield given
+    for base in bases:
+        try:
+            yield scenario_pool(scenario, base)
+        except InputError:
+            continue
+
+
 def decision_candidates(
     scenario: Scenario, base: str | Path, priors: Sequence[float], stop: str | None
 ) -> FloatArray | None:
@@ -78,28 +90,26 @@ def candidate_names(
     rows: FloatArray | None,
     priors: Sequence[float] | None,
     scenario_path: str = "",
+    pool: Pool | None = None,
 ) -> tuple[str, ...] | None:
     """The names of a session's recorded candidates (``rows``, the header's, made with the
     class ``priors``), read from the scenario's pool where it is found (beside the scenario
     file the session was recorded from, ``scenario_path``, the header's; beside the
     scenarios of the working folder; or beside the shipped ones) and only when each
     recorded row is one of its models (to 9 digits); else ``None`` (the pool moved or
-    changed since)."""
+    changed since). ``pool``: the pool beside that scenario file, when the caller read it
+    already (it is not read again)."""
     if rows is None or priors is None or scenario.pool is None:
         return None
-    recorded = [Path(scenario_path).parent] if scenario_path else []
-    for base in (*recorded, Path("scenarios"), shipped_scenarios()):
-        try:
-            pool = scenario_pool(scenario, base)
-        except InputError:
-            continue
-        now = metric_vectors(scenario, pool, priors)
+    recorded = [Path(scenario_path).parent] if scenario_path and pool is None else []
+    for read in _pools(scenario, pool, (*recorded, Path("scenarios"), shipped_scenarios())):
+        now = metric_vectors(scenario, read, priors)
         found = []
         for row in rows:
             same = np.flatnonzero(np.all(np.isclose(now, row, rtol=1e-9, atol=1e-12), axis=1))
             if same.size == 0:
                 break
-            found.append(pool.names[int(same[0])])
+            found.append(read.names[int(same[0])])
         else:
             return tuple(found)
     return None

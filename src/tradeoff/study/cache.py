@@ -43,7 +43,6 @@ engine's code decides what a replay says.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import hashlib
 import json
@@ -75,8 +74,9 @@ if TYPE_CHECKING:
     from tradeoff.record.records import MeasurementRecord
 
 
-#: Bumped when the files' layout or meaning changes (old entries are then ignored).
-CACHE_VERSION = 2
+#: Bumped when the files' layout or meaning changes (old entries are then ignored; 3: the
+#: seal names its key).
+CACHE_VERSION = 3
 #: The environment variable naming the commands' cache folder (:func:`user_cache_dir`);
 #: set but empty, commands keep nothing and build in memory.
 CACHE_DIR_ENV = "TRADEOFF_CACHE_DIR"
@@ -269,17 +269,23 @@ def _read_population(entry: Path) -> Population:
     return Population.prepared(eta, priors=priors, pairs=pairs)
 
 
-def _set_aside(path: Path) -> None:
-    """Move an entry that cannot be used out of the way (another process may be reading
-    it), and say once for its folder that it was rebuilt."""
+def _set_aside(path: Path, why: BaseException | None = None) -> None:
+    """Move an entry that cannot be used (``why``) out of the way (another process may be
+    reading it), and say once for its folder that it was rebuilt; nothing is said when it
+    is gone already (another process set it aside first, and said so)."""
     aside = path.with_name(f".broken-{path.name}-{os.getpid()}")
-    with contextlib.suppress(OSError):
+    try:
         os.rename(path, aside)
+    except FileNotFoundError:
+        return
+    except OSError:
+        pass  # a folder that cannot be written: rebuilt in memory
+    else:
         if aside.is_dir() and not aside.is_symlink():
             shutil.rmtree(aside, ignore_errors=True)
         else:
             aside.unlink(missing_ok=True)
-    sealed.rebuilt(path.parent)
+    sealed.rebuilt(path.parent, why)
 
 
 def cached_population(
@@ -320,14 +326,14 @@ def cached_population(
                 except OSError as exc:
                     if exc.errno in _TRANSIENT:  # out of descriptors or memory: not broken
                         raise
-                    _set_aside(entry)
-                except (ValueError, KeyError, TypeError):  # Untrusted is a ValueError
-                    _set_aside(entry)
+                    _set_aside(entry, exc)
+                except (ValueError, KeyError, TypeError) as exc:  # Untrusted is a ValueError
+                    _set_aside(entry, exc)
             _write_population(entry, build_population(scenario.population, names).tables())
         try:
             return _mapped(entry)
-        except (ValueError, KeyError, TypeError):  # replaced again at once: not used
-            _set_aside(entry)
+        except (ValueError, KeyError, TypeError) as exc:  # replaced again at once: not used
+            _set_aside(entry, exc)
             return build_population(scenario.population, names)
     except OSError as exc:
         if strict or exc.errno in _TRANSIENT:
@@ -394,6 +400,7 @@ def _read_candidates(entry: Path) -> tuple[FloatArray | None] | None:
     aside."""
     if not os.path.lexists(entry):
         return None
+    why: BaseException | None = None
     try:
         parts = sealed.read_entry(entry)
         if set(parts) == {"none.json"} and parts["none.json"] == b"null":
@@ -409,9 +416,10 @@ def _read_candidates(entry: Path) -> tuple[FloatArray | None] | None:
     except OSError as exc:
         if exc.errno in _TRANSIENT:
             raise
-    except ValueError:
-        pass
-    _set_aside(entry)
+        why = exc
+    except ValueError as exc:
+        why = exc
+    _set_aside(entry, why)
     return None
 
 
@@ -512,9 +520,10 @@ def read_record(folder: str | Path, name: str) -> Any:
     except OSError as exc:
         if exc.errno in _TRANSIENT:
             return None
-    except (ValueError, UnicodeDecodeError):  # Untrusted is a ValueError
-        pass
-    _set_aside(path)
+        why: BaseException = exc
+    except ValueError as exc:  # Untrusted and UnicodeDecodeError are ValueErrors
+        why = exc
+    _set_aside(path, why)
     return None
 
 

@@ -13,9 +13,11 @@ this user's ``tradeoff`` wrote it (docs/architecture.md, "What a cache trusts"):
 - **A seal on every entry**: the HMAC-SHA256, under that key, of the entry's name (which
   holds its cache key, so an entry copied under another scenario's or seed's name does
   not open) and of every file in it (its name, and its bytes, or an array's type, shape
-  and bytes). An entry whose seal does not match, whose files are not all regular files
-  of this user's that only this user may write, or that cannot be read whole, is set
-  aside and rebuilt; the command says once per folder that it rebuilt entries there.
+  and bytes), followed by the key's short name (not the key). An entry whose seal does not
+  match, whose files are not all regular files of this user's that only this user may
+  write, or that cannot be read whole, is set aside and rebuilt; the command says once per
+  folder that it rebuilt entries there, and names the key in use when the seal names
+  another (a process that sees another ``$XDG_STATE_HOME`` or ``$HOME`` uses another key).
 - **A folder of this user's**: a cache folder that is another user's, or that its group or
   others may write, is not used at all (what it would hold is built in memory), and the
   command says so once (:func:`usable_folder`). The folders made here are mode 0700, their
@@ -67,6 +69,11 @@ Part = bytes | NDArray[Any]
 
 class Untrusted(ValueError):
     """An entry this user's ``tradeoff`` did not write, or cannot show it did."""
+
+
+class OtherKey(Untrusted):
+    """An entry whose seal names another key than the one in use: another user's, or this
+    user's ``tradeoff`` run where ``$XDG_STATE_HOME`` or ``$HOME`` named another folder."""
 
 
 # -- what the command says ---------------------------------------------------------------
@@ -229,7 +236,34 @@ def key_id() -> str:
     """A short name of the key in use (not the key): what a process verified under one key
     is never served under another."""
     key = secret()
-    return "" if key is None else hashlib.sha256(b"tradeoff key id\0" + key).hexdigest()[:16]
+    return "" if key is None else _id_of(key)
+
+
+def _id_of(key: bytes) -> str:
+    """The short name of ``key`` that a seal carries beside its HMAC (16 hex digits of a
+    hash: it tells keys apart without saying anything of the key)."""
+    return hashlib.sha256(b"tradeoff key id\0" + key).hexdigest()[:16]
+
+
+def _sealed_by(key: bytes, mac: bytes) -> bytes:
+    """What is written as a seal: the HMAC, a space and the key's short name."""
+    return mac + b" " + _id_of(key).encode()
+
+
+def _check_key(key: bytes, written: bytes) -> None:
+    """:class:`OtherKey` when ``written`` (a seal as :func:`_sealed_by` writes it) names
+    another key than ``key`` (a seal without a name names none)."""
+    named = written.partition(b" ")[2]
+    if named and not hmac.compare_digest(named, _id_of(key).encode()):
+        raise OtherKey("sealed with another key")
+
+
+def _check_seal(key: bytes, written: bytes, expected: str) -> None:
+    """:func:`_check_key`, then :class:`Untrusted` when the HMAC of ``written`` is not
+    ``expected``."""
+    _check_key(key, written)
+    if not hmac.compare_digest(written.partition(b" ")[0], expected.encode()):
+        raise Untrusted("the seal does not match")
 
 
 # -- folders ---------------------------------------------------------------------------
@@ -290,8 +324,20 @@ def make_folder(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
 
 
-def rebuilt(folder: Path) -> None:
-    """Say (once per folder) that entries there were not used and were rebuilt."""
+def rebuilt(folder: Path, why: BaseException | None = None) -> None:
+    """Say (once per folder) that entries there were not used and were rebuilt: sealed
+    with another key (``why`` is :class:`OtherKey`: the key in use is named, since two
+    processes of one user that see different ``$XDG_STATE_HOME`` or ``$HOME`` use two
+    keys), or not written as they are by this user's tradeoff."""
+    if isinstance(why, OtherKey):
+        say_once(
+            f"rebuilt {folder} key",
+            f"{folder}: cache entries sealed with another key than this user's "
+            f"({key_path()}) were not used: they were set aside and rebuilt. They were made "
+            f"by another user, or by a tradeoff that read {STATE_ENV} or HOME from another "
+            "folder; give every command of a study the same ones.",
+        )
+        return
     say_once(
         f"rebuilt {folder}",
         f"{folder}: cache entries this user's tradeoff did not write (edited, or copied from "
@@ -359,7 +405,7 @@ def write_entry(entry: Path, parts: Mapping[str, Part]) -> None:
             else:
                 array = np.ascontiguousarray(value)
                 _write_file(tmp, name, lambda fh, a=array: np.save(fh, a))  # type: ignore[misc]
-        mac = seal(key, "entry", entry.name, parts).encode()
+        mac = _sealed_by(key, seal(key, "entry", entry.name, parts).encode())
         _write_file(tmp, SEAL, lambda fh: fh.write(mac))
         try:
             os.rename(tmp, entry)
@@ -434,20 +480,20 @@ def read_entry(entry: Path) -> dict[str, Part]:
         names = sorted(os.listdir(dfd))
         if SEAL not in names:
             raise Untrusted("no seal")
+        with _opened(SEAL, dfd) as (fd, st):  # first: whose key sealed it
+            mac = _read_whole(fd, st.st_size)
+        _check_key(key, mac)
         parts: dict[str, Part] = {}
-        mac = b""
         for name in names:
-            with _opened(name, dfd) as (fd, st):
-                if name == SEAL:
-                    mac = _read_whole(fd, st.st_size)
-                elif name.endswith(".npy"):
-                    parts[name] = _mapped_array(fd, st.st_size)
-                else:
-                    parts[name] = _read_whole(fd, st.st_size)
+            if name != SEAL:
+                with _opened(name, dfd) as (fd, st):
+                    if name.endswith(".npy"):
+                        parts[name] = _mapped_array(fd, st.st_size)
+                    else:
+                        parts[name] = _read_whole(fd, st.st_size)
     finally:
         os.close(dfd)
-    if not hmac.compare_digest(mac, seal(key, "entry", entry.name, parts).encode()):
-        raise Untrusted("the seal does not match")
+    _check_seal(key, mac, seal(key, "entry", entry.name, parts))
     return parts
 
 
@@ -461,7 +507,7 @@ def write_record(path: Path, payload: bytes) -> None:
     a first line with its seal, then ``payload``."""
     key = require_secret()
     make_folder(path.parent)
-    mac = seal(key, "record", path.name, {"data": payload}).encode()
+    mac = _sealed_by(key, seal(key, "record", path.name, {"data": payload}).encode())
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -487,7 +533,5 @@ def read_record(path: Path) -> bytes | None:
     head, newline, payload = data.partition(b"\n")
     if not newline or not head.startswith(_RECORD_HEAD):
         raise Untrusted("not a sealed record")
-    mac = head[len(_RECORD_HEAD) :]
-    if not hmac.compare_digest(mac, seal(key, "record", path.name, {"data": payload}).encode()):
-        raise Untrusted("the seal does not match")
+    _check_seal(key, head[len(_RECORD_HEAD) :], seal(key, "record", path.name, {"data": payload}))
     return payload

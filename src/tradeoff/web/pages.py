@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.queries import Query
@@ -25,6 +25,9 @@ from tradeoff.record.recorder import Recorder
 from tradeoff.stable import settled
 from tradeoff.text import YOU, markdown_html, probability_words
 from tradeoff.web.i18n import Language
+
+if TYPE_CHECKING:
+    from tradeoff.pool import Pool
 
 
 def safe_markdown(text: str) -> str:
@@ -186,21 +189,22 @@ class ReviewView:
 
 
 def noise_ties(
-    engine: Engine, loaded: LoadedScenario, names: Sequence[str] | None
+    engine: Engine, loaded: LoadedScenario, names: Sequence[str] | None, pool: Pool | None
 ) -> tuple[NoiseTie, ...]:
     """The models within measurement noise of the engine's pick
     (:attr:`~tradeoff.choose.recommend.Recommendation.noise_tied`), from the recommendation
     over the engine's own draws and plausible measurements (the pick and P(best) the stop
     read, as ``study report`` names them); none without a measurement noise, or when the
-    candidates are not the scenario's pool as it is now (``names`` is ``None``)."""
-    from tradeoff.choose.candidates import scenario_pool
+    candidates are not the scenario's pool as it is now (``names`` is ``None``); ``pool``:
+    that pool, as the caller read it for ``names``."""
     from tradeoff.choose.recommend import recommend
 
     posterior = engine.weighted_draws()
     result = engine.result()
     if engine.measured is None or posterior is None or names is None or result.priors is None:
         return ()
-    pool = scenario_pool(loaded.scenario, Path(loaded.path).parent)
+    if pool is None:  # the pool beside the scenario file cannot be read
+        return ()
     rec = recommend(
         loaded.scenario,
         pool,

@@ -85,6 +85,18 @@ def candidate_names(
     scenarios of the working folder; or beside the shipped ones) and only when each
     recorded row is one of its models (to 9 digits); else ``None`` (the pool moved or
     changed since)."""
+    found = recorded_pool(scenario, rows, priors, scenario_path)
+    return None if found is None else found[1]
+
+
+def recorded_pool(
+    scenario: Scenario,
+    rows: FloatArray | None,
+    priors: Sequence[float] | None,
+    scenario_path: str = "",
+) -> tuple[Pool, tuple[str, ...]] | None:
+    """The pool a session's recorded candidates were found in and their names
+    (:func:`candidate_names`, which says where it looks), or ``None``."""
     if rows is None or priors is None or scenario.pool is None:
         return None
     recorded = [Path(scenario_path).parent] if scenario_path else []
@@ -101,5 +113,5 @@ def candidate_names(
                 break
             found.append(pool.names[int(same[0])])
         else:
-            return tuple(found)
+            return pool, tuple(found)
     return None

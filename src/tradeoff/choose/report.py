@@ -275,9 +275,10 @@ def write_report(
         md += [
             f"**Recommended: {markdown_text(rec.name)}**{sure}, the model these answers make best."
         ]
-        if likelier := likeliest_words(rec, selection.pool.names, voice="their"):
+        person = Voice(s.participant)
+        if likelier := likeliest_words(rec, selection.pool.names, voice="their", person=person):
             md += [markdown_text(likelier)]
-        if noise := noise_words(rec, voice=Voice(s.participant).named):
+        if noise := noise_words(rec, person):
             md += [markdown_text(noise)]
         if rec.trade:
             md += [markdown_text(f"{rec.trade[0].upper()}{rec.trade[1:]}.")]
@@ -500,9 +501,10 @@ def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> s
             f"{markdown_text(s.participant)} "
             f"({s.answers} answers): the model their answers make best{sure}."
         )
-        if likelier := likeliest_words(rec, raw, voice="their"):
+        person = Voice(s.participant)
+        if likelier := likeliest_words(rec, raw, voice="their", person=person):
             text += f" {markdown_text(likelier)}"
-        if noise := noise_words(rec, voice="them"):
+        if noise := noise_words(rec, person):
             text += f" {markdown_text(noise)}"
         table = selection.acceptability[0] if selection.acceptability else None
         if table is not None:

@@ -130,7 +130,8 @@ def format_session(summary: SessionSummary) -> str:
     were not finished is said to be provisional."""
     from tradeoff.ask.words import not_asked_words, tradeoff_headings
     from tradeoff.choose.candidates import candidate_names
-    from tradeoff.choose.words import measured_best_words, stated_words, unfinished_words
+    from tradeoff.choose.measurement_words import session_recommendation, stop_sentences
+    from tradeoff.choose.words import stated_words, unfinished_words
     from tradeoff.learn.shares import left_out_words
     from tradeoff.learn.verdict import one_answer_words
 
@@ -168,10 +169,21 @@ def format_session(summary: SessionSummary) -> str:
         )
         stopped = "stopped on" if r.complete else "stand on now"
         lines.append(f"The pick the questions {stopped}: {pick} ({said}).")
-        if v.measured_best is not None:
-            i, p = v.measured_best
-            other = names[i] if names else f"candidate {i + 1}"
-            lines.append(measured_best_words(pick, v.p_best, other, p))
+        if v.measured_best is not None or summary.measured is not None:
+            # the same sentences as the app, the report and the study page's review
+            rows = h.candidate_array()
+            count = 0 if rows is None else len(rows)
+            called = names or [f"candidate {i + 1}" for i in range(count)]
+            rec = session_recommendation(
+                h.scenario,
+                h.scenario_path,
+                rows,
+                r.weights,
+                r.priors,
+                summary.posterior,
+                summary.measured,
+            )
+            lines += stop_sentences(v, called, rec)
         if v.one_answer:
             lines.append(one_answer_words([r.names[j] for j in v.one_answer]))
     lines.append(f"  {'':<16} {'per unit (3 significant digits)':<36} over its whole range (swing)")

@@ -132,8 +132,8 @@ def noise_sentence(
 
     >>> more = [NoiseTie(f"knn-{k}", 0.3, 0.0, None) for k in (1, 3, 5, 7)]
     >>> said = noise_sentence("mlp-8", more, Voice("dr-kim"))
-    >>> said[:67], said.partition("; ")[2]
-    ('mlp-8 and knn-1 are within measurement noise for them: within their', \
+    >>> said[:81], said.partition("; ")[2]
+    ('mlp-8 and knn-1 are within measurement noise for participant dr-kim: within their', \
 'so are knn-3 (30%), knn-5 (30%) and 1 more model.')
     """
     if not ties:
@@ -158,6 +158,9 @@ def noise_sentence(
             "of the plausible measurements, %(exact)s if the numbers were exact)"
         )
         args["cases"] = words.count(tie.cases)
+    if voice.name is not None:  # a named person is named (a team's report), not "them"
+        message = message.replace("for you:", "for %(whom)s:")
+        args["whom"] = voice.named
     said = voice.say(message, words) % args
     if rest:
         named = [f"{t.name} ({chance(t.share, words)})" for t in rest[:2]]

@@ -143,8 +143,8 @@ def noise_words(rec: Recommendation, voice: Voice = YOU) -> str:
     >>> from tradeoff.choose.recommend import NoiseTie, Recommendation
     >>> rec = Recommendation("mlp-8", 0, (1.0, 0.9), (0.6, 0.4), "logreg", "", 0.6,
     ...                      noise_tied=(NoiseTie("logreg", 0.4, 0.02, 300),))
-    >>> noise_words(rec, Voice("dr-kim"))[:60]
-    'mlp-8 and logreg are within measurement noise for them: on 3'
+    >>> noise_words(rec, Voice("dr-kim"))[:72]
+    'mlp-8 and logreg are within measurement noise for participant dr-kim: on'
     """
     return noise_sentence(rec.name, rec.noise_tied, voice)
 

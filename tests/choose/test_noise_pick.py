@@ -87,8 +87,7 @@ def test_under_noise_the_pick_is_the_likeliest_best() -> None:
     assert rec.runner_up == "m10"  # the trade is said against the model that measured best
     said = likeliest_words(rec, pool.names)
     assert said.startswith(
-        "m10 measured best by what your answers say matters to you, but on fewer cases (40 "
-        "against"
+        "m10 measured best by what your answers say matters to you, but on fewer cases (40 against"
     )
     assert f"{rec.name} is more likely the best once the measurement noise is counted" in said
     assert rec.to_dict()["measured_best"]["name"] == "m10"

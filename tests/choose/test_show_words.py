@@ -29,6 +29,7 @@ from tradeoff.record.summary import summarise
 from tradeoff.simulation.oracles import SimulatedOracle
 from tradeoff.study.opening import start_session
 from tradeoff.tui.screens.result import recommendation_text
+from tradeoff.tui.screens.review import _stop_words as review_stop_words
 from tradeoff.web.i18n import languages
 from tradeoff.web.pages import noise_recommendation, review_view
 
@@ -113,6 +114,19 @@ def test_the_review_repeats_session_show_in_both_languages(session: Path) -> Non
     assert re.findall(r"(\d+)\s?%", german) == percents
     assert de.noise.startswith(f"{rec.name} und m10 liegen für Sie innerhalb der Messungenauigkeit")
     assert "metric" not in en.pick + en.measured_best + en.noise
+
+
+def test_the_apps_review_says_why_the_questions_stopped_as_the_page_does(session: Path) -> None:
+    """The measurement noise, not the answers, holds the pick below the stop's confidence:
+    the app's review does not say the answers "already settle" the best model (it did, "the
+    pick is 18% sure"); it says what the study page says, word for word."""
+    engine = replay(read_session(session))
+    verdict = engine.verdict()
+    assert verdict is not None and verdict.stated < verdict.confidence
+    app = review_stop_words(engine)
+    assert "already settle" not in app and "more answers cannot remove that doubt" in app
+    page = review_view(engine, SC, languages()["en"])
+    assert app == page.why
 
 
 def test_a_change_names_only_aspects_a_candidate_differs_on() -> None:

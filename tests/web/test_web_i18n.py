@@ -23,11 +23,12 @@ from tradeoff.ask.queries import ClassifierProfile, Query
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.ask.shown import attribute_line, card_lines
 from tradeoff.ask.words import not_asked_words, option_title, question_prompt, tradeoff_headings
-from tradeoff.choose.measurement_words import measurement_sentences
+from tradeoff.choose.measurement_words import measurement_sentences, noise_stop_sentence
 from tradeoff.choose.recommend import NoiseTie
 from tradeoff.learn import Choice, Consistency
 from tradeoff.learn.engine import answer_pattern
 from tradeoff.learn.shares import Shares, left_out_words
+from tradeoff.learn.verdict import Verdict
 from tradeoff.record.log import read_session
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import Words
@@ -261,6 +262,7 @@ def test_every_sentence_the_core_writes_for_the_page_is_catalogued() -> None:
         for n in (1, 2, 3, 5):
             said += measurement_sentences("m9", sure, ("m10", 0.05), cases, ties[:n], words=words)
         said += measurement_sentences("m9", sure, None, cases, ties[1:2], words=words)
+        said.append(noise_stop_sentence(Verdict(0, sure, sure, 0.1, ()), True, words))
     unmarked = [s for s in said if not s.startswith("⟦")]
     assert unmarked == []
     assert asked.ids == core_messages()

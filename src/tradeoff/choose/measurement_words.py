@@ -22,6 +22,7 @@ from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.candidates import recorded_pool
 from tradeoff.choose.recommend import NoiseTie, Recommendation, recommend
 from tradeoff.learn.verdict import Verdict
+from tradeoff.stable import settled
 from tradeoff.text import ENGLISH, N_, YOU, Voice, Words, probability_words
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "measured_best_sentence",
     "measurement_sentences",
     "noise_sentence",
+    "noise_stop_sentence",
     "recommendation_sentences",
     "session_recommendation",
     "stop_sentences",
@@ -63,6 +65,34 @@ def and_list(items: Sequence[str], words: Words = ENGLISH) -> str:
         "some": ", ".join(items[:-1]),
         "last": items[-1],
     }
+
+
+def noise_stop_sentence(verdict: Verdict, noisy: bool, words: Words = ENGLISH) -> str:
+    """Why the questions stopped when the measurement noise, not the answers, keeps the
+    pick below the stop's confidence (``noisy``: the pool carries a measurement noise;
+    :attr:`~tradeoff.learn.verdict.Verdict.stated` under
+    :attr:`~tradeoff.learn.verdict.Verdict.confidence`): the answers settle which model
+    would be best at the measured numbers, and more of them cannot lift the rest; "" in
+    every other case (the app's review and the study page's say it alike).
+
+    >>> print(noise_stop_sentence(Verdict(3, 0.22, 0.3, 0.1, ()), True))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    The questions stopped early: your answers settle which candidate model would be best
+    for you if the models' measured numbers were exact. They were measured on a limited
+    number of cases, so the pick is 22% sure; more answers cannot remove that doubt.
+    >>> noise_stop_sentence(Verdict(3, 0.97, 0.98, 0.01, ()), True)
+    ''
+    """
+    if not noisy or verdict.practically_tied or settled(verdict.stated) >= verdict.confidence:
+        return ""
+    return words.gettext(
+        N_(
+            "The questions stopped early: your answers settle which candidate model "
+            "would be best for you if the models' measured numbers were exact. They "
+            "were measured on a limited number of cases, so the pick is %(sure)s "
+            "sure; more answers cannot remove that doubt."
+        )
+    ) % {"sure": chance(verdict.stated, words)}
 
 
 def measured_best_sentence(

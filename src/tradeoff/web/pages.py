@@ -18,12 +18,16 @@ from tradeoff.ask.scenario import LoadedScenario, Scenario
 from tradeoff.ask.shown import card_lines
 from tradeoff.ask.words import aspect_names, not_asked_words, option_title, question_prompt
 from tradeoff.choose.measurement_words import and_list as measurement_and_list
-from tradeoff.choose.measurement_words import chance, session_recommendation, stop_sentences
+from tradeoff.choose.measurement_words import (
+    chance,
+    noise_stop_sentence,
+    session_recommendation,
+    stop_sentences,
+)
 from tradeoff.choose.recommend import Recommendation
 from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.record.recorder import Recorder
-from tradeoff.stable import settled
 from tradeoff.text import YOU, markdown_html
 from tradeoff.web.i18n import Language
 
@@ -288,19 +292,12 @@ def _stop_words(engine: Engine, lang: Language) -> str:
                 "thousandth of the range of what you weigh most (for a class, one case per "
                 "1,000) (%(sure)s sure)."
             ) % {"sure": chance_words(verdict.stated, lang)}
-        if (
-            verdict is not None
-            and engine.measured is not None
-            and settled(verdict.stated) < verdict.confidence
+        if verdict is not None and (
+            said := noise_stop_sentence(verdict, engine.measured is not None, lang.words())
         ):
             # The answers settle the pick at the measured numbers; what keeps it below the
             # stop's confidence is how exactly the models were measured, not the answers.
-            return _(
-                "The questions stopped early: your answers settle which candidate model "
-                "would be best for you if the models' measured numbers were exact. They "
-                "were measured on a limited number of cases, so the pick is %(sure)s "
-                "sure; more answers cannot remove that doubt."
-            ) % {"sure": chance_words(verdict.stated, lang)}
+            return said
         if decision is None:
             return _(
                 "The questions stopped early: your answers already settle which of the "

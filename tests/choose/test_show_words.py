@@ -18,6 +18,7 @@ import pytest
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.candidates import candidate_names, scenario_pool
 from tradeoff.choose.change_words import change_sentences
+from tradeoff.choose.report import summary
 from tradeoff.choose.robustness import weight_changes
 from tradeoff.choose.selection import recommend_each, select_for_stakeholders
 from tradeoff.choose.stakeholder import stakeholder_of
@@ -164,3 +165,17 @@ def test_the_report_names_no_aspect_every_model_shares() -> None:
         for line in lines:
             assert "latency" not in line and "memory" not in line, line
             assert f"{pick} would win" not in line and f"such as {pick}," not in line, line
+
+
+def test_the_reports_summary_names_the_aspects_in_doubt_as_its_list_does() -> None:
+    """The report's opening sentence says the nearest change as the list below it does:
+    when the pick is in doubt within measurement noise whatever several weights are, it
+    names all of them (it named the first alone)."""
+    pool = front_pool()
+    for seed in (0, 1):
+        selection = select_for_stakeholders(SC, [person("a", [10.0, 10.0, 1.0, 1.0], seed)], pool)
+        [first] = change_sentences(selection.changes[0], pool.names, 1)
+        assert first.startswith(
+            "Any change in how much flagged malignant lumps or cleared benign lumps matters"
+        )
+        assert f"What would change it: {first}" in summary(selection)

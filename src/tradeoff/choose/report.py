@@ -35,7 +35,7 @@ import numpy as np
 from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.words import not_asked_words, tradeoff_headings
 from tradeoff.choose import copa
-from tradeoff.choose.change_words import change_lines, change_sentence, nearest_changes
+from tradeoff.choose.change_words import change_lines, change_sentences, nearest_changes
 from tradeoff.choose.decide import Decision
 from tradeoff.choose.decision_curves import (
     curves_section,
@@ -568,5 +568,7 @@ def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> s
         )
     near = nearest_changes(changes)
     if near:
-        text += f" What would change it: {markdown_text(change_sentence(near[0], raw))}"
+        # the nearest, with every aspect already in doubt said together (as the list says)
+        first = change_sentences(changes, raw, 1)[0]
+        text += f" What would change it: {markdown_text(first)}"
     return text

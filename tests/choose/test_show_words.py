@@ -9,6 +9,7 @@ aspects on which a candidate differs from the pick."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from tradeoff.choose.robustness import weight_changes
 from tradeoff.choose.selection import recommend_each, select_for_stakeholders
 from tradeoff.choose.stakeholder import stakeholder_of
 from tradeoff.choose.words import noise_words, plain_summary
+from tradeoff.cli import main
 from tradeoff.cli.app import format_session
 from tradeoff.record.log import read_session
 from tradeoff.record.replay import replay
@@ -88,6 +90,18 @@ def test_session_show_says_what_the_app_and_the_report_say(session: Path) -> Non
     app = one_line(recommendation_text(rec, pool.n, noisy=True).plain)
     assert why.group(0) in app and noise in app
     assert "metric" not in shown and "metric" not in app
+
+
+def test_session_shows_json_has_the_same_sentences(
+    session: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``session show --json`` gives the sentences the text prints, in its order."""
+    shown = format_session(summarise(session)).splitlines()
+    assert main(["session", "show", "--json", str(session)]) == 0
+    said = json.loads(capsys.readouterr().out)["pick"]["measurement_noise_sentences"]
+    assert len(said) == 2 and re.fullmatch(WHY, said[0])
+    start = shown.index(said[0])
+    assert shown[start : start + 2] == said
 
 
 def test_the_review_repeats_session_show_in_both_languages(session: Path) -> None:

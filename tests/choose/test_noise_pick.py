@@ -86,7 +86,9 @@ def test_under_noise_the_pick_is_the_likeliest_best() -> None:
     assert rec.measured_cases == (40, 1000)
     assert rec.runner_up == "m10"  # the trade is said against the model that measured best
     said = likeliest_words(rec, pool.names)
-    assert said.startswith("m10 measured best for your metric, but on fewer cases (40 against")
+    assert said.startswith(
+        "m10 measured best by what your answers say matters to you, but on fewer cases (40 against"
+    )
     assert f"{rec.name} is more likely the best once the measurement noise is counted" in said
     assert rec.to_dict()["measured_best"]["name"] == "m10"
     assert before.measured_best is None
@@ -243,7 +245,10 @@ def test_a_session_replays_with_the_rule_it_recorded(tmp_path: Path) -> None:
     shown = format_session(summarise(new.path))  # `session show` says why
     pick = f"m{stated[1].pick}"
     assert f"The pick the questions stand on now: {pick} (" in shown
-    assert f"m10 measured best for your metric, but {pick} is more likely the best" in shown
+    assert (
+        "m10 measured best by what your answers say matters to you, but on fewer cases (40 "
+        f"against 1,000); {pick} is more likely the best"
+    ) in shown
     assert "measured best" not in format_session(summarise(before.path))
 
 

@@ -68,11 +68,14 @@ PICK = {
     r"beste ist: (\d+) %\)\.",
 }
 WHY = {
-    "show": r"(\S+) measured best for your metric, but (\S+) is more likely the best once the "
-    r"measurement noise is counted \((\d+)%, against (\d+)%\)\.",
-    "en": r"(\S+) measured best for your metric, but (\S+) is more likely the best once the "
-    r"measurement noise is counted \((\d+)%, against (\d+)%\)\.",
-    "de": r"(\S+) schnitt bei der Messung für Ihre Gewichtung am besten ab, aber (\S+) ist "
+    "show": r"(\S+) measured best by what your answers say matters to you, but on fewer cases "
+    r"\(\d+ against [\d,]+\); (\S+) is more likely the best once the measurement noise is "
+    r"counted \((\d+)%, against (\d+)%\)\.",
+    "en": r"(\S+) measured best by what your answers say matters to you, but on fewer cases "
+    r"\(\d+ against [\d,]+\); (\S+) is more likely the best once the measurement noise is "
+    r"counted \((\d+)%, against (\d+)%\)\.",
+    "de": r"(\S+) schnitt bei der Messung nach dem, was Ihren Antworten zufolge für Sie zählt, "
+    r"am besten ab, aber an weniger Fällen gemessen \(\d+ gegenüber [\d.]+\); (\S+) ist "
     r"wahrscheinlicher das beste, wenn die Messungenauigkeit mitgezählt wird \((\d+) % "
     r"gegenüber (\d+) %\)\.",
 }
@@ -212,11 +215,11 @@ def test_the_noisy_review_says_what_session_show_says(
     tie = said(NOISE[tag], text)
     assert tie[:4] == said(NOISE["report"], report)[:4]
     assert OVER.get(tie[4], tie[4]) == said(NOISE["report"], report)[4]
-    if tag == "en":
-        assert report in text
-    if tag == "en":  # word for word as session show prints them
+    if tag == "en":  # word for word as session show prints them, and the report names them
+        assert report in text and report in shown
         assert re.search(PICK["show"], text).group(0) in shown  # type: ignore[union-attr]
         assert re.search(WHY["show"], text).group(0) in shown  # type: ignore[union-attr]
+    assert "metric" not in text and "Gewichtung" not in text
 
 
 def finished(study: Study, pid: str) -> bool:

@@ -23,9 +23,12 @@ from tradeoff.ask.queries import ClassifierProfile, Query
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.ask.shown import attribute_line, card_lines
 from tradeoff.ask.words import not_asked_words, option_title, question_prompt, tradeoff_headings
+from tradeoff.choose.measurement_words import measurement_sentences, noise_stop_sentence
+from tradeoff.choose.recommend import NoiseTie
 from tradeoff.learn import Choice, Consistency
 from tradeoff.learn.engine import answer_pattern
 from tradeoff.learn.shares import Shares, left_out_words
+from tradeoff.learn.verdict import Verdict
 from tradeoff.record.log import read_session
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import Words
@@ -251,6 +254,15 @@ def test_every_sentence_the_core_writes_for_the_page_is_catalogued() -> None:
         shown = answer_pattern([sides[c] for c in choices], words)
         assert shown is not None
         said.append(shown)
+    # what the review says of a pool's measurement noise: the model that measured best
+    # (on fewer cases, or not said), the models within noise (cases or standard errors; one,
+    # two, three and more), every chance's phrase
+    ties = [NoiseTie(f"m{k}", 0.3, 0.001 if k else 1.0, None if k % 2 else 40) for k in range(5)]
+    for sure, cases in ((0.22, (40, 1000)), (0.001, (None, None))):
+        for n in (1, 2, 3, 5):
+            said += measurement_sentences("m9", sure, ("m10", 0.05), cases, ties[:n], words=words)
+        said += measurement_sentences("m9", sure, None, cases, ties[1:2], words=words)
+        said.append(noise_stop_sentence(Verdict(0, sure, sure, 0.1, ()), True, words))
     unmarked = [s for s in said if not s.startswith("⟦")]
     assert unmarked == []
     assert asked.ids == core_messages()

@@ -99,6 +99,20 @@ def candidate_names(
     recorded row is one of its models (to 9 digits); else ``None`` (the pool moved or
     changed since). ``pool``: the pool beside that scenario file, when the caller read it
     already (it is not read again)."""
+    found = recorded_pool(scenario, rows, priors, scenario_path, pool)
+    return None if found is None else found[1]
+
+
+def recorded_pool(
+    scenario: Scenario,
+    rows: FloatArray | None,
+    priors: Sequence[float] | None,
+    scenario_path: str = "",
+    pool: Pool | None = None,
+) -> tuple[Pool, tuple[str, ...]] | None:
+    """The pool a session's recorded candidates were found in and their names
+    (:func:`candidate_names`, which says where it looks and what ``pool`` is), or
+    ``None``."""
     if rows is None or priors is None or scenario.pool is None:
         return None
     recorded = [Path(scenario_path).parent] if scenario_path and pool is None else []
@@ -111,5 +125,5 @@ def candidate_names(
                 break
             found.append(read.names[int(same[0])])
         else:
-            return tuple(found)
+            return read, tuple(found)
     return None

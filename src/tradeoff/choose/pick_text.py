@@ -30,9 +30,10 @@ def selection_text(chosen: Selection) -> str:
     for i, (s, rec, pick, _) in enumerate(chosen.rows()):
         sure = "" if rec.probability is None else f" ({chance_words(rec)})"
         lines += [f"{s.participant}: recommended {rec.name}{sure}"]
-        if likelier := likeliest_words(rec, names, voice=Voice(s.participant).whose):
+        person = Voice(s.participant)
+        if likelier := likeliest_words(rec, names, voice=person.whose, person=person):
             lines.append(f"  {likelier}")
-        if noise := noise_words(rec, voice=Voice(s.participant).named):
+        if noise := noise_words(rec, person):
             lines.append(f"  {noise}")
         if not s.complete:
             lines.append(f"  {unfinished_words(s.answers)}")

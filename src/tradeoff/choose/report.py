@@ -35,7 +35,7 @@ import numpy as np
 from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.words import not_asked_words, tradeoff_headings
 from tradeoff.choose import copa
-from tradeoff.choose.change_words import change_lines, change_sentence, nearest_changes
+from tradeoff.choose.change_words import change_lines, change_sentences, nearest_changes
 from tradeoff.choose.decide import Decision
 from tradeoff.choose.decision_curves import (
     curves_section,
@@ -275,9 +275,10 @@ def write_report(
         md += [
             f"**Recommended: {markdown_text(rec.name)}**{sure}, the model these answers make best."
         ]
-        if likelier := likeliest_words(rec, selection.pool.names, voice="their"):
+        person = Voice(s.participant)
+        if likelier := likeliest_words(rec, selection.pool.names, voice="their", person=person):
             md += [markdown_text(likelier)]
-        if noise := noise_words(rec, voice=Voice(s.participant).named):
+        if noise := noise_words(rec, person):
             md += [markdown_text(noise)]
         if rec.trade:
             md += [markdown_text(f"{rec.trade[0].upper()}{rec.trade[1:]}.")]
@@ -500,9 +501,10 @@ def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> s
             f"{markdown_text(s.participant)} "
             f"({s.answers} answers): the model their answers make best{sure}."
         )
-        if likelier := likeliest_words(rec, raw, voice="their"):
+        person = Voice(s.participant)
+        if likelier := likeliest_words(rec, raw, voice="their", person=person):
             text += f" {markdown_text(likelier)}"
-        if noise := noise_words(rec, voice="them"):
+        if noise := noise_words(rec, person):
             text += f" {markdown_text(noise)}"
         table = selection.acceptability[0] if selection.acceptability else None
         if table is not None:
@@ -566,5 +568,7 @@ def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> s
         )
     near = nearest_changes(changes)
     if near:
-        text += f" What would change it: {markdown_text(change_sentence(near[0], raw))}"
+        # the nearest, with every aspect already in doubt said together (as the list says)
+        first = change_sentences(changes, raw, 1)[0]
+        text += f" What would change it: {markdown_text(first)}"
     return text

@@ -213,14 +213,17 @@ def weight_changes(
     selectable: NDArray[np.bool_] | None = None,
     limit: float = LIMIT,
     measured: FloatArray | None = None,
+    pick: int | None = None,
 ) -> tuple[WeightChange, ...]:
     """For each weight, the smallest change (others held) that makes another model best.
 
     With ``measured`` (plausible metric rows, samples × models × weights) the pick stays
-    the one ``vectors`` give, and the change is found in every plausible table as below;
+    ``pick`` (the person's, the likeliest best once the noise is counted; by default the
+    one ``vectors`` give), and the change is found in every plausible table as below;
     said is the median over the tables of how far it is (as a ratio), with the model that
     wins in that table. In a table where another model already beats the pick the change
-    is any change at all (factor 1).
+    is any change at all (factor 1), on a weight whose aspect that model differs from the
+    pick on: a weight on which no model differs from the pick changes nothing.
 
     The pick is argmax ψ = vectors @ ``weights`` (pass the posterior mean: E[ψ] is ψ at the
     mean). Multiplying weight j by t moves model m's ψ by (t − 1)·w_j·v_mj, a line in t;
@@ -241,7 +244,7 @@ def weight_changes(
     v = np.asarray(vectors, dtype=np.float64)
     rows = np.arange(v.shape[0]) if selectable is None else np.flatnonzero(selectable)
     if measured is not None:
-        return _noisy_changes(w, v, np.asarray(measured), aspects, rows, limit)
+        return _noisy_changes(w, v, np.asarray(measured), aspects, rows, limit, pick)
     psi = v @ w
     # The pick as stable_argmax makes it (rounded, then the earlier row); models equal to it
     # after rounding tie it (gap 0) on every machine, whatever their last bits: the change
@@ -288,12 +291,14 @@ def _noisy_changes(
     aspects: Sequence[str],
     rows: NDArray[np.intp],
     limit: float,
+    pick: int | None = None,
 ) -> tuple[WeightChange, ...]:
-    """:func:`weight_changes` over plausible tables: the pick from ``v``; per table, the
-    nearest factor each way (1 where another model already beats the pick there), the
-    median over the tables (the lower middle one, ordered by distance from 1 as a ratio,
-    after rounding; ties: the earlier table)."""
-    best, _ = _pick(v @ w, rows)
+    """:func:`weight_changes` over plausible tables: the pick ``pick``, else from ``v``;
+    per table, the nearest factor each way (1 where another model that differs from the
+    pick on the weight's aspect already beats it there), the median over the tables (the
+    lower middle one, ordered by distance from 1 as a ratio, after rounding; ties: the
+    earlier table)."""
+    best = _pick(v @ w, rows)[0] if pick is None else pick
     psi = tables @ w  # samples × models
     key = np.full(psi.shape, -np.inf)
     key[:, rows] = rounded_rows(psi[:, rows])
@@ -306,10 +311,12 @@ def _noisy_changes(
             for m in rows:
                 if m == best:
                     continue
-                ahead = key[:, m] > key[:, best]
+                slope = w[j] * (tables[:, best, j] - tables[:, m, j])
+                # a model ahead of the pick that is the same on this aspect: no change of
+                # this weight moves either (it is ahead whatever the weight)
+                ahead = (key[:, m] > key[:, best]) & (slope != 0)
                 tied = key[:, m] == key[:, best]
                 gap = np.where(tied, 0.0, psi[:, best] - psi[:, m])
-                slope = w[j] * (tables[:, best, j] - tables[:, m, j])
                 with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
                     t = np.where(ahead, 1.0, 1.0 - gap / slope)
                 up = (ahead | (slope < 0)) & (t <= limit) & (t < more_t)

@@ -269,8 +269,8 @@ def select_for_stakeholders(
         for s in stakeholders
     ]
     changes = [
-        weight_changes(w, vectors[s.priors], aspects, measured=noisy)
-        for s, w, noisy in zip(stakeholders, means, measured, strict=True)
+        weight_changes(w, vectors[s.priors], aspects, measured=noisy, pick=rec.index)
+        for s, w, noisy, rec in zip(stakeholders, means, measured, recs, strict=True)
     ]
     group_table: FloatArray | None = None
     group_changes: tuple[WeightChange, ...] = ()

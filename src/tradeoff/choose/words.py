@@ -21,6 +21,7 @@ from tradeoff.choose.change_words import (
     change_sentences,
 )
 from tradeoff.choose.decision_curves import threshold_lines
+from tradeoff.choose.measurement_words import measured_best_sentence, noise_sentence
 from tradeoff.choose.rank import RankOutcome
 from tradeoff.choose.recommend import Recommendation
 from tradeoff.choose.robustness import CONSENSUS_LEAD, LEAD, aspect_words
@@ -28,7 +29,7 @@ from tradeoff.choose.selection import Selection
 from tradeoff.choose.stakeholder import expected_weights
 from tradeoff.learn.particles import PERCEIVABLE
 from tradeoff.stable import stable_argmax
-from tradeoff.text import percent, plain_number, probability_words
+from tradeoff.text import YOU, Voice, percent, plain_number, probability_words
 
 
 def acceptability_words(
@@ -132,44 +133,20 @@ def chance_words(rec: Recommendation, *, voice: str = "the") -> str:
     )
 
 
-def noise_words(rec: Recommendation, voice: str = "you") -> str:
+def noise_words(rec: Recommendation, voice: Voice = YOU) -> str:
     """The models within measurement noise of the pick
     (:attr:`~tradeoff.choose.recommend.Recommendation.noise_tied`), in one sentence of its
-    own, said beside :func:`chance_words` by every face; "" when there are none (always so
-    for a pool whose numbers are exact).
+    own, said beside :func:`chance_words` by every face
+    (:func:`tradeoff.choose.measurement_words.noise_sentence`, the one wording); "" when
+    there are none (always so for a pool whose numbers are exact).
 
     >>> from tradeoff.choose.recommend import NoiseTie, Recommendation
     >>> rec = Recommendation("mlp-8", 0, (1.0, 0.9), (0.6, 0.4), "logreg", "", 0.6,
     ...                      noise_tied=(NoiseTie("logreg", 0.4, 0.02, 300),))
-    >>> print(noise_words(rec))  # doctest: +NORMALIZE_WHITESPACE
-    mlp-8 and logreg are within measurement noise for you: on 300 cases their difference
-    could go either way (logreg is better in 40% of the plausible measurements, 2% if the
-    numbers were exact).
-
-    Further models are named with how often they are better, two at most:
-
-    >>> more = tuple(NoiseTie(f"knn-{k}", 0.3, 0.0, 300) for k in (1, 3, 5, 7))
-    >>> print(noise_words(Recommendation("mlp-8", 0, (1.0,), (0.5,), None, "", 0.5,
-    ...                                  noise_tied=more)).partition("; ")[2])
-    so are knn-3 (30%), knn-5 (30%) and 1 more model.
+    >>> noise_words(rec, Voice("dr-kim"))[:72]
+    'mlp-8 and logreg are within measurement noise for participant dr-kim: on'
     """
-    if not rec.noise_tied:
-        return ""
-    tie, *rest = rec.noise_tied
-    on = "within their standard errors " if tie.cases is None else f"on {tie.cases:,} cases "
-    said = (
-        f"{rec.name} and {tie.name} are within measurement noise for {voice}: {on}their "
-        f"difference could go either way ({tie.name} is better in "
-        f"{probability_words(tie.share)} of the plausible measurements, "
-        f"{probability_words(tie.exact)} if the numbers were exact)"
-    )
-    if rest:
-        named = [f"{t.name} ({probability_words(t.share)})" for t in rest[:2]]
-        more = len(rest) - len(named)
-        tail = f" and {more} more model{'s' if more > 1 else ''}" if more else ""
-        listed = ", ".join(named) if tail else " and ".join(named)
-        said += f"; so are {listed}{tail}"
-    return said + "."
+    return noise_sentence(rec.name, rec.noise_tied, voice)
 
 
 #: Another model's P(best) above the pick's by at least this much is said to be the
@@ -177,48 +154,17 @@ def noise_words(rec: Recommendation, voice: str = "you") -> str:
 LIKELIER = 0.005
 
 
-def measured_best_words(
-    pick: str,
-    p_pick: float,
-    other: str,
-    p_other: float,
-    cases: tuple[int | None, int | None] = (None, None),
-    voice: str = "your",
+def likeliest_words(
+    rec: Recommendation, names: Sequence[str], voice: str = "your", person: Voice = YOU
 ) -> str:
-    """Why the pick (the likeliest best once the measurement noise is counted) is not the
-    model ``other`` that measured best, in one sentence; ``cases``: the fewest cases the
-    numbers that matter were measured on, ``other``'s and the pick's.
-
-    >>> print(measured_best_words("trial-3", 0.36, "trial-17", 0.28, (100, 300)))
-    ... # doctest: +NORMALIZE_WHITESPACE
-    trial-17 measured best for your metric, but on fewer cases (100 against 300); trial-3
-    is more likely the best once the measurement noise is counted (36%, against 28%).
-    >>> print(measured_best_words("a", 0.5, "b", 0.3, voice="their"))
-    ... # doctest: +NORMALIZE_WHITESPACE
-    b measured best for their metric, but a is more likely the best once the measurement
-    noise is counted (50%, against 30%).
-    """
-    theirs, ours = cases
-    fewer = (
-        f", but on fewer cases ({theirs:,} against {ours:,});"
-        if theirs is not None and ours is not None and theirs < ours
-        else ", but"
-    )
-    return (
-        f"{other} measured best for {voice} metric{fewer} {pick} is more likely the best "
-        f"once the measurement noise is counted ({probability_words(p_pick)}, against "
-        f"{probability_words(p_other)})."
-    )
-
-
-def likeliest_words(rec: Recommendation, names: Sequence[str], voice: str = "your") -> str:
     """Why the pick is not the likeliest best, when it is not, in one sentence; "" when
     it is (or within :data:`LIKELIER`), or with a point estimate. The pick maximises the
     expected value of the metric over what the answers leave open, not P(best): a model
     best more often can be worse on average. With a measurement noise the pick is the
     likeliest best: then why it is not the model that measured best, when it is not
     (:attr:`~tradeoff.choose.recommend.Recommendation.measured_best`,
-    :func:`measured_best_words`).
+    :func:`tradeoff.choose.measurement_words.measured_best_sentence`, said to ``person``);
+    ``voice``: whose metric the practitioner's sentence names.
 
     >>> from tradeoff.choose.recommend import Recommendation
     >>> rec = Recommendation("trial-17", 2, (0.50, 0.49, 0.52), (0.36, 0.34, 0.28), "trial-3", "")
@@ -233,13 +179,13 @@ def likeliest_words(rec: Recommendation, names: Sequence[str], voice: str = "you
     if rec.p_best is None:
         return ""
     if rec.measured_best is not None and rec.measured_best_p is not None:
-        return measured_best_words(
+        return measured_best_sentence(
             rec.name,
             rec.p_best[rec.index],
             rec.measured_best,
             rec.measured_best_p,
             rec.measured_cases,
-            voice,
+            person,
         )
     p = np.asarray(rec.p_best, dtype=np.float64)
     other = stable_argmax([float(x) if i != rec.index else -1.0 for i, x in enumerate(p)])
@@ -301,9 +247,10 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
     for i, (s, rec, _, _) in enumerate(selection.rows()):
         sure = "" if rec.probability is None else f" ({chance_words(rec, voice='their')})"
         line = f"For {s.participant}: {rec.name}, the model their answers make best{sure}."
-        if likelier := likeliest_words(rec, names, voice="their"):
+        person = Voice(s.participant)
+        if likelier := likeliest_words(rec, names, voice="their", person=person):
             line += f" {likelier}"
-        if noise := noise_words(rec, voice="them"):
+        if noise := noise_words(rec, person):
             line += f" {noise}"
         if rec.trade:
             line += f" {rec.trade[0].upper()}{rec.trade[1:]}."

@@ -123,6 +123,28 @@ def cmd_elicit(args: argparse.Namespace) -> int:
     )
 
 
+def noise_sentences(summary: SessionSummary) -> list[str]:
+    """What ``session show`` says of a pool's measurement noise beside the pick the
+    questions stopped on: why it is not the model that measured best, on how many cases
+    each was measured, and the models within measurement noise of it
+    (:func:`~tradeoff.choose.measurement_words.stop_sentences`, the words the app, the
+    report and the study page's review use); none for a pool whose numbers are exact."""
+    from tradeoff.choose.candidates import candidate_names
+    from tradeoff.choose.measurement_words import session_recommendation, stop_sentences
+
+    h, r, v = summary.log.header, summary.result, summary.verdict
+    if v is None or (v.measured_best is None and summary.measured is None):
+        return []
+    rows = h.candidate_array()
+    names = candidate_names(h.scenario, rows, r.priors, h.scenario_path)
+    count = 0 if rows is None else len(rows)
+    called = names or [f"candidate {i + 1}" for i in range(count)]
+    rec = session_recommendation(
+        h.scenario, h.scenario_path, rows, r.weights, r.priors, summary.posterior, summary.measured
+    )
+    return stop_sentences(v, called, rec)
+
+
 def format_session(summary: SessionSummary) -> str:
     """The text ``tradeoff session show`` prints: who and what, each weight with its 90%
     interval (or that no answer asked about it), the trade-offs under headings that say
@@ -130,7 +152,7 @@ def format_session(summary: SessionSummary) -> str:
     were not finished is said to be provisional."""
     from tradeoff.ask.words import not_asked_words, tradeoff_headings
     from tradeoff.choose.candidates import candidate_names
-    from tradeoff.choose.words import measured_best_words, stated_words, unfinished_words
+    from tradeoff.choose.words import stated_words, unfinished_words
     from tradeoff.learn.shares import left_out_words
     from tradeoff.learn.verdict import one_answer_words
 
@@ -168,10 +190,7 @@ def format_session(summary: SessionSummary) -> str:
         )
         stopped = "stopped on" if r.complete else "stand on now"
         lines.append(f"The pick the questions {stopped}: {pick} ({said}).")
-        if v.measured_best is not None:
-            i, p = v.measured_best
-            other = names[i] if names else f"candidate {i + 1}"
-            lines.append(measured_best_words(pick, v.p_best, other, p))
+        lines += noise_sentences(summary)  # as the app, the report and the page say them
         if v.one_answer:
             lines.append(one_answer_words([r.names[j] for j in v.one_answer]))
     lines.append(f"  {'':<16} {'per unit (3 significant digits)':<36} over its whole range (swing)")
@@ -220,7 +239,10 @@ def cmd_session_show(args: argparse.Namespace) -> int:
 
     summary = summarise(args.file, populations=command_population)
     if args.json:
-        emit(summary.to_dict())
+        data = summary.to_dict()
+        if "pick" in data:  # the sentences on the measurement noise, as the text says them
+            data["pick"]["measurement_noise_sentences"] = noise_sentences(summary)
+        emit(data)
     else:
         say(format_session(summary))
     return 0

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tradeoff.arrays import FloatArray
 from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.words import TradeOff
 from tradeoff.curves import Threshold, person_threshold, threshold_words
@@ -52,6 +53,12 @@ class SessionSummary:
     #: Each aspect's share of the aspects the answers informed, as the reviews show them
     #: (:func:`~tradeoff.learn.shares.asked_shares`).
     shares: Shares | None = None
+    #: The posterior draws the questions stopped on and their weights
+    #: (:meth:`~tradeoff.learn.Engine.weighted_draws`), and the plausible measurements
+    #: the engine paired them with (a pool with measurement noise; ``None`` otherwise): what
+    #: the models within measurement noise of the pick are found over.
+    posterior: tuple[FloatArray, FloatArray] | None = None
+    measured: FloatArray | None = None
 
     @property
     def tradeoffs(self) -> tuple[str, ...]:
@@ -158,4 +165,6 @@ def summarise(path: str | Path, *, populations: PopulationSource | None = None) 
         engine.verdict(),
         threshold,
         shares,
+        posterior,
+        engine.measured,
     )

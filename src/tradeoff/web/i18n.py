@@ -50,7 +50,8 @@ EXTRACT_OPTIONS = {"templates/**.html": {"extensions": "jinja2.ext.i18n"}}
 #: The core's modules whose sentences the page shows, relative to the package: the option
 #: cards and the trade-offs (:mod:`tradeoff.ask.shown`, :mod:`tradeoff.ask.words`,
 #: :mod:`tradeoff.ask.narrative`), the consistency check and the answer patterns it names
-#: (:mod:`tradeoff.learn.engine`).
+#: (:mod:`tradeoff.learn.engine`), and what the review says of a pool's measurement noise
+#: (:mod:`tradeoff.choose.measurement_words`).
 CORE_SOURCES = (
     "ask/shown.py",
     "ask/words.py",
@@ -58,6 +59,7 @@ CORE_SOURCES = (
     "ask/aspects.py",
     "learn/engine.py",
     "learn/shares.py",
+    "choose/measurement_words.py",
 )
 KEYWORDS: dict[str, tuple[int, ...] | None] = {
     "_": None,

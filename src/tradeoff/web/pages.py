@@ -18,12 +18,18 @@ from tradeoff.ask.queries import Query
 from tradeoff.ask.scenario import LoadedScenario, Scenario
 from tradeoff.ask.shown import card_lines
 from tradeoff.ask.words import aspect_names, not_asked_words, option_title, question_prompt
-from tradeoff.choose.recommend import NoiseTie
+from tradeoff.choose.measurement_words import and_list as measurement_and_list
+from tradeoff.choose.measurement_words import (
+    chance,
+    noise_stop_sentence,
+    session_recommendation,
+    stop_sentences,
+)
+from tradeoff.choose.recommend import Recommendation
 from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.record.recorder import Recorder
-from tradeoff.stable import settled
-from tradeoff.text import YOU, markdown_html, probability_words
+from tradeoff.text import YOU, markdown_html
 from tradeoff.web.i18n import Language
 
 if TYPE_CHECKING:
@@ -43,17 +49,14 @@ def safe_markdown(text: str) -> str:
 
 
 def chance_words(p: float, lang: Language) -> str:
-    """A chance in the participant's language: :func:`tradeoff.text.probability_words`
-    with its phrases from the catalogue ("over 99%", never "100%").
+    """A chance in the participant's language
+    (:func:`tradeoff.choose.measurement_words.chance`: "over 99%", never "100%").
 
     >>> from tradeoff.web.i18n import languages
     >>> chance_words(1.0, languages()["en"]), chance_words(0.374, languages()["en"])
     ('over 99%', '37%')
     """
-    _ = lang.gettext
-    return probability_words(
-        p, over=_("over %(n)s%%"), under=_("under %(n)s%%"), whole=_("%(n)s%%")
-    )
+    return chance(p, lang.words())
 
 
 @dataclass(frozen=True)
@@ -184,92 +187,36 @@ class ReviewView:
     #: "" otherwise.
     pick: str = ""
     measured_best: str = ""
-    #: The models within measurement noise of the pick (:func:`noise_sentence`), or "".
+    #: The models within measurement noise of the pick (:func:`measured_best_view`), or "".
     noise: str = ""
 
 
-def noise_ties(
-    engine: Engine, loaded: LoadedScenario, names: Sequence[str] | None, pool: Pool | None
-) -> tuple[NoiseTie, ...]:
-    """The models within measurement noise of the engine's pick
-    (:attr:`~tradeoff.choose.recommend.Recommendation.noise_tied`), from the recommendation
-    over the engine's own draws and plausible measurements (the pick and P(best) the stop
-    read, as ``study report`` names them); none without a measurement noise, or when the
+def noise_recommendation(
+    engine: Engine,
+    loaded: LoadedScenario,
+    names: Sequence[str] | None,
+    pool: Pool | None = None,
+) -> Recommendation | None:
+    """The recommendation over the engine's own draws and plausible measurements (the pick
+    and P(best) the stop read, as ``study report`` names them), which names the models
+    within measurement noise of the pick and how many cases the model that measured best
+    was measured on (:func:`~tradeoff.choose.measurement_words.session_recommendation`, as
+    ``session show`` finds it); ``None`` without a measurement noise, or when the
     candidates are not the scenario's pool as it is now (``names`` is ``None``); ``pool``:
-    that pool, as the caller read it for ``names``."""
-    from tradeoff.choose.recommend import recommend
-
-    posterior = engine.weighted_draws()
+    the pool beside the scenario file, when the caller read it for ``names``."""
     result = engine.result()
-    if engine.measured is None or posterior is None or names is None or result.priors is None:
-        return ()
-    if pool is None:  # the pool beside the scenario file cannot be read
-        return ()
-    rec = recommend(
+    if names is None:
+        return None
+    return session_recommendation(
         loaded.scenario,
-        pool,
+        loaded.path,
+        engine.candidates,
         result.weights,
         result.priors,
-        draws=posterior[0],
-        draw_weights=posterior[1],
-        vectors=engine.candidates,
-        measured=engine.measured,
+        engine.weighted_draws(),
+        engine.measured,
+        pool,
     )
-    return rec.noise_tied
-
-
-def noise_sentence(pick: str, ties: Sequence[NoiseTie], lang: Language) -> str:
-    """The models within measurement noise of the pick, in one sentence in the
-    participant's language (:func:`tradeoff.choose.words.noise_words`, said to "you"): the
-    first with how often it beats the pick, over the plausible measurements and at the
-    measured numbers; up to two more with how often; "" for none.
-
-    >>> from tradeoff.web.i18n import languages
-    >>> ties = [NoiseTie("m10", 0.43, 1.0, 40), NoiseTie("m3", 0.3, 0.0, 1000)]
-    >>> print(noise_sentence("m4", ties[:1], languages()["en"]))
-    ... # doctest: +NORMALIZE_WHITESPACE
-    m4 and m10 are within measurement noise for you: on 40 cases their difference could go
-    either way (m10 is better in 43% of the plausible measurements, over 99% if the numbers
-    were exact).
-    >>> said = noise_sentence("m4", ties, languages()["de"]).replace("\\xa0", " ")
-    >>> said[:58], said.partition("; ")[2]
-    ('m4 und m10 liegen für Sie innerhalb der Messungenauigkeit:', 'ebenso m3 (30 %).')
-    """
-    if not ties:
-        return ""
-    _ = lang.gettext
-    tie, *rest = ties
-    args = {
-        "pick": pick,
-        "other": tie.name,
-        "share": chance_words(tie.share, lang),
-        "exact": chance_words(tie.exact, lang),
-    }
-    if tie.cases is None:
-        said = (
-            _(
-                "%(pick)s and %(other)s are within measurement noise for you: within their "
-                "standard errors their difference could go either way (%(other)s is better in "
-                "%(share)s of the plausible measurements, %(exact)s if the numbers were exact)"
-            )
-            % args
-        )
-    else:
-        said = _(
-            "%(pick)s and %(other)s are within measurement noise for you: on %(cases)s "
-            "cases their difference could go either way (%(other)s is better in %(share)s "
-            "of the plausible measurements, %(exact)s if the numbers were exact)"
-        ) % {**args, "cases": lang.words().count(tie.cases)}
-    if rest:
-        named = [f"{t.name} ({chance_words(t.share, lang)})" for t in rest[:2]]
-        more = len(rest) - len(named)
-        listed = and_list(named, lang) if not more else ", ".join(named)
-        if more:
-            listed = lang.ngettext(
-                "%(listed)s and %(n)s more model", "%(listed)s and %(n)s more models", more
-            ) % {"listed": listed, "n": lang.words().count(more)}
-        said += _("; so are %(listed)s") % {"listed": listed}
-    return said + "."
 
 
 def _candidate_name(i: int, names: Sequence[str] | None, lang: Language) -> str:
@@ -278,46 +225,33 @@ def _candidate_name(i: int, names: Sequence[str] | None, lang: Language) -> str:
     return lang.gettext("candidate %(n)s") % {"n": lang.words().count(i + 1)}
 
 
-def _candidate(engine: Engine, names: Sequence[str] | None, lang: Language) -> str:
-    """The name of the engine's pick ("" without one)."""
-    verdict = engine.verdict()
-    return "" if verdict is None else _candidate_name(verdict.pick, names, lang)
-
-
 def measured_best_view(
-    engine: Engine, names: Sequence[str] | None, lang: Language
-) -> tuple[str, str]:
-    """The pick and why it is not the model that measured best, when the pool carries a
-    measurement noise and that model is not the pick
-    (:attr:`~tradeoff.learn.verdict.Verdict.measured_best`), in the participant's language:
-    the sentences ``tradeoff session show`` prints for the same session, with the same
-    names and numbers; ``("", "")`` otherwise. ``names``: the candidates' names in the
-    engine's order (``None``: they are said by number, as ``session show`` does)."""
+    engine: Engine,
+    names: Sequence[str] | None,
+    lang: Language,
+    rec: Recommendation | None = None,
+) -> tuple[str, str, str]:
+    """The pick, why it is not the model that measured best, and the models within
+    measurement noise of it, when the pool carries a measurement noise and that model is
+    not the pick (:attr:`~tradeoff.learn.verdict.Verdict.measured_best`), in the
+    participant's language: the sentences ``tradeoff session show`` prints for the same
+    session, with the same names and numbers
+    (:func:`~tradeoff.choose.measurement_words.stop_sentences`, ``rec`` as
+    :func:`noise_recommendation` gives it); ``("", "", "")`` otherwise. ``names``: the
+    candidates' names in the engine's order (``None``: they are said by number, as
+    ``session show`` does)."""
     verdict = engine.verdict()
-    if verdict is None or verdict.measured_best is None:
-        return "", ""
+    if verdict is None or (verdict.measured_best is None and rec is None):
+        return "", "", ""
     _ = lang.gettext
-
-    def name(i: int) -> str:
-        return _candidate_name(i, names, lang)
-
-    other, p_other = verdict.measured_best
+    count = 0 if engine.candidates is None else len(engine.candidates)
+    called = [_candidate_name(i, names, lang) for i in range(count)]
+    said = stop_sentences(verdict, called, rec, YOU, lang.words())
     pick = _("The pick the questions stopped on: %(pick)s (probability it is the best: %(p)s).")
-    why = _(
-        "%(other)s measured best for your metric, but %(pick)s is more likely the best once "
-        "the measurement noise is counted (%(p)s, against %(q)s)."
-    )
-    mine = chance_words(verdict.p_best, lang)
-    return (
-        pick % {"pick": name(verdict.pick), "p": mine},
-        why
-        % {
-            "other": name(other),
-            "pick": name(verdict.pick),
-            "p": mine,
-            "q": chance_words(p_other, lang),
-        },
-    )
+    shown = pick % {"pick": called[verdict.pick], "p": chance_words(verdict.p_best, lang)}
+    if verdict.measured_best is None:  # the pick measured best: only the models within noise
+        return "", "", " ".join(said)
+    return shown, said[0], " ".join(said[1:])
 
 
 def _why_stopped(engine: Engine, lang: Language) -> str:
@@ -336,7 +270,8 @@ def _why_stopped(engine: Engine, lang: Language) -> str:
 
 
 def and_list(items: Sequence[str], lang: Language) -> str:
-    """``items`` as a list in words: "a", "a and b", "a, b and c" (in ``lang``).
+    """``items`` as a list in words: "a", "a and b", "a, b and c" (in ``lang``;
+    :func:`tradeoff.choose.measurement_words.and_list`).
 
     >>> from tradeoff.web.i18n import languages
     >>> and_list(["latency", "memory"], languages()["de"])
@@ -344,12 +279,7 @@ def and_list(items: Sequence[str], lang: Language) -> str:
     >>> and_list(["a", "b", "c"], languages()["en"]), and_list(["a"], languages()["en"])
     ('a, b and c', 'a')
     """
-    if len(items) <= 1:
-        return "".join(items)
-    return lang.gettext("%(some)s and %(last)s") % {
-        "some": ", ".join(items[:-1]),
-        "last": items[-1],
-    }
+    return measurement_and_list(items, lang.words())
 
 
 def _stop_words(engine: Engine, lang: Language) -> str:
@@ -371,19 +301,12 @@ def _stop_words(engine: Engine, lang: Language) -> str:
                 "thousandth of the range of what you weigh most (for a class, one case per "
                 "1,000) (%(sure)s sure)."
             ) % {"sure": chance_words(verdict.stated, lang)}
-        if (
-            verdict is not None
-            and engine.measured is not None
-            and settled(verdict.stated) < verdict.confidence
+        if verdict is not None and (
+            said := noise_stop_sentence(verdict, engine.measured is not None, lang.words())
         ):
             # The answers settle the pick at the measured numbers; what keeps it below the
             # stop's confidence is how exactly the models were measured, not the answers.
-            return _(
-                "The questions stopped early: your answers settle which candidate model "
-                "would be best for you if the models' measured numbers were exact. They "
-                "were measured on a limited number of cases, so the pick is %(sure)s "
-                "sure; more answers cannot remove that doubt."
-            ) % {"sure": chance_words(verdict.stated, lang)}
+            return said
         if decision is None:
             return _(
                 "The questions stopped early: your answers already settle which of the "
@@ -412,12 +335,12 @@ def review_view(
     scenario: Scenario,
     lang: Language,
     candidates: Sequence[str] | None = None,
-    ties: Sequence[NoiseTie] = (),
+    rec: Recommendation | None = None,
 ) -> ReviewView:
     """The review of what the answers say (of an engine, or a recorder's), with its
     uncertainty; ``candidates``: the candidates' names, for the pick under a measurement noise
-    (:func:`measured_best_view`); ``ties``: the models within measurement noise of
-    the pick (:func:`noise_ties`)."""
+    (:func:`measured_best_view`); ``rec``: the recommendation that names the models within
+    measurement noise of the pick (:func:`noise_recommendation`)."""
     _ = lang.gettext
     words = lang.words()
     engine = _engine(of)
@@ -484,6 +407,5 @@ def review_view(
         check.sentence(words),
         check.flagged,
         engine.stop_reason() not in ("exhausted", "precise"),
-        *measured_best_view(engine, candidates, lang),
-        noise_sentence(_candidate(engine, candidates, lang), ties, lang) if ties else "",
+        *measured_best_view(engine, candidates, lang, rec),
     )

@@ -28,7 +28,7 @@ from tradeoff.record.recorder import Recorder, SessionLocked, SessionWriteError
 from tradeoff.web.checks import answer_or_check, consent_due, consent_texts, page_view
 from tradeoff.web.endings import finish, thank_you
 from tradeoff.web.i18n import N_
-from tradeoff.web.pages import QuestionView, noise_ties, review_view
+from tradeoff.web.pages import QuestionView, noise_recommendation, review_view
 from tradeoff.web.site import SITE, Site, Visitor, checked_form, expired, redirect
 from tradeoff.web.where import participant, where_next
 
@@ -231,7 +231,11 @@ async def review(request: web.Request) -> web.StreamResponse:
             priors = engine.result().priors
             names = candidate_names(scenario, engine.candidates, priors, str(loaded.path), pool)
             return review_view(
-                engine, scenario, visitor.language, names, noise_ties(engine, loaded, names, pool)
+                engine,
+                scenario,
+                visitor.language,
+                names,
+                noise_recommendation(engine, loaded, names, pool),
             )
 
         shown = await site.work(partial(site.participants.look, visitor.participant, path, view))

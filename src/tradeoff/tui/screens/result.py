@@ -55,11 +55,12 @@ def recommendation_text(advice: Recommendation, candidates: int, *, noisy: bool 
     ... # doctest: +NORMALIZE_WHITESPACE
     Recommended for you: m3. Of the 2 candidate models, it is the one your answers make
     best. The chance that it really is the best for you, allowing for how exactly each
-    model was measured: 40%. m10 measured best for your metric, but on fewer cases (40
-    against 1,000); m3 is more likely the best once the measurement noise is counted (40%,
-    against 5%).
+    model was measured: 40%. m10 measured best by what your answers say matters to you, but
+    on fewer cases (40 against 1,000); m3 is more likely the best once the measurement noise
+    is counted (40%, against 5%).
     """
-    from tradeoff.choose.words import chance_words, measured_best_words, noise_words
+    from tradeoff.choose.measurement_words import recommendation_sentences
+    from tradeoff.choose.words import chance_words
 
     if advice.probability is None:
         sure = ""
@@ -71,16 +72,8 @@ def recommendation_text(advice: Recommendation, candidates: int, *, noisy: bool 
             f" The chance that it really is the best for you{allowing}: "
             f"{probability_words(advice.probability)}."
         )
-    if advice.measured_best is not None and advice.measured_best_p is not None:
-        sure += " " + measured_best_words(
-            advice.name,
-            advice.p_best[advice.index] if advice.p_best else 0.0,
-            advice.measured_best,
-            advice.measured_best_p,
-            advice.measured_cases,
-        )
-    if noise := noise_words(advice):
-        sure += f" {noise}"
+    for said in recommendation_sentences(advice):  # as session show and the page say them
+        sure += f" {said}"
     trade = f"\n{advice.trade[0].upper()}{advice.trade[1:]}." if advice.trade else ""
     return Text.assemble(
         ("Recommended for you: ", "bold"),

@@ -167,6 +167,8 @@ def _stop_words(engine: Engine) -> str:
     """Why the questions stopped (the reason the engine gives, in words)."""
     reason = engine.stop_reason()
     if reason == "decided":
+        from tradeoff.choose.measurement_words import noise_stop_sentence  # pandas, later
+
         settled = engine.decision()
         verdict = engine.verdict()
         if verdict is not None and verdict.practically_tied:
@@ -177,6 +179,10 @@ def _stop_words(engine: Engine) -> str:
                 f"thousandth of the range of what you weigh most{per_class} "
                 f"({probability_words(verdict.stated)} sure)."
             )
+        if verdict is not None and (
+            said := noise_stop_sentence(verdict, engine.measured is not None)
+        ):  # the measurement noise, not the answers, holds the pick down: as the page says
+            return said
         sure = "" if settled is None else f" (the pick is {probability_words(settled[0])} sure)"
         return (
             "The questions stopped early: your answers already settle which of the "

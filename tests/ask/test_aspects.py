@@ -177,3 +177,28 @@ def test_cards_and_tradeoffs_speak_of_aspects() -> None:
     assert said[0] == "ƒ10.00 of price are worth as much to you as 20 min of time."
     assert point_tradeoffs(sc, [0.0, 1.0, 1.0, 1.0])[0][1] == "Price does not matter to you."
     assert round_step(195.0) == 20.0
+
+
+def test_an_unsettled_rate_whose_low_end_rounds_to_nothing_is_not_said_as_at_least_nothing() -> (
+    None
+):
+    """A trade-off between two aspects whose 90 % range starts below the smallest amount
+    shown ("at least 0 steps of comfort") says that it may be worth nothing, as the
+    classes' trade-offs do; in English and in German."""
+    from tradeoff.ask.aspects import tradeoffs as aspect_tradeoffs
+    from tradeoff.web.i18n import languages
+
+    sc = scenario("train-trips")
+    w = np.array([1.0, 0.5, 8.0, 4.0])
+    draws = np.tile(w, (400, 1))
+    draws[:, 3] *= np.exp(np.random.default_rng(0).normal(0, 3, 400))  # comfort unsettled
+    said = {t.aspect: t for t in aspect_tradeoffs(sc, w, draws)}
+    assert not said[3].settled
+    assert "at least 0" not in said[3].text
+    assert said[3].text.startswith("ƒ10.00 of price may be worth anything from no comfort")
+    draws[:, 3] = w[3] * np.exp(np.random.default_rng(1).uniform(1, 8, 400))  # comfort counts more
+    up_to = {t.aspect: t for t in aspect_tradeoffs(sc, w, draws)}[3].text
+    assert "are worth up to" in up_to and "between 0" not in up_to
+    de = languages()["de"].words()
+    german = {t.aspect: t for t in aspect_tradeoffs(sc, w, draws, words=de)}[3].text
+    assert "bis zu" in german and "to you" not in german

@@ -326,3 +326,18 @@ def test_session_show_says_small_per_unit_weights_in_significant_digits(
     assert main(["session", "show", str(path)]) == 0
     memory = next(line for line in capsys.readouterr().out.splitlines() if "memory" in line)
     assert "0.0000" not in memory and "e-05" in memory and "%" in memory
+
+
+def test_session_shows_weights_table_fits_80_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    """The weights table of `session show` (a heading and a row per aspect) fits an 80-column
+    terminal: its names' column is as wide as the longest name, not 16 (rows were 81 and
+    the heading 84 characters, and the terminal broke them)."""
+    from tradeoff.cli import main
+
+    (path,) = (SCENARIOS.parent / "sessions" / "examples" / "example-lab-manager").glob("*.jsonl")
+    assert main(["session", "show", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(out) if "per unit (3 significant digits)" in line)
+    table = [out[start]] + [line for line in out[start + 1 :] if "90% [" in line]
+    assert len(table) >= 3
+    assert max(len(line) for line in table) <= 80, table

@@ -223,17 +223,30 @@ def tradeoffs(
             "a_low": amount(target, target.range[0], words),
             "a_high": amount(target, target.range[1], words),
         }
-        message = (
-            N_(
-                "%(this)s of %(this_name)s are worth at least %(low)s of %(that_name)s to "
-                "you, perhaps more than its whole range of %(a_low)s to %(a_high)s (90%% range)."
+        nothing = fields["low"] == amount(target, 0.0, words)  # "at least 0 steps" says nothing
+        if high > _span(target):
+            message = (
+                N_(
+                    "%(this)s of %(this_name)s may be worth anything from no %(that_name)s to "
+                    "more than its whole range of %(a_low)s to %(a_high)s to you (90%% range)."
+                )
+                if nothing
+                else N_(
+                    "%(this)s of %(this_name)s are worth at least %(low)s of %(that_name)s to "
+                    "you, perhaps more than its whole range of %(a_low)s to %(a_high)s "
+                    "(90%% range)."
+                )
             )
-            if high > _span(target)
-            else N_(
+        elif nothing:
+            message = N_(
+                "%(this)s of %(this_name)s are worth up to %(high)s of %(that_name)s to you "
+                "(90%% range)."
+            )
+        else:
+            message = N_(
                 "%(this)s of %(this_name)s are worth between %(low)s and %(high)s of "
                 "%(that_name)s to you (90%% range)."
             )
-        )
         said = _unrepeated(voice.say(message, words), scenario, this, that)
         out.append(TradeOff(j, said % fields, False, voice, words))
     return out

@@ -193,16 +193,20 @@ def format_session(summary: SessionSummary) -> str:
         lines += noise_sentences(summary)  # as the app, the report and the page say them
         if v.one_answer:
             lines.append(one_answer_words([r.names[j] for j in v.one_answer]))
-    lines.append(f"  {'':<16} {'per unit (3 significant digits)':<36} over its whole range (swing)")
+    # The names' column as wide as the longest (at most 16): the table fits 80 columns.
+    wide = min(16, max(len(n) for n in r.names))
+    lines.append(
+        f"  {'':<{wide}} {'per unit (3 significant digits)':<36} over its whole range (swing)"
+    )
     # Swing weights as the review shows them: shares of the asked aspects only.
     shares = summary.shares
     for i, name in enumerate(r.names):
         if not r.informed(i):  # the starting guess, not something the person said
-            lines.append(f"  {name:<16} {not_asked_words()}")
+            lines.append(f"  {name:<{wide}} {not_asked_words()}")
             continue
         # per-unit weights of small units (per ms, per KB) are tiny: significant digits,
         # not decimals (0.0000 said nothing); swing weights as the review shows them
-        line = f"  {name:<16} {r.weights[i]:<9.3g}"
+        line = f"  {name:<{wide}} {r.weights[i]:<9.3g}"
         if r.intervals is not None:
             lo, hi = r.intervals[i]
             line += f" 90% [{lo:.3g}, {hi:.3g}]".ljust(27)
@@ -244,5 +248,5 @@ def cmd_session_show(args: argparse.Namespace) -> int:
             data["pick"]["measurement_noise_sentences"] = noise_sentences(summary)
         emit(data)
     else:
-        say(format_session(summary))
+        say(format_session(summary), wrap=True)
     return 0

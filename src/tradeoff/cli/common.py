@@ -12,7 +12,9 @@ import difflib
 import json
 import math
 import re
+import shutil
 import sys
+import textwrap
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -102,14 +104,8 @@ def command_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set
 
 def unrecognized(parser: argparse.ArgumentParser, argv: Sequence[str], extra: Sequence[str]) -> str:
     """The usage error for words of ``argv`` no option of its command took (``extra``),
-    each unknown option with the command's closest one, if any.
-
-    >>> import argparse
-    >>> p = argparse.ArgumentParser(prog="t")
-    >>> _ = p.add_argument("--sessions-dir")
-    >>> unrecognized(p, ["--session-dir", "x"], ["--session-dir", "x"])
-    'unrecognized arguments: --session-dir x (did you mean --sessions-dir?)'
-    """
+    each unknown option with the command's closest one, if any (examples:
+    tests/cli/test_command_names.py)."""
     options = sorted(command_options(parser, argv))
     hints = {}
     for word in extra:
@@ -275,9 +271,45 @@ def emit(data: Any) -> None:
     sys.stdout.write(text + "\n")
 
 
-def say(text: object = "") -> None:
-    """Print text for a terminal: every control character from files made harmless."""
-    print("\n".join(clean_text(line) for line in str(text).split("\n")))
+def say(text: object = "", *, wrap: bool = False) -> None:
+    """Print text for a terminal: every control character from files made harmless; with
+    ``wrap``, on a terminal, lines longer than it is wide broken between words
+    (:func:`fit_lines`) rather than wherever the terminal breaks them."""
+    out = "\n".join(clean_text(line) for line in str(text).split("\n"))
+    if wrap and sys.stdout.isatty():
+        out = fit_lines(out, shutil.get_terminal_size().columns)
+    print(out)
+
+
+def fit_lines(text: str, width: int) -> str:
+    """Each line of ``text`` longer than ``width`` broken between words, its continuation
+    indented as the line is (a bullet's, to its text); no word is split.
+
+    >>> print(fit_lines("  • ƒ10.00 of price are worth between 4 min and 45 min", 30))
+      • ƒ10.00 of price are worth
+        between 4 min and 45 min
+    >>> fit_lines("short", 30)
+    'short'
+    """
+    lines = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        body = line.lstrip(" ")
+        indent = " " * (len(line) - len(body))
+        hang = indent + ("  " if body.startswith("• ") else "")
+        lines.append(
+            textwrap.fill(
+                body,
+                width=max(width, 20),
+                initial_indent=indent,
+                subsequent_indent=hang,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+    return "\n".join(lines)
 
 
 def error(text: str) -> None:

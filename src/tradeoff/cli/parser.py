@@ -51,8 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser of every command (the only one: every way in parses with it)."""
     parser = Parser(
         prog="tradeoff",
-        description="Find out what a person values in a classifier, then pick the model. "
-        "Without a command: the app on the shipped scenario.",
+        description="Find out what a person values in a classifier (or in any options "
+        "described by their aspects), then pick the model. Without a command: the app on "
+        "the shipped scenario.",
         epilog=FIRST_STEPS,
     )
     parser.add_argument("--version", action="version", version=f"tradeoff {__version__}")

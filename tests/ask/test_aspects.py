@@ -202,3 +202,33 @@ def test_an_unsettled_rate_whose_low_end_rounds_to_nothing_is_not_said_as_at_lea
     de = languages()["de"].words()
     german = {t.aspect: t for t in aspect_tradeoffs(sc, w, draws, words=de)}[3].text
     assert "bis zu" in german and "to you" not in german
+
+
+def test_pick_without_a_pool_speaks_of_options_for_options_described_by_aspects(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A session of train trips and no pool: the error says there are no candidate
+    options (not "models") and how to give them."""
+    train = tmp_path / "TRAIN.csv"
+    head = "person,A_price,A_time,A_changes,A_comfort,B_price,B_time,B_changes,B_comfort,answer"
+    train.write_text(f"{head}\nt1,24,150,0,1,40,120,0,1,A\nt1,30,130,1,0,40,120,0,1,B\n")
+    sessions = tmp_path / "sessions"
+    assert (
+        main(
+            [
+                "choices",
+                "fit",
+                str(train),
+                "--scenario",
+                "train-trips",
+                "--sessions-dir",
+                str(sessions),
+            ]
+        )
+        == 0
+    )
+    (session,) = sessions.glob("*/*.jsonl")
+    capsys.readouterr()
+    assert main(["pick", "--session", str(session)]) == 2
+    err = capsys.readouterr().err
+    assert "no candidate options to choose from" in err and "candidate models" not in err

@@ -173,12 +173,13 @@ def _scenario_pool(
     the recorded folder no longer has it (a session read on another machine or folder)."""
     source = scenario_file or scenario.id
     if scenario.pool is None:
+        what = "models" if scenario.classes else "options"  # options described by aspects
         raise InputError.single(
             source,
             "pool",
             f"no pool file was given and the scenario {scenario.id!r} has no [pool] section, "
-            "so there are no candidate models to choose from.",
-            "give the pool file of the candidate models, or add [pool] (path, name_column, "
+            f"so there are no candidate {what} to choose from.",
+            f"give the pool file of the candidate {what}, or add [pool] (path, name_column, "
             "columns) to the scenario.",
         )
     base = Path(scenario_file).parent if scenario_file else Path(".")

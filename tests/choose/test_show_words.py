@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from tradeoff.ask.scenario import load_scenario
-from tradeoff.choose.candidates import candidate_names, scenario_pool
+from tradeoff.choose.candidates import recorded_pool, scenario_pool
 from tradeoff.choose.change_words import change_sentences
 from tradeoff.choose.report import summary
 from tradeoff.choose.robustness import weight_changes
@@ -92,6 +92,22 @@ def test_session_show_says_what_the_app_and_the_report_say(session: Path) -> Non
     assert "metric" not in shown and "metric" not in app
 
 
+def test_session_show_reads_the_pool_once(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names of the candidates and the models within measurement noise come from one
+    search for the pool (it was read once for the names and again for the noise)."""
+    from tradeoff.choose import candidates
+
+    summary = summarise(session)
+    reads: list[Path] = []
+    load = candidates.load_pool
+    monkeypatch.setattr(
+        candidates, "load_pool", lambda path, *a, **k: reads.append(path) or load(path, *a, **k)
+    )
+    shown = format_session(summary)
+    assert len(reads) == 1, reads
+    assert "within measurement noise for you" in shown
+
+
 def test_session_shows_json_has_the_same_sentences(
     session: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -112,10 +128,12 @@ def test_the_review_repeats_session_show_in_both_languages(session: Path) -> Non
     log = read_session(session)
     engine = replay(log)
     loaded = load_scenario(session.parents[2] / "triage.toml")
-    names = candidate_names(
+    found = recorded_pool(
         loaded.scenario, engine.candidates, engine.result().priors, str(loaded.path)
     )
-    rec = noise_recommendation(engine, loaded, names)
+    assert found is not None
+    names = found[1]
+    rec = noise_recommendation(engine, loaded, found)
     assert rec is not None and rec.noise_tied
     en = review_view(engine, SC, languages()["en"], names, rec)
     assert en.pick and en.pick in shown

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tradeoff.ask.scenario import load_scenario
-from tradeoff.choose.candidates import candidate_names
+from tradeoff.choose.candidates import recorded_pool
 from tradeoff.choose.decide import decide
 from tradeoff.choose.pick_text import selection_text
 from tradeoff.cli.app import format_session
@@ -47,7 +47,8 @@ def test_session_show_and_select_state_one_pick_and_one_number(
     verdict = summary.verdict
     assert verdict is not None
     h = summary.log.header
-    names = candidate_names(h.scenario, h.candidate_array(), summary.result.priors)
+    found = recorded_pool(h.scenario, h.candidate_array(), summary.result.priors)
+    names = None if found is None else found[1]
     assert names is not None and len(names) == len(h.candidates or ())
     shown = format_session(summary)
     decision = decide([path])
@@ -75,9 +76,9 @@ def test_candidate_names_need_the_recorded_rows(tmp_path: Path) -> None:
     h = summary.log.header
     rows = h.candidate_array()
     assert rows is not None
-    assert candidate_names(h.scenario, rows, summary.result.priors) is not None
-    assert candidate_names(h.scenario, rows + 0.01, summary.result.priors) is None
-    assert candidate_names(h.scenario, None, summary.result.priors) is None
+    assert recorded_pool(h.scenario, rows, summary.result.priors) is not None
+    assert recorded_pool(h.scenario, rows + 0.01, summary.result.priors) is None
+    assert recorded_pool(h.scenario, None, summary.result.priors) is None
 
 
 def test_session_show_names_the_pick_from_a_scenario_of_ones_own_folder(

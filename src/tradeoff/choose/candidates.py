@@ -85,24 +85,6 @@ def decision_candidates(
     return rows
 
 
-def candidate_names(
-    scenario: Scenario,
-    rows: FloatArray | None,
-    priors: Sequence[float] | None,
-    scenario_path: str = "",
-    pool: Pool | None = None,
-) -> tuple[str, ...] | None:
-    """The names of a session's recorded candidates (``rows``, the header's, made with the
-    class ``priors``), read from the scenario's pool where it is found (beside the scenario
-    file the session was recorded from, ``scenario_path``, the header's; beside the
-    scenarios of the working folder; or beside the shipped ones) and only when each
-    recorded row is one of its models (to 9 digits); else ``None`` (the pool moved or
-    changed since). ``pool``: the pool beside that scenario file, when the caller read it
-    already (it is not read again)."""
-    found = recorded_pool(scenario, rows, priors, scenario_path, pool)
-    return None if found is None else found[1]
-
-
 def recorded_pool(
     scenario: Scenario,
     rows: FloatArray | None,
@@ -110,9 +92,13 @@ def recorded_pool(
     scenario_path: str = "",
     pool: Pool | None = None,
 ) -> tuple[Pool, tuple[str, ...]] | None:
-    """The pool a session's recorded candidates were found in and their names
-    (:func:`candidate_names`, which says where it looks and what ``pool`` is), or
-    ``None``."""
+    """The pool a session's recorded candidates (``rows``, the header's, made with the class
+    ``priors``) are found in, and their names: the scenario's pool where it is found (beside
+    the scenario file the session was recorded from, ``scenario_path``, the header's; beside
+    the scenarios of the working folder; or beside the shipped ones), only when each
+    recorded row is one of its models (to 9 digits); else ``None`` (the pool moved or
+    changed since). ``pool``: the pool beside that scenario file, when the caller read it
+    already (it is not read again)."""
     if rows is None or priors is None or scenario.pool is None:
         return None
     recorded = [Path(scenario_path).parent] if scenario_path and pool is None else []

@@ -22,6 +22,7 @@ from tradeoff.cli.common import (
 
 if TYPE_CHECKING:
     from tradeoff.ask.scenario import SpecOverrides
+    from tradeoff.pool import Pool
     from tradeoff.record.summary import SessionSummary
     from tradeoff.study.folder import Study
 
@@ -123,25 +124,45 @@ def cmd_elicit(args: argparse.Namespace) -> int:
     )
 
 
-def noise_sentences(summary: SessionSummary) -> list[str]:
+def recorded_candidates(summary: SessionSummary) -> tuple[Pool, tuple[str, ...]] | None:
+    """The pool a session's recorded candidates are found in and their names
+    (:func:`~tradeoff.choose.candidates.recorded_pool`), searched for once per
+    ``session show``."""
+    from tradeoff.choose.candidates import recorded_pool
+
+    h = summary.log.header
+    return recorded_pool(h.scenario, h.candidate_array(), summary.result.priors, h.scenario_path)
+
+
+def noise_sentences(
+    summary: SessionSummary, found: tuple[Pool, tuple[str, ...]] | None
+) -> list[str]:
     """What ``session show`` says of a pool's measurement noise beside the pick the
     questions stopped on: why it is not the model that measured best, on how many cases
     each was measured, and the models within measurement noise of it
     (:func:`~tradeoff.choose.measurement_words.stop_sentences`, the words the app, the
-    report and the study page's review use); none for a pool whose numbers are exact."""
-    from tradeoff.choose.candidates import candidate_names
+    report and the study page's review use); none for a pool whose numbers are exact.
+    ``found``: :func:`recorded_candidates`."""
     from tradeoff.choose.measurement_words import session_recommendation, stop_sentences
 
     h, r, v = summary.log.header, summary.result, summary.verdict
     if v is None or (v.measured_best is None and summary.measured is None):
         return []
     rows = h.candidate_array()
-    names = candidate_names(h.scenario, rows, r.priors, h.scenario_path)
     count = 0 if rows is None else len(rows)
-    called = names or [f"candidate {i + 1}" for i in range(count)]
-    rec = session_recommendation(
-        h.scenario, h.scenario_path, rows, r.weights, r.priors, summary.posterior, summary.measured
-    )
+    called = list(found[1]) if found else [f"candidate {i + 1}" for i in range(count)]
+    rec = None
+    if found is not None:
+        rec = session_recommendation(
+            h.scenario,
+            h.scenario_path,
+            rows,
+            r.weights,
+            r.priors,
+            summary.posterior,
+            summary.measured,
+            found[0],
+        )
     return stop_sentences(v, called, rec)
 
 
@@ -151,7 +172,6 @@ def format_session(summary: SessionSummary) -> str:
     whether the answers settled them, and the consistency check; a session whose questions
     were not finished is said to be provisional."""
     from tradeoff.ask.words import not_asked_words, tradeoff_headings
-    from tradeoff.choose.candidates import candidate_names
     from tradeoff.choose.words import stated_words, unfinished_words
     from tradeoff.learn.shares import left_out_words
     from tradeoff.learn.verdict import one_answer_words
@@ -178,7 +198,8 @@ def format_session(summary: SessionSummary) -> str:
         )
     v = summary.verdict
     if v is not None:
-        names = candidate_names(h.scenario, h.candidate_array(), r.priors, h.scenario_path)
+        found = recorded_candidates(summary)
+        names = None if found is None else found[1]
         pick = names[v.pick] if names else f"candidate {v.pick + 1} of the recorded pool"
         tied = [names[i] if names else f"candidate {i + 1}" for i in v.tied]
         said = stated_words(
@@ -190,7 +211,7 @@ def format_session(summary: SessionSummary) -> str:
         )
         stopped = "stopped on" if r.complete else "stand on now"
         lines.append(f"The pick the questions {stopped}: {pick} ({said}).")
-        lines += noise_sentences(summary)  # as the app, the report and the page say them
+        lines += noise_sentences(summary, found)  # as the app, the report and the page say them
         if v.one_answer:
             lines.append(one_answer_words([r.names[j] for j in v.one_answer]))
     # The names' column as wide as the longest (at most 16): the table fits 80 columns.
@@ -245,7 +266,8 @@ def cmd_session_show(args: argparse.Namespace) -> int:
     if args.json:
         data = summary.to_dict()
         if "pick" in data:  # the sentences on the measurement noise, as the text says them
-            data["pick"]["measurement_noise_sentences"] = noise_sentences(summary)
+            found = recorded_candidates(summary)
+            data["pick"]["measurement_noise_sentences"] = noise_sentences(summary, found)
         emit(data)
     else:
         say(format_session(summary), wrap=True)

@@ -388,7 +388,11 @@ def signed_log_likelihoods(
 
 def _step_logs(lapse: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
     """log P of an answer from the numbers (T = 0) per particle: on the side of Δ beyond
-    the band, against Δ, and within the band (0 < Δ ≤ δ: ρ of those say "can't tell")."""
+    the band, against Δ, and within the band (0 < Δ ≤ δ: ρ of those say "can't tell").
+
+    >>> [np.round(x, 4).tolist() for x in _step_logs(np.array([0.1]))]
+    [[-0.0513], [-2.9957], [-0.6931]]
+    """
     with np.errstate(divide="ignore"):
         hit = np.log(lapse / 2 + (1 - lapse) * 1.0)
         miss = np.log(lapse / 2 + 0.0)

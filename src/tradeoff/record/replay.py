@@ -15,6 +15,7 @@ from tradeoff.ask.checks import dominant_side
 from tradeoff.ask.population import Population
 from tradeoff.errors import InputError
 from tradeoff.learn import ElicitationResult, Engine
+from tradeoff.learn.corroboration import AGREEING_ANSWERS
 from tradeoff.record.log import RESTORE, SessionLog
 from tradeoff.record.prior_files import load_prior
 from tradeoff.record.records import (
@@ -80,7 +81,9 @@ def replay(
         measured=measured,
         start=start,
         likeliest=h.measurement is None or h.measurement.pick == "likeliest",
-        study_agreeing=2 if h.population_prior is None else h.population_prior.agreeing,
+        study_agreeing=(
+            AGREEING_ANSWERS if h.population_prior is None else h.population_prior.agreeing
+        ),
     )
     differs = 0
     check = check or not engine.learns_from_any_question

@@ -192,21 +192,18 @@ class ReviewView:
 
 
 def noise_recommendation(
-    engine: Engine,
-    loaded: LoadedScenario,
-    names: Sequence[str] | None,
-    pool: Pool | None = None,
+    engine: Engine, loaded: LoadedScenario, found: tuple[Pool, tuple[str, ...]] | None
 ) -> Recommendation | None:
     """The recommendation over the engine's own draws and plausible measurements (the pick
     and P(best) the stop read, as ``study report`` names them), which names the models
     within measurement noise of the pick and how many cases the model that measured best
     was measured on (:func:`~tradeoff.choose.measurement_words.session_recommendation`, as
-    ``session show`` finds it); ``None`` without a measurement noise, or when the
-    candidates are not the scenario's pool as it is now (``names`` is ``None``); ``pool``:
-    the pool beside the scenario file, when the caller read it for ``names``."""
-    result = engine.result()
-    if names is None:
+    ``session show`` finds it); ``found``: the pool the engine's candidates were found in
+    and their names (:func:`~tradeoff.choose.candidates.recorded_pool`), ``None`` when they
+    are not the scenario's pool as it is now (then ``None``)."""
+    if found is None:
         return None
+    result = engine.result()
     return session_recommendation(
         loaded.scenario,
         loaded.path,
@@ -215,7 +212,7 @@ def noise_recommendation(
         result.priors,
         engine.weighted_draws(),
         engine.measured,
-        pool,
+        found[0],
     )
 
 

@@ -20,7 +20,7 @@ from typing import Literal
 
 from aiohttp import web
 
-from tradeoff.choose.candidates import candidate_names, scenario_pool
+from tradeoff.choose.candidates import recorded_pool
 from tradeoff.errors import InputError
 from tradeoff.learn import Engine
 from tradeoff.record.marks import Marks
@@ -224,19 +224,11 @@ async def review(request: web.Request) -> web.StreamResponse:
             if verdict is None or engine.measured is None:
                 return review_view(engine, scenario, visitor.language)
             # as ``session show`` names them: the recorded rows found in the pool, read once
-            try:
-                pool = scenario_pool(scenario, Path(loaded.path).parent)
-            except InputError:
-                pool = None
             priors = engine.result().priors
-            names = candidate_names(scenario, engine.candidates, priors, str(loaded.path), pool)
-            return review_view(
-                engine,
-                scenario,
-                visitor.language,
-                names,
-                noise_recommendation(engine, loaded, names, pool),
-            )
+            found = recorded_pool(scenario, engine.candidates, priors, str(loaded.path))
+            names = None if found is None else found[1]
+            rec = noise_recommendation(engine, loaded, found)
+            return review_view(engine, scenario, visitor.language, names, rec)
 
         shown = await site.work(partial(site.participants.look, visitor.participant, path, view))
         if shown is None:

@@ -90,23 +90,9 @@ def test_codes_file_is_private_new_and_written_first(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     scenario = str(pooled_scenario(tmp_path))
+    create = ["study", "create", scenario, "--participants", "2"]
     codes = tmp_path / "codes.csv"
-    assert (
-        main(
-            [
-                "study",
-                "create",
-                scenario,
-                "--participants",
-                "2",
-                "--out",
-                str(tmp_path / "s"),
-                "--codes",
-                str(codes),
-            ]
-        )
-        == 0
-    )
+    assert main([*create, "--out", str(tmp_path / "s"), "--codes", str(codes)]) == 0
     assert stat.S_IMODE(codes.stat().st_mode) == 0o600
     rows = codes.read_text().splitlines()
     assert rows[0] == "participant,access_code" and len(rows) == 3
@@ -116,22 +102,7 @@ def test_codes_file_is_private_new_and_written_first(
     # A dangling link where the codes would go: refused before anything is made.
     link = tmp_path / "link.csv"
     link.symlink_to(tmp_path / "nowhere" / "x.csv")
-    assert (
-        main(
-            [
-                "study",
-                "create",
-                scenario,
-                "--participants",
-                "2",
-                "--out",
-                str(tmp_path / "t"),
-                "--codes",
-                str(link),
-            ]
-        )
-        == 2
-    )
+    assert main([*create, "--out", str(tmp_path / "t"), "--codes", str(link)]) == 2
     assert "exists already" in capsys.readouterr().err
     assert not (tmp_path / "t").exists() and not (tmp_path / "nowhere").exists()
 

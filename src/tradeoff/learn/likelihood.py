@@ -269,8 +269,9 @@ def answer_probabilities(
 
 
 def _mix_into(side: FloatArray, free: FloatArray) -> None:
-    """``side`` made ρ of itself plus 1 − ρ of ``free`` (the forced choice), in place (the
-    operations of :func:`_mix_forced`, on a block of columns; ``free`` is overwritten)."""
+    """``side`` made ρ of itself plus 1 − ρ of ``free`` (the forced choice), in place
+    (``free`` is overwritten): :func:`_mix_forced` on gathered columns, the look-ahead on
+    its blocks."""
     side *= UNSURE_SHARE
     free *= 1 - UNSURE_SHARE
     side += free
@@ -285,7 +286,6 @@ def _mix_forced(
     banded = np.flatnonzero(band > 0)
     if not banded.size:
         return
-    rho = UNSURE_SHARE
     x = delta[:, banded]
     t = temperature[banded]
     free_up = (x > 0).astype(np.float64)
@@ -297,8 +297,10 @@ def _mix_forced(
         _sigmoid_pair_into(arg, pair_up, pair_down, np.empty_like(arg))
         free_up[:, g] = pair_up
         free_down[:, g] = pair_down
-    up[:, banded] = rho * up[:, banded] + (1 - rho) * free_up
-    down[:, banded] = rho * down[:, banded] + (1 - rho) * free_down
+    for side, free in ((up, free_up), (down, free_down)):
+        part = side[:, banded]
+        _mix_into(part, free)
+        side[:, banded] = part
 
 
 def answer_log_likelihoods(

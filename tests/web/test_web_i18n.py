@@ -255,13 +255,16 @@ def test_every_sentence_the_core_writes_for_the_page_is_catalogued() -> None:
         assert shown is not None
         said.append(shown)
     # what the review says of a pool's measurement noise: the model that measured best
-    # (on fewer cases, or not said), the models within noise (cases or standard errors; one,
+    # (on fewer cases, or not said; more likely the best, or about as likely), the models
+    # within noise (cases or standard errors; one,
     # two, three and more), every chance's phrase
     ties = [NoiseTie(f"m{k}", 0.3, 0.001 if k else 1.0, None if k % 2 else 40) for k in range(5)]
     for sure, cases in ((0.22, (40, 1000)), (0.001, (None, None))):
         for n in (1, 2, 3, 5):
             said += measurement_sentences("m9", sure, ("m10", 0.05), cases, ties[:n], words=words)
         said += measurement_sentences("m9", sure, None, cases, ties[1:2], words=words)
+        # the two chances read the same: "about as likely"
+        said += measurement_sentences("m9", 0.18, ("m10", 0.178), cases, (), words=words)
         said.append(noise_stop_sentence(Verdict(0, sure, sure, 0.1, ()), True, words))
     unmarked = [s for s in said if not s.startswith("⟦")]
     assert unmarked == []

@@ -109,7 +109,9 @@ def measured_best_sentence(
     model ``other`` that measured best, in one sentence; ``cases``: the fewest cases the
     numbers that matter were measured on, ``other``'s and the pick's (said when ``other``
     was measured on fewer). "Measured best" is said by what the person's answers say
-    matters to them: the person was never told of a metric.
+    matters to them: the person was never told of a metric. When the two chances read the
+    same in whole percentages, the pick is said to be about as likely the best (it is the
+    likelier by less than the figures show), not "more likely" beside two equal figures.
 
     >>> print(measured_best_sentence("trial-3", 0.36, "trial-17", 0.28, (100, 300)))
     ... # doctest: +NORMALIZE_WHITESPACE
@@ -120,21 +122,35 @@ def measured_best_sentence(
     ... # doctest: +NORMALIZE_WHITESPACE
     b measured best by what their answers say matters to them, but a is more likely the
     best once the measurement noise is counted (50%, against 30%).
+    >>> print(measured_best_sentence("m9", 0.1804, "m10", 0.1796))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    m10 measured best by what your answers say matters to you, but m9 is about as likely
+    the best once the measurement noise is counted (18% each).
     """
     theirs, ours = cases
-    args = {
-        "other": other,
-        "pick": pick,
-        "p": chance(p_pick, words),
-        "q": chance(p_other, words),
-    }
+    p, q = chance(p_pick, words), chance(p_other, words)
+    args = {"other": other, "pick": pick, "p": p, "q": q}
+    fewer = False
     if theirs is not None and ours is not None and theirs < ours:
+        fewer = True
+        args |= {"theirs": words.count(theirs), "ours": words.count(ours)}
+    if p == q and fewer:
+        message = N_(
+            "%(other)s measured best by what your answers say matters to you, but on fewer "
+            "cases (%(theirs)s against %(ours)s); %(pick)s is about as likely the best once "
+            "the measurement noise is counted (%(p)s each)."
+        )
+    elif p == q:
+        message = N_(
+            "%(other)s measured best by what your answers say matters to you, but %(pick)s "
+            "is about as likely the best once the measurement noise is counted (%(p)s each)."
+        )
+    elif fewer:
         message = N_(
             "%(other)s measured best by what your answers say matters to you, but on fewer "
             "cases (%(theirs)s against %(ours)s); %(pick)s is more likely the best once the "
             "measurement noise is counted (%(p)s, against %(q)s)."
         )
-        args |= {"theirs": words.count(theirs), "ours": words.count(ours)}
     else:
         message = N_(
             "%(other)s measured best by what your answers say matters to you, but %(pick)s "

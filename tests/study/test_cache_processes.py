@@ -138,6 +138,39 @@ def test_a_process_that_sees_another_key_folder_names_the_key_it_used(tmp_path: 
     assert "XDG_STATE_HOME" in said
 
 
+def test_study_serve_says_another_key_before_it_listens(tmp_path: Path) -> None:
+    """``study serve`` under another key says so when it starts, before the line that
+    gives the page's address (it said it with the first participant), and rebuilds the
+    entries then; under the key that made them it says nothing and leaves them as made."""
+    env = _env(tmp_path / "home")
+    study = _made_study(tmp_path, env)
+    made = _entries(study / "cache")
+    for seen, home in ((False, env), (True, _env(tmp_path / "home", tmp_path / "elsewhere"))):
+        server = subprocess.Popen(
+            [sys.executable, "-m", "tradeoff", "study", "serve", str(study), "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=home,
+            cwd=tmp_path,
+        )
+        try:
+            assert server.stdout is not None
+            first = server.stdout.readline()  # the address: after everything said at start
+            assert first.startswith("Study page on http://"), first
+        finally:
+            server.terminate()
+            _, err = server.communicate(timeout=60)
+        if seen:
+            assert "another key" in err and "set aside and rebuilt" in err, err
+            assert str(tmp_path / "elsewhere" / "tradeoff" / "cache-key") in err
+            assert _entries(study / "cache").keys() == made.keys()
+            assert _entries(study / "cache") != made  # rebuilt under the key in use
+        else:
+            assert err == ""
+            assert _entries(study / "cache") == made
+
+
 def test_processes_that_start_at_once_without_a_key_end_with_one(tmp_path: Path) -> None:
     env = _env(tmp_path / "home")
     go = tmp_path / "go"

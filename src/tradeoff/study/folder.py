@@ -389,17 +389,28 @@ def _make_study(
     tmp = dest / (STUDY_FILE + ".tmp")
     tmp.write_text(json.dumps(document, indent=2) + "\n")
     tmp.replace(dest / STUDY_FILE)
-    prepare_cache(study)
-    for arm in arms:
-        if arm.scenario != study.scenario:
-            prepare_cache(replace(study, scenario=arm.scenario))
+    prepare_caches(study)
     return study
 
 
-def prepare_cache(study: Study) -> int:
+def prepare_caches(study: Study, *, strict: bool = True) -> None:
+    """:func:`prepare_cache` for the study's scenario and every arm's own. ``study
+    create`` calls it (``strict``: a cache that cannot be made is an error there) and
+    ``study serve`` before it listens (not ``strict``: entries sealed with another key, or
+    not written by this user's tradeoff, are said at once and rebuilt, and what is missing
+    is built before the first participant waits for it)."""
+    prepare_cache(study, strict=strict)
+    for arm in study.arms:
+        if arm.scenario != study.scenario:
+            prepare_cache(replace(study, scenario=arm.scenario), strict=strict)
+
+
+def prepare_cache(study: Study, *, strict: bool = True) -> int:
     """Build what every participant's process would otherwise rebuild (the population,
     its sorted tables, the pool's models) in the study's ``cache/`` folder, so each process
     memory-maps them (:mod:`tradeoff.study.cache`). Returns the folder's size in bytes.
+    ``strict``: a folder or key that cannot be used, or an entry that cannot be written,
+    is an error (else what cannot be kept is built in memory, said once).
 
     A participant's process builds a missing entry itself, so a deleted cache only costs
     time.
@@ -407,14 +418,14 @@ def prepare_cache(study: Study) -> int:
     from tradeoff.study.cache import cached_candidates, cached_measurement, cached_population
 
     scenario = load_scenario(study.scenario_path).scenario
-    population = cached_population(scenario, study.cache_dir, strict=True)
+    population = cached_population(scenario, study.cache_dir, strict=strict)
     candidates = cached_candidates(
         scenario,
         study.scenario_path.parent,
         population.priors.tolist(),
         scenario.elicitation.stop,
         study.cache_dir,
-        strict=True,
+        strict=strict,
     )
     cached_measurement(
         scenario,

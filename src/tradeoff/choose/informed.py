@@ -362,27 +362,39 @@ def order_words(
     counts a starting guess for memory.
     >>> order_words(sc, o, ["a", "b"], pick=0, measured=1).split(": the pick ")[1]
     'also counts how exactly each model was measured.'
+
+    Every aspect asked, the list is silent on its order unless the pick is not first:
+
+    >>> every = InformedOrder((1, 0), (), ((), ()))
+    >>> order_words(sc, every, ["a", "b"], pick=1)
+    ''
+    >>> order_words(sc, every, ["a", "b"], pick=0, measured=1)
+    'The recommended a is 2nd: the pick also counts how exactly each model was measured.'
     """
-    if not informed.unasked:
-        return ""
     aspect = [c.name for c in scenario.classes] + [a.name for a in scenario.attributes]
-    left = _names([aspect[j] for j in informed.unasked])
-    one = len(informed.unasked) == 1
-    text = f"{left} {'was' if one else 'were'} not asked, so "
-    text = text[0].upper() + text[1:] + ("it does" if one else "they do") + " not order this list."
-    marked = sorted({j for p in informed.placed_by for j in p})
-    if marked:
-        text += (
-            f" {MARK}: placed above a practically tied model because it is better on "
-            f"{_names([aspect[j] for j in marked])}."
+    left = _names([aspect[j] for j in informed.unasked]) if informed.unasked else ""
+    said = []
+    if informed.unasked:
+        one = len(informed.unasked) == 1
+        text = f"{left} {'was' if one else 'were'} not asked, so "
+        said.append(
+            text[0].upper() + text[1:] + ("it does" if one else "they do") + " not order this list."
         )
+        marked = sorted({j for p in informed.placed_by for j in p})
+        if marked:
+            said.append(
+                f"{MARK}: placed above a practically tied model because it is better on "
+                f"{_names([aspect[j] for j in marked])}."
+            )
     if pick is not None and informed.order[0] != pick:
         measured = pick if measured is None else measured
-        why = [f"a starting guess for {left}"] if informed.order[0] != measured else []
+        guessed = informed.unasked and informed.order[0] != measured
+        why = [f"a starting guess for {left}"] if guessed else []
         if measured != pick:
             why.insert(0, "how exactly each model was measured")
-        text += (
-            f" The recommended {names[pick]} is {_ordinal(informed.rank_of(pick))}: the pick "
-            f"also counts {' and '.join(why)}."
-        )
-    return text
+        if why:
+            said.append(
+                f"The recommended {names[pick]} is {_ordinal(informed.rank_of(pick))}: the "
+                f"pick also counts {' and '.join(why)}."
+            )
+    return " ".join(said)

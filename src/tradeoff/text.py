@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import re
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 #: C0 and C1 controls, DEL, the bidirectional embeddings, overrides and isolates, and the
 #: invisible format characters that can hide or reorder what a name says: zero-width
@@ -466,3 +468,53 @@ _NAMED = (
 
 #: The person reading.
 YOU = Voice()
+
+
+def fit_lines(text: str, width: int) -> str:
+    """Each line of ``text`` longer than ``width`` broken between words, its continuation
+    indented as the line is (a bullet's, to its text); no word is split.
+
+    >>> print(fit_lines("  • ƒ10.00 of price are worth between 4 min and 45 min", 30))
+      • ƒ10.00 of price are worth
+        between 4 min and 45 min
+    >>> fit_lines("short", 30)
+    'short'
+    """
+    lines = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        body = line.lstrip(" ")
+        indent = " " * (len(line) - len(body))
+        hang = indent + ("  " if body.startswith("• ") else "")
+        lines.append(
+            textwrap.fill(
+                body,
+                width=max(width, 20),
+                initial_indent=indent,
+                subsequent_indent=hang,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+    return "\n".join(lines)
+
+
+def terminal_fit(text: str, stream: TextIO) -> str:
+    """``text`` as it is written to ``stream``: when that is a terminal, its lines broken
+    between words at the terminal's width (:func:`fit_lines`), which would otherwise break
+    them wherever the width ends, inside a word or a path; elsewhere (a file, a pipe, a
+    log) as it is, one line a message.
+
+    >>> import io
+    >>> terminal_fit("a message " * 20, io.StringIO()) == "a message " * 20
+    True
+    """
+    try:
+        if not stream.isatty():
+            return text
+        width = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return text
+    return fit_lines(text, width)

@@ -14,14 +14,13 @@ import math
 import re
 import shutil
 import sys
-import textwrap
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tradeoff.net import redacted
-from tradeoff.text import clean_text
+from tradeoff.text import clean_text, fit_lines, terminal_fit
 
 if TYPE_CHECKING:
     from tradeoff.pool import Objective
@@ -281,42 +280,13 @@ def say(text: object = "", *, wrap: bool = False) -> None:
     print(out)
 
 
-def fit_lines(text: str, width: int) -> str:
-    """Each line of ``text`` longer than ``width`` broken between words, its continuation
-    indented as the line is (a bullet's, to its text); no word is split.
-
-    >>> print(fit_lines("  • ƒ10.00 of price are worth between 4 min and 45 min", 30))
-      • ƒ10.00 of price are worth
-        between 4 min and 45 min
-    >>> fit_lines("short", 30)
-    'short'
-    """
-    lines = []
-    for line in text.split("\n"):
-        if len(line) <= width:
-            lines.append(line)
-            continue
-        body = line.lstrip(" ")
-        indent = " " * (len(line) - len(body))
-        hang = indent + ("  " if body.startswith("• ") else "")
-        lines.append(
-            textwrap.fill(
-                body,
-                width=max(width, 20),
-                initial_indent=indent,
-                subsequent_indent=hang,
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-        )
-    return "\n".join(lines)
-
-
 def error(text: str) -> None:
     """Write a message to stderr, control characters made harmless and any URL in it
-    without its credentials (:func:`tradeoff.net.redacted`)."""
+    without its credentials (:func:`tradeoff.net.redacted`); on a terminal, its lines
+    broken between words (:func:`~tradeoff.text.terminal_fit`)."""
     lines = redacted(text).split("\n")
-    sys.stderr.write("\n".join(clean_text(line) for line in lines) + "\n")
+    out = "\n".join(clean_text(line) for line in lines)
+    sys.stderr.write(terminal_fit(out, sys.stderr) + "\n")
 
 
 class Progress:

@@ -50,7 +50,7 @@ from numpy.lib import format as npy_format
 from numpy.typing import NDArray
 
 from tradeoff.errors import InputError
-from tradeoff.text import clean_text
+from tradeoff.text import clean_text, terminal_fit
 
 #: The environment variable naming the folder the key is kept under (XDG base directories).
 STATE_ENV = "XDG_STATE_HOME"
@@ -83,7 +83,8 @@ _QUIET = False
 
 
 def say_once(topic: str, text: str) -> None:
-    """Write ``text`` as one line on stderr, the first time ``topic`` comes up in this
+    """Write ``text`` as one line on stderr (on a terminal, broken between words:
+    :func:`~tradeoff.text.terminal_fit`), the first time ``topic`` comes up in this
     process (a command says once that it rebuilt a folder's entries, not once per entry)."""
     if topic in _SAID or _QUIET:
         return
@@ -91,7 +92,7 @@ def say_once(topic: str, text: str) -> None:
     stream = sys.stderr
     if stream is not None:
         with contextlib.suppress(OSError, ValueError):
-            stream.write("tradeoff: " + clean_text(text) + "\n")
+            stream.write(terminal_fit("tradeoff: " + clean_text(text), stream) + "\n")
             stream.flush()
 
 

@@ -1,0 +1,82 @@
+"""Messages on stderr read at a terminal's width: on an 80-column terminal a cache's
+"sealed with another key" message broke inside "rebuilt" and inside its key's path, and so
+did every long error. On a terminal they are broken between words (paths whole); written
+to a file or a pipe (a log, a test) they stay one line a message."""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import os
+import struct
+import termios
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+import pytest
+
+from tradeoff.cli.common import error
+from tradeoff.study import sealed
+from tradeoff.text import terminal_fit
+
+pytestmark = pytest.mark.core
+
+MESSAGE = (
+    "/work/tmp/coord/s/cache: cache entries sealed with another key than this user's "
+    "(/work/tmp/coord/other-home/.local/state/tradeoff/cache-key) were not used: they were "
+    "set aside and rebuilt. They were made by another user, or by a tradeoff that read "
+    "XDG_STATE_HOME or HOME from another folder; give every command of a study the same ones."
+)
+
+
+@contextmanager
+def terminal(columns: int) -> Iterator[tuple[TextIO, int]]:
+    """A pseudo-terminal ``columns`` wide: the stream a program writes to, and the fd
+    what it wrote is read from."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    attrs = termios.tcgetattr(slave)
+    attrs[1] &= ~termios.ONLCR  # "\n" as written, not "\r\n"
+    termios.tcsetattr(slave, termios.TCSANOW, attrs)
+    stream = os.fdopen(slave, "w", encoding="utf-8")
+    try:
+        yield stream, master
+    finally:
+        stream.close()
+        os.close(master)
+
+
+def written(master: int) -> str:
+    return os.read(master, 1 << 16).decode("utf-8")
+
+
+def check_fitted(text: str, columns: int, original: str) -> None:
+    lines = text.rstrip("\n").split("\n")
+    assert len(lines) > 1 and all(len(line) <= columns for line in lines), lines
+    assert " ".join(lines).split() == original.split()  # no word split, none lost
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_a_terminal_gets_lines_broken_between_words(columns: int) -> None:
+    with terminal(columns) as (stream, _):
+        check_fitted(terminal_fit(MESSAGE, stream), columns, MESSAGE)
+
+
+def test_a_file_gets_one_line() -> None:
+    assert terminal_fit(MESSAGE, io.StringIO()) == MESSAGE
+
+
+def test_the_caches_message_and_an_error_fit_the_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sealed, "_SAID", set())
+    monkeypatch.setattr(sealed, "_QUIET", False)
+    with terminal(80) as (stream, master):
+        monkeypatch.setattr("sys.stderr", stream)
+        sealed.say_once("topic", MESSAGE)
+        stream.flush()
+        check_fitted(written(master), 80, "tradeoff: " + MESSAGE)
+        error("error: " + MESSAGE)
+        stream.flush()
+        check_fitted(written(master), 80, "error: " + MESSAGE)

@@ -472,11 +472,14 @@ YOU = Voice()
 
 def fit_lines(text: str, width: int) -> str:
     """Each line of ``text`` longer than ``width`` broken between words, its continuation
-    indented as the line is (a bullet's, to its text); no word is split.
+    indented as the line is (a bullet's, "• " or "- ", to its text); no word is split.
 
     >>> print(fit_lines("  • ƒ10.00 of price are worth between 4 min and 45 min", 30))
       • ƒ10.00 of price are worth
         between 4 min and 45 min
+    >>> print(fit_lines("  - column 'size_kb': not found in the file.", 30))
+      - column 'size_kb': not
+        found in the file.
     >>> fit_lines("short", 30)
     'short'
     """
@@ -487,7 +490,7 @@ def fit_lines(text: str, width: int) -> str:
             continue
         body = line.lstrip(" ")
         indent = " " * (len(line) - len(body))
-        hang = indent + ("  " if body.startswith("• ") else "")
+        hang = indent + ("  " if body.startswith(("• ", "- ")) else "")
         lines.append(
             textwrap.fill(
                 body,

@@ -81,9 +81,11 @@ PRIORS = (0.37, 0.63)
 
 
 def test_the_header_replays_what_the_stop_drew() -> None:
-    """The session header names the curve posterior, and its tables are the ones every
-    later recommendation draws; a header written before (no ``prior``) replays with the
-    other models' points as it was drawn then."""
+    """The session header names the curve posterior (fitted again with each spread at
+    the fitted numbers), and its tables are the ones every later recommendation draws;
+    headers written before replay as they were drawn then: ``curves`` with the spreads at
+    the measured numbers, ``front`` with the fitted bend too, and no ``prior`` with the
+    other models' points."""
     rng = np.random.default_rng(8)
     truth = arc(rng, 10)
     frame = pd.DataFrame(np.column_stack((truth, np.ones(10), np.full(10, 50.0))), columns=COLUMNS)
@@ -93,14 +95,21 @@ def test_the_header_replays_what_the_stop_drew() -> None:
     pool = load_pool("arc.csv", OBJECTIVES, frame=frame, name_column="model")
     vectors = metric_vectors(SC, pool, PRIORS)
     record = measurement_record(SC, pool, PRIORS, vectors)
-    assert record is not None and record.prior == "curves"
+    assert record is not None and record.prior == "fitted"
     again = MeasurementRecord.model_validate_json(record.model_dump_json())
     measured = measured_vectors(SC, pool, PRIORS, len(record.array()))
     assert measured is not None
     assert np.allclose(again.array(), measured, rtol=0, atol=1e-12)
+    curves = MeasurementRecord.model_validate({**record.model_dump(), "prior": "curves"})
+    assert pool.uncertainty is not None
+    once = front_sample(pool.uncertainty, pool.values, record.tables, record.seed, refit=False)
+    assert np.allclose(curves.array(), once * np.asarray(record.scale), rtol=0, atol=1e-12)
+    assert not np.allclose(curves.array(), again.array(), rtol=0, atol=1e-6)
     plugged = MeasurementRecord.model_validate({**record.model_dump(), "prior": "front"})
     assert pool.uncertainty is not None
-    fitted = front_sample(pool.uncertainty, pool.values, record.tables, record.seed, curves=0)
+    fitted = front_sample(
+        pool.uncertainty, pool.values, record.tables, record.seed, curves=0, refit=False
+    )
     assert np.allclose(plugged.array(), fitted * np.asarray(record.scale), rtol=0, atol=1e-12)
     before = record.model_dump()
     del before["prior"]

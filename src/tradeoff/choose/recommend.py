@@ -15,13 +15,14 @@ The pick is then the selectable model of highest P(best) over the weights and th
 plausible measurements, which borrow strength across the pool's models
 (:mod:`tradeoff.pool.front`), so a model that measured best by luck is not taken at that
 luck; without a measurement noise it is the model of highest expected ψ (the Bayes
-decision). In ``benchmarks/measurement_noise.py`` (the command is in
-``benchmarks/results/measurement-noise.md``; 300 people per test-set size) the likeliest
-best was the truth's best for 23.3% of people at 100 cases per class (the model of highest
-expected ψ at the measured numbers: 14.0%), 37.3% at 300 (23.7%) and 34.7% at 1,000
-(31.7%), and its stated P(best) is the more honest (at 300 cases within 7 points of the
-share right in every band of at least 12 people, not yet at 100 or 1,000); and a pick can no longer
-have a lower P(best) than another model. When it is not the model that measured best,
+decision). In ``benchmarks/measurement_noise.py`` (the commands are in
+``benchmarks/results/measurement-noise.md``; 600 people per test-set size) the likeliest
+best was the truth's best for 23.0% of people at 100 cases per class (the model of highest
+expected ψ at the measured numbers: 17.5%), 31.2% at 300 (21.2%) and 38.2% at 1,000
+(31.0%), and its stated P(best) is the more honest (on 2,000 people a size, within 5 points of
+the share right in the band below 0.5 at 100 and 300 cases; the band 0.80–0.95 at 1,000 cases
+still overstated by 7–24 points); and a pick can no longer have a lower P(best) than another
+model. When it is not the model that measured best,
 :attr:`Recommendation.measured_best` names that one (the words say why).
 """
 
@@ -172,7 +173,7 @@ def measurement_record(
         low=tuple(bound(float(x)) for x in u.low),
         high=tuple(bound(float(x)) for x in u.high),
         pooled=True,
-        prior="curves",
+        prior="fitted",
         pick="likeliest",
     )
 

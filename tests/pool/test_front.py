@@ -207,3 +207,26 @@ def test_true_numbers_lie_within_the_posteriors_spread() -> None:
             z.append((truth @ normal - across.mean(axis=0)) / across.std(axis=0))
     rms = float(np.sqrt(np.mean(np.concatenate(z) ** 2)))
     assert rms < 1.3, rms
+
+
+def test_a_lucky_measurement_is_as_uncertain_as_its_fitted_value() -> None:
+    """Twelve models on an arc measured on 100 cases a class, one of them 99 of 100 on a
+    recall whose neighbours lie near 0.95: its Beta at 0.99 is narrow (0.012), so fitted
+    with the spreads at the measured values the curve trusted it most. Fitted again with
+    each spread at the model's fitted value, it is as uncertain as a model there (the
+    Beta's spread at its posterior mean), and its draws come down towards its neighbours."""
+    rng = np.random.default_rng(48)
+    truth = arc(rng, 12)
+    x = np.round(truth * 100) / 100
+    lucky = int(np.argmax(truth[:, 0]))
+    x[lucky, 0] = 0.99
+    u = Uncertainty(np.zeros_like(x), np.full(x.shape, 100.0), np.zeros(2), np.ones(2), ("", ""))
+    once = front_sample(u, x, 4000, 5, refit=False)
+    twice = front_sample(u, x, 4000, 5)
+    mean = twice.mean(axis=0)
+    beta_at_fit = u.spread(mean)[lucky, 0]
+    assert u.spread(x)[lucky, 0] < 0.8 * beta_at_fit  # measured: narrower than fitted
+    assert once[:, lucky, 0].std() < twice[:, lucky, 0].std()
+    assert twice[:, lucky, 0].mean() < once[:, lucky, 0].mean()  # drawn nearer the curve
+    miss = [abs(float(d[:, lucky, 0].mean()) - truth[lucky, 0]) for d in (once, twice)]
+    assert miss[1] < miss[0] / 2  # and nearer the truth (0.972 and 0.965 for 0.965)

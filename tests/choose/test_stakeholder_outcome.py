@@ -26,7 +26,9 @@ def test_a_stakeholder_is_the_same_made_of_the_engine_or_of_its_outcome(strategy
         query = engine.next_query()
         assert query is not None
         engine.answer(oracle.choose(query))
-    header = SimpleNamespace(participant="dr-kim", scenario=sc, scenario_sha256="0" * 64)
+    header = SimpleNamespace(
+        participant="dr-kim", scenario=sc, scenario_sha256="0" * 64, measurement=None
+    )
     outcome = outcome_of(engine)
     made = stakeholder_of(header, outcome, "dr-kim.jsonl")
     direct = stakeholder_of(header, engine, "dr-kim.jsonl")

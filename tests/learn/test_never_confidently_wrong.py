@@ -208,6 +208,7 @@ def test_an_unfinished_session_is_not_complete_for_the_stakeholder(
         participant = "dr-kim"
         scenario = sc
         scenario_sha256 = "0" * 64
+        measurement = None
 
     engine = Engine(sc, spec(sc, strategy="joint", budget=25), seed=0, candidates=rows)
     oracle = SimulatedOracle.for_scenario(sc, (0.3, 0.5, 0.1, 0.1))

@@ -7,6 +7,7 @@ pool; reading and replaying the session files, and finding the pool, is the deci
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from tradeoff.choose.candidates import (
 from tradeoff.choose.change_words import change_dict
 from tradeoff.choose.pool_metric import metric_coefficients, metric_vectors, omega_for_metric
 from tradeoff.choose.rank import RankOutcome, rank_pool
-from tradeoff.choose.recommend import Recommendation, measured_vectors, recommend
+from tradeoff.choose.recommend import Recommendation, measured_vectors, noise_draws, recommend
 from tradeoff.choose.robustness import (
     WeightChange,
     aspect_words,
@@ -169,6 +170,46 @@ class EachRecommended:
     vectors: dict[tuple[float, ...], FloatArray]
 
 
+def recorded_tables(person: Stakeholder, pool: Pool, draws: int) -> FloatArray | None:
+    """The plausible tables ``person``'s session header says its stop counted over, when
+    ``pool`` is the pool it measured (the same models' numbers, cases, standard errors and
+    bounds, as the header writes them) and ``draws`` weight draws meet the same number of
+    tables; ``None`` otherwise (a recommendation then draws them as this version does,
+    :func:`~tradeoff.choose.recommend.measured_vectors`). So a session recorded before
+    the tables were drawn another way states its stop's P(best) wherever it is read.
+
+    Compared as the header writes them (JSON), not as numbers: these are the numbers read
+    from the pool's file, the same on every machine."""
+    recorded = person.measurement
+    u = pool.uncertainty
+    if recorded is None or u is None or recorded.tables != noise_draws(draws):
+        return None
+
+    def bound(x: float) -> float | None:
+        return float(x) if math.isfinite(x) else None
+
+    def rows(a: FloatArray) -> list[list[float]]:
+        return [[float(x) for x in row] for row in a]
+
+    shown = [
+        recorded.values,
+        recorded.cases,
+        recorded.se,
+        recorded.low,
+        recorded.high,
+    ]
+    now = [
+        rows(pool.values),
+        rows(u.cases),
+        rows(u.se),
+        [bound(float(x)) for x in u.low],
+        [bound(float(x)) for x in u.high],
+    ]
+    if json.dumps(shown) != json.dumps(now):
+        return None
+    return recorded.array()
+
+
 def recommend_each(
     scenario: Scenario, stakeholders: Sequence[Stakeholder], pool: Pool
 ) -> EachRecommended:
@@ -186,6 +227,8 @@ def recommend_each(
         draws, draw_weights = s.posterior if s.posterior is not None else (s.draws, None)
         noisy = None
         if draws is not None:
+            noisy = recorded_tables(s, pool, len(draws))
+        if draws is not None and noisy is None:
             key = (s.priors, len(draws))
             if key not in plausible:
                 plausible[key] = measured_vectors(scenario, pool, s.priors, len(draws))

@@ -18,7 +18,26 @@ from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.learn import Consistency, Engine, Outcome, outcome_of
 
-__all__ = ["SessionHeader", "Stakeholder", "expected_weights", "stakeholder_of"]
+__all__ = ["RecordedTables", "SessionHeader", "Stakeholder", "expected_weights", "stakeholder_of"]
+
+
+class RecordedTables(Protocol):
+    """How a session's header says the pool's models were measured, and the plausible
+    tables its stop counted over (:class:`tradeoff.record.records.MeasurementRecord`)."""
+
+    @property
+    def tables(self) -> int: ...
+    @property
+    def values(self) -> tuple[tuple[float, ...], ...]: ...
+    @property
+    def cases(self) -> tuple[tuple[float, ...], ...]: ...
+    @property
+    def se(self) -> tuple[tuple[float, ...], ...]: ...
+    @property
+    def low(self) -> tuple[float | None, ...]: ...
+    @property
+    def high(self) -> tuple[float | None, ...]: ...
+    def array(self) -> FloatArray: ...
 
 
 @dataclass(frozen=True)
@@ -52,6 +71,11 @@ class Stakeholder:
     #: the model of highest expected ψ at the measured numbers: sessions recorded before);
     #: the recommendation picks by the same rule (:func:`tradeoff.choose.recommend.recommend`).
     likeliest: bool = True
+    #: With a measurement noise, how the session's header says the pool was measured and
+    #: the tables its stop counted over: a recommendation on that pool counts over the same
+    #: tables (:func:`tradeoff.choose.selection.recorded_tables`), whichever way this
+    #: version would draw them.
+    measurement: RecordedTables | None = field(default=None, repr=False, compare=False)
 
 
 class SessionHeader(Protocol):
@@ -63,6 +87,8 @@ class SessionHeader(Protocol):
     def scenario(self) -> Scenario: ...
     @property
     def scenario_sha256(self) -> str: ...
+    @property
+    def measurement(self) -> RecordedTables | None: ...
 
 
 def stakeholder_of(
@@ -96,6 +122,7 @@ def stakeholder_of(
         result.asked,
         outcome.posterior,
         outcome.likeliest,
+        header.measurement,
     )
 
 

@@ -394,11 +394,11 @@ def cmd_study_serve(args: argparse.Namespace) -> int:
     from tradeoff.study.cache import user_cache_dir
 
     user_cache_dir()  # a cache folder that is no folder: said now, not on the coordinator's page
-    from tradeoff.study.folder import prepare_caches
+    from tradeoff.study.cache import prepare_caches
 
     # Entries sealed with another key (another user's, or another $HOME's) are said now,
     # not with the first participant, and what is missing is built before anyone waits.
-    prepare_caches(study, strict=False)
+    prepare_caches(study.scenario_paths, study.cache_dir, strict=False)
     timeouts = Timeouts(args.header_seconds, args.body_seconds)
     try:
         return serve_study(

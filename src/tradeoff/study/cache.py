@@ -65,7 +65,7 @@ from tradeoff.ask.population import (
     build_population,
     scenario_population,
 )
-from tradeoff.ask.scenario import Scenario
+from tradeoff.ask.scenario import Scenario, load_scenario
 from tradeoff.errors import InputError
 from tradeoff.study import sealed
 from tradeoff.study.files import file_kind
@@ -537,3 +537,34 @@ def write_record(folder: str | Path, name: str, data: Any) -> None:
         sealed.write_record(folder / f"{name}.json", json.dumps(data).encode())
     except (OSError, TypeError, ValueError, InputError):
         return
+
+
+def prepare_caches(scenarios: Sequence[Path], folder: Path, *, strict: bool = True) -> None:
+    """:func:`prepare_cache` for each of a study's ``scenarios`` (its own and every arm's,
+    :attr:`tradeoff.study.folder.Study.scenario_paths`) in its cache ``folder``. ``study
+    create`` calls it (``strict``: a cache that cannot be made is an error there) and
+    ``study serve`` before it listens (not ``strict``: entries sealed with another key, or
+    not written by this user's tradeoff, are said at once and rebuilt, and what is missing
+    is built before the first participant waits for it)."""
+    for path in scenarios:
+        prepare_cache(path, folder, strict=strict)
+
+
+def prepare_cache(scenario_path: Path, folder: Path, *, strict: bool = True) -> int:
+    """Build what every participant's process would otherwise rebuild (the population,
+    its sorted tables, the pool's models) in a study's cache ``folder``, so each process
+    memory-maps them. Returns the folder's size in bytes. ``strict``: a folder or key that
+    cannot be used, or an entry that cannot be written, is an error (else what cannot be
+    kept is built in memory, said once).
+
+    A participant's process builds a missing entry itself, so a deleted cache only costs
+    time.
+    """
+    scenario = load_scenario(scenario_path).scenario
+    population = cached_population(scenario, folder, strict=strict)
+    priors = population.priors.tolist()
+    candidates = cached_candidates(
+        scenario, scenario_path.parent, priors, scenario.elicitation.stop, folder, strict=strict
+    )
+    cached_measurement(scenario, scenario_path.parent, priors, candidates, folder)
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())

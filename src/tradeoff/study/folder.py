@@ -138,6 +138,12 @@ class Study:
         return self.path / self.scenario
 
     @property
+    def scenario_paths(self) -> tuple[Path, ...]:
+        """The study's scenario and every arm's own, each once."""
+        named = [self.scenario, *(a.scenario for a in self.arms)]
+        return tuple(self.path / s for s in dict.fromkeys(named))
+
+    @property
     def sessions_dir(self) -> Path:
         return self.path / "sessions"
 
@@ -389,52 +395,10 @@ def _make_study(
     tmp = dest / (STUDY_FILE + ".tmp")
     tmp.write_text(json.dumps(document, indent=2) + "\n")
     tmp.replace(dest / STUDY_FILE)
-    prepare_caches(study)
+    from tradeoff.study.cache import prepare_caches
+
+    prepare_caches(study.scenario_paths, study.cache_dir)
     return study
-
-
-def prepare_caches(study: Study, *, strict: bool = True) -> None:
-    """:func:`prepare_cache` for the study's scenario and every arm's own. ``study
-    create`` calls it (``strict``: a cache that cannot be made is an error there) and
-    ``study serve`` before it listens (not ``strict``: entries sealed with another key, or
-    not written by this user's tradeoff, are said at once and rebuilt, and what is missing
-    is built before the first participant waits for it)."""
-    prepare_cache(study, strict=strict)
-    for arm in study.arms:
-        if arm.scenario != study.scenario:
-            prepare_cache(replace(study, scenario=arm.scenario), strict=strict)
-
-
-def prepare_cache(study: Study, *, strict: bool = True) -> int:
-    """Build what every participant's process would otherwise rebuild (the population,
-    its sorted tables, the pool's models) in the study's ``cache/`` folder, so each process
-    memory-maps them (:mod:`tradeoff.study.cache`). Returns the folder's size in bytes.
-    ``strict``: a folder or key that cannot be used, or an entry that cannot be written,
-    is an error (else what cannot be kept is built in memory, said once).
-
-    A participant's process builds a missing entry itself, so a deleted cache only costs
-    time.
-    """
-    from tradeoff.study.cache import cached_candidates, cached_measurement, cached_population
-
-    scenario = load_scenario(study.scenario_path).scenario
-    population = cached_population(scenario, study.cache_dir, strict=strict)
-    candidates = cached_candidates(
-        scenario,
-        study.scenario_path.parent,
-        population.priors.tolist(),
-        scenario.elicitation.stop,
-        study.cache_dir,
-        strict=strict,
-    )
-    cached_measurement(
-        scenario,
-        study.scenario_path.parent,
-        population.priors.tolist(),
-        candidates,
-        study.cache_dir,
-    )
-    return sum(f.stat().st_size for f in study.cache_dir.rglob("*") if f.is_file())
 
 
 def load_study(folder: str | Path) -> Study:

@@ -550,10 +550,10 @@ def prepare_caches(scenarios: Sequence[Path], folder: Path, *, strict: bool = Tr
         prepare_cache(path, folder, strict=strict)
 
 
-def prepare_cache(scenario_path: Path, folder: Path, *, strict: bool = True) -> int:
+def prepare_cache(scenario_path: Path, folder: Path, *, strict: bool = True) -> None:
     """Build what every participant's process would otherwise rebuild (the population,
     its sorted tables, the pool's models) in a study's cache ``folder``, so each process
-    memory-maps them. Returns the folder's size in bytes. ``strict``: a folder or key that
+    memory-maps them. ``strict``: a folder or key that
     cannot be used, or an entry that cannot be written, is an error (else what cannot be
     kept is built in memory, said once).
 
@@ -567,4 +567,3 @@ def prepare_cache(scenario_path: Path, folder: Path, *, strict: bool = True) -> 
         scenario, scenario_path.parent, priors, scenario.elicitation.stop, folder, strict=strict
     )
     cached_measurement(scenario, scenario_path.parent, priors, candidates, folder)
-    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())

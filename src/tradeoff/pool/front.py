@@ -347,7 +347,7 @@ def front_sample(
     centre = np.where(beta, (np.clip(x, 0.0, 1.0) * n_cases + 0.5) / (n_cases + 1.0), x)
     post = front_posterior(centre, s)
     if refit:
-        s = _spread_at_fit(u, values, cols, post, np.where(beta, np.nan, s))
+        s = np.where(beta, _spread_at_fit(u, values, cols, post), s)
         post = front_posterior(centre, s)
     rng = np.random.default_rng([seed, 3])
     uniform = np.clip(rng.random((count, n, 1 + cols.size)), _EDGE, 1.0 - _EDGE)
@@ -365,12 +365,12 @@ def front_sample(
 
 
 def _spread_at_fit(
-    u: Uncertainty, values: FloatArray, cols: IntArray, post: FrontPosterior, kept: FloatArray
+    u: Uncertainty, values: FloatArray, cols: IntArray, post: FrontPosterior
 ) -> FloatArray:
     """The standard deviation of each measurement in ``cols`` taken at the model's fitted
-    numbers (its posterior mean under ``post``, within [0, 1]): a Beta's
-    (:meth:`~tradeoff.pool.uncertainty.Uncertainty.spread`) where ``kept`` is NaN, ``kept``
-    elsewhere (a standard error wider than the Beta's stays as given).
+    numbers (its posterior mean under ``post``, within [0, 1]):
+    :meth:`~tradeoff.pool.uncertainty.Uncertainty.spread` there (the caller keeps a standard
+    error wider than the Beta's as given).
 
     A recall measured at 99 of 100 cases on a curve whose models lie near 0.96 is as
     uncertain as one at 0.96, not as one at 0.99:
@@ -378,14 +378,14 @@ def _spread_at_fit(
     >>> u = Uncertainty(np.zeros((1, 1)), np.full((1, 1), 100.0), np.zeros(1), np.ones(1),
     ...                 ("r_cases",))
     >>> post = FrontPosterior(np.ones((1, 1)), np.full((1, 1, 1), 0.96), *[None] * 9)
-    >>> at = _spread_at_fit(u, np.array([[0.99]]), np.array([0]), post, np.full((1, 1), np.nan))
+    >>> at = _spread_at_fit(u, np.array([[0.99]]), np.array([0]), post)
     >>> round(float(u.spread(np.array([[0.99]]))[0, 0]), 3), round(float(at[0, 0]), 3)
     (0.012, 0.02)
     """
     fitted = np.einsum("nk,nkd->nd", post.weights, post.means)
     at = np.array(values, dtype=np.float64, copy=True)
     at[:, cols] = np.clip(fitted, 0.0, 1.0)
-    out: FloatArray = np.where(np.isnan(kept), u.spread(at)[:, cols], kept)
+    out: FloatArray = u.spread(at)[:, cols]
     return out
 
 

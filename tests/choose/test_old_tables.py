@@ -65,5 +65,7 @@ def test_an_old_session_states_its_stops_p_best(tmp_path: Path) -> None:
     frame.loc[0, "recall_malignant"] = 0.5
     other = load_pool("other.csv", pool.objectives, frame=frame, name_column="model")
     assert person.posterior is not None
-    assert recorded_tables(person, other, len(person.posterior[0])) is None
-    assert recorded_tables(person, pool, len(person.posterior[0])) is not None
+    n = len(person.posterior[0])
+    other_rows = metric_vectors(sc, other, priors)
+    assert recorded_tables(person, sc, other, other_rows, n) is None
+    assert recorded_tables(person, sc, pool, rows, n) is not None

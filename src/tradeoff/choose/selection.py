@@ -23,7 +23,13 @@ from tradeoff.choose.candidates import (
 from tradeoff.choose.change_words import change_dict
 from tradeoff.choose.pool_metric import metric_coefficients, metric_vectors, omega_for_metric
 from tradeoff.choose.rank import RankOutcome, rank_pool
-from tradeoff.choose.recommend import Recommendation, measured_vectors, noise_draws, recommend
+from tradeoff.choose.recommend import (
+    Recommendation,
+    measured_vectors,
+    measurement_record,
+    noise_draws,
+    recommend,
+)
 from tradeoff.choose.robustness import (
     WeightChange,
     aspect_words,
@@ -170,42 +176,30 @@ class EachRecommended:
     vectors: dict[tuple[float, ...], FloatArray]
 
 
-def recorded_tables(person: Stakeholder, pool: Pool, draws: int) -> FloatArray | None:
+def recorded_tables(
+    person: Stakeholder, scenario: Scenario, pool: Pool, vectors: FloatArray, draws: int
+) -> FloatArray | None:
     """The plausible tables ``person``'s session header says its stop counted over, when
     ``pool`` is the pool it measured (the same models' numbers, cases, standard errors and
-    bounds, as the header writes them) and ``draws`` weight draws meet the same number of
-    tables; ``None`` otherwise (a recommendation then draws them as this version does,
-    :func:`~tradeoff.choose.recommend.measured_vectors`). So a session recorded before
-    the tables were drawn another way states its stop's P(best) wherever it is read.
+    bounds as :func:`~tradeoff.choose.recommend.measurement_record` writes them for this
+    pool, ``vectors`` its rows under the person's priors) and ``draws`` weight draws meet
+    the same number of tables; ``None`` otherwise (a recommendation then draws them as this
+    version does, :func:`~tradeoff.choose.recommend.measured_vectors`). So a session
+    recorded before the tables were drawn another way states its stop's P(best) wherever
+    it is read.
 
     Compared as the header writes them (JSON), not as numbers: these are the numbers read
     from the pool's file, the same on every machine."""
     recorded = person.measurement
-    u = pool.uncertainty
-    if recorded is None or u is None or recorded.tables != noise_draws(draws):
+    if recorded is None or recorded.tables != noise_draws(draws):
         return None
-
-    def bound(x: float) -> float | None:
-        return float(x) if math.isfinite(x) else None
-
-    def rows(a: FloatArray) -> list[list[float]]:
-        return [[float(x) for x in row] for row in a]
-
-    shown = [
-        recorded.values,
-        recorded.cases,
-        recorded.se,
-        recorded.low,
-        recorded.high,
-    ]
-    now = [
-        rows(pool.values),
-        rows(u.cases),
-        rows(u.se),
-        [bound(float(x)) for x in u.low],
-        [bound(float(x)) for x in u.high],
-    ]
-    if json.dumps(shown) != json.dumps(now):
+    now = measurement_record(scenario, pool, person.priors, vectors)
+    if now is None:
+        return None
+    fields = ("values", "cases", "se", "low", "high")
+    if json.dumps([getattr(recorded, f) for f in fields]) != json.dumps(
+        [getattr(now, f) for f in fields]
+    ):
         return None
     return recorded.array()
 
@@ -227,7 +221,7 @@ def recommend_each(
         draws, draw_weights = s.posterior if s.posterior is not None else (s.draws, None)
         noisy = None
         if draws is not None:
-            noisy = recorded_tables(s, pool, len(draws))
+            noisy = recorded_tables(s, scenario, pool, vectors[s.priors], len(draws))
         if draws is not None and noisy is None:
             key = (s.priors, len(draws))
             if key not in plausible:

@@ -152,6 +152,21 @@ def test_the_smallest_change_is_where_a_scan_first_sees_another_pick(
                 assert abs(math.log(first)) >= abs(math.log(factor)) - 1e-9
 
 
+@pytest.mark.parametrize("first", [(0.0, 0.375), (0.025, 0.4), (0.625, 1.0)])
+def test_a_change_exactly_at_the_end_of_the_range_is_in_it(first: tuple[float, float]) -> None:
+    """Scaled by exactly 1/100, the first weight makes the two rows tie (the earlier row
+    then wins), though the factor's arithmetic comes out a few last bits below 0.01."""
+    weights = np.array([1.0, 0.05, 0.05])
+    vectors = np.array([[first[0], 0.0, 0.85], [first[1], 0.0, 0.775]])
+    scaled = weights * [0.01, 1, 1]
+    assert argmax(vectors @ weights) == 1 and argmax(vectors @ scaled) == 0
+    change = weight_changes(weights, vectors, ["a", "b", "c"])[0]
+    assert change.less is not None
+    assert change.less[0] == pytest.approx(0.01, rel=1e-12) and change.less[1] == 0
+    noisy = weight_changes(weights, vectors, ["a", "b", "c"], measured=vectors[None])[0]
+    assert noisy.less is not None and noisy.less[0] == pytest.approx(0.01, rel=1e-12)
+
+
 def brute_consensus(people: list[tuple[np.ndarray, np.ndarray]], ranks: int) -> np.ndarray:
     """Count over paired draws by the consensus rule, written with Python loops."""
     count = min(len(d) for d, _ in people)

@@ -61,6 +61,9 @@ __all__ = [
 
 #: The largest factor looked at (a weight 100 times as large, or a hundredth).
 LIMIT = 100.0
+# The range's ends are kept a hair wide: a factor that is exactly the limit (grid values
+# make them) can come out of the arithmetic a few last bits either side of it.
+_EDGE = 1e-9
 
 
 def aspect_words(scenario: Scenario) -> tuple[str, ...]:
@@ -229,9 +232,10 @@ def weight_changes(
     mean). Multiplying weight j by t moves model m's ψ by (t − 1)·w_j·v_mj, a line in t;
     m overtakes the pick b where ψ_b − ψ_m = (1 − t)·w_j·(v_bj − v_mj), and the nearest
     such t on each side of 1 is the answer (its model ties the pick there and wins just
-    beyond). A weight of zero cannot change by a factor. The pick and its ties follow
-    :func:`~tradeoff.stable.stable_argmax` (after rounding; the earlier row), so the answer
-    does not hinge on the last bits of ψ.
+    beyond). The range is from 1/``limit`` to ``limit``, both ends in it whatever the
+    last bits of the factor found there. A weight of zero cannot change by a factor. The
+    pick and its ties follow :func:`~tradeoff.stable.stable_argmax` (after rounding; the
+    earlier row), so the answer does not hinge on the last bits of ψ.
 
     Examples
     --------
@@ -253,6 +257,7 @@ def weight_changes(
     key[rows] = rounded_rows(psi[rows][None, :])[0]
     best = int(rows[np.argmax(key[rows])])
     tied = key == key[best]
+    top, bottom = limit * (1 + _EDGE), (1 - _EDGE) / limit
     out = []
     for j, aspect in enumerate(aspects):
         more: tuple[float, int] | None = None
@@ -267,9 +272,9 @@ def weight_changes(
                     continue
                 with np.errstate(over="ignore", divide="ignore"):
                     t = 1.0 - gap / slope  # rows go up: on a tie the earlier row stays
-                if slope < 0 and t <= limit and (more is None or t < more[0]):
+                if slope < 0 and t <= top and (more is None or t < more[0]):
                     more = (float(t), int(m))
-                elif slope > 0 and 1.0 / limit <= t <= 1.0 and (less is None or t > less[0]):
+                elif slope > 0 and bottom <= t <= 1.0 and (less is None or t > less[0]):
                     less = (float(t), int(m))
         out.append(WeightChange(j, aspect, more, less))
     return tuple(out)
@@ -303,6 +308,7 @@ def _noisy_changes(
     key = np.full(psi.shape, -np.inf)
     key[:, rows] = rounded_rows(psi[:, rows])
     samples = psi.shape[0]
+    top, bottom = limit * (1 + _EDGE), (1 - _EDGE) / limit
     out = []
     for j, aspect in enumerate(aspects):
         more_t, less_t = np.full(samples, np.inf), np.zeros(samples)
@@ -319,8 +325,8 @@ def _noisy_changes(
                 gap = np.where(tied, 0.0, psi[:, best] - psi[:, m])
                 with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
                     t = np.where(ahead, 1.0, 1.0 - gap / slope)
-                up = (ahead | (slope < 0)) & (t <= limit) & (t < more_t)
-                down = (ahead | (slope > 0)) & (t >= 1.0 / limit) & (t <= 1.0) & (t > less_t)
+                up = (ahead | (slope < 0)) & (t <= top) & (t < more_t)
+                down = (ahead | (slope > 0)) & (t >= bottom) & (t <= 1.0) & (t > less_t)
                 more_t, more_m = np.where(up, t, more_t), np.where(up, m, more_m)
                 less_t, less_m = np.where(down, t, less_t), np.where(down, m, less_m)
         out.append(

@@ -25,6 +25,7 @@ from tradeoff.learn.bisection import BisectionStrategy
 from tradeoff.learn.corroboration import STUDY_AGREEING_ANSWERS
 from tradeoff.learn.joint import JointStrategy
 from tradeoff.learn.likelihood import NoiseGrid
+from tradeoff.learn.noise_unit import noise_grid, scenario_noise_unit
 from tradeoff.learn.paper import PaperStrategy, planned_questions
 from tradeoff.learn.posterior import QUESTIONS_PER_RATIO
 from tradeoff.learn.probabilistic import ProbabilisticStrategy
@@ -74,9 +75,10 @@ def make_strategy(
     start: StartingPrior | None = None,
     likeliest: bool = True,
     study_agreeing: int = STUDY_AGREEING_ANSWERS,
+    unit: float = 1.0,
 ) -> Strategy[Any]:
     """Build the strategy ``spec.strategy`` names (``candidates``, ``measured``, ``start``,
-    ``likeliest``, ``study_agreeing``: see :class:`Engine`)."""
+    ``likeliest``, ``study_agreeing``, the noise ``unit``: see :class:`Engine`)."""
     if start is not None and spec.strategy != "joint":
         raise ValueError("a study's population prior needs strategy 'joint'")
     if spec.strategy == "probabilistic":
@@ -91,6 +93,7 @@ def make_strategy(
             start=start,
             likeliest=likeliest,
             study_agreeing=study_agreeing,
+            noise_grid=noise_grid(unit),
         )
     return STRATEGY_FACTORIES[spec.strategy](space, spec, seed)
 
@@ -130,6 +133,9 @@ class Engine:
         (:class:`~tradeoff.learn.starting_prior.StartingPrior`), or ``None``: its own prior.
     study_agreeing
         With ``start``: :attr:`~tradeoff.learn.joint.JointStrategy.study_agreeing`.
+    noise_unit
+        The unit of the answer model's T and δ (:mod:`~tradeoff.learn.noise_unit`); by
+        default the scenario's own, 1 for sessions recorded before it existed.
 
     Examples
     --------
@@ -156,11 +162,12 @@ class Engine:
         start: StartingPrior | None = None,
         likeliest: bool = True,
         study_agreeing: int = STUDY_AGREEING_ANSWERS,
+        noise_unit: float | None = None,
     ) -> None:
         pop = population or scenario_population(scenario)
-        self.candidates = candidates
-        self.measured = measured
+        self.candidates, self.measured = candidates, measured
         self.likeliest, self.study_agreeing = likeliest, study_agreeing
+        self.noise_unit = scenario_noise_unit(scenario) if noise_unit is None else noise_unit
         self.start = start
         self.scenario = scenario
         self.spec = spec if spec is not None else scenario.elicitation
@@ -178,13 +185,11 @@ class Engine:
         self._pending_valid = False
 
     @property
-    def state(self) -> Any:
-        """The strategy's current (immutable) state."""
+    def state(self) -> Any:  # the strategy's current (immutable) state
         return self._states[-1]
 
     @property
-    def answered(self) -> int:
-        """Number of answers currently counted (undone answers are not)."""
+    def answered(self) -> int:  # answers counted now (undone answers are not)
         return len(self._history)
 
     @property
@@ -329,10 +334,9 @@ class Engine:
     def _new_strategy(self) -> Strategy[Any]:
         """The strategy of :attr:`spec` with every input this engine was made with."""
         inputs = (self.candidates, self.measured, self.start, self.likeliest, self.study_agreeing)
-        return make_strategy(self.space, self.spec, self.seed, *inputs)
+        return make_strategy(self.space, self.spec, self.seed, *inputs, unit=self.noise_unit)
 
-    def expected_total(self) -> int:
-        """Expected number of questions for the whole elicitation."""
+    def expected_total(self) -> int:  # questions expected for the whole elicitation
         return self._strategy.expected_total(self.state)
 
     def weight_draws(self) -> NDArray[np.float64] | None:
@@ -348,9 +352,7 @@ class Engine:
         if isinstance(self._strategy, JointStrategy):
             return self._strategy.weighted_draws(self.state)
         plain = self.weight_draws()
-        if plain is None:
-            return None
-        return plain, np.full(len(plain), 1.0 / len(plain))
+        return None if plain is None else (plain, np.full(len(plain), 1.0 / len(plain)))
 
     def particles(self) -> Particles | None:
         """The posterior as its particles (natural-unit weights, each one's noise cell,
@@ -377,13 +379,11 @@ class Engine:
         return self._strategy.stop_reason(self.state)
 
     def decision(self) -> tuple[float, float] | None:
-        """(P(best) of the pick, its expected relative regret) when the engine aims at a
-        decision, else ``None``."""
+        """(P(best) of the pick, its expected relative regret), or ``None``: no decision."""
         return self._strategy.decision(self.state)
 
     def consistency(self) -> tuple[int, int] | None:
-        """(repeated questions answered the same way both times, repeated questions), or
-        ``None`` when the strategy does not repeat questions."""
+        """(repeats answered the same way both times, repeats), or ``None``: no repeats."""
         return self._strategy.consistency(self.state)
 
     def expected_remaining(self) -> int:

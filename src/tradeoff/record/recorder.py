@@ -262,6 +262,7 @@ class Recorder:
                 sessions=len(start.sessions),
                 agreeing=engine.study_agreeing,
             ),
+            noise_unit=None if loaded.scenario.n_classes else engine.noise_unit,
         )
         rec = cls(engine, path, fd, Header.of(record, loaded.scenario))
         if consent is not None:

@@ -445,13 +445,18 @@ class HeaderRecord(_Record):
     #: The population prior the weights started from (a study that learns across its
     #: participants), or ``None``: the engine's own prior.
     population_prior: PriorRecord | None = None
+    #: The unit the answer model's T and δ were counted in
+    #: (:mod:`~tradeoff.learn.noise_unit`), for a scenario without classes; ``None``: 1
+    #: (a scenario with classes, or a session recorded before the unit existed).
+    noise_unit: Annotated[FiniteFloat, Field(gt=0)] | None = None
 
     @model_serializer(mode="wrap")
     def _written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Without ``measurement`` when the candidates were exact and without
-        ``population_prior`` when there was none (as before they existed)."""
+        """Without ``measurement`` when the candidates were exact, without
+        ``population_prior`` when there was none and without ``noise_unit`` when it is 1
+        (as before they existed)."""
         out: dict[str, Any] = handler(self)
-        for name in ("measurement", "population_prior"):
+        for name in ("measurement", "population_prior", "noise_unit"):
             if getattr(self, name) is None:
                 out.pop(name, None)
         return out

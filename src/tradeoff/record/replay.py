@@ -84,6 +84,7 @@ def replay(
         study_agreeing=(
             AGREEING_ANSWERS if h.population_prior is None else h.population_prior.agreeing
         ),
+        noise_unit=1.0 if h.noise_unit is None else h.noise_unit,
     )
     differs = 0
     check = check or not engine.learns_from_any_question

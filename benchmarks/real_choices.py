@@ -38,6 +38,7 @@ import argparse
 import time
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -63,7 +64,8 @@ from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.learn.choices import forced, learn_choices, pairs, predictive
 from tradeoff.learn.engine import Particles
-from tradeoff.learn.likelihood import NOISE_PRIOR
+from tradeoff.learn.likelihood import NoiseGrid
+from tradeoff.learn.noise_unit import noise_grid, scenario_noise_unit
 from tradeoff.learn.pooled import (
     PER_PERSON,
     differences,
@@ -173,8 +175,14 @@ def engine_task(shared: Any, task: Task) -> tuple[np.ndarray, np.ndarray, np.nda
     return p, natural, noise
 
 
+@lru_cache(maxsize=1)
+def _grid() -> NoiseGrid:
+    """The noise grid the engine learns the train trips with (in the scenario's unit)."""
+    return noise_grid(scenario_noise_unit(load_scenario(SCENARIO).scenario))
+
+
 def _particles(natural: np.ndarray, noise: np.ndarray) -> Particles:
-    return Particles(natural, noise, np.full(len(noise), 1.0 / len(noise)), NOISE_PRIOR)
+    return Particles(natural, noise, np.full(len(noise), 1.0 / len(noise)), _grid())
 
 
 def run(limit: int | None, workers: int) -> str:
@@ -299,7 +307,7 @@ def _noise_summary(everything: list[Task], engine_out: list[Any]) -> dict[str, f
     lapse, temperature, band = [], [], []
     for task, (_, _, cells) in zip(everything, engine_out, strict=True):
         if task.split == "full":
-            e, t, b = NOISE_PRIOR.values(cells)
+            e, t, b = _grid().values(cells)
             lapse.append(float(e.mean()))
             temperature.append(float((t > 0).mean()))
             band.append(float(b.mean()))

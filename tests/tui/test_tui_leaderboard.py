@@ -155,3 +155,51 @@ async def test_the_leaderboard_answered_to_the_end(tmp_path: Path, size: tuple[i
     log = read_session(path)
     assert log.finished and len([e for e in log.events if e.type == "answer"]) == asked
     assert screen.recorder.path == path
+
+
+async def test_the_names_come_back_whole_when_the_terminal_widens(tmp_path: Path) -> None:
+    """At 80 columns the models' names give way so that every column is in view; widened
+    to 140 the same table shows them whole (as a result built at 140 would), and narrowed
+    again every column is in view once more, the cursor's row kept."""
+    app = make_app(
+        SCENARIOS / "llm-leaderboard.toml",
+        sessions_dir=tmp_path / "sessions",
+        participant="ana",
+        overrides=SpecOverrides(budget=3),
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(pilot)
+        while isinstance(app.screen, QuestionScreen):
+            await pilot.press("a")
+            await pilot.pause()
+        await wait_for(pilot, ReviewScreen)
+        await pilot.press("c")
+        await wait_for(pilot, ResultScreen)
+        result = app.screen
+        assert isinstance(result, ResultScreen)
+        for _ in range(400):  # the ranking is computed in a thread
+            if result.decision is not None or result.failure is not None:
+                break
+            await pilot.pause(0.05)
+        assert result.decision is not None, result.failure
+        await pilot.pause()
+        table = result.query_one("#result-table", DataTable)
+
+        def names() -> list[str]:
+            return [str(table.get_row_at(r)[0]) for r in range(table.row_count)]
+
+        narrow = names()
+        assert any("…" in n for n in narrow) and table.row_count == 82
+        in_view(table)
+        table.move_cursor(row=5)
+        await pilot.resize_terminal(140, 45)
+        await pilot.pause(0.2)
+        wide = names()
+        assert not any("…" in n for n in wide), wide
+        assert wide[0] in models() or any(m.endswith("/" + wide[0]) for m in models())
+        assert table.cursor_row == 5
+        in_view(table)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.2)
+        assert names() == narrow and table.cursor_row == 5
+        in_view(table)

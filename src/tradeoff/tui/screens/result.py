@@ -104,6 +104,12 @@ class ResultScreen(Screen[None]):
         self.decision: Decision | None = None
         #: Why it could not be had, if it could not.
         self.failure: str | None = None
+        #: The table's rows as shown: (candidate, full name, the other cells), the pick's
+        #: candidate and the headers; the names are fitted again when the table resizes.
+        self._rows: list[tuple[int, str, list[str]]] = []
+        self._pick = -1
+        self._headers: list[str] = []
+        self._names: tuple[str, ...] = ()
 
     def compose(self) -> ComposeResult:
         yield Label("The models that fit what you value", id="title")
@@ -154,7 +160,6 @@ class ResultScreen(Screen[None]):
         if threshold := threshold_lines(decision.selection, 0, whose="Your")[:1]:
             said.append(f"\n{threshold[0]}")
         self.query_one("#result-recommend", Static).update(said)
-        table = self.query_one("#result-table", DataTable)
         chance = advice.p_best is not None
         headers = [aspect_header(s, j) for j in range(len(s.weight_names))]
         headers += ["chance\nbest"] if chance else []
@@ -168,13 +173,9 @@ class ResultScreen(Screen[None]):
             ]
             cells += [probability_words(advice.p_best[i])] if advice.p_best is not None else []
             rows.append((i, cells))
-        # Every column in view: the names give way (the chosen one is said in full above).
-        room = name_room(table.size.width, headers, [cells for _, cells in rows])
-        table.add_columns("model", *headers)
-        for i, cells in rows:
-            shown = fit_name(one.names[i], room)
-            name = Text(shown, style="bold") if i == advice.index else shown
-            table.add_row(name, *cells)
+        self._rows = [(i, one.names[i], cells) for i, cells in rows]
+        self._pick, self._headers = advice.index, headers
+        self._fill_table()
         about = one.words
         self.query_one("#result-status", Static).update(
             f"\nAll {pool.n} candidates, best for you first (↑ ↓ to scroll). {table_legend(s)}"
@@ -185,6 +186,26 @@ class ResultScreen(Screen[None]):
             )
             + (f"\n{about}" if about else "")
         )
+
+    def _fill_table(self) -> None:
+        """The rows, every column in view: the names give way to the table's width (the
+        chosen one is said in full above) and come back whole when the terminal widens;
+        the row the cursor is on stays under it."""
+        table = self.query_one("#result-table", DataTable)
+        room = name_room(table.size.width, self._headers, [cells for *_, cells in self._rows])
+        names = tuple(fit_name(full, room) for _, full, _ in self._rows)
+        if names == self._names:
+            return
+        self._names, row = names, table.cursor_row
+        table.clear(columns=True)
+        table.add_columns("model", *self._headers)
+        for (i, _, cells), shown in zip(self._rows, names, strict=True):
+            table.add_row(Text(shown, style="bold") if i == self._pick else shown, *cells)
+        table.move_cursor(row=row)
+
+    def on_resize(self) -> None:
+        if self._rows:
+            self.call_after_refresh(self._fill_table)
 
     def action_help(self) -> None:
         self.app.push_screen(ResultHelpScreen(self.recorder.engine.scenario.aspects_only))

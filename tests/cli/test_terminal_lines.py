@@ -16,7 +16,7 @@ from typing import TextIO
 
 import pytest
 
-from tradeoff.cli.common import error
+from tradeoff.cli.common import error, say
 from tradeoff.study import sealed
 from tradeoff.text import terminal_fit
 
@@ -80,3 +80,22 @@ def test_the_caches_message_and_an_error_fit_the_terminal(
         error("error: " + MESSAGE)
         stream.flush()
         check_fitted(written(master), 80, "error: " + MESSAGE)
+
+
+def test_what_a_command_says_fits_the_terminal_it_is_written_to(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``say(wrap=True)`` (``session show``) breaks its lines at the width of the terminal
+    standard output is, whatever COLUMNS says, and leaves them whole in a pipe."""
+    monkeypatch.setenv("COLUMNS", "200")
+    with terminal(80) as (stream, master):
+        monkeypatch.setattr("sys.stdout", stream)
+        say("  • " + MESSAGE, wrap=True)
+        stream.flush()
+        out = written(master)
+        check_fitted(out, 80, "• " + MESSAGE)
+        assert all(line.startswith("    ") for line in out.rstrip("\n").split("\n")[1:])
+    pipe = io.StringIO()
+    monkeypatch.setattr("sys.stdout", pipe)
+    say("  • " + MESSAGE, wrap=True)
+    assert pipe.getvalue() == "  • " + MESSAGE + "\n"

@@ -12,7 +12,6 @@ import difflib
 import json
 import math
 import re
-import shutil
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tradeoff.net import redacted
-from tradeoff.text import clean_text, fit_lines, terminal_fit
+from tradeoff.text import clean_text, terminal_fit
 
 if TYPE_CHECKING:
     from tradeoff.pool import Objective
@@ -273,11 +272,9 @@ def emit(data: Any) -> None:
 def say(text: object = "", *, wrap: bool = False) -> None:
     """Print text for a terminal: every control character from files made harmless; with
     ``wrap``, on a terminal, lines longer than it is wide broken between words
-    (:func:`fit_lines`) rather than wherever the terminal breaks them."""
+    (:func:`~tradeoff.text.terminal_fit`) rather than wherever the terminal breaks them."""
     out = "\n".join(clean_text(line) for line in str(text).split("\n"))
-    if wrap and sys.stdout.isatty():
-        out = fit_lines(out, shutil.get_terminal_size().columns)
-    print(out)
+    print(terminal_fit(out, sys.stdout) if wrap else out)
 
 
 def error(text: str) -> None:

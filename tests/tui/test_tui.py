@@ -266,6 +266,24 @@ def pool_app(tmp_path: Path, **kwargs: Any) -> Any:
     )
 
 
+async def confirmed(pilot: Pilot[Any]) -> Any:
+    """The result screen once "what we learned" is confirmed and the ranking (computed in a
+    thread) is shown."""
+    from tradeoff.tui.screens.result import ResultScreen
+
+    await pilot.press("c")
+    await wait_for(pilot, ResultScreen)
+    result = pilot.app.screen
+    assert isinstance(result, ResultScreen)
+    for _ in range(400):
+        if result.decision is not None or result.failure is not None:
+            break
+        await pilot.pause(0.05)
+    assert result.decision is not None, result.failure
+    await pilot.pause()
+    return result
+
+
 async def to_result(pilot: Pilot[Any]) -> None:
     from textual.widgets import DataTable
 

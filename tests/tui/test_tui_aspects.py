@@ -17,12 +17,11 @@ from tradeoff.record.log import read_session
 from tradeoff.record.replay import replay
 from tradeoff.tui import make_app
 from tradeoff.tui.dialogs import HelpScreen, ResultHelpScreen
-from tradeoff.tui.screens.result import ResultScreen
 from tradeoff.tui.screens.review import ReviewScreen
 from tradeoff.tui.screens.start import StartScreen
 
 from ..conftest import SCENARIOS
-from .test_tui import start, wait_for
+from .test_tui import confirmed, start, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -61,16 +60,7 @@ async def test_the_leaderboard_is_answered_in_the_app(tmp_path: Path) -> None:
         assert "class" not in review
         assert "CO2" in review and "IFEval" in review
         weights = screen.recorder.engine.result().weights
-        await pilot.press("c")
-        await wait_for(pilot, ResultScreen)
-        shown = app.screen
-        assert isinstance(shown, ResultScreen)
-        for _ in range(400):  # the ranking is computed in a thread
-            if shown.decision is not None or shown.failure is not None:
-                break
-            await pilot.pause(0.05)
-        assert shown.decision is not None, shown.failure
-        await pilot.pause()
+        await confirmed(pilot)
         result = screen_text(app)
         assert "Counts are per 1,000" not in result and "candidates, best for you first" in result
         assert "CO2 in kg, IFEval in points" in result

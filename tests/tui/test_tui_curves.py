@@ -17,13 +17,12 @@ from tradeoff.ask.scenario import SpecOverrides, load_scenario
 from tradeoff.curves import fixed_net_benefit
 from tradeoff.tui import make_app
 from tradeoff.tui.curves import DecisionCurvesScreen, curve_view
-from tradeoff.tui.screens.result import ResultScreen
 from tradeoff.tui.screens.review import ReviewScreen
 from tradeoff.tui.select import SelectionScreen
 from tradeoff.tui.select_app import SelectionApp
 
 from ..conftest import ROOT, SCENARIOS
-from .test_tui import example_selection, start, wait_for
+from .test_tui import confirmed, example_selection, start, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -116,14 +115,7 @@ async def test_options_by_their_aspects_alone_have_no_curves(tmp_path: Path) -> 
                 break
             await pilot.press(key)
         await wait_for(pilot, ReviewScreen)
-        await pilot.press("c")
-        await wait_for(pilot, ResultScreen)
-        shown = app.screen
-        assert isinstance(shown, ResultScreen)
-        for _ in range(400):  # the ranking is computed in a thread
-            if shown.decision is not None or shown.failure is not None:
-                break
-            await pilot.pause(0.05)
+        await confirmed(pilot)
         await pilot.press("e")
         await wait_for(pilot, SelectionScreen)
         await pilot.pause(0.3)

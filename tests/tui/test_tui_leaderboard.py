@@ -30,7 +30,7 @@ from tradeoff.tui.screens.review import ReviewScreen
 from tradeoff.tui.select import SelectionScreen
 
 from ..conftest import SCENARIOS
-from .test_tui import start, wait_for
+from .test_tui import confirmed, start, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -111,16 +111,7 @@ async def test_the_leaderboard_answered_to_the_end(tmp_path: Path, size: tuple[i
             assert aspect in review
         says_no_classifier_words(review, "what we learned")
         await read_help(pilot, ReviewHelpScreen, "what we learned")
-        await pilot.press("c")
-        await wait_for(pilot, ResultScreen)
-        result = app.screen
-        assert isinstance(result, ResultScreen)
-        for _ in range(400):  # the ranking is computed in a thread
-            if result.decision is not None or result.failure is not None:
-                break
-            await pilot.pause(0.05)
-        assert result.decision is not None, result.failure
-        await pilot.pause()
+        result = await confirmed(pilot)
         said = plain(words(app))
         named = said.split("Recommended for you: ", 1)[1].split(". Of the", 1)[0]
         assert named in models(), said
@@ -173,16 +164,7 @@ async def test_the_names_come_back_whole_when_the_terminal_widens(tmp_path: Path
             await pilot.press("a")
             await pilot.pause()
         await wait_for(pilot, ReviewScreen)
-        await pilot.press("c")
-        await wait_for(pilot, ResultScreen)
-        result = app.screen
-        assert isinstance(result, ResultScreen)
-        for _ in range(400):  # the ranking is computed in a thread
-            if result.decision is not None or result.failure is not None:
-                break
-            await pilot.pause(0.05)
-        assert result.decision is not None, result.failure
-        await pilot.pause()
+        result = await confirmed(pilot)
         table = result.query_one("#result-table", DataTable)
 
         def names() -> list[str]:

@@ -9,10 +9,11 @@ aspects measure, and a person's errors on close options could only be read as la
 (errors as likely on far options as on close ones).
 
 There the grids are counted in the typical range of an aspect instead: the geometric mean
-of the aspects' ranges (no aspect's choice of unit dominates it the way the largest or the
-smallest range would), to three significant digits, so that every machine works it out the
-same. On 2,929 recorded choices of train trips (``benchmarks/real_choices.py``) this is
-what brings the held-out predictions' calibration to that of a perfectly calibrated model
+of the aspects' ranges (each range counts alike on a log scale: one aspect of n given in
+units ten times smaller moves it by the n-th root of ten, not by ten), to three significant
+digits, worked out in decimal arithmetic so that every machine finds the same digits. On
+2,929 recorded choices of train trips (``benchmarks/real_choices.py``) this brings the
+held-out predictions' calibration to that of a perfectly calibrated model
 (``benchmarks/results/real-choices.md``). A session records the unit it was asked with
 (:attr:`~tradeoff.record.records.HeaderRecord.noise_unit`), so one recorded before replays
 with the grids it had.
@@ -20,7 +21,7 @@ with the grids it had.
 
 from __future__ import annotations
 
-import math
+from decimal import Decimal, localcontext
 from functools import lru_cache
 
 from tradeoff.ask.scenario import Scenario
@@ -41,8 +42,13 @@ def scenario_noise_unit(scenario: Scenario) -> float:
     """
     if scenario.n_classes:
         return 1.0
-    logs = [math.log(a.range[1] - a.range[0]) for a in scenario.attributes]
-    return float(f"{math.exp(sum(logs) / len(logs)):.3g}")
+    # In decimal arithmetic, whose logarithm and exponential are correctly rounded: the
+    # same digits on every machine, whatever its libm.
+    with localcontext() as ctx:
+        ctx.prec = 30
+        spans = [Decimal(repr(a.range[1] - a.range[0])) for a in scenario.attributes]
+        mean = (sum((s.ln() for s in spans), Decimal(0)) / len(spans)).exp()
+        return float(format(mean, ".3g"))
 
 
 @lru_cache(maxsize=8)

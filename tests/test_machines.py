@@ -17,12 +17,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tradeoff.learn import Choice
 from tradeoff.machines import environment, other_path, simd_paths
-from tradeoff.stable import canonical, settled, stable_argmax, stable_order
+from tradeoff.stable import (
+    DIGITS,
+    SCORE_FLOOR,
+    canonical,
+    settled,
+    stable_argmax,
+    stable_order,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.other_path]
 
@@ -169,12 +176,29 @@ def _ulps(x: float, n: int) -> float:
 )
 def test_stable_order_does_not_see_a_few_ulps(scores: list[float], seed: int) -> None:
     """Scores moved by up to 4 units in the last place order the same, except where a score
-    sits within those units of a rounding boundary of the ninth digit (about one score in
-    10⁶; hypothesis would have to land on it)."""
+    sits within those units of a rounding boundary of the ninth digit, or the largest
+    magnitude on a power of two (about one score in 10⁶ drawn at random; but hypothesis
+    favours round numbers, and an odd integer under a largest magnitude in [512, 1024) is
+    exactly on a boundary: 1 · 10⁹ / 2¹⁰ = 976562.5). Those draws are set aside."""
+    top = max(abs(x) for x in scores)
+    scale = math.ldexp(1.0, math.frexp(max(top, SCORE_FLOOR))[1])
+    keys = [abs(x) / scale * 10.0**DIGITS for x in scores]
+    on_edge = any(abs(k - math.floor(k) - 0.5) < 1e-6 for k in keys) or (
+        top >= SCORE_FLOOR and math.frexp(top)[0] == 0.5  # a power of two
+    )
+    assume(not on_edge)
     rng = np.random.default_rng(seed)
     steps = rng.integers(-4, 5, len(scores))
     moved = [_ulps(x, int(k)) for x, k in zip(scores, steps, strict=True)]
     assert stable_order(scores).tolist() == stable_order(moved).tolist()
+
+
+def test_a_score_on_a_rounding_boundary_is_what_the_few_ulps_test_sets_aside() -> None:
+    """The draw hypothesis found: 1 under a largest magnitude of 512 is exactly half a unit of
+    the ninth digit, so a few ulps either way round it apart (why it is set aside above)."""
+    scores = [1.0, 512.0, 1.0]
+    moved = [_ulps(1.0, 1), 512.0, _ulps(1.0, -1)]
+    assert stable_order(scores).tolist() != stable_order(moved).tolist()
 
 
 def test_equal_scores_fall_in_listed_order() -> None:

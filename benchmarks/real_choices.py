@@ -38,7 +38,6 @@ import argparse
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -175,19 +174,15 @@ def engine_task(shared: Any, task: Task) -> tuple[np.ndarray, np.ndarray, np.nda
     return p, natural, noise
 
 
-@lru_cache(maxsize=1)
-def _grid() -> NoiseGrid:
-    """The noise grid the engine learns the train trips with (in the scenario's unit)."""
-    return noise_grid(scenario_noise_unit(load_scenario(SCENARIO).scenario))
-
-
-def _particles(natural: np.ndarray, noise: np.ndarray) -> Particles:
-    return Particles(natural, noise, np.full(len(noise), 1.0 / len(noise)), _grid())
+def _particles(natural: np.ndarray, noise: np.ndarray, grid: NoiseGrid) -> Particles:
+    return Particles(natural, noise, np.full(len(noise), 1.0 / len(noise)), grid)
 
 
 def run(limit: int | None, workers: int) -> str:
     started = time.perf_counter()
     scenario = load_scenario(SCENARIO).scenario
+    # The grid the engine learnt with (T and δ in the scenario's unit), for its draws.
+    grid = noise_grid(scenario_noise_unit(scenario))
     people = load(limit)
     everything = tasks(people)
     engine_out = run_people(
@@ -232,7 +227,10 @@ def run(limit: int | None, workers: int) -> str:
         draws = mixed_logit_draws(means, sds, size=MIXED_DRAWS, seed=SEED)
         prior = population_prior(
             scenario,
-            {people[everything[t].person].name: _particles(*engine_out[t][1:]) for t in source},
+            {
+                people[everything[t].person].name: _particles(*engine_out[t][1:], grid)
+                for t in source
+            },
             seed=SEED,
         )
         # The experiment: each source person's log P(training answers | draw, g) under the
@@ -287,7 +285,7 @@ def run(limit: int | None, workers: int) -> str:
             held_d[split].append(d_new)
             from_end[split] += [len(person.y) - 1 - j for j in test]
     seconds = time.perf_counter() - started
-    noise = _noise_summary(everything, engine_out)
+    noise = _noise_summary(everything, engine_out, grid)
     return report(
         people,
         y,
@@ -302,12 +300,14 @@ def run(limit: int | None, workers: int) -> str:
     )
 
 
-def _noise_summary(everything: list[Task], engine_out: list[Any]) -> dict[str, float]:
+def _noise_summary(
+    everything: list[Task], engine_out: list[Any], grid: NoiseGrid
+) -> dict[str, float]:
     """The engine's posterior answer noise after all of each person's choices."""
     lapse, temperature, band = [], [], []
     for task, (_, _, cells) in zip(everything, engine_out, strict=True):
         if task.split == "full":
-            e, t, b = _grid().values(cells)
+            e, t, b = grid.values(cells)
             lapse.append(float(e.mean()))
             temperature.append(float((t > 0).mean()))
             band.append(float(b.mean()))

@@ -568,3 +568,53 @@ def test_trades_are_shared_by_strategies_on_the_same_space_only(
     again = second._space_questions.trade(0, 2, 0.5, 0.6)
     assert again is not t and again.query == t.query and again.keys == t.keys
     assert np.array_equal(again.diff, t.diff)
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_the_question_just_answered_is_not_asked_again_at_once(
+    triage: tuple[Any, np.ndarray], seed: int
+) -> None:
+    """A person with one slip in ten (seeds on which the engine used to ask its sixth or
+    seventh question again straight away): every repeat comes after another question."""
+    from tradeoff.learn.engine import truth_from_dirichlet
+
+    sc, rows = triage
+    engine = Engine(sc, spec(sc, strategy="joint", budget=30), seed=seed, candidates=rows)
+    truth = truth_from_dirichlet(engine.space.spans, np.random.default_rng([seed, 35]))
+    oracle = SimulatedOracle.for_scenario(sc, truth, noise=Noise.parse("flip:0.1"), seed=seed)
+    repeats = []
+    for n in range(8):
+        query = engine.next_query()
+        assert query is not None
+        if query.repeat_of is not None:
+            repeats.append((n, query.repeat_of))
+        engine.answer(oracle.choose(query))
+    assert all(first < n - 1 for n, first in repeats), repeats
+
+
+def test_the_question_just_answered_is_asked_when_nothing_else_may_be(
+    triage: tuple[Any, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Held back, not ruled out: when the options come down to the question just answered,
+    it is asked again (marked as a repeat of that answer), not taken for the end."""
+    sc, rows = triage
+    engine = Engine(sc, spec(sc, strategy="joint", budget=30), seed=5, candidates=rows)
+    options = JointStrategy._options
+    offered: list[Any] = []
+
+    def seen(self: JointStrategy, summary: Any) -> list[Any]:
+        out = options(self, summary)
+        offered.extend(out)
+        return out
+
+    monkeypatch.setattr(JointStrategy, "_options", seen)
+    assert engine.next_query() is not None
+    engine.answer(Choice.LEFT)
+    strategy = engine._strategy
+    assert isinstance(strategy, JointStrategy)
+    just = engine.state.records[-1].shown
+    last = [o for o in offered if strategy._space_questions.allowed(engine.state, o) == just]
+    assert last
+    monkeypatch.setattr(JointStrategy, "_options", lambda self, summary: last[:1])
+    again = engine.next_query()
+    assert again is not None and again.repeat_of == 0

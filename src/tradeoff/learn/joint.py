@@ -39,7 +39,7 @@ import numpy as np
 
 from tradeoff.arrays import BoolArray, FloatArray, IntArray
 from tradeoff.ask.queries import ClassifierProfile, Query, profile_key
-from tradeoff.ask.shown import question_key
+from tradeoff.ask.shown import ShownKey, question_key
 from tradeoff.learn.base import Choice, ElicitationResult, asked_aspects
 from tradeoff.learn.corroboration import (
     AGREEING_ANSWERS,
@@ -492,23 +492,35 @@ class JointStrategy(PosteriorStrategy[JointState]):
         if not options:
             return None
         scores = self._scores(summary, state, options)
-        # Scores equal to DIGITS digits fall in the options' order on every machine.
+        # Scores equal to DIGITS digits fall in the options' order on every machine. The
+        # question just answered waits for one in between (a person remembers what they
+        # said a moment ago, so asked again at once it would not be an independent answer):
+        # it is asked next only when nothing else may be.
+        just = state.records[-1].shown if state.records else None
+        held: tuple[Query, ShownKey] | None = None
         for index in stable_order(scores):
             option = options[int(index)]
             key = self._space_questions.allowed(state, option)
             if key is None:
                 continue
-            query = option.query
-            repeat = next(
-                (i for i in range(state.answered - 1, -1, -1) if state.records[i].shown == key),
-                None,
-            )
-            if np.random.default_rng([self.seed, state.answered]).random() >= 0.5:
-                query = query.swapped()
-            if repeat is not None:
-                query = replace(query, repeat_of=repeat)
-            return query
-        return None  # nothing left that a person could tell apart
+            if key == just:
+                held = held or (option.query, key)
+                continue
+            return self._asked(state, option.query, key)
+        return None if held is None else self._asked(state, *held)
+
+    def _asked(self, state: JointState, query: Query, key: ShownKey) -> Query:
+        """``query`` as it is asked after ``state``: its sides swapped or not (seeded by
+        the answers so far) and marked as a repeat of the last answer it shows again."""
+        repeat = next(
+            (i for i in range(state.answered - 1, -1, -1) if state.records[i].shown == key),
+            None,
+        )
+        if np.random.default_rng([self.seed, state.answered]).random() >= 0.5:
+            query = query.swapped()
+        if repeat is not None:
+            query = replace(query, repeat_of=repeat)
+        return query
 
     # -- results ------------------------------------------------------------------------
 

@@ -61,9 +61,10 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     def response_ms(given: int) -> float | None:
         return None if given == 1 else 1500.0 + given
 
-    # Seed 11: a later question repeats the fifth (seed 0 did until 0.6.0; on every numeric path:
-    # tests/test_machines.py and make test-other-path run this file on another). The second
-    # answer is given the other way, taken back and given again.
+    # Seed 4: a later question repeats the second (seed 11 did until 0.8.0, the fifth right
+    # after it; seed 0 until 0.6.0; on every numeric path: tests/test_machines.py and make
+    # test-other-path run this file on another). The second answer is given the other way,
+    # taken back and given again.
     m.files["p01"] = take_part(
         study,
         "p01",
@@ -73,7 +74,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
         consent=consent,
         after_answer=live,
         response_ms=response_ms,
-        seed=11,
+        seed=4,
     )
     m.files["p02"] = take_part(study, "p02", 3, response_ms=response_ms)
     m.files["p03"] = take_part(study, "p03", 2, finish=True, response_ms=response_ms)

@@ -498,20 +498,20 @@ class JointStrategy(PosteriorStrategy[JointState]):
         # it is asked next only when nothing else may be.
         just = state.records[-1].shown if state.records else None
         held: tuple[Query, ShownKey] | None = None
+        chosen: tuple[Query, ShownKey] | None = None
         for index in stable_order(scores):
             option = options[int(index)]
             key = self._space_questions.allowed(state, option)
             if key is None:
                 continue
-            if key == just:
-                held = held or (option.query, key)
-                continue
-            return self._asked(state, option.query, key)
-        return None if held is None else self._asked(state, *held)
-
-    def _asked(self, state: JointState, query: Query, key: ShownKey) -> Query:
-        """``query`` as it is asked after ``state``: its sides swapped or not (seeded by
-        the answers so far) and marked as a repeat of the last answer it shows again."""
+            if key != just:
+                chosen = (option.query, key)
+                break
+            held = held or (option.query, key)
+        chosen = chosen or held
+        if chosen is None:
+            return None  # nothing left that a person could tell apart
+        query, key = chosen
         repeat = next(
             (i for i in range(state.answered - 1, -1, -1) if state.records[i].shown == key),
             None,

@@ -24,7 +24,7 @@ from ..conftest import scenario
 
 pytestmark = [pytest.mark.core, pytest.mark.other_path]
 
-HEADER = "person,A_price,A_time,A_changes,A_comfort,B_price,B_time,B_changes,B_comfort"
+HEADER = "person,A_price,A_time,A_changes,A_discomfort,B_price,B_time,B_changes,B_discomfort"
 CHEAP, FAST = "20,150,0,1", "40,120,0,1"
 
 
@@ -67,8 +67,39 @@ def test_a_missing_column_names_the_layout(
     args = ["choices", "fit", str(path), "--scenario", "train-trips"]
     assert main([*args, "--sessions-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "line 1 (header): has no column 'answer'" in err and "B_comfort, answer" in err
+    assert "line 1 (header): has no column 'answer'" in err and "B_discomfort, answer" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("header", "answers", "fragment"),
+    [
+        (
+            HEADER.replace("A_time", "A_tme") + ",answer",
+            True,
+            "no column 'A_time' (perhaps 'A_tme', misspelt)",
+        ),
+        ("", True, "is empty: the file holds no header"),
+        (HEADER.replace(",", ";") + ";answer", True, "separates its columns with ';'"),
+        (HEADER + ",answer,answer", True, "names the column 'answer' more than once"),
+        (HEADER + ",p_A", False, "has the column 'p_A', which the predictions add"),
+    ],
+    ids=["misspelt", "empty", "semicolons", "answer twice", "p_A in holdout"],
+)
+def test_a_header_that_cannot_be_read_says_why(
+    tmp_path: Path, header: str, answers: bool, fragment: str
+) -> None:
+    """Each header mistake is named as it is, not as a list of missing columns: a file
+    written with semicolons, an empty file, a misspelt column (with the column meant), an
+    answer column twice (which the rows would be read by silently), a holdout that already
+    holds the column the predictions add (a header ``p_A,p_A`` in the output)."""
+    row = f"ana,{CHEAP},{FAST}" + (",A" if answers else ",0.5")
+    path = write(tmp_path / "t.csv", [header, row] if header else [])
+    with pytest.raises(InputError) as info:
+        read_choices(path, scenario("train-trips"), answers=answers)
+    message = info.value.message()
+    assert f"{path}: line 1 (header): " in message and fragment in message
+    assert "Fix:" in message
 
 
 @settings(max_examples=25, deadline=None)
@@ -116,7 +147,14 @@ def test_predict_writes_every_holdout_row_with_its_columns(
     args = ["choices", "predict", str(train), str(holdout), "--scenario", "train-trips"]
     assert main([*args, "--out", str(out), "--json"]) == 0
     said = json.loads(capsys.readouterr().out)
-    assert said == {"out": str(out), "rows": 3, "people": 3, "people_without_train": 1}
+    assert said == {
+        "out": str(out),
+        "rows": 3,
+        "people": 3,
+        "people_without_train": 1,
+        "people_pooled": 0,
+        "train_people": 2,
+    }
     with out.open(newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert [r["person"] for r in rows] == ["bo", "ana", "cy"]  # the holdout's order
@@ -138,11 +176,11 @@ def test_the_converter_keeps_every_train_choice() -> None:
         "A_price": "24",
         "A_time": "150",
         "A_changes": "0",
-        "A_comfort": "1",
+        "A_discomfort": "1",
         "B_price": "40",
         "B_time": "150",
         "B_changes": "0",
-        "B_comfort": "1",
+        "B_discomfort": "1",
         "answer": "A",
     }
     train, held = split(rows, 3)

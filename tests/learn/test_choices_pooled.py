@@ -13,7 +13,7 @@ from tradeoff.cli import main
 
 pytestmark = pytest.mark.core
 
-HEADER = "person,A_price,A_time,A_changes,A_comfort,B_price,B_time,B_changes,B_comfort"
+HEADER = "person,A_price,A_time,A_changes,A_discomfort,B_price,B_time,B_changes,B_discomfort"
 CHEAP, FAST = "20,150,0,1", "40,120,0,1"
 
 
@@ -40,3 +40,26 @@ def test_pooled_borrows_from_the_others_and_keeps_a_persons_own_choices(
     assert 0.2 < alone["new"] < 0.8  # the engine's own prior: no idea
     assert pooled["new"] > alone["new"] + 0.15  # four of five people took the cheap trip
     assert pooled["ed"] < 0.25 and alone["ed"] < 0.25  # ed's six choices still decide
+
+
+def test_with_nobody_else_in_train_a_person_starts_from_the_engines_prior(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--pooled with one person in TRAIN: there is no population to learn for them, so their
+    predictions are those without --pooled, and the command says so; a person with no
+    choices of their own still learns from the one who has some."""
+    train = tmp_path / "train.csv"
+    train.write_text("\n".join([HEADER + ",answer", *[f"ana,{CHEAP},{FAST},A"] * 6]) + "\n")
+    holdout = tmp_path / "holdout.csv"
+    holdout.write_text("\n".join([HEADER, f"ana,{CHEAP},{FAST}", f"new,{CHEAP},{FAST}"]) + "\n")
+    args = ["choices", "predict", str(train), str(holdout), "--scenario", "train-trips"]
+    p = {}
+    for name, extra in (("alone", []), ("pooled", ["--pooled"])):
+        assert main([*args, "--out", str(tmp_path / f"{name}.csv"), *extra]) == 0
+        with (tmp_path / f"{name}.csv").open(newline="") as fh:
+            p[name] = {r["person"]: float(r["p_A"]) for r in csv.DictReader(fh)}
+    assert p["pooled"]["ana"] == pytest.approx(p["alone"]["ana"], abs=1e-9)
+    assert p["pooled"]["new"] > p["alone"]["new"] + 0.1  # learnt from ana
+    out = capsys.readouterr().out
+    assert "1 of them started from the population prior" in out
+    assert "1 of them had no one else in" in out and "the engine's own prior" in out

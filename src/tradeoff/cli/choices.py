@@ -20,14 +20,47 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
     holdout = read_choices(args.holdout, sc, answers=False, scenario_path=loaded.path)
     n = predict_file(sc, train, holdout, args.out, seed=args.seed, pooled=args.pooled)
     people = len(holdout.people())
-    unseen = len(set(holdout.people()) - set(train.people()))
+    taught = set(train.people())
+    unseen = len(set(holdout.people()) - taught)
+    # A person starts from the population prior when TRAIN holds someone else to learn it
+    # from (:func:`tradeoff.study.choices.predict_file`), else from the engine's own prior.
+    pooled = sum(1 for p in holdout.people() if taught - {p}) if args.pooled else 0
     if args.json:
-        emit({"out": str(args.out), "rows": n, "people": people, "people_without_train": unseen})
-    else:
-        say(f"{n} predictions for {people} people written to {args.out}.")
-        if unseen:
-            say(f"{unseen} of them have no choices in {args.train}: their p_A is the prior's.")
+        emit(
+            {
+                "out": str(args.out),
+                "rows": n,
+                "people": people,
+                "people_without_train": unseen,
+                "people_pooled": pooled,
+                "train_people": len(taught),
+            }
+        )
+        return 0
+    say(f"{count(n, 'prediction')} for {count(people, 'person', 'people')} written to {args.out}.")
+    if pooled:
+        say(
+            f"{pooled:,} of them started from the population prior learnt from the other "
+            f"people of {args.train} ({count(len(taught), 'person', 'people')} in it)."
+        )
+    if args.pooled and pooled < people:
+        say(
+            f"{people - pooled:,} of them had no one else in {args.train} to learn from and "
+            "started from the engine's own prior."
+        )
+    if unseen:
+        whose = "the population prior's" if args.pooled else "the prior's"
+        say(f"{unseen:,} of them have no choices in {args.train}: their p_A is {whose}.")
     return 0
+
+
+def count(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and the noun, singular for one ("1 session", "3 sessions", "1 person").
+
+    >>> count(1, "session"), count(3, "person", "people")
+    ('1 session', '3 people')
+    """
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
 
 
 def cmd_choices_fit(args: argparse.Namespace) -> int:
@@ -40,9 +73,19 @@ def cmd_choices_fit(args: argparse.Namespace) -> int:
     files = fit_file(loaded, train, args.sessions_dir, seed=args.seed)
     if args.json:
         emit({"sessions": [str(f) for f in files]})
-    else:
-        say(f"{len(files)} sessions written under {args.sessions_dir}:")
-        for f in files:
-            say(f"  {f}")
+        return 0
+    say(f"{count(len(files), 'session')} written under {args.sessions_dir}:")
+    for f in files:
+        say(f"  {f}")
+    sc = loaded.scenario
+    if sc.pool is not None:
         say("Read them with tradeoff session show FILE, tradeoff pick --session FILE ….")
+    else:
+        columns = ", ".join(sc.weight_names)
+        say(
+            f"Read them with tradeoff session show FILE. The scenario {sc.id!r} names no "
+            "pool of options to choose from, so give one to pick and report: tradeoff pick "
+            f"POOL.csv --session FILE …, POOL.csv holding a row per option with a name "
+            f"column (model or name) and the columns {columns}."
+        )
     return 0

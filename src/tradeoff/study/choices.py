@@ -22,6 +22,7 @@ answers as recorded).
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -78,7 +79,7 @@ def aspect_columns(scenario: Scenario, side: str) -> list[str]:
 
     >>> from tradeoff.ask.scenario import load_scenario
     >>> aspect_columns(load_scenario("scenarios/train-trips.toml").scenario, "B")
-    ['B_price', 'B_time', 'B_changes', 'B_comfort']
+    ['B_price', 'B_time', 'B_changes', 'B_discomfort']
     """
     return [f"{side}_{name}" for name in scenario.weight_names]
 
@@ -88,6 +89,63 @@ def _bounds(scenario: Scenario) -> list[tuple[float, float, str]]:
     out = [(0.0, 1.0, f"a recall of {c.label}") for c in scenario.classes]
     out += [(a.range[0], a.range[1], f"the range of {a.name}") for a in scenario.attributes]
     return out
+
+
+#: Columns the predictions add to a holdout file's own (which must not already hold them).
+ADDED = ("p_A", "p_cant_tell", "train_choices")
+
+
+def _check_header(
+    path: str | Path, header: list[str], needed: list[str], scenario_path: str, *, answers: bool
+) -> None:
+    """Refuse a header the rows cannot be read by: an empty file, another separator, a
+    missing column (with the closest column there is, for a misspelt one), a column that
+    appears twice, or a holdout column the predictions would add again."""
+    if not any(header):
+        raise InputError.single(
+            path,
+            "line 1 (header)",
+            "is empty: the file holds no header.",
+            f"start the file with the header {', '.join(needed)}.",
+        )
+    for sep in (";", "\t", "|"):
+        if len(header) == 1 and sep in header[0]:
+            shown = "a tab" if sep == "\t" else repr(sep)
+            raise InputError.single(
+                path,
+                "line 1 (header)",
+                f"separates its columns with {shown}, not commas.",
+                "save the file as comma-separated values (CSV with ',').",
+            )
+    twice = sorted({c for c in header if c and header.count(c) > 1})
+    if twice:
+        raise InputError.single(
+            path,
+            "line 1 (header)",
+            f"names the column {', '.join(repr(c) for c in twice)} more than once.",
+            "keep one column of each name (rename or remove the others).",
+        )
+    taken = [c for c in ADDED if c in header] if not answers else []
+    if taken:
+        raise InputError.single(
+            path,
+            "line 1 (header)",
+            f"has the column {', '.join(repr(c) for c in taken)}, which the predictions add.",
+            "rename or remove it, so that the predictions' columns cannot be mistaken for it.",
+        )
+    missing = [c for c in needed if c not in header]
+    if missing:
+        spare = [c for c in header if c not in needed]
+        near = {c: difflib.get_close_matches(c, spare, n=1, cutoff=0.75) for c in missing}
+        said = ", ".join(
+            f"{c!r} (perhaps {near[c][0]!r}, misspelt)" if near[c] else repr(c) for c in missing
+        )
+        raise InputError.single(
+            path,
+            "line 1 (header)",
+            f"has no column {said}.",
+            f"name the columns {', '.join(needed)} (the aspects as {scenario_path} names them).",
+        )
 
 
 def read_choices(
@@ -113,15 +171,7 @@ def read_choices(
     header = [h.strip() for h in next(reader, [])]
     needed = ["person", *aspect_columns(scenario, "A"), *aspect_columns(scenario, "B")]
     needed += ["answer"] if answers else []
-    missing = [c for c in needed if c not in header]
-    if missing:
-        layout = ", ".join(needed)
-        raise InputError.single(
-            path,
-            "line 1 (header)",
-            f"has no column {', '.join(repr(c) for c in missing)}.",
-            f"name the columns {layout} (the aspects as {scenario_path} names them).",
-        )
+    _check_header(path, header, needed, scenario_path, answers=answers)
     where = {c: header.index(c) for c in needed}
     bounds = _bounds(scenario)
     problems: list[Problem] = []
@@ -213,7 +263,9 @@ def predict_file(
     """Write the predictions of every row of ``holdout`` to ``out`` (a new file: an
     existing one is never overwritten); returns the number of rows written. ``pooled``:
     each person starts from the population prior learnt from the other people of
-    ``train`` (:mod:`tradeoff.learn.pooled`) instead of the engine's own prior."""
+    ``train`` (:mod:`tradeoff.learn.pooled`) instead of the engine's own prior; with nobody
+    else in ``train`` there is no population to learn, and the person starts from the
+    engine's own prior as without ``pooled``."""
     priors = scenario_priors(scenario)
     learned = train.people()
     population = None
@@ -225,16 +277,17 @@ def predict_file(
         population = population_prior(
             scenario, {k: v for k, v in engines.items() if v is not None}, seed=seed
         )
-    columns = [*holdout.header, "p_A", "p_cant_tell", "train_choices"]
+    columns = [*holdout.header, *ADDED]
     lines: dict[int, list[str]] = {}
     for person, rows in holdout.people().items():
         mine = learned.get(person, [])
         asked = pairs(scenario, [r.a for r in rows], [r.b for r in rows], priors)
-        if population is not None:
+        others = None if population is None else population.without(person)
+        if others is not None and any(others.owners):
             seen = pairs(scenario, [r.a for r in mine], [r.b for r in mine], priors)
             answers = [r.choice or Choice.INDIFFERENT for r in mine]
-            p, _ = pooled_predictive(scenario, population.without(person), seen, answers, asked)
-        else:
+            p, _ = pooled_predictive(scenario, others, seen, answers, asked)
+        else:  # unpooled, or nobody else in TRAIN to learn a population from
             p = predictive(_person_engine(scenario, mine, seed, priors), asked)
         for row, p_a, p_unsure in zip(rows, forced(p), p[:, 2], strict=True):
             cells = [spreadsheet_cell(row.cells[c]) for c in holdout.header]
@@ -262,8 +315,26 @@ def fit_file(
     """One finished session file per person of ``train`` under ``sessions_dir``
     (``<person>/<scenario>-<time>.jsonl``), their choices as recorded answers; the
     questions would aim at the scenario's pool, so P(best) is on it. Returns the files."""
+    people = train.people()
+    base = Path(sessions_dir)
+    there = {
+        person: found[0]
+        for person in people
+        if (found := sorted((base / person).glob(f"{loaded.scenario.id}-*.jsonl")))
+    }
+    if there:
+        first, file = next(iter(there.items()))
+        others = f" and {len(there) - 1} more" if len(there) > 1 else ""
+        raise InputError.single(
+            base,
+            f"person {first!r}{others}",
+            f"already has a session of {loaded.scenario.id!r} here ({file}): fitting again "
+            "would give them two, and every command that reads the folder would count "
+            "their choices twice. Nothing was written.",
+            "give a new folder with --sessions-dir (the sessions there are kept).",
+        )
     written = []
-    for person, rows in train.people().items():
+    for person, rows in people.items():
         # The recorded choices are all there is: the session is finished at the last one.
         spec = choice_spec(loaded.scenario).override(budget=len(rows))
         rec = start_session(loaded, person, sessions_dir, spec=spec, seed=seed)

@@ -152,6 +152,7 @@ def two_answers_apart(participant: str) -> Fake:
         draws=np.array([[0.8, 0.2, 0, 0], [0.9, 0.1, 0, 0]]),
         weights=(0.85, 0.15, 0.0, 0.0),
         swing_weights=None,
+        shares=None,
         answers=12,
     )
 
@@ -176,6 +177,7 @@ def test_a_tuned_rule_on_unsettled_weights_says_so() -> None:
         draws=np.array([[0.99, 0.01, 0, 0], [0.5, 0.5, 0, 0], [0.9, 0.1, 0, 0]]),
         weights=(0.85, 0.15, 0.0, 0.0),
         swing_weights=None,
+        shares=None,
         answers=2,
     )
     frame = pd.DataFrame({"variant_of": ["", "lr"], "tuned_for": ["", "kim"]})

@@ -5,6 +5,7 @@ show and select read (P(best) on the scenario's pool)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,56 @@ def test_fit_on_the_leaderboard_gives_p_best_on_its_pool(
     spans = {a.name: a.range[1] - a.range[0] for a in scenario("llm-leaderboard").attributes}
     swing = {name: w * spans[name] for name, w in person["weights"].items()}
     assert swing["CO2"] == max(swing.values())  # over its range, CO₂ matters most
+
+
+def test_fitting_twice_into_one_folder_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second fit of the same people into the same folder would give each two sessions,
+    which pick and report would count twice: it is refused before anything is written."""
+    path = train_file(tmp_path, {"ana": "A", "bo": "B"})
+    args = ["choices", "fit", str(path), "--scenario", "train-trips"]
+    sessions = tmp_path / "sessions"
+    assert main([*args, "--sessions-dir", str(sessions)]) == 0
+    before = sorted(sessions.rglob("*.jsonl"))
+    capsys.readouterr()
+    assert main([*args, "--sessions-dir", str(sessions)]) == 2
+    err = capsys.readouterr().err
+    assert "person 'ana' and 1 more: already has a session of 'train-trips'" in err
+    assert "Nothing was written" in err and "--sessions-dir" in err and "Traceback" not in err
+    assert sorted(sessions.rglob("*.jsonl")) == before
+
+
+def test_a_scenario_without_a_pool_picks_from_a_pool_file_by_aspect_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """train-trips names no pool: fit says how to give one, and pick reads a pool file whose
+    columns are named as the aspects. Its weights line shows the shares of the asked
+    aspects as session show does (no aspect's starting guess among them: the choices never
+    varied the changes of train)."""
+    path = train_file(tmp_path, {"ana": "A"})
+    args = ["choices", "fit", str(path), "--scenario", "train-trips"]
+    assert main([*args, "--sessions-dir", str(tmp_path / "s")]) == 0
+    said = capsys.readouterr().out
+    assert "names no pool of options" in said
+    assert "the columns price, time, changes, discomfort" in said
+    [session] = sorted((tmp_path / "s").rglob("*.jsonl"))
+    pool = write(
+        tmp_path / "pool.csv",
+        ["name,price,time,changes,discomfort", "cheap,20,150,0,1", "fast,40,120,0,1"],
+    )
+    assert main(["pick", str(pool), "--session", str(session)]) == 0
+    out = capsys.readouterr().out
+    assert "ana: recommended cheap" in out
+    [line] = [x for x in out.splitlines() if "weights over each aspect's whole range" in x]
+    shares = {
+        name: float(share.rstrip("%"))
+        for name, share in re.findall(r"(price|time|discomfort) ([\d.]+)%", line)
+    }
+    assert set(shares) == {"price", "time"} and "changes (not asked" in line
+    assert sum(shares.values()) == pytest.approx(100, abs=1.5)  # rounded shares
+    assert main(["session", "show", str(session), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    asked = dict(zip(shown["names"], shown["asked_shares"], strict=True))
+    for name, share in shares.items():
+        assert share == pytest.approx(100 * asked[name], abs=0.6)

@@ -21,7 +21,7 @@ import numpy as np
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.settled import WeightsCertainty
-from tradeoff.choose.stakeholder import Stakeholder, expected_weights
+from tradeoff.choose.stakeholder import Stakeholder, expected_weights, shown_weights
 from tradeoff.curves import (
     Threshold,
     fixed_net_benefit,
@@ -50,18 +50,38 @@ def stakeholder_threshold(scenario: Scenario, s: Stakeholder) -> Threshold | Non
 def costs_words(scenario: Scenario, s: Stakeholder, whose: str = "their") -> str:
     """What net benefit leaves out for a person who also weighs costs or rewards ("" when
     the scenario has none): the aspects and their share of the person's weights over each
-    aspect's whole range."""
+    aspect's whole range, as the review shows them (shares of the aspects the answers
+    informed: one never asked is named, with no number).
+
+    >>> from types import SimpleNamespace as Fake
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> lee = Fake(shares=Fake(values=(0.3, 0.2, 0.5, None)))
+    >>> print(costs_words(sc, lee))  # doctest: +NORMALIZE_WHITESPACE
+    Net benefit counts only malignant lumps and benign lumps; it leaves out latency, which
+    takes 50% of their weights over each aspect's whole range (memory was not asked), so a
+    model's net benefit is not the whole of its value to them.
+    """
     if not scenario.attributes:
         return ""
     k = scenario.n_classes
-    swing = s.swing_weights or s.weights
-    share = float(sum(swing[k:]))
-    names = " and ".join(a.name for a in scenario.attributes)
+    shown = shown_weights(s)[k:]
+    asked = [a.name for a, v in zip(scenario.attributes, shown, strict=True) if v is not None]
+    unasked = [a.name for a, v in zip(scenario.attributes, shown, strict=True) if v is None]
+    them = "you" if whose == "your" else "them"
+    lead = f"Net benefit counts only {scenario.classes[0].label} and {scenario.classes[1].label}; "
+    if not asked:
+        return (
+            f"{lead}it leaves out {' and '.join(unasked)}, which {whose} answers have not "
+            f"weighed yet, so a model's net benefit may not be the whole of its value to {them}."
+        )
+    share = float(sum(v for v in shown if v is not None))
+    takes = "take" if len(asked) > 1 else "takes"
+    left = f" ({' and '.join(unasked)} {'were' if len(unasked) > 1 else 'was'} not asked)"
     return (
-        f"Net benefit counts only {scenario.classes[0].label} and {scenario.classes[1].label}; "
-        f"it leaves out {names}, which take {percent(share)} of {whose} weights over each "
-        "aspect's whole range, so a model's net benefit is not the whole of its value to "
-        f"{'you' if whose == 'your' else 'them'}."
+        f"{lead}it leaves out {' and '.join(asked)}, which {takes} {percent(share)} of "
+        f"{whose} weights over each aspect's whole range{left if unasked else ''}, so a "
+        f"model's net benefit is not the whole of its value to {them}."
     )
 
 

@@ -4,11 +4,14 @@ weights; the regret matrix and the consensus. The command line only prints it.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tradeoff.ask.words import not_asked_words
 from tradeoff.choose.change_words import change_lines
 from tradeoff.choose.decision_curves import threshold_lines
 from tradeoff.choose.robustness import CONSENSUS_LEAD
 from tradeoff.choose.selection import Selection
+from tradeoff.choose.stakeholder import shown_weights
 from tradeoff.choose.words import (
     acceptability_words,
     chance_words,
@@ -20,7 +23,7 @@ from tradeoff.choose.words import (
 )
 from tradeoff.text import Voice, percent
 
-__all__ = ["selection_text"]
+__all__ = ["regret_lines", "selection_text"]
 
 
 def selection_text(chosen: Selection) -> str:
@@ -50,26 +53,25 @@ def selection_text(chosen: Selection) -> str:
         if tuned := tuned_words(chosen, i):
             lines.append(f"  {tuned}")
         lines += [f"  {t}" for t in threshold_lines(chosen, i)]
-        swing = s.swing_weights or s.weights
+        # Shares of the aspects the answers informed, as the review and the report show
+        # them: an unasked aspect's starting guess is not counted in the others' shares.
+        swing = shown_weights(s)
         shown = ", ".join(
             f"{n} {percent(w)}"
-            if s.asked is None or s.asked[j]
+            if w is not None and (s.asked is None or s.asked[j])
             else f"{n} ({not_asked_words(Voice(s.participant))})"
             for j, (n, w) in enumerate(zip(s.names, swing, strict=True))
         )
         lines.append(f"  weights over each aspect's whole range: {shown}")
+        if s.asked is not None and not all(s.asked):
+            lines.append("    (shares of the asked aspects: they add up to 100% among them)")
         if pick.selected.name != rec.name:
             lines.append(f"  {copa_differs(chosen, rec, pick)}")
             lines.append(f"    ({pick.explanation})")
     people = [s.participant for s in chosen.stakeholders]
     if len(people) > 1:
-        first = max(len(n) for n in people) + 2
-        cells = [max(len(n), 5) + 2 for n in people]
         lines += ["", "regret (row: whose metric; column: whose recommendation)"]
-        lines.append(" " * first + "".join(f"{n:>{w}}" for n, w in zip(people, cells, strict=True)))
-        for n, row in zip(people, chosen.regret, strict=True):
-            values = "".join(f"{r:>{w}.3f}" for r, w in zip(row, cells, strict=True))
-            lines.append(f"{n:<{first}}" + values)
+        lines += regret_lines(people, chosen.regret)
     lines += [
         "",
         f"consensus: {chosen.consensus_name} (largest regret "
@@ -84,3 +86,42 @@ def selection_text(chosen: Selection) -> str:
         lines.append("What would change the consensus (that weight of everyone):")
         lines += [f"  {line}" for line in change_lines(chosen.consensus_changes, names)]
     return "\n".join(lines)
+
+
+#: The regret matrix's lines are at most this wide: wider, its columns go on in a block
+#: below (as a printed data frame's do), so an 80-column terminal breaks no row.
+MATRIX_WIDTH = 80
+
+
+def regret_lines(people: list[str], regret: Sequence[Sequence[float]]) -> list[str]:
+    """The regret matrix, a row per person, its columns in blocks of at most
+    :data:`MATRIX_WIDTH` characters a line.
+
+    >>> for line in regret_lines(["ann", "bo"], [[0.0, 0.25], [0.5, 0.0]]):
+    ...     print(line)
+             ann     bo
+    ann    0.000  0.250
+    bo     0.500  0.000
+    >>> names = [f"p{i}" for i in range(1, 13)]
+    >>> lines = regret_lines(names, [[0.0] * 12] * 12)
+    >>> max(len(line) for line in lines) <= MATRIX_WIDTH, len(lines)
+    (True, 27)
+    """
+    first = max(len(n) for n in people) + 2
+    cells = [max(len(n), 5) + 2 for n in people]
+    blocks: list[list[int]] = [[]]
+    width = first
+    for j, w in enumerate(cells):
+        if blocks[-1] and width + w > MATRIX_WIDTH:
+            blocks.append([])
+            width = first
+        blocks[-1].append(j)
+        width += w
+    lines: list[str] = []
+    for b, block in enumerate(blocks):
+        if b:
+            lines.append("")
+        lines.append(" " * first + "".join(f"{people[j]:>{cells[j]}}" for j in block))
+        for n, row in zip(people, regret, strict=True):
+            lines.append(f"{n:<{first}}" + "".join(f"{row[j]:>{cells[j]}.3f}" for j in block))
+    return lines

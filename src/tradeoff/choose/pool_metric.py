@@ -78,15 +78,18 @@ def metric_objectives(scenario: Scenario) -> tuple[Objective, ...]:
     """The pool columns a scenario's ``[pool] columns`` names, with their directions and
     meanings (a class's recall in [0, 1], a cost or reward as its range allows,
     :func:`tradeoff.pool.meaning.attribute_meaning`), which :func:`tradeoff.pool.load_pool`
-    checks every row against."""
+    checks every row against. A scenario without ``[pool]`` reads a pool file given to it
+    by the aspects' own names: a column per class and attribute, named as the scenario
+    names it.
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> [o.column for o in metric_objectives(load_scenario("train-trips").scenario)]
+    ['price', 'time', 'changes', 'discomfort']
+    """
     if scenario.pool is None:
-        raise InputError.single(
-            scenario.id,
-            "pool",
-            "the scenario has no [pool] section.",
-            "add [pool] with path, name_column and columns (class or attribute = column).",
-        )
-    cols = scenario.pool.columns
+        cols = {name: name for name in scenario.weight_names}
+    else:
+        cols = scenario.pool.columns
     missing = [n for n in scenario.weight_names if n not in cols]
     if missing:
         raise InputError.single(

@@ -17,6 +17,7 @@ import numpy as np
 from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.learn import Consistency, Engine, Outcome, outcome_of
+from tradeoff.learn.shares import Shares
 
 __all__ = ["RecordedTables", "SessionHeader", "Stakeholder", "expected_weights", "stakeholder_of"]
 
@@ -76,6 +77,26 @@ class Stakeholder:
     #: tables (:func:`tradeoff.choose.selection.recorded_tables`), whichever way this
     #: version would draw them.
     measurement: RecordedTables | None = field(default=None, repr=False, compare=False)
+    #: Each aspect's share of the aspects the answers informed, with its 90 % range, as
+    #: the person's review showed them (:func:`~tradeoff.learn.shares.shares_of`: an
+    #: unasked aspect's starting guess is not among them).
+    shares: Shares | None = field(default=None, repr=False, compare=False)
+
+
+def shown_weights(person: Stakeholder) -> tuple[float | None, ...]:
+    """A person's weights over each aspect's whole range as every face shows them: the
+    shares of the aspects their answers informed (``None`` for one never asked), else the
+    swing weights, else the weights.
+
+    >>> from tradeoff.learn.shares import Shares
+    >>> kim = Stakeholder("kim", "", "s", "", ("a", "b", "c"), (0.5, 0.3, 0.2), None, 3,
+    ...     (0.5, 0.5), asked=(True, True, False), shares=Shares((0.6, 0.4, None), ()))
+    >>> shown_weights(kim)
+    (0.6, 0.4, None)
+    """
+    if person.shares is not None:
+        return person.shares.values
+    return tuple(person.swing_weights or person.weights)
 
 
 class SessionHeader(Protocol):
@@ -123,6 +144,7 @@ def stakeholder_of(
         outcome.posterior,
         outcome.likeliest,
         header.measurement,
+        outcome.shares,
     )
 
 

@@ -26,7 +26,7 @@ from tradeoff.choose.rank import RankOutcome
 from tradeoff.choose.recommend import Recommendation
 from tradeoff.choose.robustness import CONSENSUS_LEAD, LEAD, aspect_words
 from tradeoff.choose.selection import Selection
-from tradeoff.choose.stakeholder import expected_weights
+from tradeoff.choose.stakeholder import expected_weights, shown_weights
 from tradeoff.learn.particles import PERCEIVABLE
 from tradeoff.stable import stable_argmax
 from tradeoff.text import YOU, Voice, percent, plain_number, probability_words
@@ -300,7 +300,8 @@ def omega_note(selection: Selection, gap: float = 0.15, limit: int = 3) -> str:
     >>> from types import SimpleNamespace as Fake
     >>> from tradeoff.ask.scenario import load_scenario
     >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
-    >>> kim = Fake(participant="dr-kim", swing_weights=(0.24, 0.16, 0.24, 0.36), asked=None)
+    >>> kim = Fake(participant="dr-kim", swing_weights=(0.24, 0.16, 0.24, 0.36), asked=None,
+    ...            shares=None)
     >>> pick = Fake(weights=(0.60, 0.06, 0.08, 0.25))
     >>> note = omega_note(Fake(scenario=sc, stakeholders=[kim], picks=[pick]))
     >>> print(note.split(". ", 1)[1])  # doctest: +NORMALIZE_WHITESPACE
@@ -320,7 +321,8 @@ def omega_note(selection: Selection, gap: float = 0.15, limit: int = 3) -> str:
     people = []
     said = 0
     for s, pick in zip(selection.stakeholders, selection.picks, strict=True):
-        own = s.swing_weights or s.weights
+        # Their weights as the review shows them: shares of the aspects they were asked.
+        own = [0.0 if v is None else v for v in shown_weights(s)]
         unlike = [
             f"{aspect} {percent(pick.weights[j])} (their weight: {percent(own[j])})"
             for j, aspect in enumerate(aspects)

@@ -180,7 +180,7 @@ def cmd_pick(args: argparse.Namespace) -> int:
             | ({"sklearn": asdict(refit)} if refit is not None else {})
         )
     else:
-        say(selection_text(chosen.selection))
+        say(selection_text(chosen.selection), wrap=True)
         if written is not None:
             say(
                 f"\nMLflow: alias {written.alias!r} set on {written.model} version "

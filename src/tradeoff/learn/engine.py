@@ -570,12 +570,10 @@ def consistency_of(engine: Engine, words: Words = ENGLISH) -> Consistency:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What an engine's answers come to as it now stands, read from it in one go
-    (:func:`outcome_of`) by whoever decides from them
-    (:func:`tradeoff.choose.stakeholder.stakeholder_of`): the result, the answers given,
-    the posterior's draws of the weights (:meth:`Engine.weight_draws`) and as the stop reads
-    them, with their weights (:meth:`Engine.weighted_draws`), and the answers'
-    :class:`Consistency`."""
+    """What an engine's answers come to, read from it in one go (:func:`outcome_of`) by
+    whoever decides from them (:func:`tradeoff.choose.stakeholder.stakeholder_of`): the
+    result, the answers given, the posterior's draws of the weights as they are and as the
+    stop reads them (:meth:`Engine.weighted_draws`), the answers' :class:`Consistency`."""
 
     result: ElicitationResult
     answered: int
@@ -584,6 +582,7 @@ class Outcome:
     consistency: Consistency
     #: The stop's pick rule with a measurement noise (:attr:`Engine.likeliest`).
     likeliest: bool = True
+    shares: Shares | None = field(default=None, repr=False)  #: as a review shows them
 
 
 def outcome_of(engine: Engine) -> Outcome:
@@ -596,4 +595,5 @@ def outcome_of(engine: Engine) -> Outcome:
         engine.weighted_draws(),
         consistency_of(engine),
         engine.likeliest,
+        engine.shares(),
     )

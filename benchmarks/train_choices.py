@@ -7,7 +7,8 @@ The data (README in data/): 235 Dutch travellers, 2,929 choices between two trai
 each described by price (cents of guilders), travel time (minutes), changes (count) and
 comfort (0–2, 0 the most comfortable); ``choice`` names the trip chosen (``choice1`` is
 trip 1). The scenario ``train-trips`` takes the price in guilders, so the price is divided
-by 100; trip 1 is option A, trip 2 option B; ``choiceid`` is kept.
+by 100, and names the comfort by what its number counts, ``discomfort`` (steps below the
+most comfortable, a cost); trip 1 is option A, trip 2 option B; ``choiceid`` is kept.
 
 Run::
 
@@ -25,13 +26,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "data" / "train-choices" / "train_data.csv"
-ASPECTS = ("price", "time", "changes", "comfort")
+ASPECTS = ("price", "time", "changes", "discomfort")
 #: Source column of each aspect for trip 1 (trip 2: the same with 2) and its scale.
 COLUMNS = {
     "price": ("price", 0.01),
     "time": ("time", 1.0),
     "changes": ("change", 1.0),
-    "comfort": ("comfort", 1.0),
+    "discomfort": ("comfort", 1.0),
 }
 
 

@@ -195,7 +195,7 @@ def test_an_unsettled_rate_whose_low_end_rounds_to_nothing_is_not_said_as_at_lea
     said = {t.aspect: t for t in aspect_tradeoffs(sc, w, draws)}
     assert not said[3].settled
     assert "at least 0" not in said[3].text
-    assert said[3].text.startswith("ƒ10.00 of price may be worth anything from no comfort")
+    assert said[3].text.startswith("ƒ10.00 of price may be worth anything from no discomfort")
     draws[:, 3] = w[3] * np.exp(np.random.default_rng(1).uniform(1, 8, 400))  # comfort counts more
     up_to = {t.aspect: t for t in aspect_tradeoffs(sc, w, draws)}[3].text
     assert "are worth up to" in up_to and "between 0" not in up_to
@@ -210,7 +210,8 @@ def test_pick_without_a_pool_speaks_of_options_for_options_described_by_aspects(
     """A session of train trips and no pool: the error says there are no candidate
     options (not "models") and how to give them."""
     train = tmp_path / "TRAIN.csv"
-    head = "person,A_price,A_time,A_changes,A_comfort,B_price,B_time,B_changes,B_comfort,answer"
+    names = ("price", "time", "changes", "discomfort")
+    head = ",".join(["person", *(f"{s}_{n}" for s in "AB" for n in names), "answer"])
     train.write_text(f"{head}\nt1,24,150,0,1,40,120,0,1,A\nt1,30,130,1,0,40,120,0,1,B\n")
     sessions = tmp_path / "sessions"
     assert (

@@ -137,7 +137,7 @@ def point_tradeoffs(
     ...     print(s)
     ƒ10.00 of price are worth as much to you as 20 min of time.
     ƒ10.00 of price are worth as much to you as 1.2 changes.
-    Comfort does not matter to you.
+    Discomfort does not matter to you.
     """
     attrs = scenario.attributes
     if weights[0] <= 0:

@@ -25,11 +25,18 @@ from tradeoff.text import ENGLISH, N_, YOU, Voice, Words
 
 
 def _attr_delta(scenario: Scenario, j: int, mine: float, other: float) -> tuple[bool, str]:
+    """Whether ``mine`` is the better value, and the difference in words: "0.1 ms more
+    latency"; an attribute counted in units of its own name ("changes") says it once, as a
+    count: "1 fewer changes", not "1 changes less changes"."""
     spec = scenario.attributes[j]
     diff = mine - other
     better = diff < 0 if spec.kind == "cost" else diff > 0
+    said = amount(spec, abs(diff))
+    if spec.unit and spec.unit == spec.name and said.endswith(f" {spec.unit}"):
+        number = said[: -len(spec.unit) - 1]
+        return better, f"{number} {'more' if diff > 0 else 'fewer'} {spec.name}"
     word = "more" if diff > 0 else "less"
-    return better, f"{amount(spec, abs(diff))} {word} {spec.name}"
+    return better, f"{said} {word} {spec.name}"
 
 
 def difference_words(
@@ -44,6 +51,9 @@ def difference_words(
     >>> sc = load_scenario("scenarios/glaucoma-screening.toml").scenario
     >>> difference_words(sc, [0.912, 0.84, 0.21, 5], [0.9, 0.84, 0.20, 5])
     ['finds 12 more glaucoma cases per 1,000', '$0.01 more cost']
+    >>> trips = load_scenario("scenarios/train-trips.toml").scenario
+    >>> difference_words(trips, [35, 120, 1, 0], [40, 90, 2, 1])
+    ['ƒ5.00 less price', '30 min more time', '1 fewer changes', '1 steps less discomfort']
     """
     k = scenario.n_classes
     words = []

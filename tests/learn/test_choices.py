@@ -77,7 +77,7 @@ def test_a_missing_column_names_the_layout(
         (
             HEADER.replace("A_time", "A_tme") + ",answer",
             True,
-            "no column 'A_time' (perhaps 'A_tme', misspelt)",
+            "no column 'A_time' (perhaps the file's 'A_tme')",
         ),
         ("", True, "is empty: the file holds no header"),
         (HEADER.replace(",", ";") + ";answer", True, "separates its columns with ';'"),

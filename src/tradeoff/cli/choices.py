@@ -41,16 +41,18 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
     if pooled:
         say(
             f"{pooled:,} of them started from the population prior learnt from the other "
-            f"people of {args.train} ({count(len(taught), 'person', 'people')} in it)."
+            f"people of {args.train} ({count(len(taught), 'person', 'people')} in it).",
+            wrap=True,
         )
     if args.pooled and pooled < people:
         say(
             f"{people - pooled:,} of them had no one else in {args.train} to learn from and "
-            "started from the engine's own prior."
+            "started from the engine's own prior.",
+            wrap=True,
         )
     if unseen:
         whose = "the population prior's" if args.pooled else "the prior's"
-        say(f"{unseen:,} of them have no choices in {args.train}: their p_A is {whose}.")
+        say(f"{unseen:,} of them have no choices in {args.train}: their p_A is {whose}.", wrap=True)
     return 0
 
 
@@ -86,6 +88,7 @@ def cmd_choices_fit(args: argparse.Namespace) -> int:
             f"Read them with tradeoff session show FILE. The scenario {sc.id!r} names no "
             "pool of options to choose from, so give one to pick and report: tradeoff pick "
             f"POOL.csv --session FILE …, POOL.csv holding a row per option with a name "
-            f"column (model or name) and the columns {columns}."
+            f"column (model or name) and the columns {columns}.",
+            wrap=True,
         )
     return 0

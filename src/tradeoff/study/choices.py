@@ -138,7 +138,7 @@ def _check_header(
         spare = [c for c in header if c not in needed]
         near = {c: difflib.get_close_matches(c, spare, n=1, cutoff=0.75) for c in missing}
         said = ", ".join(
-            f"{c!r} (perhaps {near[c][0]!r}, misspelt)" if near[c] else repr(c) for c in missing
+            f"{c!r} (perhaps the file's {near[c][0]!r})" if near[c] else repr(c) for c in missing
         )
         raise InputError.single(
             path,

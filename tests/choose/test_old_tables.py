@@ -1,6 +1,6 @@
 """A session recorded before the pool's plausible measurements were drawn the way this
-version draws them (its header says ``prior = "curves"``: each spread at the measured
-numbers) states its stop's P(best) in `select` and the report too: they count over the
+version draws them (its header says ``prior = "fitted"``: the fitted scatter plugged in)
+states its stop's P(best) in `select` and the report too: they count over the
 tables its header names when the pool is the one it measured, and draw this version's only
 for another pool (they drew this version's always, and told an old session's person
 another number than its review)."""
@@ -39,8 +39,8 @@ def test_an_old_session_states_its_stops_p_best(tmp_path: Path) -> None:
     priors = scenario_population(sc).priors.tolist()
     rows = metric_vectors(sc, pool, priors)
     record = measurement_record(sc, pool, priors, rows)
-    assert record is not None and record.prior == "fitted"
-    old = record.model_copy(update={"prior": "curves"})  # as a header before this version
+    assert record is not None and record.prior == "scattered"
+    old = record.model_copy(update={"prior": "fitted"})  # as a header before this version
     rec = Recorder.start(loaded, "p1", tmp_path / "sessions", candidates=rows, seed=3,
                          measurement=old)  # fmt: skip
     oracle = SimulatedOracle.for_scenario(sc, TRUTH, seed=1)

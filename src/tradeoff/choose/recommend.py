@@ -173,7 +173,7 @@ def measurement_record(
         low=tuple(bound(float(x)) for x in u.low),
         high=tuple(bound(float(x)) for x in u.high),
         pooled=True,
-        prior="fitted",
+        prior="scattered",
         pick="likeliest",
     )
 

@@ -37,7 +37,11 @@ picked, was trusted most. The curve is fitted once with them, then again with ea
 standard deviation taken at the model's fitted numbers (its posterior mean,
 :func:`_spread_at_fit`), as a binomial model's variance is taken at its fitted mean (on
 2,000 simulated people at 100 cases a class, the picks stated 50–80 % sure were right for
-43.5 % before, 59.0 % after; ``benchmarks/results/measurement-noise.md``). Pools this does
+43.5 % before, 59.0 % after; ``benchmarks/results/measurement-noise.md``). Nor does it plug
+in the fitted scatter Σ̂, an estimate that comes out small when the measurements are
+noisier than the models' spread about the curve: each bend is drawn with a scatter whose
+size comes from its own posterior (:func:`_scatter_sizes`; at 1,000 cases a class, the
+picks stated 80–95 % sure were right for 72 % with Σ̂ plugged in). Pools this does
 not fit (one uncertain
 column, exact values mixed with noisy ones in a column, more than :data:`WIDEST` uncertain
 columns, fewer than :data:`FEWEST_ON_CURVE` or more than
@@ -74,6 +78,12 @@ WIDEST = 8
 DEGREE = 2
 #: Draws of the curve's bend from its posterior (:func:`front_sample`).
 CURVES = 100
+#: The scatter's size is drawn, with each bend, from its posterior on this many sizes
+#: (:func:`_scatter_sizes`) ...
+SIZES = 16
+#: ... evenly spaced from 0 to this many times the larger of the measurements' standard
+#: deviation and the fitted scatter's (root mean square over the columns).
+REACH = 3.0
 #: The bend's observed information is kept at least this share of its complete-data one
 #: in every direction (:func:`_observed_inverse`).
 KEPT = 0.05
@@ -129,8 +139,7 @@ def front_posterior(x: FloatArray, s: FloatArray, steps: int = STEPS) -> FrontPo
     t = np.linspace(float(proj.min()) - reach, float(proj.max()) + reach, POINTS)
     geometry = _Geometry(mu, a, across, t)
     beta = np.zeros((DEGREE + 1, d - 1))
-    noise = np.zeros((n, d, d))
-    noise[:, np.arange(d), np.arange(d)] = s**2
+    noise = _noise(s)
     scatter = across @ (across.T @ np.diag(np.mean(s**2, axis=0)) @ across) @ across.T
     log_pi = np.full(POINTS, -np.log(POINTS))
     for step in range(steps + 1):
@@ -312,6 +321,7 @@ def front_sample(
     seed: int,
     curves: int = CURVES,
     refit: bool = True,
+    scatter: bool = True,
 ) -> FloatArray:
     """``count`` plausible tables of ``values`` (count × models × objectives) from the
     posterior of :func:`front_posterior` (module docstring); exact values as they are,
@@ -321,7 +331,9 @@ def front_sample(
     session header with ``prior = "front"`` drew). ``refit``: the curve fitted again with
     each measurement's standard deviation taken at the model's fitted numbers
     (:func:`_spread_at_fit`); without, at its measured ones (what a header with ``prior =
-    "curves"`` drew).
+    "curves"`` drew). ``scatter`` (with ``curves``): the scatter's size drawn with each
+    bend from its posterior (:func:`_scatter_sizes`); without, the fitted scatter plugged
+    in (what a header with ``prior = "fitted"`` drew).
 
     >>> u = Uncertainty(np.zeros((10, 2)), np.full((10, 2), 200.0), np.zeros(2),
     ...                 np.ones(2), ("a_cases", "b_cases"))
@@ -354,7 +366,8 @@ def front_sample(
     if curves:
         drawn = np.empty((count, n, cols.size))
         bends = _curve_draws(post, curves, rng)
-        for k, posterior in enumerate(_bent(post, centre, s, bends)):
+        scatters = _scatter_draws(post, centre, s, curves, rng) if scatter else None
+        for k, posterior in enumerate(_bent(post, centre, s, bends, scatters)):
             drawn[k::curves] = _draw(posterior, uniform[k::curves])
     else:
         drawn = _draw(post, uniform)
@@ -429,17 +442,89 @@ def _curve_draws(post: FrontPosterior, curves: int, rng: np.random.Generator) ->
     return out.reshape(curves, *post.beta.shape)
 
 
-def _bent(
-    post: FrontPosterior, x: FloatArray, s: FloatArray, bends: FloatArray
-) -> list[FrontPosterior]:
-    """The models' posterior under each of ``bends``, the fitted scatter and prior shares
-    kept (points ``x`` with standard deviations ``s``, as fitted)."""
-    n, d = x.shape
+def _noise(s: FloatArray) -> FloatArray:
+    """Each model's measurement covariance Sᵢ: the standard deviations ``s`` (models ×
+    columns) on the diagonal."""
+    n, d = s.shape
     noise = np.zeros((n, d, d))
     noise[:, np.arange(d), np.arange(d)] = s**2
+    return noise
+
+
+def _scatter_sizes(
+    post: FrontPosterior, x: FloatArray, s: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """The scatter across the curve at :data:`SIZES` sizes, and the posterior weight of
+    each (sizes × columns × columns, sizes).
+
+    The EM's scatter Σ̂ is a point estimate, and a small one when the measurements are
+    noisier than the models' spread about the curve: with 10–30 models, the data cannot
+    tell a scatter of nothing from one of a third of the noise, and plugged in, Σ̂ draws
+    the models onto the curve more tightly than they lie (at 1,000 cases a class, picks
+    stated 80–95 % sure were right for 72 %, for 82 % with the size drawn;
+    ``benchmarks/results/measurement-noise.md``).
+    So the scatter keeps Σ̂'s shape across the curve (with a twentieth of the noise's
+    variance added, so that a Σ̂ of nothing still has one) and takes its size σ (the
+    root mean square standard deviation across) from a uniform prior on [0, :data:`REACH`
+    × max(noise, σ̂)] (a flat prior on a scatter's standard deviation, as for a
+    hierarchical model with few groups; Gelman 2006) at :data:`SIZES` evenly spaced
+    points, each weighted by its marginal likelihood at the fitted bend and prior shares.
+
+    >>> t = np.linspace(0.0, 1.0, 12)
+    >>> x = np.column_stack((t, 1.0 - t**2))  # on one curve, measured with noise 0.05
+    >>> s = np.full(x.shape, 0.05)
+    >>> sizes, weights = _scatter_sizes(front_posterior(x, s), x, s)
+    >>> sizes.shape, bool(np.isclose(weights.sum(), 1.0)), bool(weights[0] > weights[-1])
+    ((16, 2, 2), True, True)
+    """
+    d = x.shape[1]
+    across = post.geometry.across
+    noise_var = float(np.mean(s**2))
+    shape = post.scatter + 0.05 * noise_var * (across @ across.T)
+    shape = shape / (np.trace(shape) / (d - 1))  # unit variance across, on average
+    fitted = float(np.trace(post.scatter)) / (d - 1)
+    top = REACH * np.sqrt(max(noise_var, fitted))
+    sigma = np.linspace(0.0, top, SIZES)
+    sizes = sigma[:, None, None] ** 2 * shape[None]
+    noise = _noise(s)
+    loglik = np.empty(SIZES)
+    for k in range(SIZES):
+        ll, _ = _loglik(x, noise, post.geometry, post.beta, sizes[k])
+        joint = ll + post.log_prior[None]
+        peak = joint.max(axis=1, keepdims=True)
+        loglik[k] = float(np.sum(peak[:, 0] + np.log(np.exp(joint - peak).sum(axis=1))))
+    weights = np.exp(loglik - loglik.max())
+    out: FloatArray = sizes
+    return out, weights / weights.sum()
+
+
+def _scatter_draws(
+    post: FrontPosterior, x: FloatArray, s: FloatArray, curves: int, rng: np.random.Generator
+) -> FloatArray:
+    """``curves`` scatters (curves × columns × columns) from :func:`_scatter_sizes`'s
+    posterior, each by one uniform number of ``rng`` (the inverse CDF on the sizes)."""
+    sizes, weights = _scatter_sizes(post, x, s)
+    cum = np.cumsum(weights)
+    uniform = np.clip(rng.random(curves), _EDGE, 1.0 - _EDGE)
+    picked = np.minimum(np.searchsorted(cum / cum[-1], uniform), SIZES - 1)
+    out: FloatArray = sizes[picked]
+    return out
+
+
+def _bent(
+    post: FrontPosterior,
+    x: FloatArray,
+    s: FloatArray,
+    bends: FloatArray,
+    scatters: FloatArray | None = None,
+) -> list[FrontPosterior]:
+    """The models' posterior under each of ``bends`` (with the scatter of the same row of
+    ``scatters``, else the fitted one), the prior shares kept (points ``x`` with standard
+    deviations ``s``, as fitted)."""
+    noise = _noise(s)
     out = []
-    scatter = post.scatter
-    for beta in bends:
+    for k, beta in enumerate(bends):
+        scatter = post.scatter if scatters is None else scatters[k]
         ll, inv = _loglik(x, noise, post.geometry, beta, scatter)
         weights, means, cov, total = _mixture(
             ll + post.log_prior[None], inv, post.geometry, beta, scatter, x

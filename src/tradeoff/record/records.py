@@ -348,9 +348,10 @@ class MeasurementRecord(_Record):
     #: :func:`tradeoff.pool.pooled.pooled_sample`; what a header without it used) or
     #: "front" (a trade-off curve fitted to the pool, its fitted bend plugged in) or
     #: "curves" (the same with the bend drawn from its posterior) or "fitted" (the same,
-    #: fitted again with each measurement's spread at the model's fitted numbers,
+    #: fitted again with each measurement's spread at the model's fitted numbers) or
+    #: "scattered" (the same, the scatter's size drawn with each bend from its posterior,
     #: :func:`tradeoff.pool.front.front_sample`).
-    prior: Literal["exemplars", "front", "curves", "fitted"] = "exemplars"
+    prior: Literal["exemplars", "front", "curves", "fitted", "scattered"] = "exemplars"
     #: The stop's pick: "likeliest" (the candidate of highest P(best) over the weights and
     #: these tables, what the recommendation picks) or "expected" (the one of highest
     #: expected ψ at the measured numbers: what a header without it used, replayed so).
@@ -380,12 +381,13 @@ class MeasurementRecord(_Record):
         low = np.array([-np.inf if x is None else x for x in self.low], dtype=np.float64)
         high = np.array([np.inf if x is None else x for x in self.high], dtype=np.float64)
         u = Uncertainty(se, cases, low, high, ("",) * shape[1])
-        if self.pooled and self.prior in ("front", "curves", "fitted"):
+        if self.pooled and self.prior in ("front", "curves", "fitted", "scattered"):
             from tradeoff.pool.front import CURVES, front_sample
 
             curves = 0 if self.prior == "front" else CURVES
-            refit = self.prior == "fitted"
-            drawn = front_sample(u, values, self.tables, self.seed, curves, refit)
+            refit = self.prior in ("fitted", "scattered")
+            scatter = self.prior == "scattered"
+            drawn = front_sample(u, values, self.tables, self.seed, curves, refit, scatter)
         elif self.pooled:
             from tradeoff.pool.pooled import pooled_sample
 

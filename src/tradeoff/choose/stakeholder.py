@@ -19,7 +19,14 @@ from tradeoff.ask.scenario import Scenario
 from tradeoff.learn import Consistency, Engine, Outcome, outcome_of
 from tradeoff.learn.shares import Shares
 
-__all__ = ["RecordedTables", "SessionHeader", "Stakeholder", "expected_weights", "stakeholder_of"]
+__all__ = [
+    "RecordedTables",
+    "SessionHeader",
+    "Stakeholder",
+    "expected_weights",
+    "shown_weights",
+    "stakeholder_of",
+]
 
 
 class RecordedTables(Protocol):

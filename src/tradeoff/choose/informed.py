@@ -41,6 +41,7 @@ from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.shown import per_thousand, shown_number
 from tradeoff.choose.pool_metric import metric_vectors
+from tradeoff.choose.stakeholder import Stakeholder
 from tradeoff.learn.particles import perceivable_margin
 from tradeoff.learn.shares import Shares, shares_of
 from tradeoff.pareto import nondominated
@@ -200,7 +201,10 @@ class Person(Protocol):
 
 def person_shares(scenario: Scenario, person: Person) -> Shares:
     """A replayed person's shares of the aspects their answers informed, as their review
-    showed them (:func:`~tradeoff.learn.shares.shares_of`)."""
+    showed them (:func:`~tradeoff.learn.shares.shares_of`): a stakeholder's own, read
+    with their engine's outcome, else computed from the person."""
+    if isinstance(person, Stakeholder) and person.shares is not None:
+        return person.shares
     spans = (*person.priors, *(a.range[1] - a.range[0] for a in scenario.attributes))
     return shares_of(
         person.swing_weights or person.weights,

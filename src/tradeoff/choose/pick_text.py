@@ -21,6 +21,7 @@ from tradeoff.choose.words import (
     tuned_words,
     unfinished_words,
 )
+from tradeoff.learn.shares import left_out_words
 from tradeoff.text import Voice, percent
 
 __all__ = ["regret_lines", "selection_text"]
@@ -63,8 +64,8 @@ def selection_text(chosen: Selection) -> str:
             for j, (n, w) in enumerate(zip(s.names, swing, strict=True))
         )
         lines.append(f"  weights over each aspect's whole range: {shown}")
-        if s.asked is not None and not all(s.asked):
-            lines.append("    (shares of the asked aspects: they add up to 100% among them)")
+        if s.shares is not None and None in s.shares.values:  # an aspect not asked
+            lines.append(f"    {left_out_words(s.shares, s.names, person)}")
         if pick.selected.name != rec.name:
             lines.append(f"  {copa_differs(chosen, rec, pick)}")
             lines.append(f"    ({pick.explanation})")

@@ -18,13 +18,10 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
     sc = loaded.scenario
     train = read_choices(args.train, sc, answers=True, scenario_path=loaded.path)
     holdout = read_choices(args.holdout, sc, answers=False, scenario_path=loaded.path)
-    n = predict_file(sc, train, holdout, args.out, seed=args.seed, pooled=args.pooled)
+    n, pooled = predict_file(sc, train, holdout, args.out, seed=args.seed, pooled=args.pooled)
     people = len(holdout.people())
     taught = set(train.people())
     unseen = len(set(holdout.people()) - taught)
-    # A person starts from the population prior when TRAIN holds someone else to learn it
-    # from (:func:`tradeoff.study.choices.predict_file`), else from the engine's own prior.
-    pooled = sum(1 for p in holdout.people() if taught - {p}) if args.pooled else 0
     if args.json:
         emit(
             {

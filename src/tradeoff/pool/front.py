@@ -485,7 +485,7 @@ def _scatter_sizes(
     fitted = float(np.trace(post.scatter)) / (d - 1)
     top = REACH * np.sqrt(max(noise_var, fitted))
     sigma = np.linspace(0.0, top, SIZES)
-    sizes = sigma[:, None, None] ** 2 * shape[None]
+    sizes: FloatArray = sigma[:, None, None] ** 2 * shape[None]
     noise = _noise(s)
     loglik = np.empty(SIZES)
     for k in range(SIZES):
@@ -494,8 +494,7 @@ def _scatter_sizes(
         peak = joint.max(axis=1, keepdims=True)
         loglik[k] = float(np.sum(peak[:, 0] + np.log(np.exp(joint - peak).sum(axis=1))))
     weights = np.exp(loglik - loglik.max())
-    out: FloatArray = sizes
-    return out, weights / weights.sum()
+    return sizes, weights / weights.sum()
 
 
 def _scatter_draws(

@@ -259,9 +259,10 @@ def predict_file(
     *,
     seed: int = 0,
     pooled: bool = False,
-) -> int:
+) -> tuple[int, int]:
     """Write the predictions of every row of ``holdout`` to ``out`` (a new file: an
-    existing one is never overwritten); returns the number of rows written. ``pooled``:
+    existing one is never overwritten); returns the number of rows written and of people
+    who started from the population prior. ``pooled``:
     each person starts from the population prior learnt from the other people of
     ``train`` (:mod:`tradeoff.learn.pooled`) instead of the engine's own prior; with nobody
     else in ``train`` there is no population to learn, and the person starts from the
@@ -279,6 +280,7 @@ def predict_file(
         )
     columns = [*holdout.header, *ADDED]
     lines: dict[int, list[str]] = {}
+    borrowed = 0
     for person, rows in holdout.people().items():
         mine = learned.get(person, [])
         asked = pairs(scenario, [r.a for r in rows], [r.b for r in rows], priors)
@@ -287,6 +289,7 @@ def predict_file(
             seen = pairs(scenario, [r.a for r in mine], [r.b for r in mine], priors)
             answers = [r.choice or Choice.INDIFFERENT for r in mine]
             p, _ = pooled_predictive(scenario, others, seen, answers, asked)
+            borrowed += 1
         else:  # unpooled, or nobody else in TRAIN to learn a population from
             p = predictive(_person_engine(scenario, mine, seed, priors), asked)
         for row, p_a, p_unsure in zip(rows, forced(p), p[:, 2], strict=True):
@@ -306,7 +309,7 @@ def predict_file(
         raise InputError.single(
             target, "", f"cannot be written ({exc.strerror}).", "choose another place."
         ) from None
-    return len(holdout.rows)
+    return len(holdout.rows), borrowed
 
 
 def fit_file(

@@ -3,9 +3,18 @@
 An access code is 16 characters of Crockford's base 32 (80 bits), shown in groups of four
 (``K7QM-2XVD-…``); typing is forgiving (case, spaces, dashes and look-alikes do not
 matter). Codes are checked with scrypt over a per-study random salt, so a stolen
-``study.json`` does not give the codes away and each guess costs the guesser time. The
-codes are shown once, when the study is made, and written to a codes file only on request
-(:func:`write_codes`).
+``study.json`` does not give the codes away. The codes are shown once, when the study is
+made, and written to a codes file only on request (:func:`write_codes`).
+
+How costly scrypt is made (its ``n``) is written in ``study.json`` (``code_hash``) and read
+back, so a study keeps the cost it was made with. A study made now uses n = 2¹⁰ (1 MB, about
+2.5 ms a check on the project's CPU); studies made before 0.8.1 used n = 2¹⁴ (16 MB, 40 ms).
+A code is 80 random bits, not a password a person chose: someone holding ``study.json``
+needs about 2⁷⁹ guesses for one code (2⁷¹ for any of 300), over 10¹⁸ core-years at either
+cost, so the larger one bought no safety. It did cost the study server: one check per
+participant arriving, 11 % of a server's CPU while 300 participants arrive in 20 s, and
+most of the wait between typing a code and the first question (p95 1.2–1.5 s against
+0.2 s at n = 2¹⁰, ``benchmarks/study_load.py``).
 """
 
 from __future__ import annotations
@@ -24,8 +33,12 @@ from tradeoff.study.files import write_all
 CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 16
 CODE_BITS = 80
-#: scrypt cost (about 30 ms a check on a laptop core).
-_SCRYPT = {"n": 2**14, "r": 8, "p": 1, "dklen": 32}
+#: scrypt's cost n for a study made now, and for every study made before 0.8.1.
+CODE_COST = 2**10
+OLD_CODE_COST = 2**14
+#: ``study.json``'s ``code_hash``: how its codes are hashed, by the cost n it names.
+_METHOD = "scrypt n={n} r=8 p=1 over the code without dashes, in capitals"
+_METHOD_COSTS = {_METHOD.format(n=n): n for n in (CODE_COST, OLD_CODE_COST)}
 
 
 #: Participant ids that only a link makes (``pilot-``: the pilot link; ``panel-``: a
@@ -78,9 +91,36 @@ def normalise_code(text: str) -> str:
     return "".join(ch for ch in text.upper() if ch.isalnum()).translate(table)
 
 
-def hash_code(code: str, salt: bytes) -> str:
-    """The salted scrypt hash of a code (hex)."""
-    return hashlib.scrypt(normalise_code(code).encode(), salt=salt, **_SCRYPT).hex()
+def hash_code(code: str, salt: bytes, cost: int = CODE_COST) -> str:
+    """The salted scrypt hash of a code (hex), at scrypt's cost n = ``cost``."""
+    return hashlib.scrypt(
+        normalise_code(code).encode(), salt=salt, n=cost, r=8, p=1, dklen=32
+    ).hex()
+
+
+def code_method(cost: int) -> str:
+    """The ``code_hash`` a study file names for codes hashed at ``cost``.
+
+    >>> code_method(CODE_COST)
+    'scrypt n=1024 r=8 p=1 over the code without dashes, in capitals'
+    """
+    return _METHOD.format(n=cost)
+
+
+def code_cost(method: object) -> int:
+    """The scrypt cost n of a study file's ``code_hash`` (``None``: a study that did not
+    name it, made when every study used :data:`OLD_CODE_COST`); a ``ValueError`` for any
+    other text.
+
+    >>> code_cost(code_method(OLD_CODE_COST)), code_cost(None)
+    (16384, 16384)
+    """
+    if method is None:
+        return OLD_CODE_COST
+    if isinstance(method, str) and method in _METHOD_COSTS:
+        return _METHOD_COSTS[method]
+    known = " or ".join(repr(m) for m in _METHOD_COSTS)
+    raise ValueError(f"{str(method)[:80]!r} is not a way codes are hashed ({known})")
 
 
 def write_codes(codes_file: Path, codes: dict[str, str]) -> None:

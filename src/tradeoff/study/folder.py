@@ -52,7 +52,15 @@ from tradeoff.errors import InputError
 from tradeoff.record.records import check_participant
 from tradeoff.study.arm_specs import Arm, read_arms
 from tradeoff.study.checks import check_checkable, check_positions
-from tradeoff.study.codes import check_code_participant, hash_code, new_code, write_codes
+from tradeoff.study.codes import (
+    CODE_COST,
+    check_code_participant,
+    code_cost,
+    code_method,
+    hash_code,
+    new_code,
+    write_codes,
+)
 from tradeoff.study.consent_versions import ConsentVersion, read_versions
 from tradeoff.study.entries import EntryState, joined, read_entries
 from tradeoff.study.erase_journal import complete_erasure
@@ -117,6 +125,8 @@ class Study:
     #: seed their ties are drawn with.
     arms: tuple[Arm, ...] = ()
     arm_seed: int = 0
+    #: scrypt's cost n for this study's codes, as its file names it (``code_hash``).
+    code_cost: int = CODE_COST
 
     @property
     def scenario_hashes(self) -> frozenset[str]:
@@ -167,7 +177,7 @@ class Study:
     def participant_for(self, code: str) -> str | None:
         """The participant whose code this is, or ``None`` (every entry is compared, in
         constant time, so the answer's timing says nothing about which ids exist)."""
-        digest = hash_code(code, self.salt)
+        digest = hash_code(code, self.salt, self.code_cost)
         found = None
         for pid, stored in self.participants.items():
             if stored and hmac.compare_digest(digest, stored):
@@ -376,7 +386,7 @@ def _make_study(
         "files": files,
         "created": study.created,
         "salt": salt.hex(),
-        "code_hash": "scrypt n=16384 r=8 p=1 over the code without dashes, in capitals",
+        "code_hash": code_method(study.code_cost),
         "participants": [{"id": p, "code_hash": h} for p, h in study.participants.items() if h],
     }
     if consent_text is not None:
@@ -426,6 +436,8 @@ def load_study(folder: str | Path) -> Study:
         version = data.get("version")
         field = "salt"
         salt = bytes.fromhex(data["salt"])
+        field = "code_hash"
+        cost = code_cost(data.get("code_hash"))
         field = "participants"
         entries = [(str(p["id"]), str(p["code_hash"])) for p in data["participants"]]
         field = "scenario"
@@ -555,6 +567,7 @@ def load_study(folder: str | Path) -> Study:
         attention_checks=attention,
         arms=arms[0],
         arm_seed=arms[1],
+        code_cost=cost,
     )
     return with_entries(study, allowed)
 

@@ -8,7 +8,8 @@ made, and written to a codes file only on request (:func:`write_codes`).
 
 How costly scrypt is made (its ``n``) is written in ``study.json`` (``code_hash``) and read
 back, so a study keeps the cost it was made with. A study made now uses n = 2¹⁰ (1 MB, about
-2.5 ms a check on the project's CPU); studies made before 0.8.1 used n = 2¹⁴ (16 MB, 40 ms).
+2.5 ms a check on the project's CPU); studies made by 0.8.0 and before used n = 2¹⁴ (16 MB,
+40 ms).
 A code is 80 random bits, not a password a person chose: someone holding ``study.json``
 needs about 2⁷⁹ guesses for one code (2⁷¹ for any of 300), over 10¹⁸ core-years at either
 cost, so the larger one bought no safety. It did cost the study server: one check per
@@ -33,7 +34,7 @@ from tradeoff.study.files import write_all
 CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 16
 CODE_BITS = 80
-#: scrypt's cost n for a study made now, and for every study made before 0.8.1.
+#: scrypt's cost n for a study made now, and for every study made by 0.8.0 or before.
 CODE_COST = 2**10
 OLD_CODE_COST = 2**14
 #: ``study.json``'s ``code_hash``: how its codes are hashed, by the cost n it names.

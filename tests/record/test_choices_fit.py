@@ -43,6 +43,11 @@ def test_fit_writes_sessions_that_replay_to_the_same_posterior(
     assert main(["session", "show", str(files[0])]) == 0
     shown = capsys.readouterr().out
     assert "answers 6 (recorded 6, undos 0), complete: yes" in shown and "Unfinished" not in shown
+    # The reader did not make these choices: the review speaks of the person who did.
+    assert "their answers" in shown and not re.search(r"\byou(r)?\b", shown, re.IGNORECASE)
+    assert main(["session", "show", str(files[0]), "--json"]) == 0
+    said = " ".join(json.loads(capsys.readouterr().out)["tradeoffs"])
+    assert not re.search(r"\byou(r)?\b", said, re.IGNORECASE)
 
 
 def test_fit_on_the_leaderboard_gives_p_best_on_its_pool(
@@ -116,3 +121,9 @@ def test_a_scenario_without_a_pool_picks_from_a_pool_file_by_aspect_names(
     asked = dict(zip(shown["names"], shown["asked_shares"], strict=True))
     for name, share in shares.items():
         assert share == pytest.approx(100 * asked[name], abs=0.6)
+    # A report of this one person speaks of them by name: they are not its reader.
+    assert main(["report", str(pool), "--session", str(session), "--out", str(tmp_path / "r")]) == 0
+    md = (tmp_path / "r" / "report.md").read_text()
+    people = md[md.index("## Stakeholders") : md.index("For the practitioner")]
+    assert "their questions never varied it" in people
+    assert not re.search(r"\byou(r)?\b", people, re.IGNORECASE)

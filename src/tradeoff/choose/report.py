@@ -287,7 +287,8 @@ def write_report(
             md += [f"**{markdown_text(unfinished_words(s.answers))}**", ""]
         if s.consistency is not None and s.consistency.flagged:
             md += [f"**{markdown_text(s.consistency.sentence())}**", ""]
-        voice = YOU if len(selection.stakeholders) == 1 else Voice(s.participant)
+        alone = len(selection.stakeholders) == 1 and not s.made_elsewhere
+        voice = YOU if alone else Voice(s.participant)
         shares = person_shares(scenario, s)  # of the asked aspects, as on the review
         aspects = [f"{c.outcome} {c.label}" for c in scenario.classes] + [
             a.name for a in scenario.attributes

@@ -88,6 +88,9 @@ class Stakeholder:
     #: the person's review showed them (:func:`~tradeoff.learn.shares.shares_of`: an
     #: unasked aspect's starting guess is not among them).
     shares: Shares | None = field(default=None, repr=False, compare=False)
+    #: Whether the answers are choices recorded elsewhere (``tradeoff choices fit``): the
+    #: faces then speak of the person by name, even alone (they are not the reader).
+    made_elsewhere: bool = False
 
 
 def shown_weights(person: Stakeholder) -> tuple[float | None, ...]:

@@ -223,7 +223,7 @@ def format_session(summary: SessionSummary) -> str:
     shares = summary.shares
     for i, name in enumerate(r.names):
         if not r.informed(i):  # the starting guess, not something the person said
-            lines.append(f"  {name:<{wide}} {not_asked_words()}")
+            lines.append(f"  {name:<{wide}} {not_asked_words(summary.voice)}")
             continue
         # per-unit weights of small units (per ms, per KB) are tiny: significant digits,
         # not decimals (0.0000 said nothing); swing weights as the review shows them
@@ -243,9 +243,9 @@ def format_session(summary: SessionSummary) -> str:
         if span is not None:
             line += f" 90% [{span[0]:.1%}, {span[1]:.1%}]"
         lines.append(line)
-    if shares is not None and (left_out := left_out_words(shares, r.names)):
+    if shares is not None and (left_out := left_out_words(shares, r.names, summary.voice)):
         lines.append(f"  {left_out}")
-    for heading, settled in zip(tradeoff_headings(), (True, False), strict=True):
+    for heading, settled in zip(tradeoff_headings(summary.voice), (True, False), strict=True):
         group = [t.text for t in summary.said if t.settled is settled]
         if group:
             lines.append(f"{heading}:")

@@ -149,6 +149,13 @@ class SessionLog:
         return bool(self.lines) and self.lines[-1].type == "result"
 
     @property
+    def made_elsewhere(self) -> bool:
+        """Whether every answer is a choice recorded elsewhere (``tradeoff choices fit``:
+        queries of kind ``recorded``), so that the person who made them is not the reader."""
+        kinds = [e.query.kind for e in self.events if e.type == "answer"]
+        return bool(kinds) and all(k == "recorded" for k in kinds)
+
+    @property
     def recorded_result(self) -> ResultRecord | None:
         """The closing ``result`` record, when the session is finished."""
         if not self.finished:

@@ -18,6 +18,7 @@ from tradeoff.learn.shares import Shares, asked_shares
 from tradeoff.learn.verdict import Verdict
 from tradeoff.record.log import SessionLog, read_session
 from tradeoff.record.replay import replay, shown_result
+from tradeoff.text import YOU, Voice
 
 if TYPE_CHECKING:
     from tradeoff.ask.population import PopulationSource
@@ -59,6 +60,13 @@ class SessionSummary:
     #: the models within measurement noise of the pick are found over.
     posterior: tuple[FloatArray, FloatArray] | None = None
     measured: FloatArray | None = None
+
+    @property
+    def voice(self) -> Voice:
+        """Whom the review speaks of: the reader, who answered the questions; or, for
+        choices recorded elsewhere (:attr:`~tradeoff.record.log.SessionLog.made_elsewhere`),
+        the participant who made them, by name."""
+        return Voice(self.log.header.participant) if self.log.made_elsewhere else YOU
 
     @property
     def tradeoffs(self) -> tuple[str, ...]:
@@ -147,6 +155,7 @@ def summarise(path: str | Path, *, populations: PopulationSource | None = None) 
         engine.space.priors,
         engine.weight_draws(),
         asked=result.asked,
+        voice=Voice(log.header.participant) if log.made_elsewhere else YOU,
     )
     posterior = engine.weighted_draws()
     if posterior is None:

@@ -139,3 +139,19 @@ def test_the_report_gives_the_shares_of_the_asked(recorder: Recorder, tmp_path: 
     assert set(rows) == {"flagged malignant lumps", "cleared benign lumps", "latency"}
     assert 99 <= sum(rows.values()) <= 101
     assert "add up to 100% among them" in text
+
+
+def test_each_change_knows_whether_its_weight_was_asked(recorder: Recorder) -> None:
+    """ "What would change the pick" knows memory's weight is the prior's guess (here no
+    change of it within a factor of 100 alters the pick, which is true whatever it is, so
+    the sentence stays as it was)."""
+    from tradeoff.choose.change_words import change_sentence
+    from tradeoff.choose.decide import decide_session
+
+    chosen = decide_session(recorder.header, recorder.engine, recorder.path)
+    assert chosen.selection is not None and chosen.selection.changes
+    [changes] = chosen.selection.changes
+    assert [c.asked for c in changes] == [True, True, True, False]
+    assert changes[3].nearest() is None
+    said = change_sentence(changes[3], chosen.selection.pool.names)
+    assert said.startswith("No change in how much memory matters")

@@ -127,3 +127,29 @@ def test_a_scenario_without_a_pool_picks_from_a_pool_file_by_aspect_names(
     people = md[md.index("## Stakeholders") : md.index("For the practitioner")]
     assert "their questions never varied it" in people
     assert not re.search(r"\byou(r)?\b", people, re.IGNORECASE)
+
+
+def test_a_change_of_a_weight_no_choice_informed_says_it_is_the_starting_guess(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ana's choices never varied the changes of train (nor the comfort); with a pool whose
+    trips differ in them, "what would change the pick" may name that weight, and says it
+    is a guess."""
+    path = train_file(tmp_path, {"ana": "A"})
+    args = ["choices", "fit", str(path), "--scenario", "train-trips"]
+    assert main([*args, "--sessions-dir", str(tmp_path / "s")]) == 0
+    [session] = sorted((tmp_path / "s").rglob("*.jsonl"))
+    pool = write(
+        tmp_path / "pool.csv",
+        ["name,price,time,changes,discomfort", "cheap,20,150,2,1", "fast,40,120,0,1"],
+    )
+    capsys.readouterr()
+    assert main(["pick", str(pool), "--session", str(session), "--json"]) == 0
+    [person] = json.loads(capsys.readouterr().out)["stakeholders"]
+    said = {c["aspect"]: c["sentence"] for c in person["what_would_change_the_pick"]}
+    assert said["changes"].startswith(
+        "No question asked about changes, so its weight is only the starting guess: if changes"
+    )
+    assert not any("starting guess" in said[a] for a in ("price", "time"))
+    asked = {c["aspect"]: c["asked"] for c in person["what_would_change_the_pick"]}
+    assert asked == {"price": True, "time": True, "changes": False, "discomfort": False}

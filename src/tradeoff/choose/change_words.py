@@ -101,7 +101,25 @@ def change_sentence(change: WeightChange, names: Sequence[str]) -> str:
 
     >>> change_sentence(WeightChange(0, "memory", (2.0, 1), None, noisy=True), names)
     'If memory mattered twice as much, logreg would win (in half the plausible measurements).'
+
+    A weight no answer informed is only the starting guess, and the sentence says so:
+
+    >>> print(change_sentence(WeightChange(0, "memory", (2.0, 1), None, asked=False), names))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    No question asked about memory, so its weight is only the starting guess: if memory
+    mattered twice as much, logreg would win.
     """
+    said = _change_sentence(change, names)
+    if change.asked or change.nearest() is None:
+        return said
+    if said.startswith(("If ", "Any ", "No ")):  # not a model's name: its case is its own
+        said = said[0].lower() + said[1:]
+    return (
+        f"No question asked about {change.aspect}, so its weight is only the starting guess: {said}"
+    )
+
+
+def _change_sentence(change: WeightChange, names: Sequence[str]) -> str:
     near = change.nearest()
     if near is None:
         return (

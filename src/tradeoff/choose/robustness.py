@@ -180,7 +180,9 @@ class WeightChange:
     ``more`` is (the smallest factor > 1 by which the weight must grow, the model that then
     wins), ``less`` the same for shrinking (a factor < 1); ``None`` when no factor within
     [1/:data:`LIMIT`, :data:`LIMIT`] changes the pick. ``noisy``: the factors are medians
-    over plausible measurements (the pool's numbers carry an uncertainty).
+    over plausible measurements (the pool's numbers carry an uncertainty). ``asked``:
+    whether some answer informed this weight (else it is the starting guess, and the
+    sentence says so).
     """
 
     index: int
@@ -188,6 +190,7 @@ class WeightChange:
     more: tuple[float, int] | None
     less: tuple[float, int] | None
     noisy: bool = False
+    asked: bool = True
 
     def nearest(self) -> tuple[float, int] | None:
         """The smaller of the two changes, as a ratio (2 and 1/2 are as far)."""
@@ -205,6 +208,7 @@ class WeightChange:
             "aspect": self.aspect,
             "more": one(self.more),
             "less": one(self.less),
+            "asked": self.asked,
         }
 
 

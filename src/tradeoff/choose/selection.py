@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -305,8 +305,13 @@ def select_for_stakeholders(
         np.asarray(s.weights) if s.draws is None else np.asarray(s.draws).mean(axis=0)
         for s in stakeholders
     ]
+    # Each change knows whether the person's answers informed its weight (the sentence
+    # says when it is the starting guess).
     changes = [
-        weight_changes(w, vectors[s.priors], aspects, measured=noisy, pick=rec.index)
+        tuple(
+            replace(c, asked=s.asked is None or s.asked[c.index])
+            for c in weight_changes(w, vectors[s.priors], aspects, measured=noisy, pick=rec.index)
+        )
         for s, w, noisy, rec in zip(stakeholders, means, measured, recs, strict=True)
     ]
     group_table: FloatArray | None = None

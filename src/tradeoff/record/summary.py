@@ -66,7 +66,7 @@ class SessionSummary:
         """Whom the review speaks of: the reader, who answered the questions; or, for
         choices recorded elsewhere (:attr:`~tradeoff.record.log.SessionLog.made_elsewhere`),
         the participant who made them, by name."""
-        return Voice(self.log.header.participant) if self.log.made_elsewhere else YOU
+        return _voice(self.log)
 
     @property
     def tradeoffs(self) -> tuple[str, ...]:
@@ -141,6 +141,10 @@ class SessionSummary:
         return data
 
 
+def _voice(log: SessionLog) -> Voice:
+    return Voice(log.header.participant) if log.made_elsewhere else YOU
+
+
 def summarise(path: str | Path, *, populations: PopulationSource | None = None) -> SessionSummary:
     """Read and replay a session file (once) and summarise it; ``populations`` gives the
     recorded scenario's population (memory-mapped from a cache, say), else the engine
@@ -155,7 +159,7 @@ def summarise(path: str | Path, *, populations: PopulationSource | None = None) 
         engine.space.priors,
         engine.weight_draws(),
         asked=result.asked,
-        voice=Voice(log.header.participant) if log.made_elsewhere else YOU,
+        voice=_voice(log),
     )
     posterior = engine.weighted_draws()
     if posterior is None:

@@ -68,6 +68,7 @@ from tradeoff.learn.noise_unit import noise_grid, scenario_noise_unit
 from tradeoff.learn.pooled import (
     PER_PERSON,
     differences,
+    fitted_base_share,
     pooled_predictive,
     population_prior,
     posterior_draws,
@@ -205,6 +206,7 @@ def run(limit: int | None, workers: int) -> str:
     held_d: dict[str, list[FloatArray]] = defaultdict(list)  # aspects A − B, held-out rows
     ess: dict[str, list[float]] = defaultdict(list)
     ess_mixed: dict[str, list[float]] = defaultdict(list)
+    shares: dict[str, list[float]] = defaultdict(list)  # the engine's prior's fitted share
     xlogit_fits = []
     for (split, part), members in sorted(by_part.items()):
         if split == "full":
@@ -233,6 +235,18 @@ def run(limit: int | None, workers: int) -> str:
             },
             seed=SEED,
         )
+        # The engine's own prior at the share the source people's choices give it, as
+        # `tradeoff choices predict --pooled` does (tradeoff.learn.pooled.fitted_base_share).
+        evidence = {}
+        for t in source:
+            who = people[everything[t].person]
+            rows = list(everything[t].train)
+            evidence[who.name] = (
+                pairs(scenario, who.a[rows], who.b[rows]),
+                ["left" if v else "right" for v in who.y[rows]],
+            )
+        prior = prior.with_base_share(fitted_base_share(scenario, prior, evidence))
+        shares[split].append(prior.base_share)
         # The experiment: each source person's log P(training answers | draw, g) under the
         # prior without them, and the posterior of g from everyone but the person predicted.
         log_lik, log_m = {}, {}
@@ -292,7 +306,7 @@ def run(limit: int | None, workers: int) -> str:
         preds,
         closeness,
         owner,
-        (ess, ess_mixed),
+        (ess, ess_mixed, shares),
         choice_positions.Where(position, from_end, growth, held_d),
         noise,
         limit,
@@ -329,7 +343,7 @@ def report(
     preds: dict[tuple[str, str], list[float]],
     closeness: dict[str, list[float]],
     owner: dict[str, list[int]],
-    ess_both: tuple[dict[str, list[float]], dict[str, list[float]]],
+    ess_both: tuple[dict[str, list[float]], dict[str, list[float]], dict[str, list[float]]],
     where: choice_positions.Where,
     noise: dict[str, float],
     limit: int | None,
@@ -378,7 +392,12 @@ def report(
             (fits, ASPECTS),
         )
     )
-    ess, ess_mixed = ess_both
+    ess, ess_mixed, shares = ess_both
+    fitted = "; ".join(
+        f"{s} {min(shares[s]):.1%}"
+        + ("" if max(shares[s]) == min(shares[s]) else f" to {max(shares[s]):.1%}")
+        for s in SPLITS
+    )
     ess_rows = [
         [
             "population prior" if e is ess else f"mixed logit ({MIXED_DRAWS:,} draws)",
@@ -393,8 +412,10 @@ def report(
     parts.append(
         "## The population prior\n\n"
         "The mixture of the other people's posteriors (100 draws each) and the engine's own "
-        "prior (10 % of the mass); a person's posterior weights those draws by their choices. "
-        "Effective draws carrying each person's posterior:\n\n"
+        "prior, at the share the source people's choices give it "
+        "(`tradeoff.learn.pooled.fitted_base_share`: its posterior mean under a flat prior; "
+        f"by split, over its parts: {fitted}); a person's posterior weights those draws by "
+        "their choices. Effective draws carrying each person's posterior:\n\n"
         + markdown(["draws of", "split", "median", "5th percentile", "fewest"], ess_rows)
         + "\n\nThe engine per person, after all of a person's choices: median posterior mean "
         f"lapse ε {noise['lapse median']:.3f} (90th percentile over people "

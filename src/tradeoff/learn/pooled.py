@@ -7,7 +7,9 @@ posteriors (an empirical-Bayes prior: the mixture of the others' posteriors, a k
 estimate of the population that is wider than the population by each person's own
 uncertainty) and mixes in the engine's own prior at a share ``base_share``, so that a
 person unlike everyone before keeps prior mass where they are and is not pulled into the
-majority.
+majority. How large that share is, the others' choices say (:func:`fitted_base_share`: the
+share of people the engine's own prior explains better than the others' posteriors do,
+its posterior mean under a flat prior, each person left out of their own mixture).
 
 A person's posterior under that prior is the prior's draws weighted by the likelihood of
 their choices under the engine's answer model (:func:`~tradeoff.learn.likelihood.
@@ -35,8 +37,11 @@ from tradeoff.learn.likelihood import OUTCOME, NoiseGrid, outcome_probabilities
 
 #: Draws taken from each person's posterior.
 PER_PERSON = 100
-#: Share of the population prior that is the engine's own prior.
+#: Share of the population prior that is the engine's own prior, when the people's
+#: choices are not given to estimate it (:func:`fitted_base_share`).
 BASE_SHARE = 0.1
+#: Points of the flat prior on the base share (midpoints of equal steps of (0, 1)).
+SHARE_POINTS = 400
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +79,25 @@ class PopulationPrior:
         weights /= weights.sum()
         return PopulationPrior(
             self.natural[keep], self.noise[keep], weights, owners, self.grid, self.base_share
+        )
+
+    def with_base_share(self, share: float) -> PopulationPrior:
+        """The same draws with the engine's own prior at ``share`` of the mass (each
+        person's draws keep their equal weights among the rest).
+
+        >>> from tradeoff.learn.likelihood import NOISE_PRIOR
+        >>> p = PopulationPrior(np.eye(3), np.zeros(3, dtype=np.intp),
+        ...                     np.array([0.1, 0.45, 0.45]), ("", "a", "b"), NOISE_PRIOR, 0.1)
+        >>> p.with_base_share(0.5).weights.tolist()
+        [0.5, 0.25, 0.25]
+        """
+        base = np.array([o == "" for o in self.owners])
+        weights = self.weights.copy()
+        if base.any() and (~base).any():
+            weights[base] *= share / weights[base].sum()
+            weights[~base] *= (1 - share) / weights[~base].sum()
+        return PopulationPrior(
+            self.natural, self.noise, weights / weights.sum(), self.owners, self.grid, share
         )
 
 
@@ -125,6 +149,84 @@ def population_prior(
     )
 
 
+def _log_evidence(
+    scenario: Scenario,
+    prior: PopulationPrior,
+    queries: Sequence[Query],
+    choices: Sequence[Choice | str],
+) -> FloatArray:
+    """log P(``choices`` to ``queries`` | draw), for every draw of ``prior``."""
+    if not queries:
+        return np.zeros(len(prior.weights))
+    lapse, temp, band = prior.grid.values(prior.noise)
+    delta = differences(scenario, queries) @ prior.natural.T
+    probs = outcome_probabilities(delta, lapse[None, :], temp[None, :], band[None, :])
+    picked = np.array([OUTCOME[Choice(c)] for c in choices])
+    chosen = np.take_along_axis(probs, picked[:, None, None], axis=2)[:, :, 0]
+    out: FloatArray = np.log(np.maximum(chosen, 1e-300)).sum(axis=0)
+    return out
+
+
+def _log_mean(log_x: FloatArray, weights: FloatArray) -> float:
+    """log Σ wᵢ xᵢ / Σ wᵢ from log xᵢ."""
+    top = float(np.max(log_x))
+    return top + float(np.log(weights @ np.exp(log_x - top) / weights.sum()))
+
+
+def fitted_base_share(
+    scenario: Scenario,
+    prior: PopulationPrior,
+    evidence: Mapping[str, tuple[Sequence[Query], Sequence[Choice | str]]],
+    *,
+    points: int = SHARE_POINTS,
+) -> float:
+    """The share of ``prior`` to give the engine's own prior, from the choices of the
+    people it was pooled from (``evidence``: each person's queries and choices, by the
+    name their draws carry).
+
+    Each person's choices have a marginal likelihood under the engine's own prior (A) and
+    under everyone else's posterior draws (B, their own left out). With a share b of people
+    like no one else, the population's likelihood is Πᵢ (b·Aᵢ + (1 − b)·Bᵢ): the share's
+    posterior mean under a flat prior (on ``points`` midpoints of (0, 1)) is returned.
+    Fewer than two people with draws: :data:`BASE_SHARE`.
+
+    Examples
+    --------
+    Two people who always took the cheaper trip, and one who always took the faster: each
+    is explained better by someone else's posterior than by the engine's prior, except the
+    fast one, unlike both others.
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> from tradeoff.learn.choices import learn_choices, pairs
+    >>> sc = load_scenario("scenarios/train-trips.toml").scenario
+    >>> q = pairs(sc, [[20.0, 150, 0, 1]] * 6, [[40.0, 120, 0, 1]] * 6)
+    >>> said = {"a": ["left"] * 6, "b": ["left"] * 6, "c": ["right"] * 6}
+    >>> people = {k: learn_choices(sc, q, v).particles() for k, v in said.items()}
+    >>> prior = population_prior(sc, people)
+    >>> share = fitted_base_share(sc, prior, {k: (q, v) for k, v in said.items()})
+    >>> 0.0 < share < 1.0
+    True
+    """
+    owners = np.array(prior.owners)
+    base = owners == ""
+    names = [n for n in sorted(evidence) if (owners == n).any()]
+    if len(names) < 2 or not base.any():
+        return BASE_SHARE
+    log_a, log_b = [], []
+    for name in names:
+        lik = _log_evidence(scenario, prior, *evidence[name])
+        others = ~base & (owners != name)
+        log_a.append(_log_mean(lik[base], prior.weights[base]))
+        log_b.append(_log_mean(lik[others], prior.weights[others]))
+    b = (np.arange(points) + 0.5) / points
+    log_like = np.logaddexp(
+        np.log(b)[:, None] + np.array(log_a)[None, :],
+        np.log1p(-b)[:, None] + np.array(log_b)[None, :],
+    ).sum(axis=1)
+    w = np.exp(log_like - log_like.max())
+    return float(w @ b / w.sum())
+
+
 def differences(scenario: Scenario, queries: Sequence[Query]) -> FloatArray:
     """Rows v(left) − v(right) of the statistics the metric is linear in."""
     metric = LinearMetric.for_scenario(scenario, [1.0] * len(scenario.weight_names))
@@ -157,13 +259,7 @@ def pooled_predictive(
     (True, True)
     """
     particles_noise = prior.grid.values(prior.noise)
-    log_w = np.log(prior.weights)
-    if queries:
-        delta = differences(scenario, queries) @ prior.natural.T
-        probs = outcome_probabilities(delta, *(v[None, :] for v in particles_noise))
-        picked = np.array([OUTCOME[Choice(c)] for c in choices])
-        chosen = np.take_along_axis(probs, picked[:, None, None], axis=2)[:, :, 0]
-        log_w = log_w + np.log(np.maximum(chosen, 1e-300)).sum(axis=0)
+    log_w = np.log(prior.weights) + _log_evidence(scenario, prior, queries, choices)
     w = np.exp(log_w - log_w.max())
     w /= w.sum()
     ess = float(1.0 / np.sum(w**2))

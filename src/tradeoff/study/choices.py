@@ -34,7 +34,7 @@ from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.learn import Engine
 from tradeoff.learn.base import Choice
 from tradeoff.learn.choices import choice_spec, forced, learn_choices, pairs, predictive
-from tradeoff.learn.pooled import pooled_predictive, population_prior
+from tradeoff.learn.pooled import fitted_base_share, pooled_predictive, population_prior
 from tradeoff.record.records import valid_participant
 from tradeoff.study.opening import start_session
 from tradeoff.text import spreadsheet_cell
@@ -264,7 +264,9 @@ def predict_file(
     existing one is never overwritten); returns the number of rows written and of people
     who started from the population prior. ``pooled``:
     each person starts from the population prior learnt from the other people of
-    ``train`` (:mod:`tradeoff.learn.pooled`) instead of the engine's own prior; with nobody
+    ``train`` (:mod:`tradeoff.learn.pooled`, the engine's own prior at the share those
+    people's choices give it: :func:`~tradeoff.learn.pooled.fitted_base_share`) instead of
+    the engine's own prior; with nobody
     else in ``train`` there is no population to learn, and the person starts from the
     engine's own prior as without ``pooled``."""
     priors = scenario_priors(scenario)
@@ -278,6 +280,14 @@ def predict_file(
         population = population_prior(
             scenario, {k: v for k, v in engines.items() if v is not None}, seed=seed
         )
+        evidence = {
+            person: (
+                pairs(scenario, [r.a for r in rows], [r.b for r in rows], priors),
+                [r.choice or Choice.INDIFFERENT for r in rows],
+            )
+            for person, rows in learned.items()
+        }
+        population = population.with_base_share(fitted_base_share(scenario, population, evidence))
     columns = [*holdout.header, *ADDED]
     lines: dict[int, list[str]] = {}
     borrowed = 0

@@ -153,6 +153,7 @@ def test_predict_writes_every_holdout_row_with_its_columns(
         "people": 3,
         "people_without_train": 1,
         "people_pooled": 0,
+        "base_share": None,
         "train_people": 2,
     }
     with out.open(newline="") as fh:

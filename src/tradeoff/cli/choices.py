@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 from tradeoff.cli.common import emit, say, seed
+from tradeoff.text import plain_number
 
 
 def cmd_choices_predict(args: argparse.Namespace) -> int:
@@ -18,7 +19,8 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
     sc = loaded.scenario
     train = read_choices(args.train, sc, answers=True, scenario_path=loaded.path)
     holdout = read_choices(args.holdout, sc, answers=False, scenario_path=loaded.path)
-    n, pooled = predict_file(sc, train, holdout, args.out, seed=args.seed, pooled=args.pooled)
+    done = predict_file(sc, train, holdout, args.out, seed=args.seed, pooled=args.pooled)
+    n, pooled = done.rows, done.pooled
     people = len(holdout.people())
     taught = set(train.people())
     unseen = len(set(holdout.people()) - taught)
@@ -30,6 +32,7 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
                 "people": people,
                 "people_without_train": unseen,
                 "people_pooled": pooled,
+                "base_share": done.share,
                 "train_people": len(taught),
             }
         )
@@ -38,7 +41,9 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
     if pooled:
         say(
             f"{pooled:,} of them started from the population prior learnt from the other "
-            f"people of {args.train} ({count(len(taught), 'person', 'people')} in it).",
+            f"people of {args.train} ({count(len(taught), 'person', 'people')} in it; the "
+            f"engine's own prior is {plain_number(100 * (done.share or 0.0))}% of it, as "
+            "their choices give it).",
             wrap=True,
         )
     if args.pooled and pooled < people:

@@ -27,6 +27,7 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from tradeoff.ask.population import scenario_priors
 from tradeoff.ask.scenario import LoadedScenario, Scenario
@@ -251,6 +252,15 @@ def _person_engine(
     return learn_choices(scenario, queries, choices, seed=seed)
 
 
+class Predicted(NamedTuple):
+    """What :func:`predict_file` wrote: rows, the people who started from the population
+    prior, and the engine's own prior's share of that prior (``None``: not pooled)."""
+
+    rows: int
+    pooled: int
+    share: float | None
+
+
 def predict_file(
     scenario: Scenario,
     train: ChoiceTable,
@@ -259,10 +269,11 @@ def predict_file(
     *,
     seed: int = 0,
     pooled: bool = False,
-) -> tuple[int, int]:
+) -> Predicted:
     """Write the predictions of every row of ``holdout`` to ``out`` (a new file: an
-    existing one is never overwritten); returns the number of rows written and of people
-    who started from the population prior. ``pooled``:
+    existing one is never overwritten); returns the number of rows written, of people
+    who started from the population prior and the engine's own prior's share of it.
+    ``pooled``:
     each person starts from the population prior learnt from the other people of
     ``train`` (:mod:`tradeoff.learn.pooled`, the engine's own prior at the share those
     people's choices give it: :func:`~tradeoff.learn.pooled.fitted_base_share`) instead of
@@ -319,7 +330,8 @@ def predict_file(
         raise InputError.single(
             target, "", f"cannot be written ({exc.strerror}).", "choose another place."
         ) from None
-    return len(holdout.rows), borrowed
+    share = None if population is None else population.base_share
+    return Predicted(len(holdout.rows), borrowed, share)
 
 
 def fit_file(

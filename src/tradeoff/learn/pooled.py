@@ -71,15 +71,11 @@ class PopulationPrior:
         """
         keep = np.array([o != person for o in self.owners])
         owners = tuple(o for o in self.owners if o != person)
-        base = np.array([o == "" for o in owners])
-        weights = self.weights[keep].copy()
-        if base.any() and (~base).any():
-            weights[base] *= self.base_share / weights[base].sum()
-            weights[~base] *= (1 - self.base_share) / weights[~base].sum()
-        weights /= weights.sum()
-        return PopulationPrior(
+        weights = self.weights[keep] / self.weights[keep].sum()
+        kept = PopulationPrior(
             self.natural[keep], self.noise[keep], weights, owners, self.grid, self.base_share
         )
+        return kept.with_base_share(self.base_share)
 
     def with_base_share(self, share: float) -> PopulationPrior:
         """The same draws with the engine's own prior at ``share`` of the mass (each

@@ -30,6 +30,7 @@ from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.limits import MAX_DECISION_CANDIDATES, check_toml
 from tradeoff.record.records import (
     READABLE_FORMATS,
+    AnswerRecord,
     CheckRecord,
     ConsentRecord,
     EntryRecord,
@@ -143,17 +144,14 @@ class SessionLog:
     #: :func:`~tradeoff.record.replay.replay` and the one recorded in the file's result line
     #: (weights and their interval ends), or ``None``.
     result_difference: float | None = None
+    #: Whether every answer is a choice recorded elsewhere (``tradeoff choices fit``:
+    #: queries of kind ``recorded``), so that the person who made them is not the reader
+    #: (found as the file is read).
+    made_elsewhere: bool = False
 
     @property
     def finished(self) -> bool:
         return bool(self.lines) and self.lines[-1].type == "result"
-
-    @property
-    def made_elsewhere(self) -> bool:
-        """Whether every answer is a choice recorded elsewhere (``tradeoff choices fit``:
-        queries of kind ``recorded``), so that the person who made them is not the reader."""
-        kinds = [e.query.kind for e in self.events if e.type == "answer"]
-        return bool(kinds) and all(k == "recorded" for k in kinds)
 
     @property
     def recorded_result(self) -> ResultRecord | None:
@@ -399,7 +397,11 @@ def read_session(path: str | Path) -> SessionLog:
                 RESTORE,
             )
         out.append(Line(number, event))
-    return SessionLog(p, header, out, warnings, truncated, chain, consent, entry)
+    kinds = [e.event.query.kind for e in out if isinstance(e.event, AnswerRecord)]
+    elsewhere = bool(kinds) and all(k == "recorded" for k in kinds)
+    return SessionLog(
+        p, header, out, warnings, truncated, chain, consent, entry, made_elsewhere=elsewhere
+    )
 
 
 def session_entries(folder: str | Path) -> list[tuple[Path, int]]:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tradeoff.ask.population import scenario_priors
+from tradeoff.ask.queries import Query
 from tradeoff.ask.scenario import LoadedScenario, Scenario
 from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.learn import Engine
@@ -243,13 +244,12 @@ def read_choices(
     return ChoiceTable(str(path), tuple(header), tuple(rows))
 
 
-def _person_engine(
-    scenario: Scenario, rows: Sequence[ChoiceRow], seed: int, priors: Sequence[float]
-) -> Engine:
-    """The engine after one person's recorded choices (the prior without any)."""
+def _recorded(
+    scenario: Scenario, rows: Sequence[ChoiceRow], priors: Sequence[float]
+) -> tuple[list[Query], list[Choice]]:
+    """One person's recorded rows as the engine takes them: the questions and the choices."""
     queries = pairs(scenario, [r.a for r in rows], [r.b for r in rows], priors)
-    choices = [r.choice or Choice.INDIFFERENT for r in rows]
-    return learn_choices(scenario, queries, choices, seed=seed)
+    return queries, [r.choice or Choice.INDIFFERENT for r in rows]
 
 
 class Predicted(NamedTuple):
@@ -282,23 +282,22 @@ def predict_file(
     engine's own prior as without ``pooled``."""
     priors = scenario_priors(scenario)
     learned = train.people()
+    # Each TRAIN person's choices, and their engine, worked out once.
+    recorded = {person: _recorded(scenario, rows, priors) for person, rows in learned.items()}
+    engines: dict[str, Engine] = {}
+
+    def engine_of(person: str) -> Engine:
+        if person not in engines:  # a person without choices: the engine's own prior
+            engines[person] = learn_choices(scenario, *recorded.get(person, ([], [])), seed=seed)
+        return engines[person]
+
     population = None
     if pooled:
-        engines = {
-            person: _person_engine(scenario, rows, seed, priors).particles()
-            for person, rows in learned.items()
-        }
+        particles = {person: engine_of(person).particles() for person in learned}
         population = population_prior(
-            scenario, {k: v for k, v in engines.items() if v is not None}, seed=seed
+            scenario, {k: v for k, v in particles.items() if v is not None}, seed=seed
         )
-        evidence = {
-            person: (
-                pairs(scenario, [r.a for r in rows], [r.b for r in rows], priors),
-                [r.choice or Choice.INDIFFERENT for r in rows],
-            )
-            for person, rows in learned.items()
-        }
-        population = population.with_base_share(fitted_base_share(scenario, population, evidence))
+        population = population.with_base_share(fitted_base_share(scenario, population, recorded))
     columns = [*holdout.header, *ADDED]
     lines: dict[int, list[str]] = {}
     borrowed = 0
@@ -307,12 +306,10 @@ def predict_file(
         asked = pairs(scenario, [r.a for r in rows], [r.b for r in rows], priors)
         others = None if population is None else population.without(person)
         if others is not None and any(others.owners):
-            seen = pairs(scenario, [r.a for r in mine], [r.b for r in mine], priors)
-            answers = [r.choice or Choice.INDIFFERENT for r in mine]
-            p, _ = pooled_predictive(scenario, others, seen, answers, asked)
+            p, _ = pooled_predictive(scenario, others, *recorded.get(person, ([], [])), asked)
             borrowed += 1
         else:  # unpooled, or nobody else in TRAIN to learn a population from
-            p = predictive(_person_engine(scenario, mine, seed, priors), asked)
+            p = predictive(engine_of(person), asked)
         for row, p_a, p_unsure in zip(rows, forced(p), p[:, 2], strict=True):
             cells = [spreadsheet_cell(row.cells[c]) for c in holdout.header]
             lines[row.line] = [*cells, f"{p_a:.6f}", f"{p_unsure:.6f}", str(len(mine))]
@@ -365,7 +362,7 @@ def fit_file(
         rec = start_session(loaded, person, sessions_dir, spec=spec, seed=seed)
         try:
             priors = [float(z) for z in rec.engine.space.priors]
-            queries = pairs(loaded.scenario, [r.a for r in rows], [r.b for r in rows], priors)
+            queries, _ = _recorded(loaded.scenario, rows, priors)
             for query, row in zip(queries, rows, strict=True):
                 assert row.choice is not None
                 rec.answer_given(query, row.choice)

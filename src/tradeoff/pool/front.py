@@ -220,6 +220,13 @@ def _loglik(
     return ll, inv
 
 
+def _row_totals(ll: FloatArray) -> FloatArray:
+    """log Σⱼ exp(llᵢⱼ) of each row (models × points): log p(x̂ᵢ) of a log joint."""
+    top = ll.max(axis=1, keepdims=True)
+    out: FloatArray = top[:, 0] + np.log(np.exp(ll - top).sum(axis=1))
+    return out
+
+
 def _mixture(
     ll: FloatArray,
     inv: FloatArray,
@@ -231,8 +238,7 @@ def _mixture(
     """Each model's mixture over the grid given the log joint ``ll`` (models × points):
     the weights, the component means and covariance, and log p(x̂ᵢ) per model."""
     curve = geometry.curve(beta)
-    top = ll.max(axis=1, keepdims=True)
-    total = top[:, 0] + np.log(np.exp(ll - top).sum(axis=1))
+    total = _row_totals(ll)
     weights = np.exp(ll - total[:, None])
     sol = np.einsum("nij,nkj->nki", inv, x[:, None, :] - curve[None])
     means = curve[None] + np.einsum("ij,nkj->nki", scatter, sol)
@@ -490,9 +496,7 @@ def _scatter_sizes(
     loglik = np.empty(SIZES)
     for k in range(SIZES):
         ll, _ = _loglik(x, noise, post.geometry, post.beta, sizes[k])
-        joint = ll + post.log_prior[None]
-        peak = joint.max(axis=1, keepdims=True)
-        loglik[k] = float(np.sum(peak[:, 0] + np.log(np.exp(joint - peak).sum(axis=1))))
+        loglik[k] = float(np.sum(_row_totals(ll + post.log_prior[None])))
     weights = np.exp(loglik - loglik.max())
     return sizes, weights / weights.sum()
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -128,9 +128,9 @@ def _replay(paths: Sequence[str | Path], populations: PopulationSource | None) -
         population = None if populations is None else populations(log.header.scenario)
         engine = replay(log, population=population)
         # What the answers come to, read from the engine at once: the stakeholder is made of it.
-        person = stakeholder_of(log.header, outcome_of(engine), path)
-        if log.made_elsewhere:
-            person = replace(person, made_elsewhere=True)
+        person = stakeholder_of(
+            log.header, outcome_of(engine), path, made_elsewhere=log.made_elsewhere
+        )
         if person.answers == 0:
             raise InputError.single(
                 path,

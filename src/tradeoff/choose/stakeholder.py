@@ -123,11 +123,17 @@ class SessionHeader(Protocol):
 
 
 def stakeholder_of(
-    header: SessionHeader, engine: Engine | Outcome, path: str | Path
+    header: SessionHeader,
+    engine: Engine | Outcome,
+    path: str | Path,
+    *,
+    made_elsewhere: bool = False,
 ) -> Stakeholder:
     """The stakeholder of a session as its engine now stands (no file is read), or as the
     engine's :class:`~tradeoff.learn.Outcome` says (what a caller that holds the engine has
     read from it already: :func:`tradeoff.choose.decide.load_stakeholders`).
+    ``made_elsewhere``: the session's answers are choices recorded elsewhere
+    (:attr:`~tradeoff.record.log.SessionLog.made_elsewhere`).
 
     :func:`tradeoff.choose.decide.decide_session` is the use case built on it (the app's result
     screen should call that); :func:`tradeoff.choose.decide.load_stakeholders` replays files.
@@ -155,6 +161,7 @@ def stakeholder_of(
         outcome.likeliest,
         header.measurement,
         outcome.shares,
+        made_elsewhere,
     )
 
 

@@ -58,7 +58,9 @@ def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
         if not format(abs(value), f".{digits}f").strip("0."):  # rounds to nothing shown
             return text
     prefix = spec.format.split("{", 1)[0] if spec.format else ""
-    unit = f" {spec.unit}" if spec.unit and spec.unit not in prefix else ""
+    unit = ""
+    if spec.unit and spec.unit not in prefix:
+        unit = f" {spec.unit_for(format(value, f'.{digits}f'))}"
     return f"{prefix}{words.number(value, f'.{digits}f')}{unit}"
 
 

@@ -16,7 +16,6 @@ import difflib
 import hashlib
 import math
 import re
-import string
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -33,6 +32,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails, PydanticCustomError
 
+from tradeoff.ask.formats import check_format, check_format_one, reads_one, value_spec
 from tradeoff.ask.options import check_options
 from tradeoff.ask.strategies import DECIDING_STRATEGIES as DECIDING_STRATEGIES
 from tradeoff.ask.strategies import STRATEGY_NAMES as STRATEGY_NAMES
@@ -166,6 +166,8 @@ class AttributeSpec(_Model):
     range: tuple[float, float]
     label: str = Field(min_length=1)
     format: str | None = None
+    format_one: str | None = None
+    unit_one: str | None = None
 
     @field_validator("range")
     @classmethod
@@ -191,36 +193,14 @@ class AttributeSpec(_Model):
     @field_validator("format")
     @classmethod
     def _format_has_value(cls, v: str | None) -> str | None:
-        if v is None:
-            return v
-        fields = 0
-        try:
-            parsed = list(string.Formatter().parse(v))
-        except ValueError as exc:
-            raise ValueError(f"format is not a Python format string: {exc}") from None
-        for _, name, spec, conversion in parsed:
-            if name is None:
-                continue
-            fields += 1
-            if name != "value" or conversion is not None:
-                raise ValueError(
-                    f"format may only use {{value}} with a format spec, e.g. "
-                    f"'{{value:.2f}}', not {{{name}{'!' + conversion if conversion else ''}}}"
-                )
-            if "{" in (spec or "") or any(int(n) > 40 for n in re.findall(r"\d+", spec or "")):
-                raise ValueError(
-                    f"format spec {spec!r} is not allowed: no nested fields, widths and "
-                    "precisions up to 40"
-                )
-        if fields == 0:
-            raise ValueError("format must contain {value}")
-        try:
-            sample = v.format(value=1234.5678)
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"format cannot show a number: {exc}") from None
-        if len(sample) > 80:
-            raise ValueError("format shows values longer than 80 characters")
-        return v
+        return v if v is None else check_format(v)
+
+    @model_validator(mode="after")
+    def _singular_matches(self) -> AttributeSpec:
+        check_format_one(self.format_one, self.format)
+        if self.unit_one is not None and not self.unit:
+            raise ValueError("unit_one needs unit: give both, the plural in unit")
+        return self
 
     @model_validator(mode="after")
     def _range_visible(self) -> AttributeSpec:
@@ -242,9 +222,34 @@ class AttributeSpec(_Model):
         """
         value = settled(value)  # the same text on every machine (tradeoff.stable)
         if self.format:
-            return self.format.format(value=value)
-        unit = f" {self.unit}" if self.unit else ""
+            return self.format_for(value).format(value=value)
+        unit = f" {self.unit_for(format(value, '.3g'))}" if self.unit else ""
         return f"{value:.3g}{unit} {self.label}"
+
+    def format_for(self, value: float) -> str:
+        """The format that shows ``value``: ``format_one`` when the number reads as one
+        (:func:`~tradeoff.ask.formats.reads_one`), else ``format`` ("" without one).
+
+        >>> spec = AttributeSpec(name="changes", kind="cost", unit="changes",
+        ...     unit_one="change", range=(0, 4), label="changes",
+        ...     format="{value:.0f} changes of train", format_one="{value:.0f} change of train")
+        >>> spec.render(1.0), spec.render(1.2), spec.render(2.0), spec.render(0.0)
+        ('1 change of train', '1 change of train', '2 changes of train', '0 changes of train')
+        """
+        fmt = self.format or ""
+        if self.format_one and reads_one(format(settled(value), value_spec(fmt) or "")):
+            return self.format_one
+        return fmt
+
+    def unit_for(self, number: str) -> str:
+        """The unit after ``number`` (a number as shown): ``unit_one`` when it reads as
+        one, else ``unit``.
+
+        >>> AttributeSpec(name="steps", kind="cost", unit="steps", unit_one="step",
+        ...     range=(0, 2), label="steps").unit_for("1")
+        'step'
+        """
+        return self.unit_one if self.unit_one and reads_one(number) else self.unit
 
 
 class ElicitationSpec(_Model):

@@ -78,11 +78,11 @@ def attribute_line(scenario: Scenario, j: int, value: float, words: Words = ENGL
         return spec.render(value)
     value = settled(value)  # the same text on every machine (tradeoff.stable)
     if not spec.format:
-        unit = f" {spec.unit}" if spec.unit else ""
+        unit = f" {spec.unit_for(format(value, '.3g'))}" if spec.unit else ""
         return f"{words.number(value, '.3g')}{unit} {spec.label}"
     formatter = string.Formatter()
     out = []
-    for literal, name, fmt, conversion in formatter.parse(spec.format):
+    for literal, name, fmt, conversion in formatter.parse(spec.format_for(value)):
         out.append(literal)
         if name is not None:
             field = formatter.convert_field(value, conversion)
@@ -157,8 +157,9 @@ def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
     prefix = ""
     if spec.format:
         prefix = spec.format.split("{", 1)[0]
-    number = words.digits(_number(spec, value))
-    unit = f" {spec.unit}" if spec.unit and spec.unit not in prefix else ""
+    shown = _number(spec, value)
+    number = words.digits(shown)
+    unit = f" {spec.unit_for(shown)}" if spec.unit and spec.unit not in prefix else ""
     return f"{prefix}{number}{unit}"
 
 

@@ -27,14 +27,14 @@ from tradeoff.text import ENGLISH, N_, YOU, Voice, Words
 def _attr_delta(scenario: Scenario, j: int, mine: float, other: float) -> tuple[bool, str]:
     """Whether ``mine`` is the better value, and the difference in words: "0.1 ms more
     latency"; an attribute counted in units of its own name ("changes") says it once, as a
-    count: "1 fewer changes", not "1 changes less changes"."""
+    count: "2 fewer changes", not "2 changes less changes", and "1 fewer change"."""
     spec = scenario.attributes[j]
     diff = mine - other
     better = diff < 0 if spec.kind == "cost" else diff > 0
     said = amount(spec, abs(diff))
-    if spec.unit and spec.unit == spec.name and said.endswith(f" {spec.unit}"):
-        number = said[: -len(spec.unit) - 1]
-        return better, f"{number} {'more' if diff > 0 else 'fewer'} {spec.name}"
+    number, _, unit = said.rpartition(" ")
+    if spec.unit and spec.unit == spec.name and unit == spec.unit_for(number):
+        return better, f"{number} {'more' if diff > 0 else 'fewer'} {unit}"
     word = "more" if diff > 0 else "less"
     return better, f"{said} {word} {spec.name}"
 

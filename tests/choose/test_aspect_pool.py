@@ -74,3 +74,7 @@ def test_select_rank_and_report_on_the_leaderboard(
     assert "| CO2 | cost |" in report and "class" not in report.lower().split("## stakeholders")[1]
     # COPA's table and explanation name the aspects as the scenario does, not the pool's columns
     assert "| CO2 (kg) |" in report and "co2_kg" not in report and "math_lvl5" not in report
+    # options described by their aspects are options, not candidate models
+    assert f"of {pool.n} candidate options" in report and "candidate models" not in report
+    assert "the option their answers make best" in report, report
+    assert "the model these answers make best" not in report

@@ -235,8 +235,9 @@ def test_every_sentence_the_core_writes_for_the_page_is_catalogued() -> None:
         b = ClassifierProfile((0.3,) * k, (0.8,) * k, tuple(x.range[0] for x in sc.attributes))
         for kind in ("frontier", "candidates"):
             query = Query(a, b, (0, 1), (1.0, 0.0), kind=kind, candidates=(0, 1))
-            said += [question_prompt(query, words), option_title(query, 0, words)]
-            said.append(option_title(query, 1, words))
+            only = sc.aspects_only
+            said += [question_prompt(query, words, only), option_title(query, 0, words, only)]
+            said.append(option_title(query, 1, words, only))
             for mine, other in ((a, b), (b, a)):
                 said += [line.delta for line in card_lines(sc, mine, other, words) if line.delta]
                 said += [line.text for line in card_lines(sc, mine, other, words)[:k]]

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from tradeoff.ask.formats import counts_itself
 from tradeoff.ask.scenario import AttributeSpec, Scenario
 from tradeoff.ask.shown import amount as shown_amount
 from tradeoff.ask.shown import fixed_decimals, shown_number
@@ -113,7 +114,7 @@ def _unrepeated(message: str, scenario: Scenario, this: int, that: int) -> str:
     """
     for side, index in (("this", this), ("that", that)):
         spec = scenario.attributes[index]
-        if spec.unit and spec.unit.casefold() == spec.name.casefold():
+        if counts_itself(spec.name, spec.unit):
             amounts = _AMOUNTS[side]
             message = re.sub(
                 rf"(%\((?:{amounts})\)s)\s+(?:of\s+)?%\({side}_name\)s", r"\1", message

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import string
 
-__all__ = ["check_format", "check_format_one", "reads_one", "value_spec"]
+__all__ = ["check_format", "check_format_one", "counts_itself", "reads_one", "value_spec"]
 
 #: The widest text a format may show (the option cards' columns are about this wide).
 WIDEST = 80
@@ -110,3 +110,14 @@ def reads_one(number: str) -> bool:
     (True, True, False, False, False)
     """
     return number.strip().lstrip("+") == "1"
+
+
+def counts_itself(name: str, unit: str) -> bool:
+    """Whether an attribute is counted in units of its own name ("changes" in changes):
+    its amounts are said once ("2 fewer changes", a column "changes"), never
+    "changes (changes)".
+
+    >>> counts_itself("changes", "changes"), counts_itself("latency", "ms")
+    (True, False)
+    """
+    return bool(unit) and unit.casefold() == name.casefold()

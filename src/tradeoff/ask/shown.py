@@ -23,6 +23,7 @@ import re
 import string
 from dataclasses import dataclass
 
+from tradeoff.ask.formats import counts_itself
 from tradeoff.ask.queries import ClassifierProfile, Query, QuerySpace
 from tradeoff.ask.scenario import AttributeSpec, Scenario
 from tradeoff.stable import settled
@@ -295,8 +296,12 @@ def card_lines(
             spec = scenario.attributes[j]
             diff = v - o
             better = diff < 0 if spec.kind == "cost" else diff > 0
-            n = {"amount": amount(spec, abs(diff), words)}
-            delta = (_("%(amount)s more") if diff > 0 else _("%(amount)s less")) % n
+            if counts_itself(spec.name, spec.unit):  # a count ("changes"): "4 fewer"
+                n = {"amount": words.digits(_number(spec, abs(diff)))}
+                delta = (_("%(amount)s more") if diff > 0 else _("%(amount)s fewer")) % n
+            else:
+                n = {"amount": amount(spec, abs(diff), words)}
+                delta = (_("%(amount)s more") if diff > 0 else _("%(amount)s less")) % n
         lines.append(Line(attribute_line(scenario, j, v, words), differs, better, delta))
     return lines
 

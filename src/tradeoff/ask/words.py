@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tradeoff.ask.formats import counts_itself
 from tradeoff.ask.queries import Query
 from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.shown import PER, amount, per_thousand
@@ -33,7 +34,7 @@ def _attr_delta(scenario: Scenario, j: int, mine: float, other: float) -> tuple[
     better = diff < 0 if spec.kind == "cost" else diff > 0
     said = amount(spec, abs(diff))
     number, _, unit = said.rpartition(" ")
-    if spec.unit and spec.unit == spec.name and unit == spec.unit_for(number):
+    if counts_itself(spec.name, spec.unit) and unit == spec.unit_for(number):
         return better, f"{number} {'more' if diff > 0 else 'fewer'} {unit}"
     word = "more" if diff > 0 else "less"
     return better, f"{said} {word} {spec.name}"
@@ -80,7 +81,7 @@ def aspect_header(scenario: Scenario, j: int) -> str:
         c = scenario.classes[j]
         return f"{c.name}\n{c.outcome}"
     a = scenario.attributes[j - k]
-    return f"{a.name}\n{a.unit}" if a.unit else a.name
+    return f"{a.name}\n{a.unit}" if a.unit and not counts_itself(a.name, a.unit) else a.name
 
 
 def table_legend(scenario: Scenario) -> str:
@@ -93,7 +94,11 @@ def table_legend(scenario: Scenario) -> str:
     """
     kinds = ", ".join(f"{c.label} {c.outcome}" for c in scenario.classes)
     text = f"Counts are per 1,000 {_common_noun(scenario)} of each kind ({kinds})"
-    units = [f"{a.name} in {a.unit}" for a in scenario.attributes if a.unit]
+    units = [
+        f"{a.name} in {a.unit}"
+        for a in scenario.attributes
+        if a.unit and not counts_itself(a.name, a.unit)
+    ]
     if scenario.aspects_only:  # no counts: each aspect in its own unit
         return ", ".join(units) + "." if units else ""
     return text + ("; " + ", ".join(units) if units else "") + "."
@@ -112,13 +117,31 @@ CANDIDATES_PROMPT = N_(
     "These are two of the candidate models, with the numbers they were measured at. "
     "Which one would you rather have?"
 )
+#: The same for two of the real options when options are described by their aspects alone
+#: (a train trip was not measured, nor is it a model).
+REAL_OPTIONS_PROMPT = N_(
+    "These are two of the real options, as they are listed. Which one would you rather have?"
+)
+
+
+def candidates_noun(scenario: Scenario, plural: bool = True) -> str:
+    """What the pool's options are called where a person reads about them: "candidate
+    models" (classifiers), or "options" when options are described by their aspects alone
+    (train trips are not models).
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> candidates_noun(load_scenario("scenarios/train-trips.toml").scenario, plural=False)
+    'option'
+    """
+    noun = "option" if scenario.aspects_only else "candidate model"
+    return noun + "s" if plural else noun
 
 
 #: The two options' names, left and right.
 OPTION_NAMES = (N_("Option A"), N_("Option B"))
 
 
-def question_prompt(query: Query, words: Words = ENGLISH) -> str:
+def question_prompt(query: Query, words: Words = ENGLISH, aspects_only: bool = False) -> str:
     """The words above a question's options: real candidates are said to be real.
 
     >>> from tradeoff.ask.queries import ClassifierProfile
@@ -128,12 +151,16 @@ def question_prompt(query: Query, words: Words = ENGLISH) -> str:
     >>> question_prompt(Query(p, p, (0, 0), (0.0, 0.0), kind="candidates", candidates=(1, 2)))[:34]
     'These are two of the candidate mod'
     """
-    prompt = CANDIDATES_PROMPT if query.kind == "candidates" else QUESTION_PROMPT
-    return words.gettext(prompt)
+    if query.kind != "candidates":
+        return words.gettext(QUESTION_PROMPT)
+    return words.gettext(REAL_OPTIONS_PROMPT if aspects_only else CANDIDATES_PROMPT)
 
 
-def option_title(query: Query, side: int, words: Words = ENGLISH) -> str:
-    """A card's title: "Option A" / "Option B", with "candidate model" for real candidates.
+def option_title(
+    query: Query, side: int, words: Words = ENGLISH, aspects_only: bool = False
+) -> str:
+    """A card's title: "Option A" / "Option B", with "candidate model" for real candidates
+    ("one of the real options" when options are described by their aspects alone).
 
     >>> from tradeoff.ask.queries import ClassifierProfile
     >>> p = ClassifierProfile((0.3, 0.5), (0.8, 0.9), ())
@@ -143,6 +170,8 @@ def option_title(query: Query, side: int, words: Words = ENGLISH) -> str:
     name = words.gettext(OPTION_NAMES[side])
     if query.kind != "candidates":
         return name
+    if aspects_only:
+        return words.gettext("%(option)s: one of the real options") % {"option": name}
     return words.gettext("%(option)s: a candidate model") % {"option": name}
 
 

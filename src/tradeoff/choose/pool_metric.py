@@ -44,6 +44,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from tradeoff.arrays import FloatArray
+from tradeoff.ask.formats import counts_itself
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose import copa
 from tradeoff.errors import InputError
@@ -107,7 +108,9 @@ def metric_objectives(scenario: Scenario) -> tuple[Objective, ...]:
             cols[a.name],
             "min" if a.kind == "cost" else "max",
             attribute_meaning(a),
-            (f"{a.name} ({a.unit})" if a.unit else a.name) if aspects_only else None,
+            (a.name if not a.unit or counts_itself(a.name, a.unit) else f"{a.name} ({a.unit})")
+            if aspects_only
+            else None,
         )
         for a in scenario.attributes
     ]

@@ -115,16 +115,35 @@ def alpha_front_figure(selection: Selection, path: Path, alphas: int = 1000) -> 
     fig.colorbar(sc, ax=ax, label=f"α (weight on {pool.columns[0]})")
     ax.set_xlabel(pool.columns[xi])
     ax.set_ylabel(pool.columns[yi])
-    if pool.objectives[xi].direction == "min" and pool.values[:, xi].max() > 20 * max(
-        pool.values[:, xi].min(), 1e-12
-    ):
+    if pool.objectives[xi].direction == "min" and _log_scale(pool.values[:, xi]):
         ax.set_xscale("log")
-    ax.legend(fontsize=7, loc="lower right")
-    ax.set_title("Models selected by COPA (p = ∞) as α moves")
+    ax.legend(fontsize=7, loc="best")
+    noun = _noun(selection)
+    ax.set_title(f"{noun[0].upper()}{noun[1:]} selected by COPA (p = ∞) as α moves")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-    return "Candidate models; coloured where COPA (p = ∞) selects them for some α."
+    return f"Candidate {noun}; coloured where COPA (p = ∞) selects them for some α."
+
+
+def _noun(selection: Selection, plural: bool = True) -> str:
+    """What the pool's options are called: "models", or "options" when a scenario describes
+    them by their aspects alone (a train trip is not a model)."""
+    scenario = selection.scenario
+    noun = "option" if scenario is not None and scenario.aspects_only else "model"
+    return noun + "s" if plural else noun
+
+
+def _log_scale(values: np.ndarray) -> bool:
+    """Whether a cost's axis is drawn on a log scale: when it spans more than a factor of
+    20 and every value can be drawn on it (a trip with 0 changes cannot: on a log scale it
+    would vanish from the figure, the pick with it).
+
+    >>> _log_scale(np.array([0.5, 3.0, 40.0])), _log_scale(np.array([0.0, 1.0, 4.0]))
+    (True, False)
+    """
+    low = float(values.min())
+    return low > 0 and float(values.max()) > 20 * low
 
 
 def weights_figure(selection: Selection, path: Path) -> str:
@@ -273,7 +292,8 @@ def write_report(
             else f" ({markdown_text(chance_words(rec, voice='these'))})"
         )
         md += [
-            f"**Recommended: {markdown_text(rec.name)}**{sure}, the model these answers make best."
+            f"**Recommended: {markdown_text(rec.name)}**{sure}, the {_noun(selection, False)} "
+            "these answers make best."
         ]
         person = Voice(s.participant)
         if likelier := likeliest_words(rec, selection.pool.names, voice="their", person=person):
@@ -337,7 +357,8 @@ def write_report(
                 (
                     copa_differs(selection, rec, pick)
                     if pick.selected.name != rec.name
-                    else f"COPA's ranking (for the practitioner) picks the same model, {rec.name}."
+                    else "COPA's ranking (for the practitioner) picks the same "
+                    f"{_noun(selection, False)}, {rec.name}."
                 )
                 + f" (The point estimate's own pick: {lin}.)"
             ),
@@ -382,7 +403,7 @@ def write_report(
     cols = pool.columns
     md += [
         markdown_table(
-            ("#", "model", *(pool.labels[c] for c in cols), "Pareto"),
+            ("#", _noun(selection, False), *(pool.labels[c] for c in cols), "Pareto"),
             [
                 (
                     i,
@@ -498,9 +519,10 @@ def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> s
         s, rec = people[0], selection.recommendations[0]
         sure = "" if rec.probability is None else f"; {markdown_text(chance_words(rec))}"
         text = (
-            f"**Recommendation: {names[rec.index]}**, of {n} candidate models, for "
-            f"{markdown_text(s.participant)} "
-            f"({s.answers} answers): the model their answers make best{sure}."
+            f"**Recommendation: {names[rec.index]}**, of {n} candidate {_noun(selection)}, "
+            f"for {markdown_text(s.participant)} "
+            f"({s.answers} answers): the {_noun(selection, False)} their answers make "
+            f"best{sure}."
         )
         person = Voice(s.participant)
         if likelier := likeliest_words(rec, raw, voice="their", person=person):
@@ -530,13 +552,15 @@ def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> s
         regret = (
             "it is everyone's own pick, so no one gives anything up."
             if own
-            else "the model whose largest regret over everyone is smallest: it costs no one "
+            else f"the {_noun(selection, False)} whose largest regret over everyone is "
+            "smallest: it costs no one "
             f"more than {selection.consensus_max_regret:.0%} of the spread of their own "
             "metric over the candidates."
         )
         text = (
             f"**Recommendation for the group: {markdown_text(selection.consensus_name)}**, of {n} "
-            f"candidate models. {len(people)} people answered; {agree}. The consensus is "
+            f"candidate {_noun(selection)}. {len(people)} people answered; {agree}. The "
+            "consensus is "
             f"{regret}"
         )
         if selection.consensus_acceptability is not None:

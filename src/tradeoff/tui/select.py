@@ -77,7 +77,8 @@ class SelectionScreen(Screen[None]):
         self.curves = curve_view(selection, self.scenario)
 
     def compose(self) -> ComposeResult:
-        yield Label("Ranking details: which model fits whom, and why", id="title")
+        noun = "option" if self.scenario is not None and self.scenario.aspects_only else "model"
+        yield Label(f"Ranking details: which {noun} fits whom, and why", id="title")
         with VerticalScroll(id="select-summary"):
             yield Static("\n".join(plain_summary(self.selection)), id="select-picks")
         with VerticalScroll(id="select-status-box"):

@@ -58,9 +58,16 @@ def code_page(request: web.Request, site: Site, visitor: Visitor, error: str = "
     expected = expected_questions(s, spec)
     decides = s.pool is not None and spec.strategy in DECIDING_STRATEGIES and spec.stop != "weights"
     expect = (
-        _(
-            "At most %(n)s questions (fewer once your answers settle which candidate model "
-            "suits you), a few minutes. You can stop and come back later."
+        (
+            _(
+                "At most %(n)s questions (fewer once your answers settle which option "
+                "suits you), a few minutes. You can stop and come back later."
+            )
+            if s.aspects_only
+            else _(
+                "At most %(n)s questions (fewer once your answers settle which candidate "
+                "model suits you), a few minutes. You can stop and come back later."
+            )
         )
         if decides
         else _("About %(n)s questions, a few minutes. You can stop and come back later.")

@@ -112,7 +112,7 @@ def question_view(
     s = engine.scenario
     options = []
     for side, (mine, other) in enumerate(((query.left, query.right), (query.right, query.left))):
-        title = option_title(query, side, words)
+        title = option_title(query, side, words, s.aspects_only)
         lines = tuple(
             CardLine(
                 line.text,
@@ -124,7 +124,7 @@ def question_view(
             for line in card_lines(s, mine, other, words)
         )
         options.append(Option(title, lines))
-    prompt = question_prompt(query, words)
+    prompt = question_prompt(query, words, s.aspects_only)
     number = engine.answered + 1 + before
     total = max(engine.expected_total() + planned, number)
     left = engine.expected_remaining() + max(planned - before, 0)
@@ -304,6 +304,16 @@ def _stop_words(engine: Engine, lang: Language) -> str:
             # The answers settle the pick at the measured numbers; what keeps it below the
             # stop's confidence is how exactly the models were measured, not the answers.
             return said
+        if engine.scenario.aspects_only:  # the options are not models
+            if decision is None:
+                return _(
+                    "The questions stopped early: your answers already settle which of the "
+                    "options is best for you."
+                )
+            return _(
+                "The questions stopped early: your answers already settle which of the "
+                "options is best for you (the pick is %(sure)s sure)."
+            ) % {"sure": chance_words(decision[0], lang)}
         if decision is None:
             return _(
                 "The questions stopped early: your answers already settle which of the "

@@ -124,12 +124,20 @@ class QuestionScreen(Screen[None]):
     def _show_query(self, query: Query) -> None:
         engine = self.recorder.engine
         s = engine.scenario
-        self.query_one("#prompt", Static).update(question_prompt(query))
+        self.query_one("#prompt", Static).update(
+            question_prompt(query, aspects_only=s.aspects_only)
+        )
         self.query_one("#card-a", OptionCard).update(
-            render_card(option_title(query, 0), card_lines(s, query.left, query.right))
+            render_card(
+                option_title(query, 0, aspects_only=s.aspects_only),
+                card_lines(s, query.left, query.right),
+            )
         )
         self.query_one("#card-b", OptionCard).update(
-            render_card(option_title(query, 1), card_lines(s, query.right, query.left))
+            render_card(
+                option_title(query, 1, aspects_only=s.aspects_only),
+                card_lines(s, query.right, query.left),
+            )
         )
         before = len(self.recorder.marks.checks)  # checks are counted among the questions
         planned = max(sum(p <= engine.expected_total() + before for p in self.checks), before)

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Label, Static
 
 from tradeoff.ask.shown import aspect_cell
-from tradeoff.ask.words import aspect_header, table_legend
+from tradeoff.ask.words import aspect_header, candidates_noun, table_legend
 from tradeoff.errors import InputError
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import probability_words
@@ -26,11 +26,14 @@ if TYPE_CHECKING:
     from tradeoff.choose.recommend import Recommendation
 
 
-def recommendation_text(advice: Recommendation, candidates: int, *, noisy: bool = False) -> Text:
+def recommendation_text(
+    advice: Recommendation, candidates: int, *, noisy: bool = False, noun: str = "candidate models"
+) -> Text:
     """What the result screen says of the recommendation: the model, the chance that it is
     the best (:func:`~tradeoff.text.probability_words`: never "100%"; over the measurement
     noise too when the pool says how exactly its numbers were measured, ``noisy``, which the
-    questions' own stop does not see) and what the runner-up would trade.
+    questions' own stop does not see) and what the runner-up would trade. ``noun``: what
+    the options are called (:func:`~tradeoff.ask.words.candidates_noun`).
 
     >>> from tradeoff.choose.recommend import Recommendation
     >>> sure = Recommendation("mlp-8", 0, (1.0, 0.5), (1.0, 0.0), "logreg", "")
@@ -78,8 +81,7 @@ def recommendation_text(advice: Recommendation, candidates: int, *, noisy: bool 
     return Text.assemble(
         ("Recommended for you: ", "bold"),
         (advice.name, "bold"),
-        f". Of the {candidates} candidate models, it is the one your answers make best."
-        f"{sure}{trade}",
+        f". Of the {candidates} {noun}, it is the one your answers make best.{sure}{trade}",
     )
 
 
@@ -112,9 +114,14 @@ class ResultScreen(Screen[None]):
         self._names: tuple[str, ...] = ()
 
     def compose(self) -> ComposeResult:
-        yield Label("The models that fit what you value", id="title")
+        s = self.recorder.engine.scenario
+        yield Label(
+            f"The {'options' if s.aspects_only else 'models'} that fit what you value", id="title"
+        )
         with Vertical(id="result-body"):
-            yield Static("Comparing the candidate models with your answers…", id="result-recommend")
+            yield Static(
+                f"Comparing the {candidates_noun(s)} with your answers…", id="result-recommend"
+            )
             yield Static("", id="result-status", classes="muted")
             yield DataTable(id="result-table", cursor_type="row", header_height=2)
             with Horizontal(id="result-buttons"):
@@ -154,7 +161,9 @@ class ResultScreen(Screen[None]):
         from tradeoff.choose.informed import listed
         from tradeoff.choose.words import tuned_words
 
-        said = recommendation_text(advice, pool.n, noisy=pool.uncertainty is not None)
+        said = recommendation_text(
+            advice, pool.n, noisy=pool.uncertainty is not None, noun=candidates_noun(s)
+        )
         if tuned := tuned_words(decision.selection, 0):
             said.append(f"\n{tuned}")
         if threshold := threshold_lines(decision.selection, 0, whose="Your")[:1]:
@@ -198,7 +207,9 @@ class ResultScreen(Screen[None]):
             return
         self._names, row = names, table.cursor_row
         table.clear(columns=True)
-        table.add_columns("model", *self._headers)
+        table.add_columns(
+            "option" if self.recorder.engine.scenario.aspects_only else "model", *self._headers
+        )
         for (i, _, cells), shown in zip(self._rows, names, strict=True):
             table.add_row(Text(shown, style="bold") if i == self._pick else shown, *cells)
         table.move_cursor(row=row)
@@ -222,7 +233,8 @@ class ResultScreen(Screen[None]):
             if self.failure is not None:
                 self.notify(self.failure, severity="error")
             else:
-                self.notify("The candidate models are still being compared.", severity="warning")
+                noun = candidates_noun(self.recorder.engine.scenario)
+                self.notify(f"The {noun} are still being compared.", severity="warning")
             return
         self.app.push_screen(SelectionScreen(self.decision.selection, self.decision.scenario))
 

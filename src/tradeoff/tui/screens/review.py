@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, Static
 
 from tradeoff.ask.narrative import tradeoffs
-from tradeoff.ask.words import not_asked_words, tradeoff_headings
+from tradeoff.ask.words import candidates_noun, not_asked_words, tradeoff_headings
 from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.learn.verdict import one_answer_words
@@ -175,7 +175,8 @@ def _stop_words(engine: Engine) -> str:
             per_class = " (for a class, one case per 1,000)" if engine.scenario.classes else ""
             return (
                 "The questions stopped early: your answers settle that the pick is the "
-                "best candidate model for you or practically tied with it: closer than a "
+                f"best {candidates_noun(engine.scenario, plural=False)} for you or "
+                "practically tied with it: closer than a "
                 f"thousandth of the range of what you weigh most{per_class} "
                 f"({probability_words(verdict.stated)} sure)."
             )
@@ -186,7 +187,8 @@ def _stop_words(engine: Engine) -> str:
         sure = "" if settled is None else f" (the pick is {probability_words(settled[0])} sure)"
         return (
             "The questions stopped early: your answers already settle which of the "
-            f"candidate models is best for you{sure}. More questions would sharpen the "
+            f"{candidates_noun(engine.scenario)} is best for you{sure}. More questions "
+            "would sharpen the "
             "weights below without changing that."
         )
     if reason == "exhausted":

@@ -20,6 +20,7 @@ from tradeoff.ask.scenario import (
     SpecOverrides,
     load_scenario,
 )
+from tradeoff.ask.words import candidates_noun
 from tradeoff.errors import InputError
 from tradeoff.learn import expected_questions
 from tradeoff.record.log import unfinished_sessions
@@ -55,8 +56,8 @@ def describe(screen: Screen[None], loaded: LoadedScenario, overrides: SpecOverri
     expected = expected_questions(s, spec)
     decides = s.pool is not None and spec.strategy in DECIDING_STRATEGIES and spec.stop != "weights"
     count = (
-        f"At most {expected} questions (fewer once your answers settle which candidate "
-        "model suits you)"
+        f"At most {expected} questions (fewer once your answers settle which "
+        f"{candidates_noun(s, plural=False)} suits you)"
         if decides
         else f"About {expected} questions"
     )

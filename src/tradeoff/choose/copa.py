@@ -49,6 +49,16 @@ Method = Literal["copa", "naive", "ideal", "delta", "norm"]
 METHODS: tuple[Method, ...] = ("copa", "naive", "ideal", "delta", "norm")
 
 
+def top_percent(u: float) -> int:
+    """û as the "top-x%" people read: x = 100·û rounded, at least 1 (the best of a large
+    pool is top-1%).
+
+    >>> top_percent(0.0004), top_percent(0.094)
+    (1, 9)
+    """
+    return max(1, round(100 * u))
+
+
 def scale_top(best: float) -> float:
     """The top of a maximised objective's scale, from its best value: 1 for scores in
     [0, 1], 100 for percentages, else the next power of ten (the shortfall from it is what

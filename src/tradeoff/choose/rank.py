@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.choose import copa
+from tradeoff.choose.copa import top_percent
 from tradeoff.choose.pool_metric import (
     agreement,
     check_metric,
@@ -182,11 +183,6 @@ class LinearRanking:
             },
             "metric": dict(self.metric),
         }
-
-
-def top_percent(u: float) -> int:
-    """û as the "top-x%" people read: x = 100·û rounded, at least 1."""
-    return max(1, round(100 * u))
 
 
 def explain(pool: Pool, ranks: copa.Ranks, index: int) -> str:

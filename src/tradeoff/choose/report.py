@@ -408,7 +408,7 @@ def write_report(
                 (
                     i,
                     r.name,
-                    *[f"{r.values[c]:.4g} (top-{max(1, round(100 * r.u[c]))}%)" for c in cols],
+                    *[f"{r.values[c]:.4g} (top-{copa.top_percent(r.u[c])}%)" for c in cols],
                     "yes" if r.pareto else "",
                 )
                 for i, r in enumerate(selection.average_pick.ranking, 1)

@@ -213,7 +213,14 @@ def format_session(summary: SessionSummary) -> str:
         lines.append(f"The pick the questions {stopped}: {pick} ({said}).")
         lines += noise_sentences(summary, found)  # as the app, the report and the page say them
         if v.one_answer:
-            lines.append(one_answer_words([r.names[j] for j in v.one_answer]))
+            lines.append(
+                one_answer_words(
+                    [r.names[j] for j in v.thin],
+                    [[r.names[j] for j in held] for held in v.held],
+                    len(r.names),
+                    summary.voice.their,
+                )
+            )
     # The names' column as wide as the longest (at most 16): the table fits 80 columns.
     wide = min(16, max(len(n) for n in r.names))
     lines.append(

@@ -42,7 +42,7 @@ def format_rank(outcome: RankOutcome, labels: Mapping[str, str] | None = None) -
 
     ``labels`` names the columns as people read them (:attr:`tradeoff.pool.Pool.labels`).
     """
-    from tradeoff.choose.rank import top_percent
+    from tradeoff.choose.copa import top_percent
 
     cols = list(outcome.selected.u)
     heads = [(labels or {}).get(c, c) for c in cols]

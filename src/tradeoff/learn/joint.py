@@ -274,7 +274,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
             self._verdicts.pop(next(iter(self._verdicts)))  # the oldest
         self._verdicts[state] = out
         if out is not None:  # what the stop reads first, then what it rests on
-            out = replace(out, one_answer=self.on_one_answer(state))
+            thin, held = self._rests_on(state)
+            rests = tuple(sorted(set(thin).union(*held)))
+            out = replace(out, one_answer=rests, thin=thin, held=held)
             self._verdicts[state] = out
         return out
 
@@ -399,9 +401,16 @@ class JointStrategy(PosteriorStrategy[JointState]):
         end of the posterior's lapse, temperature and band,
         :func:`~tradeoff.learn.corroboration.noisy_end`). A single slip there may have
         made the pick. Empty while the pick is not settled."""
+        thin, held = self._rests_on(state)
+        return tuple(sorted(set(thin).union(*held)))
+
+    def _rests_on(self, state: JointState) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+        """:meth:`on_one_answer` in its two parts: the statistics unasked or shown by fewer
+        agreeing answers than asked for, and, for each answer that alone holds the pick up,
+        the statistics its two options differ on."""
         known = self.stop_decision(state)
         if known is None or not self.spec.decided(*known):
-            return ()
+            return (), ()
         out = set(self.unasked(state))
         s = self.posterior.summary(state)
         need = AGREEING_ANSWERS if self.start is None else self.study_agreeing
@@ -424,10 +433,13 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 self.spec.decision_confidence,
                 self._reference_best,
             )
-            for r, on in zip(state.records, held, strict=True):
-                if on:
-                    out.update(j for j, d in enumerate(r.differs) if d)
-        return tuple(sorted(out))
+            holding = tuple(
+                tuple(j for j, d in enumerate(r.differs) if d)
+                for r, on in zip(state.records, held, strict=True)
+                if on
+            )
+            return tuple(sorted(out)), holding
+        return tuple(sorted(out)), ()
 
     def _reference(self) -> FloatArray:
         """``REFERENCE_DRAWS`` natural-unit weights drawn from the prior the person is

@@ -92,6 +92,12 @@ class Verdict:
     #: (:meth:`~tradeoff.learn.joint.JointStrategy.on_one_answer`): the pick rests on one
     #: answer at most about each, which a single slip may have reversed.
     one_answer: tuple[int, ...] = ()
+    #: Of :attr:`one_answer`, the aspects no question asked about or fewer than two answers
+    #: the posterior agrees with showed (what "fewer than two of your answers settle" says).
+    thin: tuple[int, ...] = ()
+    #: Each answer that alone holds the pick up (without it the pick would not be settled),
+    #: as the aspects its two options differ on: the rest of :attr:`one_answer`.
+    held: tuple[tuple[int, ...], ...] = ()
     #: With a measurement noise, the candidate of highest expected ψ at the measured
     #: numbers and its P(best), when it is not the pick (the likeliest best once the noise
     #: is counted); ``None`` otherwise.
@@ -108,10 +114,21 @@ class Verdict:
         return self.p_near if self.practically_tied else self.p_best
 
 
-def one_answer_words(aspects: Sequence[str]) -> str:
-    """The sentence said beside a pick that rests on one answer about some aspects
-    (:attr:`~tradeoff.learn.verdict.Verdict.one_answer`, named): a single slip there may
-    have made it ("" for none).
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def one_answer_words(
+    aspects: Sequence[str],
+    held: Sequence[Sequence[str]] = (),
+    every: int = 0,
+    their: str = "your",
+) -> str:
+    """What is said beside a pick that rests on one answer ("" for nothing): the aspects
+    fewer than two answers settle (:attr:`~tradeoff.learn.verdict.Verdict.thin`, named),
+    and the answers that each alone hold the pick up
+    (:attr:`~tradeoff.learn.verdict.Verdict.held`, each as the aspects its options differ
+    on, named unless they are all ``every`` aspects). ``their``: whose answers.
 
     >>> import textwrap
     >>> print(textwrap.fill(one_answer_words(["latency"]), 80))
@@ -119,12 +136,28 @@ def one_answer_words(aspects: Sequence[str]) -> str:
     slip there could change it.
     >>> one_answer_words(["latency", "memory", "benign"])[:45]
     'The pick turns on latency, memory and benign,'
+    >>> print(textwrap.fill(one_answer_words([], [["CO2", "MATH"]], 5), 80))
+    One of your answers (about CO2 and MATH) alone holds the pick up: were it a
+    slip, the pick could change.
+    >>> print(textwrap.fill(one_answer_words([], [["a", "b"], ["a", "b"]], 2, "their"), 80))
+    2 of their answers each alone hold the pick up: were any of them a slip, the
+    pick could change.
     """
-    if not aspects:
-        return ""
-    names = list(aspects)
-    said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return (
-        f"The pick turns on {said}, which fewer than two of your answers settle: a single "
-        "slip there could change it."
-    )
+    said = []
+    if aspects:
+        said.append(
+            f"The pick turns on {_listed(list(aspects))}, which fewer than two of {their} "
+            "answers settle: a single slip there could change it."
+        )
+    if len(held) == 1:
+        named = f" (about {_listed(list(held[0]))})" if len(held[0]) < every else ""
+        said.append(
+            f"One of {their} answers{named} alone holds the pick up: were it a slip, the "
+            "pick could change."
+        )
+    elif held:
+        said.append(
+            f"{len(held)} of {their} answers each alone hold the pick up: were any of them a "
+            "slip, the pick could change."
+        )
+    return " ".join(said)

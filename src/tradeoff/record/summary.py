@@ -117,6 +117,10 @@ class SessionSummary:
                 "stated_probability": v.stated,
                 # aspects the pick rests on one answer about (a single slip may have made it)
                 "rests_on_one_answer": [r.names[j] for j in v.one_answer],
+                # of them, those fewer than two answers settle; and each answer that alone
+                # holds the pick up, as the aspects its options differ on
+                "settled_by_fewer_than_two": [r.names[j] for j in v.thin],
+                "held_up_by_one_answer": [[r.names[j] for j in held] for held in v.held],
             }
         if self.threshold is not None:
             data["threshold"] = {

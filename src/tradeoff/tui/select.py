@@ -176,7 +176,7 @@ class SelectionScreen(Screen[None]):
                 (
                     row.name,
                     [
-                        *(f"top-{max(1, round(100 * row.u[c]))}%" for c in cols),
+                        *(f"top-{copa.top_percent(row.u[c])}%" for c in cols),
                         "yes" if row.pareto else "",
                     ],
                 )
@@ -207,7 +207,8 @@ class SelectionScreen(Screen[None]):
         if not self.details and (about := self._people_order().words):
             legend += f" {about}"
         self.query_one("#select-legend", Static).update(
-            "COPA's ranking: top-% is the share of candidates doing better on that aspect."
+            "COPA's ranking: top-x% says it is among the best x% of the candidates on that "
+            "aspect (the best is top-1%)."
             if self.details
             else f"The candidates in the order the answers put them. {legend} "
             "d: COPA's ranking for the practitioner."

@@ -259,11 +259,38 @@ def _why_stopped(engine: Engine, lang: Language) -> str:
     if verdict is None or not verdict.one_answer:
         return said
     names = aspect_names(engine.scenario)  # as the review names them below
-    rests = lang.gettext(
-        "The pick turns on %(aspects)s, which fewer than two of your answers settle: a "
-        "single slip there could change it."
-    ) % {"aspects": and_list([names[j] for j in verdict.one_answer], lang)}
-    return f"{said} {rests}"
+    _ = lang.gettext
+    rests = []
+    if verdict.thin:
+        rests.append(
+            _(
+                "The pick turns on %(aspects)s, which fewer than two of your answers settle: "
+                "a single slip there could change it."
+            )
+            % {"aspects": and_list([names[j] for j in verdict.thin], lang)}
+        )
+    held = verdict.held
+    if len(held) > 1:
+        rests.append(
+            _(
+                "%(n)s of your answers each alone hold the pick up: were any of them a slip, "
+                "the pick could change."
+            )
+            % {"n": len(held)}
+        )
+    elif held and len(held[0]) < len(names):  # a trade: its aspects named
+        rests.append(
+            _(
+                "One of your answers (about %(aspects)s) alone holds the pick up: were it a "
+                "slip, the pick could change."
+            )
+            % {"aspects": and_list([names[j] for j in held[0]], lang)}
+        )
+    elif held:
+        rests.append(
+            _("One of your answers alone holds the pick up: were it a slip, the pick could change.")
+        )
+    return " ".join([said, *rests])
 
 
 def and_list(items: Sequence[str], lang: Language) -> str:

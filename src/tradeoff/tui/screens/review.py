@@ -126,7 +126,12 @@ class ReviewScreen(Screen[None]):
         if verdict is None or not verdict.one_answer:
             return said
         names = engine.result().names
-        return f"{said} {one_answer_words([names[j] for j in verdict.one_answer])}"
+        rests = one_answer_words(
+            [names[j] for j in verdict.thin],
+            [[names[j] for j in held] for held in verdict.held],
+            len(names),
+        )
+        return f"{said} {rests}"
 
     def _consistency(self) -> Text:
         check = consistency_of(self.recorder.engine)

@@ -1,0 +1,54 @@
+"""What the pick is said to rest on is true: an aspect said to be settled by fewer than two
+answers was asked about by fewer than two answers the posterior agrees with (or by none),
+and an answer said to hold the pick up alone is one whose options differ on the aspects
+named; together they are every aspect the stop waits on."""
+
+from __future__ import annotations
+
+import pytest
+
+from tradeoff.learn import Engine
+from tradeoff.learn.corroboration import AGREEING_ANSWERS, agreeing
+from tradeoff.simulation.noise import Noise
+from tradeoff.simulation.oracles import SimulatedOracle
+
+from ..conftest import SCENARIOS
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_thin_and_held_say_what_the_answers_show(seed: int) -> None:
+    import numpy as np
+
+    from tradeoff.ask.population import scenario_population
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.choose.candidates import scenario_pool
+    from tradeoff.choose.pool_metric import metric_vectors
+
+    sc = load_scenario(SCENARIOS / "breast-cancer-triage.toml").scenario
+    population = scenario_population(sc)
+    pool = scenario_pool(sc, SCENARIOS)
+    rows = np.asarray(metric_vectors(sc, pool, population.priors.tolist()))
+    engine = Engine(sc, population=population, candidates=rows, seed=seed)
+    truth = (0.364832, 0.003555, 0.630419, 0.001194)  # latency weighs most
+    oracle = SimulatedOracle.for_scenario(sc, truth, noise=Noise.parse("flip:0.2"), seed=seed)
+    seen = 0
+    while (q := engine.next_query()) is not None:
+        engine.answer(oracle.choose(q))
+        verdict = engine.verdict()
+        if verdict is None or not verdict.one_answer:
+            continue
+        seen += 1
+        state = engine.state
+        strategy = engine._strategy  # the joint strategy's own view of the same state
+        s = strategy.posterior.summary(state)
+        counts = agreeing(state.records, s.natural, s.weights)
+        unasked = set(strategy.unasked(state))
+        for j in verdict.thin:
+            assert j in unasked or counts[j] < AGREEING_ANSWERS, (j, counts)
+        shown = {tuple(j for j, d in enumerate(r.differs) if d) for r in state.records}
+        for held in verdict.held:
+            assert held in shown, (held, shown)
+        assert set(verdict.one_answer) == set(verdict.thin).union(*verdict.held)
+    assert seen, "no state rested on one answer: the test checks nothing"

@@ -170,9 +170,11 @@ def test_a_cost_worth_more_than_its_whole_range_is_not_said_as_an_amount() -> No
         said += [t.text for t in tradeoffs(sc, w, [0.37, 0.63], draws) if t.aspect == 2]
     assert said == [
         "10 more flagged malignant lumps per 1,000 are worth at least 0.2 ms of latency to "
-        "you, perhaps more than its whole range of 0.1 ms to 15.0 ms (90% range).",
-        "10 more flagged malignant lumps per 1,000 may be worth anything from no latency to "
-        "more than its whole range of 0.1 ms to 15.0 ms to you (90% range).",
+        "you, perhaps more than its whole range (the 14.9 ms from 0.1 ms to 15.0 ms) "
+        "(90% range).",
+        "10 more flagged malignant lumps per 1,000 may be worth anything from nothing to "
+        "more than the whole range of latency (the 14.9 ms from 0.1 ms to 15.0 ms) to you "
+        "(90% range).",
     ]
 
 

@@ -225,19 +225,21 @@ def tradeoffs(
             "high": amount(target, high, words),
             "a_low": amount(target, target.range[0], words),
             "a_high": amount(target, target.range[1], words),
+            "a_span": amount(target, _span(target), words),
         }
         nothing = fields["low"] == amount(target, 0.0, words)  # "at least 0 steps" says nothing
         if high > _span(target):
             message = (
                 N_(
-                    "%(this)s of %(this_name)s may be worth anything from no %(that_name)s to "
-                    "more than its whole range of %(a_low)s to %(a_high)s to you (90%% range)."
+                    "%(this)s of %(this_name)s may be worth anything from nothing to more "
+                    "than the whole range of %(that_name)s (the %(a_span)s from %(a_low)s to "
+                    "%(a_high)s) to you (90%% range)."
                 )
                 if nothing
                 else N_(
                     "%(this)s of %(this_name)s are worth at least %(low)s of %(that_name)s to "
-                    "you, perhaps more than its whole range of %(a_low)s to %(a_high)s "
-                    "(90%% range)."
+                    "you, perhaps more than its whole range (the %(a_span)s from %(a_low)s to "
+                    "%(a_high)s) (90%% range)."
                 )
             )
         elif nothing:

@@ -145,17 +145,19 @@ def tradeoffs(
             continue
         fields |= {"high": top, "a_low": amount(spec, a_lo, words)}
         fields["a_high"] = amount(spec, a_hi, words)
+        fields["a_span"] = amount(spec, a_hi - a_lo, words)
         if over:
             message = (
                 N_(
-                    "%(n)s more %(this)s per %(per)s may be worth anything from no %(name)s "
-                    "to more than its whole range of %(a_low)s to %(a_high)s to you (90%% range)."
+                    "%(n)s more %(this)s per %(per)s may be worth anything from nothing to "
+                    "more than the whole range of %(name)s (the %(a_span)s from %(a_low)s to "
+                    "%(a_high)s) to you (90%% range)."
                 )
                 if fields["low"] == nothing
                 else N_(
                     "%(n)s more %(this)s per %(per)s are worth at least %(low)s of %(name)s to "
-                    "you, perhaps more than its whole range of %(a_low)s to %(a_high)s "
-                    "(90%% range)."
+                    "you, perhaps more than its whole range (the %(a_span)s from %(a_low)s to "
+                    "%(a_high)s) (90%% range)."
                 )
             )
         elif fields["low"] == nothing:

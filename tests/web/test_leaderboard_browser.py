@@ -108,6 +108,7 @@ def test_the_leaderboard_answered_to_the_end(
         assert h1(page) == "Welcome"
         welcome = checked(page, size, "code", found)
         assert "open language model" in welcome and f"At most {BUDGET} questions" in welcome
+        assert "settle which option suits you" in welcome  # options, not candidate models
         enter(page, base, codes[who])
         assert h1(page) == "Information and consent"
         checked(page, size, "consent", found)
@@ -118,12 +119,15 @@ def test_the_leaderboard_answered_to_the_end(
             said = checked(page, size, f"question {answered + 1}", found)
             for shown in ("kg CO₂ to evaluate", "points on IFEval", "points on MATH Lvl 5"):
                 assert said.count(shown) == 2, (shown, said)
+            # two of the pool's own options are real options, not models "measured at"
+            assert "candidate model" not in said and "measured" not in said, said
             page.click(pick(page))
             answered += 1
             assert answered <= BUDGET
         assert h1(page) == "What we learned"
         review = checked(page, size, "what we learned", found)
         assert f"From your {answered} answers" in review
+        assert "candidate model" not in review, review
         for aspect in ("CO2", "IFEval", "BBH", "MATH", "MMLU-PRO"):
             assert f"{aspect}: " in review
         page.click("form[action=finish] button")

@@ -124,7 +124,7 @@ def _change_sentence(change: WeightChange, names: Sequence[str]) -> str:
     if near is None:
         return (
             f"No change in how much {change.aspect} matters (from a hundredth to "
-            f"{plain_number(LIMIT)} times as much) changes the pick."
+            f"{plain_number(LIMIT)} times as much) alters the pick."
         )
     factor, winner = near
     if _in_doubt(change):

@@ -75,10 +75,10 @@ class SelectionScreen(Screen[None]):
         self.omega: tuple[float, ...] = tuple(selection.average_pick.weights)
         self.axis_names = ("", "")  # the plot's (up, across), named as the table names them
         self.curves = curve_view(selection, self.scenario)
+        self._noun = "option" if self.scenario and self.scenario.aspects_only else "model"
 
     def compose(self) -> ComposeResult:
-        noun = "option" if self.scenario is not None and self.scenario.aspects_only else "model"
-        yield Label(f"Ranking details: which {noun} fits whom, and why", id="title")
+        yield Label(f"Ranking details: which {self._noun} fits whom, and why", id="title")
         with VerticalScroll(id="select-summary"):
             yield Static("\n".join(plain_summary(self.selection)), id="select-picks")
         with VerticalScroll(id="select-status-box"):
@@ -172,15 +172,10 @@ class SelectionScreen(Screen[None]):
         headers = [self._header(j) for j in range(len(cols))]
         if self.details:
             headers.append("Pareto")
+            ranked = outcome.ranking
+            tops = [[f"top-{copa.top_percent(r.u[c])}%" for c in cols] for r in ranked]
             rows = [
-                (
-                    row.name,
-                    [
-                        *(f"top-{copa.top_percent(row.u[c])}%" for c in cols),
-                        "yes" if row.pareto else "",
-                    ],
-                )
-                for row in outcome.ranking
+                (r.name, [*t, "yes" if r.pareto else ""]) for r, t in zip(ranked, tops, strict=True)
             ]
             self._status(weights, outcome.selected.name, outcome.explanation)
         else:
@@ -200,15 +195,14 @@ class SelectionScreen(Screen[None]):
         # Long names give way to the numbers (never below NAME_ROOM characters).
         numbered = [[str(n), *cells] for n, (_, cells) in enumerate(rows, 1)]
         room = max(NAME_ROOM, name_room(table.size.width, ["#", *headers], numbered))
-        table.add_columns("#", "model", *headers)
+        table.add_columns("#", self._noun, *headers)
         for n, (name, cells) in enumerate(rows, 1):
             table.add_row(str(n), fit_name(name, room), *cells)
         legend = table_legend(self.scenario) if self.scenario is not None else ""
         if not self.details and (about := self._people_order().words):
             legend += f" {about}"
         self.query_one("#select-legend", Static).update(
-            "COPA's ranking: top-x% says it is among the best x% of the candidates on that "
-            "aspect (the best is top-1%)."
+            "COPA's ranking: top-x%: among the best x% of candidates on that aspect."
             if self.details
             else f"The candidates in the order the answers put them. {legend} "
             "d: COPA's ranking for the practitioner."

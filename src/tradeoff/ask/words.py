@@ -54,7 +54,7 @@ def difference_words(
     ['finds 12 more glaucoma cases per 1,000', '$0.01 more cost']
     >>> trips = load_scenario("scenarios/train-trips.toml").scenario
     >>> difference_words(trips, [35, 120, 1, 0], [40, 90, 2, 1])
-    ['ƒ5.00 less price', '30 min more time', '1 fewer changes', '1 steps less discomfort']
+    ['ƒ5.00 less price', '30 min more time', '1 fewer change', '1 step less discomfort']
     """
     k = scenario.n_classes
     words = []
@@ -134,6 +134,18 @@ def candidates_noun(scenario: Scenario, plural: bool = True) -> str:
     'option'
     """
     noun = "option" if scenario.aspects_only else "candidate model"
+    return noun + "s" if plural else noun
+
+
+def option_noun(scenario: Scenario | None, plural: bool = False) -> str:
+    """One of the pool's options in a sentence: "model", or "option" when options are
+    described by their aspects alone (``None``, a pool read without a scenario: "model").
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> option_noun(load_scenario("scenarios/train-trips.toml").scenario), option_noun(None)
+    ('option', 'model')
+    """
+    noun = "option" if scenario is not None and scenario.aspects_only else "model"
     return noun + "s" if plural else noun
 
 

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from tradeoff.ask.narrative import tradeoffs
-from tradeoff.ask.words import not_asked_words, tradeoff_headings
+from tradeoff.ask.words import not_asked_words, option_noun, tradeoff_headings
 from tradeoff.choose import copa
 from tradeoff.choose.change_words import change_lines, change_sentences, nearest_changes
 from tradeoff.choose.decide import Decision
@@ -127,11 +127,8 @@ def alpha_front_figure(selection: Selection, path: Path, alphas: int = 1000) -> 
 
 
 def _noun(selection: Selection, plural: bool = True) -> str:
-    """What the pool's options are called: "models", or "options" when a scenario describes
-    them by their aspects alone (a train trip is not a model)."""
-    scenario = selection.scenario
-    noun = "option" if scenario is not None and scenario.aspects_only else "model"
-    return noun + "s" if plural else noun
+    """What the pool's options are called (:func:`~tradeoff.ask.words.option_noun`)."""
+    return option_noun(selection.scenario, plural)
 
 
 def _log_scale(values: np.ndarray) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.ask.words import difference_words
+from tradeoff.ask.words import difference_words, option_noun
 from tradeoff.choose.change_words import (
     change_sentences,
 )
@@ -246,7 +246,8 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
     lines = []
     for i, (s, rec, _, _) in enumerate(selection.rows()):
         sure = "" if rec.probability is None else f" ({chance_words(rec, voice='their')})"
-        line = f"For {s.participant}: {rec.name}, the model their answers make best{sure}."
+        noun = option_noun(selection.scenario)
+        line = f"For {s.participant}: {rec.name}, the {noun} their answers make best{sure}."
         person = Voice(s.participant)
         if likelier := likeliest_words(rec, names, voice="their", person=person):
             line += f" {likelier}"

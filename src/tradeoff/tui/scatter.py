@@ -24,8 +24,9 @@ MODEL, FRONT, PICK, FRONT_LINE = "•", "◆", "X", "braille"
 MIN_ROWS, MIN_COLUMNS = 10, 28
 
 
-#: The markers in words, short enough for the plot's narrowest column.
-LEGEND = f"{MODEL} model  {FRONT} Pareto front  {PICK} pick"
+#: The markers in words, short enough for the plot's narrowest column (``%s``: the pool's
+#: noun for one option, "model" or "option").
+LEGEND = f"{MODEL} %s  {FRONT} Pareto front  {PICK} pick"
 
 
 def nice_ticks(low: float, high: float, count: int, whole: bool = False) -> list[float]:

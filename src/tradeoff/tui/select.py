@@ -25,7 +25,7 @@ from textual.widgets import DataTable, Footer, Label, Static
 
 from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.shown import aspect_cell
-from tradeoff.ask.words import aspect_header, table_legend
+from tradeoff.ask.words import aspect_header, option_noun, table_legend
 from tradeoff.choose import copa
 from tradeoff.choose.informed import PeopleList, people_list
 from tradeoff.choose.rank import rank_pool
@@ -75,7 +75,7 @@ class SelectionScreen(Screen[None]):
         self.omega: tuple[float, ...] = tuple(selection.average_pick.weights)
         self.axis_names = ("", "")  # the plot's (up, across), named as the table names them
         self.curves = curve_view(selection, self.scenario)
-        self._noun = "option" if self.scenario and self.scenario.aspects_only else "model"
+        self._noun = option_noun(self.scenario)
 
     def compose(self) -> ComposeResult:
         yield Label(f"Ranking details: which {self._noun} fits whom, and why", id="title")
@@ -128,7 +128,7 @@ class SelectionScreen(Screen[None]):
         labels when the plot is narrow); or, when it has no room, how much it needs."""
         yname, xname = self.axis_names
         self.query_one("#select-axes", Static).update(
-            f"↑ {yname}\n→ {xname}\n{LEGEND}"
+            f"↑ {yname}\n→ {xname}\n{LEGEND % self._noun}"
             if self.query_one("#scatter").display
             else f"The plot of {yname} against {xname} needs a terminal "
             f"{self._rows_needed()[1]} rows tall; this one has {self.size.height}."

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Label, Static
 
 from tradeoff.ask.shown import aspect_cell
-from tradeoff.ask.words import aspect_header, candidates_noun, table_legend
+from tradeoff.ask.words import aspect_header, candidates_noun, option_noun, table_legend
 from tradeoff.errors import InputError
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import probability_words
@@ -115,9 +115,7 @@ class ResultScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         s = self.recorder.engine.scenario
-        yield Label(
-            f"The {'options' if s.aspects_only else 'models'} that fit what you value", id="title"
-        )
+        yield Label(f"The {option_noun(s, plural=True)} that fit what you value", id="title")
         with Vertical(id="result-body"):
             yield Static(
                 f"Comparing the {candidates_noun(s)} with your answers…", id="result-recommend"
@@ -207,9 +205,7 @@ class ResultScreen(Screen[None]):
             return
         self._names, row = names, table.cursor_row
         table.clear(columns=True)
-        table.add_columns(
-            "option" if self.recorder.engine.scenario.aspects_only else "model", *self._headers
-        )
+        table.add_columns(option_noun(self.recorder.engine.scenario), *self._headers)
         for (i, _, cells), shown in zip(self._rows, names, strict=True):
             table.add_row(Text(shown, style="bold") if i == self._pick else shown, *cells)
         table.move_cursor(row=row)

@@ -11,6 +11,7 @@ import os
 import shlex
 import shutil
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -188,6 +189,53 @@ def fit_name(name: str, width: int) -> str:
         return short
     tail = (width - 1) * 3 // 5
     return f"{short[: width - 1 - tail]}…{short[len(short) - tail :]}"
+
+
+def fit_names(names: Sequence[str], width: int) -> tuple[str, ...]:
+    """Each of ``names`` fitted by :func:`fit_name`, no two different names shown alike:
+    where two would read the same, each keeps the part where it differs from the others
+    ("Meta-Llama-3.1…" beside "Meta-Llama-3-7…", not "Meta-Lla…70B-Instruct" twice), and
+    a tie left after that is numbered.
+
+    >>> fit_names(["meta/Meta-Llama-3.1-70B-Instruct", "meta/Meta-Llama-3-70B-Instruct"], 20)
+    ('Meta-Llama-3.1…truct', 'Meta-Llama-3-7…truct')
+    >>> fit_names(["meta/Llama-3-70B-Instruct", "nous/Llama-3-70B-Instruct"], 18)
+    ('meta/Lla…-Instruct', 'nous/Lla…-Instruct')
+    """
+    shown = [fit_name(name, width) for name in names]
+    width = max(width, 8)
+    groups: dict[str, list[int]] = {}
+    for i, text in enumerate(shown):
+        groups.setdefault(text, []).append(i)
+    for members in groups.values():
+        if len(members) < 2 or len({names[i] for i in members}) < 2:
+            continue
+        shorts = [names[i].rsplit("/", 1)[-1] for i in members]
+        if len(set(shorts)) < len(shorts):  # the same name by two owners: the owner says
+            shorts = [names[i] for i in members]
+        for i, short in zip(members, shorts, strict=True):
+            others = [o for o in shorts if o != short]
+            # where it parts from the most like it
+            differ = max(_shared(short, o) for o in others)
+            head = min(len(short), max(differ + 2, (width - 1) // 2), width - 5)
+            tail = width - 1 - head
+            shown[i] = f"{short[:head]}…{short[len(short) - tail :]}" if tail > 0 else short
+    counted: dict[str, int] = {}
+    for text in shown:
+        counted[text] = counted.get(text, 0) + 1
+    seen: dict[str, int] = {}
+    for i, text in enumerate(shown):
+        if counted[text] > 1:
+            seen[text] = seen.get(text, 0) + 1
+            mark = f"#{seen[text]}"
+            shown[i] = f"{text[: width - len(mark)]}{mark}"
+    return tuple(shown)
+
+
+def _shared(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` share."""
+    n = min(len(a), len(b))
+    return next((k for k in range(n) if a[k] != b[k]), n)
 
 
 def name_room(width: int, headers: list[str], rows: list[list[str]]) -> int:

@@ -33,7 +33,7 @@ from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import omega_note, plain_summary
 from tradeoff.pareto import pareto_mask
 from tradeoff.pool import Pool
-from tradeoff.tui.common import fit_name, name_room
+from tradeoff.tui.common import fit_names, name_room
 from tradeoff.tui.curves import DecisionCurvesScreen, curve_view
 from tradeoff.tui.dialogs import SelectionHelpScreen
 from tradeoff.tui.scatter import LEGEND, MIN_ROWS, Points, ScatterPlot
@@ -196,8 +196,9 @@ class SelectionScreen(Screen[None]):
         numbered = [[str(n), *cells] for n, (_, cells) in enumerate(rows, 1)]
         room = max(NAME_ROOM, name_room(table.size.width, ["#", *headers], numbered))
         table.add_columns("#", self._noun, *headers)
-        for n, (name, cells) in enumerate(rows, 1):
-            table.add_row(str(n), fit_name(name, room), *cells)
+        shown = fit_names([name for name, _ in rows], room)
+        for n, ((_, cells), name) in enumerate(zip(rows, shown, strict=True), 1):
+            table.add_row(str(n), name, *cells)
         legend = table_legend(self.scenario) if self.scenario is not None else ""
         if not self.details and (about := self._people_order().words):
             legend += f" {about}"

@@ -18,7 +18,7 @@ from tradeoff.ask.words import aspect_header, candidates_noun, option_noun, tabl
 from tradeoff.errors import InputError
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import probability_words
-from tradeoff.tui.common import Farewell, fit_name, name_room
+from tradeoff.tui.common import Farewell, fit_names, name_room
 from tradeoff.tui.dialogs import ResultHelpScreen
 
 if TYPE_CHECKING:
@@ -200,7 +200,7 @@ class ResultScreen(Screen[None]):
         the row the cursor is on stays under it."""
         table = self.query_one("#result-table", DataTable)
         room = name_room(table.size.width, self._headers, [cells for *_, cells in self._rows])
-        names = tuple(fit_name(full, room) for _, full, _ in self._rows)
+        names = fit_names([full for _, full, _ in self._rows], room)
         if names == self._names:
             return
         self._names, row = names, table.cursor_row

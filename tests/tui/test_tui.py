@@ -788,3 +788,23 @@ async def test_without_a_scenario_the_columns_keep_their_whole_names(
         table = pilot.app.screen.query_one("#select-table", DataTable)
         headers = [str(c.label) for c in table.columns.values()]
         assert headers[2:-1] == list(example_selection.pool.columns)
+
+
+async def test_omega_set_by_alpha_is_not_called_the_fitted_one(example_selection: Any) -> None:
+    """ω fitted to the people's metric is explained as such; once α sets ω (o, +), the
+    sentence about the fitted ω goes, and it comes back with the people's ω (w)."""
+    from tradeoff.tui.select_app import SelectionApp
+
+    fitted = "orders the pool most like the person's own metric"
+    app = SelectionApp(example_selection)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause(0.3)
+        screen = pilot.app.screen
+        said = []
+        for key in ("d", "o", "plus", "w"):
+            await pilot.press(key)
+            await pilot.pause(0.2)
+            said.append(str(screen.query_one("#select-status").render()))
+        assert fitted in said[0] and "fitted to each person's metric" in said[0]
+        assert all(fitted not in s and "α = " in s for s in said[1:3]), said[1:3]
+        assert fitted in said[3], said[3]

@@ -221,9 +221,11 @@ class SelectionScreen(Screen[None]):
             if self.alpha is not None
             else "ω fitted to each person's metric, averaged"
         )
+        # what fitted ω is, said only while ω is the fitted one (α sets it otherwise)
+        note = f" {omega_note(self.selection)}" if self.alpha is None else ""
         self.query_one("#select-status", Static).update(
             f"COPA, p = {ptxt}; {how}; ω = [{', '.join(f'{w:.2f}' for w in weights)}] → "
-            f"pick: {pick}. {omega_note(self.selection)}\n{explanation}"
+            f"pick: {pick}.{note}\n{explanation}"
         )
 
     def _values(self, j: int) -> tuple[np.ndarray, str, bool]:

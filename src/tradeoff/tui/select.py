@@ -203,7 +203,7 @@ class SelectionScreen(Screen[None]):
         if not self.details and (about := self._people_order().words):
             legend += f" {about}"
         self.query_one("#select-legend", Static).update(
-            "COPA's ranking: top-x%: among the best x% of candidates on that aspect."
+            "COPA's ranking: top-x%: x% of candidates are better on it (none: top-1%)."
             if self.details
             else f"The candidates in the order the answers put them. {legend} "
             "d: COPA's ranking for the practitioner."

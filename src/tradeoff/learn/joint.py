@@ -275,8 +275,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
         self._verdicts[state] = out
         if out is not None:  # what the stop reads first, then what it rests on
             thin, held = self._rests_on(state)
-            rests = tuple(sorted(set(thin).union(*held)))
-            out = replace(out, one_answer=rests, thin=thin, held=held)
+            out = replace(out, one_answer=_together(thin, held), thin=thin, held=held)
             self._verdicts[state] = out
         return out
 
@@ -401,8 +400,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
         end of the posterior's lapse, temperature and band,
         :func:`~tradeoff.learn.corroboration.noisy_end`). A single slip there may have
         made the pick. Empty while the pick is not settled."""
-        thin, held = self._rests_on(state)
-        return tuple(sorted(set(thin).union(*held)))
+        return _together(*self._rests_on(state))
 
     def _rests_on(self, state: JointState) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
         """:meth:`on_one_answer` in its two parts: the statistics unasked or shown by fewer
@@ -548,3 +546,9 @@ class JointStrategy(PosteriorStrategy[JointState]):
         same way when the same option as shown was preferred
         (:func:`~tradeoff.learn.posterior.same_answer`)."""
         return repeats(state.records, same_answer)
+
+
+def _together(thin: tuple[int, ...], held: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """Every statistic a settled pick rests on one answer about: those fewer than two
+    answers settle and those of each answer that alone holds it up, in order."""
+    return tuple(sorted(set(thin).union(*held)))

@@ -66,7 +66,9 @@ def test_select_rank_and_report_on_the_leaderboard(
     metric = ",".join(str(w) for w in truth)
     pool_file = str(SCENARIOS / "pools" / "llm-leaderboard.csv")
     assert main(["rank", pool_file, "--scenario", "llm-leaderboard", "--metric", metric]) == 0
-    assert f"Recommended by the metric: {best}" in capsys.readouterr().out
+    ranked = capsys.readouterr().out
+    assert f"Recommended by the metric: {best} (the selectable option of highest ψ)" in ranked
+    assert "models" not in ranked and " options;" in ranked
     out = tmp_path / "report"
     assert main(["report", "--session", str(path), "--out", str(out)]) == 0
     report = (out / "report.md").read_text()

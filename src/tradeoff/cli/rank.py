@@ -37,10 +37,14 @@ def parse_weights(items: Sequence[str]) -> dict[str, float]:
     return out
 
 
-def format_rank(outcome: RankOutcome, labels: Mapping[str, str] | None = None) -> str:
+def format_rank(
+    outcome: RankOutcome, labels: Mapping[str, str] | None = None, noun: str = "model"
+) -> str:
     """The text ``tradeoff pool rank`` prints (practitioner's view: û as top-%, ω, p, Pareto).
 
-    ``labels`` names the columns as people read them (:attr:`tradeoff.pool.Pool.labels`).
+    ``labels`` names the columns as people read them (:attr:`tradeoff.pool.Pool.labels`);
+    ``noun`` one of the pool's options ("option" where a scenario describes them by their
+    aspects alone: :func:`~tradeoff.ask.words.option_noun`).
     """
     from tradeoff.choose.copa import top_percent
 
@@ -54,16 +58,16 @@ def format_rank(outcome: RankOutcome, labels: Mapping[str, str] | None = None) -
     lines = []
     if outcome.recommended is not None:
         rec = outcome.recommended
-        lines.append(f"Recommended by the metric: {rec.name} (the selectable model of highest ψ)")
+        lines.append(f"Recommended by the metric: {rec.name} (the selectable {noun} of highest ψ)")
         if rec.trade:
             lines.append(f"  {rec.trade[0].upper()}{rec.trade[1:]}.")
         mapping = outcome.linear.omega_mapping if outcome.linear is not None else "swing"
         lines += ["", f"COPA's ranking of the pool, ω chosen to agree with the metric ({mapping}):"]
     lines += [
-        f"{outcome.selectable} selectable of {outcome.n} models; method {outcome.method}, "
+        f"{outcome.selectable} selectable of {outcome.n} {noun}s; method {outcome.method}, "
         f"p = {p}, ω = [{', '.join(f'{w:.3g}' for w in outcome.weights)}]; "
         f"{outcome.pareto_count} Pareto-optimal",
-        f"{'#':>3}  {'model':<{width}}  {'score':>7}  "
+        f"{'#':>3}  {noun:<{width}}  {'score':>7}  "
         + "  ".join(f"{c:>{w}}" for c, w in zip(heads, widths, strict=True))
         + "  pareto",
     ]
@@ -86,9 +90,9 @@ def format_rank(outcome: RankOutcome, labels: Mapping[str, str] | None = None) -
     if outcome.sweep is not None:
         lines += [
             "",
-            f"alpha sweep ({len(outcome.sweep)} values of α; each model it picks, as in "
+            f"alpha sweep ({len(outcome.sweep)} values of α; each {noun} it picks, as in "
             "paper 000 Table 2):",
-            f"  {'α from–to':<11}  {'û α':>5}  {'û rest':>6}  model",
+            f"  {'α from–to':<11}  {'û α':>5}  {'û rest':>6}  {noun}",
         ]
         for s in outcome.sweep_picks:
             lines.append(
@@ -96,7 +100,7 @@ def format_rank(outcome: RankOutcome, labels: Mapping[str, str] | None = None) -
                 f"{s.name}"
             )
         lines += [
-            "  û α: the share of models better on the objective(s) α weighs;",
+            f"  û α: the share of {noun}s better on the objective(s) α weighs;",
             f"  û rest: the same for the others (their equally weighted p-norm, p = {p}).",
         ]
     lines += [f"warning: {w}" for w in outcome.warnings]
@@ -118,6 +122,7 @@ def _check(args: argparse.Namespace) -> None:
 def cmd_rank(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from tradeoff.ask.words import option_noun
     from tradeoff.choose.pool_metric import metric_objectives
     from tradeoff.choose.rank import RankOptions, rank_pool, rank_with_metric, weights_from_options
     from tradeoff.pool import load_pool
@@ -134,11 +139,13 @@ def cmd_rank(args: argparse.Namespace) -> int:
         sweep_group=args.alpha_objective or [],
         sweep_alphas=alphas,
     )
+    noun = "model"  # a pool ranked by its own columns: its rows are models
     if args.scenario:
         from tradeoff.ask.population import scenario_priors
         from tradeoff.ask.scenario import load_scenario
 
         scenario = load_scenario(args.scenario).scenario
+        noun = option_noun(scenario)
         metric = floats(args.metric, "--metric")
         pool = load_pool(
             args.pool,
@@ -163,5 +170,5 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if args.json:
         emit(outcome.to_dict())
     else:
-        say(format_rank(outcome, pool.labels))
+        say(format_rank(outcome, pool.labels, noun))
     return 0

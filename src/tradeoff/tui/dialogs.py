@@ -60,6 +60,9 @@ class HelpScreen(ModalScreen[None]):
             "Counts are per 1,000 cases of each kind; the other columns are in their own units.",
             "Every column is in its own units.",
         ),
+        ("Every candidate model,", "Every option,"),
+        ("how likely each model is", "how likely each option is"),
+        ("a model marked *", "an option marked *"),
     )
 
     def __init__(self, aspects_only: bool = False) -> None:

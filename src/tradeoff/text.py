@@ -470,6 +470,20 @@ _NAMED = (
 YOU = Voice()
 
 
+def and_list(items: Sequence[str], words: Words = ENGLISH) -> str:
+    """``items`` as a list in words: "a", "a and b", "a, b and c".
+
+    >>> and_list(["a", "b", "c"]), and_list(["a"]), and_list(["a", "b"])
+    ('a, b and c', 'a', 'a and b')
+    """
+    if len(items) <= 1:
+        return "".join(items)
+    return words.gettext(N_("%(some)s and %(last)s")) % {
+        "some": ", ".join(items[:-1]),
+        "last": items[-1],
+    }
+
+
 def fit_lines(text: str, width: int) -> str:
     """Each line of ``text`` longer than ``width`` broken between words, its continuation
     indented as the line is (a bullet's, "• " or "- ", to its text); no word is split.

@@ -28,10 +28,10 @@ from tradeoff.choose.recommend import NoiseTie
 from tradeoff.learn import Choice, Consistency
 from tradeoff.learn.engine import answer_pattern
 from tradeoff.learn.shares import Shares, left_out_words
-from tradeoff.learn.verdict import Verdict
+from tradeoff.learn.verdict import Verdict, one_answer_words
 from tradeoff.record.log import read_session
 from tradeoff.record.recorder import Recorder
-from tradeoff.text import Words
+from tradeoff.text import YOU, Words
 from tradeoff.web.flow import make_web_app
 from tradeoff.web.i18n import (
     CORE_SOURCES,
@@ -267,6 +267,10 @@ def test_every_sentence_the_core_writes_for_the_page_is_catalogued() -> None:
         # the two chances read the same: "about as likely"
         said += measurement_sentences("m9", 0.18, ("m10", 0.178), cases, (), words=words)
         said.append(noise_stop_sentence(Verdict(0, sure, sure, 0.1, ()), True, words))
+    # what a pick resting on one answer is said to rest on: aspects, several answers, a
+    # trade's aspects named, one answer about every aspect
+    for thin, held in ((["x", "y"], [["a"], ["b"]]), ([], [["a", "b"]]), ([], [["a", "b", "c"]])):
+        said.append(one_answer_words(thin, held, 3, YOU, words))
     unmarked = [s for s in said if not s.startswith("⟦")]
     assert unmarked == []
     assert asked.ids == core_messages()

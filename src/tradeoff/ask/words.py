@@ -133,8 +133,8 @@ def candidates_noun(scenario: Scenario, plural: bool = True) -> str:
     >>> candidates_noun(load_scenario("scenarios/train-trips.toml").scenario, plural=False)
     'option'
     """
-    noun = "option" if scenario.aspects_only else "candidate model"
-    return noun + "s" if plural else noun
+    noun = option_noun(scenario, plural)
+    return noun if scenario.aspects_only else f"candidate {noun}"
 
 
 def option_noun(scenario: Scenario | None, plural: bool = False) -> str:

@@ -24,10 +24,9 @@ from tradeoff.choose.recommend import NoiseTie, Recommendation, recommend
 from tradeoff.learn.verdict import Verdict
 from tradeoff.pool import Pool
 from tradeoff.stable import settled
-from tradeoff.text import ENGLISH, N_, YOU, Voice, Words, probability_words
+from tradeoff.text import ENGLISH, N_, YOU, Voice, Words, and_list, probability_words
 
 __all__ = [
-    "and_list",
     "chance",
     "measured_best_sentence",
     "measurement_sentences",
@@ -52,20 +51,6 @@ def chance(p: float, words: Words = ENGLISH) -> str:
         under=words.gettext(N_("under %(n)s%%")),
         whole=words.gettext(N_("%(n)s%%")),
     )
-
-
-def and_list(items: Sequence[str], words: Words = ENGLISH) -> str:
-    """``items`` as a list in words: "a", "a and b", "a, b and c".
-
-    >>> and_list(["a", "b", "c"]), and_list(["a"]), and_list(["a", "b"])
-    ('a, b and c', 'a', 'a and b')
-    """
-    if len(items) <= 1:
-        return "".join(items)
-    return words.gettext(N_("%(some)s and %(last)s")) % {
-        "some": ", ".join(items[:-1]),
-        "last": items[-1],
-    }
 
 
 def noise_stop_sentence(verdict: Verdict, noisy: bool, words: Words = ENGLISH) -> str:

@@ -29,7 +29,7 @@ from tradeoff.choose.selection import Selection
 from tradeoff.choose.stakeholder import expected_weights, shown_weights
 from tradeoff.learn.particles import PERCEIVABLE
 from tradeoff.stable import stable_argmax
-from tradeoff.text import YOU, Voice, percent, plain_number, probability_words
+from tradeoff.text import YOU, Voice, and_list, percent, plain_number, probability_words
 
 
 def acceptability_words(
@@ -221,7 +221,7 @@ def stated_words(
     """
     if tied and p_near is not None:
         names = list(tied)
-        others = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        others = and_list(names)
         which = "it" if len(names) == 1 else "each"
         per_class = " (for a class, one case per 1,000)" if classes else ""
         return (
@@ -331,7 +331,7 @@ def omega_note(selection: Selection, gap: float = 0.15, limit: int = 3) -> str:
         ][: limit - said]
         if unlike:
             said += len(unlike)
-            listed = ", ".join(unlike[:-1]) + " and " + unlike[-1] if len(unlike) > 1 else unlike[0]
+            listed = and_list(unlike)
             people.append(f"for {s.participant}, ω gives {listed}")
         if said >= limit:
             break

@@ -218,7 +218,7 @@ def format_session(summary: SessionSummary) -> str:
                     [r.names[j] for j in v.thin],
                     [[r.names[j] for j in held] for held in v.held],
                     len(r.names),
-                    summary.voice.their,
+                    summary.voice,
                 )
             )
     # The names' column as wide as the longest (at most 16): the table fits 80 columns.

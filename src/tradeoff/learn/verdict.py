@@ -16,6 +16,7 @@ import numpy as np
 
 from tradeoff.arrays import FloatArray
 from tradeoff.stable import settled, stable_order
+from tradeoff.text import ENGLISH, N_, YOU, Voice, Words, and_list
 
 __all__ = ["TIE_MENTION", "TIE_SHARE", "Verdict", "one_answer_words", "said_tied", "tied_with"]
 
@@ -114,21 +115,19 @@ class Verdict:
         return self.p_near if self.practically_tied else self.p_best
 
 
-def _listed(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def one_answer_words(
     aspects: Sequence[str],
     held: Sequence[Sequence[str]] = (),
     every: int = 0,
-    their: str = "your",
+    voice: Voice = YOU,
+    words: Words = ENGLISH,
 ) -> str:
     """What is said beside a pick that rests on one answer ("" for nothing): the aspects
     fewer than two answers settle (:attr:`~tradeoff.learn.verdict.Verdict.thin`, named),
     and the answers that each alone hold the pick up
     (:attr:`~tradeoff.learn.verdict.Verdict.held`, each as the aspects its options differ
-    on, named unless they are all ``every`` aspects). ``their``: whose answers.
+    on, named unless they are all ``every`` aspects). ``voice``: whose answers; ``words``:
+    the language (the app, ``session show`` and the study page say it alike).
 
     >>> import textwrap
     >>> print(textwrap.fill(one_answer_words(["latency"]), 80))
@@ -139,25 +138,52 @@ def one_answer_words(
     >>> print(textwrap.fill(one_answer_words([], [["CO2", "MATH"]], 5), 80))
     One of your answers (about CO2 and MATH) alone holds the pick up: were it a
     slip, the pick could change.
-    >>> print(textwrap.fill(one_answer_words([], [["a", "b"], ["a", "b"]], 2, "their"), 80))
+    >>> print(textwrap.fill(one_answer_words([], [["a", "b"], ["a", "b"]], 2, Voice("x")), 80))
     2 of their answers each alone hold the pick up: were any of them a slip, the
     pick could change.
     """
     said = []
     if aspects:
         said.append(
-            f"The pick turns on {_listed(list(aspects))}, which fewer than two of {their} "
-            "answers settle: a single slip there could change it."
+            voice.say(
+                N_(
+                    "The pick turns on %(aspects)s, which fewer than two of your answers "
+                    "settle: a single slip there could change it."
+                ),
+                words,
+            )
+            % {"aspects": and_list(aspects, words)}
         )
-    if len(held) == 1:
-        named = f" (about {_listed(list(held[0]))})" if len(held[0]) < every else ""
+    if len(held) > 1:
         said.append(
-            f"One of {their} answers{named} alone holds the pick up: were it a slip, the "
-            "pick could change."
+            voice.say(
+                N_(
+                    "%(n)s of your answers each alone hold the pick up: were any of them a "
+                    "slip, the pick could change."
+                ),
+                words,
+            )
+            % {"n": len(held)}
+        )
+    elif held and len(held[0]) < every:  # a trade: its aspects named
+        said.append(
+            voice.say(
+                N_(
+                    "One of your answers (about %(aspects)s) alone holds the pick up: were it "
+                    "a slip, the pick could change."
+                ),
+                words,
+            )
+            % {"aspects": and_list(held[0], words)}
         )
     elif held:
         said.append(
-            f"{len(held)} of {their} answers each alone hold the pick up: were any of them a "
-            "slip, the pick could change."
+            voice.say(
+                N_(
+                    "One of your answers alone holds the pick up: were it a slip, the pick "
+                    "could change."
+                ),
+                words,
+            )
         )
     return " ".join(said)

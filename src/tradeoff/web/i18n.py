@@ -59,6 +59,8 @@ CORE_SOURCES = (
     "ask/aspects.py",
     "learn/engine.py",
     "learn/shares.py",
+    "learn/verdict.py",
+    "text.py",
     "choose/measurement_words.py",
 )
 KEYWORDS: dict[str, tuple[int, ...] | None] = {

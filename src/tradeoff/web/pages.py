@@ -18,7 +18,6 @@ from tradeoff.ask.queries import Query
 from tradeoff.ask.scenario import LoadedScenario, Scenario
 from tradeoff.ask.shown import card_lines
 from tradeoff.ask.words import aspect_names, not_asked_words, option_title, question_prompt
-from tradeoff.choose.measurement_words import and_list as measurement_and_list
 from tradeoff.choose.measurement_words import (
     chance,
     noise_stop_sentence,
@@ -28,6 +27,7 @@ from tradeoff.choose.measurement_words import (
 from tradeoff.choose.recommend import Recommendation
 from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
+from tradeoff.learn.verdict import one_answer_words
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import YOU, markdown_html
 from tradeoff.web.i18n import Language
@@ -259,51 +259,14 @@ def _why_stopped(engine: Engine, lang: Language) -> str:
     if verdict is None or not verdict.one_answer:
         return said
     names = aspect_names(engine.scenario)  # as the review names them below
-    _ = lang.gettext
-    rests = []
-    if verdict.thin:
-        rests.append(
-            _(
-                "The pick turns on %(aspects)s, which fewer than two of your answers settle: "
-                "a single slip there could change it."
-            )
-            % {"aspects": and_list([names[j] for j in verdict.thin], lang)}
-        )
-    held = verdict.held
-    if len(held) > 1:
-        rests.append(
-            _(
-                "%(n)s of your answers each alone hold the pick up: were any of them a slip, "
-                "the pick could change."
-            )
-            % {"n": len(held)}
-        )
-    elif held and len(held[0]) < len(names):  # a trade: its aspects named
-        rests.append(
-            _(
-                "One of your answers (about %(aspects)s) alone holds the pick up: were it a "
-                "slip, the pick could change."
-            )
-            % {"aspects": and_list([names[j] for j in held[0]], lang)}
-        )
-    elif held:
-        rests.append(
-            _("One of your answers alone holds the pick up: were it a slip, the pick could change.")
-        )
-    return " ".join([said, *rests])
-
-
-def and_list(items: Sequence[str], lang: Language) -> str:
-    """``items`` as a list in words: "a", "a and b", "a, b and c" (in ``lang``;
-    :func:`tradeoff.choose.measurement_words.and_list`).
-
-    >>> from tradeoff.web.i18n import languages
-    >>> and_list(["latency", "memory"], languages()["de"])
-    'latency und memory'
-    >>> and_list(["a", "b", "c"], languages()["en"]), and_list(["a"], languages()["en"])
-    ('a, b and c', 'a')
-    """
-    return measurement_and_list(items, lang.words())
+    rests = one_answer_words(
+        [names[j] for j in verdict.thin],
+        [[names[j] for j in held] for held in verdict.held],
+        len(names),
+        YOU,
+        lang.words(),
+    )
+    return " ".join([said, rests])
 
 
 def _stop_words(engine: Engine, lang: Language) -> str:

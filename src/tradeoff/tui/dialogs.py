@@ -143,13 +143,17 @@ class SelectionHelpScreen(HelpScreen):
         "  x        plot other aspects\n",
     )
 
-    def __init__(self, curves: bool = True) -> None:
+    def __init__(self, curves: bool = True, noun: str = "model") -> None:
         super().__init__()
         #: Whether ``c`` opens decision curves here.
         self.curves = curves
+        #: What one of the pool's options is called ("option" when options are described
+        #: by their aspects alone: :func:`tradeoff.ask.words.option_noun`).
+        self.noun = noun
 
     def compose(self) -> ComposeResult:
         body = self.BODY if self.curves else self.BODY.replace(*self.NO_CURVES)
+        body = body.replace(" model ", f" {self.noun} ")
         with Vertical(id="help-box"):
             yield Label(self.HEADING, id="title")
             yield Static(body)

@@ -293,7 +293,7 @@ class SelectionScreen(Screen[None]):
             self.app.push_screen(DecisionCurvesScreen(self.curves))
 
     def action_help(self) -> None:
-        self.app.push_screen(SelectionHelpScreen(curves=self.curves is not None))
+        self.app.push_screen(SelectionHelpScreen(self.curves is not None, self._noun))
 
     def action_close(self) -> None:
         self.app.exit() if self.alone else self.app.pop_screen()

@@ -155,6 +155,7 @@ def test_predict_writes_every_holdout_row_with_its_columns(
         "people_pooled": 0,
         "base_share": None,
         "train_people": 2,
+        "train_lines_alike": [],
     }
     with out.open(newline="") as fh:
         rows = list(csv.DictReader(fh))

@@ -153,3 +153,29 @@ def test_a_change_of_a_weight_no_choice_informed_says_it_is_the_starting_guess(
     assert not any("starting guess" in said[a] for a in ("price", "time"))
     asked = {c["aspect"]: c["asked"] for c in person["what_would_change_the_pick"]}
     assert asked == {"price": True, "time": True, "changes": False, "discomfort": False}
+
+
+def test_rows_showing_two_equal_options_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A row whose two options are the same on every aspect is learnt from (it says how
+    the person answers between equals) and named by its line, in fit and predict, as
+    text and in JSON; a file without one says nothing of it."""
+    path = train_file(tmp_path, {"ana": "A"})
+    lines = path.read_text().splitlines()
+    cheap = lines[1].split(",")[1:5]
+    lines[3] = ",".join(["ana", *cheap, *cheap, "B"])  # line 4: the cheap trip twice
+    path.write_text("\n".join(lines) + "\n")
+    args = ["choices", "fit", str(path), "--scenario", str(SCENARIOS / "train-trips.toml")]
+    assert main([*args, "--sessions-dir", str(tmp_path / "s")]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "1 row of " in said and "(line 4) shows two options the same on every aspect" in said
+    assert main([*args, "--sessions-dir", str(tmp_path / "t"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["lines_alike"] == [4]
+    holdout = write(tmp_path / "h.csv", [lines[0].rsplit(",", 1)[0], lines[1].rsplit(",", 1)[0]])
+    predict = ["choices", "predict", str(path), str(holdout), "--out", str(tmp_path / "p.csv")]
+    assert main([*predict, "--scenario", str(SCENARIOS / "train-trips.toml")]) == 0
+    assert "(line 4) shows two options the same" in " ".join(capsys.readouterr().out.split())
+    plain = train_file(tmp_path, {"bo": "B"})
+    assert main([*args[:2], str(plain), *args[3:], "--sessions-dir", str(tmp_path / "u")]) == 0
+    assert "the same on every aspect" not in capsys.readouterr().out

@@ -12,7 +12,7 @@ from tradeoff.text import plain_number
 
 def cmd_choices_predict(args: argparse.Namespace) -> int:
     from tradeoff.ask.scenario import load_scenario
-    from tradeoff.study.choices import predict_file, read_choices
+    from tradeoff.study.choices import alike_lines, predict_file, read_choices
 
     seed(args.seed)
     loaded = load_scenario(args.scenario)
@@ -20,6 +20,7 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
     train = read_choices(args.train, sc, answers=True, scenario_path=loaded.path)
     holdout = read_choices(args.holdout, sc, answers=False, scenario_path=loaded.path)
     done = predict_file(sc, train, holdout, args.out, seed=args.seed, pooled=args.pooled)
+    alike = alike_lines(train)
     n, pooled = done.rows, done.pooled
     people = len(holdout.people())
     taught = set(train.people())
@@ -34,6 +35,7 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
                 "people_pooled": pooled,
                 "base_share": done.share,
                 "train_people": len(taught),
+                "train_lines_alike": alike,
             }
         )
         return 0
@@ -52,10 +54,27 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
             "started from the engine's own prior.",
             wrap=True,
         )
+    _say_alike(args.train, alike)
     if unseen:
         whose = "the population prior's" if args.pooled else "the prior's"
         say(f"{unseen:,} of them have no choices in {args.train}: their p_A is {whose}.", wrap=True)
     return 0
+
+
+def _say_alike(path: str, lines: list[int]) -> None:
+    """Say which rows of ``path`` show two options the same on every aspect (none: nothing)."""
+    if not lines:
+        return
+    more = f" and {len(lines) - 5:,} more" if len(lines) > 5 else ""
+    shown = ", ".join(str(n) for n in lines[:5]) + more
+    one = len(lines) == 1
+    say(
+        f"{count(len(lines), 'row')} of {path} ({'line' if one else 'lines'} {shown}) "
+        f"{'shows' if one else 'show'} two options the same on every aspect: "
+        f"{'the answer there says' if one else 'the answers there say'} nothing of what "
+        "matters to the person, only how they answer between equals.",
+        wrap=True,
+    )
 
 
 def count(n: int, one: str, many: str | None = None) -> str:
@@ -69,18 +88,20 @@ def count(n: int, one: str, many: str | None = None) -> str:
 
 def cmd_choices_fit(args: argparse.Namespace) -> int:
     from tradeoff.ask.scenario import load_scenario
-    from tradeoff.study.choices import fit_file, read_choices
+    from tradeoff.study.choices import alike_lines, fit_file, read_choices
 
     seed(args.seed)
     loaded = load_scenario(args.scenario)
     train = read_choices(args.train, loaded.scenario, answers=True, scenario_path=loaded.path)
     files = fit_file(loaded, train, args.sessions_dir, seed=args.seed)
+    alike = alike_lines(train)
     if args.json:
-        emit({"sessions": [str(f) for f in files]})
+        emit({"sessions": [str(f) for f in files], "lines_alike": alike})
         return 0
     say(f"{count(len(files), 'session')} written under {args.sessions_dir}:")
     for f in files:
         say(f"  {f}")
+    _say_alike(args.train, alike)
     sc = loaded.scenario
     if sc.pool is not None:
         say("Read them with tradeoff session show FILE, tradeoff pick --session FILE ….")

@@ -76,6 +76,13 @@ class ChoiceTable:
         return out
 
 
+def alike_lines(table: ChoiceTable) -> list[int]:
+    """The lines of ``table`` whose two options are the same on every aspect: an answer
+    there tells nothing of what matters to the person, only how they answer between
+    equals (the engine reads it so, through its answer model)."""
+    return [r.line for r in table.rows if r.a == r.b]
+
+
 def aspect_columns(scenario: Scenario, side: str) -> list[str]:
     """The columns of one option: ``A_<aspect>`` (``side`` "A") for every aspect.
 

@@ -40,6 +40,7 @@ from tradeoff.choose.robustness import (
 )
 from tradeoff.choose.stakeholder import Stakeholder
 from tradeoff.pool import Pool
+from tradeoff.stable import rounded_rows
 
 
 def _acceptability(
@@ -160,9 +161,19 @@ class Selection:
         }
 
 
-def _relative_regret(psi: FloatArray, index: int) -> float:
+def _relative_regret(psi: FloatArray, index: int, own: int) -> float:
+    """What model ``index`` costs a person against their own recommendation ``own``, in
+    their expected metric ``psi`` (over the pool), as a share of its spread over the pool:
+    0 when it gives them at least as much. With a measurement noise their recommendation
+    is the likeliest best, which need not have the highest expected ψ; a model of higher
+    expected ψ costs them nothing, and their own recommendation costs 0 (the diagonal).
+
+    >>> psi = np.array([0.2, 0.5, 0.4])  # model 2 recommended, model 1 of higher E[ψ]
+    >>> round(_relative_regret(psi, 0, 2), 6), _relative_regret(psi, 1, 2)
+    (0.666667, 0.0)
+    """
     spread = float(psi.max() - psi.min())
-    return float((psi.max() - psi[index]) / spread) if spread > 0 else 0.0
+    return float(max(psi[own] - psi[index], 0.0) / spread) if spread > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -263,10 +274,13 @@ def select_for_stakeholders(
     metric, expected over their posterior; with a measurement noise, over plausible
     measurements too: :attr:`~tradeoff.choose.recommend.Recommendation.values`, so a model
     that measured best by luck on few cases is not everyone's best). regret[i][j] is what
-    stakeholder j's recommendation costs stakeholder i in i's own expected metric:
-    (E ψ_i(best for i) − E ψ_i(recommendation of j)) / (max E ψ_i − min E ψ_i) over the pool,
-    so the diagonal is 0. The consensus minimises the largest regret over all stakeholders
-    among all models of the pool (ties: the smaller sum of regrets, then row order). COPA's
+    stakeholder j's recommendation costs stakeholder i in i's own expected metric against
+    i's own recommendation: max(E ψ_i(recommendation of i) − E ψ_i(recommendation of j), 0)
+    / (max E ψ_i − min E ψ_i) over the pool, so the diagonal is 0 (with a measurement noise
+    the recommendation is the likeliest best, which need not have the highest E ψ). The
+    consensus minimises the largest regret over all stakeholders among all models of the
+    pool (ties: the smaller sum of regrets, then the model recommended to more of them, then
+    row order), so one stakeholder's consensus is their recommendation. COPA's
     picks (ω chosen by :func:`~tradeoff.choose.pool_metric.omega_for_metric`) and the pick from the
     averaged ω are the practitioner's view, reported beside them. Every ω is measured on
     the pool's û (``u``: :attr:`~tradeoff.pool.Pool.rank_cdf`, read here once when the
@@ -285,7 +299,7 @@ def select_for_stakeholders(
         linear_picks.append(pool.names[int(np.argmax(rows @ np.asarray(s.weights)))])
         psis.append(np.asarray(rec.values))
     regret = [
-        [_relative_regret(psis[i], recs[j].index) for j in range(len(stakeholders))]
+        [_relative_regret(psis[i], recs[j].index, recs[i].index) for j in range(len(stakeholders))]
         for i in range(len(stakeholders))
     ]
     counted = [
@@ -293,9 +307,15 @@ def select_for_stakeholders(
         for i, st in enumerate(stakeholders)
         if not (exclude_inconsistent and st.consistency is not None and st.consistency.flagged)
     ] or list(range(len(stakeholders)))
-    per_model = np.array([[_relative_regret(psis[i], m) for m in range(pool.n)] for i in counted])
+    per_model = np.array(
+        [[_relative_regret(psis[i], m, recs[i].index) for m in range(pool.n)] for i in counted]
+    )
     worst, total = per_model.max(axis=0), per_model.sum(axis=0)
-    best = int(np.lexsort((np.arange(pool.n), total, worst))[0])
+    # Ties (to 9 digits, on every machine): the smaller total regret, then the model
+    # recommended to more of them (one person: their own), then row order.
+    chosen = np.bincount([recs[i].index for i in counted], minlength=pool.n)
+    keys = rounded_rows(np.stack((worst, total)))
+    best = int(np.lexsort((np.arange(pool.n), -chosen, keys[1], keys[0]))[0])
     aspects = aspect_words(scenario)
     acceptability = [
         _acceptability(s, vectors[s.priors], noisy)
@@ -340,7 +360,9 @@ def select_for_stakeholders(
             if any(r.expected_noisy is not None for r in recs)
             else ""
         )
-        + " (ties: smaller total regret, then row order)"
+        + " (a model's regret: how much less it gives them than their own recommendation, "
+        "none if not less; ties: smaller total regret, then the model recommended to more "
+        "of them, then row order)"
         + (
             f"; {len(stakeholders) - len(counted)} flagged as inconsistent left out"
             if len(counted) < len(stakeholders)

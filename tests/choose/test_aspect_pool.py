@@ -80,3 +80,6 @@ def test_select_rank_and_report_on_the_leaderboard(
     assert f"of {pool.n} candidate options" in report and "candidate models" not in report
     assert "the option their answers make best" in report, report
     assert "the model these answers make best" not in report
+    # what the report weighs, beside the scenario's description (which may speak of another pool)
+    assert f"This report weighs the {pool.n} options of " in report
+    assert "COPA scores an option by its rank" in report and "order of the models" not in report

@@ -222,7 +222,11 @@ def test_select_and_the_report_say_not_asked(unasked: Path, tmp_path: Path) -> N
     stakeholder = md_path.read_text().split("### dr-kim", 1)[1].split("## Regret", 1)[0]
     (row,) = [line for line in stakeholder.splitlines() if line.startswith(f"| {aspect} |")]
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[1:3] == ["not asked: your questions never varied it", ""]
+    assert cells[1:3] == ["not asked: their questions never varied it", ""]
+    # the section speaks of dr-kim throughout, as its threshold sentence does
+    headings = [line for line in stakeholder.splitlines() if line.startswith("#### ")]
+    assert "#### Not settled by their answers yet" in headings, headings
+    assert not re.search(r"\byou(r)?\b", stakeholder, re.IGNORECASE), stakeholder
     assert not any(aspect in line for line in stakeholder.splitlines() if "per 1,000" in line)
 
 

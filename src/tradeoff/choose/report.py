@@ -57,7 +57,6 @@ from tradeoff.choose.words import (
 from tradeoff.judge import indicators, to_minimisation
 from tradeoff.judge.render import radar_png
 from tradeoff.text import (
-    YOU,
     Voice,
     clean_text,
     markdown_html,
@@ -266,6 +265,9 @@ def write_report(
             for paragraph in re.split(r"\n\s*\n", scenario.description.strip())
         ),
         "",
+        f"(The scenario's own description. This report weighs the {pool.n} "
+        f"{_noun(selection, pool.n != 1)} of {markdown_text(chosen.pool_path)}.)",
+        "",
     ]
     md += [
         markdown_table(
@@ -304,8 +306,7 @@ def write_report(
             md += [f"**{markdown_text(unfinished_words(s.answers))}**", ""]
         if s.consistency is not None and s.consistency.flagged:
             md += [f"**{markdown_text(s.consistency.sentence())}**", ""]
-        alone = len(selection.stakeholders) == 1 and not s.made_elsewhere
-        voice = YOU if alone else Voice(s.participant)
+        voice = person  # the section is headed by their name, and speaks of them throughout
         shares = person_shares(scenario, s)  # of the asked aspects, as on the review
         aspects = [f"{c.outcome} {c.label}" for c in scenario.classes] + [
             a.name for a in scenario.attributes

@@ -311,10 +311,12 @@ def omega_note(selection: Selection, gap: float = 0.15, limit: int = 3) -> str:
     their weights, so an aspect whose ranks happen to track that order gets more ω and one
     that barely moves the pick can get less.
     """
+    one = option_noun(selection.scenario)
     base = (
-        "COPA scores a model by its rank among the candidates on each aspect (top-%), not by "
-        "amounts, so ω is not what anyone values: it is the set of weights under which that "
-        "rank-based score orders the pool most like the person's own metric"
+        f"COPA scores {'an' if one[0] in 'aeiou' else 'a'} {one} by its rank among the "
+        "candidates on each aspect (top-%), not by amounts, so ω is not what anyone values: it "
+        "is the set of weights under which that rank-based score orders the pool most like "
+        "the person's own metric"
     )
     if selection.scenario is None:
         return base + "."
@@ -339,8 +341,9 @@ def omega_note(selection: Selection, gap: float = 0.15, limit: int = 3) -> str:
         return base + "."
     return (
         f"{base}. So {'; '.join(people)}: ω is fitted to the person's order of the "
-        "models, not read off their weights, so an aspect whose ranks happen to track that "
-        "order gets more ω and one that barely moves the pick can get less."
+        f"{option_noun(selection.scenario, True)}, not read off their weights, so an aspect "
+        "whose ranks happen to track that order gets more ω and one that barely moves the "
+        "pick can get less."
     )
 
 

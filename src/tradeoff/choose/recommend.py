@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.arrays import FloatArray
+from tradeoff.arrays import FloatArray, IntArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.words import difference_words
 from tradeoff.choose.pool_metric import metric_scale, metric_vectors
@@ -345,6 +345,24 @@ class Recommendation:
         return data
 
 
+def _runner_up(order: IntArray, index: int, vectors: FloatArray) -> int | None:
+    """The model the pick is set against: the first of ``order`` (the others by expected
+    ψ) that the pick does not dominate, one better on some aspect (a model no better on any
+    aspect, e.g. the same recalls at more memory, is never a choice to weigh against it);
+    the first other when the pick dominates them all; ``None`` alone.
+
+    >>> v = np.array([[0.5, -2.0], [0.5, -3.0], [0.4, -1.0]])  # row 1: row 0 with a higher cost
+    >>> _runner_up(np.array([0, 1, 2]), 0, v), _runner_up(np.array([0, 1]), 0, v)
+    (2, 1)
+    """
+    rest = order[order != index]
+    if rest.size == 0:
+        return None
+    beaten = (vectors[rest] <= vectors[index]).all(axis=1)
+    open_ = rest[~beaten]
+    return int((open_ if open_.size else rest)[0])
+
+
 def recommend(
     scenario: Scenario,
     pool: Pool,
@@ -437,7 +455,7 @@ def recommend(
         said = said_tied(p_best[index], p_near, bool(tied), confidence)
         if measured is not None:
             noise_tied = _noise_ties(pool, index, mean_w, psi, w, exact, w0, rows, p_best)
-    runner = int(order[1]) if order.size > 1 else None
+    runner = _runner_up(order, index, vectors)
     trade = ""
     if runner is not None:
         words = difference_words(scenario, pool.values[index], pool.values[runner])

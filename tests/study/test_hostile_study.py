@@ -18,6 +18,7 @@ import resource
 import signal
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,26 @@ def test_processes_appending_while_the_log_rotates_lose_no_line(tmp_path: Path) 
 def _record(pid: str, when: str = "2026-01-01T00:00:00+00:00") -> bytes:
     record = {"participant": pid, "time": when, "kept_session_files": []}
     return (json.dumps(record) + "\n").encode()
+
+
+def test_withdrawing_twice_records_once_and_keeps_the_first_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second ``study withdraw`` (or the page's, after the command's) adds no record and
+    moves no time; a file that already holds two records for one person (written before)
+    reads as the first."""
+    study, _ = make(tmp_path)
+    path = withdrawals_path(study)
+    first = withdraw(study, "p01", datetime(2026, 1, 1, tzinfo=UTC))
+    again = withdraw(study, "p01", datetime(2026, 1, 2, tzinfo=UTC))
+    assert again["time"] == first["time"] == "2026-01-01T00:00:00+00:00" and again["already"]
+    assert path.read_bytes().count(b"\n") == 1
+    assert main(["study", "withdraw", str(study.path), "p01"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "p01 was already withdrawn" in out and "at 2026-01-01T00:00:00+00:00" in out
+    assert path.read_bytes().count(b"\n") == 1
+    path.write_bytes(_record("p02") + _record("p02", "2026-02-01T00:00:00+00:00"))
+    assert withdrawn(study) == {"p02": "2026-01-01T00:00:00+00:00"}
 
 
 @pytest.mark.parametrize("junk", [b"{not json\n", b"\xff\xfe\x00 oops\n", b'["p01"]\n'])

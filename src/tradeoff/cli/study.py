@@ -362,6 +362,13 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
         emit(record)
         return 0
     kept = record["kept_session_files"]
+    if record.get("already"):
+        say(
+            f"{args.participant} was already withdrawn from {study.path} at {record['time']}; "
+            "nothing was recorded again.",
+            wrap=True,
+        )
+        return 0
     say(
         f"{args.participant} withdrawn from {study.path} at {record['time']}: "
         "status, export and report leave their answers out from now on.\n"

@@ -81,7 +81,7 @@ def _parse_withdrawals(
                 )
             )
             continue
-        times[record["participant"]] = record["time"]
+        times.setdefault(record["participant"], record["time"])  # the first withdrawal
     return times, problems
 
 
@@ -175,7 +175,8 @@ def withdraw(study: Study, participant: str, now: datetime | None = None) -> dic
     new file in the study, synced, and renamed over it, so a full disk leaves it as it was
     (and says so). A file with a line that is not a record, or that is not a regular file
     in the study (a symbolic link, a FIFO), is refused with its location: a record is
-    never added to what cannot be read back."""
+    never added to what cannot be read back. A participant withdrawn before is not
+    recorded again: the record returned holds the first time and ``"already": True``."""
     if participant not in study.participants:
         raise InputError.single(
             study.path,
@@ -189,7 +190,10 @@ def withdraw(study: Study, participant: str, now: datetime | None = None) -> dic
     record = {"participant": participant, "time": when, "kept_session_files": kept}
     with _StudyLock(study):
         data, problems = _withdrawals_bytes(path)
-        problems += _parse_withdrawals(data, study.participants)[1]
+        times, bad = _parse_withdrawals(data, study.participants)
+        problems += bad
+        if participant in times and not problems:  # once is enough: the first time stands
+            return {**record, "time": times[participant], "already": True}
         if problems:
             fixed = [
                 Problem(p.location, p.problem, f"{p.fix.rstrip('.')}, then withdraw again.")

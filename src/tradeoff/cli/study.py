@@ -16,6 +16,7 @@ from tradeoff.cli.panel_links import BASE_URL, panel_link, panel_link_lines, quo
 
 if TYPE_CHECKING:
     from tradeoff.study.panel import Panel
+    from tradeoff.study.report import StudySessions
 
 
 def _participants(value: str) -> list[str]:
@@ -118,6 +119,7 @@ def _panel(args: argparse.Namespace) -> tuple[Panel | None, list[str]]:
 
 
 def cmd_study_create(args: argparse.Namespace) -> int:
+    from tradeoff.ask.scenario import load_scenario
     from tradeoff.study.checks import parse_positions
     from tradeoff.study.codes import CODE_BITS
     from tradeoff.study.folder import create_study
@@ -198,6 +200,12 @@ def cmd_study_create(args: argparse.Namespace) -> int:
     if panel is not None:
         lines += panel_link_lines(panel)
     lines += arms_lines(study)
+    if load_scenario(study.scenario_path).scenario.pool is None:
+        lines.append(
+            "Note: the scenario names no [pool], so study report will have nothing to choose\n"
+            "from (it writes the population's weights); pick for a participant with\n"
+            "tradeoff pick POOL.csv --session FILE, or give the scenario a [pool] first."
+        )
     lines.append(
         "Later participants start from a population prior pooled from finished sessions\n"
         f"(again after every {args.population_prior_every})."
@@ -316,7 +324,6 @@ def cmd_study_status(args: argparse.Namespace) -> int:
 
 def cmd_study_report(args: argparse.Namespace) -> int:
     from tradeoff.cli.decide import check_out, emit_report
-    from tradeoff.study.population_picture import picture_of, picture_text
     from tradeoff.study.report import NothingToDecide, decide_study, study_sessions
 
     check_out(args.out)
@@ -335,18 +342,29 @@ def cmd_study_report(args: argparse.Namespace) -> int:
     try:
         chosen = decide_study(found, p=parse_p(args.p), top=args.top)
     except NothingToDecide as exc:
+        if found.sessions:  # no pool: the population's weights need none
+            _population(found, args)
         raise UsageError(str(exc)) from None
     argv = ["study", "report", str(found.study.path), "--out", args.out]
     argv += ["--include-pilot"] if args.include_pilot else []
     code = emit_report(chosen, args.out, argv, json=args.json)
+    _population(found, args)
+    return code
+
+
+def _population(found: StudySessions, args: argparse.Namespace) -> None:
+    """Write (and, as text, say) the population picture of a study's complete sessions:
+    how weights spread, the groups (nothing for fewer sessions than it needs)."""
+    from tradeoff.study.population_picture import picture_of, picture_text
+
     picture = picture_of(found.sessions, found.study.scenario_path, found.study.populations())
-    if picture is not None:  # the population: how weights spread, the groups
+    if picture is not None:
         text = picture_text(picture)
+        Path(args.out).mkdir(parents=True, exist_ok=True)
         path = Path(args.out) / "population.md"
         path.write_text(text, encoding="utf-8")
         if not args.json:
             say(f"{text}\n(written to {path})")
-    return code
 
 
 def cmd_study_withdraw(args: argparse.Namespace) -> int:

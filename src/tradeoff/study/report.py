@@ -132,7 +132,13 @@ def decide_study(found: StudySessions, *, p: float = math.inf, top: int = 10) ->
     if not found.sessions:
         raise NothingToDecide(f"no participant of {study.path} has a complete session yet")
     if load_scenario(study.scenario_path).scenario.pool is None:  # a study's copy is fixed
-        raise NothingToDecide("the study's scenario has no [pool]; there is nothing to choose from")
+        raise NothingToDecide(
+            f"the study's scenario ({study.scenario_path}) has no [pool]: there is nothing "
+            "to choose from, so no decision report is written. Fix: pick for each "
+            "participant from a pool file of yours, tradeoff pick POOL.csv --session FILE "
+            f"(their sessions are under {study.path}), or give the scenario a [pool] "
+            "before the next study."
+        )
     chosen = decide(
         list(found.sessions),
         scenario=study.scenario_path,

@@ -286,7 +286,7 @@ def test_the_report_leaves_out_whom_the_export_leaves_out_and_says_why(made: Mad
     assert why["p02"] == "unfinished after 3 answers"
     assert why["p03"].startswith("withdrawn ")
     assert why["p04"] == "not started"
-    assert why["p05"].startswith("pilot, left out")
+    assert why["p05"].startswith("a pilot: --include-pilot")
     counted = study_sessions(made.study.path, include_pilot=True)
     assert counted.sessions == (made.files["p01"], made.files["p05"], made.files["p06"])
     assert "p05" not in dict(counted.left_out)

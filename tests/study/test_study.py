@@ -177,7 +177,7 @@ def test_status_and_report_after_simulated_answers(
     assert main(["study", "withdraw", str(tmp_path / "s"), "dr-silva"]) == 0
     said = capsys.readouterr().out
     assert "dr-silva withdrawn" in said and "Kept: the withdrawal record" in said
-    assert "1 session file(s)" in said
+    assert "their 1 session file (" in said
     status = study_status(load_study(tmp_path / "s"))
     assert len(status.complete_sessions()) == 1  # dr-lee only
     assert ("dr-silva", status.rows[2].state) in status.missing()

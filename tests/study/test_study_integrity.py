@@ -65,7 +65,7 @@ def test_a_pool_linked_out_of_the_scenario_folder_is_never_copied(tmp_path: Path
         (lambda d: d.update(version=99), "this tradeoff reads study versions 1, 2"),
         (lambda d: d.update(version=True), "this tradeoff reads study versions"),
         (lambda d: d["participants"].append(dict(d["participants"][0])), "appears twice"),
-        (lambda d: d["participants"][0].update(id="p05\n"), "is not allowed"),
+        (lambda d: d["participants"][0].update(id="p05\n"), "cannot be a folder name"),
         (lambda d: d["files"].update({"../x.csv": "0" * 64}), "is not a file in the study"),
     ],
 )

@@ -548,7 +548,7 @@ def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> s
         )
         own = all(raw[r.index] == selection.consensus_name for r in selection.recommendations)
         regret = (
-            "it is everyone's own pick, so no one gives anything up."
+            "everyone's own pick, so no one gives anything up."
             if own
             else f"the {_noun(selection, False)} whose largest regret over everyone is "
             "smallest: it costs no one "

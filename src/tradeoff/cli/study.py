@@ -185,7 +185,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         emit(data)
         return 0
     cache_mb = sum(f.stat().st_size for f in study.cache_dir.rglob("*") if f.is_file()) / 1e6
-    who = f"{len(codes)} participants"
+    who = f"{len(codes)} participant{'' if len(codes) == 1 else 's'}"
     if panel is not None:
         who = (f"{len(codes)} participants with access codes and " if codes else "") + (
             f"the {len(panel_ids)} panel ids of the allow-list"
@@ -279,7 +279,8 @@ def _format_rows(data: dict[str, object]) -> str:
     assert isinstance(rows, list)
     width = max([11] + [len(str(r["participant"])) for r in rows])
     lines = [
-        f"{data['study']}: {data['participants']} participants, {data['started']} started, "
+        f"{data['study']}: {data['participants']} "
+        f"participant{'' if data['participants'] == 1 else 's'}, {data['started']} started, "
         + (f"{data['consented']} consented, " if data.get("consented") else "")
         + f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
         f"{data.get('withdrawn', 0)} withdrawn"
@@ -391,7 +392,12 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
         f"{args.participant} withdrawn from {study.path} at {record['time']}: "
         "status, export and report leave their answers out from now on.\n"
         f"Kept: the withdrawal record in {study.path / 'withdrawals.jsonl'}"
-        + (f" and their {len(kept)} session file(s) ({', '.join(kept)})" if kept else "")
+        + (
+            f" and their {len(kept)} session file{'' if len(kept) == 1 else 's'} "
+            f"({', '.join(kept)})"
+            if kept
+            else ""
+        )
         + "."
     )
     return 0
@@ -461,7 +467,8 @@ def cmd_study_export(args: argparse.Namespace) -> int:
         f"; left out as withdrawn: {', '.join(summary.withdrawn)}" if summary.withdrawn else ""
     )
     if summary.pilot_sessions:
-        left_out += f"; {summary.pilot_sessions} pilot session(s) left out (--include-pilot)"
+        n = summary.pilot_sessions
+        left_out += f"; {n} pilot session{'' if n == 1 else 's'} left out (--include-pilot)"
     if summary.erased:
         left_out += f"; erased on request (a row each, state erased): {', '.join(summary.erased)}"
     counted = summary.rows - summary.undone

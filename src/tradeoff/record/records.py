@@ -73,7 +73,7 @@ def check_participant(participant: str) -> str:
         raise InputError.single(
             "participant id",
             repr(participant),
-            "is not allowed: it becomes a folder name.",
+            "cannot be a folder name, which every id becomes.",
             "use 1–64 letters, digits, '.', '-' or '_', starting with a letter or digit, "
             "without '..' (no slashes, spaces or control characters).",
         )

@@ -52,7 +52,8 @@ def read_participants(text: str, source: str) -> list[str]:
             raise InputError.single(
                 source,
                 f"line {number}",
-                f"{pid!r} is not a usable participant id ({exc.problems[0].problem}).",
+                f"{pid!r} is not a usable participant id: it "
+                f"{exc.problems[0].problem.rstrip('.')}.",
                 f"{exc.problems[0].fix.rstrip('.')}; one id per line.",
             ) from None
         if pid in ids:

@@ -103,7 +103,7 @@ def study_sessions(
             if pid in missing:  # flagged as inconsistent and excluded: in the report
                 left_out.append((pid, missing[pid]))
         elif pilots and not real:
-            left_out.append((pid, "pilot, left out (--include-pilot counts pilots)"))
+            left_out.append((pid, "a pilot: --include-pilot counts pilots"))
         elif pid in missing:
             left_out.append((pid, missing[pid]))  # as study status says it
         elif real:  # a complete pilot session besides, or a pilot counted only here

@@ -23,6 +23,7 @@ _LAZY = {
     "Noise": "tradeoff.simulation.oracles",
     "simulate": "tradeoff.simulation.simulate",
     "person_scorer": "tradeoff.choose.scorer",
+    "group_scorer": "tradeoff.choose.scorer",
 }
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "Scenario",
     "SimulatedOracle",
     "__version__",
+    "group_scorer",
     "load_scenario",
     "person_scorer",
     "simulate",
@@ -43,7 +45,7 @@ __all__ = [
 if TYPE_CHECKING:
     from tradeoff.ask.metric import LinearMetric
     from tradeoff.ask.scenario import Scenario, load_scenario
-    from tradeoff.choose.scorer import person_scorer
+    from tradeoff.choose.scorer import group_scorer, person_scorer
     from tradeoff.errors import InputError
     from tradeoff.learn import Choice, ElicitationResult, Engine
     from tradeoff.simulation.oracles import Noise, SimulatedOracle

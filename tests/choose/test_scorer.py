@@ -217,3 +217,25 @@ def test_scikit_learn_is_imported_only_by_the_rule() -> None:
     ).stdout
     assert out.startswith("False")
     assert "pip install 'tradeoff[sklearn]'" in out
+
+
+def test_a_scenario_without_classes_has_nothing_to_score(tmp_path: Path) -> None:
+    """Train trips are not classifiers: the scorer says so (it said "priors: sum to 0")."""
+    with pytest.raises(InputError) as info:
+        person_scorer([0.4, 0.3, 0.2, 0.1], scenario="train-trips")
+    said = info.value.message()
+    assert "no [[classes]]" in said and "tradeoff pick POOL.csv --session FILE" in said
+    assert "priors" not in said
+    from tradeoff import group_scorer  # the package names both scorers
+
+    assert callable(group_scorer)
+
+
+def test_an_unknown_attribute_names_the_scenario_s(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as info:
+        person_scorer(
+            [0.4, 0.3, 0.2, 0.1],
+            scenario="breast-cancer-triage",
+            attributes={"latency": 0.2, "memroy": 2.0},
+        )
+    assert "name one of its costs and rewards: latency, memory." in info.value.message()

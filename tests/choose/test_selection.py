@@ -129,7 +129,7 @@ def test_select_bad_inputs(
     rec.answer("left")
     rec.close()
     assert main(["select", str(POOL), "--session", str(good), "--session", str(rec.path)]) == 2
-    assert "select with sessions of one scenario" in capsys.readouterr().err
+    assert "give sessions of one scenario" in capsys.readouterr().err
 
     empty = start_session(loaded, "c", tmp_path, spec=spec(loaded.scenario, budget=3))
     empty.close()

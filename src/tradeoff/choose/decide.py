@@ -146,7 +146,7 @@ def _replay(paths: Sequence[str | Path], populations: PopulationSource | None) -
                 f"was recorded on scenario {h.scenario.id!r} "
                 f"(sha256 {h.scenario_sha256[:12]}…) but {out[0].path} on "
                 f"{out[0].scenario_id!r} (sha256 {out[0].scenario_sha256[:12]}…).",
-                "select with sessions of one scenario (one version of it) at a time.",
+                "give sessions of one scenario (one version of it) at a time.",
             )
         first = first or h
         out.append(person)

@@ -227,6 +227,21 @@ class GroupScorer:
         return self.value(first.row(y, estimator.predict(xs), times))
 
 
+def _classifying(scenario: Scenario, where: str) -> None:
+    """Refuse a scenario without classes (options described by their aspects alone): a
+    scorer weighs a classifier's predictions, class by class."""
+    if not scenario.classes:
+        raise InputError.single(
+            where,
+            "",
+            f"is on scenario {scenario.id!r}, whose options are described by their aspects "
+            "alone (no [[classes]]): a scorer weighs a classifier's predictions class by "
+            "class, so there is nothing here for it to score.",
+            "rank such options with tradeoff pick POOL.csv --session FILE; use a scorer with "
+            "a scenario that has [[classes]].",
+        )
+
+
 def _attributes(scenario: Scenario, given: Mapping[str, Attribute] | None) -> tuple[Attribute, ...]:
     given = dict(given or {})
     names = [a.name for a in scenario.attributes]
@@ -236,7 +251,7 @@ def _attributes(scenario: Scenario, given: Mapping[str, Attribute] | None) -> tu
             "attributes",
             unknown[0],
             "the scenario has no such cost or reward.",
-            f"its are: {names}.",
+            f"name one of its costs and rewards: {', '.join(names)}.",
         )
     out: list[Attribute] = []
     for spec in scenario.attributes:
@@ -336,6 +351,7 @@ def person_scorer(
     """
     if isinstance(source, str | Path):
         recorded, (person,) = load_stakeholders([source])
+        _classifying(recorded, str(source))
         return PersonScorer(
             recorded,
             expected_weights(person),
@@ -351,6 +367,7 @@ def person_scorer(
         )
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario).scenario
+    _classifying(scenario, "scenario")
     weights = check_weights(scenario, source)
     if priors is None:
         priors = scenario_priors(scenario)
@@ -381,6 +398,7 @@ def group_scorer(
     """
     decision = decide(sessions, pool)
     scenario = decision.scenario
+    _classifying(scenario, str(sessions[0]))
     people, best, spread = [], [], []
     for person in decision.stakeholders:
         scorer = PersonScorer(

@@ -11,6 +11,7 @@ from tradeoff.cli.common import (
     Progress,
     UsageError,
     emit,
+    error,
     finite,
     floats,
     in_range,
@@ -114,7 +115,7 @@ def format_summary(summary: Summary) -> str:
     q = np.array([o.queries for o in summary.outcomes])
     lines = [
         f"strategy {summary.strategy}, noise {summary.noise or 'exact'}, "
-        f"{len(summary.outcomes)} run(s)",
+        f"{len(summary.outcomes)} run{'' if len(summary.outcomes) == 1 else 's'}",
         f"questions: median {np.median(q):g}, max {q.max()}",
         f"L1 error:  median {np.median(l1):.5f}, p90 {np.quantile(l1, 0.9):.5f}, "
         f"max {l1.max():.5f}",
@@ -172,6 +173,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             )
         if any(w < 0 for w in truth) or sum(truth) <= 0:
             raise UsageError("--truth weights must be non-negative and not all zero")
+        total = sum(truth)
+        if abs(total - 1.0) > 1e-9:  # said, never silently rescaled
+            shares = ", ".join(f"{w / total:.4g}" for w in truth)
+            error(
+                f"note: the --truth weights add up to {total:g}, not 1; they are taken as "
+                f"shares of their sum: {shares}."
+            )
     try:
         noise = Noise.parse(args.noise) if args.noise else None
     except ValueError as exc:

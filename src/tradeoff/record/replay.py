@@ -124,8 +124,9 @@ def replay(
     log.replay_differs = differs
     if differs and not same_version:
         log.warnings.append(
-            f"{log.path}: {differs} recorded question(s) differ from those this version of "
-            f"tradeoff would ask (recorded with {version or 'an earlier version'}); the "
+            f"{log.path}: {differs} recorded "
+            f"{'question differs' if differs == 1 else 'questions differ'} from those this "
+            f"version of tradeoff would ask (recorded with {version or 'an earlier version'}); the "
             "answers were applied to the questions as recorded. New questions are chosen by "
             "this version."
         )
@@ -156,7 +157,8 @@ def check_attention(log: SessionLog, number: int, event: CheckRecord, answered: 
         raise InputError.single(
             log.path,
             f"{where}, field 'position'",
-            f"was recorded when {answered} answer(s) stood, so it came before question "
+            f"was recorded when {answered} answer{' ' if answered == 1 else 's '}stood, so it came "
+            "before question "
             f"{answered + 1}, not {event.position}.",
             RESTORE,
         )

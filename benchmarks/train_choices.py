@@ -77,9 +77,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out-dir", type=Path, required=True)
     parser.add_argument("--holdout", type=int, default=0, help="each person's last N held out")
+    parser.add_argument(
+        "--source", type=Path, default=SOURCE, help=f"the choices' CSV (default: {SOURCE})"
+    )
     args = parser.parse_args()
+    names = ["TRAIN.csv", *(["HOLDOUT.csv", "ANSWERS.csv"] if args.holdout else [])]
+    there = [n for n in names if (args.out_dir / n).exists()]
+    if there:  # nothing written is overwritten, and nothing half written
+        parser.exit(
+            2, f"{args.out_dir} already holds {', '.join(there)}: give another --out-dir.\n"
+        )
+    if not args.source.is_file():
+        parser.exit(2, f"{args.source}: no such file; give the choices' CSV with --source.\n")
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    rows = converted()
+    rows = converted(args.source)
     sides = [f"{s}_{a}" for s in "AB" for a in ASPECTS]
     columns = ["person", "choiceid", *sides, "answer"]
     train, held = split(rows, args.holdout)

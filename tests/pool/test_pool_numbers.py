@@ -18,6 +18,7 @@ import pytest
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.pool_metric import metric_objectives
+from tradeoff.cli import main
 from tradeoff.errors import InputError
 from tradeoff.pool import Measured, load_pool
 from tradeoff.pool.meaning import CASES, MAX_CASES, column_meaning, row_number
@@ -173,3 +174,18 @@ def test_the_numbers_that_tie_a_row_to_its_source() -> None:
     with pytest.raises(InputError, match=r"in \[1, 1e\+12\]"):
         row_number({"mlflow_version": 0}, "mlflow_version", "p")
     assert column_meaning("mlflow_version").whole and column_meaning("optuna_trial").whole
+
+
+def test_pool_rank_without_a_scenario_reads_recalls_as_shares(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without a scenario a recall_* column is still a share: pool rank refuses 1.3 with
+    the row, model, column and fix (it ranked that model first)."""
+    pool = tmp_path / "p.csv"
+    pool.write_text("model,recall_malignant,recall_benign\na,0.9,0.9\nb,1.3,0.99\n")
+    args = ["pool", "rank", str(pool), "--objective", "recall_malignant:max"]
+    assert main([*args, "--objective", "recall_benign:max"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "row 2 (model 'b'), column 'recall_malignant': is 1.3" in err
+    assert "the recall of malignant (column recall_malignant) must lie in [0, 1]" in err
+    assert "Traceback" not in err

@@ -329,9 +329,14 @@ def objectives(items: Sequence[str] | None, at_least: int = 1) -> list[Objective
     if not items or len(items) < at_least:
         what = "one --objective" if at_least == 1 else f"{at_least} --objective options"
         raise UsageError(f"give at least {what} COL:min|max")
+    from dataclasses import replace
+
     from tradeoff.pool import Objective
+    from tradeoff.pool.meaning import column_meaning
 
     try:
-        return [Objective.parse(o) for o in items]
+        parsed = [Objective.parse(o) for o in items]
     except ValueError as exc:
         raise UsageError(f"--objective: {exc}") from None
+    # what a column's name says it holds (recall_* a share): checked as the pool is read
+    return [replace(o, meaning=column_meaning(o.column)) for o in parsed]

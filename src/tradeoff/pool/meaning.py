@@ -201,7 +201,9 @@ def column_meaning(column: str) -> Meaning:
             "pool from-mlflow writes it.",
             whole=True,
         )
-    if column.startswith("recall_") or column == "recall":
+    if column.startswith("recall_"):
+        return class_meaning(f"{column.removeprefix('recall_')} (column {column})")
+    if column == "recall":
         return class_meaning(f"column {column}")
     if column == "accuracy":
         return Meaning("the accuracy", 0.0, 1.0, "give the accuracy as a share in [0, 1].")

@@ -41,6 +41,8 @@ async def test_a_new_coordinator_key_closes_the_page_opened_with_the_old_one(
         form = await coordinator.get("coordinator")
         page = await coordinator.submit(form, "coordinator", key=old)
         assert "data-fact" in page.html
+        # a count of consents only where the study asks consent (it said "Consented 0")
+        assert ('data-fact="consented"' in page.html) == (study.consent_path is not None)
         assert "data-fact" in (await coordinator.get("coordinator", at=second)).html
         cookie = coordinator.cookies[COORDINATOR_COOKIE]
         new = fresh_key(study, "coordinator-key", capsys)

@@ -102,6 +102,8 @@ async def test_a_full_session_from_code_to_thank_you(
     [path] = sessions(study, "p01")
     log = read_session(path)
     assert log.finished and log.consent is not None
+    # how they came in, for the export's entry_via (it was empty for access codes)
+    assert log.entry is not None and log.entry.via == "code" and not log.entry.pilot
     assert log.consent.version == "1" and log.consent.language == "en"
     assert log.consent.text_sha256 == study.files["consent.md"]
     first = path.read_text().splitlines()[0]

@@ -227,7 +227,7 @@ def add_panel_arguments(mk: argparse.ArgumentParser) -> None:
     )
     for kind, what in (
         ("complete", "a completed session"),
-        ("declined", "declined consent"),
+        ("declined", "declined consent or a withdrawal on the page"),
         ("screened", "a screen-out (not on the list, the cap or a quota full)"),
     ):
         group.add_argument(
@@ -304,7 +304,8 @@ def add_arm_arguments(mk: argparse.ArgumentParser) -> None:
         action="append",
         metavar="NAME[:KEY=VALUE,...]",
         help="an arm (give one per arm); keys: strategy (joint, bisection, probabilistic, "
-        "paper), scenario (a scenario file; default: the study's)",
+        "paper), scenario (a scenario file; default: the study's), language (the page's, "
+        "e.g. de)",
     )
     group.add_argument(
         "--arms",

@@ -281,7 +281,7 @@ def _format_rows(data: dict[str, object]) -> str:
     lines = [
         f"{data['study']}: {data['participants']} "
         f"participant{'' if data['participants'] == 1 else 's'}, {data['started']} started, "
-        + (f"{data['consented']} consented, " if data.get("consented") else "")
+        + (f"{data['consented']} consented, " if data.get("consented") is not None else "")
         + f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
         f"{data.get('withdrawn', 0)} withdrawn"
         + (f", {data['erased']} erased" if data.get("erased") else "")

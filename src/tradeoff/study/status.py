@@ -258,7 +258,10 @@ class StudyStatus:
             "scenario_sha256": self.study.scenario_sha256,
             "participants": len(self.rows),
             "started": self.started,
-            "consented": sum(r.consented for r in self.rows),
+            # counted where the study asks consent (none asked: no count, not 0)
+            "consented": sum(r.consented for r in self.rows)
+            if self.study.consent_path is not None
+            else None,
             "withdrawn": sum(r.withdrawn is not None for r in self.rows),
             "erased": sum(r.erased is not None for r in self.rows),
             "median_response_s": self.median_response_s(),

@@ -92,11 +92,12 @@ async def place_lapsed(site: Site, visitor: Visitor, pid: str) -> web.Response |
     return ending(site, visitor, "screened", link_values(site, entered), reason)
 
 
-def entry_record(site: Site, participant: str) -> EntryRecord | None:
-    """How ``participant`` came in, for their session file (``None``: by access code)."""
+def entry_record(site: Site, participant: str) -> EntryRecord:
+    """How ``participant`` came in, for their session file: by a panel's or an open link
+    (as the study's entries record it), else by access code."""
     entered = site.watched.entered(participant)
     if entered is None:
-        return None
+        return EntryRecord(type="entry", via="code", at=now())
     return EntryRecord(
         type="entry",
         via="panel" if entered.panel_id is not None else "open",

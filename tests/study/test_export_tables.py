@@ -433,13 +433,17 @@ def test_the_study_report_gives_each_threshold_in_the_table_and_the_spread(
 def test_each_participant_with_answers_has_a_group_and_its_probability(exported: Path) -> None:
     """The population picture's groups (:func:`tradeoff.study.groups.find_groups`) in the
     participants table: a group (1: the largest) and the probability of belonging to it
-    for everyone whose answers the export replayed, empty for who has none."""
+    for everyone whose session is complete, as ``study report`` counts them (p01, p06),
+    empty for the unfinished p02 (it was given a group the report's picture did not
+    count) and for who has no answers."""
     people = pd.read_csv(exported / "answers.participants.csv").set_index("participant")
     assert {"group", "group_probability"} <= set(people.columns)
-    for pid in ("p01", "p02", "p06"):
+    for pid in ("p01", "p06"):
         assert int(people.loc[pid, "group"]) >= 1
         assert 0.0 < people.loc[pid, "group_probability"] <= 1.0
-    assert pd.isna(people.loc["p04", "group"]) and pd.isna(people.loc["p04", "group_probability"])
+    assert people.loc["p02", "state"] == "unfinished"
+    for pid in ("p02", "p04"):
+        assert pd.isna(people.loc[pid, "group"]) and pd.isna(people.loc[pid, "group_probability"])
     codebook = pd.read_csv(exported / "answers.csv.codebook.csv")
     assert {"group", "group_probability"} <= set(codebook["column"])
 

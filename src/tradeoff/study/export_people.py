@@ -22,6 +22,7 @@ from tradeoff.errors import InputError
 from tradeoff.learn import Engine
 from tradeoff.record.log import SessionLog, read_session
 from tradeoff.record.records import AnswerRecord
+from tradeoff.record.replay import shown_result
 from tradeoff.study.checks import INATTENTIVE
 from tradeoff.study.counted import not_counted, session_files
 from tradeoff.study.entries import read_entries
@@ -176,11 +177,13 @@ def _picks(
     return None
 
 
-def _groups(people: list[Row], engines: dict[str, Engine]) -> None:
-    """Each described participant's group and its probability
-    (:func:`tradeoff.study.groups.find_groups` over their posterior-mean swing weights),
-    written into ``people``; nothing with fewer than two."""
-    swing = {p: e.result().swing_weights for p, e in engines.items()}
+def _groups(people: list[Row], finished: dict[str, tuple[SessionLog, Engine]]) -> None:
+    """Each participant's group and its probability, for those whose session is complete
+    (:func:`tradeoff.study.groups.find_groups` over their posterior-mean swing weights as
+    the review shows them: the groups of ``study report``'s population picture, which
+    counts the complete sessions), written into ``people``; nothing with fewer than two."""
+    shown = {p: shown_result(log, engine) for p, (log, engine) in finished.items()}
+    swing = {p: r.swing_weights or r.weights for p, r in shown.items()}
     known = {p: s for p, s in swing.items() if s is not None}
     if len(known) < 2:
         return
@@ -269,7 +272,7 @@ def collect(
     if study.arms:  # the arm of each row (a study with arms: tradeoff.study.arms)
         for row in (*rows, *people):
             row["arm"] = entries.arms.get(row["participant"])
-    _groups(people, {p: s.engine for p, s in described.items()})
+    _groups(people, {p: (s.log, s.engine) for p, s in described.items() if s.log.finished})
     refused = _picks(study, scenario, people, of)
     add_thresholds(scenario, people, of)  # from the posterior each pick comes from
     if refused is not None:

@@ -298,10 +298,10 @@ PARTICIPANT_COLUMNS = (
         "number",
         "The group of people who weigh the aspects alike that this participant most likely "
         "belongs to (1: the largest; a Gaussian mixture over the posterior-mean swing "
-        "weights of every exported participant with answers, its number of groups chosen "
-        "by BIC). 'tradeoff study report' and the coordinator's page fit the same mixture "
-        "to complete sessions only, so with unfinished participants their groups can "
-        "differ from these; empty when fewer than two participants have answers.",
+        "weights of every exported participant whose session is complete, its number of "
+        "groups chosen by BIC: the groups of 'tradeoff study report' and the coordinator's "
+        "page, which count the same sessions, unless pilots are exported too); empty for "
+        "a participant whose session is not complete, and when fewer than two are.",
         "Int64",
     ),
     Column(

@@ -470,6 +470,12 @@ def test_the_population_picture_of_the_report(made: Made) -> None:
     text = picture_text(picture)
     assert "## The population" in text and "| 1 |" in text
     assert set(picture.membership()) == {"p01", "p06"}
+    # one group is not said to be people who weigh alike; a group's model is explained
+    flat = " ".join(text.split())
+    alike = "groups of people who weigh the aspects alike" in flat
+    assert alike == (picture.groups.count > 1)
+    assert ("The weights do not separate into groups" in flat) == (picture.groups.count == 1)
+    assert "a member's own pick may differ" in flat
 
 
 def test_the_population_spread_is_of_the_shares_session_show_gives(made: Made) -> None:

@@ -202,8 +202,13 @@ def picture_text(picture: Picture) -> str:
     lines += [
         "",
         textwrap.fill(
-            f"{g.count} group{'' if g.count == 1 else 's'} of people who weigh the aspects "
-            "alike (a Gaussian mixture over each participant's posterior-mean swing weights, "
+            (
+                f"{g.count} groups of people who weigh the aspects alike"
+                if g.count > 1
+                else "The weights do not separate into groups (with few participants, "
+                "groups can seldom be told apart)"
+            )
+            + " (a Gaussian mixture over each participant's posterior-mean swing weights, "
             "its number of groups chosen by BIC):",
             79,
         ),
@@ -216,4 +221,14 @@ def picture_text(picture: Picture) -> str:
     ):
         model = "(no pool)" if pick is None else markdown_text(pick)
         lines.append(f"| {k} | {size} | {sure:.2f} | {model} |")
+    lines += ["", textwrap.fill(GROUP_PICK, 79)]
     return "\n".join(lines) + "\n"
+
+
+#: What a group's model is, and why it need not be a member's own pick or the consensus.
+GROUP_PICK = (
+    "A group's model is the best of the pool at its members' mean weights (with a "
+    "measurement noise, the likeliest best there); a member's own pick may differ, and "
+    "the consensus, which keeps the largest regret over everyone smallest, may be another "
+    "model."
+)

@@ -37,6 +37,7 @@ from tradeoff.ask.options import check_options
 from tradeoff.ask.strategies import DECIDING_STRATEGIES as DECIDING_STRATEGIES
 from tradeoff.ask.strategies import STRATEGY_NAMES as STRATEGY_NAMES
 from tradeoff.ask.strategies import StrategyName as StrategyName
+from tradeoff.ask.toml_lines import toml_error, with_lines
 from tradeoff.data import missing_scenario_fix, resolve_scenario
 from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.limits import check_toml
@@ -143,7 +144,10 @@ class ClassSpec(_Model):
     def _recall_range_ordered(cls, v: tuple[float, float]) -> tuple[float, float]:
         low, high = v
         if not 0 <= low < high <= 1:
-            raise ValueError(f"recall_range must satisfy 0 <= low < high <= 1, got {list(v)}")
+            raise ValueError(
+                f"recall_range must satisfy 0 <= low < high <= 1, got {list(v)}: give two "
+                "recalls in [0, 1], the lower first, e.g. [0.8, 1.0]"
+            )
         return v
 
 
@@ -468,9 +472,8 @@ def _problem_from(err: ErrorDetails) -> Problem:
     kind = err["type"]
     msg = err["msg"]
     fix = _FIXES.get(kind, "")
-    if kind == "value_error":
-        msg = msg.removeprefix("Value error, ")
-        fix = "correct the value as described"
+    if kind == "value_error":  # the validator's message says what must hold
+        msg, fix = msg.removeprefix("Value error, "), "change the value so that it holds"
     ctx = err.get("ctx") or {}
     if kind == "options":
         return Problem(str(ctx["where"]), msg, str(ctx["fix"]))
@@ -489,7 +492,7 @@ def _problem_from(err: ErrorDetails) -> Problem:
     inp = err.get("input")
     if kind not in ("missing", "extra_forbidden") and not isinstance(inp, dict | list):
         msg = f"{msg} (got {inp!r})"
-    return Problem(_key_path(loc), msg, fix)
+    return Problem(_key_path(loc), msg if msg.endswith((".", "?")) else f"{msg}.", fix)
 
 
 def parse_scenario(data: Mapping[str, Any], source: str = "<scenario>") -> Scenario:
@@ -504,9 +507,6 @@ def parse_scenario(data: Mapping[str, Any], source: str = "<scenario>") -> Scena
         return Scenario.model_validate(dict(data))
     except ValidationError as exc:
         raise InputError.many(source, [_problem_from(e) for e in exc.errors()]) from None
-
-
-_TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
 def load_scenario(path: str | Path) -> LoadedScenario:
@@ -539,17 +539,15 @@ def load_scenario(path: str | Path) -> LoadedScenario:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        m = _TOML_LINE.search(str(exc))
-        where = f"line {m.group(1)}, column {m.group(2)}" if m else ""
-        problem = _TOML_LINE.sub("", str(exc)).strip()
-        raise InputError.single(
-            p, where, f"not valid TOML: {problem}.", "fix the TOML syntax at that place."
-        ) from None
+        raise toml_error(p, exc) from None
     except RecursionError:
         raise InputError.single(
             p, "", "is nested too deeply to be a scenario.", "give a scenario TOML file."
         ) from None
-    scenario = parse_scenario(data, str(p))
+    try:
+        scenario = parse_scenario(data, str(p))
+    except InputError as exc:  # each key path led by its line in the file
+        raise with_lines(exc, text) from None
     if scenario.population is not None and scenario.population.path is not None:
         prob_path = (p.parent / scenario.population.path).resolve()
         if not prob_path.is_file():

@@ -21,6 +21,7 @@ from tradeoff.study.folder import load_study
 from tradeoff.web.i18n import LANGUAGE_COOKIE, LANGUAGE_PARAMETER, N_, switch
 from tradeoff.web.site import (
     CSRF_COOKIE,
+    SESSION_COOKIE,
     SESSION_SECONDS,
     SITE,
     Site,
@@ -48,6 +49,19 @@ async def index(request: web.Request) -> web.StreamResponse:
     visitor = visitor_of(request)
     if visitor.participant is not None:
         return await where_next(request, visitor)
+    if site.replaced_pilot(request.cookies.get(SESSION_COOKIE)):
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("This pilot link was replaced"),
+            [
+                _(
+                    "A newer pilot link closed this pilot session. Ask the study's "
+                    "coordinator for the new pilot link."
+                )
+            ],
+            403,
+        )
     return code_page(request, site, visitor)
 
 

@@ -187,6 +187,14 @@ class Site:
             return None
         return (participant, nonce) if 0 <= age <= SESSION_SECONDS else None
 
+    def replaced_pilot(self, value: str | None) -> bool:
+        """Whether a session cookie names a pilot participant but is not signed with the
+        pilot key's current mark: a pilot page a newer pilot link closed (said as such,
+        not as a page asking for an access code)."""
+        if not value or value.count(":") != 3 or self.signed_session(value) is not None:
+            return False
+        return value.split(":", 1)[0] in self.watched.roster().pilots
+
     def read_session(self, value: str | None) -> tuple[str, str] | None:
         """The participant and nonce of a valid, unexpired session cookie (a pilot's
         opened with the current pilot key) of someone in the study."""

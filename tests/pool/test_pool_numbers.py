@@ -189,3 +189,19 @@ def test_pool_rank_without_a_scenario_reads_recalls_as_shares(
     assert "row 2 (model 'b'), column 'recall_malignant': is 1.3" in err
     assert "the recall of malignant (column recall_malignant) must lie in [0, 1]" in err
     assert "Traceback" not in err
+
+
+def test_recalls_named_by_other_class_names_are_said_so(tmp_path: Path) -> None:
+    """A pool measured on 0/1 labels has recall_0 and recall_1: the scenario's
+    recall_malignant is not "perhaps recall_1_se" (a standard error is never a recall)."""
+    sc = load_scenario("breast-cancer-triage").scenario
+    pool = tmp_path / "p.csv"
+    pool.write_text(
+        "model,recall_0,recall_1,latency_ms,size_kb,recall_0_se,recall_1_se\n"
+        "a,0.9,0.8,1,2,0.01,0.02\nb,0.8,0.9,1,2,0.01,0.02\n"
+    )
+    with pytest.raises(InputError) as info:
+        load_pool(pool, metric_objectives(sc), name_column="model")
+    said = info.value.message()
+    assert "the file's recalls are recall_0, recall_1: its classes are named otherwise" in said
+    assert "_se" not in said.split("Fix:", 1)[1]

@@ -196,12 +196,26 @@ def _rows(index: Sequence[int], limit: int = 8) -> str:
 
 def _check_columns(source: str, frame: pd.DataFrame, wanted: Sequence[str], what: str) -> None:
     problems = []
+    names = [str(c) for c in frame.columns]
+    noise = ("_se", "_cases")  # a recall's uncertainty is never the recall
+    missing = [c for c in wanted if c not in frame.columns and c.startswith("recall_")]
+    others = [
+        n for n in names if n.startswith("recall_") and not n.endswith(noise) and n not in wanted
+    ]
     for col in wanted:
         if col not in frame.columns:
-            names = [str(c) for c in frame.columns]
-            close = difflib.get_close_matches(col, names, n=1, cutoff=0.5)
-            close += [n for n in names if n and (n in col or col in n)][:1]
-            if close:
+            near = names if col.endswith(noise) else [n for n in names if not n.endswith(noise)]
+            close = difflib.get_close_matches(col, near, n=1, cutoff=0.5)
+            close += [n for n in near if n and (n in col or col in n)][:1]
+            if col in missing and len(others) == len(missing):  # classes named otherwise
+                fix = (
+                    f"the file's recalls are {', '.join(others)}: its classes are named "
+                    f"otherwise than the scenario's ({', '.join(missing)}). Rename those "
+                    "columns to the scenario's names (which is which is yours to say), or "
+                    "measure the pool with a target column that holds the scenario's class "
+                    "names."
+                )
+            elif close:
                 fix = f"did you mean {close[0]!r}?"
             else:
                 shown = ", ".join(repr(n) for n in names[:12])

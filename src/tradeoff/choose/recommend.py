@@ -445,6 +445,7 @@ def recommend(
     if measured is not None and likeliest and p_best is not None:
         index = int(rows[stable_argmax(np.asarray(p_best)[rows])])  # the likeliest best
         order = np.concatenate(([index], order[order != index]))  # the runner-up: E[ψ]
+    runner = _runner_up(order, index, vectors)
     if draws is not None:
         spans = (*priors, *(a.range[1] - a.range[0] for a in scenario.attributes))
         near = near_best(psi, best, index, d, spans, w)
@@ -455,7 +456,6 @@ def recommend(
         said = said_tied(p_best[index], p_near, bool(tied), confidence)
         if measured is not None:
             noise_tied = _noise_ties(pool, index, mean_w, psi, w, exact, w0, rows, p_best)
-    runner = _runner_up(order, index, vectors)
     trade = ""
     if runner is not None:
         words = difference_words(scenario, pool.values[index], pool.values[runner])

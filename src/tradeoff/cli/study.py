@@ -200,6 +200,12 @@ def cmd_study_create(args: argparse.Namespace) -> int:
     if panel is not None:
         lines += panel_link_lines(panel)
     lines += arms_lines(study)
+    if study.language not in (None, "en"):  # the page's words are; the scenario's stay
+        lines.append(
+            f"Note: the page speaks {study.language}, but the scenario's own text (its title,\n"
+            "description, class and aspect names, formats) is shown as the scenario file\n"
+            "writes it: write the scenario in that language for participants who read it."
+        )
     if load_scenario(study.scenario_path).scenario.pool is None:
         lines.append(
             "Note: the scenario names no [pool], so study report will have nothing to choose\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from tradeoff.cli.common import emit, say, seed
+from tradeoff.cli.common import count, emit, say, seed
 from tradeoff.text import plain_number
 
 
@@ -75,15 +75,6 @@ def _say_alike(path: str, lines: list[int]) -> None:
         "matters to the person, only how they answer between equals.",
         wrap=True,
     )
-
-
-def count(n: int, one: str, many: str | None = None) -> str:
-    """``n`` and the noun, singular for one ("1 session", "3 sessions", "1 person").
-
-    >>> count(1, "session"), count(3, "person", "people")
-    ('1 session', '3 people')
-    """
-    return f"{n:,} {one if n == 1 else (many or one + 's')}"
 
 
 def cmd_choices_fit(args: argparse.Namespace) -> int:

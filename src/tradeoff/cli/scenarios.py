@@ -10,6 +10,7 @@ from tradeoff.ask.strategies import STRATEGY_NAMES
 from tradeoff.cli.common import (
     Progress,
     UsageError,
+    count,
     emit,
     error,
     finite,
@@ -115,7 +116,7 @@ def format_summary(summary: Summary) -> str:
     q = np.array([o.queries for o in summary.outcomes])
     lines = [
         f"strategy {summary.strategy}, noise {summary.noise or 'exact'}, "
-        f"{len(summary.outcomes)} run{'' if len(summary.outcomes) == 1 else 's'}",
+        f"{count(len(summary.outcomes), 'run')}",
         f"questions: median {np.median(q):g}, max {q.max()}",
         f"L1 error:  median {np.median(l1):.5f}, p90 {np.quantile(l1, 0.9):.5f}, "
         f"max {l1.max():.5f}",

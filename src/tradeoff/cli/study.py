@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tradeoff.cli.arms import arm_specs, arms_lines, format_arms, report_arms, say_arms
-from tradeoff.cli.common import UsageError, emit, error, parse_p, say
+from tradeoff.cli.common import UsageError, count, emit, error, parse_p, say
 from tradeoff.cli.panel_links import BASE_URL, panel_link, panel_link_lines, quota_links
 
 if TYPE_CHECKING:
@@ -185,9 +185,9 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         emit(data)
         return 0
     cache_mb = sum(f.stat().st_size for f in study.cache_dir.rglob("*") if f.is_file()) / 1e6
-    who = f"{len(codes)} participant{'' if len(codes) == 1 else 's'}"
+    who = count(len(codes), "participant")
     if panel is not None:
-        who = (f"{len(codes)} participants with access codes and " if codes else "") + (
+        who = (f"{count(len(codes), 'participant')} with access codes and " if codes else "") + (
             f"the {len(panel_ids)} panel ids of the allow-list"
             if panel.allow_list
             else "open enrolment by the panel's link"
@@ -282,11 +282,12 @@ def _format_rows(data: dict[str, object]) -> str:
     from tradeoff.study.status import row_note
 
     rows = data["rows"]
-    assert isinstance(rows, list)
+    participants = data["participants"]
+    assert isinstance(rows, list) and isinstance(participants, int)
     width = max([11] + [len(str(r["participant"])) for r in rows])
     lines = [
-        f"{data['study']}: {data['participants']} "
-        f"participant{'' if data['participants'] == 1 else 's'}, {data['started']} started, "
+        f"{data['study']}: {count(participants, 'participant')}, "
+        f"{data['started']} started, "
         + (f"{data['consented']} consented, " if data.get("consented") is not None else "")
         + f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
         f"{data.get('withdrawn', 0)} withdrawn"
@@ -398,12 +399,7 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
         f"{args.participant} withdrawn from {study.path} at {record['time']}: "
         "status, export and report leave their answers out from now on.\n"
         f"Kept: the withdrawal record in {study.path / 'withdrawals.jsonl'}"
-        + (
-            f" and their {len(kept)} session file{'' if len(kept) == 1 else 's'} "
-            f"({', '.join(kept)})"
-            if kept
-            else ""
-        )
+        + (f" and their {count(len(kept), 'session file')} ({', '.join(kept)})" if kept else "")
         + "."
     )
     return 0
@@ -474,7 +470,7 @@ def cmd_study_export(args: argparse.Namespace) -> int:
     )
     if summary.pilot_sessions:
         n = summary.pilot_sessions
-        left_out += f"; {n} pilot session{'' if n == 1 else 's'} left out (--include-pilot)"
+        left_out += f"; {count(n, 'pilot session')} left out (--include-pilot)"
     if summary.erased:
         left_out += f"; erased on request (a row each, state erased): {', '.join(summary.erased)}"
     counted = summary.rows - summary.undone

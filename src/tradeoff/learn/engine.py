@@ -464,8 +464,8 @@ class Consistency:
 
         >>> print(Consistency(12, (3, 4), 0.125, None).sentence())
         ... # doctest: +NORMALIZE_WHITESPACE
-        Consistency check: 3 of 4 repeated questions were answered the same way both times
-        (estimated chance of a slip: 12%).
+        Consistency check: 3 of 4 repeated questions were answered the same way both times.
+        From all 12 answers, the chance that any one of them is a slip is estimated at 12%.
         """
         _ = words.gettext
         parts = []
@@ -476,24 +476,25 @@ class Consistency:
         else:
             same, total = self.repeats
             fields = {"same": words.count(same), "total": words.count(total)}
-            if self.slip_rate is None:
-                message = words.ngettext(
-                    "Consistency check: %(same)s of %(total)s repeated question was answered "
-                    "the same way both times.",
-                    "Consistency check: %(same)s of %(total)s repeated questions were answered "
-                    "the same way both times.",
-                    total,
-                )
-            else:
+            message = words.ngettext(
+                "Consistency check: %(same)s of %(total)s repeated question was answered "
+                "the same way both times.",
+                "Consistency check: %(same)s of %(total)s repeated questions were answered "
+                "the same way both times.",
+                total,
+            )
+            parts.append(message % fields)
+            if self.slip_rate is not None:  # from every answer, not from the repeats alone
+                fields["n"] = words.count(self.answers)
                 fields["rate"] = words.digits(f"{self.slip_rate:.0%}".removesuffix("%"))
                 message = words.ngettext(
-                    "Consistency check: %(same)s of %(total)s repeated question was answered "
-                    "the same way both times (estimated chance of a slip: %(rate)s%%).",
-                    "Consistency check: %(same)s of %(total)s repeated questions were answered "
-                    "the same way both times (estimated chance of a slip: %(rate)s%%).",
-                    total,
+                    "From the %(n)s answer, the chance that it is a slip is estimated at "
+                    "%(rate)s%%.",
+                    "From all %(n)s answers, the chance that any one of them is a slip is "
+                    "estimated at %(rate)s%%.",
+                    self.answers,
                 )
-            parts.append(message % fields)
+                parts.append(message % fields)
         if self.pattern is not None:
             parts.append(
                 _("Warning: %(pattern)s; these weights may not reflect a preference.")

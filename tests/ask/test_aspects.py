@@ -174,7 +174,7 @@ def test_cards_and_tradeoffs_speak_of_aspects() -> None:
     assert [line.text.split()[-1] for line in lines][:2] == ["fare", "way"]
     assert lines[0].delta and lines[1].delta and not lines[2].delta
     said = [t.text for t in tradeoffs(sc, [1.0, 0.5, 8.0, 4.0], [], None)]
-    assert said[0] == "ƒ10.00 of price are worth as much to you as 20 min of time."
+    assert said[0] == "ƒ10.00 of price is worth as much to you as 20 min of time."
     assert point_tradeoffs(sc, [0.0, 1.0, 1.0, 1.0])[0][1] == "Price does not matter to you."
     assert round_step(195.0) == 20.0
 
@@ -201,7 +201,7 @@ def test_an_unsettled_rate_whose_low_end_rounds_to_nothing_is_not_said_as_at_lea
     )
     draws[:, 3] = w[3] * np.exp(np.random.default_rng(1).uniform(1, 8, 400))  # comfort counts more
     up_to = {t.aspect: t for t in aspect_tradeoffs(sc, w, draws)}[3].text
-    assert "are worth up to" in up_to and "between 0" not in up_to
+    assert "is worth up to" in up_to and "between 0" not in up_to
     de = languages()["de"].words()
     german = {t.aspect: t for t in aspect_tradeoffs(sc, w, draws, words=de)}[3].text
     assert "bis zu" in german and "to you" not in german

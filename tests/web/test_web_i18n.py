@@ -222,6 +222,9 @@ def test_every_sentence_the_core_writes_for_the_page_is_catalogued() -> None:
         cases += [np.r_[np.ones(k), [1e-6] * m], np.r_[np.ones(k), [1e6] * m]]
         cases += [np.r_[[1.0, 30.0], np.ones(k + m - 2)], np.r_[[30.0, 1.0], np.ones(k + m - 2)]]
         cases += list(rng.dirichlet(np.ones(k + m), 20))
+        # the first aspect light: its trade-offs said the other way round (a count of a
+        # unit that names itself, "0.5 changes are worth …")
+        cases += [np.r_[[0.05], np.full(k + m - 1, 8.0)], np.r_[[0.05], np.full(k + m - 1, 0.8)]]
         for w in cases:
             sure = np.tile(w, (50, 1))
             spread = np.linspace(0.01, 100.0, 50)[:, None] ** (np.arange(k + m) > 0)
@@ -241,6 +244,14 @@ def test_every_sentence_the_core_writes_for_the_page_is_catalogued() -> None:
             for mine, other in ((a, b), (b, a)):
                 said += [line.delta for line in card_lines(sc, mine, other, words) if line.delta]
                 said += [line.text for line in card_lines(sc, mine, other, words)[:k]]
+    # a count of a unit that names itself, unsettled: "0.5 changes are worth at least …",
+    # "… up to …"
+    trips = load_scenario("scenarios/train-trips.toml").scenario
+    light = np.array([0.05, 0.5, 8.0, 1.0])  # changes said against price
+    for low, high in ((20.0, 500.0), (1e-4, 60.0)):
+        draws = np.tile(light, (100, 1))
+        draws[:, 2] = np.geomspace(low, high, 100) * light[0] / 0.5
+        said += [t.text for t in tradeoffs(trips, light, [], draws, words=words)]
     for repeats, slip, pattern in (
         (None, None, None),
         ((0, 0), None, None),

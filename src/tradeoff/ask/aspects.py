@@ -3,7 +3,7 @@
 A scenario without ``[[classes]]`` describes each option by two or more attributes (cost or
 reward, in natural units). Its trade-offs are said against the first attribute, as a
 classifier's are said against the first class: ψ is linear, so a₀·Δx₀ = a_j·Δx_j gives
-the exchange rate ("ƒ10.00 of price are worth as much to you as 12 min of time"). The
+the exchange rate ("ƒ10.00 of price is worth as much to you as 12 min of time"). The
 amount of the first attribute is a round tenth of its range (1, 2 or 5 times a power of
 ten); when the other attribute's worth would be too small to show, the sentence is said
 the other way round.
@@ -31,6 +31,20 @@ from tradeoff.text import ENGLISH, N_, YOU, Voice, Words
 
 #: An amount is shown when it is at least this share of its attribute's range.
 VISIBLE_SHARE = 0.02
+#: Said when even the low end of what the answers allow puts the whole range of the other
+#: attribute below the amount of this one: a fact, however unsure the rest.
+WHOLE_RANGE_LESS = N_(
+    "Even the whole range of %(that_name)s, %(low)s to %(high)s, is worth less to you "
+    "than %(this)s of %(this_name)s."
+)
+
+
+def _agreeing(singular: str, plural: str, spec: AttributeSpec, step: float) -> str:
+    """The message whose verb agrees with the amount it opens with (``step`` of ``spec``):
+    an amount of a named aspect is one quantity ("ƒ10.00 of price is worth"), a count of
+    the aspect's own units as many as it says ("2 changes are worth", "1 change is
+    worth")."""
+    return plural if counts_itself(spec.name, spec.unit) and step != 1 else singular
 
 
 def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
@@ -62,7 +76,7 @@ def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
     unit = ""
     if spec.unit and spec.unit not in prefix:
         unit = f" {spec.unit_for(format(value, f'.{digits}f'))}"
-    return f"{prefix}{words.number(value, f'.{digits}f')}{unit}"
+    return f"{prefix}{words.number(value, f',.{digits}f')}{unit}"
 
 
 def round_step(span: float) -> float:
@@ -138,8 +152,8 @@ def point_tradeoffs(
     >>> sc = load_scenario("scenarios/train-trips.toml").scenario
     >>> for _, s in point_tradeoffs(sc, [1.0, 0.5, 8.0, 0.0]):
     ...     print(s)
-    ƒ10.00 of price are worth as much to you as 20 min of time.
-    ƒ10.00 of price are worth as much to you as 1.2 changes.
+    ƒ10.00 of price is worth as much to you as 20 min of time.
+    ƒ10.00 of price is worth as much to you as 1.2 changes.
     Discomfort does not matter to you.
     """
     attrs = scenario.attributes
@@ -161,14 +175,20 @@ def point_tradeoffs(
                 "low": amount(target, target.range[0], words),
                 "high": amount(target, target.range[1], words),
             }
-            message = N_(
-                "Even the whole range of %(that_name)s, %(low)s to %(high)s, is worth less "
-                "to you than %(this)s of %(this_name)s."
-            )
+            message = WHOLE_RANGE_LESS
         else:
             fields["that"] = amount(target, worth, words)
-            message = N_(
-                "%(this)s of %(this_name)s are worth as much to you as %(that)s of %(that_name)s."
+            message = _agreeing(
+                N_(
+                    "%(this)s of %(this_name)s is worth as much to you as %(that)s of "
+                    "%(that_name)s."
+                ),
+                N_(
+                    "%(this)s of %(this_name)s are worth as much to you as %(that)s of "
+                    "%(that_name)s."
+                ),
+                attrs[this],
+                step,
             )
         said = _unrepeated(voice.say(message, words), scenario, this, that)
         out.append((j, said % fields))
@@ -197,7 +217,7 @@ def tradeoffs(
     >>> [(t.aspect, t.settled) for t in tradeoffs(sc, w, vague)]
     [(1, False), (2, True), (3, True)]
     >>> print(tradeoffs(sc, w, vague)[0].text)
-    ƒ10.00 of price are worth between 4 min and 45 min of time to you (90% range).
+    ƒ10.00 of price is worth between 4 min and 45 min of time to you (90% range).
     """
     point = point_tradeoffs(scenario, weights, voice, words)
     if asked is not None:
@@ -218,6 +238,16 @@ def tradeoffs(
             out.append(TradeOff(j, sentence, True, voice, words))
             continue
         target = scenario.attributes[that]
+        if low > _span(target):  # even the low end: the whole range is worth less
+            fields = {
+                **_names(scenario, this, that),
+                "this": amount(scenario.attributes[this], step, words),
+                "low": amount(target, target.range[0], words),
+                "high": amount(target, target.range[1], words),
+            }
+            said = _unrepeated(voice.say(WHOLE_RANGE_LESS, words), scenario, this, that)
+            out.append(TradeOff(j, said % fields, True, voice, words))
+            continue
         fields = {
             **_names(scenario, this, that),
             "this": amount(scenario.attributes[this], step, words),
@@ -236,21 +266,46 @@ def tradeoffs(
                     "%(a_high)s) to you (90%% range)."
                 )
                 if nothing
-                else N_(
-                    "%(this)s of %(this_name)s are worth at least %(low)s of %(that_name)s to "
-                    "you, perhaps more than its whole range (the %(a_span)s from %(a_low)s to "
-                    "%(a_high)s) (90%% range)."
+                else _agreeing(
+                    N_(
+                        "%(this)s of %(this_name)s is worth at least %(low)s of %(that_name)s "
+                        "to you, perhaps more than its whole range (the %(a_span)s from "
+                        "%(a_low)s to %(a_high)s) (90%% range)."
+                    ),
+                    N_(
+                        "%(this)s of %(this_name)s are worth at least %(low)s of %(that_name)s "
+                        "to you, perhaps more than its whole range (the %(a_span)s from "
+                        "%(a_low)s to %(a_high)s) (90%% range)."
+                    ),
+                    scenario.attributes[this],
+                    step,
                 )
             )
         elif nothing:
-            message = N_(
-                "%(this)s of %(this_name)s are worth up to %(high)s of %(that_name)s to you "
-                "(90%% range)."
+            message = _agreeing(
+                N_(
+                    "%(this)s of %(this_name)s is worth up to %(high)s of %(that_name)s to "
+                    "you (90%% range)."
+                ),
+                N_(
+                    "%(this)s of %(this_name)s are worth up to %(high)s of %(that_name)s to "
+                    "you (90%% range)."
+                ),
+                scenario.attributes[this],
+                step,
             )
         else:
-            message = N_(
-                "%(this)s of %(this_name)s are worth between %(low)s and %(high)s of "
-                "%(that_name)s to you (90%% range)."
+            message = _agreeing(
+                N_(
+                    "%(this)s of %(this_name)s is worth between %(low)s and %(high)s of "
+                    "%(that_name)s to you (90%% range)."
+                ),
+                N_(
+                    "%(this)s of %(this_name)s are worth between %(low)s and %(high)s of "
+                    "%(that_name)s to you (90%% range)."
+                ),
+                scenario.attributes[this],
+                step,
             )
         said = _unrepeated(voice.say(message, words), scenario, this, that)
         out.append(TradeOff(j, said % fields, False, voice, words))

@@ -20,6 +20,13 @@ from tradeoff.ask.shown import PER, amount, per_thousand
 from tradeoff.ask.words import SETTLED_FACTOR, TradeOff
 from tradeoff.text import ENGLISH, N_, YOU, Voice, Words
 
+#: Said when even the low end of what the answers allow puts the whole range of an
+#: attribute below ``n`` cases of the first class: a fact, however unsure the rest.
+WHOLE_RANGE_LESS = N_(
+    "Even the whole range of %(name)s, %(low)s to %(high)s, is worth less to you than "
+    "%(n)s more %(this)s per %(per)s."
+)
+
 
 def _rounded(x: float, words: Words = ENGLISH) -> str:
     """A count per 1,000 to two significant figures: 0.24, 3.1, 95.
@@ -127,6 +134,11 @@ def tradeoffs(
             "name": spec.name,
             "low": amount(spec, unit * low, words),
         }
+        if unit * low > a_hi - a_lo:  # even the low end: the whole range is worth less
+            fields |= {"low": amount(spec, a_lo, words), "high": amount(spec, a_hi, words)}
+            text = voice.say(WHOLE_RANGE_LESS, words) % fields
+            out.append(TradeOff(other, text, True, voice, words))
+            continue
         over = unit * high > a_hi - a_lo  # more than the whole range: no amount to name
         top = amount(spec, unit * high, words)
         nothing = amount(spec, 0.0, words)
@@ -313,10 +325,7 @@ def _point_tradeoffs(
         }
         if worth > high - low:
             fields |= {"low": amount(spec, low, words), "high": amount(spec, high, words)}
-            message = N_(
-                "Even the whole range of %(name)s, %(low)s to %(high)s, is worth less to you "
-                "than %(n)s more %(this)s per %(per)s."
-            )
+            message = WHOLE_RANGE_LESS
         elif worth < 0.02 * (high - low):
             fields |= {
                 "low": words.count(per_thousand(lo0)),

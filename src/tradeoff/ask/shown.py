@@ -159,9 +159,26 @@ def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
     if spec.format:
         prefix = spec.format.split("{", 1)[0]
     shown = _number(spec, value)
-    number = words.digits(shown)
+    number = words.digits(grouped(shown))
     unit = f" {spec.unit_for(shown)}" if spec.unit and spec.unit not in prefix else ""
     return f"{prefix}{number}{unit}"
+
+
+def grouped(number: str) -> str:
+    """A plain number Python formatted (``4093``, ``-12345.5``) with a comma between
+    thousands, as a sentence writes it; anything else (``1e+05``, ``inf``) as it is.
+
+    >>> grouped("4093"), grouped("-12345.50"), grouped("999.9"), grouped("1e+05")
+    ('4,093', '-12,345.50', '999.9', '1e+05')
+    """
+    plain = _PLAIN.fullmatch(number)
+    if plain is None or len(plain[2]) < 4:
+        return number
+    return f"{plain[1]}{int(plain[2]):,}{plain[3] or ''}"
+
+
+#: A plain number as Python formats it: sign, whole digits, decimals.
+_PLAIN = re.compile(r"(-?)(\d+)(\.\d*)?")
 
 
 def shown_number(spec: AttributeSpec, value: float) -> float:

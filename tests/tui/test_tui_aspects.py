@@ -62,7 +62,7 @@ async def test_the_leaderboard_is_answered_in_the_app(tmp_path: Path) -> None:
         weights = screen.recorder.engine.result().weights
         await confirmed(pilot)
         result = screen_text(app)
-        assert "Counts are per 1,000" not in result and "candidates, best for you first" in result
+        assert "Counts are per 1,000" not in result and "options, best for you first" in result
         assert "CO2 in kg, IFEval in points" in result
         await pilot.press("question_mark")
         await wait_for(pilot, ResultHelpScreen)

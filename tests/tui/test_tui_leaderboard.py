@@ -115,7 +115,7 @@ async def test_the_leaderboard_answered_to_the_end(tmp_path: Path, size: tuple[i
         said = plain(words(app))
         named = said.split("Recommended for you: ", 1)[1].split(". Of the", 1)[0]
         assert named in models(), said
-        assert "Of the 82 options" in said and "All 82 candidates" in said
+        assert "Of the 82 options" in said and "All 82 options" in said
         says_no_classifier_words(said, "the result")
         table = result.query_one("#result-table", DataTable)
         headers = [str(c.label) for c in table.columns.values()]

@@ -15,7 +15,7 @@ marked (``N_``, ``gettext``, ``ngettext``) so the study web page's catalogue lis
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from tradeoff.ask.formats import counts_itself
@@ -84,22 +84,28 @@ def aspect_header(scenario: Scenario, j: int) -> str:
     return f"{a.name}\n{a.unit}" if a.unit and not counts_itself(a.name, a.unit) else a.name
 
 
-def table_legend(scenario: Scenario) -> str:
-    """What the numbers of :func:`aspect_cell` mean, in one sentence.
+def table_legend(scenario: Scenario, shown: Collection[int] | None = None) -> str:
+    """What the numbers of :func:`aspect_cell` mean, in one sentence: of every aspect, or
+    of the aspects ``shown`` (their indices, classes first) where a table shows only some.
 
     >>> from tradeoff.ask.scenario import load_scenario
-    >>> legend = table_legend(load_scenario("scenarios/breast-cancer-triage.toml").scenario)
-    >>> legend.split("; ")[1]
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> table_legend(sc).split("; ")[1]
     'latency in ms, memory in KB.'
+    >>> table_legend(sc, shown=(0, 1))
+    'Counts are per 1,000 lumps of each kind (malignant flagged, benign cleared).'
     """
+    k = scenario.n_classes
+    every = range(k + len(scenario.attributes))
+    seen = set(every if shown is None else shown)
     kinds = ", ".join(f"{c.label} {c.outcome}" for c in scenario.classes)
     text = f"Counts are per 1,000 {_common_noun(scenario)} of each kind ({kinds})"
     units = [
         f"{a.name} in {a.unit}"
-        for a in scenario.attributes
-        if a.unit and not counts_itself(a.name, a.unit)
+        for j, a in enumerate(scenario.attributes, start=k)
+        if j in seen and a.unit and not counts_itself(a.name, a.unit)
     ]
-    if scenario.aspects_only:  # no counts: each aspect in its own unit
+    if scenario.aspects_only or not seen & set(range(k)):  # no counts in view
         return ", ".join(units) + "." if units else ""
     return text + ("; " + ", ".join(units) if units else "") + "."
 

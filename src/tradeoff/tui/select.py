@@ -20,12 +20,13 @@ import numpy as np
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
 
 from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.shown import aspect_cell
-from tradeoff.ask.words import aspect_header, option_noun, table_legend
+from tradeoff.ask.words import aspect_header, option_noun
 from tradeoff.choose import copa
 from tradeoff.choose.informed import PeopleList, people_list
 from tradeoff.choose.rank import rank_pool
@@ -33,6 +34,7 @@ from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import omega_note, plain_summary
 from tradeoff.pareto import pareto_mask
 from tradeoff.pool import Pool
+from tradeoff.tui.captions import SizedTable, ranking_caption
 from tradeoff.tui.common import fit_names, name_room
 from tradeoff.tui.curves import DecisionCurvesScreen, curve_view
 from tradeoff.tui.dialogs import SelectionHelpScreen
@@ -74,6 +76,8 @@ class SelectionScreen(Screen[None]):
         self.axes = (0, 1)
         self.omega: tuple[float, ...] = tuple(selection.average_pick.weights)
         self.axis_names = ("", "")  # the plot's (up, across), named as the table names them
+        self._headers: list[str] = []  # the table's columns after the number and the name
+        self._said: tuple[str, Size] = ("", Size(0, 0))  # the caption, for the table's size
         self.curves = curve_view(selection, self.scenario)
         self._noun = option_noun(self.scenario)
 
@@ -84,7 +88,7 @@ class SelectionScreen(Screen[None]):
         with VerticalScroll(id="select-status-box"):
             yield Static("", id="select-status", classes="muted")
         with Horizontal(id="select-top"):
-            yield DataTable(
+            yield SizedTable(
                 id="select-table", cursor_type="row", zebra_stripes=True, header_height=2
             )
             with Vertical(id="select-plot"):
@@ -99,18 +103,27 @@ class SelectionScreen(Screen[None]):
     def on_resize(self) -> None:
         self.call_after_refresh(self.fit)
 
+    def on_sized_table_resized(self) -> None:  # the caption names the columns in view
+        self.call_after_refresh(self.fit)
+
     def _rows_needed(self) -> tuple[int, int]:
         """The rows the title, the legend and the footer take, and the screen's height the
         plot needs besides them (with three rows of the words above)."""
-        used = sum(
-            self.query_one(w).outer_size.height for w in ("#title", "#select-legend", "Footer")
-        )
+        parts = ("#title", "#select-legend", "Footer")
+        used = sum(self.query_one(w).outer_size.height for w in parts)
         return used, used + 3 + MIN_ROWS + AXES_ROWS
 
     def fit(self) -> None:
         """Let the words above scroll in the rows the title, the table with its plot, the
         legend and the footer leave them (at most 40% of the screen); in a terminal too
         short for that, the plot gives way to a note saying so."""
+        about = None if self.details else self._people_order().words
+        table = self.query_one("#select-table", DataTable)
+        said = (ranking_caption(table, self._headers, self.scenario, self._noun, about), table.size)
+        if said != self._said:  # again once laid out with it: the table's width may change
+            self._said = said
+            self.query_one("#select-legend", Static).update(said[0])
+            self.call_after_refresh(self.fit)
         used, needed = self._rows_needed()
         plot = self.query_one("#scatter", ScatterPlot)
         if (self.size.height >= needed) != plot.display:
@@ -139,14 +152,10 @@ class SelectionScreen(Screen[None]):
         return P_VALUES[self.p_index]
 
     def _header(self, j: int) -> str:
-        if self.scenario is not None:
-            return aspect_header(self.scenario, j)
-        return self.pool.columns[j]
+        return self.pool.columns[j] if self.scenario is None else aspect_header(self.scenario, j)
 
     def _cell(self, j: int, value: float) -> str:
-        if self.scenario is not None:
-            return aspect_cell(self.scenario, j, value)
-        return f"{value:.4g}"
+        return f"{value:.4g}" if self.scenario is None else aspect_cell(self.scenario, j, value)
 
     def current_weights(self) -> tuple[float, ...]:
         if self.alpha is None:
@@ -199,15 +208,7 @@ class SelectionScreen(Screen[None]):
         shown = fit_names([name for name, _ in rows], room)
         for n, ((_, cells), name) in enumerate(zip(rows, shown, strict=True), 1):
             table.add_row(str(n), name, *cells)
-        legend = table_legend(self.scenario) if self.scenario is not None else ""
-        if not self.details and (about := self._people_order().words):
-            legend += f" {about}"
-        self.query_one("#select-legend", Static).update(
-            "COPA's ranking: top-x%: x% of candidates are better on it (none: top-1%)."
-            if self.details
-            else f"The candidates in the order the answers put them. {legend} "
-            "d: COPA's ranking for the practitioner."
-        )
+        self._headers = headers
         self._plot(self._pick(outcome.selected.index))
 
     def _pick(self, copa_pick: int) -> int:
@@ -229,8 +230,7 @@ class SelectionScreen(Screen[None]):
         )
 
     def _values(self, j: int) -> tuple[np.ndarray, str, bool]:
-        """An aspect's values as the table shows them (a recall per 1,000), its name, and
-        whether the table shows them as whole numbers."""
+        """An aspect's values as the table shows them (per 1,000), its name, whether whole."""
         name = self._header(j).replace("\n", " ")
         values = self.pool.values[:, j]
         if self.scenario is not None and j < self.scenario.n_classes:

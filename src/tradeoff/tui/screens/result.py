@@ -185,7 +185,8 @@ class ResultScreen(Screen[None]):
         self._fill_table()
         about = one.words
         self.query_one("#result-status", Static).update(
-            f"\nAll {pool.n} candidates, best for you first (↑ ↓ to scroll). {table_legend(s)}"
+            f"\nAll {pool.n} {candidates_noun(s)}, best for you first (↑ ↓ to scroll). "
+            f"{table_legend(s)}"
             + (
                 " Chance best: how likely each is the best for you, given your answers."
                 if chance

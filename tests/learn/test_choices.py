@@ -79,12 +79,17 @@ def test_a_missing_column_names_the_layout(
             True,
             "no column 'A_time' (perhaps the file's 'A_tme')",
         ),
+        (
+            HEADER.replace("A_time", "A_Time") + ",answer",
+            True,
+            "no column 'A_time' (perhaps the file's 'A_Time')",
+        ),
         ("", True, "is empty: the file holds no header"),
         (HEADER.replace(",", ";") + ";answer", True, "separates its columns with ';'"),
         (HEADER + ",answer,answer", True, "names the column 'answer' more than once"),
         (HEADER + ",p_A", False, "has the column 'p_A', which the predictions add"),
     ],
-    ids=["misspelt", "empty", "semicolons", "answer twice", "p_A in holdout"],
+    ids=["misspelt", "capitals", "empty", "semicolons", "answer twice", "p_A in holdout"],
 )
 def test_a_header_that_cannot_be_read_says_why(
     tmp_path: Path, header: str, answers: bool, fragment: str

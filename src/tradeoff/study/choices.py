@@ -145,7 +145,11 @@ def _check_header(
     missing = [c for c in needed if c not in header]
     if missing:
         spare = [c for c in header if c not in needed]
-        near = {c: difflib.get_close_matches(c, spare, n=1, cutoff=0.75) for c in missing}
+        near = {  # the same name in other capitals first, then a close one
+            c: [x for x in spare if x.casefold() == c.casefold()][:1]
+            or difflib.get_close_matches(c, spare, n=1, cutoff=0.75)
+            for c in missing
+        }
         said = ", ".join(
             f"{c!r} (perhaps the file's {near[c][0]!r})" if near[c] else repr(c) for c in missing
         )

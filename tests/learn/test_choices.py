@@ -80,9 +80,9 @@ def test_a_missing_column_names_the_layout(
             "no column 'A_time' (perhaps the file's 'A_tme')",
         ),
         (
-            HEADER.replace("A_time", "A_Time") + ",answer",
+            HEADER.replace("A_time", "A_TIME") + ",answer",
             True,
-            "no column 'A_time' (perhaps the file's 'A_Time')",
+            "no column 'A_time' (perhaps the file's 'A_TIME')",
         ),
         ("", True, "is empty: the file holds no header"),
         (HEADER.replace(",", ";") + ";answer", True, "separates its columns with ';'"),

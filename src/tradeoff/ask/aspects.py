@@ -23,8 +23,8 @@ from numpy.typing import NDArray
 
 from tradeoff.ask.formats import counts_itself
 from tradeoff.ask.scenario import AttributeSpec, Scenario
-from tradeoff.ask.shown import amount as shown_amount
 from tradeoff.ask.shown import fixed_decimals, shown_number
+from tradeoff.ask.shown import said_amount as shown_amount
 from tradeoff.ask.words import SETTLED_FACTOR, TradeOff
 from tradeoff.stable import settled
 from tradeoff.text import ENGLISH, N_, YOU, Voice, Words
@@ -48,7 +48,7 @@ def _agreeing(singular: str, plural: str, spec: AttributeSpec, step: float) -> s
 
 
 def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
-    """An amount of an attribute as its format shows it (:func:`tradeoff.ask.shown.amount`),
+    """An amount of an attribute as its format shows it (:func:`tradeoff.ask.shown.said_amount`),
     or to two significant digits where the format would round it by more than a twentieth
     (a format of whole changes of train would say an exchange rate of 1.25 changes as "1"),
     but never finer than one digit beyond the format's: an amount the unit cannot show

@@ -16,7 +16,8 @@ from numpy.typing import NDArray
 
 from tradeoff.ask import aspects
 from tradeoff.ask.scenario import Scenario
-from tradeoff.ask.shown import PER, amount, per_thousand
+from tradeoff.ask.shown import PER, per_thousand
+from tradeoff.ask.shown import said_amount as amount
 from tradeoff.ask.words import SETTLED_FACTOR, TradeOff
 from tradeoff.text import ENGLISH, N_, YOU, Voice, Words
 

@@ -159,9 +159,25 @@ def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
     if spec.format:
         prefix = spec.format.split("{", 1)[0]
     shown = _number(spec, value)
-    number = words.digits(grouped(shown))
+    number = words.digits(shown)
     unit = f" {spec.unit_for(shown)}" if spec.unit and spec.unit not in prefix else ""
     return f"{prefix}{number}{unit}"
+
+
+def said_amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
+    """:func:`amount` as a sentence says it, its thousands grouped ("4,093 min"); a card
+    keeps the scenario's format, as its lines and their differences read.
+
+    >>> from tradeoff.ask.scenario import AttributeSpec
+    >>> spec = AttributeSpec(name="time", kind="cost", unit="min", range=(0, 9000),
+    ...                      label="on the way", format="{value:.0f} min on the way")
+    >>> amount(spec, 4093.0), said_amount(spec, 4093.0)
+    ('4093 min', '4,093 min')
+    """
+    prefix = spec.format.split("{", 1)[0] if spec.format else ""
+    shown = _number(spec, value)
+    unit = f" {spec.unit_for(shown)}" if spec.unit and spec.unit not in prefix else ""
+    return f"{prefix}{words.digits(grouped(shown))}{unit}"
 
 
 def grouped(number: str) -> str:

@@ -93,7 +93,7 @@ def table_legend(scenario: Scenario, shown: Collection[int] | None = None) -> st
     >>> table_legend(sc).split("; ")[1]
     'latency in ms, memory in KB.'
     >>> table_legend(sc, shown=(0, 1))
-    'Counts are per 1,000 lumps of each kind (malignant flagged, benign cleared).'
+    'Counts are per 1,000 lumps of each kind (malignant lumps flagged, benign lumps cleared).'
     """
     k = scenario.n_classes
     every = range(k + len(scenario.attributes))

@@ -234,6 +234,8 @@ def test_every_sentence_the_core_writes_for_the_page_is_catalogued() -> None:
         said += [*tradeoff_headings(words=words), not_asked_words(words=words)]
         unasked = Shares((*[1 / (k + m - 1)] * (k + m - 1), None), (None,) * (k + m))
         said.append(left_out_words(unasked, sc.weight_names, words=words))
+        only = Shares((1.0, *[None] * (k + m - 1)), ((1.0, 1.0), *[None] * (k + m - 1)))
+        said.append(left_out_words(only, sc.weight_names, words=words))
         a = ClassifierProfile((0.3,) * k, (0.9,) * k, tuple(x.range[1] for x in sc.attributes))
         b = ClassifierProfile((0.3,) * k, (0.8,) * k, tuple(x.range[0] for x in sc.attributes))
         for kind in ("frontier", "candidates"):

@@ -143,10 +143,23 @@ def left_out_words(
     and add up to 100% among them.
     >>> left_out_words(Shares((1.0,), (None,)), ["malignant"])
     ''
+    >>> print(left_out_words(Shares((1.0, None), ((1.0, 1.0), None)), ["price", "time"]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Only price was asked about, so its share is 100% of what your answers informed: they
+    have not yet weighed it against time.
     """
     left = shares.left_out
     if not left:
         return ""
+    if len(left) == len(shares.values) - 1:  # one aspect asked: its share says nothing
+        only = next(j for j, v in enumerate(shares.values) if v is not None)
+        return voice.say(
+            N_(
+                "Only %(name)s was asked about, so its share is 100%% of what your answers "
+                "informed: they have not yet weighed it against %(names)s."
+            ),
+            words,
+        ) % {"name": names[only], "names": ", ".join(names[j] for j in left)}
     return voice.say(
         N_(
             "Not asked, so not counted: %(names)s. The shares are of the aspects your "

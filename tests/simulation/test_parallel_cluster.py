@@ -71,3 +71,22 @@ def test_the_command_line_takes_workers_and_refuses_both(
     assert "not both" in capsys.readouterr().err
     assert main([*argv, "--workers", "0"]) == 2
     assert "--workers" in capsys.readouterr().err
+
+
+def test_a_scheduler_without_workers_is_a_located_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A scheduler whose workers are not started (or have stopped) is said as such, with
+    the command that starts one: it was a 54-line traceback ending in "No valid workers
+    found" after 22 s."""
+    distributed = pytest.importorskip("distributed")
+    import tradeoff.simulation.parallel as parallel
+
+    monkeypatch.setattr(parallel, "WORKER_TIMEOUT", 1.0)
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        args = ["simulate", str(SCENARIOS / "glaucoma-screening.toml"), "--runs", "2"]
+        assert main([*args, "--dask-scheduler", address]) == 2
+    err = capsys.readouterr().err
+    assert f"--dask-scheduler: {address}: the scheduler answered, but no worker" in err, err
+    assert f"dask worker {address}" in err and "Traceback" not in err

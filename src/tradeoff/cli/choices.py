@@ -57,7 +57,11 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
     _say_alike(args.train, alike)
     if unseen:
         whose = "the population prior's" if args.pooled else "the prior's"
-        say(f"{unseen:,} of them have no choices in {args.train}: their p_A is {whose}.", wrap=True)
+        have = "has" if unseen == 1 else "have"
+        say(
+            f"{unseen:,} of them {have} no choices in {args.train}: their p_A is {whose}.",
+            wrap=True,
+        )
     return 0
 
 

@@ -40,6 +40,8 @@ CHUNKS_PER_WORKER = 4
 MOST_PER_CHUNK = 50
 #: Seconds to wait for a Dask scheduler to answer before giving up with a located error.
 CONNECT_TIMEOUT = 20
+#: Seconds to wait for a worker to join a scheduler that has none yet.
+WORKER_TIMEOUT = 20.0
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,9 @@ def _parallel(
     with ExitStack() as stack:
         if backend.scheduler is not None:
             client = stack.enter_context(connect(backend.scheduler))
-            workers = max(1, len(client.scheduler_info().get("workers", {})))
+            workers = len(client.scheduler_info().get("workers", {})) or _first_worker(
+                client, backend.scheduler, WORKER_TIMEOUT
+            )
             stack.enter_context(
                 joblib.parallel_config(backend="dask", client=client, scatter=[shared])
             )
@@ -167,6 +171,23 @@ def _parallel(
         )
         parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator", backend=None)
         yield from parallel(tasks)
+
+
+def _first_worker(client: Any, address: str, timeout: float) -> int:
+    """1 once a worker has joined the scheduler at ``address``, which has none yet; or an
+    :class:`~tradeoff.errors.InputError` that names the address and the fix when none joins
+    within ``timeout`` seconds (a cluster whose workers are not started, or have stopped)."""
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except TimeoutError:
+        raise InputError.single(
+            "--dask-scheduler",
+            address,
+            f"the scheduler answered, but no worker joined it within {timeout:g} s.",
+            f"start workers with `dask worker {address}` (on every machine of the cluster), "
+            "then run this again.",
+        ) from None
+    return 1
 
 
 def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:

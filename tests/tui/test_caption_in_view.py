@@ -11,33 +11,18 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Static
 
-from tradeoff.ask.scenario import SpecOverrides
-from tradeoff.tui import make_app
-from tradeoff.tui.screens.question import QuestionScreen
-from tradeoff.tui.screens.review import ReviewScreen
 from tradeoff.tui.select import SelectionScreen
 
-from ..conftest import SCENARIOS
-from .test_tui import confirmed, start, wait_for
-from .test_tui_leaderboard import in_view, plain
+from .test_tui import wait_for
+from .test_tui_leaderboard import in_view, plain, three_questions, to_the_result
 
 pytestmark = pytest.mark.e2e
 
 
 async def test_the_caption_names_only_the_columns_in_view(tmp_path: Path) -> None:
-    app = make_app(
-        SCENARIOS / "llm-leaderboard.toml",
-        sessions_dir=tmp_path / "sessions",
-        participant="ana",
-        overrides=SpecOverrides(budget=3),
-    )
+    app = three_questions(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await start(pilot)
-        while isinstance(app.screen, QuestionScreen):
-            await pilot.press("a")
-            await pilot.pause()
-        await wait_for(pilot, ReviewScreen)
-        await confirmed(pilot)
+        await to_the_result(pilot)
         await pilot.press("e")
         await wait_for(pilot, SelectionScreen)
         await pilot.pause(0.3)

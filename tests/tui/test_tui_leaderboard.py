@@ -148,23 +148,34 @@ async def test_the_leaderboard_answered_to_the_end(tmp_path: Path, size: tuple[i
     assert screen.recorder.path == path
 
 
-async def test_the_names_come_back_whole_when_the_terminal_widens(tmp_path: Path) -> None:
-    """At 80 columns the models' names give way so that every column is in view; widened
-    to 140 the same table shows them whole (as a result built at 140 would), and narrowed
-    again every column is in view once more, the cursor's row kept."""
-    app = make_app(
+def three_questions(tmp_path: Path) -> Any:
+    """The app on the leaderboard, for three questions."""
+    return make_app(
         SCENARIOS / "llm-leaderboard.toml",
         sessions_dir=tmp_path / "sessions",
         participant="ana",
         overrides=SpecOverrides(budget=3),
     )
+
+
+async def to_the_result(pilot: Pilot[Any]) -> ResultScreen:
+    """Every question answered A, what we learned confirmed: the result screen."""
+    await start(pilot)
+    while isinstance(pilot.app.screen, QuestionScreen):
+        await pilot.press("a")
+        await pilot.pause()
+    await wait_for(pilot, ReviewScreen)
+    result: ResultScreen = await confirmed(pilot)
+    return result
+
+
+async def test_the_names_come_back_whole_when_the_terminal_widens(tmp_path: Path) -> None:
+    """At 80 columns the models' names give way so that every column is in view; widened
+    to 140 the same table shows them whole (as a result built at 140 would), and narrowed
+    again every column is in view once more, the cursor's row kept."""
+    app = three_questions(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await start(pilot)
-        while isinstance(app.screen, QuestionScreen):
-            await pilot.press("a")
-            await pilot.pause()
-        await wait_for(pilot, ReviewScreen)
-        result = await confirmed(pilot)
+        result = await to_the_result(pilot)
         table = result.query_one("#result-table", DataTable)
 
         def names() -> list[str]:

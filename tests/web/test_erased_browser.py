@@ -20,7 +20,7 @@ from tradeoff.study.panel import Panel
 
 from ..conftest import small_scenario_file
 from .test_web import CONSENT
-from .test_web_browser import CHROMIUM, SIZES, Axe, axe_problems, h1, sync_playwright
+from .test_web_browser import CHROMIUM, Axe, h1, page_problems, sync_playwright
 from .test_web_browser_de import english_left
 from .test_web_panel_browser import browser, serve, shot, stop  # noqa: F401 - the fixture
 
@@ -66,12 +66,7 @@ def check_erased(page: Page, language: str, never: tuple[str, ...], name: str) -
     assert h1(page) == heading, page.url
     text = page.locator("main").inner_text()
     assert day in text and again in text, text
-    found = axe_problems(page)
-    for size in SIZES:
-        page.set_viewport_size(size)
-        width = page.evaluate("() => document.documentElement.scrollWidth")
-        if width > size["width"]:
-            found.append(f"{width} px wide at {size['width']} px")
+    found = page_problems(page)
     if language == "de":
         found += [f"English: {p.pattern}" for p in english_left() if p.search(text)]
     html = page.content()

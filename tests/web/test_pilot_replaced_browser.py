@@ -16,7 +16,7 @@ from tradeoff.study.folder import Study
 from tradeoff.study.keys import new_key
 from tradeoff.study.panel import Panel
 
-from .test_web_browser import CHROMIUM, SIZES, Axe, axe_problems, h1, sync_playwright
+from .test_web_browser import CHROMIUM, Axe, h1, page_problems, sync_playwright
 from .test_web_browser_de import english_left
 from .test_web_panel_browser import browser, make, serve, shot, stop  # noqa: F401 - the fixture
 
@@ -69,12 +69,7 @@ def test_the_replaced_pilot_page_passes_axe_and_fits_the_window(
         assert h1(page) == heading
         text = page.locator("main").inner_text()
         assert ask in text, text
-        found = axe_problems(page)
-        for size in SIZES:
-            page.set_viewport_size(size)
-            width = page.evaluate("() => document.documentElement.scrollWidth")
-            if width > size["width"]:
-                found.append(f"{width} px wide at {size['width']} px")
+        found = page_problems(page)
         if language == "de":
             found += [f"English: {p.pattern}" for p in english_left() if p.search(text)]
         shot(page, f"pilot-replaced-{language}")

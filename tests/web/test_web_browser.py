@@ -146,6 +146,17 @@ def axe_problems(page: Page) -> list[str]:
     return problems
 
 
+def page_problems(page: Page) -> list[str]:
+    """:func:`axe_problems`, and the page wider than the window at either size."""
+    found = axe_problems(page)
+    for size in SIZES:
+        page.set_viewport_size(size)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        if width > size["width"]:
+            found.append(f"{width} px wide at {size['width']} px")
+    return found
+
+
 @pytest.mark.skipif(Axe is None, reason="axe-playwright-python is not installed")
 def test_axe_finds_no_wcag_problem_on_any_page_at_two_sizes(
     served: tuple[Study, dict[str, str], str], browser: Browser

@@ -179,3 +179,37 @@ def test_rows_showing_two_equal_options_are_named(
     plain = train_file(tmp_path, {"bo": "B"})
     assert main([*args[:2], str(plain), *args[3:], "--sessions-dir", str(tmp_path / "u")]) == 0
     assert "the same on every aspect" not in capsys.readouterr().out
+
+
+def test_the_summary_holds_each_persons_shares_as_session_show_says_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A row per person, read back against each session file's own review (``session show
+    --json``): a researcher gets the engine's view of every respondent in one table. An
+    existing summary is refused before any session is written."""
+    import csv
+
+    path = train_file(tmp_path, {"ana": "A", "bo": "B"})
+    summary = tmp_path / "people.csv"
+    args = ["choices", "fit", str(path), "--scenario", "train-trips", "--summary", str(summary)]
+    assert main([*args, "--sessions-dir", str(tmp_path / "sessions")]) == 0
+    capsys.readouterr()
+    with summary.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["person"] for r in rows] == ["ana", "bo"]
+    names = scenario("train-trips").weight_names
+    for row in rows:
+        assert int(row["choices"]) == 6
+        assert main(["session", "show", row["session"], "--json"]) == 0
+        shown = json.loads(capsys.readouterr().out)["asked_shares"]
+        for name, share in zip(names, shown, strict=True):
+            cell = row[f"{name}_share"]
+            assert (cell == "") == (share is None), (name, cell, share)
+            if share is not None:
+                assert float(cell) == pytest.approx(share, abs=5e-5)
+                low, high = float(row[f"{name}_share_low"]), float(row[f"{name}_share_high"])
+                assert 0 <= low <= float(cell) + 5e-5 and float(cell) - 5e-5 <= high <= 1
+    again = tmp_path / "again"
+    assert main([*args, "--sessions-dir", str(again)]) == 2
+    assert "people.csv: already exists; nothing was written" in capsys.readouterr().err
+    assert not again.exists()

@@ -88,14 +88,16 @@ def cmd_choices_fit(args: argparse.Namespace) -> int:
     seed(args.seed)
     loaded = load_scenario(args.scenario)
     train = read_choices(args.train, loaded.scenario, answers=True, scenario_path=loaded.path)
-    files = fit_file(loaded, train, args.sessions_dir, seed=args.seed)
+    files = fit_file(loaded, train, args.sessions_dir, seed=args.seed, summary=args.summary)
     alike = alike_lines(train)
     if args.json:
-        emit({"sessions": [str(f) for f in files], "lines_alike": alike})
+        emit({"sessions": [str(f) for f in files], "lines_alike": alike, "summary": args.summary})
         return 0
     say(f"{count(len(files), 'session')} written under {args.sessions_dir}:")
     for f in files:
         say(f"  {f}")
+    if args.summary is not None:
+        say(f"A row per person (their shares and ranges) written to {args.summary}.")
     _say_alike(args.train, alike)
     sc = loaded.scenario
     if sc.pool is not None:

@@ -223,5 +223,11 @@ def add_choices_commands(sub: Commands) -> None:
     fit.add_argument("--scenario", required=True, help="scenario file, or a shipped one's id")
     fit.add_argument("--sessions-dir", default="sessions", help="where sessions are written")
     fit.add_argument("--seed", type=int, default=0, help="seed of the posterior (default 0)")
+    fit.add_argument(
+        "--summary",
+        metavar="FILE.csv",
+        help="also a CSV with a row per person: their choices, each aspect's share and its "
+        "90%% range (empty where their choices never varied it), their session file",
+    )
     fit.add_argument("--json", action="store_true", help="print one JSON document")
     fit.set_defaults(func=cmd_choices_fit)

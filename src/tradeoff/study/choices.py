@@ -37,6 +37,7 @@ from tradeoff.learn import Engine
 from tradeoff.learn.base import Choice
 from tradeoff.learn.choices import choice_spec, forced, learn_choices, pairs, predictive
 from tradeoff.learn.pooled import fitted_base_share, pooled_predictive, population_prior
+from tradeoff.learn.shares import Shares
 from tradeoff.record.records import valid_participant
 from tradeoff.study.opening import start_session
 from tradeoff.text import spreadsheet_cell
@@ -324,32 +325,36 @@ def predict_file(
         for row, p_a, p_unsure in zip(rows, forced(p), p[:, 2], strict=True):
             cells = [spreadsheet_cell(row.cells[c]) for c in holdout.header]
             lines[row.line] = [*cells, f"{p_a:.6f}", f"{p_unsure:.6f}", str(len(mine))]
-    target = Path(out)
-    try:
-        with target.open("x", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(columns)
-            writer.writerows(lines[row.line] for row in holdout.rows)
-    except FileExistsError:
-        raise InputError.single(
-            target, "", "already exists; nothing was written.", "give a new file name with --out."
-        ) from None
-    except OSError as exc:
-        raise InputError.single(
-            target, "", f"cannot be written ({exc.strerror}).", "choose another place."
-        ) from None
+    _write_new(Path(out), [columns, *(lines[row.line] for row in holdout.rows)], "--out")
     share = None if population is None else population.base_share
     return Predicted(len(holdout.rows), borrowed, share)
 
 
 def fit_file(
-    loaded: LoadedScenario, train: ChoiceTable, sessions_dir: str | Path, *, seed: int = 0
+    loaded: LoadedScenario,
+    train: ChoiceTable,
+    sessions_dir: str | Path,
+    *,
+    seed: int = 0,
+    summary: str | Path | None = None,
 ) -> list[Path]:
     """One finished session file per person of ``train`` under ``sessions_dir``
     (``<person>/<scenario>-<time>.jsonl``), their choices as recorded answers; the
-    questions would aim at the scenario's pool, so P(best) is on it. Returns the files."""
+    questions would aim at the scenario's pool, so P(best) is on it. Returns the files.
+
+    With ``summary``, also a CSV of a row per person (:func:`summary_row`: their choices,
+    each aspect's share of the aspects their choices informed with its 90 % range, empty
+    for an aspect none informed, and their session file), refused before anything is
+    written when the file exists."""
     people = train.people()
     base = Path(sessions_dir)
+    if summary is not None and Path(summary).exists():
+        raise InputError.single(
+            summary,
+            "",
+            "already exists; nothing was written.",
+            "give a new file name with --summary.",
+        )
     there = {
         person: found[0]
         for person in people
@@ -367,6 +372,7 @@ def fit_file(
             "give a new folder with --sessions-dir (the sessions there are kept).",
         )
     written = []
+    table = [summary_header(loaded.scenario)]
     for person, rows in people.items():
         # The recorded choices are all there is: the session is finished at the last one.
         spec = choice_spec(loaded.scenario).override(budget=len(rows))
@@ -378,7 +384,48 @@ def fit_file(
                 assert row.choice is not None
                 rec.answer_given(query, row.choice)
             rec.finish()
+            table.append(summary_row(person, len(rows), rec.engine.shares(), rec.path))
         finally:
             rec.close()
         written.append(rec.path)
+    if summary is not None:
+        _write_new(Path(summary), table, "--summary")
     return written
+
+
+def summary_header(scenario: Scenario) -> list[str]:
+    """The columns of :func:`fit_file`'s summary: ``person``, ``choices``, then for each
+    aspect its share, and the 5 % and 95 % ends of its range, then ``session``."""
+    parts = ("share", "share_low", "share_high")
+    named = [f"{name}_{part}" for name in scenario.weight_names for part in parts]
+    return ["person", "choices", *named, "session"]
+
+
+def summary_row(person: str, choices: int, shares: Shares, session: Path) -> list[str]:
+    """One person's row of the summary (shares as fractions to 4 decimals; empty for an
+    aspect their choices never informed)."""
+    cells = [spreadsheet_cell(person), str(choices)]
+    for value, interval in zip(shares.values, shares.intervals, strict=True):
+        low, high = interval if interval is not None and value is not None else ("", "")
+        cells += ["" if value is None else f"{value:.4f}"]
+        cells += [x if isinstance(x, str) else f"{x:.4f}" for x in (low, high)]
+    return [*cells, spreadsheet_cell(str(session))]
+
+
+def _write_new(target: Path, rows: list[list[str]], option: str) -> None:
+    """``rows`` as a new CSV file (never over another; ``option`` names where to give
+    another)."""
+    try:
+        with target.open("x", newline="", encoding="utf-8") as fh:
+            csv.writer(fh).writerows(rows)
+    except FileExistsError:
+        raise InputError.single(
+            target,
+            "",
+            "already exists; nothing was written.",
+            f"give a new file name with {option}.",
+        ) from None
+    except OSError as exc:
+        raise InputError.single(
+            target, "", f"cannot be written ({exc.strerror}).", "choose another place."
+        ) from None

@@ -46,10 +46,17 @@ def train_file(tmp_path: Path, people: dict[str, str]) -> Path:
         ("ana,20,150,0,1,40,120,0,1,maybe", "line 2, column 'answer'", "write A, B or can't"),
         ("ana,twenty,150,0,1,40,120,0,1,A", "line 2, column 'A_price'", "is not a number"),
         ("ana,20,150,0,1,40,999,0,1,A", "line 2, column 'B_time'", "lies outside the range"),
+        (  # most often another unit: the unit is named, and where to widen the range
+            "ana,2000,150,0,1,40,120,0,1,A",
+            "line 2, column 'A_price'",
+            "the range of price in ƒ ([1, 125] in the scenario). Fix: write price in ƒ within "
+            "that range (check that the file writes it in the same unit), or widen the range "
+            "in your own copy of the scenario.",
+        ),
         ("a/b,20,150,0,1,40,120,0,1,A", "line 2, column 'person'", "not a usable person id"),
         ("ana,20,150,0,1,40,120,0,1", "line 2", "has 9 cells, the header 10"),
     ],
-    ids=["answer", "not a number", "out of range", "person", "short row"],
+    ids=["answer", "not a number", "out of range", "another unit", "person", "short row"],
 )
 def test_mistakes_are_located(tmp_path: Path, line: str, where: str, fragment: str) -> None:
     path = write(tmp_path / "t.csv", [HEADER + ",answer", line])

@@ -94,10 +94,18 @@ def aspect_columns(scenario: Scenario, side: str) -> list[str]:
     return [f"{side}_{name}" for name in scenario.weight_names]
 
 
-def _bounds(scenario: Scenario) -> list[tuple[float, float, str]]:
-    """(low, high, what) of every aspect: a recall in [0, 1], an attribute in its range."""
-    out = [(0.0, 1.0, f"a recall of {c.label}") for c in scenario.classes]
-    out += [(a.range[0], a.range[1], f"the range of {a.name}") for a in scenario.attributes]
+def _bounds(scenario: Scenario) -> list[tuple[float, float, str, str]]:
+    """(low, high, what, fix) of every aspect: a recall in [0, 1], an attribute in its
+    range, in its unit (a value far outside is most often written in another unit)."""
+    recall = "write a recall as a share from 0 to 1 (92% is 0.92)."
+    out = [(0.0, 1.0, f"a recall of {c.label}", recall) for c in scenario.classes]
+    for a in scenario.attributes:
+        unit = f" in {a.unit}" if a.unit else ""
+        fix = (
+            f"write {a.name}{unit} within that range (check that the file writes it in the "
+            "same unit), or widen the range in your own copy of the scenario."
+        )
+        out.append((a.range[0], a.range[1], f"the range of {a.name}{unit}", fix))
     return out
 
 
@@ -216,7 +224,7 @@ def read_choices(
         for side in ("A", "B"):
             values = []
             columns = aspect_columns(scenario, side)
-            for column, (low, high, what) in zip(columns, bounds, strict=True):
+            for column, (low, high, what, fix) in zip(columns, bounds, strict=True):
                 cell = cells[where[column]].strip()
                 try:
                     value = float(cell)
@@ -228,7 +236,7 @@ def read_choices(
                         Problem(
                             f"line {line}, column {column!r}",
                             f"{cell!r} {said} ([{low:g}, {high:g}] in {scenario_path}).",
-                            "write a number in that range, or widen the range in the scenario.",
+                            fix,
                         )
                     )
                 values.append(value)

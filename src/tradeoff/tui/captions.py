@@ -54,7 +54,8 @@ def ranking_caption(
     names = [h.split("\n")[0] for h in out[:-1]] + [h.replace("\n", " ") for h in out[-1:]]
     hidden = out_of_view_note(names)
     if about is None:
-        return f"COPA's ranking: top-x%: x% of {noun}s are better on it (none: top-1%). {hidden}"
+        copa = f"COPA's ranking: top-x%: x% of {noun}s are better on it (none: top-1%)."
+        return f"{copa} {hidden}" if hidden else copa
     aspects = len(scenario.weight_names) if scenario is not None else 0
     legend = "" if scenario is None else table_legend(scenario, range(min(seen, aspects)))
     said = " ".join(x for x in (legend, about, hidden) if x)

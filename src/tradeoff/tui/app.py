@@ -44,7 +44,12 @@ from tradeoff.tui.dialogs import NOT_OPENED, OPEN_ELSEWHERE, ConfirmScreen
 from tradeoff.tui.screens.question import QuestionScreen
 from tradeoff.tui.screens.result import ResultScreen
 from tradeoff.tui.screens.review import ReviewScreen
-from tradeoff.tui.screens.start import LoadingScreen, StartScreen, StudyStartScreen
+from tradeoff.tui.screens.start import (
+    PREPARING_RESUME,
+    LoadingScreen,
+    StartScreen,
+    StudyStartScreen,
+)
 
 __all__ = ["Settings", "TradeoffApp", "make_app"]
 
@@ -107,7 +112,7 @@ class TradeoffApp(App[None]):
 
             def decided(use: bool | None) -> None:
                 if use:
-                    self.push_screen(LoadingScreen())
+                    self.push_screen(LoadingScreen(PREPARING_RESUME))
                     self._open(
                         lambda: resume_session(
                             path, use_embedded=True, log=log, cache_dir=self.settings.cache_dir
@@ -126,7 +131,7 @@ class TradeoffApp(App[None]):
                 decided,
             )
             return
-        self.push_screen(LoadingScreen())
+        self.push_screen(LoadingScreen(PREPARING_RESUME))
         self._open(
             lambda: resume_session(
                 path, current=current, log=log, cache_dir=self.settings.cache_dir

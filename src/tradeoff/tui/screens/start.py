@@ -252,9 +252,21 @@ class StudyStartScreen(FormScreen):
         self.post_message(OpenFor(loaded, participant))
 
 
+#: What the loading screen says while a new session's first question is prepared.
+PREPARING_FIRST = "Preparing the first question…"
+#: What it says while an unfinished session is opened again.
+PREPARING_RESUME = "Opening your session where you left off…"
+
+
 class LoadingScreen(Screen[None]):
-    """Shown while a session is prepared (population, replay)."""
+    """Shown while a session is prepared (population, replay) in a worker: what is being
+    prepared, and that it takes a moment."""
+
+    def __init__(self, text: str = PREPARING_FIRST) -> None:
+        super().__init__()
+        self.text = text
 
     def compose(self) -> ComposeResult:
-        yield Label("Preparing the questions…", id="title")
+        yield Label(self.text, id="title")
+        yield Static("This can take a few seconds.", id="loading-note", classes="muted")
         yield LoadingIndicator()

@@ -55,8 +55,8 @@ def ranking_caption(
     table: DataTable[str],
     headers: Sequence[str],
     scenario: Scenario | None,
-    noun: str,
     about: str | None,
+    noun: str,
 ) -> str:
     """The words under the ranking's table (its columns after the number and the name are
     ``headers``; those two stay in place when it scrolls sideways): what the numbers of

@@ -76,7 +76,8 @@ class SelectionScreen(Screen[None]):
         self.axes = (0, 1)
         self.omega: tuple[float, ...] = tuple(selection.average_pick.weights)
         self.axis_names = ("", "")  # the plot's (up, across), named as the table names them
-        self._headers: list[str] = []  # the table's columns after the number and the name
+        # the table's columns after the number and the name, the scenario, what orders it
+        self._caption_of: tuple[list[str], Scenario | None, str | None] = ([], None, None)
         self._said: tuple[str, Size] = ("", Size(0, 0))  # the caption, for the table's size
         self.curves = curve_view(selection, self.scenario)
         self._noun = option_noun(self.scenario)
@@ -117,9 +118,8 @@ class SelectionScreen(Screen[None]):
         """Let the words above scroll in the rows the title, the table with its plot, the
         legend and the footer leave them (at most 40% of the screen); in a terminal too
         short for that, the plot gives way to a note saying so."""
-        about = None if self.details else self._people_order().words
         table = self.query_one("#select-table", DataTable)
-        said = (ranking_caption(table, self._headers, self.scenario, self._noun, about), table.size)
+        said = (ranking_caption(table, *self._caption_of, self._noun), table.size)
         if said != self._said:  # again once laid out with it: the table's width may change
             self._said = said
             self.query_one("#select-legend", Static).update(said[0])
@@ -208,7 +208,7 @@ class SelectionScreen(Screen[None]):
         shown = fit_names([name for name, _ in rows], room)
         for n, ((_, cells), name) in enumerate(zip(rows, shown, strict=True), 1):
             table.add_row(str(n), name, *cells)
-        self._headers = headers
+        self._caption_of = (headers, self.scenario, None if self.details else people.words)
         self._plot(self._pick(outcome.selected.index))
 
     def _pick(self, copa_pick: int) -> int:

@@ -204,3 +204,53 @@ def test_truths_file_mistakes_are_located(
     assert main(["simulate", "breast-cancer-triage", "--truths", str(f)]) == 2
     err = capsys.readouterr().err
     assert str(f) in err and says in err and "Fix:" in err
+
+
+def test_the_output_says_how_to_get_it_again(
+    tmp_path: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``run``: the version, the scenario's and the pool's files with their hashes, the
+    seed, where the truths came from and the settings: a run made from it alone is the
+    same run; the text names the seed and the version on its first line."""
+    import hashlib
+    from pathlib import Path
+
+    from tradeoff import __version__
+
+    argv = ["simulate", "breast-cancer-triage", "--budget", "6", "--runs", "2", "--seed", "5"]
+    data = run_json([*argv, "--noise", "flip:0.1", "--json"], capsys)
+    run = data["run"]
+    assert isinstance(run, dict)
+    files = run["scenario"]
+    assert files["sha256"] == hashlib.sha256(Path(files["path"]).read_bytes()).hexdigest()
+    assert files["pool_sha256"] == hashlib.sha256(Path(files["pool"]).read_bytes()).hexdigest()
+    assert run["tradeoff"] == __version__ and run["seed"] == 5
+    assert (run["strategy"], run["budget"], run["stop"]) == ("joint", 6, "decision")
+    assert run["truths"] == {"from": "a flat Dirichlet over swing weights, one per run"}
+    again = [
+        "simulate",
+        files["path"],
+        "--strategy",
+        run["strategy"],
+        "--budget",
+        str(run["budget"]),
+        "--stop",
+        run["stop"],
+        "--seed",
+        str(run["seed"]),
+        "--runs",
+        str(data["runs"]),
+        "--noise",
+        data["noise"],
+        "--json",
+    ]
+    assert run_json(again, capsys)["people"] == data["people"]
+    other = run_json([*argv, "--seed", "6", "--noise", "flip:0.1", "--json"], capsys)
+    assert other["run"]["seed"] == 6 and other["people"] != data["people"]
+    f = Path(str(tmp_path)) / "truths.csv"
+    f.write_text("malignant,benign,latency,memory\n0.6,0.3,0.05,0.05\n")
+    told = run_json([*argv, "--truths", str(f), "--json"], capsys)["run"]["truths"]
+    assert told == {"from": str(f), "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
+    assert main([*argv]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith(f", seed 5 (tradeoff {__version__})"), first

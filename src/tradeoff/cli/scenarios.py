@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tradeoff.ask.strategies import STRATEGY_NAMES
 from tradeoff.cli.common import (
@@ -21,6 +22,7 @@ from tradeoff.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from tradeoff.ask.scenario import ElicitationSpec, LoadedScenario
     from tradeoff.simulation.simulate import Summary
 
 
@@ -108,15 +110,17 @@ def check_strategy(name: str | None) -> None:
         raise UsageError(f"unknown strategy {name!r}; known strategies: {known}")
 
 
-def format_summary(summary: Summary) -> str:
-    """The text ``tradeoff simulate`` prints."""
+def format_summary(summary: Summary, run: dict[str, Any] | None = None) -> str:
+    """The text ``tradeoff simulate`` prints (``run``: :func:`_run_record`, named on the
+    first line so that a table copied from it says how to get it again)."""
     import numpy as np
 
     l1 = np.array([o.l1 for o in summary.outcomes])
     q = np.array([o.queries for o in summary.outcomes])
+    again = "" if run is None else f", seed {run['seed']} (tradeoff {run['tradeoff']})"
     lines = [
         f"strategy {summary.strategy}, noise {summary.noise or 'exact'}, "
-        f"{count(len(summary.outcomes), 'run')}",
+        f"{count(len(summary.outcomes), 'run')}{again}",
         f"questions: median {np.median(q):g}, max {q.max()}",
         f"L1 error:  median {np.median(l1):.5f}, p90 {np.quantile(l1, 0.9):.5f}, "
         f"max {l1.max():.5f}",
@@ -219,11 +223,47 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         trace=args.trace,
         population=command_population(scenario),
     )
+    run = _run_record(args, loaded, spec)
     if args.json:
-        emit(summary.to_dict())
+        emit({**summary.to_dict(), "run": run})
     else:
-        say(format_summary(summary))
+        say(format_summary(summary, run))
     return 0
+
+
+def _run_record(
+    args: argparse.Namespace, loaded: LoadedScenario, spec: ElicitationSpec
+) -> dict[str, Any]:
+    """What reproduces a ``tradeoff simulate`` run: the version, the scenario file and its
+    pool with their hashes, the seed, where the true weights came from and the settings
+    that shape the questions."""
+    from tradeoff.version import __version__
+
+    files = {"path": loaded.path, "sha256": loaded.sha256}
+    if loaded.scenario.pool is not None:
+        from tradeoff.choose.candidates import scenario_pool_path
+
+        pool = scenario_pool_path(loaded.scenario, Path(loaded.path).parent)
+        files["pool"] = str(pool)
+        files["pool_sha256"] = hashlib.sha256(pool.read_bytes()).hexdigest()
+
+    truths: dict[str, Any] = {"from": "a flat Dirichlet over swing weights, one per run"}
+    if args.truth:
+        truths = {"from": "--truth", "weights": floats(args.truth, "--truth")}
+    elif args.truths is not None:
+        data = Path(args.truths).read_bytes()
+        truths = {"from": str(args.truths), "sha256": hashlib.sha256(data).hexdigest()}
+    return {
+        "tradeoff": __version__,
+        "scenario": files,
+        "seed": args.seed,
+        "truths": truths,
+        "strategy": spec.strategy,
+        "budget": spec.budget,
+        "stop": spec.stop or ("weights" if loaded.scenario.pool is None else "decision"),
+        "decision_confidence": spec.decision_confidence,
+        "epsilon": spec.epsilon,
+    }
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

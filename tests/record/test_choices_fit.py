@@ -181,6 +181,36 @@ def test_rows_showing_two_equal_options_are_named(
     assert "the same on every aspect" not in capsys.readouterr().out
 
 
+def test_choices_of_an_option_worse_on_every_aspect_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A choice of the option that is no better on any aspect and worse on one (a trip
+    dearer and no faster) is named by its line with its share, in fit and predict, as
+    text and in JSON; a choice of the better one, of one better on some aspect only, or
+    "can't tell" is not."""
+    path = train_file(tmp_path, {"ana": "A"})
+    lines = path.read_text().splitlines()
+    cheap = lines[1].split(",")[1:5]
+    dearer = [str(float(cheap[0]) + 5), *cheap[1:]]
+    lines[2] = ",".join(["ana", *cheap, *dearer, "B"])  # line 3: the dearer one taken
+    lines[3] = ",".join(["ana", *dearer, *cheap, "B"])  # line 4: the cheaper one taken
+    lines[4] = ",".join(["ana", *cheap, *dearer, "can't tell"])
+    path.write_text("\n".join(lines) + "\n")
+    args = ["choices", "fit", str(path), "--scenario", "train-trips"]
+    assert main([*args, "--sessions-dir", str(tmp_path / "s")]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert f"1 of 5 choices in {path} (line 3: 20%) took the option that is no better" in said
+    assert main([*args, "--sessions-dir", str(tmp_path / "t"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["lines_chose_worse"] == [3]
+    holdout = write(tmp_path / "h.csv", [lines[0].rsplit(",", 1)[0], lines[1].rsplit(",", 1)[0]])
+    predict = ["choices", "predict", str(path), str(holdout), "--out", str(tmp_path / "p.csv")]
+    assert main([*predict, "--scenario", "train-trips", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["train_lines_chose_worse"] == [3]
+    plain = train_file(tmp_path, {"bo": "B"})  # the fast trip: dearer but faster
+    assert main([*args[:2], str(plain), *args[3:], "--sessions-dir", str(tmp_path / "u")]) == 0
+    assert "no better on any aspect" not in capsys.readouterr().out
+
+
 def test_the_summary_holds_each_persons_shares_as_session_show_says_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

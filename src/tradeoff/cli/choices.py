@@ -5,14 +5,19 @@ study run in another tool), with the engine's own posterior and answer model
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from tradeoff.cli.common import count, emit, say, seed
+from tradeoff.learn.base import Choice
 from tradeoff.text import plain_number
+
+if TYPE_CHECKING:
+    from tradeoff.study.choices import ChoiceTable
 
 
 def cmd_choices_predict(args: argparse.Namespace) -> int:
     from tradeoff.ask.scenario import load_scenario
-    from tradeoff.study.choices import alike_lines, predict_file, read_choices
+    from tradeoff.study.choices import alike_lines, predict_file, read_choices, worse_lines
 
     seed(args.seed)
     loaded = load_scenario(args.scenario)
@@ -21,6 +26,7 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
     holdout = read_choices(args.holdout, sc, answers=False, scenario_path=loaded.path)
     done = predict_file(sc, train, holdout, args.out, seed=args.seed, pooled=args.pooled)
     alike = alike_lines(train)
+    worse = worse_lines(train, sc)
     n, pooled = done.rows, done.pooled
     people = len(holdout.people())
     taught = set(train.people())
@@ -36,6 +42,7 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
                 "base_share": done.share,
                 "train_people": len(taught),
                 "train_lines_alike": alike,
+                "train_lines_chose_worse": worse,
             }
         )
         return 0
@@ -55,6 +62,7 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
             wrap=True,
         )
     _say_alike(args.train, alike)
+    _say_worse(args.train, worse, _answered(train))
     if unseen:
         whose = "the population prior's" if args.pooled else "the prior's"
         have = "has" if unseen == 1 else "have"
@@ -65,15 +73,32 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
     return 0
 
 
+def _answered(table: ChoiceTable) -> int:
+    """How many rows of ``table`` chose A or B (not "can't tell")."""
+    return sum(r.choice in (Choice.LEFT, Choice.RIGHT) for r in table.rows)
+
+
+def _named(lines: list[int]) -> str:
+    """ "line 4", "lines 4 and 9", or "lines 4, 9, 12, 20, 31 and 3 more" (the first five).
+
+    >>> _named([4, 9, 12])
+    'lines 4, 9 and 12'
+    """
+    if len(lines) == 1:
+        return f"line {lines[0]}"
+    shown = [str(n) for n in lines[:5]]
+    if len(lines) > 5:
+        return f"lines {', '.join(shown)} and {len(lines) - 5:,} more"
+    return f"lines {', '.join(shown[:-1])} and {shown[-1]}"
+
+
 def _say_alike(path: str, lines: list[int]) -> None:
     """Say which rows of ``path`` show two options the same on every aspect (none: nothing)."""
     if not lines:
         return
-    more = f" and {len(lines) - 5:,} more" if len(lines) > 5 else ""
-    shown = ", ".join(str(n) for n in lines[:5]) + more
     one = len(lines) == 1
     say(
-        f"{count(len(lines), 'row')} of {path} ({'line' if one else 'lines'} {shown}) "
+        f"{count(len(lines), 'row')} of {path} ({_named(lines)}) "
         f"{'shows' if one else 'show'} two options the same on every aspect: "
         f"{'the answer there says' if one else 'the answers there say'} nothing of what "
         "matters to the person, only how they answer between equals.",
@@ -81,17 +106,41 @@ def _say_alike(path: str, lines: list[int]) -> None:
     )
 
 
+def _say_worse(path: str, lines: list[int], answered: int) -> None:
+    """Say which rows of ``path`` chose an option worse on every aspect the two differ on
+    (:func:`~tradeoff.study.choices.worse_lines`; none: nothing)."""
+    if not lines:
+        return
+    share = plain_number(100 * len(lines) / max(answered, 1))
+    say(
+        f"{len(lines):,} of {count(answered, 'choice')} in {path} ({_named(lines)}: "
+        f"{share}%) took the option that is no better on any aspect and worse on at least "
+        "one: a slip, or something mattered "
+        "that the file does not hold. The engine reads them as it reads every answer "
+        "(its answer model allows slips); if there are many, check how the file was made.",
+        wrap=True,
+    )
+
+
 def cmd_choices_fit(args: argparse.Namespace) -> int:
     from tradeoff.ask.scenario import load_scenario
-    from tradeoff.study.choices import alike_lines, fit_file, read_choices
+    from tradeoff.study.choices import alike_lines, fit_file, read_choices, worse_lines
 
     seed(args.seed)
     loaded = load_scenario(args.scenario)
     train = read_choices(args.train, loaded.scenario, answers=True, scenario_path=loaded.path)
     files = fit_file(loaded, train, args.sessions_dir, seed=args.seed, summary=args.summary)
     alike = alike_lines(train)
+    worse = worse_lines(train, loaded.scenario)
     if args.json:
-        emit({"sessions": [str(f) for f in files], "lines_alike": alike, "summary": args.summary})
+        emit(
+            {
+                "sessions": [str(f) for f in files],
+                "lines_alike": alike,
+                "lines_chose_worse": worse,
+                "summary": args.summary,
+            }
+        )
         return 0
     say(f"{count(len(files), 'session')} written under {args.sessions_dir}:")
     for f in files:
@@ -99,6 +148,7 @@ def cmd_choices_fit(args: argparse.Namespace) -> int:
     if args.summary is not None:
         say(f"A row per person (their shares and ranges) written to {args.summary}.")
     _say_alike(args.train, alike)
+    _say_worse(args.train, worse, _answered(train))
     sc = loaded.scenario
     if sc.pool is not None:
         say("Read them with tradeoff session show FILE, tradeoff pick --session FILE ….")

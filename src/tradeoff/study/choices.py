@@ -84,6 +84,31 @@ def alike_lines(table: ChoiceTable) -> list[int]:
     return [r.line for r in table.rows if r.a == r.b]
 
 
+def worse_lines(table: ChoiceTable, scenario: Scenario) -> list[int]:
+    """The lines of ``table`` whose answer chose the option that is no better on any aspect
+    and worse on at least one (a recall lower, a cost higher, a reward lower): a slip, or
+    something mattered to the person that the file does not hold. The engine reads them as
+    every answer (its answer model allows slips); many of them are worth a look.
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/train-trips.toml").scenario
+    >>> row = ChoiceRow(3, "p", (20.0, 60.0, 0.0, 1.0), (25.0, 60.0, 0.0, 1.0), Choice.RIGHT)
+    >>> worse_lines(ChoiceTable("t.csv", (), (row,)), sc)
+    [3]
+    """
+    signs = [1.0] * len(scenario.classes)
+    signs += [-1.0 if a.kind == "cost" else 1.0 for a in scenario.attributes]
+    out = []
+    for r in table.rows:
+        if r.choice not in (Choice.LEFT, Choice.RIGHT):
+            continue
+        chosen, other = (r.a, r.b) if r.choice == Choice.LEFT else (r.b, r.a)
+        gains = [s * (c - o) for s, c, o in zip(signs, chosen, other, strict=True)]
+        if all(g <= 0 for g in gains) and any(g < 0 for g in gains):
+            out.append(r.line)
+    return out
+
+
 def aspect_columns(scenario: Scenario, side: str) -> list[str]:
     """The columns of one option: ``A_<aspect>`` (``side`` "A") for every aspect.
 

@@ -196,13 +196,15 @@ def test_an_unsettled_rate_whose_low_end_rounds_to_nothing_is_not_said_as_at_lea
     assert not said[3].settled
     assert "at least 0" not in said[3].text
     assert said[3].text.startswith(  # not "from no discomfort": that reads as comfort
-        "ƒ10.00 of price may be worth anything from nothing to more than the whole range of "
-        "discomfort (the 2 steps from 0 steps to 2 steps)"
+        "ƒ10.00 of price is perhaps worth nothing to you, perhaps more than the whole range "
+        "of discomfort (the 2 steps from 0 steps to 2 steps)"
     )
+    de = languages()["de"].words()
+    unsure = {t.aspect: t for t in aspect_tradeoffs(sc, w, draws, words=de)}[3].text
+    assert unsure.startswith("ƒ10,00 price ist Ihnen vielleicht gar nichts wert"), unsure
     draws[:, 3] = w[3] * np.exp(np.random.default_rng(1).uniform(1, 8, 400))  # comfort counts more
     up_to = {t.aspect: t for t in aspect_tradeoffs(sc, w, draws)}[3].text
     assert "is worth up to" in up_to and "between 0" not in up_to
-    de = languages()["de"].words()
     german = {t.aspect: t for t in aspect_tradeoffs(sc, w, draws, words=de)}[3].text
     assert "bis zu" in german and "to you" not in german
 

@@ -247,10 +247,10 @@ def test_every_sentence_the_core_writes_for_the_page_is_catalogued() -> None:
                 said += [line.delta for line in card_lines(sc, mine, other, words) if line.delta]
                 said += [line.text for line in card_lines(sc, mine, other, words)[:k]]
     # a count of a unit that names itself, unsettled: "0.5 changes are worth at least …",
-    # "… up to …"
+    # "… up to …", "… are perhaps worth nothing …"
     trips = load_scenario("scenarios/train-trips.toml").scenario
     light = np.array([0.05, 0.5, 8.0, 1.0])  # changes said against price
-    for low, high in ((20.0, 500.0), (1e-4, 60.0)):
+    for low, high in ((20.0, 500.0), (1e-4, 60.0), (1e-4, 500.0)):
         draws = np.tile(light, (100, 1))
         draws[:, 2] = np.geomspace(low, high, 100) * light[0] / 0.5
         said += [t.text for t in tradeoffs(trips, light, [], draws, words=words)]

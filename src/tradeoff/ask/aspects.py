@@ -260,10 +260,19 @@ def tradeoffs(
         nothing = fields["low"] == amount(target, 0.0, words)  # "at least 0 steps" says nothing
         if high > _span(target):
             message = (
-                N_(
-                    "%(this)s of %(this_name)s may be worth anything from nothing to more "
-                    "than the whole range of %(that_name)s (the %(a_span)s from %(a_low)s to "
-                    "%(a_high)s) to you (90%% range)."
+                _agreeing(
+                    N_(
+                        "%(this)s of %(this_name)s is perhaps worth nothing to you, perhaps "
+                        "more than the whole range of %(that_name)s (the %(a_span)s from "
+                        "%(a_low)s to %(a_high)s) (90%% range)."
+                    ),
+                    N_(
+                        "%(this)s of %(this_name)s are perhaps worth nothing to you, perhaps "
+                        "more than the whole range of %(that_name)s (the %(a_span)s from "
+                        "%(a_low)s to %(a_high)s) (90%% range)."
+                    ),
+                    scenario.attributes[this],
+                    step,
                 )
                 if nothing
                 else _agreeing(

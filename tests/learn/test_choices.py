@@ -168,6 +168,7 @@ def test_predict_writes_every_holdout_row_with_its_columns(
         "base_share": None,
         "train_people": 2,
         "train_lines_alike": [],
+        "train_lines_chose_worse": [],
     }
     with out.open(newline="") as fh:
         rows = list(csv.DictReader(fh))

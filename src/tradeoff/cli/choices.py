@@ -8,7 +8,6 @@ import argparse
 from typing import TYPE_CHECKING
 
 from tradeoff.cli.common import count, emit, say, seed
-from tradeoff.learn.base import Choice
 from tradeoff.text import plain_number
 
 if TYPE_CHECKING:
@@ -75,6 +74,8 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
 
 def _answered(table: ChoiceTable) -> int:
     """How many rows of ``table`` chose A or B (not "can't tell")."""
+    from tradeoff.learn.base import Choice
+
     return sum(r.choice in (Choice.LEFT, Choice.RIGHT) for r in table.rows)
 
 

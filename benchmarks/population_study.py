@@ -1,10 +1,10 @@
 """A simulated study that learns across its participants.
 
 Run: ``.venv/bin/python -m benchmarks.population_study [--people 300] [--every 10]
-[--answers flip:0.1] [--shares 0.45,0.45,0.1] [--control | --control-only] [--seed 0]
-[--no-write]`` (writes
-benchmarks/results/population-study.md, with ``--control-only``
-population-study-control.md, unless ``--no-write``).
+[--answers flip:0.1] [--shares 0.45,0.45,0.1] [--control | --control-only | --true-prior]
+[--seed 0] [--no-write]`` (writes benchmarks/results/population-study.md, with
+``--control-only`` population-study-control.md, with ``--true-prior``
+population-study-true-prior.md, unless ``--no-write``).
 
 300 simulated people (benchmarks/decision.py's setting of ``breast-cancer-triage``: the
 shipped pool of 34 real models, strategy ``joint``, budget 30, the scenario's stop) from
@@ -41,7 +41,7 @@ from tradeoff.learn import Engine
 from tradeoff.learn.engine import Particles
 from tradeoff.learn.particles import perceivable_margin
 from tradeoff.learn.starting_prior import StartingPrior
-from tradeoff.learn.study_prior import own_particles, study_prior
+from tradeoff.learn.study_prior import STUDY_BASE_SHARE, own_particles, study_prior
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
 from tradeoff.simulation.simulate import score_run
 from tradeoff.study.groups import find_groups
@@ -345,6 +345,83 @@ def control_only(args: argparse.Namespace) -> str:
     )
 
 
+#: People drawn afresh from the true population to fit its prior (``--true-prior``).
+TRUE_DRAWS = 2000
+
+
+def true_prior(seed: int, shares: tuple[float, ...], base_share: float) -> StartingPrior:
+    """The population the people are drawn from, as a study's prior: the same mixture
+    model (:meth:`~tradeoff.learn.starting_prior.StartingPrior.of`) fitted to
+    ``TRUE_DRAWS`` true swing weights of people drawn afresh from the three groups (other
+    people than the study's), with the engine's own prior at ``base_share``. No prior
+    pooled from answers can know the population better: what it saves is the most a
+    population prior can save these people."""
+    s = setting(SCENARIO)
+    natural, _ = population(TRUE_DRAWS, seed + 1000, shares)
+    swing = natural * np.asarray(s.spans)
+    swing = np.maximum(swing / swing.sum(axis=1, keepdims=True), 1e-12)
+    return StartingPrior.of(swing, base_share, ("the true population",))
+
+
+def with_true_prior(args: argparse.Namespace) -> str:
+    """The last third of the study's people (the same truths, answer and engine seeds)
+    asked from no prior, and from the true population's prior at the study's base share
+    and at 1 %: the most any population prior can save them."""
+    truths, groups = population(args.people, args.seed, args.shares)
+    start = args.people - args.people // 3
+    cpu = time.process_time()
+    priors: list[tuple[str, StartingPrior | None]] = [
+        ("no prior", None),
+        (
+            f"the true population, base share {STUDY_BASE_SHARE:g}",
+            true_prior(args.seed, args.shares, STUDY_BASE_SHARE),
+        ),
+        ("the true population, base share 0.01", true_prior(args.seed, args.shares, 0.01)),
+    ]
+    table = []
+    none = 0.0
+    for label, prior in priors:
+        rows = []
+        for i in range(start, args.people):
+            row, _ = ask(truths[i], prior, args.answers, i, args.seed)
+            row["group"] = int(groups[i])
+            rows.append(row)
+        q = np.array([r["questions"] for r in rows])
+        median = float(np.median(q))
+        none = none or median
+        wrong = []
+        for g in range(len(CENTRES)):
+            conf = [r for r in rows if r["group"] == g and r["confident"]]
+            bad = sum(not r["stated_right"] for r in conf)
+            wrong.append(f"{bad} of {len(conf)}")
+        table.append(
+            [
+                label,
+                f"{median:g}",
+                f"{q.mean():.2f}",
+                "" if prior is None else pct(1 - median / none),
+                pct(np.mean([r["right"] for r in rows])),
+                pct(np.mean([r["within"] for r in rows])),
+                ", ".join(wrong),
+            ]
+        )
+    headers = [
+        f"people {start + 1}–{args.people}, asked from",
+        "questions (median)",
+        "mean",
+        "fewer than with no prior",
+        "right pick",
+        "within margin",
+        "wrong among confident stops, by group",
+    ]
+    return (
+        markdown(headers, table)
+        + f"\n\nCommand: `python -m benchmarks.population_study --true-prior --people "
+        f"{args.people} --answers {args.answers} --seed {args.seed}`. CPU: {cpu_name()}. "
+        f"CPU time {time.process_time() - cpu:.0f} s."
+    )
+
+
 def shares_arg(text: str) -> tuple[float, ...]:
     """``--shares``: one share per group, positive, summing to 1."""
     try:
@@ -377,8 +454,21 @@ def main(argv: list[str] | None = None) -> None:
         help="only the last third, without a prior (the same people and seeds as the "
         "study's): writes population-study-control.md",
     )
+    parser.add_argument(
+        "--true-prior",
+        action="store_true",
+        help="only the last third, from no prior and from the true population's prior "
+        "(the most a population prior can save): writes population-study-true-prior.md",
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
+    if args.true_prior:
+        body = with_true_prior(args)
+        if args.no_write:
+            print(body)
+        else:
+            write("population-study-true-prior", "What the true population saves", body)
+        return
     if args.control_only:
         body = control_only(args)
         if args.no_write:

@@ -67,7 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     el.add_argument("scenario", nargs="?", help=SCENARIO_HELP + " (default: the shipped one)")
     el.add_argument("--participant", help="participant id")
-    el.add_argument("--sessions-dir", default="sessions", help="where sessions are recorded")
+    el.add_argument(
+        "--sessions-dir",
+        default="sessions",
+        metavar="DIR",
+        help="where sessions are recorded (default: sessions)",
+    )
     el.add_argument("--resume", metavar="FILE", help="continue this session file")
     el.add_argument("--budget", type=int, help="number of questions")
     el.add_argument("--strategy", choices=STRATEGY_NAMES, help="elicitation strategy")
@@ -221,7 +226,12 @@ def add_choices_commands(sub: Commands) -> None:
     )
     fit.add_argument("train", metavar="TRAIN.csv", help="recorded choices to learn from")
     fit.add_argument("--scenario", required=True, help="scenario file, or a shipped one's id")
-    fit.add_argument("--sessions-dir", default="sessions", help="where sessions are written")
+    fit.add_argument(
+        "--sessions-dir",
+        default="sessions",
+        metavar="DIR",
+        help="where sessions are written, a folder per person (default: sessions)",
+    )
     fit.add_argument("--seed", type=int, default=0, help="seed of the posterior (default 0)")
     fit.add_argument(
         "--summary",

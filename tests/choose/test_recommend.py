@@ -85,6 +85,22 @@ def test_point_estimate_has_no_probability_and_the_runner_up_in_words() -> None:
     assert rec.trade.startswith("against the runner-up m2: flags 150 more malignant lumps")
 
 
+def test_a_runner_up_less_often_best_than_another_is_named_by_expected_value() -> None:
+    """The pick is first in expected value and the runner-up second; when a third model
+    is more often the best (C: best for 60 % of the draws, the runner-up B for none), the
+    trade says "the runner-up in expected value", as the chances listed beside it rank C
+    second."""
+    v = np.array([[0.90, 0.90, 0.2, 10.0], [0.95, 0.75, 0.2, 10.0], [1.00, 0.50, 0.2, 10.0]])
+    draws = np.array([[1.0, 0.0, 0.0, 0.0]] * 60 + [[0.0, 1.0, 0.0, 0.0]] * 40)
+    rec = recommend(SC, pool_of(v), draws.mean(axis=0), PRIORS, draws=draws)  # type: ignore[arg-type]
+    assert rec.name == "m0" and rec.runner_up == "m1"
+    assert rec.p_best is not None and rec.p_best[2] == pytest.approx(0.6)
+    assert rec.trade.startswith("against m1, the runner-up in expected value: ")
+    close = np.array([[1.0, 0.0, 0.0, 0.0]] * 45 + [[0.0, 1.0, 0.0, 0.0]] * 55)
+    rec = recommend(SC, pool_of(v[:2]), close.mean(axis=0), PRIORS, draws=close)  # type: ignore[arg-type]
+    assert rec.trade.startswith("against the runner-up m1: ")
+
+
 def test_metric_vectors_match_the_definition() -> None:
     v = np.random.default_rng(1).random((5, 4))
     w = np.random.default_rng(2).dirichlet(np.ones(4), size=3)

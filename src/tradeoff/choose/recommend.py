@@ -363,6 +363,22 @@ def _runner_up(order: IntArray, index: int, vectors: FloatArray) -> int | None:
     return int((open_ if open_.size else rest)[0])
 
 
+def _less_likely(runner: int, index: int, rows: IntArray, p_best: Sequence[float] | None) -> bool:
+    """Whether another model than the pick is more often the best than the runner-up (by a
+    percentage point or more). The runner-up is second in expected value, as the pick is
+    first; the trade then names it "the runner-up in expected value", since the chances
+    listed beside it rank another one second.
+
+    >>> rows = np.arange(3)
+    >>> _less_likely(1, 0, rows, [0.5, 0.3, 0.2]), _less_likely(1, 0, rows, [0.41, 0.2, 0.39])
+    (False, True)
+    """
+    if p_best is None:
+        return False
+    others = [float(p_best[int(i)]) for i in rows if int(i) not in (runner, index)]
+    return bool(others) and max(others) >= float(p_best[runner]) + 0.01
+
+
 def recommend(
     scenario: Scenario,
     pool: Pool,
@@ -459,10 +475,13 @@ def recommend(
     trade = ""
     if runner is not None:
         words = difference_words(scenario, pool.values[index], pool.values[runner])
-        if words:
-            trade = f"against the runner-up {pool.names[runner]}: {'; '.join(words)}"
+        name = pool.names[runner]
+        if not _less_likely(runner, index, rows, p_best):
+            trade = f"against the runner-up {name}: {'; '.join(words)}"
+            trade = trade if words else f"the runner-up {name} looks the same"
         else:
-            trade = f"the runner-up {pool.names[runner]} looks the same"
+            trade = f"against {name}, the runner-up in expected value: {'; '.join(words)}"
+            trade = trade if words else f"the runner-up in expected value, {name}, looks the same"
     return Recommendation(
         name=pool.names[index],
         index=index,

@@ -60,3 +60,19 @@ def missing_scenario_fix(path: str | Path) -> str:
         f"check the path, or give a shipped scenario's id{hint}; `tradeoff scenario list` "
         f"shows them: {', '.join(ids)}."
     )
+
+
+def said_scenario(path: str | Path) -> str:
+    """How a message names the scenario file at ``path``: a shipped scenario by its id
+    ("the shipped scenario 'train-trips'", wherever the package is installed), any other
+    by its path.
+
+    >>> said_scenario(shipped_scenarios() / "train-trips.toml")
+    "the shipped scenario 'train-trips'"
+    >>> said_scenario("my/own.toml")
+    'my/own.toml'
+    """
+    p = Path(path)
+    if p.suffix == ".toml" and p.resolve().parent == shipped_scenarios().resolve():
+        return f"the shipped scenario {p.stem!r}"
+    return str(path)

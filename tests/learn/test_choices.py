@@ -76,6 +76,29 @@ def test_a_missing_column_names_the_layout(
     err = capsys.readouterr().err
     assert "line 1 (header): has no column 'answer'" in err and "B_discomfort, answer" in err
     assert "Traceback" not in err
+    assert "(the aspects as the shipped scenario 'train-trips' names them)" in err
+
+
+def test_a_shipped_scenario_is_named_by_its_id_and_where_to_copy_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A shipped scenario given by its id is named so in the messages (not by the folder
+    the package is installed in), and the fix that widens a range says which file to copy;
+    a scenario of the user's own is named by its path."""
+    from tradeoff.data import shipped_scenarios
+
+    path = write(tmp_path / "t.csv", [HEADER + ",answer", "ana,2000,150,0,1,40,120,0,1,A"])
+    args = ["choices", "fit", str(path), "--sessions-dir", str(tmp_path / "s")]
+    assert main([*args, "--scenario", "train-trips"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "([1, 125] in the shipped scenario 'train-trips')" in err
+    shipped = shipped_scenarios() / "train-trips.toml"
+    assert f"your own copy of the scenario (copy {shipped} and give --scenario the copy)" in err
+    own = tmp_path / "mine.toml"
+    own.write_bytes(shipped.read_bytes())
+    assert main([*args, "--scenario", str(own)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"([1, 125] in {own})" in err and "give --scenario the copy" not in err
 
 
 @pytest.mark.parametrize(

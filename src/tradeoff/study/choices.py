@@ -32,6 +32,7 @@ from typing import NamedTuple
 from tradeoff.ask.population import scenario_priors
 from tradeoff.ask.queries import Query
 from tradeoff.ask.scenario import LoadedScenario, Scenario
+from tradeoff.data import said_scenario
 from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.learn import Engine
 from tradeoff.learn.base import Choice
@@ -119,16 +120,22 @@ def aspect_columns(scenario: Scenario, side: str) -> list[str]:
     return [f"{side}_{name}" for name in scenario.weight_names]
 
 
-def _bounds(scenario: Scenario) -> list[tuple[float, float, str, str]]:
+def _bounds(scenario: Scenario, copy_of: str | None = None) -> list[tuple[float, float, str, str]]:
     """(low, high, what, fix) of every aspect: a recall in [0, 1], an attribute in its
-    range, in its unit (a value far outside is most often written in another unit)."""
+    range, in its unit (a value far outside is most often written in another unit);
+    ``copy_of``: the shipped scenario file a copy is made from."""
     recall = "write a recall as a share from 0 to 1 (92% is 0.92)."
     out = [(0.0, 1.0, f"a recall of {c.label}", recall) for c in scenario.classes]
+    copy = (
+        "your own copy of the scenario"
+        if copy_of is None
+        else f"your own copy of the scenario (copy {copy_of} and give --scenario the copy)"
+    )
     for a in scenario.attributes:
         unit = f" in {a.unit}" if a.unit else ""
         fix = (
             f"write {a.name}{unit} within that range (check that the file writes it in the "
-            "same unit), or widen the range in your own copy of the scenario."
+            f"same unit), or widen the range in {copy}."
         )
         out.append((a.range[0], a.range[1], f"the range of {a.name}{unit}", fix))
     return out
@@ -198,7 +205,9 @@ def _check_header(
 def read_choices(
     path: str | Path, scenario: Scenario, *, answers: bool, scenario_path: str = "the scenario"
 ) -> ChoiceTable:
-    """Read a file of recorded choices (``answers``: a TRAIN file, with ``answer``).
+    """Read a file of recorded choices (``answers``: a TRAIN file, with ``answer``);
+    ``scenario_path``: the scenario's file, named in the messages as
+    :func:`~tradeoff.data.said_scenario` names it.
 
     Raises
     ------
@@ -218,9 +227,10 @@ def read_choices(
     header = [h.strip() for h in next(reader, [])]
     needed = ["person", *aspect_columns(scenario, "A"), *aspect_columns(scenario, "B")]
     needed += ["answer"] if answers else []
-    _check_header(path, header, needed, scenario_path, answers=answers)
+    named = said_scenario(scenario_path)
+    _check_header(path, header, needed, named, answers=answers)
     where = {c: header.index(c) for c in needed}
-    bounds = _bounds(scenario)
+    bounds = _bounds(scenario, None if named == scenario_path else scenario_path)
     problems: list[Problem] = []
     rows: list[ChoiceRow] = []
     for cells in reader:
@@ -260,7 +270,7 @@ def read_choices(
                     problems.append(
                         Problem(
                             f"line {line}, column {column!r}",
-                            f"{cell!r} {said} ([{low:g}, {high:g}] in {scenario_path}).",
+                            f"{cell!r} {said} ([{low:g}, {high:g}] in {named}).",
                             fix,
                         )
                     )

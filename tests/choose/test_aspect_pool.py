@@ -37,9 +37,9 @@ def test_simulate_answers_a_person_on_each_aspect_scenario(
         assert out["l1_error"]["median"] < 0.3
 
 
-def _session(tmp_path: Path, truth: list[float]) -> Path:
+def _session(tmp_path: Path, truth: list[float], participant: str = "p1") -> Path:
     loaded = load_scenario(SCENARIOS / "llm-leaderboard.toml")
-    rec = start_session(loaded, "p1", tmp_path, seed=2)
+    rec = start_session(loaded, participant, tmp_path, seed=2)
     oracle = SimulatedOracle.for_scenario(loaded.scenario, truth)
     while (q := rec.engine.next_query()) is not None:
         rec.answer(oracle.choose(q))
@@ -83,3 +83,22 @@ def test_select_rank_and_report_on_the_leaderboard(
     # what the report weighs, beside the scenario's description (which may speak of another pool)
     assert f"This report weighs the {pool.n} options of " in report
     assert "COPA scores an option by its rank" in report and "order of the models" not in report
+
+
+def test_the_groups_pick_is_an_option_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two people who want different models of the leaderboard: the group's line of the
+    summary (the report's, and ranking details') names the consensus as an option, as
+    each person's line does."""
+    green = _session(tmp_path, [0.08, 0.01, 0.004, 0.004, 0.004], "green")
+    maths = _session(tmp_path, [0.0005, 0.001, 0.001, 0.08, 0.001], "maths")
+    out = tmp_path / "report"
+    assert main(["report", "--session", str(green), str(maths), "--out", str(out)]) == 0
+    said = " ".join((out / "report.md").read_text().split())
+    assert "the option whose largest regret over everyone is smallest" in said, said
+    assert "model whose largest regret" not in said
+    assert main(["select", "--session", str(green), str(maths)]) == 0
+    rule = " ".join(capsys.readouterr().out.split())
+    assert "(an option's regret: how much less it gives them" in rule
+    assert "then the option recommended to more of them" in rule and "model" not in rule

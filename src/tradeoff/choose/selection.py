@@ -17,6 +17,7 @@ import numpy as np
 
 from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
+from tradeoff.ask.words import option_noun
 from tradeoff.choose.candidates import (
     scenario_pool as scenario_pool,  # the app imports it from here
 )
@@ -360,9 +361,10 @@ def select_for_stakeholders(
             if any(r.expected_noisy is not None for r in recs)
             else ""
         )
-        + " (a model's regret: how much less it gives them than their own recommendation, "
-        "none if not less; ties: smaller total regret, then the model recommended to more "
-        "of them, then row order)"
+        + f" ({'an option' if scenario.aspects_only else 'a model'}'s regret: how much less "
+        "it gives them than their "
+        "own recommendation, none if not less; ties: smaller total regret, then the "
+        f"{option_noun(scenario)} recommended to more of them, then row order)"
         + (
             f"; {len(stakeholders) - len(counted)} flagged as inconsistent left out"
             if len(counted) < len(stakeholders)

@@ -273,7 +273,8 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
             lines.append(f"For the group: {selection.consensus_name}, everyone's own pick.")
         else:
             lines.append(
-                f"For the group: {selection.consensus_name}, the model whose largest regret "
+                f"For the group: {selection.consensus_name}, the "
+                f"{option_noun(selection.scenario)} whose largest regret "
                 f"over everyone is smallest ({selection.consensus_max_regret:.0%} of the "
                 "spread of someone's own metric over the pool)."
             )

@@ -376,7 +376,8 @@ def _less_likely(runner: int, index: int, rows: IntArray, p_best: Sequence[float
     if p_best is None:
         return False
     others = [float(p_best[int(i)]) for i in rows if int(i) not in (runner, index)]
-    return bool(others) and max(others) >= float(p_best[runner]) + 0.01
+    # Compared as settled numbers: no machine's last bits decide the words.
+    return bool(others) and settled(max(others) - float(p_best[runner])) >= 0.01
 
 
 def recommend(

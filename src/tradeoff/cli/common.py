@@ -14,7 +14,7 @@ import math
 import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -295,29 +295,58 @@ def error(text: str) -> None:
     sys.stderr.write(terminal_fit(out, sys.stderr) + "\n")
 
 
+def took(seconds: float) -> str:
+    """A duration as a person reads it: "40 s", "12 min", "2.5 h".
+
+    >>> took(39.6), took(600), took(9000)
+    ('40 s', '10 min', '2.5 h')
+    """
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 class Progress:
     """How far a long command has come, on stderr: on a terminal one line rewritten at most
     twice a second; elsewhere (a log) one line at most every ``every`` seconds, so a short
-    run writes nothing.
+    run writes nothing. After a second it also says how fast it goes and about how long is
+    left (at the rate so far), and at the end how long it took.
 
     >>> import io
     >>> p = Progress("simulated", "people", stream=io.StringIO(), every=0.0)
     >>> p(3, 10); p(10, 10)
     >>> p.stream.getvalue().splitlines()
     ['simulated 3 of 10 people (30 %)', 'simulated 10 of 10 people (100 %)']
+    >>> clock = iter([0.0, 20.0, 80.0]).__next__
+    >>> p = Progress("simulated", "people", stream=io.StringIO(), every=0.0, clock=clock)
+    >>> p(50, 200); p(200, 200)
+    >>> p.stream.getvalue().splitlines()  # doctest: +NORMALIZE_WHITESPACE
+    ['simulated 50 of 200 people (25 %); 2.5 people a second, about 60 s left',
+     'simulated 200 of 200 people (100 %) in 80 s']
     """
 
-    def __init__(self, verb: str, things: str, *, stream: Any = None, every: float = 10.0) -> None:
+    def __init__(
+        self,
+        verb: str,
+        things: str,
+        *,
+        stream: Any = None,
+        every: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.verb = verb
         self.things = things
         self.stream = sys.stderr if stream is None else stream
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.every = 0.5 if self.tty else every
-        self.started = time.monotonic()
+        self.clock = clock
+        self.started = clock()
         self.last = self.started
 
     def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
+        now = self.clock()
         final = done >= total
         if now - self.last < self.every and not (final and self.last > self.started):
             return
@@ -326,6 +355,14 @@ class Progress:
         self.last = now
         line = f"{self.verb} {done:,} of {total:,} {self.things} ({done / max(total, 1):.0%})"
         line = line.replace("%)", " %)")
+        elapsed = now - self.started
+        if elapsed >= 1.0 and done > 0:
+            if final:
+                line += f" in {took(elapsed)}"
+            else:
+                rate = done / elapsed
+                fast = f"{rate:,.0f}" if rate >= 10 else f"{rate:.1f}"
+                line += f"; {fast} {self.things} a second, about {took((total - done) / rate)} left"
         if self.tty:
             self.stream.write("\r\x1b[2K" + line + ("\n" if final else ""))
         else:

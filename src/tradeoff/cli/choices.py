@@ -116,8 +116,8 @@ def _say_worse(path: str, lines: list[int], answered: int) -> None:
     say(
         f"{len(lines):,} of {count(answered, 'choice')} in {path} ({_named(lines)}: "
         f"{share}%) took the option that is no better on any aspect and worse on at least "
-        "one: a slip, or something mattered "
-        "that the file does not hold. The engine reads them as it reads every answer "
+        "one: a slip, or something that mattered to the person is not in the file. The "
+        "engine reads them as it reads every answer "
         "(its answer model allows slips); if there are many, check how the file was made.",
         wrap=True,
     )

@@ -88,7 +88,7 @@ def alike_lines(table: ChoiceTable) -> list[int]:
 def worse_lines(table: ChoiceTable, scenario: Scenario) -> list[int]:
     """The lines of ``table`` whose answer chose the option that is no better on any aspect
     and worse on at least one (a recall lower, a cost higher, a reward lower): a slip, or
-    something mattered to the person that the file does not hold. The engine reads them as
+    something that mattered to the person is not in the file. The engine reads them as
     every answer (its answer model allows slips); many of them are worth a look.
 
     >>> from tradeoff.ask.scenario import load_scenario

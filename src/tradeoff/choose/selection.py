@@ -17,7 +17,6 @@ import numpy as np
 
 from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
-from tradeoff.ask.words import option_noun
 from tradeoff.choose.candidates import (
     scenario_pool as scenario_pool,  # the app imports it from here
 )
@@ -347,6 +346,7 @@ def select_for_stakeholders(
         group_changes = consensus_changes([means[i] for i in counted], group_vectors, aspects)
     average = np.mean(np.array(omegas), axis=0)
     average_pick = rank_pool(pool, weights=tuple(float(x) for x in average), p=p, top=top)
+    classes = not recs or recs[0].classes  # options are classifiers ("model"), or not
     return Selection(
         stakeholders=list(stakeholders),
         recommendations=recs,
@@ -361,10 +361,9 @@ def select_for_stakeholders(
             if any(r.expected_noisy is not None for r in recs)
             else ""
         )
-        + f" ({'an option' if scenario.aspects_only else 'a model'}'s regret: how much less "
-        "it gives them than their "
-        "own recommendation, none if not less; ties: smaller total regret, then the "
-        f"{option_noun(scenario)} recommended to more of them, then row order)"
+        + f" ({'a model' if classes else 'an option'}'s regret: how much less it gives them "
+        "than their own recommendation, none if not less; ties: smaller total regret, then "
+        f"the {'model' if classes else 'option'} recommended to more of them, then row order)"
         + (
             f"; {len(stakeholders) - len(counted)} flagged as inconsistent left out"
             if len(counted) < len(stakeholders)

@@ -28,7 +28,7 @@ from tradeoff.choose.robustness import CONSENSUS_LEAD, LEAD, aspect_words
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.stakeholder import expected_weights, shown_weights
 from tradeoff.learn.particles import PERCEIVABLE
-from tradeoff.stable import stable_argmax
+from tradeoff.stable import settled, stable_argmax
 from tradeoff.text import YOU, Voice, and_list, percent, plain_number, probability_words
 
 
@@ -38,7 +38,8 @@ def acceptability_words(
     """The rank acceptability (:func:`~tradeoff.choose.robustness.rank_acceptability`) in
     one sentence: the models most often best, and how often the most often best is in the
     top ``table.shape[1]``, each chance in :func:`~tradeoff.text.probability_words` (a
-    model best in every draw is best in "over 99%", never "100%").
+    model best in every draw is best in "over 99%", never "100%"). When every model that
+    ranks at all is always among them (no more models than that), nothing is said of it.
 
     Examples
     --------
@@ -47,7 +48,7 @@ def acceptability_words(
     'mlp-8 62%, logreg 30%, knn 8%; mlp-8 is among the top 3 in 97%.'
     >>> sure = np.array([[1.0, 0.0], [0.0, 1.0]])
     >>> acceptability_words(sure, ["mlp-8", "logreg"]).partition(": ")[2]
-    'mlp-8 over 99%; mlp-8 is among the top 2 in over 99%.'
+    'mlp-8 over 99%.'
     """
     first = np.lexsort((np.arange(len(table)), -table[:, 0]))
     shown = [
@@ -58,7 +59,10 @@ def acceptability_words(
     top = int(first[0])
     ranks = table.shape[1]
     among = probability_words(float(table[top].sum()))
-    tail = f"; {names[top]} is among the top {ranks} in {among}." if ranks > 1 else "."
+    # Among the top 3 of 3 says nothing: every model that ranks at all is always there.
+    sums = table.sum(axis=1)
+    said = ranks > 1 and not all(settled(float(x)) >= 1.0 for x in sums if x > 0)
+    tail = f"; {names[top]} is among the top {ranks} in {among}." if said else "."
     return f"{lead}: " + ", ".join(shown) + tail
 
 

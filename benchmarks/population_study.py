@@ -309,17 +309,24 @@ def report(out: dict[str, Any], control: dict[str, Any] | None, args: argparse.N
     return "\n".join(lines)
 
 
+def last_third(args: argparse.Namespace, prior: StartingPrior | None) -> list[dict[str, Any]]:
+    """The last third of the study's people (the same truths, answer and engine seeds),
+    each asked from ``prior`` (``None``: the engine's own)."""
+    truths, groups = population(args.people, args.seed, args.shares)
+    rows = []
+    for i in range(args.people - args.people // 3, args.people):
+        row, _ = ask(truths[i], prior, args.answers, i, args.seed)
+        row["group"] = int(groups[i])
+        rows.append(row)
+    return rows
+
+
 def control_only(args: argparse.Namespace) -> str:
     """The last third of the study's people (the same truths, answer and engine seeds)
     asked from the engine's own prior: what the population prior saved them."""
-    truths, groups = population(args.people, args.seed, args.shares)
     start = args.people - args.people // 3
     cpu = time.process_time()
-    rows = []
-    for i in range(start, args.people):
-        row, _ = ask(truths[i], None, args.answers, i, args.seed)
-        row["group"] = int(groups[i])
-        rows.append(row)
+    rows = last_third(args, None)
     q = np.array([r["questions"] for r in rows])
     table = [
         [
@@ -367,7 +374,6 @@ def with_true_prior(args: argparse.Namespace) -> str:
     """The last third of the study's people (the same truths, answer and engine seeds)
     asked from no prior, and from the true population's prior at the study's base share
     and at 1 %: the most any population prior can save them."""
-    truths, groups = population(args.people, args.seed, args.shares)
     start = args.people - args.people // 3
     cpu = time.process_time()
     priors: list[tuple[str, StartingPrior | None]] = [
@@ -381,11 +387,7 @@ def with_true_prior(args: argparse.Namespace) -> str:
     table = []
     none = 0.0
     for label, prior in priors:
-        rows = []
-        for i in range(start, args.people):
-            row, _ = ask(truths[i], prior, args.answers, i, args.seed)
-            row["group"] = int(groups[i])
-            rows.append(row)
+        rows = last_third(args, prior)
         q = np.array([r["questions"] for r in rows])
         median = float(np.median(q))
         none = none or median
@@ -462,20 +464,19 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
-    if args.true_prior:
-        body = with_true_prior(args)
-        if args.no_write:
-            print(body)
-        else:
-            write("population-study-true-prior", "What the true population saves", body)
-        return
-    if args.control_only:
-        body = control_only(args)
-        if args.no_write:
-            print(body)
-        else:
-            write("population-study-control", "The study's last third without a prior", body)
-        return
+    # The last third alone: asked without a prior, or also from the true population's.
+    alone = [
+        (args.true_prior, with_true_prior, "true-prior", "What the true population saves"),
+        (args.control_only, control_only, "control", "The study's last third without a prior"),
+    ]
+    for chosen, make, name, title in alone:
+        if chosen:
+            body = make(args)
+            if args.no_write:
+                print(body)
+            else:
+                write(f"population-study-{name}", title, body)
+            return
     out = run(args.people, args.every, args.answers, args.seed, True, args.shares)
     control = (
         run(args.people, args.every, args.answers, args.seed, False, args.shares)

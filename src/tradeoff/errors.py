@@ -26,11 +26,15 @@ class Problem:
         What is wrong, in plain words.
     fix
         How to fix it.
+    stands_for
+        How many problems this line stands for when it counts others left unlisted ("… and
+        58 more problems like these."); 0 for a problem of its own.
     """
 
     location: str
     problem: str
     fix: str = ""
+    stands_for: int = 0
 
     def render(self) -> str:
         where = f"{self.location}: " if self.location else ""
@@ -49,6 +53,11 @@ class InputError(Exception):
     >>> err = InputError.single("pool.csv", "row 3, column 'CO2'", "is empty.", "fill it in.")
     >>> print(err.message())
     pool.csv: row 3, column 'CO2': is empty. Fix: fill it in.
+    >>> rest = Problem("", "… and 58 more problems like these.", stands_for=58)
+    >>> print(InputError.many("pool.csv", [Problem("row 1", "is empty."), rest]).message())
+    pool.csv: 59 problems:
+      - row 1: is empty.
+      - … and 58 more problems like these.
     """
 
     source: str
@@ -94,7 +103,7 @@ class InputError(Exception):
         return type(self)(
             self.source,
             tuple(
-                Problem(rename_location(p.location), p.problem, rename_fix(p.fix))
+                Problem(rename_location(p.location), p.problem, rename_fix(p.fix), p.stands_for)
                 for p in self.problems
             ),
         )
@@ -103,7 +112,8 @@ class InputError(Exception):
         """The text shown to the user: one line per problem, each prefixed by the file."""
         if len(self.problems) == 1:
             return f"{self.source}: {self.problems[0].render()}"
-        lines = [f"{self.source}: {len(self.problems)} problems:"]
+        total = sum(p.stands_for or 1 for p in self.problems)
+        lines = [f"{self.source}: {total} problems:"]
         lines += [f"  - {p.render()}" for p in self.problems]
         return "\n".join(lines)
 

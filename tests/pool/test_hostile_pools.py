@@ -402,3 +402,71 @@ def test_a_dataset_that_cannot_be_measured_is_a_located_error(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith(str(cases)) and said in err and "Traceback" not in err
+
+
+# --- Files that are no pool at all --------------------------------------------------------
+
+ONCOLOGIST = sorted(
+    (SCENARIOS.parent / "sessions" / "examples" / "example-oncologist").glob("*.jsonl")
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("", "is empty. Fix: give a CSV file with a header row and a row per model."),
+        ("\n\n  \n", "is empty. Fix: give a CSV file with a header row and a row per model."),
+        (
+            None,  # the header alone
+            "holds 0 models; a pool needs at least 2. Fix: add a row per model below the header.",
+        ),
+        (
+            "extra",  # the third data row holds one cell more than the header
+            "line 4: has 9 cells, the header 8. Fix: give every row one cell per column",
+        ),
+        (
+            "session",
+            "is a session file (JSON lines), not a pool of models. Fix: give it after --session",
+        ),
+    ],
+    ids=["empty", "blank lines", "header only", "a cell too many", "a session"],
+)
+def test_a_file_that_is_no_pool_is_named_for_what_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str | None, said: str
+) -> None:
+    """An empty file, a header alone, a row with a cell too many (by its line) and a
+    session file given where the pool goes: each a located error in the words of the
+    pool, not the CSV reader's ("No columns to parse from file", "Error tokenizing data",
+    "check the where condition" where none was given)."""
+    lines = (SCENARIOS / "pools" / "breast-cancer.csv").read_text().splitlines()
+    pool = tmp_path / "pool.csv"
+    if text == "session":
+        pool = ONCOLOGIST[0]
+    elif text is None:
+        pool.write_text(lines[0] + "\n")
+    elif text == "extra":
+        pool.write_text("\n".join([*lines[:3], lines[3] + ",1"]) + "\n")
+    else:
+        pool.write_text(text)
+    assert main(["pick", str(pool), "--session", str(ONCOLOGIST[0])]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{pool}: {said}" in err, err
+    assert "Traceback" not in err and "pandas" not in err and "tokenizing" not in err
+
+
+def test_the_count_of_problems_counts_those_left_unlisted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every recall written as a percentage: the first ten are listed, the line after them
+    counts the rest, and the count above them is the whole ("68 problems", not 11)."""
+    frame = pd.read_csv(SCENARIOS / "pools" / "breast-cancer.csv")
+    for column in ("recall_malignant", "recall_benign"):
+        frame[column] = frame[column] * 100
+    pool = tmp_path / "percent.csv"
+    frame.to_csv(pool, index=False)
+    assert main(["pick", str(pool), "--session", str(ONCOLOGIST[0])]) == 2
+    err = capsys.readouterr().err.splitlines()
+    listed = [line for line in err if line.startswith("  - row ")]
+    total = 2 * len(frame) - int((frame["recall_benign"] == 0).sum())  # 0 % is a share too
+    assert err[0] == f"{pool}: {total} problems:", err[0]
+    assert len(listed) == 10 and err[11] == f"  - … and {total - 10} more problems like these."

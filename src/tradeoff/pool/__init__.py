@@ -382,11 +382,17 @@ def load_pool(
     if problems:
         raise InputError.many(source, capped(problems))
     if len(names) < 2:
+        kept = "left after the where condition and drop_missing" if where or drop_missing else ""
         raise InputError.single(
             source,
             "",
-            f"only {len(names)} model(s) in the population; at least 2 are needed.",
-            "check the where condition and drop_missing, or add models.",
+            f"holds {len(names)} model{'' if len(names) == 1 else 's'}{' ' if kept else ''}"
+            f"{kept}; a pool needs at least 2.",
+            (
+                "check the where condition and drop_missing, or add models."
+                if kept
+                else "add a row per model below the header."
+            ),
         )
     warnings = (
         ("some model names hold control characters; they are shown with '?' instead.",)

@@ -429,7 +429,8 @@ def capped(problems: Sequence[Problem]) -> list[Problem]:
     if len(problems) <= MAX_PROBLEMS:
         return list(problems)
     rest = len(problems) - MAX_PROBLEMS
-    return [*problems[:MAX_PROBLEMS], Problem("", f"… and {rest} more problems like these.")]
+    more = Problem("", f"… and {rest} more problems like these.", stands_for=rest)
+    return [*problems[:MAX_PROBLEMS], more]
 
 
 def frame_meanings(
@@ -529,19 +530,58 @@ def read_cell(text: str) -> str:
     return _QUOTED.sub("", text, count=1) if text[:1] == "'" else text
 
 
+#: pandas' words for a row with more cells than the header.
+_CELLS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
 def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a CSV or Parquet file, or raise an InputError that says why not."""
+    """Read a CSV or Parquet file, or raise an InputError that says why not: an empty
+    file, a session file given as a pool, a row with more cells than the header (by its
+    line), or what the reader said."""
     p = Path(path)
     if not p.is_file():
         raise InputError.single(p, "", "file not found.", "check the path.")
+    parquet = p.suffix.lower() in (".parquet", ".pq")
+    if not parquet:
+        with p.open("rb") as fh:
+            start = fh.read(4096).lstrip()
+        if not start:
+            raise InputError.single(
+                p, "", "is empty.", "give a CSV file with a header row and a row per model."
+            )
+        if p.suffix.lower() == ".jsonl" or start[:1] == b"{":
+            raise InputError.single(
+                p,
+                "",
+                "is a session file (JSON lines), not a pool of models.",
+                "give it after --session; the pool (a CSV or Parquet file) comes first, or "
+                "leave it out to use the scenario's own pool.",
+            )
     try:
-        if p.suffix.lower() in (".parquet", ".pq"):
+        if parquet:
             return pd.read_parquet(p)
         return pd.read_csv(p)
-    except Exception as exc:
+    except pd.errors.ParserError as exc:
+        cells = _CELLS.search(str(exc))
+        if cells is None:
+            raise _unreadable(p, parquet, exc) from None
+        header, line, saw = cells.groups()
         raise InputError.single(
             p,
-            "",
-            f"cannot be read as {'Parquet' if p.suffix == '.parquet' else 'CSV'}: {exc}.",
-            "give a CSV file with a header row, or a Parquet file.",
+            f"line {line}",
+            f"has {saw} cells, the header {header}.",
+            "give every row one cell per column (quote cells that hold commas).",
         ) from None
+    except Exception as exc:
+        raise _unreadable(p, parquet, exc) from None
+
+
+def _unreadable(p: Path, parquet: bool, exc: Exception) -> InputError:
+    """The reader's own words on a file it could not read, on one line."""
+    said = " ".join(str(exc).split()).rstrip(".")
+    return InputError.single(
+        p,
+        "",
+        f"cannot be read as {'Parquet' if parquet else 'CSV'}: {said}.",
+        "give a CSV file with a header row, or a Parquet file.",
+    )

@@ -358,3 +358,21 @@ def test_a_person_who_always_picks_a_is_flagged_everywhere(
     capsys.readouterr()
     md = (out_dir / "report.md").read_text()
     assert "Option A was chosen 12 of 12 times" in md
+
+
+def test_the_same_session_given_twice_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same session file twice, or a copy of it, would count one person twice (two rows
+    of the regret matrix, twice their say in the consensus): refused, naming both; two
+    people's sessions are read as before."""
+    example = sorted((ROOT / "sessions" / "examples" / "example-oncologist").glob("*.jsonl"))[0]
+    other = sorted((ROOT / "sessions" / "examples" / "example-lab-manager").glob("*.jsonl"))[0]
+    copy = tmp_path / "copy.jsonl"
+    shutil.copy(example, copy)
+    for twice in ([example, example], [example, copy]):
+        assert main(["pick", "--session", *map(str, twice)]) == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert f"{twice[1]}: is the same session as {example} (participant" in err, err
+        assert "the person would count twice. Fix: give each session once." in err
+    assert len(load_stakeholders([example, other])[1]) == 2

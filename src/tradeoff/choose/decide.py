@@ -123,8 +123,23 @@ def _replay(paths: Sequence[str | Path], populations: PopulationSource | None) -
         )
     out: list[Stakeholder] = []
     first: Header | None = None
+    given: dict[tuple[str, str, int | str], str | Path] = {}
     for path in paths:
         log = read_session(path)
+        h = log.header
+        # The same file twice, or a copy of it (a session without its start time: the
+        # same file only): one person counted twice.
+        same = (h.participant, h.started, h.seed if h.started else str(Path(path).resolve()))
+        if same in given:
+            raise InputError.single(
+                path,
+                "",
+                f"is the same session as {given[same]} (participant {h.participant!r}"
+                f"{f', started {h.started}' if h.started else ''}): the person would count "
+                "twice.",
+                "give each session once.",
+            )
+        given[same] = path
         population = None if populations is None else populations(log.header.scenario)
         engine = replay(log, population=population)
         # What the answers come to, read from the engine at once: the stakeholder is made of it.
@@ -138,7 +153,6 @@ def _replay(paths: Sequence[str | Path], populations: PopulationSource | None) -
                 "the session holds no answer, so there are no weights to use.",
                 "leave it out, or let the participant answer first.",
             )
-        h = log.header
         if first is not None and h.scenario_sha256 != first.scenario_sha256:
             raise InputError.single(
                 path,

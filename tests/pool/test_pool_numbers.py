@@ -205,3 +205,24 @@ def test_recalls_named_by_other_class_names_are_said_so(tmp_path: Path) -> None:
     said = info.value.message()
     assert "the file's recalls are recall_0, recall_1: its classes are named otherwise" in said
     assert "_se" not in said.split("Fix:", 1)[1]
+
+
+def test_a_slip_in_a_recall_column_is_a_slip_and_another_scenarios_pool_is_named_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``recall_benigm`` for ``recall_benign`` is a slip of the keyboard ("did you mean"),
+    not a class named otherwise (the advice to rename the file's column to the slip); a
+    pool with none of the columns asked for and other classes' recalls (glaucoma's pool
+    for a triage session) is said to be another scenario's, once, not column by column."""
+    pool = str(SCENARIOS / "pools" / "breast-cancer.csv")
+    args = ["pool", "rank", pool, "--objective", "recall_malignant:max"]
+    assert main([*args, "--objective", "recall_benigm:max"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "column 'recall_benigm': objective column not found in the file. Fix: did you " in err
+    assert "mean 'recall_benign'?" in err and "Rename" not in err
+    example = next((SCENARIOS.parent / "sessions" / "examples" / "example-oncologist").iterdir())
+    other = str(SCENARIOS / "pools" / "glaucoma.csv")
+    assert main(["pick", other, "--session", str(example)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{other}: columns: holds none of the objective columns asked for" in err, err
+    assert "this looks like the pool of another scenario" in err and "problems" not in err

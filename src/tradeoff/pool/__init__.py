@@ -202,12 +202,26 @@ def _check_columns(source: str, frame: pd.DataFrame, wanted: Sequence[str], what
     others = [
         n for n in names if n.startswith("recall_") and not n.endswith(noise) and n not in wanted
     ]
+    shown = ", ".join(repr(n) for n in names[:12]) + (", …" if len(names) > 12 else "")
+    if missing and others and not any(c in frame.columns for c in wanted):
+        # Not one of them, and recalls of other classes: the pool of another scenario.
+        raise InputError.single(
+            source,
+            "columns",
+            f"holds none of the {what}s asked for ({', '.join(wanted)}), and recalls of "
+            f"other classes; its columns are {shown}.",
+            "this looks like the pool of another scenario: give the pool made for this one "
+            "(for sessions, the scenario they were recorded on).",
+        )
     for col in wanted:
         if col not in frame.columns:
             near = names if col.endswith(noise) else [n for n in names if not n.endswith(noise)]
+            typo = difflib.get_close_matches(col, near, n=1, cutoff=0.8)
             close = difflib.get_close_matches(col, near, n=1, cutoff=0.5)
             close += [n for n in near if n and (n in col or col in n)][:1]
-            if col in missing and len(others) == len(missing):  # classes named otherwise
+            if typo:  # a slip of the keyboard, not another class
+                fix = f"did you mean {typo[0]!r}?"
+            elif col in missing and len(others) == len(missing):  # classes named otherwise
                 fix = (
                     f"the file's recalls are {', '.join(others)}: its classes are named "
                     f"otherwise than the scenario's ({', '.join(missing)}). Rename those "
@@ -218,8 +232,7 @@ def _check_columns(source: str, frame: pd.DataFrame, wanted: Sequence[str], what
             elif close:
                 fix = f"did you mean {close[0]!r}?"
             else:
-                shown = ", ".join(repr(n) for n in names[:12])
-                fix = f"the columns are {shown}{', …' if len(names) > 12 else ''}."
+                fix = f"the columns are {shown}."
             problems.append(Problem(f"column {col!r}", f"{what} not found in the file.", fix))
     if problems:
         raise InputError.many(source, problems)

@@ -76,3 +76,27 @@ def test_chances_on_the_page_never_claim_certainty() -> None:
         "under 1%",
     ]
     assert re.search(r"100", chance_words(1.0, en)) is None
+
+
+def test_a_share_under_one_percent_is_said_so_with_its_range(
+    recorder: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A share of 0.6 % whose 90 % range is 0.1–0.4 % read "1% (90% range 0%–0%)", the
+    share outside its own range: both are now said as under 1 %, in English and German; a
+    range that reaches past 1 % keeps its numbers."""
+    from tradeoff.learn.shares import Shares
+
+    engine = recorder.engine
+    n = len(engine.scenario.weight_names)
+    values = (0.006, 0.004, *[(1 - 0.01) / (n - 2)] * (n - 2))
+    intervals = ((0.001, 0.004), (0.0, 0.03), *[(0.2, 0.6)] * (n - 2))
+    monkeypatch.setattr(type(engine), "shares", lambda self: Shares(values, intervals))
+    en = review_view(recorder, engine.scenario, languages()["en"]).weights
+    assert (en[0].value, en[0].range) == ("under 1%", "90% range under 1%")
+    assert (en[1].value, en[1].range) == ("under 1%", "90% range 0%–3%")
+    assert en[2].value.endswith("%") and en[2].value != "under 1%"
+    de = review_view(recorder, engine.scenario, languages()["de"]).weights
+    assert (de[0].value, de[0].range) == (
+        "unter 1\u00a0%",
+        "mit 90\u00a0% Wahrscheinlichkeit unter 1\u00a0%",
+    )

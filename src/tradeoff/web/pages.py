@@ -350,16 +350,22 @@ def review_view(
         if w is None:  # the starting guess: no number, no meter
             weights.append(Weight(name, not_asked_words(YOU, words), "", 0, False))
             continue
+        # Under 1 % said so, for the share and for a range wholly under it: a share of 0.6 %
+        # beside a range of 0.1–0.4 % read "1% (90% range 0%–0%)", as if outside its range.
         span = (
             ""
             if interval is None
+            else _("90%% range under 1%%") % {}
+            if interval[1] < 0.01
             else _("90%% range %(low)s%%–%(high)s%%")
             % {
                 "low": words.count(round(100 * interval[0])),
                 "high": words.count(round(100 * interval[1])),
             }
         )
-        share = _("%(n)s%%") % {"n": words.count(round(100 * w))}
+        share = (
+            _("under 1%%") % {} if w < 0.01 else _("%(n)s%%") % {"n": words.count(round(100 * w))}
+        )
         weights.append(Weight(name, share, span, round(100 * w)))
     said = tradeoffs(
         scenario,

@@ -41,3 +41,29 @@ async def test_the_review_says_not_asked(tmp_path: Path) -> None:
     assert "Not settled by your answers:" not in text  # the heading says it, once
     if any(line.startswith("• ") and "(90% range)" in line for line in lines):
         assert "Not settled by your answers yet:" in lines
+
+
+async def test_a_share_under_one_percent_is_said_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A share of 0.6 % with a range of 0.1–0.4 % read "1% (0%–0%)", outside its own range:
+    it reads "<1% (under 1%)"; a range reaching past 1 % keeps its numbers."""
+    from tradeoff.learn.shares import Shares
+
+    with three_answers_one_unasked(tmp_path, "dr-kim") as rec:
+        n = len(rec.engine.scenario.weight_names)
+        values = (0.006, 0.004, *[(1 - 0.01) / (n - 2)] * (n - 2))
+        intervals = ((0.001, 0.004), (0.0, 0.03), *[(0.2, 0.6)] * (n - 2))
+        monkeypatch.setattr(type(rec.engine), "shares", lambda self: Shares(values, intervals))
+
+        class Review(App[None]):
+            def on_mount(self) -> None:
+                self.push_screen(ReviewScreen(rec))
+
+        app = Review()
+        async with app.run_test(size=(120, 50)) as pilot:
+            await pilot.pause()
+            rows = [str(w.render()) for w in app.screen.query(".weight-row").results(Static)]
+    assert rows[0].rstrip().endswith(" <1% (under 1%)"), rows[0]
+    assert rows[1].rstrip().endswith(" <1% (0%–3%)"), rows[1]
+    assert "<1%" not in rows[2]

@@ -91,8 +91,11 @@ class ReviewScreen(Screen[None]):
                     continue
                 lo, hi = (None, None) if interval is None else interval
                 line.append_text(bar(w, lo, hi))
-                # Whole percentages: the intervals do not know more than that.
-                rng = f"  {w:4.0%}" + (f" ({lo:.0%}–{hi:.0%})" if lo is not None else "")
+                # Whole percentages: the intervals do not know more than that; under 1 %
+                # said so (a share of 0.6 % read "1% (0%–0%)", outside its own range).
+                rng = f"  {'<1%' if w < 0.01 else format(w, '.0%'):>4}"
+                if lo is not None and hi is not None:
+                    rng += " (under 1%)" if hi < 0.01 else f" ({lo:.0%}–{hi:.0%})"
                 line.append(rng)
                 yield Static(line, classes="weight-row")
             if left_out := left_out_words(shares, names):

@@ -78,6 +78,13 @@ def panel_link_lines(panel: Panel) -> list[str]:
                 quota_links(panel, BASE_URL).items(), panel.quotas.values(), strict=True
             )
         ]
+        places = sum(panel.quotas.values())
+        if panel.cap is not None and places < panel.cap:
+            lines.append(
+                f"Note: the quotas add up to {places:,} places, fewer than the cap of "
+                f"{panel.cap:,}: at most {places:,} people can take part. Check the groups' "
+                f"names above (a value of {field} that is no group is screened out)."
+            )
     if own:
         lines.append(
             "Put the panel's own placeholder for "

@@ -242,11 +242,12 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         f"shown once: {coordinator_key}",
         f"(a new one: tradeoff study coordinator-key {study.path})",
     ]
-    if study.consent_file is not None:
-        lines.append(
-            f"Before their first question, participants read and agree to\n"
-            f"{study.path / study.consent_file} (version {study.consent_version})."
-        )
+    lines.append(
+        "No consent page: participants start at question 1 (--consent FILE gives one)."
+        if study.consent_file is None
+        else f"Before their first question, participants read and agree to\n"
+        f"{study.path / study.consent_file} (version {study.consent_version})."
+    )
     say("\n".join(lines))
     return 0
 

@@ -93,8 +93,8 @@ def make_web_app(
         app[SITE].executor.shutdown(wait=True, cancel_futures=True)
         REQUEST_LOG.flush()
         print(
-            f"stopped; {len(held)} participants in memory, {held.rebuilt} engines rebuilt "
-            "from their files",
+            f"stopped; {len(held):,} participant{'' if len(held) == 1 else 's'} in memory, "
+            f"{held.rebuilt:,} engine{'' if held.rebuilt == 1 else 's'} rebuilt from their files",
             file=sys.stderr,
         )
 

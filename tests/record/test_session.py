@@ -340,3 +340,19 @@ def test_bad_session_files(
     assert main(["session", "show", str(path)]) == 2
     err = capsys.readouterr().err
     assert fragment in err and "Traceback" not in err
+
+
+def test_session_show_says_why_a_session_of_a_scenario_with_a_pool_has_no_pick(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The example sessions asked about the weights, not the pool's models (their headers
+    record no candidates): `session show` says there is no pick and where one comes from,
+    rather than leaving it out unsaid."""
+    from ..conftest import ROOT
+
+    example = next((ROOT / "sessions" / "examples" / "example-oncologist").glob("*.jsonl"))
+    assert main(["session", "show", str(example)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "No pick here: the questions were not aimed at the pool's models" in out
+    assert "tradeoff pick --session FILE picks from these weights." in out
+    assert "The pick the questions" not in out

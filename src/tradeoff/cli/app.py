@@ -197,6 +197,11 @@ def format_session(summary: SessionSummary) -> str:
             )
         )
     v = summary.verdict
+    if v is None and h.scenario.pool is not None:
+        lines.append(
+            "No pick here: the questions were not aimed at the pool's models (the session "
+            "records none). tradeoff pick --session FILE picks from these weights."
+        )
     if v is not None:
         found = recorded_candidates(summary)
         names = None if found is None else found[1]

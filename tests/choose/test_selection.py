@@ -376,3 +376,22 @@ def test_the_same_session_given_twice_is_refused(
         assert f"{twice[1]}: is the same session as {example} (participant" in err, err
         assert "the person would count twice. Fix: give each session once." in err
     assert len(load_stakeholders([example, other])[1]) == 2
+
+
+def test_pick_says_once_that_a_pool_without_test_set_sizes_is_taken_as_exact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shipped pool gives no test-set sizes: "over 99%" then counts the weights alone,
+    and the text says so once; the same pool with its test sets' cases per class counts
+    them (the noise sentences speak), and the note is not there."""
+    example = sorted((ROOT / "sessions" / "examples" / "example-oncologist").glob("*.jsonl"))[0]
+    note = "The pool's numbers are taken as exact: it gives no test-set sizes"
+    assert main(["pick", "--session", str(example)]) == 0
+    assert " ".join(capsys.readouterr().out.split()).count(note) == 1
+    frame = pd.read_csv(SCENARIOS / "pools" / "breast-cancer.csv")
+    frame["recall_malignant_cases"] = 85
+    frame["recall_benign_cases"] = 143
+    pool = tmp_path / "measured.csv"
+    frame.to_csv(pool, index=False)
+    assert main(["pick", str(pool), "--session", str(example)]) == 0
+    assert note not in " ".join(capsys.readouterr().out.split())

@@ -86,6 +86,17 @@ def selection_text(chosen: Selection) -> str:
     if chosen.consensus_changes:
         lines.append("What would change the consensus (that weight of everyone):")
         lines += [f"  {line}" for line in change_lines(chosen.consensus_changes, names)]
+    if chosen.pool.uncertainty is None and any(r.p_best for r in chosen.recommendations):
+        # Said once: "over 99%" between two recalls one case apart on a small test set
+        # would read as a claim about the measurements too.
+        lines += [
+            "",
+            "The chances count how sure the answers are of the weights. The pool's numbers "
+            "are taken as exact: it gives no test-set sizes or standard errors (columns "
+            "<column>_cases or <column>_se), so how precisely each "
+            f"{'model' if chosen.recommendations[0].classes else 'option'} was measured is "
+            "not counted.",
+        ]
     return "\n".join(lines)
 
 

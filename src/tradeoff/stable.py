@@ -182,3 +182,14 @@ def sigmoid(x: ArrayLike) -> NDArray[np.float64]:
     e += 1.0
     out /= e  # 1/(1 + e) or e/(1 + e): one division
     return out
+
+
+def probability(x: float | None) -> float | None:
+    """A probability as written out (JSON, a tracking server's attributes, an export):
+    within [0, 1]. A sum of weights that add up to 1 may come out a few units of the last
+    place above it (1.000000000000012), which a reader's ``0 <= p <= 1`` check refuses.
+
+    >>> probability(1.000000000000012), probability(0.25), probability(None)
+    (1.0, 0.25, None)
+    """
+    return None if x is None else min(1.0, max(0.0, float(x)))

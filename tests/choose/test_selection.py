@@ -395,3 +395,27 @@ def test_pick_says_once_that_a_pool_without_test_set_sizes_is_taken_as_exact(
     frame.to_csv(pool, index=False)
     assert main(["pick", str(pool), "--session", str(example)]) == 0
     assert note not in " ".join(capsys.readouterr().out.split())
+
+
+def test_probabilities_written_out_lie_within_zero_and_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A sum of weights that add up to 1 came out 1.000000000000012 in `pick --json` (and
+    in the attributes written to a tracking server): every P(best) written is within
+    [0, 1]."""
+    sessions = sorted(str(p) for p in (ROOT / "sessions" / "examples").glob("*/*.jsonl"))
+    assert main(["pick", "--session", *sessions, "--json"]) == 0
+    found: list[float] = []
+
+    def walk(x: object) -> None:
+        if isinstance(x, dict):
+            for k, v in x.items():
+                if k == "p_best" and isinstance(v, float):
+                    found.append(v)
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(json.loads(capsys.readouterr().out))
+    assert found and all(0.0 <= p <= 1.0 for p in found), found

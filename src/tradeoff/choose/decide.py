@@ -49,6 +49,7 @@ from tradeoff.pool import Pool, load_pool
 from tradeoff.record.log import read_session
 from tradeoff.record.records import Header
 from tradeoff.record.replay import replay
+from tradeoff.stable import probability
 
 __all__ = [
     "Decision",
@@ -394,12 +395,12 @@ def decision_facts(chosen: Decision) -> tuple[int, dict[str, Any]]:
             "the recommendation: the model of highest expected value in the person's own "
             "metric over their posterior"
         )
-        facts["p_best"] = selection.recommendations[0].probability
+        facts["p_best"] = probability(selection.recommendations[0].probability)
     else:
         index = chosen.pool.names.index(selection.consensus_name)
         facts["rule"] = "consensus: " + selection.consensus_rule
         facts["p_best"] = {
-            s.participant: None if r.p_best is None else float(r.p_best[index])
+            s.participant: None if r.p_best is None else probability(r.p_best[index])
             for s, r in zip(people, selection.recommendations, strict=True)
         }
         facts["max_regret"] = float(selection.consensus_max_regret)

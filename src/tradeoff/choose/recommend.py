@@ -48,6 +48,7 @@ from tradeoff.pool import Pool
 from tradeoff.pool.front import front_sample
 from tradeoff.record.records import MAX_MEASURED_CANDIDATES, MeasurementRecord
 from tradeoff.stable import (
+    probability,
     rounded_rows,
     settled,
     stable_argmax,
@@ -312,7 +313,7 @@ class Recommendation:
         data: dict[str, Any] = {
             "name": self.name,
             "expected_value": self.expected_value,
-            "p_best": self.probability,
+            "p_best": probability(self.probability),
             "p_best_or_practically_tied": self.p_near,
             "practically_tied_with": list(self.tied) if self.practically_tied else [],
             "stated_probability": self.stated,
@@ -322,7 +323,7 @@ class Recommendation:
         if self.measured_best is not None:
             data["measured_best"] = {
                 "name": self.measured_best,
-                "p_best": self.measured_best_p,
+                "p_best": probability(self.measured_best_p),
                 "cases": self.measured_cases[0],
                 "pick_cases": self.measured_cases[1],
             }
@@ -332,7 +333,7 @@ class Recommendation:
                     "name": t.name,
                     "p_better": t.share,
                     "p_better_if_exact": t.exact,
-                    "p_best": t.p_best,
+                    "p_best": probability(t.p_best),
                     "cases": t.cases,
                 }
                 for t in self.noise_tied

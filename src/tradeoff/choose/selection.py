@@ -40,7 +40,7 @@ from tradeoff.choose.robustness import (
 )
 from tradeoff.choose.stakeholder import Stakeholder
 from tradeoff.pool import Pool
-from tradeoff.stable import rounded_rows
+from tradeoff.stable import probability, rounded_rows
 
 
 def _acceptability(
@@ -121,7 +121,7 @@ class Selection:
                     "answers": s.answers,
                     "consistency": None if s.consistency is None else s.consistency.to_dict(),
                     "recommended": rec.name,
-                    "p_best": rec.probability,
+                    "p_best": probability(rec.probability),
                     "expected_value": rec.expected_value,
                     "runner_up": rec.runner_up,
                     "trade": rec.trade,

@@ -216,6 +216,7 @@ def _check_columns(source: str, frame: pd.DataFrame, wanted: Sequence[str], what
     for col in wanted:
         if col not in frame.columns:
             near = names if col.endswith(noise) else [n for n in names if not n.endswith(noise)]
+            near = [n for n in near if n not in wanted]  # another objective's is never this one
             typo = difflib.get_close_matches(col, near, n=1, cutoff=0.8)
             close = difflib.get_close_matches(col, near, n=1, cutoff=0.5)
             close += [n for n in near if n and (n in col or col in n)][:1]

@@ -18,6 +18,7 @@ from tradeoff.learn.shares import Shares, asked_shares
 from tradeoff.learn.verdict import Verdict
 from tradeoff.record.log import SessionLog, read_session
 from tradeoff.record.replay import replay, shown_result
+from tradeoff.stable import probability
 from tradeoff.text import YOU, Voice
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ class SessionSummary:
         if v is not None:
             data["pick"] = {
                 "candidate": v.pick,
-                "p_best": v.p_best,
+                "p_best": probability(v.p_best),
                 "p_best_or_practically_tied": v.p_near,
                 "practically_tied_with": list(v.tied) if v.practically_tied else [],
                 "stated_probability": v.stated,

@@ -33,6 +33,7 @@ from tradeoff.learn.particles import PARTICLES
 from tradeoff.pool import Pool
 from tradeoff.simulation.oracles import Noise, SimulatedOracle
 from tradeoff.simulation.parallel import Backend, run_people
+from tradeoff.stable import probability
 from tradeoff.text import clean_text
 
 
@@ -266,7 +267,7 @@ def _person(outcome: RunOutcome) -> dict[str, Any]:
         "truth_best": None if d is None else d.truth_best,
         "right": None if d is None else d.right,
         "regret": None if d is None else d.regret,
-        "p_best": outcome.p_best,
+        "p_best": probability(outcome.p_best),
         "questions": outcome.queries,
         "kinds": list(outcome.kinds),
     }

@@ -207,7 +207,7 @@ def _not_utf8(tmp: Path) -> list[str]:
     return ["scenario", "check", scenario_with(tmp, b"id = '\xff\xfe'")]
 
 
-@case("scenario: a folder", "not found")
+@case("scenario: a folder", "is a folder, not a file")
 def _scenario_folder(tmp: Path) -> list[str]:
     return ["scenario", "check", str(tmp)]
 
@@ -236,7 +236,7 @@ for _name, (_text, _args, _where) in POOLS.items():
         return ["rank", pool_file(tmp, text), *args, "--json"]  # type: ignore[arg-type]
 
 
-@case("pool: a folder", "not found")
+@case("pool: a folder", "is a folder, not a file")
 def _pool_folder(tmp: Path) -> list[str]:
     return ["rank", str(tmp), *RANK]
 
@@ -375,7 +375,7 @@ def _deep_json(tmp: Path) -> list[str]:
     return ["session", "show", str(path), "--json"]
 
 
-@case("session: a folder", "not found")
+@case("session: a folder", "is a folder, not a file")
 def _session_folder(tmp: Path) -> list[str]:
     return ["session", "show", str(tmp)]
 

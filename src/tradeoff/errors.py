@@ -151,6 +151,10 @@ def read_user_file(path: str | Path, missing_fix: str = "check the path.") -> by
             raise InputError.single(
                 p, "", "is not a regular file (a FIFO, socket or device).", "give a file."
             )
+        if p.is_dir():  # "not found" would send the user looking for a typo
+            raise InputError.single(
+                p, "", "is a folder, not a file.", f"give the files in it, e.g. {p / '*'}."
+            )
         raise InputError.single(p, "", "file not found.", missing_fix)
     try:
         return p.read_bytes()

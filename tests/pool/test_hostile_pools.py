@@ -470,3 +470,22 @@ def test_the_count_of_problems_counts_those_left_unlisted(
     total = 2 * len(frame) - int((frame["recall_benign"] == 0).sum())  # 0 % is a share too
     assert err[0] == f"{pool}: {total} problems:", err[0]
     assert len(listed) == 10 and err[11] == f"  - … and {total - 10} more problems like these."
+
+
+@pytest.mark.parametrize(("sign", "name"), [(";", "semicolons"), ("\t", "tabs")])
+def test_a_pool_separated_otherwise_and_a_folder_of_sessions_are_said_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], sign: str, name: str
+) -> None:
+    """A spreadsheet's export with semicolons or tabs reads as one column: the error says
+    how it is separated (not "did you mean 'model;family;…'"); a folder given as a session
+    is a folder, not a file that was not found."""
+    pool = tmp_path / "pool.csv"
+    pool.write_text((SCENARIOS / "pools" / "breast-cancer.csv").read_text().replace(",", sign))
+    assert main(["pick", str(pool), "--session", str(ONCOLOGIST[0])]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"line 1 (header): is separated by {name}, not commas. Fix: save it" in err, err
+    assert "did you mean" not in err
+    folder = ONCOLOGIST[0].parent
+    assert main(["pick", "--session", str(folder)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{folder}: is a folder, not a file. Fix: give the files in it" in err, err

@@ -226,3 +226,19 @@ def test_a_slip_in_a_recall_column_is_a_slip_and_another_scenarios_pool_is_named
     err = " ".join(capsys.readouterr().err.split())
     assert f"{other}: columns: holds none of the objective columns asked for" in err, err
     assert "this looks like the pool of another scenario" in err and "problems" not in err
+
+
+def test_a_missing_class_column_is_never_offered_another_class(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without recall_benign, "did you mean 'recall_malignant'?" would score one class's
+    recall as the other's: another objective's column is never the fix; the columns are
+    listed instead."""
+    frame = pd.read_csv(SHIPPED).drop(columns=["recall_benign"])
+    pool = tmp_path / "nobenign.csv"
+    frame.to_csv(pool, index=False)
+    example = next((SCENARIOS.parent / "sessions" / "examples" / "example-oncologist").iterdir())
+    assert main(["pick", str(pool), "--session", str(example)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "column 'recall_benign': objective column not found in the file." in err
+    assert "did you mean 'recall_malignant'" not in err and "the columns are 'model'" in err

@@ -539,6 +539,8 @@ def read_table(path: str | Path) -> pd.DataFrame:
     file, a session file given as a pool, a row with more cells than the header (by its
     line), or what the reader said."""
     p = Path(path)
+    if p.is_dir():
+        raise InputError.single(p, "", "is a folder, not a file.", "give the pool's CSV file.")
     if not p.is_file():
         raise InputError.single(p, "", "file not found.", "check the path.")
     parquet = p.suffix.lower() in (".parquet", ".pq")
@@ -560,7 +562,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     try:
         if parquet:
             return pd.read_parquet(p)
-        return pd.read_csv(p)
+        table = pd.read_csv(p)
     except pd.errors.ParserError as exc:
         cells = _CELLS.search(str(exc))
         if cells is None:
@@ -574,6 +576,16 @@ def read_table(path: str | Path) -> pd.DataFrame:
         ) from None
     except Exception as exc:
         raise _unreadable(p, parquet, exc) from None
+    only = str(table.columns[0]) if len(table.columns) == 1 else ""
+    for sign, name in ((";", "semicolons"), ("\t", "tabs")):
+        if sign in only:  # a spreadsheet's export in another locale: one column of it all
+            raise InputError.single(
+                p,
+                "line 1 (header)",
+                f"is separated by {name}, not commas.",
+                "save it comma-separated, with '.' as the decimal point.",
+            )
+    return table
 
 
 def _unreadable(p: Path, parquet: bool, exc: Exception) -> InputError:

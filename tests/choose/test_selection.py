@@ -419,3 +419,26 @@ def test_probabilities_written_out_lie_within_zero_and_one(
 
     walk(json.loads(capsys.readouterr().out))
     assert found and all(0.0 <= p <= 1.0 for p in found), found
+
+
+def test_a_truncated_line_skipped_is_said_by_pick_its_json_and_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A session file cut off in the middle of a line gives another pick (the answers
+    after it are not there): `session show` warned of the skipped line, and now `pick`,
+    its JSON and the report say it too."""
+    example = sorted((ROOT / "sessions" / "examples" / "example-oncologist").glob("*.jsonl"))[0]
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(example.read_bytes()[:5000])
+    said = "line 7 is truncated (the program was stopped while writing it) and was skipped"
+    assert main(["pick", "--session", str(cut)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith("  warning: ") and said in out[1], out[:3]
+    assert main(["pick", "--session", str(cut), "--json"]) == 0
+    warned = json.loads(capsys.readouterr().out)["stakeholders"][0]["warnings"]
+    assert len(warned) == 1 and said in warned[0]
+    assert main(["report", "--session", str(cut), "--out", str(tmp_path / "r")]) == 0
+    assert f"**Warning:** {cut}: {said}" in (tmp_path / "r" / "report.md").read_text()
+    capsys.readouterr()
+    assert main(["pick", "--session", str(example), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["stakeholders"][0]["warnings"] == []

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +147,8 @@ def _replay(paths: Sequence[str | Path], populations: PopulationSource | None) -
         person = stakeholder_of(
             log.header, outcome_of(engine), path, made_elsewhere=log.made_elsewhere
         )
+        if log.warnings:  # a half line skipped changes the pick: every face says so
+            person = replace(person, warnings=tuple(log.warnings))
         if person.answers == 0:
             raise InputError.single(
                 path,

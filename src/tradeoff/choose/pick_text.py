@@ -34,6 +34,7 @@ def selection_text(chosen: Selection) -> str:
     for i, (s, rec, pick, _) in enumerate(chosen.rows()):
         sure = "" if rec.probability is None else f" ({chance_words(rec)})"
         lines += [f"{s.participant}: recommended {rec.name}{sure}"]
+        lines += [f"  warning: {w}" for w in s.warnings]
         person = Voice(s.participant)
         if likelier := likeliest_words(rec, names, voice=person.whose, person=person):
             lines.append(f"  {likelier}")

@@ -283,6 +283,7 @@ def write_report(
             f"### {markdown_text(s.participant)}",
             "",
             f"{s.answers} answers ({markdown_text(Path(s.path).name)}).",
+            *[f"\n**Warning:** {markdown_text(w)}" for w in s.warnings],
             "",
         ]
         sure = (

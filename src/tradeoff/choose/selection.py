@@ -119,6 +119,7 @@ class Selection:
                     "weights": dict(zip(s.names, s.weights, strict=True)),
                     "intervals": None if s.intervals is None else [list(iv) for iv in s.intervals],
                     "answers": s.answers,
+                    "warnings": list(s.warnings),
                     "consistency": None if s.consistency is None else s.consistency.to_dict(),
                     "recommended": rec.name,
                     "p_best": probability(rec.probability),

@@ -91,6 +91,9 @@ class Stakeholder:
     #: Whether the answers are choices recorded elsewhere (``tradeoff choices fit``): the
     #: faces then speak of the person by name, even alone (they are not the reader).
     made_elsewhere: bool = False
+    #: What reading the session file warned of (a truncated last line skipped): every face
+    #: that reads the file says it, as ``session show`` does.
+    warnings: tuple[str, ...] = ()
 
 
 def shown_weights(person: Stakeholder) -> tuple[float | None, ...]:

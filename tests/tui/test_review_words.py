@@ -9,6 +9,7 @@ import pytest
 from textual.app import App
 from textual.widgets import Static
 
+from tradeoff.record.recorder import Recorder
 from tradeoff.tui.screens.review import ReviewScreen
 
 from ..conftest import three_answers_one_unasked
@@ -16,20 +17,25 @@ from ..conftest import three_answers_one_unasked
 pytestmark = pytest.mark.core
 
 
+async def _review_texts(rec: Recorder) -> tuple[list[str], list[str]]:
+    """The review screen of ``rec`` at 120×50: its weight rows and all its texts."""
+
+    class Review(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(ReviewScreen(rec))
+
+    app = Review()
+    async with app.run_test(size=(120, 50)) as pilot:
+        await pilot.pause()
+        rows = [str(w.render()) for w in app.screen.query(".weight-row").results(Static)]
+        return rows, [str(w.render()) for w in app.screen.query(Static)]
+
+
 async def test_the_review_says_not_asked(tmp_path: Path) -> None:
     with three_answers_one_unasked(tmp_path, "dr-kim") as rec:
         asked = rec.engine.result().asked
         assert asked is not None
-
-        class Review(App[None]):
-            def on_mount(self) -> None:
-                self.push_screen(ReviewScreen(rec))
-
-        app = Review()
-        async with app.run_test(size=(120, 50)) as pilot:
-            await pilot.pause()
-            rows = [str(w.render()) for w in app.screen.query(".weight-row").results(Static)]
-            lines = [str(w.render()) for w in app.screen.query(Static)]
+        rows, lines = await _review_texts(rec)
     assert len(rows) == len(asked)
     for row, informed in zip(rows, asked, strict=True):
         if informed:
@@ -55,15 +61,7 @@ async def test_a_share_under_one_percent_is_said_so(
         values = (0.006, 0.004, *[(1 - 0.01) / (n - 2)] * (n - 2))
         intervals = ((0.001, 0.004), (0.0, 0.03), *[(0.2, 0.6)] * (n - 2))
         monkeypatch.setattr(type(rec.engine), "shares", lambda self: Shares(values, intervals))
-
-        class Review(App[None]):
-            def on_mount(self) -> None:
-                self.push_screen(ReviewScreen(rec))
-
-        app = Review()
-        async with app.run_test(size=(120, 50)) as pilot:
-            await pilot.pause()
-            rows = [str(w.render()) for w in app.screen.query(".weight-row").results(Static)]
+        rows, _ = await _review_texts(rec)
     assert rows[0].rstrip().endswith(" <1% (under 1%)"), rows[0]
     assert rows[1].rstrip().endswith(" <1% (0%–3%)"), rows[1]
     assert "<1%" not in rows[2]

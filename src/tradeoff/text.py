@@ -287,6 +287,15 @@ def probability_words(
     return whole % {"n": round(100 * p)}
 
 
+def count(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and the noun, singular for one ("1 session", "3 sessions", "1 person").
+
+    >>> count(1, "session"), count(3, "person", "people")
+    ('1 session', '3 people')
+    """
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
 def percent(value: float) -> str:
     """A weight or an ω (a share of 1) in the one form every face gives it: whole
     percentages, the same in a report's tables, its sentences and its figures.

@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from tradeoff.cli.common import count, emit, say, seed
-from tradeoff.text import plain_number
+from tradeoff.cli.common import emit, say, seed
+from tradeoff.text import count, plain_number
 
 if TYPE_CHECKING:
     from tradeoff.study.choices import ChoiceTable

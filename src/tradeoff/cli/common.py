@@ -269,15 +269,6 @@ def emit(data: Any) -> None:
     sys.stdout.write(text + "\n")
 
 
-def count(n: int, one: str, many: str | None = None) -> str:
-    """``n`` and the noun, singular for one ("1 session", "3 sessions", "1 person").
-
-    >>> count(1, "session"), count(3, "person", "people")
-    ('1 session', '3 people')
-    """
-    return f"{n:,} {one if n == 1 else (many or one + 's')}"
-
-
 def say(text: object = "", *, wrap: bool = False) -> None:
     """Print text for a terminal: every control character from files made harmless; with
     ``wrap``, on a terminal, lines longer than it is wide broken between words

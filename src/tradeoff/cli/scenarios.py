@@ -11,7 +11,6 @@ from tradeoff.ask.strategies import STRATEGY_NAMES
 from tradeoff.cli.common import (
     Progress,
     UsageError,
-    count,
     emit,
     error,
     finite,
@@ -20,6 +19,7 @@ from tradeoff.cli.common import (
     say,
     seed,
 )
+from tradeoff.text import count
 
 if TYPE_CHECKING:
     from tradeoff.ask.scenario import ElicitationSpec, LoadedScenario

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tradeoff.cli.arms import arm_specs, arms_lines, format_arms, report_arms, say_arms
-from tradeoff.cli.common import UsageError, count, emit, error, parse_p, say
+from tradeoff.cli.common import UsageError, emit, error, parse_p, say
 from tradeoff.cli.panel_links import BASE_URL, panel_link, panel_link_lines, quota_links
+from tradeoff.text import count
 
 if TYPE_CHECKING:
     from tradeoff.study.panel import Panel

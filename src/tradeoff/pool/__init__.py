@@ -42,7 +42,7 @@ from tradeoff.pool.meaning import (
     value_problems,
 )
 from tradeoff.pool.uncertainty import Uncertainty, read_uncertainty
-from tradeoff.text import clean_text, clean_texts
+from tradeoff.text import clean_text, clean_texts, count
 
 if TYPE_CHECKING:
     from tradeoff.ranks import Ranks
@@ -400,8 +400,8 @@ def load_pool(
         raise InputError.single(
             source,
             "",
-            f"holds {len(names)} model{'' if len(names) == 1 else 's'}{' ' if kept else ''}"
-            f"{kept}; a pool needs at least 2.",
+            f"holds {count(len(names), 'model')}{' ' if kept else ''}{kept}; a pool needs at "
+            "least 2.",
             (
                 "check the where condition and drop_missing, or add models."
                 if kept

@@ -22,6 +22,7 @@ reads back as the person wrote it.
 
 from __future__ import annotations
 
+import io
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -32,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from tradeoff.ask.scenario import MAX_MAGNITUDE, AttributeSpec, ClassSpec
-from tradeoff.errors import InputError, Problem
+from tradeoff.errors import InputError, Problem, read_user_file
 from tradeoff.text import clean_text, spreadsheet_cell
 
 __all__ = [
@@ -539,14 +540,10 @@ def read_table(path: str | Path) -> pd.DataFrame:
     file, a session file given as a pool, a row with more cells than the header (by its
     line), or what the reader said."""
     p = Path(path)
-    if p.is_dir():
-        raise InputError.single(p, "", "is a folder, not a file.", "give the pool's CSV file.")
-    if not p.is_file():
-        raise InputError.single(p, "", "file not found.", "check the path.")
+    raw = read_user_file(p)  # a folder, a FIFO, a missing file: said as for every file
     parquet = p.suffix.lower() in (".parquet", ".pq")
     if not parquet:
-        with p.open("rb") as fh:
-            start = fh.read(4096).lstrip()
+        start = raw[:4096].lstrip()
         if not start:
             raise InputError.single(
                 p, "", "is empty.", "give a CSV file with a header row and a row per model."
@@ -561,8 +558,8 @@ def read_table(path: str | Path) -> pd.DataFrame:
             )
     try:
         if parquet:
-            return pd.read_parquet(p)
-        table = pd.read_csv(p)
+            return pd.read_parquet(io.BytesIO(raw))
+        table = pd.read_csv(io.BytesIO(raw))
     except pd.errors.ParserError as exc:
         cells = _CELLS.search(str(exc))
         if cells is None:

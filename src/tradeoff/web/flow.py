@@ -23,6 +23,7 @@ from markupsafe import Markup
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.study.arm_specs import check_arm_languages
 from tradeoff.study.folder import STUDY_FILE, Study
+from tradeoff.text import count
 from tradeoff.web.code_entry import enter_code, index
 from tradeoff.web.connection import REQUEST_LOG, Timeouts
 from tradeoff.web.consent import consent, give_consent
@@ -93,8 +94,8 @@ def make_web_app(
         app[SITE].executor.shutdown(wait=True, cancel_futures=True)
         REQUEST_LOG.flush()
         print(
-            f"stopped; {len(held):,} participant{'' if len(held) == 1 else 's'} in memory, "
-            f"{held.rebuilt:,} engine{'' if held.rebuilt == 1 else 's'} rebuilt from their files",
+            f"stopped; {count(len(held), 'participant')} in memory, "
+            f"{count(held.rebuilt, 'engine')} rebuilt from their files",
             file=sys.stderr,
         )
 

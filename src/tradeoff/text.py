@@ -296,6 +296,26 @@ def count(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else (many or one + 's')}"
 
 
+def line_spans(lines: Sequence[int]) -> str:
+    """File lines as runs: "line 4", "lines 2–14", "lines 2–5, 9 and 12–14".
+
+    >>> line_spans([4]), line_spans([2, 3, 4]), line_spans([2, 3, 4, 5, 9, 12, 13, 14])
+    ('line 4', 'lines 2–4', 'lines 2–5, 9 and 12–14')
+    """
+    runs: list[list[int]] = []
+    for n in sorted(set(lines)):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    parts = [str(a) if a == b else f"{a}–{b}" for a, b in runs]
+    if len(parts) == 1 and runs[0][0] == runs[0][1]:
+        return f"line {parts[0]}"
+    if len(parts) == 1:
+        return f"lines {parts[0]}"
+    return f"lines {', '.join(parts[:-1])} and {parts[-1]}"
+
+
 def percent(value: float) -> str:
     """A weight or an ω (a share of 1) in the one form every face gives it: whole
     percentages, the same in a report's tables, its sentences and its figures.

@@ -175,6 +175,7 @@ def format_session(summary: SessionSummary) -> str:
     from tradeoff.choose.words import stated_words, unfinished_words
     from tradeoff.learn.shares import left_out_words
     from tradeoff.learn.verdict import one_answer_words
+    from tradeoff.text import line_spans
 
     h, r = summary.log.header, summary.result
     lines = [
@@ -184,6 +185,12 @@ def format_session(summary: SessionSummary) -> str:
         f"answers {summary.answers} (recorded {summary.recorded}, undos {summary.undos}), "
         f"complete: {'yes' if summary.log.finished else 'no'}",
     ]
+    if (source := summary.source) is not None:
+        where = f" {line_spans(source['lines'])}" if source["lines"] else ""
+        lines.append(
+            f"the answers are choices recorded elsewhere, read from {source['file']}{where} "
+            f"(SHA-256 {source['sha256'][:12]}…)"
+        )
     if checks := summary.log.checks:
         failed = [str(c.position) for c in checks if c.failed]
         lines.append(

@@ -58,6 +58,7 @@ from tradeoff.record.records import (
     PriorRecord,
     QueryRecord,
     ResultRecord,
+    SourceRecord,
     UndoRecord,
     chained_line,
     check_participant,
@@ -196,6 +197,7 @@ class Recorder:
         entry: EntryRecord | None = None,
         measurement: MeasurementRecord | None = None,
         start: StartingPrior | None = None,
+        source: SourceRecord | None = None,
     ) -> Recorder:
         """Create a new session file and write its first lines.
 
@@ -212,6 +214,8 @@ class Recorder:
         header keeps it for every replay. ``start``, a study's population prior, is
         stored by its hash beside the sessions folder
         (:func:`~tradeoff.record.prior_files.store_prior`) and named in the header.
+        ``source``: the file of choices recorded elsewhere the answers will be read from
+        (:meth:`answer_given` names each one's line), named in the header.
         """
         check_participant(participant)
         folder = check_sessions_dir(sessions_dir) / participant
@@ -263,6 +267,7 @@ class Recorder:
                 agreeing=engine.study_agreeing,
             ),
             noise_unit=None if loaded.scenario.n_classes else engine.noise_unit,
+            source=source,
         )
         rec = cls(engine, path, fd, Header.of(record, loaded.scenario))
         if consent is not None:
@@ -432,9 +437,12 @@ class Recorder:
         self.engine.answer(choice)
         return query
 
-    def answer_given(self, query: Query, choice: Choice | str) -> None:
+    def answer_given(
+        self, query: Query, choice: Choice | str, source_line: int | None = None
+    ) -> None:
         """Record an answer given elsewhere to ``query`` (a choice recorded in another tool,
-        :func:`~tradeoff.ask.queries.recorded_query`) and apply it
+        :func:`~tradeoff.ask.queries.recorded_query`; ``source_line``, its line in the
+        header's source file) and apply it
         (:meth:`~tradeoff.learn.Engine.answer_recorded`, which checks it first); it is on
         disk when this returns, and a replay applies it as recorded."""
         choice = Choice(choice)
@@ -446,6 +454,7 @@ class Recorder:
                 query=QueryRecord.of(query),
                 choice=choice,
                 at=now(),
+                source_line=source_line,
             )
         )
         self.engine.answer_recorded(query, choice)

@@ -172,13 +172,18 @@ class AnswerRecord(_Record):
     response_ms: Annotated[float, Field(allow_inf_nan=False, ge=0)] | None = None
     at: str = ""
     language: Annotated[str, Field(min_length=1, max_length=35)] | None = None
+    #: The line of the file of recorded choices the answer was read from
+    #: (:attr:`HeaderRecord.source`), for a session made from one.
+    source_line: Annotated[int, Field(strict=True, ge=1)] | None = None
 
     @model_serializer(mode="wrap")
     def _written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Without ``language`` when it is not known (as before it existed)."""
+        """Without ``language`` when it is not known and without ``source_line`` when the
+        answer was given here (as before they existed)."""
         out: dict[str, Any] = handler(self)
-        if self.language is None:
-            out.pop("language", None)
+        for name in ("language", "source_line"):
+            if getattr(self, name) is None:
+                out.pop(name, None)
         return out
 
 
@@ -411,6 +416,14 @@ class PriorRecord(_Record):
     agreeing: Annotated[int, Field(strict=True, ge=1, le=10)] = 2
 
 
+class SourceRecord(_Record):
+    """The file of choices recorded elsewhere a session's answers were read from
+    (``tradeoff choices fit``): its path as given and the SHA-256 of its bytes."""
+
+    file: Annotated[str, Field(min_length=1, max_length=4096)]
+    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
 class HeaderRecord(_Record):
     """The header line of a session file: written from this model and read into it.
 
@@ -451,14 +464,17 @@ class HeaderRecord(_Record):
     #: (:mod:`~tradeoff.learn.noise_unit`), for a scenario without classes; ``None``: 1
     #: (a scenario with classes, or a session recorded before the unit existed).
     noise_unit: Annotated[FiniteFloat, Field(gt=0)] | None = None
+    #: The file the answers were read from, for a session made from choices recorded
+    #: elsewhere (each answer names its line).
+    source: SourceRecord | None = None
 
     @model_serializer(mode="wrap")
     def _written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Without ``measurement`` when the candidates were exact, without
-        ``population_prior`` when there was none and without ``noise_unit`` when it is 1
-        (as before they existed)."""
+        ``population_prior`` when there was none, without ``noise_unit`` when it is 1 and
+        without ``source`` for answers given here (as before they existed)."""
         out: dict[str, Any] = handler(self)
-        for name in ("measurement", "population_prior", "noise_unit"):
+        for name in ("measurement", "population_prior", "noise_unit", "source"):
             if getattr(self, name) is None:
                 out.pop(name, None)
         return out

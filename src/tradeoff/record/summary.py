@@ -17,6 +17,7 @@ from tradeoff.learn import Consistency, ElicitationResult, consistency_of
 from tradeoff.learn.shares import Shares, asked_shares
 from tradeoff.learn.verdict import Verdict
 from tradeoff.record.log import SessionLog, read_session
+from tradeoff.record.records import AnswerRecord
 from tradeoff.record.replay import replay, shown_result
 from tradeoff.stable import probability
 from tradeoff.text import YOU, Voice
@@ -80,6 +81,20 @@ class SessionSummary:
         return sum(e.type == "answer" for e in self.log.events)
 
     @property
+    def source(self) -> dict[str, Any] | None:
+        """The file of choices recorded elsewhere the answers were read from (``file``, its
+        ``sha256``, and the ``lines`` of the answers), or ``None`` for answers given here."""
+        source = self.log.header.source
+        if source is None:
+            return None
+        lines = [e.source_line for e in self.log.events if isinstance(e, AnswerRecord)]
+        return {
+            "file": source.file,
+            "sha256": source.sha256,
+            "lines": [n for n in lines if n is not None],
+        }
+
+    @property
     def undos(self) -> int:
         return sum(e.type == "undo" for e in self.log.events)
 
@@ -101,6 +116,8 @@ class SessionSummary:
             "names": list(r.names),
             "weights": list(r.weights),
             "warnings": list(self.log.warnings),
+            # the file of choices recorded elsewhere the answers were read from, or None
+            "source": self.source,
             "consistency": None if self.consistency is None else self.consistency.to_dict(),
             "tradeoffs": list(self.tradeoffs),
             # whether the engine had no question left (else the weights are provisional)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import difflib
+import hashlib
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ from tradeoff.learn.base import Choice
 from tradeoff.learn.choices import choice_spec, forced, learn_choices, pairs, predictive
 from tradeoff.learn.pooled import fitted_base_share, pooled_predictive, population_prior
 from tradeoff.learn.shares import Shares
-from tradeoff.record.records import valid_participant
+from tradeoff.record.records import SourceRecord, valid_participant
 from tradeoff.study.opening import start_session
 from tradeoff.text import spreadsheet_cell
 
@@ -69,6 +70,8 @@ class ChoiceTable:
     path: str
     header: tuple[str, ...]
     rows: tuple[ChoiceRow, ...]
+    #: The SHA-256 of the file's bytes as read.
+    sha256: str = ""
 
     def people(self) -> dict[str, list[ChoiceRow]]:
         """Each person's rows in file order, people in order of first appearance."""
@@ -296,7 +299,7 @@ def read_choices(
         raise InputError.many(path, problems)
     if not rows:
         raise InputError.single(path, "", "holds no rows.", "give one row per recorded choice.")
-    return ChoiceTable(str(path), tuple(header), tuple(rows))
+    return ChoiceTable(str(path), tuple(header), tuple(rows), hashlib.sha256(raw).hexdigest())
 
 
 def _recorded(
@@ -416,16 +419,17 @@ def fit_file(
         )
     written = []
     table = [summary_header(loaded.scenario)]
+    source = SourceRecord(file=train.path, sha256=train.sha256) if train.sha256 else None
     for person, rows in people.items():
         # The recorded choices are all there is: the session is finished at the last one.
         spec = choice_spec(loaded.scenario).override(budget=len(rows))
-        rec = start_session(loaded, person, sessions_dir, spec=spec, seed=seed)
+        rec = start_session(loaded, person, sessions_dir, spec=spec, seed=seed, source=source)
         try:
             priors = [float(z) for z in rec.engine.space.priors]
             queries, _ = _recorded(loaded.scenario, rows, priors)
             for query, row in zip(queries, rows, strict=True):
                 assert row.choice is not None
-                rec.answer_given(query, row.choice)
+                rec.answer_given(query, row.choice, row.line)
             rec.finish()
             table.append(summary_row(person, len(rows), rec.engine.shares(), rec.path))
         finally:

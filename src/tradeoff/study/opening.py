@@ -17,7 +17,7 @@ from tradeoff.ask.scenario import ElicitationSpec, LoadedScenario
 from tradeoff.learn.starting_prior import StartingPrior
 from tradeoff.record.log import SessionLog
 from tradeoff.record.recorder import Recorder
-from tradeoff.record.records import ConsentRecord, EntryRecord
+from tradeoff.record.records import ConsentRecord, EntryRecord, SourceRecord
 from tradeoff.study.cache import cached_candidates, cached_measurement, cached_population
 
 
@@ -32,6 +32,7 @@ def start_session(
     consent: ConsentRecord | None = None,
     entry: EntryRecord | None = None,
     start: StartingPrior | None = None,
+    source: SourceRecord | None = None,
 ) -> Recorder:
     """A new session of ``loaded`` for ``participant``, its first lines on disk.
 
@@ -41,7 +42,8 @@ def start_session(
     first if missing). ``consent`` and ``entry`` (how a study participant came in) open
     the file, before its header. ``start``: a study's population prior
     (:func:`tradeoff.study.pooling.current_prior`), used when the strategy is ``joint``
-    (the only one that starts from a prior over the whole weight vector).
+    (the only one that starts from a prior over the whole weight vector). ``source``: the
+    file of recorded choices its answers will be read from.
     """
     if (spec or loaded.scenario.elicitation).strategy != "joint":
         start = None
@@ -69,6 +71,7 @@ def start_session(
         consent=consent,
         entry=entry,
         start=start,
+        source=source,
     )
 
 

@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python -m benchmarks.measurement_noise [--pools 30] [--people 10]
 [--cases 100 300 1000 0] [--draws 500] [--spread 60] [--seed 0] [--pull 0.003]
-[--engine 0] [--leave-out 0] [--no-write]`` (writes
+[--engine 0] [--leave-out 0] [--reach R] [--no-write]`` (writes
 benchmarks/results/measurement-noise.md unless ``--no-write``).
 
 For each test-set size n (cases per class) the benchmark makes ``--pools`` simulated pools
@@ -49,7 +49,7 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.pool_metric import metric_objectives, metric_vectors
 from tradeoff.choose.recommend import measured_vectors, recommend
 from tradeoff.data import resolve_scenario
-from tradeoff.pool import Pool, load_pool
+from tradeoff.pool import Pool, front, load_pool
 from tradeoff.stable import stable_argmax
 
 SCENARIO = load_scenario(resolve_scenario("breast-cancer-triage")).scenario
@@ -352,6 +352,8 @@ def report(
         command += f" --engine {args.engine}"
     if args.leave_out:
         command += f" --leave-out {args.leave_out}"
+    if args.reach is not None:
+        command += f" --reach {args.reach:g}"
     return (
         f"`{command}` ({seconds:.0f} s, one process). Simulated pools of 10–30 models near a "
         "front of true recalls, measured on n cases per class (binomial); people whose "
@@ -553,8 +555,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=0,
         help="an experiment: each model from the curve fitted to the others (EM steps; 0: no)",
     )
+    parser.add_argument(
+        "--reach",
+        type=float,
+        default=None,
+        help="an experiment: the scatter's largest size drawn, in times the noise "
+        f"(tradeoff.pool.front.REACH, {front.REACH:g} as shipped)",
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
+    if args.reach is not None:
+        front.REACH = args.reach
     start = time.perf_counter()
     results = run(
         args.pools,

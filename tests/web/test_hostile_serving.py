@@ -320,7 +320,7 @@ async def test_a_cookie_from_before_declining_no_longer_opens_the_consent(
             consent = await p.enter(codes["p02"])
             value = p.cookies[SESSION_COOKIE]
             declined = await p.submit(consent, "consent", choice="decline")
-            assert "Nothing was recorded" in declined.text
+            assert "no answer was recorded" in declined.text
             again = await get_with_cookie(port, "consent", value)
             assert again.path == "/" and "access code" in again.text, again.text
         finally:

@@ -114,7 +114,7 @@ async def test_a_full_session_from_code_to_thank_you(
     assert row.complete and row.consented
 
 
-async def test_declining_records_nothing_and_ends_politely(
+async def test_declining_records_no_answer_and_ends_politely(
     served: tuple[Study, dict[str, str], str],
 ) -> None:
     study, codes, base = served
@@ -122,7 +122,8 @@ async def test_declining_records_nothing_and_ends_politely(
     try:
         consent = await p.enter(codes["p02"])
         page = await p.submit(consent, "consent", choice="decline")
-        assert page.status == 200 and "Nothing was recorded" in page.text
+        assert page.status == 200 and "Only that choice was noted" in page.text
+        assert "no answer was recorded" in page.text
         assert SESSION_COOKIE not in p.cookies or not p.cookies[SESSION_COOKIE]
         again = await p.get("question")
         assert again.path == "/" or again.path.endswith("/")  # back to the code

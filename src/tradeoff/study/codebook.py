@@ -63,8 +63,11 @@ ANSWERS_ROW = (
 PARTICIPANTS_ROW = (
     "One row per participant of the study who has not withdrawn (withdrawn participants "
     "are left out entirely): their state, how many questions they answered, the model "
-    "their answers pick and how sure that pick is, and how they came in. A participant "
-    "erased at their request keeps a row, state 'erased', with nothing else in it."
+    "their answers pick and how sure that pick is, and how they came in (for a study "
+    "recruiting through a panel, each panel entrant's quota group and the values of the "
+    "link's kept parameters, such as the panel's study and session ids, in the "
+    "quota_group and link_ columns). A participant erased at their request keeps a row, "
+    "state 'erased', with nothing else in it."
 )
 
 #: How true/false and missing values are written in a CSV table, as the codebook says it.

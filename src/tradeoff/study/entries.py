@@ -4,7 +4,8 @@ The events (each with its time, ``at``):
 
 * ``enrolled``: a panel id let in (its participant id, the panel id, its quota group and
   the link's kept parameters), once per person (again only after a decline);
-* ``declined``: a panel participant declined consent (no session was opened);
+* ``declined``: a panel participant declined consent (no session was opened); with
+  ``"via": "code"``, a participant with an access code did (:mod:`tradeoff.study.declines`);
 * ``started``: a panel participant took up their place (consented, or began where the
   study asks no consent), written under the lock before their session is made: from then
   on their place is theirs, however long they take. One who is let in and does not start
@@ -142,6 +143,8 @@ class EntryState:
     #: how many such lines were read.
     arms: dict[str, str] = field(default_factory=dict)
     assignments: int = 0
+    #: Participants with an access code who declined consent (``declined`` with ``via``).
+    code_declined: set[str] = field(default_factory=set)
 
     def add(self, record: Any, number: int | None = None) -> None:
         """Take in the event ``record``, line ``number`` of the file (the next one)."""
@@ -178,6 +181,8 @@ class EntryState:
                 lines=1 + (known.lines if known else 0),
                 declined_before=known is not None and known.ever_declined,
             )
+        elif event == "declined" and known is None and record.get("via") == "code":
+            self.code_declined.add(pid)
         elif event == "declined" and known is not None:
             known.declined = True
             self.declines += 1

@@ -20,7 +20,9 @@ whose row holds nothing else), the questions they answered, the
 model their answers pick (by name from the scenario's pool, as ``tradeoff study report``
 computes it: the decide step's recommendation,
 :func:`tradeoff.choose.recommend.recommend`) and the one probability the questions stopped
-on, how they came in (panel id, entry, pilot), their consent version and language.
+on, how they came in (panel id, entry, pilot; for a study recruiting through a panel,
+the quota group and the link's kept parameters each panel entrant came in with:
+:mod:`tradeoff.study.entry_columns`), their consent version and language.
 
 Pilot sessions (a session whose entry record says ``pilot``) are left out unless asked for
 (``include_pilot``); a participant with nothing but pilot sessions is then left out of both
@@ -70,6 +72,7 @@ from tradeoff.study.codebook import (
     codebook_md,
     datapackage,
 )
+from tradeoff.study.entry_columns import with_entry_columns
 from tradeoff.study.export_people import collect
 from tradeoff.study.folder import Study
 from tradeoff.study.table_columns import aspect_slugs, columns
@@ -257,7 +260,7 @@ def export_study(
         Table(
             "participants",
             files["participants"].name,
-            participant_columns(),
+            with_entry_columns(participant_columns(), study.panel),
             PARTICIPANTS_ROW,
             ("participant",),
         ),

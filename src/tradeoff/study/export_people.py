@@ -1,9 +1,10 @@
 """Whom an export reads: every participant's session files that count (withdrawn
 participants, pilots unless asked for, unreadable or foreign files left out and named),
 replayed into answer rows (:mod:`tradeoff.study.export_rows`), and one row per participant
-with their state, the session it describes and the pick their answers make
-(:func:`collect`); a participant erased on request (``study erase``) has a row after the
-others, state ``erased``, and nothing else (:mod:`tradeoff.study.erasures`).
+with their state, the session it describes, the pick their answers make and how they
+came in (:func:`collect`; :mod:`tradeoff.study.entry_columns`); a participant erased on
+request (``study erase``) has a row after the others, state ``erased``, and nothing else
+(:mod:`tradeoff.study.erasures`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from tradeoff.record.records import AnswerRecord
 from tradeoff.record.replay import shown_result
 from tradeoff.study.checks import INATTENTIVE
 from tradeoff.study.counted import not_counted, session_files
+from tradeoff.study.declines import declined_consent
 from tradeoff.study.entries import read_entries
+from tradeoff.study.entry_columns import add_entry_cells
 from tradeoff.study.erasures import erased
 from tradeoff.study.export_rows import Row, session_language, session_rows
 from tradeoff.study.folder import Study
@@ -204,7 +207,7 @@ def collect(
 ) -> Collected:
     gone = certain_withdrawals(study)
     entries = read_entries(study.path)
-    declined = {p for p, e in entries.people.items() if e.ever_declined}
+    declined = declined_consent(entries)
     rows: list[Row] = []
     people: list[Row] = []
     exported: list[str] = []
@@ -266,6 +269,7 @@ def collect(
         row = _person(pid, [])
         row["state"] = "erased"
         people.append(row)
+    add_entry_cells(people, study.panel, entries)  # quota group, link's parameters, entry
     from tradeoff.choose.stakeholder import stakeholder_of
 
     of = {p: stakeholder_of(s.log.header, s.engine, s.log.path) for p, s in described.items()}

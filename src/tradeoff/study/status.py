@@ -1,9 +1,10 @@
-"""The coordinator's view of a study: each participant's state (not started, unfinished
-after N answers, complete, withdrawn, erased), their newest complete sessions, who a report leaves
-out and why; where people stop, the time per question, long pauses, who came in by a
-panel's link and who was turned away; pilot participants apart, never counted. An erased
-participant (``study erase``) has a row of their own, after the study's others, that says
-so and nothing more (their tombstone, :mod:`tradeoff.study.erasures`).
+"""The coordinator's view of a study: each participant's state (not started, declined
+consent, unfinished after N answers, complete, withdrawn, erased), their newest complete
+sessions, who a report leaves out and why; where people stop, the time per question,
+long pauses, who came in by a panel's link and who was turned away; pilot participants
+apart, never counted. An erased participant (``study erase``) has a row of their own,
+after the study's others, that says so and nothing more (their tombstone,
+:mod:`tradeoff.study.erasures`).
 
 ``study status --json`` and the coordinator's web page (:mod:`tradeoff.web.coordinator`)
 both show :meth:`StudyStatus.to_dict`."""
@@ -19,6 +20,7 @@ from typing import Any
 from tradeoff.study.arms import arms_status
 from tradeoff.study.checks import INATTENTIVE, CheckSummary
 from tradeoff.study.counted import replay_unknown, session_facts
+from tradeoff.study.declines import declined_consent
 from tradeoff.study.entries import entries_path, read_entries, session_on_disk
 from tradeoff.study.erasures import read_erasures
 from tradeoff.study.folder import Study
@@ -62,7 +64,8 @@ class ParticipantStatus:
     pilot: bool = False
     #: Their id on the panel, when they came in by a panel's link.
     panel_id: str | None = None
-    #: Whether they came in by a panel's link and declined consent (no session).
+    #: Whether they declined consent (by a panel's link or with an access code:
+    #: :mod:`tradeoff.study.declines`) and have no session.
     declined: bool = False
     #: When they were erased on request (``study erase``): nothing of theirs is left.
     erased: str | None = None
@@ -80,7 +83,7 @@ class ParticipantStatus:
 
     @property
     def state(self) -> str:
-        """``not started``, ``declined consent`` (by a panel's link), ``consented, no answer
+        """``not started``, ``declined consent`` (any way in), ``consented, no answer
         yet``, ``unfinished after N answers``, ``complete``, ``withdrawn …``,
         ``unreadable`` or ``erased``.
 
@@ -263,6 +266,8 @@ class StudyStatus:
             if self.study.consent_path is not None
             else None,
             "withdrawn": sum(r.withdrawn is not None for r in self.rows),
+            # whatever the way in, without a session (a panel's count is in "panel" too)
+            "declined": sum(r.state == "declined consent" for r in self.rows),
             "erased": sum(r.erased is not None for r in self.rows),
             "median_response_s": self.median_response_s(),
             "complete": self.complete,
@@ -301,7 +306,7 @@ def study_status(study: Study) -> StudyStatus:
     them (file and line), never hidden."""
     rows = []
     entries = read_entries(study.path)
-    declined = {p for p, e in entries.people.items() if e.ever_declined}
+    declined = declined_consent(entries)
     withdrawals = read_withdrawals(study)
     gone = withdrawals.times
     replay_unknown(study, study.participants)

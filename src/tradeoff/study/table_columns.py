@@ -226,7 +226,8 @@ PARTICIPANT_COLUMNS = (
         "category",
         "'complete' when a session of theirs was finished, 'unfinished' when they started "
         "one but finished none, 'not started' when they have no session yet, 'declined "
-        "consent' when they came by a panel's link and declined (no session), 'erased' when "
+        "consent' when they declined consent and have no session (by a panel's link or "
+        "with their access code: entry_via says which), 'erased' when "
         "their data was erased at their request (every other cell of the row is then empty, "
         "0 or FALSE, and they have no row in the answers table). Participants who withdrew "
         "are not in the table at all.",
@@ -322,7 +323,11 @@ PARTICIPANT_COLUMNS = (
         "entry_via",
         "category",
         "How they came in: 'code' (an access code), 'panel' (a recruitment panel's link) or "
-        "'open' (an open link); empty when the session recorded no entry (as at a terminal).",
+        "'open' (an open link, such as the pilot link); for a participant without a session, "
+        "as the study's entries.jsonl says it ('panel' for one let in by the panel's link "
+        "who has not consented or declined, 'code' for one who declined with their access "
+        "code); empty when nothing recorded an entry (not started with an access code, or a "
+        "session recorded elsewhere, as at a terminal).",
         "str",
         ("code", "panel", "open"),
     ),

@@ -65,13 +65,16 @@ async def index(request: web.Request) -> web.StreamResponse:
     return code_page(request, site, visitor)
 
 
-def code_page(request: web.Request, site: Site, visitor: Visitor, error: str = "") -> web.Response:
+def study_length(site: Site, visitor: Visitor) -> str:
+    """How long the study takes, in the visitor's language: the number of questions the
+    scenario's strategy expects, as the code page says it (and the consent page, to those
+    who came in by a link)."""
     _ = visitor.language.gettext
     s = site.participants.loaded.scenario
     spec = s.elicitation
     expected = expected_questions(s, spec)
     decides = s.pool is not None and spec.strategy in DECIDING_STRATEGIES and spec.stop != "weights"
-    expect = (
+    return (
         (
             _(
                 "At most %(n)s questions (fewer once your answers settle which option "
@@ -86,6 +89,10 @@ def code_page(request: web.Request, site: Site, visitor: Visitor, error: str = "
         if decides
         else _("About %(n)s questions, a few minutes. You can stop and come back later.")
     ) % {"n": expected}
+
+
+def code_page(request: web.Request, site: Site, visitor: Visitor, error: str = "") -> web.Response:
+    _ = visitor.language.gettext
     response = site.page(
         visitor,
         "code.html",
@@ -93,7 +100,7 @@ def code_page(request: web.Request, site: Site, visitor: Visitor, error: str = "
         200,
         error=error,
         description=site.description_html,
-        expect=expect,
+        expect=study_length(site, visitor),
         languages=switch(visitor.language, site.languages),
     )
     set_cookie(response, CSRF_COOKIE, visitor.nonce, is_secure(request, site.trust_proxy))

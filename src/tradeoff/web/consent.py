@@ -1,7 +1,9 @@
 """The information and consent page of the study web page (``/consent``): the study's
-consent text, then agreeing (a session starts, the consent its first line) or declining
-(nothing recorded; a panel participant's decline noted for the panel and ended by the
-panel's ending).
+consent text (for someone who came in by a link, after the study's description and
+expected length, which the code page shows everyone else), then agreeing (a session
+starts, the consent its first line) or declining (only the decline is noted, no answer: a
+panel participant's for the panel, ended by the panel's ending; one with an access code's
+for the coordinator, :mod:`tradeoff.study.declines`; a pilot's not at all).
 
 When the study has a newer consent text than the one a participant agreed to
 (:mod:`tradeoff.study.consent_versions`), the page shows the new text, in their language
@@ -13,6 +15,7 @@ the new text is shown again when they come back).
 
 from __future__ import annotations
 
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -21,8 +24,10 @@ from aiohttp import web
 from tradeoff.record.marks import Marks
 from tradeoff.record.recorder import Recorder
 from tradeoff.record.records import ConsentRecord, now
+from tradeoff.study.declines import record_code_decline
 from tradeoff.study.entries import record_decline
 from tradeoff.web.checks import consent_due, consent_text, consent_texts
+from tradeoff.web.code_entry import study_length
 from tradeoff.web.endings import ending, link_values, withdrawn_page
 from tradeoff.web.site import (
     SESSION_COOKIE,
@@ -57,6 +62,8 @@ async def consent(request: web.Request) -> web.StreamResponse:
     shown = await site.work(partial(consent_text, site.study, visitor.language.tag))
     if shown is None:
         return redirect("./")
+    # someone in by a link saw no code page: the study's description and length first
+    by_link = not again and await site.work(partial(site.watched.entered, pid)) is not None
     _ = visitor.language.gettext
     return site.page(
         visitor,
@@ -65,11 +72,25 @@ async def consent(request: web.Request) -> web.StreamResponse:
         version=shown[0],
         consent_html=shown[2],
         again=again,
+        description=site.description_html if by_link else None,
+        expect=study_length(site, visitor) if by_link else None,
     )
 
 
 def _marks(engine: object, marks: Marks) -> Marks:
     return marks
+
+
+def _note_decline(site: Site, participant: str) -> bool:
+    """Note that ``participant``, in by their access code, declined consent
+    (:func:`~tradeoff.study.declines.record_code_decline`); ``False`` when it could not be
+    written (the server's log says why; the page then says nothing was recorded)."""
+    try:
+        record_code_decline(site.watched.entries, participant)
+    except OSError as exc:
+        print(f"entries.jsonl not written: {exc}", file=sys.stderr)
+        return False
+    return True
 
 
 async def give_consent(request: web.Request) -> web.StreamResponse:
@@ -82,7 +103,8 @@ async def give_consent(request: web.Request) -> web.StreamResponse:
     if form is None:
         return expired(site, visitor)
     if await site.work(partial(site.watched.is_withdrawn, visitor.participant)):
-        return withdrawn_page(site, visitor)
+        entered = await site.work(partial(site.watched.entered, visitor.participant))
+        return withdrawn_page(site, visitor, entered)
     pid = visitor.participant
     path = await site.work(partial(site.participants.open_session, pid))
     if path is not None:  # consent asked again, to a new text
@@ -96,13 +118,20 @@ async def give_consent(request: web.Request) -> web.StreamResponse:
             await site.work(partial(site.watched.revoke, visitor.nonce))
             set_cookie(response, SESSION_COOKIE, "", is_secure(request, site.trust_proxy), 0)
             return response
+        pilot = entered is not None and entered.pilot
+        noted = not pilot and await site.work(partial(_note_decline, site, pid))
         response = site.message(
             visitor,
             _("Thank you"),
             [
-                _("You chose not to take part. Nothing was recorded."),
+                _(
+                    "You chose not to take part. Only that choice was noted, so that the "
+                    "study's coordinator knows; no answer was recorded."
+                )
+                if noted
+                else _("You chose not to take part. Nothing was recorded."),
                 _("If you change your mind, open the pilot link again.")
-                if entered is not None and entered.pilot
+                if pilot
                 else _("If you change your mind, open this page again and enter your code."),
             ],
         )

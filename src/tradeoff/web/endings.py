@@ -103,13 +103,39 @@ def thank_you(site: Site, visitor: Visitor, entered: Entered | None) -> web.Resp
     )
 
 
-def withdrawn_page(site: Site, visitor: Visitor) -> web.Response:
-    """What someone who withdrew sees on every page."""
+def withdrawn_page(site: Site, visitor: Visitor, entered: Entered | None = None) -> web.Response:
+    """What someone who withdrew sees on every page; one ``entered`` by a panel's link (on
+    the page or by ``study withdraw``) is also given what the panel needs, as on the page
+    after withdrawing: the study's code for a withdrawal (``--declined-code``) and a link
+    to its address (``--declined-url``, not followed at once: this page is what they see
+    on opening the link again), or else asked to tell the panel."""
     _ = visitor.language.gettext
-    return site.message(
+    heading = _("You have withdrawn from this study")
+    panel = site.study.panel
+    if entered is None or entered.pilot or panel is None:
+        return site.message(
+            visitor, heading, [_("Nothing more is recorded. Thank you for your time.")]
+        )
+    end = panel.declined
+    paragraphs = [
+        _(
+            "You withdrew from this study earlier, so it does not open again for you. Nothing "
+            "more is recorded, and your answers are left out of the study's results."
+        )
+    ]
+    if end.code is None and end.url is None:
+        paragraphs.append(_("Please go back to the panel and tell it that you withdrew."))
+    return site.page(
         visitor,
-        _("You have withdrawn from this study"),
-        [_("Nothing more is recorded. Thank you for your time.")],
+        "ending.html",
+        heading,
+        heading=heading,
+        paragraphs=paragraphs,
+        code=end.code,
+        code_label=_("Your code for the panel (enter it on the panel's site):"),
+        url=end.target(link_values(site, entered)),
+        back=_("Go back to the panel"),
+        stay=True,
     )
 
 

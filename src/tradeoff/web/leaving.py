@@ -121,7 +121,8 @@ async def withdraw_page(request: web.Request) -> web.StreamResponse:
     if visitor is None or visitor.participant is None:
         return redirect("./")
     if await site.work(partial(site.watched.is_withdrawn, visitor.participant)):
-        return withdrawn_page(site, visitor)
+        entered = await site.work(partial(site.watched.entered, visitor.participant))
+        return withdrawn_page(site, visitor, entered)
     way = await site.work(partial(way_in, site, visitor.participant))
     _ = visitor.language.gettext
     heading = _("Withdraw from the study?")

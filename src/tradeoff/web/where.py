@@ -61,7 +61,7 @@ async def where_next(request: web.Request, visitor: Visitor) -> web.StreamRespon
     pid = visitor.participant
     assert pid is not None
     if await site.work(partial(site.watched.is_withdrawn, pid)):
-        return withdrawn_page(site, visitor)
+        return withdrawn_page(site, visitor, await site.work(partial(site.watched.entered, pid)))
     path = await site.work(partial(site.participants.open_session, pid))
     if path is not None:
         return redirect("question")

@@ -24,6 +24,7 @@ from tradeoff.cli.layout import Commands, Parser, add_commands
 from tradeoff.cli.numbers import seed_of, whole
 from tradeoff.cli.parser_pick import JUDGE, PICK, add_judge_commands, add_pick_commands
 from tradeoff.cli.parser_study import RUN, SCENARIO_HELP, add_study_commands
+from tradeoff.cli.per_unit import WHAT as PER_UNIT
 from tradeoff.cli.scenarios import cmd_bench, cmd_scenario_check, cmd_scenario_list, cmd_simulate
 from tradeoff.simulation.noise import NOISE_OPTION_HELP
 from tradeoff.version import __version__
@@ -116,11 +117,18 @@ def build_parser() -> argparse.ArgumentParser:
         "simulate", help="run the questions against simulated people", section=TOOLS
     )
     sim.add_argument("scenario", help=SCENARIO_HELP)
-    sim.add_argument("--truth", help="true weights W1,W2,... (default: flat Dirichlet per run)")
+    sim.add_argument(
+        "--truth",
+        metavar="W1,W2,...",
+        help="the simulated person's true "
+        + PER_UNIT
+        + "; default: a flat Dirichlet over swing shares, one per run",
+    )
     sim.add_argument(
         "--truths",
         metavar="FILE.csv",
-        help="one simulated person per row: weights in the scenario's order, as --truth "
+        help="one simulated person per row: weights per unit in the scenario's order, as "
+        "--truth "
         "(a header row naming the weights is allowed); --runs is then the number of rows",
     )
     sim.add_argument(

@@ -354,10 +354,10 @@ def test_an_estimator_that_exits_while_fitting_is_named(
 @pytest.mark.parametrize(
     ("flags", "said"),
     [
-        (["--folds", "0"], "--folds 0: cross-validation needs between 2 and 100 folds"),
-        (["--folds", "1"], "--folds 1"),
-        (["--latency-repeats", "1000000000"], "between 1 and 10,000"),
-        (["--latency-repeats", "0"], "--latency-repeats 0"),
+        (["--folds", "0"], "--folds: must be from 2 to 100, got 0"),
+        (["--folds", "1"], "cross-validation folds"),
+        (["--latency-repeats", "1000000000"], "from 1 to 10,000"),
+        (["--latency-repeats", "0"], "--latency-repeats: must be from 1 to 10,000, got 0"),
     ],
 )
 def test_numbers_from_sklearn_cannot_take_are_refused_with_their_bounds(

@@ -4,7 +4,10 @@ Modules: :mod:`~tradeoff.cli.parser` builds the one parser (every command and op
 with :mod:`~tradeoff.cli.parser_study` and :mod:`~tradeoff.cli.parser_pick`);
 :mod:`~tradeoff.cli.layout` says how it reads (the sections of ``tradeoff --help``, old
 names kept for a release with a notice); :mod:`~tradeoff.cli.common` holds shared option
-parsing and safe output; one module per group of commands runs them:
+parsing and safe output, :mod:`~tradeoff.cli.numbers` the type of every whole-number option,
+:mod:`~tradeoff.cli.nearby` the "did you mean" of study folders and participant ids,
+:mod:`~tradeoff.cli.per_unit` the note on swing shares given as weights per unit; one
+module per group of commands runs them:
 :mod:`~tradeoff.cli.app` (the app, elicit, session show), :mod:`~tradeoff.cli.study`,
 :mod:`~tradeoff.cli.choices`, :mod:`~tradeoff.cli.scenarios` (scenario, simulate, bench),
 :mod:`~tradeoff.cli.pool` (pool from-…), :mod:`~tradeoff.cli.rank` (pool rank),
@@ -83,6 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         with nullcontext() if func in MANY_THREADS else one_thread():
+            if getattr(args, "before", None) is not None:  # a note on what was given
+                args.before(args)
             code = func(args)
         sys.stdout.flush()
         return code

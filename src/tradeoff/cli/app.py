@@ -103,9 +103,9 @@ def cmd_elicit(args: argparse.Namespace) -> int:
                 "--study takes the scenario from the study and the participant from the "
                 "access code; give neither a scenario, --participant nor --resume"
             )
-        from tradeoff.study.folder import load_study
+        from tradeoff.cli.nearby import open_study
 
-        study = load_study(args.study)
+        study = open_study(args.study)
         from tradeoff.cli.arms import refuse_language_arms
 
         refuse_language_arms(study)

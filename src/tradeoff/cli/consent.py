@@ -9,8 +9,10 @@ from tradeoff.cli.common import emit, say
 
 
 def cmd_study_consent(args: argparse.Namespace) -> int:
+    from tradeoff.cli.nearby import study_folder
     from tradeoff.study.consent_added import add_consent_version
 
+    study_folder(args.study)
     added = add_consent_version(args.study, args.text, args.version, args.language)
     if args.json:
         emit(added.to_json())

@@ -21,8 +21,10 @@ from tradeoff.ask.strategies import STRATEGY_NAMES
 from tradeoff.cli.app import cmd_default, cmd_elicit, cmd_session_show
 from tradeoff.cli.choices import cmd_choices_fit, cmd_choices_predict
 from tradeoff.cli.layout import Commands, Parser, add_commands
+from tradeoff.cli.numbers import seed_of, whole
 from tradeoff.cli.parser_pick import JUDGE, PICK, add_judge_commands, add_pick_commands
 from tradeoff.cli.parser_study import RUN, SCENARIO_HELP, add_study_commands
+from tradeoff.cli.per_unit import WHAT as PER_UNIT
 from tradeoff.cli.scenarios import cmd_bench, cmd_scenario_check, cmd_scenario_list, cmd_simulate
 from tradeoff.simulation.noise import NOISE_OPTION_HELP
 from tradeoff.version import __version__
@@ -74,7 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="where sessions are recorded (default: sessions)",
     )
     el.add_argument("--resume", metavar="FILE", help="continue this session file")
-    el.add_argument("--budget", type=int, help="number of questions")
+    el.add_argument(
+        "--budget",
+        type=whole("--budget", "how many questions to ask", 12, 1, 10_000),
+        help="number of questions",
+    )
     el.add_argument("--strategy", choices=STRATEGY_NAMES, help="elicitation strategy")
     el.add_argument("--study", metavar="DIR", help="a study folder: ask for an access code")
     el.set_defaults(func=cmd_elicit)
@@ -111,11 +117,18 @@ def build_parser() -> argparse.ArgumentParser:
         "simulate", help="run the questions against simulated people", section=TOOLS
     )
     sim.add_argument("scenario", help=SCENARIO_HELP)
-    sim.add_argument("--truth", help="true weights W1,W2,... (default: flat Dirichlet per run)")
+    sim.add_argument(
+        "--truth",
+        metavar="W1,W2,...",
+        help="the simulated person's true "
+        + PER_UNIT
+        + "; default: a flat Dirichlet over swing shares, one per run",
+    )
     sim.add_argument(
         "--truths",
         metavar="FILE.csv",
-        help="one simulated person per row: weights in the scenario's order, as --truth "
+        help="one simulated person per row: weights per unit in the scenario's order, as "
+        "--truth "
         "(a header row naming the weights is allowed); --runs is then the number of rows",
     )
     sim.add_argument(
@@ -132,7 +145,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TAU",
         help="answer 'can't tell' when |ψ_A − ψ_B| < TAU",
     )
-    sim.add_argument("--budget", type=int, help="maximum number of questions")
+    sim.add_argument(
+        "--budget",
+        type=whole("--budget", "the most questions a simulated person is asked", 20, 1, 10_000),
+        help="maximum number of questions",
+    )
     sim.add_argument(
         "--stop",
         choices=["decision", "weights"],
@@ -140,8 +157,18 @@ def build_parser() -> argparse.ArgumentParser:
         "(decision, the default) or aim at the weights alone",
     )
     sim.add_argument("--epsilon", type=float, help="target precision of each ratio")
-    sim.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
-    sim.add_argument("--runs", type=int, default=1, help="number of simulated stakeholders")
+    sim.add_argument(
+        "--seed",
+        type=seed_of("the simulation"),
+        default=0,
+        help="seed of the simulation (default 0)",
+    )
+    sim.add_argument(
+        "--runs",
+        type=whole("--runs", "how many simulated people answer", 100, 1, 1_000_000),
+        default=1,
+        help="number of simulated stakeholders",
+    )
     sim.add_argument(
         "--trace",
         action="store_true",
@@ -149,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sim.add_argument(
         "--workers",
-        type=int,
+        type=whole("--workers", "how many local processes run the simulated people", 2, 1, 256),
         default=1,
         metavar="N",
         help="run the simulated people in N local processes (default 1); the results are "
@@ -169,8 +196,13 @@ def build_parser() -> argparse.ArgumentParser:
         "bench", help="run a benchmark and write its table and figure", section=TOOLS
     )
     bench.add_argument("name", choices=["elicitation"], help="which benchmark")
-    bench.add_argument("--runs", type=int, default=100, help="stakeholders per cell")
-    bench.add_argument("--seed", type=int, default=0)
+    bench.add_argument(
+        "--runs",
+        type=whole("--runs", "how many simulated people answer per cell", 100, 1, 100_000),
+        default=100,
+        help="stakeholders per cell",
+    )
+    bench.add_argument("--seed", type=seed_of("the benchmark"), default=0)
     bench.add_argument(
         "--out",
         default="benchmarks/results",
@@ -206,7 +238,9 @@ def add_choices_commands(sub: Commands) -> None:
     pr.add_argument(
         "--out", required=True, metavar="PRED.csv", help="the predictions to write (a new file)"
     )
-    pr.add_argument("--seed", type=int, default=0, help="seed of the posterior (default 0)")
+    pr.add_argument(
+        "--seed", type=seed_of("the posterior"), default=0, help="seed of the posterior (default 0)"
+    )
     pr.add_argument(
         "--pooled",
         action="store_true",
@@ -232,7 +266,9 @@ def add_choices_commands(sub: Commands) -> None:
         metavar="DIR",
         help="where sessions are written, a folder per person (default: sessions)",
     )
-    fit.add_argument("--seed", type=int, default=0, help="seed of the posterior (default 0)")
+    fit.add_argument(
+        "--seed", type=seed_of("the posterior"), default=0, help="seed of the posterior (default 0)"
+    )
     fit.add_argument(
         "--summary",
         metavar="FILE.csv",

@@ -14,8 +14,11 @@ from tradeoff.cli.common import LazyNames
 from tradeoff.cli.decide import cmd_pick, cmd_report
 from tradeoff.cli.judge import cmd_compare, cmd_gap
 from tradeoff.cli.layout import Commands, OldOption, add_commands
+from tradeoff.cli.numbers import seed_of, top, whole
+from tradeoff.cli.per_unit import WHAT as PER_UNIT
+from tradeoff.cli.per_unit import note_metric
 from tradeoff.cli.pool import cmd_pool_mlflow, cmd_pool_optuna, cmd_pool_sklearn
-from tradeoff.cli.rank import cmd_rank
+from tradeoff.cli.rank import MAX_SWEEP, cmd_rank
 
 PICK = "Pick a model"
 JUDGE = "Judge and compare"
@@ -115,7 +118,9 @@ def selection_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument(
         "--p", metavar="P", default="inf", help="the p of COPA's p-norm: a number ≥ 1 or inf"
     )
-    cmd.add_argument("--top", type=int, default=10, metavar="N", help="ranked models to report")
+    cmd.add_argument(
+        "--top", type=top("models"), default=10, metavar="N", help="ranked models to report"
+    )
     cmd.add_argument("--json", action="store_true", help="print one JSON document")
     cmd.add_argument(
         "--exclude-inconsistent",
@@ -208,7 +213,15 @@ def add_pool_commands(sub: Commands) -> Commands:
     )
     sk.add_argument("--target", metavar="COL", help="the column of each case's class")
     sk.add_argument(
-        "--folds", type=int, help="cross-validation folds for recall (2 to 100, default 5)"
+        "--folds",
+        type=whole(
+            "--folds",
+            "how many cross-validation folds measure recall",
+            5,
+            2,
+            ("tradeoff.pool.sklearn_inputs", "MAX_FOLDS"),
+        ),
+        help="cross-validation folds for recall (2 to 100, default 5)",
     )
     sk.add_argument(
         "--test-size",
@@ -216,10 +229,18 @@ def add_pool_commands(sub: Commands) -> Commands:
         metavar="SHARE",
         help="instead of cross-validation, hold out this share of the cases",
     )
-    sk.add_argument("--seed", type=int, default=0, help="seed of the folds or split")
+    sk.add_argument(
+        "--seed", type=seed_of("the folds or split"), default=0, help="seed of the folds or split"
+    )
     sk.add_argument(
         "--latency-repeats",
-        type=int,
+        type=whole(
+            "--latency-repeats",
+            "how many single-case predictions are timed",
+            60,
+            1,
+            ("tradeoff.pool.sklearn_inputs", "MAX_LATENCY_REPEATS"),
+        ),
         default=60,
         help="single-case predictions timed (1 to 10,000, default 60)",
     )
@@ -332,17 +353,20 @@ def add_rank_command(pl_sub: Commands) -> None:
         "(--method ideal|delta|norm, --p 1 or inf)",
     )
     rk.add_argument(
-        "--top", type=int, default=10, metavar="N", help="how many ranked models to show"
+        "--top", type=top("models"), default=10, metavar="N", help="how many ranked models to show"
     )
-    rk.add_argument("--sweep", type=int, metavar="N", help="sweep N values of α in [0, 1]")
+    rk.add_argument(
+        "--sweep",
+        type=whole("--sweep", "how many values of α in [0, 1] to rank at", 11, 2, MAX_SWEEP),
+        metavar="N",
+        help="sweep N values of α in [0, 1]",
+    )
     rk.add_argument(
         "--scenario", metavar="FILE", help="scenario whose [pool] columns the metric maps onto"
     )
-    rk.add_argument(
-        "--metric", metavar="W1,W2,...", help="elicited weights W1,W2,... in the scenario's order"
-    )
+    rk.add_argument("--metric", metavar="W1,W2,...", help="the elicited " + PER_UNIT)
     rk.add_argument("--json", action="store_true", help="print one JSON document")
-    rk.set_defaults(func=cmd_rank)
+    rk.set_defaults(func=cmd_rank, before=note_metric)
 
 
 def add_judge_commands(sub: Commands) -> None:
@@ -375,9 +399,16 @@ def add_judge_commands(sub: Commands) -> None:
         help="HV on the radar: raw (paper 003's convention; the default when every objective "
         "and the reference lie in [0, 1]) or divided by the ideal-to-reference box",
     )
-    cmp_.add_argument("--permutations", type=int, default=5000, help="B (default 5000)")
+    cmp_.add_argument(
+        "--permutations",
+        type=whole("--permutations", "how many permutations the test draws", 5000, 1, 10_000_000),
+        default=5000,
+        help="B (default 5000)",
+    )
     cmp_.add_argument("--baseline", help="the baseline system (default: the first)")
-    cmp_.add_argument("--seed", type=int, default=0, help="seed of the permutations")
+    cmp_.add_argument(
+        "--seed", type=seed_of("the permutations"), default=0, help="seed of the permutations"
+    )
     cmp_.add_argument("--radar", metavar="FILE.png", help="write the radar chart")
     cmp_.add_argument("--json", action="store_true", help="print one JSON document")
     cmp_.set_defaults(func=cmd_compare)

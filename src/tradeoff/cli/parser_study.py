@@ -8,6 +8,7 @@ import argparse
 
 from tradeoff.cli.consent import cmd_study_consent
 from tradeoff.cli.layout import Commands, OldOption, add_commands
+from tradeoff.cli.numbers import top, whole
 from tradeoff.cli.panel_links import BASE_URL
 from tradeoff.cli.study import (
     cmd_study_coordinator_key,
@@ -98,7 +99,13 @@ def add_study_commands(sub: Commands) -> None:
     )
     mk.add_argument(
         "--population-prior-every",
-        type=int,
+        type=whole(
+            "--population-prior-every",
+            "after how many finished sessions the population prior is pooled again",
+            10,
+            1,
+            10_000,
+        ),
         default=10,
         metavar="K",
         help="pool the population prior again after every K finished sessions (default 10)",
@@ -119,7 +126,7 @@ def add_study_commands(sub: Commands) -> None:
         "--out", required=True, metavar="DIR", help="the folder to write report.html and report.md"
     )
     srep.add_argument("--p", default="inf", help="the p of COPA's p-norm: a number ≥ 1 or inf")
-    srep.add_argument("--top", type=int, default=10, help="ranked models to report")
+    srep.add_argument("--top", type=top("models"), default=10, help="ranked models to report")
     srep.add_argument("--exclude-inconsistent", action="store_true")
     srep.add_argument("--exclude-inattentive", action="store_true", help=INATTENTIVE_HELP)
     add_arm_report_arguments(srep)
@@ -138,9 +145,16 @@ def add_study_commands(sub: Commands) -> None:
     )
     web.add_argument("study", help="study folder")
     web.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
-    web.add_argument("--port", type=int, default=8000)
     web.add_argument(
-        "--workers", type=int, default=1, help="server processes sharing the study (default 1)"
+        "--port",
+        type=whole("--port", "the port to listen on (0: any free one)", 8000, 0, 65_535),
+        default=8000,
+    )
+    web.add_argument(
+        "--workers",
+        type=whole("--workers", "how many server processes share the study", 2, 1, 64),
+        default=1,
+        help="server processes sharing the study (default 1)",
     )
     web.add_argument(
         "--trust-proxy",
@@ -184,7 +198,7 @@ def add_study_commands(sub: Commands) -> None:
 
 def add_panel_arguments(mk: argparse.ArgumentParser) -> None:
     """``study create``'s options of a panel (recruiting by link)."""
-    from tradeoff.study.panel import PRESETS
+    from tradeoff.study.panel import CONSENT_MINUTES_MAX, PRESETS
 
     group = mk.add_argument_group(
         "recruiting through a panel",
@@ -208,7 +222,12 @@ def add_panel_arguments(mk: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="the allow-list: panel ids, one per line; only they may enter",
     )
-    group.add_argument("--cap", type=int, metavar="N", help="open enrolment: at most N people")
+    group.add_argument(
+        "--cap",
+        type=whole("--cap", "how many people may take part", 300, 1, 10_000),
+        metavar="N",
+        help="open enrolment: at most N people",
+    )
     group.add_argument(
         "--quota-field", metavar="NAME", help="open enrolment: the kept parameter of the quotas"
     )
@@ -221,7 +240,13 @@ def add_panel_arguments(mk: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--consent-within",
         metavar="MINUTES",
-        type=int,
+        type=whole(
+            "--consent-within",
+            "how many minutes a place is held for someone who has not consented yet",
+            60,
+            1,
+            CONSENT_MINUTES_MAX,
+        ),
         help="open enrolment: a place is held this long for someone who opened the link "
         "and has not consented, then freed (default 60)",
     )

@@ -19,6 +19,7 @@ from tradeoff.cli.common import (
     say,
     seed,
 )
+from tradeoff.cli.per_unit import say_swing_shares
 from tradeoff.text import count
 
 if TYPE_CHECKING:
@@ -178,6 +179,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             )
         if any(w < 0 for w in truth) or sum(truth) <= 0:
             raise UsageError("--truth weights must be non-negative and not all zero")
+        say_swing_shares(truth, scenario, "--truth")
         total = sum(truth)
         if abs(total - 1.0) > 1e-9:  # said, never silently rescaled
             shares = ", ".join(f"{w / total:.4g}" for w in truth)

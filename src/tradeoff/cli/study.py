@@ -315,10 +315,10 @@ def _format_rows(data: dict[str, object]) -> str:
 
 
 def cmd_study_status(args: argparse.Namespace) -> int:
-    from tradeoff.study.folder import load_study
+    from tradeoff.cli.nearby import open_study
     from tradeoff.study.status import study_status
 
-    study = load_study(args.study)
+    study = open_study(args.study)
     if args.watch:
         from tradeoff.tui.study import watch
 
@@ -334,9 +334,11 @@ def cmd_study_status(args: argparse.Namespace) -> int:
 
 def cmd_study_report(args: argparse.Namespace) -> int:
     from tradeoff.cli.decide import check_out, emit_report
+    from tradeoff.cli.nearby import study_folder
     from tradeoff.study.report import NothingToDecide, decide_study, study_sessions
 
     check_out(args.out)
+    study_folder(args.study)
     found = study_sessions(
         args.study,
         exclude_inconsistent=args.exclude_inconsistent,
@@ -378,13 +380,11 @@ def _population(found: StudySessions, args: argparse.Namespace) -> None:
 
 
 def cmd_study_withdraw(args: argparse.Namespace) -> int:
-    from tradeoff.study.folder import load_study
+    from tradeoff.cli.nearby import open_study, participant_of
     from tradeoff.study.withdrawals import withdraw
 
-    study = load_study(args.study)
-    by_panel_id = {panel_id: pid for pid, panel_id in study.panel_ids.items()}
-    if args.participant not in study.participants and args.participant in by_panel_id:
-        args.participant = by_panel_id[args.participant]  # a panel id names its participant
+    study = open_study(args.study)
+    args.participant = participant_of(study, args.participant)  # or their panel id
     record = withdraw(study, args.participant)
     if args.json:
         emit(record)
@@ -408,7 +408,8 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
 
 
 def cmd_study_serve(args: argparse.Namespace) -> int:
-    from tradeoff.study.folder import STUDY_FILE, load_study
+    from tradeoff.cli.nearby import open_study
+    from tradeoff.study.folder import STUDY_FILE
     from tradeoff.web.connection import Timeouts
     from tradeoff.web.i18n import check_study_language, languages
     from tradeoff.web.serving import serve_study
@@ -421,7 +422,7 @@ def cmd_study_serve(args: argparse.Namespace) -> int:
     for flag, value in limits.items():
         if not 0.1 <= value <= 3600:
             raise UsageError(f"{flag} needs a number of seconds from 0.1 to 3600")
-    study = load_study(args.study)
+    study = open_study(args.study)
     check_study_language(study.language, study.path / STUDY_FILE, languages())
     from tradeoff.study.arm_specs import check_arm_languages
 
@@ -452,10 +453,10 @@ def cmd_study_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_study_export(args: argparse.Namespace) -> int:
+    from tradeoff.cli.nearby import open_study
     from tradeoff.study.export import export_study
-    from tradeoff.study.folder import load_study
 
-    study = load_study(args.study)
+    study = open_study(args.study)
     summary = export_study(
         study,
         args.out,
@@ -502,10 +503,10 @@ def cmd_study_export(args: argparse.Namespace) -> int:
 
 
 def cmd_study_pilot_link(args: argparse.Namespace) -> int:
-    from tradeoff.study.folder import load_study
+    from tradeoff.cli.nearby import open_study
     from tradeoff.study.keys import new_key
 
-    study = load_study(args.study)
+    study = open_study(args.study)
     key = new_key(study.path, "pilot")
     link = f"{args.url.rstrip('/')}/pilot?key={key}"
     if args.json:
@@ -521,10 +522,10 @@ def cmd_study_pilot_link(args: argparse.Namespace) -> int:
 
 
 def cmd_study_coordinator_key(args: argparse.Namespace) -> int:
-    from tradeoff.study.folder import load_study
+    from tradeoff.cli.nearby import open_study
     from tradeoff.study.keys import new_key
 
-    study = load_study(args.study)
+    study = open_study(args.study)
     key = new_key(study.path, "coordinator")
     if args.json:
         emit({"study": str(study.path), "coordinator_key": key})
@@ -538,10 +539,10 @@ def cmd_study_coordinator_key(args: argparse.Namespace) -> int:
 
 
 def cmd_study_remove_pilots(args: argparse.Namespace) -> int:
+    from tradeoff.cli.nearby import open_study
     from tradeoff.study.entries import remove_pilots
-    from tradeoff.study.folder import load_study
 
-    study = load_study(args.study)
+    study = open_study(args.study)
     pilots = sorted(study.pilots)
     if not pilots:
         say(f"{study.path} has no pilot sessions.")
@@ -566,15 +567,11 @@ def cmd_study_remove_pilots(args: argparse.Namespace) -> int:
 
 
 def cmd_study_erase(args: argparse.Namespace) -> int:
+    from tradeoff.cli.nearby import erase_target, open_study
     from tradeoff.study.erase import erase
-    from tradeoff.study.erasures import erased
-    from tradeoff.study.folder import load_study
 
-    study = load_study(args.study)  # completes an erasure a crash left half done
-    pid = args.participant
-    if pid not in study.participants and study.panel is not None:
-        of = study.panel.participant_of(pid)  # a panel id names them (erased ones too)
-        pid = of if of in study.participants or of in erased(study.path) else pid
+    study = open_study(args.study)  # completes an erasure a crash left half done
+    pid = erase_target(study, args.participant)
     if not args.yes:
         raise UsageError(
             f"study erase removes every answer of {pid} (and their panel id, if they have\none) "

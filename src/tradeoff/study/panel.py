@@ -404,21 +404,25 @@ def check_panel(panel: Panel) -> Panel:
 
 
 def parse_quotas(given: Sequence[str]) -> dict[str, int]:
-    """``VALUE=N`` quotas, each value once.
+    """``VALUE=N`` quotas, each value once; spaces around ``=`` and the value are allowed.
 
-    >>> parse_quotas(["female=50", "male=50"])
+    >>> parse_quotas(["female=50", " male = 50 "])
     {'female': 50, 'male': 50}
     """
+    form = "write it as VALUE=N, e.g. --quota female=50 (one --quota per group)."
     quotas: dict[str, int] = {}
     for item in given:
-        value, sep, number = item.partition("=")
+        value, sep, number = (part.strip() for part in item.partition("="))
+        shown = repr(item[:80])
         if not sep or not value or not valid_param_value(value):
-            raise InputError.single(
-                "--quota", "", f"{item[:80]!r} is not VALUE=N.", "write e.g. --quota female=50."
-            )
+            what = "names no value before =" if sep and not value else "is not VALUE=N"
+            raise InputError.single("--quota", "", f"{shown} {what}.", form)
         if not (number.isascii() and number.isdigit() and len(number) <= 7):
             raise InputError.single(
-                "--quota", "", f"{item[:80]!r}: {number[:20]!r} is not a count.", "give N ≥ 0."
+                "--quota",
+                "",
+                f"{shown}: {number[:20]!r} is not a count of people.",
+                f"give a whole number N ≥ 0 after =; {form}",
             )
         if value in quotas:
             raise InputError.single("--quota", "", f"{value!r} is given twice.", "give it once.")

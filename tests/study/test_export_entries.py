@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from tradeoff.ask.scenario import load_scenario
+from tradeoff.cli.study import format_status
 from tradeoff.record.records import EntryRecord, now
 from tradeoff.study.declines import declined_consent, record_code_decline
 from tradeoff.study.entries import EntryLog, admit, read_entries, take_place
@@ -121,6 +122,8 @@ def test_a_code_decline_is_declined_in_status_and_the_report_and_goes_on_erasure
     data = status.to_dict()
     assert data["declined"] == 1 and data["panel"]["declined"] == 0
     assert ("p01", "declined consent") in status.missing()
+    first = format_status(data).split("\n")[0]
+    assert "0 withdrawn, 1 declined consent;" in first, first
 
     erase(study.path, "p01", requested_by="p01, by e-mail")
     assert "p01" not in (study.path / "entries.jsonl").read_text()

@@ -59,7 +59,8 @@ def add_study_commands(sub: Commands) -> None:
         "--consent",
         metavar="FILE.md",
         help="information and consent text (Markdown) the study web page shows before the "
-        "first question; agreeing opens the participant's session, declining records nothing",
+        "first question; agreeing opens the participant's session, declining records no answer "
+        "(only that they declined, in the study's entries.jsonl)",
     )
     mk.add_argument(
         "--consent-version",

@@ -293,6 +293,7 @@ def _format_rows(data: dict[str, object]) -> str:
         + (f"{data['consented']} consented, " if data.get("consented") is not None else "")
         + f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
         f"{data.get('withdrawn', 0)} withdrawn"
+        + (f", {data['declined']} declined consent" if data.get("declined") else "")
         + (f", {data['erased']} erased" if data.get("erased") else "")
         + (
             f"; median {data['median_response_s']} s per answer"

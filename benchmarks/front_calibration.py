@@ -1,7 +1,8 @@
 """Where the noise-aware P(best) of :mod:`tradeoff.pool.front` is overstated, and why.
 
 Run: ``.venv/bin/python -m benchmarks.front_calibration --truth arc --noise 0.03
-[--cases 0] [--pools 30] [--people 20] [--seed 7] [--curves 100] [--leave-out 0]``
+[--cases 0] [--pools 30] [--people 20] [--seed 7] [--curves 100] [--leave-out 0]
+[--reach R]``
 (prints; writes nothing).
 
 The weights are known exactly here (one point per person, Dirichlet(1, 1) over the two
@@ -38,6 +39,7 @@ import numpy as np
 
 from benchmarks.bands import pool_bootstrap
 from benchmarks.measurement_noise import BINS, true_pool
+from tradeoff.pool import front
 from tradeoff.pool.front import (
     CURVES,
     FrontPosterior,
@@ -167,7 +169,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--leave-out", type=int, default=0, help="EM steps of a fit to the other models (0: no)"
     )
-    print("\n".join(run(parser.parse_args(argv))))
+    parser.add_argument(
+        "--reach",
+        type=float,
+        default=None,
+        help="the scatter's largest size drawn, in times the noise (tradeoff.pool.front.REACH)",
+    )
+    args = parser.parse_args(argv)
+    if args.reach is not None:
+        front.REACH = args.reach
+    print("\n".join(run(args)))
 
 
 if __name__ == "__main__":

@@ -193,3 +193,59 @@ def probability(x: float | None) -> float | None:
     (1.0, 0.25, None)
     """
     return None if x is None else min(1.0, max(0.0, float(x)))
+
+
+def whole_parts(shares: Iterable[float | None], decimals: int = 0) -> tuple[int | None, ...]:
+    """Parts of one whole as a person reads them: percentages at ``decimals`` decimals,
+    counted in units of the last digit shown (``decimals=1``: tenths of a percent), that add
+    up to exactly 100 %, so a list of shares never reads 101 %.
+
+    Each share is first rounded down; the units still missing go to the shares with the
+    largest remainders (the largest-remainder rule), ties to the first listed. No part
+    moves by a whole unit of the last digit from its exact value: each shown part is its
+    share rounded up or down, and the parts add up to their total rounded (100 % for shares
+    that sum to 1; ``None``, a part not shown, is left out and stays ``None``). Every
+    quantity a branch reads is rounded by :func:`settled` first, so the same shares come
+    out the same on every machine.
+
+    Examples
+    --------
+    >>> whole_parts([0.6086, 0.3674, 0.0158, 0.0082])  # 61 + 37 + 2 + 1 read 101
+    (61, 37, 1, 1)
+    >>> whole_parts([0.6086, 0.3674, 0.0158, 0.0082], decimals=1)
+    (609, 367, 16, 8)
+    >>> whole_parts([1 / 3, 1 / 3, 1 / 3]), whole_parts([0.5, None, 0.5])
+    ((34, 33, 33), (50, None, 50))
+    >>> whole_parts([0.6, 0.06, 0.08, 0.25])  # 99 %: the parts of a whole not quite shown
+    (60, 6, 8, 25)
+    >>> whole_parts([0.0, 0.0]), whole_parts([])
+    ((0, 0), ())
+    """
+    shares = list(shares)
+    units = 100 * 10**decimals
+    exact = [settled(max(0.0, float(s)) * units) for s in shares if s is not None]
+    total = math.fsum(exact)
+    if not math.isfinite(total):
+        return tuple(None for _ in shares)
+    floors = [math.floor(x) for x in exact]
+    remainders = [settled(x - f) for x, f in zip(exact, floors, strict=True)]
+    missing = round(settled(total)) - sum(floors)
+    # Largest remainder first; equal remainders in the order listed.
+    for i in sorted(range(len(floors)), key=lambda i: (-remainders[i], i))[:missing]:
+        floors[i] += 1
+    parts = iter(floors)
+    return tuple(None if s is None else next(parts) for s in shares)
+
+
+def whole_percents(shares: Iterable[float | None], decimals: int = 0) -> tuple[str | None, ...]:
+    """:func:`whole_parts` as text, "61%" (or "60.9%" at one decimal), ``None`` kept.
+
+    >>> whole_percents([0.6086, 0.3674, 0.0158, 0.0082])
+    ('61%', '37%', '1%', '1%')
+    >>> whole_percents([0.6086, None, 0.3914], decimals=1)
+    ('60.9%', None, '39.1%')
+    """
+    scale = 10**decimals
+    return tuple(
+        None if p is None else f"{p / scale:.{decimals}f}%" for p in whole_parts(shares, decimals)
+    )

@@ -34,7 +34,7 @@ def test_a_classifier_trade_off_past_the_whole_range_even_at_its_low_end_is_a_fa
     assert [(t.text, t.settled) for t in said] == [
         (
             "Even the whole range of latency, 0.1 ms to 15.0 ms, is worth less to you than "
-            "10 more flagged malignant lumps per 1,000.",
+            "10 more flagged malignant lumps per 1,000 malignant lumps.",
             True,
         )
     ]
@@ -115,8 +115,8 @@ def test_a_trade_off_sentence_groups_its_amounts_by_thousands_in_each_language()
     db[:, 3] = wb[3] * np.linspace(0.5, 2.0, 100)
     memory = next(t.text for t in tradeoffs(triage, wb, [0.37, 0.63], db) if t.aspect == 3)
     assert memory == (
-        "10 more flagged malignant lumps per 1,000 are worth between 1,299 KB and 4,348 KB of "
-        "memory to you (90% range)."
+        "10 more flagged malignant lumps per 1,000 malignant lumps are worth between 1,299 KB "
+        "and 4,348 KB of memory to you (90% range)."
     )
 
 
@@ -150,4 +150,6 @@ def test_the_verb_agrees_with_the_amount_in_english_and_german() -> None:
     wb = np.array([0.5, 0.3, 0.1, 0.1]) / np.array([0.37, 0.63, 1.0, 1.0])
     spread = np.tile(wb, (100, 1)) * np.linspace(0.2, 5.0, 100)[:, None] ** np.array([0, 0, 1, 0])
     latency = next(t.text for t in tradeoffs(triage, wb, [0.37, 0.63], spread) if t.aspect == 2)
-    assert latency.startswith("10 more flagged malignant lumps per 1,000 are worth ")
+    assert latency.startswith(
+        "10 more flagged malignant lumps per 1,000 malignant lumps are worth "
+    )

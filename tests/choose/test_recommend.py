@@ -76,7 +76,9 @@ def test_point_estimate_has_no_probability_and_the_runner_up_in_words() -> None:
     v = np.array([[0.95, 0.90, 0.2, 10.0], [0.90, 0.90, 0.2, 10.0], [0.80, 0.99, 5.0, 500.0]])
     rec = recommend(SC, pool_of(v[:2]), [0.7, 0.3, 0.0, 0.0], PRIORS)  # type: ignore[arg-type]
     assert rec.name == "m0" and rec.p_best is None and rec.runner_up == "m1"
-    assert rec.trade == "against the runner-up m1: flags 50 more malignant lumps per 1,000"
+    assert rec.trade == (
+        "against the runner-up m1: flags 50 more malignant lumps per 1,000 malignant lumps"
+    )
     assert rec.to_dict()["p_best"] is None
     # m1 (second by ψ) is no better than m0 on any aspect: the pick is set against m2,
     # which is better on some (the runner-up is m1 only when nothing else is left)

@@ -433,7 +433,8 @@ def test_a_truncated_line_skipped_is_said_by_pick_its_json_and_the_report(
     said = "line 7 is truncated (the program was stopped while writing it) and was skipped"
     assert main(["pick", "--session", str(cut)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[1].startswith("  warning: ") and said in out[1], out[:3]
+    assert out[0].startswith("Pool: ")  # the pool file read, then the person's pick
+    assert out[2].startswith("  warning: ") and said in out[2], out[:3]
     assert main(["pick", "--session", str(cut), "--json"]) == 0
     warned = json.loads(capsys.readouterr().out)["stakeholders"][0]["warnings"]
     assert len(warned) == 1 and said in warned[0]

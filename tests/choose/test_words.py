@@ -28,8 +28,9 @@ from tradeoff.learn import Choice
 from tradeoff.record.log import read_session
 from tradeoff.record.summary import summarise
 from tradeoff.simulation.oracles import SimulatedOracle
+from tradeoff.stable import whole_percents
 from tradeoff.study.opening import start_session
-from tradeoff.text import Voice, percent, probability_words
+from tradeoff.text import Voice, probability_words
 from tradeoff.tui.screens.result import recommendation_text
 
 from ..conftest import ROOT, SCENARIOS
@@ -169,12 +170,12 @@ def test_a_cost_worth_more_than_its_whole_range_is_not_said_as_an_amount() -> No
         draws[:, 2] = np.geomspace(top, 1e-5, 100)  # latency from heavy to next to nothing
         said += [t.text for t in tradeoffs(sc, w, [0.37, 0.63], draws) if t.aspect == 2]
     assert said == [
-        "10 more flagged malignant lumps per 1,000 are worth at least 0.2 ms of latency to "
-        "you, perhaps more than its whole range (the 14.9 ms from 0.1 ms to 15.0 ms) "
-        "(90% range).",
-        "10 more flagged malignant lumps per 1,000 may be worth anything from nothing to "
-        "more than the whole range of latency (the 14.9 ms from 0.1 ms to 15.0 ms) to you "
-        "(90% range).",
+        "10 more flagged malignant lumps per 1,000 malignant lumps are worth at least 0.2 ms "
+        "of latency to you, perhaps more than its whole range (the 14.9 ms from 0.1 ms to "
+        "15.0 ms) (90% range).",
+        "10 more flagged malignant lumps per 1,000 malignant lumps may be worth anything from "
+        "nothing to more than the whole range of latency (the 14.9 ms from 0.1 ms to 15.0 ms) "
+        "to you (90% range).",
     ]
 
 
@@ -259,7 +260,7 @@ def test_the_weights_figure_draws_no_bar_for_a_weight_not_asked(
     assert "not asked" in caption
     # ω on the figure is the ω of the report's table: one number in one form
     pick = decision.selection.picks[0]
-    assert omega == [percent(v) for v in pick.weights]
+    assert omega == list(whole_percents(pick.weights))  # as they add up to 100 %
 
 
 def test_the_team_report_speaks_of_each_person_not_to_them(

@@ -1,7 +1,8 @@
 """What the weights mean, in the scenario's words: the trade-offs a person's answers say.
 
 For the first class against every other class and attribute, what 10 more cases per 1,000
-of one are worth in the other, as a fact when the answers settle it and as a range when
+of that class's cases are worth in the other (each sentence names the cases: "per 1,000
+benign lumps"), as a fact when the answers settle it and as a range when
 they do not (:func:`tradeoffs`). A scenario whose options are described by their aspects
 alone says them against its first attribute (:mod:`tradeoff.ask.aspects`). The amounts are
 written as the screen shows them (:mod:`tradeoff.ask.shown`).
@@ -15,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.ask import aspects
-from tradeoff.ask.scenario import Scenario
+from tradeoff.ask.scenario import ClassSpec, Scenario
 from tradeoff.ask.shown import PER, per_thousand
 from tradeoff.ask.shown import said_amount as amount
 from tradeoff.ask.words import SETTLED_FACTOR, TradeOff
@@ -27,6 +28,18 @@ WHOLE_RANGE_LESS = N_(
     "Even the whole range of %(name)s, %(low)s to %(high)s, is worth less to you than "
     "%(n)s more %(this)s per %(per)s."
 )
+
+
+def per_class(c: ClassSpec, words: Words = ENGLISH) -> str:
+    """The cases a count is of, "1,000 malignant lumps": a count per 1,000 is of that
+    class's own cases (a recall), never of all cases, and each sentence says of which.
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    >>> per_class(sc.classes[1]), per_class(sc.classes[1], Words(locale="de"))
+    ('1,000 benign lumps', '1.000 benign lumps')
+    """
+    return f"{words.count(PER)} {c.label}"
 
 
 def _rounded(x: float, words: Words = ENGLISH) -> str:
@@ -75,7 +88,8 @@ def tradeoffs(
     [1, 2]
     >>> print(tradeoffs(sc, w, [0.37, 0.63], sure, voice=Voice("dr-kim"))[1].text)
     ... # doctest: +NORMALIZE_WHITESPACE
-    dr-kim would give up 100 flagged malignant lumps per 1,000 to save 0.5 ms of latency.
+    dr-kim would give up 100 flagged malignant lumps per 1,000 malignant lumps to save
+    0.5 ms of latency.
     """
     if scenario.aspects_only:  # no classes: said against the first attribute
         return aspects.tradeoffs(scenario, weights, draws, asked=asked, voice=voice, words=words)
@@ -89,7 +103,7 @@ def tradeoffs(
     c0 = scenario.classes[0]
     lo0, hi0 = c0.recall_range
     most = max(1, round((hi0 - lo0) * PER))
-    per = words.count(PER)
+    per = per_class(c0, words)
     out = []
     for other, sentence in point:
         if other == 0 or weights[other] <= 0:  # "carry no weight", "does not matter"
@@ -111,14 +125,15 @@ def tradeoffs(
                 first, second = c0, ci
             text = voice.say(
                 N_(
-                    "10 more %(this)s per %(per)s are worth between %(low)s and %(high)s "
-                    "more %(that)s per %(per)s to you (90%% range)."
+                    "10 more %(this)s per %(per_this)s are worth between %(low)s and "
+                    "%(high)s more %(that)s per %(per_that)s to you (90%% range)."
                 ),
                 words,
             ) % {
                 "this": f"{first.outcome} {first.label}",
                 "that": f"{second.outcome} {second.label}",
-                "per": per,
+                "per_this": per_class(first, words),
+                "per_that": per_class(second, words),
                 "low": _rounded(r_low, words),
                 "high": _rounded(r_high, words),
             }
@@ -218,16 +233,17 @@ def settled_tradeoff_sentences(
     >>> tiny = sure * np.linspace(1e5, 1e7, 100)[:, None] ** np.array([0, 0, 1, 0])
     >>> print(settled_tradeoff_sentences(sc, w, [0.37, 0.63], tiny)[1])
     ... # doctest: +NORMALIZE_WHITESPACE
-    10 more flagged malignant lumps per 1,000 are worth next to no latency to you: less
-    than the smallest amount shown (90% range).
+    10 more flagged malignant lumps per 1,000 malignant lumps are worth next to no latency
+    to you: less than the smallest amount shown (90% range).
 
     A range that would run past 1,000 cases per 1,000 is said the other way round:
 
     >>> wide = sure * np.geomspace(0.01, 3.0, 100)[:, None] ** np.array([0, 1, 0, 0])
     >>> print(settled_tradeoff_sentences(sc, w, [0.37, 0.63], wide)[0])
     ... # doctest: +NORMALIZE_WHITESPACE
-    Not settled by your answers: 10 more cleared benign lumps per 1,000 are worth between
-    0.08 and 14 more flagged malignant lumps per 1,000 to you (90% range).
+    Not settled by your answers: 10 more cleared benign lumps per 1,000 benign lumps are
+    worth between 0.08 and 14 more flagged malignant lumps per 1,000 malignant lumps to you
+    (90% range).
     """
     return [
         t.sentence
@@ -272,7 +288,7 @@ def _point_tradeoffs(
     out = []
     c0 = scenario.classes[0]
     first = f"{c0.outcome} {c0.label}"
-    per = words.count(PER)
+    per = per_class(c0, words)
     subject = {"subject": voice.subject}
     no_weight = N_("%(aspect)s carry no weight for you.")
     value_per_case0 = weights[0] * priors[0] / PER  # ψ of one more class-1 case per 1,000
@@ -288,14 +304,22 @@ def _point_tradeoffs(
             continue
         n0 = 10 * per_case / value_per_case0
         as_much = N_(
-            "10 more %(this)s per %(per)s are worth as much to you as %(n)s more %(that)s "
-            "per %(per)s."
+            "10 more %(this)s per %(per_this)s are worth as much to you as %(n)s more "
+            "%(that)s per %(per_that)s."
         )
         if n0 <= 10:
             this, that, n = f"{ci.outcome} {ci.label}", first, n0
+            per_this, per_that = per_class(ci, words), per
         else:
             this, that, n = first, f"{ci.outcome} {ci.label}", 10 * value_per_case0 / per_case
-        fields = {"this": this, "that": that, "per": per, "n": words.number(n, ".1f")}
+            per_this, per_that = per, per_class(ci, words)
+        fields = {
+            "this": this,
+            "that": that,
+            "per_this": per_this,
+            "per_that": per_that,
+            "n": words.number(n, ".1f"),
+        }
         out.append((i, voice.say(as_much, words) % fields))
     for j, spec in enumerate(scenario.attributes):
         low, high = spec.range

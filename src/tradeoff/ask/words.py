@@ -44,14 +44,14 @@ def difference_words(
     scenario: Scenario, mine: Sequence[float], other: Sequence[float]
 ) -> list[str]:
     """How one model differs from another, in the scenario's words, one phrase per aspect
-    that differs as shown ("flags 12 more malignant lumps per 1,000", "0.1 ms more
-    latency"). ``mine`` and ``other`` hold the recalls of the classes, then the attributes
-    in their units.
+    that differs as shown ("flags 12 more malignant lumps per 1,000 malignant lumps": a
+    count per 1,000 of that class's cases; "0.1 ms more latency"). ``mine`` and ``other``
+    hold the recalls of the classes, then the attributes in their units.
 
     >>> from tradeoff.ask.scenario import load_scenario
     >>> sc = load_scenario("scenarios/glaucoma-screening.toml").scenario
     >>> difference_words(sc, [0.912, 0.84, 0.21, 5], [0.9, 0.84, 0.20, 5])
-    ['finds 12 more glaucoma cases per 1,000', '$0.01 more cost']
+    ['finds 12 more glaucoma cases per 1,000 glaucoma cases', '$0.01 more cost']
     >>> trips = load_scenario("scenarios/train-trips.toml").scenario
     >>> difference_words(trips, [35, 120, 1, 0], [40, 90, 2, 1])
     ['ƒ5.00 less price', '30 min more time', '1 fewer change', '1 step less discomfort']
@@ -62,7 +62,7 @@ def difference_words(
         d = per_thousand(mine[i]) - per_thousand(other[i])
         if d:
             more = "more" if d > 0 else "fewer"
-            words.append(f"{c.verb} {abs(d):,} {more} {c.label} per {PER:,}")
+            words.append(f"{c.verb} {abs(d):,} {more} {c.label} per {PER:,} {c.label}")
     for j in range(len(scenario.attributes)):
         a, b = mine[k + j], other[k + j]
         spec = scenario.attributes[j]

@@ -143,6 +143,21 @@ def _tolerance(best: FloatArray | float) -> FloatArray:
     return np.asarray(TIE_TOLERANCE * np.maximum(1.0, np.abs(best)), dtype=np.float64)
 
 
+def tied(ranked: Sequence[float]) -> tuple[bool, ...]:
+    """For scores in ranked order, whether each ties the one before or after it (within
+    :data:`TIE_TOLERANCE`): its place then comes from the tie-break (Σφ, then row).
+
+    >>> tied([0.1176, 0.1765, 0.1765 + 1e-17, 0.1863])
+    (False, True, True, False)
+    """
+    s = np.asarray(ranked, dtype=np.float64)
+    near = np.abs(np.diff(s)) <= _tolerance(np.maximum(np.abs(s[:-1]), np.abs(s[1:])))
+    out = np.zeros(s.size, dtype=bool)
+    out[:-1] |= near
+    out[1:] |= near
+    return tuple(bool(t) for t in out)
+
+
 def snap(s: FloatArray) -> FloatArray:
     """Scores with the near-tie at the top merged: every score within the tolerance of the
     lowest is replaced by the lowest, so sorting by the snapped score, then Σφ, then row,

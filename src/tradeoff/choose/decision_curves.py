@@ -244,9 +244,10 @@ def decision_curves_figure(selection: Selection, path: Path) -> str | None:
     ax.set_xlabel(f"threshold probability of {scenario.classes[0].name}")
     ax.set_ylabel("net benefit (true positives per case)")
     ax.set_title("Decision curves of the pool's models", fontsize=10)
-    ax.legend(fontsize=7, loc="upper right")
+    # Below the axes, never over a curve or a threshold's shaded interval.
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, frameon=False)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return (
         "Decision curves: net benefit against the threshold probability of "

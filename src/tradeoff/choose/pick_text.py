@@ -5,6 +5,7 @@ weights; the regret matrix and the consensus. The command line only prints it.""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from tradeoff.ask.words import not_asked_words
 from tradeoff.choose.change_words import change_lines
@@ -21,16 +22,44 @@ from tradeoff.choose.words import (
     tuned_words,
     unfinished_words,
 )
+from tradeoff.data import shipped_scenarios
 from tradeoff.learn.shares import left_out_words
-from tradeoff.text import Voice, percent
+from tradeoff.stable import whole_percents
+from tradeoff.text import Voice
 
-__all__ = ["regret_lines", "selection_text"]
+__all__ = ["pool_line", "regret_lines", "selection_text"]
 
 
-def selection_text(chosen: Selection) -> str:
-    """The text ``tradeoff pick`` prints: picks, the regret matrix and the consensus."""
+def pool_line(pool_path: str, given: bool) -> str:
+    """The one line that names the pool file ``pick`` read: the one given, or the one the
+    scenario's ``[pool]`` names, said to be the shipped copy when it is (a shipped
+    scenario given by its id reads its own pool, not a copy edited elsewhere).
+
+    >>> pool_line("tuned.csv", given=True)
+    'Pool: tuned.csv'
+    >>> pool_line("scenarios/pools/breast-cancer.csv", given=False)
+    "Pool: scenarios/pools/breast-cancer.csv (the scenario's [pool])"
+    """
+    if given:
+        return f"Pool: {pool_path}"
+    # By the path as read (not resolved): a checkout's shipped folder may link to its scenarios.
+    shipped = Path(pool_path).absolute().is_relative_to(shipped_scenarios().absolute())
+    if shipped:
+        return (
+            f"Pool: {pool_path} (the scenario's [pool], as shipped with tradeoff; give POOL "
+            "to pick from another file)"
+        )
+    return f"Pool: {pool_path} (the scenario's [pool])"
+
+
+def selection_text(
+    chosen: Selection, pool_path: str | None = None, *, pool_given: bool = True
+) -> str:
+    """The text ``tradeoff pick`` prints: the pool file read (:func:`pool_line`, when
+    ``pool_path`` is given; ``pool_given``: whether the command was given it), then the
+    picks, the regret matrix and the consensus."""
     names = chosen.pool.names
-    lines = []
+    lines = [] if pool_path is None else [pool_line(pool_path, pool_given)]
     for i, (s, rec, pick, _) in enumerate(chosen.rows()):
         sure = "" if rec.probability is None else f" ({chance_words(rec)})"
         lines += [f"{s.participant}: recommended {rec.name}{sure}"]
@@ -57,9 +86,10 @@ def selection_text(chosen: Selection) -> str:
         lines += [f"  {t}" for t in threshold_lines(chosen, i)]
         # Shares of the aspects the answers informed, as the review and the report show
         # them: an unasked aspect's starting guess is not counted in the others' shares.
-        swing = shown_weights(s)
+        # Parts of one whole, rounded so that they add up to 100 %.
+        swing = whole_percents(shown_weights(s))
         shown = ", ".join(
-            f"{n} {percent(w)}"
+            f"{n} {w}"
             if w is not None and (s.asked is None or s.asked[j])
             else f"{n} ({not_asked_words(Voice(s.participant))})"
             for j, (n, w) in enumerate(zip(s.names, swing, strict=True))

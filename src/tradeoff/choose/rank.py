@@ -80,14 +80,16 @@ class RankOutcome:
     selectable_mask: NDArray[np.bool_] | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
+        ties = copa.tied([r.score for r in self.ranking])  # a place set by the tie-break
         data: dict[str, Any] = {
             "n": self.n,
             "selectable": self.selectable,
             "method": self.method,
             "p": "inf" if math.isinf(self.p) else self.p,
             "weights": list(self.weights),
+            "lower_is_better": True,  # the score: the best model has the lowest
             "selected": self.selected.to_dict(),
-            "ranking": [r.to_dict() for r in self.ranking],
+            "ranking": [r.to_dict() | {"tied": t} for r, t in zip(self.ranking, ties, strict=True)],
             "pareto_count": self.pareto_count,
             "explanation": self.explanation,
             "warnings": list(self.warnings),

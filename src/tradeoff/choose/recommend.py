@@ -247,7 +247,8 @@ class Recommendation:
     normalisation, up to a constant), ``p_best`` the posterior probability that each is the
     best selectable model (``None`` with a point estimate only). ``trade`` says, in the
     person's words, how the recommended model differs from the runner-up ("against the
-    runner-up mlp-8: flags 12 more malignant lumps per 1,000; 22 KB of memory less").
+    runner-up mlp-8: flags 12 more malignant lumps per 1,000 malignant lumps; 22 KB of
+    memory less").
     """
 
     name: str

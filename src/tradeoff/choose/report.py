@@ -11,8 +11,7 @@ chart when the pool has a ``system`` column); and the exact command and versions
 Every text taken from a file a person gave (the scenario's title, description and labels,
 model names, participant ids, file names) is written into ``report.md`` through
 :func:`tradeoff.text.markdown_text`, so it stays text: no HTML, link, image or table break;
-``report.html`` is rendered by :func:`tradeoff.text.markdown_html`, which passes no HTML
-through.
+``report.html`` is rendered by :func:`tradeoff.text.markdown_html` (no HTML passes).
 """
 
 from __future__ import annotations
@@ -52,10 +51,12 @@ from tradeoff.choose.words import (
     likeliest_words,
     noise_words,
     omega_note,
+    order_words,
     unfinished_words,
 )
 from tradeoff.judge import indicators, to_minimisation
 from tradeoff.judge.render import radar_png
+from tradeoff.stable import whole_percents
 from tradeoff.text import (
     Voice,
     clean_text,
@@ -176,14 +177,14 @@ def weights_figure(selection: Selection, path: Path) -> str:
             top = max(top, float(iv[asked, 1].max(initial=0.0)))
         shown = np.where(asked, w, 0.0)
         bars = ax.bar(pos, shown, width, yerr=err, capsize=3, label=s.participant)
-        labels = [percent(v) if a else "" for v, a in zip(w, asked, strict=True)]
+        labels = [t if a else "" for t, a in zip(whole_percents(shown), asked, strict=True)]
         ax.bar_label(bars, labels=labels, fontsize=7, padding=2)
         for j in np.flatnonzero(~asked):
             unasked = True
             ax.text(pos[j], 0.01, "not asked", rotation=90, ha="center", va="bottom", fontsize=7)
         omega = np.array(pick.weights)
         bars = ax_pool.bar(pos, omega, width, label=s.participant)
-        ax_pool.bar_label(bars, labels=[percent(v) for v in omega], fontsize=7, padding=2)
+        ax_pool.bar_label(bars, labels=list(whole_percents(omega)), fontsize=7, padding=2)
         top = max(top, float(shown.max()), float(omega.max()))
     wrapped = [name.replace(" ", "\n", 1) for name in names]
     for a in (ax, ax_pool):
@@ -313,14 +314,14 @@ def write_report(
             a.name for a in scenario.attributes
         ]
         rows = []
+        omegas, parts = whole_percents(pick.weights), whole_percents(shares.values)  # sum: 100 %
         for i, aspect in enumerate(aspects):
-            omega = percent(pick.weights[i])
-            share, interval = shares.values[i], shares.intervals[i]
+            omega, share, interval = omegas[i] or "", parts[i], shares.intervals[i]
             if share is None:  # the starting guess: no number
                 rows.append((aspect, not_asked_words(voice), "", omega))
                 continue
             iv = "" if interval is None else f"{percent(interval[0])} – {percent(interval[1])}"
-            rows.append((aspect, percent(share), iv, omega))
+            rows.append((aspect, share, iv, omega))
         headers = ("aspect", "weight over its whole range", "90% interval", "COPA ω")
         md += [markdown_table(headers, rows), ""]
         md += [
@@ -396,21 +397,22 @@ def write_report(
     md += [
         "## For the practitioner: COPA's ranking (averaged ω, p = ∞)",
         "",
-        markdown_text(omega_note(selection)),
+        markdown_text(f"{omega_note(selection)} {order_words(scores=False)}"),
         "",
     ]
-    cols = pool.columns
+    cols, ranking = pool.columns, selection.average_pick.ranking
+    ties = copa.tied([r.score for r in ranking])  # "3=": a place the tie-break sets
     md += [
         markdown_table(
             ("#", _noun(selection, False), *(pool.labels[c] for c in cols), "Pareto"),
             [
                 (
-                    i,
+                    f"{i}=" if tie else i,
                     r.name,
                     *[f"{r.values[c]:.4g} (top-{copa.top_percent(r.u[c])}%)" for c in cols],
                     "yes" if r.pareto else "",
                 )
-                for i, r in enumerate(selection.average_pick.ranking, 1)
+                for i, (r, tie) in enumerate(zip(ranking, ties, strict=True), 1)
             ],
         ),
         "",

@@ -430,13 +430,42 @@ def tuning_for(session: str | Path, dataset: Dataset) -> Tuning:
     }
     names = [dataset.classes[label] for label in dataset.classes]
     if sorted(class_column(n) for n in names) != sorted(by_column):
-        raise InputError.single(
-            session,
-            "header",
-            f"the session's scenario {scenario.id!r} has the classes "
-            f"{', '.join(c.name for c in scenario.classes)}; the dataset "
-            f"{', '.join(names)}.",
-            "tune with a session recorded on a scenario of the dataset's classes.",
-        )
+        raise _other_classes(session, scenario, dataset, names)
     pairs = [by_column[class_column(n)] for n in names]
     return Tuning(person.participant, tuple(w for w, _ in pairs), tuple(z for _, z in pairs))
+
+
+def _other_classes(
+    session: str | Path, scenario: Scenario, dataset: Dataset, names: Sequence[str]
+) -> InputError:
+    """The dataset's classes are not the session's: for a file whose target holds other
+    values for as many classes (text labels such as 'M' and 'B'), the fix is to rename
+    them, each to the class it stands for (guessed when each is the start of one class's
+    name and no other's); for a bundled dataset, a session of its classes."""
+    wanted = [c.name for c in scenario.classes]
+    theirs, ours = ", ".join(names), ", ".join(wanted)
+    if dataset.source.startswith("sklearn:") or len(names) != len(wanted):
+        return InputError.single(
+            session,
+            "header",
+            f"the session's scenario {scenario.id!r} has the classes {ours}; the dataset "
+            f"({dataset.description}) {theirs}.",
+            "give --for a session recorded on a scenario of the dataset's classes, or a "
+            "dataset of the scenario's classes.",
+        )
+    guess = {n: [w for w in wanted if w.lower().startswith(n.strip().lower())] for n in names}
+    unique = all(len(g) == 1 for g in guess.values())
+    if unique and len({g[0] for g in guess.values()}) == len(names):
+        renames = ", ".join(f"{n!r} → {g[0]!r}" for n, g in guess.items())
+    else:
+        renames = f"each of {theirs} to the one of {ours} it stands for"
+    where = dataset.description.partition(", ")[2] or "target"
+    return InputError.single(
+        dataset.source,
+        where,
+        f"holds the classes {theirs}, but the session to tune for ({session}) was recorded "
+        f"on the scenario {scenario.id!r}, whose classes are {ours}: a class is matched by "
+        "its name.",
+        f"rename the values of the target column ({renames}) and measure again; the session "
+        "need not be recorded again.",
+    )

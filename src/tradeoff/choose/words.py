@@ -28,8 +28,8 @@ from tradeoff.choose.robustness import CONSENSUS_LEAD, LEAD, aspect_words
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.stakeholder import expected_weights, shown_weights
 from tradeoff.learn.particles import PERCEIVABLE
-from tradeoff.stable import settled, stable_argmax
-from tradeoff.text import YOU, Voice, and_list, percent, plain_number, probability_words
+from tradeoff.stable import settled, stable_argmax, whole_parts, whole_percents
+from tradeoff.text import YOU, Voice, and_list, plain_number, probability_words
 
 
 def acceptability_words(
@@ -46,16 +46,24 @@ def acceptability_words(
     >>> table = np.array([[0.62, 0.3, 0.05], [0.3, 0.5, 0.1], [0.08, 0.2, 0.85]])
     >>> acceptability_words(table, ["mlp-8", "logreg", "knn"]).partition(": ")[2]
     'mlp-8 62%, logreg 30%, knn 8%; mlp-8 is among the top 3 in 97%.'
+    >>> parts = np.array([[0.425, 0.5], [0.425, 0.4], [0.15, 0.1]])  # read 42% + 42% + 15%
+    >>> acceptability_words(parts, ["mlp-8", "logreg", "knn"]).partition(": ")[2]
+    'mlp-8 43%, logreg 42%, knn 15%; mlp-8 is among the top 2 in 92%.'
     >>> sure = np.array([[1.0, 0.0], [0.0, 1.0]])
     >>> acceptability_words(sure, ["mlp-8", "logreg"]).partition(": ")[2]
     'mlp-8 over 99%.'
     """
     first = np.lexsort((np.arange(len(table)), -table[:, 0]))
-    shown = [
-        f"{names[m]} {probability_words(float(table[m, 0]))}"
-        for m in first[:limit]
-        if table[m, 0] > 0
-    ]
+    listed = [int(m) for m in first[:limit] if table[m, 0] > 0]
+    chances = [float(table[m, 0]) for m in listed]
+    said_as = [probability_words(p) for p in chances]
+    if len(listed) == int(np.count_nonzero(table[:, 0] > 0)):
+        # Every model that is ever best is listed: the chances are parts of one whole, said
+        # so that they add up to 100 % ("over 99%" and "under 1%" stay as they are).
+        for i, part in enumerate(whole_parts(chances)):
+            if 0.005 <= chances[i] < 0.995:
+                said_as[i] = f"{part}%"
+    shown = [f"{names[m]} {said}" for m, said in zip(listed, said_as, strict=True)]
     top = int(first[0])
     ranks = table.shape[1]
     among = probability_words(float(table[top].sum()))
@@ -69,7 +77,7 @@ def acceptability_words(
 def copa_differs(selection: Selection, rec: Recommendation, pick: RankOutcome) -> str:
     """One sentence for a COPA pick that is not the recommendation, with the difference in
     the person's own units ("COPA's ranking (for the practitioner) picks tree-depth2
-    instead, which flags 94 fewer malignant lumps per 1,000; …")."""
+    instead, which flags 94 fewer malignant lumps per 1,000 malignant lumps; …")."""
     words = (
         []
         if selection.scenario is None
@@ -295,6 +303,24 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
     return lines
 
 
+def order_words(method: str = "copa", scores: bool = True) -> str:
+    """How a COPA (or baseline) ranking is ordered, for the table that shows it: the lower
+    score is the better, and models whose scores tie (marked ``=``) are placed by the
+    tie-break (:func:`tradeoff.choose.copa.rank_by`). ``scores``: whether the table shows
+    the scores (else only the places).
+
+    >>> print(order_words())  # doctest: +NORMALIZE_WHITESPACE
+    Best first: a lower score is better. Models whose scores tie (marked =) are ordered by
+    the sum of their top-% shares, lower first, then by their row in the pool.
+    """
+    shares = "top-% shares" if method == "copa" else f"objectives as {method} scores them"
+    lead = "Best first: a lower score is better." if scores else "Best first (lowest score)."
+    return (
+        f"{lead} Models whose scores tie (marked =) are ordered by the sum of their "
+        f"{shares}, lower first, then by their row in the pool."
+    )
+
+
 def omega_note(selection: Selection, gap: float = 0.15, limit: int = 3) -> str:
     """One sentence on COPA's ω for the practitioner, naming the aspects (at most ``limit``)
     where ω looks unlike a person's own weights (over each aspect's whole range) by more
@@ -331,8 +357,10 @@ def omega_note(selection: Selection, gap: float = 0.15, limit: int = 3) -> str:
     for s, pick in zip(selection.stakeholders, selection.picks, strict=True):
         # Their weights as the review shows them: shares of the aspects they were asked.
         own = [0.0 if v is None else v for v in shown_weights(s)]
+        # Both are parts of one whole, said as they add up to 100 %.
+        omegas, theirs = whole_percents(pick.weights), whole_percents(own)
         unlike = [
-            f"{aspect} {percent(pick.weights[j])} (their weight: {percent(own[j])})"
+            f"{aspect} {omegas[j]} (their weight: {theirs[j]})"
             for j, aspect in enumerate(aspects)
             if (s.asked is None or s.asked[j]) and abs(pick.weights[j] - own[j]) > gap
         ][: limit - said]
@@ -357,10 +385,10 @@ def tuned_words(selection: Selection, person: int) -> str:
     the rows whose ``variant_of`` names a model) for stakeholder ``person``: the best of
     them against the best untuned model, in their expected metric, the gain said as what it
     is worth in the aspect they weigh most over its whole range among those their answers
-    informed ("as much as a model that clears 4.7 more benign lumps per 1,000"; "as much as a
-    model whose latency is 3 ms lower"); that none is when the gain is below what they
-    can perceive (:func:`~tradeoff.learn.particles.perceivable_margin`); "" when the pool
-    holds no tuned model.
+    informed ("as much as a model that clears 4.7 more benign lumps per 1,000 benign
+    lumps"; "as much as a model whose latency is 3 ms lower"); that none is when the gain
+    is below what they can perceive (:func:`~tradeoff.learn.particles.perceivable_margin`);
+    "" when the pool holds no tuned model.
 
     Examples
     --------
@@ -376,10 +404,10 @@ def tuned_words(selection: Selection, person: int) -> str:
     >>> print(tuned_words(Fake(pool=pool, scenario=sc, stakeholders=[kim],
     ...                        recommendations=[rec]), 0))  # doctest: +NORMALIZE_WHITESPACE
     Tuned to a person: lr (tuned for kim) is better for kim than the best untuned model, lr, by
-    as much as a model that clears 4.7 more benign lumps per 1,000.
+    as much as a model that clears 4.7 more benign lumps per 1,000 benign lumps.
 
     (Benign lumps weigh most over their range, ½·0.6; 0.0014 of ψ is 1,000·0.0014/(½·0.6)
-    more cleared per 1,000.)
+    more cleared per 1,000 benign lumps.)
 
     A gain of 0.0002, under the 0.001·(½·0.6) they can perceive:
 
@@ -420,7 +448,7 @@ def tuned_words(selection: Selection, person: int) -> str:
         c = scenario.classes[top]
         worth = (
             f"a model that {c.verb} {plain_number(1000 * gain / (weights[top] * s.priors[top]))} "
-            f"more {c.label} per 1,000"
+            f"more {c.label} per 1,000 {c.label}"
         )
     else:
         a = scenario.attributes[top - k]

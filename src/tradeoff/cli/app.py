@@ -175,6 +175,7 @@ def format_session(summary: SessionSummary) -> str:
     from tradeoff.choose.words import stated_words, unfinished_words
     from tradeoff.learn.shares import left_out_words
     from tradeoff.learn.verdict import one_answer_words
+    from tradeoff.stable import whole_percents
     from tradeoff.text import line_spans
 
     h, r = summary.log.header, summary.result
@@ -240,6 +241,12 @@ def format_session(summary: SessionSummary) -> str:
     )
     # Swing weights as the review shows them: shares of the asked aspects only.
     shares = summary.shares
+    # The shares are parts of one whole: rounded so that the shown ones add up to 100 %.
+    if shares is not None:
+        whole = whole_percents(shares.values, decimals=1)
+    else:
+        swing = r.swing_weights
+        whole = (None,) * len(r.names) if swing is None else whole_percents(swing, decimals=1)
     for i, name in enumerate(r.names):
         if not r.informed(i):  # the starting guess, not something the person said
             lines.append(f"  {name:<{wide}} {not_asked_words(summary.voice)}")
@@ -258,7 +265,7 @@ def format_session(summary: SessionSummary) -> str:
             share = None if r.swing_weights is None else r.swing_weights[i]
             span = None if r.swing_intervals is None else r.swing_intervals[i]
         if share is not None:
-            line += f"  {share:5.1%}"
+            line += f"  {whole[i] or f'{share:.1%}':>5}"
         if span is not None:
             line += f" 90% [{span[0]:.1%}, {span[1]:.1%}]"
         lines.append(line)

@@ -180,7 +180,8 @@ def cmd_pick(args: argparse.Namespace) -> int:
             | ({"sklearn": asdict(refit)} if refit is not None else {})
         )
     else:
-        say(selection_text(chosen.selection), wrap=True)
+        text = selection_text(chosen.selection, chosen.pool_path, pool_given=args.pool is not None)
+        say(text, wrap=True)
         if written is not None:
             say(
                 f"\nMLflow: alias {written.alias!r} set on {written.model} version "
@@ -198,6 +199,13 @@ def cmd_pick(args: argparse.Namespace) -> int:
                 f"\nscikit-learn: estimator {refit.model!r} refitted on "
                 f"{refit.value['fitted_on']} and pickled to {refit.pickle} (SHA-256 "
                 f"{refit.sha256}); the pick added to {refit.log}."
+                + (
+                    " It is the rule tuned to the person (tradeoff.pool.rule.PersonalRule): "
+                    "load it where tradeoff is installed (pip install tradeoff), or it will "
+                    "not unpickle."
+                    if refit.needs_tradeoff
+                    else ""
+                )
             )
     return 0
 

@@ -46,7 +46,8 @@ def format_rank(
     ``noun`` one of the pool's options ("option" where a scenario describes them by their
     aspects alone: :func:`~tradeoff.ask.words.option_noun`).
     """
-    from tradeoff.choose.copa import top_percent
+    from tradeoff.choose.copa import tied, top_percent
+    from tradeoff.choose.words import order_words
 
     cols = list(outcome.selected.u)
     heads = [(labels or {}).get(c, c) for c in cols]
@@ -67,17 +68,19 @@ def format_rank(
         f"{outcome.selectable} selectable of {outcome.n} {noun}s; method {outcome.method}, "
         f"p = {p}, ω = [{', '.join(f'{w:.3g}' for w in outcome.weights)}]; "
         f"{outcome.pareto_count} Pareto-optimal",
-        f"{'#':>3}  {noun:<{width}}  {'score':>7}  "
+        order_words(outcome.method),
+        f"{'#':>3}  {noun:<{width}}  {'score':>7}   "
         + "  ".join(f"{c:>{w}}" for c, w in zip(heads, widths, strict=True))
         + "  pareto",
     ]
-    for i, r in enumerate(outcome.ranking, 1):
+    ties = tied([r.score for r in outcome.ranking])
+    for i, (r, tie) in enumerate(zip(outcome.ranking, ties, strict=True), 1):
         tops = "  ".join(
             f"{'top-' + str(top_percent(r.u[c])) + '%':>{w}}"
             for c, w in zip(cols, widths, strict=True)
         )
         lines.append(
-            f"{i:>3}  {r.name[:width]:<{width}}  {r.score:7.4f}  {tops}  "
+            f"{i:>3}  {r.name[:width]:<{width}}  {r.score:7.4f}{'=' if tie else ' '}  {tops}  "
             f"{'yes' if r.pareto else ''}"
         )
     lines += ["", "Selected: " + outcome.explanation]

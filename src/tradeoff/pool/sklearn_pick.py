@@ -4,16 +4,20 @@
 :mod:`tradeoff.pool.tuned`) on the whole dataset and pickles it beside the pool, as
 ``<pool>.pick-<n>.pkl`` (a new file each time; nothing there is replaced), then appends a
 line to ``<pool>.picks.jsonl`` saying what was picked: the model, its estimator and
-parameters, the decision's facts, the pickle, its SHA-256 and the time. A pickle runs code
-when it is loaded: load only one you made.
+parameters, the decision's facts, the pickle, its SHA-256, the packages that loading it
+imports (``loads_with``: a variant tuned to a person is tradeoff's own
+:class:`~tradeoff.pool.rule.PersonalRule`, so it loads only where tradeoff is installed)
+and the time. A pickle runs code when it is loaded: load only one you made.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import pickle
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -39,6 +43,37 @@ class RecordedEstimator:
     sha256: str
     log: str
     value: dict[str, Any]
+
+    @property
+    def needs_tradeoff(self) -> bool:
+        """Whether loading the pickle needs tradeoff installed (a rule tuned to a person)."""
+        return "tradeoff" in self.value.get("loads_with", ())
+
+
+class _Imports(pickle.Unpickler):
+    """Reads a pickle back and notes the top-level package of every class it imports."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(io.BytesIO(data))
+        self.packages: set[str] = set()
+
+    def find_class(self, module: str, name: str) -> Any:
+        self.packages.add(module.partition(".")[0])
+        return super().find_class(module, name)
+
+
+def loads_with(data: bytes) -> list[str]:
+    """The packages (not Python's own) that loading the pickle ``data`` imports, sorted:
+    what a machine needs installed to load it. Only for a pickle made here, from the
+    fitted estimator (reading it back runs its code).
+
+    >>> from tradeoff.pool.rule import PersonalRule
+    >>> loads_with(pickle.dumps(PersonalRule(None, (0.5, 0.5), (0.4, 0.6))))
+    ['tradeoff']
+    """
+    reader = _Imports(data)
+    reader.load()
+    return sorted(p for p in reader.packages if p not in sys.stdlib_module_names)
 
 
 def pool_tuning(pool: str | Path) -> Tuning | None:
@@ -146,6 +181,7 @@ def record_estimator(
         "fitted_on": f"{dataset.description}, all {len(dataset.y)} cases",
         "pickle": target.name,
         "sha256": hashlib.sha256(data).hexdigest(),
+        "loads_with": loads_with(data),
         **dict(pick.facts),
         "decided": datetime.now(UTC).isoformat(timespec="seconds"),
     }

@@ -65,3 +65,18 @@ async def test_a_share_under_one_percent_is_said_so(
     assert rows[0].rstrip().endswith(" <1% (under 1%)"), rows[0]
     assert rows[1].rstrip().endswith(" <1% (0%–3%)"), rows[1]
     assert "<1%" not in rows[2]
+
+
+async def test_the_shares_add_up_to_100(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shares of 60.86, 36.74, 1.58 and 0.82 % each rounded read 61 + 37 + 2 + 1 = 101 %
+    beside "add up to 100% among them": they are said as parts of one whole."""
+    from tradeoff.learn.shares import Shares
+
+    with three_answers_one_unasked(tmp_path, "dr-kim") as rec:
+        values = (0.6086, 0.3674, 0.0158, 0.0082)
+        assert len(rec.engine.scenario.weight_names) == len(values)
+        nothing = (None,) * len(values)
+        monkeypatch.setattr(type(rec.engine), "shares", lambda self: Shares(values, nothing))
+        rows, _ = await _review_texts(rec)
+    ends = [row.rstrip().rsplit(" ", 1)[-1] for row in rows]
+    assert ends == ["61%", "37%", "1%", "<1%"], rows

@@ -100,3 +100,16 @@ def test_a_share_under_one_percent_is_said_so_with_its_range(
         "unter 1\u00a0%",
         "mit 90\u00a0% Wahrscheinlichkeit unter 1\u00a0%",
     )
+
+
+def test_the_shares_add_up_to_100(recorder: Recorder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shares of 60.86, 36.74, 1.58 and 0.82 % each rounded read 61 + 37 + 2 + 1 = 101 %
+    beside "add up to 100%": they are said as parts of one whole, 61 + 37 + 1 + 1."""
+    from tradeoff.learn.shares import Shares
+
+    engine = recorder.engine
+    values = (0.6086, 0.3674, 0.0158, 0.0082)
+    assert len(engine.scenario.weight_names) == len(values)
+    monkeypatch.setattr(type(engine), "shares", lambda self: Shares(values, (None,) * 4))
+    shown = [w.value for w in review_view(recorder, engine.scenario, languages()["en"]).weights]
+    assert shown == ["61%", "37%", "1%", "under 1%"]

@@ -29,6 +29,7 @@ from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.learn.verdict import one_answer_words
 from tradeoff.record.recorder import Recorder
+from tradeoff.stable import whole_parts
 from tradeoff.text import YOU, markdown_html
 from tradeoff.web.i18n import Language
 
@@ -346,8 +347,10 @@ def review_view(
     # Shares of the asked aspects only: a guess for an unasked one is not counted.
     shares = engine.shares()
     weights = []
-    for name, w, interval in zip(names, shares.values, shares.intervals, strict=True):
-        if w is None:  # the starting guess: no number, no meter
+    # Parts of one whole, rounded so that they add up to 100 % (a meter keeps its own value).
+    parts = whole_parts(shares.values)
+    for name, w, interval, part in zip(names, shares.values, shares.intervals, parts, strict=True):
+        if w is None or part is None:  # the starting guess: no number, no meter
             weights.append(Weight(name, not_asked_words(YOU, words), "", 0, False))
             continue
         # Under 1 % said so, for the share and for a range wholly under it: a share of 0.6 %
@@ -363,9 +366,7 @@ def review_view(
                 "high": words.count(round(100 * interval[1])),
             }
         )
-        share = (
-            _("under 1%%") % {} if w < 0.01 else _("%(n)s%%") % {"n": words.count(round(100 * w))}
-        )
+        share = _("under 1%%") % {} if w < 0.01 else _("%(n)s%%") % {"n": words.count(part)}
         weights.append(Weight(name, share, span, round(100 * w)))
     said = tradeoffs(
         scenario,

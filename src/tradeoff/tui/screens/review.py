@@ -18,6 +18,7 @@ from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
 from tradeoff.learn.verdict import one_answer_words
 from tradeoff.record.recorder import Recorder
+from tradeoff.stable import whole_percents
 from tradeoff.text import probability_words
 from tradeoff.tui.common import BackToQuestions, Confirmed, PauseSession
 from tradeoff.tui.dialogs import ReviewHelpScreen, save
@@ -83,9 +84,12 @@ class ReviewScreen(Screen[None]):
             names = [f"{c.outcome} {c.label}" for c in s.classes] + [a.name for a in s.attributes]
             # Shares of the asked aspects only: a guess for an unasked one is not counted.
             shares = engine.shares()
-            for name, w, interval in zip(names, shares.values, shares.intervals, strict=True):
+            parts = whole_percents(shares.values)  # said so that they add up to 100 %
+            for name, w, interval, part in zip(
+                names, shares.values, shares.intervals, parts, strict=True
+            ):
                 line = Text(f"{name[:28]:<28} ")
-                if w is None:  # the starting guess: no bar, no number
+                if w is None or part is None:  # the starting guess: no bar, no number
                     line.append(not_asked_words(), style="italic")
                     yield Static(line, classes="weight-row")
                     continue
@@ -93,7 +97,7 @@ class ReviewScreen(Screen[None]):
                 line.append_text(bar(w, lo, hi))
                 # Whole percentages: the intervals do not know more than that; under 1 %
                 # said so (a share of 0.6 % read "1% (0%–0%)", outside its own range).
-                rng = f"  {'<1%' if w < 0.01 else format(w, '.0%'):>4}"
+                rng = f"  {'<1%' if w < 0.01 else part:>4}"
                 if lo is not None and hi is not None:
                     rng += " (under 1%)" if hi < 0.01 else f" ({lo:.0%}–{hi:.0%})"
                 line.append(rng)

@@ -125,6 +125,24 @@ def withdrawn_page(site: Site, visitor: Visitor, entered: Entered | None = None)
     ]
     if end.code is None and end.url is None:
         paragraphs.append(_("Please go back to the panel and tell it that you withdrew."))
+    return panel_withdrawal(site, visitor, entered, heading, paragraphs, stay=True)
+
+
+def panel_withdrawal(
+    site: Site,
+    visitor: Visitor,
+    entered: Entered,
+    heading: str,
+    paragraphs: list[str],
+    *,
+    stay: bool = False,
+) -> web.Response:
+    """The page that ends a panel participant's withdrawal: ``paragraphs``, then the
+    study's code for a withdrawal (``--declined-code``) and the way back to the panel
+    (``--declined-url``, followed at once unless ``stay`` or there is a code to copy)."""
+    _ = visitor.language.gettext
+    assert site.study.panel is not None
+    end = site.study.panel.declined
     return site.page(
         visitor,
         "ending.html",
@@ -135,7 +153,7 @@ def withdrawn_page(site: Site, visitor: Visitor, entered: Entered | None = None)
         code_label=_("Your code for the panel (enter it on the panel's site):"),
         url=end.target(link_values(site, entered)),
         back=_("Go back to the panel"),
-        stay=True,
+        stay=stay,
     )
 
 

@@ -22,7 +22,7 @@ from aiohttp import web
 from tradeoff.errors import InputError
 from tradeoff.record.recorder import Recorder
 from tradeoff.study.withdrawals import withdraw
-from tradeoff.web.endings import link_values, withdrawn_page
+from tradeoff.web.endings import panel_withdrawal, withdrawn_page
 from tradeoff.web.i18n import N_
 from tradeoff.web.questions import with_session
 from tradeoff.web.site import (
@@ -177,18 +177,7 @@ async def confirm_withdraw(request: web.Request) -> web.StreamResponse:
     entered = await site.work(partial(site.watched.entered, pid))
     panel = site.study.panel
     if entered is not None and not entered.pilot and panel is not None:
-        end = panel.declined
-        response = site.page(
-            visitor,
-            "ending.html",
-            heading,
-            heading=heading,
-            paragraphs=paragraphs,
-            code=end.code,
-            code_label=_("Your code for the panel (enter it on the panel's site):"),
-            url=end.target(link_values(site, entered)),
-            back=_("Go back to the panel"),
-        )
+        response = panel_withdrawal(site, visitor, entered, heading, paragraphs)
     else:
         response = site.message(visitor, heading, paragraphs)
     await site.work(partial(_closed, request, site, response, visitor.nonce))

@@ -101,7 +101,9 @@ def test_the_copa_table_says_lower_is_better_and_marks_ties() -> None:
     )
     outcome = rank_pool(pool, weights=[1 / 3, 1 / 3, 1 / 3], top=8)
     text = format_rank(outcome, pool.labels)
-    assert order_words() in text and "a lower score is better" in text
+    assert order_words() in " ".join(text.splitlines()) and "a lower score is better" in text
+    said = [line for line in text.splitlines() if "score" in line and "#" not in line]
+    assert said and all(len(line) <= 80 for line in said)  # a sentence, wrapped for 80 columns
     rows = [line for line in text.splitlines() if re.match(r"\s+\d+ ", line)]
     marked = [line.split()[1] for line in rows if re.search(r"\d=\s", line)]
     assert marked == ["svm-rbf-C10", "logreg-C1-t0.35"]  # 0.1765 both

@@ -80,3 +80,15 @@ def test_no_participant_is_guessed_among_equally_close_ids(
 ) -> None:
     err = _err(["study", "withdraw", str(study), "p0"], capsys)  # p01, p02, p03 alike
     assert "no participant 'p0'" in err and "did you mean" not in err
+
+
+def test_a_study_folder_that_does_not_exist_is_said_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With no study of a close name beside it, a missing folder read "has no study.json",
+    as if it were there: it is said not to exist; a folder without a study keeps that."""
+    assert main(["study", "status", str(tmp_path / "nowhere")]) == 2
+    assert "nowhere: does not exist. Fix: give a folder made by" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["study", "status", str(tmp_path / "empty")]) == 2
+    assert "empty: has no study.json." in capsys.readouterr().err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -68,7 +69,7 @@ def format_rank(
         f"{outcome.selectable} selectable of {outcome.n} {noun}s; method {outcome.method}, "
         f"p = {p}, ω = [{', '.join(f'{w:.3g}' for w in outcome.weights)}]; "
         f"{outcome.pareto_count} Pareto-optimal",
-        order_words(outcome.method),
+        *textwrap.wrap(order_words(outcome.method), 80),  # a sentence, not a table row
         f"{'#':>3}  {noun:<{width}}  {'score':>7}   "
         + "  ".join(f"{c:>{w}}" for c, w in zip(heads, widths, strict=True))
         + "  pareto",

@@ -420,9 +420,8 @@ def load_study(folder: str | Path) -> Study:
     complete_erasure(root)
     path = root / STUDY_FILE
     if not path.is_file():
-        raise InputError.single(
-            root, "", f"has no {STUDY_FILE}.", "give a folder made by `tradeoff study create`."
-        )
+        what = f"has no {STUDY_FILE}." if root.exists() else "does not exist."
+        raise InputError.single(root, "", what, "give a folder made by `tradeoff study create`.")
     restore = "restore it as `tradeoff study create` wrote it."
     if path.stat().st_size > STUDY_FILE_LIMIT:
         raise InputError.single(

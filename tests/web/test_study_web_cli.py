@@ -154,4 +154,4 @@ def test_serve_refuses_bad_options_in_words(
     err = capsys.readouterr().err
     assert "cannot listen" in err and "Traceback" not in err
     assert main(["study", "serve", str(tmp_path / "nowhere")]) == 2
-    assert "study.json" in capsys.readouterr().err
+    assert "nowhere: does not exist" in capsys.readouterr().err

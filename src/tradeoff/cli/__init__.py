@@ -86,8 +86,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         with nullcontext() if func in MANY_THREADS else one_thread():
-            if getattr(args, "before", None) is not None:  # a note on what was given
-                args.before(args)
             code = func(args)
         sys.stdout.flush()
         return code

@@ -16,7 +16,6 @@ from tradeoff.cli.judge import cmd_compare, cmd_gap
 from tradeoff.cli.layout import Commands, OldOption, add_commands
 from tradeoff.cli.numbers import seed_of, top, whole
 from tradeoff.cli.per_unit import WHAT as PER_UNIT
-from tradeoff.cli.per_unit import note_metric
 from tradeoff.cli.pool import cmd_pool_mlflow, cmd_pool_optuna, cmd_pool_sklearn
 from tradeoff.cli.rank import MAX_SWEEP, cmd_rank
 
@@ -366,7 +365,7 @@ def add_rank_command(pl_sub: Commands) -> None:
     )
     rk.add_argument("--metric", metavar="W1,W2,...", help="the elicited " + PER_UNIT)
     rk.add_argument("--json", action="store_true", help="print one JSON document")
-    rk.set_defaults(func=cmd_rank, before=note_metric)
+    rk.set_defaults(func=cmd_rank)
 
 
 def add_judge_commands(sub: Commands) -> None:

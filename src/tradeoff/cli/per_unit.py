@@ -27,11 +27,10 @@ rounded) are told to ignore it.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tradeoff.cli.common import UsageError, error, floats
+from tradeoff.cli.common import error
 from tradeoff.errors import InputError
 
 if TYPE_CHECKING:
@@ -113,18 +112,3 @@ def say_swing_shares(given: Sequence[float], scenario: Scenario, option: str) ->
     note = swing_share_note(given, scenario, priors, option)
     if note is not None:
         error(note)
-
-
-def note_metric(args: argparse.Namespace) -> None:
-    """``pool rank --metric … --scenario …``: the note, before the ranking; anything wrong
-    with the two is left to the command to report."""
-    if not (args.metric and args.scenario):
-        return
-    from tradeoff.ask.scenario import load_scenario
-
-    try:
-        scenario = load_scenario(args.scenario).scenario
-        given = floats(args.metric, "--metric")
-    except (InputError, UsageError, OSError, ValueError):
-        return
-    say_swing_shares(given, scenario, "--metric")

@@ -16,6 +16,7 @@ from tradeoff.cli.common import (
     parse_p,
     say,
 )
+from tradeoff.cli.per_unit import say_swing_shares
 
 if TYPE_CHECKING:
     from tradeoff.choose.rank import RankOutcome
@@ -151,6 +152,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
         scenario = load_scenario(args.scenario).scenario
         noun = option_noun(scenario)
         metric = floats(args.metric, "--metric")
+        say_swing_shares(metric, scenario, "--metric")
         pool = load_pool(
             args.pool,
             metric_objectives(scenario),

@@ -56,14 +56,14 @@ def acceptability_words(
     first = np.lexsort((np.arange(len(table)), -table[:, 0]))
     listed = [int(m) for m in first[:limit] if table[m, 0] > 0]
     chances = [float(table[m, 0]) for m in listed]
-    said_as = [probability_words(p) for p in chances]
-    if len(listed) == int(np.count_nonzero(table[:, 0] > 0)):
-        # Every model that is ever best is listed: the chances are parts of one whole, said
-        # so that they add up to 100 % ("over 99%" and "under 1%" stay as they are).
-        for i, part in enumerate(whole_parts(chances)):
-            if 0.005 <= chances[i] < 0.995:
-                said_as[i] = f"{part}%"
-    shown = [f"{names[m]} {said}" for m, said in zip(listed, said_as, strict=True)]
+    # Every model that is ever best listed: the chances are parts of one whole, said so
+    # that they add up to 100 % ("over 99%" and "under 1%" stay as probability_words says).
+    whole = len(listed) == int(np.count_nonzero(table[:, 0] > 0))
+    parts = whole_parts(chances) if whole else (None,) * len(chances)
+    shown = [
+        f"{names[m]} {probability_words(p, whole='%(n)s%%' if n is None else f'{n}%%')}"
+        for m, p, n in zip(listed, chances, parts, strict=True)
+    ]
     top = int(first[0])
     ranks = table.shape[1]
     among = probability_words(float(table[top].sum()))

@@ -20,7 +20,8 @@ from tradeoff.ask.scenario import LoadedScenario, load_scenario
 from tradeoff.choose.change_words import change_sentence
 from tradeoff.choose.decide import Decision, decide, decision_tags
 from tradeoff.choose.pick_text import selection_text
-from tradeoff.choose.report import summary, weights_figure, write_report
+from tradeoff.choose.report import summary, write_report
+from tradeoff.choose.report_figures import weights_figure
 from tradeoff.choose.robustness import WeightChange, aspect_words
 from tradeoff.choose.words import omega_note, plain_summary
 from tradeoff.cli.app import format_session

@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import math
 import platform
 import re
 import shlex
@@ -27,12 +26,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 from tradeoff.ask.narrative import tradeoffs
-from tradeoff.ask.words import not_asked_words, option_noun, tradeoff_headings
+from tradeoff.ask.words import not_asked_words, tradeoff_headings
 from tradeoff.choose import copa
 from tradeoff.choose.change_words import change_lines, change_sentences, nearest_changes
 from tradeoff.choose.decide import Decision
@@ -42,7 +38,13 @@ from tradeoff.choose.decision_curves import (
     threshold_lines,
 )
 from tradeoff.choose.informed import person_shares
-from tradeoff.choose.robustness import CONSENSUS_LEAD, aspect_words
+from tradeoff.choose.report_figures import (
+    alpha_front_figure,
+    pool_noun,
+    radar_figure,
+    weights_figure,
+)
+from tradeoff.choose.robustness import CONSENSUS_LEAD
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.words import (
     acceptability_words,
@@ -54,8 +56,6 @@ from tradeoff.choose.words import (
     order_words,
     unfinished_words,
 )
-from tradeoff.judge import indicators, to_minimisation
-from tradeoff.judge.render import radar_png
 from tradeoff.stable import whole_percents
 from tradeoff.text import (
     Voice,
@@ -68,160 +68,6 @@ from tradeoff.text import (
 from tradeoff.version import __version__
 
 VERSIONS = ("numpy", "pandas", "scipy", "moocore", "matplotlib", "textual")
-
-
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def alpha_front_figure(selection: Selection, path: Path, alphas: int = 1000) -> str:
-    """Paper 000 Fig. 1/4 style: two objectives, each model selected by some α coloured by
-    the average α that selects it (α on the first objective, the rest share 1 − α)."""
-    plt = _plt()
-    pool = selection.pool
-    phi = pool.rank_cdf
-    grid = np.linspace(0, 1, alphas)
-    picks = copa.sweep(phi, [0], grid, math.inf)
-    xi, yi = (2, 0) if pool.values.shape[1] > 2 else (1, 0)
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    ax.scatter(pool.values[:, xi], pool.values[:, yi], c="lightgrey", s=18, label="candidates")
-    chosen = sorted(set(picks.tolist()))
-    mean_alpha = [float(grid[picks == m].mean()) for m in chosen]
-    sc = ax.scatter(
-        pool.values[chosen, xi],
-        pool.values[chosen, yi],
-        c=mean_alpha,
-        cmap="viridis",
-        vmin=0,
-        vmax=1,
-        s=46,
-        edgecolors="black",
-        label="selected for some α",
-    )
-    consensus = pool.names.index(selection.consensus_name)
-    ax.scatter(
-        [pool.values[consensus, xi]],
-        [pool.values[consensus, yi]],
-        marker="*",
-        s=220,
-        c="crimson",
-        label=f"consensus: {selection.consensus_name}",
-    )
-    fig.colorbar(sc, ax=ax, label=f"α (weight on {pool.columns[0]})")
-    ax.set_xlabel(pool.columns[xi])
-    ax.set_ylabel(pool.columns[yi])
-    if pool.objectives[xi].direction == "min" and _log_scale(pool.values[:, xi]):
-        ax.set_xscale("log")
-    ax.legend(fontsize=7, loc="best")
-    noun = _noun(selection)
-    ax.set_title(f"{noun[0].upper()}{noun[1:]} selected by COPA (p = ∞) as α moves")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return f"Candidate {noun}; coloured where COPA (p = ∞) selects them for some α."
-
-
-def _noun(selection: Selection, plural: bool = True) -> str:
-    """What the pool's options are called (:func:`~tradeoff.ask.words.option_noun`)."""
-    return option_noun(selection.scenario, plural)
-
-
-def _log_scale(values: np.ndarray) -> bool:
-    """Whether a cost's axis is drawn on a log scale: when it spans more than a factor of
-    20 and every value can be drawn on it (a trip with 0 changes cannot: on a log scale it
-    would vanish from the figure, the pick with it).
-
-    >>> _log_scale(np.array([0.5, 3.0, 40.0])), _log_scale(np.array([0.0, 1.0, 4.0]))
-    (True, False)
-    """
-    low = float(values.min())
-    return low > 0 and float(values.max()) > 20 * low
-
-
-def weights_figure(selection: Selection, path: Path) -> str:
-    """Each stakeholder's weights as the tables give them: how much each aspect matters
-    over its whole range (swing weights, in percent) with 90% credible intervals, and COPA's
-    ω for the same person beside them. Every bar carries its value, so a weight of 1% is
-    read, not lost; a weight no answer informed has no bar, only the words "not asked"."""
-    plt = _plt()
-    people = selection.stakeholders
-    scenario = selection.scenario
-    names = list(aspect_words(scenario)) if scenario is not None else list(people[0].names)
-    fig, (ax, ax_pool) = plt.subplots(1, 2, figsize=(10.4, 3.9), sharey=True)
-    n = len(people)
-    width = 0.8 / n
-    x = np.arange(len(names))
-    top = 0.0
-    unasked = False
-    for k, (s, pick) in enumerate(zip(people, selection.picks, strict=True)):
-        # Shares of the asked aspects only, as on the review (no guess is counted).
-        shares = person_shares(scenario, s) if scenario is not None else None
-        w = np.array(s.swing_weights or s.weights)
-        asked = np.ones(len(w), dtype=bool) if s.asked is None else np.array(s.asked, dtype=bool)
-        pos = x + (k - (n - 1) / 2) * width
-        err = None
-        ranges = s.swing_intervals
-        if shares is not None:
-            w = np.array([0.0 if v is None else v for v in shares.values])
-            known = all(iv is not None for iv, a in zip(shares.intervals, asked, strict=True) if a)
-            ranges = tuple(iv or (0.0, 0.0) for iv in shares.intervals) if known else None
-        if ranges is not None:
-            iv = np.array(ranges)
-            err = np.vstack((np.maximum(w - iv[:, 0], 0), np.maximum(iv[:, 1] - w, 0)))
-            err[:, ~asked] = 0.0
-            top = max(top, float(iv[asked, 1].max(initial=0.0)))
-        shown = np.where(asked, w, 0.0)
-        bars = ax.bar(pos, shown, width, yerr=err, capsize=3, label=s.participant)
-        labels = [t if a else "" for t, a in zip(whole_percents(shown), asked, strict=True)]
-        ax.bar_label(bars, labels=labels, fontsize=7, padding=2)
-        for j in np.flatnonzero(~asked):
-            unasked = True
-            ax.text(pos[j], 0.01, "not asked", rotation=90, ha="center", va="bottom", fontsize=7)
-        omega = np.array(pick.weights)
-        bars = ax_pool.bar(pos, omega, width, label=s.participant)
-        ax_pool.bar_label(bars, labels=list(whole_percents(omega)), fontsize=7, padding=2)
-        top = max(top, float(shown.max()), float(omega.max()))
-    wrapped = [name.replace(" ", "\n", 1) for name in names]
-    for a in (ax, ax_pool):
-        a.set_xticks(x, wrapped, fontsize=8)
-        a.set_ylim(0, min(1.0, top * 1.15 + 0.05))
-        a.yaxis.set_major_formatter(lambda v, _: percent(v))
-    ax.set_ylabel("weight")
-    ax.set_title("How much each aspect matters over its whole range\n(90% intervals)", fontsize=9)
-    ax_pool.set_title("COPA's ω (for the practitioner: fitted to the ranking)", fontsize=9)
-    ax_pool.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return (
-        "Each stakeholder's weights as in the tables: how much each aspect matters over its "
-        "whole range, with 90% credible intervals (left), and COPA's ω for the same person, "
-        "the weights under which COPA's rank-based score orders the pool like their metric "
-        "(right)."
-        + (
-            ' An aspect marked "not asked" has no bar: no answer was about it, so its '
-            "weight is only the starting guess."
-            if unasked
-            else ""
-        )
-    )
-
-
-def radar_figure(selection: Selection, path: Path) -> str | None:
-    """The radar chart of paper 003 when the pool has a ``system`` column."""
-    frame = selection.pool.frame
-    if "system" not in frame.columns:
-        return None
-    y = to_minimisation(selection.pool.values, selection.pool.maximise)
-    systems = {str(s): y[np.asarray(frame["system"] == s)] for s in frame["system"].unique()}
-    rows, _ = indicators(systems)
-    radar_png(rows, str(path), title="Systems in the pool")
-    return "Radar chart of the systems in the pool (paper 003)."
 
 
 def _sha256(path: str | Path) -> str:
@@ -267,7 +113,7 @@ def write_report(
         ),
         "",
         f"(The scenario's own description. This report weighs the {pool.n} "
-        f"{_noun(selection, pool.n != 1)} of {markdown_text(chosen.pool_path)}.)",
+        f"{pool_noun(selection, pool.n != 1)} of {markdown_text(chosen.pool_path)}.)",
         "",
     ]
     md += [
@@ -293,7 +139,7 @@ def write_report(
             else f" ({markdown_text(chance_words(rec, voice='these'))})"
         )
         md += [
-            f"**Recommended: {markdown_text(rec.name)}**{sure}, the {_noun(selection, False)} "
+            f"**Recommended: {markdown_text(rec.name)}**{sure}, the {pool_noun(selection, False)} "
             "these answers make best."
         ]
         person = Voice(s.participant)
@@ -358,7 +204,7 @@ def write_report(
                     copa_differs(selection, rec, pick)
                     if pick.selected.name != rec.name
                     else "COPA's ranking (for the practitioner) picks the same "
-                    f"{_noun(selection, False)}, {rec.name}."
+                    f"{pool_noun(selection, False)}, {rec.name}."
                 )
                 + f" (The point estimate's own pick: {lin}.)"
             ),
@@ -404,7 +250,7 @@ def write_report(
     ties = copa.tied([r.score for r in ranking])  # "3=": a place the tie-break sets
     md += [
         markdown_table(
-            ("#", _noun(selection, False), *(pool.labels[c] for c in cols), "Pareto"),
+            ("#", pool_noun(selection, False), *(pool.labels[c] for c in cols), "Pareto"),
             [
                 (
                     f"{i}=" if tie else i,
@@ -520,9 +366,9 @@ def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> s
         s, rec = people[0], selection.recommendations[0]
         sure = "" if rec.probability is None else f"; {markdown_text(chance_words(rec))}"
         text = (
-            f"**Recommendation: {names[rec.index]}**, of {n} candidate {_noun(selection)}, "
+            f"**Recommendation: {names[rec.index]}**, of {n} candidate {pool_noun(selection)}, "
             f"for {markdown_text(s.participant)} "
-            f"({s.answers} answers): the {_noun(selection, False)} their answers make "
+            f"({s.answers} answers): the {pool_noun(selection, False)} their answers make "
             f"best{sure}."
         )
         person = Voice(s.participant)
@@ -553,14 +399,14 @@ def summary(selection: Selection, left_out: Sequence[tuple[str, str]] = ()) -> s
         regret = (
             "everyone's own pick, so no one gives anything up."
             if own
-            else f"the {_noun(selection, False)} whose largest regret over everyone is "
+            else f"the {pool_noun(selection, False)} whose largest regret over everyone is "
             "smallest: it costs no one "
             f"more than {selection.consensus_max_regret:.0%} of the spread of their own "
             "metric over the candidates."
         )
         text = (
             f"**Recommendation for the group: {markdown_text(selection.consensus_name)}**, of {n} "
-            f"candidate {_noun(selection)}. {len(people)} people answered; {agree}. The "
+            f"candidate {pool_noun(selection)}. {len(people)} people answered; {agree}. The "
             "consensus is "
             f"{regret}"
         )

@@ -1,6 +1,8 @@
 """The questions of the study web page: ``/question`` (the engine's next question as a
 form), the form actions (``/answer``, ``/undo``, ``/more``, ``/finish``), ``/review`` (what
-the answers say) and ``/done`` (the thank-you page, or the panel's ending).
+the answers say) and ``/done`` (the thank-you page, or the panel's ending). Someone in by a
+link to a study without a consent page saw neither the code page nor a consent page: their
+first question gives the study in brief (its description and length) above it.
 
 Every answer is written to the participant's session file and synced before the next
 page is sent (post, redirect, get); each form carries the number of answers the page was

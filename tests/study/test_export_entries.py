@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from tradeoff.ask.scenario import load_scenario
-from tradeoff.cli.study import format_status
+from tradeoff.cli.study_status import format_status
 from tradeoff.record.records import EntryRecord, now
 from tradeoff.study.declines import declined_consent, record_code_decline
 from tradeoff.study.entries import EntryLog, admit, read_entries, take_place

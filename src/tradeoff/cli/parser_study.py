@@ -19,9 +19,9 @@ from tradeoff.cli.study import (
     cmd_study_remove_pilots,
     cmd_study_report,
     cmd_study_serve,
-    cmd_study_status,
     cmd_study_withdraw,
 )
+from tradeoff.cli.study_status import cmd_study_status
 
 RUN = "Run a study"
 INATTENTIVE_HELP = (

@@ -1,4 +1,5 @@
-"""Studies: ``tradeoff study create``, ``tradeoff study status`` and ``tradeoff study report``.
+"""Studies: ``tradeoff study create``, ``tradeoff study report`` and the other actions
+(``study status`` is :mod:`tradeoff.cli.study_status`).
 
 The work is in :mod:`tradeoff.study.folder` and, for the report, :mod:`tradeoff.study.report`;
 these commands parse options and print.
@@ -10,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tradeoff.cli.arms import arm_specs, arms_lines, format_arms, report_arms, say_arms
+from tradeoff.cli.arms import arm_specs, arms_lines, report_arms, say_arms
 from tradeoff.cli.common import UsageError, emit, error, parse_p, say
 from tradeoff.cli.panel_links import BASE_URL, panel_link, panel_link_lines, quota_links
 from tradeoff.text import count
@@ -250,86 +251,6 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         f"{study.path / study.consent_file} (version {study.consent_version})."
     )
     say("\n".join(lines))
-    return 0
-
-
-def format_status(data: dict[str, object]) -> str:
-    """``study status`` in words: the counts, a line each for pilots and panel entries,
-    then a row per participant."""
-    lines = _format_rows(data).split("\n")
-    extra = []
-    pilots = data.get("pilots")
-    if isinstance(pilots, dict) and pilots.get("participants"):
-        n = pilots["sessions"]
-        extra.append(
-            f"{n} pilot session{'s' if n != 1 else ''} of {pilots['participants']} pilot "
-            f"participant{'s' if pilots['participants'] != 1 else ''}, not counted "
-            "(tradeoff study remove-pilots moves them aside)"
-        )
-    panel = data.get("panel")
-    if isinstance(panel, dict):
-        screened = panel.get("screened") or {}
-        reasons = ", ".join(f"{n} {r}" for r, n in screened.items())
-        extra.append(
-            f"panel: {panel['entered']} entered by link, {panel['holding_a_place']} holding a "
-            f"place"
-            + (f" of {panel['cap']}" if panel.get("cap") else "")
-            + f", {panel['declined']} declined consent, {panel['screened_total']} screened out"
-            + (f" ({reasons})" if reasons else "")
-        )
-    return "\n".join(lines[:1] + extra + format_arms(data) + lines[1:])
-
-
-def _format_rows(data: dict[str, object]) -> str:
-    from tradeoff.study.status import row_note
-
-    rows = data["rows"]
-    participants = data["participants"]
-    assert isinstance(rows, list) and isinstance(participants, int)
-    width = max([11] + [len(str(r["participant"])) for r in rows])
-    lines = [
-        f"{data['study']}: {count(participants, 'participant')}, "
-        f"{data['started']} started, "
-        + (f"{data['consented']} consented, " if data.get("consented") is not None else "")
-        + f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
-        f"{data.get('withdrawn', 0)} withdrawn"
-        + (f", {data['declined']} declined consent" if data.get("declined") else "")
-        + (f", {data['erased']} erased" if data.get("erased") else "")
-        + (
-            f"; median {data['median_response_s']} s per answer"
-            if data.get("median_response_s") is not None
-            else ""
-        ),
-        f"  {'participant':<{width}}  {'answers':>7}  {'complete':<8}  {'last activity':<25}  note",
-    ]
-    for r in rows:
-        note = row_note(r)
-        line = (
-            f"  {r['participant']:<{width}}  {r['answers']:>7}  "
-            f"{'yes' if r['complete'] else 'no':<8}  {r['last_activity'] or '—':<25}  {note}"
-        )
-        lines.append(line.rstrip())
-    problems = data.get("problems") or []
-    assert isinstance(problems, list)
-    lines += [f"problem: {p}" for p in problems]
-    return "\n".join(lines)
-
-
-def cmd_study_status(args: argparse.Namespace) -> int:
-    from tradeoff.cli.nearby import open_study
-    from tradeoff.study.status import study_status
-
-    study = open_study(args.study)
-    if args.watch:
-        from tradeoff.tui.study import watch
-
-        watch(study, interval=args.interval)
-        return 0
-    data = study_status(study).to_dict()
-    if args.json:
-        emit(data)
-    else:
-        say(format_status(data))
     return 0
 
 

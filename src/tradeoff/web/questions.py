@@ -1,6 +1,8 @@
 """The questions of the study web page: ``/question`` (the engine's next question as a
 form), the form actions (``/answer``, ``/undo``, ``/more``, ``/finish``), ``/review`` (what
-the answers say) and ``/done`` (the thank-you page, or the panel's ending).
+the answers say) and ``/done`` (the thank-you page, or the panel's ending). Someone in by a
+link to a study without a consent page saw neither the code page nor a consent page: their
+first question gives the study in brief (its description and length) above it.
 
 Every answer is written to the participant's session file and synced before the next
 page is sent (post, redirect, get); each form carries the number of answers the page was
@@ -26,6 +28,7 @@ from tradeoff.learn import Engine
 from tradeoff.record.marks import Marks
 from tradeoff.record.recorder import Recorder, SessionLocked, SessionWriteError
 from tradeoff.web.checks import answer_or_check, consent_due, consent_texts, page_view
+from tradeoff.web.code_entry import study_length
 from tradeoff.web.endings import finish, thank_you
 from tradeoff.web.i18n import N_
 from tradeoff.web.pages import QuestionView, noise_recommendation, review_view
@@ -97,10 +100,11 @@ async def question(request: web.Request) -> web.StreamResponse:
         assert visitor.participant is not None
         texts = consent_texts(site.study)
 
-        def see(engine: Engine, marks: Marks) -> tuple[QuestionView, int] | str | None:
+        def see(engine: Engine, marks: Marks) -> tuple[QuestionView, int, bool] | str | None:
             if consent_due(texts, marks):
                 return "consent"
-            return page_view(site.study, engine, marks, visitor.language)
+            shown = page_view(site.study, engine, marks, visitor.language)
+            return None if shown is None else (*shown, bool(marks.consented))
 
         seen = await site.work(
             partial(site.participants.look_marked, visitor.participant, path, see)
@@ -109,8 +113,16 @@ async def question(request: web.Request) -> web.StreamResponse:
             return redirect("consent")
         if not isinstance(seen, tuple):
             return redirect("review")
-        view, step = seen
+        view, step, consented = seen
         notice = request.query.get("notice", "")
+        # someone in by a link, with no consent page, saw no code page: the study's
+        # description and length on their first question (the consent page has them else)
+        brief = (
+            step == 0
+            and not notice
+            and not consented
+            and await site.work(partial(site.watched.entered, visitor.participant)) is not None
+        )
         _ = visitor.language.gettext
         notices = {"undone": _("Your last answer was taken back; here is that question again.")}
         return site.page(
@@ -127,6 +139,8 @@ async def question(request: web.Request) -> web.StreamResponse:
             options=view.options,
             shown=site.shown(visitor.nonce, view.answered),
             notice=notices.get(notice, ""),
+            description=site.description_html if brief else None,
+            expect=study_length(site, visitor) if brief else None,
         )
 
     return await with_session(request, show)

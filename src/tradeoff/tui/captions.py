@@ -14,6 +14,7 @@ from textual.widgets import DataTable
 from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.words import table_legend
 from tradeoff.text import and_list
+from tradeoff.tui.cells import COPA_ORDER
 
 
 def out_of_view(
@@ -67,14 +68,17 @@ def ranking_caption(
     room = table.scrollable_content_region.width + table.cell_padding  # a last pad
     left, right = out_of_view(widths, room, round(table.scroll_x), table.fixed_columns)
     out = {j - 2 for j in left + right}  # after the number and the name
-    whole = {len(headers) - 1, *range(scenario.n_classes if scenario is not None else 0)}
+    lead = 1 if about is None else 0  # COPA's score comes before the aspects
+    classes = scenario.n_classes if scenario is not None else 0
+    whole = {len(headers) - 1, *range(lead, lead + classes)}
 
     def name(j: int) -> str:  # "chance best", "malignant flagged"; "latency" (not its unit)
         return headers[j].replace("\n", " ") if j in whole else headers[j].split("\n")[0]
 
     hidden = out_of_view_note([name(j - 2) for j in left], [name(j - 2) for j in right])
     if about is None:
-        copa = f"COPA's ranking: top-x%: x% of {noun}s are better on it (none: top-1%)."
+        tops = f"Top-x%: x% of {noun}s are better on it (none: top-1%)."
+        copa = f"COPA's ranking. {COPA_ORDER} {tops}"
         return f"{copa} {hidden}" if hidden else copa
     aspects = len(scenario.weight_names) if scenario is not None else 0
     shown = [j for j in range(aspects) if j not in out]

@@ -97,6 +97,7 @@ class ReviewHelpScreen(HelpScreen):
         "  m           answer 10 more questions (narrower ranges)\n"
         "  u           take back your last answer\n"
         "  q           save and quit; you can resume later\n"
+        "  PgDn/PgUp   scroll the words above the buttons (or ↑ ↓)\n"
         "  ?           this help"
     )
 

@@ -14,6 +14,7 @@ Opened from the stakeholder app's result screen, and on its own by ``tradeoff pi
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import ClassVar
 
 import numpy as np
@@ -31,10 +32,11 @@ from tradeoff.choose import copa
 from tradeoff.choose.informed import PeopleList, people_list
 from tradeoff.choose.rank import rank_pool
 from tradeoff.choose.selection import Selection
-from tradeoff.choose.words import omega_note, plain_summary
+from tradeoff.choose.words import omega_note, order_words, plain_summary
 from tradeoff.pareto import pareto_mask
 from tradeoff.pool import Pool
 from tradeoff.tui.captions import SizedTable, ranking_caption
+from tradeoff.tui.cells import chance_cells, copa_rows
 from tradeoff.tui.common import fit_names, name_room
 from tradeoff.tui.curves import DecisionCurvesScreen, curve_view
 from tradeoff.tui.dialogs import SelectionHelpScreen
@@ -167,7 +169,10 @@ class SelectionScreen(Screen[None]):
         """The candidates as the people's own metrics order them
         (:func:`~tradeoff.choose.informed.people_list`)."""
         s = self.selection
-        return people_list(self.scenario, self.pool, s.stakeholders, s.recommendations)
+        people = people_list(self.scenario, self.pool, s.stakeholders, s.recommendations)
+        chances = s.recommendations[0].p_best if len(s.stakeholders) == 1 else None
+        # One person's chances are parts of one whole: said so that they add up to 100%.
+        return people if chances is None else replace(people, extra=chance_cells(chances))
 
     def refresh_ranking(self) -> None:
         weights = self.current_weights()
@@ -179,13 +184,9 @@ class SelectionScreen(Screen[None]):
         self.query_one("#select-summary").display = not self.details
         self.query_one("#select-status-box").display = self.details
         headers = [self._header(j) for j in range(len(cols))]
-        if self.details:
-            headers.append("Pareto")
-            ranked = outcome.ranking
-            tops = [[f"top-{copa.top_percent(r.u[c])}%" for c in cols] for r in ranked]
-            rows = [
-                (r.name, [*t, "yes" if r.pareto else ""]) for r, t in zip(ranked, tops, strict=True)
-            ]
+        if self.details:  # the score first, as pool rank shows it
+            headers = ["score", *headers, "Pareto"]
+            rows = copa_rows(outcome.ranking, cols)
             self._status(weights, outcome.selected.name, outcome.explanation)
         else:
             people = self._people_order()
@@ -226,7 +227,7 @@ class SelectionScreen(Screen[None]):
         note = f" {omega_note(self.selection)}" if self.alpha is None else ""
         self.query_one("#select-status", Static).update(
             f"COPA, p = {ptxt}; {how}; ω = [{', '.join(f'{w:.2f}' for w in weights)}] → "
-            f"pick: {pick}.{note}\n{explanation}"
+            f"pick: {pick}.{note}\n{explanation}\n{order_words()}"  # as pool rank says it
         )
 
     def _values(self, j: int) -> tuple[np.ndarray, str, bool]:

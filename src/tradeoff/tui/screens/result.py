@@ -18,6 +18,7 @@ from tradeoff.ask.words import aspect_header, candidates_noun, option_noun, tabl
 from tradeoff.errors import InputError
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import probability_words
+from tradeoff.tui.cells import chance_cells
 from tradeoff.tui.common import Farewell, fit_names, name_room
 from tradeoff.tui.dialogs import ResultHelpScreen
 
@@ -173,12 +174,14 @@ class ResultScreen(Screen[None]):
         # Ordered by what the answers informed: a guess for an unasked aspect moves nothing.
         person = decision.selection.stakeholders[0]
         one = listed(s, pool.names, pool.values, person, advice)
+        # The chances are parts of one whole: said so that they add up to 100%.
+        chances = () if advice.p_best is None else chance_cells(advice.p_best)
         rows = []
         for i in one.order:
             cells = [
                 aspect_cell(s, j, float(pool.values[i, j])) for j in range(pool.values.shape[1])
             ]
-            cells += [probability_words(advice.p_best[i])] if advice.p_best is not None else []
+            cells += [chances[i]] if chances else []
             rows.append((i, cells))
         self._rows = [(i, one.names[i], cells) for i, cells in rows]
         self._pick, self._headers = advice.index, headers

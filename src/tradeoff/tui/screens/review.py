@@ -52,6 +52,11 @@ class ReviewScreen(Screen[None]):
         Binding("u", "undo", "Undo", id="review-undo"),
         Binding("question_mark", "help", "Help", id="review-help"),
         Binding("q", "quit_session", "Save & quit", id="review-quit"),
+        # The words scroll above the buttons, from anywhere on the screen.
+        Binding("pagedown", "scroll_words('page_down')", "More text", id="review-more-text"),
+        Binding("pageup", "scroll_words('page_up')", "Back", id="review-back", show=False),
+        Binding("down", "scroll_words('down')", "", show=False),
+        Binding("up", "scroll_words('up')", "", show=False),
     ]
 
     def __init__(self, recorder: Recorder) -> None:
@@ -114,15 +119,32 @@ class ReviewScreen(Screen[None]):
                     yield from (Static(f"• {text}") for text in group)
             yield Static("")
             yield Static(self._consistency(), id="consistency")
-            with Horizontal(id="review-buttons"):
-                yield Button("Confirm", id="confirm-button", variant="primary")
-                if self.can_ask_more:
-                    yield Button("Answer 10 more questions", id="more-button")
+            yield Static("")  # a line between the words and the buttons
+        # Under the words, always in view: at 80×24 the words run past the screen's foot.
+        with Horizontal(id="review-buttons"):
+            yield Button("Confirm", id="confirm-button", variant="primary")
+            if self.can_ask_more:
+                yield Button("Answer 10 more questions", id="more-button")
         yield Footer()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide "10 more" from the footer (and ignore its key) when no question is left."""
+        """Hide "10 more" from the footer (and ignore its key) when no question is left,
+        and the page keys while the words fit."""
+        if action == "scroll_words":
+            return self.query_one("#review-body").max_scroll_y > 0
         return self.can_ask_more if action == "more" else True
+
+    def on_resize(self) -> None:
+        """The words take the rows the title, the buttons and the footer leave them (the
+        buttons follow right under them), and scroll when they need more."""
+        others = (self.query_one("#title"), self.query_one("#review-buttons"), *self.query(Footer))
+        used = sum(w.outer_size.height for w in others)
+        self.query_one("#review-body").styles.max_height = max(3, self.size.height - used)
+        self.call_after_refresh(self.refresh_bindings)  # the words may fit now, or not
+
+    def action_scroll_words(self, how: str) -> None:
+        body = self.query_one("#review-body", VerticalScroll)
+        getattr(body, f"action_scroll_{how}" if how in ("up", "down") else f"action_{how}")()
 
     def _why_stopped(self) -> str:
         """Why the questions stopped, and, when the pick rests on one answer about some

@@ -45,7 +45,7 @@ from tradeoff.choose.stakeholder import Stakeholder
 from tradeoff.learn.particles import perceivable_margin
 from tradeoff.learn.shares import Shares, shares_of
 from tradeoff.pareto import nondominated
-from tradeoff.stable import settled, stable_order
+from tradeoff.stable import settled, stable_order, whole_percents
 from tradeoff.text import probability_words
 
 
@@ -295,6 +295,32 @@ class Pooled(Protocol):
     def values(self) -> FloatArray: ...
 
 
+def chance_cells(chances: Sequence[float]) -> tuple[str, ...]:
+    """Every candidate's chance to be the best, as parts of one whole: whole percentages
+    by the largest remainder (:func:`~tradeoff.stable.whole_percents`), so the list adds up
+    to 100%. "Over 99%" and "under 1%" stay as :func:`~tradeoff.text.probability_words`
+    says them, and a chance above 0 never reads "0%".
+
+    >>> [round(100 * p) for p in (0.335, 0.335, 0.33)]  # each rounded alone: 101 in all
+    [34, 34, 33]
+    >>> chance_cells([0.335, 0.335, 0.33])
+    ('34%', '33%', '33%')
+    >>> chance_cells([0.996, 0.004, 0.0])
+    ('over 99%', 'under 1%', '0%')
+    >>> chance_cells([0.496, 0.496, 0.002, 0.006])  # 0.6% gets no unit left: not "0%"
+    ('50%', '50%', 'under 1%', 'under 1%')
+    """
+    cells = []
+    for p, part in zip(chances, whole_percents(chances), strict=True):
+        if part is None or not 0.005 <= p < 0.995:
+            cells.append(probability_words(p))
+        elif part == "0%":
+            cells.append(probability_words(p, whole="under 1%%"))
+        else:
+            cells.append(part)
+    return tuple(cells)
+
+
 def people_list(
     scenario: Scenario | None,
     pool: Pooled,
@@ -308,7 +334,8 @@ def people_list(
     if len(people) == 1:
         rec = advice[0]
         p = rec.p_best
-        best = tuple("" if p is None else probability_words(p[i]) for i in range(n))
+        # The chances are parts of one whole: said so that they add up to 100%.
+        best = ("",) * n if p is None else chance_cells(p)
         if scenario is None:
             by = tuple(int(i) for i in stable_order(-np.asarray(rec.expected)))
             return PeopleList(by, "chance\nbest", best, tuple(pool.names))

@@ -21,6 +21,7 @@ from tradeoff.choose.change_words import (
     change_sentences,
 )
 from tradeoff.choose.decision_curves import threshold_lines
+from tradeoff.choose.informed import chance_cells
 from tradeoff.choose.measurement_words import measured_best_sentence, noise_sentence
 from tradeoff.choose.rank import RankOutcome
 from tradeoff.choose.recommend import Recommendation
@@ -28,7 +29,7 @@ from tradeoff.choose.robustness import CONSENSUS_LEAD, LEAD, aspect_words
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.stakeholder import expected_weights, shown_weights
 from tradeoff.learn.particles import PERCEIVABLE
-from tradeoff.stable import settled, stable_argmax, whole_parts, whole_percents
+from tradeoff.stable import settled, stable_argmax, whole_percents
 from tradeoff.text import YOU, Voice, and_list, plain_number, probability_words
 
 
@@ -59,11 +60,8 @@ def acceptability_words(
     # Every model that is ever best listed: the chances are parts of one whole, said so
     # that they add up to 100 % ("over 99%" and "under 1%" stay as probability_words says).
     whole = len(listed) == int(np.count_nonzero(table[:, 0] > 0))
-    parts = whole_parts(chances) if whole else (None,) * len(chances)
-    shown = [
-        f"{names[m]} {probability_words(p, whole='%(n)s%%' if n is None else f'{n}%%')}"
-        for m, p, n in zip(listed, chances, parts, strict=True)
-    ]
+    cells = chance_cells(chances) if whole else tuple(probability_words(p) for p in chances)
+    shown = [f"{names[m]} {cell}" for m, cell in zip(listed, cells, strict=True)]
     top = int(first[0])
     ranks = table.shape[1]
     among = probability_words(float(table[top].sum()))

@@ -14,7 +14,6 @@ Opened from the stakeholder app's result screen, and on its own by ``tradeoff pi
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import ClassVar
 
 import numpy as np
@@ -36,7 +35,7 @@ from tradeoff.choose.words import omega_note, order_words, plain_summary
 from tradeoff.pareto import pareto_mask
 from tradeoff.pool import Pool
 from tradeoff.tui.captions import SizedTable, ranking_caption
-from tradeoff.tui.cells import chance_cells, copa_rows
+from tradeoff.tui.cells import copa_rows
 from tradeoff.tui.common import fit_names, name_room
 from tradeoff.tui.curves import DecisionCurvesScreen, curve_view
 from tradeoff.tui.dialogs import SelectionHelpScreen
@@ -169,10 +168,7 @@ class SelectionScreen(Screen[None]):
         """The candidates as the people's own metrics order them
         (:func:`~tradeoff.choose.informed.people_list`)."""
         s = self.selection
-        people = people_list(self.scenario, self.pool, s.stakeholders, s.recommendations)
-        chances = s.recommendations[0].p_best if len(s.stakeholders) == 1 else None
-        # One person's chances are parts of one whole: said so that they add up to 100%.
-        return people if chances is None else replace(people, extra=chance_cells(chances))
+        return people_list(self.scenario, self.pool, s.stakeholders, s.recommendations)
 
     def refresh_ranking(self) -> None:
         weights = self.current_weights()

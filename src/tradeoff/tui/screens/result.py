@@ -15,10 +15,10 @@ from textual.widgets import Button, DataTable, Footer, Label, Static
 
 from tradeoff.ask.shown import aspect_cell
 from tradeoff.ask.words import aspect_header, candidates_noun, option_noun, table_legend
+from tradeoff.choose.informed import chance_cells
 from tradeoff.errors import InputError
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import probability_words
-from tradeoff.tui.cells import chance_cells
 from tradeoff.tui.common import Farewell, fit_names, name_room
 from tradeoff.tui.dialogs import ResultHelpScreen
 

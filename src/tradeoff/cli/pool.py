@@ -47,7 +47,7 @@ def _written(
             }
         )
     else:
-        say(f"{what}: {len(frame)} models into {table} (provenance: {side})")
+        say(f"{what}: {len(frame)} models into {table} (provenance: {side})", wrap=True)
         say(frame.to_string(index=False, max_rows=40))
     return 0
 

@@ -11,12 +11,10 @@ from typing import TYPE_CHECKING, Literal
 from tradeoff.cli.common import (
     UsageError,
     emit,
-    in_range,
     objectives,
     point,
     prose_width,
     say,
-    seed,
     writable_file,
 )
 
@@ -56,11 +54,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from tradeoff.judge.render import radar_png
     from tradeoff.pool import load_pool
 
-    objs = objectives(args.objective)
-    in_range(args.permutations, "--permutations", 1, 10_000_000)
+    objs = objectives(args.objective)  # --permutations, --seed: checked as parsed
     if not (args.sigma > 0 and math.isfinite(args.sigma)):
         raise UsageError("--sigma must be a positive finite number")
-    seed(args.seed)
     if args.radar:
         writable_file(args.radar, "--radar")
     pool = load_pool(args.pool, objs, name_column=args.system, unique_names=False)

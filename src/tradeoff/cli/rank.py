@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from tradeoff.choose.rank import RankOutcome
 
 MAX_SWEEP = 100_001
+"""The most values of α ``--sweep`` takes (checked as the command line is parsed)."""
 
 
 def parse_weights(items: Sequence[str]) -> dict[str, float]:
@@ -144,11 +145,10 @@ def format_rank(
 
 
 def _check(args: argparse.Namespace) -> None:
-    """What only the command line can check: which options go together, and the size of
-    an α sweep before it is made. Values are checked by the core (:mod:`tradeoff.choose.rank`),
-    whose errors name its parameters; ``main`` maps them to these flags."""
-    if args.sweep is not None and not 2 <= args.sweep <= MAX_SWEEP:
-        raise UsageError(f"--sweep needs N from 2 to {MAX_SWEEP} values of α")
+    """What only the command line can check: which options go together. The size of an α
+    sweep is refused as the command line is parsed (``--sweep``: 2 to :data:`MAX_SWEEP`);
+    values are checked by the core (:mod:`tradeoff.choose.rank`), whose errors name its
+    parameters; ``main`` maps them to these flags."""
     if args.scenario and not args.metric:
         raise UsageError("--scenario needs --metric W1,W2,... (the elicited weights)")
     if args.metric and not args.scenario:

@@ -283,28 +283,28 @@ def write(tmp_path: Path, **extra: object) -> Path:
     [
         (
             {"recall_benign_se": [0.01, -0.02]},
-            "row 2 (model 'b'), column 'recall_benign_se'",
+            "line 3 (model 'b'), column 'recall_benign_se'",
             "≥ 0",
         ),
         (
             {"latency_ms_se": [float("inf"), 0.1]},
-            "row 1 (model 'a'), column 'latency_ms_se'",
+            "line 2 (model 'a'), column 'latency_ms_se'",
             "finite",
         ),
         (
             {"recall_benign_se": [0.01, None]},
-            "row 2 (model 'b'), column 'recall_benign_se'",
+            "line 3 (model 'b'), column 'recall_benign_se'",
             "missing",
         ),
-        ({"recall_benign_se": ["x", 0.1]}, "row 1 (model 'a'), column 'recall_benign_se'", "'x'"),
+        ({"recall_benign_se": ["x", 0.1]}, "line 2 (model 'a'), column 'recall_benign_se'", "'x'"),
         (
             {"recall_benign_cases": [300, 0]},
-            "row 2 (model 'b'), column 'recall_benign_cases'",
+            "line 3 (model 'b'), column 'recall_benign_cases'",
             "whole number ≥ 1",
         ),
         (
             {"recall_benign_cases": [300.5, 10]},
-            "row 1 (model 'a'), column 'recall_benign_cases'",
+            "line 2 (model 'a'), column 'recall_benign_cases'",
             "whole number",
         ),
         ({"latency_ms_cases": [300, 300]}, "column 'latency_ms_cases'", "not a share"),

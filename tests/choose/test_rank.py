@@ -196,7 +196,7 @@ GOOD = "model,acc,cost\na,0.9,3\nb,0.8,2\nc,0.7,1\n"
 BAD_POOLS = {
     "missing file": (None, ["--objective", "acc:max"], "file not found"),
     "unknown column": (GOOD, ["--objective", "accuracy:max"], "did you mean 'acc'"),
-    "non-numeric": ("model,acc\na,0.9\nb,high\nc,0.7\n", ["--objective", "acc:max"], "rows 2"),
+    "non-numeric": ("model,acc\na,0.9\nb,high\nc,0.7\n", ["--objective", "acc:max"], "line 3"),
     "nan": (
         "model,acc\na,0.9\nb,\nc,nan\nd,inf\n",
         ["--objective", "acc:max"],
@@ -239,7 +239,7 @@ def test_nan_rows_named_and_drop_missing(
     path = write_pool(tmp_path, "model,acc,cost\na,0.9,1\nb,,2\nc,0.7,3\nd,0.6,nan\n")
     assert main(["rank", path, "--objective", "acc:max", "--objective", "cost:min"]) == 2
     err = capsys.readouterr().err
-    assert "column 'acc', rows 2" in err and "column 'cost', rows 4" in err
+    assert "column 'acc', line 3" in err and "column 'cost', line 5" in err
     assert "--drop-missing" in err
     data = run_json(
         [

@@ -64,7 +64,7 @@ def test_a_value_its_column_cannot_hold_is_refused_with_row_model_column_and_fix
     message = err.value.message()
     model = pd.read_csv(tmp_path / "pools" / "breast-cancer.csv")["model"][2]
     assert message.startswith(str(tmp_path / "pools" / "breast-cancer.csv"))
-    assert f"row 3 (model {model!r}), column {column!r}" in message
+    assert f"line 4 (model {model!r}), column {column!r}" in message
     assert said in message and "Fix: " in message
 
 
@@ -81,7 +81,7 @@ def test_select_refuses_a_recall_of_seven_instead_of_recommending_it(
     capsys.readouterr()
     assert main(["select", "--scenario", str(scenario), "--session", str(sessions[0])]) == 2
     err = capsys.readouterr().err
-    assert f"{pool}: row 1 (model 'logreg-C0.01'), column 'recall_benign': is 7;" in err
+    assert f"{pool}: line 2 (model 'logreg-C0.01'), column 'recall_benign': is 7;" in err
     assert "Traceback" not in err
 
 
@@ -228,7 +228,7 @@ def test_select_on_a_pool_with_an_empty_model_name_is_a_located_error(
     capsys.readouterr()
     assert main(["select", "--scenario", str(scenario), "--session", str(sessions[0])]) == 2
     err = capsys.readouterr().err
-    assert f"{pool}: row 5, column 'model': the model name is empty." in err
+    assert f"{pool}: line 6, column 'model': the model name is empty." in err
     assert "Fix: give every model a name." in err and "Traceback" not in err
 
 
@@ -466,7 +466,7 @@ def test_the_count_of_problems_counts_those_left_unlisted(
     frame.to_csv(pool, index=False)
     assert main(["pick", str(pool), "--session", str(ONCOLOGIST[0])]) == 2
     err = capsys.readouterr().err.splitlines()
-    listed = [line for line in err if line.startswith("  - row ")]
+    listed = [line for line in err if line.startswith("  - line ")]
     total = 2 * len(frame) - int((frame["recall_benign"] == 0).sum())  # 0 % is a share too
     assert err[0] == f"{pool}: {total} problems:", err[0]
     assert len(listed) == 10 and err[11] == f"  - … and {total - 10} more problems like these."

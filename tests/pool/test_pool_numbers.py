@@ -71,7 +71,7 @@ def test_a_count_beyond_a_billion_cases_is_refused_with_its_range(
     started = time.perf_counter()
     message = _refused(path)
     assert time.perf_counter() - started < 5
-    assert "row 4 (model 'logreg-C10'), column 'recall_malignant_cases'" in message
+    assert "line 5 (model 'logreg-C10'), column 'recall_malignant_cases'" in message
     assert "at most 1,000,000,000" in message and "from 1 to 1,000,000,000" in message
 
 
@@ -89,7 +89,8 @@ def test_a_count_of_true_is_refused(tmp_path: Path, suffix: str) -> None:
     n = len(pd.read_csv(SHIPPED))
     path = _pool(tmp_path, suffix, recall_benign_cases=[True] * n)
     message = _refused(path)
-    assert "row 1 (model 'logreg-C0.01'), column 'recall_benign_cases': is True, a yes/no" in (
+    row = "line 2" if suffix == ".csv" else "row 1"  # a Parquet file has no lines
+    assert f"{row} (model 'logreg-C0.01'), column 'recall_benign_cases': is True, a yes/no" in (
         message
     )
     assert "a whole number from 1 to 1,000,000,000" in message
@@ -111,7 +112,7 @@ def test_a_standard_error_beyond_1e12_is_refused(tmp_path: Path) -> None:
     n = len(pd.read_csv(SHIPPED))
     path = _pool(tmp_path, latency_ms_se=_counts(n, 2, 1e300))
     message = _refused(path)
-    assert "row 2 (model 'logreg-C0.1'), column 'latency_ms_se': is 1e+300" in message
+    assert "line 3 (model 'logreg-C0.1'), column 'latency_ms_se': is 1e+300" in message
 
 
 @pytest.mark.parametrize("name", ["", "   "])
@@ -123,7 +124,8 @@ def test_an_empty_model_name_is_a_located_error(tmp_path: Path, name: str, suffi
     names[2] = name
     path = _pool(tmp_path, suffix, model=names)
     message = _refused(path)
-    assert "row 3, column 'model': the model name is empty. Fix: give every model a name." in (
+    row = "line 4" if suffix == ".csv" else "row 3"  # a Parquet file has no lines
+    assert f"{row}, column 'model': the model name is empty. Fix: give every model a name." in (
         message
     )
 
@@ -186,7 +188,7 @@ def test_pool_rank_without_a_scenario_reads_recalls_as_shares(
     args = ["pool", "rank", str(pool), "--objective", "recall_malignant:max"]
     assert main([*args, "--objective", "recall_benign:max"]) == 2
     err = " ".join(capsys.readouterr().err.split())
-    assert "row 2 (model 'b'), column 'recall_malignant': is 1.3" in err
+    assert "line 3 (model 'b'), column 'recall_malignant': is 1.3" in err
     assert "the recall of malignant (column recall_malignant) must lie in [0, 1]" in err
     assert "Traceback" not in err
 

@@ -12,6 +12,7 @@ import difflib
 import json
 import math
 import re
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -275,6 +276,13 @@ def say(text: object = "", *, wrap: bool = False) -> None:
     (:func:`~tradeoff.text.terminal_fit`) rather than wherever the terminal breaks them."""
     out = "\n".join(clean_text(line) for line in str(text).split("\n"))
     print(terminal_fit(out, sys.stdout) if wrap else out)
+
+
+def prose_width() -> int:
+    """How wide a command writes its sentences (a table's rows keep their own width): the
+    terminal's width (``COLUMNS``, else the terminal's own; 80 where there is none), at
+    most 80 columns, at least 40."""
+    return max(40, min(80, shutil.get_terminal_size().columns))
 
 
 def error(text: str) -> None:

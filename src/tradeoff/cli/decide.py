@@ -187,12 +187,14 @@ def cmd_pick(args: argparse.Namespace) -> int:
                 f"\nMLflow: alias {written.alias!r} set on {written.model} version "
                 f"{written.version} ({written.tags['tradeoff.recommended']}), with "
                 f"{len(written.tags)} tags (tradeoff.*) and the report attached to its run "
-                "under tradeoff-decision/."
+                "under tradeoff-decision/.",
+                wrap=True,
             )
         if picked is not None:
             say(
                 f"\nOptuna: study {picked.study!r} attribute {picked.attribute!r} set to trial "
-                f"{picked.trial} ({picked.value['recommended']})."
+                f"{picked.trial} ({picked.value['recommended']}).",
+                wrap=True,
             )
         if refit is not None:
             say(
@@ -205,7 +207,8 @@ def cmd_pick(args: argparse.Namespace) -> int:
                     "not unpickle."
                     if refit.needs_tradeoff
                     else ""
-                )
+                ),
+                wrap=True,
             )
     return 0
 

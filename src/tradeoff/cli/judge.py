@@ -11,11 +11,10 @@ from typing import TYPE_CHECKING, Literal
 from tradeoff.cli.common import (
     UsageError,
     emit,
-    in_range,
     objectives,
     point,
+    prose_width,
     say,
-    seed,
     writable_file,
 )
 
@@ -23,26 +22,31 @@ if TYPE_CHECKING:
     from tradeoff.judge import GapReport, SystemComparison
 
 
-def format_comparison(comparison: SystemComparison, radar: str | None) -> str:
-    """The text ``tradeoff judge compare`` prints: the table, the radar, the tests, warnings."""
+def format_comparison(comparison: SystemComparison, radar: str | None, width: int = 80) -> str:
+    """The text ``tradeoff judge compare`` prints: the table, the radar, the tests, warnings;
+    its sentences broken between words to fit ``width`` columns (the table and the radar
+    keep theirs)."""
     from tradeoff.judge.render import measurement_table, radar_text
+    from tradeoff.text import fit_lines
 
     how_hv = (
         "HV (radar) is HV itself, paper 003's convention for objectives in [0, 1]"
         if comparison.hv_scale == "raw"
         else "HV (radar) is HV divided by the box from the joint ideal point to the reference"
     )
-    lines = [measurement_table(comparison.rows), how_hv + ".", "", radar_text(comparison.rows)]
+    lines = [measurement_table(comparison.rows), fit_lines(how_hv + ".", width)]
+    lines += ["", radar_text(comparison.rows)]
+    said = []
     for t in comparison.tests:
         how = f"all {t.permutations} splits" if t.exact else f"B = {t.permutations}"
-        lines.append(
+        said.append(
             f"\npermutation test: {t.candidate} vs {t.baseline}: ΔHV = {t.delta:.6g}, "
             f"p = {t.p_value:.4g} ({how})"
         )
-    lines += [f"warning: {w}" for w in comparison.warnings]
+    said += [f"warning: {w}" for w in comparison.warnings]
     if radar:
-        lines.append(f"radar chart written to {radar}")
-    return "\n".join(lines)
+        said.append(f"radar chart written to {radar}")
+    return "\n".join(lines + [fit_lines(line, width) for line in said])
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -50,11 +54,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from tradeoff.judge.render import radar_png
     from tradeoff.pool import load_pool
 
-    objs = objectives(args.objective)
-    in_range(args.permutations, "--permutations", 1, 10_000_000)
+    objs = objectives(args.objective)  # --permutations, --seed: checked as parsed
     if not (args.sigma > 0 and math.isfinite(args.sigma)):
         raise UsageError("--sigma must be a positive finite number")
-    seed(args.seed)
     if args.radar:
         writable_file(args.radar, "--radar")
     pool = load_pool(args.pool, objs, name_column=args.system, unique_names=False)
@@ -75,15 +77,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.json:
         emit(data)
     else:
-        say(format_comparison(comparison, args.radar))
+        say(format_comparison(comparison, args.radar, prose_width()))
     return 0
 
 
-def format_gaps(report: GapReport) -> str:
-    """The text ``tradeoff judge gap`` prints."""
+def format_gaps(report: GapReport, width: int = 80) -> str:
+    """The text ``tradeoff judge gap`` prints, broken between words to fit ``width``
+    columns; with several methods, each one's findings under its name, and each pair's
+    comparison one finding a line."""
+    from tradeoff.text import fit_lines
+
     lines = []
+    several = len(report.results) > 1
     for g, r in report.results.items():
-        head = f"[{g}] " if len(report.results) > 1 else ""
+        head = "  " if several else ""  # each method's findings under its name
+        lines += [f"{g}:"] if several else []
         lines += [
             f"{head}validation HV {r.validation_hv:.4f}, optimistic HV {r.optimistic_hv:.4f}, "
             f"pessimistic HV {r.pessimistic_hv:.4f}, gap {r.gap:.4f}",
@@ -93,15 +101,17 @@ def format_gaps(report: GapReport) -> str:
         ]
         if r.dropped:
             lines.append(f"{head}dropped ({len(r.dropped)}): {', '.join(r.dropped)}")
-    if len(report.results) > 1:
+    if several:
         for c in report.comparisons():
-            lines.append(
-                f"{c['a']} vs {c['b']}: smaller gap: {c['smaller_gap']}; "
-                f"{c['a']} pessimistic HV above {c['b']} optimistic: "
-                f"{c['a_pessimistic_above_b_optimistic']}; pessimistic front dominates "
-                f"optimistic: {c['a_pessimistic_dominates_b_optimistic']}"
-            )
-    return "\n".join(lines)
+            lines += [
+                f"{c['a']} vs {c['b']}:",
+                f"  smaller gap: {c['smaller_gap']}",
+                f"  {c['a']} pessimistic HV above {c['b']} optimistic: "
+                f"{c['a_pessimistic_above_b_optimistic']}",
+                "  pessimistic front dominates optimistic: "
+                f"{c['a_pessimistic_dominates_b_optimistic']}",
+            ]
+    return "\n".join(fit_lines(line, width) for line in lines)
 
 
 def cmd_gap(args: argparse.Namespace) -> int:
@@ -156,5 +166,5 @@ def cmd_gap(args: argparse.Namespace) -> int:
     if args.json:
         emit(report.to_dict())
     else:
-        say(format_gaps(report))
+        say(format_gaps(report, prose_width()))
     return 0

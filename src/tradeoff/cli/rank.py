@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
-import textwrap
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -14,6 +14,7 @@ from tradeoff.cli.common import (
     floats,
     objectives,
     parse_p,
+    prose_width,
     say,
 )
 from tradeoff.cli.per_unit import say_swing_shares
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from tradeoff.choose.rank import RankOutcome
 
 MAX_SWEEP = 100_001
+"""The most values of α ``--sweep`` takes (checked as the command line is parsed)."""
 
 
 def parse_weights(items: Sequence[str]) -> dict[str, float]:
@@ -39,21 +41,42 @@ def parse_weights(items: Sequence[str]) -> dict[str, float]:
     return out
 
 
+def selected_lines(outcome: RankOutcome) -> list[str]:
+    """The selected model under its name, then one indented line per objective: its
+    explanation (:func:`tradeoff.choose.rank.explain`, "name: top-18% on recall (0.93; best
+    0.96, median 0.92); top-35% on …") one clause a line, as an 80-column terminal shows
+    it; the explanation as it is where it does not read so."""
+    name, text = outcome.selected.name, outcome.explanation
+    if not text.startswith(f"{name}: "):
+        return ["Selected: " + text]
+    clauses = re.split(r"(?<=\)); (?=top-\d+% on )", text[len(name) + 2 :])
+    return [f"Selected: {name}", *(f"  {c}" for c in clauses)]
+
+
 def format_rank(
-    outcome: RankOutcome, labels: Mapping[str, str] | None = None, noun: str = "model"
+    outcome: RankOutcome,
+    labels: Mapping[str, str] | None = None,
+    noun: str = "model",
+    width: int = 80,
 ) -> str:
     """The text ``tradeoff pool rank`` prints (practitioner's view: û as top-%, ω, p, Pareto).
 
     ``labels`` names the columns as people read them (:attr:`tradeoff.pool.Pool.labels`);
     ``noun`` one of the pool's options ("option" where a scenario describes them by their
-    aspects alone: :func:`~tradeoff.ask.words.option_noun`).
+    aspects alone: :func:`~tradeoff.ask.words.option_noun`). Sentences are broken between
+    words to fit ``width`` columns (:func:`~tradeoff.text.fit_lines`); table rows are kept
+    whole, as wide as their columns.
     """
     from tradeoff.choose.copa import tied, top_percent
     from tradeoff.choose.words import order_words
+    from tradeoff.text import fit_lines
+
+    def prose(*texts: str) -> list[str]:
+        return [line for text in texts for line in fit_lines(text, width).split("\n")]
 
     cols = list(outcome.selected.u)
     heads = [(labels or {}).get(c, c) for c in cols]
-    width = min(60, max(12, *(len(r.name) for r in outcome.ranking)))
+    name_width = min(60, max(12, *(len(r.name) for r in outcome.ranking)))
     # Each objective under its whole name: cut to a fixed width, recall_class_0, _1 and _2
     # all read "recall_class".
     widths = [max(len("top-100%"), len(c)) for c in heads]
@@ -61,20 +84,27 @@ def format_rank(
     lines = []
     if outcome.recommended is not None:
         rec = outcome.recommended
-        lines.append(f"Recommended by the metric: {rec.name} (the selectable {noun} of highest ψ)")
+        lines += prose(
+            f"Recommended by the metric: {rec.name} (the selectable {noun} of highest ψ)"
+        )
         if rec.trade:
-            lines.append(f"  {rec.trade[0].upper()}{rec.trade[1:]}.")
+            lines += prose(f"  {rec.trade[0].upper()}{rec.trade[1:]}.")
         mapping = outcome.linear.omega_mapping if outcome.linear is not None else "swing"
-        lines += ["", f"COPA's ranking of the pool, ω chosen to agree with the metric ({mapping}):"]
-    lines += [
-        f"{outcome.selectable} selectable of {outcome.n} {noun}s; method {outcome.method}, "
-        f"p = {p}, ω = [{', '.join(f'{w:.3g}' for w in outcome.weights)}]; "
+        lines += [
+            "",
+            *prose(f"COPA's ranking of the pool, ω chosen to agree with the metric ({mapping}):"),
+        ]
+    lines += prose(
+        f"{outcome.selectable} selectable of {outcome.n} {noun}s; "
         f"{outcome.pareto_count} Pareto-optimal",
-        *textwrap.wrap(order_words(outcome.method), 80),  # a sentence, not a table row
-        f"{'#':>3}  {noun:<{width}}  {'score':>7}   "
+        f"method {outcome.method}, p = {p}, ω = [{', '.join(f'{w:.3g}' for w in outcome.weights)}]",
+        order_words(outcome.method),
+    )
+    lines.append(
+        f"{'#':>3}  {noun:<{name_width}}  {'score':>7}   "
         + "  ".join(f"{c:>{w}}" for c, w in zip(heads, widths, strict=True))
-        + "  pareto",
-    ]
+        + "  pareto"
+    )
     ties = tied([r.score for r in outcome.ranking])
     for i, (r, tie) in enumerate(zip(outcome.ranking, ties, strict=True), 1):
         tops = "  ".join(
@@ -82,21 +112,23 @@ def format_rank(
             for c, w in zip(cols, widths, strict=True)
         )
         lines.append(
-            f"{i:>3}  {r.name[:width]:<{width}}  {r.score:7.4f}{'=' if tie else ' '}  {tops}  "
-            f"{'yes' if r.pareto else ''}"
+            f"{i:>3}  {r.name[:name_width]:<{name_width}}  {r.score:7.4f}{'=' if tie else ' '}  "
+            f"{tops}  {'yes' if r.pareto else ''}"
         )
-    lines += ["", "Selected: " + outcome.explanation]
+    lines += ["", *prose(*selected_lines(outcome))]
     if outcome.linear is not None:
         lin = outcome.linear
-        lines.append(
+        lines += prose(
             f"Linear metric picks {lin.selected}; Kendall τ with COPA {lin.kendall_tau:.3f}; "
             f"same top pick: {'yes' if lin.top_match else 'no'}"
         )
     if outcome.sweep is not None:
         lines += [
             "",
-            f"alpha sweep ({len(outcome.sweep)} values of α; each {noun} it picks, as in "
-            "paper 000 Table 2):",
+            *prose(
+                f"alpha sweep ({len(outcome.sweep)} values of α; each {noun} it picks, as in "
+                "paper 000 Table 2):"
+            ),
             f"  {'α from–to':<11}  {'û α':>5}  {'û rest':>6}  {noun}",
         ]
         for s in outcome.sweep_picks:
@@ -104,20 +136,19 @@ def format_rank(
                 f"  {s.alpha_min:.3f}–{s.alpha_max:.3f}  {s.u_group:5.2f}  {s.u_rest:6.2f}  "
                 f"{s.name}"
             )
-        lines += [
+        lines += prose(
             f"  û α: the share of {noun}s better on the objective(s) α weighs;",
             f"  û rest: the same for the others (their equally weighted p-norm, p = {p}).",
-        ]
-    lines += [f"warning: {w}" for w in outcome.warnings]
+        )
+    lines += prose(*(f"warning: {w}" for w in outcome.warnings))
     return "\n".join(lines)
 
 
 def _check(args: argparse.Namespace) -> None:
-    """What only the command line can check: which options go together, and the size of
-    an α sweep before it is made. Values are checked by the core (:mod:`tradeoff.choose.rank`),
-    whose errors name its parameters; ``main`` maps them to these flags."""
-    if args.sweep is not None and not 2 <= args.sweep <= MAX_SWEEP:
-        raise UsageError(f"--sweep needs N from 2 to {MAX_SWEEP} values of α")
+    """What only the command line can check: which options go together. The size of an α
+    sweep is refused as the command line is parsed (``--sweep``: 2 to :data:`MAX_SWEEP`);
+    values are checked by the core (:mod:`tradeoff.choose.rank`), whose errors name its
+    parameters; ``main`` maps them to these flags."""
     if args.scenario and not args.metric:
         raise UsageError("--scenario needs --metric W1,W2,... (the elicited weights)")
     if args.metric and not args.scenario:
@@ -176,5 +207,5 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if args.json:
         emit(outcome.to_dict())
     else:
-        say(format_rank(outcome, pool.labels, noun))
+        say(format_rank(outcome, pool.labels, noun, prose_width()))
     return 0

@@ -19,7 +19,7 @@ from tradeoff.cli.common import (
     say,
     seed,
 )
-from tradeoff.cli.per_unit import say_swing_shares
+from tradeoff.cli.per_unit import say_swing_share_rows, say_swing_shares
 from tradeoff.text import count
 
 if TYPE_CHECKING:
@@ -170,6 +170,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         if truth is not None:
             raise UsageError("give --truth or --truths, not both")
         truths = read_truths(args.truths, scenario)
+        say_swing_share_rows(truths, scenario, "--truths", args.truths)
     if truth is not None:
         n = len(scenario.weight_names)
         if len(truth) != n:

@@ -13,7 +13,10 @@ without it.
 A constant objective only warns, since it carries no information. Every mistake is an
 :class:`~tradeoff.errors.InputError` naming the file, the rows and the column.
 
-Rows are reported as in the file: "row 17" is the 17th data row (line 18 of a CSV).
+Rows are named where a person finds them: in a CSV file by their line, the header being
+line 1 ("line 18": the 17th model of a file without blank lines), in a Parquet file or a
+table given in memory by their number below the header ("row 17";
+:class:`~tradeoff.pool.table.RowPlaces`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from tradeoff.pool.meaning import (
     read_table,
     value_problems,
 )
+from tradeoff.pool.table import NO_LINES, read_pool_table
 from tradeoff.pool.uncertainty import Uncertainty, read_uncertainty
 from tradeoff.text import clean_text, clean_texts, count
 
@@ -189,9 +193,9 @@ def _fix(exc: ExpressionError) -> str:
     return at + CONDITION_HELP
 
 
-def _rows(index: Sequence[int], limit: int = 8) -> str:
-    shown = ", ".join(str(i) for i in list(index)[:limit])
-    return shown + (f", … ({len(index)} rows)" if len(index) > limit else "")
+def _values(n: int, what: str, many: str | None = None) -> str:
+    """What ``n`` values are: "1 value is missing", "3 values are not numbers"."""
+    return f"{count(n, 'value')} {'is ' + what if n == 1 else 'are ' + (many or what)}"
 
 
 def _check_columns(source: str, frame: pd.DataFrame, wanted: Sequence[str], what: str) -> None:
@@ -290,7 +294,7 @@ def load_pool(
             "no objective given.",
             "name at least one objective column and its direction.",
         )
-    table = read_table(path) if frame is None else frame
+    table, places = read_pool_table(path) if frame is None else (frame, NO_LINES)
     table = table.reset_index(drop=True)
     table.index = pd.RangeIndex(1, len(table) + 1)
     cols = [o.column for o in objectives]
@@ -314,8 +318,9 @@ def load_pool(
             rows = list(table.index[bad])
             problems.append(
                 Problem(
-                    f"column {col!r}, rows {_rows(rows)}",
-                    f"{len(rows)} values are not numbers (e.g. {table[col][bad].iloc[0]!r}).",
+                    f"column {col!r}, {places.many(rows)}",
+                    f"{_values(len(rows), 'not a number', 'not numbers')} (e.g. "
+                    f"{table[col][bad].iloc[0]!r}).",
                     "make every value in an objective column a number.",
                 )
             )
@@ -334,14 +339,17 @@ def load_pool(
                 if rows:
                     problems.append(
                         Problem(
-                            f"column {col!r}, rows {_rows(rows)}",
-                            f"{len(rows)} values are missing, NaN or infinite.",
-                            "fill them in, or use drop_missing to leave those models out.",
+                            f"column {col!r}, {places.many(rows)}",
+                            f"{_values(len(rows), 'missing, NaN or infinite')}.",
+                            f"fill {'it' if len(rows) == 1 else 'them'} in, or use "
+                            "drop_missing to leave those models out.",
                         )
                     )
             raise InputError.many(source, problems)
     if name_column is not None:
-        problems += name_problems(table[name_column].tolist(), table.index.tolist(), name_column)
+        problems += name_problems(
+            table[name_column].tolist(), table.index.tolist(), name_column, places
+        )
         if problems:  # a missing name cannot be told apart, nor its row's other problems
             raise InputError.many(source, capped(problems))
         name_series = table[name_column].astype(str)
@@ -365,7 +373,7 @@ def load_pool(
                 if name in first:
                     problems.append(
                         Problem(
-                            f"rows {first[name]} and {row}, column {name_column!r}",
+                            f"{places.many([first[name], row])}, column {name_column!r}",
                             f"the model name {name!r} appears twice.",
                             "give every model its own name, or choose another name column.",
                         )
@@ -380,9 +388,10 @@ def load_pool(
                 objective.meaning,
                 names,
                 table.index.tolist(),
+                places,
             )
             problems += value_problems(
-                objective.column, arr[:, j], objective.meaning, names, table.index.tolist()
+                objective.column, arr[:, j], objective.meaning, names, table.index.tolist(), places
             )
     noise, noise_problems = read_uncertainty(
         table,
@@ -391,6 +400,7 @@ def load_pool(
         names,
         [(o.meaning.low, o.meaning.high) if o.meaning else (-np.inf, np.inf) for o in objectives],
         declared=uncertainty,
+        places=places,
     )
     problems += noise_problems
     if problems:

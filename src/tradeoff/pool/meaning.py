@@ -6,9 +6,10 @@ reward in its natural unit. :class:`Meaning` says which values a column may hold
 beyond ±:data:`~tradeoff.ask.scenario.MAX_MAGNITUDE` (where weights lose precision, and where
 MLflow's stand-in for infinity, 1.8e308, lands), values outside the meaning's bounds and,
 for a count, values that are not whole numbers, each a :class:`~tradeoff.errors.Problem`
-naming the row (its number and model name), the column, the value and the fix. A yes/no
-value (``True``) is no measurement: :func:`boolean_problems` refuses it in every column
-that has a meaning, and :func:`name_problems` refuses a missing or empty model name.
+naming the row (its line in a CSV file, else its number; and its model name), the column,
+the value and the fix. A yes/no value (``True``) is no measurement: :func:`boolean_problems`
+refuses it in every column that has a meaning, and :func:`name_problems` refuses a missing
+or empty model name.
 :func:`tradeoff.pool.load_pool` applies them to every objective that carries a meaning (a
 scenario's pool columns do, :func:`tradeoff.choose.pool_metric.metric_objectives`), and the
 pool writers apply them before writing (:meth:`tradeoff.pool.Measured.write`), so no writer
@@ -22,7 +23,6 @@ reads back as the person wrote it.
 
 from __future__ import annotations
 
-import io
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -33,7 +33,8 @@ import numpy as np
 import pandas as pd
 
 from tradeoff.ask.scenario import MAX_MAGNITUDE, AttributeSpec, ClassSpec
-from tradeoff.errors import InputError, Problem, read_user_file
+from tradeoff.errors import InputError, Problem
+from tradeoff.pool.table import NO_LINES, RowPlaces, read_table
 from tradeoff.text import clean_text, spreadsheet_cell
 
 __all__ = [
@@ -231,9 +232,10 @@ def value_problems(
     meaning: Meaning,
     names: Sequence[str],
     rows: Sequence[int],
+    places: RowPlaces = NO_LINES,
 ) -> list[Problem]:
     """One :class:`~tradeoff.errors.Problem` per value of ``column`` that ``meaning`` does
-    not allow, located by row number and model name.
+    not allow, located by row (its line in a CSV file: ``places``) and model name.
 
     >>> [p.render() for p in value_problems("recall_benign", [0.9, 7.0],
     ...                                     class_meaning("benign lumps"), ["a", "b"], [1, 2])]
@@ -261,7 +263,7 @@ def value_problems(
             problem = f"is {_shown(value)}; {meaning.what} must be a finite number"
         out.append(
             Problem(
-                f"row {rows[i]} (model {clean_text(names[i])!r}), column {column!r}",
+                f"{places.one(rows[i])} (model {clean_text(names[i])!r}), column {column!r}",
                 problem + ".",
                 meaning.fix,
             )
@@ -354,10 +356,12 @@ def boolean_problems(
     meaning: Meaning,
     names: Sequence[str],
     rows: Sequence[int],
+    places: RowPlaces = NO_LINES,
 ) -> list[Problem]:
     """One :class:`~tradeoff.errors.Problem` per yes/no cell (``True``, ``False``) of
     ``raw``, the column as read: a measurement is a number, and a yes/no value would
-    otherwise be taken as 1 or 0 (a count of ``True`` cases is one case).
+    otherwise be taken as 1 or 0 (a count of ``True`` cases is one case). Rows are located
+    as in :func:`value_problems`.
 
     >>> [p.render() for p in boolean_problems("recall_b_cases", pd.Series([300, True],
     ...     dtype=object), CASES, ["a", "b"], [1, 2])]  # doctest: +NORMALIZE_WHITESPACE
@@ -374,7 +378,7 @@ def boolean_problems(
         return []
     return [
         Problem(
-            f"row {rows[i]} (model {clean_text(names[i])!r}), column {column!r}",
+            f"{places.one(rows[i])} (model {clean_text(names[i])!r}), column {column!r}",
             f"is {bool(raw.iloc[i])}, a yes/no value; {meaning.what} is a number.",
             meaning.fix,
         )
@@ -395,10 +399,12 @@ def empty_name(value: object) -> bool:
     return not str(value).strip()
 
 
-def name_problems(values: Sequence[object], rows: Sequence[int], column: str) -> list[Problem]:
+def name_problems(
+    values: Sequence[object], rows: Sequence[int], column: str, places: RowPlaces = NO_LINES
+) -> list[Problem]:
     """One :class:`~tradeoff.errors.Problem` per missing or empty model name (a blank
     cell, spaces only, NaN or None): a model the person cannot tell apart, and which no
-    report could name.
+    report could name. Rows are located as in :func:`value_problems`.
 
     >>> [p.render() for p in name_problems(["a", "", None], [1, 2, 3], "model")]
     ... # doctest: +NORMALIZE_WHITESPACE
@@ -406,7 +412,7 @@ def name_problems(values: Sequence[object], rows: Sequence[int], column: str) ->
      "row 3, column 'model': the model name is empty. Fix: give every model a name."]
     """
     return [
-        Problem(f"row {row}, column {column!r}", "the model name is empty.", NAME_FIX)
+        Problem(f"{places.one(row)}, column {column!r}", "the model name is empty.", NAME_FIX)
         for row, value in zip(rows, values, strict=True)
         if empty_name(value)
     ]
@@ -529,68 +535,3 @@ def read_cell(text: str) -> str:
     ('=HYPERLINK(1)', "'=x", "'tis", 'a')
     """
     return _QUOTED.sub("", text, count=1) if text[:1] == "'" else text
-
-
-#: pandas' words for a row with more cells than the header.
-_CELLS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
-
-
-def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a CSV or Parquet file, or raise an InputError that says why not: an empty
-    file, a session file given as a pool, a row with more cells than the header (by its
-    line), or what the reader said."""
-    p = Path(path)
-    raw = read_user_file(p)  # a folder, a FIFO, a missing file: said as for every file
-    parquet = p.suffix.lower() in (".parquet", ".pq")
-    if not parquet:
-        start = raw[:4096].lstrip()
-        if not start:
-            raise InputError.single(
-                p, "", "is empty.", "give a CSV file with a header row and a row per model."
-            )
-        if p.suffix.lower() == ".jsonl" or start[:1] == b"{":
-            raise InputError.single(
-                p,
-                "",
-                "is a session file (JSON lines), not a pool of models.",
-                "give it after --session; the pool (a CSV or Parquet file) comes first, or "
-                "leave it out to use the scenario's own pool.",
-            )
-    try:
-        if parquet:
-            return pd.read_parquet(io.BytesIO(raw))
-        table = pd.read_csv(io.BytesIO(raw))
-    except pd.errors.ParserError as exc:
-        cells = _CELLS.search(str(exc))
-        if cells is None:
-            raise _unreadable(p, parquet, exc) from None
-        header, line, saw = cells.groups()
-        raise InputError.single(
-            p,
-            f"line {line}",
-            f"has {saw} cells, the header {header}.",
-            "give every row one cell per column (quote cells that hold commas).",
-        ) from None
-    except Exception as exc:
-        raise _unreadable(p, parquet, exc) from None
-    only = str(table.columns[0]) if len(table.columns) == 1 else ""
-    for sign, name in ((";", "semicolons"), ("\t", "tabs")):
-        if sign in only:  # a spreadsheet's export in another locale: one column of it all
-            raise InputError.single(
-                p,
-                "line 1 (header)",
-                f"is separated by {name}, not commas.",
-                "save it comma-separated, with '.' as the decimal point.",
-            )
-    return table
-
-
-def _unreadable(p: Path, parquet: bool, exc: Exception) -> InputError:
-    """The reader's own words on a file it could not read, on one line."""
-    said = " ".join(str(exc).split()).rstrip(".")
-    return InputError.single(
-        p,
-        "",
-        f"cannot be read as {'Parquet' if parquet else 'CSV'}: {said}.",
-        "give a CSV file with a header row, or a Parquet file.",
-    )

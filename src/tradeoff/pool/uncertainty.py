@@ -36,6 +36,7 @@ from numpy.typing import NDArray
 from tradeoff.arrays import FloatArray
 from tradeoff.errors import Problem
 from tradeoff.pool.meaning import CASES, MAX_CASES, SE, allowed, boolean_problems
+from tradeoff.pool.table import NO_LINES, RowPlaces
 from tradeoff.text import clean_text
 
 __all__ = [
@@ -142,11 +143,6 @@ def _beta_sd(u: Uncertainty, values: FloatArray) -> FloatArray:
     return sd
 
 
-def _rows(index: Sequence[int], limit: int = 8) -> str:
-    shown = ", ".join(str(i) for i in list(index)[:limit])
-    return shown + (f", … ({len(index)} rows)" if len(index) > limit else "")
-
-
 def read_uncertainty(
     table: pd.DataFrame,
     columns: Sequence[str],
@@ -155,6 +151,7 @@ def read_uncertainty(
     bounds: Sequence[tuple[float, float]],
     *,
     declared: Mapping[str, str] | None = None,
+    places: RowPlaces = NO_LINES,
 ) -> tuple[Uncertainty | None, list[Problem]]:
     """The uncertainty columns of a pool table, validated, or the problems found.
 
@@ -164,8 +161,8 @@ def read_uncertainty(
     standard error must be a finite number ≥ 0 (:data:`~tradeoff.pool.meaning.SE`), a
     count a whole number from 1 to a billion (:data:`~tradeoff.pool.meaning.CASES`), neither
     a yes/no value, and a count belongs to a share in [0, 1]; each problem names the row
-    (its number and model), the
-    column and the fix. ``table``'s index holds the file's row numbers. Returns ``None``
+    (its line in a CSV file, ``places``, else its number; and its model), the column and the
+    fix. ``table``'s index holds the file's row numbers. Returns ``None``
     (and no problem) when no column gives an uncertainty: the pool is then exact.
     """
     n, k = values.shape
@@ -217,13 +214,13 @@ def read_uncertainty(
                 f"from 1 to {MAX_CASES:,}."
             )
             rule = f"a whole number ≥ 1 (at most {MAX_CASES:,})."
-        booleans = boolean_problems(name, raw, meaning, names, rows)
+        booleans = boolean_problems(name, raw, meaning, names, rows, places)
         problems += [Problem(p.location, p.problem, fix) for p in booleans]
         flagged = {p.location for p in booleans}
         bad = ~allowed(cell, meaning)
         for i in np.flatnonzero(bad).tolist():
             shown = raw.iloc[i]
-            where = f"row {rows[i]} (model {clean_text(names[i])!r}), column {name!r}"
+            where = f"{places.one(rows[i])} (model {clean_text(names[i])!r}), column {name!r}"
             if where in flagged:
                 continue
             problems.append(Problem(where, f"is {_shown(shown)}; a {what} must be {rule}", fix))
@@ -234,8 +231,8 @@ def read_uncertainty(
                 problems.append(
                     Problem(
                         f"column {name!r}",
-                        f"counts cases, but {columns[j]!r} is not a share in [0, 1] (row "
-                        f"{rows[i]}: {values[i, j]:.10g}).",
+                        f"counts cases, but {columns[j]!r} is not a share in [0, 1] "
+                        f"({places.one(rows[i])}: {values[i, j]:.10g}).",
                         f"give {columns[j]!r} a standard error ({columns[j]}{SE_SUFFIX}) "
                         "instead; a count of cases fits a recall.",
                     )

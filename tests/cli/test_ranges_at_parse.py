@@ -1,6 +1,7 @@
-"""The whole-number options whose range ``pool rank``, ``pool from-sklearn`` and ``judge
-compare`` checked again inside the command (``--sweep``, ``--folds``, ``--latency-repeats``,
-``--permutations``, ``--seed``) are refused as the command line is parsed, just past either
+"""The whole-number options whose range ``pool rank``, ``pool from-sklearn``, ``judge
+compare``, ``simulate``, ``bench``, ``choices`` and ``elicit`` checked again inside the command
+(``--sweep``, ``--folds``, ``--latency-repeats``, ``--permutations``, ``--seed``, ``--runs``,
+``--budget``, ``--workers``) are refused as the command line is parsed, just past either
 end (:mod:`tradeoff.cli.numbers`): the checks in the commands could not be reached and are
 gone; these are what guards the values now. Files named here need not exist: nothing is
 read before the value is refused."""
@@ -16,6 +17,10 @@ pytestmark = pytest.mark.core
 RANK = ["pool", "rank", "p.csv", "--objective", "a:max"]
 SKLEARN = ["pool", "from-sklearn", "--estimators", "m.py", "--dataset", "iris", "--out", "p.csv"]
 COMPARE = ["judge", "compare", "p.csv", "--system", "s", "--objective", "a:max"]
+SIMULATE = ["simulate", "s.toml"]
+BENCH = ["bench", "elicitation"]
+FIT = ["choices", "fit", "c.csv", "--scenario", "s.toml"]
+ELICIT = ["elicit"]
 
 
 @pytest.mark.parametrize(
@@ -38,6 +43,13 @@ COMPARE = ["judge", "compare", "p.csv", "--system", "s", "--objective", "a:max"]
             "--permutations: must be from 1 to 10,000,000, got 10,000,001",
         ),
         ([*COMPARE, "--seed"], "-1", "--seed: must be from 0 to 9,223,372,036,854,775,807"),
+        ([*SIMULATE, "--runs"], "0", "--runs: must be from 1 to 1,000,000, got 0"),
+        ([*SIMULATE, "--budget"], "10001", "--budget: must be from 1 to 10,000, got 10,001"),
+        ([*SIMULATE, "--workers"], "257", "--workers: must be from 1 to 256, got 257"),
+        ([*SIMULATE, "--seed"], "-1", "--seed: must be from 0 to"),
+        ([*BENCH, "--runs"], "100001", "--runs: must be from 1 to 100,000, got 100,001"),
+        ([*FIT, "--seed"], "-1", "--seed: must be from 0 to"),
+        ([*ELICIT, "--budget"], "0", "--budget: must be from 1 to 10,000, got 0"),
         (
             [*COMPARE, "--seed"],
             str(2**63),
@@ -63,6 +75,10 @@ def test_out_of_range_is_refused_while_parsing(
         ([*SKLEARN, "--latency-repeats"], "10000", "latency_repeats"),
         ([*COMPARE, "--permutations"], "10000000", "permutations"),
         ([*COMPARE, "--seed"], str(2**63 - 1), "seed"),
+        ([*SIMULATE, "--runs"], "1000000", "runs"),
+        ([*SIMULATE, "--workers"], "256", "workers"),
+        ([*BENCH, "--runs"], "100000", "runs"),
+        ([*ELICIT, "--budget"], "10000", "budget"),
     ],
 )
 def test_either_end_is_taken(argv: list[str], value: str, dest: str) -> None:

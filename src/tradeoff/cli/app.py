@@ -15,7 +15,6 @@ from tradeoff.cli.common import (
     UsageError,
     default_scenario,
     emit,
-    in_range,
     say,
     scenarios_dir,
 )
@@ -87,10 +86,10 @@ def cmd_default(args: argparse.Namespace) -> int:
 
 
 def overrides(strategy: str | None, budget: int | None) -> SpecOverrides:
-    """The elicitation settings given on the command line (checked)."""
+    """The elicitation settings given on the command line (the budget's range checked by
+    the parser, :func:`tradeoff.cli.numbers.whole`)."""
     from tradeoff.ask.scenario import SpecOverrides
 
-    in_range(budget, "--budget", 1, 10_000)
     if strategy is not None and strategy not in STRATEGY_NAMES:
         raise UsageError(f"unknown strategy {strategy!r}; known: {', '.join(STRATEGY_NAMES)}")
     return SpecOverrides.model_validate({"strategy": strategy, "budget": budget})

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from tradeoff.cli.common import emit, say, seed
+from tradeoff.cli.common import emit, say
 from tradeoff.text import count, plain_number
 
 if TYPE_CHECKING:
@@ -18,7 +18,6 @@ def cmd_choices_predict(args: argparse.Namespace) -> int:
     from tradeoff.ask.scenario import load_scenario
     from tradeoff.study.choices import alike_lines, predict_file, read_choices, worse_lines
 
-    seed(args.seed)
     loaded = load_scenario(args.scenario)
     sc = loaded.scenario
     train = read_choices(args.train, sc, answers=True, scenario_path=loaded.path)
@@ -127,7 +126,6 @@ def cmd_choices_fit(args: argparse.Namespace) -> int:
     from tradeoff.ask.scenario import load_scenario
     from tradeoff.study.choices import alike_lines, fit_file, read_choices, worse_lines
 
-    seed(args.seed)
     loaded = load_scenario(args.scenario)
     train = read_choices(args.train, loaded.scenario, answers=True, scenario_path=loaded.path)
     files = fit_file(loaded, train, args.sessions_dir, seed=args.seed, summary=args.summary)

@@ -218,18 +218,6 @@ def finite(value: float | None, what: str, low: float | None = None) -> None:
         raise UsageError(f"{what} must be a finite number{bound}, got {value}")
 
 
-def in_range(value: int | None, what: str, low: int, high: int) -> None:
-    """Refuse a whole-number option outside [low, high]."""
-    if value is not None and not low <= value <= high:
-        raise UsageError(f"{what} must be from {low} to {high}, got {value}")
-
-
-def seed(value: int) -> int:
-    if not 0 <= value < 2**63:
-        raise UsageError(f"--seed must be a whole number from 0 to 2**63 − 1, got {value}")
-    return value
-
-
 def parse_p(text: str) -> float:
     """The p of a p-norm as a number (``inf`` or ``∞`` for infinity); whether it is a valid
     p is checked by the core (:func:`tradeoff.choose.rank.check_p`)."""

@@ -15,9 +15,7 @@ from tradeoff.cli.common import (
     error,
     finite,
     floats,
-    in_range,
     say,
-    seed,
 )
 from tradeoff.cli.per_unit import say_swing_share_rows, say_swing_shares
 from tradeoff.text import count
@@ -193,9 +191,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(f"--noise: {exc}") from None
     finite(args.indifference, "--indifference", 0.0)
-    seed(args.seed)
-    in_range(args.runs, "--runs", 1, 1_000_000)
-    in_range(args.budget, "--budget", 1, 10_000)
     if args.epsilon is not None and not 0 < args.epsilon < 0.5:
         raise UsageError("--epsilon must lie in (0, 0.5)")
     spec = scenario.elicitation.override(
@@ -208,7 +203,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         pool = scenario_pool(scenario, Path(loaded.path).parent)
     from tradeoff.simulation.parallel import Backend
 
-    in_range(args.workers, "--workers", 1, 256)
     if args.dask_scheduler is not None and args.workers != 1:
         raise UsageError("give --workers or --dask-scheduler, not both")
     summary = simulate(
@@ -272,7 +266,5 @@ def _run_record(
 def cmd_bench(args: argparse.Namespace) -> int:
     from tradeoff.simulation.bench import main_elicitation
 
-    in_range(args.runs, "--runs", 1, 100_000)
-    seed(args.seed)
     main_elicitation(args.out, runs=args.runs, seed=args.seed)
     return 0

@@ -85,3 +85,28 @@ def test_the_left_out_draws_are_the_others_curve_posterior() -> None:
         brute = np.mean(means, axis=0)
         spread = np.std(means, axis=0) / np.sqrt(100) + draws[:, i].std(axis=0) / np.sqrt(4000)
         assert np.all(np.abs(draws[:, i].mean(axis=0) - brute) < 4 * spread + 1e-4)
+
+
+def test_the_exact_posterior_of_a_known_curve_is_the_binomial_one() -> None:
+    """The reference of the ablations (benchmarks/front_calibration.py
+    ``known_curve_sample``): a model's draws lie on the truth's curve, their mean that of its
+    place's posterior under a uniform prior on the range and scipy's binomial likelihood of
+    its counts, integrated here by Simpson's rule on a grid ten times finer."""
+    from benchmarks.front_calibration import known_curve_sample, truth_curve
+    from scipy.integrate import simpson
+    from scipy.stats import binom
+
+    curve, low, high = truth_curve("arc0")
+    cases, count = 300, 20_000
+    x = np.array([[0.93, 0.81], [0.84, 0.92]])
+    draws = known_curve_sample("arc0", x, np.full(x.shape, 0.02), cases, count,
+                               np.random.default_rng(3))  # fmt: skip
+    places = np.linspace(low, high, 20_001)
+    on = curve(places)
+    some = draws.reshape(-1, 2)[::20]  # 2,000 of the draws: each on the curve
+    assert np.linalg.norm(some[:, None] - on[None, ::10], axis=2).min(axis=1).max() < 1e-3
+    for i in range(len(x)):
+        like = np.exp(binom.logpmf(np.round(x[i] * cases), cases, on).sum(axis=1))
+        mean = simpson(like[:, None] * on, x=places, axis=0) / simpson(like, x=places)
+        spread = draws[:, i].std(axis=0)
+        assert (np.abs(draws[:, i].mean(axis=0) - mean) < 4 * spread / np.sqrt(count)).all()

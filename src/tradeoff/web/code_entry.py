@@ -68,12 +68,22 @@ async def index(request: web.Request) -> web.StreamResponse:
 def study_length(site: Site, visitor: Visitor) -> str:
     """How long the study takes, in the visitor's language: the number of questions the
     scenario's strategy expects, as the code page says it (and the consent page, to those
-    who came in by a link)."""
+    who came in by a link). A study with arms says it of the arm that asks the most (it is
+    said before anyone is assigned to one), "at most" only when every arm stops once the
+    answers settle the pick."""
     _ = visitor.language.gettext
     s = site.participants.loaded.scenario
-    spec = s.elicitation
-    expected = expected_questions(s, spec)
-    decides = s.pool is not None and spec.strategy in DECIDING_STRATEGIES and spec.stop != "weights"
+    plans = [
+        (loaded.scenario, loaded.scenario.elicitation if spec is None else spec)
+        for loaded, spec in site.participants.arms.values()
+    ] or [(s, s.elicitation)]
+    expected = max(expected_questions(scenario, spec) for scenario, spec in plans)
+    decides = all(
+        scenario.pool is not None
+        and spec.strategy in DECIDING_STRATEGIES
+        and spec.stop != "weights"
+        for scenario, spec in plans
+    )
     return (
         (
             _(

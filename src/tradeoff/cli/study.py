@@ -240,7 +240,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         (f"Each code is {CODE_BITS} bits. " if codes else "")
         + f"Open the study's web page with: tradeoff study serve {study.path}",
         "",
-        "The coordinator's page (/coordinator on the study's web page) opens with this key,",
+        "The coordinator's page (/coordinator on the study's web page) opens with this key, "
         f"shown once: {coordinator_key}",
         f"(a new one: tradeoff study coordinator-key {study.path})",
     ]
@@ -250,7 +250,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         else f"Before their first question, participants read and agree to\n"
         f"{study.path / study.consent_file} (version {study.consent_version})."
     )
-    say("\n".join(lines))
+    say("\n".join(lines), wrap=True)  # on a terminal, a link or a code kept whole
     return 0
 
 

@@ -17,11 +17,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tradeoff.ask.words import difference_words, option_noun
+from tradeoff.choose.chances import chance_cells
 from tradeoff.choose.change_words import (
     change_sentences,
 )
 from tradeoff.choose.decision_curves import threshold_lines
-from tradeoff.choose.informed import chance_cells
 from tradeoff.choose.measurement_words import measured_best_sentence, noise_sentence
 from tradeoff.choose.rank import RankOutcome
 from tradeoff.choose.recommend import Recommendation

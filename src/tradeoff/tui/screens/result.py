@@ -15,7 +15,7 @@ from textual.widgets import Button, DataTable, Footer, Label, Static
 
 from tradeoff.ask.shown import aspect_cell
 from tradeoff.ask.words import aspect_header, candidates_noun, option_noun, table_legend
-from tradeoff.choose.informed import chance_cells
+from tradeoff.choose.chances import chance_cells
 from tradeoff.errors import InputError
 from tradeoff.record.recorder import Recorder
 from tradeoff.text import probability_words

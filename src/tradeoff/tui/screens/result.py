@@ -3,6 +3,7 @@ and units, from the decide step (:func:`tradeoff.choose.decide.decide_session`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -28,13 +29,30 @@ if TYPE_CHECKING:
 
 
 def recommendation_text(
-    advice: Recommendation, candidates: int, *, noisy: bool = False, noun: str = "candidate models"
+    advice: Recommendation,
+    candidates: int,
+    *,
+    noisy: bool = False,
+    noun: str = "candidate models",
+    names: Sequence[str] = (),
 ) -> Text:
     """What the result screen says of the recommendation: the model, the chance that it is
     the best (:func:`~tradeoff.text.probability_words`: never "100%"; over the measurement
     noise too when the pool says how exactly its numbers were measured, ``noisy``, which the
-    questions' own stop does not see) and what the runner-up would trade. ``noun``: what
+    questions' own stop does not see), why it is recommended when another model is more
+    often the best (given the candidates' ``names``: :func:`~tradeoff.choose.words.likeliest_words`,
+    as ``pick`` and the report say it) and what the runner-up would trade. ``noun``: what
     the options are called (:func:`~tradeoff.ask.words.candidates_noun`).
+
+    >>> from tradeoff.choose.recommend import Recommendation
+    >>> best_on_average = Recommendation("t17", 2, (0.50, 0.49, 0.52), (0.36, 0.34, 0.28),
+    ...                                  "t3", "")
+    >>> print(recommendation_text(best_on_average, 3, names=["t3", "t11", "t17"]).plain)
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Recommended for you: t17. Of the 3 candidate models, it is the one your answers make
+    best. The chance that it really is the best for you: 28%. t3 is more often the best
+    (36%, against 28%), but t17 is recommended because it has the highest expected value of
+    your metric over what the answers leave open: t3 is worse on average.
 
     >>> from tradeoff.choose.recommend import Recommendation
     >>> sure = Recommendation("mlp-8", 0, (1.0, 0.5), (1.0, 0.0), "logreg", "")
@@ -64,7 +82,7 @@ def recommendation_text(
     is counted (40%, against 5%).
     """
     from tradeoff.choose.measurement_words import recommendation_sentences
-    from tradeoff.choose.words import chance_words
+    from tradeoff.choose.words import chance_words, likeliest_words
 
     if advice.probability is None:
         sure = ""
@@ -78,6 +96,9 @@ def recommendation_text(
         )
     for said in recommendation_sentences(advice):  # as session show and the page say them
         sure += f" {said}"
+    # With a measurement noise the pick is the likeliest best (said of the measured best).
+    likelier = likeliest_words(advice, names) if names and advice.measured_best is None else ""
+    sure += f" {likelier}" if likelier else ""
     trade = f"\n{advice.trade[0].upper()}{advice.trade[1:]}." if advice.trade else ""
     return Text.assemble(
         ("Recommended for you: ", "bold"),
@@ -161,7 +182,11 @@ class ResultScreen(Screen[None]):
         from tradeoff.choose.words import tuned_words
 
         said = recommendation_text(
-            advice, pool.n, noisy=pool.uncertainty is not None, noun=candidates_noun(s)
+            advice,
+            pool.n,
+            noisy=pool.uncertainty is not None,
+            noun=candidates_noun(s),
+            names=pool.names,
         )
         if tuned := tuned_words(decision.selection, 0):
             said.append(f"\n{tuned}")

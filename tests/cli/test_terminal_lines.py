@@ -8,6 +8,7 @@ from __future__ import annotations
 import fcntl
 import io
 import os
+import select
 import struct
 import termios
 from collections.abc import Iterator
@@ -48,7 +49,15 @@ def terminal(columns: int) -> Iterator[tuple[TextIO, int]]:
 
 
 def written(master: int) -> str:
-    return os.read(master, 1 << 16).decode("utf-8")
+    """Everything written to the terminal so far: a pseudo-terminal hands it out a few
+    kilobytes a read (4,095 bytes on Linux), so it is read until nothing more is waiting."""
+    chunks = []
+    while select.select([master], [], [], 0.2)[0]:
+        chunk = os.read(master, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8")
 
 
 def check_fitted(text: str, columns: int, original: str) -> None:

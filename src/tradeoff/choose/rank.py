@@ -69,7 +69,8 @@ class RankOutcome:
     selected: ModelRow
     ranking: tuple[ModelRow, ...]
     pareto_count: int
-    explanation: str
+    #: The selected model explained, one clause per objective (:func:`explain`).
+    clauses: tuple[str, ...]
     sweep: tuple[tuple[float, str], ...] | None = None
     #: One row per model the sweep picks (paper 000 Table 2), in order of first α.
     sweep_picks: tuple[SweepPick, ...] = ()
@@ -78,6 +79,11 @@ class RankOutcome:
     recommended: Recommendation | None = None
     scores: FloatArray | None = field(default=None, repr=False, compare=False)
     selectable_mask: NDArray[np.bool_] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def explanation(self) -> str:
+        """The selected model explained in one line: "name: top-9% on …; top-8% on …"."""
+        return f"{self.selected.name}: " + "; ".join(self.clauses)
 
     def to_dict(self) -> dict[str, Any]:
         ties = copa.tied([r.score for r in self.ranking])  # a place set by the tie-break
@@ -187,12 +193,13 @@ class LinearRanking:
         }
 
 
-def explain(pool: Pool, ranks: copa.Ranks, index: int) -> str:
+def explain(pool: Pool, ranks: copa.Ranks, index: int) -> tuple[str, ...]:
     """Explain a model in the population's terms, one clause per objective.
 
-    E.g. "top-9% on MMLU-PRO (33.7; best 73.0, median 25.1); top-8% on CO₂ cost (kg)
-    (0.47; best 0.08, median 1.9)". û and the medians come from ``ranks`` (the sorted
-    columns of the minimised values; a maximised column's are its values negated). Each
+    E.g. "top-9% on MMLU-PRO (33.7; best 73.0, median 25.1)", "top-8% on CO₂ cost (kg)
+    (0.47; best 0.08, median 1.9)" (:attr:`RankOutcome.explanation` joins them). û and the
+    medians come from ``ranks`` (the sorted columns of the minimised values; a maximised
+    column's are its values negated). Each
     objective is named as people read it (:attr:`~tradeoff.pool.Objective.shown`: a
     scenario's aspect and unit for options described by their aspects).
     """
@@ -210,7 +217,7 @@ def explain(pool: Pool, ranks: copa.Ranks, index: int) -> str:
             f"top-{top_percent(u[k])}% on {obj.shown} "
             f"({pool.values[index, k]:.4g}; best {best:.4g}, median {median:.4g})"
         )
-    return f"{pool.names[index]}: " + "; ".join(parts)
+    return tuple(parts)
 
 
 def _row(pool: Pool, u: FloatArray, score: float, i: int, pareto: bool) -> ModelRow:
@@ -543,7 +550,7 @@ def _rank_pool(
         selected=rows[0],
         ranking=rows,
         pareto_count=int(pareto.sum()),
-        explanation=explain(pool, ranks, int(order[0])),
+        clauses=explain(pool, ranks, int(order[0])),
         sweep=sweep,
         sweep_picks=table,
         warnings=pool.warnings + warnings,

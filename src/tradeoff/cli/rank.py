@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -42,15 +41,10 @@ def parse_weights(items: Sequence[str]) -> dict[str, float]:
 
 
 def selected_lines(outcome: RankOutcome) -> list[str]:
-    """The selected model under its name, then one indented line per objective: its
-    explanation (:func:`tradeoff.choose.rank.explain`, "name: top-18% on recall (0.93; best
-    0.96, median 0.92); top-35% on …") one clause a line, as an 80-column terminal shows
-    it; the explanation as it is where it does not read so."""
-    name, text = outcome.selected.name, outcome.explanation
-    if not text.startswith(f"{name}: "):
-        return ["Selected: " + text]
-    clauses = re.split(r"(?<=\)); (?=top-\d+% on )", text[len(name) + 2 :])
-    return [f"Selected: {name}", *(f"  {c}" for c in clauses)]
+    """The selected model under its name, then its explanation one indented clause a line
+    (:func:`tradeoff.choose.rank.explain`: "top-18% on recall (0.93; best 0.96, median
+    0.92)"), as an 80-column terminal shows it."""
+    return [f"Selected: {outcome.selected.name}", *(f"  {c}" for c in outcome.clauses)]
 
 
 def format_rank(

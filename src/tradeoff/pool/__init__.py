@@ -41,10 +41,9 @@ from tradeoff.pool.meaning import (
     capped,
     name_problems,
     read_cell,
-    read_table,
     value_problems,
 )
-from tradeoff.pool.table import NO_LINES, read_pool_table
+from tradeoff.pool.table import NO_LINES, read_pool_table, read_table
 from tradeoff.pool.uncertainty import Uncertainty, read_uncertainty
 from tradeoff.text import clean_text, clean_texts, count
 

@@ -34,7 +34,7 @@ import pandas as pd
 
 from tradeoff.ask.scenario import MAX_MAGNITUDE, AttributeSpec, ClassSpec
 from tradeoff.errors import InputError, Problem
-from tradeoff.pool.table import NO_LINES, RowPlaces, read_table
+from tradeoff.pool.table import NO_LINES, RowPlaces
 from tradeoff.text import clean_text, spreadsheet_cell
 
 __all__ = [
@@ -54,7 +54,6 @@ __all__ = [
     "name_problems",
     "pool_cell",
     "read_cell",
-    "read_table",
     "row_number",
     "shown_cell",
     "value_problems",

@@ -21,7 +21,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from tradeoff.errors import InputError
-from tradeoff.pool.meaning import read_table
+from tradeoff.pool.table import read_table
 
 __all__ = [
     "MAX_FOLDS",

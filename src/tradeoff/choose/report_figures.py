@@ -22,6 +22,7 @@ from tradeoff.choose import copa
 from tradeoff.choose.informed import person_shares
 from tradeoff.choose.robustness import aspect_words
 from tradeoff.choose.selection import Selection
+from tradeoff.choose.stakeholder import Stakeholder
 from tradeoff.judge import indicators, to_minimisation
 from tradeoff.judge.render import radar_png
 from tradeoff.stable import whole_percents
@@ -124,17 +125,11 @@ def weights_figure(selection: Selection, path: Path) -> str:
     top = 0.0
     unasked = False
     for k, (s, pick) in enumerate(zip(people, selection.picks, strict=True)):
-        # Shares of the asked aspects only, as on the review (no guess is counted).
-        shares = person_shares(scenario, s) if scenario is not None else None
-        w = np.array(s.swing_weights or s.weights)
-        asked = np.ones(len(w), dtype=bool) if s.asked is None else np.array(s.asked, dtype=bool)
+        values, ranges = _person_weights(selection, s)
+        asked = ~np.isnan(values)
+        w = np.nan_to_num(values)
         pos = x + (k - (n - 1) / 2) * width
         err = None
-        ranges = s.swing_intervals
-        if shares is not None:
-            w = np.array([0.0 if v is None else v for v in shares.values])
-            known = all(iv is not None for iv, a in zip(shares.intervals, asked, strict=True) if a)
-            ranges = tuple(iv or (0.0, 0.0) for iv in shares.intervals) if known else None
         if ranges is not None:
             iv = np.array(ranges)
             err = np.vstack((np.maximum(w - iv[:, 0], 0), np.maximum(iv[:, 1] - w, 0)))
@@ -177,19 +172,33 @@ def weights_figure(selection: Selection, path: Path) -> str:
     )
 
 
+def _person_weights(
+    selection: Selection, s: Stakeholder
+) -> tuple[FloatArray, tuple[tuple[float, float], ...] | None]:
+    """One stakeholder's weights as the tables give them: each aspect's share, of the asked
+    aspects only as on the review (NaN where no answer informed it: no guess is counted),
+    and their 90% intervals ((0, 0) for an aspect not asked; ``None`` when not known)."""
+    scenario = selection.scenario
+    asked = None if s.asked is None else np.array(s.asked, dtype=bool)
+    if scenario is None:
+        values = np.array(s.swing_weights or s.weights, dtype=float)
+        ranges = s.swing_intervals
+    else:
+        shares = person_shares(scenario, s)
+        values = np.array([np.nan if v is None else v for v in shares.values], dtype=float)
+        known = all(iv is not None for iv, v in zip(shares.intervals, shares.values, strict=True)
+                    if v is not None)  # fmt: skip
+        ranges = tuple(iv or (0.0, 0.0) for iv in shares.intervals) if known else None
+    out: FloatArray = values if asked is None else np.where(asked, values, np.nan)
+    return out, ranges
+
+
 def _asked_shares(selection: Selection, aspects: int) -> tuple[FloatArray, FloatArray]:
     """Every stakeholder's share of each aspect as the tables give it (people × aspects;
-    NaN where their answers did not inform it) and COPA's ω for them."""
-    scenario = selection.scenario
-    shares = np.full((len(selection.stakeholders), aspects), np.nan)
-    for k, s in enumerate(selection.stakeholders):
-        if scenario is not None:
-            values = person_shares(scenario, s).values
-            row = [np.nan if v is None else v for v in values]
-        else:
-            row = list(s.swing_weights or s.weights)
-        asked = np.ones(aspects, dtype=bool) if s.asked is None else np.array(s.asked, dtype=bool)
-        shares[k] = np.where(asked, row, np.nan)
+    NaN where their answers did not inform it: :func:`_person_weights`) and COPA's ω."""
+    shares = np.array(
+        [_person_weights(selection, s)[0] for s in selection.stakeholders], dtype=float
+    ).reshape(len(selection.stakeholders), aspects)
     omega = np.array([pick.weights for pick in selection.picks], dtype=float)
     return shares, omega
 

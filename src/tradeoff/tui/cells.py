@@ -1,6 +1,6 @@
 """The cells of the app's ranking tables: COPA's ranking as the ranking details show it,
 each model's score marked ``=`` where it ties (:func:`copa_rows`); each candidate's chance to
-be the best is said by :func:`tradeoff.choose.informed.chance_cells`."""
+be the best is said by :func:`tradeoff.choose.chances.chance_cells`."""
 
 from __future__ import annotations
 

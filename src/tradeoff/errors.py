@@ -8,7 +8,9 @@ the same text in a dialog.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import csv
+import io
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -162,3 +164,37 @@ def read_user_file(path: str | Path, missing_fix: str = "check the path.") -> by
         raise InputError.single(
             p, "", f"cannot be read ({exc.strerror}).", "check the file's permissions."
         ) from None
+
+
+def csv_records(source: str | Path, text: str) -> Iterator[tuple[int, list[str]]]:
+    """The records of the CSV ``text`` (from the file ``source``) with the line each starts
+    on, as an editor numbers it (blank lines count, and a cell of several lines makes its
+    record span them); blank records left out. A record the csv module refuses (a cell
+    longer than its limit, an unclosed quote at the end of the file) is an
+    :class:`InputError` naming its line.
+
+    >>> list(csv_records("t.csv", 'a,b\\n\\n1,"x\\ny"\\n2,3\\n'))
+    [(1, ['a', 'b']), (3, ['1', 'x\\ny']), (5, ['2', '3'])]
+    >>> try:
+    ...     list(csv_records("t.csv", "a\\n" + "9" * 200_000 + "\\n"))
+    ... except InputError as err:
+    ...     print(err.problems[0].location, err.problems[0].problem)
+    line 2 cannot be read as CSV (field larger than field limit (131072)).
+    """
+    reader = csv.reader(io.StringIO(text, newline=""))
+    before = 0
+    while True:
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputError.single(
+                source,
+                f"line {before + 1}",
+                f"cannot be read as CSV ({exc}).",
+                "shorten the cell, or close its quote.",
+            ) from None
+        if any(cell.strip() for cell in record):
+            yield before + 1, record
+        before = reader.line_num

@@ -67,6 +67,23 @@ def test_mistakes_are_located(tmp_path: Path, line: str, where: str, fragment: s
     assert "Fix:" in message
 
 
+def test_lines_are_counted_as_an_editor_counts_them(tmp_path: Path) -> None:
+    """Blank lines count; a cell the csv module refuses names its line, not a traceback."""
+    good = "ana,20,150,0,1,40,120,0,1,A"
+    path = write(tmp_path / "t.csv", ["", HEADER + ",answer", "", good, "", good[:-1] + "maybe"])
+    with pytest.raises(InputError) as info:
+        read_choices(path, scenario("train-trips"), answers=True)
+    assert "line 6, column 'answer'" in info.value.message()
+    path = write(tmp_path / "t.csv", [HEADER + ",answer", good, "ana," + "9" * 200_000])
+    with pytest.raises(InputError) as info:
+        read_choices(path, scenario("train-trips"), answers=True)
+    assert f"{path}: line 3: cannot be read as CSV" in info.value.message()
+    path = write(tmp_path / "t.csv", ["", HEADER])
+    with pytest.raises(InputError) as info:
+        read_choices(path, scenario("train-trips"), answers=True)
+    assert "line 2 (header): has no column 'answer'" in info.value.message()
+
+
 def test_a_missing_column_names_the_layout(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -186,10 +186,13 @@ def test_truths_file_one_person_per_row(
 @pytest.mark.parametrize(
     ("text", "says"),
     [
-        ("a,b\n1,2\n", "row 1 (header)"),
-        ("1,2,3,x\n1,2,3\n", "row 2: has 3 values"),
-        ("1,2,3,x\n", "row 1: has a value that is not a number"),
-        ("1,-1,0,0\n", "row 1: has a negative"),
+        ("a,b\n1,2\n", "line 1 (header)"),
+        ("1,2,3,x\n1,2,3\n", "line 2: has 3 values"),
+        ("1,2,3,x\n", "line 1: has a value that is not a number"),
+        ("1,-1,0,0\n", "line 1: has a negative"),
+        # lines as an editor numbers them: blank ones count
+        ("\nmalignant,benign,latency,memory\n\n1,1,0,0\n\n1,x,0,0\n", "line 6: has a value"),
+        ("1,1,0,0\n1," + "2" * 200_000 + ",0,0\n", "line 2: cannot be read as CSV"),
         ("malignant,benign,latency,memory\n", "no people"),
         ("", "has no rows"),
     ],

@@ -90,6 +90,9 @@ def test_a_right_picks_file_is_checked(tmp_path: Path) -> None:
         ("participant,right_pick\np09,x\n", "line 2, participant"),
         ("participant,right_pick\np01,x\np01,y\n", "line 3, participant"),
         ("participant,right_pick\np01,z\n", "line 2, right_pick"),
+        # blank lines count as an editor counts them
+        ("\nparticipant,right_pick\n\np01,x\n\np01,y\n", "line 6, participant"),
+        ("participant,right_pick\np01," + "x" * 200_000 + "\n", "line 2: cannot be read as CSV"),
     ]:
         path.write_text(text)
         with pytest.raises(InputError) as bad:

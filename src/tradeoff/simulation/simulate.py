@@ -8,8 +8,6 @@ weights from a flat Dirichlet unless a truth is given) and summarises the L1 err
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -27,7 +25,7 @@ from tradeoff.ask.scenario import ElicitationSpec, Scenario
 from tradeoff.ask.shown import shown_pair
 from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.choose.recommend import measured_vectors, recommend
-from tradeoff.errors import InputError, Problem, read_user_file
+from tradeoff.errors import InputError, Problem, csv_records, read_user_file
 from tradeoff.learn import ElicitationResult, Engine, truth_from_dirichlet
 from tradeoff.learn.particles import PARTICLES
 from tradeoff.pool import Pool
@@ -293,7 +291,8 @@ def read_truths(path: str | Path, scenario: Scenario) -> list[tuple[float, ...]]
     text = read_user_file(path).decode("utf-8-sig", errors="replace")
     if len(text) > 50_000_000:
         raise InputError.single(path, "", "is larger than 50 MB.", "split it into smaller files.")
-    rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
+    records = list(csv_records(path, text))
+    rows = [r for _, r in records]
     if not rows:
         raise InputError.single(path, "", "has no rows.", fix_cols)
     order = list(range(len(names)))
@@ -305,7 +304,7 @@ def read_truths(path: str | Path, scenario: Scenario) -> list[tuple[float, ...]]
         if unknown or missing or len(header) != len(names):
             raise InputError.single(
                 path,
-                "row 1 (header)",
+                f"line {records[0][0]} (header)",
                 f"names {', '.join(repr(clean_text(c)) for c in header)}"
                 + (
                     f"; unknown: {', '.join(repr(clean_text(c)) for c in unknown)}"
@@ -324,19 +323,19 @@ def read_truths(path: str | Path, scenario: Scenario) -> list[tuple[float, ...]]
         raise InputError.single(path, "", "has over 1,000,000 people.", "split the file.")
     out: list[tuple[float, ...]] = []
     problems: list[Problem] = []
-    for number, row in enumerate(rows[first:], start=first + 1):
+    for number, row in records[first:]:
         if len(row) != len(names):
-            problems.append(Problem(f"row {number}", f"has {len(row)} values.", fix_cols))
+            problems.append(Problem(f"line {number}", f"has {len(row)} values.", fix_cols))
         else:
             values = _numbers([row[i].strip() for i in order])
             if values is None:
                 problems.append(
-                    Problem(f"row {number}", "has a value that is not a number.", fix_cols)
+                    Problem(f"line {number}", "has a value that is not a number.", fix_cols)
                 )
             elif any(not math.isfinite(v) or v < 0 for v in values) or sum(values) <= 0:
                 problems.append(
                     Problem(
-                        f"row {number}",
+                        f"line {number}",
                         "has a negative or non-finite weight, or all weights are zero.",
                         "weights are finite, non-negative and not all zero.",
                     )

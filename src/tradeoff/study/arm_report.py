@@ -16,8 +16,6 @@ sessions picked it. Each arm after the first is compared with the first:
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -26,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tradeoff.errors import InputError
+from tradeoff.errors import InputError, csv_records
 from tradeoff.study.table_columns import Column
 
 if TYPE_CHECKING:
@@ -225,15 +223,24 @@ def read_truths(
         raise InputError.single(
             path, "", f"cannot be read ({exc}).", "give a UTF-8 CSV file."
         ) from None
-    reader = csv.DictReader(io.StringIO(text))
-    if reader.fieldnames is None or not {"participant", "right_pick"} <= set(reader.fieldnames):
+    records = csv_records(path, text)
+    first, fields = next(records, (1, []))
+    header = [f.strip() for f in fields]
+    if not {"participant", "right_pick"} <= set(header):
         raise InputError.single(
-            path, "line 1", "lacks the header participant,right_pick.", "add that header line."
+            path,
+            f"line {first}",
+            "lacks the header participant,right_pick.",
+            "add that header line.",
         )
+    at = {name: header.index(name) for name in ("participant", "right_pick")}
     known, names = set(participants), set(candidates)
     out: dict[str, str] = {}
-    for number, row in enumerate(reader, start=2):
-        pid, pick = (row.get("participant") or "").strip(), (row.get("right_pick") or "").strip()
+    for number, cells in records:
+        pid, pick = (
+            (cells[at[name]] if at[name] < len(cells) else "").strip()
+            for name in ("participant", "right_pick")
+        )
         if pid not in known:
             raise InputError.single(
                 path,

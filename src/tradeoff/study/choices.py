@@ -24,7 +24,6 @@ from __future__ import annotations
 import csv
 import difflib
 import hashlib
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +33,7 @@ from tradeoff.ask.population import scenario_priors
 from tradeoff.ask.queries import Query
 from tradeoff.ask.scenario import LoadedScenario, Scenario
 from tradeoff.data import said_scenario
-from tradeoff.errors import InputError, Problem, read_user_file
+from tradeoff.errors import InputError, Problem, csv_records, read_user_file
 from tradeoff.learn import Engine
 from tradeoff.learn.base import Choice
 from tradeoff.learn.choices import choice_spec, forced, learn_choices, pairs, predictive
@@ -149,15 +148,23 @@ ADDED = ("p_A", "p_cant_tell", "train_choices")
 
 
 def _check_header(
-    path: str | Path, header: list[str], needed: list[str], scenario_path: str, *, answers: bool
+    path: str | Path,
+    header: list[str],
+    needed: list[str],
+    scenario_path: str,
+    *,
+    answers: bool,
+    line: int = 1,
 ) -> None:
     """Refuse a header the rows cannot be read by: an empty file, another separator, a
     missing column (with the closest column there is, for a misspelt one), a column that
-    appears twice, or a holdout column the predictions would add again."""
+    appears twice, or a holdout column the predictions would add again (``line``: the
+    header's line, after any blank ones)."""
+    at = f"line {line} (header)"
     if not any(header):
         raise InputError.single(
             path,
-            "line 1 (header)",
+            at,
             "is empty: the file holds no header.",
             f"start the file with the header {', '.join(needed)}.",
         )
@@ -166,7 +173,7 @@ def _check_header(
             shown = "a tab" if sep == "\t" else repr(sep)
             raise InputError.single(
                 path,
-                "line 1 (header)",
+                at,
                 f"separates its columns with {shown}, not commas.",
                 "save the file as comma-separated values (CSV with ',').",
             )
@@ -174,7 +181,7 @@ def _check_header(
     if twice:
         raise InputError.single(
             path,
-            "line 1 (header)",
+            at,
             f"names the column {', '.join(repr(c) for c in twice)} more than once.",
             "keep one column of each name (rename or remove the others).",
         )
@@ -182,7 +189,7 @@ def _check_header(
     if taken:
         raise InputError.single(
             path,
-            "line 1 (header)",
+            at,
             f"has the column {', '.join(repr(c) for c in taken)}, which the predictions add.",
             "rename or remove it, so that the predictions' columns cannot be mistaken for it.",
         )
@@ -199,7 +206,7 @@ def _check_header(
         )
         raise InputError.single(
             path,
-            "line 1 (header)",
+            at,
             f"has no column {said}.",
             f"name the columns {', '.join(needed)} (the aspects as {scenario_path} names them).",
         )
@@ -226,20 +233,18 @@ def read_choices(
         raise InputError.single(
             path, f"byte {exc.start}", "is not UTF-8 text.", "save the file as UTF-8."
         ) from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = [h.strip() for h in next(reader, [])]
+    records = csv_records(path, text)
+    line, first = next(records, (1, []))
+    header = [h.strip() for h in first]
     needed = ["person", *aspect_columns(scenario, "A"), *aspect_columns(scenario, "B")]
     needed += ["answer"] if answers else []
     named = said_scenario(scenario_path)
-    _check_header(path, header, needed, named, answers=answers)
+    _check_header(path, header, needed, named, answers=answers, line=line)
     where = {c: header.index(c) for c in needed}
     bounds = _bounds(scenario, None if named == scenario_path else scenario_path)
     problems: list[Problem] = []
     rows: list[ChoiceRow] = []
-    for cells in reader:
-        line = reader.line_num
-        if not any(c.strip() for c in cells):
-            continue  # a blank line
+    for line, cells in records:
         if len(cells) != len(header):
             problems.append(
                 Problem(

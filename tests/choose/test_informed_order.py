@@ -128,3 +128,15 @@ def test_asked_shares_add_up_to_one_and_ignore_the_unasked_guess(seed: int) -> N
     for x, y in zip(s.intervals[:3], again.intervals[:3], strict=True):
         assert x is not None and y is not None
         assert np.allclose(x, y)
+
+
+def test_the_words_about_the_order_name_options_by_what_they_are() -> None:
+    """A pool of train trips is told of as options, a pool of classifiers as models."""
+    from tradeoff.choose.informed import InformedOrder, order_words
+
+    order = InformedOrder((1, 0), (3,), ((3,), ()))
+    trips = order_words(scenario("train-trips"), order, ["a", "b"], pick=0, measured=1)
+    assert "practically tied option" in trips and "each option was measured" in trips
+    assert "model" not in trips
+    models = order_words(scenario("breast-cancer-triage"), order, ["a", "b"], pick=0, measured=1)
+    assert "practically tied model" in models and "each model was measured" in models

@@ -40,6 +40,7 @@ from numpy.typing import NDArray
 from tradeoff.arrays import FloatArray
 from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.shown import per_thousand, shown_number
+from tradeoff.ask.words import option_noun
 from tradeoff.choose.chances import chance_cells
 from tradeoff.choose.pool_metric import metric_vectors
 from tradeoff.choose.stakeholder import Stakeholder
@@ -377,6 +378,7 @@ def order_words(
     'The recommended a is 2nd: the pick also counts how exactly each model was measured.'
     """
     aspect = [c.name for c in scenario.classes] + [a.name for a in scenario.attributes]
+    noun = option_noun(scenario)
     left = _names([aspect[j] for j in informed.unasked]) if informed.unasked else ""
     said = []
     if informed.unasked:
@@ -388,7 +390,7 @@ def order_words(
         marked = sorted({j for p in informed.placed_by for j in p})
         if marked:
             said.append(
-                f"{MARK}: placed above a practically tied model because it is better on "
+                f"{MARK}: placed above a practically tied {noun} because it is better on "
                 f"{_names([aspect[j] for j in marked])}."
             )
     if pick is not None and informed.order[0] != pick:
@@ -396,7 +398,7 @@ def order_words(
         guessed = informed.unasked and informed.order[0] != measured
         why = [f"a starting guess for {left}"] if guessed else []
         if measured != pick:
-            why.insert(0, "how exactly each model was measured")
+            why.insert(0, f"how exactly each {noun} was measured")
         if why:
             said.append(
                 f"The recommended {names[pick]} is {_ordinal(informed.rank_of(pick))}: the "

@@ -321,6 +321,17 @@ def test_the_loader_refuses_a_bad_uncertainty(
     assert "Fix:" in text or "fix" in text.lower()
 
 
+def test_a_pool_without_names_locates_a_bad_value_by_its_line_alone(tmp_path: Path) -> None:
+    """Its models are named by their row ("row 2"), which the location does not repeat."""
+    named = write(tmp_path, recall_benign_se=[0.01, -0.02]).read_text().splitlines()
+    unnamed = tmp_path / "unnamed.csv"
+    unnamed.write_text("\n".join(line.split(",", 1)[1] for line in named) + "\n")
+    with pytest.raises(InputError) as caught:
+        load_pool(unnamed, OBJECTIVES)
+    assert f"{unnamed}: line 3, column 'recall_benign_se'" in str(caught.value)
+    assert "model" not in str(caught.value).split("column")[0]
+
+
 def test_a_declared_uncertainty_column(tmp_path: Path) -> None:
     path = write(tmp_path, benign_n_cases=[300, 50], spread=[0.0, 0.3])
     pool = load_pool(

@@ -262,7 +262,7 @@ def value_problems(
             problem = f"is {_shown(value)}; {meaning.what} must be a finite number"
         out.append(
             Problem(
-                f"{places.one(rows[i])} (model {clean_text(names[i])!r}), column {column!r}",
+                f"{places.named(rows[i], names[i])}, column {column!r}",
                 problem + ".",
                 meaning.fix,
             )
@@ -377,7 +377,7 @@ def boolean_problems(
         return []
     return [
         Problem(
-            f"{places.one(rows[i])} (model {clean_text(names[i])!r}), column {column!r}",
+            f"{places.named(rows[i], names[i])}, column {column!r}",
             f"is {bool(raw.iloc[i])}, a yes/no value; {meaning.what} is a number.",
             meaning.fix,
         )

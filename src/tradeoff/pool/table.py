@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from tradeoff.errors import InputError, read_user_file
+from tradeoff.text import clean_text
 
 __all__ = ["NO_LINES", "RowPlaces", "read_pool_table", "read_table"]
 
@@ -68,6 +69,17 @@ class RowPlaces:
         """Where the row numbered ``row`` is: "line 4", or "row 3"."""
         line = self._line(row)
         return f"row {row}" if line is None else f"line {line}"
+
+    def named(self, row: int, name: str) -> str:
+        """Where the model ``name`` in the row numbered ``row`` is: "line 4 (model 'b')";
+        a pool without a name column names its models by their row ("row 3"), which is not
+        said twice.
+
+        >>> RowPlaces().named(3, "b"), RowPlaces().named(3, "row 3")
+        ("row 3 (model 'b')", 'row 3')
+        """
+        where = self.one(row)
+        return where if name == f"row {row}" else f"{where} (model {clean_text(name)!r})"
 
     def many(self, rows: Sequence[int], limit: int = 8) -> str:
         """Where the rows are: "line 4", "lines 4 and 9", "lines 4, 7, 9, … (12 lines)"."""

@@ -220,7 +220,7 @@ def read_uncertainty(
         bad = ~allowed(cell, meaning)
         for i in np.flatnonzero(bad).tolist():
             shown = raw.iloc[i]
-            where = f"{places.one(rows[i])} (model {clean_text(names[i])!r}), column {name!r}"
+            where = f"{places.named(rows[i], names[i])}, column {name!r}"
             if where in flagged:
                 continue
             problems.append(Problem(where, f"is {_shown(shown)}; a {what} must be {rule}", fix))

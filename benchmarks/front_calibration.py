@@ -216,7 +216,7 @@ def run(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def _ablate(spread: float, scatter: str) -> None:
+def ablate(spread: float, scatter: str) -> None:
     """Replace the parts of :mod:`tradeoff.pool.front` an ablation changes (this process
     only): the bend's covariance times ``spread``; no scatter (``scatter`` "none")."""
     if spread != 1.0:
@@ -279,7 +279,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.reach is not None:
         front.REACH = args.reach
-    _ablate(args.bend_spread, args.scatter)
+    ablate(args.bend_spread, args.scatter)
     print("\n".join(run(args)))
 
 

@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python -m benchmarks.measurement_noise [--pools 30] [--people 10]
 [--cases 100 300 1000 0] [--draws 500] [--spread 60] [--seed 0] [--pull 0.003]
-[--engine 0] [--leave-out 0] [--reach R] [--no-write]`` (writes
+[--engine 0] [--leave-out 0] [--reach R] [--scatter drawn|spike|none] [--no-write]`` (writes
 benchmarks/results/measurement-noise.md unless ``--no-write``).
 
 For each test-set size n (cases per class) the benchmark makes ``--pools`` simulated pools
@@ -354,6 +354,8 @@ def report(
         command += f" --leave-out {args.leave_out}"
     if args.reach is not None:
         command += f" --reach {args.reach:g}"
+    if args.scatter != "drawn":
+        command += f" --scatter {args.scatter}"
     return (
         f"`{command}` ({seconds:.0f} s, one process). Simulated pools of 10–30 models near a "
         "front of true recalls, measured on n cases per class (binomial); people whose "
@@ -562,10 +564,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="an experiment: the scatter's largest size drawn, in times the noise "
         f"(tradeoff.pool.front.REACH, {front.REACH:g} as shipped)",
     )
+    parser.add_argument(
+        "--scatter",
+        choices=("drawn", "spike", "none"),
+        default="drawn",
+        help="an experiment: the scatter's size drawn as shipped, with half its prior on no "
+        "scatter, or no scatter (benchmarks.front_calibration's ablations)",
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     if args.reach is not None:
         front.REACH = args.reach
+    if args.scatter != "drawn":
+        from benchmarks.front_calibration import ablate
+
+        ablate(1.0, args.scatter)
     start = time.perf_counter()
     results = run(
         args.pools,

@@ -166,12 +166,17 @@ def read_user_file(path: str | Path, missing_fix: str = "check the path.") -> by
         ) from None
 
 
+#: The longest cell :func:`csv_records` reads, in characters: the csv module's own limit as
+#: Python ships it, held here whatever a library imported since has set that limit to.
+CELL_LIMIT = 131_072
+
+
 def csv_records(source: str | Path, text: str) -> Iterator[tuple[int, list[str]]]:
     """The records of the CSV ``text`` (from the file ``source``) with the line each starts
     on, as an editor numbers it (blank lines count, and a cell of several lines makes its
-    record span them); blank records left out. A record the csv module refuses (a cell
-    longer than its limit, an unclosed quote at the end of the file) is an
-    :class:`InputError` naming its line.
+    record span them); blank records left out. A record with a cell longer than
+    :data:`CELL_LIMIT` (or a quote never closed, which runs to the end of the file), or
+    one the csv module refuses, is an :class:`InputError` naming its line.
 
     >>> list(csv_records("t.csv", 'a,b\\n\\n1,"x\\ny"\\n2,3\\n'))
     [(1, ['a', 'b']), (3, ['1', 'x\\ny']), (5, ['2', '3'])]
@@ -179,22 +184,22 @@ def csv_records(source: str | Path, text: str) -> Iterator[tuple[int, list[str]]
     ...     list(csv_records("t.csv", "a\\n" + "9" * 200_000 + "\\n"))
     ... except InputError as err:
     ...     print(err.problems[0].location, err.problems[0].problem)
-    line 2 cannot be read as CSV (field larger than field limit (131072)).
+    line 2 has a cell longer than 131,072 characters.
     """
     reader = csv.reader(io.StringIO(text, newline=""))
+    long = f"has a cell longer than {CELL_LIMIT:,} characters."
+    fix = "shorten the cell, or close its quote."
     before = 0
     while True:
         try:
             record = next(reader)
         except StopIteration:
             return
-        except csv.Error as exc:
-            raise InputError.single(
-                source,
-                f"line {before + 1}",
-                f"cannot be read as CSV ({exc}).",
-                "shorten the cell, or close its quote.",
-            ) from None
+        except csv.Error as exc:  # the module's own limit, where nothing raised it
+            said = long if "field limit" in str(exc) else f"cannot be read as CSV ({exc})."
+            raise InputError.single(source, f"line {before + 1}", said, fix) from None
+        if any(len(cell) > CELL_LIMIT for cell in record):
+            raise InputError.single(source, f"line {before + 1}", long, fix)
         if any(cell.strip() for cell in record):
             yield before + 1, record
         before = reader.line_num

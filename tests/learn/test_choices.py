@@ -77,7 +77,7 @@ def test_lines_are_counted_as_an_editor_counts_them(tmp_path: Path) -> None:
     path = write(tmp_path / "t.csv", [HEADER + ",answer", good, "ana," + "9" * 200_000])
     with pytest.raises(InputError) as info:
         read_choices(path, scenario("train-trips"), answers=True)
-    assert f"{path}: line 3: cannot be read as CSV" in info.value.message()
+    assert f"{path}: line 3: has a cell longer than 131,072 characters" in info.value.message()
     path = write(tmp_path / "t.csv", ["", HEADER])
     with pytest.raises(InputError) as info:
         read_choices(path, scenario("train-trips"), answers=True)

@@ -192,7 +192,10 @@ def test_truths_file_one_person_per_row(
         ("1,-1,0,0\n", "line 1: has a negative"),
         # lines as an editor numbers them: blank ones count
         ("\nmalignant,benign,latency,memory\n\n1,1,0,0\n\n1,x,0,0\n", "line 6: has a value"),
-        ("1,1,0,0\n1," + "2" * 200_000 + ",0,0\n", "line 2: cannot be read as CSV"),
+        (
+            "1,1,0,0\n1," + "2" * 200_000 + ",0,0\n",
+            "line 2: has a cell longer than 131,072 characters",
+        ),
         ("malignant,benign,latency,memory\n", "no people"),
         ("", "has no rows"),
     ],

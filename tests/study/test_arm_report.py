@@ -92,7 +92,10 @@ def test_a_right_picks_file_is_checked(tmp_path: Path) -> None:
         ("participant,right_pick\np01,z\n", "line 2, right_pick"),
         # blank lines count as an editor counts them
         ("\nparticipant,right_pick\n\np01,x\n\np01,y\n", "line 6, participant"),
-        ("participant,right_pick\np01," + "x" * 200_000 + "\n", "line 2: cannot be read as CSV"),
+        (
+            "participant,right_pick\np01," + "x" * 200_000 + "\n",
+            "line 2: has a cell longer than 131,072 characters",
+        ),
     ]:
         path.write_text(text)
         with pytest.raises(InputError) as bad:

@@ -22,6 +22,7 @@ from tradeoff.web.pages import safe_markdown
 
 from .test_web import CONSENT
 from .test_web_browser import (  # noqa: F401 - the fixtures, a server of this module's own
+    CHROMIUM,
     SIZES,
     Axe,
     Browser,
@@ -34,7 +35,10 @@ from .test_web_browser import (  # noqa: F401 - the fixtures, a server of this m
 )
 from .test_web_i18n import text_nodes
 
-pytestmark = [pytest.mark.browser]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed"),
+]
 
 FIELD = re.compile(r"%\([a-z_]+\)[sd]|%%|\{[a-z_]*\}")
 

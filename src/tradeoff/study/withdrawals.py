@@ -218,3 +218,31 @@ def withdraw(study: Study, participant: str, now: datetime | None = None) -> dic
                 "free some space, then run study withdraw again.",
             ) from None
     return record
+
+
+def closed_to(study: Study, participant: str) -> str | None:
+    """Why ``participant``'s code opens no session at a terminal of the study's machine
+    (``tradeoff elicit --study``), in words for them, or ``None``: they asked to be erased
+    or withdrew (nothing more is recorded of them, as on the study's page), or they have
+    finished (a participant takes part once).
+
+    >>> import tempfile
+    >>> from tradeoff.study.folder import Study
+    >>> s = Study(Path(tempfile.mkdtemp()), "s.toml", "0" * 64, b"", {"p01": "x"}, "")
+    >>> closed_to(s, "p01") is None
+    True
+    """
+    from tradeoff.record.log import closed, iter_sessions
+    from tradeoff.study.erasures import erased
+
+    if participant in erased(study.path):
+        return "Your answers were erased at your request: this code opens nothing more."
+    when = withdrawn(study).get(participant)
+    if when is not None:
+        return (
+            f"You withdrew from this study on {when[:10]}: nothing more is recorded. If "
+            "that was a mistake, ask the study's coordinator."
+        )
+    if any(closed(path) for path in iter_sessions(study.sessions_dir, participant)):
+        return "You have already taken part in this study. Thank you: nothing more is asked."
+    return None

@@ -29,6 +29,7 @@ from tradeoff.record.recorder import Recorder, SessionLocked, SessionWriteError
 from tradeoff.study.cache import user_cache_dir
 from tradeoff.study.folder import Study
 from tradeoff.study.opening import resume_session, start_session
+from tradeoff.study.pooling import current_prior
 from tradeoff.tui.common import (
     BackToQuestions,
     Confirmed,
@@ -38,7 +39,7 @@ from tradeoff.tui.common import (
     QuestionsDone,
     ResumeFile,
     Settings,
-    resume_command,
+    paused_words,
 )
 from tradeoff.tui.dialogs import NOT_OPENED, OPEN_ELSEWHERE, ConfirmScreen
 from tradeoff.tui.screens.question import QuestionScreen
@@ -81,6 +82,7 @@ class TradeoffApp(App[None]):
     # Starting and resuming build engines (population, replay): done in a worker.
 
     def begin(self, loaded: LoadedScenario, participant: str) -> None:
+        study = self.settings.study  # a study's session starts from its population prior
         self.push_screen(LoadingScreen())
         self._open(
             lambda: start_session(
@@ -90,6 +92,7 @@ class TradeoffApp(App[None]):
                 spec=self.settings.overrides.apply(loaded.scenario.elicitation),
                 seed=self.settings.seed,
                 cache_dir=self.settings.cache_dir,
+                start=None if study is None else current_prior(study.path),
             )
         )
 
@@ -176,8 +179,7 @@ class TradeoffApp(App[None]):
         self.recorder = recorder
         for warning in recorder.warnings:
             self.notify(warning, severity="warning", timeout=10)
-        study = self.settings.study
-        checks = () if study is None else study.attention_checks
+        checks = () if self.settings.study is None else self.settings.study.attention_checks
         self.switch_screen(QuestionScreen(recorder, checks))
 
     # What comes next: the screens post these, the app decides.
@@ -185,11 +187,14 @@ class TradeoffApp(App[None]):
     @on(OpenFor)
     def _open_for(self, message: OpenFor) -> None:
         """Start the participant's session, offering to continue an unfinished one (the
-        default) or to start again."""
+        default) or to start again (a study's participant takes part once: on where they were)."""
         loaded, participant = message.loaded, message.participant
         found = unfinished_sessions(self.settings.sessions_dir, participant, loaded.scenario.id)
         if not found:
             self.begin(loaded, participant)
+            return
+        if self.settings.study is not None:
+            self.resume(found[-1], loaded)
             return
 
         def decided(resume: bool | None) -> None:
@@ -198,12 +203,11 @@ class TradeoffApp(App[None]):
             elif resume is False:
                 self.begin(loaded, participant)
 
-        who = "You have" if self.settings.study is not None else f"{participant} has"
         self.push_screen(
             ConfirmScreen(
-                f"{who} an unfinished session on this scenario. Continue it where you left "
-                "off, or start again from the first question? (The unfinished session stays "
-                "on disk either way.)",
+                f"{participant} has an unfinished session on this scenario. Continue it where "
+                "you left off, or start again from the first question? (The unfinished "
+                "session stays on disk either way.)",
                 "Continue where I left off",
                 "Start a new session",
             ),
@@ -236,12 +240,8 @@ class TradeoffApp(App[None]):
     def _pause_session(self, message: PauseSession) -> None:
         with contextlib.suppress(SessionWriteError):  # a note only: the answers are on disk
             message.recorder.note(message.note)
-        if self.settings.study is not None:
-            self.leave(
-                "Saved. To go on later, open this page again and enter your access code.", ""
-            )
-            return
-        self.leave("Saved. Resume with:", resume_command(message.recorder.path))
+        study = self.settings.study
+        self.leave(*paused_words(message.recorder.path, None if study is None else study.path))
 
     @on(Farewell)
     def _farewell(self, message: Farewell) -> None:

@@ -102,15 +102,10 @@ class PauseSession(Message):
         self.recorder, self.note = recorder, note
 
 
-def resume_command(path: Path) -> str:
-    """The command that resumes the session in ``path``, as it runs from here: ``tradeoff``
-    when that is on the PATH, else the program that is running (``.venv/bin/tradeoff``
-    after ``make run``), else ``python -m tradeoff``.
-
-    >>> command = resume_command(Path("sessions/p01/s.jsonl"))
-    >>> command.endswith(" elicit --resume sessions/p01/s.jsonl")
-    True
-    """
+def _program() -> str:
+    """How this program is run from here: ``tradeoff`` when that is on the PATH, else the
+    program that is running (``.venv/bin/tradeoff`` after ``make run``), else ``python -m
+    tradeoff``."""
     program = shutil.which("tradeoff")
     if program is not None and Path(program).resolve() == Path(sys.argv[0]).resolve():
         command = "tradeoff"
@@ -120,7 +115,35 @@ def resume_command(path: Path) -> str:
         command = "tradeoff"
     else:
         command = f"{shlex.quote(sys.executable)} -m tradeoff"
-    return f"{command} elicit --resume {shlex.quote(str(path))}"
+    return command
+
+
+def paused_words(path: Path, study: Path | None) -> tuple[str, str]:
+    """What a person who saved to go on later is told, and the command that goes on
+    (:func:`resume_command`); a study's participant runs the study's again and enters
+    their code.
+
+    >>> paused_words(Path("s.jsonl"), Path("studies/t"))[1].endswith(" elicit --study studies/t")
+    True
+    """
+    if study is None:
+        return "Saved. Resume with:", resume_command(path)
+    return (
+        "Saved. To go on later, run this again and enter your access code:",
+        f"{_program()} elicit --study {shlex.quote(str(study))}",
+    )
+
+
+def resume_command(path: Path) -> str:
+    """The command that resumes the session in ``path``, as it runs from here: ``tradeoff``
+    when that is on the PATH, else the program that is running (``.venv/bin/tradeoff``
+    after ``make run``), else ``python -m tradeoff``.
+
+    >>> command = resume_command(Path("sessions/p01/s.jsonl"))
+    >>> command.endswith(" elicit --resume sessions/p01/s.jsonl")
+    True
+    """
+    return f"{_program()} elicit --resume {shlex.quote(str(path))}"
 
 
 def reflow(text: str) -> str:

@@ -27,6 +27,7 @@ from tradeoff.record.log import unfinished_sessions
 from tradeoff.record.records import check_participant
 from tradeoff.study.attempts import record_failure, wrong_code_delay
 from tradeoff.study.folder import Study
+from tradeoff.study.withdrawals import closed_to
 from tradeoff.tui.common import (
     NO_WRONG_ANSWERS,
     TYPE_THE_CODE,
@@ -232,14 +233,21 @@ class StudyStartScreen(FormScreen):
                 record_failure(self.study)
             time.sleep(delay)
         loaded = self.loaded
-        if participant is not None and self.study.arms:  # their arm's (assigned now)
+        closed = None if participant is None else closed_to(self.study, participant)
+        if participant is not None and closed is None and self.study.arms:  # assigned now
             from tradeoff.study.arms import assigned_scenario
 
             loaded = assigned_scenario(self.study, participant)
-        self.app.call_from_thread(self._checked, participant, loaded)
+        self.app.call_from_thread(self._checked, participant, loaded, closed)
 
-    def _checked(self, participant: str | None, loaded: LoadedScenario | None) -> None:
+    def _checked(
+        self, participant: str | None, loaded: LoadedScenario | None, closed: str | None = None
+    ) -> None:
         self.query_one("#start", Button).disabled = False
+        if closed is not None:  # erased, withdrawn or finished: no session opens
+            self.query_one("#start-error", Static).update(closed)
+            self.query_one("#code", Input).value = ""
+            return
         if participant is None or loaded is None:
             error = self.query_one("#start-error", Static)
             error.update(

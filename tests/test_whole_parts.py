@@ -144,3 +144,50 @@ def test_text_labels_are_told_to_be_renamed_not_the_session_recorded_again(
     assert said.startswith(f"{tmp_path / 'wdbc.csv'}: target column 'diagnosis': ")
     assert "rename the values of the target column ('B' → 'benign', 'M' → 'malignant')" in said
     assert "need not be recorded again" in said
+
+
+def test_a_session_on_a_shipped_scenario_reads_the_shipped_pool_wherever_it_was_recorded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Recorded from a copy of the shipped scenario in another folder (another checkout's,
+    another machine's), whose pool was edited since, a session reads the pool shipped with
+    tradeoff; recorded on a scenario that is not as shipped, the pool beside it."""
+    import shutil
+
+    from tradeoff.cli import main
+    from tradeoff.learn.engine import truth_from_dirichlet
+    from tradeoff.simulation.oracles import SimulatedOracle
+    from tradeoff.study.opening import start_session
+
+    def session(folder: Path, edit: str = "") -> Path:
+        (folder / "pools").mkdir(parents=True)
+        shutil.copy(SCENARIOS / "pools" / "breast-cancer.csv", folder / "pools")
+        text = (SCENARIOS / "breast-cancer-triage.toml").read_text()
+        (folder / "breast-cancer-triage.toml").write_text(
+            text.replace("budget = 30", edit or "budget = 30", 1)
+        )
+        pool = (folder / "pools" / "breast-cancer.csv").read_text().splitlines()
+        (folder / "pools" / "breast-cancer.csv").write_text("\n".join(pool[:4]) + "\n")
+        loaded = load_scenario(folder / "breast-cancer-triage.toml")
+        rec = start_session(loaded, "p01", folder / "sessions", seed=1)
+        spans = rec.engine.space.spans
+        oracle = SimulatedOracle.for_scenario(
+            loaded.scenario, truth_from_dirichlet(spans, np.random.default_rng(1)), seed=1
+        )
+        with rec:
+            for _ in range(2):
+                query = rec.engine.next_query()
+                assert query is not None
+                rec.answer(oracle.choose(query))
+        return rec.path
+
+    as_shipped = session(tmp_path / "copy")
+    assert main(["pick", "--session", str(as_shipped), "--json"]) == 0
+    import json
+
+    said = json.loads(capsys.readouterr().out)
+    assert Path(said["pool"]) == shipped_scenarios() / "pools" / "breast-cancer.csv"
+    edited = session(tmp_path / "edited", "budget = 29")  # not the shipped scenario
+    main(["pick", "--session", str(edited), "--json"])
+    out = capsys.readouterr().out
+    assert str(tmp_path / "edited" / "pools" / "breast-cancer.csv") in out

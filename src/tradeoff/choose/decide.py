@@ -183,13 +183,25 @@ def load_stakeholders(
     return sessions.scenario, sessions.stakeholders
 
 
+def _shipped_as_is(scenario: Scenario) -> bool:
+    """Whether ``scenario`` is a shipped one as it ships (the same settings as the shipped
+    file of its id), wherever the file it was read from lay."""
+    if scenario.id not in shipped_ids():
+        return False
+    try:
+        return load_scenario(shipped_scenarios() / f"{scenario.id}.toml").scenario == scenario
+    except InputError:
+        return False
+
+
 def _scenario_pool(
     scenario: Scenario, scenario_file: str, name_column: str | None, *, recorded: bool = False
 ) -> tuple[Pool, str]:
     """The pool the scenario's ``[pool]`` names, relative to ``scenario_file``'s folder, or
     an InputError that says how to give one. With ``recorded`` (the scenario file is the
     one a session recorded, not one given now), a shipped scenario's own pool is used when
-    the recorded folder no longer has it (a session read on another machine or folder)."""
+    the session's scenario is the shipped one as it ships, or the recorded folder no longer
+    has the pool (a session read on another machine or folder)."""
     source = scenario_file or scenario.id
     if scenario.pool is None:
         what = "models" if scenario.classes else "options"  # options described by aspects
@@ -203,10 +215,11 @@ def _scenario_pool(
         )
     base = Path(scenario_file).parent if scenario_file else Path(".")
     path = scenario_pool_path(scenario, base)
-    if recorded and not path.is_file() and scenario.id in shipped_ids():
-        # A shipped scenario recorded from another folder: its pool ships beside it.
+    if recorded and (not path.is_file() or _shipped_as_is(scenario)):
+        # A shipped scenario, recorded from whatever folder (another machine's, another
+        # checkout's): its pool ships beside it, not a copy in that folder.
         shipped = scenario_pool_path(scenario, shipped_scenarios())
-        if shipped.is_file():
+        if scenario.id in shipped_ids() and shipped.is_file():
             base, path = shipped_scenarios(), shipped
     if not path.is_file():
         raise InputError.single(

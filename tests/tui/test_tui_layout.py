@@ -41,7 +41,7 @@ def test_the_printed_resume_command_runs_from_here(
 ) -> None:
     """After `make run` the program is .venv/bin/tradeoff, not on the PATH: the command
     printed names it so that it runs as printed (it said `tradeoff …`: command not found)."""
-    from tradeoff.tui.common import resume_command
+    from tradeoff.tui.sessions import resume_command
 
     program = tmp_path / ".venv" / "bin" / "tradeoff"
     program.parent.mkdir(parents=True)

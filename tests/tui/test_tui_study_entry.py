@@ -1,8 +1,8 @@
 """Who a study's code lets in at a terminal (``tradeoff elicit --study``), as on the study's
 page: someone withdrawn, erased or finished opens no session; an unfinished one is taken up
 where it stopped (a participant takes part once, no second session offered); saving to go
-on later names the command that goes on; a study that asks consent is refused (only its
-page shows and records it)."""
+on later names the command that goes on; the study's information is read and agreed to
+(or declined) as on its page."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from tradeoff.cli import main
 from tradeoff.record.log import read_session
 from tradeoff.study.folder import Study, create_study
 from tradeoff.study.withdrawals import withdraw
 from tradeoff.tui import make_app
+from tradeoff.tui.consent import ConsentScreen
 from tradeoff.tui.screens.question import QuestionScreen
 from tradeoff.tui.screens.start import StudyStartScreen
 
@@ -72,19 +72,70 @@ async def test_an_unfinished_session_goes_on_and_saving_names_the_command(
     assert sum(e.type == "answer" for e in read_session(path).events) == 3
 
 
-def test_a_study_that_asks_consent_is_served_not_run_at_the_terminal(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+async def consent_step(
+    study: Study, scenario: Path, code: str, agree: bool, answers: int = 1
+) -> tuple[str, str]:
+    """Enter ``code``; at the consent screen press I agree (then answer ``answers``
+    questions and save) or I do not agree: (the consent screen's title, what the start
+    screen then says)."""
+    app = make_app(scenario, study=study)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, StudyStartScreen)
+        pilot.app.screen.query_one("#code", Input).value = code
+        await pilot.press("enter")
+        await wait_for(pilot, ConsentScreen)
+        screen = pilot.app.screen
+        title = str(screen.query_one("#title").render())
+        text = " ".join(str(w.render()) for w in screen.query("MarkdownParagraph"))
+        assert "You may stop at any time" in text
+        await pilot.click("#agree" if agree else "#decline")
+        if not agree:
+            await wait_for(pilot, StudyStartScreen)
+            await pilot.pause()
+            return title, str(pilot.app.screen.query_one("#start-error").render())
+        await wait_for(pilot, QuestionScreen)
+        for _ in range(answers):
+            await pilot.press("a")
+            await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+    return title, ""
+
+
+async def test_the_consent_is_read_and_agreed_to_at_the_terminal_as_on_the_page(
+    tmp_path: Path,
 ) -> None:
+    """Agreeing opens the session with the consent record and how they came in; a new
+    version is asked before the next question and written into the same session;
+    declining is noted in the study's entries and records nothing else."""
+    from tradeoff.study.consent_added import add_consent_version
+    from tradeoff.study.declines import declined_consent
+    from tradeoff.study.entries import EntryLog
+
     scenario = small_scenario_file(tmp_path)
     consent = tmp_path / "information.md"
     consent.write_text("# About the study\n\nYou may stop at any time.\n")
-    study, _ = create_study(scenario, ["p01"], tmp_path / "study", consent=consent)
-    assert main(["elicit", "--study", str(study.path)]) == 2
-    err = capsys.readouterr().err
-    assert "consent" in err and "tradeoff study serve" in err
-    assert not (study.sessions_dir / "p01").exists() or not list(
-        (study.sessions_dir / "p01").glob("*.jsonl")
-    )
+    study, codes = create_study(scenario, ["p01", "p02"], tmp_path / "study", consent=consent)
+    title, _ = await consent_step(study, scenario, codes["p01"], agree=True)
+    assert title == "Before you start"
+    [path] = sorted((study.sessions_dir / "p01").glob("*.jsonl"))
+    log = read_session(path)
+    assert log.consent is not None and log.consent.version == "1"
+    assert log.entry is not None and log.entry.via == "code"
+    # A new version: asked again before the next question, into the same session.
+    (tmp_path / "v2.md").write_text("# About the study\n\nYou may stop at any time, still.\n")
+    add_consent_version(study.path, tmp_path / "v2.md", "2")
+    title, _ = await consent_step(study, scenario, codes["p01"], agree=True)
+    assert title == "The study's information has changed"
+    log = read_session(path)
+    assert [c.version for c in log.consents] == ["1", "2"]
+    assert sum(e.type == "answer" for e in log.events) == 2
+    # Declining: noted for the coordinator, no session.
+    _, said = await consent_step(study, scenario, codes["p02"], agree=False)
+    assert said.startswith("You chose not to take part. Only that choice was noted")
+    assert not list((study.sessions_dir / "p02").glob("*.jsonl"))
+    log_of_entries = EntryLog(study.path)
+    assert "p02" in declined_consent(log_of_entries.refresh())
 
 
 async def test_a_new_session_starts_from_the_studys_population_prior(
@@ -92,7 +143,7 @@ async def test_a_new_session_starts_from_the_studys_population_prior(
 ) -> None:
     """As on the study's page (:meth:`tradeoff.web.held.Participants.start`): the prior
     the study has pooled so far is what the new session's weights start from."""
-    import tradeoff.tui.app as app_module
+    import tradeoff.tui.sessions as app_module
 
     scenario = small_scenario_file(tmp_path)
     study, codes = create_study(scenario, ["p01"], tmp_path / "study")

@@ -108,12 +108,6 @@ def cmd_elicit(args: argparse.Namespace) -> int:
         from tradeoff.cli.arms import refuse_language_arms
 
         refuse_language_arms(study)
-        if study.consent_file is not None:  # only the page shows it and records the consent
-            raise UsageError(
-                f"{study.path}: the study asks its participants' consent before the first "
-                "question, which only its web page shows and records; serve the study "
-                "(tradeoff study serve) and let participants at this machine open its page"
-            )
         return _run_app(
             str(study.scenario_path),
             sessions_dir=str(study.sessions_dir),

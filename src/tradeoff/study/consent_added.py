@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tradeoff.errors import InputError
-from tradeoff.study.consent_versions import ConsentVersion, read_versions
+from tradeoff.study.consent_versions import ConsentVersion, read_versions, text_for
 from tradeoff.study.entries import study_lock
 from tradeoff.study.folder import STUDY_FILE, Study, load_study
 from tradeoff.study.inputs import (
@@ -97,3 +97,16 @@ def read_current(study: Study) -> tuple[str | None, tuple[ConsentVersion, ...]]:
         return str(consent["version"]), versions
     except (OSError, ValueError, KeyError, TypeError, AttributeError, InputError):
         return fallback
+
+
+def current_text(study: Study, language: str = "en") -> tuple[str, str, str] | None:
+    """(version, the text file's SHA-256, the Markdown text) of the study's newest consent
+    text in ``language`` (else that version's first), or ``None`` when it asks none: what
+    a participant reads and agrees to before their next question, on the page or at a
+    terminal (``tradeoff elicit --study``)."""
+    version, versions = read_current(study)
+    chosen = None if version is None else text_for(versions, version, language)
+    if version is None or chosen is None:
+        return None
+    path = study.path / chosen.file
+    return version, file_sha256(path), read_consent(path)

@@ -26,10 +26,10 @@ from tradeoff.errors import InputError
 from tradeoff.limits import ignore_file_size_signal
 from tradeoff.record.log import SessionLog, read_session, unfinished_sessions
 from tradeoff.record.recorder import Recorder, SessionLocked, SessionWriteError
+from tradeoff.record.records import ConsentRecord
 from tradeoff.study.cache import user_cache_dir
 from tradeoff.study.folder import Study
-from tradeoff.study.opening import resume_session, start_session
-from tradeoff.study.pooling import current_prior
+from tradeoff.study.opening import resume_session
 from tradeoff.tui.common import (
     BackToQuestions,
     Confirmed,
@@ -39,7 +39,6 @@ from tradeoff.tui.common import (
     QuestionsDone,
     ResumeFile,
     Settings,
-    paused_words,
 )
 from tradeoff.tui.dialogs import NOT_OPENED, OPEN_ELSEWHERE, ConfirmScreen
 from tradeoff.tui.screens.question import QuestionScreen
@@ -51,6 +50,7 @@ from tradeoff.tui.screens.start import (
     StartScreen,
     StudyStartScreen,
 )
+from tradeoff.tui.sessions import new_session, paused_words
 
 __all__ = ["Settings", "TradeoffApp", "make_app"]
 
@@ -69,6 +69,7 @@ class TradeoffApp(App[None]):
         self.settings = settings
         self.recorder: Recorder | None = None
         self.farewell: tuple[str, str] | None = None
+        self._again: ConsentRecord | None = None
         ignore_file_size_signal()
 
     def on_mount(self) -> None:
@@ -81,20 +82,11 @@ class TradeoffApp(App[None]):
 
     # Starting and resuming build engines (population, replay): done in a worker.
 
-    def begin(self, loaded: LoadedScenario, participant: str) -> None:
-        study = self.settings.study  # a study's session starts from its population prior
+    def begin(
+        self, loaded: LoadedScenario, participant: str, consent: ConsentRecord | None = None
+    ) -> None:
         self.push_screen(LoadingScreen())
-        self._open(
-            lambda: start_session(
-                loaded,
-                participant,
-                self.settings.sessions_dir,
-                spec=self.settings.overrides.apply(loaded.scenario.elicitation),
-                seed=self.settings.seed,
-                cache_dir=self.settings.cache_dir,
-                start=None if study is None else current_prior(study.path),
-            )
-        )
+        self._open(lambda: new_session(self.settings, loaded, participant, consent))
 
     def resume(
         self, path: Path, current: LoadedScenario | None, *, log: SessionLog | None = None
@@ -145,6 +137,8 @@ class TradeoffApp(App[None]):
     def _open(self, make: Callable[[], Recorder]) -> None:
         try:
             recorder = make()
+            if self._again is not None:  # a study's consent given again, to its newest text
+                recorder.consent_again(self._again)
             recorder.engine.space.warm()
         except InputError as exc:
             message, locked = exc.message(), isinstance(exc, SessionLocked)
@@ -191,9 +185,10 @@ class TradeoffApp(App[None]):
         loaded, participant = message.loaded, message.participant
         found = unfinished_sessions(self.settings.sessions_dir, participant, loaded.scenario.id)
         if not found:
-            self.begin(loaded, participant)
+            self.begin(loaded, participant, message.consent)
             return
         if self.settings.study is not None:
+            self._again = message.consent
             self.resume(found[-1], loaded)
             return
 

@@ -7,10 +7,6 @@ bubble up to :class:`~tradeoff.tui.app.TradeoffApp`, and the app opens the next 
 
 from __future__ import annotations
 
-import os
-import shlex
-import shutil
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +17,7 @@ from tradeoff.ask.scenario import LoadedScenario, SpecOverrides
 from tradeoff.errors import InputError
 from tradeoff.record.log import SessionLog
 from tradeoff.record.recorder import Recorder
+from tradeoff.record.records import ConsentRecord
 from tradeoff.study.folder import Study
 
 NO_WRONG_ANSWERS = "There are no wrong answers: we want to learn what matters to you."
@@ -49,11 +46,14 @@ class Settings:
 
 class OpenFor(Message):
     """Open ``participant``'s session on ``loaded``: continue an unfinished one (offered)
-    or start one."""
+    or start one; ``consent``: a study's consent, just given (the new session opens with
+    it, or it is written into the unfinished one)."""
 
-    def __init__(self, loaded: LoadedScenario, participant: str) -> None:
+    def __init__(
+        self, loaded: LoadedScenario, participant: str, consent: ConsentRecord | None = None
+    ) -> None:
         super().__init__()
-        self.loaded, self.participant = loaded, participant
+        self.loaded, self.participant, self.consent = loaded, participant, consent
 
 
 class ResumeFile(Message):
@@ -100,50 +100,6 @@ class PauseSession(Message):
     def __init__(self, recorder: Recorder, note: str) -> None:
         super().__init__()
         self.recorder, self.note = recorder, note
-
-
-def _program() -> str:
-    """How this program is run from here: ``tradeoff`` when that is on the PATH, else the
-    program that is running (``.venv/bin/tradeoff`` after ``make run``), else ``python -m
-    tradeoff``."""
-    program = shutil.which("tradeoff")
-    if program is not None and Path(program).resolve() == Path(sys.argv[0]).resolve():
-        command = "tradeoff"
-    elif Path(sys.argv[0]).name == "tradeoff" and Path(sys.argv[0]).is_file():
-        command = shlex.quote(os.path.relpath(sys.argv[0]))
-    elif program is not None:
-        command = "tradeoff"
-    else:
-        command = f"{shlex.quote(sys.executable)} -m tradeoff"
-    return command
-
-
-def paused_words(path: Path, study: Path | None) -> tuple[str, str]:
-    """What a person who saved to go on later is told, and the command that goes on
-    (:func:`resume_command`); a study's participant runs the study's again and enters
-    their code.
-
-    >>> paused_words(Path("s.jsonl"), Path("studies/t"))[1].endswith(" elicit --study studies/t")
-    True
-    """
-    if study is None:
-        return "Saved. Resume with:", resume_command(path)
-    return (
-        "Saved. To go on later, run this again and enter your access code:",
-        f"{_program()} elicit --study {shlex.quote(str(study))}",
-    )
-
-
-def resume_command(path: Path) -> str:
-    """The command that resumes the session in ``path``, as it runs from here: ``tradeoff``
-    when that is on the PATH, else the program that is running (``.venv/bin/tradeoff``
-    after ``make run``), else ``python -m tradeoff``.
-
-    >>> command = resume_command(Path("sessions/p01/s.jsonl"))
-    >>> command.endswith(" elicit --resume sessions/p01/s.jsonl")
-    True
-    """
-    return f"{_program()} elicit --resume {shlex.quote(str(path))}"
 
 
 def reflow(text: str) -> str:

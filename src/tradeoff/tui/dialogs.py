@@ -14,7 +14,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Label, Static
 
 from tradeoff.record.recorder import SessionWriteError
-from tradeoff.tui.common import NO_WRONG_ANSWERS, Farewell, resume_command
+from tradeoff.tui.common import NO_WRONG_ANSWERS, Farewell
+from tradeoff.tui.sessions import resume_command
 
 T = TypeVar("T")
 

@@ -24,7 +24,7 @@ from tradeoff.ask.words import candidates_noun
 from tradeoff.errors import InputError
 from tradeoff.learn import expected_questions
 from tradeoff.record.log import unfinished_sessions
-from tradeoff.record.records import check_participant
+from tradeoff.record.records import ConsentRecord, check_participant
 from tradeoff.study.attempts import record_failure, wrong_code_delay
 from tradeoff.study.folder import Study
 from tradeoff.study.withdrawals import closed_to
@@ -37,6 +37,7 @@ from tradeoff.tui.common import (
     participant_problem,
     reflow,
 )
+from tradeoff.tui.consent import ConsentScreen, consent_due
 from tradeoff.tui.forms import FormScreen, StartForm
 
 
@@ -238,10 +239,17 @@ class StudyStartScreen(FormScreen):
             from tradeoff.study.arms import assigned_scenario
 
             loaded = assigned_scenario(self.study, participant)
-        self.app.call_from_thread(self._checked, participant, loaded, closed)
+        shown = None
+        if participant is not None and closed is None and loaded is not None:
+            shown = consent_due(self.study, participant, loaded.scenario.id)
+        self.app.call_from_thread(self._checked, participant, loaded, closed, shown)
 
     def _checked(
-        self, participant: str | None, loaded: LoadedScenario | None, closed: str | None = None
+        self,
+        participant: str | None,
+        loaded: LoadedScenario | None,
+        closed: str | None = None,
+        shown: tuple[str, str, str] | None = None,
     ) -> None:
         self.query_one("#start", Button).disabled = False
         if closed is not None:  # erased, withdrawn or finished: no session opens
@@ -257,7 +265,19 @@ class StudyStartScreen(FormScreen):
             self.query_one("#code", Input).value = ""
             return
         self.query_one("#start-error", Static).update("")
-        self.post_message(OpenFor(loaded, participant))
+        if shown is None:
+            self.post_message(OpenFor(loaded, participant))
+            return
+        again = bool(unfinished_sessions(self.study.sessions_dir, participant, loaded.scenario.id))
+
+        def chosen(given: ConsentRecord | str | None) -> None:
+            if isinstance(given, ConsentRecord):  # agreed: the session opens with it
+                self.post_message(OpenFor(loaded, participant, given))
+                return
+            self.query_one("#start-error", Static).update(given or "")
+            self.query_one("#code", Input).value = ""
+
+        self.app.push_screen(ConsentScreen(self.study, participant, shown, again), chosen)
 
 
 #: What the loading screen says while a new session's first question is prepared.

@@ -1,0 +1,114 @@
+"""A study's information and consent text at a terminal (``tradeoff elicit --study``), as
+its page shows it: read before the first question (or before the next one, when the
+coordinator added a new version since), then agreed to or not. The screen only asks;
+agreeing gives the consent record the new session opens with (or that is written into the
+unfinished one), declining by someone new is noted in ``entries.jsonl`` as on the page
+(:func:`~tradeoff.study.declines.record_code_decline`), and nothing else is recorded."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Label, Markdown, Static
+
+from tradeoff.record.log import read_session, unfinished_sessions
+from tradeoff.record.records import ConsentRecord, now
+from tradeoff.study.consent_added import current_text
+from tradeoff.study.declines import record_code_decline
+from tradeoff.study.entries import EntryLog
+from tradeoff.study.folder import Study
+from tradeoff.text import clean_text
+
+#: What the participant is asked under the text.
+ASK_NEW = "Do you agree to take part? Nothing is recorded before you agree."
+ASK_AGAIN = (
+    "The study's information has changed since you agreed. Do you agree to it as it is "
+    "now? Your answers so far are kept either way."
+)
+#: What someone new who declined is told (their choice alone noted, as on the page).
+DECLINED = (
+    "You chose not to take part. Only that choice was noted, so that the study's "
+    "coordinator knows; no answer was recorded. If you change your mind, enter your code "
+    "again."
+)
+#: What someone who declined a new version is told.
+NOT_AGAIN = (
+    "Your answers so far are kept, and no question is asked until you agree to the "
+    "study's information as it is now. To withdraw, ask the study's coordinator."
+)
+
+
+def consent_due(study: Study, participant: str, scenario_id: str) -> tuple[str, str, str] | None:
+    """The consent text ``participant`` must agree to before their next question
+    (:func:`~tradeoff.study.consent_added.current_text`), or ``None``: the study asks none,
+    or their unfinished session (of ``scenario_id``) holds their consent to its newest
+    version, or began before the study asked any (as the page asks again only those who
+    agreed to an older version)."""
+    text = current_text(study)
+    found = unfinished_sessions(study.sessions_dir, participant, scenario_id)
+    if text is None or not found:
+        return text
+    given = {c.version for c in read_session(found[-1]).consents}
+    return None if not given or text[0] in given else text
+
+
+class ConsentScreen(Screen[ConsentRecord | str]):
+    """The consent text (Markdown, scrolled with the arrow keys and Page Down) and two
+    buttons; dismissed with the consent record for "I agree", else with what to tell the
+    participant (someone new who declines is noted, under the study's lock)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("pagedown", "scroll('page_down')", "More text", id="consent-more"),
+        Binding("pageup", "scroll('page_up')", "Back", show=False),
+    ]
+
+    def __init__(
+        self, study: Study, participant: str, shown: tuple[str, str, str], again: bool
+    ) -> None:
+        super().__init__()
+        self.study, self.participant, self.again = study, participant, again
+        self.version, self.sha256, self.text = shown
+
+    def compose(self) -> ComposeResult:
+        title = "The study's information has changed" if self.again else "Before you start"
+        yield Label(title, id="title")
+        with VerticalScroll(id="consent-body"):
+            yield Markdown("\n".join(clean_text(line) for line in self.text.split("\n")))
+        yield Static(ASK_AGAIN if self.again else ASK_NEW, id="consent-ask")
+        with Horizontal(id="consent-buttons"):
+            yield Button("I agree", id="agree", variant="primary")
+            yield Button("I do not agree", id="decline")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#consent-body", VerticalScroll).focus(scroll_visible=False)
+
+    def action_scroll(self, how: str) -> None:
+        getattr(self.query_one("#consent-body", VerticalScroll), f"scroll_{how}")()
+
+    @on(Button.Pressed)
+    def _answer(self, event: Button.Pressed) -> None:
+        if event.button.id == "agree":
+            record = ConsentRecord(
+                type="consent",
+                version=self.version,
+                text_sha256=self.sha256,
+                language="en",
+                at=now(),
+            )
+            self.dismiss(record)
+            return
+        if self.again:
+            self.dismiss(NOT_AGAIN)
+            return
+        try:
+            record_code_decline(EntryLog(self.study.path), self.participant)
+        except OSError:  # then nothing at all was recorded, and they are told so
+            self.dismiss("You chose not to take part. Nothing was recorded.")
+            return
+        self.dismiss(DECLINED)

@@ -1,0 +1,84 @@
+"""How the app opens a session and how a person goes on with it later: a new session (a
+study's as its page starts one), and the command that continues one."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+from tradeoff.ask.scenario import LoadedScenario
+from tradeoff.record.recorder import Recorder
+from tradeoff.record.records import ConsentRecord, EntryRecord, now
+from tradeoff.study.opening import start_session
+from tradeoff.study.pooling import current_prior
+from tradeoff.tui.common import Settings
+
+
+def new_session(
+    settings: Settings,
+    loaded: LoadedScenario,
+    participant: str,
+    consent: ConsentRecord | None = None,
+) -> Recorder:
+    """A new session for ``participant`` on ``loaded``; a study's as its page starts one:
+    from the population prior it has pooled so far, opened by the ``consent`` just given
+    and how they came in (by their code)."""
+    study = settings.study
+    return start_session(
+        loaded,
+        participant,
+        settings.sessions_dir,
+        spec=settings.overrides.apply(loaded.scenario.elicitation),
+        seed=settings.seed,
+        cache_dir=settings.cache_dir,
+        start=None if study is None else current_prior(study.path),
+        consent=consent,
+        entry=None if study is None else EntryRecord(type="entry", via="code", at=now()),
+    )
+
+
+def _program() -> str:
+    """How this program is run from here: ``tradeoff`` when that is on the PATH, else the
+    program that is running (``.venv/bin/tradeoff`` after ``make run``), else ``python -m
+    tradeoff``."""
+    program = shutil.which("tradeoff")
+    if program is not None and Path(program).resolve() == Path(sys.argv[0]).resolve():
+        command = "tradeoff"
+    elif Path(sys.argv[0]).name == "tradeoff" and Path(sys.argv[0]).is_file():
+        command = shlex.quote(os.path.relpath(sys.argv[0]))
+    elif program is not None:
+        command = "tradeoff"
+    else:
+        command = f"{shlex.quote(sys.executable)} -m tradeoff"
+    return command
+
+
+def paused_words(path: Path, study: Path | None) -> tuple[str, str]:
+    """What a person who saved to go on later is told, and the command that goes on
+    (:func:`resume_command`); a study's participant runs the study's again and enters
+    their code.
+
+    >>> paused_words(Path("s.jsonl"), Path("studies/t"))[1].endswith(" elicit --study studies/t")
+    True
+    """
+    if study is None:
+        return "Saved. Resume with:", resume_command(path)
+    return (
+        "Saved. To go on later, run this again and enter your access code:",
+        f"{_program()} elicit --study {shlex.quote(str(study))}",
+    )
+
+
+def resume_command(path: Path) -> str:
+    """The command that resumes the session in ``path``, as it runs from here: ``tradeoff``
+    when that is on the PATH, else the program that is running (``.venv/bin/tradeoff``
+    after ``make run``), else ``python -m tradeoff``.
+
+    >>> command = resume_command(Path("sessions/p01/s.jsonl"))
+    >>> command.endswith(" elicit --resume sessions/p01/s.jsonl")
+    True
+    """
+    return f"{_program()} elicit --resume {shlex.quote(str(path))}"

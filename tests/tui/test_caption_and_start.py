@@ -104,7 +104,7 @@ async def test_a_screen_says_the_first_question_is_being_prepared(
         opened.wait(20)
         return start_session(*args, **kwargs)
 
-    monkeypatch.setattr("tradeoff.tui.app.start_session", slow)
+    monkeypatch.setattr("tradeoff.tui.sessions.start_session", slow)
     app = pool_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, StartScreen)

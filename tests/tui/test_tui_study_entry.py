@@ -1,7 +1,7 @@
 """Who a study's code lets in at a terminal (``tradeoff elicit --study``), as on the study's
 page: someone withdrawn, erased or finished opens no session; an unfinished one is taken up
 where it stopped (a participant takes part once, no second session offered); saving to go
-on later names the command that goes on; the study's information is read and agreed to
+on later says the code goes on (no page to open); the study's information is read and agreed to
 (or declined) as on its page."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 from textual.widgets import Input
 
 from tradeoff.record.log import read_session
+from tradeoff.study.export_rows import served, session_language
 from tradeoff.study.folder import Study, create_study
 from tradeoff.study.withdrawals import withdraw
 from tradeoff.tui import make_app
@@ -58,7 +59,7 @@ async def test_a_withdrawn_participants_code_opens_no_session(tmp_path: Path) ->
     assert not list((study.sessions_dir / "p01").glob("*.jsonl"))
 
 
-async def test_an_unfinished_session_goes_on_and_saving_names_the_command(
+async def test_an_unfinished_session_goes_on_where_it_stopped(
     tmp_path: Path,
 ) -> None:
     scenario = small_scenario_file(tmp_path)
@@ -66,7 +67,7 @@ async def test_an_unfinished_session_goes_on_and_saving_names_the_command(
     first = await enter(study, scenario, codes["p01"], 2, "q")
     farewell = getattr(first, "farewell", None)
     assert farewell is not None and "enter your access code" in farewell[0]
-    assert farewell[1].endswith(f" elicit --study {study.path}")
+    assert "page" not in farewell[0] and farewell[1] == ""  # no file or command shown
     await enter(study, scenario, codes["p01"], 1, "q")  # no choice offered: on where it was
     [path] = sorted((study.sessions_dir / "p01").glob("*.jsonl"))
     assert sum(e.type == "answer" for e in read_session(path).events) == 3
@@ -122,6 +123,8 @@ async def test_the_consent_is_read_and_agreed_to_at_the_terminal_as_on_the_page(
     log = read_session(path)
     assert log.consent is not None and log.consent.version == "1"
     assert log.entry is not None and log.entry.via == "code"
+    # The export says its times are this app's, not the server's, and its language.
+    assert not served(log) and session_language(log) == "en"
     # A new version: asked again before the next question, into the same session.
     (tmp_path / "v2.md").write_text("# About the study\n\nYou may stop at any time, still.\n")
     add_consent_version(study.path, tmp_path / "v2.md", "2")

@@ -84,10 +84,18 @@ def session_language(log: SessionLog) -> str | None:
     return None
 
 
+#: The note a study's session answered at a terminal (``tradeoff elicit --study``) opens
+#: with, after its entry and consent: its response times are the app's, not the server's.
+AT_A_TERMINAL = "answered at a terminal"
+
+
 def served(log: SessionLog) -> bool:
     """Whether the study web page recorded the session (it opens with an entry or a
-    consent record, or notes its language, or an answer carries one), so its response
-    times are the server's (:data:`tradeoff.study.table_columns` ``response_timer``)."""
+    consent record, or notes its language, or an answer carries one, and it was not
+    answered at a terminal: :data:`AT_A_TERMINAL`), so its response times are the
+    server's (:data:`tradeoff.study.table_columns` ``response_timer``)."""
+    if any(e.type == "note" and e.text == AT_A_TERMINAL for e in log.events):
+        return False
     return (
         log.entry is not None
         or log.consent is not None

@@ -12,6 +12,7 @@ from pathlib import Path
 from tradeoff.ask.scenario import LoadedScenario
 from tradeoff.record.recorder import Recorder
 from tradeoff.record.records import ConsentRecord, EntryRecord, now
+from tradeoff.study.export_rows import AT_A_TERMINAL
 from tradeoff.study.opening import start_session
 from tradeoff.study.pooling import current_prior
 from tradeoff.tui.common import Settings
@@ -25,9 +26,10 @@ def new_session(
 ) -> Recorder:
     """A new session for ``participant`` on ``loaded``; a study's as its page starts one:
     from the population prior it has pooled so far, opened by the ``consent`` just given
-    and how they came in (by their code)."""
+    and how they came in (by their code), with notes that it was answered at a terminal
+    (its response times are the app's) and, without a consent, its language."""
     study = settings.study
-    return start_session(
+    recorder = start_session(
         loaded,
         participant,
         settings.sessions_dir,
@@ -38,6 +40,11 @@ def new_session(
         consent=consent,
         entry=None if study is None else EntryRecord(type="entry", via="code", at=now()),
     )
+    if study is not None:  # its times are this app's; its language the app's, English
+        recorder.note(AT_A_TERMINAL)
+        if consent is None:  # (a consent carries its own)
+            recorder.note("language en")
+    return recorder
 
 
 def _program() -> str:
@@ -58,17 +65,18 @@ def _program() -> str:
 
 def paused_words(path: Path, study: Path | None) -> tuple[str, str]:
     """What a person who saved to go on later is told, and the command that goes on
-    (:func:`resume_command`); a study's participant runs the study's again and enters
-    their code.
+    (:func:`resume_command`); a study's participant is shown no file or command (the
+    study's machine starts the program for them): the same code goes on.
 
-    >>> paused_words(Path("s.jsonl"), Path("studies/t"))[1].endswith(" elicit --study studies/t")
-    True
+    >>> paused_words(Path("s.jsonl"), Path("studies/t"))[1]
+    ''
     """
     if study is None:
         return "Saved. Resume with:", resume_command(path)
     return (
-        "Saved. To go on later, run this again and enter your access code:",
-        f"{_program()} elicit --study {shlex.quote(str(study))}",
+        "Saved. To go on later, start this again as it was started for you and enter your "
+        "access code: you will be back where you stopped.",
+        "",
     )
 
 

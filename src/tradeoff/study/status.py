@@ -159,7 +159,8 @@ class StudyStatus:
     problems: tuple[str, ...] = ()
     #: The pilot participants (never in ``rows``, never counted).
     pilot_rows: tuple[ParticipantStatus, ...] = ()
-    #: Who came in by link, declined, was screened out (:meth:`EntryState.summary`).
+    #: Who came in by a panel's link, declined, was screened out
+    #: (:meth:`EntryState.summary`); ``None`` for a study without a panel.
     entries: dict[str, Any] | None = None
 
     @property
@@ -367,7 +368,9 @@ def study_status(study: Study) -> StudyStatus:
         tuple(r for r in rows if not r.pilot),
         tuple(problems + tombstones.messages()),
         tuple(r for r in rows if r.pilot),
+        # a study no panel's link enters has no panel counts (its pilot link's entries
+        # are counted with the pilots, and an access code's decline in the totals)
         entries.summary(study.panel, frozenset(gone), session_on_disk(study.path))
-        if study.panel is not None or entries.people
+        if study.panel is not None
         else None,
     )

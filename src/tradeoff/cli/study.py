@@ -410,13 +410,19 @@ def cmd_study_export(args: argparse.Namespace) -> int:
         f"{summary.path}{left_out}.\nOne row per participant in {summary.participants_table}; "
         f"every column is explained in {summary.codebook} and {summary.datapackage}."
     )
-    if summary.threshold_median is not None:
+    if summary.threshold_median is not None:  # over the complete, as study report counts
         from tradeoff.curves import threshold_percent
 
+        n = summary.threshold_count
+        whose = (
+            "The 1 complete participant's threshold probability"
+            if n == 1
+            else f"The {n} complete participants' median threshold probability"
+        )
         say(
-            "The participants' median threshold probability is "
-            f"{threshold_percent(summary.threshold_median)} (each one's, with its 90% "
-            "credible interval, in the threshold columns)."
+            f"{whose} is {threshold_percent(summary.threshold_median)} (each one's, with its "
+            "90% credible interval, in the threshold columns).",
+            wrap=True,
         )
     return 0
 

@@ -86,6 +86,11 @@ def _panel(args: argparse.Namespace) -> tuple[Panel | None, list[str]]:
     if args.panel_id_param is not None:
         id_param = args.panel_id_param
     keep = tuple(dict.fromkeys([*keep, *(args.panel_keep_param or [])]))
+    if args.panel_ids and args.consent_within is not None:
+        raise UsageError(
+            "--consent-within is for open enrolment (--cap): an allow-list (--panel-ids) "
+            "holds no places; give one or the other"
+        )
     ids: list[str] = []
     if args.panel_ids:
         path = Path(args.panel_ids)
@@ -180,7 +185,8 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         if panel is not None:
             data["panel_link"] = None if panel.quotas else panel_link(panel, BASE_URL)
             data["quota_links"] = quota_links(panel, BASE_URL)
-            data["consent_minutes"] = panel.consent_minutes
+            # places are held in open enrolment only
+            data["consent_minutes"] = None if panel.allow_list else panel.consent_minutes
             data["panel_ids"] = len(panel_ids)
         if study.arms:
             data["arms"] = [a.to_json() for a in study.arms]

@@ -30,6 +30,7 @@ from tradeoff.study.entries import entries_path, read_entries, session_on_disk
 from tradeoff.study.erasures import read_erasures
 from tradeoff.study.folder import Study
 from tradeoff.study.withdrawals import certain_withdrawals, read_withdrawals, withdrawn
+from tradeoff.text import count
 
 #: An answer that took longer than this (seconds) is a long pause.
 LONG_PAUSE_S = 300.0
@@ -153,6 +154,31 @@ def row_note(row: dict[str, Any]) -> str:
         f"panel id {row['panel_id']}" if row.get("panel_id") else "",
     ]
     return "; ".join(part for part in (*before, note) if part)
+
+
+def totals_words(data: dict[str, Any]) -> str:
+    """A study's totals (:meth:`StudyStatus.to_dict`) in words, as ``study status`` opens
+    with them after the study's folder and its ``--watch`` view shows them.
+
+    >>> data = {"participants": 3, "started": 2, "complete": 1, "flagged": 0,
+    ...         "withdrawn": 1, "erased": 1, "median_response_s": 4.5}
+    >>> print(totals_words(data))  # doctest: +NORMALIZE_WHITESPACE
+    3 participants, 2 started, 1 complete, 0 flagged as inconsistent, 1 withdrawn,
+    1 erased; median 4.5 s per answer
+    """
+    return (
+        f"{count(data['participants'], 'participant')}, {data['started']} started, "
+        + (f"{data['consented']} consented, " if data.get("consented") is not None else "")
+        + f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
+        f"{data.get('withdrawn', 0)} withdrawn"
+        + (f", {data['declined']} declined consent" if data.get("declined") else "")
+        + (f", {data['erased']} erased" if data.get("erased") else "")
+        + (
+            f"; median {data['median_response_s']} s per answer"
+            if data.get("median_response_s") is not None
+            else ""
+        )
+    )
 
 
 @dataclass(frozen=True)

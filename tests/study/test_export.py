@@ -21,6 +21,7 @@ from tradeoff.record.recorder import Recorder
 from tradeoff.record.records import AnswerRecord, ConsentRecord, ResultRecord
 from tradeoff.study.export import export_study
 from tradeoff.study.folder import Study, create_study, load_study
+from tradeoff.study.status import counted_sessions
 from tradeoff.study.withdrawals import withdraw
 
 from ..conftest import ROOT
@@ -378,6 +379,12 @@ def test_the_export_says_the_answers_that_count_as_status_does(
     assert main(["study", "export", str(made.study.path), "--out", str(tmp_path / "a.csv")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("9 answers (and 1 taken back by an undo, in rows flagged undone) of 2 ")
-    # and the group's median threshold probability, from the participants table's column
-    median = pd.read_csv(tmp_path / "a.participants.csv")["threshold"].median()
-    assert f"median threshold probability is {threshold_percent(median)} " in out
+    # and the threshold probability of the complete participants only, as study report
+    # counts them: p01 (p02 is unfinished, with a threshold of their own so far)
+    people = pd.read_csv(tmp_path / "a.participants.csv").set_index("participant")
+    assert people.loc["p02", "state"] == "unfinished" and people["threshold"].notna().all()
+    assert [p for p, _ in counted_sessions(load_study(made.study.path)).sessions] == ["p01"]
+    p01 = threshold_percent(people.loc["p01", "threshold"])
+    assert p01 != threshold_percent(people["threshold"].median())  # else this proves nothing
+    assert f"The 1 complete participant's threshold probability is {p01} (" in " ".join(out.split())
+    assert "median threshold" not in out

@@ -349,7 +349,7 @@ def test_each_participant_has_the_threshold_the_study_report_gives(
     """The threshold columns hold each participant's threshold probability and its 90%
     interval, as :func:`stakeholder_threshold` reads it from the stakeholder the decide
     step builds by replaying the files anew (as ``study report`` does); empty for one who
-    has not started. The summary's median is theirs."""
+    has not started. The summary's median is the complete participants'."""
     from tradeoff.choose.decision_curves import stakeholder_threshold
 
     people = pd.read_csv(exported / "answers.participants.csv").set_index("participant")
@@ -369,7 +369,12 @@ def test_each_participant_has_the_threshold_the_study_report_gives(
         assert 0.0 <= t.low <= t.high <= 1.0
     assert people.loc["p04", list(THRESHOLD_CELLS)].isna().all()
     summary = export_study(study, exported / "again.csv")
-    assert summary.threshold_median == pytest.approx(float(people["threshold"].median()), abs=1e-12)
+    # the summary's median is the complete participants', as study report counts them
+    # (p02's unfinished session has a threshold of its own, left out)
+    complete = people.loc[["p01", "p06"], "threshold"]
+    assert pd.notna(people.loc["p02", "threshold"])
+    assert summary.threshold_count == 2
+    assert summary.threshold_median == pytest.approx(float(complete.median()), abs=1e-12)
 
 
 def test_options_by_their_aspects_alone_leave_the_threshold_empty(tmp_path: Path) -> None:
@@ -401,11 +406,13 @@ def test_options_by_their_aspects_alone_leave_the_threshold_empty(tmp_path: Path
 
 
 def test_the_study_report_gives_each_threshold_in_the_table_and_the_spread(
-    made: Made, exported: Path, tmp_path: Path
+    made: Made, exported: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``study report`` states each participant's threshold as the export's columns hold
-    it, and the group's spread (lowest, median, highest) over the same people."""
+    it, and the group's spread (lowest, median, highest) over the same people, whose
+    median ``study export`` says too."""
     from tradeoff.choose.report import write_report
+    from tradeoff.cli import main
     from tradeoff.curves import threshold_percent
     from tradeoff.study.report import decide_study
 
@@ -428,6 +435,13 @@ def test_the_study_report_gives_each_threshold_in_the_table_and_the_spread(
         in md
     )
     assert f"median {threshold_percent(float(values.median()))}." in md
+    # and `study export` says the same median, over the same 2 people
+    assert main(["study", "export", str(made.study.path), "--out", str(tmp_path / "a.csv")]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert (
+        "The 2 complete participants' median threshold probability is "
+        f"{threshold_percent(float(values.median()))} (" in said
+    )
 
 
 def test_each_participant_with_answers_has_a_group_and_its_probability(exported: Path) -> None:

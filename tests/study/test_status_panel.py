@@ -1,7 +1,8 @@
 """The coordinator's facts in ``study status``: where people stop, the median time of each
 question, long pauses and the latest activity, each checked against a direct count over
 the session files read on their own (``read_session``, ``statistics.median``); pilot
-participants never counted, shown apart."""
+participants never counted, shown apart (and no panel counts for a study without a
+panel)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tradeoff.ask.scenario import load_scenario
+from tradeoff.cli.study_status import format_status
 from tradeoff.record.log import read_session
 from tradeoff.record.records import AnswerRecord, EntryRecord, now
 from tradeoff.study.entries import EntryLog, new_pilot
@@ -87,6 +89,9 @@ def test_stops_times_pauses_and_pilots_match_a_direct_count(tmp_path: Path) -> N
     assert len(data["recent"]) == min(10, len(logs))
     latest = [r["last_activity"] for r in data["recent"]]
     assert latest == sorted(latest, reverse=True)
+    # a study by access codes has no panel: its pilot's entry makes no panel counts
+    assert data["panel"] is None
+    assert "panel:" not in format_status(data)
 
 
 def test_time_per_question_counts_the_answers_that_count_by_question(tmp_path: Path) -> None:

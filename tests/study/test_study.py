@@ -213,4 +213,46 @@ async def test_the_live_view_counts_participants(tmp_path: Path) -> None:
         table = app.query_one(DataTable)
         assert table.row_count == 2
         summary = str(app.query_one("#study-summary", Static).render())
-        assert "2 participants: 1 started, 1 complete" in summary
+        assert "2 participants, 1 started, 1 complete" in summary
+
+
+async def test_the_live_view_shows_each_note_whole_at_80_columns(tmp_path: Path) -> None:
+    """At 80x24 the note column takes the width the others leave (the last activity to the
+    minute) and a longer note wraps onto another line of its row, never cut ("unfinished
+    after 6 a", "withdrawn 2026-11-29", "erased on request (p" were); the summary carries
+    plain status's totals, the withdrawn and the erased with them."""
+    from textual.widgets import DataTable
+
+    from tradeoff.study.erase import erase
+    from tradeoff.study.status import row_note, totals_words
+    from tradeoff.study.withdrawals import withdraw
+    from tradeoff.tui.study import StudyWatchApp
+
+    from ..participants import take_part
+
+    people = ["p01", "p02", "p03", "p04"]
+    study, _ = create_study(small_scenario_file(tmp_path), people, tmp_path / "s")
+    take_part(study, "p01", 6, budget=20)
+    take_part(study, "p02", finish=True)
+    take_part(study, "p03", 2)
+    withdraw(study, "p03")
+    take_part(study, "p04", 1)
+    erase(study.path, "p04", requested_by="p04, by e-mail")
+    status = study_status(load_study(study.path))
+    notes = [row_note(r.to_dict()) for r in status.rows]
+    assert "unfinished after 6 answers" in notes
+    assert any(n.startswith("withdrawn 20") for n in notes)
+    assert any(n.startswith("erased on request (p04, by e-mail) at 20") for n in notes)
+    app = StudyWatchApp(load_study(study.path), interval=60)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.3)
+        table = app.query_one(DataTable)
+        assert table.row_count == 4 and table.virtual_size.width <= 80
+        shown = [table.render_line(y).text for y in range(table.size.height)]
+        words = " ".join(shown).split()
+        for note in notes:  # each note's words in a row, as it wraps in its column
+            n = len(note.split())
+            assert any(words[i : i + n] == note.split() for i in range(len(words))), note
+        summary = str(app.query_one("#study-summary", Static).render())
+        assert totals_words(status.to_dict()) in " ".join(summary.split())
+        assert "1 withdrawn, 1 erased" in " ".join(summary.split())

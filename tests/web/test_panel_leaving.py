@@ -289,6 +289,28 @@ def test_study_create_prints_links_the_panel_can_open(
     assert "/panel?uid=<uid>" in out and "panel's own placeholder for <uid>" in out
 
 
+def test_study_create_with_an_allow_list_holds_no_places(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An allow-list lets in its ids, each to their own session, and holds no places:
+    `study create` says so rather than that a place is held (--consent-within, open
+    enrolment's), and refuses --consent-within with it."""
+    ids = tmp_path / "ids.txt"
+    ids.write_text("5f8a2c1e9b\n60aa01\n")
+    made = ["study", "create", str(small_scenario_file(tmp_path)), "--panel", "prolific"]
+    made += ["--panel-ids", str(ids)]
+    assert main([*made, "--out", str(tmp_path / "a")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "A place is held" not in out and "--consent-within" not in out
+    assert "Only the panel ids of the allow-list can enter by the link" in out
+    assert main([*made, "--out", str(tmp_path / "b"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["consent_minutes"] is None
+    assert main([*made, "--out", str(tmp_path / "c"), "--consent-within", "45"]) == 2
+    err = capsys.readouterr().err
+    assert "--consent-within is for open enrolment" in err and "Traceback" not in err
+    assert not (tmp_path / "c").exists()
+
+
 async def test_without_consent_the_first_page_takes_up_the_place(
     tmp_path: Path, serve: Serve
 ) -> None:

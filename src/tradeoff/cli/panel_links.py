@@ -50,7 +50,9 @@ def quota_links(panel: Panel, base: str) -> dict[str, str]:
 
 
 def panel_link_lines(panel: Panel) -> list[str]:
-    """What ``study create`` says about the link(s) to give the panel."""
+    """What ``study create`` says about the link(s) to give the panel, and who the link
+    lets in: the allow-list's ids, or (open enrolment) someone while there is a place,
+    held for :attr:`~tradeoff.study.panel.Panel.consent_minutes` until they consent."""
     from tradeoff.study.panel import PRESETS
 
     own = [n for n in (panel.id_param, *panel.keep_params) if n not in PRESETS["prolific"][0]]
@@ -91,8 +93,14 @@ def panel_link_lines(panel: Panel) -> list[str]:
             + ", ".join(f"<{n}>" for n in own)
             + " in the link (the panel must fill it for each person)."
         )
-    lines.append(
-        f"A place is held for {panel.consent_minutes} minutes for someone who opened the link "
-        "and has not consented; then it is free for someone else (--consent-within)."
-    )
+    if panel.allow_list:  # no places: only the listed ids come in, each to their own
+        lines.append(
+            "Only the panel ids of the allow-list can enter by the link; any other id is "
+            "screened out."
+        )
+    else:
+        lines.append(
+            f"A place is held for {panel.consent_minutes} minutes for someone who opened the "
+            "link and has not consented; then it is free for someone else (--consent-within)."
+        )
     return lines

@@ -88,9 +88,9 @@ def add_study_commands(sub: Commands) -> None:
         action="store_true",
         default=False,
         help="later participants start from a population prior pooled from the finished "
-        "sessions (each session records the one it started from); for studies with few "
-        "questions each: with the stop's two agreeing answers per deciding aspect it saves "
-        "no questions (benchmarks/results/population-study.md)",
+        "sessions (each session records the one it started from); in a simulated study of "
+        "300 people the last 100 needed 10 questions (median) with it against 13 without, "
+        "23%% fewer (benchmarks/results/population-study.md)",
     )
     mk.add_argument(
         "--no-population-prior",
@@ -128,7 +128,12 @@ def add_study_commands(sub: Commands) -> None:
     )
     srep.add_argument("--p", default="inf", help="the p of COPA's p-norm: a number ≥ 1 or inf")
     srep.add_argument("--top", type=top("models"), default=10, help="ranked models to report")
-    srep.add_argument("--exclude-inconsistent", action="store_true")
+    srep.add_argument(
+        "--exclude-inconsistent",
+        action="store_true",
+        help="leave participants whose answers are flagged as inconsistent (study status "
+        "says which) out of the consensus; the report still shows each one's own pick",
+    )
     srep.add_argument("--exclude-inattentive", action="store_true", help=INATTENTIVE_HELP)
     add_arm_report_arguments(srep)
     srep.add_argument(

@@ -86,6 +86,11 @@ def _panel(args: argparse.Namespace) -> tuple[Panel | None, list[str]]:
     if args.panel_id_param is not None:
         id_param = args.panel_id_param
     keep = tuple(dict.fromkeys([*keep, *(args.panel_keep_param or [])]))
+    if args.panel_ids and args.consent_within is not None:
+        raise UsageError(
+            "--consent-within is for open enrolment (--cap): an allow-list (--panel-ids) "
+            "holds no places; give one or the other"
+        )
     ids: list[str] = []
     if args.panel_ids:
         path = Path(args.panel_ids)
@@ -180,7 +185,8 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         if panel is not None:
             data["panel_link"] = None if panel.quotas else panel_link(panel, BASE_URL)
             data["quota_links"] = quota_links(panel, BASE_URL)
-            data["consent_minutes"] = panel.consent_minutes
+            # places are held in open enrolment only
+            data["consent_minutes"] = None if panel.allow_list else panel.consent_minutes
             data["panel_ids"] = len(panel_ids)
         if study.arms:
             data["arms"] = [a.to_json() for a in study.arms]
@@ -410,13 +416,19 @@ def cmd_study_export(args: argparse.Namespace) -> int:
         f"{summary.path}{left_out}.\nOne row per participant in {summary.participants_table}; "
         f"every column is explained in {summary.codebook} and {summary.datapackage}."
     )
-    if summary.threshold_median is not None:
+    if summary.threshold_median is not None:  # over the complete, as study report counts
         from tradeoff.curves import threshold_percent
 
+        n = summary.threshold_count
+        whose = (
+            "The 1 complete participant's threshold probability"
+            if n == 1
+            else f"The {n} complete participants' median threshold probability"
+        )
         say(
-            "The participants' median threshold probability is "
-            f"{threshold_percent(summary.threshold_median)} (each one's, with its 90% "
-            "credible interval, in the threshold columns)."
+            f"{whose} is {threshold_percent(summary.threshold_median)} (each one's, with its "
+            "90% credible interval, in the threshold columns).",
+            wrap=True,
         )
     return 0
 

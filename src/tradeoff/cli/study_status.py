@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from tradeoff.cli.arms import format_arms
 from tradeoff.cli.common import emit, say
-from tradeoff.text import count
 
 
 @dataclass(frozen=True)
@@ -70,22 +69,9 @@ def format_status(data: dict[str, object]) -> str:
 
 
 def _counts(data: dict[str, object]) -> str:
-    participants = data["participants"]
-    assert isinstance(participants, int)
-    return (
-        f"{data['study']}: {count(participants, 'participant')}, "
-        f"{data['started']} started, "
-        + (f"{data['consented']} consented, " if data.get("consented") is not None else "")
-        + f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
-        f"{data.get('withdrawn', 0)} withdrawn"
-        + (f", {data['declined']} declined consent" if data.get("declined") else "")
-        + (f", {data['erased']} erased" if data.get("erased") else "")
-        + (
-            f"; median {data['median_response_s']} s per answer"
-            if data.get("median_response_s") is not None
-            else ""
-        )
-    )
+    from tradeoff.study.status import totals_words
+
+    return f"{data['study']}: {totals_words(data)}"
 
 
 def _table(data: dict[str, object]) -> list[str]:

@@ -75,6 +75,7 @@ from tradeoff.study.codebook import (
 from tradeoff.study.entry_columns import with_entry_columns
 from tradeoff.study.export_people import collect
 from tradeoff.study.folder import Study
+from tradeoff.study.status import counted_sessions
 from tradeoff.study.table_columns import aspect_slugs, columns
 from tradeoff.study.table_files import (
     FORMATS,
@@ -129,8 +130,12 @@ class ExportSummary:
         Of the rows, the answers an undo took back: ``rows - undone`` answers count, as
         ``study status`` counts them.
     threshold_median
-        The median of the participants' threshold probabilities (the participants table's
-        ``threshold``, :mod:`tradeoff.study.thresholds`); ``None`` when none has one.
+        The median of the threshold probabilities (the participants table's ``threshold``,
+        :mod:`tradeoff.study.thresholds`) of the complete participants, those ``study
+        report`` counts (:func:`tradeoff.study.status.counted_sessions`); ``None`` when
+        none has one.
+    threshold_count
+        How many complete participants' thresholds :attr:`threshold_median` is over.
     erased
         Participants erased on request (``study erase``): a row each in the participants
         table, state ``erased``, and nothing else anywhere.
@@ -152,6 +157,7 @@ class ExportSummary:
     undone: int = 0
     threshold_median: float | None = None
     erased: tuple[str, ...] = ()
+    threshold_count: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The summary as JSON-ready values.
@@ -177,6 +183,7 @@ class ExportSummary:
             "skipped": [{"file": f, "reason": r} for f, r in self.skipped],
             "warnings": list(self.warnings),
             "threshold_median": self.threshold_median,
+            "threshold_count": self.threshold_count,
             "erased": list(self.erased),
         }
 
@@ -310,6 +317,13 @@ def export_study(
         discard(staged)
         raise
     publish(staged)
+    # the complete participants, as study report counts them (with the same pilots and
+    # attention checks left out)
+    report = counted_sessions(
+        study, include_pilot=include_pilot, exclude_inattentive=exclude_inattentive
+    )
+    counted = {pid for pid, _ in report.sessions}
+    complete = [r for r in collected.people if r["participant"] in counted]
     return ExportSummary(
         path=target,
         codebook=files["codebook"],
@@ -325,6 +339,7 @@ def export_study(
         pilot=collected.pilot,
         pilot_sessions=collected.pilot_sessions,
         states=tuple((r["participant"], r["state"]) for r in collected.people),
-        threshold_median=median_threshold(collected.people),
+        threshold_median=median_threshold(complete),
         erased=collected.erased,
+        threshold_count=sum(r.get("threshold") is not None for r in complete),
     )

@@ -5,7 +5,8 @@ and the decision over the others (``tradeoff study report``).
 (it could not tell who withdrew), and finds each participant's newest complete session and
 who a report leaves out (not started, unfinished after N answers, withdrawn, only pilot
 sessions complete: pilot sessions count only when asked for; erased on request, after the
-others, as ``study status`` lists them). :func:`decide_study` is the
+others, as ``study status`` lists them), as :func:`tradeoff.study.status.counted_sessions`
+counts them for the export's summary too. :func:`decide_study` is the
 decide step (:func:`tradeoff.choose.decide.decide`) over those sessions, in the study's copy
 of the scenario, and carries who is left out to the report
 (:func:`tradeoff.choose.report.write_report`), whose summary names them.
@@ -15,19 +16,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.choose.decide import Decision, decide
-from tradeoff.errors import InputError
-from tradeoff.record.log import read_session
-from tradeoff.study.checks import INATTENTIVE
-from tradeoff.study.counted import session_facts
 from tradeoff.study.folder import Study, load_study
-from tradeoff.study.status import study_status
-from tradeoff.study.withdrawals import certain_withdrawals
+from tradeoff.study.status import counted_sessions
 
 
 class NothingToDecide(Exception):
@@ -45,23 +40,6 @@ class StudySessions:
     sessions: tuple[Path, ...]
     left_out: tuple[tuple[str, str], ...]
     exclude_inconsistent: bool = False
-
-
-def is_pilot(path: Path) -> bool:
-    """Whether the session file at ``path`` is a pilot (its entry record says so); a file
-    that cannot be read is not (the status names it)."""
-    try:
-        entry = read_session(path).entry
-    except InputError:
-        return False
-    return entry is not None and entry.pilot
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return os.lstat(path).st_mtime
-    except OSError:
-        return 0.0
 
 
 def study_sessions(
@@ -82,38 +60,14 @@ def study_sessions(
         For a folder that is not a study, or a withdrawals file that cannot be read.
     """
     study = load_study(path)
-    gone = certain_withdrawals(study)  # refuses an unreadable withdrawals file
-    status = study_status(study)
-    missing = dict(status.missing(exclude_inconsistent, exclude_inattentive))
-    sessions: list[Path] = []
-    left_out: list[tuple[str, str]] = []
-    for pid in study.participants:
-        if pid in gone:
-            left_out.append((pid, missing.get(pid, "withdrawn")))
-            continue
-        if missing.get(pid) == INATTENTIVE:
-            left_out.append((pid, INATTENTIVE))
-            continue
-        facts = session_facts(study, pid)[0]
-        pilots = set() if include_pilot else {f for f in facts if is_pilot(f)}
-        real = [f for f in facts if f not in pilots]
-        done = [f for f in real if facts[f].complete]
-        if done:
-            sessions.append(max(done, key=_mtime))
-            if pid in missing:  # flagged as inconsistent and excluded: in the report
-                left_out.append((pid, missing[pid]))
-        elif pilots and not real:
-            left_out.append((pid, "a pilot: --include-pilot counts pilots"))
-        elif pid in missing:
-            left_out.append((pid, missing[pid]))  # as study status says it
-        elif real:  # a complete pilot session besides, or a pilot counted only here
-            newest = max(real, key=_mtime)
-            n = facts[newest].answers
-            left_out.append((pid, f"unfinished after {n} answer{'' if n == 1 else 's'}"))
-        else:
-            left_out.append((pid, "not started"))
-    left_out += [(r.participant, r.note) for r in status.rows if r.erased is not None]
-    return StudySessions(study, tuple(sessions), tuple(left_out), exclude_inconsistent)
+    counted = counted_sessions(
+        study,
+        exclude_inconsistent=exclude_inconsistent,
+        include_pilot=include_pilot,
+        exclude_inattentive=exclude_inattentive,
+    )
+    sessions = tuple(session for _, session in counted.sessions)
+    return StudySessions(study, sessions, counted.left_out, exclude_inconsistent)
 
 
 def decide_study(found: StudySessions, *, p: float = math.inf, top: int = 10) -> Decision:

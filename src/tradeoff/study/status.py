@@ -7,7 +7,10 @@ after the study's others, that says so and nothing more (their tombstone,
 :mod:`tradeoff.study.erasures`).
 
 ``study status --json`` and the coordinator's web page (:mod:`tradeoff.web.coordinator`)
-both show :meth:`StudyStatus.to_dict`."""
+both show :meth:`StudyStatus.to_dict`. :func:`counted_sessions` is who a report counts
+(each participant's newest complete session) and who it leaves out: ``study report``
+(:func:`tradeoff.study.report.study_sessions`) and the export's summary
+(:mod:`tradeoff.study.export`) both count them."""
 
 from __future__ import annotations
 
@@ -17,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tradeoff.errors import InputError
+from tradeoff.record.log import read_session
 from tradeoff.study.arms import arms_status
 from tradeoff.study.checks import INATTENTIVE, CheckSummary
 from tradeoff.study.counted import replay_unknown, session_facts
@@ -24,7 +29,8 @@ from tradeoff.study.declines import declined_consent
 from tradeoff.study.entries import entries_path, read_entries, session_on_disk
 from tradeoff.study.erasures import read_erasures
 from tradeoff.study.folder import Study
-from tradeoff.study.withdrawals import read_withdrawals, withdrawn
+from tradeoff.study.withdrawals import certain_withdrawals, read_withdrawals, withdrawn
+from tradeoff.text import count
 
 #: An answer that took longer than this (seconds) is a long pause.
 LONG_PAUSE_S = 300.0
@@ -150,6 +156,31 @@ def row_note(row: dict[str, Any]) -> str:
     return "; ".join(part for part in (*before, note) if part)
 
 
+def totals_words(data: dict[str, Any]) -> str:
+    """A study's totals (:meth:`StudyStatus.to_dict`) in words, as ``study status`` opens
+    with them after the study's folder and its ``--watch`` view shows them.
+
+    >>> data = {"participants": 3, "started": 2, "complete": 1, "flagged": 0,
+    ...         "withdrawn": 1, "erased": 1, "median_response_s": 4.5}
+    >>> print(totals_words(data))  # doctest: +NORMALIZE_WHITESPACE
+    3 participants, 2 started, 1 complete, 0 flagged as inconsistent, 1 withdrawn,
+    1 erased; median 4.5 s per answer
+    """
+    return (
+        f"{count(data['participants'], 'participant')}, {data['started']} started, "
+        + (f"{data['consented']} consented, " if data.get("consented") is not None else "")
+        + f"{data['complete']} complete, {data['flagged']} flagged as inconsistent, "
+        f"{data.get('withdrawn', 0)} withdrawn"
+        + (f", {data['declined']} declined consent" if data.get("declined") else "")
+        + (f", {data['erased']} erased" if data.get("erased") else "")
+        + (
+            f"; median {data['median_response_s']} s per answer"
+            if data.get("median_response_s") is not None
+            else ""
+        )
+    )
+
+
 @dataclass(frozen=True)
 class StudyStatus:
     study: Study
@@ -159,7 +190,8 @@ class StudyStatus:
     problems: tuple[str, ...] = ()
     #: The pilot participants (never in ``rows``, never counted).
     pilot_rows: tuple[ParticipantStatus, ...] = ()
-    #: Who came in by link, declined, was screened out (:meth:`EntryState.summary`).
+    #: Who came in by a panel's link, declined, was screened out
+    #: (:meth:`EntryState.summary`); ``None`` for a study without a panel.
     entries: dict[str, Any] | None = None
 
     @property
@@ -367,7 +399,81 @@ def study_status(study: Study) -> StudyStatus:
         tuple(r for r in rows if not r.pilot),
         tuple(problems + tombstones.messages()),
         tuple(r for r in rows if r.pilot),
+        # a study no panel's link enters has no panel counts (its pilot link's entries
+        # are counted with the pilots, and an access code's decline in the totals)
         entries.summary(study.panel, frozenset(gone), session_on_disk(study.path))
-        if study.panel is not None or entries.people
+        if study.panel is not None
         else None,
     )
+
+
+def is_pilot(path: Path) -> bool:
+    """Whether the session file at ``path`` is a pilot (its entry record says so); a file
+    that cannot be read is not (the status names it)."""
+    try:
+        entry = read_session(path).entry
+    except InputError:
+        return False
+    return entry is not None and entry.pilot
+
+
+@dataclass(frozen=True)
+class CountedSessions:
+    """Who a report over a study counts: the participant and newest complete session of
+    each who has one, and who is left out and why (both in study order)."""
+
+    sessions: tuple[tuple[str, Path], ...]
+    left_out: tuple[tuple[str, str], ...]
+
+
+def counted_sessions(
+    study: Study,
+    *,
+    exclude_inconsistent: bool = False,
+    include_pilot: bool = False,
+    exclude_inattentive: bool = False,
+) -> CountedSessions:
+    """Each participant's newest complete session (pilot sessions only with
+    ``include_pilot``), and who is left out and why: not started, unfinished after N
+    answers, withdrawn, only pilot sessions complete; with ``exclude_inattentive`` one who
+    failed an attention check (:mod:`tradeoff.study.checks`); erased on request, after the
+    others, as ``study status`` lists them. With ``exclude_inconsistent`` one flagged as
+    inconsistent keeps their session and is named as left out (of the consensus).
+
+    Raises
+    ------
+    InputError
+        For a withdrawals file that cannot be read (it could not tell who withdrew).
+    """
+    gone = certain_withdrawals(study)  # refuses an unreadable withdrawals file
+    status = study_status(study)
+    missing = dict(status.missing(exclude_inconsistent, exclude_inattentive))
+    sessions: list[tuple[str, Path]] = []
+    left_out: list[tuple[str, str]] = []
+    for pid in study.participants:
+        if pid in gone:
+            left_out.append((pid, missing.get(pid, "withdrawn")))
+            continue
+        if missing.get(pid) == INATTENTIVE:
+            left_out.append((pid, INATTENTIVE))
+            continue
+        facts = session_facts(study, pid)[0]
+        pilots = set() if include_pilot else {f for f in facts if is_pilot(f)}
+        real = [f for f in facts if f not in pilots]
+        done = [f for f in real if facts[f].complete]
+        if done:
+            sessions.append((pid, max(done, key=_mtime)))
+            if pid in missing:  # flagged as inconsistent and excluded: in the report
+                left_out.append((pid, missing[pid]))
+        elif pilots and not real:
+            left_out.append((pid, "a pilot: --include-pilot counts pilots"))
+        elif pid in missing:
+            left_out.append((pid, missing[pid]))  # as study status says it
+        elif real:  # a complete pilot session besides, or a pilot counted only here
+            newest = max(real, key=_mtime)
+            n = facts[newest].answers
+            left_out.append((pid, f"unfinished after {n} answer{'' if n == 1 else 's'}"))
+        else:
+            left_out.append((pid, "not started"))
+    left_out += [(r.participant, r.note) for r in status.rows if r.erased is not None]
+    return CountedSessions(tuple(sessions), tuple(left_out))

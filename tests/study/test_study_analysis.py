@@ -13,7 +13,9 @@ import json
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -179,3 +181,26 @@ def test_the_readme_r_lines_run_on_the_export_and_agree_with_pandas(exported: Pa
     assert people["consent_version"].isna().sum() == 1  # a text column with an empty cell
     assert said["missing"] == answers.isna().to_numpy().sum() + people.isna().to_numpy().sum()
     assert "complete" in done.stdout and "unfinished" in done.stdout  # table(both$state)
+
+
+def test_someone_left_out_of_the_consensus_only_is_said_to_be_in_the_report(
+    study_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    """``--exclude-inconsistent`` keeps a flagged participant's own pick in the report and
+    leaves them out of the consensus alone: stderr says so, not "not in the report"."""
+    import tradeoff.study.report as report
+
+    real = report.study_sessions
+
+    def flagged(*args: Any, **kwargs: Any) -> Any:
+        found = real(*args, **kwargs)
+        assert any(p.parent.name == "p01" for p in found.sessions)
+        return replace(found, left_out=(*found.left_out, ("p01", "flagged as inconsistent")))
+
+    monkeypatch.setattr(report, "study_sessions", flagged)
+    out = tmp_path / "report"
+    assert main(["study", "report", str(study_dir), "--out", str(out), "--json"]) == 0
+    err = capsys.readouterr().err
+    assert "p01 is in the report but left out of its consensus: flagged as inconsistent" in err
+    assert "p01 is not in the report" not in err
+    assert "p02 is not in the report: unfinished after 3 answers" in err

@@ -273,8 +273,15 @@ def cmd_study_report(args: argparse.Namespace) -> int:
         include_pilot=args.include_pilot,
         exclude_inattentive=args.exclude_inattentive,
     )
+    inside = {path.parent.name for path in found.sessions}  # a folder per participant
     for pid, why in found.left_out:
-        error(f"{found.study.path}: participant {pid} is not in the report: {why}")
+        if pid in inside:  # flagged as inconsistent: their own pick stays in the report
+            error(
+                f"{found.study.path}: participant {pid} is in the report but left out of its "
+                "consensus: flagged as inconsistent"
+            )
+        else:
+            error(f"{found.study.path}: participant {pid} is not in the report: {why}")
     if found.study.arms or args.truths is not None:  # the arms side by side, written first
         compared = report_arms(found.study, args.out, args.truths, args.include_pilot)
         if not args.json:

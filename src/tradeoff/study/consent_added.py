@@ -99,14 +99,16 @@ def read_current(study: Study) -> tuple[str | None, tuple[ConsentVersion, ...]]:
         return fallback
 
 
-def current_text(study: Study, language: str = "en") -> tuple[str, str, str] | None:
-    """(version, the text file's SHA-256, the Markdown text) of the study's newest consent
-    text in ``language`` (else that version's first), or ``None`` when it asks none: what
-    a participant reads and agrees to before their next question, on the page or at a
-    terminal (``tradeoff elicit --study``)."""
+def current_text(study: Study, language: str = "en") -> tuple[str, str, str, str] | None:
+    """(version, the text file's SHA-256, the Markdown text, the language it is written
+    in) of the study's newest consent text in ``language`` (else that version's first,
+    whose language is the study's, else ``language``), or ``None`` when it asks none: what
+    a participant reads and agrees to before their next question, at a terminal
+    (``tradeoff elicit --study``)."""
     version, versions = read_current(study)
     chosen = None if version is None else text_for(versions, version, language)
     if version is None or chosen is None:
         return None
     path = study.path / chosen.file
-    return version, file_sha256(path), read_consent(path)
+    written = chosen.language or study.language or language
+    return version, file_sha256(path), read_consent(path), written

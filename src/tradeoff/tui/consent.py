@@ -43,7 +43,9 @@ NOT_AGAIN = (
 )
 
 
-def consent_due(study: Study, participant: str, scenario_id: str) -> tuple[str, str, str] | None:
+def consent_due(
+    study: Study, participant: str, scenario_id: str
+) -> tuple[str, str, str, str] | None:
     """The consent text ``participant`` must agree to before their next question
     (:func:`~tradeoff.study.consent_added.current_text`), or ``None``: the study asks none,
     or their unfinished session (of ``scenario_id``) holds their consent to its newest
@@ -68,11 +70,11 @@ class ConsentScreen(Screen[ConsentRecord | str]):
     ]
 
     def __init__(
-        self, study: Study, participant: str, shown: tuple[str, str, str], again: bool
+        self, study: Study, participant: str, shown: tuple[str, str, str, str], again: bool
     ) -> None:
         super().__init__()
         self.study, self.participant, self.again = study, participant, again
-        self.version, self.sha256, self.text = shown
+        self.version, self.sha256, self.text, self.language = shown
 
     def compose(self) -> ComposeResult:
         title = "The study's information has changed" if self.again else "Before you start"
@@ -98,7 +100,7 @@ class ConsentScreen(Screen[ConsentRecord | str]):
                 type="consent",
                 version=self.version,
                 text_sha256=self.sha256,
-                language="en",
+                language=self.language,  # the text's: what they read and agreed to
                 at=now(),
             )
             self.dismiss(record)

@@ -249,7 +249,7 @@ class StudyStartScreen(FormScreen):
         participant: str | None,
         loaded: LoadedScenario | None,
         closed: str | None = None,
-        shown: tuple[str, str, str] | None = None,
+        shown: tuple[str, str, str, str] | None = None,
     ) -> None:
         self.query_one("#start", Button).disabled = False
         if closed is not None:  # erased, withdrawn or finished: no session opens

@@ -147,6 +147,16 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("--scenario needs --metric W1,W2,... (the elicited weights)")
     if args.metric and not args.scenario:
         raise UsageError("--metric needs --scenario (to map weights onto the pool)")
+    if not args.objective and not args.scenario:
+        raise UsageError(
+            "give at least one --objective COL:min|max, or --scenario FILE --metric "
+            "W1,W2,... to rank by elicited weights"
+        )
+    if args.objective and args.scenario:
+        raise UsageError(
+            "give --objective or --scenario, not both: with --scenario the objectives are "
+            "the columns of the scenario's [pool]"
+        )
 
 
 def cmd_rank(args: argparse.Namespace) -> int:

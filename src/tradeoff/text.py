@@ -296,6 +296,17 @@ def count(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else (many or one + 's')}"
 
 
+def cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters (at least 2): whole if it fits, else its
+    start and "…", so that a cut name or value is never read as a whole one.
+
+    >>> cut("logreg-C0.1", 20), cut("Jimmy19991222_llama-3-8b-instruct", 12)
+    ('logreg-C0.1', 'Jimmy199912…')
+    """
+    width = max(width, 2)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def line_spans(lines: Sequence[int]) -> str:
     """File lines as runs: "line 4", "lines 2–14", "lines 2–5, 9 and 12–14".
 

@@ -57,3 +57,21 @@ def test_objectives_or_a_scenario_are_needed_and_not_both(
     assert main(["pool", "rank", str(pool), *both, "0.5,0.3,0.1,0.1"]) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert "give --objective or --scenario, not both" in err
+
+
+def test_a_long_name_cut_to_the_column_ends_in_an_ellipsis(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Names longer than the name column (60) were cut with no mark, so a cut leaderboard
+    name read as a whole one."""
+    long = "Jimmy19991222_llama-3-8b-instruct-gapo-v2-bert-f1-beta10-gamma0.3-lr1.0e-6"
+    pool = tmp_path / "long.csv"
+    pool.write_text(POOL.replace("\na,", f"\n{long},"))
+    argv = ["pool", "rank", str(pool), "--objective", "latency_ms:min", "--top", "4"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("#"))
+    row = next(line for line in lines if "Jimmy" in line)
+    shown = row.split()[1]
+    assert len(shown) == 60 and shown == long[:59] + "…"
+    assert row.index(" ", row.index("Jimmy")) == header.index("score") - 4  # width kept

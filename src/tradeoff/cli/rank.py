@@ -63,7 +63,7 @@ def format_rank(
     """
     from tradeoff.choose.copa import tied, top_percent
     from tradeoff.choose.words import order_words
-    from tradeoff.text import fit_lines
+    from tradeoff.text import cut, fit_lines
 
     def prose(*texts: str) -> list[str]:
         return [line for text in texts for line in fit_lines(text, width).split("\n")]
@@ -105,8 +105,9 @@ def format_rank(
             f"{'top-' + str(top_percent(r.u[c])) + '%':>{w}}"
             for c, w in zip(cols, widths, strict=True)
         )
+        name = cut(r.name, name_width)  # a cut name ends in "…": never read as a whole one
         lines.append(
-            f"{i:>3}  {r.name[:name_width]:<{name_width}}  {r.score:7.4f}{'=' if tie else ' '}  "
+            f"{i:>3}  {name:<{name_width}}  {r.score:7.4f}{'=' if tie else ' '}  "
             f"{tops}  {'yes' if r.pareto else ''}"
         )
     lines += ["", *prose(*selected_lines(outcome))]

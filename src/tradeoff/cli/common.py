@@ -53,7 +53,7 @@ FIX_NAMES = {
     "drop_missing": "--drop-missing",
     "criterion p = ": "--p ",
     "method ideal, delta or norm": "--method ideal, delta or norm",
-    "the alpha objective(s)": "--alpha-objective",
+    "the alpha objectives": "--alpha-objective",
     "or the scenario file (its [pool]": "or --scenario FILE (its [pool]",
     "give --study NAME.": "give --optuna-study NAME.",
     "give one with --study.": "give one with --optuna-study.",

@@ -328,7 +328,7 @@ def add_rank_command(pl_sub: Commands) -> None:
         "--alpha-objective",
         action="append",
         metavar="COL",
-        help="objective(s) that share weight α; the others share 1 − α",
+        help="an objective that shares weight α (repeat for each); the others share 1 − α",
     )
     rk.add_argument("--alpha", type=float, metavar="A", help="the weight α (default 0.5)")
     rk.add_argument(

@@ -132,8 +132,9 @@ def format_rank(
                 f"{s.name}"
             )
         lines += prose(
-            f"  û α: the share of {noun}s better on the objective(s) α weighs;",
-            f"  û rest: the same for the others (their equally weighted p-norm, p = {p}).",
+            f"  û α: the share of {noun}s better on what α weighs;",
+            f"  û rest: the same for the other objectives (their equally weighted p-norm, "
+            f"p = {p}).",
         )
     lines += prose(*(f"warning: {w}" for w in outcome.warnings))
     return "\n".join(lines)

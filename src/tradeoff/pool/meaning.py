@@ -35,7 +35,7 @@ import pandas as pd
 from tradeoff.ask.scenario import MAX_MAGNITUDE, AttributeSpec, ClassSpec
 from tradeoff.errors import InputError, Problem
 from tradeoff.pool.table import NO_LINES, RowPlaces
-from tradeoff.text import clean_text, cut, spreadsheet_cell
+from tradeoff.text import clean_text, count, cut, spreadsheet_cell
 
 __all__ = [
     "CASES",
@@ -480,7 +480,7 @@ def check_frame(
         raise InputError.single(
             source,
             "",
-            f"holds {len(frame)} model(s); a pool needs at least 2.",
+            f"holds {count(len(frame), 'model')}; a pool needs at least 2.",
             "add models, or leave out fewer.",
         )
     rows = list(range(1, len(frame) + 1))

@@ -296,6 +296,17 @@ def count(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else (many or one + 's')}"
 
 
+def cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters (at least 2): whole if it fits, else its
+    start and "…", so that a cut name or value is never read as a whole one.
+
+    >>> cut("logreg-C0.1", 20), cut("Jimmy19991222_llama-3-8b-instruct", 12)
+    ('logreg-C0.1', 'Jimmy199912…')
+    """
+    width = max(width, 2)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def line_spans(lines: Sequence[int]) -> str:
     """File lines as runs: "line 4", "lines 2–14", "lines 2–5, 9 and 12–14".
 
@@ -513,9 +524,10 @@ def and_list(items: Sequence[str], words: Words = ENGLISH) -> str:
     }
 
 
-def fit_lines(text: str, width: int) -> str:
+def fit_lines(text: str, width: int, hang: int = 0) -> str:
     """Each line of ``text`` longer than ``width`` broken between words, its continuation
-    indented as the line is (a bullet's, "• " or "- ", to its text); no word is split.
+    indented as the line is (a bullet's, "• " or "- ", to its text) and ``hang`` more (a
+    table row's, under its last column); no word is split.
 
     >>> print(fit_lines("  • ƒ10.00 of price are worth between 4 min and 45 min", 30))
       • ƒ10.00 of price are worth
@@ -523,6 +535,9 @@ def fit_lines(text: str, width: int) -> str:
     >>> print(fit_lines("  - column 'size_kb': not found in the file.", 30))
       - column 'size_kb': not
         found in the file.
+    >>> print(fit_lines("train-trips  no   Choosing between two train trips", 40, hang=18))
+    train-trips  no   Choosing between two
+                      train trips
     >>> fit_lines("short", 30)
     'short'
     """
@@ -533,13 +548,14 @@ def fit_lines(text: str, width: int) -> str:
             continue
         body = line.lstrip(" ")
         indent = " " * (len(line) - len(body))
-        hang = indent + ("  " if body.startswith(("• ", "- ")) else "")
+        more = indent + ("  " if body.startswith(("• ", "- ")) else "") + " " * hang
+        more = more[: max(len(indent), width - 20)]  # room for a few words a line
         lines.append(
             textwrap.fill(
                 body,
                 width=max(width, 20),
                 initial_indent=indent,
-                subsequent_indent=hang,
+                subsequent_indent=more,
                 break_long_words=False,
                 break_on_hyphens=False,
             )
@@ -547,7 +563,7 @@ def fit_lines(text: str, width: int) -> str:
     return "\n".join(lines)
 
 
-def terminal_fit(text: str, stream: TextIO) -> str:
+def terminal_fit(text: str, stream: TextIO, hang: int = 0) -> str:
     """``text`` as it is written to ``stream``: when that is a terminal, its lines broken
     between words at the terminal's width (:func:`fit_lines`), which would otherwise break
     them wherever the width ends, inside a word or a path; elsewhere (a file, a pipe, a
@@ -563,4 +579,4 @@ def terminal_fit(text: str, stream: TextIO) -> str:
         width = os.get_terminal_size(stream.fileno()).columns
     except (AttributeError, OSError, ValueError):
         return text
-    return fit_lines(text, width)
+    return fit_lines(text, width, hang)

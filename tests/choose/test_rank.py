@@ -481,3 +481,17 @@ def test_kendall_tau_of_a_very_large_pool_is_scipys_own(monkeypatch: pytest.Monk
     assert kendall_tau(x, y) == here and calls == []
     monkeypatch.setattr(pool_metric, "SCIPY_FROM", 1000)
     assert kendall_tau(x, y) == here == kendalltau(x, y).statistic and calls == [3000]
+
+
+def test_copa_warnings_say_one_objective_in_the_singular() -> None:
+    """ "objective(s) [1] take negative values": one objective, and no "(s)"."""
+    y = np.array([[0.9, 1.0], [0.8, 2.0], [0.7, -3.0]])
+    _, said = copa.normalise(y, "naive")
+    assert said == (
+        "naive: negative values in objective [1], where a p-norm of raw values is "
+        "undefined; the difference from the best, y − y^ideal, is used there.",
+    )
+    _, said = copa.normalise(np.array([[0.0, 1.0], [1.0, 2.0]]), "delta")
+    assert said[0].startswith("delta: the ideal value is 0 in objective [0], so eq. 6")
+    _, said = copa.normalise(np.array([[0.0, 0.0], [1.0, 2.0]]), "delta")
+    assert said[0].startswith("delta: the ideal value is 0 in objectives [0, 1], so eq. 6")

@@ -94,3 +94,13 @@ def test_compare_sentences_fit_80_columns(
     said = [line for line in text.splitlines() if line.startswith(("permutation", "radar"))]
     assert len(said) == 2 and all(len(line) <= 80 for line in said), said
     assert f"radar chart written to\n{radar}" in text or f"radar chart written to {radar}" in text
+
+
+def test_compare_says_objective_is_required(capsys: pytest.CaptureFixture[str]) -> None:
+    """--objective was shown as optional ([--objective COL:min|max]) though compare
+    refuses to run without one."""
+    assert main(["judge", "compare", "--help"]) == 0
+    usage = " ".join(capsys.readouterr().out.split("options:")[0].split())
+    assert "--objective COL:min|max" in usage and "[--objective" not in usage
+    assert main(["judge", "compare", str(GAP_DATA), "--system", "method"]) == 2
+    assert "the following arguments are required: --objective" in capsys.readouterr().err

@@ -15,7 +15,7 @@ import pytest
 from tradeoff.ask.population import scenario_priors
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.cli import main
-from tradeoff.cli.per_unit import swing_share_note
+from tradeoff.cli.per_unit import swing_share_note, swing_share_rows_note
 
 from ..conftest import SCENARIOS, small_scenario_file
 
@@ -85,3 +85,23 @@ def test_pool_rank_notes_swing_shares_given_as_metric(capsys: pytest.CaptureFixt
     assert "give --metric 0.736,0.264,0.000452,4.81e-06 instead" in err
     assert main([*argv, PER_UNIT, "--json"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_scenario_measured_per_natural_unit_gets_no_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Paper 004's Table 1 weights per unit (the README's example) on its scenario, whose
+    ``precision = "natural"`` says its weights are per unit: no note. The same numbers on
+    the same ranges measured in swing weights look like shares, and are noted."""
+    paper = SCENARIOS / "paper-k2-reward-cost.toml"
+    table_1 = "0.10,0.05,0.05,0.80"
+    argv = ["simulate", "--truth", table_1, "--budget", "2", "--strategy", "paper"]
+    assert main([*argv, str(paper)]) == 0
+    assert "look like swing shares" not in capsys.readouterr().err
+    swing = tmp_path / "swing.toml"
+    swing.write_text(paper.read_text().replace('precision = "natural"', 'precision = "swing"'))
+    assert main([*argv, str(swing)]) == 0
+    assert "0.1, 0.05, 0.05, 0.8 look like swing shares" in capsys.readouterr().err
+    scenario = load_scenario(paper).scenario
+    rows = swing_share_rows_note([[0.1, 0.05, 0.05, 0.8]], scenario, [0.5, 0.5], "--truths", "t")
+    assert rows is None

@@ -38,3 +38,40 @@ def test_objectives_that_share_a_prefix_keep_their_whole_names(
     for name in objectives:
         end = header.index(name) + len(name)
         assert row[end - 1] == "%" and row[:end].rsplit(maxsplit=1)[-1].startswith("top-")
+
+
+def test_objectives_or_a_scenario_are_needed_and_not_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --objective the usage said "give at least one --objective" though --scenario
+    with --metric ranks without one; with both, the --objective options were ignored."""
+    pool = tmp_path / "three.csv"
+    pool.write_text(POOL)
+    assert main(["pool", "rank", "--help"]) == 0
+    usage = capsys.readouterr().out
+    assert "pool rank POOL --scenario FILE --metric W1,W2,..." in usage
+    assert main(["pool", "rank", str(pool)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "give at least one --objective COL:min|max, or --scenario FILE --metric" in err
+    both = ["--objective", "latency_ms:min", "--scenario", "glaucoma-screening", "--metric"]
+    assert main(["pool", "rank", str(pool), *both, "0.5,0.3,0.1,0.1"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "give --objective or --scenario, not both" in err
+
+
+def test_a_long_name_cut_to_the_column_ends_in_an_ellipsis(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Names longer than the name column (60) were cut with no mark, so a cut leaderboard
+    name read as a whole one."""
+    long = "Jimmy19991222_llama-3-8b-instruct-gapo-v2-bert-f1-beta10-gamma0.3-lr1.0e-6"
+    pool = tmp_path / "long.csv"
+    pool.write_text(POOL.replace("\na,", f"\n{long},"))
+    argv = ["pool", "rank", str(pool), "--objective", "latency_ms:min", "--top", "4"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("#"))
+    row = next(line for line in lines if "Jimmy" in line)
+    shown = row.split()[1]
+    assert len(shown) == 60 and shown == long[:59] + "…"
+    assert row.index(" ", row.index("Jimmy")) == header.index("score") - 4  # width kept

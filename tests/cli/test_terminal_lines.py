@@ -108,3 +108,36 @@ def test_what_a_command_says_fits_the_terminal_it_is_written_to(
     monkeypatch.setattr("sys.stdout", pipe)
     say("  • " + MESSAGE, wrap=True)
     assert pipe.getvalue() == "  • " + MESSAGE + "\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "hang"),
+    [
+        (["scenario", "list"], 33),  # a title goes on under the titles (ids: 25, pool: 4)
+        (["scenario", "check", "breast-cancer-triage"], 4),
+    ],
+)
+def test_the_scenarios_fit_an_80_column_terminal(
+    monkeypatch: pytest.MonkeyPatch, argv: list[str], hang: int
+) -> None:
+    """``scenario list`` printed rows of 86–94 characters (long titles) and ``scenario
+    check`` its population line at 98; in a pipe they stay one line each."""
+    from tradeoff.cli import main
+
+    pipe = io.StringIO()
+    monkeypatch.setattr("sys.stdout", pipe)
+    assert main(argv) == 0
+    whole = pipe.getvalue()
+    assert max(len(line) for line in whole.splitlines()) > 80
+    with terminal(80) as (stream, master):
+        monkeypatch.setattr("sys.stdout", stream)
+        assert main(argv) == 0
+        stream.flush()
+        out = written(master)
+    lines = out.rstrip("\n").split("\n")
+    assert all(len(line) <= 80 for line in lines), lines
+    assert out.split() == whole.split()  # no word split, none lost
+    starts = [line for line in lines if any(w.startswith(line) for w in whole.splitlines())]
+    goes_on = [line for line in lines if line not in starts]
+    indents = {len(line) - len(line.lstrip()) for line in goes_on if line.startswith(" ")}
+    assert indents == {hang}

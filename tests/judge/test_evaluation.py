@@ -460,3 +460,24 @@ def test_gap_compares_methods(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert comparison["a"] == "A" and comparison["b"] == "B"
     assert data["methods"]["A"]["optimistic_hv"] > data["methods"]["B"]["optimistic_hv"]
     assert comparison["smaller_gap"] in ("a", "b", "equal")
+
+
+def test_counts_are_said_in_the_singular_for_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "1 seed run(s) on one side", "1 solution(s) of a do not dominate": one is one."""
+    rng = np.random.default_rng(0)
+    base = [rng.random((2, 2))]
+    new = [rng.random((2, 2)) * 0.7 for _ in range(3)]
+    result = ev.permutation_test(base, new, permutations=1000, seed=0)
+    assert any("1 seed run on one side" in w for w in result.warnings), result.warnings
+    pool = tmp_path / "fronts.csv"
+    pool.write_text("system,f1,f2\na,0.5,0.5\na,2.0,0.0\nb,0.2,0.9\nb,0.3,0.8\n")
+    objectives = ["--objective", "f1:min", "--objective", "f2:min"]
+    assert (
+        main(["judge", "compare", str(pool), "--system", "system", *objectives, "--ref", "1,1"])
+        == 0
+    )
+    said = " ".join(capsys.readouterr().out.split())
+    assert "1 solution of a does not dominate the reference point and adds nothing" in said
+    assert "(s)" not in said

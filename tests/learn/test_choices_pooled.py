@@ -69,3 +69,14 @@ def test_with_nobody_else_in_train_a_person_starts_from_the_engines_prior(
     # share stays as set (tradeoff.learn.pooled.BASE_SHARE) and is said.
     assert "the engine's own prior is 10% of it" in out
     assert "1 of them had no one else in" in out and "the engine's own prior" in out
+
+
+def test_the_help_says_the_share_comes_from_the_choices(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The engine's own prior's share of the population prior is estimated from TRAIN's
+    choices (as the command prints it), not a fixed tenth."""
+    assert main(["choices", "predict", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "tenth" not in text
+    assert "as much as their choices give it" in text

@@ -177,7 +177,7 @@ def test_from_mlflow_writes_no_impossible_value(
     empty = tmp_path / "empty.csv"
     code = main([*argv, "--experiment", "all-nan", "--skip-incomplete", "--out", str(empty)])
     assert code == 2 and not empty.exists()
-    assert "0 complete run(s), 3 left out" in capsys.readouterr().err
+    assert "0 complete runs, 3 left out" in capsys.readouterr().err
 
 
 def test_from_mlflow_refuses_a_name_no_run_has(
@@ -212,7 +212,7 @@ def test_from_mlflow_refuses_an_empty_model_name(
     assert err.count("has no tags.label (the model name, --name; it is empty)") == 2
     assert main([*argv, "--name", "tags.label", "--skip-incomplete", "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "gives 0 complete run(s), 6 left out as incomplete or impossible" in err
+    assert "gives 0 complete runs, 6 left out as incomplete or impossible" in err
     assert not out.exists()
 
 
@@ -386,7 +386,7 @@ def test_from_sklearn_never_replaces_a_recorded_pool_without_force(
     ("text", "said"),
     [
         ("a,b,label\n", "has a header but no cases"),
-        ("a,b,label\n1,2,x\n3,4,x\n", "holds 1 class(es)"),
+        ("a,b,label\n1,2,x\n3,4,x\n", "holds 1 class;"),
         (",".join(f"f{i}" for i in range(10_001)) + ",label\n" + "0," * 10_001 + "x\n", "10,001"),
     ],
 )

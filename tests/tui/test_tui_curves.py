@@ -75,6 +75,12 @@ async def test_the_curves_show_the_models_and_say_which_is_best_at_the_threshold
         for name in names:
             assert name in legend
         assert "treat all" in legend and "treat none" in legend and "90% interval" in legend
+        # laid out entry by entry: "o" ended a line and its "logreg-C0.1" began the next
+        shown = screen.query_one("#curves-legend")
+        rows = legend.split("\n")
+        assert all(len(row) <= shown.content_size.width for row in rows), rows
+        for row in rows:
+            assert re.fullmatch(r"(\S \S.*?)(  \S \S.*?)*", row), row  # marker, then words
         lines = screen.query_one("#curves-plot").render().plain.splitlines()
         assert len(lines) >= 10
         canvas = "".join(line.split("┤")[-1] for line in lines if "┤" in line or "│" in line)

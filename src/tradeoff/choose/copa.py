@@ -110,9 +110,9 @@ def normalise(
         if negative.size:
             out[:, negative] -= out[:, negative].min(axis=0)
             return out, (
-                f"naive: objective(s) {negative.tolist()} take negative values, where a p-norm "
-                "of raw values is undefined; their difference from the best, y − y^ideal, is "
-                "used.",
+                f"naive: negative values in objective{'s' * (negative.size > 1)} "
+                f"{negative.tolist()}, where a p-norm of raw values is undefined; the difference "
+                "from the best, y − y^ideal, is used there.",
             )
         return out, ()
     diff = y - ideal
@@ -124,9 +124,9 @@ def normalise(
         zero = denom == 0
         if zero.any():
             warnings.append(
-                f"delta: the {'ideal' if reference is None else 'reference'} value of "
-                f"objective(s) {np.flatnonzero(zero).tolist()} is 0, so eq. 6 is undefined "
-                "there; their raw difference is used."
+                f"delta: the {'ideal' if reference is None else 'reference'} value is 0 in "
+                f"objective{'s' * (len(which := np.flatnonzero(zero)) > 1)} {which.tolist()}, "
+                "so eq. 6 is undefined there and the raw difference is used."
             )
         return diff / np.where(zero, 1.0, denom), tuple(warnings)
     if method == "norm":

@@ -256,7 +256,7 @@ def weights_from_options(
     >>> weights_from_options(pool, alpha=0.3)
     Traceback (most recent call last):
     ...
-    tradeoff.errors.InputError: p.csv: alpha: needs the objective(s) α weighs. Fix: ...
+    tradeoff.errors.InputError: p.csv: alpha: needs the objectives α weighs (one or more). Fix: ...
     """
     cols = pool.columns
     k = len(cols)
@@ -296,8 +296,8 @@ def weights_from_options(
         raise InputError.single(
             pool.source,
             "alpha",
-            "needs the objective(s) α weighs.",
-            "name the objective(s) α weighs (the alpha objective(s)).",
+            "needs the objectives α weighs (one or more).",
+            "name one or more objectives for α to weigh (the alpha objectives).",
         )
     if alpha_objectives:
         group = _group(pool, alpha_objectives)
@@ -403,8 +403,8 @@ def _settings(pool: Pool, options: RankOptions) -> _Settings:
             raise InputError.single(
                 pool.source,
                 "sweep_group",
-                "is empty, but an α sweep needs the objective(s) α weighs.",
-                "name the objective(s) α weighs (the alpha objective(s)).",
+                "is empty, but an α sweep needs the objectives α weighs (one or more).",
+                "name one or more objectives for α to weigh (the alpha objectives).",
             )
         bad = [a for a in alphas if not 0 <= a <= 1]
         if bad:

@@ -39,6 +39,7 @@ from tradeoff.ask.scenario import AttributeSpec, Scenario
 from tradeoff.choose.pool_metric import check_metric
 from tradeoff.errors import InputError
 from tradeoff.pool.meaning import attribute_meaning
+from tradeoff.text import cut
 
 __all__ = [
     "PRIOR_TOLERANCE",
@@ -76,7 +77,7 @@ def _items(value: object, what: str, fix: str) -> list[Any]:
 
 def _shown(value: object) -> str:
     text = repr(_plain(value))
-    return text if len(text) <= 60 else text[:57] + "..."
+    return cut(text, 60)
 
 
 def check_weights(scenario: Scenario, weights: object) -> tuple[float, ...]:

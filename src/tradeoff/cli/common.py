@@ -53,7 +53,7 @@ FIX_NAMES = {
     "drop_missing": "--drop-missing",
     "criterion p = ": "--p ",
     "method ideal, delta or norm": "--method ideal, delta or norm",
-    "the alpha objective(s)": "--alpha-objective",
+    "the alpha objectives": "--alpha-objective",
     "or the scenario file (its [pool]": "or --scenario FILE (its [pool]",
     "give --study NAME.": "give --optuna-study NAME.",
     "give one with --study.": "give one with --optuna-study.",
@@ -258,12 +258,13 @@ def emit(data: Any) -> None:
     sys.stdout.write(text + "\n")
 
 
-def say(text: object = "", *, wrap: bool = False) -> None:
+def say(text: object = "", *, wrap: bool = False, hang: int = 0) -> None:
     """Print text for a terminal: every control character from files made harmless; with
     ``wrap``, on a terminal, lines longer than it is wide broken between words
-    (:func:`~tradeoff.text.terminal_fit`) rather than wherever the terminal breaks them."""
+    (:func:`~tradeoff.text.terminal_fit`) rather than wherever the terminal breaks them,
+    their continuations indented ``hang`` more (a table row's: under its last column)."""
     out = "\n".join(clean_text(line) for line in str(text).split("\n"))
-    print(terminal_fit(out, sys.stdout) if wrap else out)
+    print(terminal_fit(out, sys.stdout, hang) if wrap else out)
 
 
 def prose_width() -> int:

@@ -245,8 +245,9 @@ def add_choices_commands(sub: Commands) -> None:
         "--pooled",
         action="store_true",
         help="start each person from a population prior learnt from the other people of "
-        "TRAIN (their posteriors, with a tenth of the engine's own prior) instead of the "
-        "engine's prior",
+        "TRAIN instead of the engine's prior: their posteriors, with some of the engine's "
+        "own prior mixed in, as much as their choices give it (the share of them the "
+        "engine's prior explains better than the others' posteriors do)",
     )
     pr.add_argument("--json", action="store_true", help="print one JSON document")
     pr.set_defaults(func=cmd_choices_predict)

@@ -307,14 +307,16 @@ def add_rank_command(pl_sub: Commands) -> None:
         help="rank a pool by objectives and weights you give (COPA or a baseline)",
         description="Rank a pool of models by objectives and weights you give (COPA or a "
         "baseline). To pick the model from people's answers, use tradeoff pick.",
-        usage="%(prog)s POOL --objective COL:min|max ... [options]",
+        usage="%(prog)s POOL --objective COL:min|max ... [options]\n"
+        "       %(prog)s POOL --scenario FILE --metric W1,W2,... [options]",
     )
     rk.add_argument("pool", metavar="POOL", help="CSV or Parquet file, one row per model")
     rk.add_argument(
         "--objective",
         action="append",
         metavar="COL:min|max",
-        help="an objective column and its direction (repeat for each)",
+        help="an objective column and its direction (repeat for each); needed unless "
+        "--scenario gives the objectives",
     )
     rk.add_argument("--name-column", metavar="COL", help="column with model names")
     rk.add_argument(
@@ -326,7 +328,7 @@ def add_rank_command(pl_sub: Commands) -> None:
         "--alpha-objective",
         action="append",
         metavar="COL",
-        help="objective(s) that share weight α; the others share 1 − α",
+        help="an objective that shares weight α (repeat for each); the others share 1 − α",
     )
     rk.add_argument("--alpha", type=float, metavar="A", help="the weight α (default 0.5)")
     rk.add_argument(
@@ -381,6 +383,7 @@ def add_judge_commands(sub: Commands) -> None:
     cmp_.add_argument(
         "--objective",
         action="append",
+        required=True,
         metavar="COL:min|max",
         help="an objective column and its direction (repeat)",
     )

@@ -24,6 +24,11 @@ The test (:func:`swing_share_note`), all three must hold:
 The note says what was given, what is expected, and what to give if they are shares (each
 share divided by its aspect's range); weights per unit that pass the test anyway (typed
 rounded) are told to ignore it.
+
+A scenario whose weights are measured per natural unit (``precision = "natural"`` in its
+``[elicitation]``: the paper scenarios, whose truths are the papers' weights per unit, as
+paper 004's Table 1 gives ``0.10,0.05,0.05,0.80``) gets no note: there weights per unit
+are what is meant, and round ones are what a person types from the paper.
 """
 
 from __future__ import annotations
@@ -110,6 +115,12 @@ def swing_reading(given: Sequence[float], spans: Sequence[float]) -> Reading | N
     return Reading(tuple(given), percent, moved, swing[moved], shares[moved], instead)
 
 
+def per_unit_scenario(scenario: Scenario) -> bool:
+    """Whether the scenario's weights are measured per natural unit (``precision =
+    "natural"``, as the paper scenarios): numbers given for it are not noted."""
+    return scenario.elicitation.precision == "natural"
+
+
 def _spans(scenario: Scenario, priors: Sequence[float]) -> list[float]:
     """Each aspect's range: a class's is 0 to its prior ζ of all cases."""
     return [*priors, *(a.range[1] - a.range[0] for a in scenario.attributes)]
@@ -123,6 +134,8 @@ def swing_share_note(
 
     ``priors``: the scenario's class priors ζ (a class's range is 0 to ζ of all cases).
     """
+    if per_unit_scenario(scenario):
+        return None
     r = swing_reading(given, _spans(scenario, priors))
     if r is None:
         return None
@@ -149,6 +162,8 @@ def swing_share_rows_note(
     """:func:`swing_share_note` for a file (``source``) of weights per unit, one person a
     row (``simulate --truths``): one note for all the rows that look like swing shares,
     with how many they are and the first of them; ``None`` when none does."""
+    if per_unit_scenario(scenario):
+        return None
     spans = _spans(scenario, priors)
     found = [(i, r) for i, row in enumerate(rows) if (r := swing_reading(row, spans)) is not None]
     if not found:

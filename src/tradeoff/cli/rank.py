@@ -63,7 +63,7 @@ def format_rank(
     """
     from tradeoff.choose.copa import tied, top_percent
     from tradeoff.choose.words import order_words
-    from tradeoff.text import fit_lines
+    from tradeoff.text import cut, fit_lines
 
     def prose(*texts: str) -> list[str]:
         return [line for text in texts for line in fit_lines(text, width).split("\n")]
@@ -105,8 +105,9 @@ def format_rank(
             f"{'top-' + str(top_percent(r.u[c])) + '%':>{w}}"
             for c, w in zip(cols, widths, strict=True)
         )
+        name = cut(r.name, name_width)  # a cut name ends in "…": never read as a whole one
         lines.append(
-            f"{i:>3}  {r.name[:name_width]:<{name_width}}  {r.score:7.4f}{'=' if tie else ' '}  "
+            f"{i:>3}  {name:<{name_width}}  {r.score:7.4f}{'=' if tie else ' '}  "
             f"{tops}  {'yes' if r.pareto else ''}"
         )
     lines += ["", *prose(*selected_lines(outcome))]
@@ -131,8 +132,9 @@ def format_rank(
                 f"{s.name}"
             )
         lines += prose(
-            f"  û α: the share of {noun}s better on the objective(s) α weighs;",
-            f"  û rest: the same for the others (their equally weighted p-norm, p = {p}).",
+            f"  û α: the share of {noun}s better on what α weighs;",
+            f"  û rest: the same for the other objectives (their equally weighted p-norm, "
+            f"p = {p}).",
         )
     lines += prose(*(f"warning: {w}" for w in outcome.warnings))
     return "\n".join(lines)
@@ -147,6 +149,16 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError("--scenario needs --metric W1,W2,... (the elicited weights)")
     if args.metric and not args.scenario:
         raise UsageError("--metric needs --scenario (to map weights onto the pool)")
+    if not args.objective and not args.scenario:
+        raise UsageError(
+            "give at least one --objective COL:min|max, or --scenario FILE --metric "
+            "W1,W2,... to rank by elicited weights"
+        )
+    if args.objective and args.scenario:
+        raise UsageError(
+            "give --objective or --scenario, not both: with --scenario the objectives are "
+            "the columns of the scenario's [pool]"
+        )
 
 
 def cmd_rank(args: argparse.Namespace) -> int:

@@ -67,7 +67,7 @@ def cmd_scenario_check(args: argparse.Namespace) -> int:
             }
         )
     else:
-        say(summary(loaded))
+        say(summary(loaded), wrap=True, hang=2)  # on a terminal, each line within its width
         if pool_models is not None:
             say(f"  pool read: {pool_models} models")
         say("OK")
@@ -96,9 +96,14 @@ def cmd_scenario_list(args: argparse.Namespace) -> int:
     width = max(len(str(r["id"])) for r in rows)
     say(f"{'id':<{width}}  pool  title")
     for r in rows:
-        say(f"{r['id']:<{width}}  {'yes' if r['pool'] else 'no ':<4}  {r['title']}")
+        # on a terminal, a long title goes on under itself, not under the ids
+        row = f"{r['id']:<{width}}  {'yes' if r['pool'] else 'no ':<4}  {r['title']}"
+        say(row, wrap=True, hang=width + 8)
     say()
-    say(f"Files in {shipped_scenarios()}; give the id wherever a scenario file is asked for.")
+    say(
+        f"Files in {shipped_scenarios()}; give the id wherever a scenario file is asked for.",
+        wrap=True,
+    )
     return 0
 
 

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from tradeoff.arrays import BoolArray, FloatArray
 from tradeoff.judge.fronts import dominates_reference, hypervolume, reference_point
+from tradeoff.text import count
 
 
 @dataclass(frozen=True)
@@ -174,8 +175,8 @@ def permutation_test(
     warnings = []
     if min(len(base), len(new)) < MIN_RUNS:
         warnings.append(
-            f"{candidate} vs {baseline}: {min(len(base), len(new))} seed run(s) on one side; "
-            f"paper 002's protocol asks for at least {MIN_RUNS} per system."
+            f"{candidate} vs {baseline}: {count(min(len(base), len(new)), 'seed run')} on one "
+            f"side; paper 002's protocol asks for at least {MIN_RUNS} per system."
         )
     if not exact and permutations < MIN_PERMUTATIONS:
         warnings.append(

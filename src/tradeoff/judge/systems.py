@@ -21,6 +21,7 @@ from tradeoff.judge.generalisation import GapResult, compare_generalisation, gen
 from tradeoff.judge.indicators import SystemIndicators, indicators
 from tradeoff.judge.permutation import PermutationResult, permutation_test
 from tradeoff.pool import Pool
+from tradeoff.text import count
 
 
 @dataclass(frozen=True)
@@ -134,8 +135,13 @@ def compare_systems(
         )
     rows, _ = indicators(groups, ref=used, sigma=sigma, hv_scale=scale)  # the same reference
     warnings = notes + tuple(
-        f"{row.excluded} solution(s) of {row.name} do not dominate the reference point and add "
-        "nothing to its hypervolume"
+        f"{count(row.excluded, 'solution')} of {row.name} "
+        + (
+            "does not dominate the reference point and adds"
+            if row.excluded == 1
+            else "do not dominate the reference point and add"
+        )
+        + " nothing to its hypervolume"
         for row in rows
         if row.excluded
     )

@@ -35,7 +35,7 @@ import pandas as pd
 from tradeoff.ask.scenario import MAX_MAGNITUDE, AttributeSpec, ClassSpec
 from tradeoff.errors import InputError, Problem
 from tradeoff.pool.table import NO_LINES, RowPlaces
-from tradeoff.text import clean_text, spreadsheet_cell
+from tradeoff.text import clean_text, count, cut, spreadsheet_cell
 
 __all__ = [
     "CASES",
@@ -296,8 +296,10 @@ def shown_cell(value: object) -> str:
 
     >>> shown_cell(np.float64(2.5)), shown_cell(np.True_), shown_cell(float("nan"))
     ('2.5', 'True', 'NaN')
+    >>> shown_cell("0.91 (measured on the held-out fold, seed 1337)")  # cut, and says so
+    "'0.91 (measured on the held-out fold, s…"
     """
-    return clean_text(_shown(value))[:40]
+    return cut(clean_text(_shown(value)), 40)
 
 
 def whole_cell(value: object, meaning: Meaning) -> int | None:
@@ -478,7 +480,7 @@ def check_frame(
         raise InputError.single(
             source,
             "",
-            f"holds {len(frame)} model(s); a pool needs at least 2.",
+            f"holds {count(len(frame), 'model')}; a pool needs at least 2.",
             "add models, or leave out fewer.",
         )
     rows = list(range(1, len(frame) + 1))

@@ -43,7 +43,7 @@ from tradeoff.pool.sources import (
 )
 from tradeoff.pool.tracking import DEFAULT_ALIAS, MLFLOW, from_mlflow, read_runs
 from tradeoff.pool.tuned import Tuning
-from tradeoff.text import clean_text
+from tradeoff.text import clean_text, count
 
 __all__ = ["SKLEARN", "MlflowSource", "OptunaSource", "SklearnSource"]
 
@@ -272,7 +272,7 @@ class SklearnSource:
             raise InputError.single(
                 self.dataset.source or "dataset",
                 "estimators",
-                f"give {len(rows)} complete model(s), {len(skipped)} left out; a pool needs "
+                f"give {count(len(rows), 'complete model')}, {len(skipped)} left out; a pool needs "
                 "at least 2, so nothing was written.",
                 "map columns the measurement has (recall_<class>, accuracy, latency_ms, "
                 "size_kb), or measure more estimators.",

@@ -64,7 +64,7 @@ from tradeoff.pool.sources import (
     unknown_keys,
 )
 from tradeoff.pool.tracking import _short
-from tradeoff.text import clean_text
+from tradeoff.text import clean_text, count
 
 __all__ = [
     "CONNECT_SECONDS",
@@ -457,11 +457,14 @@ def from_optuna(
     if len(rows) < 2:
         left += [f"{len(skipped)} left out as incomplete or impossible"] if skipped else []
         off = len(complete) - len(chosen)
-        front = f" on its Pareto front ({off} completed trials are off it)" if off else ""
+        are = "is" if off == 1 else "are"
+        front = (
+            f" on its Pareto front ({count(off, 'completed trial')} {are} off it)" if off else ""
+        )
         raise InputError.single(
             shown,
             where,
-            f"gives {len(rows)} completed trial(s){front}"
+            f"gives {count(len(rows), 'completed trial')}{front}"
             f"{' (' + ', '.join(left) + ')' if left else ''}; a pool needs at least 2, so "
             "nothing was written.",
             ("give --trials all for every completed trial, or " if which == "pareto" else "")

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from tradeoff.errors import InputError
 from tradeoff.pool.table import read_table
+from tradeoff.text import count
 
 __all__ = [
     "MAX_FOLDS",
@@ -170,7 +171,8 @@ def load_dataset(spec: str, target: str | None = None) -> Dataset:
         raise InputError.single(
             path,
             f"column {target!r}",
-            f"holds {y.nunique()} class(es); recall per class needs at least 2.",
+            f"holds {count(int(y.nunique()), 'class', 'classes')}; recall per class needs at "
+            "least 2.",
             "give cases of every class.",
         )
     for column in features.columns:
@@ -229,7 +231,10 @@ def _named(found: Any, source: str) -> dict[str, Any]:
         )
     if len(out) < 2:
         raise InputError.single(
-            source, "", f"holds {len(out)} estimator(s); a pool needs at least 2.", "add more."
+            source,
+            "",
+            f"holds {count(len(out), 'estimator')}; a pool needs at least 2.",
+            "add more.",
         )
     return out
 

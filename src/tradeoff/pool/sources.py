@@ -36,7 +36,7 @@ from tradeoff.ask.scenario import AttributeSpec, ClassSpec, Scenario
 from tradeoff.errors import InputError, Problem
 from tradeoff.pool.meaning import Meaning, attribute_meaning, column_meaning, value_problems
 from tradeoff.pool.measured import Measured
-from tradeoff.text import clean_text
+from tradeoff.text import clean_text, cut
 
 __all__ = [
     "Candidate",
@@ -291,7 +291,7 @@ def _value(
                 return float(found), option, None
             except (TypeError, ValueError):
                 pass
-        shown = clean_text(str(found))[:60]
+        shown = cut(clean_text(str(found)), 60)
         return (
             None,
             option,

@@ -54,7 +54,7 @@ from tradeoff.pool.sources import (
     unknown_keys,
 )
 from tradeoff.pool.tracking_checks import check_tracking_uri, failed_runs
-from tradeoff.text import clean_text
+from tradeoff.text import clean_text, count
 
 __all__ = [
     "DEFAULT_ALIAS",
@@ -162,10 +162,11 @@ def _failure(tracking_uri: str | None, location: str, exc: Exception, fix: str) 
         uri = _where(tracking_uri or os.environ.get("MLFLOW_TRACKING_URI"))
         timeout = os.environ.get("MLFLOW_HTTP_REQUEST_TIMEOUT", "?")
         retries = os.environ.get("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "?")
+        tries = count(int(retries), "more time") if retries.isdigit() else f"{retries} more times"
         return InputError.single(
             uri,
             "tracking server",
-            f"could not be reached (tried {retries} more time(s), waiting up to {timeout} s each).",
+            f"could not be reached (tried {tries}, waiting up to {timeout} s each).",
             "start the MLflow server there, or give its right address with --tracking-uri "
             "(or MLFLOW_TRACKING_URI); to wait longer, set MLFLOW_HTTP_REQUEST_TIMEOUT "
             "and MLFLOW_HTTP_REQUEST_MAX_RETRIES.",
@@ -397,7 +398,7 @@ def from_mlflow(
         raise InputError.single(
             _where(tracking_uri),
             repr(where),
-            f"gives {len(rows)} complete run(s){left_out}; a pool needs at least 2, so "
+            f"gives {count(len(rows), 'complete run')}{left_out}; a pool needs at least 2, so "
             "nothing was written.",
             "log more runs, or map values every run has.",
         )

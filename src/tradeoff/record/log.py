@@ -42,7 +42,7 @@ from tradeoff.record.records import (
     chain_hash,
     split_chain,
 )
-from tradeoff.text import clean_text
+from tradeoff.text import clean_text, cut
 
 #: The fix said of a file that is not as tradeoff wrote it.
 RESTORE = (
@@ -84,7 +84,9 @@ def _problems(error: ValidationError, line: int, fixes: dict[str, str]) -> list[
         loc = [x for x in loc if x not in _EVENT_TYPES] or loc
         field_ = ".".join(loc) or ("type" if item["type"].startswith("union_tag") else "")
         given = item.get("input")
-        shown = "" if isinstance(given, dict | list) else f" (found {clean_text(repr(given))[:60]})"
+        shown = (
+            "" if isinstance(given, dict | list) else f" (found {cut(clean_text(repr(given)), 60)})"
+        )
         if item["type"] == "missing":
             what = "is missing."
         else:

@@ -167,20 +167,41 @@ def _rich(colour: Colour) -> str:
     return "rgb({},{},{})".format(*colour)
 
 
-def legend(view: CurveView) -> Text:
-    """The plot's markers and lines in words, each in its colour."""
-    out = Text()
+def legend(view: CurveView, width: int | None = None) -> Text:
+    """The plot's markers and lines in words, each in its colour; given the ``width`` it
+    has, laid out entry by entry, so that a marker never ends a line its words begin the
+    next of ("o" at the end of one line, "logreg-C0.1" at the start of the next)."""
+    entries: list[tuple[str, str]] = []
     for k, c in enumerate(view.models):
         role = f" ({c.role})" if c.role else ""
-        out.append(f"{MARKERS[k]} {c.name}{role}", style=_rich(COLOURS[k]))
-        out.append("  ")
-    out.append(f"{ALL[0]} treat all", style="bold")
-    out.append(f"  {NONE[0]} treat none  ")
+        entries.append((f"{MARKERS[k]} {c.name}{role}", _rich(COLOURS[k])))
+    entries += [(f"{ALL[0]} treat all", "bold"), (f"{NONE[0]} treat none", "")]
     for k, (who, _) in enumerate(view.people[: len(PEOPLE)]):
         whose = "your" if len(view.people) == 1 else Voice(who).whose
-        out.append(f"│ {whose} 90% interval", style=_rich(PEOPLE[k]))
-        out.append("  ")
+        entries.append((f"│ {whose} 90% interval", _rich(PEOPLE[k])))
+    out = Text()
+    used = 0
+    for text, style in entries:
+        if used and width is not None and used + 2 + len(text) > width:
+            out.append("\n")
+            used = 0
+        elif used:
+            out.append("  ")
+            used += 2
+        out.append(text, style=style)
+        used += len(text)
     return out
+
+
+class CurvesLegend(Static):
+    """:func:`legend`, laid out anew for the width it has."""
+
+    def __init__(self, view: CurveView, *, id: str | None = None) -> None:
+        super().__init__(legend(view), id=id)
+        self.view = view
+
+    def on_resize(self) -> None:
+        self.update(legend(self.view, self.content_size.width or None))
 
 
 class CurvesPlot(SizedPlot):
@@ -250,7 +271,7 @@ class DecisionCurvesScreen(Screen[None]):
             id="curves-axes",
             classes="muted",
         )
-        yield Static(legend(v), id="curves-legend")
+        yield CurvesLegend(v, id="curves-legend")
         yield Footer()
 
     def action_close(self) -> None:

@@ -43,3 +43,32 @@ async def test_the_terminal_app_runs_the_participants_arm(tmp_path: Path) -> Non
     for pid in ("p01", "p02"):
         [path] = sorted((study.sessions_dir / pid).glob("*.jsonl"))
         assert read_session(path).header.spec.strategy == arms[pid]
+
+
+async def test_the_terminal_start_says_the_length_as_the_studys_page_does(tmp_path: Path) -> None:
+    """Before anyone is assigned, a study with arms says the length of the arm that asks
+    the most, "about" when one of them does not stop once the pick is settled (the page's
+    words: tests/web/test_arm_length.py)."""
+    import shutil
+
+    from ..conftest import SCENARIOS, small_scenario_file
+
+    (tmp_path / "pools").mkdir()
+    shutil.copy(SCENARIOS / "pools" / "breast-cancer.csv", tmp_path / "pools")
+    scenario = small_scenario_file(
+        tmp_path, "breast-cancer-triage", **{"budget = 30": "budget = 12"}
+    )
+    said = {}
+    for arms in (("joint", "bisection"), ("joint", "probabilistic")):
+        study, _ = create_study(
+            scenario,
+            ["p01"],
+            tmp_path / "-".join(arms),
+            arms=[ArmSpec(a, None, a) for a in arms],
+        )
+        app = make_app(scenario, study=study, sessions_dir=study.sessions_dir)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await wait_for(pilot, StudyStartScreen)
+            said[arms[1]] = str(pilot.app.screen.query_one("#expect").render())
+    assert said["bisection"].startswith("About 12 questions"), said
+    assert said["probabilistic"].startswith("At most 12 questions (fewer once"), said

@@ -34,7 +34,7 @@ from tradeoff.study.arm_specs import Arm
 from tradeoff.study.entries import EntryState, append_entry, read_entries, study_lock
 
 if TYPE_CHECKING:
-    from tradeoff.ask.scenario import ElicitationSpec, LoadedScenario
+    from tradeoff.ask.scenario import ElicitationSpec, LoadedScenario, Scenario
     from tradeoff.study.folder import Study
 
 
@@ -136,6 +136,26 @@ def arm_session(study: Study, arm: Arm | None) -> tuple[LoadedScenario, Elicitat
     if arm.strategy is None:
         return loaded, None
     return loaded, loaded.scenario.elicitation.override(strategy=arm.strategy)
+
+
+def planned_length(
+    plans: Sequence[tuple[Scenario, ElicitationSpec | None]],
+) -> tuple[int, bool]:
+    """How long a session of a study takes, said before anyone is assigned to an arm:
+    the most questions any of ``plans`` (each arm's scenario and elicitation, ``None``:
+    the scenario's own; the study's alone without arms) expects, and whether every one
+    stops once the answers settle the pick (then "at most"), as the study's page and the
+    terminal app both say it."""
+    from tradeoff.ask.scenario import DECIDING_STRATEGIES
+    from tradeoff.learn import expected_questions
+
+    specs = [(s, s.elicitation if spec is None else spec) for s, spec in plans]
+    expected = max(expected_questions(s, spec) for s, spec in specs)
+    decides = all(
+        s.pool is not None and spec.strategy in DECIDING_STRATEGIES and spec.stop != "weights"
+        for s, spec in specs
+    )
+    return expected, decides
 
 
 class _Row(Protocol):

@@ -14,9 +14,8 @@ from functools import partial
 
 from aiohttp import web
 
-from tradeoff.ask.scenario import DECIDING_STRATEGIES
 from tradeoff.errors import InputError
-from tradeoff.learn import expected_questions
+from tradeoff.study.arms import planned_length
 from tradeoff.study.folder import load_study
 from tradeoff.web.i18n import LANGUAGE_COOKIE, LANGUAGE_PARAMETER, N_, switch
 from tradeoff.web.site import (
@@ -73,17 +72,8 @@ def study_length(site: Site, visitor: Visitor) -> str:
     answers settle the pick."""
     _ = visitor.language.gettext
     s = site.participants.loaded.scenario
-    plans = [
-        (loaded.scenario, loaded.scenario.elicitation if spec is None else spec)
-        for loaded, spec in site.participants.arms.values()
-    ] or [(s, s.elicitation)]
-    expected = max(expected_questions(scenario, spec) for scenario, spec in plans)
-    decides = all(
-        scenario.pool is not None
-        and spec.strategy in DECIDING_STRATEGIES
-        and spec.stop != "weights"
-        for scenario, spec in plans
-    )
+    plans = [(loaded.scenario, spec) for loaded, spec in site.participants.arms.values()]
+    expected, decides = planned_length(plans or [(s, None)])
     return (
         (
             _(

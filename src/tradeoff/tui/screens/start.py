@@ -14,17 +14,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Select, Static
 
-from tradeoff.ask.scenario import (
-    DECIDING_STRATEGIES,
-    LoadedScenario,
-    SpecOverrides,
-    load_scenario,
-)
+from tradeoff.ask.scenario import LoadedScenario, SpecOverrides, load_scenario
 from tradeoff.ask.words import candidates_noun
 from tradeoff.errors import InputError
-from tradeoff.learn import expected_questions
 from tradeoff.record.log import unfinished_sessions
 from tradeoff.record.records import ConsentRecord, check_participant
+from tradeoff.study.arms import arm_session, planned_length
 from tradeoff.study.attempts import record_failure, wrong_code_delay
 from tradeoff.study.folder import Study
 from tradeoff.study.withdrawals import closed_to
@@ -47,16 +42,22 @@ def title(aspects_only: bool = False) -> str:
     return f"tradeoff: what matters to you in {'a choice' if aspects_only else 'a classifier'}"
 
 
-def describe(screen: Screen[None], loaded: LoadedScenario, overrides: SpecOverrides) -> None:
-    """Fill a start screen's ``#title``, ``#description`` and ``#expect`` for a scenario."""
+def describe(
+    screen: Screen[None],
+    loaded: LoadedScenario,
+    overrides: SpecOverrides,
+    study: Study | None = None,
+) -> None:
+    """Fill a start screen's ``#title``, ``#description`` and ``#expect`` (a study's arms:
+    the length of the one that asks the most, as the study's page says it)."""
     s = loaded.scenario
     screen.query_one("#title", Label).update(title(s.aspects_only))
     screen.query_one("#description", Static).update(
         Text.assemble((s.title + "\n", "bold"), reflow(s.description))
     )
-    spec = overrides.apply(s.elicitation)
-    expected = expected_questions(s, spec)
-    decides = s.pool is not None and spec.strategy in DECIDING_STRATEGIES and spec.stop != "weights"
+    arms = [] if study is None else [arm_session(study, a) for a in study.arms]
+    plans = [(a.scenario, spec) for a, spec in arms] or [(s, overrides.apply(s.elicitation))]
+    expected, decides = planned_length(plans)
     count = (
         f"At most {expected} questions (fewer once your answers settle which "
         f"{candidates_noun(s, plural=False)} suits you)"
@@ -205,7 +206,7 @@ class StudyStartScreen(FormScreen):
         except InputError as exc:
             self.query_one("#start-error", Static).update(exc.message())
             return
-        describe(self, self.loaded, self.settings.overrides)
+        describe(self, self.loaded, self.settings.overrides, self.study)
         self.query_one("#code", Input).focus(scroll_visible=False)  # open at the top
 
     @on(Input.Submitted, "#code")
@@ -252,14 +253,10 @@ class StudyStartScreen(FormScreen):
         shown: tuple[str, str, str, str] | None = None,
     ) -> None:
         self.query_one("#start", Button).disabled = False
-        if closed is not None:  # erased, withdrawn or finished: no session opens
-            self.query_one("#start-error", Static).update(closed)
-            self.query_one("#code", Input).value = ""
-            return
-        if participant is None or loaded is None:
-            error = self.query_one("#start-error", Static)
-            error.update(
-                "That code does not open a session. Check it and try again (capitals, "
+        if closed is not None or participant is None or loaded is None:
+            self.query_one("#start-error", Static).update(
+                closed  # erased, withdrawn or finished: no session opens
+                or "That code does not open a session. Check it and try again (capitals, "
                 "spaces and dashes do not matter)."
             )
             self.query_one("#code", Input).value = ""

@@ -184,10 +184,8 @@ def load_stakeholders(
 
 
 def _shipped_as_is(scenario: Scenario) -> bool:
-    """Whether ``scenario`` is a shipped one as it ships (the same settings as the shipped
-    file of its id), wherever the file it was read from lay."""
-    if scenario.id not in shipped_ids():
-        return False
+    """Whether ``scenario`` (of a shipped scenario's id) is as it ships: the same settings
+    as the shipped file, wherever the file it was read from lay."""
     try:
         return load_scenario(shipped_scenarios() / f"{scenario.id}.toml").scenario == scenario
     except InputError:
@@ -215,12 +213,16 @@ def _scenario_pool(
         )
     base = Path(scenario_file).parent if scenario_file else Path(".")
     path = scenario_pool_path(scenario, base)
-    if recorded and (not path.is_file() or _shipped_as_is(scenario)):
+    shipped = scenario_pool_path(scenario, shipped_scenarios())
+    if (
+        recorded
+        and scenario.id in shipped_ids()
+        and shipped.is_file()
+        and (not path.is_file() or _shipped_as_is(scenario))
+    ):
         # A shipped scenario, recorded from whatever folder (another machine's, another
         # checkout's): its pool ships beside it, not a copy in that folder.
-        shipped = scenario_pool_path(scenario, shipped_scenarios())
-        if scenario.id in shipped_ids() and shipped.is_file():
-            base, path = shipped_scenarios(), shipped
+        base, path = shipped_scenarios(), shipped
     if not path.is_file():
         raise InputError.single(
             source,

@@ -69,7 +69,6 @@ class TradeoffApp(App[None]):
         self.settings = settings
         self.recorder: Recorder | None = None
         self.farewell: tuple[str, str] | None = None
-        self._again: ConsentRecord | None = None
         ignore_file_size_signal()
 
     def on_mount(self) -> None:
@@ -89,9 +88,15 @@ class TradeoffApp(App[None]):
         self._open(lambda: new_session(self.settings, loaded, participant, consent))
 
     def resume(
-        self, path: Path, current: LoadedScenario | None, *, log: SessionLog | None = None
+        self,
+        path: Path,
+        current: LoadedScenario | None,
+        *,
+        log: SessionLog | None = None,
+        again: ConsentRecord | None = None,
     ) -> None:
-        """Continue a session (``log``: the file as already read, so it is read once)."""
+        """Continue a session (``log``: the file as already read, so it is read once;
+        ``again``: a study's consent just given to its newest text, written into it)."""
         try:
             log = log if log is not None else read_session(path)
         except InputError as exc:
@@ -111,7 +116,8 @@ class TradeoffApp(App[None]):
                     self._open(
                         lambda: resume_session(
                             path, use_embedded=True, log=log, cache_dir=self.settings.cache_dir
-                        )
+                        ),
+                        again,
                     )
                 elif self.settings.resume is not None:
                     self.exit(message="Not resumed: the scenario file has changed.", return_code=2)
@@ -130,15 +136,16 @@ class TradeoffApp(App[None]):
         self._open(
             lambda: resume_session(
                 path, current=current, log=log, cache_dir=self.settings.cache_dir
-            )
+            ),
+            again,
         )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="open")
-    def _open(self, make: Callable[[], Recorder]) -> None:
+    def _open(self, make: Callable[[], Recorder], again: ConsentRecord | None = None) -> None:
         try:
             recorder = make()
-            if self._again is not None:  # a study's consent given again, to its newest text
-                recorder.consent_again(self._again)
+            if again is not None:  # a study's consent given again, to its newest text
+                recorder.consent_again(again)
             recorder.engine.space.warm()
         except InputError as exc:
             message, locked = exc.message(), isinstance(exc, SessionLocked)
@@ -188,8 +195,7 @@ class TradeoffApp(App[None]):
             self.begin(loaded, participant, message.consent)
             return
         if self.settings.study is not None:
-            self._again = message.consent
-            self.resume(found[-1], loaded)
+            self.resume(found[-1], loaded, again=message.consent)
             return
 
         def decided(resume: bool | None) -> None:

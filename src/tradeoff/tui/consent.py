@@ -45,18 +45,20 @@ NOT_AGAIN = (
 
 def consent_due(
     study: Study, participant: str, scenario_id: str
-) -> tuple[str, str, str, str] | None:
+) -> tuple[tuple[str, str, str, str], bool] | None:
     """The consent text ``participant`` must agree to before their next question
-    (:func:`~tradeoff.study.consent_added.current_text`), or ``None``: the study asks none,
-    or their unfinished session (of ``scenario_id``) holds their consent to its newest
-    version, or began before the study asked any (as the page asks again only those who
-    agreed to an older version)."""
+    (:func:`~tradeoff.study.consent_added.current_text`) and whether it is asked again
+    (they have an unfinished session of ``scenario_id``), or ``None``: the study asks none,
+    or that session holds their consent to its newest version, or began before the study
+    asked any (as the page asks again only those who agreed to an older version)."""
     text = current_text(study)
     found = unfinished_sessions(study.sessions_dir, participant, scenario_id)
-    if text is None or not found:
-        return text
+    if text is None:
+        return None
+    if not found:
+        return text, False
     given = {c.version for c in read_session(found[-1]).consents}
-    return None if not given or text[0] in given else text
+    return None if not given or text[0] in given else (text, True)
 
 
 class ConsentScreen(Screen[ConsentRecord | str]):

@@ -240,17 +240,17 @@ class StudyStartScreen(FormScreen):
             from tradeoff.study.arms import assigned_scenario
 
             loaded = assigned_scenario(self.study, participant)
-        shown = None
+        due = None
         if participant is not None and closed is None and loaded is not None:
-            shown = consent_due(self.study, participant, loaded.scenario.id)
-        self.app.call_from_thread(self._checked, participant, loaded, closed, shown)
+            due = consent_due(self.study, participant, loaded.scenario.id)
+        self.app.call_from_thread(self._checked, participant, loaded, closed, due)
 
     def _checked(
         self,
         participant: str | None,
         loaded: LoadedScenario | None,
         closed: str | None = None,
-        shown: tuple[str, str, str, str] | None = None,
+        due: tuple[tuple[str, str, str, str], bool] | None = None,
     ) -> None:
         self.query_one("#start", Button).disabled = False
         if closed is not None or participant is None or loaded is None:
@@ -262,10 +262,9 @@ class StudyStartScreen(FormScreen):
             self.query_one("#code", Input).value = ""
             return
         self.query_one("#start-error", Static).update("")
-        if shown is None:
+        if due is None:
             self.post_message(OpenFor(loaded, participant))
             return
-        again = bool(unfinished_sessions(self.study.sessions_dir, participant, loaded.scenario.id))
 
         def chosen(given: ConsentRecord | str | None) -> None:
             if isinstance(given, ConsentRecord):  # agreed: the session opens with it
@@ -274,7 +273,7 @@ class StudyStartScreen(FormScreen):
             self.query_one("#start-error", Static).update(given or "")
             self.query_one("#code", Input).value = ""
 
-        self.app.push_screen(ConsentScreen(self.study, participant, shown, again), chosen)
+        self.app.push_screen(ConsentScreen(self.study, participant, *due), chosen)
 
 
 #: What the loading screen says while a new session's first question is prepared.

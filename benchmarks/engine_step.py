@@ -99,6 +99,7 @@ def measure(runs: int, scenario_name: str, kinds: list[str]) -> dict[str, Any]:
         unit_cpus: list[float] = []
         firsts: list[float] = []
         questions: list[int] = []
+        moved: list[bool] = []
         with tempfile.TemporaryDirectory(prefix="engine-step-") as folder:
             for run in range(runs):
                 truth = truth_from_dirichlet(spans, np.random.default_rng([run, 35]))
@@ -120,11 +121,13 @@ def measure(runs: int, scenario_name: str, kinds: list[str]) -> dict[str, Any]:
                 with recorder:
                     while query is not None:
                         choice = oracle.choose(query)
+                        before = getattr(engine.state, "moves", 0)
                         t, cpu = time.perf_counter(), time.thread_time()
                         recorder.answer(choice)
                         query = engine.next_query()
                         steps.append(time.perf_counter() - t)
                         cpus.append(time.thread_time() - cpu)
+                        moved.append(getattr(engine.state, "moves", 0) != before)
                         wall, used = unit()
                         units.append(wall)
                         unit_cpus.append(used)
@@ -136,6 +139,7 @@ def measure(runs: int, scenario_name: str, kinds: list[str]) -> dict[str, Any]:
             "unit_cpu": unit_cpus,
             "firsts": firsts,
             "questions": questions,
+            "moved": moved,
         }
     return out
 
@@ -182,6 +186,29 @@ def _row(version: str, label: str, people: int, part: dict[str, Any]) -> list[ob
         f"{cpu_p95 * 1e3:.1f}",
         f"{cpu_p95 / unit_cpu:.1f}",
         f"{statistics.median(firsts) * 1e3:.0f}" if firsts else "",
+    ]
+
+
+def _split_row(version: str, part: dict[str, Any]) -> list[object]:
+    """The answers that moved the particles and those that did not, in CPU units: what
+    drives the median and the p95."""
+    cpu = np.asarray(part["cpu"]) / statistics.median(part["unit_cpu"])
+    moved = np.asarray(part["moved"], dtype=bool)
+    still, went = cpu[~moved], cpu[moved]
+    top = cpu >= percentile(list(cpu), 0.95)
+
+    def cell(x: np.ndarray, q: float) -> str:
+        return f"{percentile(list(x), q):.1f}" if len(x) else ""
+
+    return [
+        version,
+        len(cpu),
+        f"{moved.mean():.0%}",
+        cell(still, 0.5),
+        cell(still, 0.95),
+        cell(went, 0.5),
+        cell(went, 0.95),
+        f"{int(moved[top].sum())} of {int(top.sum())}",
     ]
 
 
@@ -244,6 +271,30 @@ def main() -> None:
             "engine start → question 1 ms",
         ],
         table,
+    )
+    split = [
+        _split_row(
+            version,
+            {
+                k: [x for label, _ in KINDS for x in parts[(version, label)][k]]
+                for k in ("cpu", "unit_cpu", "moved")
+            },
+        )
+        for version, _ in versions
+    ]
+    body += "\n\nThe answers that moved the particles and those that did not (CPU units, all "
+    body += "kinds of answer):\n\n" + markdown(
+        [
+            "version",
+            "answers",
+            "moved",
+            "not moved: median",
+            "not moved: p95",
+            "moved: median",
+            "moved: p95",
+            "at or above the p95: moved",
+        ],
+        split,
     )
     if args.before:
         ratios = []

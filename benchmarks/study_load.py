@@ -154,6 +154,21 @@ def _pss_kb(pid: int) -> int:
         return 0
 
 
+def _cpu(root: int) -> float:
+    """CPU seconds (user and system) used so far by ``root`` and its descendants that
+    are still running (read from ``/proc``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in _tree(root):
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / tick
+
+
 def _pss(root: int) -> int:
     return sum(_pss_kb(pid) for pid in _tree(root))
 
@@ -237,6 +252,7 @@ async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, objec
     try:
         base = f"http://127.0.0.1:{port}/"
         before = _pss(server.pid)
+        cpu_server, cpu_clients = _cpu(server.pid), time.process_time()
         stop, peak = asyncio.Event(), [before]
         sampler = asyncio.create_task(sample(server.pid, stop, peak))
 
@@ -247,6 +263,8 @@ async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, objec
         started = time.perf_counter()
         people = await asyncio.gather(*(arrive(i, c) for i, c in enumerate(codes.values())))
         elapsed = time.perf_counter() - started
+        cpu_server = _cpu(server.pid) - cpu_server
+        cpu_clients = time.process_time() - cpu_clients
         stop.set()
         await sampler
     finally:
@@ -293,6 +311,9 @@ async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, objec
         "mb_per_person": (peak[0] - before) / 1024 / n,
         "rebuilt": rebuilt,
         "base_mb": before / 1024,
+        # CPU per answer given (each participant's code and consent counted in with them).
+        "server_cpu_ms": cpu_server / max(len(submits), 1) * ms,
+        "clients_cpu_ms": cpu_clients / max(len(submits), 1) * ms,
     }
 
 
@@ -328,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
             "worst (ms)",
             "MB per participant",
             "engines rebuilt",
+            "CPU ms per answer: server / clients",
             "errors",
         ],
         [
@@ -340,6 +362,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{r['submit_max']:.0f}",
                 f"{r['mb_per_person']:.2f}",
                 r["rebuilt"],
+                f"{r['server_cpu_ms']:.1f} / {r['clients_cpu_ms']:.1f}",
                 f"{r['errors']}" + (f" ({r['first_error']})" if r["errors"] else ""),
             ]
             for r in rows
@@ -359,13 +382,16 @@ def main(argv: list[str] | None = None) -> int:
         f"(±10 %), {args.answers} answers, arriving over {args.arrival:g} s; the shipped "
         f"breast-cancer triage scenario ({args.strategy or 'its joint'} strategy, its pool), "
         "with a consent page. The clients (one Python process) run on the same machine as "
-        f"the server. CPU: {cpu_name()}; numpy reference unit {unit * 1e3:.2f} ms (one "
+        "the server. CPU ms per answer: the CPU time the server's processes and the "
+        "clients' process used while the participants came and answered, over the answers "
+        "given (their codes and consents counted in). "
+        f"CPU: {cpu_name()}; numpy reference unit {unit * 1e3:.2f} ms (one "
         "150×2000 @ 2000×34 product plus an exp over 2000×150, one thread, timed before the "
         "run): divide a time by it to compare CPUs.\n\n"
         + table
         + f"\n\nLargest study here with p95 submit → next page ≤ {SUBMIT_GOAL_MS} ms and p95 "
         f"code → question 1 ≤ {FIRST_GOAL_MS} ms: "
-        f"{max(held) if held else 'none'} participants. Server memory before the first "
+        f"{f'{max(held)} participants' if held else 'none of these sizes'}. Server memory before the first "
         f"participant: {rows[0]['base_mb']:.0f} MB (PSS, all processes).\n\n"
         "Reproduce: `.venv/bin/python -m benchmarks.study_load"
         + f" --participants {' '.join(map(str, args.participants))}"

@@ -391,7 +391,8 @@ def main(argv: list[str] | None = None) -> int:
         + table
         + f"\n\nLargest study here with p95 submit → next page ≤ {SUBMIT_GOAL_MS} ms and p95 "
         f"code → question 1 ≤ {FIRST_GOAL_MS} ms: "
-        f"{f'{max(held)} participants' if held else 'none of these sizes'}. Server memory before the first "
+        + (f"{max(held)} participants" if held else "none of these sizes")
+        + ". Server memory before the first "
         f"participant: {rows[0]['base_mb']:.0f} MB (PSS, all processes).\n\n"
         "Reproduce: `.venv/bin/python -m benchmarks.study_load"
         + f" --participants {' '.join(map(str, args.participants))}"

@@ -69,5 +69,13 @@ def test_language_arms(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main([*argv, "--arm", "plain", "--arm", "german:language=de"]) == 0
     assert "german: scenario.toml, strategy of the scenario, pages in de" in capsys.readouterr().out
     assert main(["elicit", "--study", str(out)]) == 2
-    said = capsys.readouterr().err
-    assert "german (de)" in said and "English only" in said and "study serve" in said
+    said = " ".join(capsys.readouterr().err.split())
+    assert "the arm german (de) shows the study" in said and "English only" in said
+    assert "study serve" in said
+    two = ["--arm", "de1:language=de", "--arm", "de2:language=de,strategy=joint"]
+    out2 = str(tmp_path / "two")
+    assert main(["study", "create", scenario, "--participants", "2", "--study", out2, *two]) == 0
+    capsys.readouterr()
+    assert main(["elicit", "--study", out2]) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert "the arms de1 (de) and de2 (de) show the study" in said and "(s)" not in said

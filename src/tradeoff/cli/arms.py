@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tradeoff.cli.common import UsageError, say
+from tradeoff.text import and_list
 
 if TYPE_CHECKING:
     from tradeoff.study.arm_specs import ArmSpec
@@ -46,8 +47,9 @@ def refuse_language_arms(study: Study) -> None:
     the page in a language is refused, with what to do instead."""
     shown = [f"{a.name} ({a.language})" for a in study.arms if a.language is not None]
     if shown:
+        arms = "the arm {} shows" if len(shown) == 1 else "the arms {} show"
         raise UsageError(
-            f"{study.path}: the arm(s) {', '.join(shown)} show the study in a language, and "
+            f"{study.path}: {arms.format(and_list(shown))} the study in a language, and "
             "the terminal app is in English only; serve the study (tradeoff study serve) "
             "so each participant sees their arm's language"
         )

@@ -219,14 +219,16 @@ async def test_the_live_view_counts_participants(tmp_path: Path) -> None:
 async def test_the_live_view_shows_each_note_whole_at_80_columns(tmp_path: Path) -> None:
     """At 80x24 the note column takes the width the others leave (the last activity to the
     minute) and a longer note wraps onto another line of its row, never cut ("unfinished
-    after 6 a", "withdrawn 2026-11-29", "erased on request (p" were); the summary carries
-    plain status's totals, the withdrawn and the erased with them."""
+    after 6 a", "withdrawn 2026-11-29", "erased on request (p" were); a withdrawal's time,
+    to the minute as the last activity, stays on its row's one line (its seconds and
+    "+00:00" wrapped onto a second); the summary carries plain status's totals, the
+    withdrawn and the erased with them."""
     from textual.widgets import DataTable
 
     from tradeoff.study.erase import erase
     from tradeoff.study.status import row_note, totals_words
     from tradeoff.study.withdrawals import withdraw
-    from tradeoff.tui.study import StudyWatchApp
+    from tradeoff.tui.study import StudyWatchApp, watched_note
 
     from ..participants import take_part
 
@@ -243,14 +245,22 @@ async def test_the_live_view_shows_each_note_whole_at_80_columns(tmp_path: Path)
     assert "unfinished after 6 answers" in notes
     assert any(n.startswith("withdrawn 20") for n in notes)
     assert any(n.startswith("erased on request (p04, by e-mail) at 20") for n in notes)
+    withdrawn, erased = status.rows[2].withdrawn, status.rows[3].erased
+    second = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00"
+    assert withdrawn and erased and re.fullmatch(second, withdrawn) and re.fullmatch(second, erased)
+    watched = [watched_note(r) for r in status.rows]  # the times to the minute in the view
+    assert watched[2] == f"withdrawn {withdrawn[:10]} {withdrawn[11:16]}"
+    assert watched[3] == f"erased on request (p04, by e-mail) at {erased[:10]} {erased[11:16]}"
     app = StudyWatchApp(load_study(study.path), interval=60)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause(0.3)
         table = app.query_one(DataTable)
         assert table.row_count == 4 and table.virtual_size.width <= 80
+        heights = [row.height for row in table.ordered_rows]
+        assert heights[:3] == [1, 1, 1], heights  # a withdrawal's time on its row's line
         shown = [table.render_line(y).text for y in range(table.size.height)]
         words = " ".join(shown).split()
-        for note in notes:  # each note's words in a row, as it wraps in its column
+        for note in watched:  # each note's words in a row, as it wraps in its column
             n = len(note.split())
             assert any(words[i : i + n] == note.split() for i in range(len(words))), note
         summary = str(app.query_one("#study-summary", Static).render())

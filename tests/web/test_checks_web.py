@@ -124,6 +124,38 @@ def test_checks_need_a_scenario_that_can_show_one_and_sane_positions(tmp_path: P
     assert load_study(make_study(tmp_path / "b", (8, 3))[0].path).attention_checks == (3, 8)
 
 
+def test_the_page_shows_the_text_the_study_says_is_current(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The web page's consent text (as HTML for the page) is the one
+    ``consent_added.current_consent`` says is current, as the terminal app's is: one place
+    decides, so a text chosen otherwise there is the page's too."""
+    from markupsafe import Markup
+
+    from tradeoff.study import consent_added
+    from tradeoff.study.consent_added import current_text
+    from tradeoff.study.inputs import file_sha256
+    from tradeoff.web.checks import consent_text
+
+    study, _ = make_study(tmp_path, ())
+    new, german = tmp_path / "v2.md", tmp_path / "v2.de.md"
+    new.write_text(NEW_TEXT)
+    german.write_text(GERMAN)
+    add_consent_version(study.path, new, "2")
+    add_consent_version(study.path, german, "2", "de")
+    study = load_study(study.path)
+    for language, words in (("en", "ten years"), ("de", "zehn Jahre"), ("fr", "ten years")):
+        shown, terminal = consent_text(study, language), current_text(study, language)
+        assert shown is not None and terminal is not None
+        assert shown[:2] == terminal[:2] and shown[0] == "2"
+        assert isinstance(shown[2], Markup) and words in shown[2] and words in terminal[2]
+    first = study.consent_versions[0]
+    monkeypatch.setattr(consent_added, "text_for", lambda versions, version, language: first)
+    shown, terminal = consent_text(study, "de"), current_text(study, "de")
+    assert shown is not None and terminal is not None and shown[:2] == terminal[:2]
+    assert shown[1] == file_sha256(study.path / first.file) and "two tests" in shown[2]
+
+
 async def test_a_new_consent_text_is_asked_for_before_the_next_question(
     tmp_path: Path, serve: Serve
 ) -> None:

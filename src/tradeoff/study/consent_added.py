@@ -99,16 +99,34 @@ def read_current(study: Study) -> tuple[str | None, tuple[ConsentVersion, ...]]:
         return fallback
 
 
-def current_text(study: Study, language: str = "en") -> tuple[str, str, str, str] | None:
-    """(version, the text file's SHA-256, the Markdown text, the language it is written
-    in) of the study's newest consent text in ``language`` (else that version's first,
-    whose language is the study's, else ``language``), or ``None`` when it asks none: what
-    a participant reads and agrees to before their next question, at a terminal
-    (``tradeoff elicit --study``)."""
-    version, versions = read_current(study)
+def current_consent(
+    study: Study,
+    language: str,
+    listed: tuple[str | None, tuple[ConsentVersion, ...]] | None = None,
+) -> tuple[str, ConsentVersion] | None:
+    """The study's newest consent version and its text a participant reading ``language``
+    is shown (that language's, else the version's first), or ``None`` when it asks none:
+    the one place that says which text is current, at a terminal (:func:`current_text`)
+    and on the study web page (:func:`tradeoff.web.checks.consent_text`). ``listed``: the
+    versions as :func:`read_current` found them, when the caller keeps them (read now
+    without)."""
+    version, versions = read_current(study) if listed is None else listed
     chosen = None if version is None else text_for(versions, version, language)
     if version is None or chosen is None:
         return None
+    return version, chosen
+
+
+def current_text(study: Study, language: str = "en") -> tuple[str, str, str, str] | None:
+    """(version, the text file's SHA-256, the Markdown text, the language it is written
+    in) of the study's newest consent text in ``language`` (:func:`current_consent`; a
+    version's first text is in the study's language, else ``language``), or ``None`` when
+    it asks none: what a participant reads and agrees to before their next question, at a
+    terminal (``tradeoff elicit --study``)."""
+    current = current_consent(study, language)
+    if current is None:
+        return None
+    version, chosen = current
     path = study.path / chosen.file
     written = chosen.language or study.language or language
     return version, file_sha256(path), read_consent(path), written

@@ -25,8 +25,8 @@ from tradeoff.learn import Choice, Engine
 from tradeoff.record.marks import Marks
 from tradeoff.record.recorder import Recorder
 from tradeoff.study.checks import due_check
-from tradeoff.study.consent_added import read_current
-from tradeoff.study.consent_versions import ConsentVersion, text_for
+from tradeoff.study.consent_added import current_consent, read_current
+from tradeoff.study.consent_versions import ConsentVersion
 from tradeoff.study.folder import STUDY_FILE, Study
 from tradeoff.study.inputs import file_sha256, read_consent
 from tradeoff.web.i18n import Language
@@ -131,13 +131,14 @@ def consent_texts(study: Study) -> ConsentTexts:
 
 def consent_text(study: Study, language: str) -> tuple[str, str, Markup] | None:
     """(version, the text's sha256, the text as HTML) of the study's newest consent
-    version in ``language`` (else the version's first text), or ``None`` without one."""
-    version, versions = consent_texts(study).current()
-    if version is None:
+    version in ``language`` (else the version's first text), or ``None`` without one: the
+    text :func:`~tradeoff.study.consent_added.current_consent` says is current, from the
+    versions as this process last read them (:class:`ConsentTexts`), each text's HTML
+    kept."""
+    current = current_consent(study, language, consent_texts(study).current())
+    if current is None:
         return None
-    chosen = text_for(versions, version, language)
-    if chosen is None:
-        return None
+    version, chosen = current
     key = (study.path, chosen.file)
     kept = _HTML.get(key)
     if kept is None:

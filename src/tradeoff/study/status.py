@@ -139,13 +139,21 @@ def row_note(row: dict[str, Any]) -> str:
     in ``study status`` and its ``--watch`` table: their arm, their attention checks, their
     panel id, then what is noted of them or their state.
 
+    A withdrawal is said whatever else is noted (the table has no column of states):
+
     >>> row_note(ParticipantStatus("p01", 1, 6, False, None, False, arm="joint",
     ...                            checks_shown=2, checks_failed=1).to_dict())
     'arm joint; attention checks: 1 of 2 failed; unfinished after 6 answers'
+    >>> row = ParticipantStatus("p02", 1, 9, True, None, True, withdrawn="2026-11-29").to_dict()
+    >>> row_note(row)
+    'withdrawn 2026-11-29; inconsistent answers'
     """
     note = "inconsistent answers" if row["consistency_flagged"] else str(row["note"])
-    if (not row["complete"] or str(row["state"]).startswith("withdrawn")) and not note:
-        note = str(row["state"])
+    state = str(row["state"])
+    if state.startswith("withdrawn") and not note.startswith("withdrawn"):
+        note = "; ".join(part for part in (state, note) if part)
+    elif not row["complete"] and not note:
+        note = state
     before = [
         f"arm {row['arm']}" if row.get("arm") else "",
         CheckSummary(row["checks_shown"], row["checks_failed"]).words

@@ -216,6 +216,32 @@ async def test_the_live_view_counts_participants(tmp_path: Path) -> None:
         assert "2 participants, 1 started, 1 complete" in summary
 
 
+def test_plain_status_keeps_each_row_to_80_columns(tmp_path: Path) -> None:
+    """``study status``'s table shows the last activity and a withdrawal's time to the
+    minute, as its ``--watch`` view does (the seconds are in ``--json``), so that a
+    withdrawn participant's row fits 80 columns (it ran to 96); the summary says the times
+    are UTC."""
+    from tradeoff.cli.study_status import status_words
+    from tradeoff.study.withdrawals import withdraw
+
+    from ..participants import take_part
+
+    study, _ = create_study(small_scenario_file(tmp_path), ["p01", "p02"], tmp_path / "s")
+    take_part(study, "p01", 6, budget=20)
+    take_part(study, "p02", 2)
+    withdraw(study, "p02")
+    data = study_status(load_study(study.path)).to_dict()
+    words = status_words(data)
+    assert words.summary[0].endswith("Times are UTC.")
+    rows = words.table[1:]
+    assert all(len(line) <= 80 for line in words.table), words.table
+    assert re.search(r" \d{4}-\d\d-\d\d \d\d:\d\d +unfinished after 6 answers$", rows[0])
+    assert re.search(r"withdrawn \d{4}-\d\d-\d\d \d\d:\d\d$", rows[1]), rows[1]
+    assert re.fullmatch(
+        r"withdrawn \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", data["rows"][1]["state"]
+    )
+
+
 async def test_the_live_view_shows_each_note_whole_at_80_columns(tmp_path: Path) -> None:
     """At 80x24 the note column takes the width the others leave (the last activity to the
     minute) and a longer note wraps onto another line of its row, never cut ("unfinished
@@ -226,9 +252,9 @@ async def test_the_live_view_shows_each_note_whole_at_80_columns(tmp_path: Path)
     from textual.widgets import DataTable
 
     from tradeoff.study.erase import erase
-    from tradeoff.study.status import row_note, totals_words
+    from tradeoff.study.status import row_note, table_note, totals_words
     from tradeoff.study.withdrawals import withdraw
-    from tradeoff.tui.study import StudyWatchApp, watched_note
+    from tradeoff.tui.study import StudyWatchApp
 
     from ..participants import take_part
 
@@ -248,7 +274,7 @@ async def test_the_live_view_shows_each_note_whole_at_80_columns(tmp_path: Path)
     withdrawn, erased = status.rows[2].withdrawn, status.rows[3].erased
     second = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00"
     assert withdrawn and erased and re.fullmatch(second, withdrawn) and re.fullmatch(second, erased)
-    watched = [watched_note(r) for r in status.rows]  # the times to the minute in the view
+    watched = [table_note(r.to_dict()) for r in status.rows]  # the times to the minute
     assert watched[2] == f"withdrawn {withdrawn[:10]} {withdrawn[11:16]}"
     assert watched[3] == f"erased on request (p04, by e-mail) at {erased[:10]} {erased[11:16]}"
     app = StudyWatchApp(load_study(study.path), interval=60)

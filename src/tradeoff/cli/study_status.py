@@ -71,23 +71,23 @@ def format_status(data: dict[str, object]) -> str:
 def _counts(data: dict[str, object]) -> str:
     from tradeoff.study.status import totals_words
 
-    return f"{data['study']}: {totals_words(data)}"
+    return f"{data['study']}: {totals_words(data)}. Times are UTC."
 
 
 def _table(data: dict[str, object]) -> list[str]:
-    from tradeoff.study.status import row_note
+    from tradeoff.study.status import minute, table_note
 
     rows = data["rows"]
     assert isinstance(rows, list)
     width = max([11] + [len(str(r["participant"])) for r in rows])
     lines = [
-        f"  {'participant':<{width}}  {'answers':>7}  {'complete':<8}  {'last activity':<25}  note",
+        f"  {'participant':<{width}}  {'answers':>7}  {'complete':<8}  {'last activity':<16}  note",
     ]
     for r in rows:
-        note = row_note(r)
+        note = table_note(r)
         line = (
             f"  {r['participant']:<{width}}  {r['answers']:>7}  "
-            f"{'yes' if r['complete'] else 'no':<8}  {r['last_activity'] or '—':<25}  {note}"
+            f"{'yes' if r['complete'] else 'no':<8}  {minute(r['last_activity']):<16}  {note}"
         )
         lines.append(line.rstrip())
     return lines

@@ -15,6 +15,7 @@ both show :meth:`StudyStatus.to_dict`. :func:`counted_sessions` is who a report 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -162,6 +163,47 @@ def row_note(row: dict[str, Any]) -> str:
         f"panel id {row['panel_id']}" if row.get("panel_id") else "",
     ]
     return "; ".join(part for part in (*before, note) if part)
+
+
+def minute(when: str | None) -> str:
+    """An ISO time to the minute, as the tables show it (times are UTC).
+
+    >>> minute("2026-11-29T10:22:33+00:00"), minute(None)
+    ('2026-11-29 10:22', '—')
+    """
+    return "—" if not when else when[:16].replace("T", " ")
+
+
+def stamp(when: str) -> str:
+    """A recorded time as the tables show it: a UTC ISO time to the minute (the seconds
+    are in ``study status --json`` and the export), anything else whole.
+
+    >>> stamp("2026-11-29T10:22:33+00:00"), stamp("2026-11-29T12:22:33+02:00")
+    ('2026-11-29 10:22', '2026-11-29T12:22:33+02:00')
+    """
+    return minute(when) if _UTC_TIME.fullmatch(when) else when
+
+
+#: An ISO time in UTC, as the study's files record them.
+_UTC_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(\+00:00|Z)", re.ASCII)
+
+
+def table_note(row: dict[str, Any]) -> str:
+    """:func:`row_note` with the time of a withdrawal or an erasure to the minute, as the
+    tables of ``study status`` and its ``--watch`` view show the last activity, so that a
+    withdrawn participant's note keeps to its row at 80 columns.
+
+    >>> table_note(ParticipantStatus("p01", 1, 2, False, None, False,
+    ...                              withdrawn="2026-11-29T10:22:33+00:00").to_dict())
+    'withdrawn 2026-11-29 10:22'
+    """
+    row = dict(row)
+    state, note, erased = str(row["state"]), str(row["note"]), row.get("erased")
+    if state.startswith("withdrawn "):
+        row["state"] = "withdrawn " + stamp(state.removeprefix("withdrawn "))
+    if erased and note.endswith(f" at {erased}"):
+        row["note"] = note.removesuffix(str(erased)) + stamp(str(erased))
+    return row_note(row)
 
 
 def totals_words(data: dict[str, Any]) -> str:

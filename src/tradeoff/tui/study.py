@@ -9,7 +9,6 @@ terminal is resized).
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 from rich.text import Text
@@ -21,10 +20,10 @@ from textual.widgets import DataTable, Footer, Static
 from tradeoff.errors import InputError
 from tradeoff.study.folder import Study
 from tradeoff.study.status import (
-    ParticipantStatus,
     StudyStatus,
-    row_note,
+    minute,
     study_status,
+    table_note,
     totals_words,
 )
 
@@ -38,46 +37,6 @@ PADDING = 1
 SCROLLBAR = 2
 
 
-def minute(when: str | None) -> str:
-    """An ISO time to the minute, as the table shows it (times are UTC).
-
-    >>> minute("2026-11-29T10:22:33+00:00"), minute(None)
-    ('2026-11-29 10:22', '—')
-    """
-    return "—" if not when else when[:16].replace("T", " ")
-
-
-def stamp(when: str) -> str:
-    """A recorded time as the table shows it: a UTC ISO time to the minute (the seconds
-    are in ``study status`` and the export), anything else whole.
-
-    >>> stamp("2026-11-29T10:22:33+00:00"), stamp("2026-11-29T12:22:33+02:00")
-    ('2026-11-29 10:22', '2026-11-29T12:22:33+02:00')
-    """
-    return minute(when) if _UTC_TIME.fullmatch(when) else when
-
-
-#: An ISO time in UTC, as the study's files record them.
-_UTC_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(\+00:00|Z)", re.ASCII)
-
-
-def watched_note(r: ParticipantStatus) -> str:
-    """``study status``'s note (:func:`~tradeoff.study.status.row_note`) with the time of
-    a withdrawal or an erasure to the minute, as the last activity is, so that a
-    withdrawn participant's note fits its column at 80 columns.
-
-    >>> watched_note(ParticipantStatus("p01", 1, 2, False, None, False,
-    ...                                withdrawn="2026-11-29T10:22:33+00:00"))
-    'withdrawn 2026-11-29 10:22'
-    """
-    row = r.to_dict()
-    if r.withdrawn is not None and row["state"] == f"withdrawn {r.withdrawn}":
-        row["state"] = f"withdrawn {stamp(r.withdrawn)}"
-    if r.erased is not None and r.note.endswith(f" at {r.erased}"):
-        row["note"] = r.note.removesuffix(r.erased) + stamp(r.erased)
-    return row_note(row)
-
-
 def status_rows(status: StudyStatus) -> list[tuple[str, str, str, str, str]]:
     """The table's rows: one per participant, in the study's order."""
     return [
@@ -86,7 +45,7 @@ def status_rows(status: StudyStatus) -> list[tuple[str, str, str, str, str]]:
             str(r.answers),
             "yes" if r.complete else "no",
             minute(r.last_activity),
-            watched_note(r),
+            table_note(r.to_dict()),
         )
         for r in status.rows
     ]

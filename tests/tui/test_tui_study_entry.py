@@ -165,3 +165,16 @@ async def test_a_new_session_starts_from_the_studys_population_prior(
     monkeypatch.setattr(app_module, "start_session", start)
     await enter(study, scenario, codes["p01"], 1, "q")
     assert asked == [study.path] and started == [None]
+
+
+async def test_the_code_is_shown_as_it_is_typed(tmp_path: Path) -> None:
+    """As on the page: a wrong code is answered "Check it and try again", which a row of
+    dots (the field hid what was typed) did not let anyone do."""
+    scenario = small_scenario_file(tmp_path)
+    study, _ = create_study(scenario, ["p01"], tmp_path / "study")
+    app = make_app(scenario, study=study)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, StudyStartScreen)
+        await pilot.press(*"ZX9Q-WV")
+        await pilot.pause()
+        assert "ZX9Q-WV" in pilot.app.export_screenshot()

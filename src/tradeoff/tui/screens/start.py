@@ -194,7 +194,8 @@ class StudyStartScreen(FormScreen):
             yield Static(NO_WRONG_ANSWERS)
         with StartForm(id="start-form"):
             yield Label("Your access code (from the study's coordinator)")
-            yield Input(placeholder="e.g. K7QM-2XVD-9HJK-AB01", password=True, id="code")
+            # Shown as typed, as on the page: "Check it" is said of a wrong code.
+            yield Input(placeholder="e.g. K7QM-2XVD-9HJK-AB01", id="code")
             yield Static("", id="start-error", classes="error")
             with Horizontal(id="start-buttons"):
                 yield Button("Start", id="start", variant="primary")

@@ -178,3 +178,29 @@ async def test_the_code_is_shown_as_it_is_typed(tmp_path: Path) -> None:
         await pilot.press(*"ZX9Q-WV")
         await pilot.pause()
         assert "ZX9Q-WV" in pilot.app.export_screenshot()
+
+
+async def test_what_was_said_of_a_code_goes_when_another_is_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "That code does not open a session" (or "You chose not to take part") stayed under
+    the field while the next code was typed, and for the next person at the terminal."""
+    monkeypatch.setattr("tradeoff.tui.screens.start.time.sleep", lambda _: None)
+    scenario = small_scenario_file(tmp_path)
+    study, _ = create_study(scenario, ["p01"], tmp_path / "study")
+    app = make_app(scenario, study=study)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, StudyStartScreen)
+        error = pilot.app.screen.query_one("#start-error")
+        await pilot.press(*"AAAA-BBBB", "enter")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if "does not open a session" in str(error.render()):
+                break
+        assert "does not open a session" in str(error.render())
+        assert pilot.app.screen.query_one("#code", Input).value == ""
+        await pilot.pause()
+        assert "does not open a session" in str(error.render())  # kept while nothing is typed
+        await pilot.press("Z")
+        await pilot.pause()
+        assert str(error.render()) == ""

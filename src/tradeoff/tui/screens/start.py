@@ -19,7 +19,7 @@ from tradeoff.ask.words import candidates_noun
 from tradeoff.errors import InputError
 from tradeoff.record.log import unfinished_sessions
 from tradeoff.record.records import ConsentRecord, check_participant
-from tradeoff.study.arms import arm_session, planned_length
+from tradeoff.study.arms import arm_session, assigned_scenario, planned_length
 from tradeoff.study.attempts import record_failure, wrong_code_delay
 from tradeoff.study.folder import Study
 from tradeoff.study.withdrawals import closed_to
@@ -210,6 +210,13 @@ class StudyStartScreen(FormScreen):
         describe(self, self.loaded, self.settings.overrides, self.study)
         self.query_one("#code", Input).focus(scroll_visible=False)  # open at the top
 
+    @on(Input.Changed, "#code")
+    def _typed(self, event: Input.Changed) -> None:
+        """What was said of the last code goes once another is typed (not while one is
+        checked, nor when a refusal empties the field): it is not about the new one."""
+        if event.value and not self.query_one("#start", Button).disabled:
+            self.query_one("#start-error", Static).update("")
+
     @on(Input.Submitted, "#code")
     @on(Button.Pressed, "#start")
     def _start(self) -> None:
@@ -221,25 +228,21 @@ class StudyStartScreen(FormScreen):
             self.query_one("#start-error", Static).update(TYPE_THE_CODE)
             field.focus()
             return
-        code = field.value
         button.disabled = True
         self.query_one("#start-error", Static).update("Checking the code…")
-        self._check(code)
+        self._check(field.value)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="code")
     def _check(self, code: str) -> None:
         participant = self.study.participant_for(code)
         if participant is None:
             delay = wrong_code_delay(self.study, None)  # at a terminal: every source counts
-            # an unwritable log must not leave the participant waiting forever
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError):  # an unwritable log: no endless wait
                 record_failure(self.study)
             time.sleep(delay)
         loaded = self.loaded
         closed = None if participant is None else closed_to(self.study, participant)
         if participant is not None and closed is None and self.study.arms:  # assigned now
-            from tradeoff.study.arms import assigned_scenario
-
             loaded = assigned_scenario(self.study, participant)
         due = None
         if participant is not None and closed is None and loaded is not None:

@@ -204,3 +204,36 @@ async def test_what_was_said_of_a_code_goes_when_another_is_typed(
         await pilot.press("Z")
         await pilot.pause()
         assert str(error.render()) == ""
+
+
+async def test_the_consent_screen_says_its_keys_and_only_what_is_true(tmp_path: Path) -> None:
+    """Under a text longer than the screen the footer showed no key (the text's own page
+    keys, which it has the focus of, are not shown): "More text" is offered while it does
+    not fit. The question said "Nothing is recorded before you agree", but declining is
+    noted; and it now says how to reach the buttons by keys (Enter on the text did
+    nothing)."""
+    from .test_tui_curves import footer_keys
+
+    scenario = small_scenario_file(tmp_path)
+    consent = tmp_path / "information.md"
+    consent.write_text("# About the study\n\n" + "You may stop at any time.\n\n" * 30)
+    study, codes = create_study(scenario, ["p01"], tmp_path / "study", consent=consent)
+    for size, long in (((80, 24), True), ((140, 60), False)):
+        if not long:
+            consent.write_text("# About the study\n\nYou may stop at any time.\n")
+            study, codes = create_study(scenario, ["p01"], tmp_path / "short", consent=consent)
+        app = make_app(scenario, study=study)
+        async with app.run_test(size=size) as pilot:
+            await wait_for(pilot, StudyStartScreen)
+            pilot.app.screen.query_one("#code", Input).value = codes["p01"]
+            await pilot.press("enter")
+            await wait_for(pilot, ConsentScreen)
+            screen = pilot.app.screen
+            asked = str(screen.query_one("#consent-ask").render())
+            assert asked.startswith("Do you agree to take part? No answer is recorded before")
+            assert "Tab goes to the buttons" in asked
+            assert ("More text" in await footer_keys(pilot, timeout=3)) is long
+            body = screen.query_one("#consent-body")
+            await pilot.press("pagedown")
+            await pilot.pause()
+            assert (body.scroll_y > 0) is long

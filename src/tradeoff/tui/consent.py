@@ -24,12 +24,14 @@ from tradeoff.study.entries import EntryLog
 from tradeoff.study.folder import Study
 from tradeoff.text import clean_text
 
-#: What the participant is asked under the text.
-ASK_NEW = "Do you agree to take part? Nothing is recorded before you agree."
+#: What the participant is asked under the text (declining is noted: no answer is
+#: recorded before they agree, but that choice is), and how to answer by keys.
+ASK_NEW = "Do you agree to take part? No answer is recorded before you agree."
 ASK_AGAIN = (
     "The study's information has changed since you agreed. Do you agree to it as it is "
     "now? Your answers so far are kept either way."
 )
+KEYS = "Tab goes to the buttons and Enter presses one; or click one."
 #: What someone new who declined is told (their choice alone noted, as on the page).
 DECLINED = (
     "You chose not to take part. Only that choice was noted, so that the study's "
@@ -67,8 +69,9 @@ class ConsentScreen(Screen[ConsentRecord | str]):
     participant (someone new who declines is noted, under the study's lock)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("pagedown", "scroll('page_down')", "More text", id="consent-more"),
-        Binding("pageup", "scroll('page_up')", "Back", show=False),
+        # Before the text's own page keys, which the footer does not show.
+        Binding("pagedown", "scroll('page_down')", "More text", id="consent-more", priority=True),
+        Binding("pageup", "scroll('page_up')", "Back", show=False, priority=True),
     ]
 
     def __init__(
@@ -83,7 +86,7 @@ class ConsentScreen(Screen[ConsentRecord | str]):
         yield Label(title, id="title")
         with VerticalScroll(id="consent-body"):
             yield Markdown("\n".join(clean_text(line) for line in self.text.split("\n")))
-        yield Static(ASK_AGAIN if self.again else ASK_NEW, id="consent-ask")
+        yield Static(f"{ASK_AGAIN if self.again else ASK_NEW} {KEYS}", id="consent-ask")
         with Horizontal(id="consent-buttons"):
             yield Button("I agree", id="agree", variant="primary")
             yield Button("I do not agree", id="decline")
@@ -91,6 +94,15 @@ class ConsentScreen(Screen[ConsentRecord | str]):
 
     def on_mount(self) -> None:
         self.query_one("#consent-body", VerticalScroll).focus(scroll_visible=False)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.refresh_bindings)  # the text may fit now, or not
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer page down only while the text does not fit."""
+        if action == "scroll":
+            return self.query_one("#consent-body", VerticalScroll).max_scroll_y > 0
+        return True
 
     def action_scroll(self, how: str) -> None:
         getattr(self.query_one("#consent-body", VerticalScroll), f"scroll_{how}")()

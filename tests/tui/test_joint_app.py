@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 from textual.widgets import Static
 
 from tradeoff.ask.words import CANDIDATES_PROMPT, QUESTION_PROMPT
@@ -35,7 +36,10 @@ def joint_scenario(tmp_path: Path) -> Path:
 
 
 def card_text(screen: QuestionScreen, card: str) -> str:
-    return str(screen.query_one(card, Static).render())
+    console = Console(width=200)
+    with console.capture() as text:
+        console.print(screen.query_one(card, Static).content)
+    return text.get()
 
 
 async def test_a_candidate_question_is_labelled_recorded_and_replayed(tmp_path: Path) -> None:

@@ -151,6 +151,35 @@ async def test_help_opens_and_closes(tmp_path: Path) -> None:
         await wait_for(pilot, QuestionScreen)
 
 
+def card_rows(screen: QuestionScreen, card: str) -> list[str]:
+    """The rows of an option card as the screen draws them, inside its border."""
+    from textual.geometry import Region
+
+    widget = screen.query_one(card)
+    size = widget.outer_size
+    strips = widget.render_lines(Region(0, 0, size.width, size.height))
+    return [strip.text[1:-1].rstrip() for strip in strips[1:-1]]
+
+
+async def test_a_card_says_better_or_worse_in_words_and_wraps_under_its_line(
+    tmp_path: Path,
+) -> None:
+    """Whether a line is better or worse than the other option's was said by colour alone
+    (the page says it in words: a colour-blind reader or a terminal without colours saw
+    only "136 fewer"); and at 80 columns a long line went on under the marker ("▸ flags
+    832 of 1,000 malignant" then "lumps" at the card's edge), not under its own start."""
+    app = pool_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(pilot)
+        rows = card_rows(screen, "#card-a") + card_rows(screen, "#card-b")
+    said = "\n".join(rows)
+    assert "worse: " in said and "better: " in said, said
+    for row in rows:
+        text = row[1:]  # inside the card's padding
+        assert text.startswith(("Option", "▸ ", "  ")) or not text.strip(), rows
+    assert any(row.strip() == "lumps" for row in rows), rows  # a line that went on
+
+
 async def test_mouse_clicks_on_the_cards_answer(tmp_path: Path) -> None:
     app = app_for(tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -6,6 +6,8 @@ import time
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -42,19 +44,38 @@ class OptionCard(Static):
         self.post_message(self.Chosen(self.side))
 
 
-def render_card(title: str, lines: Sequence[Line]) -> Text:
-    """A card's text: differing lines bold, green where better, red where worse."""
-    text = Text()
-    text.append(f"{title}\n", style="bold")
+def render_card(title: str, lines: Sequence[Line]) -> Group:
+    """A card's text: differing lines bold, each followed by whether it is better or worse
+    than the other option's, in words (as the page says it) and in colour (green where
+    better, red where worse); a line too long for the card goes on under its own start,
+    not under the marker.
+
+    >>> from rich.console import Console
+    >>> from tradeoff.ask.shown import Line
+    >>> lines = [Line("flags 832 of 1,000 malignant lumps", True, False, "136 fewer"),
+    ...          Line("7.5 ms to score one case", False, False, "")]
+    >>> console = Console(width=32)
+    >>> with console.capture() as card:
+    ...     console.print(render_card("Option A", lines))
+    >>> print(card.get())  # doctest: +NORMALIZE_WHITESPACE
+    Option A
+    ▸ flags 832 of 1,000 malignant
+      lumps
+        worse: 136 fewer
+      7.5 ms to score one case
+    """
+    grid = Table.grid()
+    grid.add_column(width=2, no_wrap=True)  # the marker of a line that differs
+    grid.add_column(ratio=1)  # the line, wrapped within its column
     for line in lines:
         if line.differs:
             style = "bold green" if line.better else "bold red"
-            text.append("▸ ", style=style)
-            text.append(f"{line.text}\n", style="bold")
-            text.append(f"    {line.delta}\n", style=style)
+            word = "better" if line.better else "worse"
+            grid.add_row(Text("▸ ", style=style), Text(line.text, style="bold"))
+            grid.add_row("", Text(f"  {word}: {line.delta}", style=style))
         else:
-            text.append(f"  {line.text}\n")
-    return text
+            grid.add_row("", Text(line.text))
+    return Group(Text(title, style="bold"), grid)
 
 
 class QuestionScreen(Screen[None]):

@@ -151,6 +151,23 @@ async def test_help_opens_and_closes(tmp_path: Path) -> None:
         await wait_for(pilot, QuestionScreen)
 
 
+async def test_the_progress_says_of_how_many_this_question_is(tmp_path: Path) -> None:
+    """It said "question 1 · about 4 to go" on the first of 4 and "about 1 to go" on the
+    last, read as one more after it: now "question 4 of about 4", as the page counts it
+    (this one included)."""
+    from textual.widgets import Label
+
+    app = app_for(tmp_path, budget=4)
+    labels = []
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot)
+        while isinstance(pilot.app.screen, QuestionScreen):
+            labels.append(str(screen.query_one("#progress-label", Label).render()))
+            await pilot.press("a")
+            await pilot.pause()
+    assert labels == [f"question {n} of about 4" for n in range(1, 5)], labels
+
+
 def card_rows(screen: QuestionScreen, card: str) -> list[str]:
     """The rows of an option card as the screen draws them, inside its border."""
     from textual.geometry import Region

@@ -40,4 +40,6 @@ async def test_a_check_at_the_terminal_is_recorded_as_a_check(tmp_path: Path) ->
     log = read_session(path)
     assert [c.position for c in log.checks] == [2]
     assert sum(e.type == "answer" for e in log.events) == 2
-    assert [label.split(" ·")[0] for label in labels] == ["question 1", "question 2", "question 3"]
+    numbers, totals = zip(*(label.split(" of ") for label in labels), strict=True)
+    assert numbers == ("question 1", "question 2", "question 3")
+    assert len(set(totals)) == 1  # the check counted among the questions from the first

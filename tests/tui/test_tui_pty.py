@@ -124,7 +124,7 @@ def test_sigkill_loses_no_answer_and_resume_continues(tmp_path: Path) -> None:
         term.wait_text("Start")
         term.clear()
         term.send("\r")  # the participant id is filled in: Enter starts
-        term.wait_text("question 1 ·")  # the question screen (not the start screen's text)
+        term.wait_text("question 1 of")  # the question screen (not the start screen's text)
         sent = "abbab"
         for i, key in enumerate(sent, start=1):
             term.send(key)
@@ -136,7 +136,7 @@ def test_sigkill_loses_no_answer_and_resume_continues(tmp_path: Path) -> None:
 
     again = Terminal([*base, "--resume", str(path), "--sessions-dir", str(sessions)], tmp_path)
     try:
-        again.wait_text("question 6 ·")  # continues at the exact next question
+        again.wait_text("question 6 of")  # continues at the exact next question
         again.send("a")
         wait_answers(sessions / "pty-test", 6)
         again.send("q")

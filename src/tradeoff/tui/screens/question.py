@@ -166,10 +166,11 @@ class QuestionScreen(Screen[None]):
         total = max(engine.expected_total() + planned, number)
         bar_ = self.query_one("#progress", ProgressBar)
         bar_.update(total=total, progress=number - 1)
-        left = engine.expected_remaining() + max(planned - before, 0)
         deciding = engine.candidates is not None and engine.spec.stop != "weights"
+        # Of how many in all, this one counted as the page counts it: "at most 1 to go" on
+        # the last question read as one more after it.
         self.query_one("#progress-label", Label).update(
-            f"question {number} · {'at most' if deciding else 'about'} {left} to go"
+            f"question {number} of {'at most' if deciding else 'about'} {total}"
         )
 
     def action_answer(self, choice: str) -> None:

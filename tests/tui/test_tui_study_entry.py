@@ -6,6 +6,7 @@ on later says the code goes on (no page to open); the study's information is rea
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -237,3 +238,40 @@ async def test_the_consent_screen_says_its_keys_and_only_what_is_true(tmp_path: 
             await pilot.press("pagedown")
             await pilot.pause()
             assert (body.scroll_y > 0) is long
+
+
+async def test_a_participant_who_confirms_is_thanked_as_on_the_page(tmp_path: Path) -> None:
+    """The page thanks a study's participant and says whom to ask; the terminal showed them
+    the file their answers are in and, for a scenario with a pool, the ranking of every
+    candidate with the team's "Ranking details" behind it."""
+    from tradeoff.tui.screens.result import ResultScreen
+    from tradeoff.tui.screens.review import ReviewScreen
+
+    from ..conftest import SCENARIOS
+
+    (tmp_path / "pools").mkdir()
+    shutil.copy(SCENARIOS / "pools" / "breast-cancer.csv", tmp_path / "pools")
+    scenario = small_scenario_file(
+        tmp_path, "breast-cancer-triage", **{"budget = 30": "budget = 3"}
+    )
+    study, codes = create_study(scenario, ["p01"], tmp_path / "study")
+    app = make_app(scenario, study=study)
+    seen = []
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, StudyStartScreen)
+        pilot.app.screen.query_one("#code", Input).value = codes["p01"]
+        await pilot.press("enter")
+        await wait_for(pilot, QuestionScreen)
+        await pilot.press("a", "b", "a")
+        await wait_for(pilot, ReviewScreen)
+        await pilot.press("c")
+        for _ in range(20):
+            await pilot.pause(0.05)
+            seen.append(type(pilot.app.screen))
+    assert ResultScreen not in seen
+    assert app.farewell is not None
+    text, line = app.farewell
+    assert text.startswith("Thank you. Your answers are saved and complete.")
+    assert "coordinator" in text and line == ""  # no file shown
+    [path] = sorted((study.sessions_dir / "p01").glob("*.jsonl"))
+    assert read_session(path).finished

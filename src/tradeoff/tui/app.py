@@ -50,7 +50,7 @@ from tradeoff.tui.screens.start import (
     StartScreen,
     StudyStartScreen,
 )
-from tradeoff.tui.sessions import new_session, paused_words
+from tradeoff.tui.sessions import finished_words, new_session, paused_words
 
 __all__ = ["Settings", "TradeoffApp", "make_app"]
 
@@ -231,11 +231,13 @@ class TradeoffApp(App[None]):
 
     @on(Confirmed)
     def _confirmed(self, message: Confirmed) -> None:
-        rec = message.recorder
-        if rec.engine.scenario.pool is not None:
+        """The candidates ranked for the person, or thanks; a study's participant is
+        thanked as its page thanks them (no ranking, nor the team's ranking details)."""
+        rec, study = message.recorder, self.settings.study
+        if rec.engine.scenario.pool is not None and study is None:
             self.push_screen(ResultScreen(rec))
         else:
-            self.leave("Thank you. Your answers are saved in:", str(rec.path))
+            self.leave(*finished_words(rec.path, None if study is None else study.path))
 
     @on(PauseSession)
     def _pause_session(self, message: PauseSession) -> None:

@@ -80,6 +80,25 @@ def paused_words(path: Path, study: Path | None) -> tuple[str, str]:
     )
 
 
+def finished_words(path: Path, study: Path | None) -> tuple[str, str]:
+    """What a person who confirmed their answers is told, and the file they are in; a
+    study's participant, as its page thanks them: no file (the study's machine keeps it)
+    and whom to ask.
+
+    >>> finished_words(Path("s.jsonl"), None)
+    ('Thank you. Your answers are saved in:', 's.jsonl')
+    >>> finished_words(Path("s.jsonl"), Path("studies/t"))[1]
+    ''
+    """
+    if study is None:
+        return "Thank you. Your answers are saved in:", str(path)
+    return (
+        "Thank you. Your answers are saved and complete. If you have questions about the "
+        "study, ask its coordinator.",
+        "",
+    )
+
+
 def resume_command(path: Path) -> str:
     """The command that resumes the session in ``path``, as it runs from here: ``tradeoff``
     when that is on the PATH, else the program that is running (``.venv/bin/tradeoff``

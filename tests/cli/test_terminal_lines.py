@@ -9,10 +9,12 @@ import fcntl
 import io
 import os
 import select
+import shutil
 import struct
 import termios
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TextIO
 
 import pytest
@@ -141,3 +143,56 @@ def test_the_scenarios_fit_an_80_column_terminal(
     goes_on = [line for line in lines if line not in starts]
     indents = {len(line) - len(line.lstrip()) for line in goes_on if line.startswith(" ")}
     assert indents == {hang}
+
+
+def test_the_coordinators_messages_fit_an_80_column_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``study withdraw`` said "p02 withdrawn from … at …: status, export and report leave
+    their answers out from now on." in one line of 123 characters, which the terminal broke
+    inside a word; so did ``study export``, ``erase``, ``pilot-link``, ``coordinator-key``
+    and ``remove-pilots``. In a pipe each stays one line."""
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.cli import main
+    from tradeoff.learn import Choice
+    from tradeoff.study.folder import create_study
+    from tradeoff.study.opening import start_session
+
+    from ..conftest import small_scenario_file
+
+    scenario = small_scenario_file(tmp_path)
+    study, _ = create_study(scenario, ["p01", "p02", "p03"], tmp_path / "a-study-folder")
+    rec = start_session(load_scenario(study.scenario_path), "p01", study.sessions_dir)
+    with rec:
+        rec.answer(Choice.LEFT, response_ms=900.0)
+    monkeypatch.chdir(tmp_path)  # paths short enough to fit a line
+    where = "a-study-folder"
+    commands = [
+        ["study", "withdraw", where, "p02"],
+        ["study", "export", where, "--out", "out/answers.csv"],
+        ["study", "erase", where, "p03", "--yes"],
+        ["study", "pilot-link", where],
+        ["study", "coordinator-key", where],
+    ]
+    for argv in commands:
+        kept = tmp_path / "kept"
+        shutil.copytree(study.path, kept)
+        (tmp_path / "out").mkdir()
+        pipe = io.StringIO()
+        monkeypatch.setattr("sys.stdout", pipe)
+        assert main(argv) == 0, argv
+        whole = pipe.getvalue()
+        assert max(len(line) for line in whole.splitlines()) > 80, whole
+        shutil.rmtree(study.path)
+        kept.rename(study.path)  # as it was: the command runs again at the terminal
+        shutil.rmtree(tmp_path / "out")
+        (tmp_path / "out").mkdir()
+        with terminal(80) as (stream, master):
+            monkeypatch.setattr("sys.stdout", stream)
+            assert main(argv) == 0, argv
+            stream.flush()
+            out = written(master)
+        lines = out.rstrip("\n").split("\n")
+        assert all(len(line) <= 80 for line in lines), lines
+        assert len(out.split()) == len(whole.split())  # no word split (a time or a key differs)
+        shutil.rmtree(tmp_path / "out")

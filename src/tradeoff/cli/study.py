@@ -337,7 +337,8 @@ def cmd_study_withdraw(args: argparse.Namespace) -> int:
         "status, export and report leave their answers out from now on.\n"
         f"Kept: the withdrawal record in {study.path / 'withdrawals.jsonl'}"
         + (f" and their {count(len(kept), 'session file')} ({', '.join(kept)})" if kept else "")
-        + "."
+        + ".",
+        wrap=True,
     )
     return 0
 
@@ -421,7 +422,8 @@ def cmd_study_export(args: argparse.Namespace) -> int:
         f"{counted} answer{'s' if counted != 1 else ''}{undone} of {len(summary.participants)} "
         f"participant{'s' if len(summary.participants) != 1 else ''} written to "
         f"{summary.path}{left_out}.\nOne row per participant in {summary.participants_table}; "
-        f"every column is explained in {summary.codebook} and {summary.datapackage}."
+        f"every column is explained in {summary.codebook} and {summary.datapackage}.",
+        wrap=True,
     )
     if summary.threshold_median is not None:  # over the complete, as study report counts
         from tradeoff.curves import threshold_percent
@@ -457,7 +459,8 @@ def cmd_study_pilot_link(args: argparse.Namespace) -> int:
         f"The pilot link of {study.path} (shown once; a new one replaces it):\n\n  {link}\n\n"
         "Each visit starts a pilot session, marked as a pilot in its file and never counted "
         "by status, export or report;\n"
-        f"tradeoff study remove-pilots {study.path} moves them aside."
+        f"tradeoff study remove-pilots {study.path} moves them aside.",
+        wrap=True,  # the link kept whole
     )
     return 0
 
@@ -474,7 +477,8 @@ def cmd_study_coordinator_key(args: argparse.Namespace) -> int:
     say(
         f"The coordinator's key of {study.path} (shown once; it replaces any earlier one):\n\n"
         f"  {key}\n\nEnter it at /coordinator on the study's web page "
-        f"(tradeoff study serve {study.path})."
+        f"(tradeoff study serve {study.path}).",
+        wrap=True,  # the key kept whole
     )
     return 0
 
@@ -493,7 +497,8 @@ def cmd_study_remove_pilots(args: argparse.Namespace) -> int:
             f"{len(pilots)} pilot participant{'s' if len(pilots) != 1 else ''} in {study.path}: "
             f"{', '.join(pilots)}.\nTheir session folders would be moved to "
             f"{study.path / 'pilot-removed'}/<time>/ (nothing is deleted).\n"
-            "Run again with --yes to move them."
+            "Run again with --yes to move them.",
+            wrap=True,
         )
         return 0
     dest, moved = remove_pilots(study.path, study.pilots)
@@ -502,7 +507,8 @@ def cmd_study_remove_pilots(args: argparse.Namespace) -> int:
         return 0
     say(
         f"{len(moved)} pilot participant{'s' if len(moved) != 1 else ''} moved aside to {dest}: "
-        f"{', '.join(moved)}.\nNothing was deleted; entries.jsonl records the move."
+        f"{', '.join(moved)}.\nNothing was deleted; entries.jsonl records the move.",
+        wrap=True,
     )
     return 0
 
@@ -526,6 +532,7 @@ def cmd_study_erase(args: argparse.Namespace) -> int:
     say(
         f"{pid} erased from {study.path} at {record['time']} ({record['answers']} answers; "
         f"{', '.join(record['removed']) or 'nothing else'}).\nThe tombstone is in "
-        f"{study.path / 'erasures.jsonl'}; status, report and export list them as erased."
+        f"{study.path / 'erasures.jsonl'}; status, report and export list them as erased.",
+        wrap=True,
     )
     return 0

@@ -213,8 +213,6 @@ async def test_the_consent_screen_says_its_keys_and_only_what_is_true(tmp_path: 
     not fit. The question said "Nothing is recorded before you agree", but declining is
     noted; and it now says how to reach the buttons by keys (Enter on the text did
     nothing)."""
-    from .test_tui_curves import footer_keys
-
     scenario = small_scenario_file(tmp_path)
     consent = tmp_path / "information.md"
     consent.write_text("# About the study\n\n" + "You may stop at any time.\n\n" * 30)
@@ -233,7 +231,10 @@ async def test_the_consent_screen_says_its_keys_and_only_what_is_true(tmp_path: 
             asked = str(screen.query_one("#consent-ask").render())
             assert asked.startswith("Do you agree to take part? No answer is recorded before")
             assert "Tab goes to the buttons" in asked
-            assert ("More text" in await footer_keys(pilot, timeout=3)) is long
+            await pilot.pause()
+            keys = screen.active_bindings.values()  # what the footer shows
+            shown = [b.binding.description for b in keys if b.binding.show]
+            assert ("More text" in shown) is long, shown
             body = screen.query_one("#consent-body")
             await pilot.press("pagedown")
             await pilot.pause()
@@ -275,3 +276,22 @@ async def test_a_participant_who_confirms_is_thanked_as_on_the_page(tmp_path: Pa
     assert "coordinator" in text and line == ""  # no file shown
     [path] = sorted((study.sessions_dir / "p01").glob("*.jsonl"))
     assert read_session(path).finished
+
+
+async def test_a_study_terminal_has_no_command_palette(tmp_path: Path) -> None:
+    """ "^p palette" in every footer meant nothing to a participant, and the palette's "Quit
+    the application as soon as possible" left without saying how to go on later (its
+    "Screenshot" wrote their screen into the folder the app runs in)."""
+    from textual.command import CommandPalette
+
+    from .test_tui_curves import footer_keys
+
+    scenario = small_scenario_file(tmp_path)
+    study, _ = create_study(scenario, ["p01"], tmp_path / "study")
+    app = make_app(scenario, study=study)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, StudyStartScreen)
+        assert "palette" not in await footer_keys(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert not isinstance(pilot.app.screen, CommandPalette)

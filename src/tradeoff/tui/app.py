@@ -1,13 +1,12 @@
 """The Textual app a stakeholder answers in.
 
-The app only wires: it opens the screens (:mod:`tradeoff.tui.screens`, one module each,
-none importing another) in answer to the messages they post (:mod:`tradeoff.tui.common`),
-and starts or resumes sessions through :mod:`tradeoff.study.opening`. The screens show the
-engine's questions and pass the answers on: every answer goes through
+The app only wires: it opens the screens (:mod:`tradeoff.tui.screens`, one module each, none
+importing another) in answer to the messages they post (:mod:`tradeoff.tui.common`), and starts
+or resumes sessions through :mod:`tradeoff.study.opening`. The screens show the engine's
+questions and pass the answers on: every answer goes through
 :class:`~tradeoff.record.recorder.Recorder`, which writes it to disk before the next question
 appears. Slow work (building the population, replaying a session, ranking a pool) runs in
-thread workers; widgets are only touched on the UI thread.
-"""
+thread workers; widgets are only touched on the UI thread."""
 
 from __future__ import annotations
 
@@ -159,8 +158,7 @@ class TradeoffApp(App[None]):
 
     def _not_opened(self, message: str, locked: bool) -> None:
         """A session that did not open: the app ends with the reason; a study's participant
-        is told in words what to do and goes back to the code (the reason goes to standard
-        error), instead of an app that ends without a word."""
+        is told in words what to do and goes back to the code (the reason to standard error)."""
         if self.settings.study is None:
             self.exit(message=message, return_code=2)
             return
@@ -231,20 +229,17 @@ class TradeoffApp(App[None]):
 
     @on(Confirmed)
     def _confirmed(self, message: Confirmed) -> None:
-        """The candidates ranked for the person, or thanks; a study's participant is
-        thanked as its page thanks them (no ranking, nor the team's ranking details)."""
-        rec, study = message.recorder, self.settings.study
-        if rec.engine.scenario.pool is not None and study is None:
+        rec, study = message.recorder, self.settings.study_path
+        if rec.engine.scenario.pool is not None and study is None:  # a study's page ranks none
             self.push_screen(ResultScreen(rec))
         else:
-            self.leave(*finished_words(rec.path, None if study is None else study.path))
+            self.leave(*finished_words(rec.path, study))
 
     @on(PauseSession)
     def _pause_session(self, message: PauseSession) -> None:
         with contextlib.suppress(SessionWriteError):  # a note only: the answers are on disk
             message.recorder.note(message.note)
-        study = self.settings.study
-        self.leave(*paused_words(message.recorder.path, None if study is None else study.path))
+        self.leave(*paused_words(message.recorder.path, self.settings.study_path))
 
     @on(Farewell)
     def _farewell(self, message: Farewell) -> None:
@@ -261,6 +256,13 @@ class TradeoffApp(App[None]):
             self.recorder.close()
 
 
+class StudyApp(TradeoffApp):
+    """The app at a study's terminal: no command palette (it quit without saying how to go
+    on later, wrote screenshots where it runs, and "^p palette" said nothing to anyone)."""
+
+    ENABLE_COMMAND_PALETTE = False
+
+
 def make_app(
     scenario: str | Path,
     *,
@@ -275,15 +277,14 @@ def make_app(
 ) -> TradeoffApp:
     """Build the app the same way for the command line and tests.
 
-    ``overrides`` (strategy, budget) apply to whichever scenario is chosen. With a
-    ``study``, its scenario and sessions folder are used and the start screen asks for an
-    access code. Populations and the pool's rows are memory-mapped from the study's cache,
-    or outside a study from the user's (:func:`tradeoff.study.cache.user_cache_dir`).
-    """
+    ``overrides`` (strategy, budget) apply to whichever scenario is chosen. With a ``study``
+    (:class:`StudyApp`), its scenario and sessions folder are used and the start screen asks
+    for an access code. Populations and the pool's rows are memory-mapped from the study's
+    cache, or outside a study from the user's (:func:`tradeoff.study.cache.user_cache_dir`)."""
     if study is not None:
         scenario, sessions_dir = study.scenario_path, study.sessions_dir
     scenario = Path(scenario)
-    return TradeoffApp(
+    return (TradeoffApp if study is None else StudyApp)(
         Settings(
             scenario=scenario,
             scenarios_dir=Path(scenarios_dir) if scenarios_dir else scenario.parent,

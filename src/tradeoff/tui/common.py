@@ -43,6 +43,11 @@ class Settings:
     #: Where populations and pool tables are memory-mapped from (:mod:`tradeoff.study.cache`).
     cache_dir: Path | None = None
 
+    @property
+    def study_path(self) -> Path | None:
+        """The study's folder, or ``None`` outside a study."""
+        return None if self.study is None else self.study.path
+
 
 class OpenFor(Message):
     """Open ``participant``'s session on ``loaded``: continue an unfinished one (offered)

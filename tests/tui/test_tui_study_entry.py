@@ -295,3 +295,27 @@ async def test_a_study_terminal_has_no_command_palette(tmp_path: Path) -> None:
         await pilot.press("ctrl+p")
         await pilot.pause()
         assert not isinstance(pilot.app.screen, CommandPalette)
+
+
+async def test_closing_after_a_session_that_did_not_open_says_why(tmp_path: Path) -> None:
+    """A session open in another window: the dialog's Close ended the app without a word,
+    and the reason, printed to standard error while the app ran, was never seen. Now the
+    words stay on the terminal after the app, the reason above them."""
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.study.opening import start_session
+    from tradeoff.tui.dialogs import OPEN_ELSEWHERE, ConfirmScreen
+
+    scenario = small_scenario_file(tmp_path)
+    study, codes = create_study(scenario, ["p01"], tmp_path / "study")
+    with start_session(load_scenario(study.scenario_path), "p01", study.sessions_dir):
+        app = make_app(scenario, study=study)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, StudyStartScreen)
+            pilot.app.screen.query_one("#code", Input).value = codes["p01"]
+            await pilot.press("enter")
+            await wait_for(pilot, ConfirmScreen)
+            await pilot.click("#no")
+            await pilot.pause()
+            reason = str(pilot.app._exit_renderables[0])
+    assert app.return_code == 2 and app.farewell == (OPEN_ELSEWHERE, "")
+    assert "p01" in reason

@@ -11,11 +11,11 @@ thread workers; widgets are only touched on the UI thread."""
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -158,21 +158,20 @@ class TradeoffApp(App[None]):
 
     def _not_opened(self, message: str, locked: bool) -> None:
         """A session that did not open: the app ends with the reason; a study's participant
-        is told in words what to do and goes back to the code (the reason to standard error)."""
+        is told in words what to do and goes back to the code, or closes the app, which says
+        the words again below the reason (a print while the app runs is never seen)."""
         if self.settings.study is None:
             self.exit(message=message, return_code=2)
             return
-        print(message, file=sys.stderr)
         self.pop_screen()  # the loading screen: back to the code
+        words = OPEN_ELSEWHERE if locked else NOT_OPENED
 
         def decided(back: bool | None) -> None:
             if back is False:
-                self.exit(return_code=2)
+                self.farewell = (words, "")
+                self.exit(message=Text(message), return_code=2)
 
-        self.push_screen(
-            ConfirmScreen(OPEN_ELSEWHERE if locked else NOT_OPENED, "Back to the code", "Close"),
-            decided,
-        )
+        self.push_screen(ConfirmScreen(words, "Back to the code", "Close"), decided)
 
     def _opened(self, recorder: Recorder) -> None:
         self.recorder = recorder

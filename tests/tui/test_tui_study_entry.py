@@ -68,6 +68,8 @@ async def test_an_unfinished_session_goes_on_where_it_stopped(
     first = await enter(study, scenario, codes["p01"], 2, "q")
     farewell = getattr(first, "farewell", None)
     assert farewell is not None and "enter your access code" in farewell[0]
+    # In plain words, the page's: it said "start this again as it was started for you".
+    assert farewell[0].endswith("you will continue where you left off.")
     assert "page" not in farewell[0] and farewell[1] == ""  # no file or command shown
     await enter(study, scenario, codes["p01"], 1, "q")  # no choice offered: on where it was
     [path] = sorted((study.sessions_dir / "p01").glob("*.jsonl"))

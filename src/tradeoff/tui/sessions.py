@@ -74,8 +74,8 @@ def paused_words(path: Path, study: Path | None) -> tuple[str, str]:
     if study is None:
         return "Saved. Resume with:", resume_command(path)
     return (
-        "Saved. To go on later, start this again as it was started for you and enter your "
-        "access code: you will be back where you stopped.",
+        "Saved. To go on later, enter your access code when this program is started again: "
+        "you will continue where you left off.",
         "",
     )
 

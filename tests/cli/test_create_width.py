@@ -48,3 +48,21 @@ def test_study_create_fits_an_80_column_terminal(
     shown = shown.replace(str(tmp_path / "a"), str(tmp_path / "b"))
     keyless = [w for w in shown.split() if len(w) != 22]  # the two keys differ
     assert keyless == [w for w in piped.split() if len(w) != 22]
+
+
+def test_study_create_names_the_terminal_route_only_with_codes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A study with access codes can also be answered at the study's machine
+    (``tradeoff elicit --study``): ``study create`` says how, beside the web page's command;
+    a panel study without codes, which the terminal cannot open, is not told so."""
+    scenario = small_scenario_file(tmp_path, **{"budget = 30": "budget = 4"})
+    coded = tmp_path / "coded"
+    assert (
+        main(["study", "create", str(scenario), "--participants", "2", "--study", str(coded)]) == 0
+    )
+    said = capsys.readouterr().out
+    assert f"tradeoff elicit --study {coded}" in said
+    assert f"tradeoff study serve {coded}" in said
+    assert main(["study", "create", str(scenario), "--study", str(tmp_path / "p"), *ARGS]) == 0
+    assert "elicit --study" not in capsys.readouterr().out

@@ -245,6 +245,14 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         "",
         (f"Each code is {CODE_BITS} bits. " if codes else "")
         + f"Open the study's web page with: tradeoff study serve {study.path}",
+        *(
+            [
+                "A participant at this machine's terminal answers with their code in: "
+                f"tradeoff elicit --study {study.path}"
+            ]
+            if codes
+            else []
+        ),
         "",
         "The coordinator's page (/coordinator on the study's web page) opens with this key, "
         f"shown once: {coordinator_key}",

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from tradeoff.record.log import read_session
 from tradeoff.record.replay import replay
@@ -166,6 +166,26 @@ async def test_the_progress_says_of_how_many_this_question_is(tmp_path: Path) ->
             await pilot.press("a")
             await pilot.pause()
     assert labels == [f"question {n} of about 4" for n in range(1, 5)], labels
+
+
+def static_text(widget: Static) -> str:
+    """What a :class:`Static` says, in words: its text, or its rich content (a question's
+    card is a grid, :func:`~tradeoff.tui.screens.question.render_card`) printed wide."""
+    from rich.console import Console
+    from textual.visual import RichVisual
+
+    shown = widget.render()
+    if not isinstance(shown, RichVisual):
+        return str(shown)
+    console = Console(width=200)
+    with console.capture() as text:
+        console.print(widget.content)
+    return text.get()
+
+
+def screen_words(app: Any) -> str:
+    """Everything the screen's :class:`Static` widgets say (its tables apart)."""
+    return "\n".join(static_text(w) for w in app.screen.query(Static))
 
 
 def card_rows(screen: QuestionScreen, card: str) -> list[str]:

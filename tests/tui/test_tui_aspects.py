@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Static
 
 from tradeoff.ask.scenario import SpecOverrides
 from tradeoff.record.log import read_session
@@ -21,13 +20,13 @@ from tradeoff.tui.screens.review import ReviewScreen
 from tradeoff.tui.screens.start import StartScreen
 
 from ..conftest import SCENARIOS
-from .test_tui import confirmed, start, wait_for
+from .test_tui import confirmed, screen_words, start, wait_for
 
 pytestmark = pytest.mark.e2e
 
 
 def screen_text(app: Any) -> str:
-    return "\n".join(str(w.render()) for w in app.screen.query(Static))
+    return screen_words(app)
 
 
 async def test_the_leaderboard_is_answered_in_the_app(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable
 
 from tradeoff.ask.scenario import SpecOverrides
 from tradeoff.record.log import read_session
@@ -30,7 +30,7 @@ from tradeoff.tui.screens.review import ReviewScreen
 from tradeoff.tui.select import SelectionScreen
 
 from ..conftest import SCENARIOS
-from .test_tui import confirmed, start, wait_for
+from .test_tui import confirmed, screen_words, start, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -47,7 +47,7 @@ def models() -> set[str]:
 
 def words(app: Any) -> str:
     """Everything the screen says in its words (its tables apart)."""
-    return "\n".join(str(w.render()) for w in app.screen.query(Static))
+    return screen_words(app)
 
 
 def plain(text: str) -> str:

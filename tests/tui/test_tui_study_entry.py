@@ -80,8 +80,8 @@ async def consent_step(
     study: Study, scenario: Path, code: str, agree: bool, answers: int = 1
 ) -> tuple[str, str]:
     """Enter ``code``; at the consent screen press I agree (then answer ``answers``
-    questions and save) or I do not agree: (the consent screen's title, what the start
-    screen then says)."""
+    questions and save) or I do not agree: (the consent screen's title and the version
+    line under it, what the start screen then says)."""
     app = make_app(scenario, study=study)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, StudyStartScreen)
@@ -90,6 +90,7 @@ async def consent_step(
         await wait_for(pilot, ConsentScreen)
         screen = pilot.app.screen
         title = str(screen.query_one("#title").render())
+        title += " | " + str(screen.query_one("#consent-version").render())
         text = " ".join(str(w.render()) for w in screen.query("MarkdownParagraph"))
         assert "You may stop at any time" in text
         await pilot.click("#agree" if agree else "#decline")
@@ -121,7 +122,7 @@ async def test_the_consent_is_read_and_agreed_to_at_the_terminal_as_on_the_page(
     consent.write_text("# About the study\n\nYou may stop at any time.\n")
     study, codes = create_study(scenario, ["p01", "p02"], tmp_path / "study", consent=consent)
     title, _ = await consent_step(study, scenario, codes["p01"], agree=True)
-    assert title == "Before you start"
+    assert title == "Before you start | Version 1. Please read this before you decide."
     [path] = sorted((study.sessions_dir / "p01").glob("*.jsonl"))
     log = read_session(path)
     assert log.consent is not None and log.consent.version == "1"
@@ -132,7 +133,9 @@ async def test_the_consent_is_read_and_agreed_to_at_the_terminal_as_on_the_page(
     (tmp_path / "v2.md").write_text("# About the study\n\nYou may stop at any time, still.\n")
     add_consent_version(study.path, tmp_path / "v2.md", "2")
     title, _ = await consent_step(study, scenario, codes["p01"], agree=True)
-    assert title == "The study's information has changed"
+    assert title == (
+        "The study's information has changed | Version 2. Please read this before you decide."
+    )
     log = read_session(path)
     assert [c.version for c in log.consents] == ["1", "2"]
     assert sum(e.type == "answer" for e in log.events) == 2

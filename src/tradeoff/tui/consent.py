@@ -84,6 +84,10 @@ class ConsentScreen(Screen[ConsentRecord | str]):
     def compose(self) -> ComposeResult:
         title = "The study's information has changed" if self.again else "Before you start"
         yield Label(title, id="title")
+        # Which version they agree to, as the page says it.
+        yield Static(
+            f"Version {self.version}. Please read this before you decide.", id="consent-version"
+        )
         with VerticalScroll(id="consent-body"):
             yield Markdown("\n".join(clean_text(line) for line in self.text.split("\n")))
         yield Static(f"{ASK_AGAIN if self.again else ASK_NEW} {KEYS}", id="consent-ask")

@@ -281,9 +281,8 @@ def cmd_study_report(args: argparse.Namespace) -> int:
         include_pilot=args.include_pilot,
         exclude_inattentive=args.exclude_inattentive,
     )
-    inside = {path.parent.name for path in found.sessions}  # a folder per participant
     for pid, why in found.left_out:
-        if pid in inside:  # flagged as inconsistent: their own pick stays in the report
+        if pid in found.participants:  # flagged as inconsistent: their own pick stays
             error(
                 f"{found.study.path}: participant {pid} is in the report but left out of its "
                 "consensus: flagged as inconsistent"

@@ -40,6 +40,8 @@ class StudySessions:
     sessions: tuple[Path, ...]
     left_out: tuple[tuple[str, str], ...]
     exclude_inconsistent: bool = False
+    #: Whose the sessions are, in their order.
+    participants: tuple[str, ...] = ()
 
 
 def study_sessions(
@@ -67,7 +69,8 @@ def study_sessions(
         exclude_inattentive=exclude_inattentive,
     )
     sessions = tuple(session for _, session in counted.sessions)
-    return StudySessions(study, sessions, counted.left_out, exclude_inconsistent)
+    whose = tuple(pid for pid, _ in counted.sessions)
+    return StudySessions(study, sessions, counted.left_out, exclude_inconsistent, whose)
 
 
 def decide_study(found: StudySessions, *, p: float = math.inf, top: int = 10) -> Decision:

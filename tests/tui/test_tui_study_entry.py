@@ -324,3 +324,22 @@ async def test_closing_after_a_session_that_did_not_open_says_why(tmp_path: Path
             reason = str(pilot.app._exit_renderables[0])
     assert app.return_code == 2 and app.farewell == (OPEN_ELSEWHERE, "")
     assert "p01" in reason
+
+
+async def test_a_terminal_session_notes_the_apps_language_beside_its_texts(
+    tmp_path: Path,
+) -> None:
+    """A study whose consent text is German: the consent records the text's language, and
+    the session notes the language its questions were shown in, the app's English, so the
+    export's language column says "en" (it read the consent's "de" before)."""
+    scenario = small_scenario_file(tmp_path)
+    consent = tmp_path / "information.md"
+    consent.write_text("# Über die Studie\n\nYou may stop at any time.\n")
+    study, codes = create_study(
+        scenario, ["p01"], tmp_path / "study", consent=consent, language="de"
+    )
+    await consent_step(study, scenario, codes["p01"], agree=True)
+    [path] = sorted((study.sessions_dir / "p01").glob("*.jsonl"))
+    log = read_session(path)
+    assert log.consent is not None and log.consent.language == "de"
+    assert session_language(log) == "en"

@@ -27,7 +27,7 @@ def new_session(
     """A new session for ``participant`` on ``loaded``; a study's as its page starts one:
     from the population prior it has pooled so far, opened by the ``consent`` just given
     and how they came in (by their code), with notes that it was answered at a terminal
-    (its response times are the app's) and, without a consent, its language."""
+    (its response times are the app's) and in the app's language."""
     study = settings.study
     recorder = start_session(
         loaded,
@@ -42,25 +42,8 @@ def new_session(
     )
     if study is not None:  # its times are this app's; its language the app's, English
         recorder.note(AT_A_TERMINAL)
-        if consent is None:  # (a consent carries its own)
-            recorder.note("language en")
+        recorder.note("language en")  # (a consent carries its text's, not the app's)
     return recorder
-
-
-def _program() -> str:
-    """How this program is run from here: ``tradeoff`` when that is on the PATH, else the
-    program that is running (``.venv/bin/tradeoff`` after ``make run``), else ``python -m
-    tradeoff``."""
-    program = shutil.which("tradeoff")
-    if program is not None and Path(program).resolve() == Path(sys.argv[0]).resolve():
-        command = "tradeoff"
-    elif Path(sys.argv[0]).name == "tradeoff" and Path(sys.argv[0]).is_file():
-        command = shlex.quote(os.path.relpath(sys.argv[0]))
-    elif program is not None:
-        command = "tradeoff"
-    else:
-        command = f"{shlex.quote(sys.executable)} -m tradeoff"
-    return command
 
 
 def paused_words(path: Path, study: Path | None) -> tuple[str, str]:
@@ -108,4 +91,13 @@ def resume_command(path: Path) -> str:
     >>> command.endswith(" elicit --resume sessions/p01/s.jsonl")
     True
     """
-    return f"{_program()} elicit --resume {shlex.quote(str(path))}"
+    program = shutil.which("tradeoff")
+    if program is not None and Path(program).resolve() == Path(sys.argv[0]).resolve():
+        command = "tradeoff"
+    elif Path(sys.argv[0]).name == "tradeoff" and Path(sys.argv[0]).is_file():
+        command = shlex.quote(os.path.relpath(sys.argv[0]))
+    elif program is not None:
+        command = "tradeoff"
+    else:
+        command = f"{shlex.quote(sys.executable)} -m tradeoff"
+    return f"{command} elicit --resume {shlex.quote(str(path))}"

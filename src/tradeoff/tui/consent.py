@@ -54,9 +54,9 @@ def consent_due(
     or that session holds their consent to its newest version, or began before the study
     asked any (as the page asks again only those who agreed to an older version)."""
     text = current_text(study)
-    found = unfinished_sessions(study.sessions_dir, participant, scenario_id)
     if text is None:
         return None
+    found = unfinished_sessions(study.sessions_dir, participant, scenario_id)
     if not found:
         return text, False
     given = {c.version for c in read_session(found[-1]).consents}

@@ -15,6 +15,7 @@ from tradeoff.errors import InputError
 from tradeoff.record.log import read_session
 from tradeoff.study.consent_added import add_consent_version
 from tradeoff.study.export import export_study
+from tradeoff.study.export_rows import session_language
 from tradeoff.study.folder import Study, create_study, load_study
 from tradeoff.study.report import study_sessions
 from tradeoff.study.status import study_status
@@ -147,13 +148,33 @@ def test_the_page_shows_the_text_the_study_says_is_current(
     for language, words in (("en", "ten years"), ("de", "zehn Jahre"), ("fr", "ten years")):
         shown, terminal = consent_text(study, language), current_text(study, language)
         assert shown is not None and terminal is not None
-        assert shown[:2] == terminal[:2] and shown[0] == "2"
+        assert shown[:2] == terminal[:2] and shown[0] == "2" and shown[3] == terminal[3]
         assert isinstance(shown[2], Markup) and words in shown[2] and words in terminal[2]
     first = study.consent_versions[0]
     monkeypatch.setattr(consent_added, "text_for", lambda versions, version, language: first)
     shown, terminal = consent_text(study, "de"), current_text(study, "de")
     assert shown is not None and terminal is not None and shown[:2] == terminal[:2]
     assert shown[1] == file_sha256(study.path / first.file) and "two tests" in shown[2]
+
+
+async def test_a_consent_records_the_language_of_the_text_shown_not_the_page(
+    tmp_path: Path, serve: Serve
+) -> None:
+    study, codes = make_study(tmp_path, ())
+    german = tmp_path / "v2.de.md"
+    german.write_text(GERMAN)
+    add_consent_version(study.path, german, "2", "de")  # in German only
+    base = await serve(load_study(study.path))
+    p = Participant(base)
+    try:
+        page = await p.enter(codes["p01"])
+        assert "zehn Jahre" in page.text  # the version's only text, on an English page
+        await p.submit(page, "consent", choice="agree")
+    finally:
+        await p.close()
+    log = read_session(only(study, "p01"))
+    assert [(c.version, c.language) for c in log.consents] == [("2", "de")]
+    assert session_language(log) == "en"  # the questions were shown in English
 
 
 async def test_a_new_consent_text_is_asked_for_before_the_next_question(

@@ -128,5 +128,12 @@ def current_text(study: Study, language: str = "en") -> tuple[str, str, str, str
         return None
     version, chosen = current
     path = study.path / chosen.file
-    written = chosen.language or study.language or language
-    return version, file_sha256(path), read_consent(path), written
+    return version, file_sha256(path), read_consent(path), written_in(study, chosen, language)
+
+
+def written_in(study: Study, chosen: ConsentVersion, language: str) -> str:
+    """The language ``chosen`` (a consent text shown to a participant reading
+    ``language``) is written in: its own, else the study's (the first text is given in
+    the study's language), else ``language``. What a consent record says it was shown in,
+    at a terminal and on the study web page."""
+    return chosen.language or study.language or language

@@ -73,9 +73,10 @@ def _answer_row(scenario: Scenario, slugs: Sequence[str], event: AnswerRecord) -
 
 
 def session_language(log: SessionLog) -> str | None:
-    """The language a session was shown in: the study web page's ``language`` note (written
-    when no consent carries the language, or when the participant's arm shows its own),
-    else its consent record's, else ``None``."""
+    """The language a session was shown in: its ``language`` note (the study web page
+    writes one when no consent carries the language, the consent's text is in another, or
+    the participant's arm shows its own; a terminal always does), else its consent
+    record's, else ``None``."""
     for e in log.events:
         if e.type == "note" and e.text.startswith("language "):
             return e.text.removeprefix("language ")

@@ -25,7 +25,7 @@ from tradeoff.learn import Choice, Engine
 from tradeoff.record.marks import Marks
 from tradeoff.record.recorder import Recorder
 from tradeoff.study.checks import due_check
-from tradeoff.study.consent_added import current_consent, read_current
+from tradeoff.study.consent_added import current_consent, read_current, written_in
 from tradeoff.study.consent_versions import ConsentVersion
 from tradeoff.study.folder import STUDY_FILE, Study
 from tradeoff.study.inputs import file_sha256, read_consent
@@ -129,8 +129,9 @@ def consent_texts(study: Study) -> ConsentTexts:
     return _TEXTS.setdefault(study.path, ConsentTexts(study))
 
 
-def consent_text(study: Study, language: str) -> tuple[str, str, Markup] | None:
-    """(version, the text's sha256, the text as HTML) of the study's newest consent
+def consent_text(study: Study, language: str) -> tuple[str, str, Markup, str] | None:
+    """(version, the text's sha256, the text as HTML, the language it is written in:
+    :func:`~tradeoff.study.consent_added.written_in`) of the study's newest consent
     version in ``language`` (else the version's first text), or ``None`` without one: the
     text :func:`~tradeoff.study.consent_added.current_consent` says is current, from the
     versions as this process last read them (:class:`ConsentTexts`), each text's HTML
@@ -146,4 +147,4 @@ def consent_text(study: Study, language: str) -> tuple[str, str, Markup] | None:
         body = read_consent(path)
         kept = (file_sha256(path), Markup(safe_markdown(body)))
         _HTML[key] = kept
-    return version, kept[0], kept[1]
+    return version, kept[0], kept[1], written_in(study, chosen, language)

@@ -148,7 +148,7 @@ async def give_consent(request: web.Request) -> web.StreamResponse:
         type="consent",
         version=shown[0],
         text_sha256=shown[1],
-        language=visitor.language.tag,
+        language=shown[3],  # the text's own, which may not be the page's
         at=now(),
     )
     entry = await site.work(partial(entry_record, site, visitor.participant))
@@ -172,7 +172,7 @@ async def _again(
         type="consent",
         version=shown[0],
         text_sha256=shown[1],
-        language=visitor.language.tag,
+        language=shown[3],  # the text's own, which may not be the page's
         at=now(),
     )
 

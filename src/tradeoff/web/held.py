@@ -231,10 +231,10 @@ class Participants:
     ) -> Path:
         """Open a new session (the consent, when given, as its first line, then the
         ``entry``: how they came in; the language shown as a note when there is no consent
-        to carry it; a study with arms: their arm as a note too, and its language, which
-        the pages are shown in from now on, when it has one). Their session folder's
-        lock is held meanwhile, so two tabs (even on two server processes) agreeing at once
-        start one session.
+        to carry it, or its text is in another language than the page; a study with arms:
+        their arm as a note too, and its language, which the pages are shown in from now
+        on, when it has one). Their session folder's lock is held meanwhile, so two tabs
+        (even on two server processes) agreeing at once start one session.
 
         Someone erased on request is refused (:class:`Erased`), their folder not made again:
         the check and the folder's making hold the study's lock, which ``study erase`` holds
@@ -264,7 +264,7 @@ class Participants:
             )
             shown = None if arm is None else self.arm_languages.get(arm)
             try:
-                if consent is None or shown is not None:
+                if consent is None or shown is not None or consent.language != language:
                     recorder.note(f"language {shown or language}")
                 if arm is not None:  # the session says its arm too
                     recorder.note(f"arm {arm}")

@@ -226,8 +226,34 @@ def test_a_slip_in_a_recall_column_is_a_slip_and_another_scenarios_pool_is_named
     other = str(SCENARIOS / "pools" / "glaucoma.csv")
     assert main(["pick", other, "--session", str(example)]) == 2
     err = " ".join(capsys.readouterr().err.split())
-    assert f"{other}: columns: holds none of the objective columns asked for" in err, err
+    assert f"{other}: columns: holds none of the columns its scenario needs" in err, err
     assert "this looks like the pool of another scenario" in err and "problems" not in err
+
+
+def test_a_slip_in_a_pool_the_scenario_reads_is_the_files_to_rename(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The scenario names its columns: a slip in the file's header is to be renamed in the
+    file ("did you mean" the file's own slip would be advice backwards); a pool with none
+    of the scenario's columns, even without recall columns (glaucoma's names its classes
+    'glaucoma' and 'healthy'), is said to be another scenario's, once."""
+    frame = pd.read_csv(SHIPPED).rename(columns={"recall_malignant": "recall_malignat"})
+    pool = tmp_path / "slip.csv"
+    frame.to_csv(pool, index=False)
+    example = next((SCENARIOS.parent / "sessions" / "examples" / "example-oncologist").iterdir())
+    assert main(["pick", str(pool), "--session", str(example)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert (
+        "column 'recall_malignant': the scenario needs this column; it is not in the file." in err
+    )
+    assert "Fix: rename the file's column 'recall_malignat' to 'recall_malignant'." in err, err
+    assert "did you mean" not in err
+    glaucoma = load_scenario(SCENARIOS / "glaucoma-screening.toml").scenario
+    with pytest.raises(InputError) as info:
+        load_pool(SHIPPED, metric_objectives(glaucoma), scenario=True)
+    err = info.value.message()
+    assert "columns: holds none of the columns its scenario needs (" in err, err
+    assert "pool of another scenario" in err and "problems" not in err
 
 
 def test_a_missing_class_column_is_never_offered_another_class(
@@ -242,5 +268,5 @@ def test_a_missing_class_column_is_never_offered_another_class(
     example = next((SCENARIOS.parent / "sessions" / "examples" / "example-oncologist").iterdir())
     assert main(["pick", str(pool), "--session", str(example)]) == 2
     err = " ".join(capsys.readouterr().err.split())
-    assert "column 'recall_benign': objective column not found in the file." in err
+    assert "column 'recall_benign': the scenario needs this column; it is not in" in err
     assert "did you mean 'recall_malignant'" not in err and "the columns are 'model'" in err

@@ -49,7 +49,9 @@ def scenario_pool(scenario: Scenario, base: str | Path = ".") -> Pool:
     and attributes (:func:`~tradeoff.choose.pool_metric.metric_objectives`)."""
     path = scenario_pool_path(scenario, base)
     assert scenario.pool is not None
-    return load_pool(path, metric_objectives(scenario), name_column=scenario.pool.name_column)
+    return load_pool(
+        path, metric_objectives(scenario), name_column=scenario.pool.name_column, scenario=True
+    )
 
 
 def _pools(scenario: Scenario, given: Pool | None, bases: Sequence[Path]) -> Iterator[Pool]:

@@ -233,7 +233,9 @@ def _scenario_pool(
         )
     if name_column is None:
         return scenario_pool(scenario, base), str(path)
-    return load_pool(path, metric_objectives(scenario), name_column=name_column), str(path)
+    return load_pool(
+        path, metric_objectives(scenario), name_column=name_column, scenario=True
+    ), str(path)
 
 
 def _pool(
@@ -250,7 +252,9 @@ def _pool(
         return _scenario_pool(scenario, scenario_file, name_column, recorded=recorded)
     spec = scenario.pool
     column = name_column or (spec.name_column if spec else None)
-    return load_pool(pool, metric_objectives(scenario), name_column=column), str(pool)
+    return load_pool(pool, metric_objectives(scenario), name_column=column, scenario=True), str(
+        pool
+    )
 
 
 def decide(

@@ -197,7 +197,12 @@ def _values(n: int, what: str, many: str | None = None) -> str:
     return f"{count(n, 'value')} {'is ' + what if n == 1 else 'are ' + (many or what)}"
 
 
-def _check_columns(source: str, frame: pd.DataFrame, wanted: Sequence[str], what: str) -> None:
+def _check_columns(
+    source: str, frame: pd.DataFrame, wanted: Sequence[str], what: str, scenario: bool = False
+) -> None:
+    """Every column of ``wanted`` is in ``frame``, else the problems and their fixes.
+    ``scenario``: a scenario names the columns (a slip is then the file's, to be renamed),
+    not the person at the command line (a slip is then theirs: "did you mean")."""
     problems = []
     names = [str(c) for c in frame.columns]
     noise = ("_se", "_cases")  # a recall's uncertainty is never the recall
@@ -206,13 +211,15 @@ def _check_columns(source: str, frame: pd.DataFrame, wanted: Sequence[str], what
         n for n in names if n.startswith("recall_") and not n.endswith(noise) and n not in wanted
     ]
     shown = ", ".join(repr(n) for n in names[:12]) + (", …" if len(names) > 12 else "")
-    if missing and others and not any(c in frame.columns for c in wanted):
-        # Not one of them, and recalls of other classes: the pool of another scenario.
+    none = not any(c in frame.columns for c in wanted)
+    if none and ((missing and others) or (scenario and len(wanted) > 1)):
+        # Not one of them, and recalls of other classes (or a scenario's columns): the
+        # pool of another scenario.
+        asked = "columns its scenario needs" if scenario else f"{what}s asked for"
         raise InputError.single(
             source,
             "columns",
-            f"holds none of the {what}s asked for ({', '.join(wanted)}), and recalls of "
-            f"other classes; its columns are {shown}.",
+            f"holds none of the {asked} ({', '.join(wanted)}); its columns are {shown}.",
             "this looks like the pool of another scenario: give the pool made for this one "
             "(for sessions, the scenario they were recorded on).",
         )
@@ -223,7 +230,9 @@ def _check_columns(source: str, frame: pd.DataFrame, wanted: Sequence[str], what
             typo = difflib.get_close_matches(col, near, n=1, cutoff=0.8)
             close = difflib.get_close_matches(col, near, n=1, cutoff=0.5)
             close += [n for n in near if n and (n in col or col in n)][:1]
-            if typo:  # a slip of the keyboard, not another class
+            if typo and scenario:  # the file's slip: the scenario names the column
+                fix = f"rename the file's column {typo[0]!r} to {col!r}."
+            elif typo:  # a slip of the keyboard, not another class
                 fix = f"did you mean {typo[0]!r}?"
             elif col in missing and len(others) == len(missing):  # classes named otherwise
                 fix = (
@@ -233,11 +242,18 @@ def _check_columns(source: str, frame: pd.DataFrame, wanted: Sequence[str], what
                     "measure the pool with a target column that holds the scenario's class "
                     "names."
                 )
+            elif close and scenario:
+                fix = f"if the file's column {close[0]!r} holds it, rename it to {col!r}."
             elif close:
                 fix = f"did you mean {close[0]!r}?"
             else:
                 fix = f"the columns are {shown}."
-            problems.append(Problem(f"column {col!r}", f"{what} not found in the file.", fix))
+            said = "the scenario needs this column; it is not in the file."
+            problems.append(
+                Problem(
+                    f"column {col!r}", said if scenario else f"{what} not found in the file.", fix
+                )
+            )
     if problems:
         raise InputError.many(source, problems)
 
@@ -252,6 +268,7 @@ def load_pool(
     frame: pd.DataFrame | None = None,
     unique_names: bool = True,
     uncertainty: Mapping[str, str] | None = None,
+    scenario: bool = False,
 ) -> Pool:
     """Load and validate a candidate pool.
 
@@ -279,6 +296,10 @@ def load_pool(
         column (a name ending in ``_cases`` counts cases, any other is a standard error);
         ``<column>_se`` and ``<column>_cases`` are read without being named
         (:func:`tradeoff.pool.uncertainty.read_uncertainty`).
+    scenario
+        The objectives are a scenario's (:func:`tradeoff.choose.pool_metric.metric_objectives`):
+        a column missing from the file is the file's to rename, not a slip at the command
+        line.
 
     Raises
     ------
@@ -301,7 +322,7 @@ def load_pool(
         raise InputError.single(
             source, "objectives", "the same column is given twice.", "list each column once."
         )
-    _check_columns(source, table, cols, "objective column")
+    _check_columns(source, table, cols, "objective column", scenario)
     if name_column is None:
         name_column = next((c for c in ("model", "name", "fullname") if c in table.columns), None)
     elif name_column not in table.columns:

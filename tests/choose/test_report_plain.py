@@ -85,3 +85,18 @@ def test_nothing_scrolls_sideways_at_1280_px(report: Path) -> None:
     page_width, viewport, *overflow = wide
     assert page_width <= viewport
     assert max(overflow) <= 0, overflow
+
+
+def test_a_report_already_in_the_folder_is_replaced_only_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second report into the same folder would silently replace the first (and its
+    "Reproduce" line): refused, naming the files and the fix, unless ``--force``."""
+    (tmp_path / "report.md").write_text("the report of last week\n")
+    argv = ["report", "--session", *map(str, EXAMPLES[:1]), "--out", str(tmp_path)]
+    assert main(argv) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "already holds a report (report.md); give another folder, or add --force" in err
+    assert (tmp_path / "report.md").read_text() == "the report of last week\n"
+    assert main([*argv, "--force"]) == 0
+    assert (tmp_path / "report.md").read_text().startswith("# ")

@@ -243,9 +243,7 @@ def test_a_slip_in_a_pool_the_scenario_reads_is_the_files_to_rename(
     example = next((SCENARIOS.parent / "sessions" / "examples" / "example-oncologist").iterdir())
     assert main(["pick", str(pool), "--session", str(example)]) == 2
     err = " ".join(capsys.readouterr().err.split())
-    assert (
-        "column 'recall_malignant': the scenario needs this column; it is not in the file." in err
-    )
+    assert "column 'recall_malignant': not found in the file; the scenario needs it." in err
     assert "Fix: rename the file's column 'recall_malignat' to 'recall_malignant'." in err, err
     assert "did you mean" not in err
     glaucoma = load_scenario(SCENARIOS / "glaucoma-screening.toml").scenario
@@ -268,5 +266,5 @@ def test_a_missing_class_column_is_never_offered_another_class(
     example = next((SCENARIOS.parent / "sessions" / "examples" / "example-oncologist").iterdir())
     assert main(["pick", str(pool), "--session", str(example)]) == 2
     err = " ".join(capsys.readouterr().err.split())
-    assert "column 'recall_benign': the scenario needs this column; it is not in" in err
+    assert "column 'recall_benign': not found in the file; the scenario needs it." in err
     assert "did you mean 'recall_malignant'" not in err and "the columns are 'model'" in err

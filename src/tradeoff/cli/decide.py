@@ -23,15 +23,26 @@ if TYPE_CHECKING:
 POOL_SUFFIXES = (".csv", ".parquet", ".pq")
 
 
-def check_out(out: str | None) -> None:
+#: What a report folder holds that a new report would replace.
+REPORT_FILES = ("report.md", "report.html")
+
+
+def check_out(out: str | None, force: bool = True) -> None:
     """A report folder: refused before any work when it is a file or lies below one
-    (``/dev/null``, ``/dev/null/x``), or exists and cannot be written to; nothing is made
-    here (a folder that cannot be made is reported when the report is written)."""
+    (``/dev/null``, ``/dev/null/x``), or exists and cannot be written to, or (without
+    ``force``) already holds a report; nothing is made here (a folder that cannot be made
+    is reported when the report is written)."""
     if out is None:
         return
     p = Path(out)
     if p.exists() and not p.is_dir():
         raise UsageError(f"--out {out!r} is a file; give a folder for the report")
+    held = [name for name in REPORT_FILES if (p / name).is_file()]
+    if held and not force:
+        raise UsageError(
+            f"--out {out!r} already holds a report ({', '.join(held)}); give another "
+            "folder, or add --force to replace it"
+        )
     for parent in p.parents:
         if parent.exists():
             if not parent.is_dir():
@@ -234,5 +245,5 @@ def emit_report(chosen: Decision, out: str, argv: Sequence[str], *, json: bool) 
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    check_out(args.out)
+    check_out(args.out, args.force)
     return emit_report(decision(args), args.out, args.argv, json=args.json)

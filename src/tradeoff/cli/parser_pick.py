@@ -91,6 +91,7 @@ def add_pick_commands(sub: Commands) -> None:
     rep.add_argument(
         "--out", required=True, metavar="DIR", help="the folder to write report.html and report.md"
     )
+    rep.add_argument("--force", action="store_true", help="replace a report already in --out")
     rep.set_defaults(func=cmd_report, command="report")
     sub.add_old_name("select", sel)
 

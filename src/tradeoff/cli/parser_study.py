@@ -126,6 +126,7 @@ def add_study_commands(sub: Commands) -> None:
     srep.add_argument(
         "--out", required=True, metavar="DIR", help="the folder to write report.html and report.md"
     )
+    srep.add_argument("--force", action="store_true", help="replace a report already in --out")
     srep.add_argument("--p", default="inf", help="the p of COPA's p-norm: a number ≥ 1 or inf")
     srep.add_argument("--top", type=top("models"), default=10, help="ranked models to report")
     srep.add_argument(

@@ -273,7 +273,7 @@ def cmd_study_report(args: argparse.Namespace) -> int:
     from tradeoff.cli.nearby import study_folder
     from tradeoff.study.report import NothingToDecide, decide_study, study_sessions
 
-    check_out(args.out)
+    check_out(args.out, args.force)
     study_folder(args.study)
     found = study_sessions(
         args.study,

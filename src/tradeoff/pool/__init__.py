@@ -248,7 +248,7 @@ def _check_columns(
                 fix = f"did you mean {close[0]!r}?"
             else:
                 fix = f"the columns are {shown}."
-            said = "the scenario needs this column; it is not in the file."
+            said = "not found in the file; the scenario needs it."
             problems.append(
                 Problem(
                     f"column {col!r}", said if scenario else f"{what} not found in the file.", fix

@@ -356,3 +356,63 @@ def test_session_show_says_why_a_session_of_a_scenario_with_a_pool_has_no_pick(
     assert "No pick here: the questions were not aimed at the pool's models" in out
     assert "tradeoff pick --session FILE picks from these weights." in out
     assert "The pick the questions" not in out
+
+
+def test_the_header_names_the_scenario_absolute_unless_given_its_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session names its scenario file by its absolute path (read from any folder, it
+    finds the files beside it); given ``scenario_path`` (the example sessions in git give
+    theirs relative to the repository) the header keeps that path as given, and the
+    session reads back and replays from the folder that path is relative to."""
+    small_scenario(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    loaded = load_scenario(Path("glaucoma-screening.toml"))
+    assert not Path(loaded.path).is_absolute()
+    plain = start_session(loaded, "dr-lee", "sessions", spec=spec(loaded.scenario, budget=3))
+    plain.close()
+    assert read_session(plain.path).header.scenario_path == str(
+        tmp_path.resolve() / "glaucoma-screening.toml"
+    )
+    given = start_session(
+        loaded,
+        "dr-kim",
+        "sessions",
+        spec=spec(loaded.scenario, budget=3),
+        scenario_path="glaucoma-screening.toml",
+    )
+    given.answer(Choice.LEFT)
+    given.close()
+    assert (
+        json.loads(given.path.read_text().splitlines()[0])["scenario_path"]
+        == "glaucoma-screening.toml"
+    )
+    log = read_session(given.path)
+    assert log.header.scenario_path == "glaucoma-screening.toml" and replay(log).answered == 1
+
+
+def test_no_example_session_names_a_folder_of_the_machine_it_was_made_on() -> None:
+    """The example sessions in git named the scenario by the absolute path of the machine
+    that made them ('/work/wt/integrate/scenarios/…'): no string in them is an absolute
+    path, and no file under sessions/examples names the folder the repository is in."""
+    from ..conftest import ROOT
+
+    def strings(value: object) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, dict):
+            return [s for v in value.values() for s in strings(v)]
+        if isinstance(value, list):
+            return [s for v in value for s in strings(v)]
+        return []
+
+    folder = ROOT / "sessions" / "examples"
+    sessions = sorted(folder.glob("*/*.jsonl"))
+    assert len(sessions) == 2
+    for path in sessions:
+        found = [s for line in path.read_text().splitlines() for s in strings(json.loads(line))]
+        assert [s for s in found if Path(s).is_absolute()] == [], path
+        header = json.loads(path.read_text().splitlines()[0])
+        assert header["scenario_path"] == "scenarios/breast-cancer-triage.toml"
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        assert str(ROOT) not in path.read_text(errors="replace"), path

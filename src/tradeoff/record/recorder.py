@@ -198,6 +198,7 @@ class Recorder:
         measurement: MeasurementRecord | None = None,
         start: StartingPrior | None = None,
         source: SourceRecord | None = None,
+        scenario_path: str | None = None,
     ) -> Recorder:
         """Create a new session file and write its first lines.
 
@@ -216,6 +217,10 @@ class Recorder:
         (:func:`~tradeoff.record.prior_files.store_prior`) and named in the header.
         ``source``: the file of choices recorded elsewhere the answers will be read from
         (:meth:`answer_given` names each one's line), named in the header.
+        ``scenario_path``: the scenario file's path as the header names it; by default
+        ``loaded.path`` made absolute, so that a session read from any folder finds the
+        files beside its scenario. The example sessions in git give theirs relative to the
+        repository, so they name no folder of the machine they were made on.
         """
         check_participant(participant)
         folder = check_sessions_dir(sessions_dir) / participant
@@ -250,7 +255,9 @@ class Recorder:
             tradeoff=__version__,
             participant=participant,
             scenario_id=loaded.scenario.id,
-            scenario_path=str(Path(loaded.path).resolve()),
+            scenario_path=str(Path(loaded.path).resolve())
+            if scenario_path is None
+            else scenario_path,
             scenario_sha256=loaded.sha256,
             scenario_text=loaded.text,
             strategy=engine.strategy_name,

@@ -33,6 +33,7 @@ def start_session(
     entry: EntryRecord | None = None,
     start: StartingPrior | None = None,
     source: SourceRecord | None = None,
+    scenario_path: str | None = None,
 ) -> Recorder:
     """A new session of ``loaded`` for ``participant``, its first lines on disk.
 
@@ -43,7 +44,9 @@ def start_session(
     the file, before its header. ``start``: a study's population prior
     (:func:`tradeoff.study.pooling.current_prior`), used when the strategy is ``joint``
     (the only one that starts from a prior over the whole weight vector). ``source``: the
-    file of recorded choices its answers will be read from.
+    file of recorded choices its answers will be read from. ``scenario_path``: the path the
+    header names the scenario file by (:meth:`Recorder.start
+    <tradeoff.record.recorder.Recorder.start>`; by default ``loaded.path`` made absolute).
     """
     if (spec or loaded.scenario.elicitation).strategy != "joint":
         start = None
@@ -72,6 +75,7 @@ def start_session(
         entry=entry,
         start=start,
         source=source,
+        scenario_path=scenario_path,
     )
 
 

@@ -9,7 +9,9 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,6 +30,21 @@ from ..conftest import ROOT, small_scenario_file
 from .test_cache import _recorded
 
 pytestmark = pytest.mark.e2e
+
+
+def _count_session_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The session files (``*.jsonl`` under a study's ``sessions/``) read from now on in
+    this process, one entry per read."""
+    reads: list[str] = []
+    read_bytes = Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        if self.suffix == ".jsonl" and self.parent.parent.name == "sessions":
+            reads.append(str(self))
+        return read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counting)
+    return reads
 
 
 def test_files_not_known_are_replayed_side_by_side_with_the_same_facts(
@@ -58,7 +75,22 @@ def test_files_not_known_are_replayed_side_by_side_with_the_same_facts(
                 rec.finish()
     monkeypatch.setattr(counted, "PARALLEL_FROM", 8)
     counted._FACTS.clear()
+    sent: list[list[bytes | None]] = []
+
+    class Spying(ProcessPoolExecutor):
+        """The pool itself, noting the bytes sent to the processes that replay."""
+
+        def map(self, fn: Any, *iterables: Any, **kwargs: Any) -> Any:
+            sent.append(list(iterables[3]) if len(iterables) > 3 else [])
+            return super().map(fn, *iterables, **kwargs)
+
+    monkeypatch.setattr(counted, "ProcessPoolExecutor", Spying)
+    reads = _count_session_reads(monkeypatch)
     assert counted.replay_unknown(study, people) == 8
+    # each file read once, here, and its bytes sent to the process that replays it
+    files = sorted(study.sessions_dir.glob("*/*.jsonl"))
+    assert sorted(reads) == [str(p) for p in files]
+    assert sorted(sent[0], key=lambda b: b or b"") == sorted(p.read_bytes() for p in files)
     side_by_side = study_status(load_study(study.path)).to_dict()
     assert counted.replay_unknown(study, people) == 0  # all known now
     monkeypatch.setenv(CACHE_DIR_ENV, "")
@@ -210,3 +242,42 @@ def test_study_status_replays_each_session_file_once(
     counted._FACTS.clear()
     assert study_status(load_study(study.path)).to_dict() == again
     assert len(replays) == 7
+
+
+@pytest.mark.parametrize("cache", [True, False], ids=["cache folder", "no cache folder"])
+def test_study_status_and_export_read_each_session_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: bool
+) -> None:
+    """With nothing cached, ``study status`` read each session file three times (its
+    cache key twice, its replay once) and ``study export`` five times (its rows, then the
+    status it counts from, then whether it is a pilot): each reads each file once."""
+    from tradeoff.study import counted
+    from tradeoff.study.folder import create_study
+
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache") if cache else "")
+    scenario = small_scenario_file(tmp_path, "breast-cancer-triage")
+    shutil.copytree(ROOT / "scenarios" / "pools", tmp_path / "pools")
+    people = ["p01", "p02", "p03"]
+    study, _ = create_study(scenario, people, tmp_path / "s")
+    loaded = load_scenario(study.scenario_path)
+    spec = loaded.scenario.elicitation.override(budget=4)
+    for i, pid in enumerate(people):
+        oracle = SimulatedOracle.for_scenario(loaded.scenario, (0.45, 0.3, 0.15, 0.1), seed=i)
+        with start_session(loaded, pid, study.sessions_dir, spec=spec) as rec:
+            while (q := rec.engine.next_query()) is not None and rec.engine.answered < 3:
+                rec.answer(oracle.choose(q))
+            if i < 2:
+                rec.finish()
+    files = sorted(str(p) for p in study.sessions_dir.glob("*/*.jsonl"))
+    assert len(files) == 3
+    reads = _count_session_reads(monkeypatch)
+    for argv in (
+        ["study", "status", str(study.path)],
+        ["study", "export", str(study.path), "--out", str(tmp_path / "answers.csv")],
+    ):
+        counted._FACTS.clear()  # as a new process
+        for entry in (tmp_path / "cache").glob("facts-*"):
+            entry.unlink()  # and nothing in the cache folder
+        reads.clear()
+        assert main(argv) == 0
+        assert sorted(reads) == files, argv[1]

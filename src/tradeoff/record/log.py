@@ -246,11 +246,16 @@ def _with_population_file(
     return scenario.model_copy(update={"population": population})
 
 
-def read_session(path: str | Path) -> SessionLog:
+#: The fix :func:`read_session` gives for a session file that is not found.
+MISSING_SESSION = "check the path of the session file."
+
+
+def read_session(path: str | Path, raw: bytes | None = None) -> SessionLog:
     """Read and check a session file: every line validated, the chain of hashes verified.
 
     A line cut short by a crash (the last one, without its newline) is skipped with a
-    warning; every earlier line must be a valid record, in the order written.
+    warning; every earlier line must be a valid record, in the order written. ``raw``: the
+    file's bytes when the caller has read them already (they are checked, not read again).
 
     Raises
     ------
@@ -261,7 +266,8 @@ def read_session(path: str | Path) -> SessionLog:
         deleted, added or moved.
     """
     p = Path(path)
-    raw = read_user_file(p, "check the path of the session file.")
+    if raw is None:
+        raw = read_user_file(p, MISSING_SESSION)
     if not raw.strip():
         raise InputError.single(
             p, "", "the session file is empty.", "start a new session; this one recorded nothing."

@@ -8,13 +8,18 @@ one counts for them when its header names them and the study's scenario
 What a file says needs it replayed (whether the answers were consistent is the engine's
 to say), every answer given to the engine as recorded (:func:`~tradeoff.record.replay.replay`
 with ``check=False``: the status does not ask which questions this version would choose),
-the files no one has replayed yet side by side, one process per core
-(:func:`replay_unknown`). What a file says is kept, per process and in the user's cache folder
-(:func:`tradeoff.study.cache.read_record`), under a key of everything it depends on: the
-file's bytes, its path, the participant, the study's scenario and copied files, and the
-package's code (:func:`~tradeoff.study.cache.package_digest`); a file replays once. An
-entry there is read only when this user's tradeoff sealed it under that key
+the files no one has replayed yet side by side, one process per core, each sent the
+bytes of the files it replays (:func:`replay_unknown`). What a file says is kept, per
+process and in the user's cache folder (:func:`tradeoff.study.cache.read_record`), under
+a key of everything it depends on: the file's bytes, its path, the participant, the
+study's scenario and copied files, and the package's code
+(:func:`~tradeoff.study.cache.package_digest`); a file replays once. An entry there is
+read only when this user's tradeoff sealed it under that key
 (:mod:`tradeoff.study.sealed`): edited facts, or another file's, are replayed again.
+
+A command reads each session file once (:func:`read_once`, :func:`session_bytes`): the
+bytes its key is made of are the bytes replayed, and the export's own replay
+(:mod:`tradeoff.study.export_people`) shares them with the status it counts from.
 """
 
 from __future__ import annotations
@@ -23,8 +28,10 @@ import hashlib
 import multiprocessing
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, fields
 from functools import partial
 from pathlib import Path
@@ -32,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from tradeoff.ask.scenario import load_scenario
 from tradeoff.errors import InputError, read_user_file
-from tradeoff.record.log import session_entries
+from tradeoff.record.log import MISSING_SESSION, session_entries
 from tradeoff.record.records import AnswerRecord, ExtendRecord, Header, UndoRecord
 from tradeoff.study import sealed
 from tradeoff.study.cache import (
@@ -48,6 +55,49 @@ from tradeoff.study.folder import Study
 
 if TYPE_CHECKING:
     from tradeoff.learn.engine import Engine
+
+
+#: The session files read within :func:`read_once`, by path: what ``lstat`` said of each
+#: (inode, modification time, size) and its bytes. ``None`` outside one.
+_READ: ContextVar[dict[str, tuple[tuple[int, int, int], bytes]] | None] = ContextVar(
+    "session_files_read", default=None
+)
+
+
+@contextmanager
+def read_once() -> Iterator[None]:
+    """Within it, :func:`session_bytes` reads each session file once, whoever asks (the
+    status's keys and replays, the export's rows, which sessions are pilots); a file that
+    changed since is read again. Nested, the outermost one's reads are shared; after it,
+    nothing read is kept."""
+    if _READ.get() is not None:
+        yield
+        return
+    token = _READ.set({})
+    try:
+        yield
+    finally:
+        _READ.reset(token)
+
+
+def session_bytes(path: Path) -> bytes:
+    """The bytes of a session file (an :class:`~tradeoff.errors.InputError` as
+    :func:`~tradeoff.record.log.read_session` raises one when it cannot be read); within
+    :func:`read_once`, read once."""
+    read = _READ.get()
+    try:
+        st = os.lstat(path) if read is not None else None
+    except OSError:
+        st = None  # read_user_file says why
+    if read is None or st is None:
+        return read_user_file(path, MISSING_SESSION)
+    stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+    known = read.get(str(path))
+    if known is not None and known[0] == stamp:
+        return known[1]
+    raw = read_user_file(path, MISSING_SESSION)
+    read[str(path)] = (stamp, raw)
+    return raw
 
 
 def session_files(study: Study, participant: str) -> tuple[list[Path], list[str]]:
@@ -168,7 +218,7 @@ def stored_key(path: Path, study: Study, participant: str) -> str | None:
     """The key of a file's facts in the cache folder (``None`` when it cannot be read: the
     replay then says why)."""
     try:
-        raw = read_user_file(path)
+        raw = session_bytes(path)
     except InputError:
         return None
     return entry_key(
@@ -243,7 +293,13 @@ def replay_unknown(study: Study, participants: Iterable[str]) -> int:
     ``participants`` whose facts neither this process nor the cache folder knows (when
     there are :data:`PARALLEL_FROM` or more and more than one core), and keep what each
     says; returns how many were replayed so. A study's first ``study status`` then takes
-    the replays' time divided by the cores."""
+    the replays' time divided by the cores. Each file is read here, once
+    (:func:`read_once`), and its bytes sent to the process that replays it."""
+    with read_once():
+        return _replay_unknown(study, participants)
+
+
+def _replay_unknown(study: Study, participants: Iterable[str]) -> int:
     todo = [
         (path, pid)
         for pid in participants
@@ -264,6 +320,7 @@ def replay_unknown(study: Study, participants: Iterable[str]) -> int:
             [p for p, _ in todo],
             [pid for _, pid in todo],
             [study] * len(todo),
+            [_bytes_or_none(p) for p, _ in todo],
             chunksize=max(1, len(todo) // (4 * workers)),
         )
         for (path, pid), facts in zip(todo, done, strict=True):
@@ -271,13 +328,23 @@ def replay_unknown(study: Study, participants: Iterable[str]) -> int:
     return len(todo)
 
 
-def _replayed(path: Path, participant: str, study: Study) -> SessionFacts:
+def _bytes_or_none(path: Path) -> bytes | None:
+    """A session file's bytes (:func:`session_bytes`), or ``None`` when it cannot be read
+    (its replay then says why)."""
+    try:
+        return session_bytes(path)
+    except InputError:
+        return None
+
+
+def _replayed(path: Path, participant: str, study: Study, raw: bytes | None = None) -> SessionFacts:
     """What a session file in ``participant``'s folder of a study says, replayed. A session
     whose header names another participant (a file copied from another folder) or another
     scenario is never counted, and says why; one without its closing ``result`` record is
     unfinished, with its answers counted (a file cut at a line boundary loses that record
     and so shows as unfinished: every record is chained to the one before, and only the
-    closing one says the session was finished)."""
+    closing one says the session was finished). ``raw``: the file's bytes, when read
+    already (by the process that sent them here)."""
     # The engine: only when a file replays.
     from tradeoff.learn.engine import consistency_of
     from tradeoff.record.log import read_session
@@ -285,7 +352,7 @@ def _replayed(path: Path, participant: str, study: Study) -> SessionFacts:
 
     times: list[float | None] = []
     try:
-        log = read_session(path)
+        log = read_session(path, raw if raw is not None else session_bytes(path))
         engine = replay(
             log,
             population=study.populations()(log.header.scenario),
@@ -325,4 +392,5 @@ def session_facts(study: Study, participant: str) -> tuple[dict[Path, SessionFac
     """What each of a participant's session files (:func:`session_files`) says, and a note
     for every other ``*.jsonl`` in their folder; each file is read once per change."""
     files, notes = session_files(study, participant)
-    return {p: _facts(p, participant, study) for p in files}, notes
+    with read_once():
+        return {p: _facts(p, participant, study) for p in files}, notes

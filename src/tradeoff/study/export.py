@@ -72,6 +72,7 @@ from tradeoff.study.codebook import (
     codebook_md,
     datapackage,
 )
+from tradeoff.study.counted import read_once
 from tradeoff.study.entry_columns import with_entry_columns
 from tradeoff.study.export_people import collect
 from tradeoff.study.folder import Study
@@ -279,7 +280,15 @@ def export_study(
             replace(tables[0], columns=with_arm_column(tables[0].columns)),
             replace(tables[1], columns=with_arm_column(tables[1].columns)),
         )
-    collected = collect(study, scenario, aspect_slugs(scenario), include_pilot, exclude_inattentive)
+    with read_once():  # the rows and the status the summary counts from read each file once
+        collected = collect(
+            study, scenario, aspect_slugs(scenario), include_pilot, exclude_inattentive
+        )
+        # the complete participants, as study report counts them (with the same pilots and
+        # attention checks left out)
+        report = counted_sessions(
+            study, include_pilot=include_pilot, exclude_inattentive=exclude_inattentive
+        )
     frames = (
         table_frame(tables[0].columns, collected.rows, fmt),
         table_frame(tables[1].columns, collected.people, fmt),
@@ -317,11 +326,6 @@ def export_study(
         discard(staged)
         raise
     publish(staged)
-    # the complete participants, as study report counts them (with the same pilots and
-    # attention checks left out)
-    report = counted_sessions(
-        study, include_pilot=include_pilot, exclude_inattentive=exclude_inattentive
-    )
     counted = {pid for pid, _ in report.sessions}
     complete = [r for r in collected.people if r["participant"] in counted]
     return ExportSummary(

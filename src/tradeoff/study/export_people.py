@@ -25,7 +25,7 @@ from tradeoff.record.log import SessionLog, read_session
 from tradeoff.record.records import AnswerRecord
 from tradeoff.record.replay import shown_result
 from tradeoff.study.checks import INATTENTIVE
-from tradeoff.study.counted import not_counted, session_files
+from tradeoff.study.counted import not_counted, session_bytes, session_files
 from tradeoff.study.declines import declined_consent
 from tradeoff.study.entries import read_entries
 from tradeoff.study.entry_columns import add_entry_cells
@@ -225,7 +225,7 @@ def collect(
         pilots = 0
         for path in session_files(study, pid)[0]:
             try:
-                log = read_session(path)
+                log = read_session(path, session_bytes(path))
             except InputError as exc:
                 skipped.append((str(path), f"unreadable: {exc.message()}"))
                 continue

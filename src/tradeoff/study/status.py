@@ -25,7 +25,7 @@ from tradeoff.errors import InputError
 from tradeoff.record.log import read_session
 from tradeoff.study.arms import arms_status
 from tradeoff.study.checks import INATTENTIVE, CheckSummary
-from tradeoff.study.counted import replay_unknown, session_facts
+from tradeoff.study.counted import read_once, replay_unknown, session_bytes, session_facts
 from tradeoff.study.declines import declined_consent
 from tradeoff.study.entries import entries_path, read_entries, session_on_disk
 from tradeoff.study.erasures import read_erasures
@@ -385,7 +385,12 @@ def study_status(study: Study) -> StudyStatus:
     """Per participant: sessions, answers of the newest, complete or not (any session),
     last activity, the consistency flag; every file is read, and a session that cannot be
     read, belongs to another participant or scenario, or carries warnings is named with
-    them (file and line), never hidden."""
+    them (file and line), never hidden. Each file is read once (:func:`read_once`)."""
+    with read_once():
+        return _study_status(study)
+
+
+def _study_status(study: Study) -> StudyStatus:
     rows = []
     entries = read_entries(study.path)
     declined = declined_consent(entries)
@@ -461,7 +466,7 @@ def is_pilot(path: Path) -> bool:
     """Whether the session file at ``path`` is a pilot (its entry record says so); a file
     that cannot be read is not (the status names it)."""
     try:
-        entry = read_session(path).entry
+        entry = read_session(path, session_bytes(path)).entry
     except InputError:
         return False
     return entry is not None and entry.pilot
@@ -495,6 +500,18 @@ def counted_sessions(
     InputError
         For a withdrawals file that cannot be read (it could not tell who withdrew).
     """
+    with read_once():  # the status and the pilots' entries read each file once
+        return _counted_sessions(
+            study,
+            exclude_inconsistent=exclude_inconsistent,
+            include_pilot=include_pilot,
+            exclude_inattentive=exclude_inattentive,
+        )
+
+
+def _counted_sessions(
+    study: Study, *, exclude_inconsistent: bool, include_pilot: bool, exclude_inattentive: bool
+) -> CountedSessions:
     gone = certain_withdrawals(study)  # refuses an unreadable withdrawals file
     status = study_status(study)
     missing = dict(status.missing(exclude_inconsistent, exclude_inattentive))

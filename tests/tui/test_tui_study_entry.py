@@ -147,6 +147,71 @@ async def test_the_consent_is_read_and_agreed_to_at_the_terminal_as_on_the_page(
     assert "p02" in declined_consent(log_of_entries.refresh())
 
 
+async def test_declining_a_new_consent_text_offers_to_withdraw_as_on_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the page, declining a new version of the consent text leads to what withdrawing
+    means and a confirmation; at a terminal it only said to ask the coordinator. Now the
+    same: going back (or Esc) returns to the text and records nothing; a withdrawal that
+    cannot be written is said, to try again; confirming records the withdrawal as ``study
+    withdraw`` does, and the code opens nothing more."""
+    from tradeoff.errors import InputError
+    from tradeoff.study.consent_added import add_consent_version
+    from tradeoff.study.withdrawals import withdrawn
+    from tradeoff.tui.consent import WithdrawScreen
+
+    scenario = small_scenario_file(tmp_path)
+    consent = tmp_path / "information.md"
+    consent.write_text("# About the study\n\nYou may stop at any time.\n")
+    study, codes = create_study(scenario, ["p01"], tmp_path / "study", consent=consent)
+    await consent_step(study, scenario, codes["p01"], agree=True)
+    [path] = sorted((study.sessions_dir / "p01").glob("*.jsonl"))
+    before = path.read_bytes()
+    (tmp_path / "v2.md").write_text("# About the study\n\nYou may stop at any time, still.\n")
+    add_consent_version(study.path, tmp_path / "v2.md", "2")
+    app = make_app(scenario, study=study)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, StudyStartScreen)
+        pilot.app.screen.query_one("#code", Input).value = codes["p01"]
+        await pilot.press("enter")
+        await wait_for(pilot, ConsentScreen)
+        await pilot.click("#decline")
+        await wait_for(pilot, WithdrawScreen)
+        screen = pilot.app.screen
+        assert str(screen.query_one("#title").render()) == "Withdraw from the study?"
+        said = " ".join(str(screen.query_one("#withdraw-means").render()).split())
+        assert said.startswith("If you withdraw, nothing more is recorded, and the study's")
+        assert said.endswith("Your access code will no longer open the study.")
+        for back in ("escape", "#back"):  # no: back to the text, nothing recorded
+            await (pilot.press(back) if back == "escape" else pilot.click(back))
+            await wait_for(pilot, ConsentScreen)
+            assert withdrawn(study) == {} and path.read_bytes() == before
+            await pilot.click("#decline")
+            await wait_for(pilot, WithdrawScreen)
+
+        def full(study: Study, participant: str) -> None:
+            raise InputError.single(study.path, "", "could not be written", "free some space.")
+
+        monkeypatch.setattr("tradeoff.tui.consent.withdraw", full)
+        await pilot.click("#withdraw")
+        await pilot.pause()
+        told = " ".join(str(pilot.app.screen.query_one("#withdraw-error").render()).split())
+        assert told.startswith("Your withdrawal could not be recorded. Please try again")
+        assert isinstance(pilot.app.screen, WithdrawScreen) and withdrawn(study) == {}
+        monkeypatch.undo()
+        await pilot.pause(0.3)  # a button takes no second click while it shows the first
+        await pilot.click("#withdraw")
+        await wait_for(pilot, StudyStartScreen)
+        await pilot.pause()
+        told = str(pilot.app.screen.query_one("#start-error").render())
+        assert " ".join(told.split()).startswith("You have withdrawn from this study.")
+        assert pilot.app.screen.query_one("#code", Input).value == ""
+    assert list(withdrawn(study)) == ["p01"]
+    assert path.read_bytes() == before  # their session kept, no consent added
+    said = await enter(study, scenario, codes["p01"], -1, "q")
+    assert isinstance(said, str) and said.startswith("You withdrew from this study on ")
+
+
 async def test_a_new_session_starts_from_the_studys_population_prior(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,7 +3,13 @@ its page shows it: read before the first question (or before the next one, when 
 coordinator added a new version since), then agreed to or not. The screen only asks;
 agreeing gives the consent record the new session opens with (or that is written into the
 unfinished one), declining by someone new is noted in ``entries.jsonl`` as on the page
-(:func:`~tradeoff.study.declines.record_code_decline`), and nothing else is recorded."""
+(:func:`~tradeoff.study.declines.record_code_decline`), and nothing else is recorded.
+
+Declining a new version leads, as on the page, to a screen that says what withdrawing
+means and asks them to confirm it (:class:`WithdrawScreen`): confirmed, the withdrawal is
+recorded as ``tradeoff study withdraw`` records it
+(:func:`~tradeoff.study.withdrawals.withdraw`); "go back" returns to the text, and leaving
+the app leaves everything as it is (the new text is asked again next time)."""
 
 from __future__ import annotations
 
@@ -16,12 +22,14 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, Markdown, Static
 
+from tradeoff.errors import InputError
 from tradeoff.record.log import read_session, unfinished_sessions
 from tradeoff.record.records import ConsentRecord, now
 from tradeoff.study.consent_added import current_text
 from tradeoff.study.declines import record_code_decline
 from tradeoff.study.entries import EntryLog
 from tradeoff.study.folder import Study
+from tradeoff.study.withdrawals import withdraw
 from tradeoff.text import clean_text
 
 #: What the participant is asked under the text (declining is noted: no answer is
@@ -38,10 +46,24 @@ DECLINED = (
     "coordinator knows; no answer was recorded. If you change your mind, enter your code "
     "again."
 )
-#: What someone who declined a new version is told.
-NOT_AGAIN = (
-    "Your answers so far are kept, and no question is asked until you agree to the "
-    "study's information as it is now. To withdraw, ask the study's coordinator."
+#: What withdrawing means, said before the participant confirms it (as the page says it
+#: to someone who came in with an access code).
+WITHDRAW_MEANS = (
+    "If you withdraw, nothing more is recorded, and the study's results leave out every "
+    "answer you gave: they are not counted, exported or reported.",
+    "Your answers stay in the study's files, marked as withdrawn, so that the study can "
+    "show your choice was followed. To have them deleted too, ask the study's coordinator.",
+    "Your access code will no longer open the study.",
+)
+#: What someone who withdrew is told.
+WITHDRAWN = (
+    "You have withdrawn from this study. Your answers are left out of the study's "
+    "results, and nothing more is recorded. Thank you for your time."
+)
+#: What they are told when the withdrawal could not be written.
+NOT_WITHDRAWN = (
+    "Your withdrawal could not be recorded. Please try again in a minute; if it happens "
+    "again, tell the study's coordinator, who can record it for you."
 )
 
 
@@ -123,8 +145,8 @@ class ConsentScreen(Screen[ConsentRecord | str]):
             )
             self.dismiss(record)
             return
-        if self.again:
-            self.dismiss(NOT_AGAIN)
+        if self.again:  # as on the page: what withdrawing means, to confirm or go back
+            self.app.push_screen(WithdrawScreen(self.study, self.participant), self._withdrawn)
             return
         try:
             record_code_decline(EntryLog(self.study.path), self.participant)
@@ -132,3 +154,62 @@ class ConsentScreen(Screen[ConsentRecord | str]):
             self.dismiss("You chose not to take part. Nothing was recorded.")
             return
         self.dismiss(DECLINED)
+
+    def _withdrawn(self, withdrew: bool | None) -> None:
+        if withdrew:
+            self.dismiss(WITHDRAWN)
+        else:  # went back: the text again, its buttons at hand
+            self.query_one("#decline", Button).focus()
+
+
+class WithdrawScreen(Screen[bool]):
+    """What withdrawing means and two buttons, as the study's page shows them after a new
+    consent text is declined: "Yes, withdraw from the study" records the withdrawal
+    (:func:`~tradeoff.study.withdrawals.withdraw`) and is dismissed with ``True``; "No, go
+    back to the study" with ``False``. A withdrawal that cannot be written is said here,
+    to try again."""
+
+    DEFAULT_CSS = """
+    #withdraw-means { padding: 1 2 0 2; height: auto; }
+    #withdraw-keys { padding: 1 2 0 2; height: auto; }
+    #withdraw-error { padding: 0 2; height: auto; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back to the study", id="withdraw-back"),
+    ]
+
+    def __init__(self, study: Study, participant: str) -> None:
+        super().__init__()
+        self.study, self.participant = study, participant
+
+    def compose(self) -> ComposeResult:
+        yield Label("Withdraw from the study?", id="title")
+        yield Static("\n\n".join(WITHDRAW_MEANS), id="withdraw-means")
+        yield Static(
+            "Tab moves between the buttons and Enter presses one; or click one.",
+            id="withdraw-keys",
+            classes="muted",
+        )
+        yield Static("", id="withdraw-error", classes="error")
+        with Horizontal(id="consent-buttons"):
+            yield Button("Yes, withdraw from the study", id="withdraw")
+            yield Button("No, go back to the study", id="back", variant="primary")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#back", Button).focus()
+
+    def action_back(self) -> None:
+        self.dismiss(False)
+
+    @on(Button.Pressed)
+    def _answer(self, event: Button.Pressed) -> None:
+        if event.button.id != "withdraw":
+            self.dismiss(False)
+            return
+        try:
+            withdraw(self.study, self.participant)  # once: a second time records nothing
+        except (InputError, OSError):
+            self.query_one("#withdraw-error", Static).update(NOT_WITHDRAWN)
+            return
+        self.dismiss(True)

@@ -75,6 +75,14 @@ def test_fit_on_the_leaderboard_gives_p_best_on_its_pool(
     spans = {a.name: a.range[1] - a.range[0] for a in scenario("llm-leaderboard").attributes}
     swing = {name: w * spans[name] for name, w in person["weights"].items()}
     assert swing["CO2"] == max(swing.values())  # over its range, CO₂ matters most
+    # session show: no question was asked, and the pick is named in the pool it is of
+    assert main(["session", "show", session]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "The pick these choices make: " in shown and "questions stopped" not in shown
+    assert "models of llm-leaderboard.csv, the pool the session was learned with" in shown
+    assert main(["session", "show", session, "--json"]) == 0
+    pick = json.loads(capsys.readouterr().out)["pick"]
+    assert pick["name"] in shown and pick["pool"].endswith("llm-leaderboard.csv")
 
 
 def test_fitting_twice_into_one_folder_writes_nothing(

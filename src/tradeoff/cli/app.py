@@ -222,7 +222,16 @@ def format_session(summary: SessionSummary) -> str:
             classes=bool(h.scenario.classes),
         )
         stopped = "stopped on" if r.complete else "stand on now"
-        lines.append(f"The pick the questions {stopped}: {pick} ({said}).")
+        if summary.source is None:
+            lines.append(f"The pick the questions {stopped}: {pick} ({said}).")
+        else:  # no question was asked: the answers were read from a file
+            lines.append(f"The pick these choices make: {pick} ({said}).")
+        if found is not None:
+            lines.append(
+                f"It is one of the {len(found[1])} models of {Path(found[0].source).name}, the "
+                "pool the session was learned with; tradeoff pick POOL --session FILE picks "
+                "from another."
+            )
         lines += noise_sentences(summary, found)  # as the app, the report and the page say them
         if v.one_answer:
             lines.append(
@@ -293,6 +302,9 @@ def cmd_session_show(args: argparse.Namespace) -> int:
         if "pick" in data:  # the sentences on the measurement noise, as the text says them
             found = recorded_candidates(summary)
             data["pick"]["measurement_noise_sentences"] = noise_sentences(summary, found)
+            if found is not None:  # the model's name, and the pool it is one of
+                data["pick"]["name"] = found[1][data["pick"]["candidate"]]
+                data["pick"]["pool"] = found[0].source
         emit(data)
     else:
         say(format_session(summary), wrap=True)

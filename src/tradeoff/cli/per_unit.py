@@ -181,7 +181,7 @@ def swing_share_rows_note(
         "row, as the first column of `tradeoff session show` lists them. In "
         f"{source} {whose} look like swing shares (each aspect's share of the weight over "
         "its whole range, as pick and session show print them): they add up to about 100 "
-        "or 1 and are written to a tenth of a percent. Read per unit, those of person "
+        "or 1 and have no digits below a tenth of a percent. Read per unit, those of person "
         f"{first + 1:,} (row {first + 1:,} of weights, after any header: {r.listed()}, "
         f"{r.written()}) give {scenario.weight_names[r.moved]} {r.swing:.0%} of the weight "
         f"over its whole range though it was given {r.share:.1%}. If they are swing shares, "

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from textual.app import App
+from textual.geometry import Region
 from textual.widgets import Static
 
 from tradeoff.record.recorder import Recorder
@@ -17,18 +18,27 @@ from ..conftest import three_answers_one_unasked
 pytestmark = pytest.mark.core
 
 
-async def _review_texts(rec: Recorder) -> tuple[list[str], list[str]]:
-    """The review screen of ``rec`` at 120×50: its weight rows and all its texts."""
+def drawn(widget: Static) -> str:
+    """What ``widget`` draws, row by row, as a person reads it."""
+    size = widget.outer_size
+    rows = widget.render_lines(Region(0, 0, size.width, size.height))
+    return "\n".join(row.text.rstrip() for row in rows)
+
+
+async def _review_texts(
+    rec: Recorder, size: tuple[int, int] = (120, 50)
+) -> tuple[list[str], list[str]]:
+    """The review screen of ``rec`` (at 120×50): its weight rows and all its texts as drawn."""
 
     class Review(App[None]):
         def on_mount(self) -> None:
             self.push_screen(ReviewScreen(rec))
 
     app = Review()
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await pilot.pause()
         rows = [str(w.render()) for w in app.screen.query(".weight-row").results(Static)]
-        return rows, [str(w.render()) for w in app.screen.query(Static)]
+        return rows, [drawn(w) for w in app.screen.query(Static)]
 
 
 async def test_the_review_says_not_asked(tmp_path: Path) -> None:
@@ -47,6 +57,18 @@ async def test_the_review_says_not_asked(tmp_path: Path) -> None:
     assert "Not settled by your answers:" not in text  # the heading says it, once
     if any(line.startswith("• ") and "(90% range)" in line for line in lines):
         assert "Not settled by your answers yet:" in lines
+
+
+async def test_a_wrapped_bullet_goes_on_under_its_text(tmp_path: Path) -> None:
+    """At 80 columns a trade-off's bullet that wrapped went on at the screen's margin,
+    under the "•"; its lines go on under its own text."""
+    with three_answers_one_unasked(tmp_path, "dr-kim") as rec:
+        _, texts = await _review_texts(rec, (80, 24))
+    bullets = [text.splitlines() for text in texts if text.lstrip().startswith("•")]
+    assert any(len(rows) > 1 for rows in bullets), texts  # some wrap at 80 columns
+    for rows in bullets:
+        assert rows[0].startswith("• "), rows
+        assert all(row.startswith("  ") and row[2] != " " for row in rows[1:]), rows
 
 
 async def test_a_share_under_one_percent_is_said_so(

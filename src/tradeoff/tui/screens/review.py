@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -41,6 +42,24 @@ def bar(value: float, low: float | None, high: float | None, width: int = 24) ->
             cells[i] = "░"
     text.append("".join(cells), style="bold")
     return text
+
+
+def bullet(text: str) -> Table:
+    """A bullet's line: where it wraps, it goes on under its own text, not under the "•".
+
+    >>> from rich.console import Console
+    >>> console = Console(width=24)
+    >>> with console.capture() as said:
+    ...     console.print(bullet("a trade-off said in more words than fit"))
+    >>> print(said.get())  # doctest: +NORMALIZE_WHITESPACE
+    • a trade-off said in
+      more words than fit
+    """
+    grid = Table.grid()
+    grid.add_column(width=2, no_wrap=True)
+    grid.add_column(ratio=1)
+    grid.add_row("• ", Text(text))
+    return grid
 
 
 class ReviewScreen(Screen[None]):
@@ -116,7 +135,7 @@ class ReviewScreen(Screen[None]):
                 if group:
                     yield Static("")
                     yield Static(Text(f"{heading}:", style="bold"))
-                    yield from (Static(f"• {text}") for text in group)
+                    yield from (Static(bullet(text)) for text in group)
             yield Static("")
             yield Static(self._consistency(), id="consistency")
             yield Static("")  # a line between the words and the buttons

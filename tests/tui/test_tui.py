@@ -116,18 +116,55 @@ async def test_undo_shows_the_same_question_again(tmp_path: Path) -> None:
     assert kinds == ["answer", "undo"]
 
 
-async def test_what_an_undo_said_goes_with_the_next_answer(tmp_path: Path) -> None:
+UNDONE = "Your last answer was taken back; here is that question again."
+
+
+@pytest.mark.parametrize("size", [(80, 24), (140, 45)])
+async def test_what_an_undo_said_goes_with_the_next_answer(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """An undo's "here is that question again" was a toast at the bottom right, over the
+    help box when "?" was pressed. It is a line of the screen above the question, covering
+    nothing, in view until the next answer takes it away."""
     app = app_for(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await start(pilot)
+    async with app.run_test(size=size) as pilot:
+        screen = await start(pilot)
+        note = screen.query_one("#question-note", Static)
+        assert not note.display
         await pilot.press("a", "u")
         await pilot.pause()
-        said = [n.message for n in app._notifications]
-        assert any("taken back" in m for m in said), said
+        assert static_text(note) == UNDONE and note.display and in_view(note)
+        others = ("#progress-row", "#prompt", "#cards", "#answer-hint", "#cant-tell")
+        assert not any(note.region.overlaps(screen.query_one(o).region) for o in others)
+        assert not app._notifications  # no toast, over the help or anything else
+        await pilot.press("question_mark")
+        await wait_for(pilot, HelpScreen)
+        assert not app._notifications
+        await pilot.press("escape")
+        await wait_for(pilot, QuestionScreen)
+        assert static_text(note) == UNDONE and in_view(note)  # still there after the help
         await pilot.press("b")
         await pilot.pause()
-        said = [n.message for n in app._notifications]
-        assert not any("taken back" in m for m in said), said
+        assert not note.display and static_text(note) == ""
+
+
+async def test_an_undo_at_the_review_says_so_above_the_question(tmp_path: Path) -> None:
+    """Undo at the review went back to the question without a word; it says, as an undo
+    on the question does, that this is the question again ("10 more" says nothing)."""
+    app = app_for(tmp_path, budget=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(pilot)
+        await pilot.press("a", "b", "a")
+        await wait_for(pilot, ReviewScreen)
+        await pilot.press("u")
+        await wait_for(pilot, QuestionScreen)
+        note = screen.query_one("#question-note", Static)
+        assert static_text(note) == UNDONE and in_view(note)
+        await pilot.press("a")
+        await wait_for(pilot, ReviewScreen)
+        await pilot.press("m")
+        await wait_for(pilot, QuestionScreen)
+        assert not note.display
 
 
 @pytest.mark.parametrize("key", ["equals_sign", "space"])

@@ -221,10 +221,10 @@ class TradeoffApp(App[None]):
         self.push_screen(ReviewScreen(message.recorder))
 
     @on(BackToQuestions)
-    def _back_to_questions(self) -> None:
+    def _back_to_questions(self, message: BackToQuestions) -> None:
         self.pop_screen()
         if isinstance(self.screen, QuestionScreen):
-            self.screen.show_question()
+            self.screen.show_question(message.note)
 
     @on(Confirmed)
     def _confirmed(self, message: Confirmed) -> None:

@@ -23,6 +23,8 @@ from tradeoff.study.folder import Study
 NO_WRONG_ANSWERS = "There are no wrong answers: we want to learn what matters to you."
 #: Said when Start is pressed with the study's access-code field empty.
 TYPE_THE_CODE = "Type your access code first, in the box above, then press Start."
+#: Said above the question an undo brought back, until the next answer.
+UNDONE = "Your last answer was taken back; here is that question again."
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,12 @@ class QuestionsDone(Message):
 
 
 class BackToQuestions(Message):
-    """Leave the review for the questions (after an undo or "10 more")."""
+    """Leave the review for the questions (after an undo or "10 more"), saying ``note``
+    above the question (:data:`UNDONE` after an undo)."""
+
+    def __init__(self, note: str = "") -> None:
+        super().__init__()
+        self.note = note
 
 
 class Confirmed(Message):

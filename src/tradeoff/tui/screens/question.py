@@ -24,7 +24,7 @@ from tradeoff.ask.words import QUESTION_PROMPT, option_title, question_prompt
 from tradeoff.learn import Choice
 from tradeoff.record.recorder import Recorder
 from tradeoff.study.checks import due_check
-from tradeoff.tui.common import PauseSession, QuestionsDone
+from tradeoff.tui.common import UNDONE, PauseSession, QuestionsDone
 from tradeoff.tui.dialogs import HelpScreen, save
 
 
@@ -117,6 +117,7 @@ class QuestionScreen(Screen[None]):
         with Horizontal(id="progress-row"):
             yield ProgressBar(total=1, show_eta=False, show_percentage=False, id="progress")
             yield Label("", id="progress-label")
+        yield Static("", id="question-note")  # what an undo says (say)
         yield Static(QUESTION_PROMPT, id="prompt")
         with Horizontal(id="cards"):
             yield OptionCard(Choice.LEFT, id="card-a")
@@ -131,8 +132,18 @@ class QuestionScreen(Screen[None]):
     def on_mount(self) -> None:
         self.show_question()
 
-    def show_question(self) -> None:
-        """Show the engine's next question, or say that none is left."""
+    def say(self, note: str) -> None:
+        """Say ``note`` above the question, in the screen (a toast covered the help), until
+        the next answer; or nothing: the line goes."""
+        line = self.query_one("#question-note", Static)
+        line.update(note)
+        line.display = bool(note)
+
+    def show_question(self, note: str = "") -> None:
+        """Show the engine's next question, ``note`` above it (what was said about the one
+        before goes: an undo's "here is that question again" is not about the next one), or
+        say that none is left."""
+        self.say(note)
         engine = self.recorder.engine
         query = engine.next_query()
         if query is None:
@@ -187,14 +198,8 @@ class QuestionScreen(Screen[None]):
             if due is None
             else (lambda: rec.check(due[0], due[1], Choice(choice), response_ms=elapsed)),
             f"Your answer to question {number} ({label})",
-            lambda _: self._answered(),
+            lambda _: self.show_question(),
         )
-
-    def _answered(self) -> None:
-        """The next question, with what was said about the one before taken away (an
-        undo's "here is that question again" is not about the new one)."""
-        self.app.clear_notifications()
-        self.show_question()
 
     @on(OptionCard.Chosen)
     def _clicked(self, event: OptionCard.Chosen) -> None:
@@ -206,14 +211,15 @@ class QuestionScreen(Screen[None]):
 
     def action_undo(self) -> None:
         if self.recorder.engine.answered == 0:
-            self.notify("Nothing to undo yet.")
+            self.say("Nothing to undo yet.")
             return
 
-        def undone(_: object) -> None:
-            self.show_question()
-            self.notify("Your last answer was taken back; here is that question again.")
-
-        save(self, self.recorder.undo, "Taking back your last answer", undone)
+        save(
+            self,
+            self.recorder.undo,
+            "Taking back your last answer",
+            lambda _: self.show_question(UNDONE),
+        )
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(self.recorder.engine.scenario.aspects_only))

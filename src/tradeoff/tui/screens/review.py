@@ -21,7 +21,7 @@ from tradeoff.learn.verdict import one_answer_words
 from tradeoff.record.recorder import Recorder
 from tradeoff.stable import whole_percents
 from tradeoff.text import probability_words
-from tradeoff.tui.common import BackToQuestions, Confirmed, PauseSession
+from tradeoff.tui.common import UNDONE, BackToQuestions, Confirmed, PauseSession
 from tradeoff.tui.dialogs import ReviewHelpScreen, save
 
 
@@ -203,7 +203,10 @@ class ReviewScreen(Screen[None]):
     def action_undo(self) -> None:
         if self.recorder.engine.answered == 0:
             return
-        save(self, self.recorder.undo, "Taking back your last answer", self._back)
+        save(self, self.recorder.undo, "Taking back your last answer", self._undone)
+
+    def _undone(self, _: object) -> None:
+        self.post_message(BackToQuestions(UNDONE))  # said above that question, as there
 
     def _back(self, _: object) -> None:
         self.post_message(BackToQuestions())

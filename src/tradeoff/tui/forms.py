@@ -1,6 +1,8 @@
-"""The start screens' frame: the text scrolls in the rows the title, the form and the
-footer leave, and page up/down scroll it from the form's field (:class:`FormScreen`, the
-base of :mod:`tradeoff.tui.screens.start`'s screens)."""
+"""The start screens' frame: the title (:func:`title`), the text that scrolls in the rows
+the title, the form and the footer leave, and page up/down scroll it from the form's field
+(:class:`FormScreen`, the base of :mod:`tradeoff.tui.screens.start`'s screens); at a
+study's shared terminal Esc clears the code typed and only ctrl+q leaves
+(:class:`CodeFormScreen`)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,13 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input
 
-__all__ = ["FormScreen", "StartForm"]
+__all__ = ["CodeFormScreen", "FormScreen", "StartForm", "title"]
+
+
+def title(aspects_only: bool = False) -> str:
+    """The start screen's title: what the person is asked about (a classifier, or options
+    described by their aspects alone: a choice)."""
+    return f"tradeoff: what matters to you in {'a choice' if aspects_only else 'a classifier'}"
 
 
 class StartForm(Vertical):
@@ -54,3 +62,31 @@ class FormScreen(Screen[None]):
     def action_scroll_text(self, pages: int) -> None:
         body = self.query_one("#start-body", VerticalScroll)
         body.scroll_relative(y=pages * max(1, body.scrollable_content_region.height - 1))
+
+
+class CodeFormScreen(FormScreen):
+    """A study's start at a shared terminal: Esc clears the code typed (it quit the app, so
+    one participant could close the station for the next), and the station is left on
+    purpose with ctrl+q, as the footer says."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "clear_code", "Clear", id="clear-code"),
+        Binding("ctrl+q", "app.quit", "Quit", id="quit-station"),
+    ]
+
+    def _field(self) -> Input:
+        return self.query_one(StartForm).query_one(Input)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer Esc while something is typed."""
+        if action == "clear_code":
+            return bool(self._field().value)
+        return super().check_action(action, parameters)
+
+    def on_input_changed(self) -> None:
+        self.refresh_bindings()
+
+    def action_clear_code(self) -> None:
+        field = self._field()
+        field.value = ""
+        field.focus()

@@ -33,13 +33,7 @@ from tradeoff.tui.common import (
     reflow,
 )
 from tradeoff.tui.consent import ConsentScreen, consent_due
-from tradeoff.tui.forms import FormScreen, StartForm
-
-
-def title(aspects_only: bool = False) -> str:
-    """The start screen's title: what the person is asked about (a classifier, or options
-    described by their aspects alone: a choice)."""
-    return f"tradeoff: what matters to you in {'a choice' if aspects_only else 'a classifier'}"
+from tradeoff.tui.forms import CodeFormScreen, FormScreen, StartForm, title
 
 
 def describe(
@@ -174,7 +168,7 @@ class StartScreen(FormScreen):
             self.post_message(ResumeFile(found[-1], self.loaded))
 
 
-class StudyStartScreen(FormScreen):
+class StudyStartScreen(CodeFormScreen):
     """A study's start: the scenario, and the access code that opens the participant's own
     session (new or resumed) and nothing else. A right code opens at once; a wrong one
     gets a plain message after a delay that grows with the study's recent wrong codes

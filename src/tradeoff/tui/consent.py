@@ -18,7 +18,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, Markdown, Static
 
@@ -31,6 +31,7 @@ from tradeoff.study.entries import EntryLog
 from tradeoff.study.folder import Study
 from tradeoff.study.withdrawals import withdraw
 from tradeoff.text import clean_text
+from tradeoff.tui.scrolling import TextScroll
 
 #: What the participant is asked under the text (declining is noted: no answer is
 #: recorded before they agree, but that choice is), and how to answer by keys.
@@ -110,7 +111,7 @@ class ConsentScreen(Screen[ConsentRecord | str]):
         yield Static(
             f"Version {self.version}. Please read this before you decide.", id="consent-version"
         )
-        with VerticalScroll(id="consent-body"):
+        with TextScroll(id="consent-body"):
             yield Markdown("\n".join(clean_text(line) for line in self.text.split("\n")))
         yield Static(f"{ASK_AGAIN if self.again else ASK_NEW} {KEYS}", id="consent-ask")
         with Horizontal(id="consent-buttons"):
@@ -119,19 +120,16 @@ class ConsentScreen(Screen[ConsentRecord | str]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#consent-body", VerticalScroll).focus(scroll_visible=False)
-
-    def on_resize(self) -> None:
-        self.call_after_refresh(self.refresh_bindings)  # the text may fit now, or not
+        self.query_one("#consent-body", TextScroll).focus(scroll_visible=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Offer page down only while the text does not fit."""
+        """Offer page down only while more text lies below (page up while it does not fit)."""
         if action == "scroll":
-            return self.query_one("#consent-body", VerticalScroll).max_scroll_y > 0
+            return self.query_one("#consent-body", TextScroll).offers(parameters == ("page_down",))
         return True
 
     def action_scroll(self, how: str) -> None:
-        getattr(self.query_one("#consent-body", VerticalScroll), f"scroll_{how}")()
+        getattr(self.query_one("#consent-body", TextScroll), f"scroll_{how}")()
 
     @on(Button.Pressed)
     def _answer(self, event: Button.Pressed) -> None:

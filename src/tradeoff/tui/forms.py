@@ -9,9 +9,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input
+
+from tradeoff.tui.scrolling import TextScroll
 
 __all__ = ["CodeFormScreen", "FormScreen", "StartForm", "title"]
 
@@ -49,18 +51,18 @@ class FormScreen(Screen[None]):
         others = (*self.query("#title"), *self.query(StartForm), *self.query(Footer))
         used = sum(w.outer_size.height + w.styles.margin.height for w in others)
         self.query_one("#start-body").styles.max_height = max(3, self.size.height - used)
-        self.call_after_refresh(self.refresh_bindings)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Offer page up/down from the form while the text does not fit."""
+        """Offer page down from the form while more text lies below, page up while the
+        text does not fit (:meth:`~tradeoff.tui.scrolling.TextScroll.offers`)."""
         if action == "scroll_text":
             return isinstance(self.focused, Input | Button) and (
-                self.query_one("#start-body").max_scroll_y > 0
+                self.query_one("#start-body", TextScroll).offers(parameters == (1,))
             )
         return True
 
     def action_scroll_text(self, pages: int) -> None:
-        body = self.query_one("#start-body", VerticalScroll)
+        body = self.query_one("#start-body", TextScroll)
         body.scroll_relative(y=pages * max(1, body.scrollable_content_region.height - 1))
 
 

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, Static
 
@@ -23,6 +23,7 @@ from tradeoff.stable import whole_percents
 from tradeoff.text import probability_words
 from tradeoff.tui.common import UNDONE, BackToQuestions, Confirmed, PauseSession
 from tradeoff.tui.dialogs import ReviewHelpScreen, save
+from tradeoff.tui.scrolling import TextScroll
 
 
 def bar(value: float, low: float | None, high: float | None, width: int = 24) -> Text:
@@ -91,7 +92,7 @@ class ReviewScreen(Screen[None]):
         s = engine.scenario
         result = engine.result()
         yield Label("What we learned", id="title")
-        with VerticalScroll(id="review-body"):
+        with TextScroll(id="review-body"):
             yield Static(self._why_stopped(), id="why-stopped")
             ranges = (
                 "each cost or reward from one end of its range to the other"
@@ -148,9 +149,10 @@ class ReviewScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide "10 more" from the footer (and ignore its key) when no question is left,
-        and the page keys while the words fit."""
+        "More text" once the words are read to their end (or all fit)."""
         if action == "scroll_words":
-            return self.query_one("#review-body").max_scroll_y > 0
+            down = parameters in (("page_down",), ("down",))
+            return self.query_one("#review-body", TextScroll).offers(down)
         return self.can_ask_more if action == "more" else True
 
     def on_resize(self) -> None:
@@ -159,10 +161,9 @@ class ReviewScreen(Screen[None]):
         others = (self.query_one("#title"), self.query_one("#review-buttons"), *self.query(Footer))
         used = sum(w.outer_size.height for w in others)
         self.query_one("#review-body").styles.max_height = max(3, self.size.height - used)
-        self.call_after_refresh(self.refresh_bindings)  # the words may fit now, or not
 
     def action_scroll_words(self, how: str) -> None:
-        body = self.query_one("#review-body", VerticalScroll)
+        body = self.query_one("#review-body", TextScroll)
         getattr(body, f"action_scroll_{how}" if how in ("up", "down") else f"action_{how}")()
 
     def _why_stopped(self) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, LoadingIndicator, Select, Static
 
@@ -34,6 +34,7 @@ from tradeoff.tui.common import (
 )
 from tradeoff.tui.consent import ConsentScreen, consent_due
 from tradeoff.tui.forms import CodeFormScreen, FormScreen, StartForm, title
+from tradeoff.tui.scrolling import TextScroll
 
 
 def describe(
@@ -79,7 +80,7 @@ class StartScreen(FormScreen):
 
     def compose(self) -> ComposeResult:
         yield Label(title(), id="title")
-        with VerticalScroll(id="start-body"):
+        with TextScroll(id="start-body"):
             options = [(p.stem, str(p)) for p in self.scenario_files()]
             yield Label("Scenario")
             yield Select(
@@ -182,7 +183,7 @@ class StudyStartScreen(CodeFormScreen):
 
     def compose(self) -> ComposeResult:
         yield Label(title(), id="title")
-        with VerticalScroll(id="start-body"):
+        with TextScroll(id="start-body"):
             yield Static("", id="description")
             yield Static("", id="expect", classes="muted")
             yield Static(NO_WRONG_ANSWERS)

@@ -14,7 +14,7 @@ The test (:func:`swing_share_note`), all three must hold:
 
 - the numbers add up to about 100 or about 1, as swing shares do (within the rounding of
   printed shares: half a point a number in %, half a hundredth as fractions);
-- each is written to at most a tenth of a percent (60.9 or 0.609), as shares are printed.
+- each has no digits below a tenth of a percent (60.9 or 0.609), as shares are printed.
   Weights per unit as session show prints them add up to 1 too, but with three significant
   digits: where the scenario's ranges differ enough for the reading to matter, some of them
   are small (0.000461, 0.0325) and off that grid;

@@ -107,6 +107,18 @@ def test_scenario_check_says_what_the_options_are(capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert "options  described by their attributes alone" in out
     assert "  classes  " not in out
+    assert "its ends shown" not in out  # its ranges' ends read as the format shows them
+
+
+def test_scenario_check_says_a_range_end_the_format_rounds(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Latency's range starts at 0.05 ms, which its format shows as "0.1 ms": the check
+    says the range as given beside it."""
+    assert main(["scenario", "check", "breast-cancer-triage"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "0.1 ms to score one case … 15.0 ms to score one case (range [0.05, 15]" in out
+    assert "range [1, 750]" not in out  # memory's ends read as given
 
 
 @given(

@@ -33,7 +33,7 @@ def test_a_classifier_trade_off_past_the_whole_range_even_at_its_low_end_is_a_fa
     said = [t for t in tradeoffs(sc, w, [0.37, 0.63], draws) if t.aspect == 2]
     assert [(t.text, t.settled) for t in said] == [
         (
-            "Even the whole range of latency, 0.1 ms to 15.0 ms, is worth less to you than "
+            "Even the whole range of latency, 0.05 ms to 15.0 ms, is worth less to you than "
             "10 more flagged malignant lumps per 1,000 malignant lumps.",
             True,
         )

@@ -172,10 +172,10 @@ def test_a_cost_worth_more_than_its_whole_range_is_not_said_as_an_amount() -> No
         said += [t.text for t in tradeoffs(sc, w, [0.37, 0.63], draws) if t.aspect == 2]
     assert said == [
         "10 more flagged malignant lumps per 1,000 malignant lumps are worth at least 0.2 ms "
-        "of latency to you, perhaps more than its whole range (the 14.9 ms from 0.1 ms to "
+        "of latency to you, perhaps more than its whole range (the 14.95 ms from 0.05 ms to "
         "15.0 ms) (90% range).",
         "10 more flagged malignant lumps per 1,000 malignant lumps may be worth anything from "
-        "nothing to more than the whole range of latency (the 14.9 ms from 0.1 ms to 15.0 ms) "
+        "nothing to more than the whole range of latency (the 14.95 ms from 0.05 ms to 15.0 ms) "
         "to you (90% range).",
     ]
 

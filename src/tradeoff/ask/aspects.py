@@ -79,6 +79,38 @@ def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
     return f"{prefix}{words.number(value, f',.{digits}f')}{unit}"
 
 
+def range_amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
+    """An end of an attribute's range (or its span) as :func:`amount` says it, with as many
+    more decimals (up to three beyond the format's) as the number needs to be said as the
+    scenario gives it: a range from 0.05 ms is not "from 0.1 ms", nor its span of 14.95 ms
+    "14.9 ms".
+
+    >>> from tradeoff.ask.scenario import load_scenario
+    >>> latency = load_scenario("breast-cancer-triage").scenario.attributes[0]
+    >>> range_amount(latency, 0.05), range_amount(latency, 14.95), range_amount(latency, 15.0)
+    ('0.05 ms', '14.95 ms', '15.0 ms')
+    """
+    value = settled(value)
+    decimals = fixed_decimals(spec)
+    if decimals is None or value == 0:
+        return amount(spec, value, words)
+    digits = next(
+        (
+            d
+            for d in range(decimals, decimals + 4)
+            if abs(float(format(value, f".{d}f")) - value) <= 1e-9 * max(1.0, abs(value))
+        ),
+        None,
+    )
+    if digits is None or digits == decimals:
+        return amount(spec, value, words)
+    prefix = spec.format.split("{", 1)[0] if spec.format else ""
+    unit = ""
+    if spec.unit and spec.unit not in prefix:
+        unit = f" {spec.unit_for(format(value, f'.{digits}f'))}"
+    return f"{prefix}{words.number(value, f',.{digits}f')}{unit}"
+
+
 def round_step(span: float) -> float:
     """A round amount near a tenth of ``span``: 1, 2 or 5 times a power of ten, the nearest
     on a log scale.
@@ -172,8 +204,8 @@ def point_tradeoffs(
         target = attrs[that]
         if worth > _span(target):
             fields |= {
-                "low": amount(target, target.range[0], words),
-                "high": amount(target, target.range[1], words),
+                "low": range_amount(target, target.range[0], words),
+                "high": range_amount(target, target.range[1], words),
             }
             message = WHOLE_RANGE_LESS
         else:
@@ -242,8 +274,8 @@ def tradeoffs(
             fields = {
                 **_names(scenario, this, that),
                 "this": amount(scenario.attributes[this], step, words),
-                "low": amount(target, target.range[0], words),
-                "high": amount(target, target.range[1], words),
+                "low": range_amount(target, target.range[0], words),
+                "high": range_amount(target, target.range[1], words),
             }
             said = _unrepeated(voice.say(WHOLE_RANGE_LESS, words), scenario, this, that)
             out.append(TradeOff(j, said % fields, True, voice, words))

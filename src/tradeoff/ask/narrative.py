@@ -151,7 +151,10 @@ def tradeoffs(
             "low": amount(spec, unit * low, words),
         }
         if unit * low > a_hi - a_lo:  # even the low end: the whole range is worth less
-            fields |= {"low": amount(spec, a_lo, words), "high": amount(spec, a_hi, words)}
+            fields |= {
+                "low": aspects.range_amount(spec, a_lo, words),
+                "high": aspects.range_amount(spec, a_hi, words),
+            }
             text = voice.say(WHOLE_RANGE_LESS, words) % fields
             out.append(TradeOff(other, text, True, voice, words))
             continue
@@ -171,9 +174,9 @@ def tradeoffs(
             )
             out.append(TradeOff(other, text, True, voice, words))
             continue
-        fields |= {"high": top, "a_low": amount(spec, a_lo, words)}
-        fields["a_high"] = amount(spec, a_hi, words)
-        fields["a_span"] = amount(spec, a_hi - a_lo, words)
+        fields |= {"high": top, "a_low": aspects.range_amount(spec, a_lo, words)}
+        fields["a_high"] = aspects.range_amount(spec, a_hi, words)
+        fields["a_span"] = aspects.range_amount(spec, a_hi - a_lo, words)
         if over:
             message = (
                 N_(

@@ -564,6 +564,17 @@ def load_scenario(path: str | Path) -> LoadedScenario:
     )
 
 
+def _as_formatted(fmt: str | None, value: float) -> float:
+    """``value`` as the number in ``fmt`` (an attribute's format) shows it: 0.05 as 0.1
+    with ``{value:.1f} ms`` (``value`` itself when the format shows no number it can read
+    back)."""
+    found = re.search(r"\{value(?::([^}]*))?\}", fmt or "{value}")
+    try:
+        return float(format(value, (found[1] or "") if found else "").replace(",", ""))
+    except ValueError:
+        return value
+
+
 def summary(loaded: LoadedScenario) -> str:
     """A short human-readable summary of a scenario, for ``tradeoff scenario check``."""
     s = loaded.scenario
@@ -577,7 +588,10 @@ def summary(loaded: LoadedScenario) -> str:
         lines.append("  options  described by their attributes alone (no classes)")
     for a in s.attributes:
         lo, hi = a.range
-        lines.append(f"  {a.kind:<8} {a.name}: {a.render(lo)} … {a.render(hi)}")
+        ends = f"{a.render(lo)} … {a.render(hi)}"
+        if any(abs(_as_formatted(a.format, x) - x) > 1e-9 * max(1.0, abs(x)) for x in (lo, hi)):
+            ends += f" (range [{lo:g}, {hi:g}]: its ends shown to the format's digits)"
+        lines.append(f"  {a.kind:<8} {a.name}: {ends}")
     pop = s.population
     if pop is None:
         pass

@@ -414,6 +414,23 @@ def tuned_words(selection: Selection, person: int) -> str:
     ... # doctest: +NORMALIZE_WHITESPACE
     Tuned to a person: no tuned model is better for kim than the best untuned model, lr, by as
     much as they can perceive.
+
+    The same gain when the tuned model is the pick (by a gain none can see):
+
+    >>> print(tuned_words(Fake(pool=pool, scenario=sc, stakeholders=[kim],
+    ...       recommendations=[Fake(expected=(0.40, 0.4002), name="lr (tuned for kim)")]), 0))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Tuned to a person: the pick, lr (tuned for kim), differs for kim from the best untuned
+    model, lr, by less than they can perceive: either serves them as well.
+
+    A tuned pick that is worse on average (the likelier best once the measurement noise
+    is counted):
+
+    >>> print(tuned_words(Fake(pool=pool, scenario=sc, stakeholders=[kim],
+    ...       recommendations=[Fake(expected=(0.40, 0.398), name="lr (tuned for kim)")]), 0))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Tuned to a person: the pick, lr (tuned for kim), is the likelier best for kim, though the
+    best untuned model, lr, is better for them on average over the plausible measurements.
     """
     frame, scenario = selection.pool.frame, selection.scenario
     if "variant_of" not in frame.columns or scenario is None:
@@ -437,7 +454,21 @@ def tuned_words(selection: Selection, person: int) -> str:
     if s.asked is not None and any(s.asked):  # said in an aspect the answers informed
         swing = np.where(np.asarray(s.asked, dtype=bool), swing, 0.0)
     top = stable_argmax(swing)
-    if gain < PERCEIVABLE * float(swing[top]):  # within what they can perceive: no gain
+    margin = PERCEIVABLE * float(swing[top])
+    if gain < margin:  # within what they can perceive: no gain
+        picked = getattr(selection.recommendations[person], "name", None)
+        if gain > -margin and picked == names[best_tuned]:  # the pick, by a gain none sees
+            return (
+                f"Tuned to a person: the pick, {names[best_tuned]}, differs for "
+                f"{s.participant} from the best untuned model, {names[best_plain]}, by "
+                "less than they can perceive: either serves them as well."
+            )
+        if picked == names[best_tuned]:  # the likelier best, not the better on average
+            return (
+                f"Tuned to a person: the pick, {names[best_tuned]}, is the likelier best for "
+                f"{s.participant}, though the best untuned model, {names[best_plain]}, is "
+                "better for them on average over the plausible measurements."
+            )
         return (
             f"Tuned to a person: no tuned model is better for {s.participant} than the best "
             f"untuned model, {names[best_plain]}, by as much as they can perceive."

@@ -118,6 +118,26 @@ class PersonScorer:
             object.__setattr__(self, "named", True)
         object.__setattr__(self, "labels", check_labels(self.scenario, self.labels))
 
+    def __repr__(self) -> str:
+        """Who it scores for, on which scenario, the weights and the classes' labels in
+        ``y`` (not the whole scenario, which a dataclass would print).
+
+        >>> from tradeoff.ask.scenario import load_scenario
+        >>> sc = load_scenario("breast-cancer-triage").scenario
+        >>> PersonScorer(sc, (0.5, 0.5, 0.01, 0.0), (0.4, 0.6), (1, 0), (0.2, 100.0))
+        PersonScorer(explicit weights, scenario 'breast-cancer-triage', weights malignant=0.5, \
+benign=0.5, latency=0.01, memory=0, labels malignant=1, benign=0)
+        """
+        weights = ", ".join(
+            f"{n}={w:.3g}" for n, w in zip(self.scenario.weight_names, self.weights, strict=True)
+        )
+        classes = [c.name for c in self.scenario.classes]
+        labels = ", ".join(f"{c}={v!r}" for c, v in zip(classes, self.class_labels, strict=True))
+        return (
+            f"PersonScorer({self.who}, scenario {self.scenario.id!r}, weights {weights}, "
+            f"labels {labels})"
+        )
+
     @property
     def class_labels(self) -> tuple[Any, ...]:
         """The label in ``y`` of each class, in the scenario's order."""

@@ -52,5 +52,10 @@ def test_the_printed_resume_command_runs_from_here(
     assert resume_command(Path("sessions/p 1.jsonl")) == (
         ".venv/bin/tradeoff elicit --resume 'sessions/p 1.jsonl'"
     )
+    # run from another folder by its whole path: named whole, not "../.venv/bin/tradeoff"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert resume_command(Path("s.jsonl")) == f"{program} elicit --resume s.jsonl"
     monkeypatch.setattr(sys, "argv", ["pytest"])
     assert resume_command(Path("s.jsonl")).endswith("-m tradeoff elicit --resume s.jsonl")

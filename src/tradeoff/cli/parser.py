@@ -89,7 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
         "session", help="show a recorded session: answers, weights, the pick", section=ASK
     )
     ss_sub = add_commands(ss, "session commands")
-    show = ss_sub.add_parser("show", help="participant, answers and the replayed result")
+    show = ss_sub.add_parser(
+        "show", help="what a session learned: its pick, weights and what is still unsettled"
+    )
     show.add_argument("file", help="session .jsonl file")
     show.add_argument("--json", action="store_true", help="print one JSON document")
     show.set_defaults(func=cmd_session_show)

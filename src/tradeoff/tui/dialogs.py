@@ -131,7 +131,7 @@ class SelectionHelpScreen(HelpScreen):
         "largest regret over everyone is smallest. The table lists the candidates in that "
         "order; the plot shows two aspects, the Pareto front and the pick.\n\n"
         "  x · c    plot other aspects · decision curves\n"
-        "  d        COPA's ranking for the practitioner (top-%, ω, p), and back\n"
+        "  d        COPA's ranking (top-%, ω, p), and back\n"
         "  p        change COPA's p (1, 2, ∞)\n"
         "  o + -    put weight α on one aspect and move it\n"
         "  w        back to the ω fitted to the people\n"

@@ -85,7 +85,8 @@ def finished_words(path: Path, study: Path | None) -> tuple[str, str]:
 def resume_command(path: Path) -> str:
     """The command that resumes the session in ``path``, as it runs from here: ``tradeoff``
     when that is on the PATH, else the program that is running (``.venv/bin/tradeoff``
-    after ``make run``), else ``python -m tradeoff``.
+    after ``make run``; its whole path when it lies outside this folder), else ``python
+    -m tradeoff``.
 
     >>> command = resume_command(Path("sessions/p01/s.jsonl"))
     >>> command.endswith(" elicit --resume sessions/p01/s.jsonl")
@@ -95,7 +96,9 @@ def resume_command(path: Path) -> str:
     if program is not None and Path(program).resolve() == Path(sys.argv[0]).resolve():
         command = "tradeoff"
     elif Path(sys.argv[0]).name == "tradeoff" and Path(sys.argv[0]).is_file():
-        command = shlex.quote(os.path.relpath(sys.argv[0]))
+        # below this folder as a relative path, else whole (not "../../work/.venv/...")
+        near = os.path.relpath(sys.argv[0])
+        command = shlex.quote(near if not near.startswith(os.pardir) else os.path.abspath(near))
     elif program is not None:
         command = "tradeoff"
     else:

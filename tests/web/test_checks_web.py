@@ -177,6 +177,34 @@ async def test_a_consent_records_the_language_of_the_text_shown_not_the_page(
     assert session_language(log) == "en"  # the questions were shown in English
 
 
+async def test_back_on_another_browser_a_session_goes_on_in_its_language(
+    tmp_path: Path, serve: Serve
+) -> None:
+    """Someone who began in German and comes back with their code in a browser set to
+    English goes on in German (the questions' language stays the session's), and the
+    switch (`?lang=`) still chooses another, which holds."""
+    study, codes = make_study(tmp_path, ())
+    base = await serve(study)
+    first, again, other = Participant(base, "de"), Participant(base, "en"), Participant(base)
+    try:
+        q1 = await first.submit(await first.enter(codes["p01"]), "consent", choice="agree")
+        assert q1.h1 == "Frage 1"
+        await first.submit(q1, "answer", choice="left")
+        back = await again.enter(codes["p01"])
+        assert back.path.endswith("/question") and back.h1 == "Frage 2", back.h1
+        await again.submit(back, "answer", choice="right")
+        assert (await other.enter(codes["p01"])).h1 == "Frage 3"  # the session's, again…
+        chosen = await other.get("?lang=en")
+        assert chosen.h1 == "Question 3", chosen.h1  # …but the switch chooses another
+        assert (await other.get("question")).h1 == "Question 3"  # and it holds
+    finally:
+        for p in (first, again, other):
+            await p.close()
+    log = read_session(only(study, "p01"))
+    answers = [e for e in log.events if e.type == "answer"]
+    assert [a.language for a in answers] == ["de", "de"]
+
+
 async def test_a_new_consent_text_is_asked_for_before_the_next_question(
     tmp_path: Path, serve: Serve
 ) -> None:

@@ -10,13 +10,18 @@ participant elsewhere than it expected.
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 
 from aiohttp import web
 
+from tradeoff.errors import InputError
+from tradeoff.record.log import read_session
 from tradeoff.record.records import EntryRecord, now
 from tradeoff.study.entries import take_place
+from tradeoff.study.export_rows import session_language
 from tradeoff.web.endings import ending, link_values, withdrawn_page
 from tradeoff.web.erased import erased_refusal
+from tradeoff.web.i18n import LANGUAGE_COOKIE, LANGUAGE_PARAMETER
 from tradeoff.web.site import (
     SESSION_COOKIE,
     SESSION_SECONDS,
@@ -64,7 +69,16 @@ async def where_next(request: web.Request, visitor: Visitor) -> web.StreamRespon
         return withdrawn_page(site, visitor, await site.work(partial(site.watched.entered, pid)))
     path = await site.work(partial(site.participants.open_session, pid))
     if path is not None:
-        return redirect("question")
+        response = redirect("question")
+        # The language they go on in: the one chosen on the switch now, else, with none
+        # kept, their session's (back on another device with a browser in another one).
+        chosen = request.query.get(LANGUAGE_PARAMETER)
+        if chosen is None and request.cookies.get(LANGUAGE_COOKIE) is None:
+            chosen = await site.work(partial(_shown_in, path))
+        if chosen in site.languages and site.participants.language_of(pid) is None:
+            secure = is_secure(request, site.trust_proxy)
+            set_cookie(response, LANGUAGE_COOKIE, str(chosen), secure, SESSION_SECONDS)
+        return response
     if await site.work(partial(site.participants.has_finished, pid)):
         return redirect("done")
     if site.study.consent_file is not None:
@@ -106,3 +120,12 @@ def entry_record(site: Site, participant: str) -> EntryRecord:
         pilot=entered.pilot,
         at=now(),
     )
+
+
+def _shown_in(path: Path) -> str | None:
+    """The language a session was shown in (:func:`~tradeoff.study.export_rows.session_language`),
+    or ``None`` when its file cannot be read now (the page then follows the browser)."""
+    try:
+        return session_language(read_session(path))
+    except (InputError, OSError):
+        return None

@@ -303,7 +303,7 @@ def _stop_words(engine: Engine, lang: Language) -> str:
                 )
             return _(
                 "The questions stopped early: your answers already settle which of the "
-                "options is best for you (the pick is %(sure)s sure)."
+                "options is best for you (%(sure)s sure)."
             ) % {"sure": chance_words(decision[0], lang)}
         if decision is None:
             return _(
@@ -312,7 +312,7 @@ def _stop_words(engine: Engine, lang: Language) -> str:
             )
         return _(
             "The questions stopped early: your answers already settle which of the "
-            "candidate models is best for you (the pick is %(sure)s sure)."
+            "candidate models is best for you (%(sure)s sure)."
         ) % {"sure": chance_words(decision[0], lang)}
     if reason == "exhausted":
         return _(

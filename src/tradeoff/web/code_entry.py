@@ -61,6 +61,19 @@ async def index(request: web.Request) -> web.StreamResponse:
             ],
             403,
         )
+    if site.study.panel is not None and not any(site.study.participants.values()):
+        # A study entered by its panel's link alone: no code to ask for, no code page.
+        _ = visitor.language.gettext
+        return site.message(
+            visitor,
+            _("Open your link again"),
+            [
+                _(
+                    "This study is entered by the link your panel gave you. To begin, or "
+                    "to go on where you stopped, open that link again."
+                )
+            ],
+        )
     return code_page(request, site, visitor)
 
 

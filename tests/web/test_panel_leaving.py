@@ -186,6 +186,28 @@ async def test_a_decline_stays_declined_when_the_link_is_opened_again(
     assert row["state"] == "declined consent"
 
 
+async def test_a_decline_then_taking_part_is_counted_apart(tmp_path: Path, serve: Serve) -> None:
+    """Declined, then agreed on a later visit: not "declined consent" in the panel's counts
+    either (the rows say so already), but counted apart, since they were shown the panel's
+    ending for a decline as well as the one for completing."""
+    from tradeoff.cli.study_status import format_status
+
+    study = panel_study(tmp_path, cap=5)
+    base = await serve(study)  # type: ignore[misc]
+    p = Participant(base)
+    try:
+        declined = await p.submit(await p.get(link("P1")), "consent", choice="decline")
+        assert "DECL1" in declined.text
+        await p.submit(await p.get(link("P1")), "consent", choice="agree")
+    finally:
+        await p.close()
+    data = study_status(load_study(study.path)).to_dict()
+    assert data["declined"] == 0 and data["panel"]["declined"] == 0
+    assert data["panel"]["declined_then_took_part"] == 1
+    said = " ".join(format_status(data).split())
+    assert "0 declined consent (1 more declined, then took part)" in said, said
+
+
 async def test_a_withdrawal_frees_its_place_under_the_cap_and_the_quota(
     tmp_path: Path, serve: Serve
 ) -> None:

@@ -51,7 +51,13 @@ def status_words(data: dict[str, object]) -> StatusWords:
             f"panel: {panel['entered']} entered by link, {panel['holding_a_place']} holding a "
             f"place"
             + (f" of {panel['cap']}" if panel.get("cap") else "")
-            + f", {panel['declined']} declined consent, {panel['screened_total']} screened out"
+            + f", {panel['declined']} declined consent"
+            + (
+                f" ({panel['declined_then_took_part']} more declined, then took part)"
+                if panel.get("declined_then_took_part")
+                else ""
+            )
+            + f", {panel['screened_total']} screened out"
             + (f" ({reasons})" if reasons else "")
         )
     problems = data.get("problems") or []

@@ -61,3 +61,29 @@ async def test_the_coordinators_page_renders_for_every_kind_of_study(
         assert shown["pilots.participants"].startswith("1")
     # entries by link are shown only for a study that takes them from a panel
     assert ("panel.entered" in shown) == (kind == "panel")
+
+
+async def test_a_withdrawals_time_reads_to_the_minute_as_its_last_activity(
+    tmp_path: Path, serve: Callable[[Study], object]
+) -> None:
+    """ "withdrawn 2026-11-29T16:43:21+00:00" stood beside a last activity shown to the
+    minute; the state's time is shown the same way, and an empty "Where people stop" says
+    that those who withdrew are counted above, not that nobody stopped."""
+    import re
+
+    from tradeoff.study.withdrawals import withdraw
+
+    study = code_study(tmp_path)
+    withdraw(study, "p01")
+    key = new_key(study.path, "coordinator")
+    base = await serve(study)  # type: ignore[misc]
+    coordinator = Participant(base)
+    try:
+        page = await coordinator.submit(
+            await coordinator.get("coordinator"), "coordinator", key=key
+        )
+    finally:
+        await coordinator.close()
+    assert re.search(r"withdrawn \d{4}-\d\d-\d\d \d\d:\d\d(?!:)", page.text), page.text
+    assert not re.search(r"withdrawn \d{4}-\d\d-\d\dT", page.text)
+    assert "those who withdrew are counted above" in page.text

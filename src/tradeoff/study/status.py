@@ -58,6 +58,8 @@ class ParticipantStatus:
     sessions: int
     answers: int
     complete: bool
+    #: The newest session file's time; without a session, when they came in by link or
+    #: withdrew, the later of the two (``None``: nothing to say when).
     last_activity: str | None
     flagged: bool
     note: str = ""
@@ -402,13 +404,16 @@ def _study_status(study: Study) -> StudyStatus:
         files = list(facts)
         if not files:
             note = "; ".join(others)
+            # no session: what they did last is coming in by link, or withdrawing
+            entered = entries.people.get(pid)
+            done = [t for t in (gone.get(pid), entered and entered.at) if t]
             rows.append(
                 ParticipantStatus(
                     pid,
                     0,
                     0,
                     False,
-                    None,
+                    max(done) if done else None,
                     False,
                     note,
                     gone.get(pid),

@@ -27,7 +27,7 @@ from aiohttp import web
 
 from tradeoff.study.folder import Study
 from tradeoff.study.keys import check_key, has_key
-from tradeoff.study.status import study_status
+from tradeoff.study.status import stamp, study_status
 from tradeoff.web.i18n import Language
 from tradeoff.web.site import (
     COORDINATOR_COOKIE,
@@ -178,6 +178,9 @@ async def coordinator_page(request: web.Request) -> web.StreamResponse:
         inattentive_more=max(0, len(inattentive) - FLAG_LIST),
         stops=list(stops.items()),
         most=most,
+        # a state's time ("withdrawn 2026-…T16:43:21+00:00") to the minute, as the
+        # last activity beside it and study status show it
+        states=[" ".join(stamp(w) for w in r["state"].split(" ")) for r in facts["recent"]],
         refresh=int(STATUS_SECONDS),
         population=population,
     )

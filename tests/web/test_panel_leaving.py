@@ -208,6 +208,31 @@ async def test_a_decline_then_taking_part_is_counted_apart(tmp_path: Path, serve
     assert "0 declined consent (1 more declined, then took part)" in said, said
 
 
+async def test_a_panel_participant_chooses_the_language_on_their_first_page(
+    tmp_path: Path, serve: Serve
+) -> None:
+    """In by the panel's link, they see no code page and its switch: the consent page has
+    it, and the language chosen holds for the questions and is the session's."""
+    from tradeoff.record.log import read_session
+    from tradeoff.study.export_rows import session_language
+
+    study = panel_study(tmp_path, cap=5)
+    base = await serve(study)  # type: ignore[misc]
+    p = Participant(base, "en")
+    try:
+        consent = await p.get(link("P1"))
+        assert consent.path.endswith("/consent") and 'hreflang="de"' in consent.html
+        german = await p.get("?lang=de")
+        assert german.path.endswith("/consent") and german.h1 == "Information und Einwilligung"
+        q1 = await p.submit(german, "consent", choice="agree")
+        assert q1.h1 == "Frage 1", q1.h1
+    finally:
+        await p.close()
+    [folder] = [f for f in (study.path / "sessions").iterdir() if f.is_dir()]
+    [path] = folder.glob("*.jsonl")
+    assert session_language(read_session(path)) == "de"
+
+
 async def test_a_withdrawal_frees_its_place_under_the_cap_and_the_quota(
     tmp_path: Path, serve: Serve
 ) -> None:

@@ -29,6 +29,7 @@ from tradeoff.study.entries import record_decline
 from tradeoff.web.checks import consent_due, consent_text, consent_texts
 from tradeoff.web.code_entry import study_length
 from tradeoff.web.endings import ending, link_values, withdrawn_page
+from tradeoff.web.i18n import switch
 from tradeoff.web.site import (
     SESSION_COOKIE,
     SITE,
@@ -74,6 +75,8 @@ async def consent(request: web.Request) -> web.StreamResponse:
         again=again,
         description=site.description_html if by_link else None,
         expect=study_length(site, visitor) if by_link else None,
+        # in by a link, they saw no code page and its switch: it is here
+        languages=switch(visitor.language, site.languages) if by_link else [],
     )
 
 

@@ -61,34 +61,42 @@ def signed_in(request: web.Request, site: Site, participant: str) -> web.Respons
 
 async def where_next(request: web.Request, visitor: Visitor) -> web.StreamResponse:
     """Send a participant to the page of where they are: withdrawn, finished, consent,
-    or the questions (a session is started here when the study asks no consent)."""
+    or the questions (a session is started here when the study asks no consent). A
+    language chosen on the switch (``?lang=``) is kept from here on; with none kept, an
+    open session goes on in its own (back on another device, a browser in another)."""
+    response, path = await _where(request, visitor)
+    site = request.app[SITE]
+    chosen = request.query.get(LANGUAGE_PARAMETER)
+    if chosen is None and path is not None and request.cookies.get(LANGUAGE_COOKIE) is None:
+        chosen = await site.work(partial(_shown_in, path))
+    pid = visitor.participant
+    if chosen in site.languages and pid is not None and site.participants.language_of(pid) is None:
+        secure = is_secure(request, site.trust_proxy)
+        set_cookie(response, LANGUAGE_COOKIE, str(chosen), secure, SESSION_SECONDS)
+    return response
+
+
+async def _where(request: web.Request, visitor: Visitor) -> tuple[web.StreamResponse, Path | None]:
+    """:func:`where_next`'s page, and the open session's file when it goes to it."""
     site = request.app[SITE]
     pid = visitor.participant
     assert pid is not None
     if await site.work(partial(site.watched.is_withdrawn, pid)):
-        return withdrawn_page(site, visitor, await site.work(partial(site.watched.entered, pid)))
+        entered = await site.work(partial(site.watched.entered, pid))
+        return withdrawn_page(site, visitor, entered), None
     path = await site.work(partial(site.participants.open_session, pid))
     if path is not None:
-        response = redirect("question")
-        # The language they go on in: the one chosen on the switch now, else, with none
-        # kept, their session's (back on another device with a browser in another one).
-        chosen = request.query.get(LANGUAGE_PARAMETER)
-        if chosen is None and request.cookies.get(LANGUAGE_COOKIE) is None:
-            chosen = await site.work(partial(_shown_in, path))
-        if chosen in site.languages and site.participants.language_of(pid) is None:
-            secure = is_secure(request, site.trust_proxy)
-            set_cookie(response, LANGUAGE_COOKIE, str(chosen), secure, SESSION_SECONDS)
-        return response
+        return redirect("question"), path
     if await site.work(partial(site.participants.has_finished, pid)):
-        return redirect("done")
+        return redirect("done"), None
     if site.study.consent_file is not None:
-        return redirect("consent")
+        return redirect("consent"), None
     lapsed = await place_lapsed(site, visitor, pid)
     if lapsed is not None:
-        return lapsed
+        return lapsed, None
     entry = await site.work(partial(entry_record, site, pid))
     await site.work(partial(site.participants.start, pid, None, visitor.language.tag, entry))
-    return redirect("question")
+    return redirect("question"), None
 
 
 async def place_lapsed(site: Site, visitor: Visitor, pid: str) -> web.Response | None:

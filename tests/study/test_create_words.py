@@ -48,3 +48,30 @@ def test_a_study_without_consent_says_so_and_quotas_short_of_the_cap_are_named(
     full = [*panel, "--cap", "60", "--quota", "female=30", "--quota", "male=30"]
     assert main([*full, "--study", str(tmp_path / "d")]) == 0
     assert "fewer than the cap" not in capsys.readouterr().out
+
+
+def test_a_consent_text_in_german_is_offered_and_said_to_ask_no_one_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The page can be switched to German, but the consent text is given in one language:
+    `study create` says how to give it in German too, and `study consent` then says that
+    the same version in another language asks no one to consent again (it said they
+    would be)."""
+    scenario = small_scenario_file(tmp_path)
+    consent = tmp_path / "consent.md"
+    consent.write_text("# Consent\n\nI agree.\n")
+    folder = str(tmp_path / "s")
+    argv = ["study", "create", str(scenario), "--participants", "2", "--consent", str(consent)]
+    assert main([*argv, "--study", folder]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    hint = f"tradeoff study consent {folder} TEXT.md --version 1 --language de"
+    assert hint in said, said
+    german = tmp_path / "consent.de.md"
+    german.write_text("# Einwilligung\n\nIch stimme zu.\n")
+    assert (
+        main(["study", "consent", folder, str(german), "--version", "1", "--language", "de"]) == 0
+    )
+    said = " ".join(capsys.readouterr().out.split())
+    assert "no one is asked to consent again, as the version is the same" in said
+    assert main(["study", "consent", folder, str(consent), "--version", "2"]) == 0
+    assert "is asked to consent again" in capsys.readouterr().out

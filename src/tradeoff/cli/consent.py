@@ -11,17 +11,25 @@ from tradeoff.cli.common import emit, say
 def cmd_study_consent(args: argparse.Namespace) -> int:
     from tradeoff.cli.nearby import study_folder
     from tradeoff.study.consent_added import add_consent_version
+    from tradeoff.study.folder import load_study
 
     study_folder(args.study)
+    known = {v.version for v in load_study(args.study).consent_versions}
     added = add_consent_version(args.study, args.text, args.version, args.language)
     if args.json:
         emit(added.to_json())
         return 0
     language = "" if added.language is None else f" in {added.language}"
+    asked = (
+        f"Participants reading the page in {added.language} are shown it; no one is asked to "
+        "consent again,\nas the version is the same."
+        if added.version in known and added.language is not None
+        else "A participant who agreed to an earlier version only is asked to consent "
+        "again\nbefore their next question."
+    )
     say(
         f"Consent text version {added.version}{language} added to {args.study} as "
-        f"{added.file}; the earlier texts are kept.\nA participant who agreed to an earlier "
-        "version only is asked to consent again\nbefore their next question. A running "
-        "`study serve` shows it from its next page."
+        f"{added.file}; the earlier texts are kept.\n{asked} A running `study serve` shows "
+        "it from its next page."
     )
     return 0

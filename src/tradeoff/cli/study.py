@@ -264,6 +264,12 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         else f"Before their first question, participants read and agree to\n"
         f"{study.path / study.consent_file} (version {study.consent_version})."
     )
+    if study.consent_file is not None and study.language != "de":
+        lines.append(
+            "The page can be switched to German; to give its participants this text in German "
+            f"too: tradeoff study consent {study.path} TEXT.md --version "
+            f"{study.consent_version} --language de"
+        )
     say("\n".join(lines), wrap=True)  # on a terminal, a link or a code kept whole
     return 0
 

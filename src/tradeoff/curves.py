@@ -48,6 +48,7 @@ matter), at the level the weights' intervals have (90%).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +56,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from tradeoff.arrays import FloatArray
-from tradeoff.text import plain_number
+from tradeoff.text import percent, plain_number
 
 if TYPE_CHECKING:
     from tradeoff.ask.scenario import Scenario
@@ -281,7 +282,12 @@ def _count(x: float) -> str:
     return "more than 1,000" if x > 1000 else plain_number(x)
 
 
-def threshold_words(threshold: Threshold, scenario: Scenario, whose: str = "Your") -> str:
+def threshold_words(
+    threshold: Threshold,
+    scenario: Scenario,
+    whose: str = "Your",
+    priors: Sequence[float] | None = None,
+) -> str:
     """The sentence a clinician reads: the threshold with its interval, and how many cases
     of the second class the person would act on to find one more of the first, in the
     scenario's words.
@@ -301,6 +307,15 @@ def threshold_words(threshold: Threshold, scenario: Scenario, whose: str = "Your
     ... # doctest: +NORMALIZE_WHITESPACE
     kim's answers put the threshold probability at 75%: they would accept one of the benign
     lumps taken for malignant only for about every 3 more of the malignant lumps found.
+
+    With the class priors, it says that it counts cases as they come (a trade-off said per
+    1,000 of each class reads otherwise by their ratio):
+
+    >>> print(threshold_words(Threshold(0.09), sc, priors=(0.37, 0.63)))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Your answers put the threshold probability at 9%: to find one more of the malignant
+    lumps you would accept about 10 benign lumps taken for malignant, counting cases as they
+    come (37% of them malignant).
     """
     pos, neg = scenario.classes[0], scenario.classes[1]
     you = "you" if whose == "Your" else "they"
@@ -318,9 +333,14 @@ def threshold_words(threshold: Threshold, scenario: Scenario, whose: str = "Your
         bounds = (threshold.per_found(threshold.high), threshold.per_found(threshold.low))
     if per >= 1 or per == 0:
         spread = "" if bounds is None else f" ({_count(bounds[0])} to {_count(bounds[1])})"
+        counted = (
+            ""
+            if priors is None
+            else f", counting cases as they come ({percent(priors[0])} of them {pos.name})"
+        )
         return (
             f"{head}: to find one more of the {pos.label} {you} would accept about "
-            f"{_count(per)}{spread} {neg.label} taken for {pos.name}."
+            f"{_count(per)}{spread} {neg.label} taken for {pos.name}{counted}."
         )
     # above 50%: fewer than one unnecessary action per case found, said the other way
     spread = (

@@ -113,7 +113,7 @@ def threshold_lines(selection: Selection, person: int, whose: str | None = None)
         return []
     said = Voice(s.participant).whose
     owner = whose or said[:1].upper() + said[1:]
-    lines = [threshold_words(threshold, scenario, whose=owner)]
+    lines = [threshold_words(threshold, scenario, whose=owner, priors=s.priors)]
     if costs := costs_words(scenario, s, "your" if owner == "Your" else "their"):
         lines.append(costs)
     if tuned := _tuned_words(selection, threshold):

@@ -51,7 +51,7 @@ class SessionSummary:
         """The threshold in the scenario's words ("" without one)."""
         if self.threshold is None:
             return ""
-        return threshold_words(self.threshold, self.log.header.scenario)
+        return threshold_words(self.threshold, self.log.header.scenario, priors=self.result.priors)
 
     #: Each aspect's share of the aspects the answers informed, as the reviews show them
     #: (:func:`~tradeoff.learn.shares.asked_shares`).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 
 def cmd_scenario_check(args: argparse.Namespace) -> int:
-    from tradeoff.ask.scenario import load_scenario, summary
+    from tradeoff.ask.scenario import load_scenario
     from tradeoff.study.cache import command_population
 
     loaded = load_scenario(args.file)
@@ -67,7 +68,8 @@ def cmd_scenario_check(args: argparse.Namespace) -> int:
             }
         )
     else:
-        say(summary(loaded), wrap=True, hang=2)  # on a terminal, each line within its width
+        # on a terminal, each line within its width
+        say(scenario_summary(loaded), wrap=True, hang=2)
         if pool_models is not None:
             say(f"  pool read: {pool_models} models")
         say("OK")
@@ -273,3 +275,51 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     main_elicitation(args.out, runs=args.runs, seed=args.seed)
     return 0
+
+
+def _as_formatted(fmt: str | None, value: float) -> float:
+    """``value`` as the number in ``fmt`` (an attribute's format) shows it: 0.05 as 0.1
+    with ``{value:.1f} ms`` (``value`` itself when the format shows no number it can read
+    back)."""
+    found = re.search(r"\{value(?::([^}]*))?\}", fmt or "{value}")
+    try:
+        return float(format(value, (found[1] or "") if found else "").replace(",", ""))
+    except ValueError:
+        return value
+
+
+def scenario_summary(loaded: LoadedScenario) -> str:
+    """A short human-readable summary of a scenario, for ``tradeoff scenario check``."""
+    s = loaded.scenario
+    lines = [
+        f"{s.id}: {s.title}",
+        f"  file     {loaded.path} (sha256 {loaded.sha256[:12]})",
+    ]
+    if s.classes:
+        lines.append("  classes  " + ", ".join(f"{c.name} ({c.label})" for c in s.classes))
+    else:
+        lines.append("  options  described by their attributes alone (no classes)")
+    for a in s.attributes:
+        lo, hi = a.range
+        ends = f"{a.render(lo)} … {a.render(hi)}"
+        if any(abs(_as_formatted(a.format, x) - x) > 1e-9 * max(1.0, abs(x)) for x in (lo, hi)):
+            ends += f" (range [{lo:g}, {hi:g}]: its ends shown to the format's digits)"
+        lines.append(f"  {a.kind:<8} {a.name}: {ends}")
+    pop = s.population
+    if pop is None:
+        pass
+    elif pop.kind == "softmax-linear":
+        prev = f", prevalence {list(pop.prevalence)}" if pop.prevalence else ""
+        lines.append(
+            f"  population softmax-linear, {pop.samples:,} samples, {pop.features} features, "
+            f"seed {pop.seed}{prev}"
+        )
+    else:
+        lines.append(f"  population probabilities from {pop.path}")
+    e = s.elicitation
+    budget = f", budget {e.budget}" if e.budget else ""
+    lines.append(f"  elicitation {e.strategy}, epsilon {e.epsilon:g}{budget}")
+    lines.append(f"  weights  {', '.join(s.weight_names)}")
+    if s.pool:
+        lines.append(f"  pool     {s.pool.path}")
+    return "\n".join(lines)

@@ -249,17 +249,12 @@ class EntryState:
         started: Callable[[str], bool] | None = None,
     ) -> dict[str, Any]:
         """The counts ``study status`` and the coordinator's page show (the places held as
-        :func:`admit` counts them now, without ``gone``, those who withdrew; "declined"
-        those who declined and have not taken part since, as the status's rows count
-        them, and apart those who declined, then took part on a later visit)."""
+        :func:`admit` counts them now, without ``gone``, those who withdrew; as the rows,
+        "declined" only those who have not taken part since, the others apart)."""
         active = self.active(panel, gone, time.time(), started)
         groups = Counter(e.group for e in active if e.group is not None)
         declined = [e for e in self.people.values() if e.ever_declined and not e.pilot]
-        # Declined once, then agreed on a later visit: no longer "declined consent" (as
-        # the status's rows say), but shown the panel's ending for a decline as well.
-        took_part = sum(
-            e.started or (started is not None and started(e.participant)) for e in declined
-        )
+        took_part = sum(e.started or bool(started and started(e.participant)) for e in declined)
         out: dict[str, Any] = {
             "entered": sum(not e.pilot for e in self.people.values()),
             "holding_a_place": len(active),

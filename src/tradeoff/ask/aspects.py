@@ -72,11 +72,7 @@ def amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
         digits = min(digits, decimals + 1)
         if not format(abs(value), f".{digits}f").strip("0."):  # rounds to nothing shown
             return text
-    prefix = spec.format.split("{", 1)[0] if spec.format else ""
-    unit = ""
-    if spec.unit and spec.unit not in prefix:
-        unit = f" {spec.unit_for(format(value, f'.{digits}f'))}"
-    return f"{prefix}{words.number(value, f',.{digits}f')}{unit}"
+    return _with_decimals(spec, value, digits, words)
 
 
 def range_amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> str:
@@ -104,6 +100,11 @@ def range_amount(spec: AttributeSpec, value: float, words: Words = ENGLISH) -> s
     )
     if digits is None or digits == decimals:
         return amount(spec, value, words)
+    return _with_decimals(spec, value, digits, words)
+
+
+def _with_decimals(spec: AttributeSpec, value: float, digits: int, words: Words) -> str:
+    """An amount of ``spec`` with ``digits`` decimals, its format's prefix and its unit."""
     prefix = spec.format.split("{", 1)[0] if spec.format else ""
     unit = ""
     if spec.unit and spec.unit not in prefix:

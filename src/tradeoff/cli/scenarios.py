@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -277,19 +276,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _as_formatted(fmt: str | None, value: float) -> float:
-    """``value`` as the number in ``fmt`` (an attribute's format) shows it: 0.05 as 0.1
-    with ``{value:.1f} ms`` (``value`` itself when the format shows no number it can read
-    back)."""
-    found = re.search(r"\{value(?::([^}]*))?\}", fmt or "{value}")
-    try:
-        return float(format(value, (found[1] or "") if found else "").replace(",", ""))
-    except ValueError:
-        return value
-
-
 def scenario_summary(loaded: LoadedScenario) -> str:
     """A short human-readable summary of a scenario, for ``tradeoff scenario check``."""
+    from tradeoff.ask.shown import shown_number
+
     s = loaded.scenario
     lines = [
         f"{s.id}: {s.title}",
@@ -302,7 +292,7 @@ def scenario_summary(loaded: LoadedScenario) -> str:
     for a in s.attributes:
         lo, hi = a.range
         ends = f"{a.render(lo)} … {a.render(hi)}"
-        if any(abs(_as_formatted(a.format, x) - x) > 1e-9 * max(1.0, abs(x)) for x in (lo, hi)):
+        if any(abs(shown_number(a, x) - x) > 1e-9 * max(1.0, abs(x)) for x in (lo, hi)):
             ends += f" (range [{lo:g}, {hi:g}]: its ends shown to the format's digits)"
         lines.append(f"  {a.kind:<8} {a.name}: {ends}")
     pop = s.population

@@ -38,7 +38,7 @@ def render(view: object) -> str:
     )
     env.install_gettext_translations(languages()["en"].translations, newstyle=True)  # type: ignore[attr-defined]
     return env.get_template("review.html").render(
-        lang="en", page_title="t", study_title="s", csrf="c", **vars(view)
+        lang="en", page_title="t", study_title="s", contact=None, csrf="c", **vars(view)
     )
 
 

@@ -1,5 +1,6 @@
 """``tradeoff study consent``: a new version of a study's consent text (or a version's
-text in another language)."""
+text in another language); ``tradeoff study contact``: how participants reach the
+coordinator."""
 
 from __future__ import annotations
 
@@ -31,5 +32,24 @@ def cmd_study_consent(args: argparse.Namespace) -> int:
         f"Consent text version {added.version}{language} added to {args.study} as "
         f"{added.file}; the earlier texts are kept.\n{asked} A running `study serve` shows "
         "it from its next page."
+    )
+    return 0
+
+
+def cmd_study_contact(args: argparse.Namespace) -> int:
+    from tradeoff.cli.nearby import study_folder
+    from tradeoff.study.consent_added import set_contact
+    from tradeoff.study.folder import load_study
+
+    study_folder(args.study)
+    before = load_study(args.study).contact
+    contact = set_contact(args.study, args.contact)
+    if args.json:
+        emit({"study": str(args.study), "contact": contact, "before": before})
+        return 0
+    was = "" if before is None else f" (it was: {before})"
+    say(
+        f"Every page of the study now names its coordinator's contact: {contact}{was}.\n"
+        "A running `study serve` shows it from its next page."
     )
     return 0

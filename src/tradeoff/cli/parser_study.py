@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from tradeoff.cli.consent import cmd_study_consent
+from tradeoff.cli.consent import cmd_study_consent, cmd_study_contact
 from tradeoff.cli.layout import Commands, OldOption, add_commands
 from tradeoff.cli.numbers import top, whole
 from tradeoff.cli.panel_links import BASE_URL
@@ -29,6 +29,10 @@ INATTENTIVE_HELP = (
     "every line)"
 )
 SCENARIO_HELP = "scenario TOML file, or a shipped scenario's id (tradeoff scenario list)"
+CONTACT_HELP = (
+    "how participants reach the coordinator, one line shown on every page of the study "
+    '(e.g. "Dr Ada Lovelace, ada@example.org"; change it later with study contact)'
+)
 
 
 def add_study_commands(sub: Commands) -> None:
@@ -74,6 +78,7 @@ def add_study_commands(sub: Commands) -> None:
         help="show the page in this language (en, de) whatever the browser asks for; "
         "participants may still pick another on the first page (default: the browser's)",
     )
+    mk.add_argument("--contact", metavar="TEXT", help=CONTACT_HELP)
     add_panel_arguments(mk)
     add_arm_arguments(mk)
     mk.add_argument(
@@ -322,6 +327,13 @@ def add_consent_command(st_sub: Commands) -> None:
     cs.add_argument("--language", metavar="TAG", help="the language the text is in (e.g. de)")
     cs.add_argument("--json", action="store_true", help="print one JSON document")
     cs.set_defaults(func=cmd_study_consent)
+    ct = st_sub.add_parser(
+        "contact", help="how participants reach the coordinator, shown on the study's pages"
+    )
+    ct.add_argument("study", help="study folder")
+    ct.add_argument("contact", metavar="TEXT", help=CONTACT_HELP)
+    ct.add_argument("--json", action="store_true", help="print one JSON document")
+    ct.set_defaults(func=cmd_study_contact)
 
 
 def add_arm_arguments(mk: argparse.ArgumentParser) -> None:

@@ -167,6 +167,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         if args.attention_checks is None
         else parse_positions(args.attention_checks),
         arms=arm_specs(args),
+        contact=args.contact,
     )
     coordinator_key = new_key(study.path, "coordinator")
     write_pooling(study.path, Pooling(args.population_prior, every=args.population_prior_every))
@@ -177,6 +178,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             "scenario_sha256": study.scenario_sha256,
             "participants": list(codes),
             "coordinator_key": coordinator_key,
+            "contact": study.contact,
         }
         if codes_file is None:
             data["codes"] = codes
@@ -258,6 +260,12 @@ def cmd_study_create(args: argparse.Namespace) -> int:
         f"shown once: {coordinator_key}",
         f"(a new one: tradeoff study coordinator-key {study.path})",
     ]
+    lines.append(
+        f"Every page of the study names its coordinator's contact: {study.contact}"
+        if study.contact is not None
+        else "No contact: the pages send participants with questions to whoever invited them "
+        f"(to name the coordinator: tradeoff study contact {study.path} TEXT)."
+    )
     lines.append(
         "No consent page: participants start at question 1 (--consent FILE gives one)."
         if study.consent_file is None

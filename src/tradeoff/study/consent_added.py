@@ -1,6 +1,7 @@
 """Adding a consent text to a study (``tradeoff study consent``), and the texts as
 ``study.json`` lists them now, for a server that keeps running while one is added
-(:mod:`tradeoff.study.consent_versions` says what a version is)."""
+(:mod:`tradeoff.study.consent_versions` says what a version is); and changing how
+participants reach the coordinator (``tradeoff study contact``, :func:`set_contact`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from pathlib import Path
 
 from tradeoff.errors import InputError
 from tradeoff.study.consent_versions import ConsentVersion, read_versions, text_for
+from tradeoff.study.contact import CONTACT_KEY, check_contact
 from tradeoff.study.entries import study_lock
+from tradeoff.study.files import replace_atomically
 from tradeoff.study.folder import STUDY_FILE, Study, load_study
 from tradeoff.study.inputs import (
     check_consent_version,
@@ -137,3 +140,18 @@ def written_in(study: Study, chosen: ConsentVersion, language: str) -> str:
     the study's language), else ``language``. What a consent record says it was shown in,
     at a terminal and on the study web page."""
     return chosen.language or study.language or language
+
+
+def set_contact(folder: str | Path, text: str) -> str:
+    """Give a study its contact, or change it (``tradeoff study contact``): ``study.json``
+    replaced atomically under the study's lock, every other field as it was. A running
+    study web page shows the new one from its next page."""
+    contact = check_contact(text, "TEXT")
+    root = Path(folder)
+    with study_lock(root):
+        load_study(root)  # a study, and readable
+        path = root / STUDY_FILE
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data[CONTACT_KEY] = contact
+        replace_atomically(path, (json.dumps(data, indent=2) + "\n").encode())
+    return contact

@@ -11,7 +11,7 @@ A study is a folder (docs/architecture.md, "Files"):
 * ``consent.md``: the information and consent text, when the study has one, and
   ``consent-<n>.md`` for each text added later (:mod:`tradeoff.study.consent_versions`);
   ``study.json``'s ``attention_checks``, the questions an attention check comes before
-  (:mod:`tradeoff.study.checks`);
+  (:mod:`tradeoff.study.checks`), and its ``contact`` (:mod:`tradeoff.study.contact`);
 * ``sessions/``: one folder per participant, as ``tradeoff elicit`` writes them (which
   count: :mod:`tradeoff.study.counted`; the coordinator's view:
   :mod:`tradeoff.study.status`);
@@ -62,6 +62,7 @@ from tradeoff.study.codes import (
     write_codes,
 )
 from tradeoff.study.consent_versions import ConsentVersion, read_versions
+from tradeoff.study.contact import CONTACT_KEY, check_contact, read_contact
 from tradeoff.study.entries import EntryState, joined, read_entries
 from tradeoff.study.erase_journal import complete_erasure
 from tradeoff.study.inputs import (
@@ -127,6 +128,8 @@ class Study:
     arm_seed: int = 0
     #: scrypt's cost n for this study's codes, as its file names it (``code_hash``).
     code_cost: int = CODE_COST
+    #: How participants reach the coordinator (:mod:`tradeoff.study.contact`), or ``None``.
+    contact: str | None = None
 
     @property
     def scenario_hashes(self) -> frozenset[str]:
@@ -198,6 +201,7 @@ def create_study(
     language: str | None = None,
     attention_checks: Sequence[int] = (),
     arms: Sequence[ArmSpec] = (),
+    contact: str | None = None,
 ) -> tuple[Study, dict[str, str]]:
     """Make a study folder; returns the study and every participant's access code.
 
@@ -223,7 +227,9 @@ def create_study(
     (:mod:`tradeoff.study.checks`).
     ``arms`` (two or more, :func:`tradeoff.study.arms.check_arms`) make a study that
     compares conditions: each participant is assigned to one (:mod:`tradeoff.study.arms`).
+    ``contact`` says how participants reach the coordinator (:mod:`tradeoff.study.contact`).
     """
+    contact = None if contact is None else check_contact(contact)
     if language is not None:
         check_language(language)
     loaded = load_scenario(scenario_path)  # validated before anything is written
@@ -276,6 +282,7 @@ def create_study(
             panel_ids,
             language,
             arms,
+            contact,
         )
         if checks:
             study = _with_checks(study, checks)
@@ -331,6 +338,7 @@ def _make_study(
     panel_ids: Sequence[str] = (),
     language: str | None = None,
     arm_specs: Sequence[ArmSpec] = (),
+    contact: str | None = None,
 ) -> Study:
     dest.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
@@ -371,6 +379,7 @@ def _make_study(
         language=language,
         arms=arms,
         arm_seed=secrets.randbelow(2**31) if arms else 0,
+        contact=contact,
     )
     if panel is not None:
         allowed = {panel.participant_of(i): i for i in panel_ids}
@@ -399,6 +408,8 @@ def _make_study(
         document["panel"] = panel.to_json()
     if language is not None:
         document["language"] = language
+    if contact is not None:
+        document[CONTACT_KEY] = contact
     if arms:
         document["arms"] = [a.to_json() for a in arms]
         document["arm_seed"] = study.arm_seed
@@ -491,6 +502,7 @@ def load_study(folder: str | Path) -> Study:
         raise InputError.single(
             path, field, f"is not what a study file holds there ({reason}).", restore
         ) from None
+    contact = read_contact(data, path)
     if version not in STUDY_VERSIONS or isinstance(version, bool):
         raise InputError.single(
             path,
@@ -567,6 +579,7 @@ def load_study(folder: str | Path) -> Study:
         arms=arms[0],
         arm_seed=arms[1],
         code_cost=cost,
+        contact=contact,
     )
     return with_entries(study, allowed)
 

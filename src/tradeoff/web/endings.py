@@ -41,9 +41,11 @@ def ending(
 ) -> web.Response:
     """The end of a panel participant's visit: back to the panel (its URL with the link's
     parameters put in), or a page with the code to give the panel (and a link back when
-    there is also a URL). A URL without a code is followed at once by a refresh of the
-    page, not an HTTP redirect: after a form (finish, decline) the page's policy lets
-    forms lead only to this server, and the browser would refuse the panel's address."""
+    there is also a URL; after completing, the link to withdraw too, as a participant
+    with a code has on their last page). A URL without a code is followed at once by a
+    refresh of the page, not an HTTP redirect: after a form (finish, decline) the page's
+    policy lets forms lead only to this server, and the browser would refuse the panel's
+    address."""
     panel = site.study.panel
     assert panel is not None
     end = getattr(panel, which)
@@ -83,12 +85,15 @@ def ending(
         code_label=code_label,
         url=url,
         back=_("Go back to the panel"),
+        # Their answers are complete, not yet theirs to leave out: withdrawing stays open.
+        withdraw=_("Withdraw from the study") if which == "complete" else None,
     )
 
 
 def thank_you(site: Site, visitor: Visitor, entered: Entered | None) -> web.Response:
     """The page after the last answer: the panel's ending for a panel participant, else
-    thanks and the link to withdraw."""
+    thanks, whom to ask about the study (the coordinator's contact, every page's footer,
+    when the study has one) and the link to withdraw."""
     if entered is not None and site.study.panel is not None and not entered.pilot:
         return ending(site, visitor, "complete", link_values(site, entered))
     _ = visitor.language.gettext
@@ -97,7 +102,10 @@ def thank_you(site: Site, visitor: Visitor, entered: Entered | None) -> web.Resp
         _("Thank you"),
         [
             _("Your answers are saved and complete. You can close this page."),
-            _("If you have questions about the study, contact its coordinator."),
+            # Without a contact (study create --contact), no coordinator they cannot reach.
+            _("If you have questions about the study, contact its coordinator.")
+            if site.watched.contact()
+            else _("If you have questions about the study, ask the person who invited you."),
         ],
         link=("withdraw", _("Withdraw from the study")),
     )

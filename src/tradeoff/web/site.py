@@ -283,6 +283,7 @@ class Site:
                 lang=visitor.language.tag,
                 page_title=title,
                 study_title=clean_text(scenario.title),
+                contact=self.watched.contact(),
                 csrf=self.csrf(visitor.nonce),
                 **context,
             )

@@ -5,21 +5,26 @@ who withdrew (``withdrawals.jsonl``), the session cookies ended early
 (:class:`~tradeoff.web.revoked.Revoked`), the recent wrong codes
 (:class:`~tradeoff.study.attempts.RecentFailures`), who was erased on request
 (``erasures.jsonl``, :class:`~tradeoff.study.erasures.ErasureLog`) and the marks of the
-pilot's and the coordinator's keys (``keys.json``). The appended files and
+pilot's and the coordinator's keys (``keys.json``), and how participants reach the
+coordinator (``study.json``'s ``contact``, :mod:`tradeoff.study.contact`). The appended files and
 ``erasures.jsonl`` are read by the one tailer, :class:`tradeoff.study.tail.Tail`;
-``withdrawals.jsonl`` and ``keys.json`` are replaced whole, never appended in place, so
-they are read again whole when their ``stat`` changes.
+``withdrawals.jsonl``, ``keys.json`` and ``study.json`` are replaced whole, never appended
+in place, so they are read again whole when their ``stat`` changes.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 
+from tradeoff.errors import InputError
 from tradeoff.study.attempts import RecentFailures
+from tradeoff.study.contact import read_contact
 from tradeoff.study.entries import Entered, EntryLog
 from tradeoff.study.erasures import ErasureLog
-from tradeoff.study.folder import Study, with_entries
+from tradeoff.study.files import open_regular, read_bounded
+from tradeoff.study.folder import STUDY_FILE, STUDY_FILE_LIMIT, Study, with_entries
 from tradeoff.study.keys import KEYS_FILE, key_mark, read_keys
 from tradeoff.study.withdrawals import withdrawals_path, withdrawn
 from tradeoff.text import clean_text
@@ -47,12 +52,15 @@ class Watched:
     _roster: tuple[int, Study] | None = None
     #: ``keys.json`` as last read, and what its ``stat`` said then (:meth:`key_mark`).
     _keys: tuple[tuple[int, int, int] | None, dict[str, dict[str, str]]] = (None, {})
+    #: ``study.json``'s ``contact`` as last read, and what its ``stat`` said then.
+    _contact: tuple[tuple[int, int, int] | None, str | None] = (None, None)
 
     def __post_init__(self) -> None:
         self.revoked = Revoked(self.study.path / REVOKED_FILE, self.session_seconds)
         self.entries = EntryLog(self.study.path)
         self.attempts = RecentFailures(self.study)
         self.erasures = ErasureLog(self.study.path)
+        self._contact = (None, self.study.contact)
 
     def roster(self) -> Study:
         """The study with everyone let in by link so far among its participants (made
@@ -112,3 +120,28 @@ class Watched:
         if seen is None or seen != self._keys[0]:
             self._keys = (seen, read_keys(self.study.path) if seen else {})
         return key_mark(self._keys[1], kind)
+
+    def contact(self) -> str | None:
+        """How participants reach the coordinator, as ``study.json`` says now (read again
+        only when its ``stat`` changes: ``study contact`` while the page is served); when
+        the file cannot be read or its contact is not usable, the last one read."""
+        path = self.study.path / STUDY_FILE
+        try:
+            st = os.stat(path, follow_symlinks=False)
+            seen: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            seen = None
+        if seen is not None and seen != self._contact[0]:
+            found = self._contact[1]
+            try:
+                fd = open_regular(path, os.O_RDONLY)
+                try:
+                    data = json.loads(read_bounded(fd, STUDY_FILE_LIMIT))
+                finally:
+                    os.close(fd)
+                if isinstance(data, dict):
+                    found = read_contact(data, path)
+            except (OSError, ValueError, RecursionError, InputError) as exc:
+                LOG.warning("%s: its contact could not be read (%s)", clean_text(path), exc)
+            self._contact = (seen, found)
+        return self._contact[1]

@@ -98,8 +98,9 @@ def _sigmoid_into(a: FloatArray, out: FloatArray, work: FloatArray) -> None:
     np.abs(a, out=work)
     np.negative(work, out=work)
     np.exp(work, out=work)  # e^(−|a|)
-    np.copyto(out, work)
-    np.copyto(out, 1.0, where=positive)
+    # 1 where a ≥ 0 (e^(−|a|) ≤ 1: the larger is 1), else e^(−|a|) (the larger beside 0):
+    # the numbers of a masked copy, without its branch per element (several times faster).
+    np.maximum(work, positive, out=out)
     work += 1.0
     out /= work
 
@@ -117,10 +118,9 @@ def _sigmoid_pair_into(a: FloatArray, up: FloatArray, down: FloatArray, work: Fl
     np.abs(a, out=work)
     np.negative(work, out=work)
     np.exp(work, out=work)  # e^(−|a|)
-    np.copyto(up, work)
-    np.copyto(up, 1.0, where=a >= 0)
-    np.copyto(down, work)
-    np.copyto(down, 1.0, where=a <= 0)  # −a ≥ 0
+    # 1 on the side whose argument is ≥ 0, else e^(−|a|), as in :func:`_sigmoid_into`.
+    np.maximum(work, a >= 0, out=up)
+    np.maximum(work, a <= 0, out=down)  # −a ≥ 0
     work += 1.0
     up /= work
     down /= work
@@ -369,10 +369,16 @@ def signed_log_likelihoods(
         else:
             # Answering from the numbers (T = 0), P is one of three values per particle,
             # looked up: against Δ, within the band (0 < Δ ≤ δ: ρ say "can't tell"), beyond.
+            # Which of the three is the number of (Δ > 0, Δ > δ) that hold (δ ≥ 0), read
+            # from one table (a gather, not a masked copy with its branch per element).
             if hit is None or miss is None or within is None:
                 hit, miss, within = _step_logs(lapse)
-            out = np.where(d > 0, within[None, :], miss[None, :])
-            np.copyto(out, hit[None, :], where=d > band[None, :])
+            n = d.shape[1]
+            which = (d > 0).astype(np.intp)
+            which += d > band[None, :]
+            which *= n
+            which += np.arange(n)
+            out = np.concatenate((miss, within, hit))[which]
         if graded.size:
             _graded_log_likelihoods(d, lapse, temperature, band, graded, every, out)
         if unsure.size:

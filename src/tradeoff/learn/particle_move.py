@@ -241,7 +241,10 @@ class MoveKernel:
             accept = (np.log(rng.random(n_part)) < gain) & np.isfinite(total)
             np.copyto(z, z_new, where=accept)
             np.copyto(s_cur, s_new, where=accept)
-            np.copyto(delta, d_new, where=accept)
+            # Δ has a row per answer: its accepted columns copied by index (a masked copy
+            # of many rows costs more than the gather; the same numbers).
+            taken = np.flatnonzero(accept)
+            delta[:, taken] = d_new[:, taken]
             np.copyto(prior_z, p_new, where=accept)
             np.copyto(lik, l_new, where=accept)
             coords = cell_coords[:, noise]  # (3, N)

@@ -132,6 +132,10 @@ def test_an_edited_contact_in_study_json_is_refused_naming_the_field(tmp_path: P
     message = caught.value.message()
     assert "study.json: contact: holds a line break or another control character" in message
     assert "tradeoff study contact DIR TEXT" in message
+    # the fix it names mends it
+    assert set_contact(study.path, "Team B") == ("Team B", None)
+    assert load_study(study.path).contact == "Team B"
+    assert set_contact(study.path, "Team C") == ("Team C", "Team B")
 
 
 def test_the_commands_say_whom_participants_are_sent_to(

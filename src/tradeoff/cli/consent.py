@@ -39,17 +39,16 @@ def cmd_study_consent(args: argparse.Namespace) -> int:
 def cmd_study_contact(args: argparse.Namespace) -> int:
     from tradeoff.cli.nearby import study_folder
     from tradeoff.study.consent_added import set_contact
-    from tradeoff.study.folder import load_study
 
     study_folder(args.study)
-    before = load_study(args.study).contact
-    contact = set_contact(args.study, args.contact)
+    contact, before = set_contact(args.study, args.contact)
     if args.json:
         emit({"study": str(args.study), "contact": contact, "before": before})
         return 0
     was = "" if before is None else f" (it was: {before})"
     say(
         f"Every page of the study now names its coordinator's contact: {contact}{was}.\n"
-        "A running `study serve` shows it from its next page."
+        "A running `study serve` shows it from its next page.",
+        wrap=True,  # on a terminal, at its width
     )
     return 0

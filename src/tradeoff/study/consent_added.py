@@ -142,16 +142,23 @@ def written_in(study: Study, chosen: ConsentVersion, language: str) -> str:
     return chosen.language or study.language or language
 
 
-def set_contact(folder: str | Path, text: str) -> str:
+def set_contact(folder: str | Path, text: str) -> tuple[str, str | None]:
     """Give a study its contact, or change it (``tradeoff study contact``): ``study.json``
-    replaced atomically under the study's lock, every other field as it was. A running
-    study web page shows the new one from its next page."""
+    replaced atomically under the study's lock, every other field as it was. Returns the
+    contact and the one before (``None``: none, or one no page could show, which this
+    replaces). A running study web page shows the new one from its next page."""
     contact = check_contact(text, "TEXT")
     root = Path(folder)
     with study_lock(root):
-        load_study(root)  # a study, and readable
+        try:
+            before = load_study(root).contact  # a study, and readable
+        except InputError as exc:
+            # The contact is read last: a study whose only fault is it is mended here.
+            if exc.problems[0].location != CONTACT_KEY:
+                raise
+            before = None
         path = root / STUDY_FILE
         data = json.loads(path.read_text(encoding="utf-8"))
         data[CONTACT_KEY] = contact
         replace_atomically(path, (json.dumps(data, indent=2) + "\n").encode())
-    return contact
+    return contact, before

@@ -1,8 +1,8 @@
 """How participants reach a study's coordinator: ``study.json``'s ``contact``, one line
 the coordinator writes (``study create --contact``, changed later with ``study contact``:
-:func:`tradeoff.study.consent_added.set_contact`),
-shown on every page of the study web page that tells a participant to ask the coordinator
-something (:mod:`tradeoff.web.endings`, :mod:`tradeoff.web.leaving`).
+:func:`tradeoff.study.consent_added.set_contact`), shown at the foot of every participant's
+page of the study web page (:mod:`tradeoff.web.site`, read again as it changes:
+:class:`tradeoff.web.watched.Watched`).
 
 A study made without one says so when it is made; its pages then send a participant to
 whoever invited them, never to a coordinator they have no way to reach.

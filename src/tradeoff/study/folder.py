@@ -502,7 +502,6 @@ def load_study(folder: str | Path) -> Study:
         raise InputError.single(
             path, field, f"is not what a study file holds there ({reason}).", restore
         ) from None
-    contact = read_contact(data, path)
     if version not in STUDY_VERSIONS or isinstance(version, bool):
         raise InputError.single(
             path,
@@ -570,6 +569,7 @@ def load_study(folder: str | Path) -> Study:
             raise InputError.single(
                 path, "arms", f"names {arm.scenario!r}, which files does not hash.", restore
             )
+    contact = read_contact(data, path)  # last: an error here means all else is sound
     study = replace(
         study,
         panel=panel,

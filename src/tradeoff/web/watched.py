@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tradeoff.errors import InputError
 from tradeoff.study.attempts import RecentFailures
@@ -111,12 +112,7 @@ class Watched:
         """The mark of the current pilot or coordinator key
         (:func:`~tradeoff.study.keys.key_mark`), read again only when ``keys.json``
         changes (a new key replaces the file: another inode)."""
-        path = self.study.path / KEYS_FILE
-        try:
-            st = os.stat(path, follow_symlinks=False)
-            seen: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
-        except OSError:
-            seen = None
+        seen = _stat_key(self.study.path / KEYS_FILE)
         if seen is None or seen != self._keys[0]:
             self._keys = (seen, read_keys(self.study.path) if seen else {})
         return key_mark(self._keys[1], kind)
@@ -126,11 +122,7 @@ class Watched:
         only when its ``stat`` changes: ``study contact`` while the page is served); when
         the file cannot be read or its contact is not usable, the last one read."""
         path = self.study.path / STUDY_FILE
-        try:
-            st = os.stat(path, follow_symlinks=False)
-            seen: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
-        except OSError:
-            seen = None
+        seen = _stat_key(path)
         if seen is not None and seen != self._contact[0]:
             found = self._contact[1]
             try:
@@ -145,3 +137,13 @@ class Watched:
                 LOG.warning("%s: its contact could not be read (%s)", clean_text(path), exc)
             self._contact = (seen, found)
         return self._contact[1]
+
+
+def _stat_key(path: Path) -> tuple[int, int, int] | None:
+    """(inode, mtime in ns, size) of ``path`` itself (never through a link): what changes
+    when a file replaced whole is replaced, or ``None`` when it cannot be seen."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)

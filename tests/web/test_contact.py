@@ -17,6 +17,7 @@ from tradeoff.errors import InputError
 from tradeoff.study.consent_added import set_contact
 from tradeoff.study.contact import CONTACT_LIMIT, check_contact
 from tradeoff.study.folder import STUDY_FILE, Study, create_study, load_study
+from tradeoff.study.keys import new_key
 
 from ..conftest import small_scenario_file
 from ..webclient import Participant
@@ -162,3 +163,31 @@ def test_the_commands_say_whom_participants_are_sent_to(
     assert json.loads(capsys.readouterr().out)["contact"] == "Team C"
     assert main([*args[:-1], str(tmp_path / "third"), "--contact", "\t"]) == 2
     assert not (tmp_path / "third").exists()  # refused before anything is made
+
+
+async def test_the_coordinator_sees_the_contact_the_pages_show(
+    tmp_path: Path, serve: Serve, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study, _ = make_study(tmp_path)
+    key = new_key(study.path, "coordinator")
+    assert main(["study", "status", str(study.path)]) == 0
+    assert "no contact on the participants' pages (tradeoff study contact" in (
+        capsys.readouterr().out
+    )
+    base = await serve(study)  # type: ignore[misc]
+    coordinator = Participant(base)
+    try:
+        form = await coordinator.get("coordinator")
+        page = await coordinator.submit(form, "coordinator", key=key)
+        assert "Participants' pages name no contact" in page.text
+        set_contact(study.path, CONTACT)
+        page = await coordinator.get("coordinator")  # at once, though its counts are kept
+        assert f"Participants' pages name your contact: {ESCAPED}" in page.html
+    finally:
+        await coordinator.close()
+    assert main(["study", "status", str(study.path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["contact"] == CONTACT
+    assert main(["study", "status", str(study.path)]) == 0
+    assert f"participants' pages name the coordinator's contact: {CONTACT}" in (
+        capsys.readouterr().out
+    )

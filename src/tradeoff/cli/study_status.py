@@ -60,6 +60,13 @@ def status_words(data: dict[str, object]) -> StatusWords:
             + f", {panel['screened_total']} screened out"
             + (f" ({reasons})" if reasons else "")
         )
+    contact = data.get("contact")
+    extra.append(
+        f"participants' pages name the coordinator's contact: {contact}"
+        if contact
+        else f"no contact on the participants' pages (tradeoff study contact {data['study']} "
+        "TEXT gives one)"
+    )
     problems = data.get("problems") or []
     assert isinstance(problems, list)
     return StatusWords(

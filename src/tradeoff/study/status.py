@@ -357,6 +357,7 @@ class StudyStatus:
             "complete": self.complete,
             "flagged": sum(r.flagged for r in self.rows),
             "attention_checks": list(self.study.attention_checks),
+            "contact": self.study.contact,
             "failed_checks": sum(r.checks_failed > 0 for r in self.rows),
             "long_pauses": sum((r.longest_s or 0.0) > LONG_PAUSE_S for r in self.rows),
             "long_pause_s": LONG_PAUSE_S,

@@ -12,11 +12,9 @@ from tradeoff.cli.common import emit, say
 def cmd_study_consent(args: argparse.Namespace) -> int:
     from tradeoff.cli.nearby import study_folder
     from tradeoff.study.consent_added import add_consent_version
-    from tradeoff.study.folder import load_study
 
     study_folder(args.study)
-    known = {v.version for v in load_study(args.study).consent_versions}
-    added = add_consent_version(args.study, args.text, args.version, args.language)
+    added, new = add_consent_version(args.study, args.text, args.version, args.language)
     if args.json:
         emit(added.to_json())
         return 0
@@ -24,7 +22,7 @@ def cmd_study_consent(args: argparse.Namespace) -> int:
     asked = (
         f"Participants reading the page in {added.language} are shown it; no one is asked to "
         "consent again,\nas the version is the same."
-        if added.version in known and added.language is not None
+        if not new and added.language is not None
         else "A participant who agreed to an earlier version only is asked to consent "
         "again\nbefore their next question."
     )

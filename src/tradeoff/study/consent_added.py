@@ -26,11 +26,12 @@ from tradeoff.study.inputs import (
 
 def add_consent_version(
     folder: str | Path, text: str | Path, version: str, language: str | None = None
-) -> ConsentVersion:
+) -> tuple[ConsentVersion, bool]:
     """Add a consent text to a study: a new version (participants who agreed to an older
     one are asked again before their next question), or the text of an existing version
     in another language. Nothing is overwritten: the text is copied to a new file, and
-    ``study.json`` is replaced atomically under the study's lock."""
+    ``study.json`` is replaced atomically under the study's lock. Returns the text added
+    and whether it is a new version (``False``: another language of one it had)."""
     check_consent_version(version)
     if language is not None:
         check_language(language)
@@ -79,7 +80,7 @@ def add_consent_version(
         tmp = root / (STUDY_FILE + ".tmp")
         tmp.write_text(json.dumps(data, indent=2) + "\n")
         tmp.replace(path)
-    return added
+    return added, not same
 
 
 def read_current(study: Study) -> tuple[str | None, tuple[ConsentVersion, ...]]:

@@ -65,7 +65,6 @@ def status_facts(site: Site, now: float | None = None) -> dict[str, Any]:
         if cached is not None and now - cached[0] < STATUS_SECONDS:
             return dict(cached[1])
         facts = study_status(site.watched.roster()).to_dict()
-        facts["contact"] = site.watched.contact()  # as study.json says now
         facts["gathered"] = time.strftime("%H:%M:%S UTC", time.gmtime())
         site.status_cache = (now, facts)
         return dict(facts)

@@ -10,7 +10,12 @@ For each N a fresh study of the shipped breast-cancer triage scenario (its pool,
 serve`` is started on loopback. N participants arrive over ``--arrival`` seconds, each an
 HTTP client with its own cookie jar and one kept-alive connection, as a browser is: the
 code page, the code posted (→ the consent page), "I agree" posted (→ question 1), then an
-answer (A or B at random, seeded) every ``--every`` seconds (±10 %).
+answer every ``--every`` seconds (±10 %). ``--answerer random`` (the default) answers A or B
+at random (seeded); ``--answerer person`` as a simulated person would, as in
+``benchmarks.engine_step``: true weights drawn from a flat Dirichlet over swing weights,
+read against the differences the page shows (its "better: 136 more", "worse: 0.6 ms more"),
+one answer in ten (``--slip``) reversed. Random answers contradict each other, so the
+engine moves its particles at nearly every answer; a person's answers mostly agree.
 
 Measured at the client, each from the request sent to the next page's last byte (the
 303 and the GET it leads to included): **code → consent**, **agree → question 1** and their
@@ -40,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiohttp
+import numpy as np
 
 from benchmarks._table import cpu_name, markdown, percentile, reference_unit, write
 from tradeoff.threads import one_thread
@@ -68,9 +74,56 @@ def _field(html: str, name: str, action: str) -> str:
     return m.group(1)
 
 
-async def person(base: str, code: str, args: argparse.Namespace, seed: int) -> Person:
+_LINE = re.compile(r'<li class="differs (better|worse)">.*?<span class="delta">\(([^)]*)\)', re.S)
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _reading() -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The shipped scenario's weight spans (what ``truth_from_dirichlet`` draws against) and
+    what one unit of each line's shown difference is in the weights' terms (a class's
+    accuracy is its prevalence times its recall, shown per 1,000 cases)."""
+    from tradeoff.ask.population import scenario_population
+    from tradeoff.ask.scenario import load_scenario
+    from tradeoff.learn.engine import Engine
+
+    scenario = load_scenario(SCENARIO).scenario
+    population = scenario_population(scenario)
+    spans = Engine(scenario, population=population).space.spans
+    scale = tuple(float(p) / 1000.0 for p in population.priors) + (1.0,) * len(scenario.attributes)
+    return spans, scale
+
+
+def persons_choice(html: str, weights: tuple[float, ...], scale: tuple[float, ...]) -> str:
+    """ "left" or "right": the option a person with these natural-unit weights prefers,
+    from the differences the question page shows for Option A (a line both options share
+    is not marked; ``scale`` turns each line's shown difference into the weights' units)."""
+    start = html.index('<section class="option"')
+    first = html[start : html.index("</section>", start)]
+    lines = re.findall(r"<li[^>]*>.*?</li>", first, re.S)
+    gain = 0.0
+    for i, line in enumerate(lines):
+        m = _LINE.search(line)
+        if m is None:
+            continue
+        size = float(_NUMBER.findall(m.group(2))[0].replace(",", "")) * scale[i]
+        gain += weights[i] * size * (1.0 if m.group(1) == "better" else -1.0)
+    return "left" if gain >= 0 else "right"
+
+
+async def person(
+    base: str,
+    code: str,
+    args: argparse.Namespace,
+    seed: int,
+    reading: tuple[tuple[float, ...], tuple[float, ...]],
+) -> Person:
     out = Person()
     rng = random.Random(seed)
+    weights: tuple[float, ...] = ()
+    if args.answerer == "person":
+        from tradeoff.learn.engine import truth_from_dirichlet
+
+        weights = truth_from_dirichlet(reading[0], np.random.default_rng([seed, 35]))
     # each participant from an address of its own (all of 127.0.0.0/8 is this machine),
     # as people on their own networks are: the server's limits per source apply to each
     host = 2 + seed
@@ -108,7 +161,13 @@ async def person(base: str, code: str, args: argparse.Namespace, seed: int) -> P
                 data = {
                     name: _field(html, name, "answer") for name in ("csrf", "answered", "shown")
                 }
-                data["choice"] = rng.choice(("left", "right"))
+                if args.answerer == "person":
+                    choice = persons_choice(html, weights, reading[1])
+                    if rng.random() < args.slip:
+                        choice = "right" if choice == "left" else "left"
+                    data["choice"] = choice
+                else:
+                    data["choice"] = rng.choice(("left", "right"))
                 sent = time.perf_counter()
                 html = await go("POST", "answer", data)
                 out.submits.append((sent, time.perf_counter() - sent))
@@ -256,9 +315,11 @@ async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, objec
         stop, peak = asyncio.Event(), [before]
         sampler = asyncio.create_task(sample(server.pid, stop, peak))
 
+        reading = _reading() if args.answerer == "person" else ((), ())
+
         async def arrive(i: int, code: str) -> Person:
             await asyncio.sleep(args.arrival * i / n)
-            return await person(base, code, args, seed=i)
+            return await person(base, code, args, seed=i, reading=reading)
 
         started = time.perf_counter()
         people = await asyncio.gather(*(arrive(i, c) for i, c in enumerate(codes.values())))
@@ -330,6 +391,13 @@ def main(argv: list[str] | None = None) -> int:
         help="ask with this strategy instead of the scenario's (a copy of it is made); "
         "writes study_load-<strategy>.md",
     )
+    parser.add_argument(
+        "--answerer",
+        choices=("random", "person"),
+        default="random",
+        help="answer at random (default) or as a simulated person with true weights",
+    )
+    parser.add_argument("--slip", type=float, default=0.1, help="a person's reversed share")
     parser.add_argument("--server-log", metavar="FILE", help="append the server's stderr here")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
@@ -381,7 +449,15 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.workers} server processes; each participant answers every {args.every:g} s "
         f"(±10 %), {args.answers} answers, arriving over {args.arrival:g} s; the shipped "
         f"breast-cancer triage scenario ({args.strategy or 'its joint'} strategy, its pool), "
-        "with a consent page. The clients (one Python process) run on the same machine as "
+        "with a consent page. "
+        + (
+            "Each participant answers as a simulated person (true weights drawn from a flat "
+            f"Dirichlet over swing weights, read against the page's differences; {args.slip:g} "
+            "of the answers reversed). "
+            if args.answerer == "person"
+            else "Each participant answers A or B at random. "
+        )
+        + "The clients (one Python process) run on the same machine as "
         "the server. CPU ms per answer: the CPU time the server's processes and the "
         "clients' process used while the participants came and answered, over the answers "
         "given (their codes and consents counted in). "
@@ -398,6 +474,7 @@ def main(argv: list[str] | None = None) -> int:
         + f" --participants {' '.join(map(str, args.participants))}"
         + f" --workers {args.workers}"
         + (f" --strategy {args.strategy}" if args.strategy else "")
+        + (f" --answerer person --slip {args.slip:g}" if args.answerer == "person" else "")
         + "`.\n"
     )
     if not args.no_write:

@@ -30,7 +30,7 @@ def test_copa_speaks_of_the_scenarios_aspects_not_the_pool_columns() -> None:
     outcome = rank_pool(pool, weights=[1.0] * len(pool.columns), top=3)
     assert "on CO2 (kg) (" in outcome.explanation
     assert "on MATH (points) (" in outcome.explanation
-    table = format_rank(outcome, pool.labels)
+    table = format_rank(outcome, pool.labels, table_width=200)
     header = next(line for line in table.splitlines() if line.lstrip().startswith("#"))
     assert "CO2 (kg)" in header and "MMLU-PRO (points)" in header
     for column in ("co2_kg", "math_lvl5", "mmlu_pro"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -19,10 +20,11 @@ d,0.70,0.70,0.70,3.0
 
 
 def test_objectives_that_share_a_prefix_keep_their_whole_names(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The header cut every name to 12 characters, so recall_class_0, _1 and _2 all read
     "recall_class" and the three columns could not be told apart."""
+    monkeypatch.setenv("COLUMNS", "120")
     pool = tmp_path / "three.csv"
     pool.write_text(POOL)
     objectives = ["recall_class_0", "recall_class_1", "recall_class_2"]
@@ -60,10 +62,11 @@ def test_objectives_or_a_scenario_are_needed_and_not_both(
 
 
 def test_a_long_name_cut_to_the_column_ends_in_an_ellipsis(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Names longer than the name column (60) were cut with no mark, so a cut leaderboard
-    name read as a whole one."""
+    name read as a whole one. At 80 columns the name is cut to what the row leaves."""
+    monkeypatch.setenv("COLUMNS", "120")
     long = "Jimmy19991222_llama-3-8b-instruct-gapo-v2-bert-f1-beta10-gamma0.3-lr1.0e-6"
     pool = tmp_path / "long.csv"
     pool.write_text(POOL.replace("\na,", f"\n{long},"))
@@ -75,3 +78,42 @@ def test_a_long_name_cut_to_the_column_ends_in_an_ellipsis(
     shown = row.split()[1]
     assert len(shown) == 60 and shown == long[:59] + "…"
     assert row.index(" ", row.index("Jimmy")) == header.index("score") - 4  # width kept
+    # At 80 columns a row with the name's 60 would be 93 wide: each name is on a line of
+    # its own under its row, whole where the terminal has room for it.
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    at = next(i for i, line in enumerate(lines) if line.strip() == long)
+    rank, score, *tops = lines[at - 1].split()
+    assert rank.isdigit() and float(score.rstrip("=")) >= 0 and tops[0].startswith("top-")
+    header = next(i for i, line in enumerate(lines) if line.lstrip().startswith("#"))
+    assert lines[header].split()[:2] == ["#", "score"] and lines[header + 1].strip() == "model"
+
+
+def test_at_80_columns_each_name_stands_whole_over_two_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At an 80-column terminal the rows were 95 columns wide, so the terminal broke every
+    row in two; now each objective's name is written over two lines, the rows fit, and
+    the name read down a column is still whole and under it stands its own top-%."""
+    monkeypatch.setenv("COLUMNS", "80")
+    pool = tmp_path / "three.csv"
+    pool.write_text(POOL)
+    objectives = ["recall_class_0", "recall_class_1", "recall_class_2", "latency_ms"]
+    argv = ["pool", "rank", str(pool)]
+    for name in objectives:
+        argv += ["--objective", f"{name}:{'min' if name == 'latency_ms' else 'max'}"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("#"))
+    upper, header = lines[at - 1], lines[at]
+    assert header.split()[:3] == ["#", "model", "score"] and header.split()[-1] == "pareto"
+    row = next(line for line in lines if line.lstrip().startswith("1 "))
+    ends = [m.end() for m in re.finditer(r"top-\d+%", row)]
+    assert len(ends) == len(objectives)
+    for name, end in zip(objectives, ends, strict=True):
+        top = upper[:end].rsplit(maxsplit=1)[-1]
+        bottom = header[:end].rsplit(maxsplit=1)[-1]
+        assert top + bottom == name  # right-aligned with its column, read whole

@@ -274,6 +274,12 @@ def prose_width() -> int:
     return max(40, min(80, shutil.get_terminal_size().columns))
 
 
+def terminal_width() -> int:
+    """How wide a table may be: the terminal's width (``COLUMNS``, else the terminal's own;
+    80 where there is none), at least 40."""
+    return max(40, shutil.get_terminal_size().columns)
+
+
 def error(text: str) -> None:
     """Write a message to stderr, control characters made harmless and any URL in it
     without its credentials (:func:`tradeoff.net.redacted`); on a terminal, its lines

@@ -15,6 +15,7 @@ from tradeoff.cli.common import (
     parse_p,
     prose_width,
     say,
+    terminal_width,
 )
 from tradeoff.cli.per_unit import say_swing_shares
 
@@ -52,6 +53,7 @@ def format_rank(
     labels: Mapping[str, str] | None = None,
     noun: str = "model",
     width: int = 80,
+    table_width: int | None = None,
 ) -> str:
     """The text ``tradeoff pool rank`` prints (practitioner's view: û as top-%, ω, p, Pareto).
 
@@ -59,21 +61,15 @@ def format_rank(
     ``noun`` one of the pool's options ("option" where a scenario describes them by their
     aspects alone: :func:`~tradeoff.ask.words.option_noun`). Sentences are broken between
     words to fit ``width`` columns (:func:`~tradeoff.text.fit_lines`); table rows are kept
-    whole, as wide as their columns.
+    whole and fit ``table_width`` (the terminal's width; ``width`` if not given), as
+    :func:`_table` lays them out.
     """
-    from tradeoff.choose.copa import tied, top_percent
     from tradeoff.choose.words import order_words
-    from tradeoff.text import cut, fit_lines
+    from tradeoff.text import fit_lines
 
     def prose(*texts: str) -> list[str]:
         return [line for text in texts for line in fit_lines(text, width).split("\n")]
 
-    cols = list(outcome.selected.u)
-    heads = [(labels or {}).get(c, c) for c in cols]
-    name_width = min(60, max(12, *(len(r.name) for r in outcome.ranking)))
-    # Each objective under its whole name: cut to a fixed width, recall_class_0, _1 and _2
-    # all read "recall_class".
-    widths = [max(len("top-100%"), len(c)) for c in heads]
     p = "inf" if math.isinf(outcome.p) else f"{outcome.p:g}"
     lines = []
     if outcome.recommended is not None:
@@ -94,22 +90,7 @@ def format_rank(
         f"method {outcome.method}, p = {p}, ω = [{', '.join(f'{w:.3g}' for w in outcome.weights)}]",
         order_words(outcome.method),
     )
-    lines.append(
-        f"{'#':>3}  {noun:<{name_width}}  {'score':>7}   "
-        + "  ".join(f"{c:>{w}}" for c, w in zip(heads, widths, strict=True))
-        + "  pareto"
-    )
-    ties = tied([r.score for r in outcome.ranking])
-    for i, (r, tie) in enumerate(zip(outcome.ranking, ties, strict=True), 1):
-        tops = "  ".join(
-            f"{'top-' + str(top_percent(r.u[c])) + '%':>{w}}"
-            for c, w in zip(cols, widths, strict=True)
-        )
-        name = cut(r.name, name_width)  # a cut name ends in "…": never read as a whole one
-        lines.append(
-            f"{i:>3}  {name:<{name_width}}  {r.score:7.4f}{'=' if tie else ' '}  "
-            f"{tops}  {'yes' if r.pareto else ''}"
-        )
+    lines += _table(outcome, labels, noun, width if table_width is None else table_width)
     lines += ["", *prose(*selected_lines(outcome))]
     if outcome.linear is not None:
         lin = outcome.linear
@@ -138,6 +119,75 @@ def format_rank(
         )
     lines += prose(*(f"warning: {w}" for w in outcome.warnings))
     return "\n".join(lines)
+
+
+def _table(
+    outcome: RankOutcome, labels: Mapping[str, str] | None, noun: str, room: int
+) -> list[str]:
+    """:func:`format_rank`'s table, one row a model, to fit ``room`` columns: each objective
+    under its whole name (cut to a fixed width, recall_class_0, _1 and _2 all read
+    "recall_class"), over two lines where the rows would not fit, and where they still
+    would not, each model's name on a line of its own under its row."""
+    from tradeoff.choose.copa import tied, top_percent
+    from tradeoff.text import cut
+
+    cols = list(outcome.selected.u)
+    heads = [(labels or {}).get(c, c) for c in cols]
+    name_width = min(60, max(12, *(len(r.name) for r in outcome.ranking)))
+    uppers = [""] * len(heads)
+    widths = [max(len("top-100%"), len(c)) for c in heads]
+    if _row_width(name_width, widths) > room:
+        split = [_two_lines(c) for c in heads]
+        uppers, heads = [u for u, _ in split], [c for _, c in split]
+        widths = [max(len("top-100%"), len(u), len(c)) for u, c in split]
+    below = _row_width(name_width, widths) > room
+    if below:  # the names under the rows, as wide as the terminal leaves them
+        name_width = max(12, room - 5)
+    lead = f"{'':>3}  " + ("" if below else f"{'':<{name_width}}  ") + f"{'':>7}   "
+    lines = [lead + "  ".join(f"{c:>{w}}" for c, w in zip(uppers, widths, strict=True))]
+    lines = [line.rstrip() for line in lines if line.strip()]
+    lines.append(
+        f"{'#':>3}  "
+        + ("" if below else f"{cut(noun, name_width):<{name_width}}  ")
+        + f"{'score':>7}   "
+        + "  ".join(f"{c:>{w}}" for c, w in zip(heads, widths, strict=True))
+        + "  pareto"
+    )
+    if below:
+        lines.append(f"{'':>3}  {noun}")
+    ties = tied([r.score for r in outcome.ranking])
+    for i, (r, tie) in enumerate(zip(outcome.ranking, ties, strict=True), 1):
+        tops = "  ".join(
+            f"{'top-' + str(top_percent(r.u[c])) + '%':>{w}}"
+            for c, w in zip(cols, widths, strict=True)
+        )
+        name = cut(r.name, name_width)  # a cut name ends in "…": never read as a whole one
+        lines.append(
+            f"{i:>3}  "
+            + ("" if below else f"{name:<{name_width}}  ")
+            + f"{r.score:7.4f}{'=' if tie else ' '}  {tops}  {'yes' if r.pareto else ''}"
+        )
+        if below:
+            lines.append(f"{'':>3}  {name}")
+    return lines
+
+
+def _row_width(name_width: int, widths: Sequence[int]) -> int:
+    """How wide a row of :func:`format_rank`'s table is: rank, name, score, one column per
+    objective, "pareto"."""
+    return 3 + 2 + name_width + 2 + 7 + 3 + sum(widths) + 2 * (len(widths) - 1) + 8
+
+
+def _two_lines(name: str) -> tuple[str, str]:
+    """An objective's name over two lines, split after the "_", "-" or space nearest its
+    middle (a name without one, in two halves).
+
+    >>> _two_lines("recall_malignant"), _two_lines("recall_class_0"), _two_lines("cost")
+    (('recall_', 'malignant'), ('recall_', 'class_0'), ('co', 'st'))
+    """
+    ends = [i + 1 for i, ch in enumerate(name[:-1]) if ch in "_- "]
+    cut_at = min(ends, key=lambda i: (abs(2 * i - len(name)), i)) if ends else len(name) // 2
+    return name[:cut_at], name[cut_at:]
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -213,5 +263,5 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if args.json:
         emit(outcome.to_dict())
     else:
-        say(format_rank(outcome, pool.labels, noun, prose_width()))
+        say(format_rank(outcome, pool.labels, noun, prose_width(), terminal_width()))
     return 0

@@ -7,9 +7,19 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from tradeoff.cli.common import Progress, UsageError, emit, error, say, writable_file
+from tradeoff.cli.common import (
+    Progress,
+    UsageError,
+    emit,
+    error,
+    say,
+    terminal_width,
+    writable_file,
+)
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from tradeoff.ask.scenario import Scenario
     from tradeoff.pool import Measured
 
@@ -26,6 +36,23 @@ def _new_file(args: argparse.Namespace) -> None:
                 f"--out {args.out!r}: {str(existing)!r} already exists and is left as it is; "
                 "give another --out, or add --force to replace it"
             )
+
+
+def _fitted(frame: pd.DataFrame, width: int) -> str:
+    """The pool as written, its columns in blocks that fit ``width`` columns, each block
+    headed by the models' names (the first 20 and last 20 rows of a longer pool); a block
+    that goes on below carries no trailing backslash.
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"model": ["a", "b"], "recall_x": [0.9, 0.8], "size_kb": [1, 2]})
+    >>> print(_fitted(frame, 80))
+           recall_x  size_kb
+    model
+    a           0.9        1
+    b           0.8        2
+    """
+    text = frame.set_index("model").to_string(line_width=width, max_rows=40)
+    return "\n".join(line.rstrip().removesuffix("\\").rstrip() for line in text.splitlines())
 
 
 def _written(
@@ -48,7 +75,7 @@ def _written(
         )
     else:
         say(f"{what}: {len(frame)} models into {table} (provenance: {side})", wrap=True)
-        say(frame.to_string(index=False, max_rows=40))
+        say(_fitted(frame, terminal_width()))
     return 0
 
 

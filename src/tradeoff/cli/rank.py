@@ -89,6 +89,7 @@ def format_rank(
         f"{outcome.pareto_count} Pareto-optimal",
         f"method {outcome.method}, p = {p}, ω = [{', '.join(f'{w:.3g}' for w in outcome.weights)}]",
         order_words(outcome.method),
+        f"top-x%: x % of the {noun}s are better on that objective (top-1% for the best).",
     )
     lines += _table(outcome, labels, noun, width if table_width is None else table_width)
     lines += ["", *prose(*selected_lines(outcome))]

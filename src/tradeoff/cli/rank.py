@@ -145,8 +145,8 @@ def _table(
     if below:  # the names under the rows, as wide as the terminal leaves them
         name_width = max(12, room - 5)
     lead = f"{'':>3}  " + ("" if below else f"{'':<{name_width}}  ") + f"{'':>7}   "
-    lines = [lead + "  ".join(f"{c:>{w}}" for c, w in zip(uppers, widths, strict=True))]
-    lines = [line.rstrip() for line in lines if line.strip()]
+    upper = lead + "  ".join(f"{c:>{w}}" for c, w in zip(uppers, widths, strict=True))
+    lines = [upper.rstrip()] if upper.strip() else []
     lines.append(
         f"{'#':>3}  "
         + ("" if below else f"{cut(noun, name_width):<{name_width}}  ")
@@ -183,12 +183,14 @@ def _two_lines(name: str) -> tuple[str, str]:
     """An objective's name over two lines, split after the "_", "-" or space nearest its
     middle (a name without one, in two halves).
 
-    >>> _two_lines("recall_malignant"), _two_lines("recall_class_0"), _two_lines("cost")
-    (('recall_', 'malignant'), ('recall_', 'class_0'), ('co', 'st'))
+    >>> _two_lines("recall_malignant"), _two_lines("recall_class_0"), _two_lines("CO2 (kg)")
+    (('recall_', 'malignant'), ('recall_', 'class_0'), ('CO2', '(kg)'))
+    >>> _two_lines("cost")
+    ('co', 'st')
     """
     ends = [i + 1 for i, ch in enumerate(name[:-1]) if ch in "_- "]
     cut_at = min(ends, key=lambda i: (abs(2 * i - len(name)), i)) if ends else len(name) // 2
-    return name[:cut_at], name[cut_at:]
+    return name[:cut_at].rstrip(" "), name[cut_at:]
 
 
 def _check(args: argparse.Namespace) -> None:

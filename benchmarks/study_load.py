@@ -15,8 +15,8 @@ at random (seeded); ``--answerer person`` as a simulated person would, as in
 ``benchmarks.engine_step``: true weights drawn from a flat Dirichlet over swing weights,
 read against the differences the page shows (its "better: 136 more", "worse: 0.6 ms more"),
 one answer in ten (``--slip``) reversed. Random answers contradict each other, a person's
-mostly agree; the engine moves its particles after about a third of either
-(``benchmarks/results/study_load.md``).
+mostly agree; the engine moves its particles after 39 % of the first and 33 % of the
+second (``benchmarks.answer_moves``).
 
 Measured at the client, each from the request sent to the next page's last byte (the
 303 and the GET it leads to included): **code → consent**, **agree → question 1** and their

@@ -4,7 +4,6 @@ particles when it raised ``state.moves``; both kinds of answerers answer."""
 from __future__ import annotations
 
 import pytest
-
 from benchmarks.answer_moves import moved_shares
 
 pytestmark = pytest.mark.core

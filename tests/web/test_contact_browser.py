@@ -80,7 +80,7 @@ def test_the_contact_fits_every_page_and_passes_axe(
             page.wait_for_load_state()
         page.wait_for_url("**/review")
         page.click("button[type=submit][formaction], form[action=finish] button")
-        page.wait_for_url("**/done")
+        page.wait_for_url("**/done*")
         check("done")
         page.goto(base + "withdraw")
         check("withdraw")

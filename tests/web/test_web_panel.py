@@ -85,6 +85,12 @@ async def test_a_listed_panel_id_enters_completes_and_lands_on_the_panel(
         # the same link again: back to the finished session, never a second one
         again = await p.get(link("AAA111", STUDY_ID="st1", SESSION_ID="se1"))
         assert again.path.endswith("/done")
+        # opened again, the page stays (sent on at once only from the last page), so the
+        # way to withdraw on it can be read and followed; the panel's link is still there
+        assert "http-equiv" not in again.html and f'href="{target}"' in again.html
+        assert 'href="withdraw"' in again.html
+        asked = await p.get("withdraw")
+        assert asked.path.endswith("/withdraw") and 'action="withdraw"' in asked.html
     finally:
         await p.close()
     pid = study.panel.participant_of("AAA111")  # type: ignore[union-attr]

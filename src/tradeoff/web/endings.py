@@ -38,6 +38,7 @@ def ending(
     which: Ending,
     values: dict[str, str],
     reason: str | None = None,
+    stay: bool = False,
 ) -> web.Response:
     """The end of a panel participant's visit: back to the panel (its URL with the link's
     parameters put in), or a page with the code to give the panel (and a link back when
@@ -45,7 +46,8 @@ def ending(
     with a code has on their last page). A URL without a code is followed at once by a
     refresh of the page, not an HTTP redirect: after a form (finish, decline) the page's
     policy lets forms lead only to this server, and the browser would refuse the panel's
-    address."""
+    address; with ``stay`` (a completed participant opening the page again) it is a link
+    beside the one to withdraw."""
     panel = site.study.panel
     assert panel is not None
     end = getattr(panel, which)
@@ -87,15 +89,19 @@ def ending(
         back=_("Go back to the panel"),
         # Their answers are complete, not yet theirs to leave out: withdrawing stays open.
         withdraw=_("Withdraw from the study") if which == "complete" else None,
+        stay=stay,
     )
 
 
-def thank_you(site: Site, visitor: Visitor, entered: Entered | None) -> web.Response:
-    """The page after the last answer: the panel's ending for a panel participant, else
-    thanks, whom to ask about the study (the coordinator's contact, every page's footer,
-    when the study has one) and the link to withdraw."""
+def thank_you(
+    site: Site, visitor: Visitor, entered: Entered | None, stay: bool = False
+) -> web.Response:
+    """The page after the last answer: the panel's ending for a panel participant (its
+    address followed at once unless ``stay``: :func:`ending`), else thanks, whom to ask
+    about the study (the coordinator's contact, every page's footer, when the study has
+    one) and the link to withdraw."""
     if entered is not None and site.study.panel is not None and not entered.pilot:
-        return ending(site, visitor, "complete", link_values(site, entered))
+        return ending(site, visitor, "complete", link_values(site, entered), stay=stay)
     _ = visitor.language.gettext
     return site.message(
         visitor,

@@ -253,6 +253,10 @@ async def review(request: web.Request) -> web.StreamResponse:
     return await with_session(request, show)
 
 
+#: The query ``finish`` sends the browser to ``done`` with: the session was finished just now.
+JUST_FINISHED = "finished"
+
+
 async def done(request: web.Request) -> web.StreamResponse:
     """``GET /done``: the end of a finished session (:func:`~tradeoff.web.endings.thank_you`)."""
     site = request.app[SITE]
@@ -262,7 +266,9 @@ async def done(request: web.Request) -> web.StreamResponse:
     if not await site.work(partial(site.participants.has_finished, visitor.participant)):
         return await where_next(request, visitor)
     entered = await site.work(partial(site.watched.entered, visitor.participant))
-    return thank_you(site, visitor, entered)
+    # Sent on to the panel's address at once only on the way from the last page; opened
+    # again later (the link, a bookmark), the page stays, with its way to withdraw.
+    return thank_you(site, visitor, entered, stay=JUST_FINISHED not in request.query)
 
 
 def add_question_routes(app: web.Application) -> None:
@@ -284,7 +290,7 @@ def add_question_routes(app: web.Application) -> None:
     )
     app.router.add_post(
         "/finish",
-        form_action(lambda rec, *_: finish(site, rec), "done", needs="review"),
+        form_action(lambda rec, *_: finish(site, rec), f"done?{JUST_FINISHED}", needs="review"),
     )
     app.router.add_get("/review", review)
     app.router.add_get("/done", done)

@@ -19,11 +19,12 @@ that says how to install it.
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import platform
 import statistics
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -59,6 +60,45 @@ __all__ = [
     "load_estimators",
     "measure",
 ]
+
+
+def _fit(
+    est: Any,
+    dataset: Dataset,
+    fit: tuple[Any, Any],
+    held: tuple[Any, Any] | None,
+    folds: int,
+    seed: int,
+) -> tuple[NDArray[Any], NDArray[Any], Any]:
+    """One estimator's predictions, the true classes they are read against, and the model
+    fitted on the training cases ``fit``: out of fold by stratified cross-validation
+    (shuffled with ``seed``), or on the held-out cases ``held``."""
+    from sklearn.base import clone
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+    if held is None:
+        cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+        pred = np.asarray(cross_val_predict(clone(est), dataset.x, dataset.y, cv=cv))
+        truth = np.asarray(dataset.y)
+    else:
+        pred = np.asarray(clone(est).fit(*fit).predict(held[0]))
+        truth = np.asarray(held[1])
+    return pred, truth, clone(est).fit(*fit)
+
+
+@contextlib.contextmanager
+def _global_numpy_seeded(seed: int) -> Iterator[None]:
+    """numpy's global generator seeded with ``seed`` inside, and put back as it was after:
+    an estimator whose ``random_state`` is ``None`` (a tree's split order, a forest's
+    bootstrap) draws from it, so without a seed its numbers change from run to run."""
+    # The legacy global generator on purpose: it is what scikit-learn's
+    # check_random_state(None) hands an estimator.
+    before = np.random.get_state()  # noqa: NPY002
+    np.random.seed(seed % 2**32)  # noqa: NPY002
+    try:
+        yield
+    finally:
+        np.random.set_state(before)  # noqa: NPY002
 
 
 def _latency_ms(model: Any, x: NDArray[np.float64], repeats: int) -> float:
@@ -157,7 +197,10 @@ def measure(
         Instead of cross-validation, fit on a stratified split and measure recall on the
         held-out share ``test_size`` (split seeded with ``seed``).
     seed
-        Seeds the folds or the split (estimators keep their own ``random_state``).
+        Seeds the folds or the split; an estimator keeps its own ``random_state``, and one
+        that leaves it ``None`` draws from numpy's global generator, seeded with ``seed``
+        while it is fitted and put back after, so that the same command measures the
+        same numbers again.
     latency_repeats
         Single-case predictions timed per model (the median is reported).
     progress
@@ -180,8 +223,7 @@ def measure(
         (:mod:`tradeoff.pool.uncertainty`).
     """
     _sklearn(dataset.source or "dataset")
-    from sklearn.base import clone
-    from sklearn.model_selection import StratifiedKFold, cross_val_predict, train_test_split
+    from sklearn.model_selection import StratifiedKFold, train_test_split
 
     named = _named(estimators, "estimators")
     labels = list(dataset.classes)
@@ -215,6 +257,7 @@ def measure(
                 "use at least 2 folds and no more than the smallest class's cases.",
             )
         x_fit, y_fit, x_time = dataset.x, dataset.y, dataset.x
+        held = None
         how = f"{folds}-fold stratified cross-validation, shuffled with seed {seed}"
     else:
         if not 0.0 < test_size < 1.0:
@@ -224,7 +267,7 @@ def measure(
         x_fit, x_test, y_fit, y_test = train_test_split(
             dataset.x, dataset.y, test_size=test_size, stratify=dataset.y, random_state=seed
         )
-        x_time = x_test
+        x_time, held = x_test, (x_test, y_test)
         how = (
             f"{1 - test_size:.0%} train / {test_size:.0%} test, stratified, seed {seed} "
             f"({len(y_test)} test cases)"
@@ -235,15 +278,9 @@ def measure(
     rows = []
     for name, est in named.items():
         try:
-            if test_size is None:
-                cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-                pred = np.asarray(cross_val_predict(clone(est), dataset.x, dataset.y, cv=cv))
-                truth = dataset.y
-            else:
-                pred = np.asarray(clone(est).fit(x_fit, y_fit).predict(x_test))
-                truth = y_test
-            fitted = clone(est).fit(x_fit, y_fit)
-            latency = _latency_ms(fitted, x_time, latency_repeats)
+            with _global_numpy_seeded(seed):  # its predictions timed too: they may draw
+                pred, truth, fitted = _fit(est, dataset, (x_fit, y_fit), held, folds, seed)
+                latency = _latency_ms(fitted, x_time, latency_repeats)
             size = len(pickle.dumps(fitted)) / 1024
         except KeyboardInterrupt:
             raise

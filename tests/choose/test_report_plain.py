@@ -48,6 +48,8 @@ def test_the_report_opens_with_a_summary(report: Path) -> None:
     # no module path anywhere; COPA's ω is explained for the practitioner, one level down
     assert not re.search(r"`?tradeoff\.[a-z_]+", md)
     assert "For the practitioner: COPA's ranking" in md and "ω is not what anyone values" in md
+    # and what its table's "top-x%" means, as pool rank and the app say it
+    assert "Top-x%: x% of models are better on it (none: top-1%)." in md
     # the weights figure shows the weights of the tables (over each aspect's whole range)
     assert "how much each aspect matters over its whole range" in md
 

@@ -77,7 +77,7 @@ def test_a_ranking_by_a_metric_fits_too(
     assert "Recommended by the metric" in text and "Linear metric picks" in text
     assert [line for line in _prose(text) if len(line) > 80] == []
     # what top-x% means is said (a share of the models better, not a score)
-    assert "top-x%: x % of the models are better on that objective" in " ".join(text.split())
+    assert "Top-x%: x% of models are better on it (none: top-1%)." in " ".join(text.split())
     # its table too: 93 columns before, each objective's name now over two lines
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "recall_" in text and " malignant " in text

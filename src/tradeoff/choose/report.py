@@ -54,6 +54,7 @@ from tradeoff.choose.words import (
     noise_words,
     omega_note,
     order_words,
+    top_words,
     unfinished_words,
 )
 from tradeoff.stable import whole_percents
@@ -243,7 +244,10 @@ def write_report(
     md += [
         "## For the practitioner: COPA's ranking (averaged ω, p = ∞)",
         "",
-        markdown_text(f"{omega_note(selection)} {order_words(scores=False)}"),
+        markdown_text(
+            f"{omega_note(selection)} {order_words(scores=False)} "
+            f"{top_words(pool_noun(selection, False))}"
+        ),
         "",
     ]
     cols, ranking = pool.columns, selection.average_pick.ranking

@@ -319,6 +319,16 @@ def order_words(method: str = "copa", scores: bool = True) -> str:
     )
 
 
+def top_words(noun: str = "model") -> str:
+    """What a ranking table's "top-x%" cells mean (:func:`tradeoff.choose.copa.top_percent`),
+    as ``pool rank``, the report and the app's ranking details say it.
+
+    >>> top_words("option")
+    'Top-x%: x% of options are better on it (none: top-1%).'
+    """
+    return f"Top-x%: x% of {noun}s are better on it (none: top-1%)."
+
+
 def omega_note(selection: Selection, gap: float = 0.15, limit: int = 3) -> str:
     """One sentence on COPA's ω for the practitioner, naming the aspects (at most ``limit``)
     where ω looks unlike a person's own weights (over each aspect's whole range) by more

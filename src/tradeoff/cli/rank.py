@@ -64,7 +64,7 @@ def format_rank(
     whole and fit ``table_width`` (the terminal's width; ``width`` if not given), as
     :func:`_table` lays them out.
     """
-    from tradeoff.choose.words import order_words
+    from tradeoff.choose.words import order_words, top_words
     from tradeoff.text import fit_lines
 
     def prose(*texts: str) -> list[str]:
@@ -89,7 +89,7 @@ def format_rank(
         f"{outcome.pareto_count} Pareto-optimal",
         f"method {outcome.method}, p = {p}, ω = [{', '.join(f'{w:.3g}' for w in outcome.weights)}]",
         order_words(outcome.method),
-        f"top-x%: x % of the {noun}s are better on that objective (top-1% for the best).",
+        top_words(noun),
     )
     lines += _table(outcome, labels, noun, width if table_width is None else table_width)
     lines += ["", *prose(*selected_lines(outcome))]

@@ -13,6 +13,7 @@ from textual.widgets import DataTable
 
 from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.words import table_legend
+from tradeoff.choose.words import top_words
 from tradeoff.text import and_list
 from tradeoff.tui.cells import COPA_ORDER
 
@@ -77,8 +78,7 @@ def ranking_caption(
 
     hidden = out_of_view_note([name(j - 2) for j in left], [name(j - 2) for j in right])
     if about is None:
-        tops = f"Top-x%: x% of {noun}s are better on it (none: top-1%)."
-        copa = f"COPA's ranking. {COPA_ORDER} {tops}"
+        copa = f"COPA's ranking. {COPA_ORDER} {top_words(noun)}"
         return f"{copa} {hidden}" if hidden else copa
     aspects = len(scenario.weight_names) if scenario is not None else 0
     shown = [j for j in range(aspects) if j not in out]

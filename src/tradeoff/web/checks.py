@@ -13,7 +13,6 @@ served) is sent to the consent page before their next question (:func:`consent_d
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from tradeoff.study.folder import STUDY_FILE, Study
 from tradeoff.study.inputs import file_sha256, read_consent
 from tradeoff.web.i18n import Language
 from tradeoff.web.pages import QuestionView, question_view, safe_markdown
+from tradeoff.web.watched import stat_key
 
 
 def check_now(study: Study, engine: Engine, marks: Marks) -> tuple[Query, Side] | None:
@@ -96,17 +96,12 @@ class ConsentTexts:
     the file changes (``study consent`` while the study is served)."""
 
     study: Study
-    _key: tuple[int, int] | None = None
+    _key: tuple[int, int, int] | None = None
     _current: tuple[str | None, tuple[ConsentVersion, ...]] = (None, ())
 
     def current(self) -> tuple[str | None, tuple[ConsentVersion, ...]]:
         """(the newest version, every text), as ``study.json`` says now."""
-        path = self.study.path / STUDY_FILE
-        try:
-            st = os.stat(path)
-            key = (st.st_mtime_ns, st.st_size)
-        except OSError:
-            key = None
+        key = stat_key(self.study.path / STUDY_FILE)
         if key is None or key != self._key:
             found = read_current(self.study)
             self._key, self._current = key, found

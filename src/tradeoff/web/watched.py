@@ -112,7 +112,7 @@ class Watched:
         """The mark of the current pilot or coordinator key
         (:func:`~tradeoff.study.keys.key_mark`), read again only when ``keys.json``
         changes (a new key replaces the file: another inode)."""
-        seen = _stat_key(self.study.path / KEYS_FILE)
+        seen = stat_key(self.study.path / KEYS_FILE)
         if seen is None or seen != self._keys[0]:
             self._keys = (seen, read_keys(self.study.path) if seen else {})
         return key_mark(self._keys[1], kind)
@@ -122,7 +122,7 @@ class Watched:
         only when its ``stat`` changes: ``study contact`` while the page is served); when
         the file cannot be read or its contact is not usable, the last one read."""
         path = self.study.path / STUDY_FILE
-        seen = _stat_key(path)
+        seen = stat_key(path)
         if seen is not None and seen != self._contact[0]:
             found = self._contact[1]
             try:
@@ -139,7 +139,7 @@ class Watched:
         return self._contact[1]
 
 
-def _stat_key(path: Path) -> tuple[int, int, int] | None:
+def stat_key(path: Path) -> tuple[int, int, int] | None:
     """(inode, mtime in ns, size) of ``path`` itself (never through a link): what changes
     when a file replaced whole is replaced, or ``None`` when it cannot be seen."""
     try:

@@ -277,47 +277,61 @@ rows_st = st.lists(row, min_size=2, max_size=5)
 answers_st = st.lists(answer, min_size=1, max_size=6)
 
 
-@settings(max_examples=6, deadline=None)
+#: How far the particles' P(best) may lie from numerical integration: with N particles, a
+#: share p estimated from independent draws has standard deviation √(p(1 − p)/N) ≤ 0.5/√N;
+#: resampling and moving keep the particles correlated, which we allow for as an effective
+#: sample of N/4: with N = 2,000 that is 0.022, and 4 of them, 0.089, would flag a real error.
+P_BEST_TOLERANCE = 4 * 0.5 / math.sqrt(PARTICLES / 4)
+#: How far the CDF of numerical integration at a 90% interval's end may lie from 5% or 95%.
+QUANTILE_TOLERANCE = 0.07
+
+
+# The examples are derandomised in every run (not only in CI): the bounds are statistical,
+# and an example hypothesis finds at random can exceed them by chance.
+# `benchmarks.posterior_check` draws 1,200 random examples and measures how far the errors
+# reach (benchmarks/results/posterior_check.md).
+@settings(max_examples=6, deadline=None, derandomize=True)
 @given(rows=rows_st, answers=answers_st, seed=st.integers(0, 1000))
 def test_particles_match_brute_force_integration(
     rows: list[tuple[float, float, float]], answers: list[tuple[Any, Any, int]], seed: int
 ) -> None:
     """P(best) and the 90% intervals from the particles against numerical integration
-    (:func:`check_against_brute_force`), a few examples on a 20,000-cell grid."""
-    check_against_brute_force(rows, answers, seed, k=200)
+    (:func:`brute_force_errors`), a few examples on a 20,000-cell grid."""
+    p_error, q_error = brute_force_errors(rows, answers, seed, k=200)
+    assert p_error <= P_BEST_TOLERANCE
+    assert q_error <= QUANTILE_TOLERANCE
 
 
 @pytest.mark.slow
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15, deadline=None, derandomize=True)
 @given(rows=rows_st, answers=answers_st, seed=st.integers(0, 1000))
 def test_particles_match_brute_force_integration_on_many(
     rows: list[tuple[float, float, float]], answers: list[tuple[Any, Any, int]], seed: int
 ) -> None:
     """The same on 15 more examples and a 90,000-cell grid (CI)."""
-    check_against_brute_force(rows, answers, seed, k=300)
+    p_error, q_error = brute_force_errors(rows, answers, seed, k=300)
+    assert p_error <= P_BEST_TOLERANCE
+    assert q_error <= QUANTILE_TOLERANCE
 
 
-def check_against_brute_force(
+def brute_force_errors(
     rows: list[tuple[float, float, float]],
     answers: list[tuple[Any, Any, int]],
     seed: int,
     k: int,
-) -> None:
-    """P(best) of every candidate and the 5% and 95% points of every weight (natural and
-    swing) from the particles agree with numerical integration over a fine simplex grid
-    under the same prior and likelihood (and the same weighing up of the noisy tails), for
+) -> tuple[float, float]:
+    """How far the particles lie from numerical integration over a fine simplex grid under
+    the same prior and likelihood (and the same weighing up of the noisy tails), for
     answers to pairs that each read better on something (what the strategy shows; after
     "can't tell" to a pair one option dominates, a person's answer nearly nothing can
-    explain, the particles were measured off by up to 0.13 in P(best)).
+    explain, the particles were measured off by up to 0.13 in P(best)): the largest
+    difference in any candidate's P(best), and the largest distance of the grid's CDF at an
+    end of a 90% interval (of any weight, natural or swing) from 5% or 95%. A quantile is
+    checked where the grid's CDF puts it, so the grid's resolution does not enter.
 
-    With N particles, a share p estimated from independent draws has standard deviation
-    √(p(1 − p)/N) ≤ 0.5/√N; resampling and moving keep the particles correlated, which we
-    allow for as an effective sample of N/4: with N = 2,000 that is 0.022, and 4 of them,
-    0.09, would flag a real error. Measured on 16 random examples of this kind: at most
-    0.030 in P(best) and 0.044 in a quantile's CDF (with 6 moves per resample instead of
-    12, 0.12: the particles had not mixed, which this test caught). A quantile is checked
-    where the grid's CDF puts it (within 0.07 of 5% or 95%), so the grid's resolution does
-    not enter.
+    Measured (tests) on 16 random examples of this kind: at most 0.030 in P(best) and 0.044
+    in a quantile's CDF (with 6 moves per resample instead of 12, 0.12: the particles had
+    not mixed, which this check caught); on 1,200 in ``benchmarks.posterior_check``.
     """
     space = small_space()
     candidates = np.array(rows)
@@ -334,16 +348,19 @@ def check_against_brute_force(
     p_grid, s, post = brute_force(strategy, recorded, k=k)
     p_particles = strategy.p_best(state)
     assert p_particles is not None
-    tolerance = 4 * 0.5 / math.sqrt(PARTICLES / 4)
-    assert np.abs(p_particles - p_grid).max() <= tolerance, (p_particles, p_grid)
     result = strategy.result(state)
     assert result.intervals is not None and result.swing_intervals is not None
     a = natural_weights(s, space.spans)
+    q_error = 0.0
     for i in range(3):
         checks = ((a[:, i], result.intervals[i]), (s[:, i], result.swing_intervals[i]))
         for values, (lo, hi) in checks:
-            assert abs(cdf_at(values, post, lo) - 0.05) <= 0.07
-            assert abs(cdf_at(values, post, hi) - 0.95) <= 0.07
+            q_error = max(
+                q_error,
+                abs(cdf_at(values, post, lo) - 0.05),
+                abs(cdf_at(values, post, hi) - 0.95),
+            )
+    return float(np.abs(p_particles - p_grid).max()), q_error
 
 
 @pytest.mark.stats  # a statistical run in a file of the core tier

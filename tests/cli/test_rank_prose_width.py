@@ -81,6 +81,21 @@ def test_a_ranking_by_a_metric_fits_too(
     # its table too: 93 columns before, each objective's name now over two lines
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "recall_" in text and " malignant " in text
+    # how ω was made to agree with the metric is said in words, not by a mapping's name
+    flat = " ".join(text.split())
+    assert "(anchored)" not in flat and "(swing)" not in flat and "(fitted)" not in flat
+    assert "ω chosen to agree with the metric: ω " in flat
+
+
+def test_every_way_of_choosing_omega_is_said_in_words() -> None:
+    from tradeoff.choose.pool_metric import OMEGA_MAPPINGS
+    from tradeoff.choose.words import omega_mapping_words
+
+    said = [omega_mapping_words(m, "option") for m in OMEGA_MAPPINGS]
+    assert len(set(said)) == len(OMEGA_MAPPINGS)
+    for mapping, line in zip(OMEGA_MAPPINGS, said, strict=True):
+        assert f"({mapping})" not in line and "{" not in line
+    assert "no other option ranks above it" in said[2]
 
 
 def test_a_narrower_terminal_gets_narrower_sentences(

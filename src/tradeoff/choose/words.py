@@ -329,6 +329,34 @@ def top_words(noun: str = "model") -> str:
     return f"Top-x%: x% of {noun}s are better on it (none: top-1%)."
 
 
+#: What each of :data:`~tradeoff.choose.pool_metric.OMEGA_MAPPINGS` does, for the line that
+#: says which one set COPA's ω (:func:`omega_mapping_words`).
+_MAPPING_WORDS = {
+    "swing": "each objective's ω is its weight in the metric times its range in the pool",
+    "fitted": (
+        "ω fitted so that COPA's scores follow how far each {noun} falls short of the metric's pick"
+    ),
+    "anchored": (
+        "ω set so that the metric's pick scores the same on every objective, so no other "
+        "{noun} ranks above it unless it is ranked better on all of them"
+    ),
+}
+
+
+def omega_mapping_words(mapping: str, noun: str = "model") -> str:
+    """The line above a COPA ranking made to agree with a metric: how its ω was set
+    (``mapping``, one of :data:`~tradeoff.choose.pool_metric.OMEGA_MAPPINGS`, chosen by
+    :func:`~tradeoff.choose.pool_metric.omega_for_metric`).
+
+    >>> print(omega_mapping_words("anchored"))  # doctest: +NORMALIZE_WHITESPACE
+    COPA's ranking of the pool, ω chosen to agree with the metric: ω set so that the
+    metric's pick scores the same on every objective, so no other model ranks above it
+    unless it is ranked better on all of them.
+    """
+    how = _MAPPING_WORDS.get(mapping, mapping).format(noun=noun)
+    return f"COPA's ranking of the pool, ω chosen to agree with the metric: {how}."
+
+
 def omega_note(selection: Selection, gap: float = 0.15, limit: int = 3) -> str:
     """One sentence on COPA's ω for the practitioner, naming the aspects (at most ``limit``)
     where ω looks unlike a person's own weights (over each aspect's whole range) by more

@@ -64,7 +64,7 @@ def format_rank(
     whole and fit ``table_width`` (the terminal's width; ``width`` if not given), as
     :func:`_table` lays them out.
     """
-    from tradeoff.choose.words import order_words, top_words
+    from tradeoff.choose.words import omega_mapping_words, order_words, top_words
     from tradeoff.text import fit_lines
 
     def prose(*texts: str) -> list[str]:
@@ -80,10 +80,7 @@ def format_rank(
         if rec.trade:
             lines += prose(f"  {rec.trade[0].upper()}{rec.trade[1:]}.")
         mapping = outcome.linear.omega_mapping if outcome.linear is not None else "swing"
-        lines += [
-            "",
-            *prose(f"COPA's ranking of the pool, ω chosen to agree with the metric ({mapping}):"),
-        ]
+        lines += ["", *prose(omega_mapping_words(mapping, noun))]
     lines += prose(
         f"{outcome.selectable} selectable of {outcome.n} {noun}s; "
         f"{outcome.pareto_count} Pareto-optimal",

@@ -213,6 +213,20 @@ def shown_number(spec: AttributeSpec, value: float) -> float:
     return value if read is None else read  # no plain number shown: the value itself
 
 
+def shown_difference(spec: AttributeSpec, value: float, other: float) -> float:
+    """``value`` − ``other`` as a person reads them: each rounded as its format shows it
+    first (:func:`shown_number`), so "$0.21" and "$0.20" differ by $0.01 whatever the
+    numbers behind them (0.214 and 0.196 differ by 0.018, which reads "$0.02").
+
+    >>> from tradeoff.ask.scenario import AttributeSpec
+    >>> spec = AttributeSpec(name="cost", kind="cost", range=(0, 1), label="per scan",
+    ...                      format="${value:.2f} per scan")
+    >>> round(shown_difference(spec, 0.214, 0.196), 6)
+    0.01
+    """
+    return shown_number(spec, value) - shown_number(spec, other)
+
+
 def _read(text: str) -> float | None:
     """The number a shown text reads, or ``None`` when it shows no plain number."""
     cleaned = text.replace(",", "").replace("_", "").strip()
@@ -312,6 +326,14 @@ def card_lines(
     >>> b = ClassifierProfile((0.3, 0.5), (0.9, 0.84), (0.2, 5.0))
     >>> [line.delta for line in card_lines(sc, a, b)]
     ['12 more', '', '$0.01 more', '']
+
+    A difference is the one between the numbers as shown: "$0.21" against "$0.20" differ
+    by $0.01, though 0.214 and 0.196 behind them differ by 0.018.
+
+    >>> c = ClassifierProfile((0.3, 0.5), (0.912, 0.84), (0.214, 5.0))
+    >>> d = ClassifierProfile((0.3, 0.5), (0.9, 0.84), (0.196, 5.0))
+    >>> [line.delta for line in card_lines(sc, c, d)]
+    ['12 more', '', '$0.01 more', '']
     """
     _ = words.gettext
     lines = []
@@ -327,7 +349,7 @@ def card_lines(
         better, delta = False, ""
         if differs:
             spec = scenario.attributes[j]
-            diff = v - o
+            diff = shown_difference(spec, v, o)
             better = diff < 0 if spec.kind == "cost" else diff > 0
             if counts_itself(spec.name, spec.unit):  # a count ("changes"): "4 fewer"
                 n = {"amount": words.digits(_number(spec, abs(diff)))}

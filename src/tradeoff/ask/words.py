@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from tradeoff.ask.formats import counts_itself
 from tradeoff.ask.queries import Query
 from tradeoff.ask.scenario import Scenario
-from tradeoff.ask.shown import PER, amount, per_thousand
+from tradeoff.ask.shown import PER, amount, per_thousand, shown_difference
 from tradeoff.text import ENGLISH, N_, YOU, Voice, Words
 
 
@@ -30,7 +30,7 @@ def _attr_delta(scenario: Scenario, j: int, mine: float, other: float) -> tuple[
     latency"; an attribute counted in units of its own name ("changes") says it once, as a
     count: "2 fewer changes", not "2 changes less changes", and "1 fewer change"."""
     spec = scenario.attributes[j]
-    diff = mine - other
+    diff = shown_difference(spec, mine, other)  # as the two numbers read
     better = diff < 0 if spec.kind == "cost" else diff > 0
     said = amount(spec, abs(diff))
     number, _, unit = said.rpartition(" ")
@@ -66,8 +66,8 @@ def difference_words(
     for j in range(len(scenario.attributes)):
         a, b = mine[k + j], other[k + j]
         spec = scenario.attributes[j]
-        # Only differences the display can show (not one that rounds to nothing).
-        if spec.render(abs(a - b)) != spec.render(0.0):
+        # Only differences the display shows (not two numbers that read the same).
+        if shown_difference(spec, a, b) != 0:
             words.append(_attr_delta(scenario, j, a, b)[1])
     return words
 

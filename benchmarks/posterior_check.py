@@ -11,7 +11,9 @@ P(best), and the largest distance of the integrated CDF at an end of a 90% inter
 or 95%. Families: *random* draws every number uniformly in its range; *round* draws them
 on a lattice of 1/16 (shared values and repeated pairs, as a property test's simplest
 examples have); *found* is each example a property test once found beyond the bounds, at
-``--seeds`` seeds.
+``--seeds`` seeds. Rows marked *shipped grid* give the particles and the integration the
+noise grid the engine ships with (9 lapse rates, 8 temperatures, 6 bands) instead of the
+test's small one (3, 3, 2), on ``--shipped-examples`` random examples (each about 6 s).
 """
 
 from __future__ import annotations
@@ -85,19 +87,24 @@ def examples(family: str, count: int, seed: int = 0) -> list[Example]:
     return out
 
 
-def errors(example: Example, k: int) -> tuple[float, float]:
-    """(P(best) error, quantile error) of one example on a grid of ``k``² cells."""
+def errors(example: Example, k: int, shipped: bool = False) -> tuple[float, float]:
+    """(P(best) error, quantile error) of one example on a grid of ``k``² cells, with the
+    test's small noise grid or (``shipped``) the engine's own."""
     from tests.learn.test_joint import brute_force_errors
 
+    from tradeoff.learn.likelihood import NOISE_PRIOR
+
     rows, answers, seed = example
-    return brute_force_errors(rows, answers, seed, k)
+    return brute_force_errors(rows, answers, seed, k, NOISE_PRIOR if shipped else None)
 
 
-def measure(found: Sequence[Example], k: int, workers: int) -> list[tuple[float, float]]:
+def measure(
+    found: Sequence[Example], k: int, workers: int, shipped: bool = False
+) -> list[tuple[float, float]]:
     """The errors of every example, ``workers`` processes at once (joblib)."""
     from joblib import Parallel, delayed
 
-    return list(Parallel(n_jobs=workers)(delayed(errors)(e, k) for e in found))
+    return list(Parallel(n_jobs=workers)(delayed(errors)(e, k, shipped) for e in found))
 
 
 def row_of(name: str, measured: Sequence[tuple[float, float]]) -> list[object]:
@@ -121,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=600, help="per family")
     parser.add_argument("--seeds", type=int, default=24, help="per found example")
+    parser.add_argument("--shipped-examples", type=int, default=100)
     parser.add_argument("--grid", type=int, default=200, help="k: k² cells")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-write", action="store_true")
@@ -134,6 +142,13 @@ def main(argv: list[str] | None = None) -> int:
     for n, (cands, answers) in enumerate(FOUND, 1):
         at_seeds = [(cands, answers, seed) for seed in range(args.seeds)]
         rows.append(row_of(f"found {n}", measure(at_seeds, args.grid, args.workers)))
+    if args.shipped_examples:
+        drawn = examples("random", args.shipped_examples)
+        rows.append(row_of("random, shipped grid", measure(drawn, args.grid, args.workers, True)))
+    for n, (cands, answers) in enumerate(FOUND, 1):
+        at_seeds = [(cands, answers, seed) for seed in range(args.seeds)]
+        found = measure(at_seeds, args.grid, args.workers, True)
+        rows.append(row_of(f"found {n}, shipped grid", found))
     table = markdown(
         [
             "examples",
@@ -156,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{P_BEST_TOLERANCE:.3f} and {QUANTILE_TOLERANCE:.2f}.\n\n"
         + table
         + "\n\nReproduce: `.venv/bin/python -m benchmarks.posterior_check"
-        + f" --examples {args.examples} --seeds {args.seeds} --grid {args.grid}`.\n"
+        + f" --examples {args.examples} --seeds {args.seeds} --grid {args.grid}"
+        + f" --shipped-examples {args.shipped_examples}`.\n"
     )
     if args.no_write:
         print(body)

@@ -289,7 +289,9 @@ QUANTILE_TOLERANCE = 0.07
 # The examples are derandomised in every run (not only in CI): the bounds are statistical,
 # and an example hypothesis finds at random can exceed them by chance.
 # `benchmarks.posterior_check` draws 1,200 random examples and measures how far the errors
-# reach (benchmarks/results/posterior_check.md).
+# reach (benchmarks/results/posterior_check.md): beyond the bounds for 3 of them, and for two
+# examples found at random (two "can't tell" answers) up to 0.13 in P(best) with this small
+# noise grid, 0.034 with the grid the engine ships with.
 @settings(max_examples=6, deadline=None, derandomize=True)
 @given(rows=rows_st, answers=answers_st, seed=st.integers(0, 1000))
 def test_particles_match_brute_force_integration(
@@ -319,6 +321,7 @@ def brute_force_errors(
     answers: list[tuple[Any, Any, int]],
     seed: int,
     k: int,
+    noise_grid: NoiseGrid | None = None,
 ) -> tuple[float, float]:
     """How far the particles lie from numerical integration over a fine simplex grid under
     the same prior and likelihood (and the same weighing up of the noisy tails), for
@@ -328,6 +331,7 @@ def brute_force_errors(
     difference in any candidate's P(best), and the largest distance of the grid's CDF at an
     end of a 90% interval (of any weight, natural or swing) from 5% or 95%. A quantile is
     checked where the grid's CDF puts it, so the grid's resolution does not enter.
+    ``noise_grid``: the grid of (ε, T, δ) (``SMALL_GRID`` if not given).
 
     Measured (tests) on 16 random examples of this kind: at most 0.030 in P(best) and 0.044
     in a quantile's CDF (with 6 moves per resample instead of 12, 0.12: the particles had
@@ -336,7 +340,11 @@ def brute_force_errors(
     space = small_space()
     candidates = np.array(rows)
     strategy = JointStrategy(
-        space, spec(parse_scenario(SMALL)), seed, candidates=candidates, noise_grid=SMALL_GRID
+        space,
+        spec(parse_scenario(SMALL)),
+        seed,
+        candidates=candidates,
+        noise_grid=SMALL_GRID if noise_grid is None else noise_grid,
     )
     state = strategy.initial()
     recorded = []

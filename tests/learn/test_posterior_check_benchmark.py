@@ -38,10 +38,10 @@ def test_a_row_counts_what_lies_beyond_each_bound() -> None:
 
 
 def test_the_benchmark_runs_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
-    assert (
-        main(["--examples", "2", "--seeds", "1", "--grid", "60", "--workers", "1", "--no-write"])
-        == 0
-    )
+    argv = ["--examples", "2", "--seeds", "1", "--grid", "40", "--shipped-examples", "1"]
+    assert main([*argv, "--workers", "1", "--no-write"]) == 0
     out = capsys.readouterr().out
     for name in ("| random | 2 |", "| round | 2 |", "| found 1 | 1 |", "| found 2 | 1 |"):
+        assert name in out
+    for name in ("| random, shipped grid | 1 |", "| found 1, shipped grid | 1 |"):
         assert name in out

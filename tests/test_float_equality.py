@@ -43,6 +43,7 @@ FLOAT_NAMES = frozenset(
         "swing",
         "margin",
         "_preference",
+        "shown_difference",
     }
 )
 #: numpy and math functions whose result is not a float (counts, indices, truth values).

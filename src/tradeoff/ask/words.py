@@ -67,7 +67,7 @@ def difference_words(
         a, b = mine[k + j], other[k + j]
         spec = scenario.attributes[j]
         # Only differences the display shows (not two numbers that read the same).
-        if shown_difference(spec, a, b) != 0:
+        if spec.render(a) != spec.render(b):
             words.append(_attr_delta(scenario, j, a, b)[1])
     return words
 

@@ -23,7 +23,8 @@ question through one likelihood (:mod:`~tradeoff.learn.likelihood`: every answer
   particles are a sample of the posterior again (resample-move; Gilks & Berzuini 2001;
   :mod:`~tradeoff.learn.particle_move`).
   A brute-force test compares P(best) and the 90% intervals with numerical integration on
-  a fine simplex grid.
+  a fine simplex grid, and ``benchmarks/posterior_check.py`` how far they lie from it over
+  many random examples (``benchmarks/results/posterior_check.md``).
 * **Determinism.** The random numbers of each step come from (seed, a digest of every
   answer so far: both options as shown and the choice), so a replay reaches the identical
   particles, and undo is the previous immutable state (:mod:`~tradeoff.learn.joint_state`).

@@ -19,6 +19,7 @@ from tradeoff.choose.words import (
     copa_differs,
     likeliest_words,
     noise_words,
+    outside_range_words,
     tuned_words,
     unfinished_words,
 )
@@ -69,6 +70,10 @@ def selection_text(
             lines.append(f"  {likelier}")
         if noise := noise_words(rec, person):
             lines.append(f"  {noise}")
+        if chosen.scenario is not None and (
+            outside := outside_range_words(chosen.scenario, chosen.pool.values[rec.index], rec.name)
+        ):
+            lines.append(f"  {outside}")
         if not s.complete:
             lines.append(f"  {unfinished_words(s.answers)}")
         if rec.trade:

@@ -54,6 +54,7 @@ from tradeoff.choose.words import (
     noise_words,
     omega_note,
     order_words,
+    outside_range_words,
     top_words,
     unfinished_words,
 )
@@ -148,6 +149,8 @@ def write_report(
             md += [markdown_text(likelier)]
         if noise := noise_words(rec, person):
             md += [markdown_text(noise)]
+        if outside := outside_range_words(scenario, selection.pool.values[rec.index], rec.name):
+            md += [markdown_text(outside)]
         if rec.trade:
             md += [markdown_text(f"{rec.trade[0].upper()}{rec.trade[1:]}.")]
         md += [""]

@@ -179,7 +179,7 @@ class ResultScreen(Screen[None]):
         s, pool, advice = self.recorder.engine.scenario, decision.pool, decision.recommendations[0]
         from tradeoff.choose.decision_curves import threshold_lines
         from tradeoff.choose.informed import listed
-        from tradeoff.choose.words import tuned_words
+        from tradeoff.choose.words import outside_range_words, tuned_words
 
         said = recommendation_text(
             advice,
@@ -188,6 +188,8 @@ class ResultScreen(Screen[None]):
             noun=candidates_noun(s),
             names=pool.names,
         )
+        if outside := outside_range_words(s, pool.values[advice.index], advice.name):
+            said.append(f"\n{outside}")
         if tuned := tuned_words(decision.selection, 0):
             said.append(f"\n{tuned}")
         if threshold := threshold_lines(decision.selection, 0, whose="Your")[:1]:

@@ -3,6 +3,7 @@ ask about, as ``pick``, the report and the pick screen say it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -17,7 +18,9 @@ from .test_tui import confirmed, pool_scenario_file, start, wait_for
 pytestmark = pytest.mark.e2e
 
 
-async def test_a_pick_beyond_the_questions_ranges_is_said_to_be(tmp_path: Path) -> None:
+async def test_a_pick_beyond_the_questions_ranges_is_said_to_be(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pool = pd.read_csv(SCENARIOS / "pools" / "breast-cancer.csv")
     pool["size_kb"] += 760.0  # every model beyond the questions' 1–750 KB
     pool.to_csv(tmp_path / "beyond.csv", index=False)
@@ -39,3 +42,18 @@ async def test_a_pick_beyond_the_questions_ranges_is_said_to_be(tmp_path: Path) 
         said
     )
     assert "KB of memory (its range: 1 KB to 750 KB)" in said
+    # session show says it of the pick the questions stopped on, with the same words
+    from tradeoff.cli.app import format_session
+    from tradeoff.record.summary import summarise
+
+    (path,) = (tmp_path / "sessions" / "dr-lee").glob("*.jsonl")
+    summary = summarise(path)
+    assert summary.verdict is not None
+    shown = " ".join(format_session(summary).split())
+    assert "lies outside the ranges the scenario's questions ask about:" in shown, shown
+    assert "KB of memory (its range: 1 KB to 750 KB)" in shown
+    from tradeoff.cli import main
+
+    assert main(["session", "show", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["pick"]["outside_ranges_sentence"].startswith(data["pick"]["name"])

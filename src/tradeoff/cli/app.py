@@ -171,7 +171,7 @@ def format_session(summary: SessionSummary) -> str:
     whether the answers settled them, and the consistency check; a session whose questions
     were not finished is said to be provisional."""
     from tradeoff.ask.words import not_asked_words, tradeoff_headings
-    from tradeoff.choose.words import stated_words, unfinished_words
+    from tradeoff.choose.words import outside_range_words, stated_words, unfinished_words
     from tradeoff.learn.shares import left_out_words
     from tradeoff.learn.verdict import one_answer_words
     from tradeoff.stable import whole_percents
@@ -232,6 +232,10 @@ def format_session(summary: SessionSummary) -> str:
                 "pool the session was learned with; tradeoff pick POOL --session FILE picks "
                 "from another."
             )
+        if found is not None and (
+            outside := outside_range_words(h.scenario, found[0].values[v.pick], pick)
+        ):
+            lines.append(outside)  # as the app's result, pick and the report say it
         lines += noise_sentences(summary, found)  # as the app, the report and the page say them
         if v.one_answer:
             lines.append(
@@ -293,6 +297,7 @@ def format_session(summary: SessionSummary) -> str:
 
 
 def cmd_session_show(args: argparse.Namespace) -> int:
+    from tradeoff.choose.words import outside_range_words
     from tradeoff.record.summary import summarise
     from tradeoff.study.cache import command_population
 
@@ -303,8 +308,12 @@ def cmd_session_show(args: argparse.Namespace) -> int:
             found = recorded_candidates(summary)
             data["pick"]["measurement_noise_sentences"] = noise_sentences(summary, found)
             if found is not None:  # the model's name, and the pool it is one of
-                data["pick"]["name"] = found[1][data["pick"]["candidate"]]
+                index = data["pick"]["candidate"]
+                data["pick"]["name"] = found[1][index]
                 data["pick"]["pool"] = found[0].source
+                data["pick"]["outside_ranges_sentence"] = outside_range_words(
+                    summary.log.header.scenario, found[0].values[index], found[1][index]
+                )
         emit(data)
     else:
         say(format_session(summary), wrap=True)

@@ -13,8 +13,9 @@ import pytest
 
 from tradeoff.choose.decide import Decision, decide
 from tradeoff.choose.pick_text import selection_text
+from tradeoff.choose.range_words import outside_range_words
 from tradeoff.choose.report import write_report
-from tradeoff.choose.words import outside_range_words, plain_summary
+from tradeoff.choose.words import plain_summary
 
 from ..conftest import scenario
 

@@ -9,7 +9,9 @@ measurement noise keeps below the stop's confidence does not claim that the answ
 rebuilt from the file). ``study export`` names the same pick, P(best) and model that measured
 best, and the coordinator's group of people who weigh alike is not sent to m10 (at the
 measured numbers it was). At a phone's (360×640) and a desktop's (1280×800) width axe-core
-finds no WCAG 2.1 A/AA problem and the page does not scroll sideways."""
+finds no WCAG 2.1 A/AA problem and the page does not scroll sideways. Every model's memory
+lies beyond the 1–750 KB the questions ask about (the same for all, so it moves no pick):
+the page says so of the pick, as ``session show`` does."""
 
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ from tradeoff.study.folder import Study, create_study
 from tradeoff.study.keys import new_key
 from tradeoff.study.population_picture import picture_of, picture_text
 
-from ..choose.test_noise_pick import TRUTH, front_frame
+from ..choose.test_noise_pick import COLUMNS, TRUTH, front_frame
 from ..conftest import SCENARIOS
 from .test_web import CONSENT
 from .test_web_browser import SIZES, enter
@@ -100,6 +102,13 @@ SURE = {
     "de": r"daher ist die Wahl zu (\d+) % sicher; weitere Antworten können diesen Zweifel "
     r"nicht beseitigen\.",
 }
+#: That the pick lies outside the ranges the questions ask about (every model's memory).
+OUTSIDE = {
+    "en": "{pick} lies outside the ranges the scenario's questions ask about: 800 KB of memory "
+    "(its range: 1 KB to 750 KB).",
+    "de": "{pick} liegt außerhalb der Bereiche, nach denen die Fragen des Szenarios fragen: "
+    "800 KB of memory (ihr Bereich: 1 KB bis 750 KB).",
+}
 #: The claim a stop at a P(best) the noise keeps low must not make.
 SETTLED = {"en": "already settle", "de": "klären bereits"}
 
@@ -109,7 +118,9 @@ def noisy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Study, dic
     """The triage scenario on the noisy pool, served for the module; p01 answers in
     English, p02 in German."""
     tmp = tmp_path_factory.mktemp("noisy-review")
-    front_frame().to_csv(tmp / "front.csv", index=False)
+    frame = front_frame()
+    frame[COLUMNS[3]] = 800.0  # beyond the questions' 1–750 KB, the same for every model
+    frame.to_csv(tmp / "front.csv", index=False)
     text = (SCENARIOS / "breast-cancer-triage.toml").read_text(encoding="utf-8")
     text = text.replace('path = "pools/breast-cancer.csv"', 'path = "front.csv"')
     scenario = tmp / "triage.toml"
@@ -198,6 +209,8 @@ def test_the_noisy_review_says_what_session_show_says(
     assert said(PICK[tag], text) == said(PICK["show"], shown)
     assert said(WHY[tag], text) == said(WHY["show"], shown)
     pick, p_best = said(PICK["show"], shown)
+    assert OUTSIDE[tag].format(pick=pick) in text
+    assert OUTSIDE["en"].format(pick=pick) in shown
     assert said(WHY["show"], shown)[:2] == ("m10", pick)  # m10 measured best, on 40 cases
     assert round(100 * verdict.p_best) == int(p_best)
     if verdict.stated < verdict.confidence:

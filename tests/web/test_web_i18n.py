@@ -24,6 +24,7 @@ from tradeoff.ask.scenario import load_scenario
 from tradeoff.ask.shown import attribute_line, card_lines
 from tradeoff.ask.words import not_asked_words, option_title, question_prompt, tradeoff_headings
 from tradeoff.choose.measurement_words import measurement_sentences, noise_stop_sentence
+from tradeoff.choose.range_words import outside_range_words
 from tradeoff.choose.recommend import NoiseTie
 from tradeoff.learn import Choice, Consistency
 from tradeoff.learn.engine import answer_pattern
@@ -284,6 +285,9 @@ def test_every_sentence_the_core_writes_for_the_page_is_catalogued() -> None:
     # trade's aspects named, one answer about every aspect
     for thin, held in ((["x", "y"], [["a"], ["b"]]), ([], [["a", "b"]]), ([], [["a", "b", "c"]])):
         said.append(one_answer_words(thin, held, 3, YOU, words))
+    # a pick outside the ranges the scenario's questions ask about: a class, an attribute
+    triage = load_scenario("scenarios/breast-cancer-triage.toml").scenario
+    said.append(outside_range_words(triage, [0.79, 0.95, 5.0, 1377.4], "m1", words))
     unmarked = [s for s in said if not s.startswith("⟦")]
     assert unmarked == []
     assert asked.ids == core_messages()

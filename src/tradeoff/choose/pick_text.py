@@ -10,6 +10,7 @@ from pathlib import Path
 from tradeoff.ask.words import not_asked_words
 from tradeoff.choose.change_words import change_lines
 from tradeoff.choose.decision_curves import threshold_lines
+from tradeoff.choose.range_words import outside_range_words
 from tradeoff.choose.robustness import CONSENSUS_LEAD
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.stakeholder import shown_weights
@@ -19,7 +20,6 @@ from tradeoff.choose.words import (
     copa_differs,
     likeliest_words,
     noise_words,
-    outside_range_words,
     tuned_words,
     unfinished_words,
 )

@@ -38,6 +38,7 @@ from tradeoff.choose.decision_curves import (
     threshold_lines,
 )
 from tradeoff.choose.informed import person_shares
+from tradeoff.choose.range_words import outside_range_words
 from tradeoff.choose.report_figures import (
     alpha_front_figure,
     pool_noun,
@@ -54,7 +55,6 @@ from tradeoff.choose.words import (
     noise_words,
     omega_note,
     order_words,
-    outside_range_words,
     top_words,
     unfinished_words,
 )

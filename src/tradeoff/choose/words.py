@@ -16,7 +16,6 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from tradeoff.ask.scenario import Scenario
 from tradeoff.ask.words import difference_words, option_noun
 from tradeoff.choose.chances import chance_cells
 from tradeoff.choose.change_words import (
@@ -24,6 +23,7 @@ from tradeoff.choose.change_words import (
 )
 from tradeoff.choose.decision_curves import threshold_lines
 from tradeoff.choose.measurement_words import measured_best_sentence, noise_sentence
+from tradeoff.choose.range_words import outside_range_words
 from tradeoff.choose.rank import RankOutcome
 from tradeoff.choose.recommend import Recommendation
 from tradeoff.choose.robustness import CONSENSUS_LEAD, LEAD, aspect_words
@@ -362,51 +362,6 @@ def omega_mapping_words(mapping: str, noun: str = "model") -> str:
     """
     how = _MAPPING_WORDS.get(mapping, mapping).format(noun=noun)
     return f"COPA's ranking of the pool, ω chosen to agree with the metric: {how}."
-
-
-def outside_range_words(scenario: Scenario, values: Sequence[float], name: str) -> str:
-    """One sentence when a model's numbers (``values``: the recalls of the classes, then the
-    attributes in their units, as a pool's row holds them) lie outside the ranges the
-    scenario's trade-off questions ask about (a class's ``recall_range``, an attribute's
-    ``range``), as the numbers read on the screen; "" when every one lies inside. A linear
-    metric carries the person's weights beyond those ranges, which nobody asked them about.
-
-    >>> from tradeoff.ask.scenario import load_scenario
-    >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
-    >>> print(outside_range_words(sc, [0.93, 0.986, 8.2, 1377.4], "extra-trees-200"))
-    ... # doctest: +NORMALIZE_WHITESPACE
-    extra-trees-200 lies outside the ranges the scenario's questions ask about: 1377 KB of
-    memory (its range: 1 KB to 750 KB). Where it ranks rests on the weights carried beyond
-    what was asked.
-    >>> outside_range_words(sc, [0.93, 0.986, 8.2, 750.4], "m")  # reads 750 KB: inside
-    ''
-    """
-    from tradeoff.ask.shown import (
-        attribute_line,
-        class_line,
-        per_thousand,
-        said_amount,
-        shown_number,
-    )
-
-    out = []
-    for i, c in enumerate(scenario.classes):
-        lo, hi, n = (per_thousand(x) for x in (*c.recall_range, values[i]))
-        if not lo <= n <= hi:
-            line = class_line(scenario, i, values[i])
-            out.append(f"{line} (its range: {lo:,} to {hi:,} of 1,000)")
-    k = scenario.n_classes
-    for j, a in enumerate(scenario.attributes):
-        value = values[k + j]
-        if not shown_number(a, a.range[0]) <= shown_number(a, value) <= shown_number(a, a.range[1]):
-            ends = f"{said_amount(a, a.range[0])} to {said_amount(a, a.range[1])}"
-            out.append(f"{attribute_line(scenario, j, value)} (its range: {ends})")
-    if not out:
-        return ""
-    return (
-        f"{name} lies outside the ranges the scenario's questions ask about: "
-        f"{'; '.join(out)}. Where it ranks rests on the weights carried beyond what was asked."
-    )
 
 
 def omega_note(selection: Selection, gap: float = 0.15, limit: int = 3) -> str:

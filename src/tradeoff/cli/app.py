@@ -171,7 +171,8 @@ def format_session(summary: SessionSummary) -> str:
     whether the answers settled them, and the consistency check; a session whose questions
     were not finished is said to be provisional."""
     from tradeoff.ask.words import not_asked_words, tradeoff_headings
-    from tradeoff.choose.words import outside_range_words, stated_words, unfinished_words
+    from tradeoff.choose.range_words import outside_range_words
+    from tradeoff.choose.words import stated_words, unfinished_words
     from tradeoff.learn.shares import left_out_words
     from tradeoff.learn.verdict import one_answer_words
     from tradeoff.stable import whole_percents
@@ -297,7 +298,7 @@ def format_session(summary: SessionSummary) -> str:
 
 
 def cmd_session_show(args: argparse.Namespace) -> int:
-    from tradeoff.choose.words import outside_range_words
+    from tradeoff.choose.range_words import outside_range_words
     from tradeoff.record.summary import summarise
     from tradeoff.study.cache import command_population
 

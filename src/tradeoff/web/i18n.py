@@ -62,6 +62,7 @@ CORE_SOURCES = (
     "learn/verdict.py",
     "text.py",
     "choose/measurement_words.py",
+    "choose/range_words.py",
 )
 KEYWORDS: dict[str, tuple[int, ...] | None] = {
     "_": None,

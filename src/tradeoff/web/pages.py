@@ -24,6 +24,7 @@ from tradeoff.choose.measurement_words import (
     session_recommendation,
     stop_sentences,
 )
+from tradeoff.choose.range_words import outside_range_words
 from tradeoff.choose.recommend import Recommendation
 from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
@@ -190,6 +191,9 @@ class ReviewView:
     measured_best: str = ""
     #: The models within measurement noise of the pick (:func:`measured_best_view`), or "".
     noise: str = ""
+    #: When the page names the pick and its numbers lie outside the ranges the questions
+    #: ask about: that it does (:func:`~tradeoff.choose.range_words.outside_range_words`).
+    outside: str = ""
 
 
 def noise_recommendation(
@@ -334,11 +338,14 @@ def review_view(
     lang: Language,
     candidates: Sequence[str] | None = None,
     rec: Recommendation | None = None,
+    pick_values: Sequence[float] | None = None,
 ) -> ReviewView:
     """The review of what the answers say (of an engine, or a recorder's), with its
     uncertainty; ``candidates``: the candidates' names, for the pick under a measurement noise
     (:func:`measured_best_view`); ``rec``: the recommendation that names the models within
-    measurement noise of the pick (:func:`noise_recommendation`)."""
+    measurement noise of the pick (:func:`noise_recommendation`); ``pick_values``: the
+    pick's row of the pool, to say when the page names it and it lies outside the ranges the
+    questions ask about."""
     _ = lang.gettext
     words = lang.words()
     engine = _engine(of)
@@ -411,5 +418,22 @@ def review_view(
         check.sentence(words),
         check.flagged,
         engine.stop_reason() not in ("exhausted", "precise"),
-        *measured_best_view(engine, candidates, lang, rec),
+        *(about := measured_best_view(engine, candidates, lang, rec)),
+        _outside(engine, scenario, candidates, pick_values, lang) if any(about) else "",
     )
+
+
+def _outside(
+    engine: Engine,
+    scenario: Scenario,
+    candidates: Sequence[str] | None,
+    values: Sequence[float] | None,
+    lang: Language,
+) -> str:
+    """:func:`~tradeoff.choose.range_words.outside_range_words` of the stop's pick, named
+    as :func:`measured_best_view` names it."""
+    verdict = engine.verdict()
+    if verdict is None or values is None:
+        return ""
+    name = _candidate_name(verdict.pick, candidates, lang)
+    return outside_range_words(scenario, values, name, lang.words())

@@ -242,7 +242,8 @@ async def review(request: web.Request) -> web.StreamResponse:
             found = recorded_pool(scenario, engine.candidates, priors, str(loaded.path))
             names = None if found is None else found[1]
             rec = noise_recommendation(engine, loaded, found)
-            return review_view(engine, scenario, visitor.language, names, rec)
+            row = None if found is None else found[0].values[verdict.pick]
+            return review_view(engine, scenario, visitor.language, names, rec, row)
 
         shown = await site.work(partial(site.participants.look, visitor.participant, path, view))
         if shown is None:

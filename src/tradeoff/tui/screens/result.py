@@ -179,7 +179,8 @@ class ResultScreen(Screen[None]):
         s, pool, advice = self.recorder.engine.scenario, decision.pool, decision.recommendations[0]
         from tradeoff.choose.decision_curves import threshold_lines
         from tradeoff.choose.informed import listed
-        from tradeoff.choose.words import outside_range_words, tuned_words
+        from tradeoff.choose.range_words import outside_range_words
+        from tradeoff.choose.words import tuned_words
 
         said = recommendation_text(
             advice,

@@ -34,6 +34,7 @@ def test_each_kind_of_aspect_outside_its_range_is_named() -> None:
     assert "0 KB of memory (its range: 1 KB to 750 KB)" in said
     assert "15.0 ms to score one case" not in said  # reads 15.0: the range's end, inside
     assert "clears" not in said
+    assert outside_range_words(triage, [0.1, 0.1, 0.1], "m") == ""  # not this scenario's row
     said = outside_range_words(glaucoma, [0.9, 0.58, 0.2, 5.0], "g")
     assert "clears 580 of 1,000 healthy eyes (its range: 600 to 1,000 of 1,000)" in said
 

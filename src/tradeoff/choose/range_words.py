@@ -30,7 +30,8 @@ def outside_range_words(
     """One sentence when a model's numbers (``values``: the recalls of the classes, then the
     attributes in their units, as a pool's row holds them) lie outside the ranges the
     scenario's trade-off questions ask about, compared as they read on the screen; "" when
-    every one lies inside.
+    every one lies inside, and when ``values`` do not hold one number per aspect of
+    ``scenario`` (nothing to compare).
 
     >>> from tradeoff.ask.scenario import load_scenario
     >>> sc = load_scenario("scenarios/breast-cancer-triage.toml").scenario
@@ -43,6 +44,9 @@ def outside_range_words(
     ''
     """
     _ = words.gettext
+    k = scenario.n_classes
+    if len(values) != k + len(scenario.attributes):
+        return ""
     out = []
     for i, c in enumerate(scenario.classes):
         lo, hi, n = (per_thousand(x) for x in (*c.recall_range, values[i]))
@@ -56,7 +60,6 @@ def outside_range_words(
                     "per": words.count(PER),
                 }
             )
-    k = scenario.n_classes
     for j, a in enumerate(scenario.attributes):
         low, high = a.range
         if not shown_number(a, low) <= shown_number(a, values[k + j]) <= shown_number(a, high):

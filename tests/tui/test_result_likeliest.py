@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tradeoff.tui.screens.review import ReviewScreen
-
-from .test_tui import confirmed, pool_app, start, wait_for
+from .test_tui import answered_and_confirmed, pool_app
 
 pytestmark = pytest.mark.e2e
 
@@ -21,11 +19,7 @@ async def test_the_pick_that_is_not_the_likeliest_best_says_why(tmp_path: Path) 
 
     app = pool_app(tmp_path, budget=3)
     async with app.run_test(size=(140, 45)) as pilot:
-        await start(pilot)
-        for key in "bbb":
-            await pilot.press(key)
-        await wait_for(pilot, ReviewScreen)
-        result = await confirmed(pilot)
+        result = await answered_and_confirmed(pilot, "bbb")
         advice = result.decision.recommendations[0]
         words = str(result.query_one("#result-recommend").render())
     assert advice.p_best is not None and advice.measured_best is None

@@ -10,10 +10,9 @@ import pandas as pd
 import pytest
 
 from tradeoff.tui import make_app
-from tradeoff.tui.screens.review import ReviewScreen
 
 from ..conftest import SCENARIOS
-from .test_tui import confirmed, pool_scenario_file, start, wait_for
+from .test_tui import answered_and_confirmed, pool_scenario_file
 
 pytestmark = pytest.mark.e2e
 
@@ -31,11 +30,7 @@ async def test_a_pick_beyond_the_questions_ranges_is_said_to_be(
         scenario, sessions_dir=tmp_path / "sessions", scenarios_dir=tmp_path, participant="dr-lee"
     )
     async with app.run_test(size=(140, 45)) as pilot:
-        await start(pilot)
-        for key in "bbb":
-            await pilot.press(key)
-        await wait_for(pilot, ReviewScreen)
-        result = await confirmed(pilot)
+        result = await answered_and_confirmed(pilot, "bbb")
         advice = result.decision.recommendations[0]
         said = " ".join(str(result.query_one("#result-recommend").render()).split())
     assert f"{advice.name} lies outside the ranges the scenario's questions ask about:" in said, (

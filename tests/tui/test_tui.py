@@ -387,6 +387,16 @@ async def confirmed(pilot: Pilot[Any]) -> Any:
     return result
 
 
+async def answered_and_confirmed(pilot: Pilot[Any], keys: str) -> Any:
+    """Start, answer with ``keys``, and confirm "what we learned": the result screen once
+    its ranking is shown (:func:`confirmed`)."""
+    await start(pilot)
+    for key in keys:
+        await pilot.press(key)
+    await wait_for(pilot, ReviewScreen)
+    return await confirmed(pilot)
+
+
 async def to_result(pilot: Pilot[Any]) -> None:
     from textual.widgets import DataTable
 

@@ -54,6 +54,9 @@ def test_the_pick_and_the_report_say_it(decision: Decision, tmp_path: Path) -> N
     moved = replace(decision, selection=replace(decision.selection, pool=pool))
     said = f"{rec.name} lies outside the ranges the scenario's questions ask about: 1377 KB"
     assert said in selection_text(moved.selection)
+    (entry,) = moved.to_dict()["stakeholders"]  # pick --json
+    assert entry["outside_ranges_sentence"].startswith(said)
+    assert decision.to_dict()["stakeholders"][0]["outside_ranges_sentence"] == ""
     assert said in "\n".join(plain_summary(moved.selection))  # the app's pick screen
     assert "outside the ranges" not in "\n".join(plain_summary(decision.selection))
     _, md = write_report(moved, tmp_path / "report", argv=["report"])

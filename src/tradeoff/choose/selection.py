@@ -22,6 +22,7 @@ from tradeoff.choose.candidates import (
 )
 from tradeoff.choose.change_words import change_dict
 from tradeoff.choose.pool_metric import metric_coefficients, metric_vectors, omega_for_metric
+from tradeoff.choose.range_words import outside_range_words
 from tradeoff.choose.rank import RankOutcome, rank_pool
 from tradeoff.choose.recommend import (
     Recommendation,
@@ -126,6 +127,10 @@ class Selection:
                     "expected_value": rec.expected_value,
                     "runner_up": rec.runner_up,
                     "trade": rec.trade,
+                    # as pick says it ("" when the pick lies inside the questions' ranges)
+                    "outside_ranges_sentence": ""
+                    if self.scenario is None
+                    else outside_range_words(self.scenario, self.pool.values[rec.index], rec.name),
                     "selected": pick.selected.name,
                     "linear_selected": lin,
                     "omega": list(pick.weights),

@@ -39,8 +39,12 @@ def markdown(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return markdown_table(headers, rows)
 
 
-def write(name: str, title: str, body: str) -> Path:
-    """Print ``body`` and save it as ``benchmarks/results/<name>.md`` with a header."""
+def write(name: str, title: str, body: str, *, save: bool = True) -> Path | None:
+    """Print ``body`` and save it as ``benchmarks/results/<name>.md`` with a header; with
+    ``save`` false (a benchmark's ``--no-write``), print it alone."""
+    if not save:
+        print(body)
+        return None
     RESULTS.mkdir(exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     where = f"{platform.machine()}, Python {platform.python_version()}"

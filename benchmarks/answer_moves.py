@@ -89,10 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         + "\n\nReproduce: `.venv/bin/python -m benchmarks.answer_moves"
         + f" --people {args.people} --answers {args.answers}`.\n"
     )
-    if args.no_write:
-        print(body)
-    else:
-        write("answer_moves", "How often an answer moves the particles", body)
+    write("answer_moves", "How often an answer moves the particles", body, save=not args.no_write)
     return 0
 
 

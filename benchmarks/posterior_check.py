@@ -174,10 +174,12 @@ def main(argv: list[str] | None = None) -> int:
         + f" --examples {args.examples} --seeds {args.seeds} --grid {args.grid}"
         + f" --shipped-examples {args.shipped_examples}`.\n"
     )
-    if args.no_write:
-        print(body)
-    else:
-        write("posterior_check", "The particles against numerical integration", body)
+    write(
+        "posterior_check",
+        "The particles against numerical integration",
+        body,
+        save=not args.no_write,
+    )
     return 0
 
 

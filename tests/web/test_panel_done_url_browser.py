@@ -10,25 +10,18 @@ from collections.abc import Iterator
 
 import pytest
 
-from tradeoff.study.folder import Study, create_study, load_study
+from tradeoff.study.folder import Study, load_study
 from tradeoff.study.panel import Ending, Panel
 from tradeoff.study.withdrawals import withdrawn
 
-from ..conftest import small_scenario_file
 from .test_panel_leaving_browser import TITLES, check
-from .test_web import CONSENT
-from .test_web_browser import CHROMIUM, Axe, h1, sync_playwright
-from .test_web_panel_browser import browser, serve, stop  # noqa: F401 - the fixture
+from .test_web_browser import AXE_MARKS, h1, sync_playwright
+from .test_web_panel_browser import browser, make, served  # noqa: F401 - the fixture
 
 if sync_playwright is not None:
     from playwright.sync_api import Browser, Route
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed"),
-    pytest.mark.skipif(sync_playwright is None, reason="playwright is not installed"),
-    pytest.mark.skipif(Axe is None, reason="axe-playwright-python is not installed"),
-]
+pytestmark = AXE_MARKS
 
 PANEL = "https://panel.example/complete"
 BACK = {"en": "Go back to the panel", "de": "Zurück zum Panel"}
@@ -38,9 +31,6 @@ BACK = {"en": "Go back to the panel", "de": "Zurück zum Panel"}
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Study, str]]:
     """A 3-question study with consent and a panel whose completion is a URL alone."""
     tmp = tmp_path_factory.mktemp("panel-done-url")
-    scenario = small_scenario_file(tmp, **{"budget = 30": "budget = 3"})
-    consent = tmp / "consent.md"
-    consent.write_text(CONSENT)
     panel = Panel(
         "PROLIFIC_PID",
         (),
@@ -49,12 +39,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Study, str]
         complete=Ending(url=PANEL + "?pid={PROLIFIC_PID}"),
         declined=Ending(code="LEFT01"),
     )
-    study, _ = create_study(scenario, [], tmp / "study", consent=consent, panel=panel)
-    server, base, log = serve(study, tmp)
-    try:
+    study = make(tmp, panel)
+    with served(study, tmp) as base:
         yield study, base
-    finally:
-        stop(server, log)
 
 
 @pytest.mark.parametrize("language", ["en", "de"])

@@ -45,6 +45,11 @@ pytestmark = [
     ),
     pytest.mark.skipif(sync_playwright is None, reason="playwright is not installed"),
 ]
+#: A browser test's marks when it runs axe too: the ones above, and axe installed.
+AXE_MARKS = [
+    *pytestmark,
+    pytest.mark.skipif(Axe is None, reason="axe-playwright-python is not installed"),
+]
 
 #: A phone held upright and a desktop.
 SIZES: tuple[ViewportSize, ...] = ({"width": 360, "height": 640}, {"width": 1280, "height": 800})

@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -113,6 +114,16 @@ def serve(study: Study, tmp: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
 def stop(server: subprocess.Popen[bytes], log: Path) -> None:
     server.send_signal(signal.SIGTERM)
     assert server.wait(timeout=10) == 0, log.read_text()
+
+
+@contextmanager
+def served(study: Study, tmp: Path) -> Iterator[str]:
+    """``study`` served (:func:`serve`) while the block runs: its base URL; stopped after."""
+    server, base, log = serve(study, tmp)
+    try:
+        yield base
+    finally:
+        stop(server, log)
 
 
 def make(tmp: Path, panel: Panel, ids: tuple[str, ...] = ()) -> Study:

@@ -10,7 +10,6 @@ from pathlib import Path
 from tradeoff.ask.words import not_asked_words
 from tradeoff.choose.change_words import change_lines
 from tradeoff.choose.decision_curves import threshold_lines
-from tradeoff.choose.range_words import outside_range_words
 from tradeoff.choose.robustness import CONSENSUS_LEAD
 from tradeoff.choose.selection import Selection
 from tradeoff.choose.stakeholder import shown_weights
@@ -70,9 +69,7 @@ def selection_text(
             lines.append(f"  {likelier}")
         if noise := noise_words(rec, person):
             lines.append(f"  {noise}")
-        if chosen.scenario is not None and (
-            outside := outside_range_words(chosen.scenario, chosen.pool.values[rec.index], rec.name)
-        ):
+        if outside := chosen.outside_ranges(rec):
             lines.append(f"  {outside}")
         if not s.complete:
             lines.append(f"  {unfinished_words(s.answers)}")

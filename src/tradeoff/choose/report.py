@@ -38,7 +38,6 @@ from tradeoff.choose.decision_curves import (
     threshold_lines,
 )
 from tradeoff.choose.informed import person_shares
-from tradeoff.choose.range_words import outside_range_words
 from tradeoff.choose.report_figures import (
     alpha_front_figure,
     pool_noun,
@@ -149,7 +148,7 @@ def write_report(
             md += [markdown_text(likelier)]
         if noise := noise_words(rec, person):
             md += [markdown_text(noise)]
-        if outside := outside_range_words(scenario, selection.pool.values[rec.index], rec.name):
+        if outside := selection.outside_ranges(rec):
             md += [markdown_text(outside)]
         if rec.trade:
             md += [markdown_text(f"{rec.trade[0].upper()}{rec.trade[1:]}.")]

@@ -99,6 +99,14 @@ class Selection:
             if table[m].any()
         ]
 
+    def outside_ranges(self, rec: Recommendation) -> str:
+        """:func:`~tradeoff.choose.range_words.outside_range_words` of a recommendation's
+        pick ("" without a scenario, or when the pick lies inside the questions' ranges):
+        what ``pick``, its JSON, the report and the app's pick screen say of it."""
+        if self.scenario is None:
+            return ""
+        return outside_range_words(self.scenario, self.pool.values[rec.index], rec.name)
+
     def rows(self) -> list[tuple[Stakeholder, Recommendation, RankOutcome, str]]:
         """Per stakeholder: who, the recommendation, COPA's pick, the point estimate's pick."""
         return list(
@@ -127,10 +135,7 @@ class Selection:
                     "expected_value": rec.expected_value,
                     "runner_up": rec.runner_up,
                     "trade": rec.trade,
-                    # as pick says it ("" when the pick lies inside the questions' ranges)
-                    "outside_ranges_sentence": ""
-                    if self.scenario is None
-                    else outside_range_words(self.scenario, self.pool.values[rec.index], rec.name),
+                    "outside_ranges_sentence": self.outside_ranges(rec),
                     "selected": pick.selected.name,
                     "linear_selected": lin,
                     "omega": list(pick.weights),

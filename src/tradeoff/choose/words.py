@@ -23,7 +23,6 @@ from tradeoff.choose.change_words import (
 )
 from tradeoff.choose.decision_curves import threshold_lines
 from tradeoff.choose.measurement_words import measured_best_sentence, noise_sentence
-from tradeoff.choose.range_words import outside_range_words
 from tradeoff.choose.rank import RankOutcome
 from tradeoff.choose.recommend import Recommendation
 from tradeoff.choose.robustness import CONSENSUS_LEAD, LEAD, aspect_words
@@ -264,11 +263,7 @@ def plain_summary(selection: Selection, changes: int = 2) -> list[str]:
             line += f" {likelier}"
         if noise := noise_words(rec, person):
             line += f" {noise}"
-        if selection.scenario is not None and (
-            outside := outside_range_words(
-                selection.scenario, selection.pool.values[rec.index], rec.name
-            )
-        ):
+        if outside := selection.outside_ranges(rec):
             line += f" {outside}"
         if rec.trade:
             line += f" {rec.trade[0].upper()}{rec.trade[1:]}."

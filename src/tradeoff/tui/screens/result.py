@@ -179,7 +179,6 @@ class ResultScreen(Screen[None]):
         s, pool, advice = self.recorder.engine.scenario, decision.pool, decision.recommendations[0]
         from tradeoff.choose.decision_curves import threshold_lines
         from tradeoff.choose.informed import listed
-        from tradeoff.choose.range_words import outside_range_words
         from tradeoff.choose.words import tuned_words
 
         said = recommendation_text(
@@ -189,7 +188,7 @@ class ResultScreen(Screen[None]):
             noun=candidates_noun(s),
             names=pool.names,
         )
-        if outside := outside_range_words(s, pool.values[advice.index], advice.name):
+        if outside := decision.selection.outside_ranges(advice):
             said.append(f"\n{outside}")
         if tuned := tuned_words(decision.selection, 0):
             said.append(f"\n{tuned}")

@@ -15,13 +15,13 @@ from tradeoff.study.panel import Ending, Panel
 from tradeoff.study.withdrawals import withdrawn
 
 from .test_panel_leaving_browser import TITLES, check
-from .test_web_browser import AXE_MARKS, h1, sync_playwright
+from .test_web_browser import AXE_SKIPS, h1, sync_playwright
 from .test_web_panel_browser import browser, make, served  # noqa: F401 - the fixture
 
 if sync_playwright is not None:
     from playwright.sync_api import Browser, Route
 
-pytestmark = AXE_MARKS
+pytestmark = [pytest.mark.browser, *AXE_SKIPS]
 
 PANEL = "https://panel.example/complete"
 BACK = {"en": "Go back to the panel", "de": "Zurück zum Panel"}

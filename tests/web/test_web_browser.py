@@ -45,9 +45,10 @@ pytestmark = [
     ),
     pytest.mark.skipif(sync_playwright is None, reason="playwright is not installed"),
 ]
-#: A browser test's marks when it runs axe too: the ones above, and axe installed.
-AXE_MARKS = [
-    *pytestmark,
+#: What a browser test that runs axe skips without (its tier, ``pytest.mark.browser``, is
+#: its own): the skips above, and axe installed.
+AXE_SKIPS = [
+    *pytestmark[1:],
     pytest.mark.skipif(Axe is None, reason="axe-playwright-python is not installed"),
 ]
 

@@ -142,13 +142,18 @@ def test_session_show_says_when_the_pick_rests_on_one_answer(tmp_path: Path) -> 
     verdict = summary.verdict
     assert verdict is not None and verdict.stated >= 0.95 and 2 in verdict.one_answer
     names = summary.result.names
-    assert set(verdict.one_answer) == set(verdict.thin).union(*verdict.held)
+    assert set(verdict.one_answer) == set(verdict.thin + verdict.unsure).union(*verdict.held)
     said = one_answer_words(
         [names[j] for j in verdict.thin],
         [[names[j] for j in held] for held in verdict.held],
         len(names),
+        unsure=[names[j] for j in verdict.unsure],
+        need=verdict.agreeing,
     )
-    assert said and said in format_session(summary).splitlines()
+    assert said and said == verdict.rests_words(names)
+    assert said in format_session(summary).splitlines()
     pick = summary.to_dict()["pick"]
     assert "latency" in pick["rests_on_one_answer"]
     assert pick["settled_by_fewer_than_two"] == [names[j] for j in verdict.thin]
+    assert pick["agreeing_answers_asked"] == verdict.agreeing
+    assert pick["settled_by_fewer_than_asked"] == [names[j] for j in verdict.unsure]

@@ -369,3 +369,48 @@ def test_agreeing_slips_near_the_deciding_trade_do_not_end_the_questions(
     assert verdict.stated >= 0.95  # settled, and wrong
     assert verdict.one_answer  # ... resting on an answer a slip may have reversed
     assert engine.next_query() is not None
+
+
+#: Recorded answers of two simulated people of ``benchmarks.decision``'s cell
+#: breast-cancer-triage/joint/dominant:latency/flip:0.2, seed 0 (people 62 and 186; one
+#: answer in five reversed, 6 of 24 and 3 of 15 here): the questions asked and the answers
+#: given until the stop used to say a model that is not this person's best at P(best) ≥
+#: 0.95, with two answers that agree on each aspect it turns on.
+SLIPPED_OFTEN = json.loads(
+    (Path(__file__).parents[1] / "fixtures" / "slipped_latency.json").read_text()
+)
+
+
+@pytest.mark.parametrize("person", SLIPPED_OFTEN, ids=lambda p: f"person-{p['person']}")
+def test_two_agreeing_answers_of_a_person_who_slips_often_do_not_end_the_questions(
+    triage: tuple[Any, Any, np.ndarray], person: dict[str, Any]
+) -> None:
+    """Two answers that agree are both reversed 1 time in 17 for a person who reverses one
+    answer in five: when the posterior finds the answers reversed that often, an aspect
+    the settled pick turns on needs three agreeing answers, so the questions go on, and
+    what is said beside the pick names that aspect and the answers it still needs."""
+    from tradeoff.ask.population import scenario_population
+    from tradeoff.learn.corroboration import agreeing_needed
+    from tradeoff.record.records import QueryRecord
+
+    sc, _, rows = triage
+    engine = Engine(
+        sc,
+        spec(sc, strategy="joint", budget=30),
+        seed=person["engine_seed"],
+        population=scenario_population(sc),
+        candidates=rows,
+    )
+    for query, choice in person["answers"]:
+        engine.answer_recorded(QueryRecord.model_validate(query).to_query(), choice)
+    verdict = engine.verdict()
+    assert verdict is not None
+    assert verdict.pick != int(np.argmax(rows @ np.asarray(person["truth"])))
+    assert verdict.stated >= 0.95  # settled, and wrong
+    assert verdict.agreeing == 3 > agreeing_needed(0.0, 0.95)
+    assert verdict.unsure and set(verdict.unsure) <= set(verdict.one_answer)
+    assert engine.next_query() is not None
+    names = engine.result().names
+    said = verdict.rests_words(names)
+    assert "fewer than 3 of your answers settle" in said
+    assert all(names[j] in said for j in verdict.unsure)

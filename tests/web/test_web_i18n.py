@@ -285,6 +285,8 @@ def test_every_sentence_the_core_writes_for_the_page_is_catalogued() -> None:
     # trade's aspects named, one answer about every aspect
     for thin, held in ((["x", "y"], [["a"], ["b"]]), ([], [["a", "b"]]), ([], [["a", "b", "c"]])):
         said.append(one_answer_words(thin, held, 3, YOU, words))
+    # ... and aspects two answers settle for a person whose answers are reversed often
+    said.append(one_answer_words([], [], 3, YOU, words, ["x"], 3))
     # a pick outside the ranges the scenario's questions ask about: a class, an attribute
     triage = load_scenario("scenarios/breast-cancer-triage.toml").scenario
     said.append(outside_range_words(triage, [0.79, 0.95, 5.0, 1377.4], "m1", words))

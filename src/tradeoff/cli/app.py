@@ -174,7 +174,6 @@ def format_session(summary: SessionSummary) -> str:
     from tradeoff.choose.range_words import outside_range_words
     from tradeoff.choose.words import stated_words, unfinished_words
     from tradeoff.learn.shares import left_out_words
-    from tradeoff.learn.verdict import one_answer_words
     from tradeoff.stable import whole_percents
     from tradeoff.text import line_spans
 
@@ -239,14 +238,7 @@ def format_session(summary: SessionSummary) -> str:
             lines.append(outside)  # as the app's result, pick and the report say it
         lines += noise_sentences(summary, found)  # as the app, the report and the page say them
         if v.one_answer:
-            lines.append(
-                one_answer_words(
-                    [r.names[j] for j in v.thin],
-                    [[r.names[j] for j in held] for held in v.held],
-                    len(r.names),
-                    summary.voice,
-                )
-            )
+            lines.append(v.rests_words(r.names, summary.voice))
     # The names' column as wide as the longest (at most 16): the table fits 80 columns.
     wide = min(16, max(len(n) for n in r.names))
     lines.append(

@@ -46,6 +46,7 @@ from tradeoff.learn.corroboration import (
     REFERENCE_DRAWS,
     STUDY_AGREEING_ANSWERS,
     agreeing,
+    agreeing_needed,
     holding_up,
     noisy_end,
 )
@@ -274,8 +275,15 @@ class JointStrategy(PosteriorStrategy[JointState]):
             self._verdicts.pop(next(iter(self._verdicts)))  # the oldest
         self._verdicts[state] = out
         if out is not None:  # what the stop reads first, then what it rests on
-            thin, held = self._rests_on(state)
-            out = replace(out, one_answer=_together(thin, held), thin=thin, held=held)
+            rests = self._rests_on(state)
+            out = replace(
+                out,
+                one_answer=_together(rests.thin + rests.unsure, rests.held),
+                thin=rests.thin,
+                unsure=rests.unsure,
+                held=rests.held,
+                agreeing=rests.need,
+            )
             self._verdicts[state] = out
         return out
 
@@ -388,36 +396,56 @@ class JointStrategy(PosteriorStrategy[JointState]):
         return tuple(int(j) for j in np.flatnonzero(differ & ~asked))
 
     def on_one_answer(self, state: JointState) -> tuple[int, ...]:
-        """The statistics a settled pick rests on one answer about, at most: those of
+        """The statistics a settled pick rests on too few answers about: those of
         :meth:`unasked`; those on which candidates the posterior gives any chance of being
-        best read differently but fewer than ``AGREEING_ANSWERS`` (with a study's prior,
-        ``study_agreeing``) more answers the posterior agrees with than it overrules
-        showed two options differing
-        (:func:`~tradeoff.learn.corroboration.agreeing`); and those on which the two
+        best read differently but fewer more answers the posterior agrees with than it
+        overrules showed two options differing
+        (:func:`~tradeoff.learn.corroboration.agreeing`) than the person's answers need
+        (``AGREEING_ANSWERS``, more for a person who reverses answers often,
+        :func:`~tradeoff.learn.corroboration.agreeing_needed`; with a study's prior,
+        ``study_agreeing``); and those on which the two
         options of an answer the pick rests on read differently
         (:func:`~tradeoff.learn.corroboration.holding_up`: without that answer alone it
         would not be settled, the answers weighed with the whole answer model at the noisy
         end of the posterior's lapse, temperature and band,
         :func:`~tradeoff.learn.corroboration.noisy_end`). A single slip there may have
         made the pick. Empty while the pick is not settled."""
-        return _together(*self._rests_on(state))
+        rests = self._rests_on(state)
+        return _together(rests.thin + rests.unsure, rests.held)
 
-    def _rests_on(self, state: JointState) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
-        """:meth:`on_one_answer` in its two parts: the statistics unasked or shown by fewer
-        agreeing answers than asked for, and, for each answer that alone holds the pick up,
-        the statistics its two options differ on."""
+    def _rests_on(self, state: JointState) -> _Rests:
+        """:meth:`on_one_answer` in its parts (:class:`_Rests`): the statistics unasked or
+        shown by fewer than two agreeing answers, those shown by two or more but fewer than
+        this person's answers need, and, for each answer that alone holds the pick up, the
+        statistics its two options differ on.
+
+        The agreeing answers needed: with a study's prior ``study_agreeing``; else
+        ``AGREEING_ANSWERS``, or more for a person whose answers the posterior finds
+        reversed often (:func:`~tradeoff.learn.corroboration.agreeing_needed` at the noisy
+        end of its lapse): two answers that agree are both reversed too often for them."""
         known = self.stop_decision(state)
         if known is None or not self.spec.decided(*known):
-            return (), ()
+            return _Rests((), (), (), AGREEING_ANSWERS)
         out = set(self.unasked(state))
         s = self.posterior.summary(state)
-        need = AGREEING_ANSWERS if self.start is None else self.study_agreeing
-        few = agreeing(state.records, s.natural, s.weights) < need
-        out.update(int(j) for j in np.flatnonzero(self._live_differ(state, 0.0) & few))
+        w = state.weights()
+        values = self.noise_grid.values(state.noise)
+        lapse, temperature, band = (noisy_end(x, w) for x in values)
+        if self.start is None:
+            need = agreeing_needed(lapse, self.spec.decision_confidence)
+        else:
+            need = self.study_agreeing
+        least = min(need, AGREEING_ANSWERS)
+        counts = agreeing(state.records, s.natural, s.weights)
+        live = self._live_differ(state, 0.0)
+        out.update(int(j) for j in np.flatnonzero(live & (counts < least)))
+        thin = tuple(sorted(out))
+        unsure = tuple(
+            int(j)
+            for j in np.flatnonzero(live & (counts >= least) & (counts < need))
+            if int(j) not in out
+        )
         if s.exact_pick is not None and self.candidates is not None:
-            w = state.weights()
-            values = self.noise_grid.values(state.noise)
-            lapse, temperature, band = (noisy_end(x, w) for x in values)
             rows = self.candidates[self._front]
             if self._reference_best is None:
                 best = stable_argmax_rows(self._reference() @ rows.T)
@@ -436,8 +464,8 @@ class JointStrategy(PosteriorStrategy[JointState]):
                 for r, on in zip(state.records, held, strict=True)
                 if on
             )
-            return tuple(sorted(out)), holding
-        return tuple(sorted(out)), ()
+            return _Rests(thin, unsure, holding, need)
+        return _Rests(thin, unsure, (), need)
 
     def _reference(self) -> FloatArray:
         """``REFERENCE_DRAWS`` natural-unit weights drawn from the prior the person is
@@ -546,6 +574,19 @@ class JointStrategy(PosteriorStrategy[JointState]):
         same way when the same option as shown was preferred
         (:func:`~tradeoff.learn.posterior.same_answer`)."""
         return repeats(state.records, same_answer)
+
+
+@dataclass(frozen=True)
+class _Rests:
+    """What a settled pick rests on too few answers about (:meth:`JointStrategy._rests_on`):
+    the statistics unasked or shown by fewer than two agreeing answers (``thin``), those
+    shown by two or more but fewer than ``need`` (``unsure``), and each answer that alone
+    holds the pick up, as the statistics its options differ on (``held``)."""
+
+    thin: tuple[int, ...]
+    unsure: tuple[int, ...]
+    held: tuple[tuple[int, ...], ...]
+    need: int
 
 
 def _together(thin: tuple[int, ...], held: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:

@@ -89,16 +89,24 @@ class Verdict:
     #: The confidence the stop asks for (``decision_confidence``).
     confidence: float = 0.95
     #: The aspects (statistics) the candidates still possibly best differ on that fewer
-    #: than two answers the posterior agrees with showed
-    #: (:meth:`~tradeoff.learn.joint.JointStrategy.on_one_answer`): the pick rests on one
-    #: answer at most about each, which a single slip may have reversed.
+    #: answers the posterior agrees with showed than the person's answers need
+    #: (:meth:`~tradeoff.learn.joint.JointStrategy.on_one_answer`), or that an answer
+    #: alone holds up: slips there may have made the pick.
     one_answer: tuple[int, ...] = ()
     #: Of :attr:`one_answer`, the aspects no question asked about or fewer than two answers
     #: the posterior agrees with showed (what "fewer than two of your answers settle" says).
     thin: tuple[int, ...] = ()
+    #: Of :attr:`one_answer`, the aspects two or more answers the posterior agrees with
+    #: showed, but fewer than :attr:`agreeing`: a person whose answers are reversed often
+    #: may have reversed them all.
+    unsure: tuple[int, ...] = ()
     #: Each answer that alone holds the pick up (without it the pick would not be settled),
     #: as the aspects its two options differ on: the rest of :attr:`one_answer`.
     held: tuple[tuple[int, ...], ...] = ()
+    #: The agreeing answers asked for on every aspect the pick turns on
+    #: (:func:`~tradeoff.learn.corroboration.agreeing_needed`; 2 unless the person's
+    #: answers are reversed often).
+    agreeing: int = 2
     #: With a measurement noise, the candidate of highest expected ψ at the measured
     #: numbers and its P(best), when it is not the pick (the likeliest best once the noise
     #: is counted); ``None`` otherwise.
@@ -114,6 +122,22 @@ class Verdict:
         """The probability said to the person and compared with the stop's confidence."""
         return self.p_near if self.practically_tied else self.p_best
 
+    def rests_words(self, names: Sequence[str], voice: Voice = YOU, words: Words = ENGLISH) -> str:
+        """:func:`one_answer_words` for this verdict, its aspects named by ``names`` (one
+        per statistic): what the app, ``session show`` and the study page say beside a pick
+        that rests on too few answers ("" when it does not)."""
+        if not self.one_answer:
+            return ""
+        return one_answer_words(
+            [names[j] for j in self.thin],
+            [[names[j] for j in held] for held in self.held],
+            len(names),
+            voice,
+            words,
+            [names[j] for j in self.unsure],
+            self.agreeing,
+        )
+
 
 def one_answer_words(
     aspects: Sequence[str],
@@ -121,10 +145,14 @@ def one_answer_words(
     every: int = 0,
     voice: Voice = YOU,
     words: Words = ENGLISH,
+    unsure: Sequence[str] = (),
+    need: int = 2,
 ) -> str:
-    """What is said beside a pick that rests on one answer ("" for nothing): the aspects
-    fewer than two answers settle (:attr:`~tradeoff.learn.verdict.Verdict.thin`, named),
-    and the answers that each alone hold the pick up
+    """What is said beside a pick that rests on too few answers ("" for nothing): the
+    aspects fewer than two answers settle (:attr:`~tradeoff.learn.verdict.Verdict.thin`,
+    named), those two or more but fewer than ``need`` settle for a person whose answers are
+    reversed often (``unsure``, :attr:`~tradeoff.learn.verdict.Verdict.unsure`), and the
+    answers that each alone hold the pick up
     (:attr:`~tradeoff.learn.verdict.Verdict.held`, each as the aspects its options differ
     on, named unless they are all ``every`` aspects). ``voice``: whose answers; ``words``:
     the language (the app, ``session show`` and the study page say it alike).
@@ -141,6 +169,10 @@ def one_answer_words(
     >>> print(textwrap.fill(one_answer_words([], [["a", "b"], ["a", "b"]], 2, Voice("x")), 80))
     2 of their answers each alone hold the pick up: were any of them a slip, the
     pick could change.
+    >>> print(textwrap.fill(one_answer_words([], unsure=["latency"], need=3), 80))
+    Some of your answers contradict others, and the pick turns on latency, which
+    fewer than 3 of your answers settle: were those few all slips, the pick could
+    change.
     """
     said = []
     if aspects:
@@ -153,6 +185,18 @@ def one_answer_words(
                 words,
             )
             % {"aspects": and_list(aspects, words)}
+        )
+    if unsure:
+        said.append(
+            voice.say(
+                N_(
+                    "Some of your answers contradict others, and the pick turns on "
+                    "%(aspects)s, which fewer than %(n)s of your answers settle: were those "
+                    "few all slips, the pick could change."
+                ),
+                words,
+            )
+            % {"aspects": and_list(unsure, words), "n": need}
         )
     if len(held) > 1:
         said.append(

@@ -138,6 +138,11 @@ class SessionSummary:
                 # of them, those fewer than two answers settle; and each answer that alone
                 # holds the pick up, as the aspects its options differ on
                 "settled_by_fewer_than_two": [r.names[j] for j in v.thin],
+                # the agreeing answers asked on each aspect (more than two for a person
+                # whose answers are reversed often), and the aspects two or more but
+                # fewer than that many settle
+                "agreeing_answers_asked": v.agreeing,
+                "settled_by_fewer_than_asked": [r.names[j] for j in v.unsure],
                 "held_up_by_one_answer": [[r.names[j] for j in held] for held in v.held],
             }
         if self.threshold is not None:

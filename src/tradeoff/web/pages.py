@@ -28,7 +28,6 @@ from tradeoff.choose.range_words import outside_range_words
 from tradeoff.choose.recommend import Recommendation
 from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
-from tradeoff.learn.verdict import one_answer_words
 from tradeoff.record.recorder import Recorder
 from tradeoff.stable import whole_parts
 from tradeoff.text import YOU, markdown_html
@@ -264,14 +263,7 @@ def _why_stopped(engine: Engine, lang: Language) -> str:
     if verdict is None or not verdict.one_answer:
         return said
     names = aspect_names(engine.scenario)  # as the review names them below
-    rests = one_answer_words(
-        [names[j] for j in verdict.thin],
-        [[names[j] for j in held] for held in verdict.held],
-        len(names),
-        YOU,
-        lang.words(),
-    )
-    return " ".join([said, rests])
+    return " ".join([said, verdict.rests_words(names, YOU, lang.words())])
 
 
 def _stop_words(engine: Engine, lang: Language) -> str:

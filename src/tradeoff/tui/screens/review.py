@@ -17,7 +17,6 @@ from tradeoff.ask.narrative import tradeoffs
 from tradeoff.ask.words import candidates_noun, not_asked_words, tradeoff_headings
 from tradeoff.learn import Engine, consistency_of
 from tradeoff.learn.shares import left_out_words
-from tradeoff.learn.verdict import one_answer_words
 from tradeoff.record.recorder import Recorder
 from tradeoff.stable import whole_percents
 from tradeoff.text import probability_words
@@ -174,13 +173,7 @@ class ReviewScreen(Screen[None]):
         verdict = engine.verdict()
         if verdict is None or not verdict.one_answer:
             return said
-        names = engine.result().names
-        rests = one_answer_words(
-            [names[j] for j in verdict.thin],
-            [[names[j] for j in held] for held in verdict.held],
-            len(names),
-        )
-        return f"{said} {rests}"
+        return f"{said} {verdict.rests_words(engine.result().names)}"
 
     def _consistency(self) -> Text:
         check = consistency_of(self.recorder.engine)

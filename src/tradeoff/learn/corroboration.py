@@ -154,8 +154,6 @@ def agreeing_needed(lapse: float, confidence: float, least: int = AGREEING_ANSWE
     (4, 4, 1)
     """
     eps = min(max(lapse, 0.0), 1.0) / 2
-    if eps == 0.0:
-        return least
     rho = eps / (1.0 - eps)
     k = least
     while k < MOST_AGREEING and settled(rho**k / (1.0 + rho**k)) > settled(1.0 - confidence):

@@ -4,7 +4,10 @@ model at a noise as high as the posterior allows (:func:`noisy_end`). Strategy `
 asks on about the aspects of an answer the pick rests on before it stops
 (:meth:`~tradeoff.learn.joint.JointStrategy.on_one_answer`): with one answer in five
 reversed, a pick that one answer about the deciding aspect settles is wrong as often, and
-two answers that each settle it on their own agree on it.
+two answers that each settle it on their own agree on it. How many answers an aspect needs
+that agree (:func:`agreeing`) grows with how often the posterior finds the person's answers
+reversed (:func:`agreeing_needed`): two that agree are both reversed too often for a
+person who reverses one answer in five.
 """
 
 from __future__ import annotations

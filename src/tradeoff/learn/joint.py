@@ -24,8 +24,9 @@ built in :mod:`~tradeoff.learn.joint_questions`, scored by the look-ahead of
   when one answer could flip a confident pick, the look-ahead values hearing it twice.
 * **Stopping.** At the budget; with candidates, once the pick is best with posterior
   probability ``decision_confidence`` (or its expected regret is below
-  ``regret_tolerance``) and no aspect the pick turns on rests on one answer
-  (:meth:`JointStrategy.on_one_answer`: those are asked about first; a stop without more
+  ``regret_tolerance``) and no aspect the pick turns on rests on too few answers (one, or
+  two of a person whose answers contradict each other often,
+  :meth:`JointStrategy.on_one_answer`: those are asked about first; a stop without more
   says so); without, once every weight's 90% interval is narrower than ``target_width``;
   or when no question is left that a person could tell apart.
 """
@@ -440,11 +441,7 @@ class JointStrategy(PosteriorStrategy[JointState]):
         live = self._live_differ(state, 0.0)
         out.update(int(j) for j in np.flatnonzero(live & (counts < least)))
         thin = tuple(sorted(out))
-        unsure = tuple(
-            int(j)
-            for j in np.flatnonzero(live & (counts >= least) & (counts < need))
-            if int(j) not in out
-        )
+        unsure = tuple(int(j) for j in np.flatnonzero(live & (counts >= least) & (counts < need)))
         if s.exact_pick is not None and self.candidates is not None:
             rows = self.candidates[self._front]
             if self._reference_best is None:
@@ -590,6 +587,6 @@ class _Rests:
 
 
 def _together(thin: tuple[int, ...], held: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
-    """Every statistic a settled pick rests on one answer about: those fewer than two
+    """Every statistic a settled pick rests on too few answers about: those too few agreeing
     answers settle and those of each answer that alone holds it up, in order."""
     return tuple(sorted(set(thin).union(*held)))

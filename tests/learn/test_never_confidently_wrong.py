@@ -355,11 +355,25 @@ def test_agreeing_slips_near_the_deciding_trade_do_not_end_the_questions(
     """The check that no single answer holds the pick up weighs the answers with the
     engine's whole answer model at the noisy end of the posterior: these answers leave a
     wrong pick at P(best) ≥ 0.95 that one of them holds up, so the questions go on."""
+    sc, _, rows = triage
+    engine, verdict = settled_wrong(sc, rows, person)
+    assert verdict.one_answer  # ... resting on an answer a slip may have reversed
+    assert engine.next_query() is not None
+
+
+def settled_wrong(
+    sc: Any, rows: np.ndarray, person: dict[str, Any], population: Any = None
+) -> tuple[Engine, Verdict]:
+    """An engine given a recorded person's questions and answers, and its verdict: a pick
+    settled at P(best) ≥ 0.95 that is not the person's best."""
     from tradeoff.record.records import QueryRecord
 
-    sc, _, rows = triage
     engine = Engine(
-        sc, spec(sc, strategy="joint", budget=30), seed=person["engine_seed"], candidates=rows
+        sc,
+        spec(sc, strategy="joint", budget=30),
+        seed=person["engine_seed"],
+        population=population,
+        candidates=rows,
     )
     for query, choice in person["answers"]:
         engine.answer_recorded(QueryRecord.model_validate(query).to_query(), choice)
@@ -367,8 +381,7 @@ def test_agreeing_slips_near_the_deciding_trade_do_not_end_the_questions(
     assert verdict is not None
     assert verdict.pick != int(np.argmax(rows @ np.asarray(person["truth"])))
     assert verdict.stated >= 0.95  # settled, and wrong
-    assert verdict.one_answer  # ... resting on an answer a slip may have reversed
-    assert engine.next_query() is not None
+    return engine, verdict
 
 
 #: Recorded answers of two simulated people of ``benchmarks.decision``'s cell
@@ -391,22 +404,9 @@ def test_two_agreeing_answers_of_a_person_who_slips_often_do_not_end_the_questio
     what is said beside the pick names that aspect and the answers it still needs."""
     from tradeoff.ask.population import scenario_population
     from tradeoff.learn.corroboration import agreeing_needed
-    from tradeoff.record.records import QueryRecord
 
     sc, _, rows = triage
-    engine = Engine(
-        sc,
-        spec(sc, strategy="joint", budget=30),
-        seed=person["engine_seed"],
-        population=scenario_population(sc),
-        candidates=rows,
-    )
-    for query, choice in person["answers"]:
-        engine.answer_recorded(QueryRecord.model_validate(query).to_query(), choice)
-    verdict = engine.verdict()
-    assert verdict is not None
-    assert verdict.pick != int(np.argmax(rows @ np.asarray(person["truth"])))
-    assert verdict.stated >= 0.95  # settled, and wrong
+    engine, verdict = settled_wrong(sc, rows, person, scenario_population(sc))
     assert verdict.agreeing == 3 > agreeing_needed(0.0, 0.95)
     assert verdict.unsure and set(verdict.unsure) <= set(verdict.one_answer)
     assert engine.next_query() is not None
